@@ -1,0 +1,116 @@
+import { Elysia } from "elysia";
+import type { Server } from "bun";
+import type { Config } from "./config.ts";
+import { createDomain, type Domain } from "./domain/domain.ts";
+import { payloadTooLarge } from "./domain/errors.ts";
+import { MAX_REQUEST_BODY_BYTES } from "./domain/limits.ts";
+import { attachGateway, createSocketServer, type GatewayServer } from "./gateway/gateway.ts";
+import { SocketIoEventBus } from "./gateway/socket-bus.ts";
+import { authPlugin } from "./http/auth.ts";
+import { errorResponse } from "./http/errors.ts";
+import { authRoutes } from "./http/routes/auth.ts";
+import { discoveryRoutes } from "./http/routes/discovery.ts";
+import { fileRoutes } from "./http/routes/files.ts";
+import { userRoutes } from "./http/routes/users.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { resolveJwtSecret } from "./secret.ts";
+import { createStore, type Store } from "./store/store.ts";
+
+/** Bodies that are not multipart uploads are JSON and small. */
+const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+export interface App {
+  /** Where it listens, e.g. http://127.0.0.1:3000 (the bound host). */
+  url: string;
+  port: number;
+  server: Server<unknown>;
+  domain: Domain;
+  store: Store;
+  io: GatewayServer;
+  /** Stops accepting, closes every socket, then closes the database. */
+  stop(): Promise<void>;
+}
+
+export interface AppOptions {
+  logger?: Logger;
+}
+
+/** Builds store -> domain -> HTTP + gateway, and listens on one port. No singletons. */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const log = options.logger ?? createLogger(config.logLevel);
+  const store = createStore(config.databaseFile);
+  await store.users.markEveryoneOffline();
+
+  const { io, engine } = createSocketServer();
+  const bus = new SocketIoEventBus(io);
+  const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus });
+  attachGateway(io, domain, log);
+
+  const started = new WeakMap<Request, number>();
+  const auth = authPlugin(domain.accounts);
+  const http = new Elysia()
+    // The gateway comes first: no auth hooks or body parsing touch it.
+    .all("/socket.io/", ({ request, server }) => engine.handleRequest(request, server!))
+    .onRequest(({ request }) => {
+      started.set(request, performance.now());
+      const type = request.headers.get("content-type") ?? "";
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (!type.startsWith("multipart/form-data") && length > MAX_JSON_BODY_BYTES) {
+        throw payloadTooLarge("Request body too large");
+      }
+    })
+    .onError(({ code, error, request, set }) => {
+      const response = errorResponse(code, error, request, log);
+      set.status = response.status; // for the request log
+      return response;
+    })
+    .onAfterResponse((ctx) => {
+      const { request } = ctx;
+      const route = (ctx as { route?: string }).route ?? new URL(request.url).pathname;
+      if (route === "/socket.io/") return;
+      const response = (ctx as { response?: unknown }).response;
+      const status = response instanceof Response ? response.status : Number(ctx.set.status ?? 200);
+      const begun = started.get(request);
+      log.info("request", {
+        method: request.method,
+        route,
+        status,
+        ms: begun === undefined ? undefined : Math.round((performance.now() - begun) * 10) / 10,
+      });
+    })
+    .use(discoveryRoutes(domain))
+    .use(authRoutes(domain, auth))
+    .use(userRoutes(domain, auth))
+    .use(fileRoutes(domain));
+
+  const { websocket, idleTimeout } = engine.handler();
+  http.listen({
+    port: config.port,
+    hostname: config.host,
+    websocket,
+    idleTimeout,
+    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+  });
+  const server = http.server!;
+  const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+
+  let stopping: Promise<void> | null = null;
+  return {
+    url: `http://${shownHost}:${server.port}`,
+    port: server.port!,
+    server,
+    domain,
+    store,
+    io,
+    stop() {
+      stopping ??= (async () => {
+        await server.stop(false);
+        io.disconnectSockets(true);
+        engine.close();
+        await server.stop(true);
+        store.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import * as v from "valibot";
+import { join } from "node:path";
+import { describeIssue } from "./domain/validation.ts";
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Path of the SQLite file, or ":memory:" (tests). Defaults to `<dataDir>/hearth.db`. */
+  databaseFile: string;
+  /** When unset, a secret is generated once and kept in `<dataDir>/jwt-secret`. */
+  jwtSecret: string | undefined;
+  logLevel: LogLevel;
+  /** Register and login attempts per client address per minute (CONTRACT.md). */
+  authRateLimitPerMinute: number;
+  /** Failed logins per account per minute before the account's logins are refused for a while. */
+  loginFailuresPerAccountPerMinute: number;
+  /** How long issued user tokens live, in the `jose` duration syntax ("30d"). */
+  tokenLifetime: string;
+  /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
+  passwordHashing: { memoryCost: number; timeCost: number };
+}
+
+const integerFrom = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `${name} must be a whole number`),
+    v.transform(Number),
+    v.minValue(min, `${name} must be at least ${min}`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  );
+
+const EnvSchema = v.object({
+  PORT: v.optional(integerFrom("PORT", 0, 65535), "3000"),
+  HOST: v.optional(v.pipe(v.string(), v.minLength(1, "HOST must not be empty")), "0.0.0.0"),
+  DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "DATA_DIR must not be empty")), "./data"),
+  DATABASE_FILE: v.optional(v.string()),
+  JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "JWT_SECRET must be at least 32 characters"))),
+  LOG_LEVEL: v.optional(v.picklist(["debug", "info", "warn", "error", "silent"], "LOG_LEVEL must be one of debug, info, warn, error, silent"), "info"),
+  AUTH_RATE_LIMIT_PER_MINUTE: v.optional(integerFrom("AUTH_RATE_LIMIT_PER_MINUTE", 1, 1_000_000), "30"),
+  LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE: v.optional(integerFrom("LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE", 1, 1_000_000), "10"),
+  TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
+});
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; a bad value names the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked = Object.fromEntries(
+    Object.keys(EnvSchema.entries).flatMap((key) => (env[key] === undefined || env[key] === "" ? [] : [[key, env[key]]])),
+  );
+  const result = v.safeParse(EnvSchema, picked);
+  if (!result.success) throw new ConfigError(`Invalid configuration: ${describeIssue(result.issues[0])}`);
+  const e = result.output;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.DATA_DIR,
+    databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, "hearth.db"),
+    jwtSecret: e.JWT_SECRET,
+    logLevel: e.LOG_LEVEL,
+    authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
+    loginFailuresPerAccountPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE,
+    tokenLifetime: e.TOKEN_LIFETIME,
+    passwordHashing: { memoryCost: 19456, timeCost: 2 },
+  };
+}

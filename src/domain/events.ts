@@ -1,0 +1,136 @@
+import type { Message, PresenceStatus } from "./shapes.ts";
+
+/**
+ * The gateway's event names and payloads, exactly as SPEC.md "Events" names them.
+ * The domain publishes through `EventBus`; the gateway delivers. Payloads the spec
+ * leaves open are typed as loosely as the spec is, and narrowed as features land.
+ */
+export interface ServerToClientEvents {
+  "interaction:create": (interaction: Record<string, unknown>) => void;
+  "message:new": (message: Message) => void;
+  "message:update": (message: Message) => void;
+  "message:deleted": (payload: { channelId: string; messageId: string }) => void;
+  "message:reaction": (payload: {
+    channelId: string;
+    messageId: string;
+    emoji: string;
+    userId: string;
+    action: "added" | "removed";
+  }) => void;
+  "message:pin": (payload: { channelId: string; messageId: string; pinned: boolean }) => void;
+  "member:joined": (payload: { serverId: string; userId: string; username: string; avatar: string | null }) => void;
+  "member:left": (payload: { serverId: string; userId: string }) => void;
+  "member:banned": (payload: { serverId: string; userId: string }) => void;
+  "member:timeout": (payload: { serverId: string; userId: string; expiresAt: number | null }) => void;
+  "member:role-updated": (payload: { serverId: string; userId: string; role: string }) => void;
+  "member:roles-updated": (payload: { serverId: string; userId: string }) => void;
+  "role:created": (role: Record<string, unknown>) => void;
+  "role:updated": (role: Record<string, unknown>) => void;
+  "role:deleted": (roleId: string) => void;
+  "channel:created": (channel: Record<string, unknown>) => void;
+  "channel:updated": (channel: Record<string, unknown>) => void;
+  "channel:deleted": (channel: Record<string, unknown>) => void;
+  "channel:permissions-updated": (payload: Record<string, unknown>) => void;
+  "category:permissions-updated": (payload: Record<string, unknown>) => void;
+  "user:status": (payload: { userId: string; status: PresenceStatus; customStatus?: string | null }) => void;
+  "typing:start": (payload: { userId: string; username?: string; channelId: string }) => void;
+  "typing:stop": (payload: { userId: string; username?: string; channelId: string }) => void;
+  "dm:new": (message: Record<string, unknown>) => void;
+  "dm:reaction": (payload: Record<string, unknown>) => void;
+  "dm:typing:start": (payload: { userId: string; [key: string]: unknown }) => void;
+  "dm:typing:stop": (payload: { userId: string; [key: string]: unknown }) => void;
+  "dm:call-incoming": (payload: Record<string, unknown>) => void;
+  "voice:existing": (participants: Record<string, unknown>[]) => void;
+  "voice:user-joined": (participant: Record<string, unknown>) => void;
+  "voice:user-left": (payload: { socketId: string }) => void;
+  "voice:meeting-update": (payload: {
+    socketId: string;
+    userId: string;
+    meetingRole: "audience" | "speaker";
+    handRaised: boolean;
+  }) => void;
+  "voice:state-update": (payload: Record<string, unknown>) => void;
+  "voice:speaking": (payload: { socketId: string; speaking: boolean }) => void;
+  "voice:admin-mute-update": (payload: Record<string, unknown>) => void;
+  "voice:admin-deafen-update": (payload: Record<string, unknown>) => void;
+  "voice:force-leave": (payload: Record<string, unknown>) => void;
+  "voice:force-disconnect": (payload: Record<string, unknown>) => void;
+  "voice:force-move": (payload: Record<string, unknown>) => void;
+  "voice:signal": (payload: Record<string, unknown>) => void;
+  "voice:error": (payload: { error: string }) => void;
+  "bot:audio-data": (payload: { pcm: Uint8Array; sampleRate: number; channels: number; botUserId: string }) => void;
+}
+
+export type GatewayEventName = keyof ServerToClientEvents;
+export type GatewayPayload<E extends GatewayEventName> = Parameters<ServerToClientEvents[E]>[0];
+
+/** Every ack answers `{ok: true, ...}` or `{ok: false, error}` (CONTRACT.md, "Gateway"). */
+export type Ack<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
+
+/** Room names, in one place so the domain and the gateway agree. */
+export const rooms = {
+  user: (userId: string) => `user:${userId}`,
+  server: (serverId: string) => `server:${serverId}`,
+  channel: (channelId: string) => `channel:${channelId}`,
+} as const;
+
+/**
+ * The seam between the domain and the gateway. The domain says who should hear what and
+ * who belongs where; the gateway (or a recording bus in tests) does it.
+ */
+export interface EventBus {
+  publish<E extends GatewayEventName>(room: string | string[], event: E, payload: GatewayPayload<E>): void;
+  /** Puts every socket currently in `selector` into `room` too. */
+  addToRoom(selector: string, room: string): void;
+  /** Takes every socket currently in `selector` out of `room`, at once. */
+  removeFromRoom(selector: string, room: string): void;
+  /** Disconnects every socket in `selector` (token revoked, account removed). */
+  disconnect(selector: string): void;
+}
+
+/**
+ * What clients emit (SPEC.md "Gateway - events the bot emits", plus `message:component`).
+ * The payload types are what a well-behaved client sends; the server still validates every one.
+ */
+export interface ClientToServerEvents {
+  "server:join": (serverId: string, ack?: (ack: Ack) => void) => void;
+  "server:leave": (serverId: string, ack?: (ack: Ack) => void) => void;
+  "channel:join": (channelId: string, ack?: (ack: Ack) => void) => void;
+  "channel:leave": (channelId: string, ack?: (ack: Ack) => void) => void;
+  "interaction:response": (
+    payload: { interaction_id: string; channel_id: string; content?: string; embeds?: unknown[] },
+    ack?: (ack: Ack<{ message_id: string; message: Message }>) => void,
+  ) => void;
+  "bot:send_message": (
+    payload: { channel_id: string; content?: string; embeds?: unknown[] },
+    ack?: (ack: Ack<{ message_id: string; message: Message }>) => void,
+  ) => void;
+  "bot:edit_message": (
+    payload: { message_id: string; channel_id?: string; content?: string; embeds?: unknown[] },
+    ack?: (ack: Ack<{ message_id: string; message: Message }>) => void,
+  ) => void;
+  "bot:delete_message": (payload: { message_id: string; channel_id?: string }, ack?: (ack: Ack) => void) => void;
+  "message:component": (
+    payload: { message_id: string; custom_id: string; values?: string[] },
+    ack?: (ack: Ack) => void,
+  ) => void;
+  "voice:join": (payload: { channelId: string }, ack?: (ack: Ack) => void) => void;
+  "voice:leave": (ack?: (ack: Ack) => void) => void;
+  "voice:raise-hand": (payload: { channelId: string }, ack?: (ack: Ack) => void) => void;
+  "voice:lower-hand": (payload: { channelId: string; targetUserId?: string }, ack?: (ack: Ack) => void) => void;
+  "voice:set-meeting-role": (
+    payload: { channelId: string; userId: string; role: "audience" | "speaker" },
+    ack?: (ack: Ack) => void,
+  ) => void;
+  "voice:state": (payload: { muted?: boolean; deafened?: boolean; video?: boolean }, ack?: (ack: Ack) => void) => void;
+  "voice:signal": (payload: Record<string, unknown>, ack?: (ack: Ack) => void) => void;
+  "bot:voice-query": (payload: { userId: string; serverId: string }, ack?: (ack: Ack) => void) => void;
+  "bot:voice-participants": (payload: { channelId: string }, ack?: (ack: Ack) => void) => void;
+  "bot:audio-data": (
+    payload: { channelId: string; pcm: Uint8Array; sampleRate?: number; channels?: number },
+    ack?: (ack: Ack) => void,
+  ) => void;
+  "typing:start": (channelId: string, ack?: (ack: Ack) => void) => void;
+  "typing:stop": (channelId: string, ack?: (ack: Ack) => void) => void;
+  "status:set": (payload: { status: PresenceStatus }, ack?: (ack: Ack<{ status: PresenceStatus }>) => void) => void;
+}

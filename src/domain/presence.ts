@@ -1,0 +1,65 @@
+import type { Store } from "../store/store.ts";
+import type { EventBus } from "./events.ts";
+import { rooms } from "./events.ts";
+import type { PresenceStatus } from "./shapes.ts";
+import { badRequest } from "./errors.ts";
+
+/**
+ * Presence: a user is shown with their chosen status while at least one gateway socket is
+ * connected, and `offline` once the last one closes. Choosing `offline` while connected is
+ * "invisible". Every change is announced as `user:status`.
+ */
+export class Presence {
+  private readonly sockets = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly bus: EventBus,
+    /** The rooms that see a user's presence; features that add audiences extend it. */
+    private readonly audience: (userId: string) => Promise<string[]> = async (userId) => [rooms.user(userId)],
+  ) {}
+
+  isConnected(userId: string): boolean {
+    return (this.sockets.get(userId) ?? 0) > 0;
+  }
+
+  async socketConnected(userId: string): Promise<void> {
+    const count = (this.sockets.get(userId) ?? 0) + 1;
+    this.sockets.set(userId, count);
+    if (count > 1) return;
+    const user = await this.store.users.findById(userId);
+    if (user) await this.show(userId, user.status, user.preferred_status);
+  }
+
+  async socketDisconnected(userId: string): Promise<void> {
+    const count = (this.sockets.get(userId) ?? 0) - 1;
+    if (count > 0) {
+      this.sockets.set(userId, count);
+      return;
+    }
+    this.sockets.delete(userId);
+    const user = await this.store.users.findById(userId);
+    // A socket may have reconnected while the lookup ran.
+    if (user && !this.isConnected(userId)) await this.show(userId, user.status, "offline");
+  }
+
+  /** `status:set`: remembers the choice and shows it while connected. */
+  async setStatus(userId: string, chosen: PresenceStatus): Promise<{ status: PresenceStatus }> {
+    const user = await this.store.users.findById(userId);
+    if (!user) throw badRequest("Unknown user");
+    const shown = this.isConnected(userId) ? chosen : "offline";
+    await this.store.users.setPreferredStatus(userId, chosen, shown);
+    if (shown !== user.status) await this.announce(userId, shown);
+    return { status: shown };
+  }
+
+  private async show(userId: string, before: PresenceStatus, after: PresenceStatus) {
+    if (before === after) return;
+    await this.store.users.setStatus(userId, after);
+    await this.announce(userId, after);
+  }
+
+  private async announce(userId: string, status: PresenceStatus) {
+    this.bus.publish(await this.audience(userId), "user:status", { userId, status });
+  }
+}

@@ -1,0 +1,53 @@
+import * as v from "valibot";
+import { badRequest } from "./errors.ts";
+
+type Issue = v.BaseIssue<unknown>;
+
+/** "field.sub: message", or the bare message when the issue is about the whole input. */
+export function describeIssue(issue: Issue, rootName = "body"): string {
+  const path = issue.path?.map((item) => String(item.key)).join(".");
+  // A key the object schema expects but the input lacks.
+  if (path && issue.path?.at(-1)?.origin === "key" && issue.input === undefined) return `${path}: is required`;
+  if (!path) {
+    return issue.type === "object" || issue.type === "array"
+      ? `${rootName}: ${issue.message}`
+      : issue.message;
+  }
+  return `${path}: ${issue.message}`;
+}
+
+/** Parses untrusted input (a gateway payload, a multipart field set) or throws a 400 naming the field. */
+export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown, rootName = "body"): v.InferOutput<S> {
+  const result = v.safeParse(schema, input, { abortEarly: true });
+  if (!result.success) throw badRequest(describeIssue(result.issues[0], rootName));
+  return result.output;
+}
+
+/** UUID check used for path parameters: anything else is answered 404 by the caller's lookup. */
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: unknown): value is string => typeof value === "string" && UUID_RE.test(value);
+
+/** Common pieces of request schemas. */
+export const uuid = (field: string) =>
+  v.pipe(v.string(`${field} must be a string`), v.uuid(`${field} must be a UUID`));
+
+export const username = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.minLength(2, "must be 2-32 characters"),
+  v.maxLength(32, "must be 2-32 characters"),
+  v.regex(/^[A-Za-z0-9_.-]+$/, "may contain only letters, digits, _, . and -"),
+);
+
+export const password = v.pipe(
+  v.string("must be a string"),
+  v.minLength(8, "must be at least 8 characters"),
+  v.maxLength(256, "must be at most 256 characters"),
+);
+
+/** A 6-digit TOTP code; clients sometimes send it as a number. */
+export const totpCode = v.pipe(
+  v.union([v.string(), v.number()], "must be a 6-digit code"),
+  v.transform((code) => String(code).trim()),
+  v.regex(/^\d{6}$/, "must be a 6-digit code"),
+);

@@ -1,0 +1,54 @@
+import { Server as Engine } from "@socket.io/bun-engine";
+import { Server, type Socket } from "socket.io";
+import type { Domain } from "../domain/domain.ts";
+import { rooms, type ClientToServerEvents, type ServerToClientEvents } from "../domain/events.ts";
+import type { Logger } from "../log.ts";
+import { registerPresenceEvents } from "./handlers/presence.ts";
+
+export interface SocketData {
+  userId: string;
+  username: string;
+  isBot: boolean;
+}
+
+export type GatewayServer = Server<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;
+export type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;
+
+/** The Socket.IO server on the Bun engine, at the default path. */
+export function createSocketServer(): { io: GatewayServer; engine: Engine } {
+  const io: GatewayServer = new Server({ serveClient: false });
+  const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: 1e6 });
+  io.bind(engine);
+  return { io, engine };
+}
+
+/** Handshake authentication, the personal room, presence, and the client events of each feature. */
+export function attachGateway(io: GatewayServer, domain: Domain, log: Logger): void {
+  io.use(async (socket, next) => {
+    const token: unknown = socket.handshake.auth?.token;
+    try {
+      const user = typeof token === "string" ? await domain.accounts.userForToken(token) : null;
+      if (!user) return next(new Error("Unauthorized"));
+      socket.data = { userId: user.id, username: user.username, isBot: user.is_bot === 1 };
+      next();
+    } catch (error) {
+      log.error("gateway handshake failed", { error });
+      next(new Error("Unauthorized"));
+    }
+  });
+
+  io.on("connection", (socket) => {
+    const { userId } = socket.data;
+    const transport = socket.conn.transport.name;
+    log.info("gateway connect", { socketId: socket.id, userId, bot: socket.data.isBot, transport });
+    void socket.join(rooms.user(userId));
+    void domain.presence.socketConnected(userId).catch((error) => log.error("presence update failed", { error }));
+
+    registerPresenceEvents(socket, domain, log);
+
+    socket.on("disconnect", (reason) => {
+      log.info("gateway disconnect", { socketId: socket.id, userId, reason });
+      void domain.presence.socketDisconnected(userId).catch((error) => log.error("presence update failed", { error }));
+    });
+  });
+}

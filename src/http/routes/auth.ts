@@ -1,0 +1,41 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { password, totpCode, username } from "../../domain/validation.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { clientAddress } from "../client-address.ts";
+import { body } from "../schemas.ts";
+
+const RegisterBody = body({
+  username,
+  email: v.pipe(v.string("must be a string"), v.trim(), v.maxLength(254, "must be at most 254 characters"), v.email("must be a valid email address")),
+  password,
+});
+
+const LoginBody = body({
+  login: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(254, "must be at most 254 characters")),
+  password: v.pipe(v.string("must be a string"), v.maxLength(256, "must be at most 256 characters")),
+  code: v.optional(totpCode),
+});
+
+const CodeBody = body({ code: totpCode });
+
+/** /api/v1/auth: accounts and two-factor authentication (CONTRACT.md "Accounts"). */
+export const authRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/auth" })
+    .use(auth)
+    .post(
+      "/register",
+      async ({ body, request, server, set }) => {
+        const session = await domain.accounts.register(body, clientAddress(request, server));
+        set.status = 201;
+        return session;
+      },
+      { body: RegisterBody },
+    )
+    .post("/login", ({ body, request, server }) => domain.accounts.login(body, clientAddress(request, server)), {
+      body: LoginBody,
+    })
+    .post("/2fa/setup", ({ user }) => domain.twoFactor.setup(user), { auth: true })
+    .post("/2fa/enable", ({ user, body }) => domain.twoFactor.enable(user, body.code), { auth: true, body: CodeBody })
+    .post("/2fa/disable", ({ user, body }) => domain.twoFactor.disable(user, body.code), { auth: true, body: CodeBody });

@@ -1,0 +1,13 @@
+import { Elysia } from "elysia";
+import type { Domain } from "../../domain/domain.ts";
+
+/** The request's own origin, so discovery links work behind any host name. */
+const originOf = (request: Request) => new URL(request.url).origin;
+
+/** Public routes: discovery, platform config, statistics (no token needed). */
+export const discoveryRoutes = (domain: Domain) =>
+  new Elysia({ prefix: "/api/v1" })
+    .get("", ({ request }) => domain.platform.discovery(originOf(request)))
+    .get("/", ({ request }) => domain.platform.discovery(originOf(request)))
+    .get("/platform/config", () => domain.platform.config())
+    .get("/stats", () => domain.platform.stats());

@@ -1,0 +1,112 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { LIMITS } from "../../domain/limits.ts";
+import { CONNECTION_TYPES } from "../../domain/users.ts";
+import { password, username } from "../../domain/validation.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { readMultipart } from "../multipart.ts";
+import { body, boolean, integer, nonEmptyText } from "../schemas.ts";
+
+const ProfileBody = body({
+  username: v.optional(username),
+  bio: v.optional(nonEmptyText(LIMITS.bioLength)),
+  banner_offset: v.optional(integer(LIMITS.bannerOffsetMin, LIMITS.bannerOffsetMax)),
+});
+
+const PasswordBody = body({
+  currentPassword: v.pipe(v.string("must be a string"), v.maxLength(256, "must be at most 256 characters")),
+  newPassword: password,
+});
+
+const NotificationsBody = body({
+  message_notifications: v.optional(v.picklist(["all", "mentions", "none"], "must be one of all, mentions, none")),
+  dm_notifications: v.optional(boolean),
+  friend_request_notifications: v.optional(boolean),
+  sounds: v.optional(boolean),
+  desktop: v.optional(boolean),
+});
+
+const ConnectionBody = body({
+  type: v.picklist(CONNECTION_TYPES, `must be one of ${CONNECTION_TYPES.join(", ")}`),
+  name: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters")),
+  url: v.optional(
+    v.pipe(
+      v.string("must be a string"),
+      v.maxLength(512, "must be at most 512 characters"),
+      v.regex(/^https?:\/\/[^\s]+$/i, "must be an http(s) URL"),
+    ),
+  ),
+  visible: v.optional(boolean),
+});
+
+/** /api/v1/users: the caller's account and other users' public views. */
+export const userRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/users" })
+    .use(auth)
+    .get("/me/info", ({ user }) => domain.users.me(user), { auth: true })
+    .put("/me/profile", ({ user, body }) => domain.users.updateProfile(user, body), { auth: true, body: ProfileBody })
+    .post(
+      "/me/avatar",
+      async ({ user, request }) => {
+        const form = await readMultipart(request, LIMITS.userAvatarBytes);
+        return domain.users.setImage(user, "avatar", form.get("avatar"));
+      },
+      { auth: true, parse: "none" },
+    )
+    .delete("/me/avatar", ({ user }) => domain.users.removeImage(user, "avatar"), { auth: true })
+    .post(
+      "/me/banner",
+      async ({ user, request }) => {
+        const form = await readMultipart(request, LIMITS.userBannerBytes);
+        return domain.users.setImage(user, "banner", form.get("banner"));
+      },
+      { auth: true, parse: "none" },
+    )
+    .delete("/me/banner", ({ user }) => domain.users.removeImage(user, "banner"), { auth: true })
+    .put("/me/password", ({ user, body }) => domain.accounts.changePassword(user, body.currentPassword, body.newPassword), {
+      auth: true,
+      body: PasswordBody,
+    })
+    .get("/me/notifications", ({ user }) => domain.users.notificationSettings(user), { auth: true })
+    .post("/me/notifications", ({ user, body }) => domain.users.updateNotificationSettings(user, body), {
+      auth: true,
+      body: NotificationsBody,
+    })
+    .get("/me/connections", ({ user }) => domain.users.connections(user), { auth: true })
+    .post(
+      "/me/connections",
+      async ({ user, body, set }) => {
+        set.status = 201;
+        return domain.users.addConnection(user, body);
+      },
+      { auth: true, body: ConnectionBody },
+    )
+    .delete(
+      "/me/connections/:connectionId",
+      async ({ user, params }) => {
+        await domain.users.removeConnection(user, params.connectionId);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .get("/me/muted-users", ({ user }) => domain.users.mutedUsers(user), { auth: true })
+    .post(
+      "/me/muted-users/:targetId",
+      async ({ user, params, set }) => {
+        const { created, muted } = await domain.users.muteUser(user, params.targetId);
+        set.status = created ? 201 : 200;
+        return muted;
+      },
+      { auth: true },
+    )
+    .delete(
+      "/me/muted-users/:targetId",
+      async ({ user, params }) => {
+        await domain.users.unmuteUser(user, params.targetId);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .get("/:id", ({ params }) => domain.users.publicUser(params.id), { auth: true })
+    .get("/:id/profile", ({ params }) => domain.users.profile(params.id), { auth: true });

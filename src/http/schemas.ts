@@ -1,0 +1,22 @@
+import * as v from "valibot";
+
+/** A JSON body: anything but an object is "body: must be a JSON object". */
+export const body = <E extends v.ObjectEntries>(entries: E) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>((input) => typeof input === "object" && input !== null && !Array.isArray(input), "must be a JSON object"),
+    v.object(entries, "must be a JSON object"),
+  );
+
+export const nonEmptyText = (max: number) =>
+  v.pipe(v.string("must be a string"), v.maxLength(max, `must be at most ${max} characters`));
+
+export const boolean = v.boolean("must be a boolean");
+
+/** A bounded integer, from JSON. */
+export const integer = (min: number, max: number) =>
+  v.pipe(
+    v.number("must be a number"),
+    v.integer("must be an integer"),
+    v.minValue(min, `must be between ${min} and ${max}`),
+    v.maxValue(max, `must be between ${min} and ${max}`),
+  );

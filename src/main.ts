@@ -1,0 +1,42 @@
+import { createApp } from "./app.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { createLogger } from "./log.ts";
+import { SchemaTooNewError } from "./store/database.ts";
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
+const log = createLogger(config.logLevel);
+let app;
+try {
+  app = await createApp(config, { logger: log });
+} catch (error) {
+  if (error instanceof SchemaTooNewError) {
+    log.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+log.info(`Hearth listening on ${app.url} (REST under /api/v1, gateway at /socket.io/)`, {
+  host: config.host,
+  port: app.port,
+  dataDir: config.dataDir,
+});
+
+let shuttingDown = false;
+async function shutdown(signal: string) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  log.info("shutting down", { signal });
+  await app!.stop();
+  log.info("stopped");
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));

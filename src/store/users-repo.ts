@@ -1,0 +1,181 @@
+import type { Database } from "bun:sqlite";
+import type { PresenceStatus } from "../domain/shapes.ts";
+import { nowSeconds } from "./time.ts";
+
+export interface UserRow {
+  id: string;
+  username: string;
+  email: string | null;
+  password_hash: string | null;
+  avatar: string | null;
+  banner: string | null;
+  banner_offset: number;
+  bio: string;
+  status: PresenceStatus;
+  preferred_status: PresenceStatus;
+  is_bot: 0 | 1;
+  token_version: number;
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewUser {
+  username: string;
+  email: string | null;
+  passwordHash: string | null;
+  isBot: boolean;
+}
+
+export interface ProfileChanges {
+  username?: string;
+  bio?: string;
+  banner_offset?: number;
+}
+
+/** Which unique field a write collided with, if any. */
+export type Taken = "username" | "email";
+export type WriteResult = { ok: true; user: UserRow } | { ok: false; taken: Taken };
+
+export class UsersRepo {
+  private readonly byId;
+  private readonly byLogin;
+  private readonly usernameOwner;
+  private readonly emailOwner;
+  private readonly insert;
+  private readonly updateProfileStmt;
+  private readonly setPasswordStmt;
+  private readonly setImageStmt: Record<"avatar" | "banner", ReturnType<Database["prepare"]>>;
+  private readonly setPendingTotp;
+  private readonly enableTotpStmt;
+  private readonly disableTotpStmt;
+  private readonly setStatusStmt;
+  private readonly setPreferredStmt;
+  private readonly resetStatuses;
+
+  constructor(private readonly db: Database) {
+    this.byId = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE id = ?");
+    this.byLogin = db.prepare<UserRow, { login: string }>(
+      "SELECT * FROM users WHERE is_bot = 0 AND (email = $login COLLATE NOCASE OR username = $login COLLATE NOCASE) LIMIT 1",
+    );
+    this.usernameOwner = db.prepare<{ id: string }, [string]>(
+      "SELECT id FROM users WHERE is_bot = 0 AND username = ? COLLATE NOCASE",
+    );
+    this.emailOwner = db.prepare<{ id: string }, [string]>("SELECT id FROM users WHERE email = ? COLLATE NOCASE");
+    this.insert = db.prepare<UserRow, Record<string, string | number | null>>(
+      `INSERT INTO users (id, username, email, password_hash, is_bot, created_at, updated_at)
+       VALUES ($id, $username, $email, $password_hash, $is_bot, $now, $now) RETURNING *`,
+    );
+    this.updateProfileStmt = db.prepare<UserRow, Record<string, string | number | null>>(
+      `UPDATE users SET username = coalesce($username, username), bio = coalesce($bio, bio),
+         banner_offset = coalesce($banner_offset, banner_offset), updated_at = $now
+       WHERE id = $id RETURNING *`,
+    );
+    this.setPasswordStmt = db.prepare<UserRow, [string, number, string]>(
+      "UPDATE users SET password_hash = ?, token_version = token_version + 1, updated_at = ? WHERE id = ? RETURNING *",
+    );
+    this.setImageStmt = {
+      avatar: db.prepare("UPDATE users SET avatar = ?, updated_at = ? WHERE id = ?"),
+      banner: db.prepare("UPDATE users SET banner = ?, updated_at = ? WHERE id = ?"),
+    };
+    this.setPendingTotp = db.prepare<UserRow, [string | null, number, string]>(
+      "UPDATE users SET totp_pending_secret = ?, updated_at = ? WHERE id = ? RETURNING *",
+    );
+    this.enableTotpStmt = db.prepare<UserRow, [number, string]>(
+      `UPDATE users SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, updated_at = ?
+       WHERE id = ? AND totp_pending_secret IS NOT NULL RETURNING *`,
+    );
+    this.disableTotpStmt = db.prepare<UserRow, [number, string]>(
+      "UPDATE users SET totp_secret = NULL, totp_pending_secret = NULL, updated_at = ? WHERE id = ? RETURNING *",
+    );
+    this.setStatusStmt = db.prepare("UPDATE users SET status = ? WHERE id = ?");
+    this.setPreferredStmt = db.prepare("UPDATE users SET preferred_status = ?, status = ? WHERE id = ?");
+    this.resetStatuses = db.prepare("UPDATE users SET status = 'offline' WHERE status != 'offline'");
+  }
+
+  async findById(id: string): Promise<UserRow | null> {
+    return this.byId.get(id);
+  }
+
+  /** A human account by email or username, case-insensitively. */
+  async findByLogin(login: string): Promise<UserRow | null> {
+    return this.byLogin.get({ login });
+  }
+
+  async create(user: NewUser): Promise<WriteResult> {
+    return this.db.transaction((): WriteResult => {
+      if (!user.isBot && this.usernameOwner.get(user.username)) return { ok: false, taken: "username" };
+      if (user.email !== null && this.emailOwner.get(user.email)) return { ok: false, taken: "email" };
+      const row = this.insert.get({
+        id: Bun.randomUUIDv7(),
+        username: user.username,
+        email: user.email,
+        password_hash: user.passwordHash,
+        is_bot: user.isBot ? 1 : 0,
+        now: nowSeconds(),
+      });
+      return { ok: true, user: row! };
+    })();
+  }
+
+  /** Applies the given profile fields; a username taken by someone else is reported, not written. */
+  async updateProfile(id: string, changes: ProfileChanges): Promise<WriteResult | null> {
+    return this.db.transaction((): WriteResult | null => {
+      if (changes.username !== undefined) {
+        const owner = this.usernameOwner.get(changes.username);
+        if (owner && owner.id !== id) return { ok: false, taken: "username" };
+      }
+      const row = this.updateProfileStmt.get({
+        id,
+        username: changes.username ?? null,
+        bio: changes.bio ?? null,
+        banner_offset: changes.banner_offset ?? null,
+        now: nowSeconds(),
+      });
+      return row ? { ok: true, user: row } : null;
+    })();
+  }
+
+  /** Sets the hash and bumps the token version, so every older token stops working. */
+  async setPassword(id: string, passwordHash: string): Promise<UserRow | null> {
+    return this.setPasswordStmt.get(passwordHash, nowSeconds(), id);
+  }
+
+  /** Stores a new image path and returns the one it replaced (for the caller to delete). */
+  async replaceImage(id: string, kind: "avatar" | "banner", path: string | null): Promise<string | null> {
+    return this.db.transaction(() => {
+      const before = this.byId.get(id);
+      this.setImageStmt[kind].run(path, nowSeconds(), id);
+      return before ? before[kind] : null;
+    })();
+  }
+
+  async setPendingTotpSecret(id: string, secret: string | null): Promise<UserRow | null> {
+    return this.setPendingTotp.get(secret, nowSeconds(), id);
+  }
+
+  /** Promotes the pending secret; null when there was none. */
+  async enableTotp(id: string): Promise<UserRow | null> {
+    return this.enableTotpStmt.get(nowSeconds(), id);
+  }
+
+  async disableTotp(id: string): Promise<UserRow | null> {
+    return this.disableTotpStmt.get(nowSeconds(), id);
+  }
+
+  /** The presence others see (online while connected, offline otherwise). */
+  async setStatus(id: string, status: PresenceStatus): Promise<void> {
+    this.setStatusStmt.run(status, id);
+  }
+
+  /** The status the user chose, and the one shown now. */
+  async setPreferredStatus(id: string, preferred: PresenceStatus, shown: PresenceStatus): Promise<void> {
+    this.setPreferredStmt.run(preferred, shown, id);
+  }
+
+  /** At start nobody is connected. */
+  async markEveryoneOffline(): Promise<void> {
+    this.resetStatuses.run();
+  }
+}
