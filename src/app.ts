@@ -18,6 +18,8 @@ import { createStore, type Store } from "./store/store.ts";
 
 /** Bodies that are not multipart uploads are JSON and small. */
 const MAX_JSON_BODY_BYTES = 1024 * 1024;
+/** How long a stop waits for requests in flight before closing connections. */
+const SHUTDOWN_DRAIN_MS = 2000;
 
 export interface App {
   /** Where it listens, e.g. http://127.0.0.1:3000 (the bound host). */
@@ -104,7 +106,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     io,
     stop() {
       stopping ??= (async () => {
-        await server.stop(false);
+        // Stop accepting and let requests in flight finish, for a bounded time.
+        await Promise.race([server.stop(false), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
         io.disconnectSockets(true);
         engine.close();
         await server.stop(true);

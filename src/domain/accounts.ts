@@ -52,12 +52,13 @@ export class Accounts {
 
   async login(input: { login: string; password: string; code?: string }, clientAddress: string): Promise<Session> {
     this.limitAddress("login", clientAddress);
-    const accountKey = input.login.toLowerCase();
+    const user = await this.store.users.findByLogin(input.login);
+    // By account when there is one, so its username and email share one budget.
+    const accountKey = user ? `account:${user.id}` : `login:${input.login.toLowerCase()}`;
     const blocked = this.loginFailures.check(accountKey);
     if (!blocked.allowed) {
       throw tooManyRequests(blocked.retryAfter, "Too many failed logins for this account, try again later");
     }
-    const user = await this.store.users.findByLogin(input.login);
     const passwordOk = user?.password_hash
       ? await Bun.password.verify(input.password, user.password_hash)
       : (await Bun.password.verify(input.password, await this.dummy()), false);
@@ -81,7 +82,7 @@ export class Accounts {
    * matches), disconnecting the account's gateway sockets. Answers a fresh session.
    */
   async changePassword(user: UserRow, currentPassword: string, newPassword: string): Promise<Session> {
-    const accountKey = `password:${user.id}`;
+    const accountKey = `account:${user.id}`;
     const blocked = this.loginFailures.check(accountKey);
     if (!blocked.allowed) throw tooManyRequests(blocked.retryAfter);
     if (!user.password_hash || !(await Bun.password.verify(currentPassword, user.password_hash))) {

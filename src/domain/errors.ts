@@ -19,6 +19,7 @@ export const unauthorized = (message = "Unauthorized") => new ApiError(401, mess
 export const forbidden = (message = "Missing permissions") => new ApiError(403, message);
 export const notFound = (what: string) => new ApiError(404, `${what} not found`);
 export const conflict = (message: string) => new ApiError(409, message);
-export const payloadTooLarge = (message: string) => new ApiError(413, message);
+/** The body was refused unread, so the connection cannot be reused. */
+export const payloadTooLarge = (message: string) => new ApiError(413, message, { Connection: "close" });
 export const tooManyRequests = (retryAfterSeconds: number, message = "Too many requests, try again later") =>
   new ApiError(429, message, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))) });

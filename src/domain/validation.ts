@@ -8,11 +8,7 @@ export function describeIssue(issue: Issue, rootName = "body"): string {
   const path = issue.path?.map((item) => String(item.key)).join(".");
   // A key the object schema expects but the input lacks.
   if (path && issue.path?.at(-1)?.origin === "key" && issue.input === undefined) return `${path}: is required`;
-  if (!path) {
-    return issue.type === "object" || issue.type === "array"
-      ? `${rootName}: ${issue.message}`
-      : issue.message;
-  }
+  if (!path) return `${rootName}: ${issue.message}`;
   return `${path}: ${issue.message}`;
 }
 

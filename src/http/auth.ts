@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { Accounts } from "../domain/accounts.ts";
+import type { UserRow } from "../store/users-repo.ts";
 
 /** The token of an `Authorization: Bearer <token>` header, if there is one. */
 export function bearerToken(header: string | null | undefined): string | null {
@@ -9,14 +10,28 @@ export function bearerToken(header: string | null | undefined): string | null {
 
 /**
  * `{ auth: true }` on a route resolves `user` (the account behind the bearer token) or
- * answers 401 before the handler runs.
+ * answers 401. The token is checked before the body is parsed or validated, so a caller
+ * without a valid token learns 401 whatever it sent.
  */
 export function authPlugin(accounts: Accounts) {
+  const authenticated = new WeakMap<Request, UserRow>();
   // The seed makes the plugin unique per app, so several apps in one process (tests) never share it.
   return new Elysia({ name: "hearth.auth", seed: Bun.randomUUIDv7() }).macro({
     auth: {
-      async resolve({ headers }) {
-        return { user: await accounts.authenticate(bearerToken(headers.authorization)) };
+      // Requests with a body: before it is parsed. Returning nothing lets the usual parser run.
+      async parse({ request, headers }) {
+        authenticated.set(request, await accounts.authenticate(bearerToken(headers.authorization)));
+      },
+      // Requests without a body skip parsing.
+      async transform({ request, headers }) {
+        if (!authenticated.has(request)) {
+          authenticated.set(request, await accounts.authenticate(bearerToken(headers.authorization)));
+        }
+      },
+      resolve({ request }) {
+        const user = authenticated.get(request);
+        if (!user) throw new Error("auth transform did not run");
+        return { user };
       },
     },
   });

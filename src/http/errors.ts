@@ -27,6 +27,9 @@ function validationMessage(error: ValidationLike): string {
  * PARSE and NOT_FOUND to 400/400/404, and anything else to a logged 500.
  */
 export function errorResponse(code: string | number, error: unknown, request: Request, log: Logger): Response {
+  // Elysia wraps what a parse hook throws (our auth check) in a ParseError with it as cause.
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause instanceof ApiError) error = cause;
   if (error instanceof ApiError) return json(error.status, error.message, error.headers);
   switch (code) {
     case "VALIDATION":

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { LIMITS } from "../../src/domain/limits.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.stop());
+
+describe("public routes", () => {
+  test("GET /api/v1 answers discovery without a token", async () => {
+    const res = await server.api("GET", "/api/v1");
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      name: "Hearth",
+      api_version: "v1",
+      gateway: { url: server.url, path: "/socket.io/", protocol: "socket.io", protocol_version: 4 },
+    });
+    expect(typeof res.body.version).toBe("string");
+    expect(res.body.links.platform_config).toBe(`${server.url}/api/v1/platform/config`);
+    expect((await server.api("GET", "/api/v1/")).body).toEqual(res.body);
+  });
+
+  test("GET /api/v1/platform/config publishes the spec's limits and flags", async () => {
+    const res = await server.api("GET", "/api/v1/platform/config");
+    expect(res.status).toBe(200);
+    expect(res.body.limits).toEqual(JSON.parse(JSON.stringify(LIMITS)));
+    expect(res.body.limits.userAvatarBytes).toBe(2 * 1024 * 1024);
+    expect(res.body.features).toEqual({ registration_open: true, two_factor: true, two_factor_required_for_applications: false });
+    expect(res.body.permissions.ADMINISTRATOR).toBe(512);
+    expect(res.body.default_permissions).toEqual({ everyone: 16235520, bot: 8895488 });
+    expect(res.body.presence_statuses).toEqual(["online", "idle", "dnd", "offline"]);
+  });
+
+  test("GET /api/v1/stats counts users as integers without a token", async () => {
+    const before = await server.api("GET", "/api/v1/stats");
+    expect(before.status).toBe(200);
+    expect(Object.keys(before.body).sort()).toEqual(["bots", "messages", "servers", "users"]);
+    for (const value of Object.values(before.body)) expect(Number.isInteger(value)).toBe(true);
+    await server.register();
+    await server.register();
+    const after = await server.api("GET", "/api/v1/stats");
+    expect(after.body).toEqual({ ...before.body, users: before.body.users + 2 });
+  });
+
+  test("an unknown route is 404 {error}", async () => {
+    for (const [method, path] of [["GET", "/api/v1/nope"], ["POST", "/api/v1/users/me/nothing"], ["DELETE", "/x"]] as const) {
+      const res = await server.api(method, path);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: "Not found" });
+    }
+  });
+
+  test("a JSON body over 1 MB is 413 before it is read", async () => {
+    const res = await server.api("POST", "/api/v1/auth/login", { raw: "x".repeat(1024 * 1024 + 10), headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: "Request body too large" });
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..");
+
+/** Runs `bun src/main.ts` as `npm start` does, and waits for its listening line. */
+async function startProcess(env: Record<string, string>) {
+  const proc = Bun.spawn([process.execPath, "src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const reader = proc.stdout.getReader();
+  let output = "";
+  const deadline = Date.now() + 10_000;
+  while (!output.includes("listening on")) {
+    if (Date.now() > deadline) throw new Error(`no listening line: ${output}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`exited early: ${output} ${await new Response(proc.stderr).text()}`);
+    output += new TextDecoder().decode(value);
+  }
+  const url = output.match(/listening on (http:\/\/[^\s]+)/)![1]!;
+  reader.releaseLock();
+  return { proc, url, output };
+}
+
+describe("running the server process", () => {
+  test("keeps data and tokens across a restart, and stops cleanly on SIGTERM", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "hearth-life-"));
+    try {
+      const first = await startProcess({ DATA_DIR: dataDir });
+      expect((await fetch(`${first.url}/api/v1`)).status).toBe(200);
+      const reg = await fetch(`${first.url}/api/v1/auth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "persisted", email: "p@example.test", password: "persisted-password" }),
+      });
+      expect(reg.status).toBe(201);
+      const { token } = (await reg.json()) as { token: string };
+      first.proc.kill("SIGTERM");
+      expect(await first.proc.exited).toBe(0);
+
+      expect(existsSync(join(dataDir, "hearth.db"))).toBe(true);
+      expect(statSync(join(dataDir, "jwt-secret")).mode & 0o777).toBe(0o600);
+      // A clean stop checkpoints the WAL into the main file.
+      const wal = join(dataDir, "hearth.db-wal");
+      expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
+
+      const second = await startProcess({ DATA_DIR: dataDir });
+      const me = await fetch(`${second.url}/api/v1/users/me/info`, { headers: { authorization: `Bearer ${token}` } });
+      expect(me.status).toBe(200);
+      expect(((await me.json()) as { username: string }).username).toBe("persisted");
+      second.proc.kill("SIGINT");
+      expect(await second.proc.exited).toBe(0);
+
+      const db = new Database(join(dataDir, "hearth.db"));
+      expect(db.query("SELECT count(*) AS n FROM schema_migrations").get()).toEqual({ n: 1 });
+      db.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("a bad configuration value stops the server with a message naming it", async () => {
+    const proc = Bun.spawn([process.execPath, "src/main.ts"], {
+      cwd: root,
+      env: { ...process.env, PORT: "not-a-port" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await proc.exited).toBe(1);
+    expect(await new Response(proc.stderr).text()).toContain("PORT must be a whole number");
+  });
+});
