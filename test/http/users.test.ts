@@ -595,7 +595,7 @@ describe("PUT /api/v1/users/me/password", () => {
     expectError(bad, 401, "Invalid login or password");
   });
 
-  test("tokens issued by a later login keep working; every earlier one is revoked", async () => {
+  test("every token issued before the change is revoked, not only the one that made it", async () => {
     const user = await server.register();
     const second = await server.api("POST", "/api/v1/auth/login", { body: { login: user.email, password: user.password } });
     const changed = await changePassword(user.token, { currentPassword: user.password, newPassword: "third password!" });
