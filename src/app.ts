@@ -12,6 +12,7 @@ import { authRoutes } from "./http/routes/auth.ts";
 import { discoveryRoutes } from "./http/routes/discovery.ts";
 import { fileRoutes } from "./http/routes/files.ts";
 import { userRoutes } from "./http/routes/users.ts";
+import { serverRoutes } from "./http/routes/servers.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { resolveJwtSecret } from "./secret.ts";
 import { createStore, type Store } from "./store/store.ts";
@@ -83,6 +84,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(discoveryRoutes(domain))
     .use(authRoutes(domain, auth))
     .use(userRoutes(domain, auth))
+    .use(serverRoutes(domain, auth))
     .use(fileRoutes(domain));
 
   const { websocket, idleTimeout } = engine.handler();

@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { migrations } from "../src/store/migrations.ts";
 
 const root = join(import.meta.dir, "..");
 
@@ -58,7 +59,7 @@ describe("running the server process", () => {
       expect(await second.proc.exited).toBe(0);
 
       const db = new Database(join(dataDir, "hearth.db"));
-      expect(db.query("SELECT count(*) AS n FROM schema_migrations").get()).toEqual({ n: 1 });
+      expect(db.query("SELECT count(*) AS n FROM schema_migrations").get()).toEqual({ n: migrations.length });
       db.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

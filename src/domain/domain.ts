@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
 import type { Store } from "../store/store.ts";
-import type { EventBus } from "./events.ts";
+import { rooms, type EventBus } from "./events.ts";
 import { Accounts } from "./accounts.ts";
 import { Platform } from "./platform.ts";
 import { Presence } from "./presence.ts";
@@ -8,6 +8,10 @@ import { TokenService } from "./tokens.ts";
 import { TwoFactor } from "./two-factor.ts";
 import { UploadStore } from "./uploads.ts";
 import { Users } from "./users.ts";
+import { Access } from "./access.ts";
+import { Audit } from "./audit.ts";
+import { Members } from "./members.ts";
+import { Servers } from "./servers.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export interface Domain {
@@ -17,18 +21,32 @@ export interface Domain {
   presence: Presence;
   platform: Platform;
   uploads: UploadStore;
+  access: Access;
+  audit: Audit;
+  members: Members;
+  servers: Servers;
 }
 
 export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus }): Domain {
   const { config, store, bus } = deps;
   const tokens = new TokenService(deps.jwtSecret, config.tokenLifetime);
   const uploads = new UploadStore(config.dataDir);
+  const twoFactor = new TwoFactor(store);
+  const access = new Access(store);
+  const audit = new Audit(store, access);
+  const members = new Members(store, access, audit, bus);
+  // Presence reaches the user's own sockets and every server they belong to.
+  const presenceAudience = async (userId: string) => [rooms.user(userId), ...(await store.members.serverIdsOf(userId)).map(rooms.server)];
   return {
     accounts: new Accounts(store, tokens, bus, config),
-    twoFactor: new TwoFactor(store),
+    twoFactor,
     users: new Users(store, uploads),
-    presence: new Presence(store, bus),
+    presence: new Presence(store, bus, presenceAudience),
     platform: new Platform(store),
     uploads,
+    access,
+    audit,
+    members,
+    servers: new Servers(store, access, audit, members, twoFactor, uploads, bus),
   };
 }

@@ -32,8 +32,8 @@ export const SERVED_TYPES: Record<string, string> = {
 };
 
 /** Upload folders; each is a URL segment under /uploads and a folder under DATA_DIR/uploads. */
-export type UploadKind = "avatars" | "banners";
-export const UPLOAD_KINDS: readonly UploadKind[] = ["avatars", "banners"];
+export type UploadKind = "avatars" | "banners" | "server-icons" | "server-banners" | "server-gifs";
+export const UPLOAD_KINDS: readonly UploadKind[] = ["avatars", "banners", "server-icons", "server-banners", "server-gifs"];
 
 const STORED_NAME = /^[0-9a-f-]{36}\.[a-z0-9]{1,8}$/;
 
@@ -64,7 +64,7 @@ export class UploadStore {
 
   /** Removes a stored file; paths that are not ours, and files already gone, are ignored. */
   async remove(urlPath: string | null): Promise<void> {
-    const match = urlPath?.match(/^\/uploads\/([a-z]+)\/([^/]+)$/);
+    const match = urlPath?.match(/^\/uploads\/([a-z-]+)\/([^/]+)$/);
     const file = match ? this.fileFor(match[1]!, match[2]!) : null;
     if (file) await unlink(file).catch(() => undefined);
   }

@@ -79,4 +79,168 @@ export const migrations: Migration[] = [
       END;
     `,
   },
+  {
+    version: 2,
+    name: "communities",
+    sql: `
+      CREATE TABLE servers (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        icon TEXT,
+        banner TEXT,
+        banner_offset INTEGER NOT NULL DEFAULT 0,
+        owner_id TEXT NOT NULL REFERENCES users (id),
+        vanity_code TEXT,
+        verified INTEGER NOT NULL DEFAULT 0,
+        settings TEXT NOT NULL DEFAULT '{}',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX servers_vanity ON servers (vanity_code COLLATE NOCASE) WHERE vanity_code IS NOT NULL;
+      CREATE TRIGGER servers_count_insert AFTER INSERT ON servers BEGIN
+        UPDATE platform_counters SET value = value + 1 WHERE name = 'servers';
+      END;
+      CREATE TRIGGER servers_count_delete AFTER DELETE ON servers BEGIN
+        UPDATE platform_counters SET value = value - 1 WHERE name = 'servers';
+      END;
+
+      CREATE TABLE server_members (
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        role TEXT NOT NULL DEFAULT 'member',
+        list_position INTEGER NOT NULL DEFAULT 0,
+        timeout_until INTEGER,
+        muted_until INTEGER,
+        muted INTEGER NOT NULL DEFAULT 0,
+        last_read_at INTEGER,
+        joined_at INTEGER NOT NULL,
+        PRIMARY KEY (server_id, user_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX server_members_user ON server_members (user_id, list_position);
+
+      CREATE TABLE roles (
+        id TEXT PRIMARY KEY,
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        color TEXT NOT NULL DEFAULT '#99AAB5',
+        position INTEGER NOT NULL DEFAULT 0,
+        permissions INTEGER NOT NULL DEFAULT 0,
+        hoist INTEGER NOT NULL DEFAULT 0,
+        is_default INTEGER NOT NULL DEFAULT 0,
+        managed_bot_id TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX roles_server ON roles (server_id, position);
+      CREATE UNIQUE INDEX roles_default ON roles (server_id) WHERE is_default = 1;
+
+      CREATE TABLE member_roles (
+        server_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        role_id TEXT NOT NULL REFERENCES roles (id) ON DELETE CASCADE,
+        PRIMARY KEY (server_id, user_id, role_id),
+        FOREIGN KEY (server_id, user_id) REFERENCES server_members (server_id, user_id) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+      CREATE INDEX member_roles_role ON member_roles (role_id);
+
+      CREATE TABLE categories (
+        id TEXT PRIMARY KEY,
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        position INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX categories_server ON categories (server_id, position);
+
+      CREATE TABLE channels (
+        id TEXT PRIMARY KEY,
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL CHECK (type IN ('text', 'voice')),
+        category_id TEXT REFERENCES categories (id) ON DELETE SET NULL,
+        position INTEGER NOT NULL DEFAULT 0,
+        topic TEXT,
+        slowmode INTEGER NOT NULL DEFAULT 0,
+        nsfw INTEGER NOT NULL DEFAULT 0,
+        is_meeting INTEGER NOT NULL DEFAULT 0,
+        chat_enabled INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX channels_server ON channels (server_id, position);
+      CREATE INDEX channels_category ON channels (category_id);
+
+      CREATE TABLE channel_overrides (
+        channel_id TEXT NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+        role_id TEXT NOT NULL REFERENCES roles (id) ON DELETE CASCADE,
+        allow INTEGER NOT NULL DEFAULT 0,
+        deny INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (channel_id, role_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX channel_overrides_role ON channel_overrides (role_id);
+
+      CREATE TABLE category_overrides (
+        category_id TEXT NOT NULL REFERENCES categories (id) ON DELETE CASCADE,
+        role_id TEXT NOT NULL REFERENCES roles (id) ON DELETE CASCADE,
+        allow INTEGER NOT NULL DEFAULT 0,
+        deny INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (category_id, role_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX category_overrides_role ON category_overrides (role_id);
+
+      CREATE TABLE invites (
+        id TEXT PRIMARY KEY,
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        code TEXT NOT NULL UNIQUE,
+        max_uses INTEGER,
+        uses INTEGER NOT NULL DEFAULT 0,
+        expires_at INTEGER,
+        is_primary INTEGER NOT NULL DEFAULT 0,
+        created_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX invites_server ON invites (server_id, created_at);
+
+      CREATE TABLE invite_uses (
+        id TEXT PRIMARY KEY,
+        invite_id TEXT NOT NULL REFERENCES invites (id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        used_at INTEGER NOT NULL
+      );
+      CREATE INDEX invite_uses_invite ON invite_uses (invite_id, used_at);
+
+      CREATE TABLE bans (
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        reason TEXT,
+        banned_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (server_id, user_id)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE audit_log (
+        id TEXT PRIMARY KEY,
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        actor_id TEXT REFERENCES users (id) ON DELETE SET NULL,
+        action TEXT NOT NULL,
+        target_type TEXT,
+        target_id TEXT,
+        changes TEXT NOT NULL DEFAULT '{}',
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX audit_log_server ON audit_log (server_id, created_at, id);
+
+      CREATE TABLE server_gifs (
+        id TEXT PRIMARY KEY,
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('gif', 'sticker')),
+        file_path TEXT NOT NULL,
+        mime_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        uploaded_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX server_gifs_server ON server_gifs (server_id, created_at);
+    `,
+  },
 ];

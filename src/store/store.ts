@@ -3,12 +3,22 @@ import { openDatabase, migrate } from "./database.ts";
 import { UsersRepo } from "./users-repo.ts";
 import { UserSettingsRepo } from "./user-settings-repo.ts";
 import { StatsRepo } from "./stats-repo.ts";
+import { ServersRepo } from "./servers-repo.ts";
+import { MembersRepo } from "./members-repo.ts";
+import { AccessRepo } from "./access-repo.ts";
+import { AuditRepo } from "./audit-repo.ts";
+import { ChannelsRepo } from "./channels-repo.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
 export interface Store {
   users: UsersRepo;
   userSettings: UserSettingsRepo;
   stats: StatsRepo;
+  servers: ServersRepo;
+  members: MembersRepo;
+  access: AccessRepo;
+  audit: AuditRepo;
+  channels: ChannelsRepo;
   close(): void;
 }
 
@@ -24,6 +34,11 @@ export function createStore(databaseFile: string): Store {
     users: new UsersRepo(db),
     userSettings: new UserSettingsRepo(db),
     stats: new StatsRepo(db),
+    servers: new ServersRepo(db),
+    members: new MembersRepo(db),
+    access: new AccessRepo(db),
+    audit: new AuditRepo(db),
+    channels: new ChannelsRepo(db),
     close() {
       // A clean close checkpoints the WAL so the file is complete on its own.
       try {

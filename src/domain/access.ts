@@ -1,0 +1,132 @@
+import type { Store } from "../store/store.ts";
+import type { ServerRow } from "../store/servers-repo.ts";
+import type { ChannelRow } from "../store/channels-repo.ts";
+import type { AccessRole } from "../store/access-repo.ts";
+import { forbidden, notFound } from "./errors.ts";
+import { PERMISSIONS, permissionNames } from "./permission-bits.ts";
+import {
+  computeBasePermissions,
+  computeChannelPermissions,
+  hasPermission,
+  outranks,
+  type BuiltinRole,
+  type MemberPermissionInput,
+} from "./permissions.ts";
+import { isUuid } from "./validation.ts";
+
+/** A member's standing in one server, as permission checks need it. */
+export interface MemberContext {
+  server: ServerRow;
+  userId: string;
+  isOwner: boolean;
+  builtinRole: BuiltinRole;
+  roles: AccessRole[];
+  /** Server-wide permissions (before channel overrides). */
+  permissions: number;
+  highestRolePosition: number;
+  timeoutUntil: number | null;
+  input: MemberPermissionInput;
+}
+
+export interface ChannelContext {
+  channel: ChannelRow;
+  member: MemberContext;
+  /** Effective permissions in the channel. */
+  permissions: number;
+}
+
+const missing = (bit: number) => forbidden(`Missing permission: ${permissionNames(bit).join(", ")}`);
+
+/**
+ * Who may do what: membership, server permissions, channel permissions and rank. Every route
+ * and gateway handler asks here, so the rules live in one place.
+ */
+export class Access {
+  constructor(private readonly store: Store) {}
+
+  async server(serverId: string): Promise<ServerRow> {
+    const server = isUuid(serverId) ? await this.store.servers.findById(serverId) : null;
+    if (!server) throw notFound("Server");
+    return server;
+  }
+
+  /** The caller's standing; 404 for a missing server, 403 for a non-member (CONTRACT.md). */
+  async member(serverId: string, userId: string): Promise<MemberContext> {
+    const server = await this.server(serverId);
+    const context = await this.memberOf(server, userId);
+    if (!context) throw forbidden("You are not a member of this server");
+    return context;
+  }
+
+  /** Null for a non-member. */
+  async memberOf(server: ServerRow, userId: string): Promise<MemberContext | null> {
+    const row = await this.store.access.member(server.id, userId);
+    if (!row) return null;
+    const isOwner = row.owner_id === userId;
+    const input: MemberPermissionInput = {
+      isOwner,
+      builtinRole: isOwner ? "owner" : row.role,
+      everyonePermissions: row.everyone_permissions,
+      everyoneRoleId: row.everyone_id,
+      roles: row.roles,
+    };
+    return {
+      server,
+      userId,
+      isOwner,
+      builtinRole: input.builtinRole,
+      roles: row.roles,
+      permissions: computeBasePermissions(input),
+      highestRolePosition: row.roles.reduce((max, r) => Math.max(max, r.position), 0),
+      timeoutUntil: row.timeout_until,
+      input,
+    };
+  }
+
+  async requirePermission(serverId: string, userId: string, bit: number): Promise<MemberContext> {
+    const member = await this.member(serverId, userId);
+    if (!hasPermission(member.permissions, bit)) throw missing(bit);
+    return member;
+  }
+
+  /** Owner or built-in admin (server administration the spec reserves to them). */
+  async requireAdmin(serverId: string, userId: string): Promise<MemberContext> {
+    const member = await this.member(serverId, userId);
+    if (!member.isOwner && member.builtinRole !== "admin") throw forbidden("Only server admins and the owner can do that");
+    return member;
+  }
+
+  async channel(channelId: string): Promise<ChannelRow> {
+    const channel = isUuid(channelId) ? await this.store.channels.findById(channelId) : null;
+    if (!channel) throw notFound("Channel");
+    return channel;
+  }
+
+  async channelPermissions(channel: ChannelRow, member: MemberContext): Promise<number> {
+    const [category, own] = await Promise.all([
+      channel.category_id ? this.store.access.categoryOverrides(channel.category_id) : [],
+      this.store.access.channelOverrides(channel.id),
+    ]);
+    const toOverride = (o: { role_id: string; allow: number; deny: number }) => ({ roleId: o.role_id, allow: o.allow, deny: o.deny });
+    return computeChannelPermissions(member.input, category.map(toOverride), own.map(toOverride));
+  }
+
+  /**
+   * The caller in a channel, needing VIEW_CHANNEL plus `bit`. A channel the caller cannot see
+   * answers 404 like a missing one, so its existence does not leak; a non-member gets 403.
+   */
+  async requireChannel(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
+    const channel = await this.channel(channelId);
+    const member = await this.member(channel.server_id, userId);
+    const permissions = await this.channelPermissions(channel, member);
+    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) throw notFound("Channel");
+    if (bit && !hasPermission(permissions, bit)) throw missing(bit);
+    return { channel, member, permissions };
+  }
+
+  /** The actor must rank above the target (built-in role, then highest custom role). */
+  requireOutranks(actor: MemberContext, target: MemberContext): void {
+    if (actor.userId === target.userId) throw forbidden("You cannot do that to yourself");
+    if (!outranks(actor, target)) throw forbidden("You cannot act on a member ranked at or above you");
+  }
+}

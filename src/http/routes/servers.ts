@@ -1,0 +1,95 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { LIMITS } from "../../domain/limits.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { readMultipart } from "../multipart.ts";
+import { body, integer, nonEmptyText } from "../schemas.ts";
+
+const name = v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters"));
+const description = nonEmptyText(1000);
+
+const CreateBody = body({ name, description: v.optional(description) });
+const UpdateBody = body({ name: v.optional(name), description: v.optional(description) });
+const SettingsBody = body({
+  system_channel_id: v.optional(v.nullable(v.pipe(v.string("must be a string"), v.uuid("must be a channel id")))),
+  default_notifications: v.optional(v.picklist(["all", "mentions"], "must be all or mentions")),
+  welcome_message: v.optional(nonEmptyText(500)),
+});
+const BannerOffsetBody = body({ banner_offset: integer(LIMITS.bannerOffsetMin, LIMITS.bannerOffsetMax) });
+const VanityBody = body({
+  code: v.nullable(
+    v.pipe(v.string("must be a string"), v.trim(), v.toLowerCase(), v.regex(/^[a-z0-9-]{3,32}$/, "must be 3-32 lowercase letters, digits or -")),
+  ),
+});
+const ReorderBody = body({
+  order: v.pipe(v.array(v.pipe(v.string("must be a string"), v.uuid("must be server ids")), "must be an array of server ids"), v.maxLength(500, "is too long")),
+});
+const MuteBody = v.optional(
+  body({ duration: v.optional(integer(1, 10 * 365 * 24 * 60 * 60)) }),
+  {},
+);
+
+const twoFactorHeader = (headers: Record<string, string | undefined>) => headers["x-2fa-code"] ?? null;
+
+/** /api/v1/servers: servers, their settings and images, the caller's list, members. */
+export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/servers" })
+    .use(auth)
+    .get("/", ({ user }) => domain.servers.list(user), { auth: true })
+    .post(
+      "/",
+      async ({ user, body, set }) => {
+        set.status = 201;
+        return domain.servers.create(user, body);
+      },
+      { auth: true, body: CreateBody },
+    )
+    .put("/reorder", ({ user, body }) => domain.servers.reorder(user, body.order), { auth: true, body: ReorderBody })
+    .get("/me/muted", ({ user }) => domain.servers.mutedServers(user), { auth: true })
+    .get("/:id", ({ user, params }) => domain.servers.get(params.id, user), { auth: true })
+    .put("/:id", ({ user, params, body }) => domain.servers.update(params.id, user, body), { auth: true, body: UpdateBody })
+    .delete(
+      "/:id",
+      async ({ user, params, headers }) => {
+        await domain.servers.delete(params.id, user, twoFactorHeader(headers));
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .get("/:id/members", ({ user, params }) => domain.members.list(params.id, user.id), { auth: true })
+    .post(
+      "/:id/icon",
+      async ({ user, params, request }) =>
+        domain.servers.setImage(params.id, user, "icon", (await readMultipart(request, LIMITS.serverIconBytes)).get("icon")),
+      { auth: true, parse: "none" },
+    )
+    .post(
+      "/:id/banner",
+      async ({ user, params, request }) =>
+        domain.servers.setImage(params.id, user, "banner", (await readMultipart(request, LIMITS.serverBannerBytes)).get("banner")),
+      { auth: true, parse: "none" },
+    )
+    .patch("/:id/banner-offset", ({ user, params, body }) => domain.servers.setBannerOffset(params.id, user, body.banner_offset), {
+      auth: true,
+      body: BannerOffsetBody,
+    })
+    .patch("/:id/settings", ({ user, params, body }) => domain.servers.updateSettings(params.id, user, body), {
+      auth: true,
+      body: SettingsBody,
+    })
+    .post("/:id/vanity", ({ user, params, body, headers }) => domain.servers.setVanity(params.id, user, body.code, twoFactorHeader(headers)), {
+      auth: true,
+      body: VanityBody,
+    })
+    .delete(
+      "/:id/leave",
+      async ({ user, params }) => {
+        await domain.servers.leave(params.id, user);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .post("/:id/mute", ({ user, params, body }) => domain.servers.mute(params.id, user, body?.duration), { auth: true, body: MuteBody })
+    .delete("/:id/mute", ({ user, params }) => domain.servers.unmute(params.id, user), { auth: true })
+    .post("/:id/read", ({ user, params }) => domain.servers.markRead(params.id, user), { auth: true });

@@ -1,0 +1,70 @@
+import type { Database } from "bun:sqlite";
+import { nowSeconds } from "./time.ts";
+
+export interface AuditEntryRow {
+  id: string;
+  server_id: string;
+  actor_id: string | null;
+  actor_username: string | null;
+  actor_avatar: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  target_username: string | null;
+  changes: string;
+  created_at: number;
+}
+
+export interface NewAuditEntry {
+  serverId: string;
+  actorId: string;
+  action: string;
+  targetType: string | null;
+  targetId: string | null;
+  changes: Record<string, unknown>;
+}
+
+/** The per-server audit log; newest first, keyset paged by (created_at, id). */
+export class AuditRepo {
+  private readonly insertStmt;
+  private readonly pageStmt;
+
+  constructor(db: Database) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO audit_log (id, server_id, actor_id, action, target_type, target_id, changes, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    // target_username is resolved at read time, so older entries get it too.
+    this.pageStmt = db.prepare<AuditEntryRow, [string, number, number]>(
+      `SELECT a.id, a.server_id, a.actor_id, actor.username AS actor_username, actor.avatar AS actor_avatar,
+         a.action, a.target_type, a.target_id,
+         CASE WHEN a.target_type = 'member' THEN target.username END AS target_username,
+         a.changes, a.created_at
+       FROM audit_log a
+       LEFT JOIN users actor ON actor.id = a.actor_id
+       LEFT JOIN users target ON target.id = a.target_id AND a.target_type = 'member'
+       WHERE a.server_id = ? AND a.created_at < ?
+       ORDER BY a.created_at DESC, a.id DESC
+       LIMIT ?`,
+    );
+  }
+
+  async record(entry: NewAuditEntry): Promise<void> {
+    this.insertStmt.run(
+      Bun.randomUUIDv7(),
+      entry.serverId,
+      entry.actorId,
+      entry.action,
+      entry.targetType,
+      entry.targetId,
+      JSON.stringify(entry.changes),
+      nowSeconds(),
+    );
+  }
+
+  /** Entries strictly before `before` (unix seconds), newest first; one extra row tells hasMore. */
+  async page(serverId: string, before: number, limit: number): Promise<{ rows: AuditEntryRow[]; hasMore: boolean }> {
+    const rows = this.pageStmt.all(serverId, before, limit + 1);
+    return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+}

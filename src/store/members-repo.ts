@@ -1,0 +1,166 @@
+import type { Database } from "bun:sqlite";
+import type { BuiltinRole } from "../domain/permissions.ts";
+import type { PresenceStatus } from "../domain/shapes.ts";
+import { nowSeconds } from "./time.ts";
+
+export interface MemberRow {
+  server_id: string;
+  user_id: string;
+  role: BuiltinRole;
+  list_position: number;
+  timeout_until: number | null;
+  muted: number;
+  muted_until: number | null;
+  last_read_at: number | null;
+  joined_at: number;
+}
+
+export interface MemberListRow {
+  user_id: string;
+  username: string;
+  avatar: string | null;
+  status: PresenceStatus;
+  is_bot: 0 | 1;
+  role: BuiltinRole;
+  joined_at: number;
+  timeout_until: number | null;
+}
+
+export interface MutedServerRow {
+  server_id: string;
+  name: string;
+  icon: string | null;
+  muted_until: number | null;
+}
+
+/** Server membership: who belongs where, with which built-in role. */
+export class MembersRepo {
+  private readonly findStmt;
+  private readonly listStmt;
+  private readonly memberRolesOfServer;
+  private readonly memberRoleIds;
+  private readonly serverIdsStmt;
+  private readonly mutualStmt;
+  private readonly countStmt;
+  private readonly setRoleStmt;
+  private readonly setMuteStmt;
+  private readonly mutedStmt;
+  private readonly markReadStmt;
+  private readonly insertStmt;
+  private readonly deleteStmt;
+  private readonly nextListPosition;
+  private readonly userIdsStmt;
+
+  constructor(private readonly db: Database) {
+    this.findStmt = db.prepare<MemberRow, [string, string]>("SELECT * FROM server_members WHERE server_id = ? AND user_id = ?");
+    this.listStmt = db.prepare<MemberListRow, [string]>(
+      `SELECT m.user_id, u.username, u.avatar, u.status, u.is_bot, m.role, m.joined_at, m.timeout_until
+       FROM server_members m JOIN users u ON u.id = m.user_id
+       WHERE m.server_id = ? ORDER BY m.joined_at, m.user_id`,
+    );
+    this.memberRolesOfServer = db.prepare<{ user_id: string; role_id: string }, [string]>(
+      `SELECT mr.user_id, mr.role_id FROM member_roles mr JOIN roles r ON r.id = mr.role_id
+       WHERE mr.server_id = ? ORDER BY r.position DESC, r.id`,
+    );
+    this.memberRoleIds = db.prepare<{ role_id: string }, [string, string]>(
+      `SELECT mr.role_id FROM member_roles mr JOIN roles r ON r.id = mr.role_id
+       WHERE mr.server_id = ? AND mr.user_id = ? ORDER BY r.position DESC, r.id`,
+    );
+    this.serverIdsStmt = db.prepare<{ server_id: string }, [string]>("SELECT server_id FROM server_members WHERE user_id = ?");
+    this.mutualStmt = db.prepare<{ id: string; name: string; icon: string | null }, [string, string]>(
+      `SELECT s.id, s.name, s.icon FROM server_members a
+       JOIN server_members b ON b.server_id = a.server_id AND b.user_id = ?
+       JOIN servers s ON s.id = a.server_id
+       WHERE a.user_id = ? ORDER BY s.name, s.id`,
+    );
+    this.countStmt = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM server_members WHERE server_id = ?");
+    this.setRoleStmt = db.prepare<MemberRow, [string, string, string]>(
+      "UPDATE server_members SET role = ? WHERE server_id = ? AND user_id = ? RETURNING *",
+    );
+    this.setMuteStmt = db.prepare<MemberRow, [number, number | null, string, string]>(
+      "UPDATE server_members SET muted = ?, muted_until = ? WHERE server_id = ? AND user_id = ? RETURNING *",
+    );
+    this.mutedStmt = db.prepare<MutedServerRow, [string, number]>(
+      `SELECT m.server_id, s.name, s.icon, m.muted_until FROM server_members m JOIN servers s ON s.id = m.server_id
+       WHERE m.user_id = ? AND m.muted = 1 AND (m.muted_until IS NULL OR m.muted_until > ?)
+       ORDER BY m.list_position, s.id`,
+    );
+    this.insertStmt = db.prepare<MemberRow, [string, string, string, number, number]>(
+      `INSERT INTO server_members (server_id, user_id, role, list_position, joined_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING RETURNING *`,
+    );
+    this.deleteStmt = db.prepare("DELETE FROM server_members WHERE server_id = ? AND user_id = ?");
+    this.nextListPosition = db.prepare<{ next: number }, [string]>(
+      "SELECT coalesce(max(list_position) + 1, 0) AS next FROM server_members WHERE user_id = ?",
+    );
+    this.userIdsStmt = db.prepare<{ user_id: string }, [string]>("SELECT user_id FROM server_members WHERE server_id = ?");
+    this.markReadStmt = db.prepare<MemberRow, [number, string, string]>(
+      "UPDATE server_members SET last_read_at = ? WHERE server_id = ? AND user_id = ? RETURNING *",
+    );
+  }
+
+  /** Adds a member at the end of their server list; null when already a member. */
+  async add(serverId: string, userId: string, role: BuiltinRole = "member"): Promise<MemberRow | null> {
+    return this.db.transaction(() => {
+      const position = this.nextListPosition.get(userId)?.next ?? 0;
+      return this.insertStmt.get(serverId, userId, role, position, nowSeconds());
+    })();
+  }
+
+  /** Removes the membership and its custom roles (cascade); false when not a member. */
+  async remove(serverId: string, userId: string): Promise<boolean> {
+    return this.deleteStmt.run(serverId, userId).changes > 0;
+  }
+
+  async userIds(serverId: string): Promise<string[]> {
+    return this.userIdsStmt.all(serverId).map((r) => r.user_id);
+  }
+
+  async find(serverId: string, userId: string): Promise<MemberRow | null> {
+    return this.findStmt.get(serverId, userId);
+  }
+
+  /** Members with their custom role ids (highest first). */
+  async list(serverId: string): Promise<(MemberListRow & { roles: string[] })[]> {
+    const rolesByUser = new Map<string, string[]>();
+    for (const { user_id, role_id } of this.memberRolesOfServer.all(serverId)) {
+      const list = rolesByUser.get(user_id);
+      if (list) list.push(role_id);
+      else rolesByUser.set(user_id, [role_id]);
+    }
+    return this.listStmt.all(serverId).map((m) => ({ ...m, roles: rolesByUser.get(m.user_id) ?? [] }));
+  }
+
+  async roleIds(serverId: string, userId: string): Promise<string[]> {
+    return this.memberRoleIds.all(serverId, userId).map((r) => r.role_id);
+  }
+
+  async serverIdsOf(userId: string): Promise<string[]> {
+    return this.serverIdsStmt.all(userId).map((r) => r.server_id);
+  }
+
+  async mutualServers(userId: string, otherId: string): Promise<{ id: string; name: string; icon: string | null }[]> {
+    return this.mutualStmt.all(otherId, userId);
+  }
+
+  async count(serverId: string): Promise<number> {
+    return this.countStmt.get(serverId)?.n ?? 0;
+  }
+
+  async setBuiltinRole(serverId: string, userId: string, role: BuiltinRole): Promise<MemberRow | null> {
+    return this.setRoleStmt.get(role, serverId, userId);
+  }
+
+  /** Notification mute of a server for one member; `until` null means until unmuted. */
+  async setMuted(serverId: string, userId: string, muted: boolean, until: number | null): Promise<MemberRow | null> {
+    return this.setMuteStmt.get(muted ? 1 : 0, until, serverId, userId);
+  }
+
+  async mutedServers(userId: string): Promise<MutedServerRow[]> {
+    return this.mutedStmt.all(userId, nowSeconds());
+  }
+
+  async markRead(serverId: string, userId: string): Promise<MemberRow | null> {
+    return this.markReadStmt.get(nowSeconds(), serverId, userId);
+  }
+}

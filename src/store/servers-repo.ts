@@ -1,0 +1,161 @@
+import type { Database } from "bun:sqlite";
+import { nowSeconds } from "./time.ts";
+
+export interface ServerRow {
+  id: string;
+  name: string;
+  description: string;
+  icon: string | null;
+  banner: string | null;
+  banner_offset: number;
+  owner_id: string;
+  vanity_code: string | null;
+  verified: number;
+  settings: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewServer {
+  ownerId: string;
+  name: string;
+  description: string;
+  everyonePermissions: number;
+  primaryInviteCode: string;
+}
+
+/** Servers themselves; membership lives in MembersRepo. */
+export class ServersRepo {
+  private readonly byId;
+  private readonly forUser;
+  private readonly insertServer;
+  private readonly insertRole;
+  private readonly insertChannel;
+  private readonly insertMember;
+  private readonly insertInvite;
+  private readonly nextListPosition;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly setIcon;
+  private readonly setBanner;
+  private readonly setVanityStmt;
+  private readonly vanityOwner;
+  private readonly setListPosition;
+
+  constructor(private readonly db: Database) {
+    this.byId = db.prepare<ServerRow, [string]>("SELECT * FROM servers WHERE id = ?");
+    this.forUser = db.prepare<ServerRow, [string]>(
+      `SELECT s.* FROM server_members m JOIN servers s ON s.id = m.server_id
+       WHERE m.user_id = ? ORDER BY m.list_position, m.joined_at, s.id`,
+    );
+    this.insertServer = db.prepare<ServerRow, Record<string, string | number>>(
+      `INSERT INTO servers (id, name, description, owner_id, created_at, updated_at)
+       VALUES ($id, $name, $description, $owner_id, $now, $now) RETURNING *`,
+    );
+    this.insertRole = db.prepare(
+      `INSERT INTO roles (id, server_id, name, color, position, permissions, hoist, is_default, created_at)
+       VALUES (?, ?, '@everyone', '#99AAB5', 0, ?, 0, 1, ?)`,
+    );
+    this.insertChannel = db.prepare(
+      "INSERT INTO channels (id, server_id, name, type, position, created_at) VALUES (?, ?, 'general', 'text', 0, ?)",
+    );
+    this.insertMember = db.prepare(
+      "INSERT INTO server_members (server_id, user_id, role, list_position, joined_at) VALUES (?, ?, 'owner', ?, ?)",
+    );
+    this.insertInvite = db.prepare(
+      "INSERT INTO invites (id, server_id, code, is_primary, created_by, created_at) VALUES (?, ?, ?, 1, ?, ?)",
+    );
+    this.nextListPosition = db.prepare<{ next: number }, [string]>(
+      "SELECT coalesce(max(list_position) + 1, 0) AS next FROM server_members WHERE user_id = ?",
+    );
+    this.updateStmt = db.prepare<ServerRow, Record<string, string | number | null>>(
+      `UPDATE servers SET name = coalesce($name, name), description = coalesce($description, description),
+         banner_offset = coalesce($banner_offset, banner_offset), settings = coalesce($settings, settings),
+         updated_at = $now
+       WHERE id = $id RETURNING *`,
+    );
+    this.deleteStmt = db.prepare("DELETE FROM servers WHERE id = ?");
+    this.setIcon = db.prepare("UPDATE servers SET icon = ?, updated_at = ? WHERE id = ?");
+    this.setBanner = db.prepare("UPDATE servers SET banner = ?, updated_at = ? WHERE id = ?");
+    this.setVanityStmt = db.prepare<ServerRow, [string | null, number, string]>(
+      "UPDATE servers SET vanity_code = ?, updated_at = ? WHERE id = ? RETURNING *",
+    );
+    this.vanityOwner = db.prepare<{ id: string }, [string]>("SELECT id FROM servers WHERE vanity_code = ? COLLATE NOCASE");
+    this.setListPosition = db.prepare("UPDATE server_members SET list_position = ? WHERE user_id = ? AND server_id = ?");
+  }
+
+  async findById(id: string): Promise<ServerRow | null> {
+    return this.byId.get(id);
+  }
+
+  async listForUser(userId: string): Promise<ServerRow[]> {
+    return this.forUser.all(userId);
+  }
+
+  /**
+   * One transaction: the server, its `@everyone` role, a `general` text channel, the owner's
+   * membership and the primary invite.
+   */
+  async create(server: NewServer): Promise<ServerRow> {
+    return this.db.transaction(() => {
+      const now = nowSeconds();
+      const row = this.insertServer.get({
+        id: Bun.randomUUIDv7(),
+        name: server.name,
+        description: server.description,
+        owner_id: server.ownerId,
+        now,
+      })!;
+      this.insertRole.run(Bun.randomUUIDv7(), row.id, server.everyonePermissions, now);
+      this.insertChannel.run(Bun.randomUUIDv7(), row.id, now);
+      this.insertMember.run(row.id, server.ownerId, this.nextListPosition.get(server.ownerId)?.next ?? 0, now);
+      this.insertInvite.run(Bun.randomUUIDv7(), row.id, server.primaryInviteCode, server.ownerId, now);
+      return row;
+    })();
+  }
+
+  async update(
+    id: string,
+    changes: { name?: string; description?: string; banner_offset?: number; settings?: string },
+  ): Promise<ServerRow | null> {
+    return this.updateStmt.get({
+      id,
+      name: changes.name ?? null,
+      description: changes.description ?? null,
+      banner_offset: changes.banner_offset ?? null,
+      settings: changes.settings ?? null,
+      now: nowSeconds(),
+    });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.deleteStmt.run(id).changes > 0;
+  }
+
+  /** Stores a new icon or banner path and returns the one it replaced. */
+  async replaceImage(id: string, kind: "icon" | "banner", path: string | null): Promise<string | null> {
+    return this.db.transaction(() => {
+      const before = this.byId.get(id);
+      (kind === "icon" ? this.setIcon : this.setBanner).run(path, nowSeconds(), id);
+      return before ? before[kind] : null;
+    })();
+  }
+
+  /** Sets (or clears) the vanity code; false when another server has it. */
+  async setVanity(id: string, code: string | null): Promise<ServerRow | false | null> {
+    return this.db.transaction(() => {
+      if (code !== null) {
+        const owner = this.vanityOwner.get(code);
+        if (owner && owner.id !== id) return false;
+      }
+      return this.setVanityStmt.get(code, nowSeconds(), id);
+    })();
+  }
+
+  /** The caller's server list order: the given ids first, in order. */
+  async reorderForUser(userId: string, serverIds: string[]): Promise<void> {
+    this.db.transaction(() => {
+      serverIds.forEach((serverId, index) => this.setListPosition.run(index, userId, serverId));
+    })();
+  }
+}
