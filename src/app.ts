@@ -2,17 +2,21 @@ import { Elysia } from "elysia";
 import type { Server } from "bun";
 import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
-import { payloadTooLarge } from "./domain/errors.ts";
 import { MAX_REQUEST_BODY_BYTES } from "./domain/limits.ts";
 import { attachGateway, createSocketServer, type GatewayServer } from "./gateway/gateway.ts";
 import { SocketIoEventBus } from "./gateway/socket-bus.ts";
 import { authPlugin } from "./http/auth.ts";
 import { errorResponse } from "./http/errors.ts";
+import { parseJsonBounded, readBodyCapped } from "./http/body.ts";
 import { authRoutes } from "./http/routes/auth.ts";
 import { discoveryRoutes } from "./http/routes/discovery.ts";
 import { fileRoutes } from "./http/routes/files.ts";
 import { userRoutes } from "./http/routes/users.ts";
 import { serverRoutes } from "./http/routes/servers.ts";
+import { channelRoutes } from "./http/routes/channels.ts";
+import { serverInviteRoutes } from "./http/routes/server-invites.ts";
+import { serverModerationRoutes } from "./http/routes/server-moderation.ts";
+import { roleRoutes } from "./http/routes/roles.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { resolveJwtSecret } from "./secret.ts";
 import { createStore, type Store } from "./store/store.ts";
@@ -56,11 +60,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .all("/socket.io/", ({ request, server }) => engine.handleRequest(request, server!))
     .onRequest(({ request }) => {
       started.set(request, performance.now());
-      const type = request.headers.get("content-type") ?? "";
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (!type.startsWith("multipart/form-data") && length > MAX_JSON_BODY_BYTES) {
-        throw payloadTooLarge("Request body too large");
-      }
+    })
+    // Bodies: multipart is left to the upload routes' own capped reader; anything else is
+    // size-capped while it streams in, and JSON is depth-bounded before it is parsed.
+    .onParse(async ({ request, contentType }) => {
+      if (contentType.startsWith("multipart/form-data")) return {};
+      const text = new TextDecoder().decode(await readBodyCapped(request, MAX_JSON_BODY_BYTES));
+      // No body at all reads as an empty object, so schemas name the missing fields.
+      if (text.trim() === "") return {};
+      return contentType.startsWith("application/json") ? parseJsonBounded(text) : text;
     })
     .onError(({ code, error, request, set }) => {
       const response = errorResponse(code, error, request, log);
@@ -85,6 +93,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(authRoutes(domain, auth))
     .use(userRoutes(domain, auth))
     .use(serverRoutes(domain, auth))
+    .use(channelRoutes(domain, auth))
+    .use(serverInviteRoutes(domain, auth))
+    .use(serverModerationRoutes(domain, auth))
+    .use(roleRoutes(domain, auth))
     .use(fileRoutes(domain));
 
   const { websocket, idleTimeout } = engine.handler();

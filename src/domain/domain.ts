@@ -12,6 +12,10 @@ import { Access } from "./access.ts";
 import { Audit } from "./audit.ts";
 import { Members } from "./members.ts";
 import { Servers } from "./servers.ts";
+import { Channels } from "./channels.ts";
+import { Roles } from "./roles.ts";
+import { Invites } from "./invites.ts";
+import { Moderation } from "./moderation.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export interface Domain {
@@ -25,6 +29,10 @@ export interface Domain {
   audit: Audit;
   members: Members;
   servers: Servers;
+  channels: Channels;
+  roles: Roles;
+  invites: Invites;
+  moderation: Moderation;
 }
 
 export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus }): Domain {
@@ -35,6 +43,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
   const access = new Access(store);
   const audit = new Audit(store, access);
   const members = new Members(store, access, audit, bus);
+  const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus);
   // Presence reaches the user's own sockets and every server they belong to.
   const presenceAudience = async (userId: string) => [rooms.user(userId), ...(await store.members.serverIdsOf(userId)).map(rooms.server)];
   return {
@@ -47,6 +56,10 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     access,
     audit,
     members,
-    servers: new Servers(store, access, audit, members, twoFactor, uploads, bus),
+    servers,
+    channels: new Channels(store, access, audit, members, bus),
+    roles: new Roles(store, access, audit, members, bus),
+    invites: new Invites(store, access, audit, members, servers),
+    moderation: new Moderation(store, access, audit, members, bus),
   };
 }

@@ -1,4 +1,5 @@
 import type { Message, PresenceStatus } from "./shapes.ts";
+import type { Channel } from "./channels.ts";
 
 /**
  * The gateway's event names and payloads, exactly as SPEC.md "Events" names them.
@@ -27,11 +28,15 @@ export interface ServerToClientEvents {
   "role:created": (role: Record<string, unknown>) => void;
   "role:updated": (role: Record<string, unknown>) => void;
   "role:deleted": (roleId: string) => void;
-  "channel:created": (channel: Record<string, unknown>) => void;
-  "channel:updated": (channel: Record<string, unknown>) => void;
-  "channel:deleted": (channel: Record<string, unknown>) => void;
-  "channel:permissions-updated": (payload: Record<string, unknown>) => void;
-  "category:permissions-updated": (payload: Record<string, unknown>) => void;
+  "channel:created": (channel: Channel) => void;
+  "channel:updated": (channel: Channel) => void;
+  "channel:deleted": (payload: { id: string; server_id: string }) => void;
+  "channel:permissions-updated": (
+    payload: { channelId: string; roleId: string } & ({ allow: number; deny: number } | { reset: true }),
+  ) => void;
+  "category:permissions-updated": (
+    payload: { categoryId: string; roleId: string } & ({ allow: number; deny: number } | { reset: true }),
+  ) => void;
   "user:status": (payload: { userId: string; status: PresenceStatus; customStatus?: string | null }) => void;
   "typing:start": (payload: { userId: string; username?: string; channelId: string }) => void;
   "typing:stop": (payload: { userId: string; username?: string; channelId: string }) => void;

@@ -4,6 +4,7 @@ import type { Domain } from "../domain/domain.ts";
 import { rooms, type ClientToServerEvents, type ServerToClientEvents } from "../domain/events.ts";
 import type { Logger } from "../log.ts";
 import { registerPresenceEvents } from "./handlers/presence.ts";
+import { registerRoomEvents } from "./handlers/rooms.ts";
 
 export interface SocketData {
   userId: string;
@@ -45,6 +46,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger): v
     void domain.presence.socketConnected(userId).catch((error) => log.error("presence update failed", { error }));
 
     registerPresenceEvents(socket, domain, log);
+    registerRoomEvents(socket, domain, log);
 
     socket.on("disconnect", (reason) => {
       log.info("gateway disconnect", { socketId: socket.id, userId, reason });

@@ -10,23 +10,17 @@ export function bearerToken(header: string | null | undefined): string | null {
 
 /**
  * `{ auth: true }` on a route resolves `user` (the account behind the bearer token) or
- * answers 401. The token is checked before the body is parsed or validated, so a caller
- * without a valid token learns 401 whatever it sent.
+ * answers 401, before the body is validated.
  */
 export function authPlugin(accounts: Accounts) {
   const authenticated = new WeakMap<Request, UserRow>();
   // The seed makes the plugin unique per app, so several apps in one process (tests) never share it.
   return new Elysia({ name: "hearth.auth", seed: Bun.randomUUIDv7() }).macro({
     auth: {
-      // Requests with a body: before it is parsed. Returning nothing lets the usual parser run.
-      async parse({ request, headers }) {
-        authenticated.set(request, await accounts.authenticate(bearerToken(headers.authorization)));
-      },
-      // Requests without a body skip parsing.
+      // `transform` runs before validation; the app's parse hook never throws on bad input
+      // (MalformedBody), so a caller without a valid token always learns 401 first.
       async transform({ request, headers }) {
-        if (!authenticated.has(request)) {
-          authenticated.set(request, await accounts.authenticate(bearerToken(headers.authorization)));
-        }
+        authenticated.set(request, await accounts.authenticate(bearerToken(headers.authorization)));
       },
       resolve({ request }) {
         const user = authenticated.get(request);

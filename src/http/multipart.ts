@@ -1,22 +1,21 @@
-import { badRequest, payloadTooLarge } from "../domain/errors.ts";
+import { badRequest } from "../domain/errors.ts";
 import { formatBytes } from "../domain/uploads.ts";
+import { readBodyCapped } from "./body.ts";
 
 /** Room for the multipart framing and small text fields around the files. */
 const FORM_OVERHEAD = 64 * 1024;
 
 /**
- * Reads a multipart form, refusing it from `content-length` before reading a byte when it
- * cannot fit. Routes that use it declare `parse: "none"` so Elysia leaves the body alone.
+ * Reads a multipart form within `maxFileBytes` (plus framing): refused from `content-length`
+ * before reading a byte, or as soon as a chunked body passes the cap. Routes that use it
+ * declare `parse: "none"` so Elysia leaves the body alone.
  */
 export async function readMultipart(request: Request, maxFileBytes: number) {
   const type = request.headers.get("content-type") ?? "";
   if (!type.toLowerCase().startsWith("multipart/form-data")) throw badRequest("Expected a multipart/form-data body");
-  const length = Number(request.headers.get("content-length") ?? NaN);
-  if (Number.isFinite(length) && length > maxFileBytes + FORM_OVERHEAD) {
-    throw payloadTooLarge(`Upload too large: the limit is ${formatBytes(maxFileBytes)}`);
-  }
+  const bytes = await readBodyCapped(request, maxFileBytes + FORM_OVERHEAD, `Upload too large: the limit is ${formatBytes(maxFileBytes)}`);
   try {
-    return await request.formData();
+    return await new Response(bytes, { headers: { "content-type": type } }).formData();
   } catch {
     throw badRequest("Malformed multipart body");
   }

@@ -1,9 +1,13 @@
 import * as v from "valibot";
+import { MalformedBody } from "./body.ts";
 
 /** A JSON body: anything but an object is "body: must be a JSON object". */
 export const body = <E extends v.ObjectEntries>(entries: E) =>
   v.pipe(
-    v.custom<Record<string, unknown>>((input) => typeof input === "object" && input !== null && !Array.isArray(input), "must be a JSON object"),
+    v.custom<Record<string, unknown>>(
+      (input) => typeof input === "object" && input !== null && !Array.isArray(input) && !(input instanceof MalformedBody),
+      (issue) => (issue.input instanceof MalformedBody ? issue.input.reason : "must be a JSON object"),
+    ),
     v.object(entries, "must be a JSON object"),
   );
 

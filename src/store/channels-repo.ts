@@ -1,4 +1,6 @@
 import type { Database } from "bun:sqlite";
+import type { OverrideRow } from "./access-repo.ts";
+import { nowSeconds } from "./time.ts";
 
 export interface ChannelRow {
   id: string;
@@ -23,20 +25,108 @@ export interface CategoryRow {
   created_at: number;
 }
 
-/** Channels and categories of servers. */
+export interface NewChannel {
+  serverId: string;
+  name: string;
+  type: "text" | "voice";
+  categoryId: string | null;
+  topic: string | null;
+  slowmode: number;
+  nsfw: boolean;
+  isMeeting: boolean;
+  chatEnabled: boolean;
+}
+
+/** The columns an update may change; absent keys keep their value. */
+export type ChannelPatch = Partial<Pick<ChannelRow, "name" | "category_id" | "topic" | "slowmode" | "nsfw" | "is_meeting" | "chat_enabled">>;
+
+export interface ChannelPlacement {
+  id: string;
+  position: number;
+  /** undefined keeps the category; null makes the channel uncategorized. */
+  category_id?: string | null;
+}
+
+/** Channels and categories of servers, and their permission overrides. */
 export class ChannelsRepo {
   private readonly byId;
   private readonly categoryById;
   private readonly byServer;
+  private readonly byCategory;
   private readonly categoriesByServer;
+  private readonly nextChannelPosition;
+  private readonly nextCategoryPosition;
+  private readonly insertChannel;
+  private readonly updateChannel;
+  private readonly deleteChannelStmt;
+  private readonly placeChannel;
+  private readonly insertCategory;
+  private readonly renameCategoryStmt;
+  private readonly deleteCategoryStmt;
+  private readonly setCategoryPosition;
+  private readonly roleServer;
+  private readonly channelOverrides;
+  private readonly upsertChannelOverride;
+  private readonly deleteChannelOverrideStmt;
+  private readonly copyChannelOverrides;
+  private readonly categoryOverrides;
+  private readonly upsertCategoryOverride;
+  private readonly deleteCategoryOverrideStmt;
 
   constructor(private readonly db: Database) {
     this.byId = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE id = ?");
     this.categoryById = db.prepare<CategoryRow, [string]>("SELECT * FROM categories WHERE id = ?");
     this.byServer = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE server_id = ? ORDER BY position, created_at, id");
+    this.byCategory = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE category_id = ? ORDER BY position, created_at, id");
     this.categoriesByServer = db.prepare<CategoryRow, [string]>(
       "SELECT * FROM categories WHERE server_id = ? ORDER BY position, created_at, id",
     );
+    this.nextChannelPosition = db.prepare<{ next: number }, [string]>(
+      "SELECT coalesce(max(position) + 1, 0) AS next FROM channels WHERE server_id = ?",
+    );
+    this.nextCategoryPosition = db.prepare<{ next: number }, [string]>(
+      "SELECT coalesce(max(position) + 1, 0) AS next FROM categories WHERE server_id = ?",
+    );
+    this.insertChannel = db.prepare<ChannelRow, Record<string, string | number | null>>(
+      `INSERT INTO channels (id, server_id, name, type, category_id, position, topic, slowmode, nsfw, is_meeting, chat_enabled, created_at)
+       VALUES ($id, $server_id, $name, $type, $category_id, $position, $topic, $slowmode, $nsfw, $is_meeting, $chat_enabled, $created_at)
+       RETURNING *`,
+    );
+    this.updateChannel = db.prepare<ChannelRow, Record<string, string | number | null>>(
+      `UPDATE channels SET name = $name, category_id = $category_id, topic = $topic, slowmode = $slowmode, nsfw = $nsfw,
+         is_meeting = $is_meeting, chat_enabled = $chat_enabled
+       WHERE id = $id RETURNING *`,
+    );
+    this.deleteChannelStmt = db.prepare("DELETE FROM channels WHERE id = ?");
+    this.placeChannel = db.prepare("UPDATE channels SET position = ?, category_id = ? WHERE id = ? AND server_id = ?");
+    this.insertCategory = db.prepare<CategoryRow, [string, string, string, number, number]>(
+      "INSERT INTO categories (id, server_id, name, position, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *",
+    );
+    this.renameCategoryStmt = db.prepare<CategoryRow, [string, string]>("UPDATE categories SET name = ? WHERE id = ? RETURNING *");
+    this.deleteCategoryStmt = db.prepare("DELETE FROM categories WHERE id = ?");
+    this.setCategoryPosition = db.prepare("UPDATE categories SET position = ? WHERE id = ? AND server_id = ?");
+    this.roleServer = db.prepare<{ server_id: string }, [string]>("SELECT server_id FROM roles WHERE id = ?");
+    this.channelOverrides = db.prepare<OverrideRow, [string]>(
+      "SELECT role_id, allow, deny FROM channel_overrides WHERE channel_id = ? ORDER BY role_id",
+    );
+    this.upsertChannelOverride = db.prepare<OverrideRow, [string, string, number, number]>(
+      `INSERT INTO channel_overrides (channel_id, role_id, allow, deny) VALUES (?, ?, ?, ?)
+       ON CONFLICT (channel_id, role_id) DO UPDATE SET allow = excluded.allow, deny = excluded.deny
+       RETURNING role_id, allow, deny`,
+    );
+    this.deleteChannelOverrideStmt = db.prepare("DELETE FROM channel_overrides WHERE channel_id = ? AND role_id = ?");
+    this.copyChannelOverrides = db.prepare(
+      "INSERT INTO channel_overrides (channel_id, role_id, allow, deny) SELECT ?, role_id, allow, deny FROM channel_overrides WHERE channel_id = ?",
+    );
+    this.categoryOverrides = db.prepare<OverrideRow, [string]>(
+      "SELECT role_id, allow, deny FROM category_overrides WHERE category_id = ? ORDER BY role_id",
+    );
+    this.upsertCategoryOverride = db.prepare<OverrideRow, [string, string, number, number]>(
+      `INSERT INTO category_overrides (category_id, role_id, allow, deny) VALUES (?, ?, ?, ?)
+       ON CONFLICT (category_id, role_id) DO UPDATE SET allow = excluded.allow, deny = excluded.deny
+       RETURNING role_id, allow, deny`,
+    );
+    this.deleteCategoryOverrideStmt = db.prepare("DELETE FROM category_overrides WHERE category_id = ? AND role_id = ?");
   }
 
   async findById(id: string): Promise<ChannelRow | null> {
@@ -51,7 +141,141 @@ export class ChannelsRepo {
     return this.byServer.all(serverId);
   }
 
+  async listByCategory(categoryId: string): Promise<ChannelRow[]> {
+    return this.byCategory.all(categoryId);
+  }
+
   async listCategories(serverId: string): Promise<CategoryRow[]> {
     return this.categoriesByServer.all(serverId);
+  }
+
+  /** A new channel at the end of the server's list. */
+  async create(channel: NewChannel): Promise<ChannelRow> {
+    return this.db.transaction(() => this.insert(channel))();
+  }
+
+  private insert(channel: NewChannel): ChannelRow {
+    return this.insertChannel.get({
+      id: Bun.randomUUIDv7(),
+      server_id: channel.serverId,
+      name: channel.name,
+      type: channel.type,
+      category_id: channel.categoryId,
+      position: this.nextChannelPosition.get(channel.serverId)?.next ?? 0,
+      topic: channel.topic,
+      slowmode: channel.slowmode,
+      nsfw: channel.nsfw ? 1 : 0,
+      is_meeting: channel.isMeeting ? 1 : 0,
+      chat_enabled: channel.chatEnabled ? 1 : 0,
+      created_at: nowSeconds(),
+    })!;
+  }
+
+  /** Applies `patch` over the current row; null when the channel is gone. */
+  async update(id: string, patch: ChannelPatch): Promise<ChannelRow | null> {
+    return this.db.transaction(() => {
+      const current = this.byId.get(id);
+      if (!current) return null;
+      const next = { ...current, ...patch };
+      return this.updateChannel.get({
+        id,
+        name: next.name,
+        category_id: next.category_id,
+        topic: next.topic,
+        slowmode: next.slowmode,
+        nsfw: next.nsfw,
+        is_meeting: next.is_meeting,
+        chat_enabled: next.chat_enabled,
+      });
+    })();
+  }
+
+  /** A copy of the channel (settings and permission overrides) named `name`, at the end of the list. */
+  async duplicate(id: string, name: string): Promise<ChannelRow | null> {
+    return this.db.transaction(() => {
+      const source = this.byId.get(id);
+      if (!source) return null;
+      const copy = this.insert({
+        serverId: source.server_id,
+        name,
+        type: source.type,
+        categoryId: source.category_id,
+        topic: source.topic,
+        slowmode: source.slowmode,
+        nsfw: source.nsfw === 1,
+        isMeeting: source.is_meeting === 1,
+        chatEnabled: source.chat_enabled === 1,
+      });
+      this.copyChannelOverrides.run(copy.id, source.id);
+      return copy;
+    })();
+  }
+
+  /** Deletes the channel; its overrides go with it (cascade). */
+  async delete(id: string): Promise<boolean> {
+    return this.deleteChannelStmt.run(id).changes > 0;
+  }
+
+  /** Sets positions (and categories where given) of the server's channels in one transaction. */
+  async place(serverId: string, placements: ChannelPlacement[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const p of placements) {
+        const current = this.byId.get(p.id);
+        if (!current || current.server_id !== serverId) continue;
+        this.placeChannel.run(p.position, p.category_id === undefined ? current.category_id : p.category_id, p.id, serverId);
+      }
+    })();
+  }
+
+  async createCategory(serverId: string, name: string): Promise<CategoryRow> {
+    return this.db.transaction(() => {
+      const position = this.nextCategoryPosition.get(serverId)?.next ?? 0;
+      return this.insertCategory.get(Bun.randomUUIDv7(), serverId, name, position, nowSeconds())!;
+    })();
+  }
+
+  async renameCategory(id: string, name: string): Promise<CategoryRow | null> {
+    return this.renameCategoryStmt.get(name, id);
+  }
+
+  /** Deletes the category; its channels become uncategorized (ON DELETE SET NULL). */
+  async deleteCategory(id: string): Promise<boolean> {
+    return this.deleteCategoryStmt.run(id).changes > 0;
+  }
+
+  /** Category positions follow the order of `ids` (0, 1, ...). */
+  async reorderCategories(serverId: string, ids: string[]): Promise<void> {
+    this.db.transaction(() => {
+      ids.forEach((id, index) => this.setCategoryPosition.run(index, id, serverId));
+    })();
+  }
+
+  /** The server a role belongs to, or null for no such role. */
+  async roleServerId(roleId: string): Promise<string | null> {
+    return this.roleServer.get(roleId)?.server_id ?? null;
+  }
+
+  async listChannelOverrides(channelId: string): Promise<OverrideRow[]> {
+    return this.channelOverrides.all(channelId);
+  }
+
+  async setChannelOverride(channelId: string, roleId: string, allow: number, deny: number): Promise<OverrideRow> {
+    return this.upsertChannelOverride.get(channelId, roleId, allow, deny)!;
+  }
+
+  async deleteChannelOverride(channelId: string, roleId: string): Promise<boolean> {
+    return this.deleteChannelOverrideStmt.run(channelId, roleId).changes > 0;
+  }
+
+  async listCategoryOverrides(categoryId: string): Promise<OverrideRow[]> {
+    return this.categoryOverrides.all(categoryId);
+  }
+
+  async setCategoryOverride(categoryId: string, roleId: string, allow: number, deny: number): Promise<OverrideRow> {
+    return this.upsertCategoryOverride.get(categoryId, roleId, allow, deny)!;
+  }
+
+  async deleteCategoryOverride(categoryId: string, roleId: string): Promise<boolean> {
+    return this.deleteCategoryOverrideStmt.run(categoryId, roleId).changes > 0;
   }
 }

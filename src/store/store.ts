@@ -8,6 +8,9 @@ import { MembersRepo } from "./members-repo.ts";
 import { AccessRepo } from "./access-repo.ts";
 import { AuditRepo } from "./audit-repo.ts";
 import { ChannelsRepo } from "./channels-repo.ts";
+import { RolesRepo } from "./roles-repo.ts";
+import { InvitesRepo } from "./invites-repo.ts";
+import { ModerationRepo } from "./moderation-repo.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
 export interface Store {
@@ -19,6 +22,9 @@ export interface Store {
   access: AccessRepo;
   audit: AuditRepo;
   channels: ChannelsRepo;
+  roles: RolesRepo;
+  invites: InvitesRepo;
+  moderation: ModerationRepo;
   close(): void;
 }
 
@@ -39,6 +45,9 @@ export function createStore(databaseFile: string): Store {
     access: new AccessRepo(db),
     audit: new AuditRepo(db),
     channels: new ChannelsRepo(db),
+    roles: new RolesRepo(db),
+    invites: new InvitesRepo(db),
+    moderation: new ModerationRepo(db),
     close() {
       // A clean close checkpoints the WAL so the file is complete on its own.
       try {

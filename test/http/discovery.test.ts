@@ -55,6 +55,6 @@ describe("public routes", () => {
   test("a JSON body over 1 MB is 413 before it is read", async () => {
     const res = await server.api("POST", "/api/v1/auth/login", { raw: "x".repeat(1024 * 1024 + 10), headers: { "content-type": "application/json" } });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ error: "Request body too large" });
+    expect(res.body).toEqual({ error: "Request body too large: the limit is 1 MB" });
   });
 });

@@ -1,0 +1,159 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { ALL_PERMISSIONS } from "../../domain/permission-bits.ts";
+import { parseInput } from "../../domain/validation.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { body, integer, nonEmptyText } from "../schemas.ts";
+
+const name100 = v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters"));
+/** The domain then normalizes text channel names (lowercase, `-` for spaces). */
+const channelName = name100;
+const categoryName = name100;
+/** The spec types these flags "boolean/integer": true/false or 1/0. */
+const flag = v.pipe(
+  v.union([v.boolean(), v.literal(0), v.literal(1)], "must be a boolean"),
+  v.transform((value) => value === true || value === 1),
+);
+const idString = v.pipe(v.string("must be a string"), v.maxLength(64, "must be an id"));
+const bits = v.optional(integer(0, ALL_PERMISSIONS), 0);
+
+const CreateBody = body({
+  name: channelName,
+  type: v.picklist(["text", "voice"], "must be text or voice"),
+  category_id: v.optional(v.nullable(idString)),
+  is_meeting: v.optional(flag),
+  chat_enabled: v.optional(flag),
+});
+const UpdateBody = body({
+  name: v.optional(channelName),
+  // Checked by the domain so the answer is "type cannot be changed".
+  type: v.optional(v.unknown()),
+  category_id: v.optional(v.nullable(idString)),
+  topic: v.optional(v.nullable(nonEmptyText(1024))),
+  slowmode: v.optional(integer(0, 21600)),
+  nsfw: v.optional(flag),
+  is_meeting: v.optional(flag),
+  chat_enabled: v.optional(flag),
+});
+const ReorderBody = body({
+  order: v.pipe(
+    v.array(
+      body({
+        id: idString,
+        position: integer(0, 1_000_000),
+        category_id: v.optional(v.nullable(idString)),
+      }),
+      "must be an array of {id, position, category_id?}",
+    ),
+    v.maxLength(500, "is too long"),
+  ),
+});
+const CategoryBody = body({ name: categoryName });
+const CategoryOrderBody = body({
+  order: v.pipe(v.array(idString, "must be an array of category ids"), v.maxLength(500, "is too long")),
+});
+const OverrideBody = body({ allow: bits, deny: bits });
+
+/**
+ * /api/v1/channels: channels, categories and permission overrides. Elysia's router needs one
+ * parameter name per path position, so every first-segment parameter is `:id` (a server id or
+ * a channel id depending on the route), and so is the one after `categories/`.
+ */
+export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/channels" })
+    .use(auth)
+    .get("/id/:id", ({ user, params }) => domain.channels.get(params.id, user), { auth: true })
+    // Categories by id.
+    .put("/categories/:id", ({ user, params, body }) => domain.channels.renameCategory(params.id, user, body.name), {
+      auth: true,
+      body: CategoryBody,
+    })
+    .delete(
+      "/categories/:id",
+      async ({ user, params }) => {
+        await domain.channels.deleteCategory(params.id, user);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .get("/categories/:id/permissions", ({ user, params }) => domain.channels.categoryOverrides(params.id, user), { auth: true })
+    .put(
+      "/categories/:id/permissions/:roleId",
+      ({ user, params, body }) => domain.channels.setCategoryOverride(params.id, params.roleId, user, body.allow, body.deny),
+      { auth: true, body: OverrideBody },
+    )
+    .delete(
+      "/categories/:id/permissions/:roleId",
+      async ({ user, params }) => {
+        await domain.channels.resetCategoryOverride(params.id, params.roleId, user);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    // `:id` is a server id.
+    .get("/:id", ({ user, params }) => domain.channels.list(params.id, user), { auth: true })
+    .post(
+      "/:id",
+      async ({ user, params, body, set }) => {
+        const channel = await domain.channels.create(params.id, user, body);
+        set.status = 201;
+        return channel;
+      },
+      { auth: true, body: CreateBody },
+    )
+    .put(
+      "/:id/reorder",
+      ({ user, params, body }) => {
+        // `{order: [...]}` or the bare array.
+        const { order } = parseInput(ReorderBody, Array.isArray(body) ? { order: body } : body);
+        return domain.channels.reorder(params.id, user, order);
+      },
+      { auth: true },
+    )
+    .post(
+      "/:id/categories",
+      async ({ user, params, body, set }) => {
+        const category = await domain.channels.createCategory(params.id, user, body.name);
+        set.status = 201;
+        return category;
+      },
+      { auth: true, body: CategoryBody },
+    )
+    .put("/:id/categories/reorder", ({ user, params, body }) => domain.channels.reorderCategories(params.id, user, body.order), {
+      auth: true,
+      body: CategoryOrderBody,
+    })
+    // `:id` is a channel id.
+    .put("/:id", ({ user, params, body }) => domain.channels.update(params.id, user, body), { auth: true, body: UpdateBody })
+    .delete(
+      "/:id",
+      async ({ user, params }) => {
+        await domain.channels.delete(params.id, user);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .post(
+      "/:id/duplicate",
+      async ({ user, params, set }) => {
+        const channel = await domain.channels.duplicate(params.id, user);
+        set.status = 201;
+        return channel;
+      },
+      { auth: true },
+    )
+    .get("/:id/permissions", ({ user, params }) => domain.channels.channelOverrides(params.id, user), { auth: true })
+    .put(
+      "/:id/permissions/:roleId",
+      ({ user, params, body }) => domain.channels.setChannelOverride(params.id, params.roleId, user, body.allow, body.deny),
+      { auth: true, body: OverrideBody },
+    )
+    .delete(
+      "/:id/permissions/:roleId",
+      async ({ user, params }) => {
+        await domain.channels.resetChannelOverride(params.id, params.roleId, user);
+        return { success: true };
+      },
+      { auth: true },
+    );

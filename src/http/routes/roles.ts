@@ -1,0 +1,80 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { ALL_PERMISSIONS } from "../../domain/permission-bits.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { body, boolean, integer } from "../schemas.ts";
+
+const name = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.minLength(1, "must not be empty"),
+  v.maxLength(100, "must be at most 100 characters"),
+);
+const color = v.pipe(v.string("must be a string"), v.regex(/^#[0-9a-fA-F]{6}$/, "must be a hex color like #RRGGBB"));
+const permissions = integer(0, ALL_PERMISSIONS);
+const id = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
+
+const CreateBody = body({ name, color: v.optional(color), permissions: v.optional(permissions), hoist: v.optional(boolean) });
+const UpdateBody = body({ name: v.optional(name), color: v.optional(color), permissions: v.optional(permissions), hoist: v.optional(boolean) });
+const ReorderBody = v.pipe(
+  v.array(body({ id: id("role"), position: integer(0, 1_000_000) }), "must be an array of {id, position}"),
+  v.maxLength(1000, "is too long"),
+);
+const AssignBody = body({ targetUserId: id("user"), roleId: id("role") });
+
+const ok = { success: true } as const;
+
+/**
+ * /api/v1/roles. Elysia wants one parameter name per path position: `:serverId` first, `:roleId`
+ * second; `role`, `reorder`, `assign` and `member` are static segments, which win over `:roleId`.
+ */
+export const roleRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/roles" })
+    .use(auth)
+    .get("/:serverId", ({ user, params }) => domain.roles.list(params.serverId, user.id), { auth: true })
+    .post(
+      "/:serverId",
+      async ({ user, params, body, set }) => {
+        const role = await domain.roles.create(params.serverId, user.id, body);
+        set.status = 201;
+        return role;
+      },
+      { auth: true, body: CreateBody },
+    )
+    .get("/:serverId/role/:roleId", ({ user, params }) => domain.roles.get(params.serverId, user.id, params.roleId), { auth: true })
+    .get("/:serverId/member/:targetUserId", ({ user, params }) => domain.roles.ofMember(params.serverId, user.id, params.targetUserId), {
+      auth: true,
+    })
+    .put("/:serverId/reorder", ({ user, params, body }) => domain.roles.reorder(params.serverId, user.id, body), {
+      auth: true,
+      body: ReorderBody,
+    })
+    .post(
+      "/:serverId/assign",
+      async ({ user, params, body }) => {
+        await domain.roles.assign(params.serverId, user.id, body.targetUserId, body.roleId);
+        return ok;
+      },
+      { auth: true, body: AssignBody },
+    )
+    .delete(
+      "/:serverId/assign/:targetUserId/:roleId",
+      async ({ user, params }) => {
+        await domain.roles.unassign(params.serverId, user.id, params.targetUserId, params.roleId);
+        return ok;
+      },
+      { auth: true },
+    )
+    .put("/:serverId/:roleId", ({ user, params, body }) => domain.roles.update(params.serverId, user.id, params.roleId, body), {
+      auth: true,
+      body: UpdateBody,
+    })
+    .delete(
+      "/:serverId/:roleId",
+      async ({ user, params }) => {
+        await domain.roles.delete(params.serverId, user.id, params.roleId);
+        return ok;
+      },
+      { auth: true },
+    );

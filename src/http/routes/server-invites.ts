@@ -1,0 +1,51 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { body, integer } from "../schemas.ts";
+
+/** 30 days: the longest an invite may live. */
+const MAX_EXPIRES_IN = 30 * 24 * 60 * 60;
+const MAX_USES = 1000;
+
+// The body is optional: no body means an unlimited invite that never expires.
+const CreateBody = v.optional(
+  body({
+    max_uses: v.optional(v.nullable(integer(0, MAX_USES))),
+    expires_in: v.optional(v.nullable(integer(0, MAX_EXPIRES_IN))),
+  }),
+  {},
+);
+
+/** /api/v1/servers: invites of a server, and joining by code. */
+export const serverInviteRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/servers" })
+    .use(auth)
+    .post(
+      "/join/:inviteCode",
+      async ({ user, params }) => (await domain.invites.join(user, params.inviteCode)).server,
+      { auth: true },
+    )
+    .post(
+      "/:id/invites",
+      async ({ user, params, body, set }) => {
+        const invite = await domain.invites.create(params.id, user.id, {
+          maxUses: body?.max_uses ?? undefined,
+          expiresIn: body?.expires_in ?? undefined,
+        });
+        set.status = 201;
+        return invite;
+      },
+      { auth: true, body: CreateBody },
+    )
+    .get("/:id/invites", ({ user, params }) => domain.invites.list(params.id, user.id), { auth: true })
+    .delete(
+      "/:id/invites/:inviteId",
+      async ({ user, params }) => {
+        await domain.invites.delete(params.id, user.id, params.inviteId);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .get("/:id/invites/:inviteId/uses", ({ user, params }) => domain.invites.uses(params.id, user.id, params.inviteId), { auth: true })
+    .post("/:id/invite/regenerate", ({ user, params }) => domain.invites.regeneratePrimary(params.id, user.id), { auth: true });

@@ -1,0 +1,166 @@
+import type { Database } from "bun:sqlite";
+import { nowSeconds } from "./time.ts";
+
+export interface InviteRow {
+  id: string;
+  server_id: string;
+  code: string;
+  max_uses: number | null;
+  uses: number;
+  expires_at: number | null;
+  is_primary: number;
+  created_by: string | null;
+  created_at: number;
+}
+
+export interface InviteUseRow {
+  user_id: string;
+  username: string;
+  avatar: string | null;
+  used_at: number;
+}
+
+export interface NewInvite {
+  serverId: string;
+  code: string;
+  maxUses: number | null;
+  expiresAt: number | null;
+  createdBy: string;
+}
+
+/**
+ * What redeeming a join code found. `joinable` means the use was already counted (for an
+ * invite row) and the caller adds the membership; a vanity code counts no use.
+ */
+export type Redemption =
+  | { result: "unknown" }
+  | { result: "banned" | "member" | "joinable"; serverId: string; inviteId: string | null; useId: string | null }
+  | { result: "expired" | "used_up"; serverId: string };
+
+/** Server invites and their use history. */
+export class InvitesRepo {
+  private readonly insertStmt;
+  private readonly byIdStmt;
+  private readonly byCodeStmt;
+  private readonly activeStmt;
+  private readonly deleteStmt;
+  private readonly primaryStmt;
+  private readonly setCodeStmt;
+  private readonly insertPrimaryStmt;
+  private readonly usesStmt;
+  private readonly vanityStmt;
+  private readonly bannedStmt;
+  private readonly memberStmt;
+  private readonly countUseStmt;
+  private readonly insertUseStmt;
+  private readonly uncountUseStmt;
+  private readonly deleteUseStmt;
+
+  constructor(private readonly db: Database) {
+    this.insertStmt = db.prepare<InviteRow, [string, string, string, number | null, number | null, string, number]>(
+      `INSERT INTO invites (id, server_id, code, max_uses, expires_at, is_primary, created_by, created_at)
+       VALUES (?, ?, ?, ?, ?, 0, ?, ?) RETURNING *`,
+    );
+    this.byIdStmt = db.prepare<InviteRow, [string]>("SELECT * FROM invites WHERE id = ?");
+    this.byCodeStmt = db.prepare<InviteRow, [string]>("SELECT * FROM invites WHERE code = ?");
+    this.activeStmt = db.prepare<InviteRow, [string, number]>(
+      `SELECT * FROM invites WHERE server_id = ?
+         AND (expires_at IS NULL OR expires_at > ?) AND (max_uses IS NULL OR uses < max_uses)
+       ORDER BY is_primary DESC, created_at DESC, id DESC`,
+    );
+    this.deleteStmt = db.prepare("DELETE FROM invites WHERE id = ?");
+    this.primaryStmt = db.prepare<InviteRow, [string]>("SELECT * FROM invites WHERE server_id = ? AND is_primary = 1");
+    this.setCodeStmt = db.prepare<InviteRow, [string, string, number, string]>(
+      "UPDATE invites SET code = ?, created_by = ?, created_at = ? WHERE id = ? RETURNING *",
+    );
+    this.insertPrimaryStmt = db.prepare<InviteRow, [string, string, string, string, number]>(
+      `INSERT INTO invites (id, server_id, code, is_primary, created_by, created_at) VALUES (?, ?, ?, 1, ?, ?) RETURNING *`,
+    );
+    this.usesStmt = db.prepare<InviteUseRow, [string]>(
+      `SELECT iu.user_id, u.username, u.avatar, iu.used_at FROM invite_uses iu JOIN users u ON u.id = iu.user_id
+       WHERE iu.invite_id = ? ORDER BY iu.used_at DESC, iu.id DESC`,
+    );
+    this.vanityStmt = db.prepare<{ id: string }, [string]>("SELECT id FROM servers WHERE vanity_code = ? COLLATE NOCASE");
+    this.bannedStmt = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM bans WHERE server_id = ? AND user_id = ?");
+    this.memberStmt = db.prepare<{ one: number }, [string, string]>(
+      "SELECT 1 AS one FROM server_members WHERE server_id = ? AND user_id = ?",
+    );
+    this.countUseStmt = db.prepare("UPDATE invites SET uses = uses + 1 WHERE id = ?");
+    this.insertUseStmt = db.prepare("INSERT INTO invite_uses (id, invite_id, user_id, used_at) VALUES (?, ?, ?, ?)");
+    this.uncountUseStmt = db.prepare("UPDATE invites SET uses = max(uses - 1, 0) WHERE id = ?");
+    this.deleteUseStmt = db.prepare("DELETE FROM invite_uses WHERE id = ?");
+  }
+
+  async create(invite: NewInvite): Promise<InviteRow> {
+    return this.insertStmt.get(
+      Bun.randomUUIDv7(),
+      invite.serverId,
+      invite.code,
+      invite.maxUses,
+      invite.expiresAt,
+      invite.createdBy,
+      nowSeconds(),
+    )!;
+  }
+
+  async findById(id: string): Promise<InviteRow | null> {
+    return this.byIdStmt.get(id);
+  }
+
+  /** Invites that still admit someone: not expired, not used up; the primary first, then newest. */
+  async listActive(serverId: string): Promise<InviteRow[]> {
+    return this.activeStmt.all(serverId, nowSeconds());
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.deleteStmt.run(id).changes > 0;
+  }
+
+  /**
+   * Gives the server's primary invite a new code (creating the primary invite if it was
+   * somehow missing). The invite keeps its id, use count and history; the old code stops working.
+   */
+  async regeneratePrimary(serverId: string, code: string, createdBy: string): Promise<InviteRow> {
+    return this.db.transaction(() => {
+      const primary = this.primaryStmt.get(serverId);
+      const now = nowSeconds();
+      if (primary) return this.setCodeStmt.get(code, createdBy, now, primary.id)!;
+      return this.insertPrimaryStmt.get(Bun.randomUUIDv7(), serverId, code, createdBy, now)!;
+    })();
+  }
+
+  async uses(inviteId: string): Promise<InviteUseRow[]> {
+    return this.usesStmt.all(inviteId);
+  }
+
+  /**
+   * One transaction: resolves `code` (an invite code, else a server's vanity code), refuses a
+   * banned user, reports an existing membership (no use counted), refuses an expired or
+   * used-up invite, and otherwise counts the use and records it in the history.
+   */
+  async redeem(code: string, userId: string): Promise<Redemption> {
+    return this.db.transaction((): Redemption => {
+      const invite = this.byCodeStmt.get(code);
+      const serverId = invite?.server_id ?? this.vanityStmt.get(code)?.id;
+      if (!serverId) return { result: "unknown" };
+      const inviteId = invite?.id ?? null;
+      if (this.bannedStmt.get(serverId, userId)) return { result: "banned", serverId, inviteId, useId: null };
+      if (this.memberStmt.get(serverId, userId)) return { result: "member", serverId, inviteId, useId: null };
+      if (!invite) return { result: "joinable", serverId, inviteId: null, useId: null };
+      const now = nowSeconds();
+      if (invite.expires_at !== null && invite.expires_at <= now) return { result: "expired", serverId };
+      if (invite.max_uses !== null && invite.uses >= invite.max_uses) return { result: "used_up", serverId };
+      const useId = Bun.randomUUIDv7();
+      this.countUseStmt.run(invite.id);
+      this.insertUseStmt.run(useId, invite.id, userId, now);
+      return { result: "joinable", serverId, inviteId: invite.id, useId };
+    })();
+  }
+
+  /** Takes back a counted use whose join did not happen (the user became a member meanwhile). */
+  async uncountUse(inviteId: string, useId: string): Promise<void> {
+    this.db.transaction(() => {
+      if (this.deleteUseStmt.run(useId).changes > 0) this.uncountUseStmt.run(inviteId);
+    })();
+  }
+}

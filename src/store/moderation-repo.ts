@@ -1,0 +1,58 @@
+import type { Database } from "bun:sqlite";
+import { nowSeconds } from "./time.ts";
+
+export interface BanRow {
+  user_id: string;
+  username: string;
+  avatar: string | null;
+  reason: string | null;
+  banned_by: string | null;
+  created_at: number;
+}
+
+/** Bans and member timeouts. */
+export class ModerationRepo {
+  private readonly insertBanStmt;
+  private readonly deleteBanStmt;
+  private readonly banStmt;
+  private readonly bansStmt;
+  private readonly setTimeoutStmt;
+
+  constructor(db: Database) {
+    this.insertBanStmt = db.prepare<{ user_id: string }, [string, string, string | null, string, number]>(
+      `INSERT INTO bans (server_id, user_id, reason, banned_by, created_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT DO NOTHING RETURNING user_id`,
+    );
+    this.deleteBanStmt = db.prepare("DELETE FROM bans WHERE server_id = ? AND user_id = ?");
+    const banColumns = `b.user_id, u.username, u.avatar, b.reason, b.banned_by, b.created_at
+       FROM bans b JOIN users u ON u.id = b.user_id`;
+    this.banStmt = db.prepare<BanRow, [string, string]>(`SELECT ${banColumns} WHERE b.server_id = ? AND b.user_id = ?`);
+    this.bansStmt = db.prepare<BanRow, [string]>(`SELECT ${banColumns} WHERE b.server_id = ? ORDER BY b.created_at DESC, b.user_id`);
+    this.setTimeoutStmt = db.prepare<{ timeout_until: number | null }, [number | null, string, string]>(
+      "UPDATE server_members SET timeout_until = ? WHERE server_id = ? AND user_id = ? RETURNING timeout_until",
+    );
+  }
+
+  /** Records a ban; null when the user is already banned. */
+  async ban(serverId: string, userId: string, reason: string | null, bannedBy: string): Promise<BanRow | null> {
+    const inserted = this.insertBanStmt.get(serverId, userId, reason, bannedBy, nowSeconds());
+    return inserted ? this.banStmt.get(serverId, userId) : null;
+  }
+
+  async unban(serverId: string, userId: string): Promise<boolean> {
+    return this.deleteBanStmt.run(serverId, userId).changes > 0;
+  }
+
+  async findBan(serverId: string, userId: string): Promise<BanRow | null> {
+    return this.banStmt.get(serverId, userId);
+  }
+
+  async bans(serverId: string): Promise<BanRow[]> {
+    return this.bansStmt.all(serverId);
+  }
+
+  /** Sets (a unix time) or clears (null) a member's timeout; false when not a member. */
+  async setTimeout(serverId: string, userId: string, until: number | null): Promise<boolean> {
+    return this.setTimeoutStmt.get(until, serverId, userId) !== null;
+  }
+}

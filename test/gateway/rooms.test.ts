@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { addMember, createServer } from "../helpers/community.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.stop());
+
+const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
+const roomSize = async (room: string) => (await server.app.io.in(room).fetchSockets()).length;
+
+async function community() {
+  const owner = await server.register();
+  const member = await server.register();
+  const outsider = await server.register();
+  const serverId = await createServer(server, owner);
+  await addMember(server, serverId, member);
+  const [general] = await server.app.store.channels.listByServer(serverId);
+  return { owner, member, outsider, serverId, channelId: general!.id };
+}
+
+describe("server:join / server:leave", () => {
+  test("members join and get the server's events; non-members are refused", async () => {
+    const { owner, member, outsider, serverId } = await community();
+    const socket = await server.connect(member.token);
+    expect(await socket.emitWithAck("server:join", serverId)).toEqual({ ok: true, serverId });
+    expect(await roomSize(`server:${serverId}`)).toBe(1);
+
+    const stranger = await server.connect(outsider.token);
+    expect(await stranger.emitWithAck("server:join", serverId)).toEqual({ ok: false, error: "You are not a member of this server" });
+    expect(await stranger.emitWithAck("server:join", UNKNOWN)).toEqual({ ok: false, error: "Server not found" });
+    expect(await stranger.emitWithAck("server:join", "nope")).toEqual({ ok: false, error: "serverId: must be a server id" });
+    expect(await stranger.emitWithAck("server:join", { id: serverId })).toEqual({ ok: false, error: "serverId: must be a server id" });
+
+    // Presence reaches the members of the servers a user belongs to.
+    const status = waitForEvent(socket, "user:status", { filter: (p) => p.userId === owner.id });
+    const ownerSocket = await server.connect(owner.token);
+    expect(await status).toEqual({ userId: owner.id, status: "online" });
+    const strangerSaw = recordEvents(stranger, "user:status");
+    await ownerSocket.emitWithAck("status:set", { status: "dnd" });
+    await sleep(100);
+    expect(strangerSaw.filter((p) => p.userId === owner.id)).toEqual([]);
+
+    expect(await socket.emitWithAck("server:leave", serverId)).toEqual({ ok: true, serverId });
+    expect(await roomSize(`server:${serverId}`)).toBe(0);
+    for (const s of [socket, stranger, ownerSocket]) s.close();
+  });
+
+  test("leaving the server takes the member's sockets out of its rooms at once", async () => {
+    const { member, serverId, channelId } = await community();
+    const socket = await server.connect(member.token);
+    await socket.emitWithAck("server:join", serverId);
+    await socket.emitWithAck("channel:join", channelId);
+    expect(await roomSize(`server:${serverId}`)).toBe(1);
+    expect(await roomSize(`channel:${channelId}`)).toBe(1);
+    const left = waitForEvent(socket, "member:left");
+    await server.api("DELETE", `/api/v1/servers/${serverId}/leave`, { token: member.token });
+    expect(await left).toEqual({ serverId, userId: member.id });
+    expect(await roomSize(`server:${serverId}`)).toBe(0);
+    expect(await roomSize(`channel:${channelId}`)).toBe(0);
+    expect(await socket.emitWithAck("server:join", serverId)).toEqual({ ok: false, error: "You are not a member of this server" });
+    socket.close();
+  });
+});
+
+describe("channel:join / channel:leave", () => {
+  test("needs VIEW_CHANNEL; a hidden channel answers like a missing one", async () => {
+    const { owner, member, outsider, serverId, channelId } = await community();
+    const socket = await server.connect(member.token);
+    expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
+    expect(await socket.emitWithAck("channel:leave", channelId)).toEqual({ ok: true, channelId });
+    expect(await roomSize(`channel:${channelId}`)).toBe(0);
+
+    // Deny VIEW_CHANNEL to @everyone on the channel: the member is taken out of the room
+    // and can no longer join it; the owner still can.
+    expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
+    const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
+    const denied = await server.api("PUT", `/api/v1/channels/${channelId}/permissions/${everyone}`, {
+      token: owner.token,
+      body: { allow: 0, deny: 2048 },
+    });
+    expect(denied.status).toBe(200);
+    expect(await roomSize(`channel:${channelId}`)).toBe(0);
+    expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: false, error: "Channel not found" });
+    const ownerSocket = await server.connect(owner.token);
+    expect(await ownerSocket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
+
+    const stranger = await server.connect(outsider.token);
+    expect(await stranger.emitWithAck("channel:join", channelId)).toEqual({ ok: false, error: "You are not a member of this server" });
+    expect(await stranger.emitWithAck("channel:join", UNKNOWN)).toEqual({ ok: false, error: "Channel not found" });
+    expect(await stranger.emitWithAck("channel:join", 42)).toEqual({ ok: false, error: "channelId: must be a channel id" });
+    for (const s of [socket, ownerSocket, stranger]) s.close();
+  });
+});

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { addMember, createServer } from "../helpers/community.ts";
+import { startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.stop());
+
+const ENTRY_KEYS = [
+  "action", "actor_avatar", "actor_id", "actor_username", "changes", "created_at", "id", "server_id", "target_id", "target_type", "target_username",
+];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
+
+const call = (method: string, path: string, user: TestUser | null, body?: unknown) =>
+  server.api(method, `/api/v1/servers${path}`, { token: user?.token, body });
+
+function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp) {
+  expect(res.status).toBe(status);
+  expect(Object.keys(res.body)).toEqual(["error"]);
+  if (typeof error === "string") expect(res.body.error).toBe(error);
+  else if (error) expect(res.body.error).toMatch(error);
+}
+
+async function setup() {
+  const owner = await server.register();
+  const admin = await server.register();
+  const moderator = await server.register();
+  const member = await server.register();
+  const outsider = await server.register();
+  const serverId = await createServer(server, owner);
+  await addMember(server, serverId, admin, "admin");
+  await addMember(server, serverId, moderator, "moderator");
+  await addMember(server, serverId, member);
+  return { owner, admin, moderator, member, outsider, serverId };
+}
+
+describe("GET /api/v1/servers/:id/audit-log", () => {
+  test("answers {entries, hasMore}, newest first, every field of an audit entry", async () => {
+    const { owner, member, serverId } = await setup();
+    await call("POST", `/${serverId}/timeouts`, owner, { targetUserId: member.id, duration: 60 });
+    const res = await call("GET", `/${serverId}/audit-log`, owner);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(["entries", "hasMore"]);
+    expect(res.body.hasMore).toBe(false);
+    expect(res.body.entries.map((e: any) => e.action)).toEqual(["MEMBER_TIMEOUT", "SERVER_CREATE"]);
+    for (const entry of res.body.entries) {
+      expect(Object.keys(entry).sort()).toEqual(ENTRY_KEYS);
+      expect(entry.id).toMatch(UUID);
+      expect(entry.server_id).toBe(serverId);
+      expect(entry).toMatchObject({ actor_id: owner.id, actor_username: owner.username, actor_avatar: null });
+      expect(typeof entry.changes).toBe("object");
+      expect(Number.isInteger(entry.created_at)).toBe(true);
+    }
+    const [timeout, created] = res.body.entries;
+    expect(timeout).toMatchObject({ target_type: "member", target_id: member.id, target_username: member.username });
+    expect(created).toMatchObject({ target_type: "server", target_id: serverId, target_username: null });
+  });
+
+  test("target_username is resolved at read time, so a renamed member shows their current name", async () => {
+    const { owner, member, serverId } = await setup();
+    await call("DELETE", `/${serverId}/members/${member.id}`, owner);
+    const renamed = `${member.username}x`.slice(0, 32);
+    const profile = await server.api("PUT", "/api/v1/users/me/profile", { token: member.token, body: { username: renamed } });
+    expect(profile.status).toBe(200);
+    const entry = (await call("GET", `/${serverId}/audit-log`, owner)).body.entries.find((e: any) => e.action === "MEMBER_KICK");
+    expect(entry.target_username).toBe(renamed);
+    expect(entry.changes.username).toBe(member.username);
+  });
+
+  test("limit pages the log and hasMore says whether older entries exist; before is unix seconds", async () => {
+    const { owner, member, serverId } = await setup();
+    for (const duration of [60, 120, 180]) await call("POST", `/${serverId}/timeouts`, owner, { targetUserId: member.id, duration });
+    const first = await call("GET", `/${serverId}/audit-log?limit=2`, owner);
+    expect(first.status).toBe(200);
+    expect(first.body.entries).toHaveLength(2);
+    expect(first.body.hasMore).toBe(true);
+    const all = await call("GET", `/${serverId}/audit-log?limit=100`, owner);
+    expect(all.body.entries).toHaveLength(4);
+    expect(all.body.hasMore).toBe(false);
+
+    const future = Math.floor(Date.now() / 1000) + 10;
+    expect((await call("GET", `/${serverId}/audit-log?before=${future}`, owner)).body.entries).toHaveLength(4);
+    const past = await call("GET", `/${serverId}/audit-log?before=1`, owner);
+    expect(past.body).toEqual({ entries: [], hasMore: false });
+  });
+
+  test("limit outside 1..100 and a non-integer before are 400", async () => {
+    const { owner, serverId } = await setup();
+    const get = (query: string) => call("GET", `/${serverId}/audit-log?${query}`, owner);
+    expectError(await get("limit=0"), 400, /^limit: /);
+    expectError(await get("limit=101"), 400, /^limit: /);
+    expectError(await get("limit=-1"), 400, /^limit: /);
+    expectError(await get("limit=abc"), 400, /^limit: /);
+    expectError(await get("limit=1.5"), 400, /^limit: /);
+    expectError(await get("limit="), 400, /^limit: /);
+    expectError(await get("before=abc"), 400, /^before: /);
+    expectError(await get("before=-5"), 400, /^before: /);
+    expectError(await get("before=2024-01-01"), 400, /^before: /);
+    expect((await get("limit=1")).status).toBe(200);
+    expect((await get("limit=100")).status).toBe(200);
+  });
+
+  test("ADMINISTRATOR or MANAGE_SERVER: admins yes; moderators, members and outsiders 403; 401; 404", async () => {
+    const { admin, moderator, member, outsider, serverId } = await setup();
+    expect((await call("GET", `/${serverId}/audit-log`, admin)).status).toBe(200);
+    expectError(await call("GET", `/${serverId}/audit-log`, moderator), 403, /MANAGE_SERVER/);
+    expectError(await call("GET", `/${serverId}/audit-log`, member), 403);
+    expectError(await call("GET", `/${serverId}/audit-log`, outsider), 403);
+    expectError(await call("GET", `/${serverId}/audit-log`, null), 401);
+    expectError(await call("GET", `/${UNKNOWN}/audit-log`, admin), 404, "Server not found");
+    expectError(await call("GET", `/nope/audit-log`, admin), 404);
+  });
+});
