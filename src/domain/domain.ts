@@ -12,6 +12,7 @@ import { Access } from "./access.ts";
 import { Audit } from "./audit.ts";
 import { Members } from "./members.ts";
 import { Servers } from "./servers.ts";
+import { ServerGifs } from "./server-gifs.ts";
 import { Channels } from "./channels.ts";
 import { Roles } from "./roles.ts";
 import { Invites } from "./invites.ts";
@@ -29,6 +30,7 @@ export interface Domain {
   audit: Audit;
   members: Members;
   servers: Servers;
+  serverGifs: ServerGifs;
   channels: Channels;
   roles: Roles;
   invites: Invites;
@@ -57,6 +59,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     audit,
     members,
     servers,
+    serverGifs: new ServerGifs(store, access, uploads),
     channels: new Channels(store, access, audit, members, bus),
     roles: new Roles(store, access, audit, members, bus),
     invites: new Invites(store, access, audit, members, servers),

@@ -35,6 +35,9 @@ export const LIMITS = {
   bannerOffsetMax: 100,
   webhookExecutesPerMinute: 30,
   connectionsPerUser: 20,
+  serverGifBytes: 8 * MB,
+  serverStickerBytes: 512 * KB,
+  serverGifsPerServer: 100,
 } as const;
 
 /** The largest body any route accepts (premium attachments); Bun refuses bigger ones itself. */

@@ -75,6 +75,7 @@ const toMutedUser = (row: MutedUserRow): MutedUser => ({ ...row });
 
 export interface UserProfile extends PublicUser {
   connections: Connection[];
+  mutual_servers: { id: string; name: string; icon: string | null }[];
 }
 
 /** Users' own accounts and what others can see of them. */
@@ -96,10 +97,15 @@ export class Users {
     return toPublicUser(await this.get(id));
   }
 
-  async profile(id: string): Promise<UserProfile> {
+  /** The public user, their visible connections, and the servers they share with the viewer. */
+  async profile(id: string, viewer: UserRow): Promise<UserProfile> {
     const user = await this.get(id);
     const connections = (await this.store.userSettings.listConnections(user.id)).filter((c) => c.visible === 1);
-    return { ...toPublicUser(user), connections: connections.map(toConnection) };
+    return {
+      ...toPublicUser(user),
+      connections: connections.map(toConnection),
+      mutual_servers: await this.store.members.mutualServers(viewer.id, user.id),
+    };
   }
 
   async updateProfile(user: UserRow, changes: { username?: string; bio?: string; banner_offset?: number }): Promise<MeUser> {

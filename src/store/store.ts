@@ -8,6 +8,7 @@ import { MembersRepo } from "./members-repo.ts";
 import { AccessRepo } from "./access-repo.ts";
 import { AuditRepo } from "./audit-repo.ts";
 import { ChannelsRepo } from "./channels-repo.ts";
+import { ServerGifsRepo } from "./server-gifs-repo.ts";
 import { RolesRepo } from "./roles-repo.ts";
 import { InvitesRepo } from "./invites-repo.ts";
 import { ModerationRepo } from "./moderation-repo.ts";
@@ -22,6 +23,7 @@ export interface Store {
   access: AccessRepo;
   audit: AuditRepo;
   channels: ChannelsRepo;
+  serverGifs: ServerGifsRepo;
   roles: RolesRepo;
   invites: InvitesRepo;
   moderation: ModerationRepo;
@@ -45,6 +47,7 @@ export function createStore(databaseFile: string): Store {
     access: new AccessRepo(db),
     audit: new AuditRepo(db),
     channels: new ChannelsRepo(db),
+    serverGifs: new ServerGifsRepo(db),
     roles: new RolesRepo(db),
     invites: new InvitesRepo(db),
     moderation: new ModerationRepo(db),

@@ -223,8 +223,9 @@ describe("GET /api/v1/users/:id/profile", () => {
 
     const res = await as(viewer).get(`/${target.id}/profile`);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual([...PUBLIC_KEYS, "connections"].sort());
-    const { connections, ...publicPart } = res.body;
+    expect(Object.keys(res.body).sort()).toEqual([...PUBLIC_KEYS, "connections", "mutual_servers"].sort());
+    expect(res.body.mutual_servers).toEqual([]);
+    const { connections, mutual_servers: _mutual, ...publicPart } = res.body;
     expectPublicUser(publicPart);
     expect(publicPart).toEqual((await as(viewer).get(`/${target.id}`)).body);
     expect(connections).toHaveLength(2);
@@ -234,6 +235,16 @@ describe("GET /api/v1/users/:id/profile", () => {
     expect(JSON.stringify(res.body)).not.toContain("secret-gamer");
     expect(JSON.stringify(res.body)).not.toContain(target.email);
     expectNoSecrets(res.body);
+  });
+
+  test("lists the servers the viewer shares with the user, and only those", async () => {
+    const [viewer, target, stranger] = [await server.register(), await server.register(), await server.register()];
+    const shared = await server.api("POST", "/api/v1/servers", { token: viewer.token, body: { name: "Shared" } });
+    await server.api("POST", "/api/v1/servers", { token: target.token, body: { name: "Theirs only" } });
+    await server.app.store.members.add(shared.body.id, target.id);
+    const res = await as(viewer).get(`/${target.id}/profile`);
+    expect(res.body.mutual_servers).toEqual([{ id: shared.body.id, name: "Shared", icon: null }]);
+    expect((await as(stranger).get(`/${target.id}/profile`)).body.mutual_servers).toEqual([]);
   });
 
   test("a user without connections has an empty list", async () => {

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/limits.ts";
+import { parseInput } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body, integer, nonEmptyText } from "../schemas.ts";
@@ -29,6 +30,11 @@ const MuteBody = v.optional(
   body({ duration: v.optional(integer(1, 10 * 365 * 24 * 60 * 60)) }),
   {},
 );
+
+const GifFields = v.object({
+  name: v.optional(v.pipe(v.string("must be text"), v.trim(), v.regex(/^[\w-]{1,32}$/, "must be 1-32 letters, digits, _ or -"))),
+  kind: v.optional(v.picklist(["gif", "sticker"], "must be gif or sticker"), "gif"),
+});
 
 const twoFactorHeader = (headers: Record<string, string | undefined>) => headers["x-2fa-code"] ?? null;
 
@@ -92,4 +98,24 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
     )
     .post("/:id/mute", ({ user, params, body }) => domain.servers.mute(params.id, user, body?.duration), { auth: true, body: MuteBody })
     .delete("/:id/mute", ({ user, params }) => domain.servers.unmute(params.id, user), { auth: true })
+    .get("/:id/gifs", ({ user, params }) => domain.serverGifs.list(params.id, user), { auth: true })
+    .post(
+      "/:id/gifs",
+      async ({ user, params, request, set }) => {
+        const form = await readMultipart(request, LIMITS.serverGifBytes);
+        const fields = parseInput(GifFields, { name: form.get("name") ?? undefined, kind: form.get("kind") ?? undefined });
+        const gif = await domain.serverGifs.upload(params.id, user, { file: form.get("file"), ...fields });
+        set.status = 201;
+        return gif;
+      },
+      { auth: true, parse: "none" },
+    )
+    .delete(
+      "/:id/gifs/:gifId",
+      async ({ user, params }) => {
+        await domain.serverGifs.remove(params.id, params.gifId, user);
+        return { success: true };
+      },
+      { auth: true },
+    )
     .post("/:id/read", ({ user, params }) => domain.servers.markRead(params.id, user), { auth: true });

@@ -109,4 +109,4 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) =>
       { auth: true },
     )
     .get("/:id", ({ params }) => domain.users.publicUser(params.id), { auth: true })
-    .get("/:id/profile", ({ params }) => domain.users.profile(params.id), { auth: true });
+    .get("/:id/profile", ({ user, params }) => domain.users.profile(params.id, user), { auth: true });
