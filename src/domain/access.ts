@@ -35,7 +35,8 @@ export interface ChannelContext {
   permissions: number;
 }
 
-const missing = (bit: number) => forbidden(`Missing permission: ${permissionNames(bit).join(", ")}`);
+/** 403 naming the permission(s) the caller lacks. */
+export const missingPermission = (bit: number) => forbidden(`Missing permission: ${permissionNames(bit).join(", ")}`);
 
 /**
  * Who may do what: membership, server permissions, channel permissions and rank. Every route
@@ -85,7 +86,7 @@ export class Access {
 
   async requirePermission(serverId: string, userId: string, bit: number): Promise<MemberContext> {
     const member = await this.member(serverId, userId);
-    if (!hasPermission(member.permissions, bit)) throw missing(bit);
+    if (!hasPermission(member.permissions, bit)) throw missingPermission(bit);
     return member;
   }
 
@@ -120,8 +121,17 @@ export class Access {
     const member = await this.member(channel.server_id, userId);
     const permissions = await this.channelPermissions(channel, member);
     if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) throw notFound("Channel");
-    if (bit && !hasPermission(permissions, bit)) throw missing(bit);
+    if (bit && !hasPermission(permissions, bit)) throw missingPermission(bit);
     return { channel, member, permissions };
+  }
+
+  /**
+   * Nobody grants, revokes, allows or denies a bit they do not hold themselves (owner and
+   * administrators hold every bit). `bits` are the bits being changed.
+   */
+  requireHeldBits(member: MemberContext, bits: number): void {
+    const lacking = bits & ~member.permissions;
+    if (lacking) throw forbidden(`You cannot grant or deny permissions you do not have: ${permissionNames(lacking).join(", ")}`);
   }
 
   /** The actor must rank above the target (built-in role, then highest custom role). */

@@ -2,12 +2,12 @@ import type { Store } from "../store/store.ts";
 import type { CategoryRow, ChannelPatch, ChannelRow } from "../store/channels-repo.ts";
 import type { OverrideRow } from "../store/access-repo.ts";
 import type { UserRow } from "../store/users-repo.ts";
-import type { Access, MemberContext } from "./access.ts";
+import { missingPermission, type Access, type MemberContext } from "./access.ts";
 import type { Audit } from "./audit.ts";
-import { badRequest, forbidden, notFound } from "./errors.ts";
+import { badRequest, notFound } from "./errors.ts";
 import { rooms, type EventBus } from "./events.ts";
 import type { Members } from "./members.ts";
-import { PERMISSIONS, permissionNames } from "./permission-bits.ts";
+import { PERMISSIONS } from "./permission-bits.ts";
 import { computeChannelPermissions, hasPermission } from "./permissions.ts";
 import { isUuid } from "./validation.ts";
 
@@ -84,8 +84,6 @@ export function normalizeChannelName(name: string, type: "text" | "voice"): stri
 
 /** The name of a duplicate: `<name>-copy`, cut so it stays within the limit. */
 export const duplicateName = (name: string) => `${name.slice(0, CHANNEL_NAME_MAX - "-copy".length)}-copy`;
-
-const missing = (bit: number) => forbidden(`Missing permission: ${permissionNames(bit).join(", ")}`);
 
 export interface CreateChannelInput {
   name: string;
@@ -328,7 +326,7 @@ export class Channels {
   async setChannelOverride(channelId: string, roleId: string, user: UserRow, allow: number, deny: number): Promise<PermissionOverride> {
     const { channel, member } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_ROLES);
     await this.requireRole(channel.server_id, roleId);
-    this.requireHeldBits(member, allow | deny);
+    this.access.requireHeldBits(member, allow | deny);
     const row = toOverride(await this.store.channels.setChannelOverride(channel.id, roleId, allow, deny));
     this.bus.publish(rooms.server(channel.server_id), "channel:permissions-updated", { channelId: channel.id, roleId, allow: row.allow, deny: row.deny });
     // The spec lists no override actions; an override is part of the channel's settings.
@@ -360,7 +358,7 @@ export class Channels {
     const category = await this.manageCategory(categoryId, user, PERMISSIONS.MANAGE_ROLES);
     const member = await this.access.member(category.server_id, user.id);
     await this.requireRole(category.server_id, roleId);
-    this.requireHeldBits(member, allow | deny);
+    this.access.requireHeldBits(member, allow | deny);
     const row = toOverride(await this.store.channels.setCategoryOverride(category.id, roleId, allow, deny));
     this.bus.publish(rooms.server(category.server_id), "category:permissions-updated", {
       categoryId: category.id,
@@ -394,7 +392,7 @@ export class Channels {
   /** The channel, visible to the caller (404 otherwise), and a server-wide bit (any of `bits`). */
   private async manageChannel(channelId: string, user: UserRow, ...bits: number[]) {
     const context = await this.access.requireChannel(channelId, user.id);
-    if (!bits.some((bit) => hasPermission(context.member.permissions, bit))) throw missing(bits[0]!);
+    if (!bits.some((bit) => hasPermission(context.member.permissions, bit))) throw missingPermission(bits[0]!);
     return context;
   }
 
@@ -403,7 +401,7 @@ export class Channels {
     const category = isUuid(categoryId) ? await this.store.channels.findCategory(categoryId) : null;
     if (!category) throw notFound("Category");
     const member = await this.access.member(category.server_id, user.id);
-    if (!bits.some((bit) => hasPermission(member.permissions, bit))) throw missing(bits[0]!);
+    if (!bits.some((bit) => hasPermission(member.permissions, bit))) throw missingPermission(bits[0]!);
     return category;
   }
 
@@ -418,12 +416,6 @@ export class Channels {
   private async requireRole(serverId: string, roleId: string): Promise<void> {
     const owner = isUuid(roleId) ? await this.store.channels.roleServerId(roleId) : null;
     if (owner !== serverId) throw notFound("Role");
-  }
-
-  /** Nobody grants or denies a bit they do not hold themselves (owner and admins hold all). */
-  private requireHeldBits(member: MemberContext, bits: number): void {
-    const lacking = bits & ~member.permissions;
-    if (lacking) throw forbidden(`You cannot grant or deny permissions you do not have: ${permissionNames(lacking).join(", ")}`);
   }
 
   private refuseVoiceFlags(input: { is_meeting?: boolean; chat_enabled?: boolean }): void {

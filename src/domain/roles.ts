@@ -5,7 +5,7 @@ import type { Audit } from "./audit.ts";
 import { badRequest, forbidden, notFound } from "./errors.ts";
 import { rooms, type EventBus } from "./events.ts";
 import type { Members } from "./members.ts";
-import { PERMISSIONS, permissionNames } from "./permission-bits.ts";
+import { PERMISSIONS } from "./permission-bits.ts";
 import { hasPermission } from "./permissions.ts";
 import { isUuid } from "./validation.ts";
 
@@ -84,7 +84,7 @@ export class Roles {
   async create(serverId: string, userId: string, input: NewRoleInput): Promise<Role> {
     const actor = await this.access.requirePermission(serverId, userId, PERMISSIONS.MANAGE_ROLES);
     const permissions = input.permissions ?? 0;
-    this.requireGrantable(actor, permissions, 0);
+    this.access.requireHeldBits(actor, permissions);
     const { role, moved } = await this.store.roles.create({
       serverId: actor.server.id,
       name: input.name,
@@ -115,7 +115,7 @@ export class Roles {
     if (role.is_default && changes.name !== undefined && changes.name !== role.name) {
       throw badRequest("name: the default role cannot be renamed");
     }
-    if (changes.permissions !== undefined) this.requireGrantable(actor, changes.permissions, role.permissions);
+    if (changes.permissions !== undefined) this.access.requireHeldBits(actor, changes.permissions ^ role.permissions);
     const color = changes.color === undefined ? undefined : normalizeColor(changes.color);
     const row = await this.store.roles.update(actor.server.id, role.id, { ...changes, color });
     if (!row) throw notFound("Role");
@@ -255,12 +255,6 @@ export class Roles {
     }
   }
 
-  /** A member who is not owner/administrator may neither add nor remove bits they do not hold. */
-  private requireGrantable(actor: MemberContext, permissions: number, previous: number) {
-    if (isAdmin(actor)) return;
-    const missing = (permissions ^ previous) & ~actor.permissions;
-    if (missing) throw forbidden(`You cannot grant or revoke permissions you do not have: ${permissionNames(missing).join(", ")}`);
-  }
 }
 
 /** `#rrggbb` in any case is stored upper-case. */
