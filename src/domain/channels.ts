@@ -5,7 +5,7 @@ import type { UserRow } from "../store/users-repo.ts";
 import { missingPermission, type Access, type MemberContext } from "./access.ts";
 import type { Audit } from "./audit.ts";
 import { badRequest, notFound } from "./errors.ts";
-import { rooms, type EventBus } from "./events.ts";
+import { rooms, type EventBus, type GatewayEventName, type GatewayPayload } from "./events.ts";
 import type { Members } from "./members.ts";
 import { PERMISSIONS } from "./permission-bits.ts";
 import { computeChannelPermissions, hasPermission } from "./permissions.ts";
@@ -174,7 +174,7 @@ export class Channels {
       chatEnabled: input.type === "voice" && (input.chat_enabled ?? isMeeting),
     });
     const channel = toChannel(row);
-    this.bus.publish(rooms.server(row.server_id), "channel:created", channel);
+    await this.publishAbout(row, "channel:created", channel);
     await this.audit.record(row.server_id, user.id, "CHANNEL_CREATE", { type: "channel", id: row.id }, {
       name: row.name,
       type: row.type,
@@ -209,7 +209,7 @@ export class Channels {
     for (const key of Object.keys(patch) as (keyof ChannelPatch)[]) {
       if (before[key] !== updated[key]) changes[key] = { old: before[key], new: updated[key] };
     }
-    this.bus.publish(rooms.server(row.server_id), "channel:updated", updated);
+    await this.publishAbout(row, "channel:updated", updated);
     await this.audit.record(row.server_id, user.id, "CHANNEL_UPDATE", { type: "channel", id: row.id }, changes);
     // Moving into or out of a category changes which overrides apply.
     if (changes.category_id) await this.members.syncChannelRooms(row.server_id, { channelIds: [row.id] });
@@ -221,7 +221,7 @@ export class Channels {
     const row = await this.store.channels.duplicate(channel.id, duplicateName(channel.name));
     if (!row) throw notFound("Channel");
     const copy = toChannel(row);
-    this.bus.publish(rooms.server(row.server_id), "channel:created", copy);
+    await this.publishAbout(row, "channel:created", copy);
     await this.audit.record(row.server_id, user.id, "CHANNEL_DUPLICATE", { type: "channel", id: row.id }, {
       source_id: channel.id,
       name: row.name,
@@ -231,13 +231,14 @@ export class Channels {
 
   async delete(channelId: string, user: UserRow): Promise<void> {
     const { channel, member } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_CHANNELS);
+    const hidden = await this.members.roomsUnableToView(channel);
     if (!(await this.store.channels.delete(channel.id))) throw notFound("Channel");
     // A deleted system channel no longer receives system messages.
     const settings = JSON.parse(member.server.settings) as { system_channel_id?: string | null };
     if (settings.system_channel_id === channel.id) {
       await this.store.servers.update(member.server.id, { settings: JSON.stringify({ ...settings, system_channel_id: null }) });
     }
-    this.bus.publish(rooms.server(channel.server_id), "channel:deleted", { id: channel.id, server_id: channel.server_id });
+    this.bus.publish(rooms.server(channel.server_id), "channel:deleted", { id: channel.id, server_id: channel.server_id }, hidden);
     const room = rooms.channel(channel.id);
     this.bus.removeFromRoom(room, room);
     await this.audit.record(channel.server_id, user.id, "CHANNEL_DELETE", { type: "channel", id: channel.id }, {
@@ -264,7 +265,7 @@ export class Channels {
       const old = before.get(row.id)!;
       if (old.position !== row.position || old.category_id !== row.category_id) moved.push(row);
     }
-    for (const row of moved) this.bus.publish(rooms.server(server.id), "channel:updated", toChannel(row));
+    for (const row of moved) await this.publishAbout(row, "channel:updated", toChannel(row));
     await this.audit.record(server.id, user.id, "CHANNEL_REORDER", { type: "server", id: server.id }, {
       order: order.map((e) => ({ id: e.id, position: e.position, ...(e.category_id !== undefined ? { category_id: e.category_id } : {}) })),
     });
@@ -295,8 +296,10 @@ export class Channels {
     const category = await this.manageCategory(categoryId, user, PERMISSIONS.MANAGE_CHANNELS);
     const inside = await this.store.channels.listByCategory(category.id);
     if (!(await this.store.channels.deleteCategory(category.id))) throw notFound("Category");
-    const serverRoom = rooms.server(category.server_id);
-    for (const row of inside) this.bus.publish(serverRoom, "channel:updated", toChannel({ ...row, category_id: null }));
+    for (const row of inside) {
+      const moved = { ...row, category_id: null };
+      await this.publishAbout(moved, "channel:updated", toChannel(moved));
+    }
     await this.audit.record(category.server_id, user.id, "CATEGORY_DELETE", { type: "category", id: category.id }, { name: category.name });
     // The category's overrides no longer apply to its former channels.
     if (inside.length) await this.members.syncChannelRooms(category.server_id, { channelIds: inside.map((c) => c.id) });
@@ -328,7 +331,7 @@ export class Channels {
     await this.requireRole(channel.server_id, roleId);
     this.access.requireHeldBits(member, allow | deny);
     const row = toOverride(await this.store.channels.setChannelOverride(channel.id, roleId, allow, deny));
-    this.bus.publish(rooms.server(channel.server_id), "channel:permissions-updated", { channelId: channel.id, roleId, allow: row.allow, deny: row.deny });
+    await this.publishAbout(channel, "channel:permissions-updated", { channelId: channel.id, roleId, allow: row.allow, deny: row.deny });
     // The spec lists no override actions; an override is part of the channel's settings.
     await this.audit.record(channel.server_id, user.id, "CHANNEL_UPDATE", { type: "channel", id: channel.id }, {
       permission_override: { role_id: roleId, allow: row.allow, deny: row.deny },
@@ -342,7 +345,7 @@ export class Channels {
     const { channel } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_ROLES);
     await this.requireRole(channel.server_id, roleId);
     if (!(await this.store.channels.deleteChannelOverride(channel.id, roleId))) return;
-    this.bus.publish(rooms.server(channel.server_id), "channel:permissions-updated", { channelId: channel.id, roleId, reset: true });
+    await this.publishAbout(channel, "channel:permissions-updated", { channelId: channel.id, roleId, reset: true });
     await this.audit.record(channel.server_id, user.id, "CHANNEL_UPDATE", { type: "channel", id: channel.id }, {
       permission_override: { role_id: roleId, reset: true },
     });
@@ -413,6 +416,11 @@ export class Channels {
   }
 
   /** A role of this server (404 otherwise, as for any path id). */
+  /** Channel events reach the server room, except members who cannot see the channel. */
+  private async publishAbout<E extends GatewayEventName>(channel: ChannelRow, event: E, payload: GatewayPayload<E>): Promise<void> {
+    this.bus.publish(rooms.server(channel.server_id), event, payload, await this.members.roomsUnableToView(channel));
+  }
+
   private async requireRole(serverId: string, roleId: string): Promise<void> {
     const owner = isUuid(roleId) ? await this.store.channels.roleServerId(roleId) : null;
     if (owner !== serverId) throw notFound("Role");

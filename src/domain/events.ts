@@ -84,7 +84,8 @@ export const rooms = {
  * who belongs where; the gateway (or a recording bus in tests) does it.
  */
 export interface EventBus {
-  publish<E extends GatewayEventName>(room: string | string[], event: E, payload: GatewayPayload<E>): void;
+  /** Delivers to every socket in `room`, except those also in one of the `except` rooms. */
+  publish<E extends GatewayEventName>(room: string | string[], event: E, payload: GatewayPayload<E>, except?: string[]): void;
   /** Puts every socket currently in `selector` into `room` too. */
   addToRoom(selector: string, room: string): void;
   /** Takes every socket currently in `selector` out of `room`, at once. */

@@ -1,5 +1,6 @@
 import type { Store } from "../store/store.ts";
 import type { UserRow } from "../store/users-repo.ts";
+import type { ChannelRow } from "../store/channels-repo.ts";
 import type { Access } from "./access.ts";
 import type { Audit } from "./audit.ts";
 import { rooms, type EventBus } from "./events.ts";
@@ -69,6 +70,19 @@ export class Members {
       this.bus.removeFromRoom(userRoom, rooms.channel(channel.id));
     }
     return true;
+  }
+
+  /** The personal rooms of the members who cannot see `channel`: events about it skip them. */
+  async roomsUnableToView(channel: ChannelRow): Promise<string[]> {
+    const server = await this.access.server(channel.server_id);
+    const hidden: string[] = [];
+    for (const userId of await this.store.members.userIds(server.id)) {
+      const member = await this.access.memberOf(server, userId);
+      if (!member || !hasPermission(await this.access.channelPermissions(channel, member), PERMISSIONS.VIEW_CHANNEL)) {
+        hidden.push(rooms.user(userId));
+      }
+    }
+    return hidden;
   }
 
   /**

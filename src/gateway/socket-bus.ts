@@ -5,9 +5,10 @@ import type { EventBus, GatewayEventName, GatewayPayload } from "../domain/event
 export class SocketIoEventBus implements EventBus {
   constructor(private readonly io: Server) {}
 
-  publish<E extends GatewayEventName>(room: string | string[], event: E, payload: GatewayPayload<E>): void {
+  publish<E extends GatewayEventName>(room: string | string[], event: E, payload: GatewayPayload<E>, except: string[] = []): void {
     if (Array.isArray(room) && room.length === 0) return;
-    this.io.to(room).emit(event, payload);
+    const target = this.io.to(room);
+    (except.length ? target.except(except) : target).emit(event, payload);
   }
 
   addToRoom(selector: string, room: string): void {

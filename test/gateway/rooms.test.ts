@@ -94,3 +94,37 @@ describe("channel:join / channel:leave", () => {
     for (const s of [socket, ownerSocket, stranger]) s.close();
   });
 });
+
+describe("channel events respect visibility", () => {
+  test("members who cannot see a channel get none of its events", async () => {
+    const { owner, member, serverId, channelId } = await community();
+    const viewer = await server.register();
+    await addMember(server, serverId, viewer);
+    const sockets = await Promise.all([owner, member, viewer].map((u) => server.connect(u.token)));
+    for (const s of sockets) expect((await s.emitWithAck("server:join", serverId)).ok).toBe(true);
+    const [, memberSocket, viewerSocket] = sockets;
+
+    // Hide the channel from @everyone but let a role the viewer holds see it.
+    const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
+    const role = await server.api("POST", `/api/v1/roles/${serverId}`, { token: owner.token, body: { name: "insiders", color: "#112233", permissions: 0 } });
+    await server.api("POST", `/api/v1/roles/${serverId}/assign`, { token: owner.token, body: { targetUserId: viewer.id, roleId: role.body.id } });
+    const put = (roleId: string, allow: number, deny: number) =>
+      server.api("PUT", `/api/v1/channels/${channelId}/permissions/${roleId}`, { token: owner.token, body: { allow, deny } });
+    expect((await put(role.body.id, 2048, 0)).status).toBe(200);
+    expect((await put(everyone, 0, 2048)).status).toBe(200);
+
+    const memberSaw = recordEvents(memberSocket!, "channel:updated");
+    const viewerGot = waitForEvent(viewerSocket!, "channel:updated");
+    const renamed = await server.api("PUT", `/api/v1/channels/${channelId}`, { token: owner.token, body: { topic: "secret plans" } });
+    expect(renamed.status).toBe(200);
+    expect((await viewerGot).topic).toBe("secret plans");
+    const deleted = waitForEvent(viewerSocket!, "channel:deleted");
+    const memberDeletes = recordEvents(memberSocket!, "channel:deleted");
+    await server.api("DELETE", `/api/v1/channels/${channelId}`, { token: owner.token });
+    expect(await deleted).toEqual({ id: channelId, server_id: serverId });
+    await sleep(100);
+    expect(memberSaw).toEqual([]);
+    expect(memberDeletes).toEqual([]);
+    for (const s of sockets) s.close();
+  });
+});

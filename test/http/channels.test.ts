@@ -158,10 +158,13 @@ describe("GET /api/v1/channels/:serverId", () => {
     expect((await roomUserIds(`channel:${secret.id}`)).sort()).toEqual([member.id, owner.id].sort());
     expect((await call("GET", `/${serverId}`, member)).body.channels.map((c: any) => c.id)).toContain(secret.id);
 
-    const event = waitForEvent(memberSocket, "channel:permissions-updated");
+    // The event reaches those who can still see the channel, not the member who just lost it.
+    const event = waitForEvent(ownerSocket, "channel:permissions-updated");
+    const memberSaw = recordEvents(memberSocket, "channel:permissions-updated");
     const res = await call("PUT", `/${secret.id}/permissions/${everyoneRoleId}`, owner, { allow: 0, deny: PERMISSIONS.VIEW_CHANNEL });
     expect(res.status).toBe(200);
     expect(await event).toEqual({ channelId: secret.id, roleId: everyoneRoleId, allow: 0, deny: PERMISSIONS.VIEW_CHANNEL });
+    expect(memberSaw).toEqual([]);
 
     // Removed from the room by the time the request answered; the owner keeps it.
     expect(await roomUserIds(`channel:${secret.id}`)).toEqual([owner.id]);
