@@ -13,10 +13,16 @@ import { discoveryRoutes } from "./http/routes/discovery.ts";
 import { fileRoutes } from "./http/routes/files.ts";
 import { userRoutes } from "./http/routes/users.ts";
 import { serverRoutes } from "./http/routes/servers.ts";
+import { messageRoutes } from "./http/routes/messages.ts";
+import { messageUploadRoutes } from "./http/routes/message-uploads.ts";
+import { messageReactionRoutes } from "./http/routes/message-reactions.ts";
 import { channelRoutes } from "./http/routes/channels.ts";
 import { serverInviteRoutes } from "./http/routes/server-invites.ts";
 import { serverModerationRoutes } from "./http/routes/server-moderation.ts";
 import { roleRoutes } from "./http/routes/roles.ts";
+import { friendRoutes } from "./http/routes/friends.ts";
+import { dmRoutes } from "./http/routes/dms.ts";
+import { groupDmRoutes } from "./http/routes/group-dms.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { resolveJwtSecret } from "./secret.ts";
 import { createStore, type Store } from "./store/store.ts";
@@ -93,10 +99,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(authRoutes(domain, auth))
     .use(userRoutes(domain, auth))
     .use(serverRoutes(domain, auth))
+    .use(messageRoutes(domain, auth))
+    .use(messageUploadRoutes(domain, auth))
+    .use(messageReactionRoutes(domain, auth))
     .use(channelRoutes(domain, auth))
     .use(serverInviteRoutes(domain, auth))
     .use(serverModerationRoutes(domain, auth))
     .use(roleRoutes(domain, auth))
+    .use(friendRoutes(domain, auth))
+    .use(groupDmRoutes(domain, auth))
+    .use(dmRoutes(domain, auth))
     .use(fileRoutes(domain));
 
   const { websocket, idleTimeout } = engine.handler();

@@ -9,6 +9,7 @@ import { rooms, type EventBus, type GatewayEventName, type GatewayPayload } from
 import type { Members } from "./members.ts";
 import { PERMISSIONS } from "./permission-bits.ts";
 import { computeChannelPermissions, hasPermission } from "./permissions.ts";
+import type { UploadStore } from "./uploads.ts";
 import { isUuid } from "./validation.ts";
 
 /** SPEC.md "Channel"; the flags are booleans. */
@@ -121,6 +122,7 @@ export class Channels {
     private readonly audit: Audit,
     private readonly members: Members,
     private readonly bus: EventBus,
+    private readonly uploads: UploadStore,
   ) {}
 
   /** Every channel and category the member can see. */
@@ -232,7 +234,10 @@ export class Channels {
   async delete(channelId: string, user: UserRow): Promise<void> {
     const { channel, member } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_CHANNELS);
     const hidden = await this.members.roomsUnableToView(channel);
+    const files = await this.store.messages.channelFiles(channel.id);
     if (!(await this.store.channels.delete(channel.id))) throw notFound("Channel");
+    // Its messages went with it (cascade); their attachment files go too.
+    await Promise.all(files.map((file) => this.uploads.remove(file)));
     // A deleted system channel no longer receives system messages.
     const settings = JSON.parse(member.server.settings) as { system_channel_id?: string | null };
     if (settings.system_channel_id === channel.id) {

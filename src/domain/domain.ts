@@ -13,10 +13,16 @@ import { Audit } from "./audit.ts";
 import { Members } from "./members.ts";
 import { Servers } from "./servers.ts";
 import { ServerGifs } from "./server-gifs.ts";
+import { Messages } from "./messages.ts";
+import { MessageUploads } from "./message-uploads.ts";
+import { Reactions } from "./reactions.ts";
+import { Pins } from "./pins.ts";
 import { Channels } from "./channels.ts";
 import { Roles } from "./roles.ts";
 import { Invites } from "./invites.ts";
 import { Moderation } from "./moderation.ts";
+import { Friends } from "./friends.ts";
+import { Conversations } from "./conversations.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export interface Domain {
@@ -31,10 +37,16 @@ export interface Domain {
   members: Members;
   servers: Servers;
   serverGifs: ServerGifs;
+  messages: Messages;
+  messageUploads: MessageUploads;
+  reactions: Reactions;
+  pins: Pins;
   channels: Channels;
   roles: Roles;
   invites: Invites;
   moderation: Moderation;
+  friends: Friends;
+  conversations: Conversations;
 }
 
 export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus }): Domain {
@@ -46,8 +58,13 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
   const audit = new Audit(store, access);
   const members = new Members(store, access, audit, bus);
   const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus);
-  // Presence reaches the user's own sockets and every server they belong to.
-  const presenceAudience = async (userId: string) => [rooms.user(userId), ...(await store.members.serverIdsOf(userId)).map(rooms.server)];
+  const messages = new Messages(store, access, audit, uploads, bus);
+  // Presence reaches the user's own sockets, every server they belong to, and their friends.
+  const presenceAudience = async (userId: string) => [
+    rooms.user(userId),
+    ...(await store.members.serverIdsOf(userId)).map(rooms.server),
+    ...(await store.friends.friendIds(userId)).map(rooms.user),
+  ];
   return {
     accounts: new Accounts(store, tokens, bus, config),
     twoFactor,
@@ -60,9 +77,15 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     members,
     servers,
     serverGifs: new ServerGifs(store, access, uploads),
-    channels: new Channels(store, access, audit, members, bus),
+    messages,
+    messageUploads: new MessageUploads(store, access, messages, uploads),
+    reactions: new Reactions(store, access, bus),
+    pins: new Pins(store, access, audit, messages, bus),
+    channels: new Channels(store, access, audit, members, bus, uploads),
     roles: new Roles(store, access, audit, members, bus),
     invites: new Invites(store, access, audit, members, servers),
     moderation: new Moderation(store, access, audit, members, bus),
+    friends: new Friends(store, bus),
+    conversations: new Conversations(store, uploads, bus),
   };
 }

@@ -44,6 +44,14 @@ export interface ServerToClientEvents {
   "dm:reaction": (payload: Record<string, unknown>) => void;
   "dm:typing:start": (payload: { userId: string; [key: string]: unknown }) => void;
   "dm:typing:stop": (payload: { userId: string; [key: string]: unknown }) => void;
+  // Hearth extensions for DMs (docs/dms.md): edits, deletes, pins and group changes.
+  "dm:update": (message: Record<string, unknown>) => void;
+  "dm:deleted": (payload: { conversationId: string; messageId: string }) => void;
+  "dm:pin": (payload: { conversationId: string; messageId: string; pinned: boolean }) => void;
+  "dm:group:created": (group: Record<string, unknown>) => void;
+  "dm:group:updated": (group: Record<string, unknown>) => void;
+  "dm:group:removed": (payload: { conversationId: string }) => void;
+  "dm:group:deleted": (payload: { conversationId: string }) => void;
   "dm:call-incoming": (payload: Record<string, unknown>) => void;
   "voice:existing": (participants: Record<string, unknown>[]) => void;
   "voice:user-joined": (participant: Record<string, unknown>) => void;
@@ -64,6 +72,10 @@ export interface ServerToClientEvents {
   "voice:signal": (payload: Record<string, unknown>) => void;
   "voice:error": (payload: { error: string }) => void;
   "bot:audio-data": (payload: { pcm: Uint8Array; sampleRate: number; channels: number; botUserId: string }) => void;
+  // Hearth extensions (the spec names no friend events), delivered to the other user's room.
+  "friend:request": (payload: { from: { id: string; username: string; avatar: string | null } }) => void;
+  "friend:accepted": (payload: { userId: string; username: string }) => void;
+  "friend:removed": (payload: { userId: string }) => void;
 }
 
 export type GatewayEventName = keyof ServerToClientEvents;
@@ -138,5 +150,7 @@ export interface ClientToServerEvents {
   ) => void;
   "typing:start": (channelId: string, ack?: (ack: Ack) => void) => void;
   "typing:stop": (channelId: string, ack?: (ack: Ack) => void) => void;
+  "dm:typing:start": (payload: { conversationId: string }, ack?: (ack: Ack) => void) => void;
+  "dm:typing:stop": (payload: { conversationId: string }, ack?: (ack: Ack) => void) => void;
   "status:set": (payload: { status: PresenceStatus }, ack?: (ack: Ack<{ status: PresenceStatus }>) => void) => void;
 }

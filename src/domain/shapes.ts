@@ -55,7 +55,7 @@ export interface Embed {
   footer?: { text: string; icon_url?: string };
   author?: { name: string; url?: string; icon_url?: string };
   timestamp?: string;
-  components?: unknown[];
+  components?: import("./embeds.ts").Component[];
 }
 
 export interface Attachment {

@@ -76,6 +76,7 @@ const toMutedUser = (row: MutedUserRow): MutedUser => ({ ...row });
 export interface UserProfile extends PublicUser {
   connections: Connection[];
   mutual_servers: { id: string; name: string; icon: string | null }[];
+  mutual_friends: { id: string; username: string; avatar: string | null }[];
 }
 
 /** Users' own accounts and what others can see of them. */
@@ -105,6 +106,8 @@ export class Users {
       ...toPublicUser(user),
       connections: connections.map(toConnection),
       mutual_servers: await this.store.members.mutualServers(viewer.id, user.id),
+      // On one's own profile the list would be every friend, so it is empty there.
+      mutual_friends: viewer.id === user.id ? [] : await this.store.friends.mutualFriends(viewer.id, user.id),
     };
   }
 

@@ -5,6 +5,8 @@ import { rooms, type ClientToServerEvents, type ServerToClientEvents } from "../
 import type { Logger } from "../log.ts";
 import { registerPresenceEvents } from "./handlers/presence.ts";
 import { registerRoomEvents } from "./handlers/rooms.ts";
+import { registerTypingEvents } from "./handlers/typing.ts";
+import { registerDmEvents } from "./handlers/dms.ts";
 
 export interface SocketData {
   userId: string;
@@ -47,6 +49,8 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger): v
 
     registerPresenceEvents(socket, domain, log);
     registerRoomEvents(socket, domain, log);
+    registerTypingEvents(socket, domain, log);
+    registerDmEvents(socket, domain, log);
 
     socket.on("disconnect", (reason) => {
       log.info("gateway disconnect", { socketId: socket.id, userId, reason });

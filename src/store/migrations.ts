@@ -243,4 +243,196 @@ export const migrations: Migration[] = [
       CREATE INDEX server_gifs_server ON server_gifs (server_id, created_at);
     `,
   },
+  {
+    version: 3,
+    name: "messaging",
+    sql: `
+      CREATE TABLE messages (
+        id TEXT PRIMARY KEY,
+        channel_id TEXT NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        content TEXT NOT NULL DEFAULT '',
+        embeds TEXT NOT NULL DEFAULT '[]',
+        reply_to TEXT,
+        webhook_id TEXT,
+        webhook_username TEXT,
+        webhook_avatar TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER
+      );
+      -- Keyset pages (id < ?) per channel, and the slowmode check (last message of a member).
+      CREATE INDEX messages_channel ON messages (channel_id, id);
+      CREATE INDEX messages_channel_author ON messages (channel_id, user_id, id);
+      CREATE TRIGGER messages_count_insert AFTER INSERT ON messages BEGIN
+        UPDATE platform_counters SET value = value + 1 WHERE name = 'messages';
+      END;
+      CREATE TRIGGER messages_count_delete AFTER DELETE ON messages BEGIN
+        UPDATE platform_counters SET value = value - 1 WHERE name = 'messages';
+      END;
+
+      CREATE VIRTUAL TABLE messages_fts USING fts5 (content, content = 'messages', content_rowid = 'rowid');
+      CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts (rowid, content) VALUES (NEW.rowid, NEW.content);
+      END;
+      CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', OLD.rowid, OLD.content);
+      END;
+      CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', OLD.rowid, OLD.content);
+        INSERT INTO messages_fts (rowid, content) VALUES (NEW.rowid, NEW.content);
+      END;
+
+      CREATE TABLE attachments (
+        id TEXT PRIMARY KEY,
+        message_id TEXT NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+        filename TEXT NOT NULL,
+        original_name TEXT NOT NULL,
+        mime_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX attachments_message ON attachments (message_id);
+
+      CREATE TABLE reactions (
+        message_id TEXT NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+        emoji TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (message_id, emoji, user_id)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE pins (
+        message_id TEXT PRIMARY KEY REFERENCES messages (id) ON DELETE CASCADE,
+        channel_id TEXT NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+        pinned_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        pinned_at INTEGER NOT NULL
+      );
+      CREATE INDEX pins_channel ON pins (channel_id, pinned_at);
+
+      CREATE TABLE channel_read_states (
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        channel_id TEXT NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+        last_read_message_id TEXT,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (user_id, channel_id)
+      ) WITHOUT ROWID;
+
+      -- Custom emojis (the emoji routes arrive with their own feature; messages and reactions
+      -- validate <:name:id> against this table).
+      CREATE TABLE emojis (
+        id TEXT PRIMARY KEY,
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        file_path TEXT NOT NULL,
+        original_name TEXT NOT NULL,
+        mime_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        uploaded_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX emojis_server ON emojis (server_id, created_at);
+
+      -- Direct messages: a 1:1 DM and a group DM are both conversations.
+      CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        type TEXT NOT NULL CHECK (type IN ('dm', 'group')),
+        name TEXT,
+        icon TEXT,
+        owner_id TEXT REFERENCES users (id) ON DELETE SET NULL,
+        -- For a 1:1 DM, the two user ids sorted and joined with ':', so there is one per pair.
+        dm_key TEXT UNIQUE,
+        last_message_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE conversation_members (
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        last_read_message_id TEXT,
+        joined_at INTEGER NOT NULL,
+        PRIMARY KEY (conversation_id, user_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX conversation_members_user ON conversation_members (user_id, conversation_id);
+
+      CREATE TABLE dm_messages (
+        id TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        content TEXT NOT NULL DEFAULT '',
+        embeds TEXT NOT NULL DEFAULT '[]',
+        reply_to TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER
+      );
+      CREATE INDEX dm_messages_conversation ON dm_messages (conversation_id, id);
+      CREATE TRIGGER dm_messages_count_insert AFTER INSERT ON dm_messages BEGIN
+        UPDATE platform_counters SET value = value + 1 WHERE name = 'messages';
+      END;
+      CREATE TRIGGER dm_messages_count_delete AFTER DELETE ON dm_messages BEGIN
+        UPDATE platform_counters SET value = value - 1 WHERE name = 'messages';
+      END;
+
+      CREATE VIRTUAL TABLE dm_messages_fts USING fts5 (content, content = 'dm_messages', content_rowid = 'rowid');
+      CREATE TRIGGER dm_messages_fts_insert AFTER INSERT ON dm_messages BEGIN
+        INSERT INTO dm_messages_fts (rowid, content) VALUES (NEW.rowid, NEW.content);
+      END;
+      CREATE TRIGGER dm_messages_fts_delete AFTER DELETE ON dm_messages BEGIN
+        INSERT INTO dm_messages_fts (dm_messages_fts, rowid, content) VALUES ('delete', OLD.rowid, OLD.content);
+      END;
+      CREATE TRIGGER dm_messages_fts_update AFTER UPDATE OF content ON dm_messages BEGIN
+        INSERT INTO dm_messages_fts (dm_messages_fts, rowid, content) VALUES ('delete', OLD.rowid, OLD.content);
+        INSERT INTO dm_messages_fts (rowid, content) VALUES (NEW.rowid, NEW.content);
+      END;
+
+      CREATE TABLE dm_attachments (
+        id TEXT PRIMARY KEY,
+        message_id TEXT NOT NULL REFERENCES dm_messages (id) ON DELETE CASCADE,
+        filename TEXT NOT NULL,
+        original_name TEXT NOT NULL,
+        mime_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX dm_attachments_message ON dm_attachments (message_id);
+
+      CREATE TABLE dm_reactions (
+        message_id TEXT NOT NULL REFERENCES dm_messages (id) ON DELETE CASCADE,
+        emoji TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (message_id, emoji, user_id)
+      ) WITHOUT ROWID;
+
+      CREATE TABLE dm_pins (
+        message_id TEXT PRIMARY KEY REFERENCES dm_messages (id) ON DELETE CASCADE,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        pinned_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        pinned_at INTEGER NOT NULL
+      );
+      CREATE INDEX dm_pins_conversation ON dm_pins (conversation_id, pinned_at);
+
+      -- Friendships: one row per pair (user_low < user_high); pending until the other accepts.
+      CREATE TABLE friendships (
+        user_low TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        user_high TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        requester_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'accepted')),
+        created_at INTEGER NOT NULL,
+        accepted_at INTEGER,
+        PRIMARY KEY (user_low, user_high),
+        CHECK (user_low < user_high)
+      ) WITHOUT ROWID;
+      CREATE INDEX friendships_high ON friendships (user_high, user_low);
+    `,
+  },
+  {
+    version: 4,
+    name: "premium",
+    // Premium subscribers get the larger attachment limit (set by administrators later).
+    sql: `
+      ALTER TABLE users ADD COLUMN premium INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

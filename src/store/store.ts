@@ -9,9 +9,15 @@ import { AccessRepo } from "./access-repo.ts";
 import { AuditRepo } from "./audit-repo.ts";
 import { ChannelsRepo } from "./channels-repo.ts";
 import { ServerGifsRepo } from "./server-gifs-repo.ts";
+import { MessagesRepo } from "./messages-repo.ts";
+import { EmojisRepo } from "./emojis-repo.ts";
+import { ReactionsRepo } from "./reactions-repo.ts";
+import { PinsRepo } from "./pins-repo.ts";
 import { RolesRepo } from "./roles-repo.ts";
 import { InvitesRepo } from "./invites-repo.ts";
 import { ModerationRepo } from "./moderation-repo.ts";
+import { FriendsRepo } from "./friends-repo.ts";
+import { ConversationsRepo } from "./conversations-repo.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
 export interface Store {
@@ -24,9 +30,15 @@ export interface Store {
   audit: AuditRepo;
   channels: ChannelsRepo;
   serverGifs: ServerGifsRepo;
+  messages: MessagesRepo;
+  emojis: EmojisRepo;
+  reactions: ReactionsRepo;
+  pins: PinsRepo;
   roles: RolesRepo;
   invites: InvitesRepo;
   moderation: ModerationRepo;
+  friends: FriendsRepo;
+  conversations: ConversationsRepo;
   close(): void;
 }
 
@@ -48,9 +60,15 @@ export function createStore(databaseFile: string): Store {
     audit: new AuditRepo(db),
     channels: new ChannelsRepo(db),
     serverGifs: new ServerGifsRepo(db),
+    messages: new MessagesRepo(db),
+    emojis: new EmojisRepo(db),
+    reactions: new ReactionsRepo(db),
+    pins: new PinsRepo(db),
     roles: new RolesRepo(db),
     invites: new InvitesRepo(db),
     moderation: new ModerationRepo(db),
+    friends: new FriendsRepo(db),
+    conversations: new ConversationsRepo(db),
     close() {
       // A clean close checkpoints the WAL so the file is complete on its own.
       try {

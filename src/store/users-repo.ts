@@ -17,6 +17,8 @@ export interface UserRow {
   token_version: number;
   totp_secret: string | null;
   totp_pending_secret: string | null;
+  /** Premium subscriber (larger attachment limit); set by administrators, not shown on the wire yet. */
+  premium: 0 | 1;
   created_at: number;
   updated_at: number;
 }
@@ -53,6 +55,7 @@ export class UsersRepo {
   private readonly setStatusStmt;
   private readonly setPreferredStmt;
   private readonly resetStatuses;
+  private readonly setPremiumStmt;
 
   constructor(private readonly db: Database) {
     this.byId = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE id = ?");
@@ -92,6 +95,7 @@ export class UsersRepo {
     this.setStatusStmt = db.prepare("UPDATE users SET status = ? WHERE id = ?");
     this.setPreferredStmt = db.prepare("UPDATE users SET preferred_status = ?, status = ? WHERE id = ?");
     this.resetStatuses = db.prepare("UPDATE users SET status = 'offline' WHERE status != 'offline'");
+    this.setPremiumStmt = db.prepare("UPDATE users SET premium = ?, updated_at = ? WHERE id = ?");
   }
 
   async findById(id: string): Promise<UserRow | null> {
@@ -172,6 +176,11 @@ export class UsersRepo {
   /** The status the user chose, and the one shown now. */
   async setPreferredStatus(id: string, preferred: PresenceStatus, shown: PresenceStatus): Promise<void> {
     this.setPreferredStmt.run(preferred, shown, id);
+  }
+
+  /** The premium flag (administrators set it in a later feature; tests set it here). */
+  async setPremium(id: string, premium: boolean): Promise<void> {
+    this.setPremiumStmt.run(premium ? 1 : 0, nowSeconds(), id);
   }
 
   /** At start nobody is connected. */

@@ -223,9 +223,10 @@ describe("GET /api/v1/users/:id/profile", () => {
 
     const res = await as(viewer).get(`/${target.id}/profile`);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual([...PUBLIC_KEYS, "connections", "mutual_servers"].sort());
+    expect(Object.keys(res.body).sort()).toEqual([...PUBLIC_KEYS, "connections", "mutual_friends", "mutual_servers"].sort());
     expect(res.body.mutual_servers).toEqual([]);
-    const { connections, mutual_servers: _mutual, ...publicPart } = res.body;
+    expect(res.body.mutual_friends).toEqual([]);
+    const { connections, mutual_servers: _mutual, mutual_friends: _friends, ...publicPart } = res.body;
     expectPublicUser(publicPart);
     expect(publicPart).toEqual((await as(viewer).get(`/${target.id}`)).body);
     expect(connections).toHaveLength(2);

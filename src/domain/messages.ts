@@ -1,0 +1,266 @@
+import type { Store } from "../store/store.ts";
+import type { AttachmentRow, MessageRow, NewMessage } from "../store/messages-repo.ts";
+import type { UserRow } from "../store/users-repo.ts";
+import { missingPermission, type Access, type ChannelContext } from "./access.ts";
+import type { Audit } from "./audit.ts";
+import { normalizeEmbeds } from "./embeds.ts";
+import { badRequest, forbidden, notFound, tooManyRequests } from "./errors.ts";
+import { rooms, type EventBus } from "./events.ts";
+import { isTimedOut, timedOutError } from "./moderation.ts";
+import { PERMISSIONS } from "./permission-bits.ts";
+import { hasPermission } from "./permissions.ts";
+import { toFtsMatch } from "./search-query.ts";
+import type { Attachment, Embed, Message } from "./shapes.ts";
+import type { UploadStore } from "./uploads.ts";
+import { isUuid } from "./validation.ts";
+
+export const MAX_CONTENT_LENGTH = 4000;
+export const VOICE_CHAT_DISABLED = "Text chat is disabled for this voice channel";
+
+/** `<:name:id>` (and animated `<a:name:id>`) custom emoji markup. */
+const CUSTOM_EMOJI = /<a?:([\w-]{1,32}):([0-9a-f-]{36})>/gi;
+const CUSTOM_EMOJI_EXACT = new RegExp(`^${CUSTOM_EMOJI.source}$`, "i");
+
+/** A string that is exactly one custom emoji markup (a reaction, say): its name and id, or null. */
+export function parseCustomEmoji(text: string): { name: string; id: string } | null {
+  const match = CUSTOM_EMOJI_EXACT.exec(text);
+  return match ? { name: match[1]!, id: match[2]!.toLowerCase() } : null;
+}
+
+/**
+ * The custom emoji rule, shared by message content and reactions: `<:name:id>` must name an
+ * existing emoji, and another server's emoji needs USE_EXTERNAL_EMOJIS in the channel.
+ */
+export async function checkCustomEmoji(store: Store, { channel, permissions }: ChannelContext, name: string, id: string, field: string): Promise<void> {
+  const emoji = await store.emojis.find(id.toLowerCase());
+  if (!emoji || emoji.name !== name) throw badRequest(`${field}: unknown custom emoji <:${name}:${id}>`);
+  if (emoji.server_id !== channel.server_id && !hasPermission(permissions, PERMISSIONS.USE_EXTERNAL_EMOJIS)) {
+    throw missingPermission(PERMISSIONS.USE_EXTERNAL_EMOJIS);
+  }
+}
+const MASS_MENTION = /@(everyone|here)\b/;
+
+export interface SendInput {
+  content?: string;
+  embeds?: unknown;
+  reply_to?: string | null;
+  /** Files already stored by the caller (uploads); removed again if the send is refused. */
+  attachments?: NewMessage["attachments"];
+  /** Webhook execution accepts Discord-style embed shapes and normalizes them. */
+  lenientEmbeds?: boolean;
+}
+
+export function toAttachment(row: AttachmentRow): Attachment {
+  return { id: row.id, filename: row.filename, original_name: row.original_name, mime_type: row.mime_type, size: row.size };
+}
+
+export function toMessage(row: MessageRow, attachments: Attachment[]): Message {
+  const message: Message = {
+    id: row.id,
+    channel_id: row.channel_id,
+    user_id: row.user_id,
+    content: row.content,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    username: row.webhook_username ?? row.username,
+    avatar: row.webhook_id ? row.webhook_avatar : row.avatar,
+    is_bot: row.webhook_id ? 1 : row.is_bot,
+    embeds: JSON.parse(row.embeds) as Embed[],
+    attachments,
+    reply_to: row.reply_to,
+  };
+  if (row.webhook_id) message.webhook_id = row.webhook_id;
+  return message;
+}
+
+/**
+ * Channel messages. `send` is the one place every sender goes through (user REST, uploads,
+ * Bot REST, `bot:send_message`, `interaction:response`, webhooks), so the permission checks,
+ * the chat_enabled rule, slowmode, timeouts, embed rules and `message:new` cannot drift apart.
+ */
+export class Messages {
+  constructor(
+    private readonly store: Store,
+    private readonly access: Access,
+    private readonly audit: Audit,
+    private readonly uploads: UploadStore,
+    private readonly bus: EventBus,
+  ) {}
+
+  async send(channelId: string, author: UserRow, input: SendInput): Promise<Message> {
+    try {
+      return await this.sendIn(await this.access.requireChannel(channelId, author.id), author, input);
+    } catch (error) {
+      // A refused upload leaves no file behind.
+      for (const file of input.attachments ?? []) await this.uploads.remove(file.filename);
+      throw error;
+    }
+  }
+
+  private async sendIn(context: ChannelContext, author: UserRow, input: SendInput): Promise<Message> {
+    const { channel, member, permissions } = context;
+    if (channel.type === "voice" && channel.chat_enabled !== 1) throw forbidden(VOICE_CHAT_DISABLED);
+    this.requireBit(permissions, PERMISSIONS.SEND_MESSAGES);
+    if (isTimedOut(member)) throw timedOutError();
+    const content = input.content ?? "";
+    const embeds = input.embeds === undefined || input.embeds === null ? [] : normalizeEmbeds(input.embeds, { lenient: input.lenientEmbeds ?? false });
+    const attachments = input.attachments ?? [];
+    if (!content.trim() && embeds.length === 0 && attachments.length === 0) {
+      throw badRequest("A message needs content, embeds or attachments");
+    }
+    if (embeds.length) this.requireBit(permissions, PERMISSIONS.EMBED_LINKS);
+    if (attachments.length) this.requireBit(permissions, PERMISSIONS.ATTACH_FILES);
+    await this.checkContent(content, context);
+    const replyTo = input.reply_to ?? null;
+    if (replyTo !== null) {
+      const target = isUuid(replyTo) ? await this.store.messages.findById(replyTo) : null;
+      if (!target || target.channel_id !== channel.id) throw badRequest("reply_to: no such message in this channel");
+    }
+    await this.enforceSlowmode(context, author.id);
+    const row = await this.store.messages.insert({
+      channelId: channel.id,
+      serverId: channel.server_id,
+      userId: author.id,
+      content,
+      embeds: JSON.stringify(embeds),
+      replyTo,
+      attachments,
+    });
+    const message = await this.hydrateOne(row);
+    this.bus.publish(rooms.channel(channel.id), "message:new", message);
+    return message;
+  }
+
+  /** Keyset pages of `limit` messages before `before` (a message id), newest first. */
+  async list(channelId: string, user: UserRow, before: string | undefined, limit: number): Promise<Message[]> {
+    const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
+    if (before !== undefined && !isUuid(before)) throw badRequest("before: must be a message id");
+    return this.hydrate(await this.store.messages.page(channel.id, before ?? null, limit));
+  }
+
+  /**
+   * Full-text search in one channel (VIEW_CHANNEL + READ_MESSAGE_HISTORY): every word must
+   * appear (whole words, case- and accent-insensitive); newest first. Input is quoted, never
+   * parsed as FTS5 syntax.
+   */
+  async search(channelId: string, user: UserRow, query: string, limit: number): Promise<Message[]> {
+    const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
+    const match = toFtsMatch(query);
+    return match ? this.hydrate(await this.store.messages.search(channel.id, match, limit)) : [];
+  }
+
+  async get(messageId: string, user: UserRow): Promise<Message> {
+    const row = await this.find(messageId);
+    await this.access.requireChannel(row.channel_id, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
+    return this.hydrateOne(row);
+  }
+
+  /**
+   * The author edits their own message; a member with MANAGE_MESSAGES may edit another's
+   * (audited as MESSAGE_EDIT). Content and embeds go through the same rules as sending.
+   */
+  async edit(messageId: string, user: UserRow, input: { content?: string; embeds?: unknown }): Promise<Message> {
+    const row = await this.find(messageId);
+    const context = await this.access.requireChannel(row.channel_id, user.id);
+    const own = row.user_id === user.id && row.webhook_id === null;
+    if (!own) this.requireBit(context.permissions, PERMISSIONS.MANAGE_MESSAGES);
+    const content = input.content ?? row.content;
+    const embeds = input.embeds === undefined ? (JSON.parse(row.embeds) as Embed[]) : normalizeEmbeds(input.embeds ?? [], { lenient: false });
+    if (input.embeds !== undefined && embeds.length) this.requireBit(context.permissions, PERMISSIONS.EMBED_LINKS);
+    const hasFiles = (await this.store.messages.attachments([row.id])).length > 0;
+    if (!content.trim() && embeds.length === 0 && !hasFiles) throw badRequest("A message needs content, embeds or attachments");
+    if (input.content !== undefined) await this.checkContent(content, context);
+    const updated = await this.store.messages.update(row.id, content, JSON.stringify(embeds));
+    if (!updated) throw notFound("Message");
+    const message = await this.hydrateOne(updated);
+    this.bus.publish(rooms.channel(row.channel_id), "message:update", message);
+    if (!own) {
+      await this.audit.record(row.server_id, user.id, "MESSAGE_EDIT", { type: "member", id: row.user_id }, {
+        messageId: row.id,
+        channelId: row.channel_id,
+      });
+    }
+    return message;
+  }
+
+  /** The author, or MANAGE_MESSAGES (audited as MESSAGE_DELETE). Attachment files go too. */
+  async delete(messageId: string, user: UserRow): Promise<void> {
+    const row = await this.find(messageId);
+    const context = await this.access.requireChannel(row.channel_id, user.id);
+    const own = row.user_id === user.id && row.webhook_id === null;
+    if (!own) this.requireBit(context.permissions, PERMISSIONS.MANAGE_MESSAGES);
+    const files = await this.store.messages.delete(row.id);
+    if (!files) throw notFound("Message");
+    await Promise.all(files.map((file) => this.uploads.remove(file)));
+    this.bus.publish(rooms.channel(row.channel_id), "message:deleted", { channelId: row.channel_id, messageId: row.id });
+    if (!own) {
+      await this.audit.record(row.server_id, user.id, "MESSAGE_DELETE", { type: "member", id: row.user_id }, {
+        messageId: row.id,
+        channelId: row.channel_id,
+      });
+    }
+  }
+
+  /** Marks the channel read up to `messageId` (default: its latest message). */
+  async markRead(channelId: string, user: UserRow, messageId: string | undefined) {
+    const { channel } = await this.access.requireChannel(channelId, user.id);
+    let upTo = messageId ?? null;
+    if (upTo !== null) {
+      const target = isUuid(upTo) ? await this.store.messages.findById(upTo) : null;
+      if (!target || target.channel_id !== channel.id) throw badRequest("message_id: no such message in this channel");
+    } else {
+      upTo = (await this.store.messages.page(channel.id, null, 1))[0]?.id ?? null;
+    }
+    await this.store.messages.markRead(user.id, channel.id, upTo);
+    return { channel_id: channel.id, last_read_message_id: upTo };
+  }
+
+  /** `typing:start` / `typing:stop` to the channel room, for members who may send there. */
+  async typing(channelId: string, user: UserRow, event: "typing:start" | "typing:stop"): Promise<void> {
+    const { channel, permissions } = await this.access.requireChannel(channelId, user.id);
+    this.requireBit(permissions, PERMISSIONS.SEND_MESSAGES);
+    this.bus.publish(rooms.channel(channel.id), event, { userId: user.id, username: user.username, channelId: channel.id }, [rooms.user(user.id)]);
+  }
+
+  async hydrate(rows: MessageRow[]): Promise<Message[]> {
+    const byMessage = new Map<string, Attachment[]>();
+    for (const a of await this.store.messages.attachments(rows.map((r) => r.id))) {
+      const list = byMessage.get(a.message_id);
+      if (list) list.push(toAttachment(a));
+      else byMessage.set(a.message_id, [toAttachment(a)]);
+    }
+    return rows.map((row) => toMessage(row, byMessage.get(row.id) ?? []));
+  }
+
+  private async hydrateOne(row: MessageRow): Promise<Message> {
+    return (await this.hydrate([row]))[0]!;
+  }
+
+  private async find(messageId: string): Promise<MessageRow> {
+    const row = isUuid(messageId) ? await this.store.messages.findById(messageId) : null;
+    if (!row) throw notFound("Message");
+    return row;
+  }
+
+  private requireBit(permissions: number, bit: number) {
+    if (!hasPermission(permissions, bit)) throw missingPermission(bit);
+  }
+
+  /** Length, @everyone/@here, and custom emojis that exist (another server's need USE_EXTERNAL_EMOJIS). */
+  private async checkContent(content: string, context: ChannelContext): Promise<void> {
+    if (content.length > MAX_CONTENT_LENGTH) throw badRequest(`content: must be at most ${MAX_CONTENT_LENGTH} characters`);
+    if (MASS_MENTION.test(content)) this.requireBit(context.permissions, PERMISSIONS.MENTION_EVERYONE);
+    for (const [, name, id] of content.matchAll(CUSTOM_EMOJI)) await checkCustomEmoji(this.store, context, name!, id!, "content");
+  }
+
+  /** Members without MANAGE_MESSAGES or MANAGE_CHANNELS wait `slowmode` seconds between messages. */
+  private async enforceSlowmode({ channel, permissions }: ChannelContext, userId: string): Promise<void> {
+    if (channel.slowmode <= 0) return;
+    if (hasPermission(permissions, PERMISSIONS.MANAGE_MESSAGES) || hasPermission(permissions, PERMISSIONS.MANAGE_CHANNELS)) return;
+    const last = await this.store.messages.lastPostedAt(channel.id, userId);
+    if (last === null) return;
+    const wait = last + channel.slowmode - Math.floor(Date.now() / 1000);
+    if (wait > 0) throw tooManyRequests(wait, `Slowmode is on: wait ${wait} seconds`);
+  }
+}
+

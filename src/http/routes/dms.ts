@@ -1,0 +1,169 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import { DM_CONTENT_MAX, DM_FILES_PER_MESSAGE, type Conversations } from "../../domain/conversations.ts";
+import type { Domain } from "../../domain/domain.ts";
+import { LIMITS } from "../../domain/limits.ts";
+import { parseInput } from "../../domain/validation.ts";
+import type { ConversationRow } from "../../store/conversations-repo.ts";
+import type { UserRow } from "../../store/users-repo.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { readMultipart } from "../multipart.ts";
+import { body } from "../schemas.ts";
+
+const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message id"));
+const content = v.pipe(
+  v.string("must be a string"),
+  v.check((s) => s.trim().length > 0, "must not be empty"),
+  v.maxLength(DM_CONTENT_MAX, `must be at most ${DM_CONTENT_MAX} characters`),
+);
+const queryLimit = (max: number) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, `must be an integer between 1 and ${max}`),
+      v.transform(Number),
+      v.minValue(1, `must be an integer between 1 and ${max}`),
+      v.maxValue(max, `must be an integer between 1 and ${max}`),
+    ),
+  );
+
+export const SendBody = body({ content, reply_to: v.optional(v.nullable(messageId)) });
+export const EditBody = body({ content });
+export const ReadBody = v.optional(body({ message_id: v.optional(messageId) }), {});
+export const GifBody = body({
+  url: v.pipe(
+    v.string("must be a string"),
+    v.trim(),
+    v.maxLength(2048, "must be at most 2048 characters"),
+    v.url("must be an http(s) URL"),
+    v.regex(/^https?:\/\//i, "must be an http(s) URL"),
+  ),
+});
+export const ReactionBody = body({
+  emoji: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(64, "must be at most 64 characters")),
+});
+export const PageQuery = v.pipe(
+  v.object({
+    before: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
+    around: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
+    limit: queryLimit(100),
+  }),
+  v.check((q) => !(q.before && q.around), "before and around cannot be combined"),
+);
+export const SearchQuery = v.object({
+  q: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(200, "must be at most 200 characters")),
+  limit: queryLimit(100),
+});
+
+const UploadContent = v.optional(v.pipe(v.string("must be text"), v.maxLength(DM_CONTENT_MAX, `must be at most ${DM_CONTENT_MAX} characters`)), "");
+
+/** Reads the upload form (`files`: 1-10 files of 25 MB each, `content?`) and sends it. */
+export async function sendUpload(conversations: Conversations, conversation: ConversationRow, user: UserRow, request: Request) {
+  const form = await readMultipart(request, DM_FILES_PER_MESSAGE * LIMITS.attachmentBytes);
+  const text = parseInput(UploadContent, form.get("content") ?? undefined, "content");
+  return conversations.upload(conversation, user, form.getAll("files"), text);
+}
+
+export const pageOf = (query: v.InferOutput<typeof PageQuery>) => ({
+  before: query.before,
+  around: query.around,
+  limit: query.limit ?? LIMITS.messagePage,
+});
+
+/**
+ * /api/v1/dm: 1:1 direct messages, addressed by the other user's id. Every first-position
+ * parameter is `:targetUserId` (the router needs one name per position); `channels` and
+ * `groups` (group-dms.ts) are static segments.
+ */
+export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
+  const dms = domain.conversations;
+  return new Elysia({ prefix: "/api/v1/dm" })
+    .use(auth)
+    .get("/channels", ({ user }) => dms.list(user, null), { auth: true })
+    .post(
+      "/channels/:targetUserId",
+      async ({ user, params, set }) => {
+        const { conversation, created } = await dms.openDm(user, params.targetUserId);
+        set.status = created ? 201 : 200;
+        return dms.toConversation(conversation, user.id);
+      },
+      { auth: true },
+    )
+    .get(
+      "/:targetUserId/messages",
+      async ({ user, params, query }) => dms.messages(await dms.findDm(user, params.targetUserId), pageOf(query)),
+      { auth: true, query: PageQuery },
+    )
+    .post(
+      "/:targetUserId/messages",
+      async ({ user, params, body, set }) => {
+        const { conversation } = await dms.openDm(user, params.targetUserId);
+        const message = await dms.send(conversation, user, body);
+        set.status = 201;
+        return message;
+      },
+      { auth: true, body: SendBody },
+    )
+    .post(
+      "/:targetUserId/upload",
+      async ({ user, params, request, set }) => {
+        const { conversation } = await dms.openDm(user, params.targetUserId);
+        const message = await sendUpload(dms, conversation, user, request);
+        set.status = 201;
+        return message;
+      },
+      { auth: true, parse: "none" },
+    )
+    .post(
+      "/:targetUserId/gif",
+      async ({ user, params, body, set }) => {
+        const { conversation } = await dms.openDm(user, params.targetUserId);
+        const message = await dms.send(conversation, user, { content: body.url });
+        set.status = 201;
+        return message;
+      },
+      { auth: true, body: GifBody },
+    )
+    .put(
+      "/:targetUserId/messages/:messageId",
+      async ({ user, params, body }) =>
+        dms.edit(await dms.requireDm(user, params.targetUserId, "Message"), user, params.messageId, body.content),
+      { auth: true, body: EditBody },
+    )
+    .delete(
+      "/:targetUserId/messages/:messageId",
+      async ({ user, params }) => {
+        await dms.remove(await dms.requireDm(user, params.targetUserId, "Message"), user, params.messageId);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .put(
+      "/:targetUserId/messages/:messageId/reactions",
+      async ({ user, params, body }) =>
+        dms.toggleReaction(await dms.requireDm(user, params.targetUserId, "Message"), user, params.messageId, body.emoji),
+      { auth: true, body: ReactionBody },
+    )
+    .post(
+      "/:targetUserId/read",
+      async ({ user, params, body }) => dms.markRead(await dms.requireDm(user, params.targetUserId), user, body.message_id),
+      { auth: true, body: ReadBody },
+    )
+    .get(
+      "/:targetUserId/search",
+      async ({ user, params, query }) =>
+        dms.search(await dms.findDm(user, params.targetUserId), query.q, query.limit ?? LIMITS.searchDefault),
+      { auth: true, query: SearchQuery },
+    )
+    .get("/:targetUserId/pins", async ({ user, params }) => dms.pins(await dms.findDm(user, params.targetUserId)), { auth: true })
+    .post(
+      "/:targetUserId/pins/:messageId",
+      async ({ user, params }) => dms.setPinned(await dms.requireDm(user, params.targetUserId, "Message"), user, params.messageId, true),
+      { auth: true },
+    )
+    .delete(
+      "/:targetUserId/pins/:messageId",
+      async ({ user, params }) => dms.setPinned(await dms.requireDm(user, params.targetUserId, "Message"), user, params.messageId, false),
+      { auth: true },
+    );
+};

@@ -1,0 +1,44 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { parseInput, username } from "../../domain/validation.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { body } from "../schemas.ts";
+
+const RequestBody = body({ username });
+
+const SearchQuery = v.object({
+  q: v.pipe(
+    v.string("must be a string"),
+    v.trim(),
+    v.minLength(1, "must be 1-32 characters"),
+    v.maxLength(32, "must be 1-32 characters"),
+  ),
+});
+
+/** /api/v1/friends: friends, pending requests, search. */
+export const friendRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/friends" })
+    .use(auth)
+    .get("/", ({ user }) => domain.friends.list(user), { auth: true })
+    .get("/requests", ({ user }) => domain.friends.requests(user), { auth: true })
+    .get("/search", ({ user, query }) => domain.friends.search(user, parseInput(SearchQuery, query, "query").q), { auth: true })
+    .post(
+      "/request",
+      async ({ user, body, set }) => {
+        const result = await domain.friends.request(user, body.username);
+        if (result.accepted) return result.friend;
+        set.status = 201;
+        return result.request;
+      },
+      { auth: true, body: RequestBody },
+    )
+    .post("/accept/:friendId", ({ user, params }) => domain.friends.accept(user, params.friendId), { auth: true })
+    .delete(
+      "/:friendId",
+      async ({ user, params }) => {
+        await domain.friends.remove(user, params.friendId);
+        return { success: true };
+      },
+      { auth: true },
+    );

@@ -1,0 +1,166 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { LIMITS } from "../../domain/limits.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { readMultipart } from "../multipart.ts";
+import { body } from "../schemas.ts";
+import { EditBody, GifBody, PageQuery, pageOf, ReactionBody, ReadBody, SearchQuery, SendBody, sendUpload } from "./dms.ts";
+import { GROUP_ICON_BYTES } from "../../domain/conversations.ts";
+
+const userId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"));
+/** Trimmed, at most 100 characters; empty or null clears the name. */
+const groupName = v.nullable(
+  v.pipe(
+    v.string("must be a string"),
+    v.trim(),
+    v.maxLength(100, "must be at most 100 characters"),
+    v.transform((s) => (s === "" ? null : s)),
+  ),
+);
+
+const CreateBody = body({
+  name: v.optional(groupName),
+  member_ids: v.pipe(v.array(userId, "must be an array of user ids"), v.maxLength(50, "is too long")),
+});
+const UpdateBody = body({ name: v.optional(groupName) });
+const UserBody = body({ user_id: userId });
+
+/**
+ * /api/v1/dm/groups: group DMs. Every first-position parameter is `:groupId`. A group the
+ * caller is not in answers 404, whatever the route.
+ */
+export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
+  const dms = domain.conversations;
+  return new Elysia({ prefix: "/api/v1/dm/groups" })
+    .use(auth)
+    .get("/", ({ user }) => dms.list(user, "group"), { auth: true })
+    .post(
+      "/",
+      async ({ user, body, set }) => {
+        const group = await dms.createGroup(user, body);
+        set.status = 201;
+        return group;
+      },
+      { auth: true, body: CreateBody },
+    )
+    .patch(
+      "/:groupId",
+      async ({ user, params, body }) => {
+        if (body.name === undefined) return dms.toConversation(await dms.group(user, params.groupId), user.id);
+        return dms.renameGroup(user, params.groupId, body.name);
+      },
+      { auth: true, body: UpdateBody },
+    )
+    .delete(
+      "/:groupId",
+      async ({ user, params }) => {
+        await dms.deleteGroup(user, params.groupId);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .post(
+      "/:groupId/icon",
+      async ({ user, params, request }) => {
+        await dms.group(user, params.groupId);
+        return dms.setGroupIcon(user, params.groupId, (await readMultipart(request, GROUP_ICON_BYTES)).get("icon"));
+      },
+      { auth: true, parse: "none" },
+    )
+    .delete("/:groupId/icon", ({ user, params }) => dms.removeGroupIcon(user, params.groupId), { auth: true })
+    .post("/:groupId/members", ({ user, params, body }) => dms.addGroupMember(user, params.groupId, body.user_id), {
+      auth: true,
+      body: UserBody,
+    })
+    .delete(
+      "/:groupId/members/:memberId",
+      async ({ user, params }) => {
+        await dms.removeGroupMember(user, params.groupId, params.memberId);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .post("/:groupId/owner", ({ user, params, body }) => dms.transferGroup(user, params.groupId, body.user_id), {
+      auth: true,
+      body: UserBody,
+    })
+    .post(
+      "/:groupId/leave",
+      async ({ user, params }) => {
+        await dms.leaveGroup(user, params.groupId);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .get(
+      "/:groupId/messages",
+      async ({ user, params, query }) => dms.messages(await dms.group(user, params.groupId), pageOf(query)),
+      { auth: true, query: PageQuery },
+    )
+    .post(
+      "/:groupId/messages",
+      async ({ user, params, body, set }) => {
+        const message = await dms.send(await dms.group(user, params.groupId), user, body);
+        set.status = 201;
+        return message;
+      },
+      { auth: true, body: SendBody },
+    )
+    .post(
+      "/:groupId/upload",
+      async ({ user, params, request, set }) => {
+        const message = await sendUpload(dms, await dms.group(user, params.groupId), user, request);
+        set.status = 201;
+        return message;
+      },
+      { auth: true, parse: "none" },
+    )
+    .post(
+      "/:groupId/gif",
+      async ({ user, params, body, set }) => {
+        const message = await dms.send(await dms.group(user, params.groupId), user, { content: body.url });
+        set.status = 201;
+        return message;
+      },
+      { auth: true, body: GifBody },
+    )
+    .put(
+      "/:groupId/messages/:messageId",
+      async ({ user, params, body }) => dms.edit(await dms.group(user, params.groupId), user, params.messageId, body.content),
+      { auth: true, body: EditBody },
+    )
+    .delete(
+      "/:groupId/messages/:messageId",
+      async ({ user, params }) => {
+        await dms.remove(await dms.group(user, params.groupId), user, params.messageId);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .put(
+      "/:groupId/messages/:messageId/reactions",
+      async ({ user, params, body }) => dms.toggleReaction(await dms.group(user, params.groupId), user, params.messageId, body.emoji),
+      { auth: true, body: ReactionBody },
+    )
+    .get(
+      "/:groupId/search",
+      async ({ user, params, query }) => dms.search(await dms.group(user, params.groupId), query.q, query.limit ?? LIMITS.searchDefault),
+      { auth: true, query: SearchQuery },
+    )
+    .post("/:groupId/read", async ({ user, params, body }) => dms.markRead(await dms.group(user, params.groupId), user, body.message_id), {
+      auth: true,
+      body: ReadBody,
+    })
+    .get("/:groupId/pins", async ({ user, params }) => dms.pins(await dms.group(user, params.groupId)), { auth: true })
+    .post(
+      "/:groupId/pins/:messageId",
+      async ({ user, params }) => dms.setPinned(await dms.group(user, params.groupId), user, params.messageId, true),
+      { auth: true },
+    )
+    .delete(
+      "/:groupId/pins/:messageId",
+      async ({ user, params }) => dms.setPinned(await dms.group(user, params.groupId), user, params.messageId, false),
+      { auth: true },
+    );
+};

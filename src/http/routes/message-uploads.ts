@@ -1,0 +1,75 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { LIMITS } from "../../domain/limits.ts";
+import { httpUrl } from "../../domain/message-uploads.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { readMultipart } from "../multipart.ts";
+import { body } from "../schemas.ts";
+
+const GifBody = body({
+  url: v.optional(httpUrl),
+  gif_id: v.optional(v.string("must be a string")),
+  reply_to: v.optional(v.nullable(v.pipe(v.string("must be a string"), v.uuid("must be a message id")))),
+});
+
+const SearchQuery = v.object({
+  q: v.pipe(
+    v.string("is required"),
+    v.trim(),
+    v.minLength(1, "must be 1-200 characters"),
+    v.maxLength(200, "must be 1-200 characters"),
+  ),
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, "must be a whole number"),
+      v.transform(Number),
+      v.minValue(1, "must be between 1 and 100"),
+      v.maxValue(100, "must be between 1 and 100"),
+    ),
+  ),
+});
+
+/** A form text field as sent (string or file), absent as undefined. */
+const field = (form: { get(name: string): unknown }, name: string) => form.get(name) ?? undefined;
+
+/**
+ * /api/v1/messages: uploads, GIFs, search and attachment metadata. A separate plugin from the
+ * core message routes; the first-position parameter is `:id` (the channel id) as there.
+ */
+export const messageUploadRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/messages" })
+    .use(auth)
+    .post(
+      "/:id/upload",
+      async ({ user, params, request, set }) => {
+        // The limit depends on the server and the caller: resolve them (and refuse a caller who
+        // may not upload there) before a byte of the body is read.
+        const limit = await domain.messageUploads.uploadLimit(params.id, user);
+        const form = await readMultipart(request, limit);
+        const message = await domain.messageUploads.upload(params.id, user, {
+          files: form.getAll("files"),
+          content: field(form, "content"),
+          replyTo: field(form, "replyTo"),
+          remoteUrl: field(form, "remoteUrl"),
+        });
+        set.status = 201;
+        return message;
+      },
+      { auth: true, parse: "none" },
+    )
+    .post(
+      "/:id/gif",
+      async ({ user, params, body, set }) => {
+        const message = await domain.messageUploads.gif(params.id, user, body);
+        set.status = 201;
+        return message;
+      },
+      { auth: true, body: GifBody },
+    )
+    .get("/:id/search", ({ user, params, query }) => domain.messages.search(params.id, user, query.q, query.limit ?? LIMITS.searchDefault), {
+      auth: true,
+      query: SearchQuery,
+    })
+    .get("/attachment/:attachmentId", ({ user, params }) => domain.messageUploads.attachment(params.attachmentId, user), { auth: true });

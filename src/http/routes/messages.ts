@@ -1,0 +1,64 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { LIMITS } from "../../domain/limits.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { body } from "../schemas.ts";
+
+const content = v.pipe(v.string("must be a string"), v.maxLength(4000, "must be at most 4000 characters"));
+const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message id"));
+
+const SendBody = body({
+  content: v.optional(content),
+  embeds: v.optional(v.nullable(v.array(v.unknown(), "must be an array"))),
+  reply_to: v.optional(v.nullable(messageId)),
+});
+const EditBody = body({ content });
+const ReadBody = body({ message_id: v.optional(messageId) });
+const PageQuery = v.object({
+  before: v.optional(v.string()),
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, "must be a whole number"),
+      v.transform(Number),
+      v.minValue(1, "must be between 1 and 100"),
+      v.maxValue(100, "must be between 1 and 100"),
+    ),
+  ),
+});
+
+/**
+ * /api/v1/messages: channel messages. Every first-position parameter is `:id` (a channel id
+ * or a message id, as the spec's paths say), because the router needs one name per position.
+ */
+export const messageRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/messages" })
+    .use(auth)
+    .get("/id/:messageId", ({ user, params }) => domain.messages.get(params.messageId, user), { auth: true })
+    .get("/:id", ({ user, params, query }) => domain.messages.list(params.id, user, query.before, query.limit ?? LIMITS.messagePage), {
+      auth: true,
+      query: PageQuery,
+    })
+    .post(
+      "/:id",
+      async ({ user, params, body, set }) => {
+        const message = await domain.messages.send(params.id, user, body);
+        set.status = 201;
+        return message;
+      },
+      { auth: true, body: SendBody },
+    )
+    .put("/:id", ({ user, params, body }) => domain.messages.edit(params.id, user, body), { auth: true, body: EditBody })
+    .delete(
+      "/:id",
+      async ({ user, params }) => {
+        await domain.messages.delete(params.id, user);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .post("/:id/read", ({ user, params, body }) => domain.messages.markRead(params.id, user, body.message_id), {
+      auth: true,
+      body: ReadBody,
+    });

@@ -1,0 +1,171 @@
+import type { Database } from "bun:sqlite";
+import type { UserRow } from "./users-repo.ts";
+import { nowSeconds } from "./time.ts";
+
+export interface FriendshipRow {
+  user_low: string;
+  user_high: string;
+  requester_id: string;
+  status: "pending" | "accepted";
+  created_at: number;
+  accepted_at: number | null;
+}
+
+/** The other user of a relationship, with the relationship's times and who asked. */
+export interface RelatedUserRow {
+  user_id: string;
+  username: string;
+  avatar: string | null;
+  status: UserRow["status"];
+  is_bot: 0 | 1;
+  requester_id: string;
+  created_at: number;
+  accepted_at: number | null;
+}
+
+/** A user found by the friend search, with the caller's relationship row (if any). */
+export interface SearchRow extends UserRow {
+  f_status: "pending" | "accepted" | null;
+  f_requester: string | null;
+}
+
+export type RequestResult =
+  | { kind: "requested"; row: FriendshipRow }
+  /** The other side had already asked: the request accepted theirs. */
+  | { kind: "accepted"; row: FriendshipRow }
+  | { kind: "already-requested" }
+  | { kind: "already-friends" };
+
+export type AcceptResult =
+  | { kind: "accepted"; row: FriendshipRow }
+  | { kind: "none" }
+  | { kind: "own-request" }
+  | { kind: "already-friends" };
+
+/** One row per pair, keyed by the sorted ids. */
+const pair = (a: string, b: string): [string, string] => (a < b ? [a, b] : [b, a]);
+
+// The other user of each of `$me`'s rows: the primary key serves `user_low = $me`, the
+// friendships_high index serves `user_high = $me`.
+const RELATED = `
+  SELECT user_high AS other_id, * FROM friendships WHERE user_low = $me
+  UNION ALL
+  SELECT user_low AS other_id, * FROM friendships WHERE user_high = $me`;
+
+/** Friendships and friend requests (table `friendships`). */
+export class FriendsRepo {
+  private readonly getStmt;
+  private readonly insertStmt;
+  private readonly acceptStmt;
+  private readonly deleteStmt;
+  private readonly relatedStmt;
+  private readonly friendIdsStmt;
+  private readonly mutualStmt;
+  private readonly humanByName;
+  private readonly botByName;
+  private readonly searchStmt;
+
+  constructor(private readonly db: Database) {
+    this.getStmt = db.prepare<FriendshipRow, [string, string]>("SELECT * FROM friendships WHERE user_low = ? AND user_high = ?");
+    this.insertStmt = db.prepare<FriendshipRow, [string, string, string, number]>(
+      `INSERT INTO friendships (user_low, user_high, requester_id, status, created_at)
+       VALUES (?, ?, ?, 'pending', ?) RETURNING *`,
+    );
+    this.acceptStmt = db.prepare<FriendshipRow, [number, string, string]>(
+      "UPDATE friendships SET status = 'accepted', accepted_at = ? WHERE user_low = ? AND user_high = ? RETURNING *",
+    );
+    this.deleteStmt = db.prepare<FriendshipRow, [string, string]>(
+      "DELETE FROM friendships WHERE user_low = ? AND user_high = ? RETURNING *",
+    );
+    this.relatedStmt = db.prepare<RelatedUserRow, { me: string; status: string }>(
+      `SELECT u.id AS user_id, u.username, u.avatar, u.status, u.is_bot, r.requester_id, r.created_at, r.accepted_at
+       FROM (${RELATED}) r JOIN users u ON u.id = r.other_id
+       WHERE r.status = $status
+       ORDER BY u.username COLLATE NOCASE, u.id`,
+    );
+    this.friendIdsStmt = db.prepare<{ other_id: string }, { me: string }>(
+      `SELECT other_id FROM (${RELATED}) WHERE status = 'accepted'`,
+    );
+    this.mutualStmt = db.prepare<{ id: string; username: string; avatar: string | null }, { a: string; b: string }>(
+      `WITH fa AS (SELECT user_high AS id FROM friendships WHERE user_low = $a AND status = 'accepted'
+                   UNION ALL SELECT user_low FROM friendships WHERE user_high = $a AND status = 'accepted'),
+            fb AS (SELECT user_high AS id FROM friendships WHERE user_low = $b AND status = 'accepted'
+                   UNION ALL SELECT user_low FROM friendships WHERE user_high = $b AND status = 'accepted')
+       SELECT u.id, u.username, u.avatar FROM fa JOIN fb ON fb.id = fa.id JOIN users u ON u.id = fa.id
+       ORDER BY u.username COLLATE NOCASE, u.id`,
+    );
+    this.humanByName = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE is_bot = 0 AND username = ? COLLATE NOCASE");
+    this.botByName = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE is_bot = 1 AND username = ? COLLATE NOCASE LIMIT 1");
+    // A substring match cannot use an index; the scan is bounded by the human user count.
+    // Usernames are ASCII, so lower() is a full case fold.
+    this.searchStmt = db.prepare<SearchRow, { me: string; q: string; limit: number }>(
+      `SELECT u.*, f.status AS f_status, f.requester_id AS f_requester
+       FROM users u
+       LEFT JOIN friendships f ON f.user_low = min(u.id, $me) AND f.user_high = max(u.id, $me)
+       WHERE u.is_bot = 0 AND u.id != $me AND instr(lower(u.username), lower($q)) > 0
+       ORDER BY instr(lower(u.username), lower($q)) != 1, length(u.username), u.username COLLATE NOCASE, u.id
+       LIMIT $limit`,
+    );
+  }
+
+  async find(a: string, b: string): Promise<FriendshipRow | null> {
+    return this.getStmt.get(...pair(a, b));
+  }
+
+  /** A user by exact username regardless of case; a human wins over a bot of the same name. */
+  async findUserByUsername(username: string): Promise<UserRow | null> {
+    return this.humanByName.get(username) ?? this.botByName.get(username);
+  }
+
+  /** `from` asks `to`: creates the request, or accepts `to`'s pending request to `from`. */
+  async request(from: string, to: string): Promise<RequestResult> {
+    const [low, high] = pair(from, to);
+    return this.db.transaction((): RequestResult => {
+      const existing = this.getStmt.get(low, high);
+      if (!existing) return { kind: "requested", row: this.insertStmt.get(low, high, from, nowSeconds())! };
+      if (existing.status === "accepted") return { kind: "already-friends" };
+      if (existing.requester_id === from) return { kind: "already-requested" };
+      return { kind: "accepted", row: this.acceptStmt.get(nowSeconds(), low, high)! };
+    })();
+  }
+
+  /** `userId` accepts the pending request `otherId` sent them. */
+  async accept(userId: string, otherId: string): Promise<AcceptResult> {
+    const [low, high] = pair(userId, otherId);
+    return this.db.transaction((): AcceptResult => {
+      const existing = this.getStmt.get(low, high);
+      if (!existing) return { kind: "none" };
+      if (existing.status === "accepted") return { kind: "already-friends" };
+      if (existing.requester_id === userId) return { kind: "own-request" };
+      return { kind: "accepted", row: this.acceptStmt.get(nowSeconds(), low, high)! };
+    })();
+  }
+
+  /** Deletes the friendship or request between the two, whichever it is; null when there was none. */
+  async remove(a: string, b: string): Promise<FriendshipRow | null> {
+    return this.deleteStmt.get(...pair(a, b));
+  }
+
+  async listFriends(userId: string): Promise<RelatedUserRow[]> {
+    return this.relatedStmt.all({ me: userId, status: "accepted" });
+  }
+
+  /** Pending requests sent to or by the user. */
+  async listPending(userId: string): Promise<RelatedUserRow[]> {
+    return this.relatedStmt.all({ me: userId, status: "pending" });
+  }
+
+  async friendIds(userId: string): Promise<string[]> {
+    return this.friendIdsStmt.all({ me: userId }).map((r) => r.other_id);
+  }
+
+  /** Users who are friends of both. */
+  async mutualFriends(a: string, b: string): Promise<{ id: string; username: string; avatar: string | null }[]> {
+    return this.mutualStmt.all({ a, b });
+  }
+
+  /** Humans other than `me` whose username contains `q` (any case); prefix matches first, then shorter names. */
+  async search(me: string, q: string, limit: number): Promise<SearchRow[]> {
+    return this.searchStmt.all({ me, q, limit });
+  }
+}

@@ -1,0 +1,187 @@
+import type { Database } from "bun:sqlite";
+import { nowSeconds } from "./time.ts";
+
+/** A channel message with its author's fields, as the wire shape needs them. */
+export interface MessageRow {
+  id: string;
+  channel_id: string;
+  server_id: string;
+  user_id: string;
+  content: string;
+  embeds: string;
+  reply_to: string | null;
+  webhook_id: string | null;
+  webhook_username: string | null;
+  webhook_avatar: string | null;
+  created_at: number;
+  updated_at: number | null;
+  username: string;
+  avatar: string | null;
+  is_bot: 0 | 1;
+}
+
+export interface AttachmentRow {
+  id: string;
+  message_id: string;
+  filename: string;
+  original_name: string;
+  mime_type: string;
+  size: number;
+  created_at: number;
+}
+
+export interface NewMessage {
+  channelId: string;
+  serverId: string;
+  userId: string;
+  content: string;
+  embeds: string;
+  replyTo: string | null;
+  webhook?: { id: string; username: string; avatar: string | null } | null;
+  attachments?: Omit<AttachmentRow, "id" | "message_id" | "created_at">[];
+}
+
+const SELECT = `SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id`;
+
+/** Channel messages and their attachments. Pages are keyset (`id < ?`), newest first. */
+export class MessagesRepo {
+  private readonly insertStmt;
+  private readonly insertAttachment;
+  private readonly byId;
+  private readonly pageStmt;
+  private readonly latestStmt;
+  private readonly attachmentsOf;
+  private readonly attachmentById;
+  private readonly lastByAuthor;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly filesOfMessage;
+  private readonly filesOfChannel;
+  private readonly filesOfServer;
+  private readonly searchStmt;
+  private readonly upsertRead;
+
+  constructor(private readonly db: Database) {
+    this.insertStmt = db.prepare(
+      `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at)
+       VALUES ($id, $channel_id, $server_id, $user_id, $content, $embeds, $reply_to, $webhook_id, $webhook_username, $webhook_avatar, $now)`,
+    );
+    this.insertAttachment = db.prepare(
+      `INSERT INTO attachments (id, message_id, filename, original_name, mime_type, size, created_at)
+       VALUES ($id, $message_id, $filename, $original_name, $mime_type, $size, $now)`,
+    );
+    this.byId = db.prepare<MessageRow, [string]>(`${SELECT} WHERE m.id = ?`);
+    this.pageStmt = db.prepare<MessageRow, [string, string, number]>(
+      `${SELECT} WHERE m.channel_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?`,
+    );
+    this.latestStmt = db.prepare<MessageRow, [string, number]>(`${SELECT} WHERE m.channel_id = ? ORDER BY m.id DESC LIMIT ?`);
+    this.attachmentsOf = db.prepare<AttachmentRow, [string]>(
+      "SELECT * FROM attachments WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id",
+    );
+    this.attachmentById = db.prepare<AttachmentRow & { channel_id: string }, [string]>(
+      "SELECT a.*, m.channel_id FROM attachments a JOIN messages m ON m.id = a.message_id WHERE a.id = ?",
+    );
+    this.lastByAuthor = db.prepare<{ created_at: number }, [string, string]>(
+      "SELECT created_at FROM messages WHERE channel_id = ? AND user_id = ? ORDER BY id DESC LIMIT 1",
+    );
+    this.updateStmt = db.prepare("UPDATE messages SET content = ?, embeds = ?, updated_at = ? WHERE id = ?");
+    this.deleteStmt = db.prepare("DELETE FROM messages WHERE id = ?");
+    this.filesOfMessage = db.prepare<{ filename: string }, [string]>("SELECT filename FROM attachments WHERE message_id = ?");
+    this.filesOfChannel = db.prepare<{ filename: string }, [string]>(
+      "SELECT a.filename FROM attachments a JOIN messages m ON m.id = a.message_id WHERE m.channel_id = ?",
+    );
+    // Through the server's channels, so the (channel_id, id) index serves it.
+    this.filesOfServer = db.prepare<{ filename: string }, [string]>(
+      `SELECT a.filename FROM attachments a JOIN messages m ON m.id = a.message_id
+       WHERE m.channel_id IN (SELECT id FROM channels WHERE server_id = ?)`,
+    );
+    this.searchStmt = db.prepare<MessageRow, [string, string, number]>(
+      `SELECT m.*, u.username, u.avatar, u.is_bot FROM messages_fts f
+       JOIN messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
+       WHERE messages_fts MATCH ? AND m.channel_id = ? ORDER BY m.id DESC LIMIT ?`,
+    );
+    this.upsertRead = db.prepare(
+      `INSERT INTO channel_read_states (user_id, channel_id, last_read_message_id, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (user_id, channel_id) DO UPDATE SET last_read_message_id = excluded.last_read_message_id, updated_at = excluded.updated_at`,
+    );
+  }
+
+  /** The message and its attachments, in one transaction. */
+  async insert(message: NewMessage): Promise<MessageRow> {
+    return this.db.transaction(() => {
+      const id = Bun.randomUUIDv7();
+      const now = nowSeconds();
+      this.insertStmt.run({
+        id,
+        channel_id: message.channelId,
+        server_id: message.serverId,
+        user_id: message.userId,
+        content: message.content,
+        embeds: message.embeds,
+        reply_to: message.replyTo,
+        webhook_id: message.webhook?.id ?? null,
+        webhook_username: message.webhook?.username ?? null,
+        webhook_avatar: message.webhook?.avatar ?? null,
+        now,
+      });
+      for (const a of message.attachments ?? []) {
+        this.insertAttachment.run({ id: Bun.randomUUIDv7(), message_id: id, ...a, now });
+      }
+      return this.byId.get(id)!;
+    })();
+  }
+
+  async findById(id: string): Promise<MessageRow | null> {
+    return this.byId.get(id);
+  }
+
+  /** Newest first; `before` is a message id (exclusive). */
+  async page(channelId: string, before: string | null, limit: number): Promise<MessageRow[]> {
+    return before ? this.pageStmt.all(channelId, before, limit) : this.latestStmt.all(channelId, limit);
+  }
+
+  async attachments(messageIds: string[]): Promise<AttachmentRow[]> {
+    return messageIds.length ? this.attachmentsOf.all(JSON.stringify(messageIds)) : [];
+  }
+
+  async attachment(id: string): Promise<(AttachmentRow & { channel_id: string }) | null> {
+    return this.attachmentById.get(id);
+  }
+
+  /** When the author last posted in the channel (slowmode). */
+  async lastPostedAt(channelId: string, userId: string): Promise<number | null> {
+    return this.lastByAuthor.get(channelId, userId)?.created_at ?? null;
+  }
+
+  async update(id: string, content: string, embeds: string): Promise<MessageRow | null> {
+    this.updateStmt.run(content, embeds, nowSeconds(), id);
+    return this.byId.get(id);
+  }
+
+  /** Deletes the message and answers the stored names of its attachment files. */
+  async delete(id: string): Promise<string[] | null> {
+    return this.db.transaction(() => {
+      const files = this.filesOfMessage.all(id).map((f) => f.filename);
+      return this.deleteStmt.run(id).changes > 0 ? files : null;
+    })();
+  }
+
+  /** Attachment files of a whole channel (to remove from disk when the channel goes). */
+  async channelFiles(channelId: string): Promise<string[]> {
+    return this.filesOfChannel.all(channelId).map((f) => f.filename);
+  }
+
+  /** Attachment files of every channel of a server (to remove from disk when the server goes). */
+  async serverFiles(serverId: string): Promise<string[]> {
+    return this.filesOfServer.all(serverId).map((f) => f.filename);
+  }
+
+  /** Full-text matches in one channel, newest first. `match` is an FTS5 expression built by the caller. */
+  async search(channelId: string, match: string, limit: number): Promise<MessageRow[]> {
+    return this.searchStmt.all(match, channelId, limit);
+  }
+
+  async markRead(userId: string, channelId: string, messageId: string | null): Promise<void> {
+    this.upsertRead.run(userId, channelId, messageId, nowSeconds());
+  }
+}

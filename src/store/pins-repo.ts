@@ -1,0 +1,47 @@
+import type { Database } from "bun:sqlite";
+import type { MessageRow } from "./messages-repo.ts";
+import { nowSeconds } from "./time.ts";
+
+export type PinOutcome = "pinned" | "exists" | "full";
+
+/** Channel-message pins. Lists are newest pin first: `pinned_at`, then insertion (rowid). */
+export class PinsRepo {
+  private readonly listStmt;
+  private readonly countStmt;
+  private readonly existsStmt;
+  private readonly insertStmt;
+  private readonly deleteStmt;
+
+  constructor(private readonly db: Database) {
+    // pins_channel (channel_id, pinned_at) carries the rowid, so it serves the order too.
+    this.listStmt = db.prepare<MessageRow, [string]>(
+      `SELECT m.*, u.username, u.avatar, u.is_bot FROM pins p
+       JOIN messages m ON m.id = p.message_id JOIN users u ON u.id = m.user_id
+       WHERE p.channel_id = ? ORDER BY p.pinned_at DESC, p.rowid DESC`,
+    );
+    this.countStmt = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM pins WHERE channel_id = ?");
+    this.existsStmt = db.prepare<{ one: number }, [string]>("SELECT 1 AS one FROM pins WHERE message_id = ?");
+    this.insertStmt = db.prepare("INSERT INTO pins (message_id, channel_id, pinned_by, pinned_at) VALUES (?, ?, ?, ?)");
+    this.deleteStmt = db.prepare("DELETE FROM pins WHERE message_id = ?");
+  }
+
+  /** The channel's pinned messages, newest pin first. */
+  async list(channelId: string): Promise<MessageRow[]> {
+    return this.listStmt.all(channelId);
+  }
+
+  /** Pins unless already pinned ("exists") or the channel holds `max` pins ("full"), in one transaction. */
+  async pin(channelId: string, messageId: string, userId: string, max: number): Promise<PinOutcome> {
+    return this.db.transaction((): PinOutcome => {
+      if (this.existsStmt.get(messageId)) return "exists";
+      if ((this.countStmt.get(channelId)?.n ?? 0) >= max) return "full";
+      this.insertStmt.run(messageId, channelId, userId, nowSeconds());
+      return "pinned";
+    })();
+  }
+
+  /** False when the message was not pinned. */
+  async unpin(messageId: string): Promise<boolean> {
+    return this.deleteStmt.run(messageId).changes > 0;
+  }
+}
