@@ -1,18 +1,19 @@
 import type { Store } from "../store/store.ts";
 import type { ConversationRow, DmMessageRow, NewDmAttachment } from "../store/conversations-repo.ts";
 import type { UserRow } from "../store/users-repo.ts";
-import { badRequest, conflict, forbidden, notFound, payloadTooLarge } from "./errors.ts";
+import { badRequest, conflict, forbidden, notFound } from "./errors.ts";
 import { rooms, type EventBus } from "./events.ts";
 import { LIMITS } from "./limits.ts";
 import type { Attachment, Embed, PresenceStatus } from "./shapes.ts";
-import { formatBytes, readImageUpload, sniffImage, type UploadStore } from "./uploads.ts";
+import { readImageUpload, type UploadStore } from "./uploads.ts";
+import { checkAttachmentFiles, storeAttachmentFiles } from "./attachments.ts";
+import { toFtsMatch } from "./search-query.ts";
 import { isUuid } from "./validation.ts";
 
 /** Group DM sizes: 2-10 other users at creation; at most 10 besides the owner, ever. */
 export const GROUP_MIN_OTHERS = 2;
 export const GROUP_MAX_OTHERS = 10;
 export const GROUP_ICON_BYTES = LIMITS.serverIconBytes;
-export const DM_FILES_PER_MESSAGE = 10;
 export const DM_PINS_MAX = 50;
 export const DM_CONTENT_MAX = 4000;
 
@@ -52,20 +53,6 @@ export interface MessagePageQuery {
   before?: string;
   around?: string;
   limit: number;
-}
-
-/** Words only, each quoted: user input never reaches FTS5 syntax (quotes, `*`, `OR`, `NEAR(`, `:`). */
-export function ftsQuery(q: string): string | null {
-  const words = q.match(/[\p{L}\p{N}_]+/gu);
-  if (!words || words.length === 0) return null;
-  return words.slice(0, 32).map((w) => `"${w}"`).join(" ");
-}
-
-/** The client's file name, reduced to a safe display name (never used on disk). */
-function displayName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? "";
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 255);
-  return clean || "file";
 }
 
 /**
@@ -247,25 +234,8 @@ export class Conversations {
    */
   async upload(conversation: ConversationRow, sender: UserRow, files: unknown[], content: string): Promise<DmMessage> {
     await this.requireCanSend(conversation, sender);
-    if (files.length === 0) throw badRequest("files: at least one file is required");
-    if (files.length > DM_FILES_PER_MESSAGE) throw badRequest(`files: at most ${DM_FILES_PER_MESSAGE} files per message`);
-    for (const file of files) {
-      if (!(file instanceof Blob)) throw badRequest("files: must be files");
-      if (file.size > LIMITS.attachmentBytes) throw payloadTooLarge(`files: each file must be at most ${formatBytes(LIMITS.attachmentBytes)}`);
-    }
-    const saved: NewDmAttachment[] = [];
+    const saved = await storeAttachmentFiles(this.uploads, checkAttachmentFiles(files, LIMITS.attachmentBytes, false));
     try {
-      for (const file of files as Blob[]) {
-        const bytes = new Uint8Array(await file.arrayBuffer());
-        const image = sniffImage(bytes);
-        const filename = await this.uploads.save("attachments", bytes, image ? image.ext : "bin");
-        saved.push({
-          filename,
-          original_name: displayName(file instanceof File ? file.name : ""),
-          mime_type: image ? image.mime : "application/octet-stream",
-          size: bytes.byteLength,
-        });
-      }
       return await this.send(conversation, sender, { content, attachments: saved });
     } catch (error) {
       await Promise.all(saved.map((a) => this.uploads.remove(a.filename)));
@@ -310,7 +280,7 @@ export class Conversations {
   }
 
   async search(conversation: ConversationRow | null, q: string, limit: number): Promise<DmMessage[]> {
-    const match = ftsQuery(q);
+    const match = toFtsMatch(q);
     if (!conversation || !match) return [];
     return this.toMessages(await this.store.conversations.search(conversation.id, match, limit));
   }

@@ -24,3 +24,21 @@ export const integer = (min: number, max: number) =>
     v.minValue(min, `must be between ${min} and ${max}`),
     v.maxValue(max, `must be between ${min} and ${max}`),
   );
+
+/** A query-string integer in 1..max; out of range is a 400, never clamped (CONTRACT.md). */
+export const queryLimit = (max: number) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, `must be a whole number between 1 and ${max}`),
+      v.transform(Number),
+      v.minValue(1, `must be a whole number between 1 and ${max}`),
+      v.maxValue(max, `must be a whole number between 1 and ${max}`),
+    ),
+  );
+
+/** `?q=&limit=` of the message searches (channel, DM, group DM). */
+export const SearchQuery = v.object({
+  q: v.pipe(v.string("is required"), v.trim(), v.minLength(1, "must be 1-200 characters"), v.maxLength(200, "must be 1-200 characters")),
+  limit: queryLimit(100),
+});

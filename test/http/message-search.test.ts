@@ -111,9 +111,9 @@ describe("GET /api/v1/messages/:channelId/search", () => {
     expect(all.body[0].content).toBe("match number 29");
     expect(contents(await search(channelId, member, q("match", 2)))).toEqual(["match number 29", "match number 28"]);
     expect((await search(channelId, member, q("match", 100))).body).toHaveLength(30);
-    expectError(await search(channelId, member, q("match", 0)), 400, "limit: must be between 1 and 100");
-    expectError(await search(channelId, member, q("match", 101)), 400, "limit: must be between 1 and 100");
-    expectError(await search(channelId, member, "?q=match&limit=abc"), 400, "limit: must be a whole number");
+    expectError(await search(channelId, member, q("match", 0)), 400, "limit: must be a whole number between 1 and 100");
+    expectError(await search(channelId, member, q("match", 101)), 400, "limit: must be a whole number between 1 and 100");
+    expectError(await search(channelId, member, "?q=match&limit=abc"), 400, "limit: must be a whole number between 1 and 100");
     expectError(await search(channelId, member, "?q=match&limit=-1"), 400, /^limit: /);
   });
 

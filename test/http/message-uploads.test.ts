@@ -8,7 +8,7 @@ import { addMember, createServer } from "../helpers/community.ts";
 import { GIF_1X1, NOT_AN_IMAGE, PNG_1X1 } from "../helpers/images.ts";
 import { startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { fileTypeOf, sanitizeFileName } from "../../src/domain/message-uploads.ts";
+import { fileTypeOf, sanitizeFileName } from "../../src/domain/attachments.ts";
 
 let server: TestServer;
 beforeAll(async () => {

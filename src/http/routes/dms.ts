@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
-import { DM_CONTENT_MAX, DM_FILES_PER_MESSAGE, type Conversations } from "../../domain/conversations.ts";
+import { DM_CONTENT_MAX, type Conversations } from "../../domain/conversations.ts";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/limits.ts";
 import { parseInput } from "../../domain/validation.ts";
@@ -8,7 +8,7 @@ import type { ConversationRow } from "../../store/conversations-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { body } from "../schemas.ts";
+import { SearchQuery, body, queryLimit } from "../schemas.ts";
 
 const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message id"));
 const content = v.pipe(
@@ -16,16 +16,6 @@ const content = v.pipe(
   v.check((s) => s.trim().length > 0, "must not be empty"),
   v.maxLength(DM_CONTENT_MAX, `must be at most ${DM_CONTENT_MAX} characters`),
 );
-const queryLimit = (max: number) =>
-  v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d+$/, `must be an integer between 1 and ${max}`),
-      v.transform(Number),
-      v.minValue(1, `must be an integer between 1 and ${max}`),
-      v.maxValue(max, `must be an integer between 1 and ${max}`),
-    ),
-  );
 
 export const SendBody = body({ content, reply_to: v.optional(v.nullable(messageId)) });
 export const EditBody = body({ content });
@@ -50,16 +40,14 @@ export const PageQuery = v.pipe(
   }),
   v.check((q) => !(q.before && q.around), "before and around cannot be combined"),
 );
-export const SearchQuery = v.object({
-  q: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(200, "must be at most 200 characters")),
-  limit: queryLimit(100),
-});
+export { SearchQuery };
 
 const UploadContent = v.optional(v.pipe(v.string("must be text"), v.maxLength(DM_CONTENT_MAX, `must be at most ${DM_CONTENT_MAX} characters`)), "");
 
 /** Reads the upload form (`files`: 1-10 files of 25 MB each, `content?`) and sends it. */
 export async function sendUpload(conversations: Conversations, conversation: ConversationRow, user: UserRow, request: Request) {
-  const form = await readMultipart(request, DM_FILES_PER_MESSAGE * LIMITS.attachmentBytes);
+  // The limit covers the whole upload, as for channel uploads (docs/messages.md).
+  const form = await readMultipart(request, LIMITS.attachmentBytes);
   const text = parseInput(UploadContent, form.get("content") ?? undefined, "content");
   return conversations.upload(conversation, user, form.getAll("files"), text);
 }

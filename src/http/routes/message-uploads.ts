@@ -5,7 +5,7 @@ import { LIMITS } from "../../domain/limits.ts";
 import { httpUrl } from "../../domain/message-uploads.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { body } from "../schemas.ts";
+import { SearchQuery, body } from "../schemas.ts";
 
 const GifBody = body({
   url: v.optional(httpUrl),
@@ -13,23 +13,6 @@ const GifBody = body({
   reply_to: v.optional(v.nullable(v.pipe(v.string("must be a string"), v.uuid("must be a message id")))),
 });
 
-const SearchQuery = v.object({
-  q: v.pipe(
-    v.string("is required"),
-    v.trim(),
-    v.minLength(1, "must be 1-200 characters"),
-    v.maxLength(200, "must be 1-200 characters"),
-  ),
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d+$/, "must be a whole number"),
-      v.transform(Number),
-      v.minValue(1, "must be between 1 and 100"),
-      v.maxValue(100, "must be between 1 and 100"),
-    ),
-  ),
-});
 
 /** A form text field as sent (string or file), absent as undefined. */
 const field = (form: { get(name: string): unknown }, name: string) => form.get(name) ?? undefined;

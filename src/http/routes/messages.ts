@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { body } from "../schemas.ts";
+import { body, queryLimit } from "../schemas.ts";
 
 const content = v.pipe(v.string("must be a string"), v.maxLength(4000, "must be at most 4000 characters"));
 const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message id"));
@@ -17,15 +17,7 @@ const EditBody = body({ content });
 const ReadBody = body({ message_id: v.optional(messageId) });
 const PageQuery = v.object({
   before: v.optional(v.string()),
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d+$/, "must be a whole number"),
-      v.transform(Number),
-      v.minValue(1, "must be between 1 and 100"),
-      v.maxValue(100, "must be between 1 and 100"),
-    ),
-  ),
+  limit: queryLimit(100),
 });
 
 /**
