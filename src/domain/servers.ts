@@ -158,10 +158,9 @@ export class Servers {
     if (!member.isOwner) throw forbidden("Only the owner can delete the server");
     this.twoFactor.requireCode(user, twoFactorCode);
     const channels = await this.store.channels.listByServer(member.server.id);
-    const [icon, banner] = [member.server.icon, member.server.banner];
-    const files = await this.store.messages.serverFiles(member.server.id);
+    const files = await this.store.servers.files(member.server.id);
     await this.store.servers.delete(member.server.id);
-    await Promise.all([icon, banner, ...files].map((file) => this.uploads.remove(file)));
+    await Promise.all(files.map((file) => this.uploads.remove(file)));
     const serverRoom = rooms.server(member.server.id);
     for (const channel of channels) this.bus.removeFromRoom(rooms.channel(channel.id), rooms.channel(channel.id));
     this.bus.removeFromRoom(serverRoom, serverRoom);

@@ -57,7 +57,6 @@ export class MessagesRepo {
   private readonly deleteStmt;
   private readonly filesOfMessage;
   private readonly filesOfChannel;
-  private readonly filesOfServer;
   private readonly searchStmt;
   private readonly upsertRead;
 
@@ -91,10 +90,6 @@ export class MessagesRepo {
       "SELECT a.filename FROM attachments a JOIN messages m ON m.id = a.message_id WHERE m.channel_id = ?",
     );
     // Through the server's channels, so the (channel_id, id) index serves it.
-    this.filesOfServer = db.prepare<{ filename: string }, [string]>(
-      `SELECT a.filename FROM attachments a JOIN messages m ON m.id = a.message_id
-       WHERE m.channel_id IN (SELECT id FROM channels WHERE server_id = ?)`,
-    );
     this.searchStmt = db.prepare<MessageRow, [string, string, number]>(
       `SELECT m.*, u.username, u.avatar, u.is_bot FROM messages_fts f
        JOIN messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
@@ -169,11 +164,6 @@ export class MessagesRepo {
   /** Attachment files of a whole channel (to remove from disk when the channel goes). */
   async channelFiles(channelId: string): Promise<string[]> {
     return this.filesOfChannel.all(channelId).map((f) => f.filename);
-  }
-
-  /** Attachment files of every channel of a server (to remove from disk when the server goes). */
-  async serverFiles(serverId: string): Promise<string[]> {
-    return this.filesOfServer.all(serverId).map((f) => f.filename);
   }
 
   /** Full-text matches in one channel, newest first. `match` is an FTS5 expression built by the caller. */

@@ -41,6 +41,7 @@ export class ServersRepo {
   private readonly setVanityStmt;
   private readonly vanityOwner;
   private readonly setListPosition;
+  private readonly filesStmt;
 
   constructor(private readonly db: Database) {
     this.byId = db.prepare<ServerRow, [string]>("SELECT * FROM servers WHERE id = ?");
@@ -82,6 +83,13 @@ export class ServersRepo {
     );
     this.vanityOwner = db.prepare<{ id: string }, [string]>("SELECT id FROM servers WHERE vanity_code = ? COLLATE NOCASE");
     this.setListPosition = db.prepare("UPDATE server_members SET list_position = ? WHERE user_id = ? AND server_id = ?");
+    this.filesStmt = db.prepare<{ path: string }, Record<string, string>>(
+      `SELECT icon AS path FROM servers WHERE id = $id AND icon IS NOT NULL
+       UNION ALL SELECT banner FROM servers WHERE id = $id AND banner IS NOT NULL
+       UNION ALL SELECT a.filename FROM attachments a JOIN messages m ON m.id = a.message_id WHERE m.server_id = $id
+       UNION ALL SELECT file_path FROM server_gifs WHERE server_id = $id
+       UNION ALL SELECT file_path FROM emojis WHERE server_id = $id`,
+    );
   }
 
   async findById(id: string): Promise<ServerRow | null> {
@@ -150,6 +158,11 @@ export class ServersRepo {
       }
       return this.setVanityStmt.get(code, nowSeconds(), id);
     })();
+  }
+
+  /** Every stored file the server owns (images, attachments, GIFs, emojis): removed with it. */
+  async files(id: string): Promise<string[]> {
+    return this.filesStmt.all({ id }).map((row) => row.path);
   }
 
   /** The caller's server list order: the given ids first, in order. */

@@ -80,3 +80,11 @@ describe("server GIFs and stickers", () => {
     expect((await server.api("GET", `/api/v1/servers/${serverId}/gifs`, { token: owner.token })).body).toEqual([]);
   });
 });
+
+test("deleting the server removes its GIF files", async () => {
+  const { owner, serverId } = await setup();
+  const gif = await upload(serverId, owner, form(GIF_1X1, "bye.gif"));
+  expect((await fetch(server.url + gif.body.url)).status).toBe(200);
+  expect((await server.api("DELETE", `/api/v1/servers/${serverId}`, { token: owner.token })).status).toBe(200);
+  expect((await fetch(server.url + gif.body.url)).status).toBe(404);
+});
