@@ -4,7 +4,7 @@ import type { UserRow } from "../store/users-repo.ts";
 import { badRequest, conflict, forbidden, notFound } from "./errors.ts";
 import { rooms, type EventBus } from "./events.ts";
 import { LIMITS } from "./limits.ts";
-import type { Attachment, Embed, PresenceStatus } from "./shapes.ts";
+import type { Embed, Message, PresenceStatus } from "./shapes.ts";
 import { readImageUpload, type UploadStore } from "./uploads.ts";
 import { checkAttachmentFiles, storeAttachmentFiles } from "./attachments.ts";
 import { toFtsMatch } from "./search-query.ts";
@@ -20,21 +20,7 @@ export const DM_CONTENT_MAX = 4000;
 export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
 
 /** A DM message: the spec's Message fields plus `conversation_id` (`channel_id` carries the same id). */
-export type DmMessage = {
-  id: string;
-  conversation_id: string;
-  channel_id: string;
-  user_id: string;
-  content: string;
-  created_at: number;
-  updated_at: number | null;
-  username: string;
-  avatar: string | null;
-  is_bot: 0 | 1;
-  embeds: Embed[];
-  attachments: Attachment[];
-  reply_to: string | null;
-};
+export type DmMessage = Omit<Message, "webhook_id"> & { conversation_id: string };
 
 export type Recipient = { id: string; username: string; avatar: string | null; status: PresenceStatus; is_bot: 0 | 1 };
 
