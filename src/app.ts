@@ -14,6 +14,7 @@ import { fileRoutes } from "./http/routes/files.ts";
 import { userRoutes } from "./http/routes/users.ts";
 import { serverRoutes } from "./http/routes/servers.ts";
 import { messageRoutes } from "./http/routes/messages.ts";
+import { applicationRoutes } from "./http/routes/applications.ts";
 import { messageUploadRoutes } from "./http/routes/message-uploads.ts";
 import { messageReactionRoutes } from "./http/routes/message-reactions.ts";
 import { channelRoutes } from "./http/routes/channels.ts";
@@ -100,6 +101,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(userRoutes(domain, auth))
     .use(serverRoutes(domain, auth))
     .use(messageRoutes(domain, auth))
+    .use(applicationRoutes(domain, auth))
     .use(messageUploadRoutes(domain, auth))
     .use(messageReactionRoutes(domain, auth))
     .use(channelRoutes(domain, auth))

@@ -19,6 +19,8 @@ export interface Config {
   loginFailuresPerAccountPerMinute: number;
   /** How long issued user tokens live, in the `jose` duration syntax ("30d"). */
   tokenLifetime: string;
+  /** Creating an application needs two-factor authentication (and the current code). */
+  requireTwoFactorForApplications: boolean;
   /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
   passwordHashing: { memoryCost: number; timeCost: number };
 }
@@ -41,6 +43,7 @@ const EnvSchema = v.object({
   LOG_LEVEL: v.optional(v.picklist(["debug", "info", "warn", "error", "silent"], "LOG_LEVEL must be one of debug, info, warn, error, silent"), "info"),
   AUTH_RATE_LIMIT_PER_MINUTE: v.optional(integerFrom("AUTH_RATE_LIMIT_PER_MINUTE", 1, 1_000_000), "30"),
   LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE: v.optional(integerFrom("LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE", 1, 1_000_000), "10"),
+  REQUIRE_2FA_FOR_APPLICATIONS: v.optional(v.picklist(["true", "false", "1", "0"], "REQUIRE_2FA_FOR_APPLICATIONS must be true or false"), "false"),
   TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
 });
 
@@ -64,6 +67,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
     loginFailuresPerAccountPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE,
     tokenLifetime: e.TOKEN_LIFETIME,
+    requireTwoFactorForApplications: e.REQUIRE_2FA_FOR_APPLICATIONS === "true" || e.REQUIRE_2FA_FOR_APPLICATIONS === "1",
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
   };
 }

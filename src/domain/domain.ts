@@ -14,6 +14,7 @@ import { Members } from "./members.ts";
 import { Servers } from "./servers.ts";
 import { ServerGifs } from "./server-gifs.ts";
 import { Messages } from "./messages.ts";
+import { Applications } from "./applications.ts";
 import { MessageUploads } from "./message-uploads.ts";
 import { Reactions } from "./reactions.ts";
 import { Pins } from "./pins.ts";
@@ -38,6 +39,7 @@ export interface Domain {
   servers: Servers;
   serverGifs: ServerGifs;
   messages: Messages;
+  applications: Applications;
   messageUploads: MessageUploads;
   reactions: Reactions;
   pins: Pins;
@@ -70,8 +72,9 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     twoFactor,
     users: new Users(store, uploads),
     presence: new Presence(store, bus, presenceAudience),
-    platform: new Platform(store),
+    platform: new Platform(store, config),
     uploads,
+    applications: new Applications(store, tokens, twoFactor, config),
     access,
     audit,
     members,

@@ -9,7 +9,7 @@ export const API_VERSION = "v1";
 
 /** Public, unauthenticated facts about this instance. */
 export class Platform {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store, private readonly settings: { requireTwoFactorForApplications: boolean }) {}
 
   discovery(baseUrl: string) {
     return {
@@ -34,7 +34,7 @@ export class Platform {
       features: {
         registration_open: true,
         two_factor: true,
-        two_factor_required_for_applications: false,
+        two_factor_required_for_applications: this.settings.requireTwoFactorForApplications,
       },
       limits: LIMITS,
       presence_statuses: PRESENCE_STATUSES,

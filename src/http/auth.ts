@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Accounts } from "../domain/accounts.ts";
 import type { UserRow } from "../store/users-repo.ts";
+import { forbidden } from "../domain/errors.ts";
 
 /** The token of an `Authorization: Bearer <token>` header, if there is one. */
 export function bearerToken(header: string | null | undefined): string | null {
@@ -25,6 +26,19 @@ export function authPlugin(accounts: Accounts) {
       resolve({ request }) {
         const user = authenticated.get(request);
         if (!user) throw new Error("auth transform did not run");
+        return { user };
+      },
+    },
+    /** Bot REST (`/oauth2/bot/...`): a valid token of a bot user; a user token is 403. */
+    bot: {
+      async transform({ request, headers }) {
+        const user = await accounts.authenticate(bearerToken(headers.authorization));
+        if (!user.is_bot) throw forbidden("This route needs a bot token");
+        authenticated.set(request, user);
+      },
+      resolve({ request }) {
+        const user = authenticated.get(request);
+        if (!user) throw new Error("bot transform did not run");
         return { user };
       },
     },

@@ -435,4 +435,57 @@ export const migrations: Migration[] = [
       ALTER TABLE users ADD COLUMN premium INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 5,
+    name: "bot-platform",
+    sql: `
+      CREATE TABLE applications (
+        id TEXT PRIMARY KEY,
+        owner_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        bot_user_id TEXT NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        client_secret TEXT NOT NULL,
+        default_permissions INTEGER NOT NULL DEFAULT 8895488,
+        invite_permission_locked INTEGER NOT NULL DEFAULT 0,
+        public_invite INTEGER NOT NULL DEFAULT 1,
+        avatar TEXT,
+        banner TEXT,
+        banner_offset INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX applications_owner ON applications (owner_id, created_at);
+
+      -- Slash commands: global (server_id NULL) or scoped to one server; names unique per scope.
+      CREATE TABLE commands (
+        id TEXT PRIMARY KEY,
+        application_id TEXT NOT NULL REFERENCES applications (id) ON DELETE CASCADE,
+        server_id TEXT REFERENCES servers (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        options TEXT NOT NULL DEFAULT '[]',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX commands_name ON commands (application_id, coalesce(server_id, ''), name);
+      CREATE INDEX commands_name_lookup ON commands (name);
+
+      -- Interactions delivered to bots, so a response can be checked against what was asked.
+      CREATE TABLE interactions (
+        id TEXT PRIMARY KEY,
+        application_id TEXT NOT NULL REFERENCES applications (id) ON DELETE CASCADE,
+        bot_user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        type TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        server_id TEXT REFERENCES servers (id) ON DELETE CASCADE,
+        channel_id TEXT REFERENCES channels (id) ON DELETE CASCADE,
+        message_id TEXT,
+        data TEXT NOT NULL DEFAULT '{}',
+        created_at INTEGER NOT NULL,
+        responded_at INTEGER
+      );
+      CREATE INDEX interactions_bot ON interactions (bot_user_id, created_at);
+    `,
+  },
 ];

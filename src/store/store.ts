@@ -11,6 +11,7 @@ import { ChannelsRepo } from "./channels-repo.ts";
 import { ServerGifsRepo } from "./server-gifs-repo.ts";
 import { MessagesRepo } from "./messages-repo.ts";
 import { EmojisRepo } from "./emojis-repo.ts";
+import { ApplicationsRepo } from "./applications-repo.ts";
 import { ReactionsRepo } from "./reactions-repo.ts";
 import { PinsRepo } from "./pins-repo.ts";
 import { RolesRepo } from "./roles-repo.ts";
@@ -32,6 +33,7 @@ export interface Store {
   serverGifs: ServerGifsRepo;
   messages: MessagesRepo;
   emojis: EmojisRepo;
+  applications: ApplicationsRepo;
   reactions: ReactionsRepo;
   pins: PinsRepo;
   roles: RolesRepo;
@@ -62,6 +64,7 @@ export function createStore(databaseFile: string): Store {
     serverGifs: new ServerGifsRepo(db),
     messages: new MessagesRepo(db),
     emojis: new EmojisRepo(db),
+    applications: new ApplicationsRepo(db),
     reactions: new ReactionsRepo(db),
     pins: new PinsRepo(db),
     roles: new RolesRepo(db),
