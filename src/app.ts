@@ -15,6 +15,8 @@ import { userRoutes } from "./http/routes/users.ts";
 import { serverRoutes } from "./http/routes/servers.ts";
 import { messageRoutes } from "./http/routes/messages.ts";
 import { applicationRoutes } from "./http/routes/applications.ts";
+import { botRestRoutes } from "./http/routes/bot-rest.ts";
+import { botInviteRoutes } from "./http/routes/bot-invites.ts";
 import { messageUploadRoutes } from "./http/routes/message-uploads.ts";
 import { messageReactionRoutes } from "./http/routes/message-reactions.ts";
 import { channelRoutes } from "./http/routes/channels.ts";
@@ -24,6 +26,7 @@ import { roleRoutes } from "./http/routes/roles.ts";
 import { friendRoutes } from "./http/routes/friends.ts";
 import { dmRoutes } from "./http/routes/dms.ts";
 import { groupDmRoutes } from "./http/routes/group-dms.ts";
+import { commandRoutes } from "./http/routes/commands.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { resolveJwtSecret } from "./secret.ts";
 import { createStore, type Store } from "./store/store.ts";
@@ -102,6 +105,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(serverRoutes(domain, auth))
     .use(messageRoutes(domain, auth))
     .use(applicationRoutes(domain, auth))
+    .use(commandRoutes(domain, auth))
+    .use(botRestRoutes(domain, auth))
+    .use(botInviteRoutes(domain, auth))
     .use(messageUploadRoutes(domain, auth))
     .use(messageReactionRoutes(domain, auth))
     .use(channelRoutes(domain, auth))

@@ -6,6 +6,7 @@ import { rooms, type EventBus } from "./events.ts";
 import { LIMITS } from "./limits.ts";
 import type { Embed, Message, PresenceStatus } from "./shapes.ts";
 import { readImageUpload, type UploadStore } from "./uploads.ts";
+import { normalizeEmbeds } from "./embeds.ts";
 import { checkAttachmentFiles, storeAttachmentFiles } from "./attachments.ts";
 import { toFtsMatch } from "./search-query.ts";
 import { isUuid } from "./validation.ts";
@@ -188,11 +189,13 @@ export class Conversations {
   async send(
     conversation: ConversationRow,
     sender: UserRow,
-    input: { content: string; reply_to?: string | null; attachments?: NewDmAttachment[] },
+    input: { content: string; embeds?: unknown; reply_to?: string | null; attachments?: NewDmAttachment[] },
   ): Promise<DmMessage> {
     await this.requireCanSend(conversation, sender);
     const attachments = input.attachments ?? [];
-    if (input.content.trim() === "" && attachments.length === 0) throw badRequest("content: must not be empty");
+    // Embeds (Bot REST DMs) follow the channel rules; a DM has no EMBED_LINKS bit to check.
+    const embeds = input.embeds === undefined || input.embeds === null ? [] : normalizeEmbeds(input.embeds, { lenient: false });
+    if (input.content.trim() === "" && attachments.length === 0 && embeds.length === 0) throw badRequest("content: must not be empty");
     let replyTo: string | null = null;
     if (input.reply_to) {
       const target = isUuid(input.reply_to) ? await this.store.conversations.findMessage(conversation.id, input.reply_to) : null;
@@ -203,6 +206,7 @@ export class Conversations {
       conversationId: conversation.id,
       userId: sender.id,
       content: input.content,
+      embeds: JSON.stringify(embeds),
       replyTo,
       attachments,
     });

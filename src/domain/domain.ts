@@ -15,6 +15,7 @@ import { Servers } from "./servers.ts";
 import { ServerGifs } from "./server-gifs.ts";
 import { Messages } from "./messages.ts";
 import { Applications } from "./applications.ts";
+import { BotMembership } from "./bot-membership.ts";
 import { MessageUploads } from "./message-uploads.ts";
 import { Reactions } from "./reactions.ts";
 import { Pins } from "./pins.ts";
@@ -24,6 +25,8 @@ import { Invites } from "./invites.ts";
 import { Moderation } from "./moderation.ts";
 import { Friends } from "./friends.ts";
 import { Conversations } from "./conversations.ts";
+import { Interactions } from "./interactions.ts";
+import { Commands } from "./commands.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export interface Domain {
@@ -40,6 +43,7 @@ export interface Domain {
   serverGifs: ServerGifs;
   messages: Messages;
   applications: Applications;
+  botMembership: BotMembership;
   messageUploads: MessageUploads;
   reactions: Reactions;
   pins: Pins;
@@ -49,6 +53,8 @@ export interface Domain {
   moderation: Moderation;
   friends: Friends;
   conversations: Conversations;
+  interactions: Interactions;
+  commands: Commands;
 }
 
 export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus }): Domain {
@@ -59,6 +65,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
   const access = new Access(store);
   const audit = new Audit(store, access);
   const members = new Members(store, access, audit, bus);
+  const botMembership = new BotMembership(store, access, audit, members, bus);
   const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus);
   const messages = new Messages(store, access, audit, uploads, bus);
   // Presence reaches the user's own sockets, every server they belong to, and their friends.
@@ -74,7 +81,8 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     presence: new Presence(store, bus, presenceAudience),
     platform: new Platform(store, config),
     uploads,
-    applications: new Applications(store, tokens, twoFactor, config),
+    applications: new Applications(store, tokens, twoFactor, config, uploads, bus, botMembership),
+    botMembership,
     access,
     audit,
     members,
@@ -90,5 +98,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     moderation: new Moderation(store, access, audit, members, bus),
     friends: new Friends(store, bus),
     conversations: new Conversations(store, uploads, bus),
+    interactions: new Interactions(store, access, messages, bus),
+    commands: new Commands(store, access),
   };
 }

@@ -5,6 +5,7 @@ import { missingPermission, type Access, type ChannelContext } from "./access.ts
 import type { Audit } from "./audit.ts";
 import { normalizeEmbeds } from "./embeds.ts";
 import { badRequest, forbidden, notFound, tooManyRequests } from "./errors.ts";
+import { deliverSlashCommand, detectSlashCommand } from "./interactions.ts";
 import { rooms, type EventBus } from "./events.ts";
 import { isTimedOut, timedOutError } from "./moderation.ts";
 import { PERMISSIONS } from "./permission-bits.ts";
@@ -48,6 +49,22 @@ export interface SendInput {
   attachments?: NewMessage["attachments"];
   /** Webhook execution accepts Discord-style embed shapes and normalizes them. */
   lenientEmbeds?: boolean;
+}
+
+/**
+ * Narrows an edit or delete: the message must be in `channelId` (404 otherwise), and with
+ * `ownOnly` only its author may act (Bot REST), even with MANAGE_MESSAGES.
+ */
+export interface MessageScope {
+  channelId?: string;
+  ownOnly?: boolean;
+}
+
+/** A keyset page: `before` and/or `after` are message ids (exclusive). */
+export interface MessagePage {
+  before?: string;
+  after?: string;
+  limit: number;
 }
 
 export function toAttachment(row: AttachmentRow): Attachment {
@@ -102,7 +119,10 @@ export class Messages {
     if (channel.type === "voice" && channel.chat_enabled !== 1) throw forbidden(VOICE_CHAT_DISABLED);
     this.requireBit(permissions, PERMISSIONS.SEND_MESSAGES);
     if (isTimedOut(member)) throw timedOutError();
-    const content = input.content ?? "";
+    // A user's `/<command>` line runs a bot's slash command; bots and webhooks never do.
+    const fromUser = author.is_bot !== 1 && !(input as { webhook?: unknown }).webhook;
+    const command = fromUser ? await detectSlashCommand(this.store, context, input.content ?? "") : null;
+    const content = command?.content ?? input.content ?? "";
     const embeds = input.embeds === undefined || input.embeds === null ? [] : normalizeEmbeds(input.embeds, { lenient: input.lenientEmbeds ?? false });
     const attachments = input.attachments ?? [];
     if (!content.trim() && embeds.length === 0 && attachments.length === 0) {
@@ -128,14 +148,30 @@ export class Messages {
     });
     const message = await this.hydrateOne(row);
     this.bus.publish(rooms.channel(channel.id), "message:new", message);
+    if (command) await deliverSlashCommand(this.store, this.bus, command, message, author, channel.server_id);
     return message;
   }
 
   /** Keyset pages of `limit` messages before `before` (a message id), newest first. */
   async list(channelId: string, user: UserRow, before: string | undefined, limit: number): Promise<Message[]> {
+    return this.page(channelId, user, { before, limit });
+  }
+
+  /**
+   * A page, newest first. Without `after`: the `limit` newest messages before `before` (or
+   * the newest). With `after`: the `limit` messages right after it (below `before` when given).
+   */
+  async page(channelId: string, user: UserRow, query: MessagePage): Promise<Message[]> {
     const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
-    if (before !== undefined && !isUuid(before)) throw badRequest("before: must be a message id");
-    return this.hydrate(await this.store.messages.page(channel.id, before ?? null, limit));
+    const before = query.before === undefined ? null : query.before.toLowerCase();
+    const after = query.after === undefined ? null : query.after.toLowerCase();
+    if (before !== null && !isUuid(before)) throw badRequest("before: must be a message id");
+    if (after !== null && !isUuid(after)) throw badRequest("after: must be a message id");
+    const rows =
+      after === null
+        ? await this.store.messages.page(channel.id, before, query.limit)
+        : await this.store.messages.pageAfter(channel.id, after, before, query.limit);
+    return this.hydrate(rows);
   }
 
   /**
@@ -159,10 +195,11 @@ export class Messages {
    * The author edits their own message; a member with MANAGE_MESSAGES may edit another's
    * (audited as MESSAGE_EDIT). Content and embeds go through the same rules as sending.
    */
-  async edit(messageId: string, user: UserRow, input: { content?: string; embeds?: unknown }): Promise<Message> {
-    const row = await this.find(messageId);
+  async edit(messageId: string, user: UserRow, input: { content?: string; embeds?: unknown }, scope: MessageScope = {}): Promise<Message> {
+    const row = await this.find(messageId, scope);
     const context = await this.access.requireChannel(row.channel_id, user.id);
     const own = row.user_id === user.id && row.webhook_id === null;
+    if (!own && scope.ownOnly) throw forbidden("You can only edit your own messages");
     if (!own) this.requireBit(context.permissions, PERMISSIONS.MANAGE_MESSAGES);
     const content = input.content ?? row.content;
     const embeds = input.embeds === undefined ? (JSON.parse(row.embeds) as Embed[]) : normalizeEmbeds(input.embeds ?? [], { lenient: false });
@@ -184,10 +221,11 @@ export class Messages {
   }
 
   /** The author, or MANAGE_MESSAGES (audited as MESSAGE_DELETE). Attachment files go too. */
-  async delete(messageId: string, user: UserRow): Promise<void> {
-    const row = await this.find(messageId);
+  async delete(messageId: string, user: UserRow, scope: MessageScope = {}): Promise<void> {
+    const row = await this.find(messageId, scope);
     const context = await this.access.requireChannel(row.channel_id, user.id);
     const own = row.user_id === user.id && row.webhook_id === null;
+    if (!own && scope.ownOnly) throw forbidden("You can only delete your own messages");
     if (!own) this.requireBit(context.permissions, PERMISSIONS.MANAGE_MESSAGES);
     const files = await this.store.messages.delete(row.id);
     if (!files) throw notFound("Message");
@@ -199,6 +237,27 @@ export class Messages {
         channelId: row.channel_id,
       });
     }
+  }
+
+  /**
+   * Deletes those of `messageIds` that are messages of the channel (others are skipped), with
+   * MANAGE_MESSAGES in it: one transaction, then `message:deleted` for each, and MESSAGE_DELETE
+   * for each message of another author, as a single delete would. Answers how many went.
+   */
+  async bulkDelete(channelId: string, user: UserRow, messageIds: string[]): Promise<{ deleted: number }> {
+    const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.MANAGE_MESSAGES);
+    const ids = [...new Set(messageIds.map((id) => id.toLowerCase()))];
+    const deleted = await this.store.messages.deleteInChannel(channel.id, ids);
+    await Promise.all(deleted.flatMap(({ files }) => files.map((file) => this.uploads.remove(file))));
+    for (const { row } of deleted) {
+      this.bus.publish(rooms.channel(channel.id), "message:deleted", { channelId: channel.id, messageId: row.id });
+      if (row.user_id === user.id && row.webhook_id === null) continue;
+      await this.audit.record(row.server_id, user.id, "MESSAGE_DELETE", { type: "member", id: row.user_id }, {
+        messageId: row.id,
+        channelId: row.channel_id,
+      });
+    }
+    return { deleted: deleted.length };
   }
 
   /** Marks the channel read up to `messageId` (default: its latest message). */
@@ -236,9 +295,9 @@ export class Messages {
     return (await this.hydrate([row]))[0]!;
   }
 
-  private async find(messageId: string): Promise<MessageRow> {
-    const row = isUuid(messageId) ? await this.store.messages.findById(messageId) : null;
-    if (!row) throw notFound("Message");
+  private async find(messageId: string, scope: MessageScope = {}): Promise<MessageRow> {
+    const row = isUuid(messageId) ? await this.store.messages.findById(messageId.toLowerCase()) : null;
+    if (!row || (scope.channelId !== undefined && row.channel_id !== scope.channelId.toLowerCase())) throw notFound("Message");
     return row;
   }
 

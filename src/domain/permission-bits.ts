@@ -42,3 +42,40 @@ export const DEFAULT_EVERYONE_PERMISSIONS =
 export function permissionNames(bits: number): PermissionName[] {
   return (Object.keys(PERMISSIONS) as PermissionName[]).filter((name) => (bits & PERMISSIONS[name]) !== 0);
 }
+
+/** The human label of each bit, as invite cards and settings screens show it. */
+export const PERMISSION_LABELS: Record<PermissionName, string> = {
+  MANAGE_CHANNELS: "Manage Channels",
+  MANAGE_ROLES: "Manage Roles",
+  KICK_MEMBERS: "Kick Members",
+  BAN_MEMBERS: "Ban Members",
+  MANAGE_MESSAGES: "Manage Messages",
+  MANAGE_SERVER: "Manage Server",
+  MUTE_MEMBERS: "Mute Members",
+  DEAFEN_MEMBERS: "Deafen Members",
+  MOVE_MEMBERS: "Move Members",
+  ADMINISTRATOR: "Administrator",
+  ADD_REACTIONS: "Add Reactions",
+  VIEW_CHANNEL: "View Channels",
+  SEND_MESSAGES: "Send Messages",
+  CONNECT: "Connect",
+  MANAGE_REACTIONS: "Manage Reactions",
+  SPEAK: "Speak",
+  ATTACH_FILES: "Attach Files",
+  EMBED_LINKS: "Embed Links",
+  READ_MESSAGE_HISTORY: "Read Message History",
+  MENTION_EVERYONE: "Mention Everyone",
+  USE_EXTERNAL_EMOJIS: "Use External Emojis",
+  STREAM: "Stream",
+  USE_SOUNDBOARD: "Use Soundboard",
+  USE_APPLICATION_COMMANDS: "Use Application Commands",
+};
+
+/** The labels of the bits set in `bits`, in bit order. */
+export function permissionLabels(bits: number): string[] {
+  return permissionNames(bits).map((name) => PERMISSION_LABELS[name]);
+}
+
+/** A bot's permissions as stored: ADMINISTRATOR, when present, is stored alone (SPEC.md "Permission bits"). */
+export const normalizeBotPermissions = (bits: number): number =>
+  (bits & PERMISSIONS.ADMINISTRATOR) !== 0 ? PERMISSIONS.ADMINISTRATOR : bits & ALL_PERMISSIONS;

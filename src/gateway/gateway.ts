@@ -7,6 +7,7 @@ import { registerPresenceEvents } from "./handlers/presence.ts";
 import { registerRoomEvents } from "./handlers/rooms.ts";
 import { registerTypingEvents } from "./handlers/typing.ts";
 import { registerDmEvents } from "./handlers/dms.ts";
+import { registerBotEvents } from "./handlers/bots.ts";
 
 export interface SocketData {
   userId: string;
@@ -51,6 +52,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger): v
     registerRoomEvents(socket, domain, log);
     registerTypingEvents(socket, domain, log);
     registerDmEvents(socket, domain, log);
+    registerBotEvents(socket, domain, log);
 
     socket.on("disconnect", (reason) => {
       log.info("gateway disconnect", { socketId: socket.id, userId, reason });

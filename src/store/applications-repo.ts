@@ -1,4 +1,6 @@
 import type { Database } from "bun:sqlite";
+import type { RoleRow } from "./roles-repo.ts";
+import type { UserRow } from "./users-repo.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface ApplicationRow {
@@ -16,6 +18,15 @@ export interface ApplicationRow {
   banner_offset: number;
   created_at: number;
   updated_at: number;
+}
+
+/** Settings the owner changes with one field each (PATCH routes). */
+export interface ApplicationSettings {
+  description?: string;
+  default_permissions?: number;
+  invite_permission_locked?: boolean;
+  public_invite?: boolean;
+  banner_offset?: number;
 }
 
 /** Applications and their bot users: an application and its bot are created and removed together. */
@@ -68,5 +79,92 @@ export class ApplicationsRepo {
 
   async listByOwner(ownerId: string): Promise<ApplicationRow[]> {
     return this.byOwner.all(ownerId);
+  }
+
+  async update(id: string, changes: ApplicationSettings): Promise<ApplicationRow | null> {
+    const flag = (b: boolean | undefined) => (b === undefined ? null : b ? 1 : 0);
+    return this.db
+      .query<ApplicationRow, Record<string, string | number | null>>(
+        `UPDATE applications SET description = coalesce($description, description),
+           default_permissions = coalesce($default_permissions, default_permissions),
+           invite_permission_locked = coalesce($invite_permission_locked, invite_permission_locked),
+           public_invite = coalesce($public_invite, public_invite),
+           banner_offset = coalesce($banner_offset, banner_offset), updated_at = $now
+         WHERE id = $id RETURNING *`,
+      )
+      .get({
+        id,
+        description: changes.description ?? null,
+        default_permissions: changes.default_permissions ?? null,
+        invite_permission_locked: flag(changes.invite_permission_locked),
+        public_invite: flag(changes.public_invite),
+        banner_offset: changes.banner_offset ?? null,
+        now: nowSeconds(),
+      });
+  }
+
+  /**
+   * Renames the application, its bot user and the bot's managed roles (`roleName`) together,
+   * in one transaction. Answers the application and the renamed roles.
+   */
+  async rename(id: string, name: string, roleName: string): Promise<{ application: ApplicationRow; roles: RoleRow[] } | null> {
+    return this.db.transaction(() => {
+      const now = nowSeconds();
+      const application = this.db
+        .query<ApplicationRow, [string, number, string]>("UPDATE applications SET name = ?, updated_at = ? WHERE id = ? RETURNING *")
+        .get(name, now, id);
+      if (!application) return null;
+      this.db.query("UPDATE users SET username = ?, updated_at = ? WHERE id = ?").run(name, now, application.bot_user_id);
+      const roles = this.db
+        .query<RoleRow, [string, string]>("UPDATE roles SET name = ? WHERE managed_bot_id = ? RETURNING *")
+        .all(roleName, application.bot_user_id);
+      return { application, roles };
+    })();
+  }
+
+  /**
+   * Stores a new image path on the application (the avatar on its bot user too) and answers
+   * the paths it replaced, for the caller to delete.
+   */
+  async replaceImage(id: string, kind: "avatar" | "banner", path: string | null): Promise<{ application: ApplicationRow; replaced: string[] } | null> {
+    return this.db.transaction(() => {
+      const before = this.byId.get(id);
+      if (!before) return null;
+      const now = nowSeconds();
+      const replaced = [before[kind]];
+      const application = this.db
+        .query<ApplicationRow, [string | null, number, string]>(`UPDATE applications SET ${kind} = ?, updated_at = ? WHERE id = ? RETURNING *`)
+        .get(path, now, id)!;
+      if (kind === "avatar") {
+        const bot = this.db.query<{ avatar: string | null }, [string]>("SELECT avatar FROM users WHERE id = ?").get(before.bot_user_id);
+        replaced.push(bot?.avatar ?? null);
+        this.db.query("UPDATE users SET avatar = ?, updated_at = ? WHERE id = ?").run(path, now, before.bot_user_id);
+      }
+      return { application, replaced: [...new Set(replaced.filter((p): p is string => p !== null))] };
+    })();
+  }
+
+  /** Bumps the bot user's token version, so every earlier bot token stops working. */
+  async revokeBotTokens(botUserId: string): Promise<UserRow | null> {
+    return this.db
+      .query<UserRow, [number, string]>("UPDATE users SET token_version = token_version + 1, updated_at = ? WHERE id = ? AND is_bot = 1 RETURNING *")
+      .get(nowSeconds(), botUserId);
+  }
+
+  /**
+   * Deletes the application by deleting its bot user: the application row, memberships, role
+   * assignments, messages and everything else the user owns go with it by cascade, and so do
+   * the servers the bot owns.
+   */
+  async deleteWithBot(id: string): Promise<ApplicationRow | null> {
+    return this.db.transaction(() => {
+      const application = this.byId.get(id);
+      if (!application) return null;
+      // A server cannot outlive its owner: the ones the bot created go first.
+      this.db.query("DELETE FROM servers WHERE owner_id = ?").run(application.bot_user_id);
+      this.db.query("DELETE FROM users WHERE id = ? AND is_bot = 1").run(application.bot_user_id);
+      this.db.query("DELETE FROM applications WHERE id = ?").run(id);
+      return application;
+    })();
   }
 }

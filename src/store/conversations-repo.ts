@@ -152,7 +152,7 @@ export class ConversationsRepo {
       `SELECT a.filename FROM dm_attachments a JOIN dm_messages m ON m.id = a.message_id WHERE m.conversation_id = ?`,
     );
     this.insertMessage = db.prepare(
-      `INSERT INTO dm_messages (id, conversation_id, user_id, content, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO dm_messages (id, conversation_id, user_id, content, embeds, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertAttachment = db.prepare(
       `INSERT INTO dm_attachments (id, message_id, filename, original_name, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -340,13 +340,15 @@ export class ConversationsRepo {
     conversationId: string;
     userId: string;
     content: string;
+    /** JSON array of normalized embeds; absent: none. */
+    embeds?: string;
     replyTo: string | null;
     attachments: NewDmAttachment[];
   }): Promise<DmMessageRow> {
     return this.db.transaction(() => {
       const id = Bun.randomUUIDv7();
       const now = nowSeconds();
-      this.insertMessage.run(id, input.conversationId, input.userId, input.content, input.replyTo, now);
+      this.insertMessage.run(id, input.conversationId, input.userId, input.content, input.embeds ?? "[]", input.replyTo, now);
       for (const a of input.attachments) {
         this.insertAttachment.run(Bun.randomUUIDv7(), id, a.filename, a.original_name, a.mime_type, a.size, now);
       }

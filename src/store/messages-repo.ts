@@ -50,6 +50,8 @@ export class MessagesRepo {
   private readonly byId;
   private readonly pageStmt;
   private readonly latestStmt;
+  private readonly afterStmt;
+  private readonly bulkFind;
   private readonly attachmentsOf;
   private readonly attachmentById;
   private readonly lastByAuthor;
@@ -74,6 +76,12 @@ export class MessagesRepo {
       `${SELECT} WHERE m.channel_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?`,
     );
     this.latestStmt = db.prepare<MessageRow, [string, number]>(`${SELECT} WHERE m.channel_id = ? ORDER BY m.id DESC LIMIT ?`);
+    this.afterStmt = db.prepare<MessageRow, [string, string, string, number]>(
+      `${SELECT} WHERE m.channel_id = ? AND m.id > ? AND m.id < ? ORDER BY m.id ASC LIMIT ?`,
+    );
+    this.bulkFind = db.prepare<MessageRow, [string, string]>(
+      `${SELECT} WHERE m.channel_id = ? AND m.id IN (SELECT value FROM json_each(?))`,
+    );
     this.attachmentsOf = db.prepare<AttachmentRow, [string]>(
       "SELECT * FROM attachments WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id",
     );
@@ -133,6 +141,30 @@ export class MessagesRepo {
   /** Newest first; `before` is a message id (exclusive). */
   async page(channelId: string, before: string | null, limit: number): Promise<MessageRow[]> {
     return before ? this.pageStmt.all(channelId, before, limit) : this.latestStmt.all(channelId, limit);
+  }
+
+  /**
+   * The `limit` messages right after `after` (exclusive), below `before` when given (exclusive),
+   * newest first like every page.
+   */
+  async pageAfter(channelId: string, after: string, before: string | null, limit: number): Promise<MessageRow[]> {
+    // Every id is below "g" (UUIDs are lower-case hex), so it stands for "no upper bound".
+    return this.afterStmt.all(channelId, after, before ?? "g", limit).reverse();
+  }
+
+  /**
+   * Deletes those of `ids` that are messages of `channelId`, in one transaction; answers the
+   * deleted rows with the stored names of their attachment files.
+   */
+  async deleteInChannel(channelId: string, ids: string[]): Promise<{ row: MessageRow; files: string[] }[]> {
+    return this.db.transaction(() => {
+      const deleted: { row: MessageRow; files: string[] }[] = [];
+      for (const row of this.bulkFind.all(channelId, JSON.stringify(ids))) {
+        const files = this.filesOfMessage.all(row.id).map((f) => f.filename);
+        if (this.deleteStmt.run(row.id).changes > 0) deleted.push({ row, files });
+      }
+      return deleted;
+    })();
   }
 
   async attachments(messageIds: string[]): Promise<AttachmentRow[]> {

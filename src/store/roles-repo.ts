@@ -183,4 +183,32 @@ export class RolesRepo {
   async unassign(serverId: string, userId: string, roleId: string): Promise<boolean> {
     return this.unassignStmt.run(serverId, userId, roleId).changes > 0;
   }
+
+  /**
+   * The bot's managed role in the server with `permissions` set, created (as `role` says) when
+   * it has none: one transaction, so two concurrent adds never make two roles.
+   */
+  async upsertManaged(role: NewRole & { managedBotId: string }): Promise<{ role: RoleRow; before: RoleRow | null }> {
+    return this.db.transaction(() => {
+      const before = this.db
+        .query<RoleRow, [string, string]>("SELECT * FROM roles WHERE server_id = ? AND managed_bot_id = ? ORDER BY created_at, id LIMIT 1")
+        .get(role.serverId, role.managedBotId);
+      if (before) {
+        const row = this.updateStmt.get(null, null, role.permissions, null, role.serverId, before.id)!;
+        return { role: row, before };
+      }
+      const top = this.topStmt.get(role.serverId)?.top ?? 0;
+      const inserted = this.insertStmt.get(
+        Bun.randomUUIDv7(), role.serverId, role.name, role.color, top + 1, role.permissions, role.hoist ? 1 : 0, role.managedBotId, nowSeconds(),
+      )!;
+      return { role: inserted, before: null };
+    })();
+  }
+
+  /** The bot's managed role in the server (the oldest, should there ever be two). */
+  async findManaged(serverId: string, botUserId: string): Promise<RoleRow | null> {
+    return this.db
+      .query<RoleRow, [string, string]>("SELECT * FROM roles WHERE server_id = ? AND managed_bot_id = ? ORDER BY created_at, id LIMIT 1")
+      .get(serverId, botUserId);
+  }
 }

@@ -19,6 +19,8 @@ import { InvitesRepo } from "./invites-repo.ts";
 import { ModerationRepo } from "./moderation-repo.ts";
 import { FriendsRepo } from "./friends-repo.ts";
 import { ConversationsRepo } from "./conversations-repo.ts";
+import { InteractionsRepo } from "./interactions-repo.ts";
+import { CommandsRepo } from "./commands-repo.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
 export interface Store {
@@ -41,6 +43,8 @@ export interface Store {
   moderation: ModerationRepo;
   friends: FriendsRepo;
   conversations: ConversationsRepo;
+  interactions: InteractionsRepo;
+  commands: CommandsRepo;
   close(): void;
 }
 
@@ -72,6 +76,8 @@ export function createStore(databaseFile: string): Store {
     moderation: new ModerationRepo(db),
     friends: new FriendsRepo(db),
     conversations: new ConversationsRepo(db),
+    interactions: new InteractionsRepo(db),
+    commands: new CommandsRepo(db),
     close() {
       // A clean close checkpoints the WAL so the file is complete on its own.
       try {

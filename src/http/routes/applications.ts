@@ -1,15 +1,28 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
+import { LIMITS } from "../../domain/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { body } from "../schemas.ts";
+import { readMultipart } from "../multipart.ts";
+import { body, boolean, integer } from "../schemas.ts";
 
 const appName = v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(32, "must be at most 32 characters"));
 const appDescription = v.pipe(v.string("must be a string"), v.maxLength(400, "must be at most 400 characters"));
 
-const CreateBody = body({ name: appName, description: appDescription });
+/** A permissions bitfield: the 24 defined bits (SPEC.md "Permission bits"). */
+export const permissionsBitfield = integer(0, 2 ** 24 - 1);
 
-/** /api/v1/oauth2/applications: applications and their bots (owner's user token). */
+const CreateBody = body({ name: appName, description: appDescription });
+const UpdateBody = body({ name: v.optional(appName), description: v.optional(appDescription) });
+const BannerOffsetBody = body({ banner_offset: integer(LIMITS.bannerOffsetMin, LIMITS.bannerOffsetMax) });
+const PublicInviteBody = body({ public_invite: boolean });
+const PermissionsBody = body({ default_permissions: permissionsBitfield, invite_permission_locked: v.optional(boolean) });
+const OwnerAddBody = body({ permissions: v.optional(permissionsBitfield) });
+
+/**
+ * /api/v1/oauth2/applications: applications and their bots (owner's user token; bots get 403,
+ * someone else's application 404). Every route names its params `:appId` then `:serverId`.
+ */
 export const applicationRoutes = (domain: Domain, auth: AuthPlugin) =>
   new Elysia({ prefix: "/api/v1/oauth2/applications" })
     .use(auth)
@@ -21,4 +34,64 @@ export const applicationRoutes = (domain: Domain, auth: AuthPlugin) =>
         return created;
       },
       { auth: true, body: CreateBody },
-    );
+    )
+    .get("/", ({ user }) => domain.applications.list(user), { auth: true })
+    .get("/:appId", ({ user, params }) => domain.applications.get(params.appId, user), { auth: true })
+    .put("/:appId", ({ user, params, body }) => domain.applications.update(params.appId, user, body), { auth: true, body: UpdateBody })
+    .delete(
+      "/:appId",
+      async ({ user, params }) => {
+        await domain.applications.delete(params.appId, user);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .post("/:appId/token", ({ user, params }) => domain.applications.regenerateToken(params.appId, user), { auth: true })
+    .post(
+      "/:appId/avatar",
+      async ({ user, params, request }) => {
+        await domain.applications.owned(params.appId, user);
+        const form = await readMultipart(request, LIMITS.userAvatarBytes);
+        return domain.applications.setImage(params.appId, user, "avatar", form.get("avatar"));
+      },
+      { auth: true, parse: "none" },
+    )
+    .post(
+      "/:appId/banner",
+      async ({ user, params, request }) => {
+        await domain.applications.owned(params.appId, user);
+        const form = await readMultipart(request, LIMITS.userBannerBytes);
+        return domain.applications.setImage(params.appId, user, "banner", form.get("banner"));
+      },
+      { auth: true, parse: "none" },
+    )
+    .patch(
+      "/:appId/banner-offset",
+      ({ user, params, body }) => domain.applications.setBannerOffset(params.appId, user, body.banner_offset),
+      { auth: true, body: BannerOffsetBody },
+    )
+    .patch(
+      "/:appId/public-invite",
+      ({ user, params, body }) => domain.applications.setPublicInvite(params.appId, user, body.public_invite),
+      { auth: true, body: PublicInviteBody },
+    )
+    .patch("/:appId/permissions", ({ user, params, body }) => domain.applications.setPermissions(params.appId, user, body), {
+      auth: true,
+      body: PermissionsBody,
+    })
+    .get("/:appId/servers", ({ user, params }) => domain.applications.servers(params.appId, user), { auth: true })
+    .post(
+      "/:appId/servers/:serverId",
+      ({ user, params, body }) => domain.applications.addToServer(params.appId, params.serverId, user, body.permissions),
+      { auth: true, body: OwnerAddBody },
+    )
+    .delete(
+      "/:appId/servers/:serverId",
+      async ({ user, params }) => {
+        await domain.applications.removeFromServer(params.appId, params.serverId, user);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    // Errors case 3: always 403, whatever the body.
+    .patch("/:appId/servers/:serverId/permissions", ({ user }) => domain.applications.editServerPermissions(user), { auth: true });

@@ -1,0 +1,185 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import { BotRest } from "../../domain/bot-rest.ts";
+import type { Domain } from "../../domain/domain.ts";
+import { LIMITS } from "../../domain/limits.ts";
+import { MAX_CONTENT_LENGTH } from "../../domain/messages.ts";
+import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shapes.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { body, integer, nonEmptyText, queryLimit } from "../schemas.ts";
+
+const uuid = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
+const content = v.pipe(v.string("must be a string"), v.maxLength(MAX_CONTENT_LENGTH, `must be at most ${MAX_CONTENT_LENGTH} characters`));
+const embeds = v.nullable(v.array(v.unknown(), "must be an array"));
+
+const SendBody = body({ content: v.optional(content), embeds: v.optional(embeds), reply_to: v.optional(v.nullable(uuid("message"))) });
+const EditBody = body({ content: v.optional(content), embeds: v.optional(embeds) });
+const DmBody = body({ content: v.optional(content), embeds: v.optional(embeds) });
+const BulkDeleteBody = body({
+  message_ids: v.pipe(
+    v.array(uuid("message"), "must be an array of message ids"),
+    v.minLength(1, `must hold 1-${LIMITS.bulkDeleteMessages} message ids`),
+    v.maxLength(LIMITS.bulkDeleteMessages, `must hold 1-${LIMITS.bulkDeleteMessages} message ids`),
+  ),
+});
+const PageQuery = v.object({
+  before: v.optional(uuid("message")),
+  after: v.optional(uuid("message")),
+  limit: queryLimit(LIMITS.botMessageListMax),
+});
+const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(nonEmptyText(512))) });
+
+// The same bounds as the shared invite route (docs/invites.md).
+const InviteBody = v.optional(
+  body({
+    max_uses: v.optional(v.nullable(integer(0, 1000))),
+    expires_in: v.optional(v.nullable(integer(0, 30 * 24 * 60 * 60))),
+  }),
+  {},
+);
+
+const ACTIVITY_TYPES: readonly ActivityType[] = ["playing", "listening", "watching", "competing", "custom"];
+const activityText = v.pipe(v.string("must be a string"), v.maxLength(128, "must be at most 128 characters"));
+const Activity = v.object(
+  {
+    type: v.picklist(ACTIVITY_TYPES, `must be one of ${ACTIVITY_TYPES.join(", ")}`),
+    name: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must be 1-128 characters"), v.maxLength(128, "must be 1-128 characters")),
+    details: v.optional(activityText),
+    state: v.optional(activityText),
+    started_at: v.optional(integer(0, Number.MAX_SAFE_INTEGER)),
+  },
+  "must be an object or null",
+);
+const PresenceBody = body({
+  status: v.picklist(PRESENCE_STATUSES, `must be one of ${PRESENCE_STATUSES.join(", ")}`),
+  activity: v.optional(v.nullable(Activity)),
+});
+
+const success = { success: true } as const;
+
+/**
+ * /api/v1/oauth2/bot: Bot REST (bot tokens only; a user token is 403). Every route calls the
+ * same domain function as its shared counterpart, so bits, rank, events and audit entries
+ * agree; BotRest adds only what is bot-specific (own messages only, DMs, presence).
+ */
+export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
+  const bot = new BotRest(domain);
+  return (
+    new Elysia({ prefix: "/api/v1/oauth2/bot" })
+      .use(auth)
+      // --- channel messages ---
+      .post(
+        "/channels/:channelId/messages",
+        async ({ user, params, body, set }) => {
+          const message = await bot.send(params.channelId, user, body);
+          set.status = 201;
+          return message;
+        },
+        { bot: true, body: SendBody },
+      )
+      .get(
+        "/channels/:channelId/messages",
+        ({ user, params, query }) =>
+          bot.list(params.channelId, user, { before: query.before, after: query.after, limit: query.limit ?? LIMITS.botMessageListDefault }),
+        { bot: true, query: PageQuery },
+      )
+      .post(
+        "/channels/:channelId/messages/bulk-delete",
+        ({ user, params, body }) => domain.messages.bulkDelete(params.channelId, user, body.message_ids),
+        { bot: true, body: BulkDeleteBody },
+      )
+      .put("/channels/:channelId/messages/:messageId", ({ user, params, body }) => bot.edit(params.channelId, params.messageId, user, body), {
+        bot: true,
+        body: EditBody,
+      })
+      .delete(
+        "/channels/:channelId/messages/:messageId",
+        async ({ user, params }) => {
+          await bot.delete(params.channelId, params.messageId, user);
+          return success;
+        },
+        { bot: true },
+      )
+      // --- direct messages ---
+      .post(
+        "/dm/:targetUserId",
+        async ({ user, params, body, set }) => {
+          const message = await bot.dm(params.targetUserId, user, body);
+          set.status = 201;
+          return message;
+        },
+        { bot: true, body: DmBody },
+      )
+      // --- servers ---
+      .get("/servers/:serverId", ({ user, params }) => domain.servers.get(params.serverId, user), { bot: true })
+      .get("/servers/:serverId/channels", ({ user, params }) => bot.channels(params.serverId, user), { bot: true })
+      .get("/servers/:serverId/members", ({ user, params }) => domain.members.list(params.serverId, user.id), { bot: true })
+      .get("/servers/:serverId/members/:userId", ({ user, params }) => bot.member(params.serverId, user, params.userId), { bot: true })
+      .delete(
+        "/servers/:serverId/members/:userId",
+        async ({ user, params }) => {
+          await domain.moderation.kick(params.serverId, user.id, params.userId);
+          return success;
+        },
+        { bot: true },
+      )
+      .post(
+        "/servers/:serverId/bans",
+        async ({ user, params, body, set }) => {
+          const ban = await domain.moderation.ban(params.serverId, user.id, body.user_id, body.reason ?? null);
+          set.status = 201;
+          return ban;
+        },
+        { bot: true, body: BanBody },
+      )
+      .delete(
+        "/servers/:serverId/bans/:userId",
+        async ({ user, params }) => {
+          await domain.moderation.unban(params.serverId, user.id, params.userId);
+          return success;
+        },
+        { bot: true },
+      )
+      .get("/servers/:serverId/roles", ({ user, params }) => domain.roles.list(params.serverId, user.id), { bot: true })
+      .post(
+        "/servers/:serverId/members/:userId/roles/:roleId",
+        async ({ user, params }) => {
+          await domain.roles.assign(params.serverId, user.id, params.userId, params.roleId);
+          return success;
+        },
+        { bot: true },
+      )
+      .delete(
+        "/servers/:serverId/members/:userId/roles/:roleId",
+        async ({ user, params }) => {
+          await domain.roles.unassign(params.serverId, user.id, params.userId, params.roleId);
+          return success;
+        },
+        { bot: true },
+      )
+      .post(
+        "/servers/:serverId/invites",
+        async ({ user, params, body, set }) => {
+          const invite = await domain.invites.create(params.serverId, user.id, {
+            maxUses: body?.max_uses ?? undefined,
+            expiresIn: body?.expires_in ?? undefined,
+          });
+          set.status = 201;
+          return invite;
+        },
+        { bot: true, body: InviteBody },
+      )
+      .get("/servers/:serverId/invites", ({ user, params }) => domain.invites.list(params.serverId, user.id), { bot: true })
+      .delete(
+        "/servers/:serverId/invites/:inviteId",
+        async ({ user, params }) => {
+          await domain.invites.delete(params.serverId, user.id, params.inviteId);
+          return success;
+        },
+        { bot: true },
+      )
+      // --- presence and users ---
+      .put("/presence", ({ user, body }) => bot.setPresence(user, body.status, body.activity), { bot: true, body: PresenceBody })
+      .get("/users/:userId", ({ params }) => bot.user(params.userId), { bot: true })
+  );
+};
