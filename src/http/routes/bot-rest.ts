@@ -6,6 +6,7 @@ import { LIMITS } from "../../domain/limits.ts";
 import { MAX_CONTENT_LENGTH } from "../../domain/messages.ts";
 import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shapes.ts";
 import type { AuthPlugin } from "../auth.ts";
+import { InviteBody } from "./server-invites.ts";
 import { body, integer, nonEmptyText, queryLimit } from "../schemas.ts";
 
 const uuid = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
@@ -28,15 +29,6 @@ const PageQuery = v.object({
   limit: queryLimit(LIMITS.botMessageListMax),
 });
 const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(nonEmptyText(512))) });
-
-// The same bounds as the shared invite route (docs/invites.md).
-const InviteBody = v.optional(
-  body({
-    max_uses: v.optional(v.nullable(integer(0, 1000))),
-    expires_in: v.optional(v.nullable(integer(0, 30 * 24 * 60 * 60))),
-  }),
-  {},
-);
 
 const ACTIVITY_TYPES: readonly ActivityType[] = ["playing", "listening", "watching", "competing", "custom"];
 const activityText = v.pipe(v.string("must be a string"), v.maxLength(128, "must be at most 128 characters"));

@@ -8,8 +8,9 @@ import { body, integer } from "../schemas.ts";
 const MAX_EXPIRES_IN = 30 * 24 * 60 * 60;
 const MAX_USES = 1000;
 
-// The body is optional: no body means an unlimited invite that never expires.
-const CreateBody = v.optional(
+// The body is optional: no body means an unlimited invite that never expires. Bot REST's
+// invite route takes the same body.
+export const InviteBody = v.optional(
   body({
     max_uses: v.optional(v.nullable(integer(0, MAX_USES))),
     expires_in: v.optional(v.nullable(integer(0, MAX_EXPIRES_IN))),
@@ -36,7 +37,7 @@ export const serverInviteRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return invite;
       },
-      { auth: true, body: CreateBody },
+      { auth: true, body: InviteBody },
     )
     .get("/:id/invites", ({ user, params }) => domain.invites.list(params.id, user.id), { auth: true })
     .delete(
