@@ -6,13 +6,14 @@ import { MAX_REQUEST_BODY_BYTES } from "./domain/limits.ts";
 import { attachGateway, createSocketServer, type GatewayServer } from "./gateway/gateway.ts";
 import { SocketIoEventBus } from "./gateway/socket-bus.ts";
 import { authPlugin } from "./http/auth.ts";
-import { errorResponse } from "./http/errors.ts";
+import { errorResponse, loggablePath } from "./http/errors.ts";
 import { parseJsonBounded, readBodyCapped } from "./http/body.ts";
 import { authRoutes } from "./http/routes/auth.ts";
 import { discoveryRoutes } from "./http/routes/discovery.ts";
 import { fileRoutes } from "./http/routes/files.ts";
 import { userRoutes } from "./http/routes/users.ts";
 import { serverRoutes } from "./http/routes/servers.ts";
+import { emojiFileRoutes, emojiRoutes } from "./http/routes/emojis.ts";
 import { messageRoutes } from "./http/routes/messages.ts";
 import { applicationRoutes } from "./http/routes/applications.ts";
 import { botRestRoutes } from "./http/routes/bot-rest.ts";
@@ -27,6 +28,7 @@ import { friendRoutes } from "./http/routes/friends.ts";
 import { dmRoutes } from "./http/routes/dms.ts";
 import { groupDmRoutes } from "./http/routes/group-dms.ts";
 import { commandRoutes } from "./http/routes/commands.ts";
+import { channelWebhookRoutes, webhookRoutes } from "./http/routes/webhooks.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { resolveJwtSecret } from "./secret.ts";
 import { createStore, type Store } from "./store/store.ts";
@@ -87,7 +89,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     })
     .onAfterResponse((ctx) => {
       const { request } = ctx;
-      const route = (ctx as { route?: string }).route ?? new URL(request.url).pathname;
+      const route = (ctx as { route?: string }).route ?? loggablePath(request);
       if (route === "/socket.io/") return;
       const response = (ctx as { response?: unknown }).response;
       const status = response instanceof Response ? response.status : Number(ctx.set.status ?? 200);
@@ -103,6 +105,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(authRoutes(domain, auth))
     .use(userRoutes(domain, auth))
     .use(serverRoutes(domain, auth))
+    .use(emojiRoutes(domain, auth))
+    .use(emojiFileRoutes(domain))
     .use(messageRoutes(domain, auth))
     .use(applicationRoutes(domain, auth))
     .use(commandRoutes(domain, auth))
@@ -111,6 +115,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(messageUploadRoutes(domain, auth))
     .use(messageReactionRoutes(domain, auth))
     .use(channelRoutes(domain, auth))
+    .use(channelWebhookRoutes(domain, auth))
+    .use(webhookRoutes(domain, auth))
     .use(serverInviteRoutes(domain, auth))
     .use(serverModerationRoutes(domain, auth))
     .use(roleRoutes(domain, auth))

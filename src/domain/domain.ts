@@ -13,6 +13,7 @@ import { Audit } from "./audit.ts";
 import { Members } from "./members.ts";
 import { Servers } from "./servers.ts";
 import { ServerGifs } from "./server-gifs.ts";
+import { Emojis } from "./emojis.ts";
 import { Messages } from "./messages.ts";
 import { Applications } from "./applications.ts";
 import { BotMembership } from "./bot-membership.ts";
@@ -27,6 +28,7 @@ import { Friends } from "./friends.ts";
 import { Conversations } from "./conversations.ts";
 import { Interactions } from "./interactions.ts";
 import { Commands } from "./commands.ts";
+import { Webhooks } from "./webhooks.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export interface Domain {
@@ -41,6 +43,7 @@ export interface Domain {
   members: Members;
   servers: Servers;
   serverGifs: ServerGifs;
+  emojis: Emojis;
   messages: Messages;
   applications: Applications;
   botMembership: BotMembership;
@@ -55,6 +58,7 @@ export interface Domain {
   conversations: Conversations;
   interactions: Interactions;
   commands: Commands;
+  webhooks: Webhooks;
 }
 
 export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus }): Domain {
@@ -88,6 +92,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     members,
     servers,
     serverGifs: new ServerGifs(store, access, uploads),
+    emojis: new Emojis(store, access, audit, uploads),
     messages,
     messageUploads: new MessageUploads(store, access, messages, uploads),
     reactions: new Reactions(store, access, bus),
@@ -100,5 +105,6 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     conversations: new Conversations(store, uploads, bus),
     interactions: new Interactions(store, access, messages, bus),
     commands: new Commands(store, access),
+    webhooks: new Webhooks(store, access, messages),
   };
 }

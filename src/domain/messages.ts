@@ -8,7 +8,7 @@ import { badRequest, forbidden, notFound, tooManyRequests } from "./errors.ts";
 import { deliverSlashCommand, detectSlashCommand } from "./interactions.ts";
 import { rooms, type EventBus } from "./events.ts";
 import { isTimedOut, timedOutError } from "./moderation.ts";
-import { PERMISSIONS } from "./permission-bits.ts";
+import { ALL_PERMISSIONS, PERMISSIONS } from "./permission-bits.ts";
 import { hasPermission } from "./permissions.ts";
 import { toFtsMatch } from "./search-query.ts";
 import type { Attachment, Embed, Message } from "./shapes.ts";
@@ -32,7 +32,7 @@ export function parseCustomEmoji(text: string): { name: string; id: string } | n
  * The custom emoji rule, shared by message content and reactions: `<:name:id>` must name an
  * existing emoji, and another server's emoji needs USE_EXTERNAL_EMOJIS in the channel.
  */
-export async function checkCustomEmoji(store: Store, { channel, permissions }: ChannelContext, name: string, id: string, field: string): Promise<void> {
+export async function checkCustomEmoji(store: Store, { channel, permissions }: SendContext, name: string, id: string, field: string): Promise<void> {
   const emoji = await store.emojis.find(id.toLowerCase());
   if (!emoji || emoji.name !== name) throw badRequest(`${field}: unknown custom emoji <:${name}:${id}>`);
   if (emoji.server_id !== channel.server_id && !hasPermission(permissions, PERMISSIONS.USE_EXTERNAL_EMOJIS)) {
@@ -40,6 +40,41 @@ export async function checkCustomEmoji(store: Store, { channel, permissions }: C
   }
 }
 const MASS_MENTION = /@(everyone|here)\b/;
+
+/** What the shared send rules read: the channel, and the sender's permissions in it. */
+export type SendContext = Pick<ChannelContext, "channel" | "permissions">;
+
+/** A webhook posting to its channel: the account its messages are stored under, and what they show. */
+export interface WebhookSender {
+  id: string;
+  channelId: string;
+  /** messages.user_id must be a user: the webhook's creator (see docs/webhooks.md). */
+  userId: string;
+  username: string;
+  avatar: string | null;
+}
+
+/**
+ * Webhook messages skip the member checks: the URL token, handed out by someone with
+ * MANAGE_CHANNELS, is the credential. For the content rules they hold every bit (so they may
+ * mention @everyone and use any server's custom emojis, as Discord's webhooks do); a custom
+ * emoji must still exist.
+ */
+const WEBHOOK_PERMISSIONS = ALL_PERMISSIONS;
+
+/** Whose a stored message is: a member's, or a webhook's (under its creator's account). */
+interface MessageAuthor {
+  userId: string;
+  webhook?: NewMessage["webhook"];
+}
+
+/** A message past the rules every sender shares, ready to store. */
+interface CheckedMessage {
+  content: string;
+  embeds: Embed[];
+  attachments: NonNullable<NewMessage["attachments"]>;
+  replyTo: string | null;
+}
 
 export interface SendInput {
   content?: string;
@@ -114,41 +149,72 @@ export class Messages {
     }
   }
 
+  /**
+   * A webhook's message: the same channel rule, content and embed rules, storage and
+   * `message:new` as `send`, without the member checks (permission bits, timeout, slowmode,
+   * slash commands). Embeds are normalized leniently (Discord-style shapes).
+   */
+  async sendAsWebhook(webhook: WebhookSender, input: Pick<SendInput, "content" | "embeds">): Promise<Message> {
+    const context: SendContext = { channel: await this.access.channel(webhook.channelId), permissions: WEBHOOK_PERMISSIONS };
+    this.requireChatEnabled(context);
+    const checked = await this.check(context, { ...input, lenientEmbeds: true });
+    const shown = { id: webhook.id, username: webhook.username, avatar: webhook.avatar };
+    return this.commit(context, { userId: webhook.userId, webhook: shown }, checked);
+  }
+
+  /** A member's (user's or bot's) message: the member checks around the shared rules. */
   private async sendIn(context: ChannelContext, author: UserRow, input: SendInput): Promise<Message> {
-    const { channel, member, permissions } = context;
-    if (channel.type === "voice" && channel.chat_enabled !== 1) throw forbidden(VOICE_CHAT_DISABLED);
+    const { member, permissions } = context;
+    this.requireChatEnabled(context);
     this.requireBit(permissions, PERMISSIONS.SEND_MESSAGES);
     if (isTimedOut(member)) throw timedOutError();
-    // A user's `/<command>` line runs a bot's slash command; bots and webhooks never do.
-    const fromUser = author.is_bot !== 1 && !(input as { webhook?: unknown }).webhook;
-    const command = fromUser ? await detectSlashCommand(this.store, context, input.content ?? "") : null;
-    const content = command?.content ?? input.content ?? "";
+    // A user's `/<command>` line runs a bot's slash command; bots never do (nor webhooks: sendAsWebhook).
+    const command = author.is_bot !== 1 ? await detectSlashCommand(this.store, context, input.content ?? "") : null;
+    const checked = await this.check(context, { ...input, content: command?.content ?? input.content });
+    if (checked.embeds.length) this.requireBit(permissions, PERMISSIONS.EMBED_LINKS);
+    if (checked.attachments.length) this.requireBit(permissions, PERMISSIONS.ATTACH_FILES);
+    await this.enforceSlowmode(context, author.id);
+    const message = await this.commit(context, { userId: author.id }, checked);
+    if (command) await deliverSlashCommand(this.store, this.bus, command, message, author, context.channel.server_id);
+    return message;
+  }
+
+  /** Shared by every sender: voice channels take text only with chat_enabled. */
+  private requireChatEnabled({ channel }: SendContext): void {
+    if (channel.type === "voice" && channel.chat_enabled !== 1) throw forbidden(VOICE_CHAT_DISABLED);
+  }
+
+  /** Shared by every sender: embed normalization, not empty, the content rules, reply_to. */
+  private async check(context: SendContext, input: SendInput): Promise<CheckedMessage> {
+    const content = input.content ?? "";
     const embeds = input.embeds === undefined || input.embeds === null ? [] : normalizeEmbeds(input.embeds, { lenient: input.lenientEmbeds ?? false });
     const attachments = input.attachments ?? [];
     if (!content.trim() && embeds.length === 0 && attachments.length === 0) {
       throw badRequest("A message needs content, embeds or attachments");
     }
-    if (embeds.length) this.requireBit(permissions, PERMISSIONS.EMBED_LINKS);
-    if (attachments.length) this.requireBit(permissions, PERMISSIONS.ATTACH_FILES);
     await this.checkContent(content, context);
     const replyTo = input.reply_to ?? null;
     if (replyTo !== null) {
       const target = isUuid(replyTo) ? await this.store.messages.findById(replyTo) : null;
-      if (!target || target.channel_id !== channel.id) throw badRequest("reply_to: no such message in this channel");
+      if (!target || target.channel_id !== context.channel.id) throw badRequest("reply_to: no such message in this channel");
     }
-    await this.enforceSlowmode(context, author.id);
+    return { content, embeds, attachments, replyTo };
+  }
+
+  /** Shared by every sender: stores the message and publishes `message:new`. */
+  private async commit({ channel }: SendContext, { userId, webhook }: MessageAuthor, checked: CheckedMessage): Promise<Message> {
     const row = await this.store.messages.insert({
       channelId: channel.id,
       serverId: channel.server_id,
-      userId: author.id,
-      content,
-      embeds: JSON.stringify(embeds),
-      replyTo,
-      attachments,
+      userId,
+      content: checked.content,
+      embeds: JSON.stringify(checked.embeds),
+      replyTo: checked.replyTo,
+      attachments: checked.attachments,
+      webhook,
     });
     const message = await this.hydrateOne(row);
     this.bus.publish(rooms.channel(channel.id), "message:new", message);
-    if (command) await deliverSlashCommand(this.store, this.bus, command, message, author, channel.server_id);
     return message;
   }
 
@@ -306,7 +372,7 @@ export class Messages {
   }
 
   /** Length, @everyone/@here, and custom emojis that exist (another server's need USE_EXTERNAL_EMOJIS). */
-  private async checkContent(content: string, context: ChannelContext): Promise<void> {
+  private async checkContent(content: string, context: SendContext): Promise<void> {
     if (content.length > MAX_CONTENT_LENGTH) throw badRequest(`content: must be at most ${MAX_CONTENT_LENGTH} characters`);
     if (MASS_MENTION.test(content)) this.requireBit(context.permissions, PERMISSIONS.MENTION_EVERYONE);
     for (const [, name, id] of content.matchAll(CUSTOM_EMOJI)) await checkCustomEmoji(this.store, context, name!, id!, "content");

@@ -22,6 +22,11 @@ function validationMessage(error: ValidationLike): string {
   return describeIssue(issue as Parameters<typeof describeIssue>[0], where);
 }
 
+/** The request path with credentials in it (webhook execute tokens) redacted: logs never hold secrets. */
+export function loggablePath(request: Request): string {
+  return new URL(request.url).pathname.replace(/^(\/api\/webhooks\/[^/]+\/)(?!token$)[^/]+$/, "$1[redacted]");
+}
+
 /**
  * Maps every failure to `{error}`: our ApiError with its status, Elysia's own VALIDATION,
  * PARSE and NOT_FOUND to 400/400/404, and anything else to a logged 500.
@@ -43,6 +48,6 @@ export function errorResponse(code: string | number, error: unknown, request: Re
   }
   // Elysia's `status(...)` and thrown Responses.
   if (error instanceof Response) return error;
-  log.error("unhandled error", { method: request.method, path: new URL(request.url).pathname, code, error });
+  log.error("unhandled error", { method: request.method, path: loggablePath(request), code, error });
   return json(500, "Internal error");
 }

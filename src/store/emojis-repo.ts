@@ -17,6 +17,16 @@ export interface EmojiRow extends EmojiRef {
   created_at: number;
 }
 
+/** An emoji as the routes answer it: the row plus the uploader's current username. */
+export interface EmojiView extends EmojiRow {
+  uploaded_by_username: string | null;
+}
+
+/** An emoji in the caller's cross-server list. */
+export interface EmojiWithServer extends EmojiView {
+  server_name: string;
+}
+
 export interface NewEmoji {
   serverId: string;
   name: string;
@@ -34,8 +44,26 @@ export class EmojisRepo {
   private readonly countOfServer;
   private readonly insertStmt;
   private readonly deleteStmt;
+  private readonly viewById;
+  private readonly listOfServer;
+  private readonly listOfUser;
+  private readonly renameStmt;
+  private readonly deleteReturning;
 
   constructor(private readonly db: Database) {
+    const view = `SELECT e.*, u.username AS uploaded_by_username FROM emojis e LEFT JOIN users u ON u.id = e.uploaded_by`;
+    this.viewById = db.prepare<EmojiView, [string, string]>(`${view} WHERE e.id = ? AND e.server_id = ?`);
+    this.listOfServer = db.prepare<EmojiView, [string]>(`${view} WHERE e.server_id = ? ORDER BY e.created_at, e.id`);
+    this.listOfUser = db.prepare<EmojiWithServer, [string]>(
+      `SELECT e.*, u.username AS uploaded_by_username, s.name AS server_name
+       FROM server_members m JOIN servers s ON s.id = m.server_id
+       JOIN emojis e ON e.server_id = m.server_id LEFT JOIN users u ON u.id = e.uploaded_by
+       WHERE m.user_id = ? ORDER BY s.name, e.server_id, e.created_at, e.id`,
+    );
+    this.renameStmt = db.prepare<{ id: string }, [string, string, string]>(
+      "UPDATE emojis SET name = ? WHERE id = ? AND server_id = ? RETURNING id",
+    );
+    this.deleteReturning = db.prepare<EmojiRow, [string, string]>("DELETE FROM emojis WHERE id = ? AND server_id = ? RETURNING *");
     this.byId = db.prepare<EmojiRef, [string]>("SELECT id, server_id, name FROM emojis WHERE id = ?");
     this.rowById = db.prepare<EmojiRow, [string]>("SELECT * FROM emojis WHERE id = ?");
     this.countOfServer = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM emojis WHERE server_id = ?");
@@ -72,5 +100,35 @@ export class EmojisRepo {
 
   async delete(id: string): Promise<boolean> {
     return this.deleteStmt.run(id).changes > 0;
+  }
+
+  /** The full stored row (the public file route needs only its path). */
+  async findRow(id: string): Promise<EmojiRow | null> {
+    return this.rowById.get(id);
+  }
+
+  /** One emoji of one server, with its uploader's username; null when it is not that server's. */
+  async findInServer(serverId: string, id: string): Promise<EmojiView | null> {
+    return this.viewById.get(id, serverId);
+  }
+
+  /** A server's emojis, oldest first. */
+  async list(serverId: string): Promise<EmojiView[]> {
+    return this.listOfServer.all(serverId);
+  }
+
+  /** Every emoji of every server the user belongs to, each with its server's name. */
+  async listForUser(userId: string): Promise<EmojiWithServer[]> {
+    return this.listOfUser.all(userId);
+  }
+
+  /** Renames and returns the renamed emoji, or null when the server has no such emoji. */
+  async rename(serverId: string, id: string, name: string): Promise<EmojiView | null> {
+    return this.db.transaction(() => (this.renameStmt.get(name, id, serverId) ? this.viewById.get(id, serverId) : null))();
+  }
+
+  /** Deletes one emoji of one server and returns it (its file is the caller's to remove), or null. */
+  async deleteFromServer(serverId: string, id: string): Promise<EmojiRow | null> {
+    return this.deleteReturning.get(id, serverId);
   }
 }

@@ -89,7 +89,7 @@ export class MessagesRepo {
       "SELECT a.*, m.channel_id FROM attachments a JOIN messages m ON m.id = a.message_id WHERE a.id = ?",
     );
     this.lastByAuthor = db.prepare<{ created_at: number }, [string, string]>(
-      "SELECT created_at FROM messages WHERE channel_id = ? AND user_id = ? ORDER BY id DESC LIMIT 1",
+      "SELECT created_at FROM messages WHERE channel_id = ? AND user_id = ? AND webhook_id IS NULL ORDER BY id DESC LIMIT 1",
     );
     this.updateStmt = db.prepare("UPDATE messages SET content = ?, embeds = ?, updated_at = ? WHERE id = ?");
     this.deleteStmt = db.prepare("DELETE FROM messages WHERE id = ?");

@@ -488,4 +488,24 @@ export const migrations: Migration[] = [
       CREATE INDEX interactions_bot ON interactions (bot_user_id, created_at);
     `,
   },
+  {
+    version: 6,
+    name: "webhooks",
+    // Channel webhooks. The token is the execute credential; managers see it, so it is
+    // stored as is. server_id lets the channel's server be known without a join.
+    sql: `
+      CREATE TABLE webhooks (
+        id TEXT PRIMARY KEY,
+        channel_id TEXT NOT NULL REFERENCES channels (id) ON DELETE CASCADE,
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        avatar TEXT,
+        token TEXT NOT NULL,
+        created_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX webhooks_channel ON webhooks (channel_id, created_at);
+    `,
+  },
 ];

@@ -21,6 +21,7 @@ import { FriendsRepo } from "./friends-repo.ts";
 import { ConversationsRepo } from "./conversations-repo.ts";
 import { InteractionsRepo } from "./interactions-repo.ts";
 import { CommandsRepo } from "./commands-repo.ts";
+import { WebhooksRepo } from "./webhooks-repo.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
 export interface Store {
@@ -45,6 +46,7 @@ export interface Store {
   conversations: ConversationsRepo;
   interactions: InteractionsRepo;
   commands: CommandsRepo;
+  webhooks: WebhooksRepo;
   close(): void;
 }
 
@@ -78,6 +80,7 @@ export function createStore(databaseFile: string): Store {
     conversations: new ConversationsRepo(db),
     interactions: new InteractionsRepo(db),
     commands: new CommandsRepo(db),
+    webhooks: new WebhooksRepo(db),
     close() {
       // A clean close checkpoints the WAL so the file is complete on its own.
       try {

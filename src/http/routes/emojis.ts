@@ -1,0 +1,60 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { EMOJI_NAME, EMOJI_NAME_MESSAGE } from "../../domain/emojis.ts";
+import { LIMITS } from "../../domain/limits.ts";
+import { parseInput } from "../../domain/validation.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { readMultipart } from "../multipart.ts";
+import { body } from "../schemas.ts";
+
+const emojiName = v.pipe(v.string("must be text"), v.trim(), v.regex(EMOJI_NAME, EMOJI_NAME_MESSAGE));
+
+const UploadFields = v.object({ name: v.optional(emojiName) });
+
+/** A blank `name` field (an empty form input) means "use the file name". */
+const nameField = (value: string | File | null) => (value === null || (typeof value === "string" && value.trim() === "") ? undefined : value);
+const RenameBody = body({ name: emojiName });
+
+/**
+ * Custom emojis under /api/v1/servers. `/my-emojis` is a static segment where the other routes
+ * have `:id` (static wins in Elysia's router); `:emojiId` is the third segment.
+ */
+export const emojiRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/servers" })
+    .use(auth)
+    .get("/my-emojis", ({ user }) => domain.emojis.listMine(user), { auth: true })
+    .get("/:id/emojis", ({ user, params }) => domain.emojis.list(params.id, user), { auth: true })
+    .get("/:id/emojis/public", ({ params }) => domain.emojis.listPublic(params.id), { auth: true })
+    .post(
+      "/:id/emojis",
+      async ({ user, params, request, set }) => {
+        const form = await readMultipart(request, LIMITS.emojiBytes);
+        const fields = parseInput(UploadFields, { name: nameField(form.get("name")) });
+        const emoji = await domain.emojis.upload(params.id, user, { file: form.get("emoji"), name: fields.name });
+        set.status = 201;
+        return { emoji };
+      },
+      { auth: true, parse: "none" },
+    )
+    .patch(
+      "/:id/emojis/:emojiId",
+      async ({ user, params, body }) => ({ emoji: await domain.emojis.rename(params.id, params.emojiId, user, body.name) }),
+      { auth: true, body: RenameBody },
+    )
+    .delete(
+      "/:id/emojis/:emojiId",
+      async ({ user, params }) => {
+        await domain.emojis.remove(params.id, params.emojiId, user);
+        return { success: true };
+      },
+      { auth: true },
+    );
+
+/** GET /api/v1/emojis/:id/file: public (no token), a 302 to the stored image under /uploads. */
+export const emojiFileRoutes = (domain: Domain) =>
+  new Elysia().get(
+    "/api/v1/emojis/:id/file",
+    async ({ params }) =>
+      new Response(null, { status: 302, headers: { location: await domain.emojis.filePath(params.id), "cache-control": "no-cache" } }),
+  );

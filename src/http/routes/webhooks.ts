@@ -1,0 +1,110 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { unauthorized } from "../../domain/errors.ts";
+import { parseInput } from "../../domain/validation.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { body } from "../schemas.ts";
+
+const NAME_MAX = 80;
+const URL_MAX = 2048;
+
+const name = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.minLength(1, `must be 1-${NAME_MAX} characters`),
+  v.maxLength(NAME_MAX, `must be 1-${NAME_MAX} characters`),
+);
+const httpUrl = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.maxLength(URL_MAX, `must be at most ${URL_MAX} characters`),
+  v.regex(/^https?:\/\/\S+$/i, "must be an http(s) URL"),
+  v.url("must be an http(s) URL"),
+);
+/** `null` reads as "not given", as Discord clients send it. */
+const nullish = <S extends v.GenericSchema>(schema: S) =>
+  v.pipe(
+    v.nullish(schema),
+    v.transform((value) => value ?? undefined),
+  );
+
+const CreateBody = body({ name, avatar: v.optional(v.nullable(httpUrl)) });
+const UpdateBody = body({ name: v.optional(name), avatar: v.optional(v.nullable(httpUrl)) });
+// Content length and embeds are checked by the shared send path, as for every sender.
+const ExecuteBody = body({
+  content: nullish(v.string("must be a string")),
+  embeds: nullish(v.unknown()),
+  username: nullish(name),
+  avatar_url: nullish(httpUrl),
+});
+const ExecuteQuery = v.object({ wait: v.optional(v.picklist(["true", "false"], "must be true or false")) });
+
+/**
+ * The token routes' credential is the URL: a request that also carries an Authorization header
+ * is refused, so a client never mistakes a user or bot token for the webhook's.
+ */
+function refuseAuthorization(headers: Record<string, string | undefined>): void {
+  if (headers.authorization !== undefined) {
+    throw unauthorized("Webhook execute routes take no Authorization header: the URL token is the credential");
+  }
+}
+
+/**
+ * GET/POST /api/v1/channels/:id/webhooks. Its own plugin under the channels prefix, with
+ * `:id` first like every route there (the router needs one name per position).
+ */
+export const channelWebhookRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/channels" })
+    .use(auth)
+    .get("/:id/webhooks", ({ user, params }) => domain.webhooks.list(params.id, user), { auth: true })
+    .post(
+      "/:id/webhooks",
+      async ({ user, params, body, set }) => {
+        const webhook = await domain.webhooks.create(params.id, user, body);
+        set.status = 201;
+        return webhook;
+      },
+      { auth: true, body: CreateBody },
+    );
+
+/**
+ * /api/webhooks (not versioned, SPEC "Versioning" 3): the management aliases and routes, which
+ * take a user token, and the token routes (metadata, execute), which take none. Static
+ * segments win over parameters: `channel/...` over `:id`, `:id/token` over `:id/:token`.
+ */
+export const webhookRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/webhooks" })
+    .use(auth)
+    .get("/channel/:channelId", ({ user, params }) => domain.webhooks.list(params.channelId, user), { auth: true })
+    .post(
+      "/channel/:channelId",
+      async ({ user, params, body, set }) => {
+        const webhook = await domain.webhooks.create(params.channelId, user, body);
+        set.status = 201;
+        return webhook;
+      },
+      { auth: true, body: CreateBody },
+    )
+    .patch("/:id", ({ user, params, body }) => domain.webhooks.update(params.id, user, body), { auth: true, body: UpdateBody })
+    .delete(
+      "/:id",
+      async ({ user, params }) => {
+        await domain.webhooks.delete(params.id, user);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .post("/:id/token", ({ user, params }) => domain.webhooks.regenerateToken(params.id, user), { auth: true })
+    .get("/:id/:token", ({ params, headers }) => {
+      refuseAuthorization(headers);
+      return domain.webhooks.metadata(params.id, params.token);
+    })
+    // Validated in the handler, so a wrong token is 401 before a bad body is 400.
+    .post("/:id/:token", async ({ params, headers, query, body }) => {
+      refuseAuthorization(headers);
+      const webhook = await domain.webhooks.admit(params.id, params.token);
+      const { wait } = parseInput(ExecuteQuery, query, "query");
+      const message = await domain.webhooks.execute(webhook, parseInput(ExecuteBody, body));
+      return wait === "true" ? message : new Response(null, { status: 204 });
+    });

@@ -1,0 +1,92 @@
+import type { Database } from "bun:sqlite";
+import { nowSeconds } from "./time.ts";
+
+/** A stored channel webhook. */
+export interface WebhookRow {
+  id: string;
+  channel_id: string;
+  server_id: string;
+  name: string;
+  avatar: string | null;
+  token: string;
+  created_by: string | null;
+  created_at: number;
+  updated_at: number;
+  /**
+   * The account its messages are stored under (messages.user_id is a user): the creator, or
+   * the server owner once the creator's account is gone.
+   */
+  author_id: string;
+}
+
+export interface NewWebhook {
+  channelId: string;
+  serverId: string;
+  name: string;
+  avatar: string | null;
+  token: string;
+  createdBy: string;
+}
+
+const SELECT = `SELECT w.*, coalesce(w.created_by, s.owner_id) AS author_id FROM webhooks w JOIN servers s ON s.id = w.server_id`;
+
+/** Channel webhooks. Deleting a channel (or server) deletes its webhooks by cascade. */
+export class WebhooksRepo {
+  private readonly byId;
+  private readonly ofChannel;
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly tokenStmt;
+  private readonly deleteStmt;
+
+  constructor(db: Database) {
+    this.byId = db.prepare<WebhookRow, [string]>(`${SELECT} WHERE w.id = ?`);
+    this.ofChannel = db.prepare<WebhookRow, [string]>(`${SELECT} WHERE w.channel_id = ? ORDER BY w.created_at, w.id`);
+    this.insertStmt = db.prepare(
+      `INSERT INTO webhooks (id, channel_id, server_id, name, avatar, token, created_by, created_at, updated_at)
+       VALUES ($id, $channel_id, $server_id, $name, $avatar, $token, $created_by, $now, $now)`,
+    );
+    this.updateStmt = db.prepare("UPDATE webhooks SET name = ?, avatar = ?, updated_at = ? WHERE id = ?");
+    this.tokenStmt = db.prepare("UPDATE webhooks SET token = ?, updated_at = ? WHERE id = ?");
+    this.deleteStmt = db.prepare("DELETE FROM webhooks WHERE id = ?");
+  }
+
+  async find(id: string): Promise<WebhookRow | null> {
+    return this.byId.get(id);
+  }
+
+  async listByChannel(channelId: string): Promise<WebhookRow[]> {
+    return this.ofChannel.all(channelId);
+  }
+
+  async insert(webhook: NewWebhook): Promise<WebhookRow> {
+    const id = Bun.randomUUIDv7();
+    this.insertStmt.run({
+      id,
+      channel_id: webhook.channelId,
+      server_id: webhook.serverId,
+      name: webhook.name,
+      avatar: webhook.avatar,
+      token: webhook.token,
+      created_by: webhook.createdBy,
+      now: nowSeconds(),
+    });
+    return this.byId.get(id)!;
+  }
+
+  /** The updated row, or null when it is gone. */
+  async update(id: string, name: string, avatar: string | null): Promise<WebhookRow | null> {
+    if (this.updateStmt.run(name, avatar, nowSeconds(), id).changes === 0) return null;
+    return this.byId.get(id);
+  }
+
+  /** Replaces the token (the old one stops working at once); null when the webhook is gone. */
+  async setToken(id: string, token: string): Promise<WebhookRow | null> {
+    if (this.tokenStmt.run(token, nowSeconds(), id).changes === 0) return null;
+    return this.byId.get(id);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.deleteStmt.run(id).changes > 0;
+  }
+}
