@@ -1,0 +1,90 @@
+/**
+ * Voice-room membership, in memory: who is in which voice channel, with which socket and
+ * state. One voice channel per user at a time. No Socket.IO and no rules in here: the voice
+ * domain decides who may do what; the gateway and the audio relay read and update this.
+ * (Scale-out: a voice room lives on one node, so this stays node-local.)
+ */
+
+export type MeetingRole = "audience" | "speaker";
+
+export interface Participant {
+  socketId: string;
+  userId: string;
+  username: string;
+  isBot: boolean;
+  serverId: string;
+  channelId: string;
+  muted: boolean;
+  deafened: boolean;
+  video: boolean;
+  serverMuted: boolean;
+  serverDeafened: boolean;
+  speaking: boolean;
+  /** Meeting channels only: audience or speaker; null elsewhere. */
+  meetingRole: MeetingRole | null;
+  handRaised: boolean;
+  joinedAt: number;
+}
+
+/** The Socket.IO room of a voice channel's participants (never the channel's text room). */
+export const voiceRoom = (channelId: string) => `voice:${channelId}`;
+
+export class VoiceRooms {
+  private readonly bySocket = new Map<string, Participant>();
+  private readonly byUser = new Map<string, string>();
+  private readonly byChannel = new Map<string, Map<string, Participant>>();
+
+  /**
+   * Adds the participant. A user is in one voice channel at a time: the participant they
+   * had before (another channel, or another device) is removed and returned.
+   */
+  join(participant: Participant): { previous: Participant | null } {
+    const existing = this.byUser.get(participant.userId);
+    const previous = existing ? this.leave(existing) : null;
+    this.bySocket.set(participant.socketId, participant);
+    this.byUser.set(participant.userId, participant.socketId);
+    let room = this.byChannel.get(participant.channelId);
+    if (!room) this.byChannel.set(participant.channelId, (room = new Map()));
+    room.set(participant.socketId, participant);
+    return { previous };
+  }
+
+  /** Removes the socket's participant, if any, and returns it. */
+  leave(socketId: string): Participant | null {
+    const participant = this.bySocket.get(socketId);
+    if (!participant) return null;
+    this.bySocket.delete(socketId);
+    if (this.byUser.get(participant.userId) === socketId) this.byUser.delete(participant.userId);
+    const room = this.byChannel.get(participant.channelId);
+    room?.delete(socketId);
+    if (room && room.size === 0) this.byChannel.delete(participant.channelId);
+    return participant;
+  }
+
+  participant(socketId: string): Participant | null {
+    return this.bySocket.get(socketId) ?? null;
+  }
+
+  ofUser(userId: string): Participant | null {
+    const socketId = this.byUser.get(userId);
+    return socketId ? (this.bySocket.get(socketId) ?? null) : null;
+  }
+
+  /** The channel's participants, in join order. */
+  inChannel(channelId: string): Participant[] {
+    return [...(this.byChannel.get(channelId)?.values() ?? [])];
+  }
+
+  /** Applies a change of state (not of channel: moving is leave + join). */
+  update(socketId: string, patch: Partial<Omit<Participant, "socketId" | "userId" | "channelId" | "serverId">>): Participant | null {
+    const participant = this.bySocket.get(socketId);
+    if (!participant) return null;
+    Object.assign(participant, patch);
+    return participant;
+  }
+
+  /** Every participant (for presence-style lookups such as friends in voice). */
+  all(): Participant[] {
+    return [...this.bySocket.values()];
+  }
+}

@@ -1,0 +1,40 @@
+import { describe, expect, test } from "bun:test";
+import { VoiceRooms, type Participant } from "../../src/audio/voice-rooms.ts";
+
+const p = (socketId: string, userId: string, channelId: string): Participant => ({
+  socketId, userId, username: userId, isBot: false, serverId: "s", channelId, muted: false, deafened: false, video: false,
+  serverMuted: false, serverDeafened: false, speaking: false, meetingRole: null, handRaised: false, joinedAt: 0,
+});
+
+describe("VoiceRooms", () => {
+  test("join, look up, leave", () => {
+    const rooms = new VoiceRooms();
+    expect(rooms.join(p("a1", "alice", "c1")).previous).toBeNull();
+    rooms.join(p("b1", "bob", "c1"));
+    expect(rooms.inChannel("c1").map((x) => x.socketId)).toEqual(["a1", "b1"]);
+    expect(rooms.ofUser("alice")?.socketId).toBe("a1");
+    expect(rooms.leave("a1")?.userId).toBe("alice");
+    expect(rooms.ofUser("alice")).toBeNull();
+    expect(rooms.leave("a1")).toBeNull();
+    expect(rooms.inChannel("c1").map((x) => x.socketId)).toEqual(["b1"]);
+  });
+
+  test("one voice channel per user: joining elsewhere, or from another device, replaces the first", () => {
+    const rooms = new VoiceRooms();
+    rooms.join(p("a1", "alice", "c1"));
+    expect(rooms.join(p("a1", "alice", "c2")).previous?.channelId).toBe("c1");
+    expect(rooms.inChannel("c1")).toEqual([]);
+    expect(rooms.join(p("a2", "alice", "c2")).previous?.socketId).toBe("a1");
+    expect(rooms.inChannel("c2").map((x) => x.socketId)).toEqual(["a2"]);
+    expect(rooms.participant("a1")).toBeNull();
+    expect(rooms.all()).toHaveLength(1);
+  });
+
+  test("update changes state only", () => {
+    const rooms = new VoiceRooms();
+    rooms.join(p("a1", "alice", "c1"));
+    expect(rooms.update("a1", { muted: true, handRaised: true })?.muted).toBe(true);
+    expect(rooms.participant("a1")?.handRaised).toBe(true);
+    expect(rooms.update("zz", { muted: true })).toBeNull();
+  });
+});
