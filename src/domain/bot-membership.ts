@@ -66,7 +66,7 @@ export class BotMembership {
     const joined = await this.members.join(server.id, bot, actor.id);
     await this.store.roles.assign(server.id, bot.id, role.id);
     if (joined) {
-      await this.audit.record(server.id, actor.id, "BOT_ADD", { type: "user", id: bot.id }, { permissions: bits, roleId: role.id });
+      await this.audit.record(server.id, actor.id, "BOT_ADD", { type: "member", id: bot.id }, { permissions: bits, roleId: role.id });
     } else {
       // Fewer bits can take VIEW_CHANNEL away: the bot's sockets leave what it can no longer see.
       await this.members.syncChannelRooms(server.id, { userIds: [bot.id] });
@@ -79,7 +79,7 @@ export class BotMembership {
     const server = await this.access.server(serverId);
     const removed = await this.members.remove(server.id, app.bot_user_id);
     if (!removed) throw notFound("Bot membership");
-    await this.audit.record(server.id, app.owner_id, "MEMBER_LEAVE", { type: "user", id: app.bot_user_id }, { removedByOwner: true });
+    await this.audit.record(server.id, app.owner_id, "MEMBER_LEAVE", { type: "member", id: app.bot_user_id }, { removedByOwner: true });
   }
 
   /** The servers the bot is in, each with its managed role's permissions. */

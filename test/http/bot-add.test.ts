@@ -65,7 +65,9 @@ describe("POST /api/v1/oauth2/applications/:appId/servers/:serverId (owner-add)"
     const entry = audit.body.entries.find((e: { action: string }) => e.action === "BOT_ADD");
     expect(entry).toMatchObject({
       actor_id: f.owner.id,
+      target_type: "member",
       target_id: f.bot.botUserId,
+      target_username: f.bot.name,
       changes: { permissions: DEFAULT_BOT, roleId: res.body.role.id },
     });
   });
