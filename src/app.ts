@@ -29,6 +29,7 @@ import { dmRoutes } from "./http/routes/dms.ts";
 import { groupDmRoutes } from "./http/routes/group-dms.ts";
 import { commandRoutes } from "./http/routes/commands.ts";
 import { channelWebhookRoutes, webhookRoutes } from "./http/routes/webhooks.ts";
+import { premiumSoundboardRoutes, soundboardRoutes } from "./http/routes/soundboard.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { resolveJwtSecret } from "./secret.ts";
 import { createStore, type Store } from "./store/store.ts";
@@ -117,6 +118,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(channelRoutes(domain, auth))
     .use(channelWebhookRoutes(domain, auth))
     .use(webhookRoutes(domain, auth))
+    .use(soundboardRoutes(domain, auth))
+    .use(premiumSoundboardRoutes(domain, auth))
     .use(serverInviteRoutes(domain, auth))
     .use(serverModerationRoutes(domain, auth))
     .use(roleRoutes(domain, auth))

@@ -116,6 +116,9 @@ export interface ChannelPlacementInput {
  * see it (404 otherwise, so hidden channels do not leak).
  */
 export class Channels {
+  /** Told after a channel is deleted (voice disconnects its participants, docs/voice.md). */
+  readonly deleteListeners: ((channel: ChannelRow) => Promise<void>)[] = [];
+
   constructor(
     private readonly store: Store,
     private readonly access: Access,
@@ -246,6 +249,7 @@ export class Channels {
     this.bus.publish(rooms.server(channel.server_id), "channel:deleted", { id: channel.id, server_id: channel.server_id }, hidden);
     const room = rooms.channel(channel.id);
     this.bus.removeFromRoom(room, room);
+    for (const listener of this.deleteListeners) await listener(channel);
     await this.audit.record(channel.server_id, user.id, "CHANNEL_DELETE", { type: "channel", id: channel.id }, {
       name: channel.name,
       type: channel.type,

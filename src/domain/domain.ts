@@ -29,6 +29,9 @@ import { Conversations } from "./conversations.ts";
 import { Interactions } from "./interactions.ts";
 import { Commands } from "./commands.ts";
 import { Webhooks } from "./webhooks.ts";
+import { DmCalls } from "./dm-calls.ts";
+import { Voice } from "./voice.ts";
+import { Soundboard } from "./soundboard.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export interface Domain {
@@ -59,6 +62,9 @@ export interface Domain {
   interactions: Interactions;
   commands: Commands;
   webhooks: Webhooks;
+  dmCalls: DmCalls;
+  voice: Voice;
+  soundboard: Soundboard;
 }
 
 export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus }): Domain {
@@ -72,6 +78,11 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
   const botMembership = new BotMembership(store, access, audit, members, bus);
   const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus);
   const messages = new Messages(store, access, audit, uploads, bus);
+  const voice = new Voice(store, access, audit, bus);
+  // Leaving a server, losing access, or a deleted channel takes members out of voice.
+  members.accessListeners.push(voice);
+  const channels = new Channels(store, access, audit, members, bus, uploads);
+  channels.deleteListeners.push((channel) => voice.channelDeleted(channel));
   // Presence reaches the user's own sockets, every server they belong to, and their friends.
   const presenceAudience = async (userId: string) => [
     rooms.user(userId),
@@ -97,7 +108,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     messageUploads: new MessageUploads(store, access, messages, uploads),
     reactions: new Reactions(store, access, bus),
     pins: new Pins(store, access, audit, messages, bus),
-    channels: new Channels(store, access, audit, members, bus, uploads),
+    channels,
     roles: new Roles(store, access, audit, members, bus),
     invites: new Invites(store, access, audit, members, servers),
     moderation: new Moderation(store, access, audit, members, bus),
@@ -106,5 +117,8 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     interactions: new Interactions(store, access, messages, bus),
     commands: new Commands(store, access),
     webhooks: new Webhooks(store, access, messages),
+    dmCalls: new DmCalls(store, bus),
+    voice,
+    soundboard: new Soundboard(store, access, audit, uploads, bus, voice.rooms),
   };
 }

@@ -52,9 +52,20 @@ export interface ServerToClientEvents {
   "dm:group:updated": (group: Record<string, unknown>) => void;
   "dm:group:removed": (payload: { conversationId: string }) => void;
   "dm:group:deleted": (payload: { conversationId: string }) => void;
-  "dm:call-incoming": (payload: Record<string, unknown>) => void;
-  "voice:existing": (participants: Record<string, unknown>[]) => void;
-  "voice:user-joined": (participant: Record<string, unknown>) => void;
+  "dm:call-incoming": (payload: {
+    callId: string;
+    conversationId: string;
+    from: { id: string; username: string; avatar: string | null };
+  }) => void;
+  // Hearth extensions: the rest of a DM call's signaling (docs/dm-calls.md), to the members' user rooms.
+  "dm:call-accepted": (payload: { callId: string; userId: string }) => void;
+  "dm:call-declined": (payload: { callId: string; userId: string }) => void;
+  "dm:call-left": (payload: { callId: string; userId: string; reason: "ended" | "declined" | "timeout" | "disconnect" }) => void;
+  "dm:call-ended": (payload: { callId: string; endedBy: string | null; reason: "ended" | "declined" | "timeout" | "disconnect" }) => void;
+  "dm:call-signal": (payload: { callId: string; from: string; [key: string]: unknown }) => void;
+  // Voice (docs/voice.md).
+  "voice:existing": (participants: VoiceParticipant[]) => void;
+  "voice:user-joined": (participant: VoiceParticipant) => void;
   "voice:user-left": (payload: { socketId: string }) => void;
   "voice:meeting-update": (payload: {
     socketId: string;
@@ -62,20 +73,44 @@ export interface ServerToClientEvents {
     meetingRole: "audience" | "speaker";
     handRaised: boolean;
   }) => void;
-  "voice:state-update": (payload: Record<string, unknown>) => void;
+  "voice:state-update": (payload: { socketId: string; userId: string; muted: boolean; deafened: boolean; video: boolean }) => void;
   "voice:speaking": (payload: { socketId: string; speaking: boolean }) => void;
-  "voice:admin-mute-update": (payload: Record<string, unknown>) => void;
-  "voice:admin-deafen-update": (payload: Record<string, unknown>) => void;
-  "voice:force-leave": (payload: Record<string, unknown>) => void;
-  "voice:force-disconnect": (payload: Record<string, unknown>) => void;
-  "voice:force-move": (payload: Record<string, unknown>) => void;
-  "voice:signal": (payload: Record<string, unknown>) => void;
+  "voice:admin-mute-update": (payload: { socketId: string; userId: string; serverMuted: boolean }) => void;
+  "voice:admin-deafen-update": (payload: { socketId: string; userId: string; serverDeafened: boolean }) => void;
+  "voice:force-leave": (payload: { reason: string; channelId: string }) => void;
+  "voice:force-disconnect": (payload: { reason: string; channelId: string }) => void;
+  "voice:force-move": (payload: { channelId: string; fromChannelId: string }) => void;
+  "voice:signal": (payload: { from: string; userId: string; [key: string]: unknown }) => void;
   "voice:error": (payload: { error: string }) => void;
-  "bot:audio-data": (payload: { pcm: Uint8Array; sampleRate: number; channels: number; botUserId: string }) => void;
+  // pcm is forwarded as received (a Buffer on the server), a Socket.IO binary attachment.
+  "bot:audio-data": (payload: { pcm: ArrayBuffer | ArrayBufferView; sampleRate: number; channels: number; botUserId: string }) => void;
+  // Hearth extension (docs/soundboard.md): a soundboard sound played into a voice room.
+  "voice:soundboard": (payload: {
+    channelId: string;
+    sound: { id: string; name: string; icon: string; file_url: string };
+    userId: string;
+    username: string;
+  }) => void;
   // Hearth extensions (the spec names no friend events), delivered to the other user's room.
   "friend:request": (payload: { from: { id: string; username: string; avatar: string | null } }) => void;
   "friend:accepted": (payload: { userId: string; username: string }) => void;
   "friend:removed": (payload: { userId: string }) => void;
+}
+
+/** A voice participant as clients see it; meetingRole and handRaised mean something in meetings only. */
+export interface VoiceParticipant {
+  socketId: string;
+  userId: string;
+  username: string;
+  isBot: boolean;
+  muted: boolean;
+  deafened: boolean;
+  video: boolean;
+  serverMuted: boolean;
+  serverDeafened: boolean;
+  speaking: boolean;
+  meetingRole: "audience" | "speaker" | null;
+  handRaised: boolean;
 }
 
 export type GatewayEventName = keyof ServerToClientEvents;
@@ -141,16 +176,28 @@ export interface ClientToServerEvents {
     ack?: (ack: Ack) => void,
   ) => void;
   "voice:state": (payload: { muted?: boolean; deafened?: boolean; video?: boolean }, ack?: (ack: Ack) => void) => void;
-  "voice:signal": (payload: Record<string, unknown>, ack?: (ack: Ack) => void) => void;
+  "voice:signal": (payload: { to: string; [key: string]: unknown }, ack?: (ack: Ack) => void) => void;
+  // Hearth additions (docs/voice.md): the speaking indicator and voice moderation.
+  "voice:speaking": (payload: { speaking: boolean }, ack?: (ack: Ack) => void) => void;
+  "voice:server-mute": (payload: { userId: string; muted: boolean }, ack?: (ack: Ack) => void) => void;
+  "voice:server-deafen": (payload: { userId: string; deafened: boolean }, ack?: (ack: Ack) => void) => void;
+  "voice:move": (payload: { userId: string; channelId: string }, ack?: (ack: Ack) => void) => void;
+  "voice:disconnect": (payload: { userId: string }, ack?: (ack: Ack) => void) => void;
   "bot:voice-query": (payload: { userId: string; serverId: string }, ack?: (ack: Ack) => void) => void;
   "bot:voice-participants": (payload: { channelId: string }, ack?: (ack: Ack) => void) => void;
   "bot:audio-data": (
-    payload: { channelId: string; pcm: Uint8Array; sampleRate?: number; channels?: number },
+    payload: { channelId: string; pcm: ArrayBuffer | ArrayBufferView; sampleRate?: number; channels?: number },
     ack?: (ack: Ack) => void,
   ) => void;
   "typing:start": (channelId: string, ack?: (ack: Ack) => void) => void;
   "typing:stop": (channelId: string, ack?: (ack: Ack) => void) => void;
   "dm:typing:start": (payload: { conversationId: string }, ack?: (ack: Ack) => void) => void;
   "dm:typing:stop": (payload: { conversationId: string }, ack?: (ack: Ack) => void) => void;
+  // Hearth extensions: DM calls (docs/dm-calls.md).
+  "dm:call-start": (payload: { conversationId: string }, ack?: (ack: Ack<{ callId: string; conversationId: string }>) => void) => void;
+  "dm:call-accept": (payload: { callId: string }, ack?: (ack: Ack<{ callId: string }>) => void) => void;
+  "dm:call-decline": (payload: { callId: string }, ack?: (ack: Ack<{ callId: string }>) => void) => void;
+  "dm:call-end": (payload: { callId: string }, ack?: (ack: Ack<{ callId: string }>) => void) => void;
+  "dm:call-signal": (payload: { callId: string; to: string; [key: string]: unknown }, ack?: (ack: Ack<{ callId: string }>) => void) => void;
   "status:set": (payload: { status: PresenceStatus }, ack?: (ack: Ack<{ status: PresenceStatus }>) => void) => void;
 }

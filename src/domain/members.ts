@@ -24,7 +24,16 @@ export interface Member {
  * Joining and leaving servers, in one place for every path that does it (invite join, leave,
  * kick, ban, bot add/remove), and keeping gateway rooms in step with what members may see.
  */
+/** Told when a member leaves a server or their access may have shrunk (voice, docs/voice.md). */
+export interface MemberAccessListener {
+  memberRemoved(serverId: string, userId: string): Promise<void>;
+  accessChanged(serverId: string, userIds?: string[]): Promise<void>;
+}
+
 export class Members {
+  /** Features that keep their own membership state (voice) register here. */
+  readonly accessListeners: MemberAccessListener[] = [];
+
   constructor(
     private readonly store: Store,
     private readonly access: Access,
@@ -69,6 +78,7 @@ export class Members {
     for (const channel of await this.store.channels.listByServer(serverId)) {
       this.bus.removeFromRoom(userRoom, rooms.channel(channel.id));
     }
+    for (const listener of this.accessListeners) await listener.memberRemoved(serverId, userId);
     return true;
   }
 
@@ -102,5 +112,6 @@ export class Members {
         if (!visible) this.bus.removeFromRoom(rooms.user(userId), rooms.channel(channel.id));
       }
     }
+    for (const listener of this.accessListeners) await listener.accessChanged(server.id, options.userIds);
   }
 }

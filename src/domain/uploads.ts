@@ -32,8 +32,8 @@ export const SERVED_TYPES: Record<string, string> = {
 };
 
 /** Upload folders; each is a URL segment under /uploads and a folder under DATA_DIR/uploads. */
-export type UploadKind = "avatars" | "banners" | "server-icons" | "server-banners" | "server-gifs" | "attachments" | "group-icons" | "emojis";
-export const UPLOAD_KINDS: readonly UploadKind[] = ["avatars", "banners", "server-icons", "server-banners", "server-gifs", "attachments", "group-icons", "emojis"];
+export type UploadKind = "avatars" | "banners" | "server-icons" | "server-banners" | "server-gifs" | "attachments" | "group-icons" | "emojis" | "sounds";
+export const UPLOAD_KINDS: readonly UploadKind[] = ["avatars", "banners", "server-icons", "server-banners", "server-gifs", "attachments", "group-icons", "emojis", "sounds"];
 
 const STORED_NAME = /^[0-9a-f-]{36}\.[a-z0-9]{1,8}$/;
 

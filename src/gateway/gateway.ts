@@ -8,6 +8,9 @@ import { registerRoomEvents } from "./handlers/rooms.ts";
 import { registerTypingEvents } from "./handlers/typing.ts";
 import { registerDmEvents } from "./handlers/dms.ts";
 import { registerBotEvents } from "./handlers/bots.ts";
+import { registerVoiceEvents } from "./handlers/voice.ts";
+import { registerAudioEvents } from "./handlers/audio.ts";
+import { registerDmCallEvents } from "./handlers/dm-calls.ts";
 
 export interface SocketData {
   userId: string;
@@ -53,9 +56,13 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger): v
     registerTypingEvents(socket, domain, log);
     registerDmEvents(socket, domain, log);
     registerBotEvents(socket, domain, log);
+    registerVoiceEvents(socket, domain, log);
+    registerAudioEvents(socket, domain, log);
+    registerDmCallEvents(socket, domain, log);
 
     socket.on("disconnect", (reason) => {
       log.info("gateway disconnect", { socketId: socket.id, userId, reason });
+      void domain.voice.leave(socket.id).catch((error) => log.error("voice leave failed", { error }));
       void domain.presence.socketDisconnected(userId).catch((error) => log.error("presence update failed", { error }));
     });
   });

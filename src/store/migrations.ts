@@ -508,4 +508,25 @@ export const migrations: Migration[] = [
       CREATE INDEX webhooks_channel ON webhooks (channel_id, created_at);
     `,
   },
+  {
+    version: 7,
+    name: "soundboard",
+    // Soundboard sounds: a server's short audio clips (docs/soundboard.md). The file lives under
+    // /uploads/sounds; the icon is one Unicode emoji.
+    sql: `
+      CREATE TABLE soundboard_sounds (
+        id TEXT PRIMARY KEY,
+        server_id TEXT NOT NULL REFERENCES servers (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        icon TEXT NOT NULL,
+        file_path TEXT NOT NULL,
+        original_name TEXT NOT NULL,
+        mime_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        uploaded_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX soundboard_sounds_server ON soundboard_sounds (server_id, created_at);
+    `,
+  },
 ];

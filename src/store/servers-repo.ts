@@ -88,7 +88,8 @@ export class ServersRepo {
        UNION ALL SELECT banner FROM servers WHERE id = $id AND banner IS NOT NULL
        UNION ALL SELECT a.filename FROM attachments a JOIN messages m ON m.id = a.message_id WHERE m.server_id = $id
        UNION ALL SELECT file_path FROM server_gifs WHERE server_id = $id
-       UNION ALL SELECT file_path FROM emojis WHERE server_id = $id`,
+       UNION ALL SELECT file_path FROM emojis WHERE server_id = $id
+       UNION ALL SELECT file_path FROM soundboard_sounds WHERE server_id = $id`,
     );
   }
 
@@ -160,7 +161,7 @@ export class ServersRepo {
     })();
   }
 
-  /** Every stored file the server owns (images, attachments, GIFs, emojis): removed with it. */
+  /** Every stored file the server owns (images, attachments, GIFs, emojis, sounds): removed with it. */
   async files(id: string): Promise<string[]> {
     return this.filesStmt.all({ id }).map((row) => row.path);
   }

@@ -22,6 +22,7 @@ import { ConversationsRepo } from "./conversations-repo.ts";
 import { InteractionsRepo } from "./interactions-repo.ts";
 import { CommandsRepo } from "./commands-repo.ts";
 import { WebhooksRepo } from "./webhooks-repo.ts";
+import { SoundboardRepo } from "./soundboard-repo.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
 export interface Store {
@@ -47,6 +48,7 @@ export interface Store {
   interactions: InteractionsRepo;
   commands: CommandsRepo;
   webhooks: WebhooksRepo;
+  soundboard: SoundboardRepo;
   close(): void;
 }
 
@@ -81,6 +83,7 @@ export function createStore(databaseFile: string): Store {
     interactions: new InteractionsRepo(db),
     commands: new CommandsRepo(db),
     webhooks: new WebhooksRepo(db),
+    soundboard: new SoundboardRepo(db),
     close() {
       // A clean close checkpoints the WAL so the file is complete on its own.
       try {

@@ -22,6 +22,8 @@ export const friendRoutes = (domain: Domain, auth: AuthPlugin) =>
     .use(auth)
     .get("/", ({ user }) => domain.friends.list(user), { auth: true })
     .get("/requests", ({ user }) => domain.friends.requests(user), { auth: true })
+    // Accepted friends currently in voice, in channels the caller can see (docs/voice.md).
+    .get("/voice-activity", ({ user }) => domain.voice.friendsActivity(user.id), { auth: true })
     .get("/search", ({ user, query }) => domain.friends.search(user, parseInput(SearchQuery, query, "query").q), { auth: true })
     .post(
       "/request",

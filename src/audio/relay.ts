@@ -1,0 +1,62 @@
+import type { Participant, VoiceRooms } from "./voice-rooms.ts";
+import { voiceRoom } from "./voice-rooms.ts";
+import { checkFrame, type AudioFrame } from "./frames.ts";
+
+/**
+ * The PCM relay, standard path. Two separate steps so a tuned forwarder (native publish of
+ * the encoded Socket.IO frames, docs/audio.md) can replace `deliverFrame` alone later:
+ *   1. `admitFrame`: is this a valid frame from a participant of that room who may speak?
+ *   2. `deliverFrame`: hand the same bytes to every other socket in the voice room, once.
+ */
+
+/** What the relay needs from the voice domain (domain.voice provides both). */
+export interface VoiceGate {
+  rooms: VoiceRooms;
+  speakError(participant: Participant): Promise<string | null>;
+}
+
+export type Admission = { ok: true; frame: AudioFrame; sender: Participant } | { ok: false; error: string };
+
+/**
+ * Checks a `bot:audio-data` payload from `socketId`: a well-formed frame, sent by a
+ * participant of exactly that voice channel who may transmit now (SPEAK, a speaker in a
+ * meeting, not server-muted, not timed out). Any participant may send, bot or user: the
+ * spec's "PCM from another bot" describes the usual sender, not a restriction.
+ * Cheapest checks first: the frame, then membership, then the permission lookup.
+ */
+export async function admitFrame(voice: VoiceGate, socketId: string, payload: unknown): Promise<Admission> {
+  if (typeof payload !== "object" || payload === null) {
+    return { ok: false, error: "payload: must be an object {channelId, pcm, sampleRate?, channels?}" };
+  }
+  const { channelId, pcm, sampleRate, channels } = payload as Record<string, unknown>;
+  if (typeof channelId !== "string" || channelId === "") return { ok: false, error: "channelId: must be a channel id" };
+  const checked = checkFrame({ pcm, sampleRate, channels });
+  if (!checked.ok) return checked;
+  const sender = voice.rooms.participant(socketId);
+  if (!sender || sender.channelId !== channelId.toLowerCase()) return { ok: false, error: "You are not in this voice channel" };
+  const refusal = await voice.speakError(sender);
+  if (refusal) return { ok: false, error: refusal };
+  return { ok: true, frame: checked.frame, sender };
+}
+
+/** Where a frame goes: the sender's socket, whose `to()` excludes the sender itself. */
+export interface FrameSender {
+  to(room: string): { emit(event: "bot:audio-data", payload: AudioFramePayload): unknown };
+}
+
+export type AudioFramePayload = { pcm: AudioFrame["pcm"]; sampleRate: number; channels: number; botUserId: string };
+
+/**
+ * Standard delivery: one Socket.IO broadcast to the voice room except the sender. The
+ * adapter encodes the packet once for all receivers; `pcm` is the received object itself,
+ * so the samples are neither copied nor re-encoded and travel as a binary attachment.
+ * `botUserId` is the sender's user id, bot or not (the spec's name is kept).
+ */
+export function deliverFrame(from: FrameSender, channelId: string, frame: AudioFrame, senderUserId: string): void {
+  from.to(voiceRoom(channelId)).emit("bot:audio-data", {
+    pcm: frame.pcm,
+    sampleRate: frame.sampleRate,
+    channels: frame.channels,
+    botUserId: senderUserId,
+  });
+}

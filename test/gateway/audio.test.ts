@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { MAX_FRAME_BYTES } from "../../src/audio/frames.ts";
+import { addBot } from "../helpers/bot-platform.ts";
+import { addMember, createServer } from "../helpers/community.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.stop());
+
+const SPEAK = 1 << 15;
+
+/** A recognisable 20 ms 48 kHz stereo frame. */
+function frame(bytes = 3840, seed = 7): Uint8Array {
+  const pcm = new Uint8Array(bytes);
+  for (let i = 0; i < bytes; i++) pcm[i] = (i * 31 + seed) & 0xff;
+  return pcm;
+}
+
+/** What socket.io-client hands over for a binary attachment, as bytes. */
+const asBytes = (pcm: ArrayBuffer | ArrayBufferView) =>
+  pcm instanceof ArrayBuffer ? new Uint8Array(pcm) : new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
+
+async function voiceChannel(owner: TestUser, serverId: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "voice", type: "voice", ...extra } });
+  if (res.status >= 300) throw new Error(`create voice channel failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id;
+}
+
+async function setup() {
+  const owner = await server.register();
+  const member = await server.register();
+  const listener = await server.register();
+  const outsider = await server.register();
+  const serverId = await createServer(server, owner);
+  await addMember(server, serverId, member);
+  await addMember(server, serverId, listener);
+  const bot = await addBot(server, owner, serverId);
+  const otherBot = await addBot(server, owner, serverId);
+  const channelId = await voiceChannel(owner, serverId);
+  const everyoneId = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
+  return { owner, member, listener, outsider, bot, otherBot, serverId, channelId, everyoneId };
+}
+
+/** A connected socket that has joined the voice channel. */
+async function inVoice(token: string, channelId: string, transports?: ("websocket" | "polling")[]): Promise<ClientSocket> {
+  const socket = await server.connect(token, { transports });
+  const ack = await socket.emitWithAck("voice:join", { channelId });
+  if (!ack.ok) throw new Error(`voice:join failed: ${ack.error}`);
+  return socket;
+}
+
+/** Sends a frame with an ack and returns the ack and the voice:error the sender got, if any. */
+async function send(socket: ClientSocket, payload: unknown) {
+  const errors = recordEvents(socket, "voice:error");
+  const ack = await socket.emitWithAck("bot:audio-data", payload);
+  await sleep(20);
+  socket.off("voice:error");
+  return { ack, errors };
+}
+
+describe("bot:audio-data relay", () => {
+  test("a frame reaches the room's other participants byte-identical, and nobody else", async () => {
+    const { member, listener, outsider, bot, otherBot, channelId } = await setup();
+    const sender = await inVoice(bot.token, channelId);
+    const botReceiver = await inVoice(otherBot.token, channelId);
+    const userReceiver = await inVoice(member.token, channelId);
+    // In the voice channel's text room, but not in the voice room.
+    const textRoom = await server.connect(listener.token);
+    expect((await textRoom.emitWithAck("channel:join", channelId)).ok).toBe(true);
+    const stranger = await server.connect(outsider.token);
+
+    const seenBySender = recordEvents(sender, "bot:audio-data");
+    const seenInText = recordEvents(textRoom, "bot:audio-data");
+    const seenByStranger = recordEvents(stranger, "bot:audio-data");
+
+    const pcm = frame();
+    const atBot = waitForEvent(botReceiver, "bot:audio-data");
+    const atUser = waitForEvent(userReceiver, "bot:audio-data");
+    expect(await sender.emitWithAck("bot:audio-data", { channelId, pcm })).toEqual({ ok: true });
+    for (const got of [await atBot, await atUser]) {
+      expect(got.sampleRate).toBe(48000);
+      expect(got.channels).toBe(2);
+      expect(got.botUserId).toBe(bot.botUserId);
+      expect(asBytes(got.pcm)).toEqual(pcm);
+    }
+    await sleep(100);
+    expect(seenBySender).toEqual([]);
+    expect(seenInText).toEqual([]);
+    expect(seenByStranger).toEqual([]);
+    for (const s of [sender, botReceiver, userReceiver, textRoom, stranger]) s.close();
+  });
+
+  test("a user participant may send too; botUserId is the sender's user id; declared formats pass through", async () => {
+    const { member, bot, channelId } = await setup();
+    const sender = await inVoice(member.token, channelId);
+    const receiver = await inVoice(bot.token, channelId);
+    const pcm = frame(1920, 3);
+    const got = waitForEvent(receiver, "bot:audio-data");
+    sender.emit("bot:audio-data", { channelId, pcm, sampleRate: 24000, channels: 1 }); // no ack: fire and forget
+    const payload = await got;
+    expect(payload.botUserId).toBe(member.id);
+    expect(payload.sampleRate).toBe(24000);
+    expect(payload.channels).toBe(1);
+    expect(asBytes(payload.pcm)).toEqual(pcm);
+    sender.close();
+    receiver.close();
+  });
+
+  test("a long-polling receiver gets the frame too", async () => {
+    const { member, bot, channelId } = await setup();
+    const sender = await inVoice(bot.token, channelId);
+    const poller = await inVoice(member.token, channelId, ["polling"]);
+    const pcm = frame(MAX_FRAME_BYTES, 11);
+    const got = waitForEvent(poller, "bot:audio-data");
+    expect(await sender.emitWithAck("bot:audio-data", { channelId, pcm: pcm.buffer })).toEqual({ ok: true });
+    expect(asBytes((await got).pcm)).toEqual(pcm);
+    sender.close();
+    poller.close();
+  });
+
+  test("refused: not in that voice room", async () => {
+    const { owner, member, bot, serverId, channelId } = await setup();
+    const receiver = await inVoice(member.token, channelId);
+    const seen = recordEvents(receiver, "bot:audio-data");
+    const error = "You are not in this voice channel";
+
+    const notJoined = await server.connect(bot.token);
+    const refused = await send(notJoined, { channelId, pcm: frame() });
+    expect(refused.ack).toEqual({ ok: false, error });
+    expect(refused.errors).toEqual([{ error }]);
+
+    // In another voice channel of the same server: still not this room.
+    const elsewhere = await inVoice(bot.token, await voiceChannel(owner, serverId));
+    expect((await send(elsewhere, { channelId, pcm: frame() })).errors).toEqual([{ error }]);
+    // Without an ack, the voice:error alone answers.
+    const errorEvent = waitForEvent(elsewhere, "voice:error");
+    elsewhere.emit("bot:audio-data", { channelId, pcm: frame() });
+    expect(await errorEvent).toEqual({ error });
+
+    await sleep(50);
+    expect(seen).toEqual([]);
+    for (const s of [receiver, notJoined, elsewhere]) s.close();
+  });
+
+  test("refused: a meeting's audience member; allowed once a speaker", async () => {
+    const { owner, member, bot, serverId } = await setup();
+    const meetingId = await voiceChannel(owner, serverId, { is_meeting: true });
+    const sender = await inVoice(member.token, meetingId);
+    const receiver = await inVoice(bot.token, meetingId);
+    const seen = recordEvents(receiver, "bot:audio-data");
+    expect(server.app.domain.voice.rooms.participant(sender.id!)?.meetingRole).toBe("audience");
+    const refused = await send(sender, { channelId: meetingId, pcm: frame() });
+    expect(refused.ack).toEqual({ ok: false, error: "Audience members cannot speak in a meeting" });
+    expect(refused.errors).toEqual([{ error: "Audience members cannot speak in a meeting" }]);
+    expect(seen).toEqual([]);
+
+    // Promoted directly in the room state (voice:set-meeting-role has its own tests).
+    server.app.domain.voice.rooms.update(sender.id!, { meetingRole: "speaker" });
+    const got = waitForEvent(receiver, "bot:audio-data");
+    expect(await sender.emitWithAck("bot:audio-data", { channelId: meetingId, pcm: frame() })).toEqual({ ok: true });
+    expect(asBytes((await got).pcm)).toEqual(frame());
+    sender.close();
+    receiver.close();
+  });
+
+  test("refused: a server-muted participant", async () => {
+    const { owner, member, bot, channelId } = await setup();
+    const sender = await inVoice(bot.token, channelId);
+    const receiver = await inVoice(member.token, channelId);
+    const seen = recordEvents(receiver, "bot:audio-data");
+    const moderator = await server.connect(owner.token);
+    expect((await moderator.emitWithAck("voice:server-mute", { userId: bot.botUserId, muted: true })).ok).toBe(true);
+    expect(server.app.domain.voice.rooms.participant(sender.id!)?.serverMuted).toBe(true);
+    const refused = await send(sender, { channelId, pcm: frame() });
+    expect(refused.ack).toEqual({ ok: false, error: "You are server muted" });
+    expect(refused.errors).toEqual([{ error: "You are server muted" }]);
+    await sleep(50);
+    expect(seen).toEqual([]);
+    for (const s of [sender, receiver, moderator]) s.close();
+  });
+
+  test("refused: no SPEAK in the channel", async () => {
+    const { owner, member, bot, channelId, everyoneId } = await setup();
+    const sender = await inVoice(member.token, channelId);
+    const receiver = await inVoice(bot.token, channelId);
+    const seen = recordEvents(receiver, "bot:audio-data");
+    const denied = await server.api("PUT", `/api/v1/channels/${channelId}/permissions/${everyoneId}`, {
+      token: owner.token,
+      body: { allow: 0, deny: SPEAK },
+    });
+    expect(denied.status).toBe(200);
+    const refused = await send(sender, { channelId, pcm: frame() });
+    expect(refused.ack).toEqual({ ok: false, error: "Missing permission: Speak" });
+    expect(refused.errors).toEqual([{ error: "Missing permission: Speak" }]);
+    await sleep(50);
+    expect(seen).toEqual([]);
+    sender.close();
+    receiver.close();
+  });
+
+  test("malformed frames are dropped and answered with voice:error", async () => {
+    const { member, bot, channelId } = await setup();
+    const sender = await inVoice(bot.token, channelId);
+    const receiver = await inVoice(member.token, channelId);
+    const seen = recordEvents(receiver, "bot:audio-data");
+    const cases: [unknown, string][] = [
+      [{ channelId, pcm: "AAAA" }, "pcm: must be binary (16-bit PCM)"],
+      [{ channelId, pcm: Array.from(frame(8)) }, "pcm: must be binary (16-bit PCM)"],
+      [{ channelId }, "pcm: must be binary (16-bit PCM)"],
+      [{ channelId, pcm: new Uint8Array(0) }, "pcm: must not be empty"],
+      [{ channelId, pcm: frame(3841) }, "pcm: must be a whole number of 16-bit samples for 2 channel(s) (a multiple of 4 bytes)"],
+      [{ channelId, pcm: frame(MAX_FRAME_BYTES + 4) }, `pcm: must be at most ${MAX_FRAME_BYTES} bytes`],
+      [{ channelId, pcm: frame(), sampleRate: 44100 }, "sampleRate: must be one of 8000, 12000, 16000, 24000, 48000"],
+      [{ channelId, pcm: frame(), channels: 3 }, "channels: must be one of 1, 2"],
+      [{ pcm: frame() }, "channelId: must be a channel id"],
+      ["just a string", "payload: must be an object {channelId, pcm, sampleRate?, channels?}"],
+    ];
+    for (const [payload, error] of cases) {
+      const refused = await send(sender, payload);
+      expect(refused.ack).toEqual({ ok: false, error });
+      expect(refused.errors).toEqual([{ error }]);
+    }
+    await sleep(50);
+    expect(seen).toEqual([]);
+    sender.close();
+    receiver.close();
+  });
+});
