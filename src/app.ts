@@ -153,6 +153,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await Promise.race([server.stop(false), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
         io.disconnectSockets(true);
         engine.close();
+        domain.dmCalls.stop();
         await server.stop(true);
         store.close();
       })();

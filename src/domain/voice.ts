@@ -85,7 +85,7 @@ export class Voice {
     if (isTimedOut(member)) return "You are timed out in this server";
     const permissions = await this.access.channelPermissions(channel, member);
     if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) return "Channel not found";
-    if (!hasPermission(permissions, PERMISSIONS.SPEAK)) return "Missing permission: Speak";
+    if (!hasPermission(permissions, PERMISSIONS.SPEAK)) return missingPermission(PERMISSIONS.SPEAK).message;
     if (channel.is_meeting && participant.meetingRole !== "speaker") return AUDIENCE_CANNOT_SPEAK;
     return null;
   }

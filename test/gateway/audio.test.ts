@@ -193,8 +193,8 @@ describe("bot:audio-data relay", () => {
     });
     expect(denied.status).toBe(200);
     const refused = await send(sender, { channelId, pcm: frame() });
-    expect(refused.ack).toEqual({ ok: false, error: "Missing permission: Speak" });
-    expect(refused.errors).toEqual([{ error: "Missing permission: Speak" }]);
+    expect(refused.ack).toEqual({ ok: false, error: "Missing permission: SPEAK" });
+    expect(refused.errors).toEqual([{ error: "Missing permission: SPEAK" }]);
     await sleep(50);
     expect(seen).toEqual([]);
     sender.close();

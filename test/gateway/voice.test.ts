@@ -219,8 +219,8 @@ describe("voice:state / voice:speaking / voice:signal", () => {
     const b = await server.connect(member.token);
     expect((await b.emitWithAck("voice:join", { channelId: voiceId })).ok).toBe(true);
     const err = waitForEvent(b, "voice:error");
-    expect(await b.emitWithAck("voice:speaking", { speaking: true })).toEqual({ ok: false, error: "Missing permission: Speak" });
-    expect(await err).toEqual({ error: "Missing permission: Speak" });
+    expect(await b.emitWithAck("voice:speaking", { speaking: true })).toEqual({ ok: false, error: "Missing permission: SPEAK" });
+    expect(await err).toEqual({ error: "Missing permission: SPEAK" });
     b.close();
   });
 
