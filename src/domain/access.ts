@@ -11,8 +11,14 @@ import {
   outranks,
   type BuiltinRole,
   type MemberPermissionInput,
+  type Override,
 } from "./permissions.ts";
 import { isUuid } from "./validation.ts";
+
+export interface ChannelOverrides {
+  category: Override[];
+  channel: Override[];
+}
 
 /** A member's standing in one server, as permission checks need it. */
 export interface MemberContext {
@@ -104,12 +110,21 @@ export class Access {
   }
 
   async channelPermissions(channel: ChannelRow, member: MemberContext): Promise<number> {
+    return this.permissionsIn(member, await this.overridesOf(channel));
+  }
+
+  /** A channel's category and channel overrides, read once to check many members against. */
+  async overridesOf(channel: ChannelRow): Promise<ChannelOverrides> {
     const [category, own] = await Promise.all([
       channel.category_id ? this.store.access.categoryOverrides(channel.category_id) : [],
       this.store.access.channelOverrides(channel.id),
     ]);
     const toOverride = (o: { role_id: string; allow: number; deny: number }) => ({ roleId: o.role_id, allow: o.allow, deny: o.deny });
-    return computeChannelPermissions(member.input, category.map(toOverride), own.map(toOverride));
+    return { category: category.map(toOverride), channel: own.map(toOverride) };
+  }
+
+  permissionsIn(member: MemberContext, overrides: ChannelOverrides): number {
+    return computeChannelPermissions(member.input, overrides.category, overrides.channel);
   }
 
   /**

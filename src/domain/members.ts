@@ -85,10 +85,11 @@ export class Members {
   /** The personal rooms of the members who cannot see `channel`: events about it skip them. */
   async roomsUnableToView(channel: ChannelRow): Promise<string[]> {
     const server = await this.access.server(channel.server_id);
+    const overrides = await this.access.overridesOf(channel);
     const hidden: string[] = [];
     for (const userId of await this.store.members.userIds(server.id)) {
       const member = await this.access.memberOf(server, userId);
-      if (!member || !hasPermission(await this.access.channelPermissions(channel, member), PERMISSIONS.VIEW_CHANNEL)) {
+      if (!member || !hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL)) {
         hidden.push(rooms.user(userId));
       }
     }
@@ -105,12 +106,14 @@ export class Members {
       (c) => !options.channelIds || options.channelIds.includes(c.id),
     );
     const userIds = options.userIds ?? (await this.store.members.userIds(server.id));
+    // Overrides are read once per channel, members once each: O(members + channels) reads.
+    const overrides = await Promise.all(channels.map((channel) => this.access.overridesOf(channel)));
     for (const userId of userIds) {
       const member = await this.access.memberOf(server, userId);
-      for (const channel of channels) {
-        const visible = member && hasPermission(await this.access.channelPermissions(channel, member), PERMISSIONS.VIEW_CHANNEL);
+      channels.forEach((channel, i) => {
+        const visible = member && hasPermission(this.access.permissionsIn(member, overrides[i]!), PERMISSIONS.VIEW_CHANNEL);
         if (!visible) this.bus.removeFromRoom(rooms.user(userId), rooms.channel(channel.id));
-      }
+      });
     }
     for (const listener of this.accessListeners) await listener.accessChanged(server.id, options.userIds);
   }
