@@ -83,6 +83,9 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
   members.accessListeners.push(voice);
   const channels = new Channels(store, access, audit, members, bus, uploads);
   channels.deleteListeners.push((channel) => voice.channelDeleted(channel));
+  servers.deleteListeners.push(async (deleted) => {
+    for (const channel of deleted) await voice.channelDeleted(channel);
+  });
   // Presence reaches the user's own sockets, every server they belong to, and their friends.
   const presenceAudience = async (userId: string) => [
     rooms.user(userId),

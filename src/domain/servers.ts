@@ -1,5 +1,6 @@
 import type { Store } from "../store/store.ts";
 import type { ServerRow } from "../store/servers-repo.ts";
+import type { ChannelRow } from "../store/channels-repo.ts";
 import type { UserRow } from "../store/users-repo.ts";
 import type { Access } from "./access.ts";
 import type { Audit } from "./audit.ts";
@@ -44,6 +45,9 @@ export function newInviteCode(): string {
 
 /** Servers: creation, details, settings, images, the caller's list, leaving. */
 export class Servers {
+  /** Called with the server's channels just before a server is deleted. */
+  readonly deleteListeners: ((channels: ChannelRow[]) => Promise<void>)[] = [];
+
   constructor(
     private readonly store: Store,
     private readonly access: Access,
@@ -159,6 +163,8 @@ export class Servers {
     this.twoFactor.requireCode(user, twoFactorCode);
     const channels = await this.store.channels.listByServer(member.server.id);
     const files = await this.store.servers.files(member.server.id);
+    // Before the rows go: features holding live state per channel (voice rooms) clear it.
+    for (const listener of this.deleteListeners) await listener(channels);
     await this.store.servers.delete(member.server.id);
     await Promise.all(files.map((file) => this.uploads.remove(file)));
     const serverRoom = rooms.server(member.server.id);

@@ -353,3 +353,17 @@ describe("leaving voice when access goes", () => {
     for (const s of [watcher, m, l, t]) s.close();
   });
 });
+
+describe("server deletion", () => {
+  test("deleting the server takes everyone out of its voice rooms", async () => {
+    const { owner, member, serverId, voiceId } = await community();
+    const socket = await server.connect(member.token);
+    expect((await socket.emitWithAck("voice:join", { channelId: voiceId })).ok).toBe(true);
+    const gone = waitForEvent(socket, "voice:force-disconnect");
+    expect((await server.api("DELETE", `/api/v1/servers/${serverId}`, { token: owner.token })).status).toBe(200);
+    expect(await gone).toEqual({ reason: "The voice channel was deleted", channelId: voiceId });
+    expect(server.app.domain.voice.rooms.ofUser(member.id)).toBeNull();
+    expect(await roomSize(`voice:${voiceId}`)).toBe(0);
+    socket.close();
+  });
+});
