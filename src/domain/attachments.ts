@@ -82,3 +82,8 @@ export async function storeAttachmentFiles(uploads: UploadStore, files: Blob[]):
   }
   return stored;
 }
+
+/** The client's file name, cleaned (sanitizeFileName), or `fallback` when it sent none. */
+export function originalNameOf(file: unknown, fallback: string): string {
+  return file instanceof File && file.name.trim() !== "" ? sanitizeFileName(file.name) : fallback;
+}

@@ -7,7 +7,8 @@ import { badRequest, notFound } from "./errors.ts";
 import { LIMITS } from "./limits.ts";
 import { PERMISSIONS } from "./permission-bits.ts";
 import { hasPermission } from "./permissions.ts";
-import { readImageUpload, type UploadStore } from "./uploads.ts";
+import { fileStem, readImageUpload, type UploadStore } from "./uploads.ts";
+import { originalNameOf } from "./attachments.ts";
 import { isUuid } from "./validation.ts";
 
 /** An emoji name: what `<:name:id>` markup accepts (letters, digits, `_`, `-`). */
@@ -15,7 +16,6 @@ export const EMOJI_NAME = new RegExp(`^[A-Za-z0-9_-]{1,${LIMITS.emojiNameLength}
 export const EMOJI_NAME_MESSAGE = `must be 1-${LIMITS.emojiNameLength} letters, digits, _ or -`;
 
 /** The longest `original_name` kept (the client's file name, for display only). */
-const ORIGINAL_NAME_LENGTH = 255;
 
 /** SPEC.md "Emoji". */
 export interface Emoji {
@@ -81,23 +81,16 @@ export class Emojis {
     const { bytes, type } = await readImageUpload("emoji", input.file, LIMITS.emojiBytes);
     const name = input.name ?? stemOf(input.file);
     if (!EMOJI_NAME.test(name)) throw badRequest(`name: ${EMOJI_NAME_MESSAGE}`);
-    const originalName = (input.file instanceof File && input.file.name ? input.file.name : `${name}.${type.ext}`).slice(0, ORIGINAL_NAME_LENGTH);
-    const path = await this.uploads.save("emojis", bytes, type.ext);
+    const originalName = originalNameOf(input.file, `${name}.${type.ext}`);
     // The cap is checked and the row written in one store transaction, so racing uploads
-    // cannot pass 50 together; the file is removed whenever the row is not written.
-    const row = await this.store.emojis
-      .create(
+    // cannot pass 50 together; saveWith removes the file whenever the row is not written.
+    const row = await this.uploads.saveWith("emojis", bytes, type.ext, (path) =>
+      this.store.emojis.create(
         { serverId: member.server.id, name, filePath: path, originalName, mimeType: type.mime, size: bytes.byteLength, uploadedBy: user.id },
         LIMITS.emojisPerServer,
-      )
-      .catch(async (error: unknown) => {
-        await this.uploads.remove(path);
-        throw error;
-      });
-    if (!row) {
-      await this.uploads.remove(path);
-      throw badRequest(`A server can have at most ${LIMITS.emojisPerServer} custom emojis`);
-    }
+      ),
+    );
+    if (!row) throw badRequest(`A server can have at most ${LIMITS.emojisPerServer} custom emojis`);
     await this.audit.record(member.server.id, user.id, "SERVER_EMOJI_UPLOAD", { type: "emoji", id: row.id }, { name });
     const view = await this.store.emojis.findInServer(member.server.id, row.id);
     return toEmoji(view ?? { ...row, uploaded_by_username: user.username });
@@ -134,7 +127,6 @@ export class Emojis {
 
 /** The file name without its extension, cleaned into a valid emoji name ("emoji" when nothing is left). */
 export function stemOf(file: unknown): string {
-  const raw = file instanceof File ? file.name.replace(/\.[^.]*$/, "") : "";
-  const cleaned = raw.replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, LIMITS.emojiNameLength);
+  const cleaned = fileStem(file).replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, LIMITS.emojiNameLength);
   return cleaned || "emoji";
 }

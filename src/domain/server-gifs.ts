@@ -5,7 +5,7 @@ import type { Access } from "./access.ts";
 import { badRequest, notFound } from "./errors.ts";
 import { LIMITS } from "./limits.ts";
 import { PERMISSIONS } from "./permission-bits.ts";
-import { readImageUpload, type UploadStore } from "./uploads.ts";
+import { fileStem, readImageUpload, type UploadStore } from "./uploads.ts";
 import { isUuid } from "./validation.ts";
 
 export interface ServerGif {
@@ -56,20 +56,13 @@ export class ServerGifs {
     const { bytes, type } = await readImageUpload("file", input.file, max);
     if (input.kind === "gif" && type.ext !== "gif") throw badRequest("file: a GIF must be a GIF image");
     const name = input.name ?? stemOf(input.file);
-    const path = await this.uploads.save("server-gifs", bytes, type.ext);
-    const row = await this.store.serverGifs
-      .add(
+    const row = await this.uploads.saveWith("server-gifs", bytes, type.ext, (path) =>
+      this.store.serverGifs.add(
         { server_id: member.server.id, name, kind: input.kind, file_path: path, mime_type: type.mime, size: bytes.byteLength, uploaded_by: user.id },
         LIMITS.serverGifsPerServer,
-      )
-      .catch(async (error: unknown) => {
-        await this.uploads.remove(path);
-        throw error;
-      });
-    if (!row) {
-      await this.uploads.remove(path);
-      throw badRequest(`A server can have at most ${LIMITS.serverGifsPerServer} GIFs and stickers`);
-    }
+      ),
+    );
+    if (!row) throw badRequest(`A server can have at most ${LIMITS.serverGifsPerServer} GIFs and stickers`);
     return toGif(row);
   }
 
@@ -83,7 +76,6 @@ export class ServerGifs {
 
 /** The file name without its extension, as a default display name (1-32 word characters). */
 function stemOf(file: unknown): string {
-  const raw = file instanceof File ? file.name.replace(/\.[^.]*$/, "") : "";
-  const cleaned = raw.replace(/[^\w-]+/g, "_").slice(0, 32).replace(/^_+|_+$/g, "");
+  const cleaned = fileStem(file).replace(/[^\w-]+/g, "_").slice(0, 32).replace(/^_+|_+$/g, "");
   return cleaned || "gif";
 }

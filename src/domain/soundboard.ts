@@ -10,13 +10,13 @@ import type { EventBus } from "./events.ts";
 import { LIMITS } from "./limits.ts";
 import { PERMISSIONS } from "./permission-bits.ts";
 import { hasPermission } from "./permissions.ts";
-import type { UploadStore } from "./uploads.ts";
+import { fileStem, type UploadStore } from "./uploads.ts";
+import { originalNameOf } from "./attachments.ts";
 import { isUuid } from "./validation.ts";
 
 /** Sounds one server may hold (the spec sets no number; docs/soundboard.md). */
 export const SOUNDS_PER_SERVER = 50;
 export const DEFAULT_SOUND_ICON = "🎵";
-const ORIGINAL_NAME_LENGTH = 255;
 
 /** One fully-qualified Unicode emoji (RGI: what emoji pickers produce), flags and ZWJ sequences included. */
 const UNICODE_EMOJI = new RegExp("^\\p{RGI_Emoji}$", "v");
@@ -86,16 +86,10 @@ export function checkSoundIcon(raw: unknown): string {
 
 /** The file name without its extension, as a sound name ("sound" when nothing printable is left). */
 export function soundStem(file: unknown): string {
-  const raw = file instanceof File ? (file.name.split(/[/\\]/).pop() ?? "").replace(/\.[^.]*$/, "") : "";
-  const cleaned = [...raw.replace(UNPRINTABLE, "").trim()].slice(0, LIMITS.soundboardNameLength).join("").trim();
+  const cleaned = [...fileStem(file).replace(UNPRINTABLE, "").trim()].slice(0, LIMITS.soundboardNameLength).join("").trim();
   return cleaned || "sound";
 }
 
-function originalNameOf(file: unknown, fallback: string): string {
-  const raw = file instanceof File ? (file.name.split(/[/\\]/).pop() ?? "") : "";
-  const cleaned = [...raw.replace(UNPRINTABLE, "").trim()].slice(0, ORIGINAL_NAME_LENGTH).join("");
-  return cleaned || fallback;
-}
 
 /**
  * Server soundboards (docs/soundboard.md). Members list; MANAGE_SERVER uploads, updates and
@@ -122,11 +116,10 @@ export class Soundboard {
     const { bytes, type } = await readAudioUpload("sound", input.file, LIMITS.soundboardBytes);
     const name = input.name === undefined ? soundStem(input.file) : checkSoundName(input.name);
     const icon = input.icon === undefined ? DEFAULT_SOUND_ICON : checkSoundIcon(input.icon);
-    const path = await this.uploads.save("sounds", bytes, type.ext);
     // The cap is checked and the row written in one store transaction, so racing uploads
-    // cannot pass it together; the file is removed whenever the row is not written.
-    const row = await this.store.soundboard
-      .create(
+    // cannot pass it together; saveWith removes the file whenever the row is not written.
+    const row = await this.uploads.saveWith("sounds", bytes, type.ext, (path) =>
+      this.store.soundboard.create(
         {
           serverId: member.server.id,
           name,
@@ -138,15 +131,9 @@ export class Soundboard {
           uploadedBy: user.id,
         },
         SOUNDS_PER_SERVER,
-      )
-      .catch(async (error: unknown) => {
-        await this.uploads.remove(path);
-        throw error;
-      });
-    if (!row) {
-      await this.uploads.remove(path);
-      throw badRequest(`A server can have at most ${SOUNDS_PER_SERVER} soundboard sounds`);
-    }
+      ),
+    );
+    if (!row) throw badRequest(`A server can have at most ${SOUNDS_PER_SERVER} soundboard sounds`);
     await this.audit.record(member.server.id, user.id, "SERVER_SOUNDBOARD_UPLOAD", { type: "sound", id: row.id }, { name, icon });
     const view = await this.store.soundboard.findInServer(member.server.id, row.id);
     return toSound(view ?? { ...row, uploaded_by_username: user.username });

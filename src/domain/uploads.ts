@@ -56,6 +56,24 @@ export class UploadStore {
     return `/uploads/${kind}/${name}`;
   }
 
+  /**
+   * Saves the bytes, then runs `write(path)`, the store write that records the file (e.g. a
+   * capped insert). The file is removed again when the write throws or answers null (the cap
+   * was reached), so a refused upload never leaves an orphan; null is passed on to the caller.
+   */
+  async saveWith<T>(kind: UploadKind, bytes: Uint8Array, ext: string, write: (path: string) => Promise<T | null>): Promise<T | null> {
+    const path = await this.save(kind, bytes, ext);
+    let row: T | null;
+    try {
+      row = await write(path);
+    } catch (error) {
+      await this.remove(path);
+      throw error;
+    }
+    if (row === null) await this.remove(path);
+    return row;
+  }
+
   /** The file behind a URL path, or null when the path is not one of ours. */
   fileFor(kind: string, name: string): string | null {
     if (!UPLOAD_KINDS.includes(kind as UploadKind) || !STORED_NAME.test(name)) return null;
@@ -84,4 +102,10 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${+(bytes / 1024 / 1024).toFixed(1)} MB`;
   if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
   return `${bytes} bytes`;
+}
+
+/** An uploaded file's name without any folder part or extension ("" when it has none). */
+export function fileStem(file: unknown): string {
+  const base = file instanceof File ? (file.name.split(/[/\\]/).pop() ?? "") : "";
+  return base.replace(/\.[^.]*$/, "");
 }
