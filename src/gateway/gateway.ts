@@ -11,6 +11,7 @@ import { registerBotEvents } from "./handlers/bots.ts";
 import { registerVoiceEvents } from "./handlers/voice.ts";
 import { registerAudioEvents } from "./handlers/audio.ts";
 import { registerDmCallEvents } from "./handlers/dm-calls.ts";
+import { installNativeAudioRelay } from "../audio/native-relay.ts";
 
 export interface SocketData {
   userId: string;
@@ -26,6 +27,8 @@ export function createSocketServer(): { io: GatewayServer; engine: Engine } {
   const io: GatewayServer = new Server({ serveClient: false });
   const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: 1e6 });
   io.bind(engine);
+  // Audio frames to websocket members go out as a native Bun publish (docs/audio.md).
+  installNativeAudioRelay(io, engine);
   return { io, engine };
 }
 

@@ -1,0 +1,339 @@
+/**
+ * The audio relay (`bot:audio-data`), side by side in one run on the same 3840-byte frames
+ * (20 ms of 48 kHz stereo) and the same light receivers, each in its own process
+ * (bench/audio-client.ts, raw WebSockets speaking Engine.IO/Socket.IO framing):
+ *   tuned - Hearth with the native forwarder (src/audio/native-relay.ts)
+ *   stock - Hearth with the standard `socket.to(room).emit` (the forwarder switched off)
+ *   raw   - a bare Bun.serve relaying each frame with one `ws.publish` (the baseline)
+ * 1 sender to 10 and to 50 receivers at rising rates: delivered frames/s, MB/s, p50/p99
+ * send-to-receive latency, and server CPU per delivery (process.cpuUsage of this process,
+ * which runs only the server under test). Then a stalled listener (SIGSTOP) on tuned and
+ * stock: its server-side buffer and whether it ever sees a header without its data.
+ * Prints a human summary on stderr and one JSON line on stdout.
+ *
+ *   bun bench/audio-relay.ts [--seconds 2.5] [--rates 50,200,800] [--receivers 10,50] [--stall-seconds 8]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { nativeRelayFor, setNativeAudioRelayEnabled } from "../src/audio/native-relay.ts";
+
+const argOf = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : fallback;
+};
+const SECONDS = Number(argOf("seconds", "2.5"));
+const RATES = argOf("rates", "50,200,800").split(",").map(Number);
+const RECEIVERS = argOf("receivers", "10,50").split(",").map(Number);
+const STALL_SECONDS = Number(argOf("stall-seconds", "8"));
+const PER_PROCESS = 25;
+const FRAME_BYTES = 3840;
+const log = (line: string) => process.stderr.write(line + "\n");
+
+/** A child process driven by lines. */
+class Client {
+  private readonly proc: Subprocess<"pipe", "pipe", "inherit">;
+  private readonly lines: string[] = [];
+  private waiting: ((line: string) => void) | null = null;
+  constructor(config: object) {
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "audio-client.ts"), JSON.stringify(config)], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    this.proc = proc;
+    void (async () => {
+      let buffer = "";
+      for await (const chunk of proc.stdout) {
+        buffer += new TextDecoder().decode(chunk);
+        let nl: number;
+        while ((nl = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (this.waiting) {
+            const w = this.waiting;
+            this.waiting = null;
+            w(line);
+          } else this.lines.push(line);
+        }
+      }
+    })();
+  }
+  get pid() {
+    return this.proc.pid;
+  }
+  next(timeoutMs = 60_000): Promise<string> {
+    const line = this.lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("client timed out")), timeoutMs);
+      this.waiting = (l) => {
+        clearTimeout(timer);
+        resolve(l);
+      };
+    });
+  }
+  async ask(cmd: string): Promise<string> {
+    this.proc.stdin.write(cmd + "\n");
+    this.proc.stdin.flush();
+    return this.next();
+  }
+  kill() {
+    this.proc.kill("SIGKILL");
+  }
+}
+
+interface Report {
+  frames: number;
+  bytes: number;
+  orphans: number;
+  dangling?: number;
+  latencies: number[];
+}
+interface Row {
+  mode: string;
+  receivers: number;
+  rate: number;
+  sent: number;
+  delivered: number;
+  expected: number;
+  frames_per_s: number;
+  mb_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  cpu_us_per_delivery: number;
+  orphans: number;
+}
+
+const pct = (sorted: number[], p: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN) * 100) / 100;
+
+/** One rate on connected clients: reset, stream, drain, collect. */
+async function phase(mode: string, sender: Client, receivers: Client[], n: number, rate: number): Promise<Row> {
+  await Promise.all(receivers.map((r) => r.ask("reset")));
+  Bun.gc(true);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const done = await sender.ask(`go ${rate} ${SECONDS}`);
+  const sendSeconds = (performance.now() - t0) / 1000;
+  await Bun.sleep(250); // let queued frames arrive
+  const cpu = process.cpuUsage(cpu0);
+  const reports = (await Promise.all(receivers.map((r) => r.ask("report")))).map((l) => JSON.parse(l) as Report);
+  const sent = Number(done.split(" ")[1]);
+  const delivered = reports.reduce((s, r) => s + r.frames, 0);
+  const bytes = reports.reduce((s, r) => s + r.bytes, 0);
+  const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  return {
+    mode,
+    receivers: n,
+    rate,
+    sent,
+    delivered,
+    expected: sent * n,
+    frames_per_s: Math.round(delivered / sendSeconds),
+    mb_per_s: Math.round((bytes / sendSeconds / 1e6) * 10) / 10,
+    p50_ms: pct(latencies, 0.5),
+    p99_ms: pct(latencies, 0.99),
+    cpu_us_per_delivery: delivered ? Math.round(((cpu.user + cpu.system) / delivered) * 100) / 100 : NaN,
+    orphans: reports.reduce((s, r) => s + r.orphans, 0),
+  };
+}
+
+async function spawnReceivers(base: object, tokens: string[] | null, n: number): Promise<Client[]> {
+  const clients: Client[] = [];
+  for (let i = 0; i < n; i += PER_PROCESS) {
+    const k = Math.min(PER_PROCESS, n - i);
+    clients.push(new Client({ ...base, role: "recv", ...(tokens ? { tokens: tokens.slice(i, i + k) } : { count: k }) }));
+  }
+  for (const c of clients) if ((await c.next()) !== "ready") throw new Error("receiver not ready");
+  return clients;
+}
+
+const rows: Row[] = [];
+const stall: Record<string, unknown>[] = [];
+const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
+try {
+  // ---- Hearth: users, a server, a voice channel ----
+  const maxN = Math.max(...RECEIVERS);
+  const app = await createApp({
+    ...loadConfig({}),
+    port: 0,
+    host: "127.0.0.1",
+    dataDir,
+    databaseFile: join(dataDir, "hearth.db"),
+    logLevel: "silent",
+    authRateLimitPerMinute: 1_000_000,
+    passwordHashing: { memoryCost: 1024, timeCost: 1 },
+  });
+  const post = async (path: string, body: object, token?: string) => {
+    const res = await fetch(app.url + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as any;
+  };
+  const users: { token: string; id: string }[] = [];
+  for (let i = 0; i < maxN + 2; i++) {
+    const r = await post("/api/v1/auth/register", { username: `bench${i}`, email: `bench${i}@example.test`, password: "bench-password" });
+    users.push({ token: r.token, id: r.user.id });
+  }
+  const owner = users[0]!;
+  const serverId = (await post("/api/v1/servers", { name: "bench" }, owner.token)).id;
+  const channelId = (await post(`/api/v1/channels/${serverId}`, { name: "voice", type: "voice" }, owner.token)).id;
+  for (const u of users.slice(1)) await app.store.members.add(serverId, u.id, "member");
+  const relay = nativeRelayFor({ nsp: app.io.of("/") })!;
+  const sio = { proto: "sio", url: app.url, channelId };
+
+  // ---- tuned vs stock, same connections, interleaved per rate ----
+  for (const n of RECEIVERS) {
+    const sender = new Client({ ...sio, role: "send", tokens: [owner.token] });
+    if ((await sender.next()) !== "ready") throw new Error("sender not ready");
+    const receivers = await spawnReceivers(sio, users.slice(1, 1 + n).map((u) => u.token), n);
+    for (const rate of RATES) {
+      for (const mode of ["tuned", "stock"]) {
+        setNativeAudioRelayEnabled(app.io, mode === "tuned");
+        rows.push(await phase(mode, sender, receivers, n, rate));
+      }
+    }
+    for (const c of [sender, ...receivers]) c.kill();
+    await Bun.sleep(300);
+  }
+
+  // ---- a stalled listener: server-side buffer, and whole frames or not ----
+  for (const mode of ["tuned", "stock"]) {
+    setNativeAudioRelayEnabled(app.io, mode === "tuned");
+    const n = Math.min(...RECEIVERS);
+    const sender = new Client({ ...sio, role: "send", tokens: [owner.token] });
+    if ((await sender.next()) !== "ready") throw new Error("sender not ready");
+    const receivers = await spawnReceivers(sio, users.slice(1, 1 + n).map((u) => u.token), n);
+    const stalledUser = users[n + 1]!;
+    const [stalled] = await spawnReceivers(sio, [stalledUser.token], 1);
+    const stalledWs = () => {
+      for (const s of app.io.of("/").sockets.values()) {
+        if (s.data.userId === stalledUser.id) return (s.conn.transport as unknown as { socket: { getBufferedAmount(): number } }).socket;
+      }
+      return null;
+    };
+    process.kill(stalled!.pid, "SIGSTOP");
+    const dropped0 = relay.stats.dropped;
+    let maxBuffered = 0;
+    const probe = setInterval(() => {
+      maxBuffered = Math.max(maxBuffered, stalledWs()?.getBufferedAmount() ?? 0);
+    }, 50);
+    const rate = 800;
+    const sent = Number((await sender.ask(`go ${rate} ${STALL_SECONDS}`)).split(" ")[1]);
+    await Bun.sleep(300);
+    clearInterval(probe);
+    const reports = (await Promise.all(receivers.map((r) => r.ask("report")))).map((l) => JSON.parse(l) as Report);
+    process.kill(stalled!.pid, "SIGCONT");
+    await Bun.sleep(1500);
+    // After it resumes: does it hear again, and does every header still have its data?
+    const gotBefore = (JSON.parse(await stalled!.ask("report")) as Report).frames;
+    const after = Number((await sender.ask("go 50 0.4")).split(" ")[1]);
+    await Bun.sleep(300);
+    const s = JSON.parse(await stalled!.ask("report")) as Report;
+    stall.push({
+      mode,
+      rate,
+      seconds: STALL_SECONDS,
+      sent,
+      sent_mb: Math.round((sent * (FRAME_BYTES + 120)) / 1e5) / 10,
+      others_delivered: reports.reduce((a, r) => a + r.frames, 0),
+      others_expected: sent * n,
+      stalled_max_server_buffer_kb: Math.round(maxBuffered / 1024),
+      stalled_got_frames: gotBefore,
+      after_resume_sent: after,
+      after_resume_got: s.frames - gotBefore,
+      stalled_orphans: s.orphans + (s.dangling ?? 0),
+      relay_dropped: mode === "tuned" ? relay.stats.dropped - dropped0 : null,
+    });
+    for (const c of [sender, ...receivers, stalled!]) c.kill();
+    await Bun.sleep(300);
+  }
+  await app.stop();
+
+  // ---- raw Bun publish baseline ----
+  const raw = Bun.serve<{ role: string }>({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req, server) {
+      const role = new URL(req.url).searchParams.get("role") ?? "recv";
+      return server.upgrade(req, { data: { role } }) ? undefined : new Response("upgrade", { status: 400 });
+    },
+    websocket: {
+      open(ws) {
+        if (ws.data.role === "recv") ws.subscribe("room");
+      },
+      message(ws, message) {
+        ws.publish("room", message);
+      },
+    },
+  });
+  const rawBase = { proto: "raw", url: `http://127.0.0.1:${raw.port}` };
+  for (const n of RECEIVERS) {
+    const sender = new Client({ ...rawBase, role: "send", count: 1 });
+    if ((await sender.next()) !== "ready") throw new Error("sender not ready");
+    const receivers = await spawnReceivers(rawBase, null, n);
+    for (const rate of RATES) rows.push(await phase("raw", sender, receivers, n, rate));
+    for (const c of [sender, ...receivers]) c.kill();
+  }
+  raw.stop(true);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+// ---- summary ----
+const find = (mode: string, n: number, rate: number) => rows.find((r) => r.mode === mode && r.receivers === n && r.rate === rate)!;
+const ratios: Record<string, unknown>[] = [];
+log("\naudio relay: 3840-byte frames, 1 sender, receivers in separate processes; cpu = server process µs per delivered frame");
+log("mode   recv  rate/s   delivered/expected   frames/s    MB/s   p50 ms   p99 ms   cpu µs/deliv  orphans");
+for (const n of RECEIVERS) {
+  for (const rate of RATES) {
+    for (const mode of ["tuned", "stock", "raw"]) {
+      const r = find(mode, n, rate);
+      log(
+        `${mode.padEnd(6)} ${String(n).padStart(4)} ${String(rate).padStart(7)} ${`${r.delivered}/${r.expected}`.padStart(20)} ${String(r.frames_per_s).padStart(10)} ${String(r.mb_per_s).padStart(7)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(8)} ${String(r.cpu_us_per_delivery).padStart(13)} ${String(r.orphans).padStart(8)}`,
+      );
+    }
+    const t = find("tuned", n, rate);
+    const s = find("stock", n, rate);
+    const w = find("raw", n, rate);
+    const ratio = {
+      receivers: n,
+      rate,
+      cpu_stock_over_tuned: Math.round((s.cpu_us_per_delivery / t.cpu_us_per_delivery) * 100) / 100,
+      cpu_tuned_over_raw: Math.round((t.cpu_us_per_delivery / w.cpu_us_per_delivery) * 100) / 100,
+    };
+    ratios.push(ratio);
+    log(`       -> cpu per delivery: stock/tuned ${ratio.cpu_stock_over_tuned}x, tuned/raw ${ratio.cpu_tuned_over_raw}x`);
+  }
+}
+// The per-frame admission (a permission lookup per frame) is shared by every receiver; the
+// marginal cost of one more receiver is the relay's own delivery cost.
+const marginal: Record<string, unknown>[] = [];
+if (RECEIVERS.length >= 2) {
+  const [lo, hi] = [Math.min(...RECEIVERS), Math.max(...RECEIVERS)];
+  log(`\nmarginal server CPU per extra receiver (${lo} -> ${hi} receivers, same rate), µs per frame per receiver:`);
+  for (const rate of RATES) {
+    const m: Record<string, number> = { rate };
+    for (const mode of ["tuned", "stock", "raw"]) {
+      const a = find(mode, lo, rate);
+      const b = find(mode, hi, rate);
+      const cpuA = a.cpu_us_per_delivery * a.delivered;
+      const cpuB = b.cpu_us_per_delivery * b.delivered;
+      m[mode] = Math.round(((cpuB / b.sent - cpuA / a.sent) / (hi - lo)) * 100) / 100;
+    }
+    m.stock_over_tuned = Math.round((m.stock! / m.tuned!) * 100) / 100;
+    m.tuned_over_raw = Math.round((m.tuned! / m.raw!) * 100) / 100;
+    marginal.push(m);
+    log(`  rate ${rate}/s: tuned ${m.tuned}, stock ${m.stock}, raw ${m.raw}  (stock/tuned ${m.stock_over_tuned}x, tuned/raw ${m.tuned_over_raw}x)`);
+  }
+}
+log("\nstalled listener (SIGSTOPped for the stream, then resumed):");
+for (const s of stall) log(`  ${JSON.stringify(s)}`);
+console.log(JSON.stringify({ bench: "audio-relay", frame_bytes: FRAME_BYTES, seconds: SECONDS, rows, ratios, marginal, stall }));
+process.exit(0);

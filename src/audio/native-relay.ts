@@ -1,0 +1,254 @@
+import type { Server as BunServer, ServerWebSocket } from "bun";
+import type { Server as IoServer, Socket as IoSocket } from "socket.io";
+import type { AudioFrame } from "./frames.ts";
+import { voiceRoom } from "./voice-rooms.ts";
+
+/**
+ * The tuned audio forwarder (docs/audio.md, "Delivery, tuned path").
+ *
+ * A Socket.IO binary event over Engine.IO v4 websocket is two websocket messages: a text
+ * header `451-["bot:audio-data",{"pcm":{"_placeholder":true,"num":0},...}]` and the raw
+ * attachment. Per frame this module builds the header once and publishes both messages
+ * natively to the Bun topic `voice:<channelId>` from the sender's ServerWebSocket (so Bun
+ * skips the sender), with the received bytes as they are: no JavaScript per receiver, no
+ * copy. Long-polling members get the ordinary Socket.IO emit, addressed to them alone.
+ *
+ * Topic subscriptions follow the Socket.IO room `voice:<channelId>` through the adapter's
+ * `join-room` / `leave-room` events (the voice domain adds and removes sockets there), and
+ * a socket that upgrades from polling to websocket later is moved over on the engine's
+ * `upgrade` event.
+ *
+ * Stalled listeners: before each frame, every websocket member's buffered amount is read.
+ * A member above `highWaterBytes` is unsubscribed from the topic (it misses whole frames:
+ * neither message of the pair is published to it), and subscribed again once it is back
+ * under `lowWaterBytes`. Both messages of a frame are published in one synchronous step
+ * to the same subscriber set, so a listener gets both or neither, as long as Bun itself
+ * does not drop one: Bun drops only past the connection's `backpressureLimit` (16 MB by
+ * default), far above `highWaterBytes` plus the frames one event-loop turn can publish.
+ */
+
+/** What the relay needs from a Socket.IO socket (a GatewaySocket fits). */
+type RelaySocket = IoSocket;
+type Ws = ServerWebSocket<unknown>;
+
+interface WsMember {
+  ws: Ws;
+  subscribed: boolean;
+}
+
+interface RoomState {
+  /** Websocket-transport members, by socket id. */
+  ws: Map<string, WsMember>;
+  /** Long-polling members, by socket id. */
+  polling: Set<string>;
+}
+
+export interface NativeRelayOptions {
+  /** A listener with more than this many bytes buffered misses frames until it drains. */
+  highWaterBytes?: number;
+  /** ... and hears again once it is back under this. */
+  lowWaterBytes?: number;
+}
+
+export interface NativeRelayStats {
+  /** Frames handed to the native publish. */
+  published: number;
+  /** Frame deliveries skipped because a listener was stalled (whole frames). */
+  dropped: number;
+  /** Frames sent through the ordinary emit to long-polling members. */
+  emittedToPolling: number;
+}
+
+const EVENT = "bot:audio-data";
+const VOICE_PREFIX = "voice:";
+
+const wsOf = (socket: RelaySocket): Ws | null => {
+  const transport = socket.conn?.transport as unknown as { name?: string; socket?: Ws } | undefined;
+  if (!transport || transport.name !== "websocket") return null;
+  const ws = transport.socket;
+  return ws && ws.readyState === 1 ? ws : null;
+};
+
+export class NativeAudioRelay {
+  readonly stats: NativeRelayStats = { published: 0, dropped: 0, emittedToPolling: 0 };
+  private readonly rooms = new Map<string, RoomState>();
+  /** The rooms each socket is in, for moving it on upgrade. */
+  private readonly roomsOf = new Map<string, Set<string>>();
+  private readonly watched = new WeakSet<object>();
+  private bunServer: BunServer<unknown> | null = null;
+  private readonly high: number;
+  private readonly low: number;
+
+  constructor(
+    private readonly io: IoServer,
+    options: NativeRelayOptions = {},
+  ) {
+    this.high = options.highWaterBytes ?? 256 * 1024;
+    this.low = options.lowWaterBytes ?? Math.floor(this.high / 2);
+    const adapter = io.of("/").adapter;
+    adapter.on("join-room", (room: string, id: string) => {
+      if (room.startsWith(VOICE_PREFIX)) this.onJoin(room, id);
+    });
+    adapter.on("leave-room", (room: string, id: string) => {
+      if (room.startsWith(VOICE_PREFIX)) this.onLeave(room, id);
+    });
+  }
+
+  /** The Bun server, for publishing from a sender that is not on a websocket. */
+  setServer(server: BunServer<unknown>): void {
+    this.bunServer = server;
+  }
+
+  /** Members of a room by transport (for tests and the bench). */
+  membership(channelId: string): { websocket: string[]; polling: string[] } {
+    const state = this.rooms.get(voiceRoom(channelId));
+    return { websocket: [...(state?.ws.keys() ?? [])], polling: [...(state?.polling ?? [])] };
+  }
+
+  /**
+   * Delivers one admitted frame to the voice room except the sender: native publish to the
+   * websocket members that are keeping up, the ordinary emit to long-polling members.
+   */
+  deliver(from: RelaySocket, channelId: string, frame: AudioFrame, senderUserId: string): void {
+    const topic = voiceRoom(channelId);
+    const state = this.rooms.get(topic);
+    if (!state) return;
+    if (state.ws.size > 0) {
+      // Stalled listeners miss this frame whole: off the topic before anything is published.
+      let listening = 0;
+      for (const [id, member] of state.ws) {
+        if (id === from.id) continue;
+        const buffered = member.ws.getBufferedAmount();
+        if (member.subscribed) {
+          if (buffered > this.high) {
+            member.subscribed = false;
+            member.ws.unsubscribe(topic);
+            this.stats.dropped++;
+          } else listening++;
+        } else if (buffered <= this.low && member.ws.readyState === 1) {
+          member.subscribed = true;
+          member.ws.subscribe(topic);
+          listening++;
+        } else this.stats.dropped++;
+      }
+      if (listening > 0) {
+        const header =
+          "451-" +
+          JSON.stringify([
+            EVENT,
+            { pcm: { _placeholder: true, num: 0 }, sampleRate: frame.sampleRate, channels: frame.channels, botUserId: senderUserId },
+          ]);
+        const senderWs = wsOf(from);
+        const data = frame.pcm as Parameters<Ws["publish"]>[1];
+        if (senderWs) {
+          senderWs.publish(topic, header);
+          senderWs.publish(topic, data);
+        } else if (this.bunServer) {
+          // The sender is not subscribed (it is not on a websocket), so nobody is skipped.
+          this.bunServer.publish(topic, header, false);
+          this.bunServer.publish(topic, data, false);
+        }
+        this.stats.published++;
+      }
+    }
+    if (state.polling.size > 0) {
+      const to = [...state.polling].filter((id) => id !== from.id);
+      if (to.length > 0) {
+        from.to(to).emit(EVENT, { pcm: frame.pcm, sampleRate: frame.sampleRate, channels: frame.channels, botUserId: senderUserId });
+        this.stats.emittedToPolling++;
+      }
+    }
+  }
+
+  private socket(id: string): RelaySocket | undefined {
+    return this.io.of("/").sockets.get(id);
+  }
+
+  private onJoin(room: string, id: string): void {
+    const socket = this.socket(id);
+    if (!socket) return;
+    let state = this.rooms.get(room);
+    if (!state) this.rooms.set(room, (state = { ws: new Map(), polling: new Set() }));
+    let mine = this.roomsOf.get(id);
+    if (!mine) this.roomsOf.set(id, (mine = new Set()));
+    mine.add(room);
+    const ws = wsOf(socket);
+    if (ws) {
+      ws.subscribe(room);
+      state.ws.set(id, { ws, subscribed: true });
+    } else {
+      state.polling.add(id);
+      this.watchUpgrade(socket);
+    }
+  }
+
+  private onLeave(room: string, id: string): void {
+    const state = this.rooms.get(room);
+    const mine = this.roomsOf.get(id);
+    mine?.delete(room);
+    if (mine && mine.size === 0) this.roomsOf.delete(id);
+    if (!state) return;
+    const member = state.ws.get(id);
+    if (member) {
+      state.ws.delete(id);
+      if (member.subscribed && member.ws.readyState === 1) member.ws.unsubscribe(room);
+    }
+    state.polling.delete(id);
+    if (state.ws.size === 0 && state.polling.size === 0) this.rooms.delete(room);
+  }
+
+  /** A polling socket that upgrades later moves to the native path for its voice rooms. */
+  private watchUpgrade(socket: RelaySocket): void {
+    const conn = socket.conn as unknown as { on(event: "upgrade", cb: () => void): void };
+    if (this.watched.has(conn)) return;
+    this.watched.add(conn);
+    conn.on("upgrade", () => {
+      const ws = wsOf(socket);
+      if (!ws) return;
+      for (const room of this.roomsOf.get(socket.id) ?? []) {
+        const state = this.rooms.get(room);
+        if (!state || !state.polling.delete(socket.id)) continue;
+        ws.subscribe(room);
+        state.ws.set(socket.id, { ws, subscribed: true });
+      }
+    });
+  }
+}
+
+/** Installed forwarders by namespace, and the ones switched on. */
+const installed = new WeakMap<object, NativeAudioRelay>();
+const relays = new WeakMap<object, NativeAudioRelay>();
+
+/**
+ * Installs the tuned forwarder on `io`'s main namespace; `deliverFrame` uses it from then
+ * on. `engine` gives the Bun server (for a sender on long-polling).
+ */
+export function installNativeAudioRelay(
+  io: IoServer,
+  engine: { on(event: "connection", cb: (...args: any[]) => void): unknown },
+  options?: NativeRelayOptions,
+): NativeAudioRelay {
+  const relay = new NativeAudioRelay(io, options);
+  engine.on("connection", (_socket: unknown, _req: unknown, server: BunServer<unknown> | undefined) => {
+    if (server) relay.setServer(server);
+  });
+  installed.set(io.of("/"), relay);
+  relays.set(io.of("/"), relay);
+  return relay;
+}
+
+/**
+ * Switches `deliverFrame` between the tuned forwarder and the standard emit path (the bench
+ * compares both on the same connections). Membership tracking goes on while it is off.
+ */
+export function setNativeAudioRelayEnabled(io: IoServer, enabled: boolean): void {
+  const relay = installed.get(io.of("/"));
+  if (enabled && relay) relays.set(io.of("/"), relay);
+  else relays.delete(io.of("/"));
+}
+
+/** The forwarder for a socket's namespace, if installed. */
+export function nativeRelayFor(socket: unknown): NativeAudioRelay | undefined {
+  const nsp = (socket as { nsp?: object } | null)?.nsp;
+  return nsp ? relays.get(nsp) : undefined;
+}

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { nativeRelayFor, type NativeAudioRelay } from "../../src/audio/native-relay.ts";
+import { io as connectClient } from "socket.io-client";
+import { addBot } from "../helpers/bot-platform.ts";
+import { addMember, createServer } from "../helpers/community.ts";
+import { recordEvents, sleep, startServer, type ClientSocket, type TestServer } from "../helpers/server.ts";
+
+/** The tuned forwarder (src/audio/native-relay.ts): websocket and polling members side by side. */
+
+let server: TestServer;
+let relay: NativeAudioRelay;
+beforeAll(async () => {
+  server = await startServer();
+  relay = nativeRelayFor({ nsp: server.app.io.of("/") })!;
+});
+afterAll(() => server.stop());
+
+/** Frame `n`: its first two bytes carry n, the rest a pattern of n. */
+function frame(n: number, bytes = 3840): Uint8Array {
+  const pcm = new Uint8Array(bytes);
+  for (let i = 0; i < bytes; i++) pcm[i] = (i * 31 + n) & 0xff;
+  pcm[0] = n & 0xff;
+  pcm[1] = n >> 8;
+  return pcm;
+}
+
+const asBytes = (pcm: ArrayBuffer | ArrayBufferView) =>
+  pcm instanceof ArrayBuffer ? new Uint8Array(pcm) : new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
+
+async function setup() {
+  const owner = await server.register();
+  const member = await server.register();
+  const listener = await server.register();
+  const serverId = await createServer(server, owner);
+  await addMember(server, serverId, member);
+  await addMember(server, serverId, listener);
+  const bot = await addBot(server, owner, serverId);
+  const res = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "voice", type: "voice" } });
+  if (res.status >= 300) throw new Error(`create voice channel failed: ${res.status}`);
+  return { member, listener, bot, channelId: res.body.id as string };
+}
+
+async function join(socket: ClientSocket, channelId: string): Promise<ClientSocket> {
+  const ack = await socket.emitWithAck("voice:join", { channelId });
+  if (!ack.ok) throw new Error(`voice:join failed: ${ack.error}`);
+  return socket;
+}
+
+async function until(check: () => boolean, what: string, timeout = 5000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeout) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+const transportOf = (socket: ClientSocket) => socket.io.engine.transport.name;
+
+/** Sends frames 0..count-1 without acks, then waits until every receiver has `count`. */
+async function stream(sender: ClientSocket, channelId: string, receivers: unknown[][], count: number, first = 0) {
+  for (let n = first; n < first + count; n++) sender.emit("bot:audio-data", { channelId, pcm: frame(n) });
+  await until(() => receivers.every((got) => got.length >= first + count), "every frame");
+  await sleep(100); // nothing extra arrives
+}
+
+function expectFrames(got: any[], from: number, to: number, botUserId: string) {
+  expect(got.length).toBe(to - from);
+  got.forEach((payload, i) => {
+    expect(payload.botUserId).toBe(botUserId);
+    expect(payload.sampleRate).toBe(48000);
+    expect(payload.channels).toBe(2);
+    expect(asBytes(payload.pcm)).toEqual(frame(from + i));
+  });
+}
+
+describe("bot:audio-data, tuned path", () => {
+  test("a websocket and a polling receiver in one room each get every frame once, in order", async () => {
+    const { member, listener, bot, channelId } = await setup();
+    const sender = await join(await server.connect(bot.token), channelId);
+    const wsReceiver = await join(await server.connect(member.token), channelId);
+    const poller = await join(await server.connect(listener.token, { transports: ["polling"] }), channelId);
+    expect(transportOf(wsReceiver)).toBe("websocket");
+    expect(transportOf(poller)).toBe("polling");
+    const members = relay.membership(channelId);
+    expect(members.websocket.sort()).toEqual([sender.id!, wsReceiver.id!].sort());
+    expect(members.polling).toEqual([poller.id!]);
+
+    const atWs = recordEvents(wsReceiver, "bot:audio-data");
+    const atPoller = recordEvents(poller, "bot:audio-data");
+    const atSender = recordEvents(sender, "bot:audio-data");
+    const published = relay.stats.published;
+    await stream(sender, channelId, [atWs, atPoller], 50);
+    expectFrames(atWs, 0, 50, bot.botUserId);
+    expectFrames(atPoller, 0, 50, bot.botUserId);
+    expect(atSender).toEqual([]);
+    expect(relay.stats.published - published).toBe(50); // the native publish carried them
+
+    // A sender on long-polling reaches the websocket receiver through the server's publish.
+    const atWs2 = recordEvents(wsReceiver, "bot:audio-data");
+    const atSender2 = recordEvents(sender, "bot:audio-data");
+    const pollerSeen = atPoller.length;
+    for (let n = 0; n < 20; n++) poller.emit("bot:audio-data", { channelId, pcm: frame(n) });
+    await until(() => atWs2.length >= 20 && atSender2.length >= 20, "frames from the poller");
+    await sleep(100);
+    expect(atWs2.length).toBe(20);
+    expect(atSender2.length).toBe(20);
+    expect(asBytes(atWs2[19].pcm)).toEqual(frame(19));
+    expect(atPoller.length).toBe(pollerSeen); // not to itself
+    for (const s of [sender, wsReceiver, poller]) s.close();
+  });
+
+  test("a receiver that joins after upgrading from polling gets frames natively", async () => {
+    const { member, bot, channelId } = await setup();
+    const sender = await join(await server.connect(bot.token), channelId);
+    const upgrading = await server.connect(member.token, { transports: ["polling", "websocket"] });
+    await until(() => transportOf(upgrading) === "websocket", "the upgrade");
+    await join(upgrading, channelId);
+    await until(() => relay.membership(channelId).websocket.includes(upgrading.id!), "the websocket membership");
+    const got = recordEvents(upgrading, "bot:audio-data");
+    await stream(sender, channelId, [got], 50);
+    expectFrames(got, 0, 50, bot.botUserId);
+    sender.close();
+    upgrading.close();
+  });
+
+  test("a receiver that joins on polling and upgrades later moves to the native path without loss", async () => {
+    const { member, bot, channelId } = await setup();
+    const sender = await join(await server.connect(bot.token), channelId);
+    // Upgrade held back until the socket is in the room and frames are flowing on polling.
+    const upgrading = connectClient(server.url, {
+      auth: { token: member.token },
+      transports: ["polling", "websocket"],
+      upgrade: false,
+      reconnection: false,
+      forceNew: true,
+    });
+    await new Promise<void>((resolve, reject) => {
+      upgrading.once("connect", () => resolve());
+      upgrading.once("connect_error", reject);
+    });
+    const got = recordEvents(upgrading, "bot:audio-data");
+    await join(upgrading, channelId);
+    expect(relay.membership(channelId).polling).toEqual([upgrading.id!]);
+    let n = 0;
+    for (; n < 10; n++) sender.emit("bot:audio-data", { channelId, pcm: frame(n) });
+    await until(() => got.length >= 10, "frames on polling");
+    // Now upgrade, streaming before, during and after it.
+    (upgrading.io.engine as unknown as { _probe(name: string): void })._probe("websocket");
+    while (transportOf(upgrading) !== "websocket" && n < 1000) {
+      sender.emit("bot:audio-data", { channelId, pcm: frame(n++) });
+      await sleep(2);
+    }
+    await until(() => relay.membership(channelId).websocket.includes(upgrading.id!), "the move to websocket");
+    expect(n).toBeGreaterThan(10);
+    await stream(sender, channelId, [got], 30, n);
+    expectFrames(got, 0, n + 30, bot.botUserId);
+    expect(relay.membership(channelId).polling).toEqual([]);
+    sender.close();
+    upgrading.close();
+  });
+
+  test("leaving the room or disconnecting ends native delivery", async () => {
+    const { member, listener, bot, channelId } = await setup();
+    const sender = await join(await server.connect(bot.token), channelId);
+    const leaver = await join(await server.connect(member.token), channelId);
+    const stayer = await join(await server.connect(listener.token), channelId);
+    const atLeaver = recordEvents(leaver, "bot:audio-data");
+    const atStayer = recordEvents(stayer, "bot:audio-data");
+    expect((await leaver.emitWithAck("voice:leave")).ok).toBe(true);
+    await stream(sender, channelId, [atStayer], 5);
+    expect(atLeaver).toEqual([]);
+    const stayerId = stayer.id!;
+    stayer.close();
+    await until(() => !relay.membership(channelId).websocket.includes(stayerId), "the disconnect");
+    expect(relay.membership(channelId).websocket).toEqual([sender.id!]);
+    sender.close();
+    leaver.close();
+  });
+});
