@@ -8,8 +8,9 @@
  * role "recv": one connection per token (raw: `count` connections), joined to the voice room;
  *   commands `reset` (zero the counters) and `report` (one JSON line: frames, bytes, orphans,
  *   latencies in ms). The first 8 bytes of each frame are the sender's clock (epoch ms, f64).
- * role "send": one connection; `go <rate> <seconds>` streams 3840-byte frames at `rate`/s and
- *   answers `done <sent>`.
+ * role "send": one connection per token (optionally each in its own room, `channels`);
+ *   `go <rate> <seconds>` streams 3840-byte frames at `rate`/s on each and answers
+ *   `done <sent>` (frames per connection).
  */
 const cfg = JSON.parse(process.argv[2]!) as {
   role: "recv" | "send";
@@ -18,6 +19,8 @@ const cfg = JSON.parse(process.argv[2]!) as {
   tokens?: string[];
   count?: number;
   channelId?: string;
+  /** One voice channel per token (several rooms from one process); defaults to channelId. */
+  channels?: string[];
 };
 const FRAME_BYTES = 3840;
 const now = () => performance.timeOrigin + performance.now();
@@ -31,7 +34,7 @@ let latencies: number[] = [];
 const dangling = new Set<WebSocket>();
 
 /** Opens one connection; resolves once it is ready to send or receive audio. */
-function open(token: string | null): Promise<WebSocket> {
+function open(token: string | null, channelId = cfg.channelId): Promise<WebSocket> {
   const base = cfg.url.replace(/^http/, "ws");
   const ws = new WebSocket(cfg.proto === "sio" ? `${base}/socket.io/?EIO=4&transport=websocket` : `${base}/?role=${cfg.role}`);
   ws.binaryType = "arraybuffer";
@@ -44,7 +47,7 @@ function open(token: string | null): Promise<WebSocket> {
       if (typeof data === "string") {
         if (data === "2") return ws.send("3"); // Engine.IO ping
         if (data.startsWith("0{")) return ws.send(`40${JSON.stringify({ token })}`);
-        if (data.startsWith("40{")) return ws.send(`420${JSON.stringify(["voice:join", { channelId: cfg.channelId }])}`);
+        if (data.startsWith("40{")) return ws.send(`420${JSON.stringify(["voice:join", { channelId }])}`);
         if (data.startsWith("430")) {
           const [ack] = JSON.parse(data.slice(3));
           return ack?.ok ? resolve(ws) : reject(new Error(`voice:join: ${JSON.stringify(ack)}`));
@@ -75,27 +78,45 @@ function open(token: string | null): Promise<WebSocket> {
 }
 
 const sockets: WebSocket[] = [];
-if (cfg.proto === "sio") for (const token of cfg.tokens!) sockets.push(await open(token));
+const channelOf = new Map<WebSocket, string | undefined>();
+if (cfg.proto === "sio")
+  for (const [i, token] of cfg.tokens!.entries()) {
+    const channelId = cfg.channels?.[i] ?? cfg.channelId;
+    const ws = await open(token, channelId);
+    sockets.push(ws);
+    channelOf.set(ws, channelId);
+  }
 else for (let i = 0; i < (cfg.count ?? 1); i++) sockets.push(await open(null));
 out("ready");
 
-async function stream(ws: WebSocket, rate: number, seconds: number): Promise<number> {
+/** Streams on every socket of this process (one frame per socket per tick), each to its own room. */
+async function stream(all: WebSocket[], rate: number, seconds: number): Promise<number> {
   const pcm = new Uint8Array(FRAME_BYTES);
   for (let i = 8; i < FRAME_BYTES; i++) pcm[i] = (i * 31) & 0xff;
   const view = new DataView(pcm.buffer);
-  const header = `451-${JSON.stringify(["bot:audio-data", { channelId: cfg.channelId, pcm: { _placeholder: true, num: 0 } }])}`;
+  const headers = all.map(
+    (ws) => `451-${JSON.stringify(["bot:audio-data", { channelId: channelOf.get(ws) ?? cfg.channelId, pcm: { _placeholder: true, num: 0 } }])}`,
+  );
   const total = Math.round(rate * seconds);
+  // Several connections (one bot per room) are not in phase: connection k runs k/n of a
+  // frame period behind the first, as independent bots would.
+  const n = all.length;
+  const done = new Array<number>(n).fill(0);
   const start = performance.now();
   let sent = 0;
   while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate) + 1);
-    while (sent < due) {
-      view.setFloat64(0, now(), true);
-      if (cfg.proto === "sio") ws.send(header);
-      ws.send(pcm);
-      sent++;
+    const ticks = ((performance.now() - start) / 1000) * rate;
+    for (let k = 0; k < n; k++) {
+      const due = Math.min(total, Math.floor(ticks - k / n) + 1);
+      while (done[k]! < due) {
+        view.setFloat64(0, now(), true);
+        if (cfg.proto === "sio") all[k]!.send(headers[k]!);
+        all[k]!.send(pcm);
+        done[k]!++;
+      }
     }
-    await Bun.sleep(2);
+    sent = Math.min(...done);
+    await Bun.sleep(n > 1 ? 1 : 2);
   }
   return sent;
 }
@@ -109,7 +130,7 @@ for await (const line of console) {
   } else if (cmd === "report") {
     out(JSON.stringify({ frames, bytes, orphans, dangling: dangling.size, latencies }));
   } else if (cmd === "go") {
-    out(`done ${await stream(sockets[0]!, Number(a), Number(b))}`);
+    out(`done ${await stream(sockets, Number(a), Number(b))}`);
   } else if (cmd === "quit") {
     for (const ws of sockets) ws.close();
     process.exit(0);

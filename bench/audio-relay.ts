@@ -12,6 +12,13 @@
  * Prints a human summary on stderr and one JSON line on stdout.
  *
  *   bun bench/audio-relay.ts [--seconds 2.5] [--rates 50,200,800] [--receivers 10,50] [--stall-seconds 8]
+ *
+ * Two more scenarios on the tuned path, each its own run (see runScenario):
+ *   bun bench/audio-relay.ts --scenario realistic [--rooms 20 --listeners 10 --room-rate 50 --realistic-seconds 10]
+ *     20 rooms x 1 speaking bot at 50 frames/s x 10 listeners: frames/s, p50/p99 (target p99 < 10 ms)
+ *   bun bench/audio-relay.ts --scenario stall [--stall-seconds 30]
+ *     the same load, then one listener SIGSTOPped for 30 s: server RSS growth (target < 20 MB)
+ *     and the other listeners' p99 before vs during
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -76,10 +83,10 @@ class Client {
       };
     });
   }
-  async ask(cmd: string): Promise<string> {
+  async ask(cmd: string, timeoutMs?: number): Promise<string> {
     this.proc.stdin.write(cmd + "\n");
     this.proc.stdin.flush();
-    return this.next();
+    return this.next(timeoutMs);
   }
   kill() {
     this.proc.kill("SIGKILL");
@@ -149,6 +156,212 @@ async function spawnReceivers(base: object, tokens: string[] | null, n: number):
   }
   for (const c of clients) if ((await c.next()) !== "ready") throw new Error("receiver not ready");
   return clients;
+}
+
+// ---- scenarios: realistic load, and a 30 s stalled listener (tuned path) ----
+const SCENARIO = argOf("scenario", "compare");
+const ROOMS = Number(argOf("rooms", "20"));
+const LISTENERS = Number(argOf("listeners", "10"));
+const ROOM_RATE = Number(argOf("room-rate", "50"));
+const REALISTIC_SECONDS = Number(argOf("realistic-seconds", "10"));
+const STALL_LONG_SECONDS = Number(argOf("stall-seconds", "30"));
+const PER_LISTENER_PROCESS = Number(argOf("per-process", "50"));
+
+/**
+ * `ROOMS` voice rooms, each with one speaking bot (all bots in one sender process, one
+ * connection each) and `LISTENERS` listening clients (in processes of 50 connections),
+ * every bot at `ROOM_RATE` frames/s of 3840 bytes, on the tuned path. "realistic": one
+ * stream of `REALISTIC_SECONDS`. "stall": the same load, first for `REALISTIC_SECONDS` (before),
+ * then one extra listener in room 0 (its own process) is SIGSTOPped for `STALL_LONG_SECONDS`
+ * while the stream goes on; the server's RSS (this process runs only the server) is read
+ * before and after (process.memoryUsage, after a full GC) and sampled during.
+ */
+async function runScenario(name: string): Promise<void> {
+  if (name !== "realistic" && name !== "stall") throw new Error(`unknown --scenario ${name}`);
+  const dir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
+  const procs: Client[] = [];
+  try {
+    const app = await createApp({
+      ...loadConfig({}),
+      port: 0,
+      host: "127.0.0.1",
+      dataDir: dir,
+      databaseFile: join(dir, "hearth.db"),
+      logLevel: "silent",
+      authRateLimitPerMinute: 1_000_000,
+      passwordHashing: { memoryCost: 1024, timeCost: 1 },
+    });
+    const post = async (path: string, body: object, token?: string) => {
+      const res = await fetch(app.url + path, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as any;
+    };
+    const nUsers = 1 + ROOMS * (1 + LISTENERS) + 1;
+    const users: { token: string; id: string }[] = [];
+    for (let i = 0; i < nUsers; i++) {
+      const r = await post("/api/v1/auth/register", { username: `bench${i}`, email: `bench${i}@example.test`, password: "bench-password" });
+      users.push({ token: r.token, id: r.user.id });
+    }
+    const owner = users[0]!;
+    const serverId = (await post("/api/v1/servers", { name: "bench" }, owner.token)).id;
+    const rooms: string[] = [];
+    for (let i = 0; i < ROOMS; i++) rooms.push((await post(`/api/v1/channels/${serverId}`, { name: `voice-${i}`, type: "voice" }, owner.token)).id);
+    for (const u of users.slice(1)) await app.store.members.add(serverId, u.id, "member");
+    setNativeAudioRelayEnabled(app.io, true);
+    const relay = nativeRelayFor({ nsp: app.io.of("/") })!;
+
+    // Bots: users 1..ROOMS, one per room. Listeners: the next ROOMS*LISTENERS, LISTENERS per room.
+    const bots = users.slice(1, 1 + ROOMS);
+    const listeners = users.slice(1 + ROOMS, 1 + ROOMS + ROOMS * LISTENERS);
+    const listenerRooms = listeners.map((_, i) => rooms[Math.floor(i / LISTENERS)]!);
+    const base = { proto: "sio", url: app.url };
+    const sender = new Client({ ...base, role: "send", tokens: bots.map((b) => b.token), channels: rooms });
+    procs.push(sender);
+    if ((await sender.next()) !== "ready") throw new Error("sender not ready");
+    const recv: Client[] = [];
+    for (let i = 0; i < listeners.length; i += PER_LISTENER_PROCESS) {
+      const c = new Client({
+        ...base,
+        role: "recv",
+        tokens: listeners.slice(i, i + PER_LISTENER_PROCESS).map((u) => u.token),
+        channels: listenerRooms.slice(i, i + PER_LISTENER_PROCESS),
+      });
+      procs.push(c);
+      recv.push(c);
+    }
+    for (const c of recv) if ((await c.next()) !== "ready") throw new Error("receiver not ready");
+
+    /** One stream at the room rate on every room; the listeners' figures. */
+    const run = async (seconds: number, during?: () => void) => {
+      await Promise.all(recv.map((r) => r.ask("reset")));
+      Bun.gc(true);
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      const probe = during ? setInterval(during, 250) : null;
+      const done = await sender.ask(`go ${ROOM_RATE} ${seconds}`, seconds * 1000 + 60_000);
+      const sendSeconds = (performance.now() - t0) / 1000;
+      await Bun.sleep(250);
+      if (probe) clearInterval(probe);
+      const cpu = process.cpuUsage(cpu0);
+      const rssAfter = (Bun.gc(true), process.memoryUsage().rss);
+      const reports = (await Promise.all(recv.map((r) => r.ask("report")))).map((l) => JSON.parse(l) as Report);
+      const sentPerRoom = Number(done.split(" ")[1]);
+      const delivered = reports.reduce((s, r) => s + r.frames, 0);
+      const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
+      return {
+        rooms: ROOMS,
+        listeners_per_room: LISTENERS,
+        rate_per_room: ROOM_RATE,
+        seconds: Math.round(sendSeconds * 100) / 100,
+        sent: sentPerRoom * ROOMS,
+        delivered,
+        expected: sentPerRoom * ROOMS * LISTENERS,
+        frames_per_s: Math.round(delivered / sendSeconds),
+        p50_ms: pct(latencies, 0.5),
+        p99_ms: pct(latencies, 0.99),
+        max_ms: Math.round((latencies[latencies.length - 1] ?? NaN) * 100) / 100,
+        cpu_pct: Math.round(((cpu.user + cpu.system) / 1e6 / sendSeconds) * 1000) / 10,
+        orphans: reports.reduce((s, r) => s + r.orphans, 0),
+        rssAfter,
+      };
+    };
+
+    let result: Record<string, unknown>;
+    if (name === "realistic") {
+      await run(3); // warm-up (JIT, socket buffers)
+      const { rssAfter, ...r } = await run(REALISTIC_SECONDS);
+      result = { scenario: "realistic", ...r, server_rss_mb: Math.round(rssAfter / 1e5) / 10, target_p99_ms: 10, met: r.p99_ms < 10 };
+      log(
+        `\nrealistic load (tuned): ${ROOMS} rooms x 1 bot at ${ROOM_RATE} frames/s x ${LISTENERS} listeners, ${REALISTIC_SECONDS} s, listeners in ${recv.length} processes`,
+      );
+      log(
+        `  delivered ${r.delivered}/${r.expected} = ${r.frames_per_s} frames/s; latency p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms (target p99 < 10 ms: ${r.p99_ms < 10 ? "met" : "NOT met"}); server CPU ${r.cpu_pct}%; orphans ${r.orphans}`,
+      );
+    } else {
+      // The stalled listener: one more connection in room 0, in a process of its own.
+      const stalledUser = users[nUsers - 1]!;
+      const stalled = new Client({ ...base, role: "recv", tokens: [stalledUser.token], channels: [rooms[0]!] });
+      procs.push(stalled);
+      if ((await stalled.next()) !== "ready") throw new Error("stalled listener not ready");
+      const stalledWs = () => {
+        for (const s of app.io.of("/").sockets.values()) {
+          if (s.data.userId === stalledUser.id) return (s.conn.transport as unknown as { socket: { getBufferedAmount(): number } }).socket;
+        }
+        return null;
+      };
+      await run(3); // warm-up (JIT, socket buffers)
+      const { rssAfter: _b, ...before } = await run(REALISTIC_SECONDS);
+      Bun.gc(true);
+      await Bun.sleep(200);
+      Bun.gc(true);
+      const rss0 = process.memoryUsage().rss;
+      const dropped0 = relay.stats.dropped;
+      let rssMax = rss0;
+      let maxBuffered = 0;
+      const gotBeforeStall = (JSON.parse(await stalled.ask("report")) as Report).frames;
+      process.kill(stalled.pid, "SIGSTOP");
+      const { rssAfter: rss1, ...during } = await run(STALL_LONG_SECONDS, () => {
+        rssMax = Math.max(rssMax, process.memoryUsage().rss);
+        maxBuffered = Math.max(maxBuffered, stalledWs()?.getBufferedAmount() ?? 0);
+      });
+      const droppedForIt = relay.stats.dropped - dropped0;
+      process.kill(stalled.pid, "SIGCONT");
+      await Bun.sleep(1000);
+      const got0 = (JSON.parse(await stalled.ask("report")) as Report).frames;
+      await sender.ask(`go ${ROOM_RATE} 0.5`);
+      await Bun.sleep(300);
+      const s = JSON.parse(await stalled.ask("report")) as Report;
+      const mb = (b: number) => Math.round(b / 1e5) / 10;
+      const growth = mb(rss1 - rss0);
+      result = {
+        scenario: "stall",
+        rooms: ROOMS,
+        listeners_per_room: LISTENERS,
+        rate_per_room: ROOM_RATE,
+        stall_seconds: STALL_LONG_SECONDS,
+        server_rss_before_mb: mb(rss0),
+        server_rss_after_mb: mb(rss1),
+        server_rss_max_during_mb: mb(rssMax),
+        server_rss_growth_mb: growth,
+        target_growth_mb: 20,
+        growth_met: growth < 20,
+        stalled_max_server_buffer_kb: Math.round(maxBuffered / 1024),
+        stalled_frames_dropped_whole: droppedForIt,
+        stalled_got_during: got0 - gotBeforeStall,
+        stalled_heard_after_resume: s.frames - got0,
+        stalled_orphans: s.orphans + (s.dangling ?? 0),
+        others_before: before,
+        others_during: during,
+      };
+      log(
+        `\nstalled listener (tuned): ${ROOMS} rooms x ${ROOM_RATE} frames/s x ${LISTENERS} listeners; one extra listener in room 0 SIGSTOPped for ${STALL_LONG_SECONDS} s`,
+      );
+      log(
+        `  server RSS before ${mb(rss0)} MB, after ${mb(rss1)} MB (growth ${growth} MB, target < 20 MB: ${growth < 20 ? "met" : "NOT met"}), max during ${mb(rssMax)} MB`,
+      );
+      log(
+        `  stalled listener: server-side buffer peaked at ${Math.round(maxBuffered / 1024)} KiB, ${droppedForIt} frames dropped whole for it, ${got0 - gotBeforeStall} of the stall's frames reached it (kernel buffers + 256 KiB), ${s.frames - got0} heard after SIGCONT, orphans ${s.orphans + (s.dangling ?? 0)}`,
+      );
+      log(
+        `  the others: before p50 ${before.p50_ms} / p99 ${before.p99_ms} ms (${before.delivered}/${before.expected}), during p50 ${during.p50_ms} / p99 ${during.p99_ms} ms (${during.delivered}/${during.expected})`,
+      );
+    }
+    console.log(JSON.stringify({ bench: "audio-relay", frame_bytes: FRAME_BYTES, ...result }));
+    for (const c of procs) c.kill();
+    procs.length = 0;
+    await app.stop();
+  } finally {
+    for (const c of procs) c.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+if (SCENARIO !== "compare") {
+  await runScenario(SCENARIO);
+  process.exit(0);
 }
 
 const rows: Row[] = [];
