@@ -1,3 +1,4 @@
+import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -146,3 +147,13 @@ export function waitForDisconnect(socket: ClientSocket, timeout = 3000): Promise
     });
   });
 }
+
+/** An error answer: exactly `{error: <string>}` with `status`, and the message when given. */
+export function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp): void {
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+  expect(Object.keys(res.body)).toEqual(["error"]);
+  expect(typeof res.body.error).toBe("string");
+  if (typeof error === "string") expect(res.body.error).toBe(error);
+  else if (error) expect(res.body.error).toMatch(error);
+}
+

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, createServer } from "../helpers/community.ts";
-import { startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { startServer, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -17,12 +17,6 @@ const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
 const call = (method: string, path: string, user: TestUser | null, body?: unknown) =>
   server.api(method, `/api/v1/servers${path}`, { token: user?.token, body });
 
-function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  if (typeof error === "string") expect(res.body.error).toBe(error);
-  else if (error) expect(res.body.error).toMatch(error);
-}
 
 async function setup() {
   const owner = await server.register();

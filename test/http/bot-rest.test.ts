@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
 import { createBot, type TestBot } from "../helpers/bots.ts";
 import { addMember, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -21,11 +21,6 @@ const NEEDS_BOT = { error: "This route needs a bot token" };
 const call = (method: string, path: string, token: string | null, body?: unknown) => server.api(method, `${BOT}${path}`, { token, body });
 const shared = (method: string, path: string, user: TestUser, body?: unknown) => server.api(method, `/api/v1${path}`, { token: user.token, body });
 
-function expectError(res: { status: number; body: any }, status: number, error?: string) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  if (error !== undefined) expect(res.body.error).toBe(error);
-}
 
 /**
  * The owner adds the bot through the authorize route, its managed role holding `permissions`;

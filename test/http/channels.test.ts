@@ -1,13 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  recordEvents,
-  sleep,
-  startServer,
-  waitForEvent,
-  type ClientSocket,
-  type TestServer,
-  type TestUser,
-} from "../helpers/server.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
 
 let server: TestServer;
@@ -33,13 +25,6 @@ const ch = (path: string) => `/api/v1/channels${path}`;
 const call = (method: string, path: string, user: TestUser | null, body?: unknown) =>
   server.api(method, ch(path), { token: user?.token ?? null, body });
 
-function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  expect(typeof res.body.error).toBe("string");
-  if (typeof error === "string") expect(res.body.error).toBe(error);
-  else if (error) expect(res.body.error).toMatch(error);
-}
 
 function expectChannel(body: any, expected: Record<string, unknown> = {}) {
   expect(Object.keys(body).sort()).toEqual(CHANNEL_KEYS);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TokenService } from "../../src/domain/tokens.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -18,11 +18,6 @@ type Caller = TestUser | { token: string } | null;
 const call = (method: string, path: string, user: Caller, body?: unknown) =>
   server.api(method, `/api/v1/friends${path}`, { token: user?.token, body });
 
-function expectError(res: { status: number; body: any }, status: number, error?: string) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  if (error !== undefined) expect(res.body.error).toBe(error);
-}
 
 /** A unique lowercase tag, so searches only see this test's users. */
 const tag = () => `f${Math.random().toString(36).slice(2, 9)}`;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, createServer } from "../helpers/community.ts";
-import { startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { startServer, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
 import { toFtsMatch } from "../../src/domain/search-query.ts";
 
@@ -35,12 +35,6 @@ async function community() {
   return { owner, member, outsider, serverId, channelId: general!.id, otherChannelId: other.body.id as string, everyone };
 }
 
-function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  if (typeof error === "string") expect(res.body.error).toBe(error);
-  else if (error) expect(res.body.error).toMatch(error);
-}
 
 describe("GET /api/v1/messages/:channelId/search", () => {
   test("whole-word matches in this channel only, every word required, newest first, as messages", async () => {

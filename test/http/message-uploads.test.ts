@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addMember, createServer } from "../helpers/community.ts";
 import { GIF_1X1, NOT_AN_IMAGE, PNG_1X1 } from "../helpers/images.ts";
-import { startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { startServer, waitForEvent, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
 import { fileTypeOf, sanitizeFileName } from "../../src/domain/attachments.ts";
 
@@ -60,12 +60,6 @@ async function community(target: TestServer = server) {
 const override = (owner: TestUser, channelId: string, roleId: string, allow: number, deny: number) =>
   server.api("PUT", `/api/v1/channels/${channelId}/permissions/${roleId}`, { token: owner.token, body: { allow, deny } });
 
-function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  if (typeof error === "string") expect(res.body.error).toBe(error);
-  else if (error) expect(res.body.error).toMatch(error);
-}
 
 /**
  * Sends only the headers and a few bytes of a multipart POST whose content-length claims

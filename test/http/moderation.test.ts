@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isTimedOut } from "../../src/domain/moderation.ts";
 import { addMember, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -17,12 +17,6 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 const call = (method: string, path: string, user: TestUser | null, body?: unknown) =>
   server.api(method, `/api/v1/servers${path}`, { token: user?.token, body });
 
-function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  if (typeof error === "string") expect(res.body.error).toBe(error);
-  else if (error) expect(res.body.error).toMatch(error);
-}
 
 /** A server with one member of each built-in role, plus someone outside it. */
 async function setup() {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -25,13 +25,6 @@ const as = (user: TestUser | null) => {
   };
 };
 
-function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp) {
-  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
-  expect(typeof res.body.error).toBe("string");
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  if (typeof error === "string") expect(res.body.error).toBe(error);
-  else if (error) expect(res.body.error).toMatch(error);
-}
 
 function expectRole(body: any, expected: Record<string, unknown> = {}) {
   expect(Object.keys(body).sort()).toEqual(ROLE_KEYS);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect as tcpConnect } from "node:net";
 import { join } from "node:path";
-import { startServer, type RequestOptions, type TestServer, type TestUser } from "../helpers/server.ts";
+import { startServer, type RequestOptions, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 import { GIF_1X1, JPEG_HEADER, NOT_AN_IMAGE, PNG_1X1, WEBP_HEADER, fileForm, pngOfSize } from "../helpers/images.ts";
 
 let server: TestServer;
@@ -98,13 +98,6 @@ function rawGet(path: string): Promise<{ status: number; body: string }> {
   });
 }
 
-function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  expect(typeof res.body.error).toBe("string");
-  if (typeof error === "string") expect(res.body.error).toBe(error);
-  else if (error) expect(res.body.error).toMatch(error);
-}
 
 describe.each(KINDS)("POST /api/v1/users/me/$kind", ({ kind, folder, limit, limitText }) => {
   test.each(IMAGES)(`a $name is accepted by its magic bytes and served back exactly`, async ({ bytes, filename, type, ext, mime }) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startServer, uniqueName, waitForDisconnect, type TestServer, type TestUser } from "../helpers/server.ts";
+import { startServer, uniqueName, waitForDisconnect, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 import { totpCode } from "../helpers/totp.ts";
 
 let server: TestServer;
@@ -35,13 +35,6 @@ const as = (user: TestUser) => ({
   del: (path: string) => server.api("DELETE", users(path), { token: user.token }),
 });
 
-function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp) {
-  expect(res.status).toBe(status);
-  expect(Object.keys(res.body)).toEqual(["error"]);
-  expect(typeof res.body.error).toBe("string");
-  if (typeof error === "string") expect(res.body.error).toBe(error);
-  else if (error) expect(res.body.error).toMatch(error);
-}
 
 /** The exact me-user shape, with types. */
 function expectMeUser(body: any, user?: TestUser) {
