@@ -167,6 +167,31 @@ const REALISTIC_SECONDS = Number(argOf("realistic-seconds", "10"));
 const STALL_LONG_SECONDS = Number(argOf("stall-seconds", "30"));
 const PER_LISTENER_PROCESS = Number(argOf("per-process", "50"));
 
+/** Hearth on port 0 with a file database in `dir`, and a JSON POST helper against it. */
+async function startHearth(dir: string) {
+  const app = await createApp({
+    ...loadConfig({}),
+    port: 0,
+    host: "127.0.0.1",
+    dataDir: dir,
+    databaseFile: join(dir, "hearth.db"),
+    logLevel: "silent",
+    authRateLimitPerMinute: 1_000_000,
+    passwordHashing: { memoryCost: 1024, timeCost: 1 },
+  });
+  const post = async (path: string, body: object, token?: string) => {
+    const res = await fetch(app.url + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    // Bench-only: the answers' shapes are the API's, checked by the test suite.
+    return (await res.json()) as any;
+  };
+  return { app, post };
+}
+
 /**
  * `ROOMS` voice rooms, each with one speaking bot (all bots in one sender process, one
  * connection each) and `LISTENERS` listening clients (in processes of 50 connections),
@@ -181,25 +206,7 @@ async function runScenario(name: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
   const procs: Client[] = [];
   try {
-    const app = await createApp({
-      ...loadConfig({}),
-      port: 0,
-      host: "127.0.0.1",
-      dataDir: dir,
-      databaseFile: join(dir, "hearth.db"),
-      logLevel: "silent",
-      authRateLimitPerMinute: 1_000_000,
-      passwordHashing: { memoryCost: 1024, timeCost: 1 },
-    });
-    const post = async (path: string, body: object, token?: string) => {
-      const res = await fetch(app.url + path, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify(body),
-      });
-      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as any;
-    };
+    const { app, post } = await startHearth(dir);
     const nUsers = 1 + ROOMS * (1 + LISTENERS) + 1;
     const users: { token: string; id: string }[] = [];
     for (let i = 0; i < nUsers; i++) {
@@ -370,25 +377,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
 try {
   // ---- Hearth: users, a server, a voice channel ----
   const maxN = Math.max(...RECEIVERS);
-  const app = await createApp({
-    ...loadConfig({}),
-    port: 0,
-    host: "127.0.0.1",
-    dataDir,
-    databaseFile: join(dataDir, "hearth.db"),
-    logLevel: "silent",
-    authRateLimitPerMinute: 1_000_000,
-    passwordHashing: { memoryCost: 1024, timeCost: 1 },
-  });
-  const post = async (path: string, body: object, token?: string) => {
-    const res = await fetch(app.url + path, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as any;
-  };
+  const { app, post } = await startHearth(dataDir);
   const users: { token: string; id: string }[] = [];
   for (let i = 0; i < maxN + 2; i++) {
     const r = await post("/api/v1/auth/register", { username: `bench${i}`, email: `bench${i}@example.test`, password: "bench-password" });
