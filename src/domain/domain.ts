@@ -32,6 +32,7 @@ import { Webhooks } from "./webhooks.ts";
 import { DmCalls } from "./dm-calls.ts";
 import { Voice } from "./voice.ts";
 import { Soundboard } from "./soundboard.ts";
+import { Admins, PlatformSettings } from "./admins.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export interface Domain {
@@ -65,6 +66,8 @@ export interface Domain {
   dmCalls: DmCalls;
   voice: Voice;
   soundboard: Soundboard;
+  admins: Admins;
+  settings: PlatformSettings;
 }
 
 export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus }): Domain {
@@ -123,5 +126,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     dmCalls: new DmCalls(store, bus),
     voice,
     soundboard: new Soundboard(store, access, audit, uploads, bus, voice.rooms),
+    admins: new Admins(store),
+    settings: new PlatformSettings(store),
   };
 }

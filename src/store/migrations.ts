@@ -529,4 +529,35 @@ export const migrations: Migration[] = [
       CREATE INDEX soundboard_sounds_server ON soundboard_sounds (server_id, created_at);
     `,
   },
+  {
+    version: 8,
+    name: "platform-admin",
+    // Platform administrators (docs/admin.md): the first human account, and whoever an
+    // administrator promotes. Platform settings are JSON values by key, each feature owning its
+    // keys and defaults; the platform log records every administrator action.
+    sql: `
+      ALTER TABLE users ADD COLUMN platform_admin INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE users ADD COLUMN disabled_at INTEGER;
+      UPDATE users SET platform_admin = 1
+        WHERE id = (SELECT id FROM users WHERE is_bot = 0 ORDER BY created_at, id LIMIT 1);
+
+      CREATE TABLE platform_settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        updated_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+
+      CREATE TABLE platform_log (
+        id TEXT PRIMARY KEY,
+        actor_id TEXT REFERENCES users (id) ON DELETE SET NULL,
+        action TEXT NOT NULL,
+        target_type TEXT,
+        target_id TEXT,
+        changes TEXT NOT NULL DEFAULT '{}',
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX platform_log_time ON platform_log (created_at, id);
+    `,
+  },
 ];

@@ -23,6 +23,7 @@ import { InteractionsRepo } from "./interactions-repo.ts";
 import { CommandsRepo } from "./commands-repo.ts";
 import { WebhooksRepo } from "./webhooks-repo.ts";
 import { SoundboardRepo } from "./soundboard-repo.ts";
+import { PlatformRepo } from "./platform-repo.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
 export interface Store {
@@ -49,6 +50,7 @@ export interface Store {
   commands: CommandsRepo;
   webhooks: WebhooksRepo;
   soundboard: SoundboardRepo;
+  platform: PlatformRepo;
   close(): void;
 }
 
@@ -84,6 +86,7 @@ export function createStore(databaseFile: string): Store {
     commands: new CommandsRepo(db),
     webhooks: new WebhooksRepo(db),
     soundboard: new SoundboardRepo(db),
+    platform: new PlatformRepo(db),
     close() {
       // A clean close checkpoints the WAL so the file is complete on its own.
       try {

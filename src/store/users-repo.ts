@@ -19,6 +19,10 @@ export interface UserRow {
   totp_pending_secret: string | null;
   /** Premium subscriber (larger attachment limit); set by administrators, not shown on the wire yet. */
   premium: 0 | 1;
+  /** Platform administrator (holds MANAGE_SETTINGS; docs/admin.md). */
+  platform_admin: 0 | 1;
+  /** When an administrator disabled the account; its tokens and sockets stop working. */
+  disabled_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -67,8 +71,10 @@ export class UsersRepo {
     );
     this.emailOwner = db.prepare<{ id: string }, [string]>("SELECT id FROM users WHERE email = ? COLLATE NOCASE");
     this.insert = db.prepare<UserRow, Record<string, string | number | null>>(
-      `INSERT INTO users (id, username, email, password_hash, is_bot, created_at, updated_at)
-       VALUES ($id, $username, $email, $password_hash, $is_bot, $now, $now) RETURNING *`,
+      // The first human account is a platform administrator.
+      `INSERT INTO users (id, username, email, password_hash, is_bot, platform_admin, created_at, updated_at)
+       VALUES ($id, $username, $email, $password_hash, $is_bot,
+         $is_bot = 0 AND NOT EXISTS (SELECT 1 FROM users WHERE is_bot = 0), $now, $now) RETURNING *`,
     );
     this.updateProfileStmt = db.prepare<UserRow, Record<string, string | number | null>>(
       `UPDATE users SET username = coalesce($username, username), bio = coalesce($bio, bio),

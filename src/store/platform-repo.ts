@@ -1,0 +1,78 @@
+import type { Database } from "bun:sqlite";
+import type { UserRow } from "./users-repo.ts";
+import { nowSeconds } from "./time.ts";
+
+export interface PlatformLogRow {
+  id: string;
+  actor_id: string | null;
+  actor_username: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  changes: string;
+  created_at: number;
+}
+
+export interface NewPlatformLogEntry {
+  actorId: string | null;
+  action: string;
+  targetType: string | null;
+  targetId: string | null;
+  changes: Record<string, unknown>;
+}
+
+/** Platform-wide state: administrators, settings (JSON by key) and the platform log. */
+export class PlatformRepo {
+  private readonly settingsStmt;
+  private readonly putSettingStmt;
+  private readonly setAdminStmt;
+  private readonly insertLogStmt;
+  private readonly logPageStmt;
+
+  constructor(db: Database) {
+    this.settingsStmt = db.prepare<{ key: string; value: string }, []>("SELECT key, value FROM platform_settings");
+    this.putSettingStmt = db.prepare(
+      `INSERT INTO platform_settings (key, value, updated_by, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_by = excluded.updated_by,
+         updated_at = excluded.updated_at`,
+    );
+    this.setAdminStmt = db.prepare<UserRow, [number, number, string]>(
+      "UPDATE users SET platform_admin = ?, updated_at = ? WHERE id = ? AND is_bot = 0 RETURNING *",
+    );
+    this.insertLogStmt = db.prepare(
+      `INSERT INTO platform_log (id, actor_id, action, target_type, target_id, changes, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.logPageStmt = db.prepare<PlatformLogRow, [string, number]>(
+      `SELECT l.id, l.actor_id, actor.username AS actor_username, l.action, l.target_type, l.target_id,
+         l.changes, l.created_at
+       FROM platform_log l LEFT JOIN users actor ON actor.id = l.actor_id
+       WHERE l.id < ? ORDER BY l.id DESC LIMIT ?`,
+    );
+  }
+
+  /** Every stored setting, raw JSON text by key. */
+  async settings(): Promise<Map<string, string>> {
+    return new Map(this.settingsStmt.all().map((row) => [row.key, row.value]));
+  }
+
+  async putSetting(key: string, json: string, updatedBy: string | null): Promise<void> {
+    this.putSettingStmt.run(key, json, updatedBy, nowSeconds());
+  }
+
+  /** Grants or withdraws platform administration; bots can never hold it. Null if no such human. */
+  async setAdmin(userId: string, admin: boolean): Promise<UserRow | null> {
+    return this.setAdminStmt.get(admin ? 1 : 0, nowSeconds(), userId);
+  }
+
+  async log(entry: NewPlatformLogEntry): Promise<string> {
+    const id = Bun.randomUUIDv7();
+    this.insertLogStmt.run(id, entry.actorId, entry.action, entry.targetType, entry.targetId, JSON.stringify(entry.changes), nowSeconds());
+    return id;
+  }
+
+  /** Newest first; ids are UUIDv7, so `before` (an entry id) pages without ties. */
+  async logPage(before: string | null, limit: number): Promise<PlatformLogRow[]> {
+    return this.logPageStmt.all(before ?? "\uffff", limit);
+  }
+}
