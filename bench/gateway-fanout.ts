@@ -1,0 +1,483 @@
+/**
+ * Gateway fan-out of `message:new` to one channel's sockets (issue #8), side by side in one
+ * run on the same payload and the same light receivers (bench/fanout-client.ts, raw
+ * WebSockets speaking Engine.IO/Socket.IO framing, several hundred connections per process):
+ *   native - Hearth with its native gateway fan-out on (src/gateway/native-fanout.ts)
+ *   stock  - the same Hearth server with it off: the ordinary Socket.IO `io.to(room).emit`
+ *   raw    - a bare Bun.serve whose connections are subscribed to one topic, and one
+ *            `server.publish(topic, text)` per message of the same Socket.IO-framed text
+ *            `42["message:new",{...}]` (the baseline)
+ * Hearth messages come from Hearth's real send path: this process (which runs the servers
+ * under test and nothing else) calls `app.domain.messages.send` as the channel's owner, so
+ * each message is checked, stored and published as a REST send would be; receivers are
+ * registered members connected with their own tokens and joined to the channel room with
+ * `channel:join`. The message content carries a sequence number and the send time (this
+ * process's clock; receivers share the machine's clock).
+ *
+ * For each size (sockets in the channel) and mode, two phases:
+ *   light     - a paced stream offering `--light-deliveries` deliveries/s (20,000 by default:
+ *               messages/s = that / sockets): latency when the server keeps up
+ *   saturate  - as fast as the receivers keep up: the sender keeps at most `--window`
+ *               messages that some receiver process has not fully received yet
+ *               (receivers report `c <seq>` when all their connections have `seq`)
+ * Figures: deliveries/s (received frames / time from the first send to the last complete
+ * message), p50/p99/max send-to-receive latency (merged ~1% histograms), and the server
+ * process's CPU (process.cpuUsage, user+system, so including the send path) per delivery.
+ * Prints a human summary on stderr and one JSON line on stdout.
+ *
+ *   bun bench/gateway-fanout.ts [--quick] [--sockets 100,1000,5000] [--light-seconds 3]
+ *     [--saturate-seconds 4] [--window 16] [--per-process 500] [--light-deliveries 20000]
+ *
+ * `--quick`: 100 and 1000 sockets, 1 s light and 2 s saturate phases (about 30 s in all).
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import type { GatewayServer } from "../src/gateway/gateway.ts";
+import type { Message } from "../src/domain/shapes.ts";
+
+const argOf = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : fallback;
+};
+const QUICK = process.argv.includes("--quick");
+const SIZES = argOf("sockets", QUICK ? "100,1000" : "100,1000,5000").split(",").map(Number);
+const LIGHT_SECONDS = Number(argOf("light-seconds", QUICK ? "1" : "3"));
+const SATURATE_SECONDS = Number(argOf("saturate-seconds", QUICK ? "2" : "4"));
+const WINDOW = Number(argOf("window", "16"));
+const PER_PROCESS = Number(argOf("per-process", "500"));
+/** Each send in its own event-loop turn (as independent senders arriving one at a time), so
+ *  no two messages can share a socket write; by default a window's sends run back to back. */
+const YIELD = process.argv.includes("--yield");
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const LIGHT_DELIVERIES = Number(argOf("light-deliveries", "20000"));
+/** A message some receiver never completes within this is given up on (a drop or a stall). */
+const STALL_MS = 3000;
+const TOPIC = "fanout";
+const log = (line: string) => process.stderr.write(line + "\n");
+const now = () => performance.timeOrigin + performance.now();
+const started = performance.now();
+
+// ---- the native fan-out switch (src/gateway/native-fanout.ts, being written) ----
+type FanoutSwitch = (io: GatewayServer, enabled: boolean) => void;
+async function loadNativeSwitch(): Promise<FanoutSwitch | null> {
+  // A computed specifier, so the bench type-checks and runs before the module exists.
+  const specifier = "../src/gateway/native-fanout.ts";
+  try {
+    const mod = (await import(specifier)) as { setNativeFanoutEnabled?: FanoutSwitch };
+    return typeof mod.setNativeFanoutEnabled === "function" ? mod.setNativeFanoutEnabled : null;
+  } catch {
+    return null;
+  }
+}
+const nativeSwitch = await loadNativeSwitch();
+if (!nativeSwitch) log("WARNING: src/gateway/native-fanout.ts (setNativeFanoutEnabled) not found: \"native\" runs the stock path");
+const setNative = (io: GatewayServer, enabled: boolean) => nativeSwitch?.(io, enabled);
+
+// ---- receiver processes ----
+interface Report {
+  deliveries: number;
+  other: number;
+  buckets: [number, number][];
+}
+
+/** Wakes the sender whenever any receiver process reports progress. */
+let wake: (() => void) | null = null;
+const progressed = (timeoutMs: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      wake = null;
+      resolve();
+    }, timeoutMs);
+    wake = () => {
+      clearTimeout(timer);
+      wake = null;
+      resolve();
+    };
+  });
+
+/** A receiver process driven by lines; `c <seq>` lines update `completed`. */
+class Receivers {
+  private readonly proc: Subprocess<"pipe", "pipe", "inherit">;
+  private readonly lines: string[] = [];
+  private waiting: ((line: string) => void) | null = null;
+  /** The highest sequence number every connection of this process has received. */
+  completed = -1;
+  constructor(config: object) {
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "fanout-client.ts")], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    this.proc = proc;
+    proc.stdin.write(JSON.stringify(config) + "\n");
+    proc.stdin.flush();
+    void (async () => {
+      let buffer = "";
+      const decoder = new TextDecoder();
+      for await (const chunk of proc.stdout) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (line.startsWith("c ")) {
+            this.completed = Number(line.slice(2));
+            wake?.();
+          } else if (this.waiting) {
+            const w = this.waiting;
+            this.waiting = null;
+            w(line);
+          } else this.lines.push(line);
+        }
+      }
+    })();
+  }
+  next(timeoutMs = 120_000): Promise<string> {
+    const line = this.lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("receiver process timed out")), timeoutMs);
+      this.waiting = (l) => {
+        clearTimeout(timer);
+        resolve(l);
+      };
+    });
+  }
+  async ask(cmd: string): Promise<string> {
+    this.proc.stdin.write(cmd + "\n");
+    this.proc.stdin.flush();
+    return this.next();
+  }
+  kill() {
+    this.proc.kill("SIGKILL");
+  }
+}
+
+async function spawnReceivers(base: object, tokens: string[] | null, n: number): Promise<Receivers[]> {
+  const procs: Receivers[] = [];
+  for (let i = 0; i < n; i += PER_PROCESS) {
+    const k = Math.min(PER_PROCESS, n - i);
+    procs.push(new Receivers({ ...base, ...(tokens ? { tokens: tokens.slice(i, i + k) } : { count: k }) }));
+  }
+  for (const p of procs) {
+    const line = await p.next();
+    if (line !== "ready") throw new Error(`receiver process not ready: ${line}`);
+  }
+  return procs;
+}
+const allCompleted = (procs: Receivers[]) => procs.reduce((m, p) => Math.min(m, p.completed), Infinity);
+
+// ---- phases ----
+interface Row {
+  mode: string;
+  sockets: number;
+  phase: "light" | "saturate";
+  messages: number;
+  delivered: number;
+  expected: number;
+  seconds: number;
+  messages_per_s: number;
+  deliveries_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  cpu_us_per_delivery: number;
+  /** The kernel's share of it (system time: one socket write per receiver, unless batched). */
+  cpu_sys_us_per_delivery: number;
+  server_cpu_pct: number;
+  stalled: boolean;
+}
+
+/** The histogram's buckets are ~1% wide: bucket b holds (1.01^(b-1), 1.01^b] µs. */
+const bucketMs = (b: number) => Math.round((Math.pow(1.01, b) / 1000) * 100) / 100;
+function percentiles(reports: Report[]): { p50: number; p99: number; max: number } {
+  const merged = new Map<number, number>();
+  for (const r of reports) for (const [b, c] of r.buckets) merged.set(b, (merged.get(b) ?? 0) + c);
+  const sorted = [...merged].sort((a, b) => a[0] - b[0]);
+  const total = sorted.reduce((s, [, c]) => s + c, 0);
+  const at = (p: number) => {
+    let seen = 0;
+    for (const [b, c] of sorted) if ((seen += c) >= total * p) return bucketMs(b);
+    return NaN;
+  };
+  return { p50: at(0.5), p99: at(0.99), max: sorted.length ? bucketMs(sorted[sorted.length - 1]![0]) : NaN };
+}
+
+/** Sends message `seq` (its content carries seq and the send time). */
+type Send = (seq: number) => Promise<unknown> | void;
+let seq = 0;
+const content = (s: number) => `fo ${s} ${now().toFixed(3)}`;
+
+async function phase(mode: string, kind: Row["phase"], n: number, procs: Receivers[], send: Send, seconds: number): Promise<Row> {
+  await Promise.all(procs.map((p) => p.ask("reset")));
+  for (const p of procs) p.completed = -1;
+  Bun.gc(true);
+  const first = seq;
+  let stalled = false;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const until = t0 + seconds * 1000;
+  if (kind === "light") {
+    const rate = Math.max(1, LIGHT_DELIVERIES / n);
+    const total = Math.max(1, Math.round(rate * seconds));
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0.5) await Bun.sleep(wait);
+      await send(seq++);
+    }
+  } else {
+    let lastProgress = performance.now();
+    let done = first - 1;
+    while (performance.now() < until) {
+      // Read progress right before deciding to wait, so no report is missed while sending.
+      const d = allCompleted(procs);
+      if (d > done) {
+        done = d;
+        lastProgress = performance.now();
+      }
+      if (seq - 1 - done < WINDOW) {
+        await send(seq++);
+        if (YIELD) await nextTurn();
+        continue;
+      }
+      if (performance.now() - lastProgress >= STALL_MS) {
+        stalled = true;
+        break;
+      }
+      await progressed(STALL_MS);
+    }
+  }
+  // Drain: until every process has the last message (or nothing moves for STALL_MS).
+  let tEnd = performance.now();
+  const last = seq - 1;
+  let lastProgress = performance.now();
+  let done = Math.max(first - 1, allCompleted(procs));
+  while (done < last) {
+    await progressed(250);
+    const d = allCompleted(procs);
+    if (d > done) {
+      done = d;
+      lastProgress = performance.now();
+    } else if (performance.now() - lastProgress >= STALL_MS) {
+      stalled = true;
+      break;
+    }
+  }
+  if (done >= last) tEnd = performance.now();
+  await Bun.sleep(50);
+  const cpu = process.cpuUsage(cpu0);
+  const reports = (await Promise.all(procs.map((p) => p.ask("report")))).map((l) => JSON.parse(l) as Report);
+  const messages = seq - first;
+  const delivered = reports.reduce((s, r) => s + r.deliveries, 0);
+  const elapsed = (tEnd - t0) / 1000;
+  const lat = percentiles(reports);
+  return {
+    mode,
+    sockets: n,
+    phase: kind,
+    messages,
+    delivered,
+    expected: messages * n,
+    seconds: Math.round(elapsed * 100) / 100,
+    messages_per_s: Math.round(messages / elapsed),
+    deliveries_per_s: Math.round(delivered / elapsed),
+    p50_ms: lat.p50,
+    p99_ms: lat.p99,
+    max_ms: lat.max,
+    cpu_us_per_delivery: delivered ? Math.round(((cpu.user + cpu.system) / delivered) * 100) / 100 : NaN,
+    cpu_sys_us_per_delivery: delivered ? Math.round((cpu.system / delivered) * 100) / 100 : NaN,
+    server_cpu_pct: Math.round(((cpu.user + cpu.system) / 1e4 / elapsed) * 10) / 10,
+    stalled,
+  };
+}
+
+// ---- the run ----
+const maxN = Math.max(...SIZES);
+const fdLimit = Number(Bun.spawnSync(["sh", "-c", "ulimit -n"]).stdout.toString().trim());
+if (Number.isFinite(fdLimit) && fdLimit < maxN + 256) {
+  throw new Error(`ulimit -n is ${fdLimit}: ${maxN} sockets need more (raise it, e.g. ulimit -n ${maxN * 2 + 1024})`);
+}
+
+const rows: Row[] = [];
+let sendPath: { messages: number; cpu_us_per_message: number; wall_us_per_message: number } | null = null;
+const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-fanout-"));
+const procs: Receivers[] = [];
+const killAll = () => {
+  for (const p of procs.splice(0)) p.kill();
+};
+try {
+  // ---- Hearth: a server, a text channel, maxN registered members ----
+  const app = await createApp({
+    ...loadConfig({}),
+    port: 0,
+    host: "127.0.0.1",
+    dataDir,
+    databaseFile: join(dataDir, "hearth.db"),
+    logLevel: "silent",
+    authRateLimitPerMinute: 1_000_000,
+    passwordHashing: { memoryCost: 1024, timeCost: 1 },
+  });
+  const post = async (path: string, body: object, token?: string) => {
+    const res = await fetch(app.url + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    // Bench-only: the answers' shapes are the API's, checked by the test suite.
+    return (await res.json()) as any;
+  };
+  const t0 = performance.now();
+  const users: { token: string; id: string }[] = new Array(maxN + 1);
+  let nextUser = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let i = nextUser++; i <= maxN; i = nextUser++) {
+        const r = await post("/api/v1/auth/register", { username: `fan${i}`, email: `fan${i}@example.test`, password: "bench-password" });
+        users[i] = { token: r.token, id: r.user.id };
+      }
+    }),
+  );
+  const owner = users[0]!;
+  const serverId: string = (await post("/api/v1/servers", { name: "fanout" }, owner.token)).id;
+  const channelId: string = (await post(`/api/v1/channels/${serverId}`, { name: "fanout", type: "text" }, owner.token)).id;
+  for (const u of users.slice(1)) await app.store.members.add(serverId, u.id, "member");
+  const author = (await app.store.users.findById(owner.id))!;
+  log(`setup: ${maxN + 1} users registered, server and channel in ${Math.round(performance.now() - t0)} ms`);
+
+  const hearthSend: Send = (s) => app.domain.messages.send(channelId, author, { content: content(s) });
+  // The raw baseline publishes the same shape: a real message:new payload as a template.
+  const template: Message = await app.domain.messages.send(channelId, author, { content: content(seq++) });
+  // The send path alone (checks, insert, hydrate, an emit to an empty room): the fixed cost per message.
+  for (let i = 0; i < 200; i++) await hearthSend(seq++);
+  {
+    const count = QUICK ? 300 : 1000;
+    const cpu0 = process.cpuUsage();
+    const t = performance.now();
+    for (let i = 0; i < count; i++) await hearthSend(seq++);
+    const cpu = process.cpuUsage(cpu0);
+    sendPath = {
+      messages: count,
+      cpu_us_per_message: Math.round(((cpu.user + cpu.system) / count) * 10) / 10,
+      wall_us_per_message: Math.round(((performance.now() - t) * 1000) / count),
+    };
+    log(`send path alone (no socket in the room): ${sendPath.cpu_us_per_message} µs CPU per message (${sendPath.wall_us_per_message} µs wall)`);
+  }
+
+  // ---- raw Bun publish baseline ----
+  const raw = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req, server) {
+      return server.upgrade(req) ? undefined : new Response("upgrade", { status: 400 });
+    },
+    websocket: {
+      open(ws) {
+        ws.subscribe(TOPIC);
+      },
+      message() {},
+    },
+  });
+  const rawSend: Send = (s) => {
+    const message = { ...template, id: randomUUID(), content: content(s), created_at: Math.floor(Date.now() / 1000) };
+    raw.publish(TOPIC, `42${JSON.stringify(["message:new", message])}`);
+  };
+
+  for (const n of SIZES) {
+    // Native on while the receivers connect and join (as in production), then toggled per phase.
+    setNative(app.io, true);
+    const tc = performance.now();
+    procs.push(...(await spawnReceivers({ proto: "sio", url: app.url, channelId }, users.slice(1, 1 + n).map((u) => u.token), n)));
+    log(`${n} sockets: Hearth receivers connected and joined in ${Math.round(performance.now() - tc)} ms (${procs.length} processes)`);
+    for (const mode of ["native", "stock"]) {
+      setNative(app.io, mode === "native");
+      await phase(mode, "saturate", n, procs, hearthSend, 0.3); // warm-up
+    }
+    for (const kind of ["light", "saturate"] as const) {
+      for (const mode of ["native", "stock"]) {
+        setNative(app.io, mode === "native");
+        const row = await phase(mode, kind, n, procs, hearthSend, kind === "light" ? LIGHT_SECONDS : SATURATE_SECONDS);
+        rows.push(row);
+        log(`  ${mode} ${kind}: ${row.deliveries_per_s} deliveries/s, p99 ${row.p99_ms} ms`);
+      }
+    }
+    setNative(app.io, true);
+    killAll();
+    await Bun.sleep(300);
+
+    procs.push(...(await spawnReceivers({ proto: "raw", url: `http://127.0.0.1:${raw.port}` }, null, n)));
+    await phase("raw", "saturate", n, procs, rawSend, 0.3); // warm-up
+    for (const kind of ["light", "saturate"] as const) {
+      const row = await phase("raw", kind, n, procs, rawSend, kind === "light" ? LIGHT_SECONDS : SATURATE_SECONDS);
+      rows.push(row);
+      log(`  raw ${kind}: ${row.deliveries_per_s} deliveries/s, p99 ${row.p99_ms} ms`);
+    }
+    killAll();
+    await Bun.sleep(300);
+  }
+  raw.stop(true);
+  await app.stop();
+} finally {
+  killAll();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+// ---- summary ----
+const find = (mode: string, n: number, kind: Row["phase"]) => rows.find((r) => r.mode === mode && r.sockets === n && r.phase === kind)!;
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+log(
+  `\ngateway fan-out: message:new to one channel; sender in the server process (domain send path); receivers in processes of ${PER_PROCESS}; window ${WINDOW}; cpu = server process µs per delivery`,
+);
+log("mode    sockets  phase      messages  delivered/expected   deliveries/s   p50 ms    p99 ms    max ms  cpu µs/deliv (sys)   cpu%");
+for (const r of rows.slice().sort((a, b) => a.sockets - b.sockets || a.phase.localeCompare(b.phase))) {
+  log(
+    `${r.mode.padEnd(7)} ${String(r.sockets).padStart(7)}  ${r.phase.padEnd(9)} ${String(r.messages).padStart(9)} ${`${r.delivered}/${r.expected}`.padStart(19)} ${String(r.deliveries_per_s).padStart(14)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(9)} ${String(r.max_ms).padStart(9)} ${String(r.cpu_us_per_delivery).padStart(13)} ${`(${r.cpu_sys_us_per_delivery})`.padStart(7)} ${String(r.server_cpu_pct).padStart(6)}${r.stalled ? "  STALLED" : ""}`,
+  );
+}
+const ratios = SIZES.map((n) => {
+  const [nat, sto, raw] = ["native", "stock", "raw"].map((m) => find(m, n, "saturate"));
+  return {
+    sockets: n,
+    native_over_raw: ratio(nat!.deliveries_per_s, raw!.deliveries_per_s),
+    native_over_stock: ratio(nat!.deliveries_per_s, sto!.deliveries_per_s),
+    cpu_stock_over_native: ratio(sto!.cpu_us_per_delivery, nat!.cpu_us_per_delivery),
+    cpu_native_over_raw: ratio(nat!.cpu_us_per_delivery, raw!.cpu_us_per_delivery),
+  };
+});
+log("\nsaturate, deliveries/s ratios (and server CPU per delivery):");
+for (const r of ratios) {
+  log(
+    `  ${String(r.sockets).padStart(5)} sockets: native/raw ${r.native_over_raw}x, native/stock ${r.native_over_stock}x; cpu stock/native ${r.cpu_stock_over_native}x, native/raw ${r.cpu_native_over_raw}x`,
+  );
+}
+const at1000 = ratios.find((r) => r.sockets === 1000);
+const target = at1000
+  ? { sockets: 1000, native_over_raw_min: 0.5, native_over_stock_min: 3, met: at1000.native_over_raw >= 0.5 && at1000.native_over_stock >= 3 }
+  : null;
+if (target) log(`target at 1000 sockets (native >= 0.5x raw and >= 3x stock): ${target.met ? "met" : "NOT met"}`);
+if (!nativeSwitch) log('(native fan-out module missing: "native" ran the stock path)');
+const seconds = Math.round((performance.now() - started) / 100) / 10;
+log(`total ${seconds} s`);
+console.log(
+  JSON.stringify({
+    bench: "gateway-fanout",
+    quick: QUICK,
+    native_available: nativeSwitch !== null,
+    window: WINDOW,
+    yield_between_sends: YIELD,
+    per_process: PER_PROCESS,
+    light_deliveries_per_s: LIGHT_DELIVERIES,
+    send_path: sendPath,
+    rows,
+    ratios,
+    target,
+    seconds,
+  }),
+);
+process.exit(0);
