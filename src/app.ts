@@ -30,6 +30,10 @@ import { groupDmRoutes } from "./http/routes/group-dms.ts";
 import { commandRoutes } from "./http/routes/commands.ts";
 import { channelWebhookRoutes, webhookRoutes } from "./http/routes/webhooks.ts";
 import { premiumSoundboardRoutes, soundboardRoutes } from "./http/routes/soundboard.ts";
+import { adminPlugin } from "./http/admin-auth.ts";
+import { adminRoutes } from "./http/routes/admin.ts";
+import { reportRoutes } from "./http/routes/reports.ts";
+import { gifRoutes } from "./http/routes/gifs.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { resolveJwtSecret } from "./secret.ts";
 import { createStore, type Store } from "./store/store.ts";
@@ -126,6 +130,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(friendRoutes(domain, auth))
     .use(groupDmRoutes(domain, auth))
     .use(dmRoutes(domain, auth))
+    .use(adminRoutes(domain, adminPlugin(domain)))
+    .use(reportRoutes(domain, auth))
+    .use(gifRoutes(domain, auth))
     .use(fileRoutes(domain));
 
   const { websocket, idleTimeout } = engine.handler();

@@ -19,8 +19,13 @@ export interface Config {
   loginFailuresPerAccountPerMinute: number;
   /** How long issued user tokens live, in the `jose` duration syntax ("30d"). */
   tokenLifetime: string;
-  /** Creating an application needs two-factor authentication (and the current code). */
+  /**
+   * Creating an application needs two-factor authentication (and the current code). The default
+   * of the platform setting of that name; administrators change it at runtime (docs/admin.md).
+   */
   requireTwoFactorForApplications: boolean;
+  /** The optional external GIF provider (docs/gifs.md); null (off) unless GIF_PROVIDER_URL is set. */
+  gifProvider: { url: string; key: string; timeoutMs: number } | null;
   /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
   passwordHashing: { memoryCost: number; timeCost: number };
 }
@@ -44,6 +49,9 @@ const EnvSchema = v.object({
   AUTH_RATE_LIMIT_PER_MINUTE: v.optional(integerFrom("AUTH_RATE_LIMIT_PER_MINUTE", 1, 1_000_000), "30"),
   LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE: v.optional(integerFrom("LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE", 1, 1_000_000), "10"),
   REQUIRE_2FA_FOR_APPLICATIONS: v.optional(v.picklist(["true", "false", "1", "0"], "REQUIRE_2FA_FOR_APPLICATIONS must be true or false"), "false"),
+  GIF_PROVIDER_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/\S+$/i, "GIF_PROVIDER_URL must be an http(s) URL"))),
+  GIF_PROVIDER_KEY: v.optional(v.string()),
+  GIF_PROVIDER_TIMEOUT_MS: v.optional(integerFrom("GIF_PROVIDER_TIMEOUT_MS", 100, 60_000), "3000"),
   TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
 });
 
@@ -68,6 +76,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginFailuresPerAccountPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE,
     tokenLifetime: e.TOKEN_LIFETIME,
     requireTwoFactorForApplications: e.REQUIRE_2FA_FOR_APPLICATIONS === "true" || e.REQUIRE_2FA_FOR_APPLICATIONS === "1",
+    gifProvider: e.GIF_PROVIDER_URL
+      ? { url: e.GIF_PROVIDER_URL, key: e.GIF_PROVIDER_KEY ?? "", timeoutMs: e.GIF_PROVIDER_TIMEOUT_MS }
+      : null,
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
   };
 }

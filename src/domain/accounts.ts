@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Config } from "../config.ts";
 import type { Store } from "../store/store.ts";
 import type { UserRow, Taken } from "../store/users-repo.ts";
@@ -7,13 +8,26 @@ import type { MeUser } from "./shapes.ts";
 import type { TokenService } from "./tokens.ts";
 import { RateLimiter } from "./rate-limit.ts";
 import { hasTwoFactor, isValidTotp } from "./two-factor.ts";
-import { badRequest, conflict, tooManyRequests, unauthorized } from "./errors.ts";
+import { defineSetting, type PlatformSettings } from "./admins.ts";
+import { badRequest, conflict, forbidden, tooManyRequests, unauthorized } from "./errors.ts";
 import { toMeUser } from "./users.ts";
+
+export interface NewAccount {
+  username: string;
+  email: string;
+  password: string;
+}
 
 export interface Session {
   token: string;
   user: MeUser;
 }
+
+/** Platform setting: anyone may register (docs/admin.md). When closed, administrators create accounts. */
+export const REGISTRATION_OPEN = defineSetting("registration_open", v.boolean(), true);
+
+export const REGISTRATION_CLOSED = "Registration is closed on this server: ask an administrator for an account";
+export const ACCOUNT_DISABLED = "This account has been disabled by an administrator";
 
 const TAKEN_MESSAGES: Record<Taken, string> = {
   username: "Username is already taken",
@@ -32,13 +46,20 @@ export class Accounts {
     private readonly tokens: TokenService,
     private readonly bus: EventBus,
     private readonly config: Pick<Config, "authRateLimitPerMinute" | "loginFailuresPerAccountPerMinute" | "passwordHashing">,
+    private readonly settings: PlatformSettings,
   ) {
     this.perAddress = new RateLimiter(config.authRateLimitPerMinute, 60_000);
     this.loginFailures = new RateLimiter(config.loginFailuresPerAccountPerMinute, 60_000);
   }
 
-  async register(input: { username: string; email: string; password: string }, clientAddress: string): Promise<Session> {
+  async register(input: NewAccount, clientAddress: string): Promise<Session> {
     this.limitAddress("register", clientAddress);
+    if (!(await this.settings.get(REGISTRATION_OPEN))) throw forbidden(REGISTRATION_CLOSED);
+    return this.session(await this.createAccount(input));
+  }
+
+  /** A new human account (registration, or an administrator while registration is closed). */
+  async createAccount(input: NewAccount): Promise<UserRow> {
     const passwordHash = await this.hash(input.password);
     const result = await this.store.users.create({
       username: input.username,
@@ -47,7 +68,7 @@ export class Accounts {
       isBot: false,
     });
     if (!result.ok) throw conflict(TAKEN_MESSAGES[result.taken]);
-    return this.session(result.user);
+    return result.user;
   }
 
   async login(input: { login: string; password: string; code?: string }, clientAddress: string): Promise<Session> {
@@ -66,6 +87,8 @@ export class Accounts {
       this.loginFailures.hit(accountKey);
       throw unauthorized("Invalid login or password");
     }
+    // Only someone who knows the password learns that the account is disabled.
+    if (user.disabled_at !== null) throw forbidden(ACCOUNT_DISABLED);
     if (hasTwoFactor(user)) {
       if (!input.code) throw unauthorized("Two-factor code required");
       if (!isValidTotp(user.totp_secret!, input.code)) {
@@ -95,15 +118,22 @@ export class Accounts {
     return this.session(updated);
   }
 
-  /** The account behind a bearer token, or a 401. */
+  /** The account behind a bearer token, or a 401; a disabled account is a 403. */
   async authenticate(token: string | null | undefined): Promise<UserRow> {
-    const user = token ? await this.userForToken(token) : null;
+    const user = token ? await this.tokenOwner(token) : null;
     if (!user) throw unauthorized();
+    if (user.disabled_at !== null) throw forbidden(ACCOUNT_DISABLED);
     return user;
   }
 
-  /** Same as `authenticate` without throwing: for the gateway handshake. */
+  /** Same as `authenticate` without throwing: for the gateway handshake (a disabled account is null). */
   async userForToken(token: string): Promise<UserRow | null> {
+    const user = await this.tokenOwner(token);
+    return user && user.disabled_at === null ? user : null;
+  }
+
+  /** The account a validly signed, unrevoked token belongs to, disabled or not. */
+  private async tokenOwner(token: string): Promise<UserRow | null> {
     const claims = await this.tokens.verify(token);
     if (!claims) return null;
     const user = await this.store.users.findById(claims.userId);

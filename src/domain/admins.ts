@@ -1,20 +1,31 @@
 import * as v from "valibot";
+import type { Config } from "../config.ts";
 import type { Store } from "../store/store.ts";
 import type { PlatformLogRow } from "../store/platform-repo.ts";
 import type { UserRow } from "../store/users-repo.ts";
-import { forbidden } from "./errors.ts";
+import { badRequest, forbidden, notFound } from "./errors.ts";
+
+export const LAST_ADMIN = "The platform needs at least one administrator: promote someone else first";
 
 /** The platform permission every administrator holds (the spec's admin AI routes name it). */
 export const MANAGE_SETTINGS = "MANAGE_SETTINGS";
 
-/** One platform setting: its key, its default, and the schema a stored or submitted value must pass. */
+/**
+ * One platform setting: its key, its default, and the schema a stored or submitted value must
+ * pass. The default may come from the configuration (a host's environment variable then sets
+ * the value until an administrator changes it).
+ */
 export interface SettingDefinition<T> {
   key: string;
-  default: T;
+  default: T | ((config: Config) => T);
   schema: v.GenericSchema<T>;
 }
 
-export const defineSetting = <T>(key: string, schema: v.GenericSchema<T>, fallback: T): SettingDefinition<T> => ({
+export const defineSetting = <T>(
+  key: string,
+  schema: v.GenericSchema<T>,
+  fallback: T | ((config: Config) => T),
+): SettingDefinition<T> => ({
   key,
   schema,
   default: fallback,
@@ -27,7 +38,7 @@ export const defineSetting = <T>(key: string, schema: v.GenericSchema<T>, fallba
 export class PlatformSettings {
   private cache: Map<string, unknown> | null = null;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store, private readonly config?: Config) {}
 
   private async values(): Promise<Map<string, unknown>> {
     if (!this.cache) {
@@ -40,9 +51,16 @@ export class PlatformSettings {
   /** The stored value if it still passes the schema, else the default. */
   async get<T>(setting: SettingDefinition<T>): Promise<T> {
     const stored = (await this.values()).get(setting.key);
-    if (stored === undefined) return setting.default;
+    if (stored === undefined) return this.defaultOf(setting);
     const parsed = v.safeParse(setting.schema, stored);
-    return parsed.success ? parsed.output : setting.default;
+    return parsed.success ? parsed.output : this.defaultOf(setting);
+  }
+
+  /** The value when no administrator has set one: fixed, or read from the configuration. */
+  defaultOf<T>(setting: SettingDefinition<T>): T {
+    if (typeof setting.default !== "function") return setting.default;
+    if (!this.config) throw new Error(`setting ${setting.key} needs the configuration for its default`);
+    return (setting.default as (config: Config) => T)(this.config);
   }
 
   /** Stores an already validated value. */
@@ -99,6 +117,19 @@ export class Admins {
       targetId: target?.id ?? null,
       changes,
     });
+  }
+
+  /**
+   * Promotes or demotes a human account, and logs it (USER_PROMOTE / USER_DEMOTE) when it
+   * changed. `actor` null is the host's command line. The last administrator stays one.
+   */
+  async setAdmin(actor: UserRow | null, target: UserRow, admin: boolean): Promise<UserRow> {
+    if (target.is_bot) throw badRequest("platform_admin: a bot cannot be a platform administrator");
+    if ((target.platform_admin === 1) === admin) return target;
+    const result = await this.store.platform.setAdmin(target.id, admin);
+    if (!result.ok) throw result.reason === "last_admin" ? badRequest(LAST_ADMIN) : notFound("User");
+    await this.record(actor, admin ? "USER_PROMOTE" : "USER_DEMOTE", { type: "user", id: target.id }, { platform_admin: admin });
+    return result.user;
   }
 
   async logPage(before: string | null, limit: number): Promise<{ entries: PlatformLogEntry[]; hasMore: boolean }> {

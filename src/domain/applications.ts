@@ -1,7 +1,8 @@
-import type { Config } from "../config.ts";
+import * as v from "valibot";
 import type { Store } from "../store/store.ts";
 import type { ApplicationRow, ApplicationSettings } from "../store/applications-repo.ts";
 import type { UserRow } from "../store/users-repo.ts";
+import { defineSetting, type PlatformSettings } from "./admins.ts";
 import type { BotAddResult, BotMembership } from "./bot-membership.ts";
 import { managedRoleName } from "./bot-membership.ts";
 import { forbidden, notFound } from "./errors.ts";
@@ -81,6 +82,16 @@ export interface BotServer {
 /** SPEC.md "Adding a bot to a server": the invite URL shape. */
 export const inviteUrl = (botUserId: string, permissions: number) => `/invite?bot=${botUserId}&permissions=${permissions}`;
 
+/**
+ * Platform setting: creating an application needs two-factor authentication (and the current
+ * code). Until an administrator sets it, REQUIRE_2FA_FOR_APPLICATIONS decides (docs/admin.md).
+ */
+export const REQUIRE_2FA_FOR_APPLICATIONS = defineSetting(
+  "require_2fa_for_applications",
+  v.boolean(),
+  (config) => config.requireTwoFactorForApplications,
+);
+
 /** A client secret: 32 random bytes as hex. */
 const newClientSecret = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
 
@@ -94,14 +105,14 @@ export class Applications {
     private readonly store: Store,
     private readonly tokens: TokenService,
     private readonly twoFactor: TwoFactor,
-    private readonly config: Pick<Config, "requireTwoFactorForApplications">,
+    private readonly settings: PlatformSettings,
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
     private readonly botMembership: BotMembership,
   ) {}
 
   /**
-   * POST /oauth2/applications. When the platform requires it (REQUIRE_2FA_FOR_APPLICATIONS),
+   * POST /oauth2/applications. When the platform requires it (the REQUIRE_2FA_FOR_APPLICATIONS setting),
    * the caller must have two-factor authentication on and send the current code (X-2FA-Code).
    */
   async create(
@@ -110,7 +121,7 @@ export class Applications {
     twoFactorCode: string | null,
   ): Promise<{ application: Application; bot_token: string }> {
     this.requireHuman(user);
-    if (this.config.requireTwoFactorForApplications) {
+    if (await this.settings.get(REQUIRE_2FA_FOR_APPLICATIONS)) {
       if (!hasTwoFactor(user)) throw forbidden("Enable two-factor authentication to create applications");
       this.twoFactor.requireCode(user, twoFactorCode);
     }

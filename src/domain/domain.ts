@@ -33,6 +33,12 @@ import { DmCalls } from "./dm-calls.ts";
 import { Voice } from "./voice.ts";
 import { Soundboard } from "./soundboard.ts";
 import { Admins, PlatformSettings } from "./admins.ts";
+import { AdminUsers } from "./admin-users.ts";
+import { AdminServers } from "./admin-servers.ts";
+import { AdminSettings } from "./admin-settings.ts";
+import { Reports } from "./reports.ts";
+import { Gifs } from "./gifs.ts";
+import { GifProviderClient } from "./gif-provider.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export interface Domain {
@@ -68,6 +74,11 @@ export interface Domain {
   soundboard: Soundboard;
   admins: Admins;
   settings: PlatformSettings;
+  adminUsers: AdminUsers;
+  adminServers: AdminServers;
+  adminSettings: AdminSettings;
+  reports: Reports;
+  gifs: Gifs;
 }
 
 export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus }): Domain {
@@ -76,6 +87,10 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
   const uploads = new UploadStore(config.dataDir);
   const twoFactor = new TwoFactor(store);
   const access = new Access(store);
+  const settings = new PlatformSettings(store, config);
+  const admins = new Admins(store);
+  const accounts = new Accounts(store, tokens, bus, config, settings);
+  const adminUsers = new AdminUsers(store, admins, accounts, bus);
   const audit = new Audit(store, access);
   const members = new Members(store, access, audit, bus);
   const botMembership = new BotMembership(store, access, audit, members, bus);
@@ -96,13 +111,13 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     ...(await store.friends.friendIds(userId)).map(rooms.user),
   ];
   return {
-    accounts: new Accounts(store, tokens, bus, config),
+    accounts,
     twoFactor,
     users: new Users(store, uploads),
     presence: new Presence(store, bus, presenceAudience),
-    platform: new Platform(store, config),
+    platform: new Platform(store, settings),
     uploads,
-    applications: new Applications(store, tokens, twoFactor, config, uploads, bus, botMembership),
+    applications: new Applications(store, tokens, twoFactor, settings, uploads, bus, botMembership),
     botMembership,
     access,
     audit,
@@ -126,7 +141,12 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     dmCalls: new DmCalls(store, bus),
     voice,
     soundboard: new Soundboard(store, access, audit, uploads, bus, voice.rooms),
-    admins: new Admins(store),
-    settings: new PlatformSettings(store),
+    admins,
+    settings,
+    adminUsers,
+    adminServers: new AdminServers(store, admins),
+    adminSettings: new AdminSettings(settings, admins),
+    reports: new Reports(store, access, admins, adminUsers),
+    gifs: new Gifs(store, config.gifProvider ? new GifProviderClient(config.gifProvider) : null),
   };
 }

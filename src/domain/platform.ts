@@ -2,6 +2,9 @@ import pkg from "../../package.json" with { type: "json" };
 import type { Store } from "../store/store.ts";
 import type { PlatformCounts } from "../store/stats-repo.ts";
 import { LIMITS } from "./limits.ts";
+import type { PlatformSettings } from "./admins.ts";
+import { REGISTRATION_OPEN } from "./accounts.ts";
+import { REQUIRE_2FA_FOR_APPLICATIONS } from "./applications.ts";
 import { PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, DEFAULT_BOT_PERMISSIONS } from "./permission-bits.ts";
 import { PRESENCE_STATUSES } from "./shapes.ts";
 
@@ -9,7 +12,7 @@ export const API_VERSION = "v1";
 
 /** Public, unauthenticated facts about this instance. */
 export class Platform {
-  constructor(private readonly store: Store, private readonly settings: { requireTwoFactorForApplications: boolean }) {}
+  constructor(private readonly store: Store, private readonly settings: PlatformSettings) {}
 
   discovery(baseUrl: string) {
     return {
@@ -28,13 +31,14 @@ export class Platform {
     };
   }
 
-  config() {
+  /** Features follow the live platform settings (docs/admin.md). */
+  async config() {
     return {
       api_version: API_VERSION,
       features: {
-        registration_open: true,
+        registration_open: await this.settings.get(REGISTRATION_OPEN),
         two_factor: true,
-        two_factor_required_for_applications: this.settings.requireTwoFactorForApplications,
+        two_factor_required_for_applications: await this.settings.get(REQUIRE_2FA_FOR_APPLICATIONS),
       },
       limits: LIMITS,
       presence_statuses: PRESENCE_STATUSES,

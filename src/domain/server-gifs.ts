@@ -21,7 +21,7 @@ export interface ServerGif {
   created_at: number;
 }
 
-const toGif = (row: ServerGifRow): ServerGif => ({
+export const toGif = (row: ServerGifRow): ServerGif => ({
   id: row.id,
   server_id: row.server_id,
   name: row.name,

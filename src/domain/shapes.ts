@@ -27,6 +27,9 @@ export interface MeUser {
   status: PresenceStatus;
   is_bot: 0 | 1;
   two_factor_enabled: boolean;
+  /** Hearth extensions (docs/users.md): premium subscriber, platform administrator. */
+  premium: boolean;
+  platform_admin: boolean;
   created_at: number;
 }
 

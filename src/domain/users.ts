@@ -19,6 +19,8 @@ export function toMeUser(user: UserRow): MeUser {
     status: user.status,
     is_bot: user.is_bot,
     two_factor_enabled: user.totp_secret !== null,
+    premium: user.premium === 1,
+    platform_admin: user.platform_admin === 1 && user.is_bot === 0,
     created_at: user.created_at,
   };
 }

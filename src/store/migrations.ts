@@ -560,4 +560,36 @@ export const migrations: Migration[] = [
       CREATE INDEX platform_log_time ON platform_log (created_at, id);
     `,
   },
+  {
+    version: 9,
+    name: "reports",
+    // Reports of a message or a user, filed by users and resolved by platform administrators
+    // (docs/reports.md). A message report keeps a snapshot of the message, so the evidence
+    // outlives an edit or a delete; one open report per reporter and target.
+    sql: `
+      CREATE TABLE reports (
+        id TEXT PRIMARY KEY,
+        reporter_id TEXT REFERENCES users (id) ON DELETE SET NULL,
+        target_type TEXT NOT NULL CHECK (target_type IN ('message', 'user')),
+        target_id TEXT NOT NULL,
+        target_user_id TEXT REFERENCES users (id) ON DELETE SET NULL,
+        message_server_id TEXT,
+        message_channel_id TEXT,
+        message_conversation_id TEXT,
+        message_content TEXT,
+        message_created_at INTEGER,
+        reason TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'resolved', 'dismissed')),
+        action TEXT,
+        note TEXT,
+        resolved_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        resolved_at INTEGER,
+        created_at INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX reports_open_once ON reports (reporter_id, target_type, target_id) WHERE status = 'open';
+      CREATE INDEX reports_reporter ON reports (reporter_id, id);
+      CREATE INDEX reports_status ON reports (status, id);
+      CREATE INDEX reports_target_user ON reports (target_user_id, status);
+    `,
+  },
 ];

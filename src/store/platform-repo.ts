@@ -21,15 +21,21 @@ export interface NewPlatformLogEntry {
   changes: Record<string, unknown>;
 }
 
+/** Why an administrator flag could not be changed. */
+export type SetAdminResult = { ok: true; user: UserRow } | { ok: false; reason: "not_found" | "last_admin" };
+
 /** Platform-wide state: administrators, settings (JSON by key) and the platform log. */
 export class PlatformRepo {
   private readonly settingsStmt;
   private readonly putSettingStmt;
   private readonly setAdminStmt;
+  private readonly humanById;
+  private readonly adminCountStmt;
+  private readonly setDisabledStmt;
   private readonly insertLogStmt;
   private readonly logPageStmt;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.settingsStmt = db.prepare<{ key: string; value: string }, []>("SELECT key, value FROM platform_settings");
     this.putSettingStmt = db.prepare(
       `INSERT INTO platform_settings (key, value, updated_by, updated_at) VALUES (?, ?, ?, ?)
@@ -38,6 +44,13 @@ export class PlatformRepo {
     );
     this.setAdminStmt = db.prepare<UserRow, [number, number, string]>(
       "UPDATE users SET platform_admin = ?, updated_at = ? WHERE id = ? AND is_bot = 0 RETURNING *",
+    );
+    this.humanById = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE id = ? AND is_bot = 0");
+    this.adminCountStmt = db.prepare<{ n: number }, []>(
+      "SELECT count(*) AS n FROM users WHERE platform_admin = 1 AND is_bot = 0 AND disabled_at IS NULL",
+    );
+    this.setDisabledStmt = db.prepare<UserRow, [number | null, number, string]>(
+      "UPDATE users SET disabled_at = ?, updated_at = ? WHERE id = ? RETURNING *",
     );
     this.insertLogStmt = db.prepare(
       `INSERT INTO platform_log (id, actor_id, action, target_type, target_id, changes, created_at)
@@ -60,9 +73,24 @@ export class PlatformRepo {
     this.putSettingStmt.run(key, json, updatedBy, nowSeconds());
   }
 
-  /** Grants or withdraws platform administration; bots can never hold it. Null if no such human. */
-  async setAdmin(userId: string, admin: boolean): Promise<UserRow | null> {
-    return this.setAdminStmt.get(admin ? 1 : 0, nowSeconds(), userId);
+  /**
+   * Grants or withdraws platform administration; bots can never hold it (`not_found`). The last
+   * active administrator is never withdrawn (`last_admin`): checked and written in one transaction.
+   */
+  async setAdmin(userId: string, admin: boolean): Promise<SetAdminResult> {
+    return this.db.transaction((): SetAdminResult => {
+      const user = this.humanById.get(userId);
+      if (!user) return { ok: false, reason: "not_found" };
+      if (!admin && user.platform_admin === 1 && user.disabled_at === null && (this.adminCountStmt.get()?.n ?? 0) <= 1) {
+        return { ok: false, reason: "last_admin" };
+      }
+      return { ok: true, user: this.setAdminStmt.get(admin ? 1 : 0, nowSeconds(), userId)! };
+    })();
+  }
+
+  /** Disables (now) or re-enables an account, bots included. Null if there is no such user. */
+  async setDisabled(userId: string, disabled: boolean): Promise<UserRow | null> {
+    return this.setDisabledStmt.get(disabled ? nowSeconds() : null, nowSeconds(), userId);
   }
 
   async log(entry: NewPlatformLogEntry): Promise<string> {

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { containsPattern } from "./like.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface ServerGifRow {
@@ -14,6 +15,12 @@ export interface ServerGifRow {
   created_at: number;
 }
 
+/** Where a GIF search page starts: after this (lower-cased name, id). */
+export interface GifCursor {
+  name: string;
+  id: string;
+}
+
 /** A server's custom GIFs and stickers. */
 export class ServerGifsRepo {
   private readonly listStmt;
@@ -21,6 +28,7 @@ export class ServerGifsRepo {
   private readonly countStmt;
   private readonly insertStmt;
   private readonly deleteStmt;
+  private readonly searchStmt;
 
   constructor(private readonly db: Database) {
     const select = `SELECT g.*, u.username AS uploaded_by_username FROM server_gifs g LEFT JOIN users u ON u.id = g.uploaded_by`;
@@ -32,6 +40,33 @@ export class ServerGifsRepo {
        VALUES ($id, $server_id, $name, $kind, $file_path, $mime_type, $size, $uploaded_by, $now)`,
     );
     this.deleteStmt = db.prepare("DELETE FROM server_gifs WHERE id = ? AND server_id = ?");
+    this.searchStmt = db.prepare<ServerGifRow & { server_name: string; sort_name: string }, Record<string, string | number | null>>(
+      `SELECT g.*, u.username AS uploaded_by_username, s.name AS server_name, lower(g.name) AS sort_name
+       FROM server_members m JOIN server_gifs g ON g.server_id = m.server_id JOIN servers s ON s.id = g.server_id
+         LEFT JOIN users u ON u.id = g.uploaded_by
+       WHERE m.user_id = $user_id
+         AND ($q IS NULL OR g.name LIKE $q ESCAPE '\\')
+         AND ($kind IS NULL OR g.kind = $kind)
+         AND ($after_name IS NULL OR (lower(g.name), g.id) > ($after_name, $after_id))
+       ORDER BY lower(g.name), g.id LIMIT $limit`,
+    );
+  }
+
+  /** GIFs and stickers of every server `userId` is a member of, by name (then id), from `after`. */
+  async searchForMember(
+    userId: string,
+    filter: { q: string | null; kind: "gif" | "sticker" | null },
+    after: GifCursor | null,
+    limit: number,
+  ): Promise<(ServerGifRow & { server_name: string; sort_name: string })[]> {
+    return this.searchStmt.all({
+      user_id: userId,
+      q: filter.q === null ? null : containsPattern(filter.q),
+      kind: filter.kind,
+      after_name: after?.name ?? null,
+      after_id: after?.id ?? "",
+      limit,
+    });
   }
 
   async list(serverId: string): Promise<ServerGifRow[]> {

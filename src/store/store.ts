@@ -24,6 +24,8 @@ import { CommandsRepo } from "./commands-repo.ts";
 import { WebhooksRepo } from "./webhooks-repo.ts";
 import { SoundboardRepo } from "./soundboard-repo.ts";
 import { PlatformRepo } from "./platform-repo.ts";
+import { AdminRepo } from "./admin-repo.ts";
+import { ReportsRepo } from "./reports-repo.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
 export interface Store {
@@ -51,6 +53,8 @@ export interface Store {
   webhooks: WebhooksRepo;
   soundboard: SoundboardRepo;
   platform: PlatformRepo;
+  admin: AdminRepo;
+  reports: ReportsRepo;
   close(): void;
 }
 
@@ -87,6 +91,8 @@ export function createStore(databaseFile: string): Store {
     webhooks: new WebhooksRepo(db),
     soundboard: new SoundboardRepo(db),
     platform: new PlatformRepo(db),
+    admin: new AdminRepo(db),
+    reports: new ReportsRepo(db),
     close() {
       // A clean close checkpoints the WAL so the file is complete on its own.
       try {

@@ -17,7 +17,7 @@ export interface UserRow {
   token_version: number;
   totp_secret: string | null;
   totp_pending_secret: string | null;
-  /** Premium subscriber (larger attachment limit); set by administrators, not shown on the wire yet. */
+  /** Premium subscriber (larger attachment limit, soundboard catalog); set by administrators (docs/admin.md). */
   premium: 0 | 1;
   /** Platform administrator (holds MANAGE_SETTINGS; docs/admin.md). */
   platform_admin: 0 | 1;
@@ -101,7 +101,9 @@ export class UsersRepo {
     this.setStatusStmt = db.prepare("UPDATE users SET status = ? WHERE id = ?");
     this.setPreferredStmt = db.prepare("UPDATE users SET preferred_status = ?, status = ? WHERE id = ?");
     this.resetStatuses = db.prepare("UPDATE users SET status = 'offline' WHERE status != 'offline'");
-    this.setPremiumStmt = db.prepare("UPDATE users SET premium = ?, updated_at = ? WHERE id = ?");
+    this.setPremiumStmt = db.prepare<UserRow, [number, number, string]>(
+      "UPDATE users SET premium = ?, updated_at = ? WHERE id = ? RETURNING *",
+    );
   }
 
   async findById(id: string): Promise<UserRow | null> {
@@ -184,9 +186,9 @@ export class UsersRepo {
     this.setPreferredStmt.run(preferred, shown, id);
   }
 
-  /** The premium flag (administrators set it in a later feature; tests set it here). */
-  async setPremium(id: string, premium: boolean): Promise<void> {
-    this.setPremiumStmt.run(premium ? 1 : 0, nowSeconds(), id);
+  /** The premium flag (administrators set it: docs/admin.md). Null if there is no such user. */
+  async setPremium(id: string, premium: boolean): Promise<UserRow | null> {
+    return this.setPremiumStmt.get(premium ? 1 : 0, nowSeconds(), id);
   }
 
   /** At start nobody is connected. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
-import { createApp, type App } from "../../src/app.ts";
+import { createApp, type App, type AppOptions } from "../../src/app.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 
 export type { ClientSocket };
@@ -38,7 +38,7 @@ export const uniqueName = (prefix = "user") => `${prefix}_${process.pid.toString
  * A real Hearth on port 0 with an in-memory database and its own temp data dir.
  * Argon2 runs at a low cost here only to keep the suites fast.
  */
-export async function startServer(overrides: Partial<Config> = {}) {
+export async function startServer(overrides: Partial<Config> = {}, options: AppOptions = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "hearth-test-"));
   const config: Config = {
     ...loadConfig({}),
@@ -53,7 +53,7 @@ export async function startServer(overrides: Partial<Config> = {}) {
     passwordHashing: { memoryCost: 1024, timeCost: 1 },
     ...overrides,
   };
-  const app: App = await createApp(config);
+  const app: App = await createApp(config, options);
   const sockets = new Set<ClientSocket>();
   const url = app.url;
 

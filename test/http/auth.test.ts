@@ -8,7 +8,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const ME_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "email", "id", "is_bot", "status", "two_factor_enabled", "username"];
+const ME_KEYS = [
+  "avatar", "banner", "banner_offset", "bio", "created_at", "email", "id", "is_bot", "platform_admin", "premium", "status",
+  "two_factor_enabled", "username",
+];
 
 describe("POST /api/v1/auth/register", () => {
   test("creates the account and answers 201 {token, user}", async () => {

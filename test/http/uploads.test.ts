@@ -12,7 +12,10 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const MB = 1024 * 1024;
-const ME_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "email", "id", "is_bot", "status", "two_factor_enabled", "username"];
+const ME_KEYS = [
+  "avatar", "banner", "banner_offset", "bio", "created_at", "email", "id", "is_bot", "platform_admin", "premium", "status",
+  "two_factor_enabled", "username",
+];
 
 type Kind = "avatar" | "banner";
 const KINDS = [

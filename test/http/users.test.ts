@@ -12,7 +12,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ID = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 const NOT_A_UUID = "not-a-uuid";
 
-const ME_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "email", "id", "is_bot", "status", "two_factor_enabled", "username"];
+const ME_KEYS = [
+  "avatar", "banner", "banner_offset", "bio", "created_at", "email", "id", "is_bot", "platform_admin", "premium", "status",
+  "two_factor_enabled", "username",
+];
 const PUBLIC_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "id", "is_bot", "status", "username"];
 const CONNECTION_KEYS = ["created_at", "id", "name", "type", "url", "verified", "visible"];
 const MUTED_KEYS = ["avatar", "created_at", "is_bot", "user_id", "username"];

@@ -32,8 +32,21 @@ describe("platform administrators", () => {
     expect([bot.user.platform_admin, first.user.platform_admin, second.user.platform_admin]).toEqual([0, 1, 0]);
     expect(admins.isAdmin(first.user)).toBe(true);
     expect(() => admins.requireAdmin(second.user)).toThrow("Platform administrators only (MANAGE_SETTINGS)");
-    expect((await store.platform.setAdmin(second.user.id, true))?.platform_admin).toBe(1);
-    expect(await store.platform.setAdmin(bot.user.id, true)).toBeNull();
+    expect(await store.platform.setAdmin(second.user.id, true)).toMatchObject({ ok: true, user: { platform_admin: 1 } });
+    expect(await store.platform.setAdmin(bot.user.id, true)).toEqual({ ok: false, reason: "not_found" });
+  });
+
+  test("the last active administrator cannot be withdrawn", async () => {
+    open();
+    const first = await human("first");
+    const second = await human("second");
+    if (!first.ok || !second.ok) throw new Error("setup");
+    expect(await store.platform.setAdmin(first.user.id, false)).toEqual({ ok: false, reason: "last_admin" });
+    await store.platform.setAdmin(second.user.id, true);
+    expect(await store.platform.setAdmin(first.user.id, false)).toMatchObject({ ok: true, user: { platform_admin: 0 } });
+    expect(await store.platform.setAdmin(second.user.id, false)).toEqual({ ok: false, reason: "last_admin" });
+    // Withdrawing from someone who is not an administrator is always fine.
+    expect(await store.platform.setAdmin(first.user.id, false)).toMatchObject({ ok: true });
   });
 
   test("the platform log pages newest first by id", async () => {

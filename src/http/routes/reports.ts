@@ -1,0 +1,41 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { REPORT_REASON_MAX } from "../../domain/reports.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { body, queryLimit } from "../schemas.ts";
+
+const id = (what: string) => v.optional(v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`)));
+
+const ReportBody = body({
+  message_id: id("message"),
+  user_id: id("user"),
+  reason: v.pipe(
+    v.string("must be a string"),
+    v.trim(),
+    v.minLength(1, `must be 1-${REPORT_REASON_MAX} characters`),
+    v.maxLength(REPORT_REASON_MAX, `must be 1-${REPORT_REASON_MAX} characters`),
+  ),
+});
+const MineQuery = v.object({
+  before: v.optional(v.pipe(v.string(), v.uuid("must be an id from a previous page"))),
+  limit: queryLimit(100),
+});
+
+/** /api/v1/reports: users report messages and users; they see their own reports (docs/reports.md). */
+export const reportRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/reports" })
+    .use(auth)
+    .post(
+      "",
+      async ({ user, body, set }) => {
+        const { created, report } = await domain.reports.file(user, body);
+        set.status = created ? 201 : 200;
+        return report;
+      },
+      { auth: true, body: ReportBody },
+    )
+    .get("", ({ user, query }) => domain.reports.mine(user, query.before ?? null, query.limit ?? 50), {
+      auth: true,
+      query: MineQuery,
+    });
