@@ -14,7 +14,7 @@ import { nativeRelayFor } from "./native-relay.ts";
 /** What the relay needs from the voice domain (domain.voice provides both). */
 export interface VoiceGate {
   rooms: VoiceRooms;
-  speakError(participant: Participant): Promise<string | null>;
+  speakError(participant: Participant, memo?: boolean): Promise<string | null>;
 }
 
 export type Admission = { ok: true; frame: AudioFrame; sender: Participant } | { ok: false; error: string };
@@ -36,7 +36,8 @@ export async function admitFrame(voice: VoiceGate, socketId: string, payload: un
   if (!checked.ok) return checked;
   const sender = voice.rooms.participant(socketId);
   if (!sender || sender.channelId !== channelId.toLowerCase()) return { ok: false, error: "You are not in this voice channel" };
-  const refusal = await voice.speakError(sender);
+  // Memoized between permission changes: this runs for every frame (Voice.speakError).
+  const refusal = await voice.speakError(sender, true);
   if (refusal) return { ok: false, error: refusal };
   return { ok: true, frame: checked.frame, sender };
 }

@@ -49,7 +49,22 @@ export const missingPermission = (bit: number) => forbidden(`Missing permission:
  * and gateway handler asks here, so the rules live in one place.
  */
 export class Access {
+  /**
+   * Bumped by every write that can change what a member may do (roles, overrides, membership,
+   * timeouts, channel settings): caches of permission decisions (voice admission) compare it.
+   */
+  private epoch = 0;
+
   constructor(private readonly store: Store) {}
+
+  get permissionsEpoch(): number {
+    return this.epoch;
+  }
+
+  /** Call after any write that can change a member's permissions or standing. */
+  permissionsChanged(): void {
+    this.epoch++;
+  }
 
   async server(serverId: string): Promise<ServerRow> {
     const server = isUuid(serverId) ? await this.store.servers.findById(serverId) : null;

@@ -208,6 +208,7 @@ export class Channels {
     }
     const row = await this.store.channels.update(channel.id, patch);
     if (!row) throw notFound("Channel");
+    this.access.permissionsChanged(); // e.g. is_meeting, or a category with other overrides
     const updated = toChannel(row);
     const before = toChannel(channel);
     const changes: Record<string, unknown> = {};

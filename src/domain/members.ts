@@ -71,6 +71,7 @@ export class Members {
   async remove(serverId: string, userId: string): Promise<boolean> {
     const removed = await this.store.members.remove(serverId, userId);
     if (!removed) return false;
+    this.access.permissionsChanged();
     const payload = { serverId, userId };
     this.bus.publish([rooms.server(serverId), rooms.user(userId)], "member:left", payload);
     const userRoom = rooms.user(userId);
@@ -101,6 +102,7 @@ export class Members {
    * unassigned), every affected member who can no longer see a channel leaves its room at once.
    */
   async syncChannelRooms(serverId: string, options: { userIds?: string[]; channelIds?: string[] } = {}): Promise<void> {
+    this.access.permissionsChanged();
     const server = await this.access.server(serverId);
     const channels = (await this.store.channels.listByServer(server.id)).filter(
       (c) => !options.channelIds || options.channelIds.includes(c.id),

@@ -106,6 +106,7 @@ export class Moderation {
     this.access.requireOutranks(actor, target);
     const expiresAt = Math.floor(Date.now() / 1000) + duration;
     if (!(await this.store.moderation.setTimeout(actor.server.id, target.userId, expiresAt))) throw notFound("Member");
+    this.access.permissionsChanged();
     const state = { serverId: actor.server.id, userId: target.userId, expiresAt };
     this.bus.publish([rooms.server(actor.server.id), rooms.user(target.userId)], "member:timeout", state);
     await this.audit.record(actor.server.id, actorId, "MEMBER_TIMEOUT", { type: "member", id: target.userId }, {
@@ -126,6 +127,7 @@ export class Moderation {
     this.access.requireOutranks(actor, target);
     if (!isTimedOut(target)) throw badRequest("This member is not timed out");
     await this.store.moderation.setTimeout(actor.server.id, target.userId, null);
+    this.access.permissionsChanged();
     const state = { serverId: actor.server.id, userId: target.userId, expiresAt: null };
     this.bus.publish([rooms.server(actor.server.id), rooms.user(target.userId)], "member:timeout", state);
     await this.audit.record(actor.server.id, actorId, "MEMBER_TIMEOUT_REMOVE", { type: "member", id: target.userId }, {

@@ -9,6 +9,12 @@ import { isTimedOut } from "./moderation.ts";
 import { PERMISSIONS } from "./permission-bits.ts";
 import { hasPermission } from "./permissions.ts";
 
+/** The store's part of the right to speak: a refusal, or whether the channel is a meeting. */
+interface SpeakStanding {
+  error: string | null;
+  meeting: boolean;
+}
+
 /** Who is joining: the socket and the account behind it (the gateway's socket data). */
 export interface VoiceClient {
   socketId: string;
@@ -70,24 +76,52 @@ export class Voice {
   ) {}
 
   /**
+   * Per-participant memo of what the store says about speaking (`standing`), for the per-frame
+   * admission check. An entry holds while no permission-changing write happened
+   * (Access.permissionsEpoch) and for at most STANDING_TTL_MS, so a timeout that simply runs
+   * out is noticed too. Participant fields (server mute, meeting role) are always read live.
+   */
+  private standingMemo = new WeakMap<Participant, { standing: SpeakStanding; epoch: number; until: number }>();
+  private static readonly STANDING_TTL_MS = 1000;
+
+  /**
    * Null when the participant may transmit audio now: SPEAK in the channel, a speaker if the
    * channel is a meeting, not server-muted and not timed out. Otherwise the error message.
+   * `memo` lets the audio relay reuse the store's answer between permission changes.
    */
-  async speakError(participant: Participant): Promise<string | null> {
+  async speakError(participant: Participant, memo = false): Promise<string | null> {
     if (participant.serverMuted) return "You are server muted";
     if (participant.meetingRole === "audience") return AUDIENCE_CANNOT_SPEAK;
-    const channel = await this.store.channels.findById(participant.channelId);
-    if (!channel || channel.type !== "voice") return "Voice channel not found";
-    const server = await this.store.servers.findById(channel.server_id);
-    if (!server) return "Server not found";
-    const member = await this.access.memberOf(server, participant.userId);
-    if (!member) return "You are not a member of this server";
-    if (isTimedOut(member)) return "You are timed out in this server";
-    const permissions = await this.access.channelPermissions(channel, member);
-    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) return "Channel not found";
-    if (!hasPermission(permissions, PERMISSIONS.SPEAK)) return missingPermission(PERMISSIONS.SPEAK).message;
-    if (channel.is_meeting && participant.meetingRole !== "speaker") return AUDIENCE_CANNOT_SPEAK;
+    const { error, meeting } = memo ? await this.memoStanding(participant) : await this.standing(participant);
+    if (error) return error;
+    if (meeting && participant.meetingRole !== "speaker") return AUDIENCE_CANNOT_SPEAK;
     return null;
+  }
+
+  private async memoStanding(participant: Participant): Promise<SpeakStanding> {
+    const now = performance.now();
+    const epoch = this.access.permissionsEpoch;
+    const hit = this.standingMemo.get(participant);
+    if (hit && hit.epoch === epoch && hit.until > now) return hit.standing;
+    const standing = await this.standing(participant);
+    this.standingMemo.set(participant, { standing, epoch, until: now + Voice.STANDING_TTL_MS });
+    return standing;
+  }
+
+  /** What the store says: the channel, membership, timeout, VIEW_CHANNEL and SPEAK. */
+  private async standing(participant: Participant): Promise<SpeakStanding> {
+    const refuse = (error: string): SpeakStanding => ({ error, meeting: false });
+    const channel = await this.store.channels.findById(participant.channelId);
+    if (!channel || channel.type !== "voice") return refuse("Voice channel not found");
+    const server = await this.store.servers.findById(channel.server_id);
+    if (!server) return refuse("Server not found");
+    const member = await this.access.memberOf(server, participant.userId);
+    if (!member) return refuse("You are not a member of this server");
+    if (isTimedOut(member)) return refuse("You are timed out in this server");
+    const permissions = await this.access.channelPermissions(channel, member);
+    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) return refuse("Channel not found");
+    if (!hasPermission(permissions, PERMISSIONS.SPEAK)) return refuse(missingPermission(PERMISSIONS.SPEAK).message);
+    return { error: null, meeting: channel.is_meeting === 1 };
   }
 
   // ---- joining and leaving ----

@@ -201,6 +201,33 @@ describe("bot:audio-data relay", () => {
     receiver.close();
   });
 
+  test("admission follows permission changes at once, although it is memoized between them", async () => {
+    const { owner, member, bot, serverId, channelId, everyoneId } = await setup();
+    const sender = await inVoice(member.token, channelId);
+    const receiver = await inVoice(bot.token, channelId);
+    const accepted = async () => expect((await send(sender, { channelId, pcm: frame() })).ack).toEqual({ ok: true });
+    const refusedWith = async (error: string) => expect((await send(sender, { channelId, pcm: frame() })).ack).toEqual({ ok: false, error });
+    const ok = (res: { status: number }) => expect(res.status).toBeLessThan(300);
+    const overrides = `/api/v1/channels/${channelId}/permissions/${everyoneId}`;
+
+    await accepted(); // memoized now
+    ok(await server.api("PUT", overrides, { token: owner.token, body: { allow: 0, deny: SPEAK } }));
+    await refusedWith("Missing permission: SPEAK");
+    ok(await server.api("DELETE", overrides, { token: owner.token }));
+    await accepted();
+
+    ok(await server.api("POST", `/api/v1/servers/${serverId}/timeouts`, { token: owner.token, body: { targetUserId: member.id, duration: 600 } }));
+    await refusedWith("You are timed out in this server");
+    ok(await server.api("DELETE", `/api/v1/servers/${serverId}/timeouts/${member.id}`, { token: owner.token }));
+    await accepted();
+
+    // The channel becomes a meeting: a participant who is not a speaker may not transmit.
+    ok(await server.api("PUT", `/api/v1/channels/${channelId}`, { token: owner.token, body: { is_meeting: true } }));
+    await refusedWith("Audience members cannot speak in a meeting");
+    sender.close();
+    receiver.close();
+  });
+
   test("malformed frames are dropped and answered with voice:error", async () => {
     const { member, bot, channelId } = await setup();
     const sender = await inVoice(bot.token, channelId);
