@@ -65,8 +65,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const store = createStore(config.databaseFile);
   await store.users.markEveryoneOffline();
 
-  const { io, engine } = createSocketServer();
-  const bus = new SocketIoEventBus(io);
+  const { io, engine, fanout } = createSocketServer();
+  const bus = new SocketIoEventBus(io, fanout);
   const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus });
   attachGateway(io, domain, log);
 
@@ -144,6 +144,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
   });
   const server = http.server!;
+  fanout.setServer(server);
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
 
   let stopping: Promise<void> | null = null;

@@ -12,6 +12,7 @@ import { registerVoiceEvents } from "./handlers/voice.ts";
 import { registerAudioEvents } from "./handlers/audio.ts";
 import { registerDmCallEvents } from "./handlers/dm-calls.ts";
 import { installNativeAudioRelay } from "../audio/native-relay.ts";
+import { installNativeFanout, type NativeFanout } from "./native-fanout.ts";
 
 export interface SocketData {
   userId: string;
@@ -23,13 +24,15 @@ export type GatewayServer = Server<ClientToServerEvents, ServerToClientEvents, R
 export type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;
 
 /** The Socket.IO server on the Bun engine, at the default path. */
-export function createSocketServer(): { io: GatewayServer; engine: Engine } {
+export function createSocketServer(): { io: GatewayServer; engine: Engine; fanout: NativeFanout } {
   const io: GatewayServer = new Server({ serveClient: false });
   const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: 1e6 });
   io.bind(engine);
   // Audio frames to websocket members go out as a native Bun publish (docs/audio.md).
   installNativeAudioRelay(io, engine);
-  return { io, engine };
+  // Room broadcasts of gateway events go out encoded once, natively (docs/gateway.md).
+  const fanout = installNativeFanout(io);
+  return { io, engine, fanout };
 }
 
 /** Handshake authentication, the personal room, presence, and the client events of each feature. */

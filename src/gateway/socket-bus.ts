@@ -1,12 +1,20 @@
 import type { Server } from "socket.io";
 import type { EventBus, GatewayEventName, GatewayPayload } from "../domain/events.ts";
+import type { NativeFanout } from "./native-fanout.ts";
 
-/** Delivers the domain's events through Socket.IO rooms. */
+/**
+ * Delivers the domain's events through Socket.IO rooms: natively encoded once and published
+ * by Bun when native fan-out is installed (src/gateway/native-fanout.ts), else the stock emit.
+ */
 export class SocketIoEventBus implements EventBus {
-  constructor(private readonly io: Server) {}
+  constructor(
+    private readonly io: Server,
+    private readonly fanout?: NativeFanout,
+  ) {}
 
   publish<E extends GatewayEventName>(room: string | string[], event: E, payload: GatewayPayload<E>, except: string[] = []): void {
     if (Array.isArray(room) && room.length === 0) return;
+    if (this.fanout?.publish(Array.isArray(room) ? room : [room], event, payload, except)) return;
     const target = this.io.to(room);
     (except.length ? target.except(except) : target).emit(event, payload);
   }
