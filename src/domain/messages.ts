@@ -1,5 +1,5 @@
 import type { Store } from "../store/store.ts";
-import type { AttachmentRow, MessageRow, NewMessage } from "../store/messages-repo.ts";
+import { SlowmodeActive, type AttachmentRow, type MessageRow, type NewMessage } from "../store/messages-repo.ts";
 import type { UserRow } from "../store/users-repo.ts";
 import { missingPermission, type Access, type ChannelContext } from "./access.ts";
 import type { Audit } from "./audit.ts";
@@ -173,8 +173,7 @@ export class Messages {
     const checked = await this.check(context, { ...input, content: command?.content ?? input.content });
     if (checked.embeds.length) this.requireBit(permissions, PERMISSIONS.EMBED_LINKS);
     if (checked.attachments.length) this.requireBit(permissions, PERMISSIONS.ATTACH_FILES);
-    await this.enforceSlowmode(context, author.id);
-    const message = await this.commit(context, { userId: author.id }, checked);
+    const message = await this.commit(context, { userId: author.id }, checked, this.slowmodeFor(context));
     if (command) await deliverSlashCommand(this.store, this.bus, command, message, author, context.channel.server_id);
     return message;
   }
@@ -201,19 +200,37 @@ export class Messages {
     return { content, embeds, attachments, replyTo };
   }
 
-  /** Shared by every sender: stores the message and publishes `message:new`. */
-  private async commit({ channel }: SendContext, { userId, webhook }: MessageAuthor, checked: CheckedMessage): Promise<Message> {
-    const row = await this.store.messages.insert({
-      channelId: channel.id,
-      serverId: channel.server_id,
-      userId,
-      content: checked.content,
-      embeds: JSON.stringify(checked.embeds),
-      replyTo: checked.replyTo,
-      attachments: checked.attachments,
-      webhook,
-    });
-    const message = await this.hydrateOne(row);
+  /**
+   * Shared by every sender: stores the message and publishes `message:new`. The store answers
+   * once the message's transaction has committed (group commit, src/store/write-batch.ts), so
+   * the event and the caller's reply never announce a message that is not yet in the WAL.
+   * `slowmode` (seconds) is checked in that same transaction.
+   */
+  private async commit(
+    { channel }: SendContext,
+    { userId, webhook }: MessageAuthor,
+    checked: CheckedMessage,
+    slowmode = 0,
+  ): Promise<Message> {
+    let row: MessageRow;
+    try {
+      row = await this.store.messages.insert({
+        channelId: channel.id,
+        serverId: channel.server_id,
+        userId,
+        content: checked.content,
+        embeds: JSON.stringify(checked.embeds),
+        replyTo: checked.replyTo,
+        attachments: checked.attachments,
+        webhook,
+        slowmode,
+      });
+    } catch (error) {
+      if (error instanceof SlowmodeActive) throw tooManyRequests(error.wait, error.message);
+      throw error;
+    }
+    // Without files there is nothing to read back: the row is the whole message.
+    const message = checked.attachments.length ? await this.hydrateOne(row) : toMessage(row, []);
     this.bus.publish(rooms.channel(channel.id), "message:new", message);
     return message;
   }
@@ -378,14 +395,14 @@ export class Messages {
     for (const [, name, id] of content.matchAll(CUSTOM_EMOJI)) await checkCustomEmoji(this.store, context, name!, id!, "content");
   }
 
-  /** Members without MANAGE_MESSAGES or MANAGE_CHANNELS wait `slowmode` seconds between messages. */
-  private async enforceSlowmode({ channel, permissions }: ChannelContext, userId: string): Promise<void> {
-    if (channel.slowmode <= 0) return;
-    if (hasPermission(permissions, PERMISSIONS.MANAGE_MESSAGES) || hasPermission(permissions, PERMISSIONS.MANAGE_CHANNELS)) return;
-    const last = await this.store.messages.lastPostedAt(channel.id, userId);
-    if (last === null) return;
-    const wait = last + channel.slowmode - Math.floor(Date.now() / 1000);
-    if (wait > 0) throw tooManyRequests(wait, `Slowmode is on: wait ${wait} seconds`);
+  /**
+   * Slowmode for this sender, in seconds: the channel's, except for members with
+   * MANAGE_MESSAGES or MANAGE_CHANNELS (0). The store checks it when inserting.
+   */
+  private slowmodeFor({ channel, permissions }: ChannelContext): number {
+    if (channel.slowmode <= 0) return 0;
+    if (hasPermission(permissions, PERMISSIONS.MANAGE_MESSAGES) || hasPermission(permissions, PERMISSIONS.MANAGE_CHANNELS)) return 0;
+    return channel.slowmode;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { nowSeconds } from "./time.ts";
+import { WriteBatch } from "./write-batch.ts";
 
 /** A channel message with its author's fields, as the wire shape needs them. */
 export interface MessageRow {
@@ -39,6 +40,19 @@ export interface NewMessage {
   replyTo: string | null;
   webhook?: { id: string; username: string; avatar: string | null } | null;
   attachments?: Omit<AttachmentRow, "id" | "message_id" | "created_at">[];
+  /**
+   * Slowmode in seconds: the insert is refused with `SlowmodeActive` when the author (not as a
+   * webhook) posted in the channel less than this long ago. Checked in the insert's own
+   * transaction, so two sends at once cannot both pass.
+   */
+  slowmode?: number;
+}
+
+/** The insert was refused by slowmode: the author may post again in `wait` seconds. */
+export class SlowmodeActive extends Error {
+  constructor(readonly wait: number) {
+    super(`Slowmode is on: wait ${wait} seconds`);
+  }
 }
 
 const SELECT = `SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id`;
@@ -62,7 +76,11 @@ export class MessagesRepo {
   private readonly searchStmt;
   private readonly upsertRead;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    /** Group commit for sends (src/store/write-batch.ts); one per database, shared. */
+    private readonly writes: WriteBatch = new WriteBatch(db),
+  ) {
     this.insertStmt = db.prepare(
       `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at)
        VALUES ($id, $channel_id, $server_id, $user_id, $content, $embeds, $reply_to, $webhook_id, $webhook_username, $webhook_avatar, $now)`,
@@ -109,29 +127,42 @@ export class MessagesRepo {
     );
   }
 
-  /** The message and its attachments, in one transaction. */
+  /**
+   * The message and its attachments (and, by triggers, its search entry and the counters),
+   * committed with the other sends that arrive in the same event-loop turn: the answer comes
+   * only once that transaction has committed (see WriteBatch). A refused or failing insert
+   * (slowmode, a constraint) fails alone.
+   */
   async insert(message: NewMessage): Promise<MessageRow> {
-    return this.db.transaction(() => {
-      const id = Bun.randomUUIDv7();
-      const now = nowSeconds();
-      this.insertStmt.run({
-        id,
-        channel_id: message.channelId,
-        server_id: message.serverId,
-        user_id: message.userId,
-        content: message.content,
-        embeds: message.embeds,
-        reply_to: message.replyTo,
-        webhook_id: message.webhook?.id ?? null,
-        webhook_username: message.webhook?.username ?? null,
-        webhook_avatar: message.webhook?.avatar ?? null,
-        now,
-      });
-      for (const a of message.attachments ?? []) {
-        this.insertAttachment.run({ id: Bun.randomUUIDv7(), message_id: id, ...a, now });
-      }
-      return this.byId.get(id)!;
-    })();
+    return this.writes.run(() => this.insertNow(message));
+  }
+
+  /** Runs inside the batch's transaction, in the item's own savepoint. */
+  private insertNow(message: NewMessage): MessageRow {
+    const now = nowSeconds();
+    if (message.slowmode !== undefined && message.slowmode > 0 && !message.webhook) {
+      const last = this.lastByAuthor.get(message.channelId, message.userId)?.created_at;
+      const wait = last === undefined ? 0 : last + message.slowmode - now;
+      if (wait > 0) throw new SlowmodeActive(wait);
+    }
+    const id = Bun.randomUUIDv7();
+    this.insertStmt.run({
+      id,
+      channel_id: message.channelId,
+      server_id: message.serverId,
+      user_id: message.userId,
+      content: message.content,
+      embeds: message.embeds,
+      reply_to: message.replyTo,
+      webhook_id: message.webhook?.id ?? null,
+      webhook_username: message.webhook?.username ?? null,
+      webhook_avatar: message.webhook?.avatar ?? null,
+      now,
+    });
+    for (const a of message.attachments ?? []) {
+      this.insertAttachment.run({ id: Bun.randomUUIDv7(), message_id: id, ...a, now });
+    }
+    return this.byId.get(id)!;
   }
 
   async findById(id: string): Promise<MessageRow | null> {
@@ -173,11 +204,6 @@ export class MessagesRepo {
 
   async attachment(id: string): Promise<(AttachmentRow & { channel_id: string }) | null> {
     return this.attachmentById.get(id);
-  }
-
-  /** When the author last posted in the channel (slowmode). */
-  async lastPostedAt(channelId: string, userId: string): Promise<number | null> {
-    return this.lastByAuthor.get(channelId, userId)?.created_at ?? null;
   }
 
   async update(id: string, content: string, embeds: string): Promise<MessageRow | null> {

@@ -26,6 +26,7 @@ import { SoundboardRepo } from "./soundboard-repo.ts";
 import { PlatformRepo } from "./platform-repo.ts";
 import { AdminRepo } from "./admin-repo.ts";
 import { ReportsRepo } from "./reports-repo.ts";
+import { WriteBatch } from "./write-batch.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
 export interface Store {
@@ -66,6 +67,8 @@ export function createStore(databaseFile: string): Store {
     db.close();
     throw error;
   }
+  // Group commit for message sends: one per connection (src/store/write-batch.ts).
+  const writes = new WriteBatch(db);
   return {
     users: new UsersRepo(db),
     userSettings: new UserSettingsRepo(db),
@@ -76,7 +79,7 @@ export function createStore(databaseFile: string): Store {
     audit: new AuditRepo(db),
     channels: new ChannelsRepo(db),
     serverGifs: new ServerGifsRepo(db),
-    messages: new MessagesRepo(db),
+    messages: new MessagesRepo(db, writes),
     emojis: new EmojisRepo(db),
     applications: new ApplicationsRepo(db),
     reactions: new ReactionsRepo(db),
@@ -94,8 +97,10 @@ export function createStore(databaseFile: string): Store {
     admin: new AdminRepo(db),
     reports: new ReportsRepo(db),
     close() {
-      // A clean close checkpoints the WAL so the file is complete on its own.
+      // Sends still queued are committed (and answered) first; a clean close then
+      // checkpoints the WAL so the file is complete on its own.
       try {
+        writes.flush();
         db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       } finally {
         db.close();
