@@ -2,6 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Subprocess } from "bun";
 import { createStore } from "../src/store/store.ts";
 
 /**
@@ -12,12 +13,17 @@ import { createStore } from "../src/store/store.ts";
  */
 const ROOT = join(import.meta.dir, "..");
 const dataDir = mkdtempSync(join(tmpdir(), "hearth-durability-"));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+/** The server process, killed whatever happens to the test. */
+let child: Subprocess | null = null;
+afterAll(() => {
+  child?.kill("SIGKILL");
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 const CLIENTS = 64;
 
 async function startChild() {
-  const child = Bun.spawn([process.execPath, join(ROOT, "src/main.ts")], {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts")], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -31,13 +37,14 @@ async function startChild() {
     stdout: "pipe",
     stderr: "pipe",
   });
+  child = proc;
   // The listening line (JSON, stdout is not a TTY) names the port; the rest is drained.
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("Hearth did not start within 10 s")), 10_000);
     void (async () => {
       let buffer = "";
       const decoder = new TextDecoder();
-      for await (const chunk of child.stdout) {
+      for await (const chunk of proc.stdout) {
         buffer += decoder.decode(chunk, { stream: true });
         let nl: number;
         while ((nl = buffer.indexOf("\n")) >= 0) {
@@ -52,8 +59,8 @@ async function startChild() {
       reject(new Error("Hearth exited before listening"));
     })();
   });
-  void new Response(child.stderr).text();
-  return { child, base: `http://127.0.0.1:${port}` };
+  void new Response(proc.stderr).text();
+  return { proc, base: `http://127.0.0.1:${port}` };
 }
 
 async function call<T>(base: string, method: string, path: string, body: unknown, token?: string): Promise<T> {
@@ -67,7 +74,7 @@ async function call<T>(base: string, method: string, path: string, body: unknown
 test(
   "a SIGKILL mid-load loses no acknowledged message",
   async () => {
-    const { child, base } = await startChild();
+    const { proc, base } = await startChild();
     const owner = await call<{ token: string; user: { id: string } }>(base, "POST", "/api/v1/auth/register", {
       username: "durable",
       email: "durable@example.test",
@@ -102,12 +109,12 @@ test(
     // Let the load build up, then kill while requests are in flight.
     const deadline = Date.now() + 8_000;
     while (acknowledged.length < 1500 && Date.now() < deadline) await Bun.sleep(25);
-    child.kill("SIGKILL");
+    proc.kill("SIGKILL");
     const at = acknowledged.length;
-    await child.exited;
+    await proc.exited;
     killed = true;
     await Promise.all(loops);
-    expect(child.signalCode).toBe("SIGKILL");
+    expect(proc.signalCode).toBe("SIGKILL");
     expect(at).toBeGreaterThan(100);
 
     // Reopen the database as the next start would (WAL recovery included) and count.
