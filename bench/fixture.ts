@@ -1,0 +1,151 @@
+/**
+ * Shared pieces of message-send, interaction-roundtrip and connections: command-line flags,
+ * Hearth on a file database, a JSON API helper, percentiles, and child processes driven by
+ * lines on stdin/stdout.
+ */
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { createApp, type App } from "../src/app.ts";
+import { loadConfig, type Config } from "../src/config.ts";
+
+/** `--name value` from argv, else `fallback`. */
+export const argOf = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
+};
+export const hasFlag = (name: string): boolean => process.argv.includes(`--${name}`);
+export const log = (line: string): void => void process.stderr.write(line + "\n");
+
+/** A sorted array's `p` quantile, rounded to 0.01. */
+export const pct = (sorted: number[], p: number): number =>
+  Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN) * 100) / 100;
+
+export interface Latency {
+  n: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+}
+export function latency(values: number[]): Latency {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { n: sorted.length, p50_ms: pct(sorted, 0.5), p99_ms: pct(sorted, 0.99), max_ms: pct(sorted, 1) };
+}
+export const ratio = (a: number, b: number): number => Math.round((a / b) * 1000) / 1000;
+
+/** Hearth as in production (file database in `dataDir`), silent, with the auth rate limit raised. */
+export function hearthConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({}),
+    port: 0,
+    host: "127.0.0.1",
+    dataDir,
+    databaseFile: join(dataDir, "hearth.db"),
+    logLevel: "silent",
+    authRateLimitPerMinute: 1_000_000,
+    // Setting users up is not what is measured; the login path is not on any measured path.
+    passwordHashing: { memoryCost: 1024, timeCost: 1 },
+    ...overrides,
+  };
+}
+
+export type Api = <T>(method: string, path: string, body?: unknown, token?: string) => Promise<T>;
+
+/** JSON calls against `baseUrl`; anything but 2xx throws with the answer. */
+export function apiFor(baseUrl: string): Api {
+  return async <T>(method: string, path: string, body?: unknown, token?: string): Promise<T> => {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (token) headers.authorization = `Bearer ${token}`;
+    const res = await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    // Bench-only: the answers' shapes are the API's, checked by the test suite.
+    return (await res.json()) as T;
+  };
+}
+
+export interface Account {
+  token: string;
+  id: string;
+}
+
+export async function register(api: Api, name: string): Promise<Account> {
+  const r = await api<{ token: string; user: { id: string } }>("POST", "/api/v1/auth/register", {
+    username: name,
+    email: `${name}@example.test`,
+    password: "bench-password",
+  });
+  return { token: r.token, id: r.user.id };
+}
+
+/** A server owned by `owner`, and its `general` text channel. */
+export async function community(app: App, api: Api, owner: Account): Promise<{ serverId: string; channelId: string }> {
+  const { id: serverId } = await api<{ id: string }>("POST", "/api/v1/servers", { name: "bench" }, owner.token);
+  const [general] = await app.store.channels.listByServer(serverId);
+  if (!general) throw new Error("the new server has no channel");
+  return { serverId, channelId: general.id };
+}
+
+export async function startHearth(dataDir: string, overrides: Partial<Config> = {}): Promise<{ app: App; api: Api }> {
+  const app = await createApp(hearthConfig(dataDir, overrides));
+  return { app, api: apiFor(app.url) };
+}
+
+/** A child process driven by lines: `next()` reads one, `ask()` writes one and reads the answer. */
+export class LineProcess {
+  readonly proc: Subprocess<"pipe", "pipe", "inherit">;
+  private readonly lines: string[] = [];
+  private waiting: ((line: string) => void) | null = null;
+  private closed = false;
+
+  constructor(cmd: string[]) {
+    const proc = Bun.spawn(cmd, { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+    this.proc = proc;
+    void (async () => {
+      let buffer = "";
+      const decoder = new TextDecoder();
+      for await (const chunk of proc.stdout) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (this.waiting) {
+            const w = this.waiting;
+            this.waiting = null;
+            w(line);
+          } else this.lines.push(line);
+        }
+      }
+      this.closed = true;
+      this.waiting?.("");
+    })();
+  }
+
+  next(timeoutMs = 120_000): Promise<string> {
+    const line = this.lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.closed) return Promise.reject(new Error("child exited"));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("child timed out")), timeoutMs);
+      this.waiting = (l) => {
+        clearTimeout(timer);
+        if (this.closed && l === "") reject(new Error("child exited"));
+        else resolve(l);
+      };
+    });
+  }
+
+  async ask(cmd: string, timeoutMs?: number): Promise<string> {
+    this.send(cmd);
+    return this.next(timeoutMs);
+  }
+
+  send(cmd: string): void {
+    this.proc.stdin.write(cmd + "\n");
+    this.proc.stdin.flush();
+  }
+
+  kill(): void {
+    this.proc.kill("SIGKILL");
+  }
+}
