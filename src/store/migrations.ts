@@ -592,4 +592,68 @@ export const migrations: Migration[] = [
       CREATE INDEX reports_target_user ON reports (target_user_id, status);
     `,
   },
+  {
+    version: 10,
+    name: "ai-assistant",
+    // The AI assistant (docs/ai.md). Provider keys are set by administrators and never leave the
+    // server; `models` is the JSON list of models a key serves. Conversations and their messages
+    // belong to one user; uploads are the user's files for the next turn; usage counts the turns
+    // a user sent per UTC day (the daily quota).
+    sql: `
+      CREATE TABLE ai_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        base_url TEXT NOT NULL,
+        api_key TEXT NOT NULL DEFAULT '',
+        models TEXT NOT NULL DEFAULT '[]',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        created_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE ai_conversations (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        title TEXT,
+        model_id TEXT,
+        -- The id of the latest message (or the conversation's own id): orders the list by activity.
+        activity_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX ai_conversations_user ON ai_conversations (user_id, activity_id);
+
+      CREATE TABLE ai_messages (
+        id TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES ai_conversations (id) ON DELETE CASCADE,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        model_id TEXT,
+        status TEXT NOT NULL,
+        attachments TEXT NOT NULL DEFAULT '[]',
+        images TEXT NOT NULL DEFAULT '[]',
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX ai_messages_conversation ON ai_messages (conversation_id, id);
+
+      CREATE TABLE ai_uploads (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        url TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        mime_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX ai_uploads_user ON ai_uploads (user_id, created_at);
+
+      CREATE TABLE ai_usage (
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        day TEXT NOT NULL,
+        messages INTEGER NOT NULL,
+        PRIMARY KEY (user_id, day)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

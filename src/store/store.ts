@@ -24,6 +24,9 @@ import { CommandsRepo } from "./commands-repo.ts";
 import { WebhooksRepo } from "./webhooks-repo.ts";
 import { SoundboardRepo } from "./soundboard-repo.ts";
 import { PlatformRepo } from "./platform-repo.ts";
+import { AiKeysRepo } from "./ai-keys-repo.ts";
+import { AiConversationsRepo } from "./ai-conversations-repo.ts";
+import { AiUploadsRepo } from "./ai-uploads-repo.ts";
 import { AdminRepo } from "./admin-repo.ts";
 import { ReportsRepo } from "./reports-repo.ts";
 import { WriteBatch } from "./write-batch.ts";
@@ -54,6 +57,9 @@ export interface Store {
   webhooks: WebhooksRepo;
   soundboard: SoundboardRepo;
   platform: PlatformRepo;
+  aiKeys: AiKeysRepo;
+  aiConversations: AiConversationsRepo;
+  aiUploads: AiUploadsRepo;
   admin: AdminRepo;
   reports: ReportsRepo;
   close(): void;
@@ -94,6 +100,9 @@ export function createStore(databaseFile: string): Store {
     webhooks: new WebhooksRepo(db),
     soundboard: new SoundboardRepo(db),
     platform: new PlatformRepo(db),
+    aiKeys: new AiKeysRepo(db),
+    aiConversations: new AiConversationsRepo(db),
+    aiUploads: new AiUploadsRepo(db),
     admin: new AdminRepo(db),
     reports: new ReportsRepo(db),
     close() {

@@ -1,0 +1,99 @@
+import type { Database } from "bun:sqlite";
+import { nowSeconds } from "./time.ts";
+
+/** A provider key as the `ai_keys` table holds it. `api_key` never leaves the server. */
+export interface AiKeyRow {
+  id: string;
+  name: string;
+  base_url: string;
+  api_key: string;
+  /** JSON array of `{id, name, flags}`. */
+  models: string;
+  enabled: 0 | 1;
+  created_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewAiKey {
+  name: string;
+  baseUrl: string;
+  apiKey: string;
+  models: string;
+  enabled: boolean;
+  createdBy: string;
+}
+
+export interface AiKeyChanges {
+  name?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  models?: string;
+  enabled?: boolean;
+}
+
+/** Provider keys of the AI assistant (docs/ai.md), oldest first: the first enabled key serving a model wins. */
+export class AiKeysRepo {
+  private readonly listStmt;
+  private readonly enabledStmt;
+  private readonly byIdStmt;
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+
+  constructor(private readonly db: Database) {
+    this.listStmt = db.prepare<AiKeyRow, []>("SELECT * FROM ai_keys ORDER BY id");
+    this.enabledStmt = db.prepare<AiKeyRow, []>("SELECT * FROM ai_keys WHERE enabled = 1 ORDER BY id");
+    this.byIdStmt = db.prepare<AiKeyRow, [string]>("SELECT * FROM ai_keys WHERE id = ?");
+    this.insertStmt = db.prepare<AiKeyRow, [string, string, string, string, string, number, string, number, number]>(
+      `INSERT INTO ai_keys (id, name, base_url, api_key, models, enabled, created_by, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    );
+    this.updateStmt = db.prepare<AiKeyRow, Record<string, string | number | null>>(
+      `UPDATE ai_keys SET name = coalesce($name, name), base_url = coalesce($base_url, base_url),
+         api_key = coalesce($api_key, api_key), models = coalesce($models, models),
+         enabled = coalesce($enabled, enabled), updated_at = $now
+       WHERE id = $id RETURNING *`,
+    );
+    this.deleteStmt = db.prepare<AiKeyRow, [string]>("DELETE FROM ai_keys WHERE id = ? RETURNING *");
+  }
+
+  async list(): Promise<AiKeyRow[]> {
+    return this.listStmt.all();
+  }
+
+  async listEnabled(): Promise<AiKeyRow[]> {
+    return this.enabledStmt.all();
+  }
+
+  async find(id: string): Promise<AiKeyRow | null> {
+    return this.byIdStmt.get(id);
+  }
+
+  async create(key: NewAiKey): Promise<AiKeyRow> {
+    const now = nowSeconds();
+    return this.insertStmt.get(Bun.randomUUIDv7(), key.name, key.baseUrl, key.apiKey, key.models, key.enabled ? 1 : 0, key.createdBy, now, now)!;
+  }
+
+  /** The key before and after the change, or null when it does not exist. */
+  async update(id: string, changes: AiKeyChanges): Promise<{ before: AiKeyRow; after: AiKeyRow } | null> {
+    return this.db.transaction(() => {
+      const before = this.byIdStmt.get(id);
+      if (!before) return null;
+      const after = this.updateStmt.get({
+        id,
+        name: changes.name ?? null,
+        base_url: changes.baseUrl ?? null,
+        api_key: changes.apiKey ?? null,
+        models: changes.models ?? null,
+        enabled: changes.enabled === undefined ? null : changes.enabled ? 1 : 0,
+        now: nowSeconds(),
+      })!;
+      return { before, after };
+    })();
+  }
+
+  async delete(id: string): Promise<AiKeyRow | null> {
+    return this.deleteStmt.get(id);
+  }
+}
