@@ -26,6 +26,8 @@ export interface Config {
   requireTwoFactorForApplications: boolean;
   /** The optional external GIF provider (docs/gifs.md); null (off) unless GIF_PROVIDER_URL is set. */
   gifProvider: { url: string; key: string; timeoutMs: number } | null;
+  /** How long the AI provider may stay silent (before answering, or between stream chunks) before the turn fails (docs/ai.md). */
+  aiProviderTimeoutMs: number;
   /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
   passwordHashing: { memoryCost: number; timeCost: number };
 }
@@ -52,6 +54,7 @@ const EnvSchema = v.object({
   GIF_PROVIDER_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/\S+$/i, "GIF_PROVIDER_URL must be an http(s) URL"))),
   GIF_PROVIDER_KEY: v.optional(v.string()),
   GIF_PROVIDER_TIMEOUT_MS: v.optional(integerFrom("GIF_PROVIDER_TIMEOUT_MS", 100, 60_000), "3000"),
+  AI_PROVIDER_TIMEOUT_MS: v.optional(integerFrom("AI_PROVIDER_TIMEOUT_MS", 100, 600_000), "60000"),
   TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
 });
 
@@ -76,6 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginFailuresPerAccountPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE,
     tokenLifetime: e.TOKEN_LIFETIME,
     requireTwoFactorForApplications: e.REQUIRE_2FA_FOR_APPLICATIONS === "true" || e.REQUIRE_2FA_FOR_APPLICATIONS === "1",
+    aiProviderTimeoutMs: e.AI_PROVIDER_TIMEOUT_MS,
     gifProvider: e.GIF_PROVIDER_URL
       ? { url: e.GIF_PROVIDER_URL, key: e.GIF_PROVIDER_KEY ?? "", timeoutMs: e.GIF_PROVIDER_TIMEOUT_MS }
       : null,

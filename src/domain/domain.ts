@@ -39,6 +39,7 @@ import { AdminSettings } from "./admin-settings.ts";
 import { Reports } from "./reports.ts";
 import { Gifs } from "./gifs.ts";
 import { GifProviderClient } from "./gif-provider.ts";
+import { createAi, type Ai } from "./ai/ai.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export interface Domain {
@@ -79,6 +80,7 @@ export interface Domain {
   adminSettings: AdminSettings;
   reports: Reports;
   gifs: Gifs;
+  ai: Ai;
 }
 
 export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus }): Domain {
@@ -148,5 +150,6 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     adminSettings: new AdminSettings(settings, admins),
     reports: new Reports(store, access, admins, adminUsers),
     gifs: new Gifs(store, config.gifProvider ? new GifProviderClient(config.gifProvider) : null),
+    ai: createAi({ store, settings, admins, uploadsRoot: uploads.root, providerTimeoutMs: config.aiProviderTimeoutMs }),
   };
 }

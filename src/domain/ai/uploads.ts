@@ -1,0 +1,137 @@
+import { mkdir, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import type { Store } from "../../store/store.ts";
+import type { AiUploadRow } from "../../store/ai-uploads-repo.ts";
+import { originalNameOf } from "../attachments.ts";
+import { badRequest, payloadTooLarge } from "../errors.ts";
+import { formatBytes, sniffImage } from "../uploads.ts";
+
+/** An uploaded file, as the upload route answers it and as a message lists its attachments. */
+export interface AiUploadView {
+  id: string;
+  url: string;
+  name: string;
+  mime_type: string;
+  size: number;
+  created_at: number;
+}
+
+export const toUploadView = (row: AiUploadRow): AiUploadView => ({
+  id: row.id,
+  url: row.url,
+  name: row.name,
+  mime_type: row.mime_type,
+  size: row.size,
+  created_at: row.created_at,
+});
+
+/** Generated images larger than this are not kept. */
+const MAX_GENERATED_IMAGE_BYTES = 20 * 1024 * 1024;
+const STORED_NAME = /^[0-9a-f-]{36}\.[a-z0-9]{1,8}$/;
+const USER_ID = /^[0-9a-f-]{36}$/;
+
+/**
+ * The AI assistant's files, per user: `<DATA_DIR>/uploads/ai/<user id>/<uuid>.<ext>`, addressed
+ * as `/uploads/ai/<user id>/<uuid>.<ext>` and served to their owner only. A file is an image
+ * (by its bytes) or UTF-8 text; anything else is refused.
+ */
+export class AiUploads {
+  constructor(private readonly store: Store, private readonly uploadsRoot: string) {}
+
+  async save(userId: string, file: unknown, maxBytes: number): Promise<AiUploadView> {
+    if (!(file instanceof Blob)) throw badRequest("file: a file is required");
+    if (file.size > maxBytes) throw payloadTooLarge(`Upload too large: the limit is ${formatBytes(maxBytes)}`);
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    if (bytes.byteLength === 0) throw badRequest("file: the file is empty");
+    const image = sniffImage(bytes);
+    let ext: string;
+    let mime: string;
+    if (image) {
+      ext = image.ext;
+      mime = image.mime;
+    } else if (isUtf8Text(bytes)) {
+      const fromName = file instanceof File ? /\.([a-z0-9]{1,8})$/i.exec(file.name)?.[1]?.toLowerCase() : undefined;
+      ext = fromName ?? "txt";
+      mime = "text/plain";
+    } else {
+      throw badRequest("file: must be an image (PNG, JPEG, WEBP or GIF) or a UTF-8 text file");
+    }
+    const url = await this.write(userId, bytes, ext);
+    try {
+      const row = await this.store.aiUploads.create({ userId, url, name: originalNameOf(file, `file.${ext}`), mimeType: mime, size: bytes.byteLength });
+      return toUploadView(row);
+    } catch (error) {
+      await this.remove(url);
+      throw error;
+    }
+  }
+
+  /**
+   * Keeps an image the provider generated: a `data:image/...;base64,` URL becomes one of the
+   * user's files; an http(s) URL is passed on as it is. Anything else is dropped (null).
+   */
+  async keepGenerated(userId: string, url: string): Promise<string | null> {
+    if (/^https?:\/\/\S+$/i.test(url) && url.length <= 2048) return url;
+    const match = /^data:image\/[a-z0-9.+-]+;base64,([A-Za-z0-9+/=\s]+)$/i.exec(url);
+    if (!match || match[1]!.length > (MAX_GENERATED_IMAGE_BYTES * 4) / 3 + 4) return null;
+    const bytes = new Uint8Array(Buffer.from(match[1]!, "base64"));
+    const type = sniffImage(bytes);
+    if (!type) return null;
+    const stored = await this.write(userId, bytes, type.ext);
+    await this.store.aiUploads.create({ userId, url: stored, name: `image.${type.ext}`, mimeType: type.mime, size: bytes.byteLength });
+    return stored;
+  }
+
+  /** The caller's uploads behind `urls`, in order; a URL that is not one of them is a 400 naming it. */
+  async resolve(userId: string, urls: string[]): Promise<AiUploadRow[]> {
+    const rows: AiUploadRow[] = [];
+    for (const [index, url] of urls.entries()) {
+      const row = await this.store.aiUploads.findByUrl(userId, url);
+      if (!row) throw badRequest(`attachments.${index}.url: not one of your AI uploads`);
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  /** The file's bytes, or null when it is gone from disk. */
+  async read(row: AiUploadRow): Promise<Uint8Array | null> {
+    const path = this.pathOf(row.url);
+    const file = path ? Bun.file(path) : null;
+    if (!file || !(await file.exists())) return null;
+    return new Uint8Array(await file.arrayBuffer());
+  }
+
+  /** The file on disk for `/uploads/ai/<userId>/<name>`, or null when the path is not one of ours. */
+  fileFor(userId: string, name: string): string | null {
+    if (!USER_ID.test(userId) || !STORED_NAME.test(name)) return null;
+    return join(this.uploadsRoot, "ai", userId, name);
+  }
+
+  private pathOf(url: string): string | null {
+    const match = /^\/uploads\/ai\/([^/]+)\/([^/]+)$/.exec(url);
+    return match ? this.fileFor(match[1]!, match[2]!) : null;
+  }
+
+  private async write(userId: string, bytes: Uint8Array, ext: string): Promise<string> {
+    const name = `${Bun.randomUUIDv7()}.${ext}`;
+    await mkdir(join(this.uploadsRoot, "ai", userId), { recursive: true });
+    await Bun.write(join(this.uploadsRoot, "ai", userId, name), bytes);
+    return `/uploads/ai/${userId}/${name}`;
+  }
+
+  private async remove(url: string): Promise<void> {
+    const path = this.pathOf(url);
+    if (path) await unlink(path).catch(() => undefined);
+  }
+}
+
+/** Valid UTF-8 without NUL bytes: what a text file is. */
+function isUtf8Text(bytes: Uint8Array): boolean {
+  if (bytes.includes(0)) return false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
