@@ -34,6 +34,8 @@ import { adminPlugin } from "./http/admin-auth.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
 import { reportRoutes } from "./http/routes/reports.ts";
 import { gifRoutes } from "./http/routes/gifs.ts";
+import { aiFileRoutes, aiRoutes } from "./http/routes/ai.ts";
+import { adminAiRoutes } from "./http/routes/admin-ai.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { resolveJwtSecret } from "./secret.ts";
 import { createStore, type Store } from "./store/store.ts";
@@ -133,6 +135,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(adminRoutes(domain, adminPlugin(domain)))
     .use(reportRoutes(domain, auth))
     .use(gifRoutes(domain, auth))
+    .use(aiRoutes(domain, auth, "/api/v1/ai"))
+    .use(aiRoutes(domain, auth, "/api/ai"))
+    .use(adminAiRoutes(domain, adminPlugin(domain)))
+    .use(aiFileRoutes(domain, auth))
     .use(fileRoutes(domain));
 
   const { websocket, idleTimeout } = engine.handler();
@@ -162,6 +168,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         io.disconnectSockets(true);
         engine.close();
         domain.dmCalls.stop();
+        // AI replies still streaming are stopped and stored before the database closes.
+        await domain.ai.assistant.stop();
         await server.stop(true);
         store.close();
       })();

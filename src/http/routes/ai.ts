@@ -1,0 +1,200 @@
+import { Elysia, type AnyElysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import { requireHuman } from "../../domain/ai/access.ts";
+import type { AiTurn } from "../../domain/ai/assistant.ts";
+import { notFound } from "../../domain/errors.ts";
+import { SERVED_TYPES } from "../../domain/uploads.ts";
+import { parseInput } from "../../domain/validation.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { readMultipart } from "../multipart.ts";
+import { body, queryLimit } from "../schemas.ts";
+
+const TITLE_MAX = 100;
+const CONTENT_MAX = 16_000;
+const ATTACHMENTS_MAX = 10;
+const HISTORY_DEFAULT = 50;
+/** SSE comment lines keep proxies and Bun's idle timer from closing a quiet stream. */
+const HEARTBEAT_MS = 15_000;
+
+/** A title: trimmed, at most 100 characters; empty or null clears it. */
+const title = v.optional(
+  v.nullable(
+    v.pipe(
+      v.string("must be a string"),
+      v.trim(),
+      v.maxLength(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
+      v.transform((t) => (t === "" ? null : t)),
+    ),
+  ),
+);
+const modelId = v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(200, "must be at most 200 characters"));
+
+const ConversationBody = body({ title, model_id: v.optional(v.nullable(modelId)) });
+const TurnBody = body({
+  conversation_id: v.string("must be a string"),
+  content: v.optional(v.pipe(v.string("must be a string"), v.maxLength(CONTENT_MAX, `must be at most ${CONTENT_MAX} characters`))),
+  model_id: v.optional(modelId),
+  attachments: v.optional(
+    v.pipe(
+      v.array(v.object({ url: v.string("must be a string") }, "must be an object {url}"), "must be an array"),
+      v.maxLength(ATTACHMENTS_MAX, `must hold at most ${ATTACHMENTS_MAX} files`),
+    ),
+  ),
+});
+const CancelBody = body({ stream_id: v.string("must be a string") });
+const HistoryQuery = v.object({
+  before: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
+  limit: queryLimit(100),
+});
+
+/** The turn's events as server-sent events; the reader going away cancels the turn (its partial reply is kept). */
+function eventStream(turn: AiTurn): Response {
+  const encoder = new TextEncoder();
+  const events = turn.events[Symbol.asyncIterator]();
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      heartbeat = setInterval(() => {
+        try {
+          controller.enqueue(encoder.encode(": keep-alive\n\n"));
+        } catch {
+          clearInterval(heartbeat);
+        }
+      }, HEARTBEAT_MS);
+    },
+    async pull(controller) {
+      const next = await events.next();
+      if (next.done) {
+        clearInterval(heartbeat);
+        controller.close();
+        return;
+      }
+      controller.enqueue(encoder.encode(`event: ${next.value.event}\ndata: ${JSON.stringify(next.value.data)}\n\n`));
+    },
+    cancel() {
+      clearInterval(heartbeat);
+      turn.cancel();
+    },
+  });
+  return new Response(stream, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no",
+      "x-stream-id": turn.streamId,
+    },
+  });
+}
+
+/**
+ * The AI assistant for users (docs/ai.md), mounted under /api/v1/ai and /api/ai. Every route
+ * needs a user token: bots are refused with 403 before the body is looked at.
+ */
+// Typed loosely: the app's route chain would otherwise grow past what TypeScript can represent.
+export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" | "/api/ai"): AnyElysia =>
+  new Elysia({ prefix })
+    .use(auth)
+    .get(
+      "/config",
+      ({ user }) => {
+        requireHuman(user);
+        return domain.ai.assistant.config(user);
+      },
+      { auth: true },
+    )
+    .get(
+      "/conversations",
+      ({ user }) => {
+        requireHuman(user);
+        return domain.ai.conversations.list(user);
+      },
+      { auth: true },
+    )
+    .post(
+      "/conversations",
+      async ({ user, body: raw, set }) => {
+        requireHuman(user);
+        const conversation = await domain.ai.conversations.create(user, parseInput(ConversationBody, raw));
+        set.status = 201;
+        return conversation;
+      },
+      { auth: true },
+    )
+    .patch(
+      "/conversations/:id",
+      ({ user, params, body: raw }) => {
+        requireHuman(user);
+        return domain.ai.conversations.update(user, params.id, parseInput(ConversationBody, raw));
+      },
+      { auth: true },
+    )
+    .delete(
+      "/conversations/:id",
+      async ({ user, params }) => {
+        requireHuman(user);
+        await domain.ai.conversations.remove(user, params.id);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .get(
+      "/conversations/:id/messages",
+      ({ user, params, query }) => {
+        requireHuman(user);
+        const q = parseInput(HistoryQuery, query, "query");
+        return domain.ai.conversations.history(user, params.id, q.before ?? null, q.limit ?? HISTORY_DEFAULT);
+      },
+      { auth: true },
+    )
+    .post(
+      "/uploads",
+      async ({ user, request, set }) => {
+        requireHuman(user);
+        const limit = await domain.ai.assistant.uploadLimit(user);
+        const form = await readMultipart(request, limit);
+        const upload = await domain.ai.assistant.upload(user, form.get("file"), limit);
+        set.status = 201;
+        return upload;
+      },
+      { auth: true, parse: "none" },
+    )
+    .post(
+      "/chat",
+      async ({ user, body: raw }) => {
+        requireHuman(user);
+        return eventStream(await domain.ai.assistant.startTurn(user, parseInput(TurnBody, raw)));
+      },
+      { auth: true },
+    )
+    .post(
+      "/chat/cancel",
+      async ({ user, body: raw }) => {
+        requireHuman(user);
+        await domain.ai.assistant.cancel(user, parseInput(CancelBody, raw).stream_id);
+        return { success: true };
+      },
+      { auth: true },
+    );
+
+/** The AI files, `/uploads/ai/<user id>/<name>`: only their owner's token reads them. */
+export const aiFileRoutes = (domain: Domain, auth: AuthPlugin): AnyElysia =>
+  new Elysia().use(auth).get(
+    "/uploads/ai/:userId/:name",
+    async ({ user, params }) => {
+      requireHuman(user);
+      const path = user.id === params.userId ? domain.ai.uploads.fileFor(params.userId, params.name) : null;
+      const file = path ? Bun.file(path) : null;
+      if (!file || !(await file.exists())) throw notFound("File");
+      const type = SERVED_TYPES[params.name.slice(params.name.lastIndexOf(".") + 1)];
+      const headers: Record<string, string> = {
+        "content-type": type ?? "application/octet-stream",
+        "x-content-type-options": "nosniff",
+        "content-security-policy": "default-src 'none'; sandbox",
+        "cache-control": "private, max-age=31536000, immutable",
+      };
+      if (!type) headers["content-disposition"] = "attachment";
+      return new Response(file, { headers });
+    },
+    { auth: true },
+  );
