@@ -163,12 +163,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     io,
     stop() {
       stopping ??= (async () => {
+        // AI replies still streaming would hold the drain below: stop them first (each is stored).
+        await domain.ai.assistant.stop();
         // Stop accepting and let requests in flight finish, for a bounded time.
         await Promise.race([server.stop(false), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
         io.disconnectSockets(true);
         engine.close();
         domain.dmCalls.stop();
-        // AI replies still streaming are stopped and stored before the database closes.
+        // Any AI reply started meanwhile is stopped and stored before the database closes.
         await domain.ai.assistant.stop();
         await server.stop(true);
         store.close();

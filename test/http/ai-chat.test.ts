@@ -194,6 +194,26 @@ describe("POST /ai/chat", () => {
     expect((await open.next("done")).data.status).toBe("cancelled");
   });
 
+  test("two turns racing into one conversation: one streams, the other is 409", async () => {
+    const user = await server.register();
+    const id = await newConversation(server, user);
+    const send = () =>
+      fetch(`${server.url}/api/v1/ai/chat`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${user.token}` },
+        body: JSON.stringify({ conversation_id: id, content: "race", model_id: "slow" }),
+      });
+    const [a, b] = await Promise.all([send(), send()]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const streaming = a.status === 200 ? a : b;
+    const refused = a.status === 200 ? b : a;
+    answers.push(await refused.text());
+    expect((await cancel(user, { stream_id: streaming.headers.get("x-stream-id") })).status).toBe(200);
+    answers.push(await streaming.text());
+    expect((await history(user, id)).map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(await usage(user)).toBe(1);
+  });
+
   test("a generated image arrives as an image event, is kept for its owner, and stored with the reply", async () => {
     const user = await server.register();
     const id = await newConversation(server, user);
@@ -403,5 +423,22 @@ describe("POST /ai/chat/cancel", () => {
     const done = await open.next("done");
     expect(done.data.status).toBe("cancelled");
     expect(await server.app.store.aiConversations.page(id, null, 10)).toEqual([]);
+  });
+});
+
+describe("shutdown", () => {
+  test("a stopping server ends open streams at once (done, cancelled) instead of waiting out the drain", async () => {
+    const own = await startServer({ aiProviderTimeoutMs: TIMEOUT_MS });
+    const first = await own.register();
+    await enableAi(own, first, provider.baseUrl, ["slow"]);
+    const id = await newConversation(own, first);
+    const open = await openTurn(own, first, { conversation_id: id, content: "x" });
+    await open.next("delta");
+    const providerRequest = lastRequest();
+    const started = Date.now();
+    await own.stop();
+    expect(Date.now() - started).toBeLessThan(1500);
+    await providerRequest.aborted;
+    expect((await open.next("done")).data).toMatchObject({ status: "cancelled", message: { status: "cancelled" } });
   });
 });

@@ -9,7 +9,7 @@ import { EventQueue } from "./event-queue.ts";
 import type { AiKeys, AiModel, ModelRoute } from "./keys.ts";
 import { ProviderError, streamChatCompletion, type ContentPart, type ProviderMessage } from "./provider.ts";
 import { dailyLimitReached, utcDay } from "./quota.ts";
-import type { AiSettings } from "./settings.ts";
+import type { AiSettings, AiSettingsValues } from "./settings.ts";
 import { toUploadView, type AiUploads } from "./uploads.ts";
 
 /** Earlier messages sent to the provider with a turn (the turn included). */
@@ -92,6 +92,8 @@ function titleFrom(content: string, files: AiUploadRow[]): string | null {
  */
 export class Assistant {
   private readonly streams = new Map<string, ActiveStream>();
+  /** Conversations with a turn being started or a reply streaming: one at a time each. */
+  private readonly busy = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -138,8 +140,25 @@ export class Assistant {
     const s = await this.settings.get();
     requireAccess(user, s);
     const conversation = await this.conversations.find(user, input.conversation_id);
-    if (this.streamIn(conversation.id)) throw conflict("A reply is still being written in this conversation: wait for it or cancel it");
-    const route = await this.pickModel(input.model_id, conversation.model_id, s.default_model);
+    // Checked and taken in one step (no await between), so two racing turns cannot both pass.
+    if (this.busy.has(conversation.id)) throw conflict("A reply is still being written in this conversation: wait for it or cancel it");
+    this.busy.add(conversation.id);
+    try {
+      return await this.begin(user, input, s, conversation.id, conversation.model_id);
+    } catch (error) {
+      this.busy.delete(conversation.id);
+      throw error;
+    }
+  }
+
+  private async begin(
+    user: UserRow,
+    input: TurnInput,
+    s: AiSettingsValues,
+    conversationId: string,
+    conversationModel: string | null,
+  ): Promise<AiTurn & { conversation: AiConversation; userMessage: AiMessage }> {
+    const route = await this.pickModel(input.model_id, conversationModel, s.default_model);
     const content = input.content ?? "";
     const files = await this.uploads.resolve(user.id, (input.attachments ?? []).map((a) => a.url));
     if (content.trim() === "" && files.length === 0) throw badRequest("content: is required when there are no attachments");
@@ -148,7 +167,7 @@ export class Assistant {
     const day = utcDay();
     const started = await this.store.aiConversations.startTurn(
       user.id,
-      conversation.id,
+      conversationId,
       day,
       s.daily_msg_limit,
       {
@@ -163,14 +182,14 @@ export class Assistant {
     );
     if (!started.ok) throw started.reason === "quota" ? dailyLimitReached(s.daily_msg_limit) : notFound("Conversation");
 
-    const messages = await this.context(conversation.id, started.message, parts);
+    const messages = await this.context(conversationId, started.message, parts);
     const streamId = Bun.randomUUIDv7();
     const controller = new AbortController();
     const queue = new EventQueue<AiStreamEvent>();
     let finish!: () => void;
     const stream: ActiveStream = {
       userId: user.id,
-      conversationId: conversation.id,
+      conversationId,
       controller,
       finished: new Promise<void>((resolve) => (finish = resolve)),
     };
@@ -178,12 +197,13 @@ export class Assistant {
     const userMessage = toMessage(started.message);
     queue.push({
       event: "start",
-      data: { stream_id: streamId, conversation_id: conversation.id, model_id: route.model.id, user_message: userMessage },
+      data: { stream_id: streamId, conversation_id: conversationId, model_id: route.model.id, user_message: userMessage },
     });
-    void this.relay(streamId, user.id, day, route, messages, queue)
+    void this.relay(streamId, stream, user.id, day, route, messages, queue)
       .catch(() => queue.push({ event: "error", data: { error: failureMessage(null), stream_id: streamId, message: null } }))
       .finally(() => {
         this.streams.delete(streamId);
+        this.busy.delete(conversationId);
         queue.close();
         finish();
       });
@@ -280,14 +300,14 @@ export class Assistant {
   /** Relays the provider's stream into the queue, then stores the reply and ends with `done` or `error`. */
   private async relay(
     streamId: string,
+    stream: ActiveStream,
     userId: string,
     day: string,
     route: ModelRoute,
     messages: ProviderMessage[],
     queue: EventQueue<AiStreamEvent>,
   ): Promise<void> {
-    const controller = this.streams.get(streamId)!.controller;
-    const conversationId = this.streams.get(streamId)!.conversationId;
+    const { controller, conversationId } = stream;
     let text = "";
     const images: { url: string }[] = [];
     let status: AiMessageStatus = "complete";
