@@ -33,7 +33,11 @@ async function call(method: string, path: string, token: string | null, body?: u
   return res;
 }
 // Platform log entries as JSON; the tests match their fields.
-const latestLog = async (limit = 1) => (await server.api("GET", `/api/v1/admin/log?limit=${limit}`, { token: admin.token })).body.entries as Record<string, any>[];
+const latestLog = async (limit = 1) => {
+  const res = await server.api("GET", `/api/v1/admin/log?limit=${limit}`, { token: admin.token });
+  responses.push(JSON.stringify(res.body));
+  return res.body.entries as Record<string, any>[];
+};
 const newKey = async (body: Record<string, unknown> = {}) => {
   const res = await call("POST", "/keys", admin.token, { name: "OpenAI", base_url: "https://api.example.test/v1/", api_key: API_KEY, models: ["gpt-x"], ...body });
   if (res.status !== 201) throw new Error(`key: ${res.status} ${JSON.stringify(res.body)}`);
