@@ -5,7 +5,8 @@
  *
  *   bun bench/audio-client.ts '<json {role, proto, url, tokens, channelId}>'
  *
- * role "recv": one connection per token (raw: `count` connections), joined to the voice room;
+ * role "recv": one connection per token (raw: one per entry of `channels`, else `count`), joined
+ *   to the voice room (raw: `?room=`, a topic of the bare relay);
  *   commands `reset` (zero the counters) and `report` (one JSON line: frames, bytes, orphans,
  *   latencies in ms). The first 8 bytes of each frame are the sender's clock (epoch ms, f64).
  * role "send": one connection per token (optionally each in its own room, `channels`);
@@ -36,7 +37,9 @@ const dangling = new Set<WebSocket>();
 /** Opens one connection; resolves once it is ready to send or receive audio. */
 function open(token: string | null, channelId = cfg.channelId): Promise<WebSocket> {
   const base = cfg.url.replace(/^http/, "ws");
-  const ws = new WebSocket(cfg.proto === "sio" ? `${base}/socket.io/?EIO=4&transport=websocket` : `${base}/?role=${cfg.role}`);
+  const ws = new WebSocket(
+    cfg.proto === "sio" ? `${base}/socket.io/?EIO=4&transport=websocket` : `${base}/?role=${cfg.role}&room=${encodeURIComponent(channelId ?? "")}`,
+  );
   ws.binaryType = "arraybuffer";
   let expectBinary = false;
   return new Promise((resolve, reject) => {
@@ -83,6 +86,12 @@ if (cfg.proto === "sio")
   for (const [i, token] of cfg.tokens!.entries()) {
     const channelId = cfg.channels?.[i] ?? cfg.channelId;
     const ws = await open(token, channelId);
+    sockets.push(ws);
+    channelOf.set(ws, channelId);
+  }
+else if (cfg.channels)
+  for (const channelId of cfg.channels) {
+    const ws = await open(null, channelId);
     sockets.push(ws);
     channelOf.set(ws, channelId);
   }

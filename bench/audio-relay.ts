@@ -18,7 +18,8 @@
  *
  * Two more scenarios on the tuned path, each its own run (see runScenario):
  *   bun bench/audio-relay.ts --scenario realistic [--rooms 20 --listeners 10 --room-rate 50 --realistic-seconds 10]
- *     20 rooms x 1 speaking bot at 50 frames/s x 10 listeners: frames/s, p50/p99 (target p99 < 10 ms)
+ *     20 rooms x 1 speaking bot at 50 frames/s x 10 listeners: frames/s, p50/p99 (target p99 < 10 ms),
+ *     then the same rooms, clients and frames through a bare Bun publish relay (the machine's own tail)
  *   bun bench/audio-relay.ts --scenario stall [--stall-seconds 30]
  *     the same load, then one listener SIGSTOPped for 30 s: server RSS growth (target < 20 MB)
  *     and the other listeners' p99 before vs during
@@ -170,6 +171,27 @@ const REALISTIC_SECONDS = Number(argOf("realistic-seconds", "10"));
 const STALL_LONG_SECONDS = Number(argOf("stall-seconds", "30"));
 const PER_LISTENER_PROCESS = Number(argOf("per-process", "50"));
 
+/** The baseline: a bare Bun.serve relaying each message with one `ws.publish` to its room's topic. */
+function startRawRelay() {
+  return Bun.serve<{ role: string; room: string }>({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req, server) {
+      const params = new URL(req.url).searchParams;
+      const data = { role: params.get("role") ?? "recv", room: params.get("room") ?? "" };
+      return server.upgrade(req, { data }) ? undefined : new Response("upgrade", { status: 400 });
+    },
+    websocket: {
+      open(ws) {
+        if (ws.data.role === "recv") ws.subscribe(`room:${ws.data.room}`);
+      },
+      message(ws, message) {
+        ws.publish(`room:${ws.data.room}`, message);
+      },
+    },
+  });
+}
+
 /** Hearth on port 0 with a file database in `dir`, and a JSON POST helper against it. */
 async function startHearth(dir: string) {
   const app = await createApp({
@@ -195,11 +217,67 @@ async function startHearth(dir: string) {
   return { app, post };
 }
 
+/** One stream at the room rate on every room (the sender's bots), and the listeners' figures. */
+async function streamRooms(sender: Client, recv: Client[], seconds: number, during?: () => void) {
+  await Promise.all(recv.map((r) => r.ask("reset")));
+  Bun.gc(true);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const probe = during ? setInterval(during, 250) : null;
+  const done = await sender.ask(`go ${ROOM_RATE} ${seconds}`, seconds * 1000 + 60_000);
+  const sendSeconds = (performance.now() - t0) / 1000;
+  await Bun.sleep(250);
+  if (probe) clearInterval(probe);
+  const cpu = process.cpuUsage(cpu0);
+  const rssAfter = (Bun.gc(true), process.memoryUsage().rss);
+  const reports = (await Promise.all(recv.map((r) => r.ask("report")))).map((l) => JSON.parse(l) as Report);
+  const sentPerRoom = Number(done.split(" ")[1]);
+  const delivered = reports.reduce((s, r) => s + r.frames, 0);
+  const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  return {
+    rooms: ROOMS,
+    listeners_per_room: LISTENERS,
+    rate_per_room: ROOM_RATE,
+    seconds: Math.round(sendSeconds * 100) / 100,
+    sent: sentPerRoom * ROOMS,
+    delivered,
+    expected: sentPerRoom * ROOMS * LISTENERS,
+    frames_per_s: Math.round(delivered / sendSeconds),
+    p50_ms: pct(latencies, 0.5),
+    p99_ms: pct(latencies, 0.99),
+    max_ms: Math.round((latencies[latencies.length - 1] ?? NaN) * 100) / 100,
+    cpu_pct: Math.round(((cpu.user + cpu.system) / 1e6 / sendSeconds) * 1000) / 10,
+    orphans: reports.reduce((s, r) => s + r.orphans, 0),
+    rssAfter,
+  };
+}
+
+/** The sender (one bot per room) and the listeners (`LISTENERS` per room, in processes of `PER_LISTENER_PROCESS`). */
+async function spawnRoomClients(base: object, rooms: string[], botTokens: string[] | null, listenerTokens: string[] | null) {
+  const sender = new Client({ ...base, role: "send", channels: rooms, ...(botTokens ? { tokens: botTokens } : {}) });
+  if ((await sender.next()) !== "ready") throw new Error("sender not ready");
+  const listenerRooms = rooms.flatMap((room) => Array<string>(LISTENERS).fill(room));
+  const recv: Client[] = [];
+  for (let i = 0; i < listenerRooms.length; i += PER_LISTENER_PROCESS) {
+    recv.push(
+      new Client({
+        ...base,
+        role: "recv",
+        channels: listenerRooms.slice(i, i + PER_LISTENER_PROCESS),
+        ...(listenerTokens ? { tokens: listenerTokens.slice(i, i + PER_LISTENER_PROCESS) } : {}),
+      }),
+    );
+  }
+  for (const c of recv) if ((await c.next()) !== "ready") throw new Error("receiver not ready");
+  return { sender, recv };
+}
+
 /**
  * `ROOMS` voice rooms, each with one speaking bot (all bots in one sender process, one
  * connection each) and `LISTENERS` listening clients (in processes of 50 connections),
  * every bot at `ROOM_RATE` frames/s of 3840 bytes, on the tuned path. "realistic": one
- * stream of `REALISTIC_SECONDS`. "stall": the same load, first for `REALISTIC_SECONDS` (before),
+ * stream of `REALISTIC_SECONDS`, then the same through the raw relay (new client processes,
+ * same topology) as the baseline. "stall": the same load, first for `REALISTIC_SECONDS` (before),
  * then one extra listener in room 0 (its own process) is SIGSTOPped for `STALL_LONG_SECONDS`
  * while the stream goes on; the server's RSS (this process runs only the server) is read
  * before and after (process.memoryUsage, after a full GC) and sampled during.
@@ -225,72 +303,46 @@ async function runScenario(name: string): Promise<void> {
     const relay = nativeRelayFor({ nsp: app.io.of("/") })!;
 
     // Bots: users 1..ROOMS, one per room. Listeners: the next ROOMS*LISTENERS, LISTENERS per room.
-    const bots = users.slice(1, 1 + ROOMS);
-    const listeners = users.slice(1 + ROOMS, 1 + ROOMS + ROOMS * LISTENERS);
-    const listenerRooms = listeners.map((_, i) => rooms[Math.floor(i / LISTENERS)]!);
+    const bots = users.slice(1, 1 + ROOMS).map((u) => u.token);
+    const listeners = users.slice(1 + ROOMS, 1 + ROOMS + ROOMS * LISTENERS).map((u) => u.token);
     const base = { proto: "sio", url: app.url };
-    const sender = new Client({ ...base, role: "send", tokens: bots.map((b) => b.token), channels: rooms });
-    procs.push(sender);
-    if ((await sender.next()) !== "ready") throw new Error("sender not ready");
-    const recv: Client[] = [];
-    for (let i = 0; i < listeners.length; i += PER_LISTENER_PROCESS) {
-      const c = new Client({
-        ...base,
-        role: "recv",
-        tokens: listeners.slice(i, i + PER_LISTENER_PROCESS).map((u) => u.token),
-        channels: listenerRooms.slice(i, i + PER_LISTENER_PROCESS),
-      });
-      procs.push(c);
-      recv.push(c);
-    }
-    for (const c of recv) if ((await c.next()) !== "ready") throw new Error("receiver not ready");
-
-    /** One stream at the room rate on every room; the listeners' figures. */
-    const run = async (seconds: number, during?: () => void) => {
-      await Promise.all(recv.map((r) => r.ask("reset")));
-      Bun.gc(true);
-      const cpu0 = process.cpuUsage();
-      const t0 = performance.now();
-      const probe = during ? setInterval(during, 250) : null;
-      const done = await sender.ask(`go ${ROOM_RATE} ${seconds}`, seconds * 1000 + 60_000);
-      const sendSeconds = (performance.now() - t0) / 1000;
-      await Bun.sleep(250);
-      if (probe) clearInterval(probe);
-      const cpu = process.cpuUsage(cpu0);
-      const rssAfter = (Bun.gc(true), process.memoryUsage().rss);
-      const reports = (await Promise.all(recv.map((r) => r.ask("report")))).map((l) => JSON.parse(l) as Report);
-      const sentPerRoom = Number(done.split(" ")[1]);
-      const delivered = reports.reduce((s, r) => s + r.frames, 0);
-      const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
-      return {
-        rooms: ROOMS,
-        listeners_per_room: LISTENERS,
-        rate_per_room: ROOM_RATE,
-        seconds: Math.round(sendSeconds * 100) / 100,
-        sent: sentPerRoom * ROOMS,
-        delivered,
-        expected: sentPerRoom * ROOMS * LISTENERS,
-        frames_per_s: Math.round(delivered / sendSeconds),
-        p50_ms: pct(latencies, 0.5),
-        p99_ms: pct(latencies, 0.99),
-        max_ms: Math.round((latencies[latencies.length - 1] ?? NaN) * 100) / 100,
-        cpu_pct: Math.round(((cpu.user + cpu.system) / 1e6 / sendSeconds) * 1000) / 10,
-        orphans: reports.reduce((s, r) => s + r.orphans, 0),
-        rssAfter,
-      };
-    };
+    const { sender, recv } = await spawnRoomClients(base, rooms, bots, listeners);
+    procs.push(sender, ...recv);
+    const run = (seconds: number, during?: () => void) => streamRooms(sender, recv, seconds, during);
 
     let result: Record<string, unknown>;
     if (name === "realistic") {
       await run(3); // warm-up (JIT, socket buffers)
       const { rssAfter, ...r } = await run(REALISTIC_SECONDS);
-      result = { scenario: "realistic", ...r, server_rss_mb: Math.round(rssAfter / 1e5) / 10, target_p99_ms: 10, met: r.p99_ms < 10 };
+      for (const c of procs) c.kill();
+      procs.length = 0;
+      await app.stop();
+      // The baseline: the same rooms, clients and frames through a bare Bun publish relay.
+      const raw = startRawRelay();
+      const rawClients = await spawnRoomClients({ proto: "raw", url: `http://127.0.0.1:${raw.port}` }, rooms, null, null);
+      procs.push(rawClients.sender, ...rawClients.recv);
+      await streamRooms(rawClients.sender, rawClients.recv, 3);
+      const { rssAfter: _raw, ...w } = await streamRooms(rawClients.sender, rawClients.recv, REALISTIC_SECONDS);
+      raw.stop(true);
+      result = {
+        scenario: "realistic",
+        ...r,
+        server_rss_mb: Math.round(rssAfter / 1e5) / 10,
+        raw: w,
+        p99_over_raw: Math.round((r.p99_ms / w.p99_ms) * 100) / 100,
+        target_p99_ms: 10,
+        met: r.p99_ms < 10,
+      };
       log(
-        `\nrealistic load (tuned): ${ROOMS} rooms x 1 bot at ${ROOM_RATE} frames/s x ${LISTENERS} listeners, ${REALISTIC_SECONDS} s, listeners in ${recv.length} processes`,
+        `\nrealistic load: ${ROOMS} rooms x 1 bot at ${ROOM_RATE} frames/s x ${LISTENERS} listeners, ${REALISTIC_SECONDS} s, listeners in ${recv.length} processes`,
       );
       log(
-        `  delivered ${r.delivered}/${r.expected} = ${r.frames_per_s} frames/s; latency p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms (target p99 < 10 ms: ${r.p99_ms < 10 ? "met" : "NOT met"}); server CPU ${r.cpu_pct}%; orphans ${r.orphans}`,
+        `  tuned: delivered ${r.delivered}/${r.expected} = ${r.frames_per_s} frames/s; latency p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms (target p99 < 10 ms: ${r.p99_ms < 10 ? "met" : "NOT met"}); server CPU ${r.cpu_pct}%; orphans ${r.orphans}`,
       );
+      log(
+        `  raw Bun publish, same clients and frames: delivered ${w.delivered}/${w.expected}; latency p50 ${w.p50_ms} ms, p99 ${w.p99_ms} ms, max ${w.max_ms} ms; server CPU ${w.cpu_pct}%`,
+      );
+      log(`  p99 tuned/raw ${result.p99_over_raw}x`);
     } else {
       // The stalled listener: one more connection in room 0, in a process of its own.
       const stalledUser = users[nUsers - 1]!;
@@ -363,7 +415,7 @@ async function runScenario(name: string): Promise<void> {
     console.log(JSON.stringify({ bench: "audio-relay", frame_bytes: FRAME_BYTES, ...result }));
     for (const c of procs) c.kill();
     procs.length = 0;
-    await app.stop();
+    if (name === "stall") await app.stop();
   } finally {
     for (const c of procs) c.kill();
     rmSync(dir, { recursive: true, force: true });
@@ -462,22 +514,7 @@ try {
   await app.stop();
 
   // ---- raw Bun publish baseline ----
-  const raw = Bun.serve<{ role: string }>({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(req, server) {
-      const role = new URL(req.url).searchParams.get("role") ?? "recv";
-      return server.upgrade(req, { data: { role } }) ? undefined : new Response("upgrade", { status: 400 });
-    },
-    websocket: {
-      open(ws) {
-        if (ws.data.role === "recv") ws.subscribe("room");
-      },
-      message(ws, message) {
-        ws.publish("room", message);
-      },
-    },
-  });
+  const raw = startRawRelay();
   const rawBase = { proto: "raw", url: `http://127.0.0.1:${raw.port}` };
   for (const n of RECEIVERS) {
     const sender = new Client({ ...rawBase, role: "send", count: 1 });
