@@ -27,73 +27,24 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
-import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
 import { nativeRelayFor, setNativeAudioRelayEnabled } from "../src/audio/native-relay.ts";
+import type { App } from "../src/app.ts";
+import { argOf, LineProcess, log, pct, register, startHearth, type Account, type Api } from "./fixture.ts";
 
-const argOf = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : fallback;
-};
 const SECONDS = Number(argOf("seconds", "2.5"));
 const RATES = argOf("rates", "50,200,800,3200").split(",").map(Number);
 const RECEIVERS = argOf("receivers", "10,50").split(",").map(Number);
 const STALL_SECONDS = Number(argOf("stall-seconds", "8"));
 const PER_PROCESS = 25;
 const FRAME_BYTES = 3840;
-const log = (line: string) => process.stderr.write(line + "\n");
 
-/** A child process driven by lines. */
-class Client {
-  private readonly proc: Subprocess<"pipe", "pipe", "inherit">;
-  private readonly lines: string[] = [];
-  private waiting: ((line: string) => void) | null = null;
+/** An audio client process (bench/audio-client.ts) driven by lines. */
+class Client extends LineProcess {
   constructor(config: object) {
-    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "audio-client.ts"), JSON.stringify(config)], {
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "inherit",
-    });
-    this.proc = proc;
-    void (async () => {
-      let buffer = "";
-      for await (const chunk of proc.stdout) {
-        buffer += new TextDecoder().decode(chunk);
-        let nl: number;
-        while ((nl = buffer.indexOf("\n")) >= 0) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          if (this.waiting) {
-            const w = this.waiting;
-            this.waiting = null;
-            w(line);
-          } else this.lines.push(line);
-        }
-      }
-    })();
+    super([process.execPath, join(import.meta.dir, "audio-client.ts"), JSON.stringify(config)]);
   }
-  get pid() {
+  get pid(): number {
     return this.proc.pid;
-  }
-  next(timeoutMs = 60_000): Promise<string> {
-    const line = this.lines.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("client timed out")), timeoutMs);
-      this.waiting = (l) => {
-        clearTimeout(timer);
-        resolve(l);
-      };
-    });
-  }
-  async ask(cmd: string, timeoutMs?: number): Promise<string> {
-    this.proc.stdin.write(cmd + "\n");
-    this.proc.stdin.flush();
-    return this.next(timeoutMs);
-  }
-  kill() {
-    this.proc.kill("SIGKILL");
   }
 }
 
@@ -119,7 +70,6 @@ interface Row {
   orphans: number;
 }
 
-const pct = (sorted: number[], p: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN) * 100) / 100;
 
 /** One rate on connected clients: reset, stream, drain, collect. */
 async function phase(mode: string, sender: Client, receivers: Client[], n: number, rate: number): Promise<Row> {
@@ -192,29 +142,16 @@ function startRawRelay() {
   });
 }
 
-/** Hearth on port 0 with a file database in `dir`, and a JSON POST helper against it. */
-async function startHearth(dir: string) {
-  const app = await createApp({
-    ...loadConfig({}),
-    port: 0,
-    host: "127.0.0.1",
-    dataDir: dir,
-    databaseFile: join(dir, "hearth.db"),
-    logLevel: "silent",
-    authRateLimitPerMinute: 1_000_000,
-    passwordHashing: { memoryCost: 1024, timeCost: 1 },
-  });
-  const post = async (path: string, body: object, token?: string) => {
-    const res = await fetch(app.url + path, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    // Bench-only: the answers' shapes are the API's, checked by the test suite.
-    return (await res.json()) as any;
-  };
-  return { app, post };
+/** `n` registered accounts (bench0, bench1, ...), all members of a server owned by the first, and a voice channel per name. */
+async function voiceCommunity(app: App, api: Api, n: number, channelNames: string[]) {
+  const users: Account[] = [];
+  for (let i = 0; i < n; i++) users.push(await register(api, `bench${i}`));
+  const owner = users[0]!;
+  const { id: serverId } = await api<{ id: string }>("POST", "/api/v1/servers", { name: "bench" }, owner.token);
+  const channels: string[] = [];
+  for (const name of channelNames) channels.push((await api<{ id: string }>("POST", `/api/v1/channels/${serverId}`, { name, type: "voice" }, owner.token)).id);
+  for (const u of users.slice(1)) await app.store.members.add(serverId, u.id, "member");
+  return { users, owner, channels };
 }
 
 /** One stream at the room rate on every room (the sender's bots), and the listeners' figures. */
@@ -287,18 +224,10 @@ async function runScenario(name: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
   const procs: Client[] = [];
   try {
-    const { app, post } = await startHearth(dir);
+    const { app, api } = await startHearth(dir);
     const nUsers = 1 + ROOMS * (1 + LISTENERS) + 1;
-    const users: { token: string; id: string }[] = [];
-    for (let i = 0; i < nUsers; i++) {
-      const r = await post("/api/v1/auth/register", { username: `bench${i}`, email: `bench${i}@example.test`, password: "bench-password" });
-      users.push({ token: r.token, id: r.user.id });
-    }
-    const owner = users[0]!;
-    const serverId = (await post("/api/v1/servers", { name: "bench" }, owner.token)).id;
-    const rooms: string[] = [];
-    for (let i = 0; i < ROOMS; i++) rooms.push((await post(`/api/v1/channels/${serverId}`, { name: `voice-${i}`, type: "voice" }, owner.token)).id);
-    for (const u of users.slice(1)) await app.store.members.add(serverId, u.id, "member");
+    const roomNames = Array.from({ length: ROOMS }, (_, i) => `voice-${i}`);
+    const { users, channels: rooms } = await voiceCommunity(app, api, nUsers, roomNames);
     setNativeAudioRelayEnabled(app.io, true);
     const relay = nativeRelayFor({ nsp: app.io.of("/") })!;
 
@@ -432,16 +361,9 @@ const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
 try {
   // ---- Hearth: users, a server, a voice channel ----
   const maxN = Math.max(...RECEIVERS);
-  const { app, post } = await startHearth(dataDir);
-  const users: { token: string; id: string }[] = [];
-  for (let i = 0; i < maxN + 2; i++) {
-    const r = await post("/api/v1/auth/register", { username: `bench${i}`, email: `bench${i}@example.test`, password: "bench-password" });
-    users.push({ token: r.token, id: r.user.id });
-  }
-  const owner = users[0]!;
-  const serverId = (await post("/api/v1/servers", { name: "bench" }, owner.token)).id;
-  const channelId = (await post(`/api/v1/channels/${serverId}`, { name: "voice", type: "voice" }, owner.token)).id;
-  for (const u of users.slice(1)) await app.store.members.add(serverId, u.id, "member");
+  const { app, api } = await startHearth(dataDir);
+  const { users, owner, channels } = await voiceCommunity(app, api, maxN + 2, ["voice"]);
+  const channelId = channels[0]!;
   const relay = nativeRelayFor({ nsp: app.io.of("/") })!;
   const sio = { proto: "sio", url: app.url, channelId };
 

@@ -1,5 +1,6 @@
 /**
- * Shared pieces of message-send, interaction-roundtrip and connections: command-line flags,
+ * Shared pieces of the benches (message-send, interaction-roundtrip, connections, gateway-fanout,
+ * audio-relay): command-line flags,
  * Hearth on a file database, a JSON API helper, percentiles, and child processes driven by
  * lines on stdin/stdout.
  */

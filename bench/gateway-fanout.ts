@@ -36,16 +36,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
 import { setNativeFanoutEnabled } from "../src/gateway/native-fanout.ts";
 import type { Message } from "../src/domain/shapes.ts";
+import { argOf, hasFlag, log, register, startHearth, type Account } from "./fixture.ts";
 
-const argOf = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : fallback;
-};
-const QUICK = process.argv.includes("--quick");
+const QUICK = hasFlag("quick");
 const SIZES = argOf("sockets", QUICK ? "100,1000" : "100,1000,5000").split(",").map(Number);
 const LIGHT_SECONDS = Number(argOf("light-seconds", QUICK ? "1" : "3"));
 const SATURATE_SECONDS = Number(argOf("saturate-seconds", QUICK ? "2" : "4"));
@@ -55,13 +50,12 @@ const PER_PROCESS = Number(argOf("per-process", "500"));
  *  two messages can share a socket write. By default the saturate phase issues a window's sends
  *  without awaiting each, as requests arriving together would (the store commits them in one
  *  batch, src/store/write-batch.ts, and Bun can coalesce their publishes per socket). */
-const YIELD = process.argv.includes("--yield");
+const YIELD = hasFlag("yield");
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const LIGHT_DELIVERIES = Number(argOf("light-deliveries", "20000"));
 /** A message some receiver never completes within this is given up on (a drop or a stall). */
 const STALL_MS = 10_000;
 const TOPIC = "fanout";
-const log = (line: string) => process.stderr.write(line + "\n");
 const now = () => performance.timeOrigin + performance.now();
 const started = performance.now();
 
@@ -320,40 +314,20 @@ const killAll = () => {
 };
 try {
   // ---- Hearth: a server, a text channel, maxN registered members ----
-  const app = await createApp({
-    ...loadConfig({}),
-    port: 0,
-    host: "127.0.0.1",
-    dataDir,
-    databaseFile: join(dataDir, "hearth.db"),
-    logLevel: "silent",
-    authRateLimitPerMinute: 1_000_000,
-    passwordHashing: { memoryCost: 1024, timeCost: 1 },
-  });
-  const post = async (path: string, body: object, token?: string) => {
-    const res = await fetch(app.url + path, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    // Bench-only: the answers' shapes are the API's, checked by the test suite.
-    return (await res.json()) as any;
-  };
+  const { app, api } = await startHearth(dataDir);
   const t0 = performance.now();
-  const users: { token: string; id: string }[] = new Array(maxN + 1);
+  const users: Account[] = new Array(maxN + 1);
   let nextUser = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       for (let i = nextUser++; i <= maxN; i = nextUser++) {
-        const r = await post("/api/v1/auth/register", { username: `fan${i}`, email: `fan${i}@example.test`, password: "bench-password" });
-        users[i] = { token: r.token, id: r.user.id };
+        users[i] = await register(api, `fan${i}`);
       }
     }),
   );
   const owner = users[0]!;
-  const serverId: string = (await post("/api/v1/servers", { name: "fanout" }, owner.token)).id;
-  const channelId: string = (await post(`/api/v1/channels/${serverId}`, { name: "fanout", type: "text" }, owner.token)).id;
+  const { id: serverId } = await api<{ id: string }>("POST", "/api/v1/servers", { name: "fanout" }, owner.token);
+  const { id: channelId } = await api<{ id: string }>("POST", `/api/v1/channels/${serverId}`, { name: "fanout", type: "text" }, owner.token);
   for (const u of users.slice(1)) await app.store.members.add(serverId, u.id, "member");
   const author = (await app.store.users.findById(owner.id))!;
   log(`setup: ${maxN + 1} users registered, server and channel in ${Math.round(performance.now() - t0)} ms`);
