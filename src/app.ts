@@ -69,7 +69,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const { io, engine, fanout } = createSocketServer();
   const bus = new SocketIoEventBus(io, fanout);
-  const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus });
+  const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, log });
   attachGateway(io, domain, log);
 
   const started = new WeakMap<Request, number>();

@@ -1,3 +1,4 @@
+import type { Logger } from "../log.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../store/store.ts";
 import { rooms, type EventBus } from "./events.ts";
@@ -83,7 +84,8 @@ export interface Domain {
   ai: Ai;
 }
 
-export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus }): Domain {
+/** `log` receives operator-facing warnings (an external provider failing), never secrets or payloads. */
+export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus; log: Logger }): Domain {
   const { config, store, bus } = deps;
   const tokens = new TokenService(deps.jwtSecret, config.tokenLifetime);
   const uploads = new UploadStore(config.dataDir);
@@ -149,7 +151,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     adminServers: new AdminServers(store, admins),
     adminSettings: new AdminSettings(settings, admins),
     reports: new Reports(store, access, admins, adminUsers),
-    gifs: new Gifs(store, config.gifProvider ? new GifProviderClient(config.gifProvider) : null),
-    ai: createAi({ store, settings, admins, uploadsRoot: uploads.root, providerTimeoutMs: config.aiProviderTimeoutMs }),
+    gifs: new Gifs(store, config.gifProvider ? new GifProviderClient(config.gifProvider, deps.log) : null),
+    ai: createAi({ store, settings, admins, uploadsRoot: uploads.root, providerTimeoutMs: config.aiProviderTimeoutMs, log: deps.log }),
   };
 }

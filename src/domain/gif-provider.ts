@@ -1,8 +1,10 @@
 /**
  * The optional external GIF provider (docs/gifs.md#external-provider): a Tenor/Giphy-like
  * search API at a configured base URL. The key travels only in the request to the provider;
- * failures are reported as fixed messages that never contain the URL, the key or the payload.
+ * failures are reported as fixed messages that never contain the URL, the key or the payload,
+ * and logged as a warning saying only how it failed.
  */
+import type { Logger } from "../log.ts";
 
 export interface GifProviderConfig {
   /** Base URL, e.g. https://gifs.example.com/v1; the client calls `{url}/search`. */
@@ -69,7 +71,10 @@ async function readCapped(response: Response): Promise<string | null> {
 }
 
 export class GifProviderClient {
-  constructor(private readonly config: GifProviderConfig) {}
+  constructor(
+    private readonly config: GifProviderConfig,
+    private readonly log: Logger,
+  ) {}
 
   /** `GET {url}/search?q=&limit=&key=`, expecting `{results: [{id, title?, url, preview_url?, width?, height?}]}`. */
   async search(q: string, limit: number): Promise<ProviderSearch> {
@@ -78,28 +83,33 @@ export class GifProviderClient {
     target.searchParams.set("limit", String(limit));
     if (this.config.key) target.searchParams.set("key", this.config.key);
     const signal = AbortSignal.timeout(this.config.timeoutMs);
+    /** A failure: logged for the operator (how it failed, never the URL, the key or the payload), answered with a fixed message. */
+    const failed = (error: string, reason: string, status: number | null = null): ProviderSearch => {
+      this.log.warn("GIF provider failed", { reason, status });
+      return { ok: false, error };
+    };
     try {
       // No redirects: the request carries the key, and must not be sent anywhere else.
       const response = await fetch(target, { signal, redirect: "manual", headers: { accept: "application/json" } });
       if (!response.ok) {
         await response.body?.cancel().catch(() => {});
-        return { ok: false, error: PROVIDER_UNAVAILABLE };
+        return failed(PROVIDER_UNAVAILABLE, "http", response.status);
       }
       const text = await readCapped(response);
-      if (text === null) return { ok: false, error: PROVIDER_MALFORMED };
+      if (text === null) return failed(PROVIDER_MALFORMED, "too large");
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
-        return { ok: false, error: PROVIDER_MALFORMED };
+        return failed(PROVIDER_MALFORMED, "not json");
       }
       const results = (parsed as { results?: unknown } | null)?.results;
-      if (!Array.isArray(results)) return { ok: false, error: PROVIDER_MALFORMED };
+      if (!Array.isArray(results)) return failed(PROVIDER_MALFORMED, "no results array");
       const gifs = results.map(toProviderGif).filter((gif): gif is ProviderGif => gif !== null);
       return { ok: true, results: gifs.slice(0, limit) };
     } catch {
       // The error itself may name the URL (and with it the key): only a fixed message leaves.
-      return { ok: false, error: signal.aborted ? PROVIDER_TIMEOUT : PROVIDER_UNAVAILABLE };
+      return signal.aborted ? failed(PROVIDER_TIMEOUT, "timeout") : failed(PROVIDER_UNAVAILABLE, "unreachable");
     }
   }
 }

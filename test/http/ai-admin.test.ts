@@ -303,6 +303,9 @@ describe("keys never reach the log", () => {
       expect(provider.requests[0]!.authorization).toBe(`Bearer ${API_KEY}`);
       expect(lines.length).toBeGreaterThan(0);
       for (const line of lines) expect(line).not.toContain(API_KEY);
+      // The operator learns which key and model failed, and how.
+      expect(lines).toContain(`warn AI provider failed ${JSON.stringify({ kind: "http", status: 500, key_id: key.body.id, model: "error500" })}`);
+      expect(lines).toContain(`warn AI provider failed ${JSON.stringify({ kind: "timeout", status: null, key_id: key.body.id, model: "hang" })}`);
     } finally {
       await app.stop();
       provider.stop();

@@ -200,12 +200,12 @@ describe("external provider (local stand-in server)", () => {
   });
 
   test.each([
-    ["slow", "GIF provider timed out"],
-    ["error", "GIF provider is unavailable"],
-    ["redirect", "GIF provider is unavailable"],
-    ["malformed", "GIF provider sent an unexpected response"],
-    ["not-json", "GIF provider sent an unexpected response"],
-  ] as [Mode, string][])("provider %s: local results still answered 200 with a fixed error, never the key", async (which, message) => {
+    ["slow", "GIF provider timed out", { reason: "timeout", status: null }],
+    ["error", "GIF provider is unavailable", { reason: "http", status: 500 }],
+    ["redirect", "GIF provider is unavailable", { reason: "http", status: 302 }],
+    ["malformed", "GIF provider sent an unexpected response", { reason: "no results array", status: null }],
+    ["not-json", "GIF provider sent an unexpected response", { reason: "not json", status: null }],
+  ] as [Mode, string, object][])("provider %s: local results still answered 200 with a fixed error, logged as a warning, never the key", async (which, message, warning) => {
     mode = which;
     const { member, dance, partySticker } = await setup(server);
     logged.length = 0;
@@ -218,6 +218,7 @@ describe("external provider (local stand-in server)", () => {
     expect(JSON.stringify(res.body)).not.toContain(KEY);
     await Bun.sleep(50); // the request log line is written after the response
     expect(logged.some((line) => line.includes("/api/v1/gifs/search"))).toBe(true);
+    expect(logged).toContain(JSON.stringify(["GIF provider failed", warning]));
     expect(logged.join("\n")).not.toContain(KEY);
     mode = "ok";
   });

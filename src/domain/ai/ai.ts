@@ -1,3 +1,4 @@
+import type { Logger } from "../../log.ts";
 import type { Store } from "../../store/store.ts";
 import type { Admins, PlatformSettings } from "../admins.ts";
 import { Assistant } from "./assistant.ts";
@@ -21,12 +22,13 @@ export function createAi(deps: {
   admins: Admins;
   uploadsRoot: string;
   providerTimeoutMs: number;
+  log: Logger;
 }): Ai {
   const settings = new AiSettings(deps.settings, deps.admins);
   const keys = new AiKeys(deps.store, deps.admins);
   const conversations = new AiConversations(deps.store, settings, keys);
   const uploads = new AiUploads(deps.store, deps.uploadsRoot);
-  const assistant = new Assistant(deps.store, settings, keys, conversations, uploads, deps.providerTimeoutMs);
+  const assistant = new Assistant(deps.store, settings, keys, conversations, uploads, deps.providerTimeoutMs, deps.log);
   // A conversation being deleted first ends the reply streaming in it, so the reply is not written into it afterwards.
   conversations.beforeDelete = (id) => assistant.endStreamIn(id);
   return { settings, keys, conversations, uploads, assistant };

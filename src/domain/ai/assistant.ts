@@ -1,3 +1,4 @@
+import type { Logger } from "../../log.ts";
 import type { Store } from "../../store/store.ts";
 import type { AiMessageRow, AiMessageStatus } from "../../store/ai-conversations-repo.ts";
 import type { AiUploadRow } from "../../store/ai-uploads-repo.ts";
@@ -102,6 +103,7 @@ export class Assistant {
     private readonly conversations: AiConversations,
     private readonly uploads: AiUploads,
     private readonly providerTimeoutMs: number,
+    private readonly log: Logger,
   ) {}
 
   async config(user: UserRow): Promise<AiConfig> {
@@ -332,6 +334,13 @@ export class Assistant {
       else {
         status = "error";
         failure = failureMessage(error);
+        // For the operator: which key and model failed and how; never the key, the URL or the payload.
+        this.log.warn("AI provider failed", {
+          kind: error instanceof ProviderError ? error.kind : "internal",
+          status: error instanceof ProviderError ? error.status : null,
+          key_id: route.key.id,
+          model: route.model.id,
+        });
       }
     }
     const reply = await this.store.aiConversations
