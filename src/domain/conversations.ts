@@ -257,9 +257,22 @@ export class Conversations {
   async remove(conversation: ConversationRow, user: UserRow, messageId: string): Promise<void> {
     const existing = await this.message(conversation, messageId);
     if (existing.user_id !== user.id) throw forbidden("You can only delete your own messages");
-    const files = await this.store.conversations.deleteMessage(existing.id);
+    await this.erase(existing);
+  }
+
+  /** A platform administrator removes a reported message (docs/reports.md). false when it is already gone. */
+  async removeReported(conversationId: string, messageId: string): Promise<boolean> {
+    const row = await this.store.conversations.findMessage(conversationId, messageId);
+    if (!row) return false;
+    await this.erase(row);
+    return true;
+  }
+
+  /** Deletes the message and its attachment files; everyone in the conversation hears `dm:deleted`. */
+  private async erase(row: DmMessageRow): Promise<void> {
+    const files = await this.store.conversations.deleteMessage(row.id);
     await Promise.all(files.map((f) => this.uploads.remove(f)));
-    this.bus.publish(await this.memberRooms(conversation.id), "dm:deleted", { conversationId: conversation.id, messageId: existing.id });
+    this.bus.publish(await this.memberRooms(row.conversation_id), "dm:deleted", { conversationId: row.conversation_id, messageId: row.id });
   }
 
   async markRead(conversation: ConversationRow, user: UserRow, messageId: string | undefined) {

@@ -100,6 +100,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
   const botMembership = new BotMembership(store, access, audit, members, bus);
   const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus);
   const messages = new Messages(store, access, audit, uploads, bus);
+  const conversations = new Conversations(store, uploads, bus);
   const voice = new Voice(store, access, audit, bus);
   // Leaving a server, losing access, or a deleted channel takes members out of voice.
   members.accessListeners.push(voice);
@@ -138,7 +139,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     invites: new Invites(store, access, audit, members, servers),
     moderation: new Moderation(store, access, audit, members, bus),
     friends: new Friends(store, bus),
-    conversations: new Conversations(store, uploads, bus),
+    conversations,
     interactions: new Interactions(store, access, messages, bus),
     commands: new Commands(store, access),
     webhooks: new Webhooks(store, access, messages),
@@ -150,7 +151,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     adminUsers,
     adminServers: new AdminServers(store, admins),
     adminSettings: new AdminSettings(settings, admins),
-    reports: new Reports(store, access, admins, adminUsers),
+    reports: new Reports(store, access, admins, adminUsers, messages, conversations),
     gifs: new Gifs(store, config.gifProvider ? new GifProviderClient(config.gifProvider, deps.log) : null),
     ai: createAi({ store, settings, admins, uploadsRoot: uploads.root, providerTimeoutMs: config.aiProviderTimeoutMs, log: deps.log }),
   };

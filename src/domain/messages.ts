@@ -310,16 +310,38 @@ export class Messages {
     const own = row.user_id === user.id && row.webhook_id === null;
     if (!own && scope.ownOnly) throw forbidden("You can only delete your own messages");
     if (!own) this.requireBit(context.permissions, PERMISSIONS.MANAGE_MESSAGES);
-    const files = await this.store.messages.delete(row.id);
-    if (!files) throw notFound("Message");
-    await Promise.all(files.map((file) => this.uploads.remove(file)));
-    this.bus.publish(rooms.channel(row.channel_id), "message:deleted", { channelId: row.channel_id, messageId: row.id });
+    if (!(await this.erase(row))) throw notFound("Message");
     if (!own) {
       await this.audit.record(row.server_id, user.id, "MESSAGE_DELETE", { type: "member", id: row.user_id }, {
         messageId: row.id,
         channelId: row.channel_id,
       });
     }
+  }
+
+  /**
+   * A platform administrator removes a reported message (docs/reports.md): no channel
+   * permission is asked of them; the server's audit log gets MESSAGE_DELETE by the
+   * administrator, naming the report. false when the message is already gone.
+   */
+  async removeReported(messageId: string, admin: UserRow, reportId: string): Promise<boolean> {
+    const row = await this.store.messages.findById(messageId);
+    if (!row || !(await this.erase(row))) return false;
+    await this.audit.record(row.server_id, admin.id, "MESSAGE_DELETE", { type: "member", id: row.user_id }, {
+      messageId: row.id,
+      channelId: row.channel_id,
+      reportId,
+    });
+    return true;
+  }
+
+  /** Deletes the row and its attachment files, and tells the channel. false when it was already gone. */
+  private async erase(row: MessageRow): Promise<boolean> {
+    const files = await this.store.messages.delete(row.id);
+    if (!files) return false;
+    await Promise.all(files.map((file) => this.uploads.remove(file)));
+    this.bus.publish(rooms.channel(row.channel_id), "message:deleted", { channelId: row.channel_id, messageId: row.id });
+    return true;
   }
 
   /**

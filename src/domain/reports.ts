@@ -1,3 +1,5 @@
+import type { Conversations } from "./conversations.ts";
+import type { Messages } from "./messages.ts";
 import type { Store } from "../store/store.ts";
 import type { ReportRow, ReportStatus, ReportType, ReportedMessage } from "../store/reports-repo.ts";
 import type { UserRow } from "../store/users-repo.ts";
@@ -14,7 +16,7 @@ export const REPORT_NOTE_MAX = 1000;
 /** New reports one account may file per hour; a duplicate answered with the open one does not count. */
 export const REPORTS_PER_HOUR = 30;
 /** What an administrator did about a report; `user_disabled` disables the reported user. */
-export const REPORT_ACTIONS = ["none", "warned", "user_disabled"] as const;
+export const REPORT_ACTIONS = ["none", "warned", "user_disabled", "message_deleted"] as const;
 export type ReportAction = (typeof REPORT_ACTIONS)[number];
 
 /** A report as its reporter sees it. */
@@ -95,6 +97,8 @@ export class Reports {
     private readonly access: Access,
     private readonly admins: Admins,
     private readonly adminUsers: AdminUsers,
+    private readonly messages: Messages,
+    private readonly conversations: Conversations,
   ) {}
 
   /** Files a report (`created`), or answers the caller's open report about the same target. */
@@ -158,6 +162,15 @@ export class Reports {
     if (input.action === "user_disabled") {
       if (!report.target_user) throw badRequest("action: the reported user no longer exists");
       await this.adminUsers.setDisabled(actor, await this.adminUsers.find(report.target_user.id), true);
+    }
+    if (input.action === "message_deleted") {
+      const message = report.message;
+      if (report.type !== "message" || !message) throw badRequest("action: message_deleted is for message reports");
+      const removed =
+        message.channel_id !== null
+          ? await this.messages.removeReported(message.id, actor, report.id)
+          : message.conversation_id !== null && (await this.conversations.removeReported(message.conversation_id, message.id));
+      if (!removed) throw badRequest("action: the reported message no longer exists");
     }
     const result = await this.store.reports.resolve(report.id, { ...input, resolvedBy: actor.id });
     if (!result.ok) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
 import { createBot } from "../helpers/bots.ts";
 import { addMember, createServer } from "../helpers/community.ts";
-import { expectError, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { expectError, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 
 // /api/v1/reports and /api/v1/admin/reports (docs/reports.md).
 let server: TestServer;
@@ -232,11 +232,56 @@ describe("/api/v1/admin/reports", () => {
     expect((await adminGet(`/${aboutAdmin.body.id}`)).body.status).toBe("open");
   });
 
+  test("message_deleted removes a channel message: message:deleted to the channel, MESSAGE_DELETE by the administrator in the server's audit log", async () => {
+    const { owner, member, serverId, channelId, message } = await community();
+    const filed = await report(member, { message_id: message.id, reason: "rude" });
+    const socket = await server.connect(member.token);
+    socket.emit("channel:join", channelId);
+    await Bun.sleep(50);
+    const deleted = waitForEvent(socket, "message:deleted");
+    const res = await resolve(filed.body.id, { action: "message_deleted", note: "removed" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "resolved", action: "message_deleted", note: "removed", message: { id: message.id, content: "something rude" } });
+    expect(await deleted).toEqual({ channelId, messageId: message.id });
+    expect((await server.api("GET", `/api/v1/messages/${channelId}`, { token: owner.token })).body.map((m: any) => m.id)).not.toContain(message.id);
+    expect(await latestLog()).toMatchObject({ action: "REPORT_RESOLVE", target_id: filed.body.id, changes: { action: "message_deleted", note: "removed" } });
+    const audit = await server.api("GET", `/api/v1/servers/${serverId}/audit-log`, { token: owner.token });
+    expect(audit.body.entries.find((e: any) => e.action === "MESSAGE_DELETE")).toMatchObject({
+      actor_id: admin.id,
+      target_type: "member",
+      target_id: owner.id,
+      changes: { messageId: message.id, channelId, reportId: filed.body.id },
+    });
+    socket.disconnect();
+  });
+
+  test("message_deleted removes a DM message (dm:deleted to the conversation); refused for user reports and gone messages, the report staying open", async () => {
+    const { owner, member } = await community();
+    const dm = await server.api("POST", `/api/v1/dm/${member.id}/messages`, { token: owner.token, body: { content: "dm words" } });
+    const filed = await report(member, { message_id: dm.body.id, reason: "creepy" });
+    const socket = await server.connect(member.token);
+    const deleted = waitForEvent(socket, "dm:deleted");
+    expect((await resolve(filed.body.id, { action: "message_deleted" })).body).toMatchObject({ status: "resolved", action: "message_deleted" });
+    expect(await deleted).toEqual({ conversationId: dm.body.conversation_id, messageId: dm.body.id });
+    expect((await server.api("GET", `/api/v1/dm/${owner.id}/messages`, { token: member.token })).body).toEqual([]);
+    socket.disconnect();
+
+    const aboutUser = await report(member, { user_id: owner.id, reason: "x" });
+    expectError(await resolve(aboutUser.body.id, { action: "message_deleted" }), 400, "action: message_deleted is for message reports");
+    const again = await server.api("POST", `/api/v1/dm/${member.id}/messages`, { token: owner.token, body: { content: "more" } });
+    const late = await report(member, { message_id: again.body.id, reason: "x" });
+    await server.api("DELETE", `/api/v1/dm/${member.id}/messages/${again.body.id}`, { token: owner.token });
+    expectError(await resolve(late.body.id, { action: "message_deleted" }), 400, "action: the reported message no longer exists");
+    expectError(await resolve(filed.body.id, { action: "message_deleted" }), 400, "This report is already resolved");
+    expect((await adminGet(`/${aboutUser.body.id}`)).body.status).toBe("open");
+    expect((await adminGet(`/${late.body.id}`)).body.status).toBe("open");
+  });
+
   test("bad resolve bodies are 400 naming the field; unknown reports 404", async () => {
     const { owner, member } = await community();
     const filed = await report(member, { user_id: owner.id, reason: "x" });
     expectError(await resolve(filed.body.id, { status: "closed" }), 400, "status: must be resolved or dismissed");
-    expectError(await resolve(filed.body.id, { action: "ban" }), 400, "action: must be one of none, warned, user_disabled");
+    expectError(await resolve(filed.body.id, { action: "ban" }), 400, "action: must be one of none, warned, user_disabled, message_deleted");
     expectError(await resolve(filed.body.id, { note: "x".repeat(1001) }), 400, "note: must be at most 1000 characters");
     expectError(await resolve(filed.body.id, { note: 3 }), 400, "note: must be a string");
     expectError(await resolve(UNKNOWN, {}), 404, "Report not found");
