@@ -3,14 +3,15 @@ import { Server, type Socket } from "socket.io";
 import type { Domain } from "../domain/domain.ts";
 import { rooms, type ClientToServerEvents, type ServerToClientEvents } from "../domain/events.ts";
 import type { Logger } from "../log.ts";
-import { registerPresenceEvents } from "./handlers/presence.ts";
-import { registerRoomEvents } from "./handlers/rooms.ts";
-import { registerTypingEvents } from "./handlers/typing.ts";
-import { registerDmEvents } from "./handlers/dms.ts";
-import { registerBotEvents } from "./handlers/bots.ts";
-import { registerVoiceEvents } from "./handlers/voice.ts";
-import { registerAudioEvents } from "./handlers/audio.ts";
-import { registerDmCallEvents } from "./handlers/dm-calls.ts";
+import { listenAll, sharedListeners } from "./ack.ts";
+import { presenceEvents } from "./handlers/presence.ts";
+import { roomEvents } from "./handlers/rooms.ts";
+import { typingEvents } from "./handlers/typing.ts";
+import { dmEvents } from "./handlers/dms.ts";
+import { botEvents } from "./handlers/bots.ts";
+import { voiceEvents } from "./handlers/voice.ts";
+import { audioEvents } from "./handlers/audio.ts";
+import { dmCallEvents } from "./handlers/dm-calls.ts";
 import { installNativeAudioRelay } from "../audio/native-relay.ts";
 import { installNativeFanout, type NativeFanout } from "./native-fanout.ts";
 
@@ -50,26 +51,39 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger): v
     }
   });
 
+  // Built once: every socket registers these same listeners (an idle connection holds no closures of its own).
+  const listeners = sharedListeners(
+    {
+      ...presenceEvents(domain),
+      ...roomEvents(domain),
+      ...typingEvents(domain),
+      ...dmEvents(domain),
+      ...botEvents(domain),
+      ...voiceEvents(domain),
+      ...audioEvents(domain),
+      ...dmCallEvents(domain),
+    },
+    log,
+  );
+  function onDisconnect(this: GatewaySocket, reason: string) {
+    const { userId } = this.data;
+    log.info("gateway disconnect", { socketId: this.id, userId, reason });
+    try {
+      domain.dmCalls.socketDisconnected(userId, this.id);
+    } catch (error) {
+      log.error("dm call leave failed", { error });
+    }
+    void domain.voice.leave(this.id).catch((error) => log.error("voice leave failed", { error }));
+    void domain.presence.socketDisconnected(userId).catch((error) => log.error("presence update failed", { error }));
+  }
+
   io.on("connection", (socket) => {
     const { userId } = socket.data;
     const transport = socket.conn.transport.name;
     log.info("gateway connect", { socketId: socket.id, userId, bot: socket.data.isBot, transport });
     void socket.join(rooms.user(userId));
     void domain.presence.socketConnected(userId).catch((error) => log.error("presence update failed", { error }));
-
-    registerPresenceEvents(socket, domain, log);
-    registerRoomEvents(socket, domain, log);
-    registerTypingEvents(socket, domain, log);
-    registerDmEvents(socket, domain, log);
-    registerBotEvents(socket, domain, log);
-    registerVoiceEvents(socket, domain, log);
-    registerAudioEvents(socket, domain, log);
-    registerDmCallEvents(socket, domain, log);
-
-    socket.on("disconnect", (reason) => {
-      log.info("gateway disconnect", { socketId: socket.id, userId, reason });
-      void domain.voice.leave(socket.id).catch((error) => log.error("voice leave failed", { error }));
-      void domain.presence.socketDisconnected(userId).catch((error) => log.error("presence update failed", { error }));
-    });
+    listenAll(socket, listeners);
+    socket.on("disconnect", onDisconnect);
   });
 }

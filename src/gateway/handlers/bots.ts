@@ -3,8 +3,7 @@ import type { Domain } from "../../domain/domain.ts";
 import { forbidden } from "../../domain/errors.ts";
 import { parseInput } from "../../domain/validation.ts";
 import type { Message } from "../../domain/shapes.ts";
-import type { Logger } from "../../log.ts";
-import { onClientEvent } from "../ack.ts";
+import type { ClientEventTable } from "../ack.ts";
 import type { GatewaySocket } from "../gateway.ts";
 
 const Id = (what: string) => v.pipe(v.string(`must be ${what} id`), v.uuid(`must be ${what} id`));
@@ -40,35 +39,31 @@ const sent = (message: Message) => ({ message_id: message.id, message });
  * `bot:edit_message`, `bot:delete_message` (user sockets are refused). Everyone:
  * `message:component`, a press of a component on a bot's message.
  */
-export function registerBotEvents(socket: GatewaySocket, domain: Domain, log: Logger): void {
-  const { userId, isBot } = socket.data;
-  const bot = async () => {
-    if (!isBot) throw forbidden("This event needs a bot token");
-    return domain.users.get(userId);
+export function botEvents(domain: Domain): ClientEventTable {
+  const bot = async (socket: GatewaySocket) => {
+    if (!socket.data.isBot) throw forbidden("This event needs a bot token");
+    return domain.users.get(socket.data.userId);
   };
-
-  onClientEvent(socket, "interaction:response", log, async (payload) => {
-    const user = await bot();
-    return sent(await domain.interactions.respond(user, parseInput(InteractionResponse, payload, "payload")));
-  });
-
-  onClientEvent(socket, "bot:send_message", log, async (payload) => {
-    const user = await bot();
-    return sent(await domain.interactions.send(user, parseInput(SendMessage, payload, "payload")));
-  });
-
-  onClientEvent(socket, "bot:edit_message", log, async (payload) => {
-    const user = await bot();
-    return sent(await domain.interactions.edit(user, parseInput(EditMessage, payload, "payload")));
-  });
-
-  onClientEvent(socket, "bot:delete_message", log, async (payload) => {
-    const user = await bot();
-    await domain.interactions.delete(user, parseInput(DeleteMessage, payload, "payload"));
-  });
-
-  onClientEvent(socket, "message:component", log, async (payload) => {
-    const press = parseInput(ComponentPress, payload, "payload");
-    return domain.interactions.press(await domain.users.get(userId), press);
-  });
+  return {
+    "interaction:response": async (socket, payload) => {
+      const user = await bot(socket);
+      return sent(await domain.interactions.respond(user, parseInput(InteractionResponse, payload, "payload")));
+    },
+    "bot:send_message": async (socket, payload) => {
+      const user = await bot(socket);
+      return sent(await domain.interactions.send(user, parseInput(SendMessage, payload, "payload")));
+    },
+    "bot:edit_message": async (socket, payload) => {
+      const user = await bot(socket);
+      return sent(await domain.interactions.edit(user, parseInput(EditMessage, payload, "payload")));
+    },
+    "bot:delete_message": async (socket, payload) => {
+      const user = await bot(socket);
+      await domain.interactions.delete(user, parseInput(DeleteMessage, payload, "payload"));
+    },
+    "message:component": async (socket, payload) => {
+      const press = parseInput(ComponentPress, payload, "payload");
+      return domain.interactions.press(await domain.users.get(socket.data.userId), press);
+    },
+  };
 }

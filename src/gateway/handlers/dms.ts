@@ -1,9 +1,7 @@
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { parseInput } from "../../domain/validation.ts";
-import type { Logger } from "../../log.ts";
-import { onClientEvent } from "../ack.ts";
-import type { GatewaySocket } from "../gateway.ts";
+import type { ClientEventHandler, ClientEventTable } from "../ack.ts";
 
 const TypingPayload = v.object(
   { conversationId: v.pipe(v.string("must be a conversation id"), v.uuid("must be a conversation id")) },
@@ -14,12 +12,13 @@ const TypingPayload = v.object(
  * `dm:typing:start` / `dm:typing:stop {conversationId}`: relayed to the other members' user rooms
  * as `{userId, username, conversationId}`. Only members may type; others get "Conversation not found".
  */
-export function registerDmEvents(socket: GatewaySocket, domain: Domain, log: Logger): void {
-  for (const event of ["dm:typing:start", "dm:typing:stop"] as const) {
-    onClientEvent(socket, event, log, async (payload) => {
+export function dmEvents(domain: Domain): ClientEventTable {
+  const typing =
+    (start: boolean): ClientEventHandler =>
+    async (socket, payload) => {
       const { conversationId } = parseInput(TypingPayload, payload, "payload");
-      await domain.conversations.typing(socket.data.userId, socket.data.username, conversationId, event === "dm:typing:start");
+      await domain.conversations.typing(socket.data.userId, socket.data.username, conversationId, start);
       return { conversationId };
-    });
-  }
+    };
+  return { "dm:typing:start": typing(true), "dm:typing:stop": typing(false) };
 }

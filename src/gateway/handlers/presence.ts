@@ -2,9 +2,7 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { PRESENCE_STATUSES } from "../../domain/shapes.ts";
 import { parseInput } from "../../domain/validation.ts";
-import type { Logger } from "../../log.ts";
-import { onClientEvent } from "../ack.ts";
-import type { GatewaySocket } from "../gateway.ts";
+import type { ClientEventTable } from "../ack.ts";
 
 const StatusSet = v.object(
   { status: v.picklist(PRESENCE_STATUSES, `must be one of ${PRESENCE_STATUSES.join(", ")}`) },
@@ -12,8 +10,8 @@ const StatusSet = v.object(
 );
 
 /** `status:set {status}`: ack `{ok, status}`. */
-export function registerPresenceEvents(socket: GatewaySocket, domain: Domain, log: Logger): void {
-  onClientEvent(socket, "status:set", log, (payload) =>
-    domain.presence.setStatus(socket.data.userId, parseInput(StatusSet, payload, "payload").status),
-  );
+export function presenceEvents(domain: Domain): ClientEventTable {
+  return {
+    "status:set": (socket, payload) => domain.presence.setStatus(socket.data.userId, parseInput(StatusSet, payload, "payload").status),
+  };
 }

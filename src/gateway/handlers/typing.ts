@@ -1,20 +1,19 @@
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { parseInput } from "../../domain/validation.ts";
-import type { Logger } from "../../log.ts";
-import { onClientEvent } from "../ack.ts";
-import type { GatewaySocket } from "../gateway.ts";
+import type { ClientEventHandler, ClientEventTable } from "../ack.ts";
 
 const ChannelId = v.pipe(v.string("must be a channel id"), v.uuid("must be a channel id"));
 
 /** `typing:start` / `typing:stop <channelId>`: relayed to the channel room as `{userId, username, channelId}`. */
-export function registerTypingEvents(socket: GatewaySocket, domain: Domain, log: Logger): void {
-  for (const event of ["typing:start", "typing:stop"] as const) {
-    onClientEvent(socket, event, log, async (payload) => {
+export function typingEvents(domain: Domain): ClientEventTable {
+  const typing =
+    (event: "typing:start" | "typing:stop"): ClientEventHandler =>
+    async (socket, payload) => {
       const channelId = parseInput(ChannelId, payload, "channelId");
       const user = await domain.users.get(socket.data.userId);
       await domain.messages.typing(channelId, user, event);
       return { channelId };
-    });
-  }
+    };
+  return { "typing:start": typing("typing:start"), "typing:stop": typing("typing:stop") };
 }

@@ -1,11 +1,8 @@
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { ApiError } from "../../domain/errors.ts";
-import type { ClientToServerEvents } from "../../domain/events.ts";
 import { parseInput } from "../../domain/validation.ts";
-import type { Logger } from "../../log.ts";
-import { onClientEvent } from "../ack.ts";
-import type { GatewaySocket } from "../gateway.ts";
+import type { ClientEventHandler, ClientEventTable } from "../ack.ts";
 
 const Id = (what: string) => v.pipe(v.string(`must be a ${what} id`), v.uuid(`must be a ${what} id`));
 const Flag = v.boolean("must be a boolean");
@@ -24,73 +21,64 @@ const Disconnect = v.object({ userId: Id("user") });
 const VoiceQuery = v.object({ userId: Id("user"), serverId: Id("server") });
 const Participants = v.object({ channelId: Id("channel") });
 
+/** A voice event's refusal also arrives as `voice:error {error}` (SPEC.md Errors 9). */
+const withVoiceError =
+  (handler: ClientEventHandler): ClientEventHandler =>
+  async (socket, payload) => {
+    try {
+      return await handler(socket, payload);
+    } catch (error) {
+      socket.emit("voice:error", { error: error instanceof ApiError ? error.message : "Internal error" });
+      throw error;
+    }
+  };
+
 /**
  * Voice rooms over the gateway (docs/voice.md). Every refusal answers the ack with
  * `{ok: false, error}` and also arrives as `voice:error {error}` (SPEC.md Errors 9).
  */
-export function registerVoiceEvents(socket: GatewaySocket, domain: Domain, log: Logger): void {
-  const { userId, username, isBot } = socket.data;
+export function voiceEvents(domain: Domain): ClientEventTable {
   const voice = domain.voice;
-
-  const on = (event: keyof ClientToServerEvents, handler: (payload: unknown) => Promise<object | void> | object | void) =>
-    onClientEvent(socket, event, log, async (payload) => {
-      try {
-        return await handler(payload);
-      } catch (error) {
-        socket.emit("voice:error", { error: error instanceof ApiError ? error.message : "Internal error" });
-        throw error;
-      }
-    });
-
-  on("voice:join", (payload) => {
-    const { channelId } = parseInput(Join, payload, "payload");
-    return voice.join({ socketId: socket.id, userId, username, isBot }, channelId);
-  });
-
-  on("voice:leave", () => voice.leave(socket.id));
-
-  on("voice:state", (payload) => voice.setState(socket.id, parseInput(State, payload ?? {}, "payload")));
-
-  on("voice:speaking", (payload) => voice.setSpeaking(socket.id, parseInput(Speaking, payload, "payload").speaking));
-
-  on("voice:signal", (payload) => {
-    const signal = parseInput(Signal, payload, "payload");
-    return voice.signal(socket.id, signal.to, signal);
-  });
-
-  on("voice:raise-hand", (payload) => voice.raiseHand(socket.id, userId, parseInput(RaiseHand, payload, "payload").channelId));
-
-  on("voice:lower-hand", (payload) => {
-    const { channelId, targetUserId } = parseInput(LowerHand, payload, "payload");
-    return voice.lowerHand(userId, channelId, targetUserId);
-  });
-
-  on("voice:set-meeting-role", (payload) => {
-    const { channelId, userId: target, role } = parseInput(SetRole, payload, "payload");
-    return voice.setMeetingRole(userId, channelId, target, role);
-  });
-
-  on("voice:server-mute", (payload) => {
-    const { userId: target, muted } = parseInput(ServerMute, payload, "payload");
-    return voice.serverMute(userId, target, muted);
-  });
-
-  on("voice:server-deafen", (payload) => {
-    const { userId: target, deafened } = parseInput(ServerDeafen, payload, "payload");
-    return voice.serverDeafen(userId, target, deafened);
-  });
-
-  on("voice:move", (payload) => {
-    const { userId: target, channelId } = parseInput(Move, payload, "payload");
-    return voice.move(userId, target, channelId);
-  });
-
-  on("voice:disconnect", (payload) => voice.disconnect(userId, parseInput(Disconnect, payload, "payload").userId));
-
-  on("bot:voice-query", (payload) => {
-    const query = parseInput(VoiceQuery, payload, "payload");
-    return voice.query(userId, query.serverId, query.userId);
-  });
-
-  on("bot:voice-participants", (payload) => voice.participants(userId, parseInput(Participants, payload, "payload").channelId));
+  const table: ClientEventTable = {
+    "voice:join": (socket, payload) => {
+      const { channelId } = parseInput(Join, payload, "payload");
+      const { userId, username, isBot } = socket.data;
+      return voice.join({ socketId: socket.id, userId, username, isBot }, channelId);
+    },
+    "voice:leave": (socket) => voice.leave(socket.id),
+    "voice:state": (socket, payload) => voice.setState(socket.id, parseInput(State, payload ?? {}, "payload")),
+    "voice:speaking": (socket, payload) => voice.setSpeaking(socket.id, parseInput(Speaking, payload, "payload").speaking),
+    "voice:signal": (socket, payload) => {
+      const signal = parseInput(Signal, payload, "payload");
+      return voice.signal(socket.id, signal.to, signal);
+    },
+    "voice:raise-hand": (socket, payload) => voice.raiseHand(socket.id, socket.data.userId, parseInput(RaiseHand, payload, "payload").channelId),
+    "voice:lower-hand": (socket, payload) => {
+      const { channelId, targetUserId } = parseInput(LowerHand, payload, "payload");
+      return voice.lowerHand(socket.data.userId, channelId, targetUserId);
+    },
+    "voice:set-meeting-role": (socket, payload) => {
+      const { channelId, userId: target, role } = parseInput(SetRole, payload, "payload");
+      return voice.setMeetingRole(socket.data.userId, channelId, target, role);
+    },
+    "voice:server-mute": (socket, payload) => {
+      const { userId: target, muted } = parseInput(ServerMute, payload, "payload");
+      return voice.serverMute(socket.data.userId, target, muted);
+    },
+    "voice:server-deafen": (socket, payload) => {
+      const { userId: target, deafened } = parseInput(ServerDeafen, payload, "payload");
+      return voice.serverDeafen(socket.data.userId, target, deafened);
+    },
+    "voice:move": (socket, payload) => {
+      const { userId: target, channelId } = parseInput(Move, payload, "payload");
+      return voice.move(socket.data.userId, target, channelId);
+    },
+    "voice:disconnect": (socket, payload) => voice.disconnect(socket.data.userId, parseInput(Disconnect, payload, "payload").userId),
+    "bot:voice-query": (socket, payload) => {
+      const query = parseInput(VoiceQuery, payload, "payload");
+      return voice.query(socket.data.userId, query.serverId, query.userId);
+    },
+    "bot:voice-participants": (socket, payload) => voice.participants(socket.data.userId, parseInput(Participants, payload, "payload").channelId),
+  };
+  return Object.fromEntries(Object.entries(table).map(([event, handler]) => [event, withVoiceError(handler)]));
 }
