@@ -281,6 +281,7 @@ const relays = new WeakMap<object, NativeAudioRelay>();
  */
 export function installNativeAudioRelay(
   io: IoServer,
+  // any[]: the structural type of @socket.io/bun-engine's `on`, whose listener arguments depend on the event.
   engine: { on(event: "connection", cb: (...args: any[]) => void): unknown; close?(): unknown },
   options?: NativeRelayOptions,
 ): NativeAudioRelay {
