@@ -110,6 +110,7 @@ export class LineProcess {
         while ((nl = buffer.indexOf("\n")) >= 0) {
           const line = buffer.slice(0, nl);
           buffer = buffer.slice(nl + 1);
+          if (this.intercept(line)) continue;
           if (this.waiting) {
             const w = this.waiting;
             this.waiting = null;
@@ -120,6 +121,11 @@ export class LineProcess {
       this.closed = true;
       this.waiting?.("");
     })();
+  }
+
+  /** A subclass takes the lines it handles itself (progress reports) out of the answers here. */
+  protected intercept(_line: string): boolean {
+    return false;
   }
 
   next(timeoutMs = 120_000): Promise<string> {

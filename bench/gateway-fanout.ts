@@ -35,10 +35,9 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
 import { setNativeFanoutEnabled } from "../src/gateway/native-fanout.ts";
 import type { Message } from "../src/domain/shapes.ts";
-import { argOf, hasFlag, log, register, startHearth, type Account } from "./fixture.ts";
+import { argOf, hasFlag, LineProcess, log, register, startHearth, type Account } from "./fixture.ts";
 
 const QUICK = hasFlag("quick");
 const SIZES = argOf("sockets", QUICK ? "100,1000" : "100,1000,5000").split(",").map(Number);
@@ -82,60 +81,18 @@ const progressed = (timeoutMs: number) =>
   });
 
 /** A receiver process driven by lines; `c <seq>` lines update `completed`. */
-class Receivers {
-  private readonly proc: Subprocess<"pipe", "pipe", "inherit">;
-  private readonly lines: string[] = [];
-  private waiting: ((line: string) => void) | null = null;
+class Receivers extends LineProcess {
   /** The highest sequence number every connection of this process has received. */
   completed = -1;
   constructor(config: object) {
-    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "fanout-client.ts")], {
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "inherit",
-    });
-    this.proc = proc;
-    proc.stdin.write(JSON.stringify(config) + "\n");
-    proc.stdin.flush();
-    void (async () => {
-      let buffer = "";
-      const decoder = new TextDecoder();
-      for await (const chunk of proc.stdout) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buffer.indexOf("\n")) >= 0) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          if (line.startsWith("c ")) {
-            this.completed = Number(line.slice(2));
-            wake?.();
-          } else if (this.waiting) {
-            const w = this.waiting;
-            this.waiting = null;
-            w(line);
-          } else this.lines.push(line);
-        }
-      }
-    })();
+    super([process.execPath, join(import.meta.dir, "fanout-client.ts")]);
+    this.send(JSON.stringify(config));
   }
-  next(timeoutMs = 120_000): Promise<string> {
-    const line = this.lines.shift();
-    if (line !== undefined) return Promise.resolve(line);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("receiver process timed out")), timeoutMs);
-      this.waiting = (l) => {
-        clearTimeout(timer);
-        resolve(l);
-      };
-    });
-  }
-  async ask(cmd: string): Promise<string> {
-    this.proc.stdin.write(cmd + "\n");
-    this.proc.stdin.flush();
-    return this.next();
-  }
-  kill() {
-    this.proc.kill("SIGKILL");
+  protected override intercept(line: string): boolean {
+    if (!line.startsWith("c ")) return false;
+    this.completed = Number(line.slice(2));
+    wake?.();
+    return true;
   }
 }
 
