@@ -13,6 +13,8 @@ import { body, queryLimit } from "../schemas.ts";
 const TITLE_MAX = 100;
 const CONTENT_MAX = 16_000;
 const ATTACHMENTS_MAX = 10;
+const ID_TEXT_MAX = 100;
+const ATTACHMENT_URL_MAX = 2048;
 const HISTORY_DEFAULT = 50;
 /** SSE comment lines keep proxies and Bun's idle timer from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
@@ -28,21 +30,28 @@ const title = v.optional(
     ),
   ),
 );
+/**
+ * A conversation or stream id in a body: any string up to 100 characters, so a malformed id is
+ * answered like an unknown one (404), and a huge one is a 400 before any lookup.
+ */
+const idText = v.pipe(v.string("must be a string"), v.maxLength(ID_TEXT_MAX, `must be at most ${ID_TEXT_MAX} characters`));
+/** The `url` of one of the caller's uploads (`/uploads/ai/<user id>/<name>`). */
+const attachmentUrl = v.pipe(v.string("must be a string"), v.maxLength(ATTACHMENT_URL_MAX, `must be at most ${ATTACHMENT_URL_MAX} characters`));
 const modelId = v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(200, "must be at most 200 characters"));
 
 const ConversationBody = body({ title, model_id: v.optional(v.nullable(modelId)) });
 const TurnBody = body({
-  conversation_id: v.string("must be a string"),
+  conversation_id: idText,
   content: v.optional(v.pipe(v.string("must be a string"), v.maxLength(CONTENT_MAX, `must be at most ${CONTENT_MAX} characters`))),
   model_id: v.optional(modelId),
   attachments: v.optional(
     v.pipe(
-      v.array(v.object({ url: v.string("must be a string") }, "must be an object {url}"), "must be an array"),
+      v.array(v.object({ url: attachmentUrl }, "must be an object {url}"), "must be an array"),
       v.maxLength(ATTACHMENTS_MAX, `must hold at most ${ATTACHMENTS_MAX} files`),
     ),
   ),
 });
-const CancelBody = body({ stream_id: v.string("must be a string") });
+const CancelBody = body({ stream_id: idText });
 const HistoryQuery = v.object({
   before: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
   limit: queryLimit(100),
