@@ -1,0 +1,572 @@
+/**
+ * Black-box robustness of the platform routes: administration (/api/v1/admin/*), reports, GIF
+ * search and the AI assistant (both prefixes and /api/v1/admin/ai/*). The same harness as
+ * robustness.test.ts (test/helpers/robustness.ts): malformed JSON, wrong types, missing fields,
+ * 100 KB strings, non-object bodies, extra keys, bad query parameters, non-UUID ids and bad
+ * credentials. Nothing may answer 5xx; every error is a JSON `{error: string}` with a 4xx status.
+ *
+ * `main` is the first account, so a platform administrator; it is never demoted or disabled,
+ * and registration stays open. Admin changes target `other` or leave state as it was. The AI
+ * key points at a closed local port and no turn ever reaches the stream: every chat body is
+ * either refused or names a conversation that does not exist.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { PNG_1X1, fileForm } from "../helpers/images.ts";
+import {
+  HUGE,
+  KB,
+  UNKNOWN_UUID,
+  createHarness,
+  describeBadAuthorizations,
+  describeIdRoutes,
+  describeJsonRoute,
+  describeStrayBodies,
+  expectError,
+  Failures,
+  opt,
+  req,
+  routeName,
+  type Body,
+  type IdRoute,
+  type JsonRoute,
+  type PlainRoute,
+} from "../helpers/robustness.ts";
+import { createServer } from "../helpers/community.ts";
+import { startServer, uniqueName, type TestServer, type TestUser } from "../helpers/server.ts";
+
+let server: TestServer;
+/** The first account: a platform administrator. */
+let main: TestUser;
+/** An ordinary user: the target of admin user changes and reports, and the non-admin caller. */
+let other: TestUser;
+let serverId: string;
+let messageId: string;
+/** A report `other` filed on `main`'s message. */
+let reportId: string;
+let keyId: string;
+/** `main`'s AI conversation (never sent a turn). */
+let conversationId: string;
+
+const h = createHarness({ server: () => server, token: () => main.token });
+const { send } = h;
+
+async function ok<T = Record<string, unknown>>(method: string, path: string, json: unknown, user = main, status = 201): Promise<T> {
+  const answer = await send(method, path, { token: user.token, json });
+  if (answer.status !== status) throw new Error(`${method} ${path}: ${answer.status} ${answer.text}`);
+  return answer.body as T;
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  main = await server.register();
+  other = await server.register();
+  serverId = await createServer(server, main);
+  const [general] = await server.app.store.channels.listByServer(serverId);
+  messageId = (await ok<{ id: string }>("POST", `/api/v1/messages/${general!.id}`, { content: "something to report" })).id;
+  reportId = (await ok<{ id: string }>("POST", "/api/v1/reports", { user_id: main.id, reason: "robustness" }, other)).id;
+  await ok("PATCH", "/api/v1/admin/ai/settings", { enabled: true }, main, 200);
+  keyId = (await ok<{ id: string }>("POST", "/api/v1/admin/ai/keys", { name: "Closed port", base_url: "http://127.0.0.1:9/v1", models: ["robust-model"] })).id;
+  conversationId = (await ok<{ id: string }>("POST", "/api/v1/ai/conversations", { title: "robust" })).id;
+});
+afterAll(() => server.stop());
+
+// ---------------------------------------------------------------------------------------------
+// The routes
+// ---------------------------------------------------------------------------------------------
+
+const AI_PREFIXES = ["/api/v1/ai", "/api/ai"] as const;
+
+const REPORT_RESOLVE_BAD: [string, unknown][] = [["an unknown status", "open"]];
+
+/** Every route that takes a JSON body. */
+const JSON_ROUTES: JsonRoute[] = [
+  // Platform administration
+  {
+    method: "PATCH",
+    path: "/api/v1/admin/settings",
+    auth: true,
+    fields: [opt("registration_open", "boolean"), opt("require_2fa_for_applications", "boolean")],
+    // Registration stays open: other tests register users.
+    valid: () => ({ registration_open: true }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/admin/users",
+    auth: true,
+    fields: [
+      req("username", "string", { bad: [["one character", "a"], ["a space", "a b"]] }),
+      req("email", "string", { bad: [["not an email", "not-an-email"]] }),
+      req("password", "string", { bad: [["7 characters", "1234567"]] }),
+    ],
+    valid: () => {
+      const name = uniqueName("robust");
+      return { username: name, email: `${name}@example.test`, password: "long enough password" };
+    },
+  },
+  {
+    method: "PATCH",
+    path: "/api/v1/admin/users/:id",
+    auth: true,
+    fields: [opt("premium", "boolean"), opt("platform_admin", "boolean"), opt("disabled", "boolean")],
+    valid: () => ({ premium: false }),
+  },
+  {
+    method: "PATCH",
+    path: "/api/v1/admin/servers/:id",
+    auth: true,
+    fields: [opt("verified", "boolean")],
+    valid: () => ({ verified: false }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/admin/reports/:id/resolve",
+    auth: true,
+    fields: [
+      opt("status", "string", { bad: REPORT_RESOLVE_BAD }),
+      opt("action", "string", { bad: [["an unknown action", "ban"]] }),
+      opt("note", "string", { nullable: true, bad: [["1001 characters", "x".repeat(1001)]] }),
+    ],
+    // Dismisses the report once; later valid bodies are refused as already closed.
+    valid: () => ({ status: "dismissed", action: "none" }),
+  },
+  // Reports
+  {
+    method: "POST",
+    path: "/api/v1/reports",
+    auth: true,
+    fields: [
+      opt("message_id", "string", { bad: [["not a UUID", "abc"]] }),
+      opt("user_id", "string", { bad: [["not a UUID", "abc"]] }),
+      req("reason", "string", { bad: [["blank", "   "], ["1001 characters", "x".repeat(1001)]] }),
+    ],
+    // Filed once, then answered 200 with the open report.
+    valid: () => ({ message_id: messageId, reason: "robustness" }),
+    token: () => other.token,
+  },
+  // AI administration
+  {
+    method: "PATCH",
+    path: "/api/v1/admin/ai/settings",
+    auth: true,
+    fields: [
+      opt("enabled", "boolean"),
+      opt("plus_only", "boolean"),
+      opt("daily_msg_limit", "number", { bad: [["negative", -1], ["a fraction", 1.5], ["over the maximum", 1_000_001]] }),
+      opt("max_upload_mb", "number", { bad: [["zero", 0], ["over 100", 101], ["a fraction", 2.5]] }),
+      opt("welcome", "string"),
+      opt("default_model", "string", { nullable: true, bad: [["with a space", "a b"], ["empty", ""]] }),
+    ],
+    valid: () => ({ enabled: true }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/admin/ai/keys",
+    auth: true,
+    fields: [
+      req("name", "string", { bad: [["blank", "  "]] }),
+      req("base_url", "string", {
+        bad: [
+          ["not a URL", "not a url"],
+          ["ftp", "ftp://127.0.0.1/v1"],
+          ["with credentials", "http://user:pw@127.0.0.1:9/v1"],
+          ["with a fragment", "http://127.0.0.1:9/v1#x"],
+          ["javascript:", "javascript:alert(1)"],
+        ],
+      }),
+      opt("api_key", "string"),
+      req("models", "array", {
+        bad: [
+          ["empty", []],
+          ["a model twice", ["a", "a"]],
+          ["an empty id", [""]],
+          ["an id with a space", ["a b"]],
+          ["a 100 KB id", [HUGE]],
+          ["a number", [5]],
+          ["null", [null]],
+          ["an object without id", [{}]],
+          ["an object with a 100 KB name", [{ id: "a", name: HUGE }]],
+          ["an object with an empty name", [{ id: "a", name: "" }]],
+          ["an object with a name that is a number", [{ id: "a", name: 5 }]],
+          ["an object with a bad flag", [{ id: "a", flags: ["Bad Flag"] }]],
+          ["an object with flags that are not an array", [{ id: "a", flags: "vision" }]],
+          ["an object with 11 flags", [{ id: "a", flags: Array.from({ length: 11 }, (_, i) => `f${i}`) }]],
+          ["51 models", Array.from({ length: 51 }, (_, i) => `m${i}`)],
+          ["models nested in arrays", [["a"]]],
+        ],
+      }),
+      opt("enabled", "boolean"),
+    ],
+    // Disabled: the keys made here serve nothing.
+    valid: () => ({ name: "Robust", base_url: "http://127.0.0.1:9/v1", models: ["robust-model"], enabled: false }),
+  },
+  {
+    method: "PATCH",
+    path: "/api/v1/admin/ai/keys/:id",
+    auth: true,
+    fields: [
+      opt("name", "string"),
+      opt("base_url", "string", { bad: [["not a URL", "not a url"]] }),
+      opt("api_key", "string"),
+      opt("models", "array", { bad: [["empty", []]] }),
+      opt("enabled", "boolean"),
+    ],
+    valid: () => ({ name: "Closed port" }),
+  },
+  // The AI assistant, under both prefixes
+  ...AI_PREFIXES.flatMap((prefix): JsonRoute[] => [
+    {
+      method: "POST",
+      path: `${prefix}/conversations`,
+      auth: true,
+      fields: [opt("title", "string", { nullable: true }), opt("model_id", "string", { nullable: true, bad: [["empty", ""]] })],
+      valid: () => ({ title: "robust" }),
+      // Every field is optional: an empty body creates an untitled conversation.
+      emptyStatus: 201,
+    },
+    {
+      method: "PATCH",
+      path: `${prefix}/conversations/:id`,
+      auth: true,
+      fields: [opt("title", "string", { nullable: true }), opt("model_id", "string", { nullable: true, bad: [["empty", ""]] })],
+      valid: () => ({ title: "robust" }),
+    },
+    {
+      method: "POST",
+      path: `${prefix}/chat`,
+      auth: true,
+      fields: [
+        req("conversation_id"),
+        opt("content", "string", { bad: [["16001 characters", "x".repeat(16_001)]] }),
+        opt("model_id"),
+        opt("attachments", "array", {
+          bad: [
+            ["11 files", Array.from({ length: 11 }, () => ({ url: "u" }))],
+            ["a string", ["u"]],
+            ["an object without url", [{}]],
+            ["a url that is a number", [{ url: 5 }]],
+            ["a 100 KB url", [{ url: HUGE }]],
+          ],
+        }),
+      ],
+      // Never a conversation that exists: nothing may start a stream.
+      valid: () => ({ conversation_id: UNKNOWN_UUID, content: "hello" }),
+    },
+    {
+      method: "POST",
+      path: `${prefix}/chat/cancel`,
+      auth: true,
+      fields: [req("stream_id")],
+      valid: () => ({ stream_id: UNKNOWN_UUID }),
+    },
+  ]),
+];
+
+/** The ids that fill `:id` in a JSON route's path. */
+const pathOf = (route: JsonRoute): string =>
+  route.path.replace(":id", () => {
+    if (route.path.includes("/admin/users/")) return other.id;
+    if (route.path.includes("/admin/servers/")) return serverId;
+    if (route.path.includes("/admin/reports/")) return reportId;
+    if (route.path.includes("/admin/ai/keys/")) return keyId;
+    return conversationId;
+  });
+
+/** Routes without a body, as `main` (an administrator). */
+const PLAIN_ROUTES: PlainRoute[] = [
+  ...["settings", "users", "servers", "reports", "log", "ai/settings", "ai/keys"].map((p) => ({ method: "GET", path: `/api/v1/admin/${p}`, auth: true })),
+  { method: "GET", path: "/api/v1/reports", auth: true },
+  { method: "GET", path: "/api/v1/gifs/search", auth: true },
+  ...AI_PREFIXES.flatMap((prefix) => [
+    { method: "GET", path: `${prefix}/config`, auth: true },
+    { method: "GET", path: `${prefix}/conversations`, auth: true },
+  ]),
+];
+
+interface QueryParam {
+  name: string;
+  /** Values the route must refuse with a 400 naming the parameter. */
+  bad: string[];
+}
+
+interface QueryRoute {
+  path: string;
+  params: QueryParam[];
+}
+
+const LIMIT_BAD = ["0", "-1", "abc", "1.5", "1e2", "", " 5", "0x10", "99999999999999999999999"];
+const limit = (max: number): QueryParam => ({ name: "limit", bad: [...LIMIT_BAD, String(max + 1)] });
+const before: QueryParam = { name: "before", bad: ["abc", `${UNKNOWN_UUID}x`, "' OR 1=1 --"] };
+const flag = (name: string): QueryParam => ({ name, bad: ["yes", "1", "TRUE", ""] });
+
+const QUERY_ROUTES: QueryRoute[] = [
+  {
+    path: "/api/v1/admin/users",
+    params: [{ name: "q", bad: ["x".repeat(101)] }, flag("bot"), flag("premium"), flag("admin"), flag("disabled"), before, limit(100)],
+  },
+  { path: "/api/v1/admin/servers", params: [{ name: "q", bad: ["x".repeat(101)] }, flag("verified"), before, limit(100)] },
+  {
+    path: "/api/v1/admin/reports",
+    params: [{ name: "status", bad: ["closed", "ALL", ""] }, { name: "type", bad: ["server", ""] }, before, limit(100)],
+  },
+  { path: "/api/v1/admin/log", params: [before, limit(100)] },
+  { path: "/api/v1/reports", params: [before, limit(100)] },
+  {
+    path: "/api/v1/gifs/search",
+    params: [{ name: "q", bad: ["x".repeat(101)] }, { name: "kind", bad: ["video", "GIF", ""] }, limit(50), { name: "cursor", bad: ["x".repeat(513)] }],
+  },
+  ...AI_PREFIXES.map((prefix) => ({ path: `${prefix}/conversations/:id/messages`, params: [{ ...before, name: "before" }, limit(100)] })),
+];
+
+const queryPath = (route: QueryRoute) => route.path.replace(":id", conversationId);
+
+const ID_ROUTES: IdRoute[] = [
+  ...[
+    ["GET", "/api/v1/admin/users/:id"],
+    ["PATCH", "/api/v1/admin/users/:id"],
+    ["GET", "/api/v1/admin/servers/:id"],
+    ["PATCH", "/api/v1/admin/servers/:id"],
+    ["GET", "/api/v1/admin/reports/:id"],
+    ["POST", "/api/v1/admin/reports/:id/resolve"],
+    ["GET", "/api/v1/admin/ai/keys/:id"],
+    ["PATCH", "/api/v1/admin/ai/keys/:id"],
+    ["DELETE", "/api/v1/admin/ai/keys/:id"],
+    ...AI_PREFIXES.flatMap((prefix) => [
+      ["PATCH", `${prefix}/conversations/:id`],
+      ["DELETE", `${prefix}/conversations/:id`],
+      ["GET", `${prefix}/conversations/:id/messages`],
+    ]),
+  ].map(([method, label]) => ({ method: method!, label: label!, path: (id: string) => label!.replace(":id", id), auth: true })),
+  { method: "GET", label: "/uploads/ai/:userId/:name (userId)", path: (id) => `/uploads/ai/${id}/${UNKNOWN_UUID}.png`, auth: true },
+  { method: "GET", label: "/uploads/ai/:userId/:name (name)", path: (id) => `/uploads/ai/${main.id}/${id}`, auth: true },
+];
+
+/** Every route that needs a token, with its ids filled in. */
+const authRoutes = (): { method: string; path: string }[] => [
+  ...JSON_ROUTES.map((r) => ({ method: r.method, path: pathOf(r) })),
+  ...PLAIN_ROUTES,
+  ...ID_ROUTES.map((r) => ({ method: r.method, path: r.path(UNKNOWN_UUID) })),
+  ...AI_PREFIXES.map((prefix) => ({ method: "POST", path: `${prefix}/uploads` })),
+];
+
+// ---------------------------------------------------------------------------------------------
+// JSON bodies
+// ---------------------------------------------------------------------------------------------
+
+describe("the valid bodies", () => {
+  // Run first, so every bad-body test below starts from a body the route accepts.
+  test("pass validation: no 400 and no 5xx on any route", async () => {
+    const failures: string[] = [];
+    for (const route of JSON_ROUTES) {
+      const answer = await send(route.method, pathOf(route), { token: (route.token ?? (() => main.token))(), json: route.valid() });
+      if (answer.status === 400 || answer.status >= 500) failures.push(`${routeName(route)}: ${answer.status} ${answer.text.slice(0, 200)}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});
+
+for (const route of JSON_ROUTES) describeJsonRoute(h, { ...route, url: () => pathOf(route) });
+
+describe("what the bodies left behind", () => {
+  test("main is still an enabled administrator and registration is open", async () => {
+    const me = await send("GET", "/api/v1/users/me/info");
+    expect(me.body).toMatchObject({ id: main.id, platform_admin: true });
+    const settings = await send("GET", "/api/v1/admin/settings");
+    expect(settings.body).toMatchObject({ registration_open: true });
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  test("no chat body started a stream and the conversation holds no messages", async () => {
+    const history = await send("GET", `/api/v1/ai/conversations/${conversationId}/messages`);
+    expect(history.status).toBe(200);
+    expect(history.body).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Query parameters
+// ---------------------------------------------------------------------------------------------
+
+describe("query parameters", () => {
+  test("every route answers 200 with no query and with unknown parameters", async () => {
+    const failures: string[] = [];
+    for (const route of QUERY_ROUTES) {
+      for (const query of ["", "?unknown=1&x[]=2&__proto__[admin]=1"]) {
+        const answer = await send("GET", queryPath(route) + query);
+        if (answer.status !== 200 || !answer.contentType.includes("application/json")) failures.push(`${route.path}${query}: ${answer.status} ${answer.text.slice(0, 100)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  test("a bad value of every parameter is 400 naming it", async () => {
+    const failures = new Failures();
+    for (const route of QUERY_ROUTES) {
+      for (const param of route.params) {
+        for (const value of param.bad) {
+          const answer = await send("GET", `${queryPath(route)}?${param.name}=${encodeURIComponent(value)}`);
+          failures.error(`${route.path}?${param.name}=${JSON.stringify(value.slice(0, 20))}`, answer, 400, param.name);
+        }
+      }
+    }
+    failures.check();
+  });
+
+  test("a 10 KB value of every parameter is 400 naming it", async () => {
+    const failures = new Failures();
+    for (const route of QUERY_ROUTES) {
+      for (const param of route.params) {
+        failures.error(`${route.path}?${param.name}=<10 KB>`, await send("GET", `${queryPath(route)}?${param.name}=${"a".repeat(10 * KB)}`), 400, param.name);
+      }
+    }
+    failures.check();
+  });
+
+  test("repeated, bracketed, broken and NUL-byte parameters are never a 5xx", async () => {
+    const failures = new Failures();
+    for (const route of QUERY_ROUTES) {
+      for (const param of route.params) {
+        const p = param.name;
+        for (const query of [`${p}=1&${p}=2`, `${p}[]=1`, `${p}[a]=1`, `${p}=%zz`, `${p}=%00`, `${p}=%F0%9F%98%80`, p, `${p}=' OR 1=1 --`]) {
+          failures.noServerError(`${route.path}?${query}`, await send("GET", `${queryPath(route)}?${query}`));
+        }
+      }
+    }
+    failures.check();
+  });
+
+  test("repeating a parameter is 400 naming it or taken as one value, never a 5xx", async () => {
+    const failures = new Failures();
+    for (const route of QUERY_ROUTES) {
+      const answer = await send("GET", `${queryPath(route)}?limit=5&limit=6`);
+      if (answer.status !== 200) failures.error(`${route.path}?limit=5&limit=6`, answer, 400, "limit");
+    }
+    failures.check();
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Routes without a JSON body
+// ---------------------------------------------------------------------------------------------
+
+describe("routes without a JSON body", () => {
+  describeStrayBodies(h, PLAIN_ROUTES);
+
+  test("unmounted methods and paths are 404 JSON", async () => {
+    const failures = new Failures();
+    for (const [method, path] of [
+      ["DELETE", "/api/v1/admin/settings"],
+      ["PUT", "/api/v1/admin/users"],
+      ["GET", "/api/v1/admin"],
+      ["GET", "/api/v1/admin/nope"],
+      ["DELETE", "/api/v1/reports"],
+      ["POST", "/api/v1/gifs/search"],
+      ["GET", "/api/v1/gifs"],
+      ["GET", "/api/v1/ai/chat"],
+      ["GET", "/api/ai/nope"],
+      ["PUT", "/api/v1/admin/ai/settings"],
+    ]) {
+      failures.error(`${method} ${path}`, await send(method!, path!), 404);
+    }
+    failures.check();
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// AI uploads (multipart)
+// ---------------------------------------------------------------------------------------------
+
+describe("POST /api/v1/ai/uploads with a bad upload", () => {
+  const MULTIPART = { "content-type": "multipart/form-data; boundary=XYZ" };
+  const form = (build: (form: FormData) => void) => {
+    const data = new FormData();
+    build(data);
+    return data;
+  };
+  const CASES: [string, { raw?: Body; headers?: Record<string, string> }][] = [
+    ["a JSON body", { raw: JSON.stringify({ file: "x" }), headers: { "content-type": "application/json" } }],
+    ["a malformed JSON body", { raw: "{bad", headers: { "content-type": "application/json" } }],
+    ["no body at all", {}],
+    ["a text/plain body", { raw: "hello", headers: { "content-type": "text/plain" } }],
+    ["raw PNG bytes without multipart", { raw: PNG_1X1, headers: { "content-type": "image/png" } }],
+    ["a multipart body without the file field", { raw: fileForm("other", PNG_1X1, "a.png") }],
+    ["an empty multipart body", { raw: form(() => undefined) }],
+    ["a text field where the file should be", { raw: form((f) => f.append("file", "not a file")) }],
+    ["a 100 KB text field where the file should be", { raw: form((f) => f.append("file", HUGE)) }],
+    ["an empty file", { raw: fileForm("file", new Uint8Array(0), "a.png") }],
+    ["garbage with a multipart content-type", { raw: "garbage", headers: MULTIPART }],
+    ["a truncated multipart body", { raw: `--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n\x89PNG`, headers: MULTIPART }],
+    ["a multipart content-type without a boundary", { raw: "--XYZ\r\n\r\n--XYZ--", headers: { "content-type": "multipart/form-data" } }],
+  ];
+
+  for (const prefix of AI_PREFIXES) {
+    test.each(CASES)(`${prefix}/uploads: %s is 400`, async (_name, options) => {
+      expectError(await send("POST", `${prefix}/uploads`, options), 400);
+    });
+  }
+
+  test("a valid image still uploads", async () => {
+    const answer = await send("POST", "/api/v1/ai/uploads", { raw: fileForm("file", PNG_1X1, "ok.png") });
+    expect(answer.status).toBe(201);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Path ids
+// ---------------------------------------------------------------------------------------------
+
+describe("path ids", () => {
+  describeIdRoutes(h, ID_ROUTES);
+
+  test("another user's conversation is 404 on every conversation route", async () => {
+    const failures = new Failures();
+    for (const route of ID_ROUTES.filter((r) => r.label.includes("/conversations/"))) {
+      failures.error(`${route.method} ${route.label}`, await send(route.method, route.path(conversationId), { token: other.token, json: route.method === "PATCH" ? { title: "x" } : undefined }), 404);
+    }
+    failures.check();
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Authorization
+// ---------------------------------------------------------------------------------------------
+
+describe("Authorization", () => {
+  describeBadAuthorizations(h, () => main, authRoutes);
+
+  const ADMIN_ROUTES = () => authRoutes().filter((r) => r.path.startsWith("/api/v1/admin"));
+
+  test("a user who is not an administrator gets 403 on every admin route, whatever the body", async () => {
+    const failures = new Failures();
+    for (const route of ADMIN_ROUTES()) {
+      for (const [name, options] of [
+        ["no body", {}],
+        ["{bad", { raw: "{bad", headers: { "content-type": "application/json" } }],
+        ["wrong types", { json: [1, 2] }],
+        ["a 100 KB string", { json: { name: HUGE, registration_open: "x" } }],
+      ] as [string, { raw?: Body; json?: unknown; headers?: Record<string, string> }][]) {
+        failures.error(`${routeName(route)} with ${name}`, await send(route.method, route.path, { token: other.token, ...options }), 403);
+      }
+    }
+    failures.check();
+  });
+
+  test("without a token, a bad body or query is 401, not 400 (the token is checked first)", async () => {
+    const failures = new Failures();
+    for (const route of JSON_ROUTES) {
+      const path = pathOf(route);
+      failures.error(`${route.method} ${route.path} with {bad`, await send(route.method, path, { token: null, raw: "{bad", headers: { "content-type": "application/json" } }), 401);
+      failures.error(`${route.method} ${route.path} with wrong types`, await send(route.method, path, { token: null, json: [1, 2] }), 401);
+    }
+    for (const route of QUERY_ROUTES) {
+      failures.error(`GET ${route.path}?limit=abc`, await send("GET", `${queryPath(route)}?limit=abc`, { token: null }), 401);
+    }
+    for (const route of ID_ROUTES) {
+      failures.error(`${route.method} ${route.label} with a non-UUID`, await send(route.method, route.path("abc"), { token: null }), 401);
+    }
+    failures.check();
+  });
+
+  test("the valid token still works after all of that", async () => {
+    expect((await send("GET", "/api/v1/admin/settings")).status).toBe(200);
+  });
+});
