@@ -40,6 +40,15 @@ let main: TestUser;
 /** An ordinary user: the target of admin user changes and reports, and the non-admin caller. */
 let other: TestUser;
 let serverId: string;
+/** `general` of `serverId`. */
+let channelId: string;
+let categoryId: string;
+/** Another server of `main`'s, with exactly one category. */
+let spareServerId: string;
+let spareCategoryId: string;
+/** A custom role of `serverId`. */
+let roleId: string;
+/** `main`'s message in `general`. */
 let messageId: string;
 /** A report `other` filed on `main`'s message. */
 let reportId: string;
@@ -61,8 +70,12 @@ beforeAll(async () => {
   main = await server.register();
   other = await server.register();
   serverId = await createServer(server, main);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  messageId = (await ok<{ id: string }>("POST", `/api/v1/messages/${general!.id}`, { content: "something to report" })).id;
+  channelId = (await server.app.store.channels.listByServer(serverId))[0]!.id;
+  messageId = (await ok<{ id: string }>("POST", `/api/v1/messages/${channelId}`, { content: "something to report" })).id;
+  categoryId = (await ok<{ id: string }>("POST", `/api/v1/channels/${serverId}/categories`, { name: "Robust" })).id;
+  spareServerId = await createServer(server, main, "Spare");
+  spareCategoryId = (await ok<{ id: string }>("POST", `/api/v1/channels/${spareServerId}/categories`, { name: "Only" })).id;
+  roleId = (await ok<{ id: string }>("POST", `/api/v1/roles/${serverId}`, { name: "Robust" })).id;
   reportId = (await ok<{ id: string }>("POST", "/api/v1/reports", { user_id: main.id, reason: "robustness" }, other)).id;
   await ok("PATCH", "/api/v1/admin/ai/settings", { enabled: true }, main, 200);
   keyId = (await ok<{ id: string }>("POST", "/api/v1/admin/ai/keys", { name: "Closed port", base_url: "http://127.0.0.1:9/v1", models: ["robust-model"] })).id;
@@ -105,21 +118,21 @@ const JSON_ROUTES: JsonRoute[] = [
   },
   {
     method: "PATCH",
-    path: "/api/v1/admin/users/:id",
+    path: "/api/v1/admin/users/:userId",
     auth: true,
     fields: [opt("premium", "boolean"), opt("platform_admin", "boolean"), opt("disabled", "boolean")],
     valid: () => ({ premium: false }),
   },
   {
     method: "PATCH",
-    path: "/api/v1/admin/servers/:id",
+    path: "/api/v1/admin/servers/:serverId",
     auth: true,
     fields: [opt("verified", "boolean")],
     valid: () => ({ verified: false }),
   },
   {
     method: "POST",
-    path: "/api/v1/admin/reports/:id/resolve",
+    path: "/api/v1/admin/reports/:reportId/resolve",
     auth: true,
     fields: [
       opt("status", "string", { bad: REPORT_RESOLVE_BAD }),
@@ -201,7 +214,7 @@ const JSON_ROUTES: JsonRoute[] = [
   },
   {
     method: "PATCH",
-    path: "/api/v1/admin/ai/keys/:id",
+    path: "/api/v1/admin/ai/keys/:keyId",
     auth: true,
     fields: [
       opt("name", "string"),
@@ -225,7 +238,7 @@ const JSON_ROUTES: JsonRoute[] = [
     },
     {
       method: "PATCH",
-      path: `${prefix}/conversations/:id`,
+      path: `${prefix}/conversations/:conversationId`,
       auth: true,
       fields: [opt("title", "string", { nullable: true }), opt("model_id", "string", { nullable: true, bad: [["empty", ""]] })],
       valid: () => ({ title: "robust" }),
@@ -259,16 +272,181 @@ const JSON_ROUTES: JsonRoute[] = [
       valid: () => ({ stream_id: UNKNOWN_UUID }),
     },
   ]),
+  // Servers, channels, roles and messages (`main` owns `serverId`)
+  { method: "POST", path: "/api/v1/servers", auth: true, fields: [req("name", "string", { bad: [["blank", "  "]] }), opt("description")], valid: () => ({ name: "Robust" }) },
+  {
+    method: "PUT",
+    path: "/api/v1/servers/reorder",
+    auth: true,
+    fields: [req("order", "array", { bad: [["not ids", ["abc"]], ["numbers", [1]], ["501 ids", Array.from({ length: 501 }, () => UNKNOWN_UUID)]] })],
+    valid: () => ({ order: [serverId] }),
+  },
+  { method: "PUT", path: "/api/v1/servers/:serverId", auth: true, fields: [opt("name", "string", { bad: [["empty", ""]] }), opt("description")], valid: () => ({ description: "robust" }) },
+  {
+    method: "PATCH",
+    path: "/api/v1/servers/:serverId/settings",
+    auth: true,
+    fields: [
+      opt("system_channel_id", "string", { nullable: true, bad: [["not a UUID", "abc"]] }),
+      opt("default_notifications", "string", { bad: [["unknown", "none"]] }),
+      opt("welcome_message"),
+    ],
+    valid: () => ({ default_notifications: "all" }),
+  },
+  {
+    method: "PATCH",
+    path: "/api/v1/servers/:serverId/banner-offset",
+    auth: true,
+    fields: [req("banner_offset", "number", { bad: [["negative", -1], ["over 100", 101], ["a fraction", 1.5], ["huge", 1e308]] })],
+    valid: () => ({ banner_offset: 0 }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/servers/:serverId/vanity",
+    auth: true,
+    fields: [req("code", "string", { nullable: true, bad: [["two characters", "ab"], ["a space", "a b c"], ["33 characters", "a".repeat(33)]] })],
+    valid: () => ({ code: null }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/servers/:serverId/mute",
+    auth: true,
+    fields: [opt("duration", "number", { bad: [["zero", 0], ["a fraction", 1.5], ["negative", -5]] })],
+    valid: () => ({ duration: 60 }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/channels/:serverId",
+    auth: true,
+    fields: [
+      req("name", "string", { bad: [["blank", " "]] }),
+      req("type", "string", { bad: [["unknown", "stage"]] }),
+      opt("category_id", "string", { nullable: true }),
+      opt("is_meeting", "boolean", { bad: [["2", 2]] }),
+      opt("chat_enabled", "boolean"),
+    ],
+    valid: () => ({ name: "robust", type: "text" }),
+  },
+  {
+    method: "PUT",
+    path: "/api/v1/channels/:channelId",
+    auth: true,
+    fields: [
+      opt("name"),
+      opt("category_id", "string", { nullable: true }),
+      opt("topic", "string", { nullable: true }),
+      opt("slowmode", "number", { bad: [["negative", -1], ["over 6 hours", 21_601], ["a fraction", 0.5]] }),
+      opt("nsfw", "boolean"),
+      opt("is_meeting", "boolean"),
+      opt("chat_enabled", "boolean"),
+    ],
+    valid: () => ({ topic: "robust" }),
+  },
+  {
+    method: "PUT",
+    path: "/api/v1/channels/:serverId/reorder",
+    auth: true,
+    fields: [
+      req("order", "array", {
+        bad: [
+          ["strings", ["a"]],
+          ["an entry without position", [{ id: UNKNOWN_UUID }]],
+          ["a 100 KB id", [{ id: HUGE, position: 0 }]],
+          ["a negative position", [{ id: UNKNOWN_UUID, position: -1 }]],
+          ["501 entries", Array.from({ length: 501 }, (_, i) => ({ id: UNKNOWN_UUID, position: i }))],
+        ],
+      }),
+    ],
+    valid: () => ({ order: [{ id: channelId, position: 0 }] }),
+    // docs/channels.md: the bare array works too.
+    arrayBody: true,
+  },
+  { method: "POST", path: "/api/v1/channels/:serverId/categories", auth: true, fields: [req("name", "string", { bad: [["blank", " "]] })], valid: () => ({ name: "robust" }) },
+  {
+    method: "PUT",
+    // A server of its own, whose one category no other route here adds to.
+    path: "/api/v1/channels/:spareServerId/categories/reorder",
+    auth: true,
+    fields: [req("order", "array", { bad: [["numbers", [1]], ["a 100 KB id", [HUGE]]] })],
+    valid: () => ({ order: [spareCategoryId] }),
+  },
+  { method: "PUT", path: "/api/v1/channels/categories/:categoryId", auth: true, fields: [req("name")], valid: () => ({ name: "Robust" }) },
+  ...["/api/v1/channels/categories/:categoryId/permissions/:roleId", "/api/v1/channels/:channelId/permissions/:roleId"].map(
+    (path): JsonRoute => ({
+      method: "PUT",
+      path,
+      auth: true,
+      fields: ["allow", "deny"].map((name) => opt(name, "number", { bad: [["negative", -1], ["a fraction", 1.5], ["2^53", 2 ** 53]] })),
+      valid: () => ({ allow: 0, deny: 0 }),
+    }),
+  ),
+  ...["POST /api/v1/roles/:serverId", "PUT /api/v1/roles/:serverId/:roleId"].map((route): JsonRoute => {
+    const [method, path] = route.split(" ") as [string, string];
+    return {
+      method,
+      path,
+      auth: true,
+      fields: [
+        method === "POST" ? req("name", "string", { bad: [["blank", " "]] }) : opt("name"),
+        opt("color", "string", { bad: [["a name", "red"], ["short hex", "#fff"]] }),
+        opt("permissions", "number", { bad: [["negative", -1], ["a fraction", 1.5], ["2^60", 2 ** 60]] }),
+        opt("hoist", "boolean"),
+      ],
+      valid: () => ({ name: "Robust", color: "#336699" }),
+    };
+  }),
+  {
+    method: "POST",
+    path: "/api/v1/roles/:serverId/assign",
+    auth: true,
+    fields: [req("targetUserId", "string", { bad: [["not a UUID", "abc"]] }), req("roleId", "string", { bad: [["not a UUID", "abc"]] })],
+    valid: () => ({ targetUserId: main.id, roleId }),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/messages/:channelId",
+    auth: true,
+    fields: [
+      opt("content", "string", { bad: [["4001 characters", "x".repeat(4001)]] }),
+      opt("embeds", "array", {
+        nullable: true,
+        bad: [
+          ["a number", [5]],
+          ["a string", ["embed"]],
+          ["an embed with a 100 KB title", [{ title: HUGE }]],
+          ["an embed with a 100 KB description", [{ description: HUGE }]],
+          ["an embed whose title is an object", [{ title: { a: 1 } }]],
+          ["an embed with 100 fields", [{ fields: Array.from({ length: 100 }, () => ({ name: "a", value: "b" })) }]],
+          ["11 embeds", Array.from({ length: 11 }, () => ({ title: "a" }))],
+        ],
+      }),
+      opt("reply_to", "string", { nullable: true, bad: [["not a UUID", "abc"]] }),
+    ],
+    valid: () => ({ content: "robust" }),
+  },
+  { method: "PUT", path: "/api/v1/messages/:messageId", auth: true, fields: [req("content", "string", { bad: [["4001 characters", "x".repeat(4001)]] })], valid: () => ({ content: "something to report" }) },
+  { method: "POST", path: "/api/v1/messages/:channelId/read", auth: true, fields: [opt("message_id", "string", { bad: [["not a UUID", "abc"]] })], valid: () => ({ message_id: messageId }) },
 ];
 
-/** The ids that fill `:id` in a JSON route's path. */
-const pathOf = (route: JsonRoute): string =>
-  route.path.replace(":id", () => {
-    if (route.path.includes("/admin/users/")) return other.id;
-    if (route.path.includes("/admin/servers/")) return serverId;
-    if (route.path.includes("/admin/reports/")) return reportId;
-    if (route.path.includes("/admin/ai/keys/")) return keyId;
-    return conversationId;
+/** A route's path with its `:name` placeholders filled in from the ids made in beforeAll (`:id` kept). */
+const pathOf = (route: { path: string }): string =>
+  route.path.replace(/:(\w+)/g, (match, name: string) => {
+    if (name === "id") return match;
+    const ids: Record<string, string> = {
+      userId: other.id,
+      serverId,
+      channelId,
+      categoryId,
+      roleId,
+      messageId,
+      reportId,
+      keyId,
+      conversationId,
+      spareServerId,
+    };
+    const id = ids[name];
+    if (id === undefined) throw new Error(`no id for :${name} in ${route.path}`);
+    return id;
   });
 
 /** Routes without a body, as `main` (an administrator). */
@@ -314,10 +492,11 @@ const QUERY_ROUTES: QueryRoute[] = [
     path: "/api/v1/gifs/search",
     params: [{ name: "q", bad: ["x".repeat(101)] }, { name: "kind", bad: ["video", "GIF", ""] }, limit(50), { name: "cursor", bad: ["x".repeat(513)] }],
   },
-  ...AI_PREFIXES.map((prefix) => ({ path: `${prefix}/conversations/:id/messages`, params: [{ ...before, name: "before" }, limit(100)] })),
+  ...AI_PREFIXES.map((prefix) => ({ path: `${prefix}/conversations/:conversationId/messages`, params: [before, limit(100)] })),
+  { path: "/api/v1/messages/:channelId", params: [before, limit(100)] },
 ];
 
-const queryPath = (route: QueryRoute) => route.path.replace(":id", conversationId);
+const queryPath = pathOf;
 
 const ID_ROUTES: IdRoute[] = [
   ...[
@@ -335,7 +514,33 @@ const ID_ROUTES: IdRoute[] = [
       ["DELETE", `${prefix}/conversations/:id`],
       ["GET", `${prefix}/conversations/:id/messages`],
     ]),
-  ].map(([method, label]) => ({ method: method!, label: label!, path: (id: string) => label!.replace(":id", id), auth: true })),
+    ["GET", "/api/v1/servers/:id"],
+    ["PUT", "/api/v1/servers/:id"],
+    ["GET", "/api/v1/servers/:id/members"],
+    ["PATCH", "/api/v1/servers/:id/settings"],
+    ["POST", "/api/v1/servers/:id/mute"],
+    ["DELETE", "/api/v1/servers/:id/mute"],
+    ["POST", "/api/v1/servers/:id/read"],
+    ["GET", "/api/v1/channels/id/:id"],
+    ["GET", "/api/v1/channels/:id"],
+    ["PUT", "/api/v1/channels/:id"],
+    ["DELETE", "/api/v1/channels/:id"],
+    ["POST", "/api/v1/channels/:id/duplicate"],
+    ["GET", "/api/v1/channels/:id/permissions"],
+    ["PUT", "/api/v1/channels/:channelId/permissions/:id"],
+    ["DELETE", "/api/v1/channels/:channelId/permissions/:id"],
+    ["DELETE", "/api/v1/channels/categories/:id"],
+    ["GET", "/api/v1/roles/:id"],
+    ["GET", "/api/v1/roles/:serverId/role/:id"],
+    ["GET", "/api/v1/roles/:serverId/member/:id"],
+    ["PUT", "/api/v1/roles/:serverId/:id"],
+    ["DELETE", "/api/v1/roles/:serverId/:id"],
+    ["GET", "/api/v1/messages/id/:id"],
+    ["GET", "/api/v1/messages/:id"],
+    ["POST", "/api/v1/messages/:id"],
+    ["DELETE", "/api/v1/messages/:id"],
+    ["POST", "/api/v1/messages/:id/read"],
+  ].map(([method, label]) => ({ method: method!, label: label!, path: (id: string) => pathOf({ path: label! }).replace(":id", id), auth: true })),
   { method: "GET", label: "/uploads/ai/:userId/:name (userId)", path: (id) => `/uploads/ai/${id}/${UNKNOWN_UUID}.png`, auth: true },
   { method: "GET", label: "/uploads/ai/:userId/:name (name)", path: (id) => `/uploads/ai/${main.id}/${id}`, auth: true },
 ];
