@@ -31,6 +31,7 @@ import {
   type JsonRoute,
   type PlainRoute,
 } from "../helpers/robustness.ts";
+import { createBot } from "../helpers/bots.ts";
 import { createServer } from "../helpers/community.ts";
 import { startServer, uniqueName, type TestServer, type TestUser } from "../helpers/server.ts";
 
@@ -732,6 +733,47 @@ describe("path ids", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+// PUT /api/v1/roles/:serverId/reorder: a bare array body
+// ---------------------------------------------------------------------------------------------
+
+describe("PUT /api/v1/roles/:serverId/reorder with a bad body", () => {
+  const reorder = (options: { json?: unknown; raw?: Body; headers?: Record<string, string> }) => send("PUT", `/api/v1/roles/${serverId}/reorder`, options);
+
+  test("bad bodies are 400 and never a 5xx", async () => {
+    const failures = new Failures();
+    for (const [name, json] of [
+      ["an object", { order: [] }],
+      ["a string", "roles"],
+      ["null", null],
+      ["numbers", [1, 2]],
+      ["strings", ["a"]],
+      ["an entry without id", [{ position: 0 }]],
+      ["an entry without position", [{ id: UNKNOWN_UUID }]],
+      ["an id that is not a UUID", [{ id: "abc", position: 0 }]],
+      ["a 100 KB id", [{ id: HUGE, position: 0 }]],
+      ["a negative position", [{ id: UNKNOWN_UUID, position: -1 }]],
+      ["a fractional position", [{ id: UNKNOWN_UUID, position: 0.5 }]],
+      ["a position that is a string", [{ id: UNKNOWN_UUID, position: "0" }]],
+      ["1001 entries", Array.from({ length: 1001 }, (_, i) => ({ id: UNKNOWN_UUID, position: i }))],
+    ] as [string, unknown][]) {
+      failures.error(name, await reorder({ json }), 400);
+    }
+    for (const [name, raw] of [["{bad", "{bad"], ["[", "["], ["two arrays", "[][]"]] as [string, string][]) {
+      failures.error(name, await reorder({ raw, headers: { "content-type": "application/json" } }), 400);
+    }
+    failures.check();
+  });
+
+  test("an unknown role id and extra keys are refused or ignored, never a 5xx; a valid body is 200", async () => {
+    const failures = new Failures();
+    failures.noServerError("an unknown role", await reorder({ json: [{ id: UNKNOWN_UUID, position: 1 }] }));
+    failures.noServerError("extra keys", await reorder({ raw: `[{"id": "${roleId}", "position": 1, "__proto__": {"admin": true}, "x": 1}]`, headers: { "content-type": "application/json" } }));
+    failures.check();
+    expect((await reorder({ json: [{ id: roleId, position: 1 }] })).status).toBe(200);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
 // Authorization
 // ---------------------------------------------------------------------------------------------
 
@@ -751,6 +793,16 @@ describe("Authorization", () => {
       ] as [string, { raw?: Body; json?: unknown; headers?: Record<string, string> }][]) {
         failures.error(`${routeName(route)} with ${name}`, await send(route.method, route.path, { token: other.token, ...options }), 403);
       }
+    }
+    failures.check();
+  });
+
+  test("a bot token (its owner an administrator) gets 403 on every admin and AI route, whatever the body", async () => {
+    const bot = await createBot(server, main);
+    const failures = new Failures();
+    for (const route of authRoutes().filter((r) => r.path.startsWith("/api/v1/admin") || r.path.startsWith("/api/v1/ai") || r.path.startsWith("/api/ai"))) {
+      failures.error(`${routeName(route)} with no body`, await send(route.method, route.path, { token: bot.token }), 403);
+      failures.error(`${routeName(route)} with {bad`, await send(route.method, route.path, { token: bot.token, raw: "{bad", headers: { "content-type": "application/json" } }), 403);
     }
     failures.check();
   });
