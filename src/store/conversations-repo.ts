@@ -1,3 +1,4 @@
+import { WriteBatch } from "./write-batch.ts";
 import type { Database } from "bun:sqlite";
 import type { PresenceStatus } from "../domain/shapes.ts";
 import { nowSeconds } from "./time.ts";
@@ -108,7 +109,11 @@ export class ConversationsRepo {
   private readonly touchUpdated;
   private readonly pinExists;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    /** Group commit for sends (src/store/write-batch.ts); one per database, shared with channel messages. */
+    private readonly writes: WriteBatch = new WriteBatch(db),
+  ) {
     this.byId = db.prepare<ConversationRow, [string]>("SELECT * FROM conversations WHERE id = ?");
     this.byKey = db.prepare<ConversationRow, [string]>("SELECT * FROM conversations WHERE dm_key = ?");
     this.insertConversation = db.prepare<ConversationRow, [string, string, string | null, string | null, string | null, number, number]>(
@@ -345,7 +350,8 @@ export class ConversationsRepo {
     replyTo: string | null;
     attachments: NewDmAttachment[];
   }): Promise<DmMessageRow> {
-    return this.db.transaction(() => {
+    // Committed with the other sends of the same event-loop turn, answered after the COMMIT.
+    return this.writes.run(() => {
       const id = Bun.randomUUIDv7();
       const now = nowSeconds();
       this.insertMessage.run(id, input.conversationId, input.userId, input.content, input.embeds ?? "[]", input.replyTo, now);
@@ -354,7 +360,7 @@ export class ConversationsRepo {
       }
       this.touchConversation.run(now, input.conversationId);
       return this.messageStmt.get(input.conversationId, id)!;
-    })();
+    });
   }
 
   async findMessage(conversationId: string, messageId: string): Promise<DmMessageRow | null> {

@@ -62,6 +62,8 @@ export interface Store {
   aiUploads: AiUploadsRepo;
   admin: AdminRepo;
   reports: ReportsRepo;
+  /** The group commit shared by message sends (its counters show how sends were grouped). */
+  writes: Pick<WriteBatch, "transactions" | "pending">;
   close(): void;
 }
 
@@ -73,7 +75,7 @@ export function createStore(databaseFile: string): Store {
     db.close();
     throw error;
   }
-  // Group commit for message sends: one per connection (src/store/write-batch.ts).
+  // Group commit for message sends, channel and DM: one per connection (src/store/write-batch.ts).
   const writes = new WriteBatch(db);
   return {
     users: new UsersRepo(db),
@@ -94,7 +96,7 @@ export function createStore(databaseFile: string): Store {
     invites: new InvitesRepo(db),
     moderation: new ModerationRepo(db),
     friends: new FriendsRepo(db),
-    conversations: new ConversationsRepo(db),
+    conversations: new ConversationsRepo(db, writes),
     interactions: new InteractionsRepo(db),
     commands: new CommandsRepo(db),
     webhooks: new WebhooksRepo(db),
@@ -105,6 +107,7 @@ export function createStore(databaseFile: string): Store {
     aiUploads: new AiUploadsRepo(db),
     admin: new AdminRepo(db),
     reports: new ReportsRepo(db),
+    writes,
     close() {
       // Sends still queued are committed (and answered) first; a clean close then
       // checkpoints the WAL so the file is complete on its own.

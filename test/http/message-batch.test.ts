@@ -89,4 +89,36 @@ describe("concurrent message sends (group commit)", () => {
     const stored = await messages.page(channelId, null, 10);
     expect(stored.map((m) => m.content).reverse()).toEqual(["before", "after"]);
   });
+
+  test("DM sends are batched too: all land once, in one order, each answered with the stored message and pushed as dm:new", async () => {
+    const { users } = await community(1);
+    const [a, b] = users as [TestUser, TestUser];
+    const socket = await server.connect(b.token);
+    const events = recordEvents<{ id: string }>(socket, "dm:new");
+    const N = 100;
+    const transactions = server.app.store.writes.transactions;
+    const responses = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        server.api("POST", `/api/v1/dm/${i % 2 ? a.id : b.id}/messages`, { token: (i % 2 ? b : a).token, body: { content: `d${i}` } }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(N).fill(201));
+    // Sends that arrived together went through the group commit, together: fewer transactions than sends.
+    const used = server.app.store.writes.transactions - transactions;
+    expect(used).toBeGreaterThan(0);
+    expect(used).toBeLessThan(N);
+    for (const [i, r] of responses.entries()) expect(r.body.content).toBe(`d${i}`);
+    const ids = responses.map((r) => r.body.id as string);
+    const stored: string[] = [];
+    let before = "";
+    for (let page = 0; page < 3 && stored.length < N; page++) {
+      const got = await server.api("GET", `/api/v1/dm/${b.id}/messages?limit=50${before}`, { token: a.token });
+      stored.push(...got.body.map((m: { id: string }) => m.id));
+      before = `&before=${got.body.at(-1).id}`;
+    }
+    expect(stored.reverse()).toEqual([...ids].sort());
+    for (let i = 0; i < 100 && events.length < N; i++) await sleep(20);
+    expect(events.map((e) => e.id)).toEqual([...ids].sort());
+    socket.close();
+  });
 });
