@@ -139,6 +139,8 @@ export interface EventBus {
   removeFromRoom(selector: string, room: string): void;
   /** Disconnects every socket in `selector` (token revoked, account removed). */
   disconnect(selector: string): void;
+  /** The users with at least one socket in `room` (each once). */
+  usersIn(room: string): Promise<string[]>;
 }
 
 /**

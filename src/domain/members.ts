@@ -1,7 +1,7 @@
 import type { Store } from "../store/store.ts";
 import type { UserRow } from "../store/users-repo.ts";
 import type { ChannelRow } from "../store/channels-repo.ts";
-import type { Access } from "./access.ts";
+import type { Access, MemberContext } from "./access.ts";
 import type { Audit } from "./audit.ts";
 import { rooms, type EventBus } from "./events.ts";
 import { PERMISSIONS } from "./permission-bits.ts";
@@ -107,15 +107,21 @@ export class Members {
     const channels = (await this.store.channels.listByServer(server.id)).filter(
       (c) => !options.channelIds || options.channelIds.includes(c.id),
     );
-    const userIds = options.userIds ?? (await this.store.members.userIds(server.id));
-    // Overrides are read once per channel, members once each: O(members + channels) reads.
-    const overrides = await Promise.all(channels.map((channel) => this.access.overridesOf(channel)));
-    for (const userId of userIds) {
-      const member = await this.access.memberOf(server, userId);
-      channels.forEach((channel, i) => {
-        const visible = member && hasPermission(this.access.permissionsIn(member, overrides[i]!), PERMISSIONS.VIEW_CHANNEL);
+    const only = options.userIds ? new Set(options.userIds) : null;
+    // Only users with a socket in a channel's room can need taking out of it, so the work
+    // follows those sockets, not the server's size; each member and each channel's overrides
+    // are read once.
+    const members = new Map<string, MemberContext | null>();
+    for (const channel of channels) {
+      const watchers = (await this.bus.usersIn(rooms.channel(channel.id))).filter((id) => !only || only.has(id));
+      if (watchers.length === 0) continue;
+      const overrides = await this.access.overridesOf(channel);
+      for (const userId of watchers) {
+        if (!members.has(userId)) members.set(userId, await this.access.memberOf(server, userId));
+        const member = members.get(userId);
+        const visible = member && hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL);
         if (!visible) this.bus.removeFromRoom(rooms.user(userId), rooms.channel(channel.id));
-      });
+      }
     }
     for (const listener of this.accessListeners) await listener.accessChanged(server.id, options.userIds);
   }

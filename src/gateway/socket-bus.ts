@@ -30,4 +30,10 @@ export class SocketIoEventBus implements EventBus {
   disconnect(selector: string): void {
     this.io.in(selector).disconnectSockets(true);
   }
+
+  async usersIn(room: string): Promise<string[]> {
+    // fetchSockets also answers for other nodes once a cluster adapter is installed.
+    const sockets = await this.io.in(room).fetchSockets();
+    return [...new Set(sockets.map((socket) => (socket.data as { userId: string }).userId))];
+  }
 }
