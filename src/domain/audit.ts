@@ -1,7 +1,7 @@
 import type { Store } from "../store/store.ts";
 import type { AuditEntryRow } from "../store/audit-repo.ts";
 import type { Access } from "./access.ts";
-import { forbidden } from "./errors.ts";
+import { forbidden, notFound } from "./errors.ts";
 import { PERMISSIONS } from "./permission-bits.ts";
 import { hasPermission } from "./permissions.ts";
 
@@ -54,11 +54,15 @@ export class Audit {
     });
   }
 
-  /** Needs ADMINISTRATOR or MANAGE_SERVER. `before` is unix seconds. */
-  async list(serverId: string, userId: string, limit: number, before: number | undefined) {
+  /** Needs ADMINISTRATOR or MANAGE_SERVER. `before` is unix seconds or an entry id (docs/moderation.md). */
+  async list(serverId: string, userId: string, limit: number, before: number | string | undefined) {
     const member = await this.access.member(serverId, userId);
     if (!hasPermission(member.permissions, PERMISSIONS.MANAGE_SERVER)) throw forbidden("Missing permission: MANAGE_SERVER");
-    const { rows, hasMore } = await this.store.audit.page(member.server.id, before ?? Number.MAX_SAFE_INTEGER, limit);
-    return { entries: rows.map(toEntry), hasMore };
+    const page =
+      typeof before === "string"
+        ? await this.store.audit.pageAfter(member.server.id, before.toLowerCase(), limit)
+        : await this.store.audit.page(member.server.id, before ?? Number.MAX_SAFE_INTEGER, limit);
+    if (!page) throw notFound("Audit log entry");
+    return { entries: page.rows.map(toEntry), hasMore: page.hasMore };
   }
 }

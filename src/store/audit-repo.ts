@@ -24,10 +24,15 @@ export interface NewAuditEntry {
   changes: Record<string, unknown>;
 }
 
+/** A page from `limit + 1` rows: the extra row only tells that there are more. */
+const pageOf = (rows: AuditEntryRow[], limit: number) => ({ rows: rows.slice(0, limit), hasMore: rows.length > limit });
+
 /** The per-server audit log; newest first, keyset paged by (created_at, id). */
 export class AuditRepo {
   private readonly insertStmt;
   private readonly pageStmt;
+  private readonly afterEntryStmt;
+  private readonly entryStmt;
 
   constructor(db: Database) {
     this.insertStmt = db.prepare(
@@ -35,17 +40,22 @@ export class AuditRepo {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     // target_username is resolved at read time, so older entries get it too.
-    this.pageStmt = db.prepare<AuditEntryRow, [string, number, number]>(
-      `SELECT a.id, a.server_id, a.actor_id, actor.username AS actor_username, actor.avatar AS actor_avatar,
+    const select = `SELECT a.id, a.server_id, a.actor_id, actor.username AS actor_username, actor.avatar AS actor_avatar,
          a.action, a.target_type, a.target_id,
          CASE WHEN a.target_type = 'member' THEN target.username END AS target_username,
          a.changes, a.created_at
        FROM audit_log a
        LEFT JOIN users actor ON actor.id = a.actor_id
-       LEFT JOIN users target ON target.id = a.target_id AND a.target_type = 'member'
-       WHERE a.server_id = ? AND a.created_at < ?
-       ORDER BY a.created_at DESC, a.id DESC
-       LIMIT ?`,
+       LEFT JOIN users target ON target.id = a.target_id AND a.target_type = 'member'`;
+    this.pageStmt = db.prepare<AuditEntryRow, [string, number, number]>(
+      `${select} WHERE a.server_id = ? AND a.created_at < ? ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
+    );
+    this.afterEntryStmt = db.prepare<AuditEntryRow, [string, number, number, string, number]>(
+      `${select} WHERE a.server_id = ? AND (a.created_at < ? OR (a.created_at = ? AND a.id < ?))
+       ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
+    );
+    this.entryStmt = db.prepare<{ id: string; created_at: number }, [string, string]>(
+      "SELECT id, created_at FROM audit_log WHERE server_id = ? AND id = ?",
     );
   }
 
@@ -64,7 +74,16 @@ export class AuditRepo {
 
   /** Entries strictly before `before` (unix seconds), newest first; one extra row tells hasMore. */
   async page(serverId: string, before: number, limit: number): Promise<{ rows: AuditEntryRow[]; hasMore: boolean }> {
-    const rows = this.pageStmt.all(serverId, before, limit + 1);
-    return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+    return pageOf(this.pageStmt.all(serverId, before, limit + 1), limit);
+  }
+
+  /**
+   * The entries that come after entry `entryId` in the newest-first order, so pages never skip or
+   * repeat an entry; null when that entry is not in this server's log.
+   */
+  async pageAfter(serverId: string, entryId: string, limit: number): Promise<{ rows: AuditEntryRow[]; hasMore: boolean } | null> {
+    const anchor = this.entryStmt.get(serverId, entryId);
+    if (!anchor) return null;
+    return pageOf(this.afterEntryStmt.all(serverId, anchor.created_at, anchor.created_at, anchor.id, limit + 1), limit);
   }
 }

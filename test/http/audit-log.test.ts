@@ -81,6 +81,33 @@ describe("GET /api/v1/servers/:id/audit-log", () => {
     expect(past.body).toEqual({ entries: [], hasMore: false });
   });
 
+  test("before may be an entry id: pages follow each other exactly, even within one second; another server's or an unknown id is 404", async () => {
+    const { owner, member, serverId } = await setup();
+    // 12 entries in (most likely) the same second: unix-seconds paging could not split them.
+    for (let i = 0; i < 11; i++) await call("POST", `/${serverId}/timeouts`, owner, { targetUserId: member.id, duration: 60 + i });
+    const all = (await call("GET", `/${serverId}/audit-log?limit=100`, owner)).body.entries.map((e: any) => e.id);
+    expect(all).toHaveLength(12);
+    const paged: string[] = [];
+    let before = "";
+    for (let page = 0; page < 10; page++) {
+      const res = await call("GET", `/${serverId}/audit-log?limit=5${before}`, owner);
+      expect(res.status).toBe(200);
+      paged.push(...res.body.entries.map((e: any) => e.id));
+      if (!res.body.hasMore) break;
+      before = `&before=${res.body.entries.at(-1).id}`;
+    }
+    expect(paged).toEqual(all);
+    expect((await call("GET", `/${serverId}/audit-log?before=${all.at(-1)}`, owner)).body).toEqual({ entries: [], hasMore: false });
+    expect((await call("GET", `/${serverId}/audit-log?limit=2&before=${all[0]!.toUpperCase()}`, owner)).body.entries.map((e: any) => e.id)).toEqual(all.slice(1, 3));
+
+    const other = await setup();
+    const foreign = (await call("GET", `/${other.serverId}/audit-log`, other.owner)).body.entries[0].id;
+    expectError(await call("GET", `/${serverId}/audit-log?before=${foreign}`, owner), 404, "Audit log entry not found");
+    expectError(await call("GET", `/${serverId}/audit-log?before=${UNKNOWN}`, owner), 404, "Audit log entry not found");
+    // The permission is checked first: a member without MANAGE_SERVER learns nothing about ids.
+    expectError(await call("GET", `/${serverId}/audit-log?before=${UNKNOWN}`, member), 403);
+  });
+
   test("limit outside 1..100 and a non-integer before are 400", async () => {
     const { owner, serverId } = await setup();
     const get = (query: string) => call("GET", `/${serverId}/audit-log?${query}`, owner);

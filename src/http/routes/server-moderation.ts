@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { badRequest } from "../../domain/errors.ts";
+import { isUuid } from "../../domain/validation.ts";
 import { LIMITS } from "../../domain/limits.ts";
 import { ASSIGNABLE_BUILTIN_ROLES } from "../../domain/moderation.ts";
 import type { AuthPlugin } from "../auth.ts";
@@ -70,7 +71,11 @@ export const serverModerationRoutes = (domain: Domain, auth: AuthPlugin) =>
       ({ user, params, query }) => {
         const q = query as Record<string, string | undefined>;
         const limit = queryInteger(q.limit, "limit", 1, LIMITS.auditLogPageMax, `must be an integer between 1 and ${LIMITS.auditLogPageMax}`);
-        const before = queryInteger(q.before, "before", 0, Number.MAX_SAFE_INTEGER, "must be a unix timestamp in seconds");
+        // An entry id pages exactly (docs/moderation.md); otherwise the spec's unix seconds.
+        const before =
+          q.before !== undefined && isUuid(q.before)
+            ? q.before
+            : queryInteger(q.before, "before", 0, Number.MAX_SAFE_INTEGER, "must be a unix timestamp in seconds or an audit log entry id");
         return domain.audit.list(params.id, user.id, limit ?? LIMITS.auditLogPageDefault, before);
       },
       { auth: true },
