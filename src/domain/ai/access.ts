@@ -15,10 +15,17 @@ export function requireHuman(user: UserRow): void {
   if (user.is_bot !== 0) throw forbidden(AI_ERRORS.bot);
 }
 
+/** Why the platform flag or the premium-only flag keeps `user` from starting anything new, or null. */
+export function accessRefusal(user: UserRow, settings: AiSettingsValues): string | null {
+  if (!settings.enabled) return AI_ERRORS.disabled;
+  if (settings.plus_only && user.premium !== 1) return AI_ERRORS.plusOnly;
+  return null;
+}
+
 /** The platform flag and the premium-only flag, for starting anything new (a conversation, an upload, a turn). */
 export function requireAccess(user: UserRow, settings: AiSettingsValues): void {
-  if (!settings.enabled) throw forbidden(AI_ERRORS.disabled);
-  if (settings.plus_only && user.premium !== 1) throw forbidden(AI_ERRORS.plusOnly);
+  const refusal = accessRefusal(user, settings);
+  if (refusal) throw forbidden(refusal);
 }
 
 /** No enabled key serves any model: 503, the platform's side of the problem. */

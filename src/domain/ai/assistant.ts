@@ -4,7 +4,7 @@ import type { AiMessageRow, AiMessageStatus } from "../../store/ai-conversations
 import type { AiUploadRow } from "../../store/ai-uploads-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
-import { requireAccess, unavailable } from "./access.ts";
+import { accessRefusal, requireAccess, unavailable } from "./access.ts";
 import { toConversation, toMessage, type AiConversation, type AiConversations, type AiMessage } from "./conversations.ts";
 import { EventQueue } from "./event-queue.ts";
 import type { AiKeys, AiModel, ModelRoute } from "./keys.ts";
@@ -113,7 +113,7 @@ export class Assistant {
     return {
       enabled: s.enabled,
       plus_only: s.plus_only,
-      allowed: s.enabled && (!s.plus_only || user.premium === 1) && models.length > 0,
+      allowed: accessRefusal(user, s) === null && models.length > 0,
       has_plus: user.premium === 1,
       default_model: defaultModel?.id ?? null,
       models,
