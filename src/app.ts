@@ -1,3 +1,4 @@
+import { corsPlugin } from "./http/cors.ts";
 import { Elysia } from "elysia";
 import type { Server } from "bun";
 import type { Config } from "./config.ts";
@@ -74,7 +75,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const started = new WeakMap<Request, number>();
   const auth = authPlugin(domain.accounts);
+  const corsFor = corsPlugin(config.corsOrigins);
   const http = new Elysia()
+    // First, so preflights and every answer (errors and the gateway's polling included) carry it.
+    .use(corsFor ?? new Elysia({ name: "hearth.no-cors" }))
     // The gateway comes first: no auth hooks or body parsing touch it.
     .all("/socket.io/", ({ request, server }) => engine.handleRequest(request, server!))
     .onRequest(({ request }) => {

@@ -28,6 +28,11 @@ export interface Config {
   gifProvider: { url: string; key: string; timeoutMs: number } | null;
   /** How long the AI provider may stay silent (before answering, or between stream chunks) before the turn fails (docs/ai.md). */
   aiProviderTimeoutMs: number;
+  /**
+   * Web origins allowed to call the API and the gateway from a browser (CORS), e.g.
+   * `https://chat.example.com`; `["*"]` for any; empty (the default): no CORS headers.
+   */
+  corsOrigins: string[];
   /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
   passwordHashing: { memoryCost: number; timeCost: number };
 }
@@ -55,6 +60,16 @@ const EnvSchema = v.object({
   GIF_PROVIDER_KEY: v.optional(v.string()),
   GIF_PROVIDER_TIMEOUT_MS: v.optional(integerFrom("GIF_PROVIDER_TIMEOUT_MS", 100, 60_000), "3000"),
   AI_PROVIDER_TIMEOUT_MS: v.optional(integerFrom("AI_PROVIDER_TIMEOUT_MS", 100, 600_000), "60000"),
+  CORS_ORIGINS: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value) => value.split(",").map((origin) => origin.trim().replace(/\/+$/, "")).filter((origin) => origin !== "")),
+      v.check(
+        (origins) => origins.every((origin) => origin === "*" || /^https?:\/\/[^/\s?#]+$/i.test(origin)),
+        "CORS_ORIGINS must be * or a comma-separated list of origins like https://chat.example.com",
+      ),
+    ),
+  ),
   TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
 });
 
@@ -83,6 +98,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gifProvider: e.GIF_PROVIDER_URL
       ? { url: e.GIF_PROVIDER_URL, key: e.GIF_PROVIDER_KEY ?? "", timeoutMs: e.GIF_PROVIDER_TIMEOUT_MS }
       : null,
+    corsOrigins: e.CORS_ORIGINS ?? [],
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
   };
 }

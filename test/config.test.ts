@@ -14,7 +14,16 @@ describe("loadConfig", () => {
       logLevel: "info",
       authRateLimitPerMinute: 30,
       tokenLifetime: "30d",
+      corsOrigins: [],
     });
+  });
+
+  test("CORS_ORIGINS: a comma-separated list of origins (a trailing slash and blanks dropped), or *", () => {
+    expect(loadConfig({ CORS_ORIGINS: "https://chat.example.com/, http://localhost:5173 ," }).corsOrigins).toEqual([
+      "https://chat.example.com",
+      "http://localhost:5173",
+    ]);
+    expect(loadConfig({ CORS_ORIGINS: "*" }).corsOrigins).toEqual(["*"]);
   });
 
   test("reads the environment", () => {
@@ -29,6 +38,8 @@ describe("loadConfig", () => {
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL must be one of debug, info, warn, error, silent"],
     [{ AUTH_RATE_LIMIT_PER_MINUTE: "0" }, "AUTH_RATE_LIMIT_PER_MINUTE must be at least 1"],
     [{ TOKEN_LIFETIME: "forever" }, "TOKEN_LIFETIME must look like 30d, 12h or 90m"],
+    [{ CORS_ORIGINS: "chat.example.com" }, "CORS_ORIGINS must be * or a comma-separated list of origins like https://chat.example.com"],
+    [{ CORS_ORIGINS: "https://chat.example.com/app" }, "CORS_ORIGINS must be * or a comma-separated list"],
   ])("refuses %j naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
