@@ -1,4 +1,4 @@
-import { corsPlugin } from "./http/cors.ts";
+import { withCors } from "./http/cors.ts";
 import { Elysia } from "elysia";
 import type { Server } from "bun";
 import type { Config } from "./config.ts";
@@ -75,10 +75,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const started = new WeakMap<Request, number>();
   const auth = authPlugin(domain.accounts);
-  const corsFor = corsPlugin(config.corsOrigins);
-  const http = new Elysia()
-    // First, so preflights and every answer (errors and the gateway's polling included) carry it.
-    .use(corsFor ?? new Elysia({ name: "hearth.no-cors" }))
+  // CORS first, so preflights and every answer (errors and the gateway's polling included) carry it.
+  const http = withCors(new Elysia(), config.corsOrigins)
     // The gateway comes first: no auth hooks or body parsing touch it.
     .all("/socket.io/", ({ request, server }) => engine.handleRequest(request, server!))
     .onRequest(({ request }) => {
