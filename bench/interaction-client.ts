@@ -149,7 +149,8 @@ async function roundTrip(record: Round[]): Promise<void> {
   else record.push(round);
 }
 
-interface Phase {
+/** One phase's figures as this client reports them (bench/interaction-roundtrip.ts adds the server's CPU). */
+export interface Phase {
   round_trips: number;
   seconds: number;
   per_second: number;

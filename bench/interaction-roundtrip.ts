@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerWebSocket } from "bun";
 import { openDatabase } from "../src/store/database.ts";
+import type { Phase } from "./interaction-client.ts";
 import { argOf, community, hasFlag, LineProcess, log, ratio, register, startHearth, type Latency } from "./fixture.ts";
 
 const QUICK = hasFlag("quick");
@@ -27,16 +28,7 @@ const SEQUENTIAL = Number(argOf("sequential", QUICK ? "300" : "1000"));
 const CONCURRENT = Number(argOf("concurrent", QUICK ? "320" : "1000"));
 const LOOPS = Number(argOf("loops", "8"));
 
-interface PhaseResult {
-  round_trips: number;
-  seconds: number;
-  per_second: number;
-  total: Latency;
-  command_to_interaction: Latency;
-  response_to_message: Latency;
-  rest_answer: Latency;
-  cpu_us_per_round_trip?: number;
-}
+type PhaseResult = Phase & { cpu_us_per_round_trip?: number };
 interface ClientResult {
   errors: number;
   error_samples: string[];

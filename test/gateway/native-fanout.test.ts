@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { nativeFanoutOf, setNativeFanoutEnabled } from "../../src/gateway/native-fanout.ts";
-import { addMember, createServer } from "../helpers/community.ts";
+import { community as communityOf } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -11,14 +11,7 @@ afterAll(() => server.stop());
 
 const fanout = () => nativeFanoutOf(server.app.io)!;
 
-async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  return { owner, member, serverId, channelId: general!.id };
-}
+const community = () => communityOf(server);
 
 async function joined(token: string, channelId: string, transports?: ("websocket" | "polling")[]): Promise<ClientSocket> {
   const socket = await server.connect(token, { transports });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { addMember, community as communityOf } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -11,15 +11,7 @@ afterAll(() => server.stop());
 const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
 const roomSize = async (room: string) => (await server.app.io.in(room).fetchSockets()).length;
 
-async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  return { owner, member, outsider, serverId, channelId: general!.id };
-}
+const community = () => communityOf(server);
 
 describe("server:join / server:leave", () => {
   test("members join and get the server's events; non-members are refused", async () => {

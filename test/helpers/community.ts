@@ -16,3 +16,18 @@ export async function addMember(server: TestServer, serverId: string, user: Test
 export async function auditEntries(server: TestServer, serverId: string) {
   return (await server.app.store.audit.page(serverId, Number.MAX_SAFE_INTEGER, 100)).rows;
 }
+
+/**
+ * A fresh server owned by a new user, with a second user as a plain member and a third who is
+ * not in it; `channelId` is its `general` text channel, `everyone` its @everyone role.
+ */
+export async function community(server: TestServer) {
+  const owner = await server.register();
+  const member = await server.register();
+  const outsider = await server.register();
+  const serverId = await createServer(server, owner);
+  await addMember(server, serverId, member);
+  const [general] = await server.app.store.channels.listByServer(serverId);
+  const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
+  return { owner, member, outsider, serverId, channelId: general!.id, everyone };
+}

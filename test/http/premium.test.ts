@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { community as communityOf } from "../helpers/community.ts";
 import { expectError, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
 
 // Premium, as administrators set it (docs/admin.md#premium): the attachment limit and the soundboard.
@@ -16,14 +16,7 @@ afterAll(() => server.stop());
 const setUser = (id: string, body: unknown) => server.api("PATCH", `/api/v1/admin/users/${id}`, { token: admin.token, body });
 const setServer = (id: string, body: unknown) => server.api("PATCH", `/api/v1/admin/servers/${id}`, { token: admin.token, body });
 
-async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  return { owner, member, serverId, channelId: general!.id };
-}
+const community = () => communityOf(server);
 
 function sized(size: number) {
   const form = new FormData();

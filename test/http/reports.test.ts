@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
 import { createBot } from "../helpers/bots.ts";
-import { addMember, createServer } from "../helpers/community.ts";
+import { community as communityOf } from "../helpers/community.ts";
 import { expectError, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 
 // /api/v1/reports and /api/v1/admin/reports (docs/reports.md).
@@ -25,14 +25,9 @@ const resolve = (id: string, body: unknown, user: { token: string } = admin) =>
 const latestLog = async () => (await server.api("GET", "/api/v1/admin/log?limit=1", { token: admin.token })).body.entries[0];
 
 async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  const sent = await server.api("POST", `/api/v1/messages/${general!.id}`, { token: owner.token, body: { content: "something rude" } });
-  return { owner, member, outsider, serverId, channelId: general!.id, message: sent.body as Record<string, any> };
+  const c = await communityOf(server);
+  const sent = await server.api("POST", `/api/v1/messages/${c.channelId}`, { token: c.owner.token, body: { content: "something rude" } });
+  return { ...c, message: sent.body as Record<string, any> };
 }
 
 describe("POST /api/v1/reports", () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addBot, history, joinedSocket, registerCommands } from "../helpers/bot-platform.ts";
-import { addMember, createServer } from "../helpers/community.ts";
+import { community as communityOf } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
 
@@ -20,16 +20,7 @@ const create = (channelId: string, user: TestUser | null, body: unknown) => mana
 const execute = (hook: { id: string; token: string }, body: unknown, query = "", headers: Record<string, string> = {}) =>
   server.api("POST", `/api/webhooks/${hook.id}/${hook.token}${query}`, { body, headers });
 
-async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
-  return { owner, member, outsider, serverId, channelId: general!.id, everyone };
-}
+const community = () => communityOf(server);
 
 async function withWebhook(body: Record<string, unknown> = { name: "Deploys" }) {
   const c = await community();
