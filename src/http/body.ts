@@ -5,17 +5,33 @@ import { formatBytes } from "../domain/uploads.ts";
 export const MAX_JSON_DEPTH = 32;
 
 /**
- * The body's bytes, refusing it with 413 from `content-length` before reading, or as soon as
- * a chunked body passes `maxBytes` while streaming in.
+ * How far past its limit a refused body may still be received (and thrown away, never kept).
+ * A client still sending when the server answers 413 and closes sees a broken pipe instead of
+ * the answer (Node's fetch: `EPIPE`, `other side closed`), so a body up to this far over is
+ * let in and discarded and the connection stays open; beyond it the 413 carries
+ * `Connection: close`. 64 MiB covers an honest mistake with any of our limits (a 30 MB file
+ * against 25 MB) while bounding what a refused request may make us receive.
+ * docs/README.md "Request bodies".
+ */
+export const DRAIN_PAST_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The body's bytes, within `maxBytes`; past it, 413. A `content-length` over the limit is
+ * refused before a byte is read: the HTTP server discards the rest as it arrives (we answer
+ * without `Connection: close`) unless the claim is past the drain bound. A chunked body is
+ * read to its end, keeping nothing past the limit, and refused then; past the drain bound it
+ * is cut off and the connection closed.
  */
 export async function readBodyCapped(
   request: Request,
   maxBytes: number,
   message = `Request body too large: the limit is ${formatBytes(maxBytes)}`,
 ): Promise<Uint8Array> {
+  const drainUpTo = maxBytes + DRAIN_PAST_LIMIT_BYTES;
   const length = Number(request.headers.get("content-length") ?? NaN);
-  const tooLarge = () => payloadTooLarge(message);
-  if (Number.isFinite(length) && length > maxBytes) throw tooLarge();
+  // Refused from the claim alone, unread: the HTTP server discards what the client still sends
+  // (the connection stays usable) unless it is past the drain bound.
+  if (Number.isFinite(length) && length > maxBytes) throw payloadTooLarge(message, { closeConnection: length > drainUpTo });
   if (!request.body) return new Uint8Array();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -24,12 +40,15 @@ export async function readBodyCapped(
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    if (total > maxBytes) {
+    if (total > drainUpTo) {
       await reader.cancel().catch(() => undefined);
-      throw tooLarge();
+      throw payloadTooLarge(message, { closeConnection: true });
     }
-    chunks.push(value);
+    // Past the limit the body is only read to its end, so the client gets the answer.
+    if (total <= maxBytes) chunks.push(value);
+    else chunks.length = 0;
   }
+  if (total > maxBytes) throw payloadTooLarge(message);
   return Buffer.concat(chunks);
 }
 
