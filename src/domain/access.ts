@@ -143,14 +143,16 @@ export class Access {
   }
 
   /**
-   * The caller in a channel, needing VIEW_CHANNEL plus `bit`. A channel the caller cannot see
-   * answers 404 like a missing one, so its existence does not leak; a non-member gets 403.
+   * The caller in a channel, needing VIEW_CHANNEL plus `bit`: 404 for a channel that does not
+   * exist, 403 for a non-member and for a member who may not view it (SPEC "Errors": exists
+   * but forbidden). The 403 tells a member no more than a non-member already learns of any
+   * existing channel id; the channel itself (name, topic, messages) is never shown.
    */
   async requireChannel(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
     const channel = await this.channel(channelId);
     const member = await this.member(channel.server_id, userId);
     const permissions = await this.channelPermissions(channel, member);
-    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) throw notFound("Channel");
+    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) throw missingPermission(PERMISSIONS.VIEW_CHANNEL);
     if (bit && !hasPermission(permissions, bit)) throw missingPermission(bit);
     return { channel, member, permissions };
   }

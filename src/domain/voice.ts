@@ -119,7 +119,7 @@ export class Voice {
     if (!member) return refuse("You are not a member of this server");
     if (isTimedOut(member)) return refuse("You are timed out in this server");
     const permissions = await this.access.channelPermissions(channel, member);
-    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) return refuse("Channel not found");
+    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) return refuse(missingPermission(PERMISSIONS.VIEW_CHANNEL).message);
     if (!hasPermission(permissions, PERMISSIONS.SPEAK)) return refuse(missingPermission(PERMISSIONS.SPEAK).message);
     return { error: null, meeting: channel.is_meeting === 1 };
   }

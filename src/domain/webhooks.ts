@@ -174,7 +174,7 @@ export class Webhooks {
     return this.access.requireChannel(channelId, user.id, PERMISSIONS.MANAGE_CHANNELS);
   }
 
-  /** The webhook (404 when missing, or in a channel the caller cannot see), for a manager of its channel. */
+  /** The webhook (404 when missing), for a manager of its channel (403 when the caller cannot view it). */
   private async manage(webhookId: string, user: UserRow): Promise<WebhookRow> {
     const row = isUuid(webhookId) ? await this.store.webhooks.find(webhookId.toLowerCase()) : null;
     if (!row) throw notFound("Webhook");

@@ -75,7 +75,7 @@ describe("channel:join / channel:leave", () => {
     });
     expect(denied.status).toBe(200);
     expect(await roomSize(`channel:${channelId}`)).toBe(0);
-    expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: false, error: "Channel not found" });
+    expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: false, error: "Missing permission: VIEW_CHANNEL" });
     const ownerSocket = await server.connect(owner.token);
     expect(await ownerSocket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
 

@@ -114,9 +114,9 @@ describe("voice:join / voice:leave", () => {
     const ownerSocket = await server.connect(owner.token);
     expect((await ownerSocket.emitWithAck("voice:join", { channelId: voiceId })).ok).toBe(true);
 
-    // Hidden channel answers like a missing one.
+    // A hidden channel exists but is forbidden: 403's message, not a missing one's.
     await server.api("PUT", `/api/v1/channels/${voiceId}/permissions/${everyone}`, { token: owner.token, body: { allow: 0, deny: 2048 } });
-    await refuse(m, { channelId: voiceId }, "Channel not found");
+    await refuse(m, { channelId: voiceId }, "Missing permission: VIEW_CHANNEL");
     // Nothing to do without a voice channel.
     const err = waitForEvent(m, "voice:error");
     expect(await m.emitWithAck("voice:state", { muted: true })).toEqual({ ok: false, error: "You are not in a voice channel" });

@@ -246,7 +246,7 @@ describe("POST /channels/:channelId/messages", () => {
     expect((await override(0, P.SEND_MESSAGES)).status).toBe(200);
     expectError(await call("POST", path, c.bot.token, { content: "x" }), 403, "Missing permission: SEND_MESSAGES");
     expect((await override(0, P.VIEW_CHANNEL)).status).toBe(200);
-    expectError(await call("POST", path, c.bot.token, { content: "x" }), 404, "Channel not found");
+    expectError(await call("POST", path, c.bot.token, { content: "x" }), 403, "Missing permission: VIEW_CHANNEL");
     expect((await override(0, P.EMBED_LINKS)).status).toBe(200);
     expectError(await call("POST", path, c.bot.token, { embeds: [{ title: "x" }] }), 403, "Missing permission: EMBED_LINKS");
     expect((await call("POST", path, c.bot.token, { content: "plain" })).status).toBe(201);

@@ -155,7 +155,7 @@ describe("GET /api/v1/channels/:serverId", () => {
     expect(await roomUserIds(`channel:${secret.id}`)).toEqual([owner.id]);
     expect((await call("GET", `/${serverId}`, member)).body.channels.map((c: any) => c.id)).not.toContain(secret.id);
     expect((await call("GET", `/${serverId}`, owner)).body.channels.map((c: any) => c.id)).toContain(secret.id);
-    expectError(await call("GET", `/id/${secret.id}`, member), 404, "Channel not found");
+    expectError(await call("GET", `/id/${secret.id}`, member), 403, "Missing permission: VIEW_CHANNEL");
     memberSocket.close();
     ownerSocket.close();
   });
@@ -650,9 +650,9 @@ describe("channel permission overrides", () => {
     const { serverId, general } = await community();
     const { role } = await server.app.store.roles.create({ serverId, name: "muted", color: "#000000", permissions: 0, hoist: false });
     await server.app.store.roles.assign(serverId, member.id, role.id);
-    const res = await call("PUT", `/${general.id}/permissions/${role.id}`, admin, { deny: PERMISSIONS.VIEW_CHANNEL });
+    const res = await call("PUT", `/${general.id}/permissions/${role.id}`, admin, { allow: 0, deny: PERMISSIONS.VIEW_CHANNEL });
     expect(res.body).toEqual({ role_id: role.id, allow: 0, deny: PERMISSIONS.VIEW_CHANNEL });
-    expectError(await call("GET", `/id/${general.id}`, member), 404);
+    expectError(await call("GET", `/id/${general.id}`, member), 403, "Missing permission: VIEW_CHANNEL");
     await call("DELETE", `/${general.id}/permissions/${role.id}`, admin);
     expect((await call("GET", `/id/${general.id}`, member)).status).toBe(200);
   });

@@ -119,7 +119,7 @@ describe("GET /api/v1/messages/:channelId/search", () => {
     expectError(await search(channelId, member, q("x".repeat(201))), 400, "q: must be 1-200 characters");
   });
 
-  test("401, 403 non-member or without READ_MESSAGE_HISTORY, 404 hidden or unknown channel", async () => {
+  test("401, 403 non-member, hidden channel or without READ_MESSAGE_HISTORY, 404 unknown channel", async () => {
     const { owner, member, outsider, channelId, everyone } = await community();
     await send(channelId, owner, "secret plans");
     expectError(await search(channelId, null, q("secret")), 401);
@@ -130,7 +130,7 @@ describe("GET /api/v1/messages/:channelId/search", () => {
     expectError(await search(channelId, member, q("secret")), 403, "Missing permission: READ_MESSAGE_HISTORY");
     expect(contents(await search(channelId, owner, q("secret")))).toEqual(["secret plans"]);
     await server.api("PUT", `/api/v1/channels/${channelId}/permissions/${everyone}`, { token: owner.token, body: { allow: 0, deny: P.VIEW_CHANNEL } });
-    expectError(await search(channelId, member, q("secret")), 404, "Channel not found");
+    expectError(await search(channelId, member, q("secret")), 403, "Missing permission: VIEW_CHANNEL");
   });
 });
 

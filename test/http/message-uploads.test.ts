@@ -228,7 +228,7 @@ describe("POST /api/v1/messages/:channelId/upload", () => {
     expect(countAfter).toBe(countBefore + 1);
   });
 
-  test("401, 403 without ATTACH_FILES or membership, 404 unknown or hidden channel", async () => {
+  test("401, 403 without ATTACH_FILES or membership or in a hidden channel, 404 unknown channel", async () => {
     const { owner, member, outsider, channelId, everyone } = await community();
     const before = filesIn(server);
     const form = () => uploadForm([{ bytes: PNG_1X1, name: "a.png" }]);
@@ -243,7 +243,7 @@ describe("POST /api/v1/messages/:channelId/upload", () => {
     // The owner holds every bit.
     expect((await upload(server, channelId, owner, form())).status).toBe(201);
     await override(owner, channelId, everyone, 0, P.VIEW_CHANNEL);
-    expectError(await upload(server, channelId, member, form()), 404, "Channel not found");
+    expectError(await upload(server, channelId, member, form()), 403, "Missing permission: VIEW_CHANNEL");
     expect(filesIn(server).length).toBe(before.length + 1);
   });
 

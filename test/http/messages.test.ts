@@ -86,7 +86,9 @@ describe("POST /api/v1/messages/:channelId", () => {
     await override(owner, channelId, everyone, 0, P.SEND_MESSAGES);
     expect((await send(channelId, member, { content: "x" })).body).toEqual({ error: "Missing permission: SEND_MESSAGES" });
     await override(owner, channelId, everyone, 0, P.VIEW_CHANNEL);
-    expect((await send(channelId, member, { content: "x" })).body).toEqual({ error: "Channel not found" });
+    const hidden = await send(channelId, member, { content: "x" });
+    expect(hidden.status).toBe(403);
+    expect(hidden.body).toEqual({ error: "Missing permission: VIEW_CHANNEL" });
   });
 
   test("a timed-out member cannot send until the timeout is removed", async () => {

@@ -143,7 +143,9 @@ describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
     expect((await react(channelId, messageId, member, "👍")).body).toEqual({ error: "Missing permission: READ_MESSAGE_HISTORY" });
     expect((await reactions(channelId, messageId, member)).status).toBe(403);
     await override(owner, channelId, everyone, 0, P.VIEW_CHANNEL);
-    expect((await react(channelId, messageId, member, "👍")).body).toEqual({ error: "Channel not found" });
+    const hidden = await react(channelId, messageId, member, "👍");
+    expect(hidden.status).toBe(403);
+    expect(hidden.body).toEqual({ error: "Missing permission: VIEW_CHANNEL" });
   });
 
   test("a timed-out member cannot react until the timeout is removed", async () => {

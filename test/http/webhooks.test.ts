@@ -109,11 +109,12 @@ describe("managing webhooks", () => {
     expect((await manage("PATCH", "/api/webhooks/nope", owner, { name: "x" })).status).toBe(404);
   });
 
-  test("a webhook in a channel the caller cannot see answers 404", async () => {
+  test("a webhook in a channel the caller cannot see answers 403", async () => {
     const { owner, member, channelId, everyone, hook } = await withWebhook();
     await server.api("PUT", `/api/v1/channels/${channelId}/permissions/${everyone}`, { token: owner.token, body: { allow: 0, deny: P.VIEW_CHANNEL } });
-    expect((await manage("PATCH", `/api/webhooks/${hook.id}`, member, { name: "x" })).body).toEqual({ error: "Webhook not found" });
-    expect((await manage("GET", `/api/v1/channels/${channelId}/webhooks`, member)).status).toBe(404);
+    const hidden = { status: 403, body: { error: "Missing permission: VIEW_CHANNEL" } };
+    expect(await manage("PATCH", `/api/webhooks/${hook.id}`, member, { name: "x" })).toMatchObject(hidden);
+    expect(await manage("GET", `/api/v1/channels/${channelId}/webhooks`, member)).toMatchObject(hidden);
   });
 
   test("token regeneration: the old token stops working at once", async () => {
