@@ -78,8 +78,9 @@ export class Roles {
   }
 
   /**
-   * Owners and administrators add the role on top; anyone else just below their own highest
-   * role (so they can still manage it), pushing the roles from there up by one.
+   * A new role starts at the bottom, position 1 just above `@everyone`, as Discord's do: every
+   * custom role moves up one in the same transaction (`role:updated` for each). So whoever
+   * manages roles (a moderator, a bot with MANAGE_ROLES) can manage and assign it at once.
    */
   async create(serverId: string, userId: string, input: NewRoleInput): Promise<Role> {
     const actor = await this.access.requirePermission(serverId, userId, PERMISSIONS.MANAGE_ROLES);
@@ -91,7 +92,7 @@ export class Roles {
       color: normalizeColor(input.color ?? DEFAULT_ROLE_COLOR),
       permissions,
       hoist: input.hoist ?? false,
-      position: isAdmin(actor) ? undefined : actor.highestRolePosition,
+      position: 1,
     });
     const created = toRole(role);
     this.bus.publish(rooms.server(actor.server.id), "role:created", { ...created });

@@ -562,9 +562,42 @@ describe("moderation through the bot's role", () => {
     ]);
     // A role above the bot's own, the default role, and the bot's own managed role are refused.
     const top = await shared("POST", `/roles/${c.serverId}`, c.owner, { name: "top" });
-    expectError(await call("POST", `/servers/${c.serverId}/members/${c.member.id}/roles/${top.body.id}`, c.bot.token), 403);
+    const count = (await shared("GET", `/roles/${c.serverId}`, c.owner)).body.length - 1;
+    expect((await shared("PUT", `/roles/${c.serverId}/reorder`, c.owner, [{ id: top.body.id, position: count }])).status).toBe(200);
+    expectError(await call("POST", `/servers/${c.serverId}/members/${c.member.id}/roles/${top.body.id}`, c.bot.token), 403, "You can only manage roles below your highest role");
     expectError(await call("POST", `/servers/${c.serverId}/members/${c.member.id}/roles/${c.everyone}`, c.bot.token), 400);
     expectError(await call("POST", `/servers/${c.serverId}/members/${c.member.id}/roles/${c.botRoleId}`, c.bot.token), 400);
+    socket.close();
+  });
+});
+
+describe("a role created after the bot joined", () => {
+  test("starts below the bot's role, so a bot given MANAGE_ROLES assigns it at once (role:created, role:updated, ROLE_CREATE)", async () => {
+    const c = await community(P.MANAGE_ROLES);
+    const socket = await watch(c.owner, c.serverId);
+    const created = waitForEvent(socket, "role:created");
+    const botRoleMoved = waitForEvent(socket, "role:updated", { filter: (r: any) => r.id === c.botRoleId });
+    const fresh = await shared("POST", `/roles/${c.serverId}`, c.owner, { name: "verified" });
+    expect(fresh.status).toBe(201);
+    expect(fresh.body.position).toBe(1);
+    expect(await created).toEqual(fresh.body);
+    expect(await botRoleMoved).toMatchObject({ id: c.botRoleId, position: 3 });
+    const [entry] = await auditOf(c.serverId, c.owner, "ROLE_CREATE");
+    expect(entry).toMatchObject({ actor_id: c.owner.id, target_id: fresh.body.id, changes: { role: "verified", position: 1 } });
+    // Highest first: the bot's role (added after "helper") on top, the new role at the bottom.
+    const roles = (await call("GET", `/servers/${c.serverId}/roles`, c.bot.token)).body;
+    expect(roles.map((r: any) => [r.id, r.position])).toEqual([
+      [c.botRoleId, 3],
+      [c.helperRoleId, 2],
+      [fresh.body.id, 1],
+      [c.everyone, 0],
+    ]);
+    const assigned = await call("POST", `/servers/${c.serverId}/members/${c.member.id}/roles/${fresh.body.id}`, c.bot.token);
+    expect(assigned.status).toBe(200);
+    expect(assigned.body).toEqual({ success: true });
+    expect(await server.app.store.members.roleIds(c.serverId, c.member.id)).toEqual([fresh.body.id]);
+    const [assign] = await auditOf(c.serverId, c.owner, "ROLE_ASSIGN");
+    expect(assign).toMatchObject({ actor_id: c.bot.botUserId, target_id: c.member.id, changes: { roleId: fresh.body.id, role: "verified" } });
     socket.close();
   });
 });

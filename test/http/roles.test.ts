@@ -112,9 +112,10 @@ describe("GET /roles/:serverId", () => {
     const member = await addMember(f.serverId);
     const res = await as(member).get(`/${f.serverId}`);
     expect(res.status).toBe(200);
+    // Each new role starts at the bottom, so the earlier one sits above.
     expect(res.body.map((r: any) => [r.id, r.position])).toEqual([
-      [b.id, 2],
-      [a.id, 1],
+      [a.id, 2],
+      [b.id, 1],
       [f.everyone.id, 0],
     ]);
   });
@@ -155,7 +156,7 @@ describe("GET /roles/:serverId/role/:roleId", () => {
 });
 
 describe("POST /roles/:serverId", () => {
-  test("201 with the role on top, color upper-cased; role:created and ROLE_CREATE", async () => {
+  test("201 with the role at the bottom (position 1), color upper-cased; role:created and ROLE_CREATE", async () => {
     const f = await setup();
     const event = waitForEvent(f.socket, "role:created");
     const res = await as(f.owner).post(`/${f.serverId}`, { name: "  Gold ", color: "#ffcc00", permissions: P.KICK_MEMBERS | P.BAN_MEMBERS, hoist: true });
@@ -172,9 +173,39 @@ describe("POST /roles/:serverId", () => {
     expect(await event).toEqual(res.body);
     const [entry] = await auditEntries(f.serverId, "ROLE_CREATE");
     expect(entry).toMatchObject({ actor_id: f.owner.id, target_type: "role", target_id: res.body.id });
-    expect(entry!.changes).toMatchObject({ roleId: res.body.id, role: "Gold", color: "#FFCC00", permissions: 12, hoist: true });
-    const second = await as(f.owner).post(`/${f.serverId}`, { name: "Silver", color: "#C0C0C0", permissions: 0 });
-    expect(second.body.position).toBe(2);
+    expect(entry!.changes).toEqual({ roleId: res.body.id, role: "Gold", color: "#FFCC00", permissions: 12, hoist: true, position: 1 });
+  });
+
+  test("each new role starts at position 1 and every other custom role moves up one: role:updated for each, in one transaction", async () => {
+    const f = await setup();
+    const created = recordEvents(f.socket, "role:created");
+    const updated = recordEvents(f.socket, "role:updated");
+    const names = ["first", "second", "third", "fourth"];
+    const ids: string[] = [];
+    for (const name of names) {
+      const res = await as(f.owner).post(`/${f.serverId}`, { name });
+      expect(res.status).toBe(201);
+      expect(res.body.position).toBe(1);
+      ids.push(res.body.id);
+    }
+    const list = (await as(f.owner).get(`/${f.serverId}`)).body;
+    expect(list.map((r: any) => [r.name, r.position])).toEqual([
+      ["first", 4],
+      ["second", 3],
+      ["third", 2],
+      ["fourth", 1],
+      ["@everyone", 0],
+    ]);
+    await sleep(100);
+    expect(created.map((r) => [r.name, r.position])).toEqual(names.map((name) => [name, 1]));
+    // 0 + 1 + 2 + 3 roles pushed up, each announced with its new position.
+    expect(updated.map((r) => `${r.name} ${r.position}`).sort()).toEqual(["first 2", "first 3", "first 4", "second 2", "second 3", "third 2"]);
+    const audit = await auditEntries(f.serverId, "ROLE_CREATE");
+    expect(audit.map((e) => [e.target_id, e.changes.position]).sort()).toEqual(ids.map((id) => [id, 1]).sort());
+    // Positions stay dense under concurrent creates (each shift and insert is one transaction).
+    await Promise.all(["p", "q", "r", "s", "t"].map((name) => as(f.owner).post(`/${f.serverId}`, { name })));
+    const after = (await as(f.owner).get(`/${f.serverId}`)).body.map((r: any) => r.position);
+    expect(after).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
   });
 
   test("color, permissions and hoist are optional; ADMINISTRATOR is stored as given", async () => {
@@ -301,9 +332,10 @@ describe("PUT /roles/:serverId/:roleId", () => {
 
   test("hierarchy: a non-admin edits only roles below their highest, and only bits they hold", async () => {
     const f = await setup();
-    const below = await createRole(f, { name: "below", permissions: P.BAN_MEMBERS });
-    const { member, role: own } = await memberWith(f, P.MANAGE_ROLES | P.KICK_MEMBERS, "own");
+    // Created top first: each new role starts at the bottom.
     const above = await createRole(f, { name: "above" });
+    const { member, role: own } = await memberWith(f, P.MANAGE_ROLES | P.KICK_MEMBERS, "own");
+    const below = await createRole(f, { name: "below", permissions: P.BAN_MEMBERS });
     expectError(await as(member).put(`/${f.serverId}/${own.id}`, { name: "mine" }), 403, /below your highest/);
     expectError(await as(member).put(`/${f.serverId}/${above.id}`, { name: "x" }), 403, /below your highest/);
     expect((await as(member).put(`/${f.serverId}/${below.id}`, { name: "renamed" })).status).toBe(200);
@@ -353,8 +385,8 @@ describe("PUT /roles/:serverId/:roleId", () => {
 describe("DELETE /roles/:serverId/:roleId", () => {
   test("deletes, moves the roles above down, emits role:deleted and member:roles-updated; ROLE_DELETE", async () => {
     const f = await setup();
-    const a = await createRole(f, { name: "a" });
     const b = await createRole(f, { name: "b" });
+    const a = await createRole(f, { name: "a" }); // below b
     const member = await addMember(f.serverId);
     await as(f.owner).post(`/${f.serverId}/assign`, { targetUserId: member.id, roleId: a.id });
     const deleted = waitForEvent(f.socket, "role:deleted");
@@ -379,8 +411,8 @@ describe("DELETE /roles/:serverId/:roleId", () => {
 
   test("hierarchy, and managed bot roles only by administrators", async () => {
     const f = await setup();
-    const below = await createRole(f, { name: "below" });
     const { member, role: own } = await memberWith(f, P.MANAGE_ROLES, "own");
+    const below = await createRole(f, { name: "below" });
     expectError(await as(member).del(`/${f.serverId}/${own.id}`), 403);
     const { role: managed } = await server.app.store.roles.create({
       serverId: f.serverId,
@@ -413,9 +445,11 @@ describe("DELETE /roles/:serverId/:roleId", () => {
 describe("PUT /roles/:serverId/reorder", () => {
   test("moves roles into slots, answers the list, emits role:updated for each moved role", async () => {
     const f = await setup();
-    const a = await createRole(f, { name: "a" });
-    const b = await createRole(f, { name: "b" });
-    const c = await createRole(f, { name: "c" });
+    // Straight into the store (on top, in order: a 1, b 2, c 3), so no create's events are in flight.
+    const stored = (name: string) => server.app.store.roles.create({ serverId: f.serverId, name, color: "#336699", permissions: 0, hoist: false });
+    const { role: a } = await stored("a");
+    const { role: b } = await stored("b");
+    const { role: c } = await stored("c");
     const updates = recordEvents(f.socket, "role:updated");
     // a to the top: b and c each move down one.
     const res = await as(f.owner).put(`/${f.serverId}/reorder`, [{ id: a.id, position: 3 }]);
@@ -464,9 +498,9 @@ describe("PUT /roles/:serverId/reorder", () => {
 
   test("401, 403 without MANAGE_ROLES, for a non-member and past the hierarchy; 404 server", async () => {
     const f = await setup();
-    const low = await createRole(f, { name: "low" });
-    const low2 = await createRole(f, { name: "low2" });
     const { member, role: own } = await memberWith(f, P.MANAGE_ROLES, "own");
+    const low2 = await createRole(f, { name: "low2" });
+    const low = await createRole(f, { name: "low" }); // low 1, low2 2, own 3
     const plain = await addMember(f.serverId);
     const outsider = await server.register();
     const body = [{ id: low.id, position: 2 }];
@@ -543,9 +577,9 @@ describe("POST /roles/:serverId/assign", () => {
 
   test("hierarchy: outrank the target, the role below the actor's highest; self-assign below it", async () => {
     const f = await setup();
-    const low = await createRole(f, { name: "low" });
-    const { member: manager, role: managerRole } = await memberWith(f, P.MANAGE_ROLES, "manager");
     const high = await createRole(f, { name: "high" });
+    const { member: manager, role: managerRole } = await memberWith(f, P.MANAGE_ROLES, "manager");
+    const low = await createRole(f, { name: "low" }); // low 1, manager 2, high 3
     const peer = await addMember(f.serverId);
     const senior = await addMember(f.serverId);
     await as(f.owner).post(`/${f.serverId}/assign`, { targetUserId: senior.id, roleId: high.id });
@@ -590,8 +624,8 @@ describe("DELETE /roles/:serverId/assign/:targetUserId/:roleId", () => {
 
   test("401, 403, 404, 400 and the hierarchy", async () => {
     const f = await setup();
-    const { member: manager } = await memberWith(f, P.MANAGE_ROLES, "manager");
     const { member: senior, role: high } = await memberWith(f, 0, "high");
+    const { member: manager } = await memberWith(f, P.MANAGE_ROLES, "manager"); // below high
     const plain = await addMember(f.serverId);
     const outsider = await server.register();
     const path = `/${f.serverId}/assign/${senior.id}/${high.id}`;
@@ -620,7 +654,7 @@ describe("GET /roles/:serverId/member/:targetUserId", () => {
     const res = await as(other).get(`/${f.serverId}/member/${member.id}`);
     expect(res.status).toBe(200);
     res.body.forEach((r: any) => expectRole(r));
-    expect(res.body.map((r: any) => r.id)).toEqual([b.id, a.id]);
+    expect(res.body.map((r: any) => r.id)).toEqual([a.id, b.id]); // a was pushed up by b
     expect((await as(other).get(`/${f.serverId}/member/${f.owner.id}`)).body).toEqual([]);
   });
 
