@@ -141,17 +141,15 @@ export class Webhooks {
     return row;
   }
 
-  async metadata(webhookId: string, token: string): Promise<WebhookMetadata> {
-    const row = await this.authenticate(webhookId, token);
+  /** The metadata of an authenticated webhook. */
+  metadata(row: WebhookRow): WebhookMetadata {
     return { id: row.id, name: row.name, avatar: row.avatar, channel_id: row.channel_id, url: webhookUrl(row) };
   }
 
-  /** Authenticates an execute and counts it against the webhook's limit (429 past it). */
-  async admit(webhookId: string, token: string): Promise<WebhookRow> {
-    const row = await this.authenticate(webhookId, token);
+  /** Counts an execute of an authenticated webhook against its limit (429 past it). */
+  admit(row: WebhookRow): void {
     const decision = this.executes.hit(row.id);
     if (!decision.allowed) throw tooManyRequests(decision.retryAfter, "This webhook is being rate limited, try again later");
-    return row;
   }
 
   /** Posts as the webhook: its name and avatar unless the request names others. */

@@ -238,6 +238,51 @@ describe("POST /api/webhooks/:id/:token", () => {
     expect(malformed.status).toBe(400);
   });
 
+  describe("the URL's id and token are checked before any Authorization header (SPEC Errors 1)", () => {
+    const HEADER_REFUSED = { error: "Webhook execute routes take no Authorization header: the URL token is the credential" };
+    const call = (method: "GET" | "POST", hook: { id: string; token: string }, authorization?: string) =>
+      server.api(method, `/api/webhooks/${hook.id}/${hook.token}`, {
+        body: method === "POST" ? { content: "x" } : undefined,
+        headers: authorization === undefined ? {} : { authorization },
+      });
+
+    test.each(["GET", "POST"] as const)("%s: all four combinations, and wrong ids", async (method) => {
+      const { owner, hook } = await withWebhook();
+      const bearer = `Bearer ${owner.token}`;
+      const wrongToken = { id: hook.id, token: "x".repeat(43) };
+      const wrongId = { id: UNKNOWN, token: hook.token };
+      const notAnId = { id: "nope", token: hook.token };
+      const answers = async (target: { id: string; token: string }, authorization?: string) => {
+        const res = await call(method, target, authorization);
+        return { status: res.status, body: res.body };
+      };
+      // Right token, no header: the route works.
+      expect((await answers(hook)).status).toBe(method === "GET" ? 200 : 204);
+      // Right token with a header: its own 401.
+      expect(await answers(hook, bearer)).toEqual({ status: 401, body: HEADER_REFUSED });
+      expect(await answers(hook, "Basic Zm9vOmJhcg==")).toEqual({ status: 401, body: HEADER_REFUSED });
+      // Wrong token or id: Invalid webhook, header or not.
+      for (const target of [wrongToken, wrongId, notAnId]) {
+        expect(await answers(target)).toEqual({ status: 401, body: INVALID });
+        expect(await answers(target, bearer)).toEqual({ status: 401, body: INVALID });
+        expect(await answers(target, "Bot whatever")).toEqual({ status: 401, body: INVALID });
+      }
+    });
+
+    test("a refused header is not counted against the execute rate limit; nothing is posted", async () => {
+      const { owner, channelId, hook } = await withWebhook();
+      for (let i = 0; i < 35; i++) expect((await call("POST", hook, `Bearer ${owner.token}`)).status).toBe(401);
+      expect((await call("POST", hook)).status).toBe(204);
+      expect((await history(server, owner.token, channelId)).map((m: any) => m.content)).toEqual(["x"]);
+    });
+
+    test("the token routes have no /api/v1 alias: 404", async () => {
+      const { hook } = await withWebhook();
+      const res = await server.api("POST", `/api/v1/webhooks/${hook.id}/${hook.token}`, { body: { content: "x" } });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { error: "Not found" } });
+    });
+  });
+
   test("a voice channel without chat_enabled refuses it", async () => {
     const { owner, serverId } = await community();
     const quiet = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "Lounge", type: "voice" } });

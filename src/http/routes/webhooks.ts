@@ -42,7 +42,9 @@ const ExecuteQuery = v.object({ wait: v.optional(v.picklist(["true", "false"], "
 
 /**
  * The token routes' credential is the URL: a request that also carries an Authorization header
- * is refused, so a client never mistakes a user or bot token for the webhook's.
+ * is refused, so a client never mistakes a user or bot token for the webhook's. Checked after
+ * the URL's id and token, so a wrong one is `Invalid webhook` with or without a header (SPEC
+ * "Errors" 1).
  */
 function refuseAuthorization(headers: Record<string, string | undefined>): void {
   if (headers.authorization !== undefined) {
@@ -96,14 +98,16 @@ export const webhookRoutes = (domain: Domain, auth: AuthPlugin) =>
       { auth: true },
     )
     .post("/:id/token", ({ user, params }) => domain.webhooks.regenerateToken(params.id, user), { auth: true })
-    .get("/:id/:token", ({ params, headers }) => {
+    .get("/:id/:token", async ({ params, headers }) => {
+      const webhook = await domain.webhooks.authenticate(params.id, params.token);
       refuseAuthorization(headers);
-      return domain.webhooks.metadata(params.id, params.token);
+      return domain.webhooks.metadata(webhook);
     })
     // Validated in the handler, so a wrong token is 401 before a bad body is 400.
     .post("/:id/:token", async ({ params, headers, query, body }) => {
+      const webhook = await domain.webhooks.authenticate(params.id, params.token);
       refuseAuthorization(headers);
-      const webhook = await domain.webhooks.admit(params.id, params.token);
+      domain.webhooks.admit(webhook);
       const { wait } = parseInput(ExecuteQuery, query, "query");
       const message = await domain.webhooks.execute(webhook, parseInput(ExecuteBody, body));
       return wait === "true" ? message : new Response(null, { status: 204 });
