@@ -261,6 +261,8 @@ export interface IdRoute {
   path: (id: string) => string;
   label: string;
   auth: boolean;
+  /** A valid JSON body, for a route whose body is required (so only the id is wrong). */
+  body?: unknown;
 }
 
 export const routeName = (route: { method: string; path: string }) => `${route.method} ${route.path}`;
@@ -486,18 +488,23 @@ export const UNKNOWN_UUIDS: [string, string][] = [
   ["an unknown UUID in capitals", UNKNOWN_UUID.toUpperCase()],
 ];
 
+const idRequest = (h: Harness, route: IdRoute): Send => ({
+  token: route.auth ? h.target.token() : null,
+  ...(route.body === undefined ? {} : { json: route.body }),
+});
+
 /** Non-UUID ids are 400 or 404 and unknown UUIDs 404 on every route of the table. */
 export function describeIdRoutes(h: Harness, routes: IdRoute[]): void {
   const { send } = h;
   test.each(NON_UUIDS)("%s is 400 or 404 on every id route", async (_name, id) => {
     const failures = new Failures();
-    for (const route of routes) failures.error(`${route.method} ${route.label}`, await send(route.method, route.path(id), { token: route.auth ? h.target.token() : null }), [400, 404]);
+    for (const route of routes) failures.error(`${route.method} ${route.label}`, await send(route.method, route.path(id), idRequest(h, route)), [400, 404]);
     failures.check();
   });
 
   test.each(UNKNOWN_UUIDS)("%s is 404 on every id route", async (_name, id) => {
     const failures = new Failures();
-    for (const route of routes) failures.error(`${route.method} ${route.label}`, await send(route.method, route.path(id), { token: route.auth ? h.target.token() : null }), 404);
+    for (const route of routes) failures.error(`${route.method} ${route.label}`, await send(route.method, route.path(id), idRequest(h, route)), 404);
     failures.check();
   });
 }

@@ -166,7 +166,7 @@ describe("GET /api/v1/channels/:serverId", () => {
     const inside = await createChannel(serverId, { name: "staff-chat", type: "text", category_id: category.id });
     const socket = await socketIn(member, serverId, inside.id);
     const event = waitForEvent(socket, "category:permissions-updated");
-    const res = await call("PUT", `/categories/${category.id}/permissions/${everyoneRoleId}`, owner, { deny: PERMISSIONS.VIEW_CHANNEL });
+    const res = await call("PUT", `/categories/${category.id}/permissions/${everyoneRoleId}`, owner, { allow: 0, deny: PERMISSIONS.VIEW_CHANNEL });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ role_id: everyoneRoleId, allow: 0, deny: PERMISSIONS.VIEW_CHANNEL });
     expect(await event).toEqual({ categoryId: category.id, roleId: everyoneRoleId, allow: 0, deny: PERMISSIONS.VIEW_CHANNEL });
@@ -175,7 +175,7 @@ describe("GET /api/v1/channels/:serverId", () => {
     expect(list.channels.map((c: any) => c.id)).not.toContain(inside.id);
     expect(list.categories).toEqual([]);
     // A channel-level allow for @everyone brings that one channel (and so its category) back.
-    await call("PUT", `/${inside.id}/permissions/${everyoneRoleId}`, owner, { allow: PERMISSIONS.VIEW_CHANNEL });
+    await call("PUT", `/${inside.id}/permissions/${everyoneRoleId}`, owner, { allow: PERMISSIONS.VIEW_CHANNEL, deny: 0 });
     const after = (await call("GET", `/${serverId}`, member)).body;
     expect(after.channels.map((c: any) => c.id)).toContain(inside.id);
     expect(after.categories.map((c: any) => c.id)).toEqual([category.id]);
@@ -668,7 +668,7 @@ describe("channel permission overrides", () => {
     for (const body of [{ allow: -1 }, { allow: MAX_BITS + 1 }, { allow: 1.5 }, { allow: "1" }]) {
       expectError(await call("PUT", path, owner, body), 400, /^allow:/);
     }
-    for (const body of [{ deny: -1 }, { deny: 2 ** 31 }, { deny: null }]) expectError(await call("PUT", path, owner, body), 400, /^deny:/);
+    for (const body of [{ allow: 0, deny: -1 }, { allow: 0, deny: 2 ** 31 }, { allow: 0, deny: null }]) expectError(await call("PUT", path, owner, body), 400, /^deny:/);
     expectError(await call("PUT", path, owner, "x"), 400, /^body:/);
   });
 
@@ -676,7 +676,7 @@ describe("channel permission overrides", () => {
     const { serverId, general, everyoneRoleId } = await community();
     const path = `/${general.id}/permissions/${everyoneRoleId}`;
     expectError(await call("GET", `/${general.id}/permissions`, member), 403, "Missing permission: MANAGE_ROLES");
-    expectError(await call("PUT", path, member, { allow: 0 }), 403, "Missing permission: MANAGE_ROLES");
+    expectError(await call("PUT", path, member, { allow: 0, deny: 0 }), 403, "Missing permission: MANAGE_ROLES");
     expectError(await call("DELETE", path, member), 403, "Missing permission: MANAGE_ROLES");
 
     const { role: manager } = await server.app.store.roles.create({
@@ -688,8 +688,8 @@ describe("channel permission overrides", () => {
     });
     await server.app.store.roles.assign(serverId, member.id, manager.id);
     expect((await call("GET", `/${general.id}/permissions`, member)).status).toBe(200);
-    expect((await call("PUT", path, member, { deny: PERMISSIONS.SEND_MESSAGES })).status).toBe(200);
-    expectError(await call("PUT", path, member, { allow: PERMISSIONS.MANAGE_SERVER }), 403, /MANAGE_SERVER/);
+    expect((await call("PUT", path, member, { allow: 0, deny: PERMISSIONS.SEND_MESSAGES })).status).toBe(200);
+    expectError(await call("PUT", path, member, { allow: PERMISSIONS.MANAGE_SERVER, deny: 0 }), 403, /MANAGE_SERVER/);
     expect((await call("DELETE", path, member)).status).toBe(200);
   });
 
@@ -737,12 +737,40 @@ describe("category permission overrides", () => {
     const category = await createCategory(serverId);
     const base = (id: string) => `/categories/${id}/permissions`;
     await expectGuards("GET", base, category.id, undefined, "Category not found");
-    await expectGuards("PUT", (id) => `${base(id)}/${everyoneRoleId}`, category.id, { allow: 0 }, "Category not found");
+    await expectGuards("PUT", (id) => `${base(id)}/${everyoneRoleId}`, category.id, { allow: 0, deny: 0 }, "Category not found");
     await expectGuards("DELETE", (id) => `${base(id)}/${everyoneRoleId}`, category.id, undefined, "Category not found");
     expectError(await call("GET", base(category.id), member), 403, "Missing permission: MANAGE_ROLES");
-    expectError(await call("PUT", `${base(category.id)}/${everyoneRoleId}`, member, { allow: 0 }), 403, "Missing permission: MANAGE_ROLES");
+    expectError(await call("PUT", `${base(category.id)}/${everyoneRoleId}`, member, { allow: 0, deny: 0 }), 403, "Missing permission: MANAGE_ROLES");
     expectError(await call("DELETE", `${base(category.id)}/${everyoneRoleId}`, member), 403, "Missing permission: MANAGE_ROLES");
-    expectError(await call("PUT", `${base(category.id)}/${other.everyoneRoleId}`, owner, { allow: 0 }), 404, "Role not found");
-    expectError(await call("PUT", `${base(category.id)}/${everyoneRoleId}`, owner, { allow: MAX_BITS + 1 }), 400, /^allow:/);
+    expectError(await call("PUT", `${base(category.id)}/${other.everyoneRoleId}`, owner, { allow: 0, deny: 0 }), 404, "Role not found");
+    expectError(await call("PUT", `${base(category.id)}/${everyoneRoleId}`, owner, { allow: MAX_BITS + 1, deny: 0 }), 400, /^allow:/);
+  });
+});
+
+describe("an override needs both allow and deny", () => {
+  test.each(["channel", "category"] as const)("a %s override: 400 naming the missing one; an empty body sets nothing", async (kind) => {
+    const { serverId, general, everyoneRoleId } = await community();
+    const target = kind === "channel" ? general.id : (await createCategory(serverId)).id;
+    const path = kind === "channel" ? `/${target}/permissions/${everyoneRoleId}` : `/categories/${target}/permissions/${everyoneRoleId}`;
+    const list = kind === "channel" ? `/${target}/permissions` : `/categories/${target}/permissions`;
+    const socket = await socketIn(owner, serverId);
+    const eventName = kind === "channel" ? "channel:permissions-updated" : "category:permissions-updated";
+    const events = recordEvents(socket, eventName);
+    const auditBefore = (await audit(serverId)).length;
+    expectError(await call("PUT", path, owner, {}), 400, "allow: is required");
+    expectError(await call("PUT", path, owner, { deny: PERMISSIONS.SEND_MESSAGES }), 400, "allow: is required");
+    expectError(await call("PUT", path, owner, { allow: PERMISSIONS.SEND_MESSAGES }), 400, "deny: is required");
+    expectError(await server.api("PUT", `/api/v1/channels${path}`, { token: owner.token }), 400, "allow: is required");
+    expect((await call("GET", list, owner)).body).toEqual([]);
+    expect((await audit(serverId)).length).toBe(auditBefore);
+    // Both given: set, as before (0/0 included, when asked for explicitly). Its event is the
+    // first: the refused ones published nothing before it.
+    const event = waitForEvent(socket, eventName);
+    const set = await call("PUT", path, owner, { allow: 0, deny: 0 });
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ role_id: everyoneRoleId, allow: 0, deny: 0 });
+    await event;
+    expect(events).toHaveLength(1);
+    socket.close();
   });
 });

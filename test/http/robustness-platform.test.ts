@@ -377,7 +377,8 @@ const JSON_ROUTES: JsonRoute[] = [
       method: "PUT",
       path,
       auth: true,
-      fields: ["allow", "deny"].map((name) => opt(name, "number", { bad: [["negative", -1], ["a fraction", 1.5], ["2^53", 2 ** 53]] })),
+      // Both required: an empty body must not set a 0/0 override (issue 14).
+      fields: ["allow", "deny"].map((name) => req(name, "number", { bad: [["negative", -1], ["a fraction", 1.5], ["2^53", 2 ** 53]] })),
       valid: () => ({ allow: 0, deny: 0 }),
     }),
   ),
@@ -528,7 +529,7 @@ const ID_ROUTES: IdRoute[] = [
     ["DELETE", "/api/v1/channels/:id"],
     ["POST", "/api/v1/channels/:id/duplicate"],
     ["GET", "/api/v1/channels/:id/permissions"],
-    ["PUT", "/api/v1/channels/:channelId/permissions/:id"],
+    ["PUT", "/api/v1/channels/:channelId/permissions/:id", { allow: 0, deny: 0 }],
     ["DELETE", "/api/v1/channels/:channelId/permissions/:id"],
     ["DELETE", "/api/v1/channels/categories/:id"],
     ["GET", "/api/v1/roles/:id"],
@@ -541,7 +542,13 @@ const ID_ROUTES: IdRoute[] = [
     ["POST", "/api/v1/messages/:id"],
     ["DELETE", "/api/v1/messages/:id"],
     ["POST", "/api/v1/messages/:id/read"],
-  ].map(([method, label]) => ({ method: method!, label: label!, path: (id: string) => pathOf({ path: label! }).replace(":id", id), auth: true })),
+  ].map(([method, label, body]) => ({
+    method: method as string,
+    label: label as string,
+    path: (id: string) => pathOf({ path: label as string }).replace(":id", id),
+    auth: true,
+    body,
+  })),
   { method: "GET", label: "/uploads/ai/:userId/:name (userId)", path: (id) => `/uploads/ai/${id}/${UNKNOWN_UUID}.png`, auth: true },
   { method: "GET", label: "/uploads/ai/:userId/:name (name)", path: (id) => `/uploads/ai/${main.id}/${id}`, auth: true },
 ];

@@ -16,7 +16,6 @@ const flag = v.pipe(
   v.transform((value) => value === true || value === 1),
 );
 const idString = v.pipe(v.string("must be a string"), v.maxLength(64, "must be an id"));
-const bits = v.optional(integer(0, ALL_PERMISSIONS), 0);
 
 const CreateBody = body({
   name: channelName,
@@ -53,7 +52,8 @@ const CategoryBody = body({ name: categoryName });
 const CategoryOrderBody = body({
   order: v.pipe(v.array(idString, "must be an array of category ids"), v.maxLength(500, "is too long")),
 });
-const OverrideBody = body({ allow: bits, deny: bits });
+/** Both required (400 naming the missing one): an empty body must not set a 0/0 override. */
+const OverrideBody = body({ allow: integer(0, ALL_PERMISSIONS), deny: integer(0, ALL_PERMISSIONS) });
 
 /**
  * /api/v1/channels: channels, categories and permission overrides. Elysia's router needs one
