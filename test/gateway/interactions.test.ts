@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addBot, community, history, joinedSocket, registerCommands, say } from "../helpers/bot-platform.ts";
+import { io as connectClient } from "socket.io-client";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -64,6 +65,28 @@ describe("slash commands: the round trip", () => {
     expect(bystanderSaw).toEqual([]);
     expect(memberSaw).toEqual([]);
     for (const s of [botSocket, bystanderSocket, memberSocket]) s.close();
+  });
+
+  test("a command used while the bot is offline is stored but never delivered later", async () => {
+    const { owner, member, serverId, channelId } = await community(server);
+    const bot = await addBot(server, owner, serverId);
+    await registerCommands(server, bot, [{ name: "ping", description: "Ping" }]);
+    const missed = await say(server, member, channelId, "/ping");
+    expect(missed.status).toBe(201);
+    expect((await history(server, member.token, channelId)).map((m) => m.id)).toContain(missed.body.id);
+    // The bot connects afterwards (listening before the handshake, so nothing sent at connect
+    // could slip past): what it receives is the next command only, not a replay.
+    const botSocket = connectClient(server.url, { auth: { token: bot.token }, transports: ["websocket"], reconnection: false, forceNew: true, autoConnect: false });
+    const seen = recordEvents(botSocket, "interaction:create");
+    const connected = waitForEvent(botSocket, "connect");
+    botSocket.connect();
+    await connected;
+    const next = waitForEvent(botSocket, "interaction:create");
+    const later = await say(server, member, channelId, "/ping");
+    expect((await next).message_id).toBe(later.body.id);
+    await sleep(200);
+    expect(seen.map((i) => i.message_id)).toEqual([later.body.id]);
+    botSocket.close();
   });
 
   test("a command without options gets the raw text in options.value", async () => {
