@@ -5,6 +5,7 @@ import { LIMITS } from "../../domain/limits.ts";
 import { CONNECTION_TYPES } from "../../domain/users.ts";
 import { password, username } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
+import { clientAddress } from "../client-address.ts";
 import { readMultipart } from "../multipart.ts";
 import { body, boolean, integer, nonEmptyText } from "../schemas.ts";
 
@@ -64,10 +65,12 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) =>
       { auth: true, parse: "none" },
     )
     .delete("/me/banner", ({ user }) => domain.users.removeImage(user, "banner"), { auth: true })
-    .put("/me/password", ({ user, body }) => domain.accounts.changePassword(user, body.currentPassword, body.newPassword), {
-      auth: true,
-      body: PasswordBody,
-    })
+    .put(
+      "/me/password",
+      ({ user, body, request, server }) =>
+        domain.accounts.changePassword(user, body.currentPassword, body.newPassword, clientAddress(request, server)),
+      { auth: true, body: PasswordBody },
+    )
     .get("/me/notifications", ({ user }) => domain.users.notificationSettings(user), { auth: true })
     .post("/me/notifications", ({ user, body }) => domain.users.updateNotificationSettings(user, body), {
       auth: true,
