@@ -1,11 +1,14 @@
 /**
- * Attacks on accounts and on what reaches the log (issue 14, points 10 and 15), kept as
+ * Attacks on accounts and on what reaches the log (issue 14, points 10, 11 and 15), kept as
  * black-box tests so they stay fixed:
  * - concurrent password guesses each pass a limit checked before any of them was counted;
  * - a stolen token guessing the current password on PUT /users/me/password;
- * - wrong guesses from one address locking the owner out from every address.
+ * - wrong guesses from one address locking the owner out from every address;
+ * - a webhook token reaching the request log on paths no route matches.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Logger } from "../../src/log.ts";
+import { community } from "../helpers/community.ts";
 import { apiFrom } from "../helpers/from-address.ts";
 import { startServer, type ApiResponse, type TestServer, type TestUser } from "../helpers/server.ts";
 
@@ -157,5 +160,45 @@ describe("a guesser at one address does not lock the owner out of the others", (
     const changed = await change("127.0.0.1", owner.password);
     expect(changed.status).toBe(200);
     expect(typeof changed.body.token).toBe("string");
+  });
+});
+
+describe("webhook tokens never reach the log", () => {
+  const lines: string[] = [];
+  const capture = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+    lines.push(JSON.stringify({ level, message, ...fields }));
+  };
+  const logger: Logger = { debug: capture("debug"), info: capture("info"), warn: capture("warn"), error: capture("error") };
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ logLevel: "debug" }, { logger });
+  });
+  afterAll(() => server.stop());
+
+  test("routed and unrouted paths under /api/webhooks and /api/v1/webhooks log no token", async () => {
+    const { owner, channelId } = await community(server);
+    const created = await server.api("POST", `/api/v1/channels/${channelId}/webhooks`, { token: owner.token, body: { name: "Alerts" } });
+    expect(created.status).toBe(201);
+    const { id, token } = created.body as { id: string; token: string };
+    const paths = [
+      [`/api/webhooks/${id}/${token}`, "POST"],
+      [`/api/webhooks/${id}/${token}`, "GET"],
+      [`/api/webhooks/${id}/${token}/github`, "POST"],
+      [`/api/webhooks/${id}/${token}/slack/extra`, "GET"],
+      [`/api/webhooks/${id}/${token}/`, "POST"],
+      [`/api/v1/webhooks/${id}/${token}`, "POST"],
+      [`/api/v1/webhooks/${id}/${token}/github`, "POST"],
+      [`/API/Webhooks/${id}/${token}`, "POST"],
+      [`/api/webhooks//${id}/${token}`, "POST"],
+      [`/api/webhooks/${id}/${token}?wait=true&token=${token}`, "PUT"],
+    ] as const;
+    for (const [path, method] of paths) {
+      const res = await server.api(method, path, method === "GET" ? {} : { body: { content: "hello" } });
+      expect(res.status).toBeLessThan(500);
+    }
+    const logged = lines.join("\n");
+    expect(logged).toContain(`[redacted]`);
+    expect(logged).toContain(id);
+    expect(logged).not.toContain(token);
   });
 });
