@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/limits.ts";
 import { CONNECTION_TYPES } from "../../domain/users.ts";
-import { password, username } from "../../domain/validation.ts";
+import { displayName, password, username } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { clientAddress } from "../client-address.ts";
 import { readMultipart } from "../multipart.ts";
@@ -30,7 +30,7 @@ const NotificationsBody = body({
 
 const ConnectionBody = body({
   type: v.picklist(CONNECTION_TYPES, `must be one of ${CONNECTION_TYPES.join(", ")}`),
-  name: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters")),
+  name: v.pipe(displayName, v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters")),
   url: v.optional(
     v.pipe(
       v.string("must be a string"),
