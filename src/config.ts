@@ -12,6 +12,8 @@ export interface Config {
   databaseFile: string;
   /** When unset, a secret is generated once and kept in `<dataDir>/jwt-secret`. */
   jwtSecret: string | undefined;
+  /** The key sealing stored secrets, 64 hex characters; when unset, generated once into `<dataDir>/secrets.key`. */
+  secretsKey: string | undefined;
   logLevel: LogLevel;
   /** Register and login attempts per client address per minute (CONTRACT.md). */
   authRateLimitPerMinute: number;
@@ -54,6 +56,9 @@ const EnvSchema = v.object({
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "DATA_DIR must not be empty")), "./data"),
   DATABASE_FILE: v.optional(v.string()),
   JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "JWT_SECRET must be at least 32 characters"))),
+  SECRETS_KEY: v.optional(
+    v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "SECRETS_KEY must be 64 hexadecimal characters (32 bytes), e.g. from openssl rand -hex 32")),
+  ),
   LOG_LEVEL: v.optional(v.picklist(["debug", "info", "warn", "error", "silent"], "LOG_LEVEL must be one of debug, info, warn, error, silent"), "info"),
   AUTH_RATE_LIMIT_PER_MINUTE: v.optional(integerFrom("AUTH_RATE_LIMIT_PER_MINUTE", 1, 1_000_000), "30"),
   LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE: v.optional(integerFrom("LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE", 1, 1_000_000), "10"),
@@ -92,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.DATA_DIR,
     databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, "hearth.db"),
     jwtSecret: e.JWT_SECRET,
+    secretsKey: e.SECRETS_KEY,
     logLevel: e.LOG_LEVEL,
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
     loginFailuresPerAccountPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE,

@@ -99,7 +99,7 @@ export class Accounts {
         check.notAFailure();
         throw unauthorized("Two-factor code required");
       }
-      if (!isValidTotp(user.totp_secret!, input.code)) throw unauthorized("Invalid two-factor code");
+      if (!isValidTotp(this.store.users.totpSecrets(user).active!, input.code)) throw unauthorized("Invalid two-factor code");
     }
     check.succeeded();
     return this.session(user);
