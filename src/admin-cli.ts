@@ -10,8 +10,10 @@
 import { ConfigError, loadConfig } from "./config.ts";
 import { Admins } from "./domain/admins.ts";
 import { ApiError } from "./domain/errors.ts";
+import { openConfiguredStore } from "./secret.ts";
 import { SchemaTooNewError } from "./store/database.ts";
-import { createStore, type Store } from "./store/store.ts";
+import { SecretsKeyError } from "./store/secret-box.ts";
+import type { Store } from "./store/store.ts";
 
 const USAGE = "Usage: npm run admin -- promote <username> | demote <username> | list";
 
@@ -60,14 +62,14 @@ if (import.meta.main) {
   let code: number;
   try {
     const config = loadConfig();
-    const store = createStore(config.databaseFile);
+    const store = openConfiguredStore(config);
     try {
       code = await runAdminCommand(store, process.argv.slice(2), io);
     } finally {
       store.close();
     }
   } catch (error) {
-    if (!(error instanceof ConfigError) && !(error instanceof SchemaTooNewError)) throw error;
+    if (!(error instanceof ConfigError) && !(error instanceof SchemaTooNewError) && !(error instanceof SecretsKeyError)) throw error;
     io.err(error.message);
     code = 1;
   }

@@ -38,8 +38,8 @@ import { gifRoutes } from "./http/routes/gifs.ts";
 import { aiFileRoutes, aiRoutes } from "./http/routes/ai.ts";
 import { adminAiRoutes } from "./http/routes/admin-ai.ts";
 import { createLogger, type Logger } from "./log.ts";
-import { resolveJwtSecret } from "./secret.ts";
-import { createStore, type Store } from "./store/store.ts";
+import { openConfiguredStore, resolveJwtSecret, secureDataDir } from "./secret.ts";
+import type { Store } from "./store/store.ts";
 
 /** Bodies that are not multipart uploads are JSON and small. */
 const MAX_JSON_BODY_BYTES = 1024 * 1024;
@@ -65,7 +65,9 @@ export interface AppOptions {
 /** Builds store -> domain -> HTTP + gateway, and listens on one port. No singletons. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.logLevel);
-  const store = createStore(config.databaseFile);
+  const dataDirWarning = secureDataDir(config.dataDir);
+  if (dataDirWarning) log.warn(dataDirWarning);
+  const store = openConfiguredStore(config);
   await store.users.markEveryoneOffline();
 
   const { io, engine, fanout } = createSocketServer();

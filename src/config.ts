@@ -12,11 +12,15 @@ export interface Config {
   databaseFile: string;
   /** When unset, a secret is generated once and kept in `<dataDir>/jwt-secret`. */
   jwtSecret: string | undefined;
+  /** The key sealing stored secrets, 64 hex characters; when unset, generated once into `<dataDir>/secrets.key`. */
+  secretsKey: string | undefined;
   logLevel: LogLevel;
   /** Register and login attempts per client address per minute (CONTRACT.md). */
   authRateLimitPerMinute: number;
-  /** Failed logins per account per minute before the account's logins are refused for a while. */
+  /** Failed logins (and password checks) per account from one client address per minute (docs/auth.md). */
   loginFailuresPerAccountPerMinute: number;
+  /** The same, from all addresses together: the ceiling a many-address guesser meets (docs/auth.md). */
+  loginFailuresPerAccountTotalPerMinute: number;
   /** How long issued user tokens live, in the `jose` duration syntax ("30d"). */
   tokenLifetime: string;
   /**
@@ -52,9 +56,13 @@ const EnvSchema = v.object({
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "DATA_DIR must not be empty")), "./data"),
   DATABASE_FILE: v.optional(v.string()),
   JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "JWT_SECRET must be at least 32 characters"))),
+  SECRETS_KEY: v.optional(
+    v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "SECRETS_KEY must be 64 hexadecimal characters (32 bytes), e.g. from openssl rand -hex 32")),
+  ),
   LOG_LEVEL: v.optional(v.picklist(["debug", "info", "warn", "error", "silent"], "LOG_LEVEL must be one of debug, info, warn, error, silent"), "info"),
   AUTH_RATE_LIMIT_PER_MINUTE: v.optional(integerFrom("AUTH_RATE_LIMIT_PER_MINUTE", 1, 1_000_000), "30"),
   LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE: v.optional(integerFrom("LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE", 1, 1_000_000), "10"),
+  LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE: v.optional(integerFrom("LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE", 1, 1_000_000), "100"),
   REQUIRE_2FA_FOR_APPLICATIONS: v.optional(v.picklist(["true", "false", "1", "0"], "REQUIRE_2FA_FOR_APPLICATIONS must be true or false"), "false"),
   GIF_PROVIDER_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/\S+$/i, "GIF_PROVIDER_URL must be an http(s) URL"))),
   GIF_PROVIDER_KEY: v.optional(v.string()),
@@ -89,9 +97,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.DATA_DIR,
     databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, "hearth.db"),
     jwtSecret: e.JWT_SECRET,
+    secretsKey: e.SECRETS_KEY,
     logLevel: e.LOG_LEVEL,
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
     loginFailuresPerAccountPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE,
+    loginFailuresPerAccountTotalPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE,
     tokenLifetime: e.TOKEN_LIFETIME,
     requireTwoFactorForApplications: e.REQUIRE_2FA_FOR_APPLICATIONS === "true" || e.REQUIRE_2FA_FOR_APPLICATIONS === "1",
     aiProviderTimeoutMs: e.AI_PROVIDER_TIMEOUT_MS,

@@ -2,6 +2,10 @@ import { createApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createLogger } from "./log.ts";
 import { SchemaTooNewError } from "./store/database.ts";
+import { SecretsKeyError } from "./store/secret-box.ts";
+
+// Everything Hearth writes (database, WAL, secrets, uploads) is for its own user only.
+process.umask(0o077);
 
 let config;
 try {
@@ -17,7 +21,7 @@ let app;
 try {
   app = await createApp(config, { logger: log });
 } catch (error) {
-  if (error instanceof SchemaTooNewError) {
+  if (error instanceof SchemaTooNewError || error instanceof SecretsKeyError) {
     log.error(error.message);
     process.exit(1);
   }

@@ -26,6 +26,15 @@ describe("loadConfig", () => {
     expect(loadConfig({ CORS_ORIGINS: "*" }).corsOrigins).toEqual(["*"]);
   });
 
+  test("login failure budgets and the secrets key", () => {
+    expect(loadConfig({})).toMatchObject({ loginFailuresPerAccountPerMinute: 10, loginFailuresPerAccountTotalPerMinute: 100, secretsKey: undefined });
+    const key = "0123456789abcdef".repeat(4);
+    expect(loadConfig({ SECRETS_KEY: key, LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE: "50" })).toMatchObject({
+      secretsKey: key,
+      loginFailuresPerAccountTotalPerMinute: 50,
+    });
+  });
+
   test("reads the environment", () => {
     const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn" });
     expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn" });
@@ -35,6 +44,9 @@ describe("loadConfig", () => {
     [{ PORT: "abc" }, "PORT must be a whole number"],
     [{ PORT: "70000" }, "PORT must be at most 65535"],
     [{ JWT_SECRET: "short" }, "JWT_SECRET must be at least 32 characters"],
+    [{ SECRETS_KEY: "ab".repeat(31) }, "SECRETS_KEY must be 64 hexadecimal characters (32 bytes), e.g. from openssl rand -hex 32"],
+    [{ SECRETS_KEY: "zz".repeat(32) }, "SECRETS_KEY must be 64 hexadecimal characters"],
+    [{ LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE: "0" }, "LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE must be at least 1"],
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL must be one of debug, info, warn, error, silent"],
     [{ AUTH_RATE_LIMIT_PER_MINUTE: "0" }, "AUTH_RATE_LIMIT_PER_MINUTE must be at least 1"],
     [{ TOKEN_LIFETIME: "forever" }, "TOKEN_LIFETIME must look like 30d, 12h or 90m"],

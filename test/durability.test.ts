@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createStore } from "../src/store/store.ts";
+import { resolveSecretsKey } from "../src/secret.ts";
 
 /**
  * Acknowledged means durable (docs/operations.md, "Durability"): Hearth runs as its own
@@ -118,7 +119,7 @@ test(
     expect(at).toBeGreaterThan(100);
 
     // Reopen the database as the next start would (WAL recovery included) and count.
-    const store = createStore(join(dataDir, "hearth.db"));
+    const store = createStore(join(dataDir, "hearth.db"), resolveSecretsKey(undefined, dataDir).key);
     try {
       const missing: string[] = [];
       for (const id of acknowledged) if (!(await store.messages.findById(id))) missing.push(id);

@@ -28,6 +28,7 @@ export const REGISTRATION_OPEN = defineSetting("registration_open", v.boolean(),
 
 export const REGISTRATION_CLOSED = "Registration is closed on this server: ask an administrator for an account";
 export const ACCOUNT_DISABLED = "This account has been disabled by an administrator";
+const TOO_MANY_FAILED_LOGINS = "Too many failed logins for this account, try again later";
 
 const TAKEN_MESSAGES: Record<Taken, string> = {
   username: "Username is already taken",
@@ -37,7 +38,9 @@ const TAKEN_MESSAGES: Record<Taken, string> = {
 /** Registration, login, password changes and bearer-token authentication. */
 export class Accounts {
   private readonly perAddress: RateLimiter;
-  private readonly loginFailures: RateLimiter;
+  /** Password checks per account from one client address, and per account from all addresses. */
+  private readonly checksFromAddress: RateLimiter;
+  private readonly checksOfAccount: RateLimiter;
   /** Verified against when the login names no account, so both answers take as long. */
   private dummyHash: Promise<string> | null = null;
 
@@ -45,11 +48,15 @@ export class Accounts {
     private readonly store: Store,
     private readonly tokens: TokenService,
     private readonly bus: EventBus,
-    private readonly config: Pick<Config, "authRateLimitPerMinute" | "loginFailuresPerAccountPerMinute" | "passwordHashing">,
+    private readonly config: Pick<
+      Config,
+      "authRateLimitPerMinute" | "loginFailuresPerAccountPerMinute" | "loginFailuresPerAccountTotalPerMinute" | "passwordHashing"
+    >,
     private readonly settings: PlatformSettings,
   ) {
     this.perAddress = new RateLimiter(config.authRateLimitPerMinute, 60_000);
-    this.loginFailures = new RateLimiter(config.loginFailuresPerAccountPerMinute, 60_000);
+    this.checksFromAddress = new RateLimiter(config.loginFailuresPerAccountPerMinute, 60_000);
+    this.checksOfAccount = new RateLimiter(config.loginFailuresPerAccountTotalPerMinute, 60_000);
   }
 
   async register(input: NewAccount, clientAddress: string): Promise<Session> {
@@ -76,42 +83,40 @@ export class Accounts {
     const user = await this.store.users.findByLogin(input.login);
     // By account when there is one, so its username and email share one budget.
     const accountKey = user ? `account:${user.id}` : `login:${input.login.toLowerCase()}`;
-    const blocked = this.loginFailures.check(accountKey);
-    if (!blocked.allowed) {
-      throw tooManyRequests(blocked.retryAfter, "Too many failed logins for this account, try again later");
-    }
+    const check = this.reservePasswordCheck(accountKey, clientAddress, TOO_MANY_FAILED_LOGINS);
     const passwordOk = user?.password_hash
       ? await Bun.password.verify(input.password, user.password_hash)
       : (await Bun.password.verify(input.password, await this.dummy()), false);
-    if (!user || !passwordOk) {
-      this.loginFailures.hit(accountKey);
-      throw unauthorized("Invalid login or password");
-    }
+    // A wrong password keeps the reserved attempt: it was a failure.
+    if (!user || !passwordOk) throw unauthorized("Invalid login or password");
     // Only someone who knows the password learns that the account is disabled.
-    if (user.disabled_at !== null) throw forbidden(ACCOUNT_DISABLED);
-    if (hasTwoFactor(user)) {
-      if (!input.code) throw unauthorized("Two-factor code required");
-      if (!isValidTotp(user.totp_secret!, input.code)) {
-        this.loginFailures.hit(accountKey);
-        throw unauthorized("Invalid two-factor code");
-      }
+    if (user.disabled_at !== null) {
+      check.notAFailure();
+      throw forbidden(ACCOUNT_DISABLED);
     }
-    this.loginFailures.reset(accountKey);
+    if (hasTwoFactor(user)) {
+      if (!input.code) {
+        check.notAFailure();
+        throw unauthorized("Two-factor code required");
+      }
+      if (!isValidTotp(this.store.users.totpSecrets(user).active!, input.code)) throw unauthorized("Invalid two-factor code");
+    }
+    check.succeeded();
     return this.session(user);
   }
 
   /**
    * Sets a new password and revokes every token issued before (their version no longer
-   * matches), disconnecting the account's gateway sockets. Answers a fresh session.
+   * matches), disconnecting the account's gateway sockets. Answers a fresh session. The
+   * current password is checked under the same budget as logins, so a stolen token cannot
+   * guess it faster than a login could.
    */
-  async changePassword(user: UserRow, currentPassword: string, newPassword: string): Promise<Session> {
-    const accountKey = `account:${user.id}`;
-    const blocked = this.loginFailures.check(accountKey);
-    if (!blocked.allowed) throw tooManyRequests(blocked.retryAfter);
+  async changePassword(user: UserRow, currentPassword: string, newPassword: string, clientAddress: string): Promise<Session> {
+    const check = this.reservePasswordCheck(`account:${user.id}`, clientAddress);
     if (!user.password_hash || !(await Bun.password.verify(currentPassword, user.password_hash))) {
-      this.loginFailures.hit(accountKey);
       throw badRequest("currentPassword: Current password is incorrect");
     }
+    check.succeeded();
     const updated = await this.store.users.setPassword(user.id, await this.hash(newPassword));
     if (!updated) throw unauthorized();
     this.bus.disconnect(rooms.user(user.id));
@@ -144,6 +149,36 @@ export class Accounts {
   private async session(user: UserRow): Promise<Session> {
     const token = await this.tokens.sign({ userId: user.id, version: user.token_version });
     return { token, user: toMeUser(user) };
+  }
+
+  /**
+   * Takes one password check from the account's budget for this address and from its budget
+   * for all addresses, before the check is made (concurrent guesses are each counted), or
+   * throws 429 when either is spent (docs/auth.md "Rate limits"). The check then counts as a
+   * failure unless the caller says otherwise: `notAFailure` gives it back (the password was
+   * right but the login stopped short, e.g. a missing 2FA code), `succeeded` gives it back and
+   * forgets this address's failures.
+   */
+  private reservePasswordCheck(accountKey: string, clientAddress: string, refusal?: string) {
+    const fromAddress = `${accountKey} ${clientAddress}`;
+    const here = this.checksFromAddress.reserve(fromAddress);
+    if (!here.allowed) throw tooManyRequests(here.retryAfter, refusal);
+    const everywhere = this.checksOfAccount.reserve(accountKey);
+    if (!everywhere.allowed) {
+      this.checksFromAddress.refund(fromAddress);
+      throw tooManyRequests(everywhere.retryAfter, refusal);
+    }
+    const notAFailure = () => {
+      this.checksFromAddress.refund(fromAddress);
+      this.checksOfAccount.refund(accountKey);
+    };
+    return {
+      notAFailure,
+      succeeded: () => {
+        notAFailure();
+        this.checksFromAddress.reset(fromAddress);
+      },
+    };
   }
 
   private limitAddress(action: string, clientAddress: string) {

@@ -1,6 +1,7 @@
 import type { NewMessage } from "../store/messages-repo.ts";
 import { badRequest, payloadTooLarge } from "./errors.ts";
 import { SERVED_TYPES, formatBytes, sniffImage, type UploadStore } from "./uploads.ts";
+import { stripUnprintable } from "./validation.ts";
 
 /**
  * Message attachments, for channel and DM uploads alike: how many files, how big, what type
@@ -45,10 +46,10 @@ export function fileTypeOf(bytes: Uint8Array, clientName: string): { ext: string
   return { ext, mime: "application/octet-stream" };
 }
 
-/** The client's file name without any path, control or bidi-override characters, at most 255 characters. */
+/** The client's file name without any path or unprintable characters (`stripUnprintable`), at most 255 characters. */
 export function sanitizeFileName(raw: string): string {
   const base = raw.split(/[/\\]/).pop() ?? "";
-  const cleaned = base.replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu, "").trim();
+  const cleaned = stripUnprintable(base).trim();
   const chars = Array.from(cleaned).slice(0, MAX_ORIGINAL_NAME).join("").trim();
   return chars === "" || chars === "." || chars === ".." ? "file" : chars;
 }

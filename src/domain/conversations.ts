@@ -42,11 +42,20 @@ export interface MessagePageQuery {
   limit: number;
 }
 
+/** Told when someone leaves a group DM or it is deleted (DM calls take them out of the call). */
+export interface ConversationListener {
+  /** `userId` was removed by `by`, or left (`by` is then `userId`). */
+  memberLeft(conversationId: string, userId: string, by: string): void;
+  conversationDeleted(conversationId: string, by: string): void;
+}
+
 /**
  * Direct messages in one place: 1:1 DMs and group DMs are both conversations, and every
  * send, edit, delete, page, search, pin, reaction and read marker goes through here.
  */
 export class Conversations {
+  readonly listeners: ConversationListener[] = [];
+
   constructor(
     private readonly store: Store,
     private readonly uploads: UploadStore,
@@ -173,8 +182,12 @@ export class Conversations {
 
   // --- messages ----------------------------------------------------------------------------
 
-  /** 1:1 DMs are re-checked on every send: losing the shared server or the friendship stops new messages. */
-  private async requireCanSend(conversation: ConversationRow, sender: UserRow): Promise<void> {
+  /**
+   * The rule for sending in a conversation (messages, and DM calls: starting, answering,
+   * signalling). 1:1 DMs are re-checked every time: losing the shared server or the
+   * friendship stops new messages. Membership is the caller's to check.
+   */
+  async requireCanSend(conversation: ConversationRow, sender: UserRow): Promise<void> {
     if (conversation.type !== "dm") return;
     const otherId = (await this.store.conversations.memberIds(conversation.id)).find((id) => id !== sender.id);
     const other = otherId ? await this.store.users.findById(otherId) : null;
@@ -413,18 +426,19 @@ export class Conversations {
     if (memberId.toLowerCase() === caller.id) return this.leaveGroup(caller, groupId);
     if (group.owner_id !== caller.id) throw forbidden("Only the group owner can remove members");
     if (!isUuid(memberId) || !(await this.store.conversations.isMember(group.id, memberId.toLowerCase()))) throw notFound("Member");
-    await this.takeOut(group.id, memberId.toLowerCase());
+    await this.takeOut(group.id, memberId.toLowerCase(), caller.id);
   }
 
   /** Leaving; an owner who leaves hands the group to the longest-standing member, and the last one out deletes it. */
   async leaveGroup(caller: UserRow, groupId: string): Promise<void> {
     const group = await this.group(caller, groupId);
-    await this.takeOut(group.id, caller.id);
+    await this.takeOut(group.id, caller.id, caller.id);
   }
 
-  private async takeOut(groupId: string, userId: string): Promise<void> {
+  private async takeOut(groupId: string, userId: string, by: string): Promise<void> {
     const result = await this.store.conversations.removeMember(groupId, userId);
     if (!result.removed) throw notFound("Member");
+    for (const listener of this.listeners) listener.memberLeft(groupId, userId, by);
     this.bus.publish(rooms.user(userId), "dm:group:removed", { conversationId: groupId });
     if (result.deleted) {
       await Promise.all(result.files.map((f) => this.uploads.remove(f)));
@@ -449,6 +463,7 @@ export class Conversations {
     if (group.owner_id !== caller.id) throw forbidden("Only the group owner can delete the group");
     const audience = await this.memberRooms(group.id);
     const files = await this.store.conversations.deleteConversation(group.id);
+    for (const listener of this.listeners) listener.conversationDeleted(group.id, caller.id);
     await Promise.all(files.map((f) => this.uploads.remove(f)));
     this.bus.publish(audience, "dm:group:deleted", { conversationId: group.id });
   }

@@ -1,24 +1,23 @@
 import type { Store } from "../store/store.ts";
+import type { ConversationRow } from "../store/conversations-repo.ts";
+import type { UserRow } from "../store/users-repo.ts";
+import type { ConversationListener, Conversations } from "./conversations.ts";
 import { badRequest, conflict, notFound } from "./errors.ts";
-import { rooms, type EventBus, type GatewayPayload } from "./events.ts";
+import { rooms, type CallEndReason, type EventBus, type GatewayPayload } from "./events.ts";
 import { isUuid } from "./validation.ts";
 
 /** How long a call rings before it ends unanswered. */
 export const RING_TIMEOUT_MS = 60_000;
 
-export type CallEndReason = "ended" | "declined" | "timeout" | "disconnect";
-
-export interface CallUser {
-  id: string;
-  username: string;
-  avatar: string | null;
-}
-
 interface DmCall {
   id: string;
-  conversationId: string;
+  conversation: ConversationRow;
   callerId: string;
-  /** The conversation's members when the call started: the only ones who may answer. */
+  /**
+   * Who takes part: the conversation's members when the call started, less those who had
+   * muted the caller, less those taken out of the conversation since. The only ones who are
+   * rung, told about the call, and may answer.
+   */
   memberIds: string[];
   /** Who is in the call, and from which socket (the media is peer-to-peer, per device). */
   joined: Map<string, string>;
@@ -33,8 +32,13 @@ interface DmCall {
  * participants exchange WebRTC signaling through `signal`, and the call ends when the caller
  * hangs up or disconnects, when fewer than two participants remain and nobody is still
  * ringing, or when nobody answers within `ringTimeoutMs`.
+ *
+ * Calling is messaging: starting, answering and signalling apply the conversation's send rule
+ * (`Conversations.requireCanSend`: a 1:1 DM needs a shared server or a friendship, re-checked
+ * each time), members who muted the caller are left out of the call as they are left out of
+ * `dm:new`, and a member who leaves the conversation leaves its call (ConversationListener).
  */
-export class DmCalls {
+export class DmCalls implements ConversationListener {
   /** Public so tests can ring for less than a minute. */
   ringTimeoutMs = RING_TIMEOUT_MS;
   private readonly calls = new Map<string, DmCall>();
@@ -43,22 +47,28 @@ export class DmCalls {
   constructor(
     private readonly store: Store,
     private readonly bus: EventBus,
+    private readonly conversations: Pick<Conversations, "requireCanSend">,
   ) {}
 
-  /** Starts a call in a conversation the caller belongs to; one call per conversation at a time. */
-  async start(caller: CallUser, socketId: string, conversationId: unknown): Promise<{ callId: string; conversationId: string }> {
+  /** Starts a call in a conversation the caller belongs to and may send to; one call per conversation at a time. */
+  async start(caller: UserRow, socketId: string, conversationId: unknown): Promise<{ callId: string; conversationId: string }> {
     const repo = this.store.conversations;
     const id = isUuid(conversationId) ? conversationId.toLowerCase() : null;
-    if (!id || !(await repo.isMember(id, caller.id))) throw notFound("Conversation");
-    if (this.byConversation.has(id)) throw conflict("A call is already in progress in this conversation");
+    const conversation = id ? await repo.findById(id) : null;
+    if (!id || !conversation || !(await repo.isMember(id, caller.id))) throw notFound("Conversation");
+    await this.conversations.requireCanSend(conversation, caller);
     const memberIds = await repo.memberIds(id);
-    const others = memberIds.filter((m) => m !== caller.id);
-    if (others.length === 0) throw badRequest("There is nobody else in this conversation to call");
+    // Mutes silence: whoever muted the caller is not rung (the call then rings on unanswered, as if ignored).
+    const muters = new Set(await repo.mutersOf(id, caller.id));
+    // Checked after the last await, so two starts at once cannot both pass.
+    if (this.byConversation.has(id)) throw conflict("A call is already in progress in this conversation");
+    if (memberIds.every((m) => m === caller.id)) throw badRequest("There is nobody else in this conversation to call");
+    const others = memberIds.filter((m) => m !== caller.id && !muters.has(m));
     const call: DmCall = {
       id: Bun.randomUUIDv7(),
-      conversationId: id,
+      conversation,
       callerId: caller.id,
-      memberIds,
+      memberIds: [caller.id, ...others],
       joined: new Map([[caller.id, socketId]]),
       ringing: new Set(others),
       timer: null,
@@ -67,21 +77,27 @@ export class DmCalls {
     call.timer.unref?.();
     this.calls.set(call.id, call);
     this.byConversation.set(id, call.id);
-    this.bus.publish(others.map(rooms.user), "dm:call-incoming", {
-      callId: call.id,
-      conversationId: id,
-      from: { id: caller.id, username: caller.username, avatar: caller.avatar },
-    });
+    if (others.length > 0) {
+      this.bus.publish(others.map(rooms.user), "dm:call-incoming", {
+        callId: call.id,
+        conversationId: id,
+        from: { id: caller.id, username: caller.username, avatar: caller.avatar },
+      });
+    }
     return { callId: call.id, conversationId: id };
   }
 
-  /** A member joins from this socket (also after the ring timeout, while the call lasts). */
-  accept(userId: string, socketId: string, callId: unknown): { callId: string } {
-    const call = this.callOf(userId, callId);
-    if (call.joined.has(userId)) throw conflict("You are already in this call");
-    call.ringing.delete(userId);
-    call.joined.set(userId, socketId);
-    this.toMembers(call, "dm:call-accepted", { callId: call.id, userId });
+  /** A member joins from this socket (also after the ring timeout, while the call lasts), if they may still send there. */
+  async accept(user: UserRow, socketId: string, callId: unknown): Promise<{ callId: string }> {
+    const call = this.callOf(user.id, callId);
+    if (call.joined.has(user.id)) throw conflict("You are already in this call");
+    await this.conversations.requireCanSend(call.conversation, user);
+    // The call may have ended, or the user left it, while the rule was checked.
+    if (this.calls.get(call.id) !== call || !call.memberIds.includes(user.id)) throw notFound("Call");
+    if (call.joined.has(user.id)) throw conflict("You are already in this call");
+    call.ringing.delete(user.id);
+    call.joined.set(user.id, socketId);
+    this.toMembers(call, "dm:call-accepted", { callId: call.id, userId: user.id });
     return { callId: call.id };
   }
 
@@ -103,14 +119,43 @@ export class DmCalls {
     return { callId: call.id };
   }
 
-  /** Relays a signaling payload between two participants of the call, to the target's call socket only. */
-  signal(userId: string, callId: unknown, to: unknown, payload: Record<string, unknown>): { callId: string } {
-    const call = this.callOf(userId, callId);
-    if (!call.joined.has(userId)) throw badRequest("You are not in this call");
-    const target = typeof to === "string" ? call.joined.get(to.toLowerCase()) : undefined;
-    if (!target || to === userId) throw badRequest("to: must be another participant of this call");
-    this.bus.publish(target, "dm:call-signal", { ...payload, callId: call.id, from: userId });
+  /**
+   * Relays a signaling payload between two participants of the call, to the target's call
+   * socket only, while the sender may still send in the conversation.
+   */
+  async signal(user: UserRow, callId: unknown, to: unknown, payload: Record<string, unknown>): Promise<{ callId: string }> {
+    const call = this.callOf(user.id, callId);
+    if (!call.joined.has(user.id)) throw badRequest("You are not in this call");
+    const targetId = typeof to === "string" ? to.toLowerCase() : undefined;
+    if (!targetId || targetId === user.id || !call.joined.has(targetId)) throw badRequest("to: must be another participant of this call");
+    await this.conversations.requireCanSend(call.conversation, user);
+    // Read after the check: either side may have left meanwhile.
+    const target = call.joined.get(targetId);
+    if (!target || !call.joined.has(user.id)) throw badRequest("to: must be another participant of this call");
+    this.bus.publish(target, "dm:call-signal", { ...payload, callId: call.id, from: user.id });
     return { callId: call.id };
+  }
+
+  /**
+   * A member left the conversation (removed by the owner, or leaving): they leave its call. They
+   * hear `dm:call-ended` (reason `removed`) and nothing more of it; the others hear `dm:call-left`
+   * when they had joined, and the call ends as if they had hung up. The caller leaving ends it.
+   */
+  memberLeft(conversationId: string, userId: string, by: string): void {
+    const call = this.callIn(conversationId);
+    if (!call || !call.memberIds.includes(userId)) return;
+    call.memberIds = call.memberIds.filter((m) => m !== userId);
+    call.ringing.delete(userId);
+    const wasJoined = call.joined.delete(userId);
+    this.bus.publish(rooms.user(userId), "dm:call-ended", { callId: call.id, endedBy: by, reason: "removed" });
+    if (userId === call.callerId || (call.joined.size < 2 && call.ringing.size === 0)) this.finish(call, by, "removed");
+    else if (wasJoined) this.toMembers(call, "dm:call-left", { callId: call.id, userId, reason: "removed" });
+  }
+
+  /** The conversation was deleted: its call ends for everyone. */
+  conversationDeleted(conversationId: string, by: string): void {
+    const call = this.callIn(conversationId);
+    if (call) this.finish(call, by, "removed");
   }
 
   /** A socket went away: its user leaves every call it joined from that socket. */
@@ -125,6 +170,11 @@ export class DmCalls {
     for (const call of this.calls.values()) this.stopRinging(call);
     this.calls.clear();
     this.byConversation.clear();
+  }
+
+  private callIn(conversationId: string): DmCall | undefined {
+    const callId = this.byConversation.get(conversationId);
+    return callId === undefined ? undefined : this.calls.get(callId);
   }
 
   private callOf(userId: string, callId: unknown): DmCall {
@@ -159,7 +209,7 @@ export class DmCalls {
   private finish(call: DmCall, endedBy: string | null, reason: CallEndReason): void {
     this.stopRinging(call);
     this.calls.delete(call.id);
-    this.byConversation.delete(call.conversationId);
+    this.byConversation.delete(call.conversation.id);
     this.toMembers(call, "dm:call-ended", { callId: call.id, endedBy, reason });
   }
 

@@ -101,6 +101,9 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
   const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus);
   const messages = new Messages(store, access, audit, uploads, bus);
   const conversations = new Conversations(store, uploads, bus);
+  // Calling is messaging: DM calls apply the send rule, and leaving a group DM leaves its call.
+  const dmCalls = new DmCalls(store, bus, conversations);
+  conversations.listeners.push(dmCalls);
   const voice = new Voice(store, access, audit, bus);
   // Leaving a server, losing access, or a deleted channel takes members out of voice.
   members.accessListeners.push(voice);
@@ -143,7 +146,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
     interactions: new Interactions(store, access, messages, bus),
     commands: new Commands(store, access),
     webhooks: new Webhooks(store, access, messages),
-    dmCalls: new DmCalls(store, bus),
+    dmCalls,
     voice,
     soundboard: new Soundboard(store, access, audit, uploads, bus, voice.rooms),
     admins,

@@ -1,6 +1,9 @@
 import type { Message, PresenceStatus } from "./shapes.ts";
 import type { Channel } from "./channels.ts";
 
+/** Why a DM call ended or someone left it (docs/dm-calls.md); `removed`: taken out of the conversation. */
+export type CallEndReason = "ended" | "declined" | "timeout" | "disconnect" | "removed";
+
 /**
  * The gateway's event names and payloads, exactly as SPEC.md "Events" names them.
  * The domain publishes through `EventBus`; the gateway delivers. Payloads the spec
@@ -60,8 +63,8 @@ export interface ServerToClientEvents {
   // Hearth extensions: the rest of a DM call's signaling (docs/dm-calls.md), to the members' user rooms.
   "dm:call-accepted": (payload: { callId: string; userId: string }) => void;
   "dm:call-declined": (payload: { callId: string; userId: string }) => void;
-  "dm:call-left": (payload: { callId: string; userId: string; reason: "ended" | "declined" | "timeout" | "disconnect" }) => void;
-  "dm:call-ended": (payload: { callId: string; endedBy: string | null; reason: "ended" | "declined" | "timeout" | "disconnect" }) => void;
+  "dm:call-left": (payload: { callId: string; userId: string; reason: CallEndReason }) => void;
+  "dm:call-ended": (payload: { callId: string; endedBy: string | null; reason: CallEndReason }) => void;
   "dm:call-signal": (payload: { callId: string; from: string; [key: string]: unknown }) => void;
   // Voice (docs/voice.md).
   "voice:existing": (participants: VoiceParticipant[]) => void;

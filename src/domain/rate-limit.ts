@@ -32,6 +32,24 @@ export class RateLimiter {
     return this.decide(window, window.count < this.limit);
   }
 
+  /**
+   * Takes one unit of `key`'s budget when one is left, and refuses without counting when none
+   * is. Reserve before the work the limit guards (a password check): concurrent attempts then
+   * cannot all pass a check made before any of them was counted.
+   */
+  reserve(key: string): RateDecision {
+    const window = this.current(key, true)!;
+    if (window.count >= this.limit) return this.decide(window, false);
+    window.count += 1;
+    return this.decide(window, true);
+  }
+
+  /** Gives back one unit taken by `reserve` (the attempt turned out not to count), within the same window. */
+  refund(key: string): void {
+    const window = this.current(key, false);
+    if (window && window.count > 0) window.count -= 1;
+  }
+
   reset(key: string): void {
     this.windows.delete(key);
   }

@@ -12,7 +12,7 @@ import { PERMISSIONS } from "./permission-bits.ts";
 import { hasPermission } from "./permissions.ts";
 import { fileStem, type UploadStore } from "./uploads.ts";
 import { originalNameOf } from "./attachments.ts";
-import { isUuid } from "./validation.ts";
+import { isUuid, stripUnprintable } from "./validation.ts";
 
 /** Sounds one server may hold (the spec sets no number; docs/soundboard.md). */
 export const SOUNDS_PER_SERVER = 50;
@@ -22,8 +22,6 @@ export const DEFAULT_SOUND_ICON = "🎵";
 const UNICODE_EMOJI = new RegExp("^\\p{RGI_Emoji}$", "v");
 /** Custom emoji markup, `<:name:id>` or `<a:name:id>`: refused as an icon. */
 const CUSTOM_EMOJI = /<a?:[^:\s]*:[^>\s]*>/;
-// Control, bidi-override and line-break characters have no place in a display name.
-const UNPRINTABLE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
 
 /** SPEC.md "Soundboard sound". */
 export interface Sound {
@@ -65,13 +63,16 @@ export const toSound = (row: SoundView): Sound => ({
   uploaded_by_username: row.uploaded_by_username,
 });
 
-/** A sound name: trimmed, 1-40 characters, printable. 400 naming the field otherwise. */
+/**
+ * A sound name: unprintable characters removed and trimmed, as every display name is
+ * (`displayName` in validation.ts; this one comes from a multipart form too), then 1-40
+ * characters. 400 naming the field otherwise.
+ */
 export function checkSoundName(raw: unknown): string {
   if (typeof raw !== "string") throw badRequest("name: must be a string");
-  const name = raw.trim();
+  const name = stripUnprintable(raw).trim();
   const length = [...name].length;
   if (length < 1 || length > LIMITS.soundboardNameLength) throw badRequest(`name: must be 1-${LIMITS.soundboardNameLength} characters`);
-  if (name.match(UNPRINTABLE)) throw badRequest("name: must not contain control characters");
   return name;
 }
 
@@ -86,7 +87,7 @@ export function checkSoundIcon(raw: unknown): string {
 
 /** The file name without its extension, as a sound name ("sound" when nothing printable is left). */
 export function soundStem(file: unknown): string {
-  const cleaned = [...fileStem(file).replace(UNPRINTABLE, "").trim()].slice(0, LIMITS.soundboardNameLength).join("").trim();
+  const cleaned = [...stripUnprintable(fileStem(file)).trim()].slice(0, LIMITS.soundboardNameLength).join("").trim();
   return cleaned || "sound";
 }
 

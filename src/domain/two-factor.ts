@@ -37,15 +37,17 @@ export class TwoFactor {
 
   async enable(user: UserRow, code: string): Promise<{ two_factor_enabled: true }> {
     if (hasTwoFactor(user)) throw badRequest("Two-factor authentication is already enabled");
-    if (!user.totp_pending_secret) throw badRequest("Start two-factor setup first (POST /api/v1/auth/2fa/setup)");
-    if (!isValidTotp(user.totp_pending_secret, code)) throw badRequest("Invalid two-factor code");
+    const { pending } = this.store.users.totpSecrets(user);
+    if (!pending) throw badRequest("Start two-factor setup first (POST /api/v1/auth/2fa/setup)");
+    if (!isValidTotp(pending, code)) throw badRequest("Invalid two-factor code");
     if (!(await this.store.users.enableTotp(user.id))) throw badRequest("Start two-factor setup first (POST /api/v1/auth/2fa/setup)");
     return { two_factor_enabled: true };
   }
 
   async disable(user: UserRow, code: string): Promise<{ two_factor_enabled: false }> {
-    if (!user.totp_secret) throw badRequest("Two-factor authentication is not enabled");
-    if (!isValidTotp(user.totp_secret, code)) throw badRequest("Invalid two-factor code");
+    const { active } = this.store.users.totpSecrets(user);
+    if (!active) throw badRequest("Two-factor authentication is not enabled");
+    if (!isValidTotp(active, code)) throw badRequest("Invalid two-factor code");
     await this.store.users.disableTotp(user.id);
     return { two_factor_enabled: false };
   }
@@ -55,8 +57,9 @@ export class TwoFactor {
    * the account has two-factor authentication on (CONTRACT.md).
    */
   requireCode(user: UserRow, code: string | null | undefined): void {
-    if (!user.totp_secret) return;
+    const { active } = this.store.users.totpSecrets(user);
+    if (!active) return;
     if (!code) throw forbidden("This action needs your two-factor code in the X-2FA-Code header");
-    if (!isValidTotp(user.totp_secret, code.trim())) throw forbidden("Invalid two-factor code");
+    if (!isValidTotp(active, code.trim())) throw forbidden("Invalid two-factor code");
   }
 }

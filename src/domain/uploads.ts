@@ -1,4 +1,4 @@
-import { mkdir, unlink } from "node:fs/promises";
+import { mkdir, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { badRequest, payloadTooLarge } from "./errors.ts";
 
@@ -37,6 +37,12 @@ export const UPLOAD_KINDS: readonly UploadKind[] = ["avatars", "banners", "serve
 
 const STORED_NAME = /^[0-9a-f-]{36}\.[a-z0-9]{1,8}$/;
 
+/** Writes a new upload readable by the server's user only (0600, folders 0700: docs/operations.md "Data layout"). */
+export async function writePrivateFile(dir: string, name: string, bytes: Uint8Array): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writeFile(join(dir, name), bytes, { mode: 0o600 });
+}
+
 /**
  * Files on disk under `<dataDir>/uploads/<kind>/<uuid>.<ext>`, addressed by the URL path
  * `/uploads/<kind>/<uuid>.<ext>`. Names are generated: no user-controlled path reaches the disk.
@@ -51,8 +57,7 @@ export class UploadStore {
   /** Writes the bytes and returns the URL path to store in records. */
   async save(kind: UploadKind, bytes: Uint8Array, ext: string): Promise<string> {
     const name = `${Bun.randomUUIDv7()}.${ext}`;
-    await mkdir(join(this.root, kind), { recursive: true });
-    await Bun.write(join(this.root, kind, name), bytes);
+    await writePrivateFile(join(this.root, kind), name, bytes);
     return `/uploads/${kind}/${name}`;
   }
 

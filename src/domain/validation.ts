@@ -23,6 +23,23 @@ export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown,
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: unknown): value is string => typeof value === "string" && UUID_RE.test(value);
 
+/**
+ * Control characters (C0, DEL, C1), the line and paragraph separators, and the bidi controls
+ * (marks, embeddings, overrides, isolates): none belongs in a name shown to other people,
+ * where they hide text, break lines or reorder what is displayed after them.
+ */
+const UNPRINTABLE = /[\p{Cc}\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+/** `text` without its unprintable characters (see UNPRINTABLE). */
+export const stripUnprintable = (text: string): string => text.replace(UNPRINTABLE, "");
+
+/**
+ * A name shown to others (servers, channels, categories, roles, webhooks and a webhook
+ * message's `username`, applications, group DMs, ...): unprintable characters removed, then
+ * trimmed. The one place names are cleaned; each field adds its own length rule after it.
+ */
+export const displayName = v.pipe(v.string("must be a string"), v.transform(stripUnprintable), v.trim());
+
 /** Common pieces of request schemas. */
 export const uuid = (field: string) =>
   v.pipe(v.string(`${field} must be a string`), v.uuid(`${field} must be a UUID`));

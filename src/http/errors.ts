@@ -22,9 +22,30 @@ function validationMessage(error: ValidationLike): string {
   return describeIssue(issue as Parameters<typeof describeIssue>[0], where);
 }
 
-/** The request path with credentials in it (webhook execute tokens) redacted: logs never hold secrets. */
+const decoded = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
+/**
+ * The request path for logs, with credentials redacted: after a `webhooks` segment (in
+ * `/api/webhooks/...`, `/api/v1/webhooks/...`, in any case or percent-encoding) every segment
+ * after the next one (the webhook id) is `[redacted]`: the execute token and anything a client
+ * appended to it. Only the static `token` of `POST /api/webhooks/:id/token` is kept.
+ */
 export function loggablePath(request: Request): string {
-  return new URL(request.url).pathname.replace(/^(\/api\/webhooks\/[^/]+\/)(?!token$)[^/]+$/, "$1[redacted]");
+  const segments = new URL(request.url).pathname.split("/");
+  const hooks = segments.findIndex((segment) => decoded(segment).toLowerCase() === "webhooks");
+  if (hooks < 0) return segments.join("/");
+  const id = segments.findIndex((segment, i) => i > hooks && segment !== "");
+  if (id < 0) return segments.join("/");
+  const after = segments.slice(id + 1);
+  const onlyStaticToken = after.filter((segment) => segment !== "").length === 1 && after.at(-1) === "token";
+  if (onlyStaticToken) return segments.join("/");
+  return [...segments.slice(0, id + 1), ...after.map((segment) => (segment === "" ? "" : "[redacted]"))].join("/");
 }
 
 /**

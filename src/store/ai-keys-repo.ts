@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { nowSeconds } from "./time.ts";
+import { secretContext, type SecretBox } from "./secret-box.ts";
 
 /** A provider key as the `ai_keys` table holds it. `api_key` never leaves the server. */
 export interface AiKeyRow {
@@ -41,7 +42,10 @@ export class AiKeysRepo {
   private readonly updateStmt;
   private readonly deleteStmt;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: SecretBox,
+  ) {
     this.listStmt = db.prepare<AiKeyRow, []>("SELECT * FROM ai_keys ORDER BY id");
     this.enabledStmt = db.prepare<AiKeyRow, []>("SELECT * FROM ai_keys WHERE enabled = 1 ORDER BY id");
     this.byIdStmt = db.prepare<AiKeyRow, [string]>("SELECT * FROM ai_keys WHERE id = ?");
@@ -59,20 +63,27 @@ export class AiKeysRepo {
   }
 
   async list(): Promise<AiKeyRow[]> {
-    return this.listStmt.all();
+    return this.listStmt.all().map((row) => this.open(row)!);
   }
 
   async listEnabled(): Promise<AiKeyRow[]> {
-    return this.enabledStmt.all();
+    return this.enabledStmt.all().map((row) => this.open(row)!);
   }
 
   async find(id: string): Promise<AiKeyRow | null> {
-    return this.byIdStmt.get(id);
+    return this.open(this.byIdStmt.get(id));
   }
 
   async create(key: NewAiKey): Promise<AiKeyRow> {
     const now = nowSeconds();
-    return this.insertStmt.get(Bun.randomUUIDv7(), key.name, key.baseUrl, key.apiKey, key.models, key.enabled ? 1 : 0, key.createdBy, now, now)!;
+    const id = Bun.randomUUIDv7();
+    const sealed = this.secrets.seal(key.apiKey, secretContext("ai_keys.api_key", id));
+    return this.open(this.insertStmt.get(id, key.name, key.baseUrl, sealed, key.models, key.enabled ? 1 : 0, key.createdBy, now, now))!;
+  }
+
+  /** A row as the domain sees it: the provider key in clear (it is stored sealed). */
+  private open(row: AiKeyRow | null): AiKeyRow | null {
+    return row && { ...row, api_key: this.secrets.open(row.api_key, secretContext("ai_keys.api_key", row.id)) };
   }
 
   /** The key before and after the change, or null when it does not exist. */
@@ -84,16 +95,16 @@ export class AiKeysRepo {
         id,
         name: changes.name ?? null,
         base_url: changes.baseUrl ?? null,
-        api_key: changes.apiKey ?? null,
+        api_key: changes.apiKey === undefined ? null : this.secrets.seal(changes.apiKey, secretContext("ai_keys.api_key", id)),
         models: changes.models ?? null,
         enabled: changes.enabled === undefined ? null : changes.enabled ? 1 : 0,
         now: nowSeconds(),
       })!;
-      return { before, after };
+      return { before: this.open(before)!, after: this.open(after)! };
     })();
   }
 
   async delete(id: string): Promise<AiKeyRow | null> {
-    return this.deleteStmt.get(id);
+    return this.open(this.deleteStmt.get(id));
   }
 }

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { RoleRow } from "./roles-repo.ts";
 import type { UserRow } from "./users-repo.ts";
 import { nowSeconds } from "./time.ts";
+import { secretContext, type SecretBox } from "./secret-box.ts";
 
 export interface ApplicationRow {
   id: string;
@@ -37,7 +38,10 @@ export class ApplicationsRepo {
   private readonly byBot;
   private readonly byOwner;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: SecretBox,
+  ) {
     this.insertBot = db.prepare(
       `INSERT INTO users (id, username, email, password_hash, is_bot, status, preferred_status, created_at, updated_at)
        VALUES (?, ?, NULL, NULL, 1, 'offline', 'online', ?, ?)`,
@@ -57,33 +61,41 @@ export class ApplicationsRepo {
       const now = nowSeconds();
       const botUserId = Bun.randomUUIDv7();
       this.insertBot.run(botUserId, app.name, now, now);
-      return this.insertApp.get({
-        id: Bun.randomUUIDv7(),
+      const appId = Bun.randomUUIDv7();
+      return this.open(this.insertApp.get({
+        id: appId,
         owner_id: app.ownerId,
         bot_user_id: botUserId,
         name: app.name,
         description: app.description,
-        client_secret: app.clientSecret,
+        client_secret: this.secrets.seal(app.clientSecret, secretContext("applications.client_secret", appId)),
         now,
-      })!;
+      })!);
     })();
   }
 
+  /** A row as the domain sees it: the client secret in clear (it is stored sealed). */
+  private open(row: ApplicationRow): ApplicationRow;
+  private open(row: ApplicationRow | null): ApplicationRow | null;
+  private open(row: ApplicationRow | null): ApplicationRow | null {
+    return row && { ...row, client_secret: this.secrets.open(row.client_secret, secretContext("applications.client_secret", row.id)) };
+  }
+
   async findById(id: string): Promise<ApplicationRow | null> {
-    return this.byId.get(id);
+    return this.open(this.byId.get(id));
   }
 
   async findByBotUser(botUserId: string): Promise<ApplicationRow | null> {
-    return this.byBot.get(botUserId);
+    return this.open(this.byBot.get(botUserId));
   }
 
   async listByOwner(ownerId: string): Promise<ApplicationRow[]> {
-    return this.byOwner.all(ownerId);
+    return this.byOwner.all(ownerId).map((row) => this.open(row));
   }
 
   async update(id: string, changes: ApplicationSettings): Promise<ApplicationRow | null> {
     const flag = (b: boolean | undefined) => (b === undefined ? null : b ? 1 : 0);
-    return this.db
+    const row = this.db
       .query<ApplicationRow, Record<string, string | number | null>>(
         `UPDATE applications SET description = coalesce($description, description),
            default_permissions = coalesce($default_permissions, default_permissions),
@@ -101,6 +113,7 @@ export class ApplicationsRepo {
         banner_offset: changes.banner_offset ?? null,
         now: nowSeconds(),
       });
+    return this.open(row);
   }
 
   /**
@@ -118,7 +131,7 @@ export class ApplicationsRepo {
       const roles = this.db
         .query<RoleRow, [string, string]>("UPDATE roles SET name = ? WHERE managed_bot_id = ? RETURNING *")
         .all(roleName, application.bot_user_id);
-      return { application, roles };
+      return { application: this.open(application), roles };
     })();
   }
 
@@ -140,7 +153,7 @@ export class ApplicationsRepo {
         replaced.push(bot?.avatar ?? null);
         this.db.query("UPDATE users SET avatar = ?, updated_at = ? WHERE id = ?").run(path, now, before.bot_user_id);
       }
-      return { application, replaced: [...new Set(replaced.filter((p): p is string => p !== null))] };
+      return { application: this.open(application), replaced: [...new Set(replaced.filter((p): p is string => p !== null))] };
     })();
   }
 
@@ -164,7 +177,7 @@ export class ApplicationsRepo {
       this.db.query("DELETE FROM servers WHERE owner_id = ?").run(application.bot_user_id);
       this.db.query("DELETE FROM users WHERE id = ? AND is_bot = 1").run(application.bot_user_id);
       this.db.query("DELETE FROM applications WHERE id = ?").run(id);
-      return application;
+      return this.open(application);
     })();
   }
 }

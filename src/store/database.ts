@@ -1,13 +1,24 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { migrations as allMigrations, type Migration } from "./migrations.ts";
 
 export class SchemaTooNewError extends Error {}
 
+/**
+ * The database file is readable by its owner only (0600; its folder, when created here, 0700).
+ * SQLite gives the WAL and shared-memory files the database file's mode, so they are 0600 too
+ * whenever they are created; existing ones are narrowed here as well.
+ */
+function makePrivate(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, "a", 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+}
+
 /** Opens the database in WAL mode with the pragmas the store relies on. */
 export function openDatabase(file: string): Database {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  if (file !== ":memory:") makePrivate(file);
   const db = new Database(file, { create: true, strict: true });
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");

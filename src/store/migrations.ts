@@ -656,4 +656,18 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 11,
+    name: "secrets-at-rest",
+    // Secrets are stored encrypted (AES-256-GCM, src/store/secret-box.ts, docs/operations.md
+    // "Secrets at rest"): TOTP secrets, webhook tokens, application client secrets and AI
+    // provider keys. The key lives outside the database; this row, sealed with it, tells a
+    // wrong key at start. Rows still in plaintext are sealed at start (prepareSecrets).
+    sql: `
+      CREATE TABLE secrets_key_check (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        sealed TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -30,6 +30,7 @@ import { AiUploadsRepo } from "./ai-uploads-repo.ts";
 import { AdminRepo } from "./admin-repo.ts";
 import { ReportsRepo } from "./reports-repo.ts";
 import { WriteBatch } from "./write-batch.ts";
+import { prepareSecrets, SecretBox } from "./secret-box.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
 export interface Store {
@@ -67,10 +68,17 @@ export interface Store {
   close(): void;
 }
 
-export function createStore(databaseFile: string): Store {
+/**
+ * Opens (or creates) the database, migrates it, and checks `secretsKey` (32 bytes) against the
+ * secrets it holds, sealing any left in plaintext: SecretsKeyError when the key is not the one
+ * they were sealed with.
+ */
+export function createStore(databaseFile: string, secretsKey: Uint8Array): Store {
   const db: Database = openDatabase(databaseFile);
+  const secrets = new SecretBox(secretsKey);
   try {
     migrate(db);
+    prepareSecrets(db, secrets);
   } catch (error) {
     db.close();
     throw error;
@@ -78,7 +86,7 @@ export function createStore(databaseFile: string): Store {
   // Group commit for message sends, channel and DM: one per connection (src/store/write-batch.ts).
   const writes = new WriteBatch(db);
   return {
-    users: new UsersRepo(db),
+    users: new UsersRepo(db, secrets),
     userSettings: new UserSettingsRepo(db),
     stats: new StatsRepo(db),
     servers: new ServersRepo(db),
@@ -89,7 +97,7 @@ export function createStore(databaseFile: string): Store {
     serverGifs: new ServerGifsRepo(db),
     messages: new MessagesRepo(db, writes),
     emojis: new EmojisRepo(db),
-    applications: new ApplicationsRepo(db),
+    applications: new ApplicationsRepo(db, secrets),
     reactions: new ReactionsRepo(db),
     pins: new PinsRepo(db),
     roles: new RolesRepo(db),
@@ -99,10 +107,10 @@ export function createStore(databaseFile: string): Store {
     conversations: new ConversationsRepo(db, writes),
     interactions: new InteractionsRepo(db),
     commands: new CommandsRepo(db),
-    webhooks: new WebhooksRepo(db),
+    webhooks: new WebhooksRepo(db, secrets),
     soundboard: new SoundboardRepo(db),
     platform: new PlatformRepo(db),
-    aiKeys: new AiKeysRepo(db),
+    aiKeys: new AiKeysRepo(db, secrets),
     aiConversations: new AiConversationsRepo(db),
     aiUploads: new AiUploadsRepo(db),
     admin: new AdminRepo(db),

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { PresenceStatus } from "../domain/shapes.ts";
 import { nowSeconds } from "./time.ts";
+import { secretContext, type SecretBox } from "./secret-box.ts";
 
 export interface UserRow {
   id: string;
@@ -15,6 +16,11 @@ export interface UserRow {
   preferred_status: PresenceStatus;
   is_bot: 0 | 1;
   token_version: number;
+  /**
+   * The TOTP secrets, **sealed** (encrypted at rest, docs/operations.md): test them against
+   * null here, read their cleartext with `UsersRepo.totpSecrets`. They stay sealed in the row
+   * because users are read in many places and the cleartext is needed in two.
+   */
   totp_secret: string | null;
   totp_pending_secret: string | null;
   /** Premium subscriber (larger attachment limit, soundboard catalog); set by administrators (docs/admin.md). */
@@ -61,7 +67,10 @@ export class UsersRepo {
   private readonly resetStatuses;
   private readonly setPremiumStmt;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: SecretBox,
+  ) {
     this.byId = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE id = ?");
     this.byLogin = db.prepare<UserRow, { login: string }>(
       "SELECT * FROM users WHERE is_bot = 0 AND (email = $login COLLATE NOCASE OR username = $login COLLATE NOCASE) LIMIT 1",
@@ -164,7 +173,13 @@ export class UsersRepo {
   }
 
   async setPendingTotpSecret(id: string, secret: string | null): Promise<UserRow | null> {
-    return this.setPendingTotp.get(secret, nowSeconds(), id);
+    return this.setPendingTotp.get(this.secrets.sealNullable(secret, secretContext("users.totp", id)), nowSeconds(), id);
+  }
+
+  /** The cleartext of a user row's TOTP secrets (the row holds them sealed). */
+  totpSecrets(user: Pick<UserRow, "id" | "totp_secret" | "totp_pending_secret">): { active: string | null; pending: string | null } {
+    const context = secretContext("users.totp", user.id);
+    return { active: this.secrets.openNullable(user.totp_secret, context), pending: this.secrets.openNullable(user.totp_pending_secret, context) };
   }
 
   /** Promotes the pending secret; null when there was none. */

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { nowSeconds } from "./time.ts";
+import { secretContext, type SecretBox } from "./secret-box.ts";
 
 /** A stored channel webhook. */
 export interface WebhookRow {
@@ -39,7 +40,10 @@ export class WebhooksRepo {
   private readonly tokenStmt;
   private readonly deleteStmt;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly secrets: SecretBox,
+  ) {
     this.byId = db.prepare<WebhookRow, [string]>(`${SELECT} WHERE w.id = ?`);
     this.ofChannel = db.prepare<WebhookRow, [string]>(`${SELECT} WHERE w.channel_id = ? ORDER BY w.created_at, w.id`);
     this.insertStmt = db.prepare(
@@ -52,11 +56,16 @@ export class WebhooksRepo {
   }
 
   async find(id: string): Promise<WebhookRow | null> {
-    return this.byId.get(id);
+    return this.open(this.byId.get(id));
   }
 
   async listByChannel(channelId: string): Promise<WebhookRow[]> {
-    return this.ofChannel.all(channelId);
+    return this.ofChannel.all(channelId).map((row) => this.open(row)!);
+  }
+
+  /** A row as the domain sees it: the token in clear (it is stored sealed). */
+  private open(row: WebhookRow | null): WebhookRow | null {
+    return row && { ...row, token: this.secrets.open(row.token, secretContext("webhooks.token", row.id)) };
   }
 
   async insert(webhook: NewWebhook): Promise<WebhookRow> {
@@ -67,23 +76,23 @@ export class WebhooksRepo {
       server_id: webhook.serverId,
       name: webhook.name,
       avatar: webhook.avatar,
-      token: webhook.token,
+      token: this.secrets.seal(webhook.token, secretContext("webhooks.token", id)),
       created_by: webhook.createdBy,
       now: nowSeconds(),
     });
-    return this.byId.get(id)!;
+    return this.open(this.byId.get(id))!;
   }
 
   /** The updated row, or null when it is gone. */
   async update(id: string, name: string, avatar: string | null): Promise<WebhookRow | null> {
     if (this.updateStmt.run(name, avatar, nowSeconds(), id).changes === 0) return null;
-    return this.byId.get(id);
+    return this.open(this.byId.get(id));
   }
 
   /** Replaces the token (the old one stops working at once); null when the webhook is gone. */
   async setToken(id: string, token: string): Promise<WebhookRow | null> {
-    if (this.tokenStmt.run(token, nowSeconds(), id).changes === 0) return null;
-    return this.byId.get(id);
+    if (this.tokenStmt.run(this.secrets.seal(token, secretContext("webhooks.token", id)), nowSeconds(), id).changes === 0) return null;
+    return this.open(this.byId.get(id));
   }
 
   async delete(id: string): Promise<boolean> {

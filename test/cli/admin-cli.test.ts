@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Admins } from "../../src/domain/admins.ts";
+import { resolveSecretsKey } from "../../src/secret.ts";
 import { createStore } from "../../src/store/store.ts";
 
 // `npm run admin -- promote|demote|list` (docs/admin.md#host-command), run as the host would.
@@ -26,13 +27,13 @@ async function run(...args: string[]) {
 }
 
 async function seed(...names: string[]) {
-  const store = createStore(join(dir, "hearth.db"));
+  const store = createStore(join(dir, "hearth.db"), resolveSecretsKey(undefined, dir).key);
   for (const username of names) await store.users.create({ username, email: `${username}@example.test`, passwordHash: "x", isBot: false });
   store.close();
 }
 
 async function inspect() {
-  const store = createStore(join(dir, "hearth.db"));
+  const store = createStore(join(dir, "hearth.db"), resolveSecretsKey(undefined, dir).key);
   try {
     const users = await store.admin.users({ q: null, bot: null, premium: null, admin: null, disabled: null }, null, 100);
     const log = await new Admins(store).logPage(null, 10);

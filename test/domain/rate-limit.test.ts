@@ -30,6 +30,23 @@ describe("RateLimiter", () => {
     expect(limiter.check("k").allowed).toBe(true);
   });
 
+  test("reserve takes a unit only while one is left; refund gives one back within the window", () => {
+    const time = clock();
+    const limiter = new RateLimiter(2, 60_000, 100, time.now);
+    expect(limiter.reserve("k")).toEqual({ allowed: true, retryAfter: 0 });
+    expect(limiter.reserve("k").allowed).toBe(true);
+    // Refused reservations are not counted: one refund makes room for exactly one more.
+    for (let i = 0; i < 5; i++) expect(limiter.reserve("k")).toEqual({ allowed: false, retryAfter: 60 });
+    limiter.refund("k");
+    expect(limiter.reserve("k").allowed).toBe(true);
+    expect(limiter.reserve("k").allowed).toBe(false);
+    // A refund never goes below zero, and a refund after the window ended changes nothing.
+    limiter.refund("unknown");
+    time.advance(60_000);
+    limiter.refund("k");
+    expect([1, 2, 3].map(() => limiter.reserve("k").allowed)).toEqual([true, true, false]);
+  });
+
   test("memory stays bounded whatever the number of keys", () => {
     const time = clock();
     const limiter = new RateLimiter(1, 60_000, 1000, time.now);

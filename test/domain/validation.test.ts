@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ApiError } from "../../src/domain/errors.ts";
-import { isUuid, parseInput, password, totpCode, username } from "../../src/domain/validation.ts";
+import { displayName, isUuid, parseInput, password, stripUnprintable, totpCode, username } from "../../src/domain/validation.ts";
 
 const Schema = v.object(
   {
@@ -75,5 +75,30 @@ describe("field rules", () => {
     [42, false],
   ])("isUuid(%j)", (value, ok) => {
     expect(isUuid(value)).toBe(ok);
+  });
+});
+
+describe("displayName strips control and bidi characters, then trims", () => {
+  const clean = (input: string) => v.parse(displayName, input);
+  test.each([
+    ["plain", "plain"],
+    ["  spaced  ", "spaced"],
+    ["NUL\u0000inside", "NULinside"],
+    ["bell\u0007tab\tnewline\ncr\r", "belltabnewlinecr"],
+    ["DEL\u007f and C1\u0085\u009b", "DEL and C1"],
+    ["\u202eevil\u202c.exe", "evil.exe"],
+    ["a\u202ab\u202bc\u202dd", "abcd"],
+    ["isolates\u2066x\u2067y\u2068z\u2069", "isolatesxyz"],
+    ["marks\u200e\u200f\u061c", "marks"],
+    ["line\u2028para\u2029", "linepara"],
+    ["\u0000 \u202e padded \u2069", "padded"],
+    ["\u0000\u202e", ""],
+    // What names legitimately hold is kept: letters of any script, emoji (with their joiners), spaces inside.
+    ["Café – 東京 🎵", "Café – 東京 🎵"],
+    ["👩‍💻 team", "👩‍💻 team"],
+    ["שלום world", "שלום world"],
+  ])("%j -> %j", (input, expected) => {
+    expect(clean(input)).toBe(expected);
+    expect(stripUnprintable(input).trim()).toBe(expected);
   });
 });

@@ -203,3 +203,183 @@ describe("DM calls", () => {
     benSocket.close();
   });
 });
+
+/**
+ * Calling is messaging (issue 14, point 12): a call is refused where a message would be, nobody
+ * who muted the caller is rung, and whoever leaves a group DM leaves its call.
+ */
+describe("DM calls follow the messaging rules", () => {
+  const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
+  const CALL_EVENTS = ["dm:call-incoming", "dm:call-accepted", "dm:call-declined", "dm:call-left", "dm:call-ended", "dm:call-signal"];
+
+  /** Every call event `socket` receives, as [event, payload] in order. */
+  function callEvents(socket: Awaited<ReturnType<TestServer["connect"]>>) {
+    const seen: [string, any][] = [];
+    for (const event of CALL_EVENTS) socket.on(event, (payload) => seen.push([event, payload]));
+    return seen;
+  }
+
+  const leaveServer = (user: TestUser, serverId: string) =>
+    server.api("DELETE", `/api/v1/servers/${serverId}/leave`, { token: user.token });
+  const mute = (user: TestUser, target: TestUser) => server.api("POST", `/api/v1/users/me/muted-users/${target.id}`, { token: user.token });
+
+  test("after F left the only shared server and muted E, E's call is refused like E's DM, and F hears nothing", async () => {
+    const e = await server.register();
+    const f = await server.register();
+    const serverId = await createServer(server, e);
+    await addMember(server, serverId, f);
+    const conversationId = await openDm(e, f);
+    expect((await leaveServer(f, serverId)).status).toBe(200);
+    expect((await mute(f, e)).status).toBe(201);
+
+    const eSocket = await server.connect(e.token);
+    const fSocket = await server.connect(f.token);
+    const fHeard = callEvents(fSocket);
+    const dm = await server.api("POST", `/api/v1/dm/${f.id}/messages`, { token: e.token, body: { content: "hi" } });
+    expect(dm).toMatchObject({ status: 403, body: { error: CANNOT_MESSAGE } });
+    expect(await eSocket.emitWithAck("dm:call-start", { conversationId })).toEqual({ ok: false, error: CANNOT_MESSAGE });
+    // Nor the other way round.
+    expect(await fSocket.emitWithAck("dm:call-start", { conversationId })).toEqual({ ok: false, error: CANNOT_MESSAGE });
+    await sleep(50);
+    expect(fHeard).toEqual([]);
+    eSocket.close();
+    fSocket.close();
+  });
+
+  test("a member who muted the caller is not rung, not told, and cannot answer; the call rings on unanswered", async () => {
+    const { users } = await people(3);
+    const [caller, muter, other] = users as [TestUser, TestUser, TestUser];
+    const groupId = await openGroup(caller, [muter, other]);
+    expect((await mute(muter, caller)).status).toBe(201);
+    const callerSocket = await server.connect(caller.token);
+    const muterSocket = await server.connect(muter.token);
+    const otherSocket = await server.connect(other.token);
+    const muterHeard = callEvents(muterSocket);
+
+    const ringOther = waitForEvent(otherSocket, "dm:call-incoming");
+    const { callId } = await callerSocket.emitWithAck("dm:call-start", { conversationId: groupId });
+    expect((await ringOther).callId).toBe(callId);
+    expect(await muterSocket.emitWithAck("dm:call-accept", { callId })).toEqual({ ok: false, error: "Call not found" });
+    const accepted = waitForEvent(callerSocket, "dm:call-accepted");
+    await otherSocket.emitWithAck("dm:call-accept", { callId });
+    await accepted;
+    await callerSocket.emitWithAck("dm:call-end", { callId });
+    await sleep(50);
+    expect(muterHeard).toEqual([]);
+
+    // 1:1: a muted caller's call starts (a mute is not told) and rings nobody until the timeout.
+    const conversationId = await openDm(caller, muter);
+    const calls = server.app.domain.dmCalls;
+    calls.ringTimeoutMs = 150;
+    try {
+      const started = await callerSocket.emitWithAck("dm:call-start", { conversationId });
+      expect(started).toEqual({ ok: true, callId: expect.any(String), conversationId });
+      expect(await waitForEvent(callerSocket, "dm:call-ended")).toEqual({ callId: started.callId, endedBy: null, reason: "timeout" });
+    } finally {
+      calls.ringTimeoutMs = 60_000;
+    }
+    expect(muterHeard).toEqual([]);
+    for (const s of [callerSocket, muterSocket, otherSocket]) s.close();
+  });
+
+  test("1:1: losing the shared server mid-call stops signalling and answering", async () => {
+    const e = await server.register();
+    const f = await server.register();
+    const g = await server.register();
+    const serverId = await createServer(server, e);
+    await addMember(server, serverId, f);
+    await addMember(server, serverId, g);
+    const conversationId = await openDm(e, f);
+    const eSocket = await server.connect(e.token);
+    const fSocket = await server.connect(f.token);
+    const { callId } = await eSocket.emitWithAck("dm:call-start", { conversationId });
+    await fSocket.emitWithAck("dm:call-accept", { callId });
+    const offer = waitForEvent(fSocket, "dm:call-signal");
+    expect(await eSocket.emitWithAck("dm:call-signal", { callId, to: f.id, type: "offer" })).toEqual({ ok: true, callId });
+    await offer;
+
+    expect((await leaveServer(f, serverId)).status).toBe(200);
+    const fSignals = recordEvents(fSocket, "dm:call-signal");
+    const eSignals = recordEvents(eSocket, "dm:call-signal");
+    expect(await eSocket.emitWithAck("dm:call-signal", { callId, to: f.id, type: "candidate" })).toEqual({ ok: false, error: CANNOT_MESSAGE });
+    expect(await fSocket.emitWithAck("dm:call-signal", { callId, to: e.id, type: "answer" })).toEqual({ ok: false, error: CANNOT_MESSAGE });
+    await eSocket.emitWithAck("dm:call-end", { callId });
+
+    // A call that was ringing when the server was lost cannot be answered either.
+    const gConversation = await openDm(e, g);
+    const gSocket = await server.connect(g.token);
+    const ring = await eSocket.emitWithAck("dm:call-start", { conversationId: gConversation });
+    expect((await leaveServer(g, serverId)).status).toBe(200);
+    expect(await gSocket.emitWithAck("dm:call-accept", { callId: ring.callId })).toEqual({ ok: false, error: CANNOT_MESSAGE });
+    await sleep(50);
+    expect(fSignals).toEqual([]);
+    expect(eSignals).toEqual([]);
+    for (const s of [eSocket, fSocket, gSocket]) s.close();
+  });
+
+  test("a member removed from a group DM mid-call is out of the call: no more accepts, signals or ends reach them", async () => {
+    const { users } = await people(4);
+    const [owner, ann, ben, cat] = users as [TestUser, TestUser, TestUser, TestUser];
+    const groupId = await openGroup(owner, [ann, ben, cat]);
+    const ownerSocket = await server.connect(owner.token);
+    const annSocket = await server.connect(ann.token);
+    const benSocket = await server.connect(ben.token);
+    const catSocket = await server.connect(cat.token);
+    const { callId } = await ownerSocket.emitWithAck("dm:call-start", { conversationId: groupId });
+    for (const s of [annSocket, benSocket]) expect(await s.emitWithAck("dm:call-accept", { callId })).toEqual({ ok: true, callId });
+    await sleep(50);
+
+    const benHeard = callEvents(benSocket);
+    const othersHeard = [ownerSocket, annSocket, catSocket].map(callEvents);
+    expect((await server.api("DELETE", `/api/v1/dm/groups/${groupId}/members/${ben.id}`, { token: owner.token })).status).toBe(200);
+    await sleep(50);
+    expect(benHeard).toEqual([["dm:call-ended", { callId, endedBy: owner.id, reason: "removed" }]]);
+    for (const heard of othersHeard) expect(heard).toEqual([["dm:call-left", { callId, userId: ben.id, reason: "removed" }]]);
+
+    // The call goes on without Ben: Cat (still ringing) answers, the others signal; Ben hears none of it.
+    const accepted = waitForEvent(annSocket, "dm:call-accepted");
+    await catSocket.emitWithAck("dm:call-accept", { callId });
+    expect(await accepted).toEqual({ callId, userId: cat.id });
+    const offer = waitForEvent(annSocket, "dm:call-signal");
+    expect(await ownerSocket.emitWithAck("dm:call-signal", { callId, to: ann.id, type: "offer" })).toEqual({ ok: true, callId });
+    await offer;
+    expect(await ownerSocket.emitWithAck("dm:call-signal", { callId, to: ben.id, type: "offer" })).toEqual({
+      ok: false,
+      error: "to: must be another participant of this call",
+    });
+    expect(await benSocket.emitWithAck("dm:call-signal", { callId, to: owner.id, type: "offer" })).toEqual({ ok: false, error: "Call not found" });
+    expect(await benSocket.emitWithAck("dm:call-accept", { callId })).toEqual({ ok: false, error: "Call not found" });
+
+    // Leaving is the same; when only the caller is left, the call ends.
+    expect((await server.api("POST", `/api/v1/dm/groups/${groupId}/leave`, { token: ann.token })).status).toBe(200);
+    const ended = waitForEvent(ownerSocket, "dm:call-ended");
+    expect((await server.api("POST", `/api/v1/dm/groups/${groupId}/leave`, { token: cat.token })).status).toBe(200);
+    expect(await ended).toEqual({ callId, endedBy: cat.id, reason: "removed" });
+    await sleep(50);
+    expect(benHeard).toEqual([["dm:call-ended", { callId, endedBy: owner.id, reason: "removed" }]]);
+    for (const s of [ownerSocket, annSocket, benSocket, catSocket]) s.close();
+  });
+
+  test("the caller leaving the group, or the group being deleted, ends the call for everyone", async () => {
+    const { users } = await people(3);
+    const [owner, ann, ben] = users as [TestUser, TestUser, TestUser];
+    const ownerSocket = await server.connect(owner.token);
+    const annSocket = await server.connect(ann.token);
+    const benSocket = await server.connect(ben.token);
+
+    const groupId = await openGroup(owner, [ann, ben]);
+    const first = await annSocket.emitWithAck("dm:call-start", { conversationId: groupId });
+    await benSocket.emitWithAck("dm:call-accept", { callId: first.callId });
+    const endedAtBen = waitForEvent(benSocket, "dm:call-ended");
+    expect((await server.api("POST", `/api/v1/dm/groups/${groupId}/leave`, { token: ann.token })).status).toBe(200);
+    expect(await endedAtBen).toEqual({ callId: first.callId, endedBy: ann.id, reason: "removed" });
+
+    const second = await ownerSocket.emitWithAck("dm:call-start", { conversationId: groupId });
+    await benSocket.emitWithAck("dm:call-accept", { callId: second.callId });
+    const endings = [ownerSocket, benSocket].map((s) => waitForEvent(s, "dm:call-ended"));
+    expect((await server.api("DELETE", `/api/v1/dm/groups/${groupId}`, { token: owner.token })).status).toBe(200);
+    for (const ending of endings) expect(await ending).toEqual({ callId: second.callId, endedBy: owner.id, reason: "removed" });
+    expect(await benSocket.emitWithAck("dm:call-signal", { callId: second.callId, to: owner.id })).toEqual({ ok: false, error: "Call not found" });
+    for (const s of [ownerSocket, annSocket, benSocket]) s.close();
+  });
+});

@@ -50,6 +50,7 @@ export async function startServer(overrides: Partial<Config> = {}, options: AppO
     logLevel: (process.env.TEST_LOG_LEVEL as Config["logLevel"]) ?? "silent",
     authRateLimitPerMinute: 1_000_000,
     loginFailuresPerAccountPerMinute: 1_000_000,
+    loginFailuresPerAccountTotalPerMinute: 1_000_000,
     passwordHashing: { memoryCost: 1024, timeCost: 1 },
     ...overrides,
   };

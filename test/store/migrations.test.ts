@@ -6,6 +6,9 @@ import { migrate, openDatabase, SchemaTooNewError } from "../../src/store/databa
 import { migrations } from "../../src/store/migrations.ts";
 import { createStore } from "../../src/store/store.ts";
 
+/** The secrets key of these throw-away databases. */
+const KEY = crypto.getRandomValues(new Uint8Array(32));
+
 const dirs: string[] = [];
 const tempFile = () => {
   const dir = mkdtempSync(join(tmpdir(), "hearth-db-"));
@@ -43,8 +46,8 @@ describe("migrations", () => {
     migrate(db);
     db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', 0)");
     db.close();
-    expect(() => createStore(file)).toThrow(SchemaTooNewError);
-    expect(() => createStore(file)).toThrow(/schema version 9999, newer than this Hearth build supports/);
+    expect(() => createStore(file, KEY)).toThrow(SchemaTooNewError);
+    expect(() => createStore(file, KEY)).toThrow(/schema version 9999, newer than this Hearth build supports/);
   });
 
   test("a failing migration leaves nothing half-applied", () => {
@@ -62,7 +65,7 @@ describe("migrations", () => {
 
 describe("users repository", () => {
   test("create is atomic about uniqueness and counts users and bots", async () => {
-    const store = createStore(":memory:");
+    const store = createStore(":memory:", KEY);
     const a = await store.users.create({ username: "Ann", email: "ann@x.test", passwordHash: "h", isBot: false });
     expect(a.ok).toBe(true);
     expect(await store.users.create({ username: "ANN", email: "other@x.test", passwordHash: "h", isBot: false })).toEqual({ ok: false, taken: "username" });
@@ -75,7 +78,7 @@ describe("users repository", () => {
   });
 
   test("a password change bumps the token version", async () => {
-    const store = createStore(":memory:");
+    const store = createStore(":memory:", KEY);
     const created = await store.users.create({ username: "Cy", email: "cy@x.test", passwordHash: "h1", isBot: false });
     if (!created.ok) throw new Error("create failed");
     expect(created.user.token_version).toBe(0);

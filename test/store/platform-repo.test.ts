@@ -6,11 +6,14 @@ import * as v from "valibot";
 import { Admins, defineSetting, PlatformSettings } from "../../src/domain/admins.ts";
 import { createStore, type Store } from "../../src/store/store.ts";
 
+/** The secrets key of these throw-away databases. */
+const KEY = crypto.getRandomValues(new Uint8Array(32));
+
 let dir = "";
 let store: Store;
 const open = () => {
   dir = mkdtempSync(join(tmpdir(), "hearth-platform-"));
-  store = createStore(join(dir, "hearth.db"));
+  store = createStore(join(dir, "hearth.db"), KEY);
   return store;
 };
 afterEach(() => {
@@ -77,7 +80,7 @@ describe("platform settings", () => {
     expect(await settings.get(open_)).toBe(false);
     const file = join(dir, "hearth.db");
     s.close();
-    store = createStore(file);
+    store = createStore(file, KEY);
     expect(await new PlatformSettings(store).get(open_)).toBe(false);
   });
 

@@ -1,10 +1,10 @@
-import { mkdir, unlink } from "node:fs/promises";
+import { unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Store } from "../../store/store.ts";
 import type { AiUploadRow } from "../../store/ai-uploads-repo.ts";
 import { originalNameOf } from "../attachments.ts";
 import { badRequest, payloadTooLarge } from "../errors.ts";
-import { formatBytes, sniffImage } from "../uploads.ts";
+import { formatBytes, sniffImage, writePrivateFile } from "../uploads.ts";
 
 /** An uploaded file, as the upload route answers it and as a message lists its attachments. */
 export interface AiUploadView {
@@ -114,8 +114,7 @@ export class AiUploads {
 
   private async write(userId: string, bytes: Uint8Array, ext: string): Promise<string> {
     const name = `${Bun.randomUUIDv7()}.${ext}`;
-    await mkdir(join(this.uploadsRoot, "ai", userId), { recursive: true });
-    await Bun.write(join(this.uploadsRoot, "ai", userId, name), bytes);
+    await writePrivateFile(join(this.uploadsRoot, "ai", userId), name, bytes);
     return `/uploads/ai/${userId}/${name}`;
   }
 

@@ -11,7 +11,8 @@ const fields = (payload: unknown, shape: string): Record<string, unknown> => {
  * DM calls, signaling only (docs/dm-calls.md): `dm:call-start {conversationId}`,
  * `dm:call-accept` / `dm:call-decline` / `dm:call-end {callId}`, and
  * `dm:call-signal {callId, to, ...payload}` relayed to that participant's call socket.
- * Refusals answer through the ack. A socket that goes away leaves the calls it joined
+ * Refusals answer through the ack. Starting, accepting and signalling apply the DM send
+ * rule (DmCalls). A socket that goes away leaves the calls it joined
  * (DmCalls.socketDisconnected, from the gateway's disconnect handler).
  */
 export function dmCallEvents(domain: Domain): ClientEventTable {
@@ -19,15 +20,17 @@ export function dmCallEvents(domain: Domain): ClientEventTable {
   return {
     "dm:call-start": async (socket, payload) => {
       const { conversationId } = fields(payload, "{conversationId}");
-      const user = await domain.users.get(socket.data.userId);
-      return calls.start({ id: user.id, username: user.username, avatar: user.avatar }, socket.id, conversationId);
+      return calls.start(await domain.users.get(socket.data.userId), socket.id, conversationId);
     },
-    "dm:call-accept": (socket, payload) => calls.accept(socket.data.userId, socket.id, fields(payload, "{callId}").callId),
+    "dm:call-accept": async (socket, payload) => {
+      const { callId } = fields(payload, "{callId}");
+      return calls.accept(await domain.users.get(socket.data.userId), socket.id, callId);
+    },
     "dm:call-decline": (socket, payload) => calls.decline(socket.data.userId, fields(payload, "{callId}").callId),
     "dm:call-end": (socket, payload) => calls.end(socket.data.userId, fields(payload, "{callId}").callId),
-    "dm:call-signal": (socket, payload) => {
+    "dm:call-signal": async (socket, payload) => {
       const { callId, to, ...signal } = fields(payload, "{callId, to, ...}");
-      return calls.signal(socket.data.userId, callId, to, signal);
+      return calls.signal(await domain.users.get(socket.data.userId), callId, to, signal);
     },
   };
 }

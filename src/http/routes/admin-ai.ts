@@ -3,13 +3,14 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import type { AiModel } from "../../domain/ai/keys.ts";
 import { AI_LIMITS } from "../../domain/ai/settings.ts";
+import { displayName } from "../../domain/validation.ts";
 import type { AdminPlugin } from "../admin-auth.ts";
 import { body, boolean, integer } from "../schemas.ts";
 
 const MODELS_MAX = 50;
 const FLAGS_MAX = 10;
 
-const keyName = v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must be 1-100 characters"), v.maxLength(100, "must be 1-100 characters"));
+const keyName = v.pipe(displayName, v.minLength(1, "must be 1-100 characters"), v.maxLength(100, "must be 1-100 characters"));
 
 /** An http(s) base URL without credentials (the key has its own field) or a fragment; trailing slashes dropped. */
 const baseUrl = v.pipe(
@@ -45,7 +46,7 @@ const model = v.union(
     v.pipe(
       v.object({
         id: modelIdText,
-        name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))),
+        name: v.optional(v.pipe(displayName, v.minLength(1), v.maxLength(100))),
         flags: v.optional(v.pipe(v.array(flag), v.maxLength(FLAGS_MAX))),
       }),
       v.transform((m): AiModel => ({ id: m.id, name: m.name ?? m.id, flags: [...new Set(m.flags ?? [])] })),

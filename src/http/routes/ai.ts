@@ -5,7 +5,7 @@ import { requireHuman } from "../../domain/ai/access.ts";
 import type { AiTurn } from "../../domain/ai/assistant.ts";
 import { notFound } from "../../domain/errors.ts";
 import { SERVED_TYPES } from "../../domain/uploads.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { displayName, parseInput } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body, queryLimit } from "../schemas.ts";
@@ -23,8 +23,7 @@ const HEARTBEAT_MS = 15_000;
 const title = v.optional(
   v.nullable(
     v.pipe(
-      v.string("must be a string"),
-      v.trim(),
+      displayName,
       v.maxLength(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
       v.transform((t) => (t === "" ? null : t)),
     ),

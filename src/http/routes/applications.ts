@@ -2,11 +2,12 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/limits.ts";
+import { displayName } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body, boolean, integer } from "../schemas.ts";
 
-const appName = v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(32, "must be at most 32 characters"));
+const appName = v.pipe(displayName, v.minLength(1, "must not be empty"), v.maxLength(32, "must be at most 32 characters"));
 const appDescription = v.pipe(v.string("must be a string"), v.maxLength(400, "must be at most 400 characters"));
 
 /** A permissions bitfield: the 24 defined bits (SPEC.md "Permission bits"). */

@@ -5,6 +5,7 @@ import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/limits.ts";
 import { MAX_CONTENT_LENGTH } from "../../domain/messages.ts";
 import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shapes.ts";
+import { displayName, stripUnprintable } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { InviteBody } from "./server-invites.ts";
 import { body, integer, nonEmptyText, queryLimit } from "../schemas.ts";
@@ -31,11 +32,11 @@ const PageQuery = v.object({
 const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(nonEmptyText(512))) });
 
 const ACTIVITY_TYPES: readonly ActivityType[] = ["playing", "listening", "watching", "competing", "custom"];
-const activityText = v.pipe(v.string("must be a string"), v.maxLength(128, "must be at most 128 characters"));
+const activityText = v.pipe(v.string("must be a string"), v.transform(stripUnprintable), v.maxLength(128, "must be at most 128 characters"));
 const Activity = v.object(
   {
     type: v.picklist(ACTIVITY_TYPES, `must be one of ${ACTIVITY_TYPES.join(", ")}`),
-    name: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must be 1-128 characters"), v.maxLength(128, "must be 1-128 characters")),
+    name: v.pipe(displayName, v.minLength(1, "must be 1-128 characters"), v.maxLength(128, "must be 1-128 characters")),
     details: v.optional(activityText),
     state: v.optional(activityText),
     started_at: v.optional(integer(0, Number.MAX_SAFE_INTEGER)),

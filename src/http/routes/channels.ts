@@ -2,11 +2,11 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { ALL_PERMISSIONS } from "../../domain/permission-bits.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { displayName, parseInput } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, integer, nonEmptyText } from "../schemas.ts";
 
-const name100 = v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters"));
+const name100 = v.pipe(displayName, v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters"));
 /** The domain then normalizes text channel names (lowercase, `-` for spaces). */
 const channelName = name100;
 const categoryName = name100;

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/limits.ts";
+import { displayName } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
@@ -12,8 +13,7 @@ const userId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"))
 /** Trimmed, at most 100 characters; empty or null clears the name. */
 const groupName = v.nullable(
   v.pipe(
-    v.string("must be a string"),
-    v.trim(),
+    displayName,
     v.maxLength(100, "must be at most 100 characters"),
     v.transform((s) => (s === "" ? null : s)),
   ),

@@ -2,12 +2,12 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { ALL_PERMISSIONS } from "../../domain/permission-bits.ts";
+import { displayName } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, boolean, integer } from "../schemas.ts";
 
 const name = v.pipe(
-  v.string("must be a string"),
-  v.trim(),
+  displayName,
   v.minLength(1, "must not be empty"),
   v.maxLength(100, "must be at most 100 characters"),
 );

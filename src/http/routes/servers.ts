@@ -2,12 +2,12 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/limits.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { displayName, parseInput } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body, integer, nonEmptyText } from "../schemas.ts";
 
-const name = v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters"));
+const name = v.pipe(displayName, v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters"));
 const description = nonEmptyText(1000);
 
 const CreateBody = body({ name, description: v.optional(description) });

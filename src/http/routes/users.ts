@@ -3,8 +3,9 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/limits.ts";
 import { CONNECTION_TYPES } from "../../domain/users.ts";
-import { password, username } from "../../domain/validation.ts";
+import { displayName, password, username } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
+import { clientAddress } from "../client-address.ts";
 import { readMultipart } from "../multipart.ts";
 import { body, boolean, integer, nonEmptyText } from "../schemas.ts";
 
@@ -29,7 +30,7 @@ const NotificationsBody = body({
 
 const ConnectionBody = body({
   type: v.picklist(CONNECTION_TYPES, `must be one of ${CONNECTION_TYPES.join(", ")}`),
-  name: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters")),
+  name: v.pipe(displayName, v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters")),
   url: v.optional(
     v.pipe(
       v.string("must be a string"),
@@ -64,10 +65,12 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) =>
       { auth: true, parse: "none" },
     )
     .delete("/me/banner", ({ user }) => domain.users.removeImage(user, "banner"), { auth: true })
-    .put("/me/password", ({ user, body }) => domain.accounts.changePassword(user, body.currentPassword, body.newPassword), {
-      auth: true,
-      body: PasswordBody,
-    })
+    .put(
+      "/me/password",
+      ({ user, body, request, server }) =>
+        domain.accounts.changePassword(user, body.currentPassword, body.newPassword, clientAddress(request, server)),
+      { auth: true, body: PasswordBody },
+    )
     .get("/me/notifications", ({ user }) => domain.users.notificationSettings(user), { auth: true })
     .post("/me/notifications", ({ user, body }) => domain.users.updateNotificationSettings(user, body), {
       auth: true,

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { unauthorized } from "../../domain/errors.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { displayName, parseInput } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body } from "../schemas.ts";
 
@@ -10,8 +10,7 @@ const NAME_MAX = 80;
 const URL_MAX = 2048;
 
 const name = v.pipe(
-  v.string("must be a string"),
-  v.trim(),
+  displayName,
   v.minLength(1, `must be 1-${NAME_MAX} characters`),
   v.maxLength(NAME_MAX, `must be 1-${NAME_MAX} characters`),
 );
