@@ -33,6 +33,51 @@ export function latency(values: number[]): Latency {
 }
 export const ratio = (a: number, b: number): number => Math.round((a / b) * 1000) / 1000;
 
+export interface Spread {
+  n: number;
+  p50_ms: number;
+  p95_ms: number;
+  max_ms: number;
+}
+const spread = (values: number[]): Spread => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { n: sorted.length, p50_ms: pct(sorted, 0.5), p95_ms: pct(sorted, 0.95), max_ms: pct(sorted, 1) };
+};
+
+/**
+ * Another client's view of the server while something loads it: `GET <url>/api/v1` and
+ * `gatewayRoundTrip` (an ack'd emit), each every 10 ms from now on. `stop()` first waits until
+ * a GET is answered within 50 ms again (the server has worked through what it received; at
+ * most 60 s), then gives the latencies of both.
+ */
+export function watchLatency(url: string, gatewayRoundTrip: () => Promise<unknown>) {
+  const rest: number[] = [];
+  const gateway: number[] = [];
+  let running = true;
+  const loop = async (samples: number[], once: () => Promise<unknown>) => {
+    while (running) {
+      const t0 = performance.now();
+      await once();
+      samples.push(performance.now() - t0);
+      await Bun.sleep(10);
+    }
+  };
+  const get = () => fetch(`${url}/api/v1`).then((r) => r.arrayBuffer());
+  const loops = [loop(rest, get), loop(gateway, gatewayRoundTrip)];
+  return {
+    async stop(): Promise<{ rest: Spread; gateway: Spread }> {
+      for (const t0 = performance.now(); performance.now() - t0 < 60_000; ) {
+        const s0 = performance.now();
+        await get();
+        if (performance.now() - s0 < 50) break;
+      }
+      running = false;
+      await Promise.all(loops);
+      return { rest: spread(rest), gateway: spread(gateway) };
+    },
+  };
+}
+
 /** Hearth as in production (file database in `dataDir`), silent, with the auth rate limit raised. */
 export function hearthConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
   return {
