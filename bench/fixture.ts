@@ -8,6 +8,18 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createApp, type App } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
+import { EVENT_KINDS, type EventLimits } from "../src/gateway/event-limits.ts";
+
+/**
+ * The gateway's abuse limits raised far past any real client (docs/gateway.md, "Limits"): a
+ * bench drives one socket at thousands of events a second (3,200 audio frames/s, interaction
+ * responses at saturation) and may put many connections on one user (`connections.ts --users`).
+ * The outbound buffer bound stays at its default.
+ */
+export const BENCH_GATEWAY_LIMITS = {
+  gatewayEventLimits: Object.fromEntries(EVENT_KINDS.map((kind) => [kind, { perSecond: 1_000_000, burst: 1_000_000 }])) as EventLimits,
+  gatewayMaxConnectionsPerUser: 100_000,
+} satisfies Partial<Config>;
 
 /** `--name value` from argv, else `fallback`. */
 export const argOf = (name: string, fallback: string): string => {
@@ -78,7 +90,7 @@ export function watchLatency(url: string, gatewayRoundTrip: () => Promise<unknow
   };
 }
 
-/** Hearth as in production (file database in `dataDir`), silent, with the auth rate limit raised. */
+/** Hearth as in production (file database in `dataDir`), silent, with the auth rate limit and the gateway's event limits raised. */
 export function hearthConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
   return {
     ...loadConfig({}),
@@ -88,6 +100,7 @@ export function hearthConfig(dataDir: string, overrides: Partial<Config> = {}): 
     databaseFile: join(dataDir, "hearth.db"),
     logLevel: "silent",
     authRateLimitPerMinute: 1_000_000,
+    ...BENCH_GATEWAY_LIMITS,
     // Setting users up is not what is measured; the login path is not on any measured path.
     passwordHashing: { memoryCost: 1024, timeCost: 1 },
     ...overrides,
