@@ -8,6 +8,18 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createApp, type App } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
+import { EVENT_KINDS, type EventLimits } from "../src/gateway/event-limits.ts";
+
+/**
+ * The gateway's abuse limits raised far past any real client (docs/gateway.md, "Limits"): a
+ * bench drives one socket at thousands of events a second (3,200 audio frames/s, interaction
+ * responses at saturation) and may put many connections on one user (`connections.ts --users`).
+ * The outbound buffer bound stays at its default.
+ */
+export const BENCH_GATEWAY_LIMITS = {
+  gatewayEventLimits: Object.fromEntries(EVENT_KINDS.map((kind) => [kind, { perSecond: 1_000_000, burst: 1_000_000 }])) as EventLimits,
+  gatewayMaxConnectionsPerUser: 100_000,
+} satisfies Partial<Config>;
 
 /** `--name value` from argv, else `fallback`. */
 export const argOf = (name: string, fallback: string): string => {
@@ -33,7 +45,52 @@ export function latency(values: number[]): Latency {
 }
 export const ratio = (a: number, b: number): number => Math.round((a / b) * 1000) / 1000;
 
-/** Hearth as in production (file database in `dataDir`), silent, with the auth rate limit raised. */
+export interface Spread {
+  n: number;
+  p50_ms: number;
+  p95_ms: number;
+  max_ms: number;
+}
+const spread = (values: number[]): Spread => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { n: sorted.length, p50_ms: pct(sorted, 0.5), p95_ms: pct(sorted, 0.95), max_ms: pct(sorted, 1) };
+};
+
+/**
+ * Another client's view of the server while something loads it: `GET <url>/api/v1` and
+ * `gatewayRoundTrip` (an ack'd emit), each every 10 ms from now on. `stop()` first waits until
+ * a GET is answered within 50 ms again (the server has worked through what it received; at
+ * most 60 s), then gives the latencies of both.
+ */
+export function watchLatency(url: string, gatewayRoundTrip: () => Promise<unknown>) {
+  const rest: number[] = [];
+  const gateway: number[] = [];
+  let running = true;
+  const loop = async (samples: number[], once: () => Promise<unknown>) => {
+    while (running) {
+      const t0 = performance.now();
+      await once();
+      samples.push(performance.now() - t0);
+      await Bun.sleep(10);
+    }
+  };
+  const get = () => fetch(`${url}/api/v1`).then((r) => r.arrayBuffer());
+  const loops = [loop(rest, get), loop(gateway, gatewayRoundTrip)];
+  return {
+    async stop(): Promise<{ rest: Spread; gateway: Spread }> {
+      for (const t0 = performance.now(); performance.now() - t0 < 60_000; ) {
+        const s0 = performance.now();
+        await get();
+        if (performance.now() - s0 < 50) break;
+      }
+      running = false;
+      await Promise.all(loops);
+      return { rest: spread(rest), gateway: spread(gateway) };
+    },
+  };
+}
+
+/** Hearth as in production (file database in `dataDir`), silent, with the auth rate limit and the gateway's event limits raised. */
 export function hearthConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
   return {
     ...loadConfig({}),
@@ -43,6 +100,7 @@ export function hearthConfig(dataDir: string, overrides: Partial<Config> = {}): 
     databaseFile: join(dataDir, "hearth.db"),
     logLevel: "silent",
     authRateLimitPerMinute: 1_000_000,
+    ...BENCH_GATEWAY_LIMITS,
     // Setting users up is not what is measured; the login path is not on any measured path.
     passwordHashing: { memoryCost: 1024, timeCost: 1 },
     ...overrides,

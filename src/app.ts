@@ -4,7 +4,10 @@ import type { Server } from "bun";
 import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
 import { MAX_REQUEST_BODY_BYTES } from "./domain/limits.ts";
-import { attachGateway, createSocketServer, type GatewayServer } from "./gateway/gateway.ts";
+import { attachGateway, createSocketServer, GATEWAY_MAX_PACKET_BYTES, type GatewayServer } from "./gateway/gateway.ts";
+import { EventLimiter } from "./gateway/event-limiter.ts";
+import { guardedGatewayHandler } from "./gateway/polling-guard.ts";
+import { websocketBackpressure } from "./gateway/slow-consumers.ts";
 import { SocketIoEventBus } from "./gateway/socket-bus.ts";
 import { authPlugin } from "./http/auth.ts";
 import { errorResponse, loggablePath } from "./http/errors.ts";
@@ -70,17 +73,25 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const store = openConfiguredStore(config);
   await store.users.markEveryoneOffline();
 
-  const { io, engine, fanout } = createSocketServer();
+  const { io, engine, fanout } = createSocketServer({ maxBufferedBytes: config.gatewayMaxBufferedBytes });
   const bus = new SocketIoEventBus(io, fanout);
   const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, log });
-  attachGateway(io, domain, log);
+  const limiter = new EventLimiter({
+    limits: config.gatewayEventLimits,
+    userFactor: config.gatewayUserRateFactor,
+    refusalsBeforeDisconnect: config.gatewayRefusalsBeforeDisconnect,
+    maxConnectionsPerUser: config.gatewayMaxConnectionsPerUser,
+  });
+  attachGateway(io, domain, log, limiter);
+  const gateway = guardedGatewayHandler(engine, GATEWAY_MAX_PACKET_BYTES);
 
   const started = new WeakMap<Request, number>();
   const auth = authPlugin(domain.accounts);
   // CORS first, so preflights and every answer (errors and the gateway's polling included) carry it.
   const http = withCors(new Elysia(), config.corsOrigins)
-    // The gateway comes first: no auth hooks or body parsing touch it.
-    .all("/socket.io/", ({ request, server }) => engine.handleRequest(request, server!))
+    // The gateway comes first: no auth hooks or body parsing touch it; its POST bodies are
+    // bounded before the engine reads them (src/gateway/polling-guard.ts).
+    .all("/socket.io/", ({ request, server }) => gateway(request, server!))
     .onRequest(({ request }) => {
       started.set(request, performance.now());
     })
@@ -149,7 +160,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   http.listen({
     port: config.port,
     hostname: config.host,
-    websocket,
+    // A connection that does not read is closed once this much waits for it (src/gateway/slow-consumers.ts).
+    websocket: { ...websocket, ...websocketBackpressure(config.gatewayMaxBufferedBytes) },
     idleTimeout,
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
   });

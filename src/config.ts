@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { join } from "node:path";
 import { describeIssue } from "./domain/validation.ts";
+import { DEFAULT_EVENT_LIMITS, DEFAULT_USER_RATE_FACTOR, parseRateLimit, type EventLimits, type RateLimit } from "./gateway/event-limits.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -37,6 +38,15 @@ export interface Config {
    * `https://chat.example.com`; `["*"]` for any; empty (the default): no CORS headers.
    */
   corsOrigins: string[];
+  /** Client gateway events per socket by kind (docs/gateway.md, "Limits"); a user's sockets together get `gatewayUserRateFactor` times as much. */
+  gatewayEventLimits: EventLimits;
+  gatewayUserRateFactor: number;
+  /** A socket with more refused events than this within about ten seconds is disconnected. */
+  gatewayRefusalsBeforeDisconnect: number;
+  /** Gateway connections per user (per node), connected or connecting. */
+  gatewayMaxConnectionsPerUser: number;
+  /** What may be queued for one gateway socket that does not read before it is disconnected. */
+  gatewayMaxBufferedBytes: number;
   /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
   passwordHashing: { memoryCost: number; timeCost: number };
 }
@@ -50,7 +60,25 @@ const integerFrom = (name: string, min: number, max: number) =>
     v.maxValue(max, `${name} must be at most ${max}`),
   );
 
+/** `GATEWAY_RATE_<KIND>`: "<events per second>/<burst>". */
+const rateFrom = (name: string) =>
+  v.pipe(
+    v.string(),
+    v.transform(parseRateLimit),
+    v.check((limit): limit is RateLimit => limit !== null, `${name} must look like 10/20 (events per second / burst)`),
+  );
+
 const EnvSchema = v.object({
+  GATEWAY_RATE_TYPING: v.optional(rateFrom("GATEWAY_RATE_TYPING")),
+  GATEWAY_RATE_ROOMS: v.optional(rateFrom("GATEWAY_RATE_ROOMS")),
+  GATEWAY_RATE_PRESENCE: v.optional(rateFrom("GATEWAY_RATE_PRESENCE")),
+  GATEWAY_RATE_VOICE: v.optional(rateFrom("GATEWAY_RATE_VOICE")),
+  GATEWAY_RATE_MESSAGES: v.optional(rateFrom("GATEWAY_RATE_MESSAGES")),
+  GATEWAY_RATE_AUDIO: v.optional(rateFrom("GATEWAY_RATE_AUDIO")),
+  GATEWAY_USER_RATE_FACTOR: v.optional(integerFrom("GATEWAY_USER_RATE_FACTOR", 1, 1000), String(DEFAULT_USER_RATE_FACTOR)),
+  GATEWAY_REFUSALS_BEFORE_DISCONNECT: v.optional(integerFrom("GATEWAY_REFUSALS_BEFORE_DISCONNECT", 1, 1_000_000), "50"),
+  GATEWAY_MAX_CONNECTIONS_PER_USER: v.optional(integerFrom("GATEWAY_MAX_CONNECTIONS_PER_USER", 1, 100_000), "20"),
+  GATEWAY_MAX_BUFFERED_BYTES: v.optional(integerFrom("GATEWAY_MAX_BUFFERED_BYTES", 65_536, 1_073_741_824), String(4 * 1024 * 1024)),
   PORT: v.optional(integerFrom("PORT", 0, 65535), "3000"),
   HOST: v.optional(v.pipe(v.string(), v.minLength(1, "HOST must not be empty")), "0.0.0.0"),
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "DATA_DIR must not be empty")), "./data"),
@@ -109,6 +137,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { url: e.GIF_PROVIDER_URL, key: e.GIF_PROVIDER_KEY ?? "", timeoutMs: e.GIF_PROVIDER_TIMEOUT_MS }
       : null,
     corsOrigins: e.CORS_ORIGINS ?? [],
+    gatewayEventLimits: {
+      typing: e.GATEWAY_RATE_TYPING ?? DEFAULT_EVENT_LIMITS.typing,
+      rooms: e.GATEWAY_RATE_ROOMS ?? DEFAULT_EVENT_LIMITS.rooms,
+      presence: e.GATEWAY_RATE_PRESENCE ?? DEFAULT_EVENT_LIMITS.presence,
+      voice: e.GATEWAY_RATE_VOICE ?? DEFAULT_EVENT_LIMITS.voice,
+      messages: e.GATEWAY_RATE_MESSAGES ?? DEFAULT_EVENT_LIMITS.messages,
+      audio: e.GATEWAY_RATE_AUDIO ?? DEFAULT_EVENT_LIMITS.audio,
+    },
+    gatewayUserRateFactor: e.GATEWAY_USER_RATE_FACTOR,
+    gatewayRefusalsBeforeDisconnect: e.GATEWAY_REFUSALS_BEFORE_DISCONNECT,
+    gatewayMaxConnectionsPerUser: e.GATEWAY_MAX_CONNECTIONS_PER_USER,
+    gatewayMaxBufferedBytes: e.GATEWAY_MAX_BUFFERED_BYTES,
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
   };
 }

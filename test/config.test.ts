@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../src/config.ts";
+import { DEFAULT_EVENT_LIMITS } from "../src/gateway/event-limits.ts";
 import { DEFAULT_BOT_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, PERMISSIONS, permissionNames } from "../src/domain/permission-bits.ts";
 
 describe("loadConfig", () => {
@@ -35,6 +36,39 @@ describe("loadConfig", () => {
     });
   });
 
+  test("gateway abuse limits: safe defaults, each settable (docs/operations.md)", () => {
+    const config = loadConfig({});
+    expect(config.gatewayEventLimits).toEqual(DEFAULT_EVENT_LIMITS);
+    expect(config.gatewayEventLimits.audio).toEqual({ perSecond: 250, burst: 500 });
+    expect(config).toMatchObject({
+      gatewayUserRateFactor: 3,
+      gatewayRefusalsBeforeDisconnect: 50,
+      gatewayMaxConnectionsPerUser: 20,
+      gatewayMaxBufferedBytes: 4 * 1024 * 1024,
+    });
+    const set = loadConfig({
+      GATEWAY_RATE_TYPING: "5/8",
+      GATEWAY_RATE_ROOMS: "1/2",
+      GATEWAY_RATE_PRESENCE: "0.5/1",
+      GATEWAY_RATE_VOICE: "3/4",
+      GATEWAY_RATE_MESSAGES: "6/7",
+      GATEWAY_RATE_AUDIO: "4000/8000",
+      GATEWAY_USER_RATE_FACTOR: "2",
+      GATEWAY_REFUSALS_BEFORE_DISCONNECT: "7",
+      GATEWAY_MAX_CONNECTIONS_PER_USER: "3",
+      GATEWAY_MAX_BUFFERED_BYTES: "1048576",
+    });
+    expect(set.gatewayEventLimits).toEqual({
+      typing: { perSecond: 5, burst: 8 },
+      rooms: { perSecond: 1, burst: 2 },
+      presence: { perSecond: 0.5, burst: 1 },
+      voice: { perSecond: 3, burst: 4 },
+      messages: { perSecond: 6, burst: 7 },
+      audio: { perSecond: 4000, burst: 8000 },
+    });
+    expect(set).toMatchObject({ gatewayUserRateFactor: 2, gatewayRefusalsBeforeDisconnect: 7, gatewayMaxConnectionsPerUser: 3, gatewayMaxBufferedBytes: 1048576 });
+  });
+
   test("reads the environment", () => {
     const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn" });
     expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn" });
@@ -52,6 +86,12 @@ describe("loadConfig", () => {
     [{ TOKEN_LIFETIME: "forever" }, "TOKEN_LIFETIME must look like 30d, 12h or 90m"],
     [{ CORS_ORIGINS: "chat.example.com" }, "CORS_ORIGINS must be * or a comma-separated list of origins like https://chat.example.com"],
     [{ CORS_ORIGINS: "https://chat.example.com/app" }, "CORS_ORIGINS must be * or a comma-separated list"],
+    [{ GATEWAY_RATE_TYPING: "10" }, "GATEWAY_RATE_TYPING must look like 10/20 (events per second / burst)"],
+    [{ GATEWAY_RATE_AUDIO: "0/10" }, "GATEWAY_RATE_AUDIO must look like 10/20"],
+    [{ GATEWAY_MAX_CONNECTIONS_PER_USER: "0" }, "GATEWAY_MAX_CONNECTIONS_PER_USER must be at least 1"],
+    [{ GATEWAY_MAX_BUFFERED_BYTES: "1000" }, "GATEWAY_MAX_BUFFERED_BYTES must be at least 65536"],
+    [{ GATEWAY_USER_RATE_FACTOR: "x" }, "GATEWAY_USER_RATE_FACTOR must be a whole number"],
+    [{ GATEWAY_REFUSALS_BEFORE_DISCONNECT: "0" }, "GATEWAY_REFUSALS_BEFORE_DISCONNECT must be at least 1"],
   ])("refuses %j naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -26,7 +26,8 @@ import { voiceRoom } from "./voice-rooms.ts";
  * whatever the number of receivers. Both messages of a frame are published in one
  * synchronous step to the same subscriber set, so a listener gets both or neither, as long
  * as Bun itself does not drop one: Bun drops only past the connection's
- * `backpressureLimit` (16 MB by default). Between two sweeps a stalled listener can queue
+ * `backpressureLimit` (GATEWAY_MAX_BUFFERED_BYTES, 4 MiB by default), and then closes the
+ * connection (src/gateway/slow-consumers.ts). Between two sweeps a stalled listener can queue
  * at most `highWaterBytes` + interval x frame rate x frame size (256 KiB + 25 ms x 3200/s x
  * ~3.9 KB = ~0.57 MB at the benchmarked 3200 frames/s), far below that limit.
  */

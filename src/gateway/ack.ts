@@ -1,6 +1,8 @@
 import { ApiError } from "../domain/errors.ts";
 import type { Ack, ClientToServerEvents } from "../domain/events.ts";
 import type { Logger } from "../log.ts";
+import { EVENT_KIND } from "./event-limits.ts";
+import { EventLimiter, type Refusal } from "./event-limiter.ts";
 import type { GatewaySocket } from "./gateway.ts";
 
 type AckFn = (answer: Ack) => void;
@@ -14,31 +16,56 @@ export type ClientEventTable = Partial<Record<keyof ClientToServerEvents, Client
 /** A listener as Socket.IO calls it: `this` is the socket, the last argument the ack callback if the client passed one. */
 export type SharedListener = (this: GatewaySocket, ...args: unknown[]) => void;
 
+/** Events whose refusals also arrive as `voice:error {error}` (SPEC.md Errors 9; their handlers do the same). */
+const answersVoiceError = (event: string) => event.startsWith("voice:") || event.startsWith("bot:voice-") || event === "bot:audio-data";
+
 /**
  * One listener per client event for the whole server, registered on every socket as the same
  * function object: an EventEmitter calls a listener with `this` set to the socket it is
  * attached to, so no socket needs closures of its own (they were most of an idle connection's
  * memory; bench/README.md, "Idle gateway connections").
  *
+ * With a `limiter`, each event first takes a token of its kind (src/gateway/event-limits.ts)
+ * before anything else runs, payload validation included; a refused event is answered
+ * `{ok: false, error: "Rate limited: ..."}`, and a socket refused too often is disconnected.
+ *
  * Every ack is `{ok: true, ...}` or `{ok: false, error}` with the REST routes' messages; a
  * client that passed no callback simply gets nothing back.
  */
-export function sharedListeners(table: ClientEventTable, log: Logger): [event: string, listener: SharedListener][] {
-  return Object.entries(table).map(([event, handler]: [string, ClientEventHandler]) => [
-    event,
-    async function (this: GatewaySocket, ...args: unknown[]) {
-      const last = args[args.length - 1];
-      const ack: AckFn | null = typeof last === "function" ? (last as AckFn) : null;
-      const payload = ack ? (args.length > 1 ? args[0] : undefined) : args[0];
+export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: EventLimiter): [event: string, listener: SharedListener][] {
+  return Object.entries(table).map(([event, handler]: [string, ClientEventHandler]) => {
+    const kind = EventLimiter.kindIndex(EVENT_KIND[event as keyof ClientToServerEvents]);
+    const voiceError = answersVoiceError(event);
+
+    function refuse(socket: GatewaySocket, refusal: Refusal, ack: AckFn | null): void {
+      ack?.({ ok: false, error: refusal.error });
+      if (voiceError) socket.emit("voice:error", { error: refusal.error });
+      if (!refusal.disconnect) return;
+      log.warn("gateway socket disconnected: too many events refused", { socketId: socket.id, userId: socket.data.userId, event });
+      socket.disconnect(true);
+    }
+
+    async function handle(socket: GatewaySocket, payload: unknown, ack: AckFn | null): Promise<void> {
       try {
-        const result = await handler(this, payload);
+        const result = await handler(socket, payload);
         ack?.({ ok: true, ...(result ?? {}) });
       } catch (error) {
-        if (!(error instanceof ApiError)) log.error("gateway handler failed", { event, userId: this.data.userId, error });
+        if (!(error instanceof ApiError)) log.error("gateway handler failed", { event, userId: socket.data.userId, error });
         ack?.({ ok: false, error: error instanceof ApiError ? error.message : "Internal error" });
       }
-    },
-  ]);
+    }
+
+    return [
+      event,
+      function (this: GatewaySocket, ...args: unknown[]) {
+        const last = args[args.length - 1];
+        const ack: AckFn | null = typeof last === "function" ? (last as AckFn) : null;
+        const refusal = limiter?.admit(this, kind);
+        if (refusal) return refuse(this, refusal, ack);
+        void handle(this, ack ? (args.length > 1 ? args[0] : undefined) : args[0], ack);
+      },
+    ];
+  });
 }
 
 /** Registers the shared listeners on one socket. */

@@ -14,6 +14,8 @@ import { audioEvents } from "./handlers/audio.ts";
 import { dmCallEvents } from "./handlers/dm-calls.ts";
 import { installNativeAudioRelay } from "../audio/native-relay.ts";
 import { installNativeFanout, type NativeFanout } from "./native-fanout.ts";
+import type { EventLimiter } from "./event-limiter.ts";
+import { installSlowConsumerGuard } from "./slow-consumers.ts";
 
 export interface SocketData {
   userId: string;
@@ -24,11 +26,20 @@ export interface SocketData {
 export type GatewayServer = Server<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;
 export type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;
 
+/** The largest packet (websocket message or polling POST body) a client may send. */
+export const GATEWAY_MAX_PACKET_BYTES = 1e6;
+
+export interface SocketServerOptions {
+  /** What may be queued for one socket before it is closed (src/gateway/slow-consumers.ts). */
+  maxBufferedBytes: number;
+}
+
 /** The Socket.IO server on the Bun engine, at the default path. */
-export function createSocketServer(): { io: GatewayServer; engine: Engine; fanout: NativeFanout } {
+export function createSocketServer(options: SocketServerOptions): { io: GatewayServer; engine: Engine; fanout: NativeFanout } {
   const io: GatewayServer = new Server({ serveClient: false });
-  const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: 1e6 });
+  const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: GATEWAY_MAX_PACKET_BYTES });
   io.bind(engine);
+  installSlowConsumerGuard(engine, options.maxBufferedBytes);
   // Audio frames to websocket members go out as a native Bun publish (docs/audio.md).
   installNativeAudioRelay(io, engine);
   // Room broadcasts of gateway events go out encoded once, natively (docs/gateway.md).
@@ -36,14 +47,22 @@ export function createSocketServer(): { io: GatewayServer; engine: Engine; fanou
   return { io, engine, fanout };
 }
 
-/** Handshake authentication, the personal room, presence, and the client events of each feature. */
-export function attachGateway(io: GatewayServer, domain: Domain, log: Logger): void {
+/**
+ * Handshake authentication, the connection cap, the personal room, presence, and the client
+ * events of each feature, rate-limited by `limiter` (docs/gateway.md, "Limits").
+ */
+export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, limiter: EventLimiter): void {
   io.use(async (socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
     try {
       const user = typeof token === "string" ? await domain.accounts.userForToken(token) : null;
       if (!user) return next(new Error("Unauthorized"));
       socket.data = { userId: user.id, username: user.username, isBot: user.is_bot === 1 };
+      const refused = limiter.handshake(socket);
+      if (refused) {
+        log.info("gateway handshake refused", { userId: user.id, reason: refused });
+        return next(new Error(refused));
+      }
       next();
     } catch (error) {
       log.error("gateway handshake failed", { error });
@@ -64,9 +83,20 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger): v
       ...dmCallEvents(domain),
     },
     log,
+    limiter,
   );
+  // Events no handler knows are dropped by Socket.IO after decoding; each counts as a refusal,
+  // so a flood of them ends in a disconnect like any other (docs/gateway.md, "Limits").
+  const known = new Set(listeners.map(([event]) => event));
+  function onAnyEvent(this: GatewaySocket, event: unknown) {
+    if (typeof event === "string" && known.has(event)) return;
+    if (!limiter.unknownEvent(this)) return;
+    log.warn("gateway socket disconnected: too many events refused", { socketId: this.id, userId: this.data.userId, event: String(event).slice(0, 50) });
+    this.disconnect(true);
+  }
   function onDisconnect(this: GatewaySocket, reason: string) {
     const { userId } = this.data;
+    limiter.disconnected(this);
     log.info("gateway disconnect", { socketId: this.id, userId, reason });
     try {
       domain.dmCalls.socketDisconnected(userId, this.id);
@@ -81,9 +111,11 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger): v
     const { userId } = socket.data;
     const transport = socket.conn.transport.name;
     log.info("gateway connect", { socketId: socket.id, userId, bot: socket.data.isBot, transport });
+    limiter.connected(socket);
     void socket.join(rooms.user(userId));
     void domain.presence.socketConnected(userId).catch((error) => log.error("presence update failed", { error }));
     listenAll(socket, listeners);
+    socket.onAny(onAnyEvent);
     socket.on("disconnect", onDisconnect);
   });
 }

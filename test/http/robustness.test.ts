@@ -34,6 +34,7 @@ import {
   type UploadRoute,
 } from "../helpers/robustness.ts";
 import { startServer, uniqueName, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { DEFAULT_EVENT_LIMITS } from "../../src/gateway/event-limits.ts";
 
 let server: TestServer;
 /** The account most routes act on; its password is never changed and 2FA never enabled. */
@@ -46,7 +47,9 @@ let loginUser: TestUser;
 let setupUser: TestUser;
 
 beforeAll(async () => {
-  server = await startServer();
+  // The gateway garbage table sends dozens of status:set at once, past a person's rate
+  // (presence: 2/s, bursts of 10); the limits themselves are tested in test/gateway/abuse.test.ts.
+  server = await startServer({ gatewayEventLimits: { ...DEFAULT_EVENT_LIMITS, presence: { perSecond: 1000, burst: 1000 } } });
   [main, other, loginUser, setupUser] = await Promise.all([server.register(), server.register(), server.register(), server.register()]);
 });
 afterAll(() => server.stop());

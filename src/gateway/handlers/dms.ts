@@ -2,6 +2,7 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { parseInput } from "../../domain/validation.ts";
 import type { ClientEventHandler, ClientEventTable } from "../ack.ts";
+import { TypingRepeats } from "../typing-repeats.ts";
 
 const TypingPayload = v.object(
   { conversationId: v.pipe(v.string("must be a conversation id"), v.uuid("must be a conversation id")) },
@@ -11,13 +12,19 @@ const TypingPayload = v.object(
 /**
  * `dm:typing:start` / `dm:typing:stop {conversationId}`: relayed to the other members' user rooms
  * as `{userId, username, conversationId}`. Only members may type; others get "Conversation not found".
+ * A repeated start from the same socket within 3 s is acknowledged without being relayed again.
  */
 export function dmEvents(domain: Domain): ClientEventTable {
+  const repeats = new TypingRepeats();
   const typing =
     (start: boolean): ClientEventHandler =>
     async (socket, payload) => {
       const { conversationId } = parseInput(TypingPayload, payload, "payload");
+      const key = conversationId.toLowerCase();
+      if (start && repeats.isRepeat(socket, key)) return { conversationId };
       await domain.conversations.typing(socket.data.userId, socket.data.username, conversationId, start);
+      if (start) repeats.started(socket, key);
+      else repeats.stopped(socket, key);
       return { conversationId };
     };
   return { "dm:typing:start": typing(true), "dm:typing:stop": typing(false) };

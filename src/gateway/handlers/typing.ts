@@ -2,17 +2,26 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { parseInput } from "../../domain/validation.ts";
 import type { ClientEventHandler, ClientEventTable } from "../ack.ts";
+import { TypingRepeats } from "../typing-repeats.ts";
 
 const ChannelId = v.pipe(v.string("must be a channel id"), v.uuid("must be a channel id"));
 
-/** `typing:start` / `typing:stop <channelId>`: relayed to the channel room as `{userId, username, channelId}`. */
+/**
+ * `typing:start` / `typing:stop <channelId>`: relayed to the channel room as `{userId, username, channelId}`.
+ * A repeated start from the same socket within 3 s is acknowledged without being relayed again.
+ */
 export function typingEvents(domain: Domain): ClientEventTable {
+  const repeats = new TypingRepeats();
   const typing =
     (event: "typing:start" | "typing:stop"): ClientEventHandler =>
     async (socket, payload) => {
       const channelId = parseInput(ChannelId, payload, "channelId");
+      const key = channelId.toLowerCase();
+      if (event === "typing:start" && repeats.isRepeat(socket, key)) return { channelId };
       const user = await domain.users.get(socket.data.userId);
       await domain.messages.typing(channelId, user, event);
+      if (event === "typing:start") repeats.started(socket, key);
+      else repeats.stopped(socket, key);
       return { channelId };
     };
   return { "typing:start": typing("typing:start"), "typing:stop": typing("typing:stop") };
