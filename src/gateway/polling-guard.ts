@@ -34,7 +34,7 @@ export function guardedGatewayHandler(engine: Engine, maxBytes: number) {
       if (length !== null) return await engine.handleRequest(request, server);
       let body: Uint8Array;
       try {
-        body = await readBodyCapped(request, maxBytes);
+        body = await readBodyCapped(request, maxBytes, undefined, 0);
       } catch (error) {
         // Past the limit; anything else is a client that went away mid-body.
         if (error instanceof ApiError) return tooLarge();

@@ -20,14 +20,16 @@ export const DRAIN_PAST_LIMIT_BYTES = 64 * 1024 * 1024;
  * refused before a byte is read: the HTTP server discards the rest as it arrives (we answer
  * without `Connection: close`) unless the claim is past the drain bound. A chunked body is
  * read to its end, keeping nothing past the limit, and refused then; past the drain bound it
- * is cut off and the connection closed.
+ * is cut off and the connection closed. `drainPastLimit` 0 cuts a body off at the limit itself
+ * (the gateway's polling POSTs: no client sends an honest over-limit packet).
  */
 export async function readBodyCapped(
   request: Request,
   maxBytes: number,
   message = `Request body too large: the limit is ${formatBytes(maxBytes)}`,
+  drainPastLimit = DRAIN_PAST_LIMIT_BYTES,
 ): Promise<Uint8Array> {
-  const drainUpTo = maxBytes + DRAIN_PAST_LIMIT_BYTES;
+  const drainUpTo = maxBytes + drainPastLimit;
   const length = Number(request.headers.get("content-length") ?? NaN);
   // Refused from the claim alone, unread: the HTTP server discards what the client still sends
   // (the connection stays usable) unless it is past the drain bound.
