@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { join } from "node:path";
-import { describeIssue } from "./domain/validation.ts";
+import { describeIssue } from "./domain/shared/validation.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 

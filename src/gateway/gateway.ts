@@ -1,7 +1,7 @@
 import { Server as Engine } from "@socket.io/bun-engine";
 import { Server, type Socket } from "socket.io";
 import type { Domain } from "../domain/domain.ts";
-import { rooms, type ClientToServerEvents, type ServerToClientEvents } from "../domain/events.ts";
+import { rooms, type ClientToServerEvents, type ServerToClientEvents } from "../domain/shared/events.ts";
 import type { Logger } from "../log.ts";
 import { listenAll, sharedListeners } from "./ack.ts";
 import { presenceEvents } from "./handlers/presence.ts";

@@ -1,5 +1,5 @@
-import { payloadTooLarge } from "../domain/errors.ts";
-import { formatBytes } from "../domain/uploads.ts";
+import { payloadTooLarge } from "../domain/shared/errors.ts";
+import { formatBytes } from "../domain/shared/uploads.ts";
 
 /** JSON deeper than this is refused before parsing: no client needs it, and deep input is costly downstream. */
 export const MAX_JSON_DEPTH = 32;

@@ -1,5 +1,5 @@
-import { badRequest } from "../domain/errors.ts";
-import { formatBytes } from "../domain/uploads.ts";
+import { badRequest } from "../domain/shared/errors.ts";
+import { formatBytes } from "../domain/shared/uploads.ts";
 import { readBodyCapped } from "./body.ts";
 
 /** Room for the multipart framing and small text fields around the files. */

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
-import type { BuiltinRole } from "../domain/permissions.ts";
-import type { PresenceStatus } from "../domain/shapes.ts";
+import type { BuiltinRole } from "../domain/access/permissions.ts";
+import type { PresenceStatus } from "../domain/shared/shapes.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface MemberRow {

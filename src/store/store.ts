@@ -18,7 +18,7 @@ import { RolesRepo } from "./roles-repo.ts";
 import { InvitesRepo } from "./invites-repo.ts";
 import { ModerationRepo } from "./moderation-repo.ts";
 import { FriendsRepo } from "./friends-repo.ts";
-import { ConversationsRepo } from "./conversations-repo.ts";
+import { ConversationsRepo } from "./dms-repo.ts";
 import { InteractionsRepo } from "./interactions-repo.ts";
 import { CommandsRepo } from "./commands-repo.ts";
 import { WebhooksRepo } from "./webhooks-repo.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 import { createBot, type TestBot } from "../helpers/bots.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";

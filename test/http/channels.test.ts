@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
-import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
+import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
 
 let server: TestServer;
 let owner: TestUser;

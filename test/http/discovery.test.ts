@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { LIMITS } from "../../src/domain/limits.ts";
+import { LIMITS } from "../../src/domain/shared/limits.ts";
 
 let server: TestServer;
 beforeAll(async () => {

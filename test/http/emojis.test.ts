@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
+import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 import { GIF_1X1, JPEG_HEADER, NOT_AN_IMAGE, PNG_1X1, WEBP_HEADER, pngOfSize } from "../helpers/images.ts";
 import { startServer, type TestServer, type TestUser } from "../helpers/server.ts";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, createServer } from "../helpers/community.ts";
 import { startServer, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { toFtsMatch } from "../../src/domain/search-query.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
+import { toFtsMatch } from "../../src/domain/messaging/search-query.ts";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { addMember, createServer } from "../helpers/community.ts";
 import { GIF_1X1, NOT_AN_IMAGE, PNG_1X1 } from "../helpers/images.ts";
 import { startServer, waitForEvent, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { fileTypeOf, sanitizeFileName } from "../../src/domain/attachments.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
+import { fileTypeOf, sanitizeFileName } from "../../src/domain/messaging/attachments.ts";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, auditEntries, createServer } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 
 let server: TestServer;
 beforeAll(async () => {

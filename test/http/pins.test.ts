@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, auditEntries, createServer } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { MAX_PINS_PER_CHANNEL } from "../../src/domain/pins.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
+import { MAX_PINS_PER_CHANNEL } from "../../src/domain/messaging/pins.ts";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, createServer } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { isUnicodeEmoji } from "../../src/domain/reactions.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
+import { isUnicodeEmoji } from "../../src/domain/messaging/reactions.ts";
 
 let server: TestServer;
 beforeAll(async () => {

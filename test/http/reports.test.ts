@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
+import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
 import { createBot } from "../helpers/bots.ts";
 import { community as communityOf } from "../helpers/community.ts";
 import { expectError, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";

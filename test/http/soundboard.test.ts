@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
-import { sniffAudio } from "../../src/domain/audio-files.ts";
+import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
+import { sniffAudio } from "../../src/domain/voice/audio-files.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 import { PNG_1X1 } from "../helpers/images.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";

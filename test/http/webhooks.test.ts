@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addBot, history, joinedSocket, registerCommands } from "../helpers/bot-platform.ts";
 import { community as communityOf } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { Admins, defineSetting, PlatformSettings } from "../../src/domain/admins.ts";
+import { Admins, defineSetting, PlatformSettings } from "../../src/domain/admin/admins.ts";
 import { createStore, type Store } from "../../src/store/store.ts";
 
 let dir = "";

@@ -3,7 +3,7 @@ import type { Store } from "../../store/store.ts";
 import type { AiMessageRow, AiMessageStatus } from "../../store/ai-conversations-repo.ts";
 import type { AiUploadRow } from "../../store/ai-uploads-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import { badRequest, conflict, notFound } from "../shared/errors.ts";
 import { accessRefusal, requireAccess, unavailable } from "./access.ts";
 import { toConversation, toMessage, type AiConversation, type AiConversations, type AiMessage } from "./conversations.ts";
 import { EventQueue } from "./event-queue.ts";

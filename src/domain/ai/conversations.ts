@@ -1,8 +1,8 @@
 import type { Store } from "../../store/store.ts";
 import type { AiConversationRow, AiMessageRow, AiMessageStatus, AiRole } from "../../store/ai-conversations-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import { badRequest, notFound } from "../errors.ts";
-import { isUuid } from "../validation.ts";
+import { badRequest, notFound } from "../shared/errors.ts";
+import { isUuid } from "../shared/validation.ts";
 import { requireAccess } from "./access.ts";
 import type { AiKeys } from "./keys.ts";
 import type { AiSettings } from "./settings.ts";

@@ -1,9 +1,9 @@
 import type { Store } from "../../store/store.ts";
 import type { AiKeyChanges, AiKeyRow } from "../../store/ai-keys-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import type { Admins } from "../admins.ts";
-import { notFound } from "../errors.ts";
-import { isUuid } from "../validation.ts";
+import type { Admins } from "../admin/admins.ts";
+import { notFound } from "../shared/errors.ts";
+import { isUuid } from "../shared/validation.ts";
 
 /** A model a key serves, as clients see it in `/ai/config`. `flags` are informational (e.g. `vision`). */
 export interface AiModel {

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { UserRow } from "../../store/users-repo.ts";
-import { defineSetting, type Admins, type PlatformSettings, type SettingDefinition } from "../admins.ts";
+import { defineSetting, type Admins, type PlatformSettings, type SettingDefinition } from "../admin/admins.ts";
 
 /** Bounds of the AI settings (docs/ai.md#settings). */
 export const AI_LIMITS = {

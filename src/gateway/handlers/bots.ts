@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { forbidden } from "../../domain/errors.ts";
-import { parseInput } from "../../domain/validation.ts";
-import type { Message } from "../../domain/shapes.ts";
+import { forbidden } from "../../domain/shared/errors.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
+import type { Message } from "../../domain/shared/shapes.ts";
 import type { ClientEventTable } from "../ack.ts";
 import type { GatewaySocket } from "../gateway.ts";
 

@@ -1,5 +1,5 @@
 import type { Domain } from "../../domain/domain.ts";
-import { badRequest } from "../../domain/errors.ts";
+import { badRequest } from "../../domain/shared/errors.ts";
 import type { ClientEventTable } from "../ack.ts";
 
 const fields = (payload: unknown, shape: string): Record<string, unknown> => {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { PRESENCE_STATUSES } from "../../domain/shapes.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { PRESENCE_STATUSES } from "../../domain/shared/shapes.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { ClientEventTable } from "../ack.ts";
 
 const StatusSet = v.object(

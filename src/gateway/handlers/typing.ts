@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { ClientEventHandler, ClientEventTable } from "../ack.ts";
 
 const ChannelId = v.pipe(v.string("must be a channel id"), v.uuid("must be a channel id"));

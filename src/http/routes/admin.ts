@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { GENERAL_SETTINGS, type GeneralSettingName } from "../../domain/admin-settings.ts";
-import { REPORT_ACTIONS, REPORT_NOTE_MAX } from "../../domain/reports.ts";
-import { password, username } from "../../domain/validation.ts";
+import { GENERAL_SETTINGS, type GeneralSettingName } from "../../domain/admin/general-settings.ts";
+import { REPORT_ACTIONS, REPORT_NOTE_MAX } from "../../domain/admin/reports.ts";
+import { password, username } from "../../domain/shared/validation.ts";
 import type { AdminPlugin } from "../admin-auth.ts";
 import { body, boolean, queryLimit } from "../schemas.ts";
 

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { password, totpCode, username } from "../../domain/validation.ts";
+import { password, totpCode, username } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { clientAddress } from "../client-address.ts";
 import { body } from "../schemas.ts";

@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
-import { BotRest } from "../../domain/bot-rest.ts";
+import { BotRest } from "../../domain/bots/bot-rest.ts";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { MAX_CONTENT_LENGTH } from "../../domain/messages.ts";
-import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shapes.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { MAX_CONTENT_LENGTH } from "../../domain/messaging/messages.ts";
+import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shared/shapes.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { InviteBody } from "./server-invites.ts";
+import { InviteBody } from "./invites.ts";
 import { body, integer, nonEmptyText, queryLimit } from "../schemas.ts";
 
 const uuid = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { ALL_PERMISSIONS } from "../../domain/permission-bits.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { ALL_PERMISSIONS } from "../../domain/access/permission-bits.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, integer, nonEmptyText } from "../schemas.ts";
 

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
-import { DM_CONTENT_MAX, type Conversations } from "../../domain/conversations.ts";
+import { DM_CONTENT_MAX, type Conversations } from "../../domain/dms/dms.ts";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { parseInput } from "../../domain/validation.ts";
-import type { ConversationRow } from "../../store/conversations-repo.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
+import type { ConversationRow } from "../../store/dms-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";

@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
 import { EditBody, GifBody, PageQuery, pageOf, ReactionBody, ReadBody, SearchQuery, SendBody, sendUpload } from "./dms.ts";
-import { GROUP_ICON_BYTES } from "../../domain/conversations.ts";
+import { GROUP_ICON_BYTES } from "../../domain/dms/dms.ts";
 
 const userId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"));
 /** Trimmed, at most 100 characters; empty or null clears the name. */

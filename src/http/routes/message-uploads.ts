@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { httpUrl } from "../../domain/message-uploads.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { httpUrl } from "../../domain/messaging/message-uploads.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { SearchQuery, body } from "../schemas.ts";

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { REPORT_REASON_MAX } from "../../domain/reports.ts";
+import { REPORT_REASON_MAX } from "../../domain/admin/reports.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, queryLimit } from "../schemas.ts";
 

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { ALL_PERMISSIONS } from "../../domain/permission-bits.ts";
+import { ALL_PERMISSIONS } from "../../domain/access/permission-bits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, boolean, integer } from "../schemas.ts";
 

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { CONNECTION_TYPES } from "../../domain/users.ts";
-import { password, username } from "../../domain/validation.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { CONNECTION_TYPES } from "../../domain/accounts/users.ts";
+import { password, username } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body, boolean, integer, nonEmptyText } from "../schemas.ts";

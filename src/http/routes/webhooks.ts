@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { unauthorized } from "../../domain/errors.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { unauthorized } from "../../domain/shared/errors.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body } from "../schemas.ts";
 

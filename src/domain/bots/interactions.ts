@@ -1,0 +1,253 @@
+/**
+ * Interactions (SPEC.md "Interaction (delivered to bots)"): slash commands detected in user
+ * messages, bots answering them, the bot-only message events, and component presses.
+ * Every message written here goes through `Messages.send` / `edit` / `delete`, so the bot
+ * paths obey exactly the rules the REST paths do. Notes: docs/interactions.md.
+ */
+import type { Store } from "../../store/store.ts";
+import type { InteractionRow } from "../../store/interactions-repo.ts";
+import type { MessageRow } from "../../store/messages-repo.ts";
+import type { UserRow } from "../../store/users-repo.ts";
+import { missingPermission, type Access, type ChannelContext } from "../access/access.ts";
+import { parseCommandArgs, parseCommandInvocation, type CommandOption, type OptionValue } from "./command-args.ts";
+import { findComponent, validateComponentValues } from "../messaging/embeds.ts";
+import { badRequest, forbidden, notFound } from "../shared/errors.ts";
+import { rooms, type EventBus } from "../shared/events.ts";
+import type { Messages } from "../messaging/messages.ts";
+import { PERMISSIONS } from "../access/permission-bits.ts";
+import { hasPermission } from "../access/permissions.ts";
+import type { Message } from "../shared/shapes.ts";
+import { isUuid } from "../shared/validation.ts";
+
+/** A user's message that runs a bot's slash command, resolved and parsed, not yet stored. */
+export interface SlashCommandInvocation {
+  /** What chat history stores: the message with the routing flag stripped. */
+  content: string;
+  applicationId: string;
+  botUserId: string;
+  command: string;
+  args: string;
+  options: Record<string, OptionValue>;
+}
+
+const mention = (userId: string) => `<@${userId}>`;
+/** `routeTo` may arrive as a bare id or still wrapped as a mention. */
+const unwrapMention = (value: string) => value.replace(/^<@!?/, "").replace(/>$/, "").trim().toLowerCase();
+
+/**
+ * The slash-command rule of `Messages.send`, for a message a user (never a bot or webhook)
+ * sends: null when the content is not `/<name>` of a command usable in the server (then it is
+ * an ordinary chat line). Otherwise it needs USE_APPLICATION_COMMANDS, resolves which bot
+ * (`--__bot <@botId>` when several share the name) and parses the arguments; any failure
+ * throws before anything is stored.
+ */
+export async function detectSlashCommand(store: Store, context: ChannelContext, content: string): Promise<SlashCommandInvocation | null> {
+  if (!content.startsWith("/")) return null;
+  const invocation = parseCommandInvocation(content);
+  if (!invocation) return null;
+  const candidates = uniqueByBot(await store.commands.findForInvocation(context.channel.server_id, invocation.name));
+  if (candidates.length === 0) return null;
+  if (!hasPermission(context.permissions, PERMISSIONS.USE_APPLICATION_COMMANDS)) throw missingPermission(PERMISSIONS.USE_APPLICATION_COMMANDS);
+
+  const name = candidates[0]!.command.name;
+  const choices = candidates.map((c) => mention(c.botUserId)).join(", ");
+  const hint = `add --__bot <@botId> (one of ${choices})`;
+  let chosen = candidates[0]!;
+  if (invocation.routeTo !== null) {
+    const wanted = unwrapMention(invocation.routeTo);
+    const match = candidates.find((c) => c.botUserId.toLowerCase() === wanted);
+    if (!match) throw badRequest(`No bot ${mention(wanted)} has /${name}: ${hint}`);
+    chosen = match;
+  } else if (candidates.length > 1) {
+    throw badRequest(`Several bots have /${name}: ${hint}`);
+  }
+
+  const parsed = parseCommandArgs(invocation.args, parseOptions(chosen.command.options));
+  if (!parsed.ok) throw badRequest(parsed.error);
+  return {
+    content: invocation.cleaned,
+    applicationId: chosen.applicationId,
+    botUserId: chosen.botUserId,
+    command: chosen.command.name,
+    args: parsed.args,
+    options: parsed.options,
+  };
+}
+
+/** Stores the interaction for the stored command message and hands it to that bot alone. */
+export async function deliverSlashCommand(store: Store, bus: EventBus, invocation: SlashCommandInvocation, message: Message, author: UserRow, serverId: string): Promise<void> {
+  const payload = {
+    id: Bun.randomUUIDv7(),
+    type: "slash_command",
+    command: invocation.command,
+    args: invocation.args,
+    options: invocation.options,
+    channel_id: message.channel_id,
+    server_id: serverId,
+    message_id: message.id,
+    user: { id: author.id, username: author.username },
+  };
+  await store.interactions.insert({
+    id: payload.id,
+    applicationId: invocation.applicationId,
+    botUserId: invocation.botUserId,
+    type: "slash_command",
+    userId: author.id,
+    serverId,
+    channelId: message.channel_id,
+    messageId: message.id,
+    data: JSON.stringify(payload),
+  });
+  bus.publish(rooms.user(invocation.botUserId), "interaction:create", payload);
+}
+
+type Candidate = Awaited<ReturnType<Store["commands"]["findForInvocation"]>>[number];
+
+/** One command per bot: a server-scoped command shadows the same bot's global one. */
+function uniqueByBot(candidates: Candidate[]): Candidate[] {
+  const byBot = new Map<string, Candidate>();
+  for (const candidate of candidates) {
+    const seen = byBot.get(candidate.botUserId);
+    if (!seen || (seen.command.server_id === null && candidate.command.server_id !== null)) byBot.set(candidate.botUserId, candidate);
+  }
+  return [...byBot.values()];
+}
+
+/** The stored option definitions (validated when registered). */
+function parseOptions(json: string): CommandOption[] {
+  const options: unknown = JSON.parse(json);
+  return Array.isArray(options) ? (options as CommandOption[]) : [];
+}
+
+export interface MessageInput {
+  content?: string;
+  embeds?: unknown;
+}
+
+export interface ComponentPress {
+  message_id: string;
+  custom_id: string;
+  values?: unknown;
+}
+
+/** Responses, the bot-only message events and component presses. */
+export class Interactions {
+  constructor(
+    private readonly store: Store,
+    private readonly access: Access,
+    private readonly messages: Messages,
+    private readonly bus: EventBus,
+  ) {}
+
+  /**
+   * `interaction:response`: the bot that received the interaction answers in its channel, as
+   * an ordinary bot message (every send rule applies). Later responses are follow-ups.
+   */
+  async respond(bot: UserRow, input: { interaction_id: string; channel_id: string } & MessageInput): Promise<Message> {
+    this.requireBot(bot);
+    const interaction = await this.findInteraction(input.interaction_id);
+    if (interaction.bot_user_id !== bot.id) throw forbidden("This interaction was delivered to another bot");
+    if (interaction.channel_id !== input.channel_id) throw badRequest("channel_id: must be the interaction's channel");
+    const message = await this.messages.send(input.channel_id, bot, { content: input.content, embeds: input.embeds });
+    await this.store.interactions.markResponded(interaction.id);
+    return message;
+  }
+
+  /** `bot:send_message`. */
+  async send(bot: UserRow, input: { channel_id: string } & MessageInput): Promise<Message> {
+    this.requireBot(bot);
+    return this.messages.send(input.channel_id, bot, { content: input.content, embeds: input.embeds });
+  }
+
+  /** `bot:edit_message`: the bot's own messages only; the message then has `updated_at` set. */
+  async edit(bot: UserRow, input: { message_id: string; channel_id?: string } & MessageInput): Promise<Message> {
+    this.requireBot(bot);
+    if (input.content === undefined && input.embeds === undefined) throw badRequest("A message edit needs content or embeds");
+    return this.messages.edit(input.message_id, bot, { content: input.content, embeds: input.embeds }, { channelId: input.channel_id, ownOnly: true });
+  }
+
+  /** `bot:delete_message`: the bot's own messages only. */
+  async delete(bot: UserRow, input: { message_id: string; channel_id?: string }): Promise<void> {
+    this.requireBot(bot);
+    await this.messages.delete(input.message_id, bot, { channelId: input.channel_id, ownOnly: true });
+  }
+
+  /**
+   * `message:component`: a user presses a component on a bot's message. The presser must see
+   * the channel; the values must fit the component (a channel select's values must be channels
+   * of the same server the presser can see). The interaction goes to the authoring bot alone.
+   */
+  async press(user: UserRow, input: ComponentPress): Promise<{ interaction_id: string }> {
+    const row = await this.findMessage(input.message_id);
+    const { channel } = await this.access.requireChannel(row.channel_id, user.id);
+    const component = findComponent(JSON.parse(row.embeds), input.custom_id);
+    if (!component) throw badRequest("custom_id: no such component on this message");
+    if (row.is_bot !== 1 || row.webhook_id !== null) throw badRequest("Only components on a bot's messages can be pressed");
+    const values = validateComponentValues(component, input.values);
+    const application = await this.store.applications.findByBotUser(row.user_id);
+    const server = await this.access.server(channel.server_id);
+    if (!application || !(await this.access.memberOf(server, row.user_id))) {
+      throw badRequest("The bot that sent this message is no longer in this server");
+    }
+
+    const payload: Record<string, unknown> = {
+      id: Bun.randomUUIDv7(),
+      type: "message_component",
+      component_type: component.type,
+      custom_id: component.custom_id,
+    };
+    if (component.type === "string_select") payload.values = values;
+    if (component.type === "channel_select") {
+      payload.selected_channels = await this.resolveChannels(user, channel.server_id, values, component.channel_types);
+    }
+    Object.assign(payload, {
+      channel_id: channel.id,
+      server_id: channel.server_id,
+      user: { id: user.id, username: user.username },
+      message_id: row.id,
+    });
+    await this.store.interactions.insert({
+      id: payload.id as string,
+      applicationId: application.id,
+      botUserId: row.user_id,
+      type: "message_component",
+      userId: user.id,
+      serverId: channel.server_id,
+      channelId: channel.id,
+      messageId: row.id,
+      data: JSON.stringify(payload),
+    });
+    this.bus.publish(rooms.user(row.user_id), "interaction:create", payload);
+    return { interaction_id: payload.id as string };
+  }
+
+  /** Channel ids to `{id, name, type}`: same server, visible to the presser, of an allowed type. */
+  private async resolveChannels(user: UserRow, serverId: string, ids: string[], types: readonly string[] | undefined) {
+    const member = await this.access.member(serverId, user.id);
+    const resolved: { id: string; name: string; type: string }[] = [];
+    for (const [index, id] of ids.entries()) {
+      const channel = await this.store.channels.findById(id.toLowerCase());
+      const visible = channel && channel.server_id === serverId && hasPermission(await this.access.channelPermissions(channel, member), PERMISSIONS.VIEW_CHANNEL);
+      if (!channel || !visible) throw badRequest(`values.${index}: no such channel in this server`);
+      if (types && !types.includes(channel.type)) throw badRequest(`values.${index}: must be a channel of type ${types.join(" or ")}`);
+      resolved.push({ id: channel.id, name: channel.name, type: channel.type });
+    }
+    return resolved;
+  }
+
+  private requireBot(user: UserRow): void {
+    if (user.is_bot !== 1) throw forbidden("This event needs a bot token");
+  }
+
+  private async findInteraction(id: string): Promise<InteractionRow> {
+    const row = isUuid(id) ? await this.store.interactions.findById(id.toLowerCase()) : null;
+    if (!row) throw notFound("Interaction");
+    return row;
+  }
+
+  private async findMessage(id: string): Promise<MessageRow> {
+    const row = isUuid(id) ? await this.store.messages.findById(id.toLowerCase()) : null;
+    if (!row) throw notFound("Message");
+    return row;
+  }
+}
