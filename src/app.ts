@@ -4,8 +4,10 @@ import type { Server } from "bun";
 import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
 import { MAX_REQUEST_BODY_BYTES } from "./domain/shared/limits.ts";
-import { attachGateway, createSocketServer, type GatewayServer } from "./gateway/gateway.ts";
+import { attachGateway, createSocketServer } from "./gateway/gateway.ts";
+import type { GatewayServer } from "./gateway/socket-types.ts";
 import { SocketIoEventBus } from "./gateway/socket-bus.ts";
+import { VoiceRooms } from "./audio/voice-rooms.ts";
 import { authPlugin } from "./http/auth.ts";
 import { errorResponse, loggablePath } from "./http/errors.ts";
 import { parseJsonBounded, readBodyCapped } from "./http/body.ts";
@@ -70,7 +72,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const { io, engine, fanout } = createSocketServer();
   const bus = new SocketIoEventBus(io, fanout);
-  const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, log });
+  const voiceRooms = new VoiceRooms();
+  const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, voiceRooms, log });
   attachGateway(io, domain, log);
 
   const started = new WeakMap<Request, number>();

@@ -32,6 +32,7 @@ import { Commands } from "./bots/commands.ts";
 import { Webhooks } from "./messaging/webhooks.ts";
 import { DmCalls } from "./dms/dm-calls.ts";
 import { Voice } from "./voice/voice.ts";
+import type { VoiceRoomMembership } from "./voice/voice-rooms.ts";
 import { Soundboard } from "./voice/soundboard.ts";
 import { Admins, PlatformSettings } from "./admin/admins.ts";
 import { AdminUsers } from "./admin/admin-users.ts";
@@ -85,7 +86,15 @@ export interface Domain {
 }
 
 /** `log` receives operator-facing warnings (an external provider failing), never secrets or payloads. */
-export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus; log: Logger }): Domain {
+export function createDomain(deps: {
+  config: Config;
+  jwtSecret: string;
+  store: Store;
+  bus: EventBus;
+  /** Voice-room membership, implemented by the audio layer (src/audio/voice-rooms.ts). */
+  voiceRooms: VoiceRoomMembership;
+  log: Logger;
+}): Domain {
   const { config, store, bus } = deps;
   const tokens = new TokenService(deps.jwtSecret, config.tokenLifetime);
   const uploads = new UploadStore(config.dataDir);
@@ -101,7 +110,7 @@ export function createDomain(deps: { config: Config; jwtSecret: string; store: S
   const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus);
   const messages = new Messages(store, access, audit, uploads, bus);
   const conversations = new Conversations(store, uploads, bus);
-  const voice = new Voice(store, access, audit, bus);
+  const voice = new Voice(deps.voiceRooms, store, access, audit, bus);
   // Leaving a server, losing access, or a deleted channel takes members out of voice.
   members.accessListeners.push(voice);
   const channels = new Channels(store, access, audit, members, bus, uploads);

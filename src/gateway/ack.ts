@@ -1,7 +1,7 @@
 import { ApiError } from "../domain/shared/errors.ts";
 import type { Ack, ClientToServerEvents } from "../domain/shared/events.ts";
 import type { Logger } from "../log.ts";
-import type { GatewaySocket } from "./gateway.ts";
+import type { GatewaySocket } from "./socket-types.ts";
 
 type AckFn = (answer: Ack) => void;
 

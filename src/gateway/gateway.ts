@@ -1,7 +1,7 @@
 import { Server as Engine } from "@socket.io/bun-engine";
-import { Server, type Socket } from "socket.io";
+import { Server } from "socket.io";
 import type { Domain } from "../domain/domain.ts";
-import { rooms, type ClientToServerEvents, type ServerToClientEvents } from "../domain/shared/events.ts";
+import { rooms } from "../domain/shared/events.ts";
 import type { Logger } from "../log.ts";
 import { listenAll, sharedListeners } from "./ack.ts";
 import { presenceEvents } from "./handlers/presence.ts";
@@ -14,15 +14,7 @@ import { audioEvents } from "./handlers/audio.ts";
 import { dmCallEvents } from "./handlers/dm-calls.ts";
 import { installNativeAudioRelay } from "../audio/native-relay.ts";
 import { installNativeFanout, type NativeFanout } from "./native-fanout.ts";
-
-export interface SocketData {
-  userId: string;
-  username: string;
-  isBot: boolean;
-}
-
-export type GatewayServer = Server<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;
-export type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;
+import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
 
 /** The Socket.IO server on the Bun engine, at the default path. */
 export function createSocketServer(): { io: GatewayServer; engine: Engine; fanout: NativeFanout } {

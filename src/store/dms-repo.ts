@@ -1,6 +1,6 @@
 import { WriteBatch } from "./write-batch.ts";
 import type { Database } from "bun:sqlite";
-import type { PresenceStatus } from "../domain/shared/shapes.ts";
+import type { PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface ConversationRow {

@@ -1,11 +1,10 @@
 import type { UserRow } from "../../store/users-repo.ts";
-import type { Channel } from "../community/channels.ts";
 import type { Domain } from "../domain.ts";
 import type { DmMessage } from "../dms/dms.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
 import type { Member } from "../community/members.ts";
 import type { MessagePage } from "../messaging/messages.ts";
-import type { Activity, Message, PresenceStatus, PublicUser } from "../shared/shapes.ts";
+import type { Activity, Channel, Message, PresenceStatus, PublicUser } from "../shared/shapes.ts";
 import { toPublicUser } from "../accounts/users.ts";
 
 /** What the Bot REST routes need of the domain: the shared features, nothing of their own. */

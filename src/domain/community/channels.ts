@@ -9,31 +9,9 @@ import { rooms, type EventBus, type GatewayEventName, type GatewayPayload } from
 import type { Members } from "./members.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { computeChannelPermissions, hasPermission } from "../access/permissions.ts";
+import type { Category, Channel } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
-
-/** SPEC.md "Channel"; the flags are booleans. */
-export interface Channel {
-  id: string;
-  server_id: string;
-  name: string;
-  type: "text" | "voice";
-  category_id: string | null;
-  position: number;
-  topic: string | null;
-  slowmode: number;
-  nsfw: boolean;
-  is_meeting: boolean;
-  chat_enabled: boolean;
-}
-
-/** CONTRACT.md: `{id, server_id, name, position}`. */
-export interface Category {
-  id: string;
-  server_id: string;
-  name: string;
-  position: number;
-}
 
 export interface PermissionOverride {
   role_id: string;

@@ -15,7 +15,20 @@
  *   min_values 0-25; max_values 1-25; emoji name 1-64, emoji id 1-64.
  */
 import { badRequest } from "../shared/errors.ts";
-import type { Embed, EmbedField } from "../shared/shapes.ts";
+import type {
+  ActionButtonComponent,
+  ButtonComponent,
+  ButtonStyle,
+  ChannelSelectComponent,
+  Component,
+  ComponentEmoji,
+  Embed,
+  EmbedField,
+  InteractiveComponent,
+  SelectChannelType,
+  SelectOption,
+  StringSelectComponent,
+} from "../shared/shapes.ts";
 import { isUuid } from "../shared/validation.ts";
 
 export const EMBED_LIMITS = {
@@ -43,62 +56,8 @@ export const EMBED_LIMITS = {
   channelTypes: 10,
 } as const;
 
-export interface ComponentEmoji {
-  name: string;
-  id?: string;
-}
-
-export type ButtonStyle = "primary" | "secondary" | "success" | "danger" | "link";
 export const BUTTON_STYLES: readonly ButtonStyle[] = ["primary", "secondary", "success", "danger", "link"];
-
-interface ButtonBase {
-  type: "button";
-  label: string;
-  emoji?: ComponentEmoji;
-  disabled?: boolean;
-}
-/** A button that sends a component interaction to the bot. */
-export interface ActionButtonComponent extends ButtonBase {
-  style: Exclude<ButtonStyle, "link">;
-  custom_id: string;
-}
-/** A button the client opens as a link; it never produces an interaction. */
-export interface LinkButtonComponent extends ButtonBase {
-  style: "link";
-  url: string;
-}
-export type ButtonComponent = ActionButtonComponent | LinkButtonComponent;
-
-export interface SelectOption {
-  label: string;
-  value: string;
-  description?: string;
-  emoji?: ComponentEmoji;
-  default?: boolean;
-}
-export interface StringSelectComponent {
-  type: "string_select";
-  custom_id: string;
-  options: SelectOption[];
-  placeholder?: string;
-  min_values?: number;
-  max_values?: number;
-}
-
-export type SelectChannelType = "text" | "voice";
 export const SELECT_CHANNEL_TYPES: readonly SelectChannelType[] = ["text", "voice"];
-export interface ChannelSelectComponent {
-  type: "channel_select";
-  custom_id: string;
-  placeholder?: string;
-  channel_types?: SelectChannelType[];
-  min_values?: number;
-  max_values?: number;
-}
-
-export type Component = ButtonComponent | StringSelectComponent | ChannelSelectComponent;
-/** The components a user can press: everything but link buttons. */
-export type InteractiveComponent = Exclude<Component, LinkButtonComponent>;
 
 export interface NormalizeEmbedsOptions {
   /** Webhook execution: also accept Discord-style shapes (see docs/embeds.md). */

@@ -5,7 +5,7 @@ import { missingPermission, type Access, type ChannelContext } from "../access/a
 import type { Audit } from "../access/audit.ts";
 import { normalizeEmbeds } from "./embeds.ts";
 import { badRequest, forbidden, notFound, tooManyRequests } from "../shared/errors.ts";
-import { deliverSlashCommand, detectSlashCommand } from "../bots/interactions.ts";
+import { deliverSlashCommand, detectSlashCommand } from "../bots/slash-commands.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { isTimedOut, timedOutError } from "../community/moderation.ts";
 import { ALL_PERMISSIONS, PERMISSIONS } from "../access/permission-bits.ts";

@@ -1,5 +1,4 @@
-import type { Message, PresenceStatus } from "./shapes.ts";
-import type { Channel } from "../community/channels.ts";
+import type { Channel, Message, PresenceStatus } from "./shapes.ts";
 
 /**
  * The gateway's event names and payloads, exactly as SPEC.md "Events" names them.
@@ -124,6 +123,8 @@ export const rooms = {
   user: (userId: string) => `user:${userId}`,
   server: (serverId: string) => `server:${serverId}`,
   channel: (channelId: string) => `channel:${channelId}`,
+  /** A voice channel's participants (never the channel's text room). */
+  voice: (channelId: string) => `voice:${channelId}`,
 } as const;
 
 /**

@@ -1,18 +1,18 @@
 import type { Store } from "../../store/store.ts";
 import type { SoundChanges, SoundRow, SoundView } from "../../store/soundboard-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import { voiceRoom, type VoiceRooms } from "../../audio/voice-rooms.ts";
 import type { Access } from "../access/access.ts";
 import { readAudioUpload } from "./audio-files.ts";
 import type { Audit } from "../access/audit.ts";
 import { badRequest, forbidden, notFound } from "../shared/errors.ts";
-import type { EventBus } from "../shared/events.ts";
+import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { fileStem, type UploadStore } from "../shared/uploads.ts";
 import { originalNameOf } from "../messaging/attachments.ts";
 import { isUuid } from "../shared/validation.ts";
+import type { VoiceRoomMembership } from "./voice-rooms.ts";
 
 /** Sounds one server may hold (the spec sets no number; docs/soundboard.md). */
 export const SOUNDS_PER_SERVER = 50;
@@ -103,7 +103,7 @@ export class Soundboard {
     private readonly audit: Audit,
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
-    private readonly voiceRooms: VoiceRooms,
+    private readonly voiceRooms: VoiceRoomMembership,
   ) {}
 
   async list(serverId: string, user: UserRow): Promise<Sound[]> {
@@ -220,7 +220,7 @@ export class Soundboard {
     // A sound of a server the caller is not in reads as missing, so ids do not leak.
     if (!member) throw notFound("Sound");
     if (!hasPermission(member.permissions, PERMISSIONS.USE_SOUNDBOARD)) throw forbidden("Missing permission: USE_SOUNDBOARD");
-    this.bus.publish(voiceRoom(participant.channelId), "voice:soundboard", {
+    this.bus.publish(rooms.voice(participant.channelId), "voice:soundboard", {
       channelId: participant.channelId,
       sound: { id: sound.id, name: sound.name, icon: sound.icon, file_url: sound.file_path },
       userId: user.id,

@@ -1,13 +1,13 @@
 import type { Store } from "../../store/store.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
-import { VoiceRooms, voiceRoom, type MeetingRole, type Participant } from "../../audio/voice-rooms.ts";
 import { missingPermission, type Access, type ChannelContext, type MemberContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
 import { badRequest, forbidden, notFound } from "../shared/errors.ts";
-import type { EventBus, VoiceParticipant } from "../shared/events.ts";
+import { rooms, type EventBus, type VoiceParticipant } from "../shared/events.ts";
 import { isTimedOut } from "../community/moderation.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
+import type { MeetingRole, Participant, VoiceRoomMembership } from "./voice-rooms.ts";
 
 /** The store's part of the right to speak: a refusal, or whether the channel is a meeting. */
 interface SpeakStanding {
@@ -61,14 +61,14 @@ export const toVoiceParticipant = (p: Participant): VoiceParticipant => ({
 
 /**
  * Voice channels: who may join, speak, signal and moderate. Membership lives in `rooms`
- * (VoiceRooms, in memory); this class holds the rules and says who hears what through the
+ * (VoiceRoomMembership, in memory); this class holds the rules and says who hears what through the
  * event bus, addressing single sockets by their id (every Socket.IO socket is in a room named
  * after its id). See docs/voice.md.
  */
 export class Voice {
-  readonly rooms = new VoiceRooms();
-
   constructor(
+    /** Who is in which voice room: implemented by the audio layer, read by the relay for every frame. */
+    readonly rooms: VoiceRoomMembership,
     private readonly store: Store,
     private readonly access: Access,
     private readonly audit: Audit,
@@ -179,7 +179,7 @@ export class Voice {
       handRaised: false,
       joinedAt: Date.now(),
     };
-    const room = voiceRoom(channel.id);
+    const room = rooms.voice(channel.id);
     const others = this.rooms.inChannel(channel.id).filter((p) => p.socketId !== client.socketId);
     this.rooms.join(participant);
     this.bus.addToRoom(client.socketId, room);
@@ -192,7 +192,7 @@ export class Voice {
   private async removeParticipant(participant: Participant, options: { audit: boolean }): Promise<void> {
     if (this.rooms.participant(participant.socketId) !== participant) return;
     this.rooms.leave(participant.socketId);
-    const room = voiceRoom(participant.channelId);
+    const room = rooms.voice(participant.channelId);
     this.bus.removeFromRoom(participant.socketId, room);
     this.bus.publish(room, "voice:user-left", { socketId: participant.socketId });
     if (options.audit && (await this.store.servers.findById(participant.serverId))) {
@@ -217,7 +217,7 @@ export class Voice {
     if (next.muted) next.speaking = false;
     this.rooms.update(socketId, next);
     const payload = this.statePayload(participant);
-    this.bus.publish(voiceRoom(participant.channelId), "voice:state-update", payload);
+    this.bus.publish(rooms.voice(participant.channelId), "voice:state-update", payload);
     return payload;
   }
 
@@ -230,7 +230,7 @@ export class Voice {
       if (participant.muted) throw forbidden("You are muted");
     }
     this.rooms.update(socketId, { speaking });
-    this.bus.publish(voiceRoom(participant.channelId), "voice:speaking", { socketId, speaking });
+    this.bus.publish(rooms.voice(participant.channelId), "voice:speaking", { socketId, speaking });
     return { speaking };
   }
 
@@ -278,7 +278,7 @@ export class Voice {
     const wasMuted = target.muted;
     this.rooms.update(target.socketId, role === "speaker" ? { meetingRole: role, handRaised: false } : { meetingRole: role, muted: true, speaking: false });
     const update = this.publishMeeting(target);
-    if (target.muted !== wasMuted) this.bus.publish(voiceRoom(channelId), "voice:state-update", this.statePayload(target));
+    if (target.muted !== wasMuted) this.bus.publish(rooms.voice(channelId), "voice:state-update", this.statePayload(target));
     return update;
   }
 
@@ -289,7 +289,7 @@ export class Voice {
     const { target, member } = await this.moderate(actorId, targetUserId, PERMISSIONS.MUTE_MEMBERS);
     this.rooms.update(target.socketId, muted ? { serverMuted: true, speaking: false } : { serverMuted: false });
     const payload = { socketId: target.socketId, userId: target.userId, serverMuted: target.serverMuted };
-    this.bus.publish(voiceRoom(target.channelId), "voice:admin-mute-update", payload);
+    this.bus.publish(rooms.voice(target.channelId), "voice:admin-mute-update", payload);
     await this.audit.record(member.server.id, actorId, muted ? "VOICE_SERVER_MUTE" : "VOICE_SERVER_UNMUTE", { type: "member", id: target.userId }, {
       channelId: target.channelId,
     });
@@ -301,7 +301,7 @@ export class Voice {
     const { target, member } = await this.moderate(actorId, targetUserId, PERMISSIONS.DEAFEN_MEMBERS);
     this.rooms.update(target.socketId, { serverDeafened: deafened });
     const payload = { socketId: target.socketId, userId: target.userId, serverDeafened: target.serverDeafened };
-    this.bus.publish(voiceRoom(target.channelId), "voice:admin-deafen-update", payload);
+    this.bus.publish(rooms.voice(target.channelId), "voice:admin-deafen-update", payload);
     await this.audit.record(member.server.id, actorId, deafened ? "VOICE_SERVER_DEAFEN" : "VOICE_SERVER_UNDEAFEN", { type: "member", id: target.userId }, {
       channelId: target.channelId,
     });
@@ -484,7 +484,7 @@ export class Voice {
 
   private publishMeeting(p: Participant) {
     const payload = { socketId: p.socketId, userId: p.userId, meetingRole: p.meetingRole ?? "audience", handRaised: p.handRaised };
-    this.bus.publish(voiceRoom(p.channelId), "voice:meeting-update", payload);
+    this.bus.publish(rooms.voice(p.channelId), "voice:meeting-update", payload);
     return payload;
   }
 }

@@ -4,7 +4,7 @@ import { forbidden } from "../../domain/shared/errors.ts";
 import { parseInput } from "../../domain/shared/validation.ts";
 import type { Message } from "../../domain/shared/shapes.ts";
 import type { ClientEventTable } from "../ack.ts";
-import type { GatewaySocket } from "../gateway.ts";
+import type { GatewaySocket } from "../socket-types.ts";
 
 const Id = (what: string) => v.pipe(v.string(`must be ${what} id`), v.uuid(`must be ${what} id`));
 const content = v.optional(v.string("must be a string"));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import type { Component } from "../../../src/domain/shared/shapes.ts";
 import {
-  type Component,
   EMBED_LIMITS,
   findComponent,
   normalizeEmbeds,
