@@ -32,42 +32,9 @@ import { ReportsRepo } from "./reports-repo.ts";
 import { WriteBatch } from "./write-batch.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
-export interface Store {
-  users: UsersRepo;
-  userSettings: UserSettingsRepo;
-  stats: StatsRepo;
-  servers: ServersRepo;
-  members: MembersRepo;
-  access: AccessRepo;
-  audit: AuditRepo;
-  channels: ChannelsRepo;
-  serverGifs: ServerGifsRepo;
-  messages: MessagesRepo;
-  emojis: EmojisRepo;
-  applications: ApplicationsRepo;
-  reactions: ReactionsRepo;
-  pins: PinsRepo;
-  roles: RolesRepo;
-  invites: InvitesRepo;
-  moderation: ModerationRepo;
-  friends: FriendsRepo;
-  conversations: ConversationsRepo;
-  interactions: InteractionsRepo;
-  commands: CommandsRepo;
-  webhooks: WebhooksRepo;
-  soundboard: SoundboardRepo;
-  platform: PlatformRepo;
-  aiKeys: AiKeysRepo;
-  aiConversations: AiConversationsRepo;
-  aiUploads: AiUploadsRepo;
-  admin: AdminRepo;
-  reports: ReportsRepo;
-  /** The group commit shared by message sends (its counters show how sends were grouped). */
-  writes: Pick<WriteBatch, "transactions" | "pending">;
-  close(): void;
-}
+export type Store = ReturnType<typeof createStore>;
 
-export function createStore(databaseFile: string): Store {
+export function createStore(databaseFile: string) {
   const db: Database = openDatabase(databaseFile);
   try {
     migrate(db);
@@ -107,8 +74,9 @@ export function createStore(databaseFile: string): Store {
     aiUploads: new AiUploadsRepo(db),
     admin: new AdminRepo(db),
     reports: new ReportsRepo(db),
-    writes,
-    close() {
+    /** The group commit shared by message sends (its counters show how sends were grouped). */
+    writes: writes as Pick<WriteBatch, "transactions" | "pending">,
+    close(): void {
       // Sends still queued are committed (and answered) first; a clean close then
       // checkpoints the WAL so the file is complete on its own.
       try {

@@ -11,6 +11,7 @@ import type { AiKeys, AiModel, ModelRoute } from "./keys.ts";
 import { ProviderError, streamChatCompletion, type ContentPart, type ProviderMessage } from "./provider.ts";
 import { dailyLimitReached, utcDay } from "./quota.ts";
 import type { AiSettings, AiSettingsValues } from "./settings.ts";
+import type { ActiveStream, ReplyStreams } from "./reply-streams.ts";
 import { toUploadView, type AiUploads } from "./uploads.ts";
 
 /** Earlier messages sent to the provider with a turn (the turn included). */
@@ -54,13 +55,6 @@ export interface AiTurn {
   cancel(): void;
 }
 
-interface ActiveStream {
-  userId: string;
-  conversationId: string;
-  controller: AbortController;
-  finished: Promise<void>;
-}
-
 /** The fixed messages a failed turn ends with: never the provider's own words. */
 function failureMessage(error: unknown): string {
   if (!(error instanceof ProviderError)) return "The AI reply failed. Please try again.";
@@ -92,7 +86,6 @@ function titleFrom(content: string, files: AiUploadRow[]): string | null {
  * (complete, cancelled or failed, with whatever was written) stored when it ends.
  */
 export class Assistant {
-  private readonly streams = new Map<string, ActiveStream>();
   /** Conversations with a turn being started or a reply streaming: one at a time each. */
   private readonly busy = new Set<string>();
 
@@ -102,6 +95,7 @@ export class Assistant {
     private readonly keys: AiKeys,
     private readonly conversations: AiConversations,
     private readonly uploads: AiUploads,
+    private readonly streams: ReplyStreams,
     private readonly providerTimeoutMs: number,
     private readonly log: Logger,
   ) {}
@@ -195,7 +189,7 @@ export class Assistant {
       controller,
       finished: new Promise<void>((resolve) => (finish = resolve)),
     };
-    this.streams.set(streamId, stream);
+    this.streams.add(streamId, stream);
     const userMessage = toMessage(started.message);
     queue.push({
       event: "start",
@@ -204,7 +198,7 @@ export class Assistant {
     void this.relay(streamId, stream, user.id, day, route, messages, queue)
       .catch(() => queue.push({ event: "error", data: { error: failureMessage(null), stream_id: streamId, message: null } }))
       .finally(() => {
-        this.streams.delete(streamId);
+        this.streams.remove(streamId);
         this.busy.delete(conversationId);
         queue.close();
         finish();
@@ -226,23 +220,9 @@ export class Assistant {
     await stream.finished;
   }
 
-  /** Ends the reply streaming in a conversation (it is being deleted). */
-  async endStreamIn(conversationId: string): Promise<void> {
-    const stream = this.streamIn(conversationId);
-    if (!stream) return;
-    stream.controller.abort();
-    await stream.finished;
-  }
-
   /** Shutdown: every stream is stopped and its reply stored. */
-  async stop(): Promise<void> {
-    const all = [...this.streams.values()];
-    for (const stream of all) stream.controller.abort();
-    await Promise.all(all.map((stream) => stream.finished));
-  }
-
-  private streamIn(conversationId: string): ActiveStream | undefined {
-    return [...this.streams.values()].find((s) => s.conversationId === conversationId);
+  stop(): Promise<void> {
+    return this.streams.stopAll();
   }
 
   /** The turn's model, else the conversation's, else the platform default, else the first model. */

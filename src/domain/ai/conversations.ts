@@ -6,6 +6,7 @@ import { isUuid } from "../shared/validation.ts";
 import { requireAccess } from "./access.ts";
 import type { AiKeys } from "./keys.ts";
 import type { AiSettings } from "./settings.ts";
+import type { ReplyStreams } from "./reply-streams.ts";
 import type { AiUploadView } from "./uploads.ts";
 
 export interface AiConversation {
@@ -54,14 +55,15 @@ export interface ConversationInput {
   model_id?: string | null;
 }
 
-/** Called before a conversation is deleted: ends a reply still streaming in it. */
-export type BeforeDelete = (conversationId: string) => Promise<void>;
-
 /** A user's AI conversations and their history (docs/ai.md#conversations). */
 export class AiConversations {
-  beforeDelete: BeforeDelete = async () => undefined;
-
-  constructor(private readonly store: Store, private readonly settings: AiSettings, private readonly keys: AiKeys) {}
+  constructor(
+    private readonly store: Store,
+    private readonly settings: AiSettings,
+    private readonly keys: AiKeys,
+    /** A reply still streaming in a conversation being deleted is ended first. */
+    private readonly streams: ReplyStreams,
+  ) {}
 
   async list(user: UserRow): Promise<AiConversation[]> {
     return (await this.store.aiConversations.list(user.id)).map(toConversation);
@@ -83,7 +85,7 @@ export class AiConversations {
 
   async remove(user: UserRow, id: string): Promise<void> {
     const conversation = await this.find(user, id);
-    await this.beforeDelete(conversation.id);
+    await this.streams.endIn(conversation.id);
     if (!(await this.store.aiConversations.delete(user.id, conversation.id))) throw notFound("Conversation");
   }
 

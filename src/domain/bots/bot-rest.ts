@@ -1,14 +1,12 @@
 import type { UserRow } from "../../store/users-repo.ts";
-import type { Domain } from "../domain.ts";
-import type { DmMessage } from "../dms/dms.ts";
+import type { Presence } from "../accounts/presence.ts";
+import { toPublicUser, type Users } from "../accounts/users.ts";
+import type { Channels } from "../community/channels.ts";
+import type { Member, Members } from "../community/members.ts";
+import type { Conversations, DmMessage } from "../dms/dms.ts";
+import type { MessagePage, Messages } from "../messaging/messages.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
-import type { Member } from "../community/members.ts";
-import type { MessagePage } from "../messaging/messages.ts";
 import type { Activity, Channel, Message, PresenceStatus, PublicUser } from "../shared/shapes.ts";
-import { toPublicUser } from "../accounts/users.ts";
-
-/** What the Bot REST routes need of the domain: the shared features, nothing of their own. */
-type Features = Pick<Domain, "messages" | "conversations" | "channels" | "members" | "presence" | "users">;
 
 export interface BotMessageInput {
   content?: string;
@@ -25,56 +23,62 @@ const hasBody = (input: { content?: string; embeds?: unknown[] | null }) =>
  * routes that need nothing bot-specific call the features directly.
  */
 export class BotRest {
-  constructor(private readonly features: Features) {}
+  constructor(
+    private readonly messages: Messages,
+    private readonly dms: Conversations,
+    private readonly serverChannels: Channels,
+    private readonly members: Members,
+    private readonly presence: Presence,
+    private readonly users: Users,
+  ) {}
 
   send(channelId: string, bot: UserRow, input: BotMessageInput): Promise<Message> {
     // Messages.send refuses a message with neither content nor embeds (spec "Errors" 5).
-    return this.features.messages.send(channelId, bot, input);
+    return this.messages.send(channelId, bot, input);
   }
 
   /** A bot edits only its own messages, even when its role holds MANAGE_MESSAGES. */
   async edit(channelId: string, messageId: string, bot: UserRow, input: { content?: string; embeds?: unknown[] | null }): Promise<Message> {
     if (input.content === undefined && input.embeds === undefined) throw badRequest("An edit needs content or embeds");
-    return this.features.messages.edit(messageId, bot, input, { channelId, ownOnly: true });
+    return this.messages.edit(messageId, bot, input, { channelId, ownOnly: true });
   }
 
   /** A bot deletes only its own messages one by one; others' go through bulk delete (MANAGE_MESSAGES). */
   async delete(channelId: string, messageId: string, bot: UserRow): Promise<void> {
-    await this.features.messages.delete(messageId, bot, { channelId, ownOnly: true });
+    await this.messages.delete(messageId, bot, { channelId, ownOnly: true });
   }
 
   list(channelId: string, bot: UserRow, query: MessagePage): Promise<Message[]> {
-    return this.features.messages.page(channelId, bot, query);
+    return this.messages.page(channelId, bot, query);
   }
 
   /** A DM through the shared conversations; the target must share a server with the bot. */
   async dm(targetUserId: string, bot: UserRow, input: { content?: string; embeds?: unknown[] | null }): Promise<DmMessage> {
     if (!hasBody(input)) throw badRequest("A message needs content or embeds");
-    const dms = this.features.conversations;
-    const { conversation } = await dms.openDm(bot, targetUserId);
-    return dms.send(conversation, bot, { content: input.content ?? "", embeds: input.embeds });
+    const { conversation } = await this.dms.openDm(bot, targetUserId);
+    return this.dms.send(conversation, bot, { content: input.content ?? "", embeds: input.embeds });
   }
 
   /** The channels the bot can see, as a bare array (each names its `category_id`). */
   async channels(serverId: string, bot: UserRow): Promise<Channel[]> {
-    return (await this.features.channels.list(serverId, bot)).channels;
+    return (await this.serverChannels.list(serverId, bot)).channels;
   }
 
   /** One member, in the shape of the member list (with `roles`: custom role ids, highest first). */
   async member(serverId: string, bot: UserRow, userId: string): Promise<Member> {
     const id = userId.toLowerCase();
-    const member = (await this.features.members.list(serverId, bot.id)).find((m) => m.user_id === id);
+    const member = (await this.members.list(serverId, bot.id)).find((m) => m.user_id === id);
     if (!member) throw notFound("Member");
     return member;
   }
 
   setPresence(bot: UserRow, status: PresenceStatus, activity: Activity | null | undefined) {
-    return this.features.presence.setPresence(bot.id, status, activity);
+    return this.presence.setPresence(bot.id, status, activity);
   }
 
   /** The public user plus `activity`: shown while that user is connected and not invisible. */
   async user(userId: string): Promise<PublicUser & { activity: Activity | null }> {
-    const user = await this.features.users.get(userId);
-    return { ...toPublicUser(user), activity: this.features.presence.visibleActivity(user.id, user.status) };
+    const user = await this.users.get(userId);
+    return { ...toPublicUser(user), activity: this.presence.visibleActivity(user.id, user.status) };
   }
 }

@@ -6,7 +6,7 @@ import { missingPermission, type Access, type MemberContext } from "../access/ac
 import type { Audit } from "../access/audit.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus, type GatewayEventName, type GatewayPayload } from "../shared/events.ts";
-import type { Members } from "./members.ts";
+import type { LiveStateListener, Members } from "./members.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { computeChannelPermissions, hasPermission } from "../access/permissions.ts";
 import type { Category, Channel } from "../shared/shapes.ts";
@@ -94,9 +94,6 @@ export interface ChannelPlacementInput {
  * see it (404 otherwise, so hidden channels do not leak).
  */
 export class Channels {
-  /** Told after a channel is deleted (voice disconnects its participants, docs/voice.md). */
-  readonly deleteListeners: ((channel: ChannelRow) => Promise<void>)[] = [];
-
   constructor(
     private readonly store: Store,
     private readonly access: Access,
@@ -104,6 +101,8 @@ export class Channels {
     private readonly members: Members,
     private readonly bus: EventBus,
     private readonly uploads: UploadStore,
+    /** Told after a channel is deleted (voice disconnects its participants, docs/voice.md). */
+    private readonly liveState: readonly LiveStateListener[],
   ) {}
 
   /** Every channel and category the member can see. */
@@ -228,7 +227,7 @@ export class Channels {
     this.bus.publish(rooms.server(channel.server_id), "channel:deleted", { id: channel.id, server_id: channel.server_id }, hidden);
     const room = rooms.channel(channel.id);
     this.bus.removeFromRoom(room, room);
-    for (const listener of this.deleteListeners) await listener(channel);
+    for (const listener of this.liveState) await listener.channelDeleted(channel);
     await this.audit.record(channel.server_id, user.id, "CHANNEL_DELETE", { type: "channel", id: channel.id }, {
       name: channel.name,
       type: channel.type,

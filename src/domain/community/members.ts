@@ -24,21 +24,24 @@ export interface Member {
  * Joining and leaving servers, in one place for every path that does it (invite join, leave,
  * kick, ban, bot add/remove), and keeping gateway rooms in step with what members may see.
  */
-/** Told when a member leaves a server or their access may have shrunk (voice, docs/voice.md). */
-export interface MemberAccessListener {
+/**
+ * A feature that keeps live state per member and channel (voice, docs/voice.md). Members,
+ * Channels and Servers tell it when a member leaves a server, when access may have shrunk,
+ * and when a channel is deleted. The composition root hands the listeners to each.
+ */
+export interface LiveStateListener {
   memberRemoved(serverId: string, userId: string): Promise<void>;
   accessChanged(serverId: string, userIds?: string[]): Promise<void>;
+  channelDeleted(channel: { id: string }): Promise<void>;
 }
 
 export class Members {
-  /** Features that keep their own membership state (voice) register here. */
-  readonly accessListeners: MemberAccessListener[] = [];
-
   constructor(
     private readonly store: Store,
     private readonly access: Access,
     private readonly audit: Audit,
     private readonly bus: EventBus,
+    private readonly liveState: readonly LiveStateListener[],
   ) {}
 
   async list(serverId: string, userId: string): Promise<Member[]> {
@@ -79,7 +82,7 @@ export class Members {
     for (const channel of await this.store.channels.listByServer(serverId)) {
       this.bus.removeFromRoom(userRoom, rooms.channel(channel.id));
     }
-    for (const listener of this.accessListeners) await listener.memberRemoved(serverId, userId);
+    for (const listener of this.liveState) await listener.memberRemoved(serverId, userId);
     return true;
   }
 
@@ -123,6 +126,6 @@ export class Members {
         if (!visible) this.bus.removeFromRoom(rooms.user(userId), rooms.channel(channel.id));
       }
     }
-    for (const listener of this.accessListeners) await listener.accessChanged(server.id, options.userIds);
+    for (const listener of this.liveState) await listener.accessChanged(server.id, options.userIds);
   }
 }

@@ -1,13 +1,12 @@
 import type { Store } from "../../store/store.ts";
 import type { ServerRow } from "../../store/servers-repo.ts";
-import type { ChannelRow } from "../../store/channels-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { Access } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
-import type { Members } from "./members.ts";
+import type { LiveStateListener, Members } from "./members.ts";
 import { DEFAULT_EVERYONE_PERMISSIONS, PERMISSIONS } from "../access/permission-bits.ts";
 import type { TwoFactor } from "../accounts/two-factor.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
@@ -45,9 +44,6 @@ export function newInviteCode(): string {
 
 /** Servers: creation, details, settings, images, the caller's list, leaving. */
 export class Servers {
-  /** Called with the server's channels just before a server is deleted. */
-  readonly deleteListeners: ((channels: ChannelRow[]) => Promise<void>)[] = [];
-
   constructor(
     private readonly store: Store,
     private readonly access: Access,
@@ -56,6 +52,8 @@ export class Servers {
     private readonly twoFactor: TwoFactor,
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
+    /** Told about each of the server's channels just before the server is deleted. */
+    private readonly liveState: readonly LiveStateListener[],
   ) {}
 
   async toServer(row: ServerRow): Promise<Server> {
@@ -164,7 +162,7 @@ export class Servers {
     const channels = await this.store.channels.listByServer(member.server.id);
     const files = await this.store.servers.files(member.server.id);
     // Before the rows go: features holding live state per channel (voice rooms) clear it.
-    for (const listener of this.deleteListeners) await listener(channels);
+    for (const listener of this.liveState) for (const channel of channels) await listener.channelDeleted(channel);
     await this.store.servers.delete(member.server.id);
     await Promise.all(files.map((file) => this.uploads.remove(file)));
     const serverRoom = rooms.server(member.server.id);

@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
-import { BotRest } from "../../domain/bots/bot-rest.ts";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { MAX_CONTENT_LENGTH } from "../../domain/messaging/messages.ts";
@@ -55,7 +54,7 @@ const success = { success: true } as const;
  * agree; BotRest adds only what is bot-specific (own messages only, DMs, presence).
  */
 export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
-  const bot = new BotRest(domain);
+  const bot = domain.botRest;
   return (
     new Elysia({ prefix: "/api/v1/oauth2/bot" })
       .use(auth)
