@@ -13,7 +13,7 @@ import { errorResponse, loggablePath } from "./http/errors.ts";
 import { parseJsonBounded, readBodyCapped } from "./http/body.ts";
 import { authRoutes } from "./http/routes/auth.ts";
 import { discoveryRoutes } from "./http/routes/discovery.ts";
-import { fileRoutes } from "./http/routes/uploads.ts";
+import { uploadRoutes } from "./http/routes/uploads.ts";
 import { userRoutes } from "./http/routes/users.ts";
 import { serverRoutes } from "./http/routes/servers.ts";
 import { emojiFileRoutes, emojiRoutes } from "./http/routes/emojis.ts";
@@ -22,10 +22,11 @@ import { applicationRoutes } from "./http/routes/applications.ts";
 import { botRestRoutes } from "./http/routes/bot-rest.ts";
 import { botInviteRoutes } from "./http/routes/bot-invites.ts";
 import { messageUploadRoutes } from "./http/routes/message-uploads.ts";
-import { messageReactionRoutes } from "./http/routes/reactions.ts";
+import { reactionRoutes } from "./http/routes/reactions.ts";
+import { pinRoutes } from "./http/routes/pins.ts";
 import { channelRoutes } from "./http/routes/channels.ts";
-import { serverInviteRoutes } from "./http/routes/invites.ts";
-import { serverModerationRoutes } from "./http/routes/moderation.ts";
+import { inviteRoutes } from "./http/routes/invites.ts";
+import { moderationRoutes } from "./http/routes/moderation.ts";
 import { roleRoutes } from "./http/routes/roles.ts";
 import { friendRoutes } from "./http/routes/friends.ts";
 import { dmRoutes } from "./http/routes/dms.ts";
@@ -125,14 +126,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(botRestRoutes(domain, auth))
     .use(botInviteRoutes(domain, auth))
     .use(messageUploadRoutes(domain, auth))
-    .use(messageReactionRoutes(domain, auth))
+    .use(reactionRoutes(domain, auth))
+    .use(pinRoutes(domain, auth))
     .use(channelRoutes(domain, auth))
     .use(channelWebhookRoutes(domain, auth))
     .use(webhookRoutes(domain, auth))
     .use(soundboardRoutes(domain, auth))
     .use(premiumSoundboardRoutes(domain, auth))
-    .use(serverInviteRoutes(domain, auth))
-    .use(serverModerationRoutes(domain, auth))
+    .use(inviteRoutes(domain, auth))
+    .use(moderationRoutes(domain, auth))
     .use(roleRoutes(domain, auth))
     .use(friendRoutes(domain, auth))
     .use(groupDmRoutes(domain, auth))
@@ -144,7 +146,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(aiRoutes(domain, auth, "/api/ai"))
     .use(adminAiRoutes(domain, adminPlugin(domain)))
     .use(aiFileRoutes(domain, auth))
-    .use(fileRoutes(domain));
+    .use(uploadRoutes(domain));
 
   const { websocket, idleTimeout } = engine.handler();
   http.listen({

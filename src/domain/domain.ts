@@ -16,8 +16,9 @@ import { TwoFactor } from "./accounts/two-factor.ts";
 import { Users } from "./accounts/users.ts";
 import { AdminServers } from "./admin/admin-servers.ts";
 import { AdminUsers } from "./admin/admin-users.ts";
-import { Admins, PlatformSettings } from "./admin/admins.ts";
-import { AdminSettings } from "./admin/general-settings.ts";
+import { Admins } from "./admin/admins.ts";
+import { GeneralSettings } from "./admin/general-settings.ts";
+import { PlatformSettings } from "./admin/platform-settings.ts";
 import { Reports } from "./admin/reports.ts";
 import { createAi } from "./ai/ai.ts";
 import { Applications } from "./bots/applications.ts";
@@ -33,9 +34,9 @@ import { Moderation } from "./community/moderation.ts";
 import { Roles } from "./community/roles.ts";
 import { ServerGifs } from "./community/server-gifs.ts";
 import { Servers } from "./community/servers.ts";
-import { Platform } from "./discovery/discovery.ts";
+import { Discovery } from "./discovery/discovery.ts";
 import { DmCalls } from "./dms/dm-calls.ts";
-import { Conversations } from "./dms/dms.ts";
+import { Dms } from "./dms/dms.ts";
 import { GifProviderClient } from "./messaging/gif-provider.ts";
 import { Gifs } from "./messaging/gifs.ts";
 import { MessageUploads } from "./messaging/message-uploads.ts";
@@ -98,7 +99,7 @@ export function createDomain(deps: DomainDeps) {
   const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus, liveState);
   const channels = new Channels(store, access, audit, members, bus, uploads, liveState);
   const messages = new Messages(store, access, audit, uploads, bus);
-  const conversations = new Conversations(store, uploads, bus);
+  const dms = new Dms(store, uploads, bus);
   const botMembership = new BotMembership(store, access, audit, members, bus);
 
   return {
@@ -109,7 +110,6 @@ export function createDomain(deps: DomainDeps) {
     presence,
     friends: new Friends(store, bus),
     uploads,
-    platform: new Platform(store, settings),
     // access
     access,
     audit,
@@ -130,24 +130,26 @@ export function createDomain(deps: DomainDeps) {
     webhooks: new Webhooks(store, access, messages),
     gifs: new Gifs(store, config.gifProvider ? new GifProviderClient(config.gifProvider, deps.log) : null),
     // direct messages
-    conversations,
+    dms,
     dmCalls: new DmCalls(store, bus),
     // bots
     applications: new Applications(store, tokens, twoFactor, settings, uploads, bus, botMembership),
     botMembership,
-    botRest: new BotRest(messages, conversations, channels, members, presence, users),
+    botRest: new BotRest(messages, dms, channels, members, presence, users),
     commands: new Commands(store, access),
     interactions: new Interactions(store, access, messages, bus),
     // voice
     voice,
     soundboard: new Soundboard(store, access, audit, uploads, bus, voice.rooms),
+    // public facts about the instance
+    discovery: new Discovery(store, settings),
     // platform administration
     admins,
-    settings,
+    platformSettings: settings,
     adminUsers,
     adminServers: new AdminServers(store, admins),
-    adminSettings: new AdminSettings(settings, admins),
-    reports: new Reports(store, access, admins, adminUsers, messages, conversations),
+    generalSettings: new GeneralSettings(settings, admins),
+    reports: new Reports(store, access, admins, adminUsers, messages, dms),
     ai: createAi({ store, settings, admins, uploadsRoot: uploads.root, providerTimeoutMs: config.aiProviderTimeoutMs, log: deps.log }),
   };
 }

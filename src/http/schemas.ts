@@ -11,7 +11,8 @@ export const body = <E extends v.ObjectEntries>(entries: E) =>
     v.object(entries, "must be a JSON object"),
   );
 
-export const nonEmptyText = (max: number) =>
+/** A string of at most `max` characters; empty is allowed (it clears a bio, a topic, a reason). */
+export const boundedText = (max: number) =>
   v.pipe(v.string("must be a string"), v.maxLength(max, `must be at most ${max} characters`));
 
 export const boolean = v.boolean("must be a boolean");

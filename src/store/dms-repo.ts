@@ -65,10 +65,10 @@ const MESSAGE_SELECT = `SELECT m.id, m.conversation_id, m.user_id, m.content, m.
   FROM dm_messages m JOIN users u ON u.id = m.user_id`;
 
 /**
- * Conversations (1:1 DMs and group DMs), their members, messages, attachments, reactions,
+ * Direct messages: conversations (1:1 DMs and group DMs), their members, messages, attachments, reactions,
  * pins and read markers. Every check-then-write is one transaction.
  */
-export class ConversationsRepo {
+export class DmsRepo {
   private readonly byId;
   private readonly byKey;
   private readonly insertConversation;
@@ -402,7 +402,7 @@ export class ConversationsRepo {
     })();
   }
 
-  /** `match` must already be a safe FTS5 expression (see Conversations.search). */
+  /** `match` must already be a safe FTS5 expression (see Dms.search). */
   async search(conversationId: string, match: string, limit: number): Promise<DmMessageRow[]> {
     return this.searchStmt.all(match, conversationId, limit);
   }

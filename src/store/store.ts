@@ -18,7 +18,7 @@ import { RolesRepo } from "./roles-repo.ts";
 import { InvitesRepo } from "./invites-repo.ts";
 import { ModerationRepo } from "./moderation-repo.ts";
 import { FriendsRepo } from "./friends-repo.ts";
-import { ConversationsRepo } from "./dms-repo.ts";
+import { DmsRepo } from "./dms-repo.ts";
 import { InteractionsRepo } from "./interactions-repo.ts";
 import { CommandsRepo } from "./commands-repo.ts";
 import { WebhooksRepo } from "./webhooks-repo.ts";
@@ -63,7 +63,7 @@ export function createStore(databaseFile: string) {
     invites: new InvitesRepo(db),
     moderation: new ModerationRepo(db),
     friends: new FriendsRepo(db),
-    conversations: new ConversationsRepo(db, writes),
+    dms: new DmsRepo(db, writes),
     interactions: new InteractionsRepo(db),
     commands: new CommandsRepo(db),
     webhooks: new WebhooksRepo(db),

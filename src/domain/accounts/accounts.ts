@@ -8,7 +8,7 @@ import type { MeUser } from "../shared/shapes.ts";
 import type { TokenService } from "./tokens.ts";
 import { RateLimiter } from "../shared/rate-limit.ts";
 import { hasTwoFactor, isValidTotp } from "./two-factor.ts";
-import { defineSetting, type PlatformSettings } from "../admin/admins.ts";
+import { defineSetting, type PlatformSettings } from "../admin/platform-settings.ts";
 import { badRequest, conflict, forbidden, tooManyRequests, unauthorized } from "../shared/errors.ts";
 import { toMeUser } from "./users.ts";
 

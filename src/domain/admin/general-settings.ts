@@ -1,6 +1,7 @@
 import type { UserRow } from "../../store/users-repo.ts";
 import { REGISTRATION_OPEN } from "../accounts/accounts.ts";
-import type { Admins, PlatformSettings, SettingDefinition } from "./admins.ts";
+import type { Admins } from "./admins.ts";
+import type { PlatformSettings, SettingDefinition } from "./platform-settings.ts";
 import { REQUIRE_2FA_FOR_APPLICATIONS } from "../bots/applications.ts";
 
 /**
@@ -14,20 +15,21 @@ export const GENERAL_SETTINGS = {
 } satisfies Record<string, SettingDefinition<boolean>>;
 
 export type GeneralSettingName = keyof typeof GENERAL_SETTINGS;
-export type GeneralSettings = Record<GeneralSettingName, boolean>;
+export type GeneralSettingValues = Record<GeneralSettingName, boolean>;
 
 const NAMES = Object.keys(GENERAL_SETTINGS) as GeneralSettingName[];
 
-export class AdminSettings {
+/** The general settings, read and changed by administrators at /api/v1/admin/settings (docs/admin.md). */
+export class GeneralSettings {
   constructor(private readonly settings: PlatformSettings, private readonly admins: Admins) {}
 
-  async get(): Promise<GeneralSettings> {
+  async get(): Promise<GeneralSettingValues> {
     const values = await Promise.all(NAMES.map((name) => this.settings.get(GENERAL_SETTINGS[name])));
-    return Object.fromEntries(NAMES.map((name, i) => [name, values[i]!])) as GeneralSettings;
+    return Object.fromEntries(NAMES.map((name, i) => [name, values[i]!])) as GeneralSettingValues;
   }
 
   /** Stores the given values; the ones that changed are logged together as SETTINGS_UPDATE `{name: {old, new}}`. */
-  async update(actor: UserRow, changes: Partial<GeneralSettings>): Promise<GeneralSettings> {
+  async update(actor: UserRow, changes: Partial<GeneralSettingValues>): Promise<GeneralSettingValues> {
     const current = await this.get();
     const changed: Record<string, { old: boolean; new: boolean }> = {};
     for (const name of NAMES) {

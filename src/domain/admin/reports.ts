@@ -1,4 +1,4 @@
-import type { Conversations } from "../dms/dms.ts";
+import type { Dms } from "../dms/dms.ts";
 import type { Messages } from "../messaging/messages.ts";
 import type { Store } from "../../store/store.ts";
 import type { ReportRow, ReportStatus, ReportType, ReportedMessage } from "../../store/reports-repo.ts";
@@ -98,7 +98,7 @@ export class Reports {
     private readonly admins: Admins,
     private readonly adminUsers: AdminUsers,
     private readonly messages: Messages,
-    private readonly conversations: Conversations,
+    private readonly dms: Dms,
   ) {}
 
   /** Files a report (`created`), or answers the caller's open report about the same target. */
@@ -169,7 +169,7 @@ export class Reports {
       const removed =
         message.channel_id !== null
           ? await this.messages.removeReported(message.id, actor, report.id)
-          : message.conversation_id !== null && (await this.conversations.removeReported(message.conversation_id, message.id));
+          : message.conversation_id !== null && (await this.dms.removeReported(message.conversation_id, message.id));
       if (!removed) throw badRequest("action: the reported message no longer exists");
     }
     const result = await this.store.reports.resolve(report.id, { ...input, resolvedBy: actor.id });
@@ -198,7 +198,7 @@ export class Reports {
         if (error instanceof ApiError && (error.status === 403 || error.status === 404)) throw notFound("Message");
         throw error;
       }
-    } else if (message.conversation_id === null || !(await this.store.conversations.isMember(message.conversation_id, user.id))) {
+    } else if (message.conversation_id === null || !(await this.store.dms.isMember(message.conversation_id, user.id))) {
       throw notFound("Message");
     }
     return message;

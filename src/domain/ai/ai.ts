@@ -1,6 +1,7 @@
 import type { Logger } from "../../log.ts";
 import type { Store } from "../../store/store.ts";
-import type { Admins, PlatformSettings } from "../admin/admins.ts";
+import type { Admins } from "../admin/admins.ts";
+import type { PlatformSettings } from "../admin/platform-settings.ts";
 import { Assistant } from "./assistant.ts";
 import { AiConversations } from "./conversations.ts";
 import { AiKeys } from "./keys.ts";

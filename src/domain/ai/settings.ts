@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { UserRow } from "../../store/users-repo.ts";
-import { defineSetting, type Admins, type PlatformSettings, type SettingDefinition } from "../admin/admins.ts";
+import type { Admins } from "../admin/admins.ts";
+import { defineSetting, type PlatformSettings, type SettingDefinition } from "../admin/platform-settings.ts";
 
 /** Bounds of the AI settings (docs/ai.md#settings). */
 export const AI_LIMITS = {

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { ApplicationRow, ApplicationSettings } from "../../store/applications-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import { defineSetting, type PlatformSettings } from "../admin/admins.ts";
+import { defineSetting, type PlatformSettings } from "../admin/platform-settings.ts";
 import type { BotAddResult, BotMembership } from "./bot-membership.ts";
 import { managedRoleName } from "./bot-membership.ts";
 import { forbidden, notFound } from "../shared/errors.ts";

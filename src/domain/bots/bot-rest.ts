@@ -3,7 +3,7 @@ import type { Presence } from "../accounts/presence.ts";
 import { toPublicUser, type Users } from "../accounts/users.ts";
 import type { Channels } from "../community/channels.ts";
 import type { Member, Members } from "../community/members.ts";
-import type { Conversations, DmMessage } from "../dms/dms.ts";
+import type { Dms, DmMessage } from "../dms/dms.ts";
 import type { MessagePage, Messages } from "../messaging/messages.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
 import type { Activity, Channel, Message, PresenceStatus, PublicUser } from "../shared/shapes.ts";
@@ -25,7 +25,7 @@ const hasBody = (input: { content?: string; embeds?: unknown[] | null }) =>
 export class BotRest {
   constructor(
     private readonly messages: Messages,
-    private readonly dms: Conversations,
+    private readonly dms: Dms,
     private readonly serverChannels: Channels,
     private readonly members: Members,
     private readonly presence: Presence,

@@ -2,7 +2,7 @@ import pkg from "../../../package.json" with { type: "json" };
 import type { Store } from "../../store/store.ts";
 import type { PlatformCounts } from "../../store/stats-repo.ts";
 import { LIMITS } from "../shared/limits.ts";
-import type { PlatformSettings } from "../admin/admins.ts";
+import type { PlatformSettings } from "../admin/platform-settings.ts";
 import { REGISTRATION_OPEN } from "../accounts/accounts.ts";
 import { REQUIRE_2FA_FOR_APPLICATIONS } from "../bots/applications.ts";
 import { PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, DEFAULT_BOT_PERMISSIONS } from "../access/permission-bits.ts";
@@ -11,7 +11,7 @@ import { PRESENCE_STATUSES } from "../shared/shapes.ts";
 export const API_VERSION = "v1";
 
 /** Public, unauthenticated facts about this instance. */
-export class Platform {
+export class Discovery {
   constructor(private readonly store: Store, private readonly settings: PlatformSettings) {}
 
   discovery(baseUrl: string) {

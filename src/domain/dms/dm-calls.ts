@@ -47,7 +47,7 @@ export class DmCalls {
 
   /** Starts a call in a conversation the caller belongs to; one call per conversation at a time. */
   async start(caller: CallUser, socketId: string, conversationId: unknown): Promise<{ callId: string; conversationId: string }> {
-    const repo = this.store.conversations;
+    const repo = this.store.dms;
     const id = isUuid(conversationId) ? conversationId.toLowerCase() : null;
     if (!id || !(await repo.isMember(id, caller.id))) throw notFound("Conversation");
     if (this.byConversation.has(id)) throw conflict("A call is already in progress in this conversation");

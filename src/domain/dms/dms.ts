@@ -46,7 +46,7 @@ export interface MessagePageQuery {
  * Direct messages in one place: 1:1 DMs and group DMs are both conversations, and every
  * send, edit, delete, page, search, pin, reaction and read marker goes through here.
  */
-export class Conversations {
+export class Dms {
   constructor(
     private readonly store: Store,
     private readonly uploads: UploadStore,
@@ -63,7 +63,7 @@ export class Conversations {
 
   /** Sharing a server, or an accepted friendship (never for bots: they are reached through servers). */
   async canMessage(from: UserRow, to: UserRow): Promise<boolean> {
-    const repo = this.store.conversations;
+    const repo = this.store.dms;
     if (await repo.shareServer(from.id, to.id)) return true;
     if (from.is_bot || to.is_bot) return false;
     return repo.areFriends(from.id, to.id);
@@ -82,17 +82,17 @@ export class Conversations {
   /** The 1:1 conversation with the target, created when allowed and missing. */
   async openDm(caller: UserRow, targetUserId: string): Promise<{ conversation: ConversationRow; created: boolean }> {
     const target = await this.dmTarget(caller, targetUserId);
-    const existing = await this.store.conversations.findDm(caller.id, target.id);
+    const existing = await this.store.dms.findDm(caller.id, target.id);
     if (existing) return { conversation: existing, created: false };
     await this.requireCanMessage(caller, target);
-    const { row, created } = await this.store.conversations.openDm(caller.id, target.id);
+    const { row, created } = await this.store.dms.openDm(caller.id, target.id);
     return { conversation: row, created };
   }
 
   /** The existing 1:1 conversation with the target, or null (nothing is created by reading). */
   async findDm(caller: UserRow, targetUserId: string): Promise<ConversationRow | null> {
     const target = await this.dmTarget(caller, targetUserId);
-    return this.store.conversations.findDm(caller.id, target.id);
+    return this.store.dms.findDm(caller.id, target.id);
   }
 
   /** The existing 1:1 conversation, or 404 naming `what` (the thing the caller asked about). */
@@ -104,15 +104,15 @@ export class Conversations {
 
   /** A group the caller belongs to; any other group does not exist for them (404). */
   async group(caller: UserRow, groupId: string): Promise<ConversationRow> {
-    const row = isUuid(groupId) ? await this.store.conversations.findById(groupId.toLowerCase()) : null;
-    if (!row || row.type !== "group" || !(await this.store.conversations.isMember(row.id, caller.id))) throw notFound("Group");
+    const row = isUuid(groupId) ? await this.store.dms.findById(groupId.toLowerCase()) : null;
+    if (!row || row.type !== "group" || !(await this.store.dms.isMember(row.id, caller.id))) throw notFound("Group");
     return row;
   }
 
   // --- shapes ------------------------------------------------------------------------------
 
   async toConversations(rows: ConversationRow[], viewerId: string): Promise<Conversation[]> {
-    const recipients = await this.store.conversations.recipients(rows.map((r) => r.id));
+    const recipients = await this.store.dms.recipients(rows.map((r) => r.id));
     return rows.map((row) => ({
       id: row.id,
       type: row.type,
@@ -131,7 +131,7 @@ export class Conversations {
   }
 
   async toMessages(rows: DmMessageRow[]): Promise<DmMessage[]> {
-    const attachments = await this.store.conversations.attachmentsOf(rows.map((r) => r.id));
+    const attachments = await this.store.dms.attachmentsOf(rows.map((r) => r.id));
     return rows.map((row) => ({
       id: row.id,
       conversation_id: row.conversation_id,
@@ -156,11 +156,11 @@ export class Conversations {
   }
 
   private async memberRooms(conversationId: string, except: string[] = []): Promise<string[]> {
-    return (await this.store.conversations.memberIds(conversationId)).filter((id) => !except.includes(id)).map(rooms.user);
+    return (await this.store.dms.memberIds(conversationId)).filter((id) => !except.includes(id)).map(rooms.user);
   }
 
   private async message(conversation: ConversationRow, messageId: string): Promise<DmMessageRow> {
-    const row = isUuid(messageId) ? await this.store.conversations.findMessage(conversation.id, messageId) : null;
+    const row = isUuid(messageId) ? await this.store.dms.findMessage(conversation.id, messageId) : null;
     if (!row) throw notFound("Message");
     return row;
   }
@@ -168,7 +168,7 @@ export class Conversations {
   // --- listing -----------------------------------------------------------------------------
 
   async list(user: UserRow, type: "dm" | "group" | null): Promise<Conversation[]> {
-    return this.toConversations(await this.store.conversations.listForUser(user.id, type), user.id);
+    return this.toConversations(await this.store.dms.listForUser(user.id, type), user.id);
   }
 
   // --- messages ----------------------------------------------------------------------------
@@ -176,7 +176,7 @@ export class Conversations {
   /** 1:1 DMs are re-checked on every send: losing the shared server or the friendship stops new messages. */
   private async requireCanSend(conversation: ConversationRow, sender: UserRow): Promise<void> {
     if (conversation.type !== "dm") return;
-    const otherId = (await this.store.conversations.memberIds(conversation.id)).find((id) => id !== sender.id);
+    const otherId = (await this.store.dms.memberIds(conversation.id)).find((id) => id !== sender.id);
     const other = otherId ? await this.store.users.findById(otherId) : null;
     if (!other) throw notFound("User");
     await this.requireCanMessage(sender, other);
@@ -198,11 +198,11 @@ export class Conversations {
     if (input.content.trim() === "" && attachments.length === 0 && embeds.length === 0) throw badRequest("content: must not be empty");
     let replyTo: string | null = null;
     if (input.reply_to) {
-      const target = isUuid(input.reply_to) ? await this.store.conversations.findMessage(conversation.id, input.reply_to) : null;
+      const target = isUuid(input.reply_to) ? await this.store.dms.findMessage(conversation.id, input.reply_to) : null;
       if (!target) throw badRequest("reply_to: must be a message in this conversation");
       replyTo = target.id;
     }
-    const row = await this.store.conversations.createMessage({
+    const row = await this.store.dms.createMessage({
       conversationId: conversation.id,
       userId: sender.id,
       content: input.content,
@@ -211,7 +211,7 @@ export class Conversations {
       attachments,
     });
     const message = await this.toMessage(row);
-    const muters = await this.store.conversations.mutersOf(conversation.id, sender.id);
+    const muters = await this.store.dms.mutersOf(conversation.id, sender.id);
     const audience = await this.memberRooms(conversation.id, muters);
     if (audience.length > 0) this.bus.publish(audience, "dm:new", message);
     return message;
@@ -235,7 +235,7 @@ export class Conversations {
 
   async messages(conversation: ConversationRow | null, query: MessagePageQuery): Promise<DmMessage[]> {
     if (!conversation) return [];
-    const repo = this.store.conversations;
+    const repo = this.store.dms;
     const rows = query.around
       ? await repo.pageAround(conversation.id, query.around, query.limit)
       : await repo.pageBefore(conversation.id, query.before ?? null, query.limit);
@@ -246,7 +246,7 @@ export class Conversations {
   async edit(conversation: ConversationRow, user: UserRow, messageId: string, content: string): Promise<DmMessage> {
     const existing = await this.message(conversation, messageId);
     if (existing.user_id !== user.id) throw forbidden("You can only edit your own messages");
-    const row = await this.store.conversations.updateMessage(conversation.id, existing.id, content);
+    const row = await this.store.dms.updateMessage(conversation.id, existing.id, content);
     if (!row) throw notFound("Message");
     const message = await this.toMessage(row);
     this.bus.publish(await this.memberRooms(conversation.id), "dm:update", message);
@@ -262,7 +262,7 @@ export class Conversations {
 
   /** A platform administrator removes a reported message (docs/reports.md). false when it is already gone. */
   async removeReported(conversationId: string, messageId: string): Promise<boolean> {
-    const row = await this.store.conversations.findMessage(conversationId, messageId);
+    const row = await this.store.dms.findMessage(conversationId, messageId);
     if (!row) return false;
     await this.erase(row);
     return true;
@@ -270,13 +270,13 @@ export class Conversations {
 
   /** Deletes the message and its attachment files; everyone in the conversation hears `dm:deleted`. */
   private async erase(row: DmMessageRow): Promise<void> {
-    const files = await this.store.conversations.deleteMessage(row.id);
+    const files = await this.store.dms.deleteMessage(row.id);
     await Promise.all(files.map((f) => this.uploads.remove(f)));
     this.bus.publish(await this.memberRooms(row.conversation_id), "dm:deleted", { conversationId: row.conversation_id, messageId: row.id });
   }
 
   async markRead(conversation: ConversationRow, user: UserRow, messageId: string | undefined) {
-    const repo = this.store.conversations;
+    const repo = this.store.dms;
     const target = messageId === undefined ? await repo.latestMessageId(conversation.id) : (await this.message(conversation, messageId)).id;
     await repo.setRead(conversation.id, user.id, target);
     return { conversation_id: conversation.id, last_read_message_id: target };
@@ -285,18 +285,18 @@ export class Conversations {
   async search(conversation: ConversationRow | null, q: string, limit: number): Promise<DmMessage[]> {
     const match = toFtsMatch(q);
     if (!conversation || !match) return [];
-    return this.toMessages(await this.store.conversations.search(conversation.id, match, limit));
+    return this.toMessages(await this.store.dms.search(conversation.id, match, limit));
   }
 
   async pins(conversation: ConversationRow | null): Promise<DmMessage[]> {
     if (!conversation) return [];
-    return this.toMessages(await this.store.conversations.pins(conversation.id));
+    return this.toMessages(await this.store.dms.pins(conversation.id));
   }
 
   /** Any member pins or unpins; `dm:pin` goes out only when something changed. */
   async setPinned(conversation: ConversationRow, user: UserRow, messageId: string, pinned: boolean) {
     const message = await this.message(conversation, messageId);
-    const repo = this.store.conversations;
+    const repo = this.store.dms;
     let changed: boolean;
     if (pinned) {
       const result = await repo.pin(conversation.id, message.id, user.id, DM_PINS_MAX);
@@ -312,7 +312,7 @@ export class Conversations {
 
   async toggleReaction(conversation: ConversationRow, user: UserRow, messageId: string, emoji: string) {
     const message = await this.message(conversation, messageId);
-    const action = await this.store.conversations.toggleReaction(message.id, emoji, user.id);
+    const action = await this.store.dms.toggleReaction(message.id, emoji, user.id);
     const payload = { conversationId: conversation.id, messageId: message.id, emoji, userId: user.id, action };
     this.bus.publish(await this.memberRooms(conversation.id), "dm:reaction", payload);
     return payload;
@@ -320,7 +320,7 @@ export class Conversations {
 
   /** Relays typing to the other members (not to those who muted the typist). */
   async typing(userId: string, username: string, conversationId: string, started: boolean): Promise<void> {
-    const repo = this.store.conversations;
+    const repo = this.store.dms;
     if (!isUuid(conversationId) || !(await repo.isMember(conversationId.toLowerCase(), userId))) throw notFound("Conversation");
     const id = conversationId.toLowerCase();
     const muters = await repo.mutersOf(id, userId);
@@ -332,11 +332,11 @@ export class Conversations {
   // --- groups ------------------------------------------------------------------------------
 
   private async publishGroup(conversationId: string, event: "dm:group:created" | "dm:group:updated"): Promise<void> {
-    const row = await this.store.conversations.findById(conversationId);
+    const row = await this.store.dms.findById(conversationId);
     if (!row) return;
-    const memberIds = await this.store.conversations.memberIds(conversationId);
+    const memberIds = await this.store.dms.memberIds(conversationId);
     // Each member sees the others as recipients, so the shape is built per member.
-    const recipients = await this.store.conversations.recipients([conversationId]);
+    const recipients = await this.store.dms.recipients([conversationId]);
     for (const memberId of memberIds) {
       const group: Conversation = {
         id: row.id,
@@ -359,7 +359,7 @@ export class Conversations {
       throw badRequest(`member_ids: must name ${GROUP_MIN_OTHERS}-${GROUP_MAX_OTHERS} other users`);
     }
     for (const id of ids) await this.requireCanMessage(owner, await this.user(id));
-    const row = await this.store.conversations.createGroup(owner.id, input.name ?? null, ids);
+    const row = await this.store.dms.createGroup(owner.id, input.name ?? null, ids);
     await this.publishGroup(row.id, "dm:group:created");
     return this.toConversation(row, owner.id);
   }
@@ -367,9 +367,9 @@ export class Conversations {
   /** Any member renames the group (as on Discord); an empty name clears it. */
   async renameGroup(caller: UserRow, groupId: string, name: string | null): Promise<Conversation> {
     const group = await this.group(caller, groupId);
-    await this.store.conversations.setName(group.id, name);
+    await this.store.dms.setName(group.id, name);
     await this.publishGroup(group.id, "dm:group:updated");
-    return this.toConversation((await this.store.conversations.findById(group.id))!, caller.id);
+    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
   }
 
   async setGroupIcon(caller: UserRow, groupId: string, file: unknown): Promise<Conversation> {
@@ -378,21 +378,21 @@ export class Conversations {
     const path = await this.uploads.save("group-icons", bytes, type.ext);
     let previous: string | null;
     try {
-      previous = await this.store.conversations.replaceIcon(group.id, path);
+      previous = await this.store.dms.replaceIcon(group.id, path);
     } catch (error) {
       await this.uploads.remove(path);
       throw error;
     }
     await this.uploads.remove(previous);
     await this.publishGroup(group.id, "dm:group:updated");
-    return this.toConversation((await this.store.conversations.findById(group.id))!, caller.id);
+    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
   }
 
   async removeGroupIcon(caller: UserRow, groupId: string): Promise<Conversation> {
     const group = await this.group(caller, groupId);
-    await this.uploads.remove(await this.store.conversations.replaceIcon(group.id, null));
+    await this.uploads.remove(await this.store.dms.replaceIcon(group.id, null));
     await this.publishGroup(group.id, "dm:group:updated");
-    return this.toConversation((await this.store.conversations.findById(group.id))!, caller.id);
+    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
   }
 
   /** Any member adds someone they may message, up to 10 besides the owner. */
@@ -400,11 +400,11 @@ export class Conversations {
     const group = await this.group(caller, groupId);
     const target = await this.user(userId);
     await this.requireCanMessage(caller, target);
-    const result = await this.store.conversations.addMember(group.id, target.id, GROUP_MAX_OTHERS + 1);
+    const result = await this.store.dms.addMember(group.id, target.id, GROUP_MAX_OTHERS + 1);
     if (result === "exists") throw conflict("That user is already in this group");
     if (result === "full") throw badRequest(`A group DM can have at most ${GROUP_MAX_OTHERS + 1} members`);
     await this.publishGroup(group.id, "dm:group:updated");
-    return this.toConversation((await this.store.conversations.findById(group.id))!, caller.id);
+    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
   }
 
   /** The owner removes others; anyone removes themselves (that is leaving). */
@@ -412,7 +412,7 @@ export class Conversations {
     const group = await this.group(caller, groupId);
     if (memberId.toLowerCase() === caller.id) return this.leaveGroup(caller, groupId);
     if (group.owner_id !== caller.id) throw forbidden("Only the group owner can remove members");
-    if (!isUuid(memberId) || !(await this.store.conversations.isMember(group.id, memberId.toLowerCase()))) throw notFound("Member");
+    if (!isUuid(memberId) || !(await this.store.dms.isMember(group.id, memberId.toLowerCase()))) throw notFound("Member");
     await this.takeOut(group.id, memberId.toLowerCase());
   }
 
@@ -423,7 +423,7 @@ export class Conversations {
   }
 
   private async takeOut(groupId: string, userId: string): Promise<void> {
-    const result = await this.store.conversations.removeMember(groupId, userId);
+    const result = await this.store.dms.removeMember(groupId, userId);
     if (!result.removed) throw notFound("Member");
     this.bus.publish(rooms.user(userId), "dm:group:removed", { conversationId: groupId });
     if (result.deleted) {
@@ -438,17 +438,17 @@ export class Conversations {
     if (group.owner_id !== caller.id) throw forbidden("Only the group owner can transfer ownership");
     const id = userId.toLowerCase();
     if (id === caller.id) throw badRequest("user_id: you already own this group");
-    if (!(await this.store.conversations.isMember(group.id, id))) throw notFound("Member");
-    await this.store.conversations.setOwner(group.id, id);
+    if (!(await this.store.dms.isMember(group.id, id))) throw notFound("Member");
+    await this.store.dms.setOwner(group.id, id);
     await this.publishGroup(group.id, "dm:group:updated");
-    return this.toConversation((await this.store.conversations.findById(group.id))!, caller.id);
+    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
   }
 
   async deleteGroup(caller: UserRow, groupId: string): Promise<void> {
     const group = await this.group(caller, groupId);
     if (group.owner_id !== caller.id) throw forbidden("Only the group owner can delete the group");
     const audience = await this.memberRooms(group.id);
-    const files = await this.store.conversations.deleteConversation(group.id);
+    const files = await this.store.dms.deleteConversation(group.id);
     await Promise.all(files.map((f) => this.uploads.remove(f)));
     this.bus.publish(audience, "dm:group:deleted", { conversationId: group.id });
   }

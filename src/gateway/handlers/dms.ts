@@ -17,7 +17,7 @@ export function dmEvents(domain: Domain): ClientEventTable {
     (start: boolean): ClientEventHandler =>
     async (socket, payload) => {
       const { conversationId } = parseInput(TypingPayload, payload, "payload");
-      await domain.conversations.typing(socket.data.userId, socket.data.username, conversationId, start);
+      await domain.dms.typing(socket.data.userId, socket.data.username, conversationId, start);
       return { conversationId };
     };
   return { "dm:typing:start": typing(true), "dm:typing:stop": typing(false) };

@@ -66,8 +66,8 @@ const ResolveBody = body({
 export const adminRoutes = (domain: Domain, admin: AdminPlugin) =>
   new Elysia({ prefix: "/api/v1/admin" })
     .use(admin)
-    .get("/settings", () => domain.adminSettings.get(), { admin: true })
-    .patch("/settings", ({ user, body }) => domain.adminSettings.update(user, body), { admin: true, body: SettingsBody })
+    .get("/settings", () => domain.generalSettings.get(), { admin: true })
+    .patch("/settings", ({ user, body }) => domain.generalSettings.update(user, body), { admin: true, body: SettingsBody })
     .get(
       "/users",
       ({ query }) =>

@@ -6,7 +6,7 @@ import { MAX_CONTENT_LENGTH } from "../../domain/messaging/messages.ts";
 import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shared/shapes.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { InviteBody } from "./invites.ts";
-import { body, integer, nonEmptyText, queryLimit } from "../schemas.ts";
+import { body, integer, boundedText, queryLimit } from "../schemas.ts";
 
 const uuid = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
 const content = v.pipe(v.string("must be a string"), v.maxLength(MAX_CONTENT_LENGTH, `must be at most ${MAX_CONTENT_LENGTH} characters`));
@@ -27,7 +27,7 @@ const PageQuery = v.object({
   after: v.optional(uuid("message")),
   limit: queryLimit(LIMITS.botMessageListMax),
 });
-const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(nonEmptyText(512))) });
+const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(boundedText(512))) });
 
 const ACTIVITY_TYPES: readonly ActivityType[] = ["playing", "listening", "watching", "competing", "custom"];
 const activityText = v.pipe(v.string("must be a string"), v.maxLength(128, "must be at most 128 characters"));

@@ -4,7 +4,7 @@ import type { Domain } from "../../domain/domain.ts";
 import { ALL_PERMISSIONS } from "../../domain/access/permission-bits.ts";
 import { parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { body, integer, nonEmptyText } from "../schemas.ts";
+import { body, integer, boundedText } from "../schemas.ts";
 
 const name100 = v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters"));
 /** The domain then normalizes text channel names (lowercase, `-` for spaces). */
@@ -30,7 +30,7 @@ const UpdateBody = body({
   // Checked by the domain so the answer is "type cannot be changed".
   type: v.optional(v.unknown()),
   category_id: v.optional(v.nullable(idString)),
-  topic: v.optional(v.nullable(nonEmptyText(1024))),
+  topic: v.optional(v.nullable(boundedText(1024))),
   slowmode: v.optional(integer(0, 21600)),
   nsfw: v.optional(flag),
   is_meeting: v.optional(flag),

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
-import { DM_CONTENT_MAX, type Conversations } from "../../domain/dms/dms.ts";
+import { DM_CONTENT_MAX, type Dms } from "../../domain/dms/dms.ts";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { parseInput } from "../../domain/shared/validation.ts";
@@ -45,11 +45,11 @@ export { SearchQuery };
 const UploadContent = v.optional(v.pipe(v.string("must be text"), v.maxLength(DM_CONTENT_MAX, `must be at most ${DM_CONTENT_MAX} characters`)), "");
 
 /** Reads the upload form (`files`: 1-10 files of 25 MB each, `content?`) and sends it. */
-export async function sendUpload(conversations: Conversations, conversation: ConversationRow, user: UserRow, request: Request) {
+export async function sendUpload(dms: Dms, conversation: ConversationRow, user: UserRow, request: Request) {
   // The limit covers the whole upload, as for channel uploads (docs/messages.md).
   const form = await readMultipart(request, LIMITS.attachmentBytes);
   const text = parseInput(UploadContent, form.get("content") ?? undefined, "content");
-  return conversations.upload(conversation, user, form.getAll("files"), text);
+  return dms.upload(conversation, user, form.getAll("files"), text);
 }
 
 export const pageOf = (query: v.InferOutput<typeof PageQuery>) => ({
@@ -64,7 +64,7 @@ export const pageOf = (query: v.InferOutput<typeof PageQuery>) => ({
  * `groups` (group-dms.ts) are static segments.
  */
 export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
-  const dms = domain.conversations;
+  const dms = domain.dms;
   return new Elysia({ prefix: "/api/v1/dm" })
     .use(auth)
     .get("/channels", ({ user }) => dms.list(user, null), { auth: true })

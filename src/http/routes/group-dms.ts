@@ -31,7 +31,7 @@ const UserBody = body({ user_id: userId });
  * caller is not in answers 404, whatever the route.
  */
 export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
-  const dms = domain.conversations;
+  const dms = domain.dms;
   return new Elysia({ prefix: "/api/v1/dm/groups" })
     .use(auth)
     .get("/", ({ user }) => dms.list(user, "group"), { auth: true })

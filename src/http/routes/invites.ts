@@ -19,7 +19,7 @@ export const InviteBody = v.optional(
 );
 
 /** /api/v1/servers: invites of a server, and joining by code. */
-export const serverInviteRoutes = (domain: Domain, auth: AuthPlugin) =>
+export const inviteRoutes = (domain: Domain, auth: AuthPlugin) =>
   new Elysia({ prefix: "/api/v1/servers" })
     .use(auth)
     .post(

@@ -6,10 +6,10 @@ import { isUuid } from "../../domain/shared/validation.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { ASSIGNABLE_BUILTIN_ROLES } from "../../domain/community/moderation.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { body, integer, nonEmptyText } from "../schemas.ts";
+import { body, integer, boundedText } from "../schemas.ts";
 
 const targetUserId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"));
-const reason = v.optional(v.nullable(nonEmptyText(512)));
+const reason = v.optional(v.nullable(boundedText(512)));
 
 const BanBody = body({ targetUserId, reason });
 const TimeoutBody = body({ targetUserId, duration: integer(LIMITS.timeoutMinSeconds, LIMITS.timeoutMaxSeconds), reason });
@@ -24,7 +24,7 @@ function queryInteger(value: string | undefined, name: string, min: number, max:
 }
 
 /** /api/v1/servers: member moderation (kick, bans, timeouts, built-in roles) and the audit log. */
-export const serverModerationRoutes = (domain: Domain, auth: AuthPlugin) =>
+export const moderationRoutes = (domain: Domain, auth: AuthPlugin) =>
   new Elysia({ prefix: "/api/v1/servers" })
     .use(auth)
     .delete(

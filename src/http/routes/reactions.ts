@@ -7,10 +7,10 @@ import { body } from "../schemas.ts";
 const ReactionBody = body({ emoji: v.string("must be a string") });
 
 /**
- * Reactions and pins on channel messages, under /api/v1/messages. The spec's `:channelId` is
+ * Reactions on channel messages, under /api/v1/messages (pins: ./pins.ts). The spec's `:channelId` is
  * named `:id` here: the router needs one name per position across the /api/v1/messages plugins.
  */
-export const messageReactionRoutes = (domain: Domain, auth: AuthPlugin) =>
+export const reactionRoutes = (domain: Domain, auth: AuthPlugin) =>
   new Elysia({ prefix: "/api/v1/messages" })
     .use(auth)
     .put("/:id/reactions/:messageId", ({ user, params, body }) => domain.reactions.toggle(params.id, params.messageId, user, body.emoji), {
@@ -22,7 +22,4 @@ export const messageReactionRoutes = (domain: Domain, auth: AuthPlugin) =>
       ({ user, params }) => domain.reactions.remove(params.id, params.messageId, user, params.emoji),
       { auth: true },
     )
-    .get("/:id/reactions/:messageId", ({ user, params }) => domain.reactions.list(params.id, params.messageId, user), { auth: true })
-    .get("/:id/pins", ({ user, params }) => domain.pins.list(params.id, user), { auth: true })
-    .post("/:id/pins/:messageId", ({ user, params }) => domain.pins.pin(params.id, params.messageId, user), { auth: true })
-    .delete("/:id/pins/:messageId", ({ user, params }) => domain.pins.unpin(params.id, params.messageId, user), { auth: true });
+    .get("/:id/reactions/:messageId", ({ user, params }) => domain.reactions.list(params.id, params.messageId, user), { auth: true });

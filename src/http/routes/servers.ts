@@ -5,17 +5,17 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { body, integer, nonEmptyText } from "../schemas.ts";
+import { body, integer, boundedText } from "../schemas.ts";
 
 const name = v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters"));
-const description = nonEmptyText(1000);
+const description = boundedText(1000);
 
 const CreateBody = body({ name, description: v.optional(description) });
 const UpdateBody = body({ name: v.optional(name), description: v.optional(description) });
 const SettingsBody = body({
   system_channel_id: v.optional(v.nullable(v.pipe(v.string("must be a string"), v.uuid("must be a channel id")))),
   default_notifications: v.optional(v.picklist(["all", "mentions"], "must be all or mentions")),
-  welcome_message: v.optional(nonEmptyText(500)),
+  welcome_message: v.optional(boundedText(500)),
 });
 const BannerOffsetBody = body({ banner_offset: integer(LIMITS.bannerOffsetMin, LIMITS.bannerOffsetMax) });
 const VanityBody = body({

@@ -7,7 +7,7 @@ import { SERVED_TYPES } from "../../domain/shared/uploads.ts";
  * Uploaded files, at the stable paths stored in records (`/uploads/<kind>/<name>`).
  * Only image types are served inline; everything else downloads. Never sniffed.
  */
-export const fileRoutes = (domain: Domain) =>
+export const uploadRoutes = (domain: Domain) =>
   new Elysia().get("/uploads/:kind/:name", async ({ params }) => {
     const path = domain.uploads.fileFor(params.kind, params.name);
     const file = path ? Bun.file(path) : null;

@@ -6,11 +6,11 @@ import { CONNECTION_TYPES } from "../../domain/accounts/users.ts";
 import { password, username } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { body, boolean, integer, nonEmptyText } from "../schemas.ts";
+import { body, boolean, integer, boundedText } from "../schemas.ts";
 
 const ProfileBody = body({
   username: v.optional(username),
-  bio: v.optional(nonEmptyText(LIMITS.bioLength)),
+  bio: v.optional(boundedText(LIMITS.bioLength)),
   banner_offset: v.optional(integer(LIMITS.bannerOffsetMin, LIMITS.bannerOffsetMax)),
 });
 
