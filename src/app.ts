@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import type { Server } from "bun";
 import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
-import { MAX_REQUEST_BODY_BYTES } from "./domain/shared/limits.ts";
+import { LIMITS } from "./domain/shared/limits.ts";
 import { attachGateway, createSocketServer } from "./gateway/gateway.ts";
 import type { GatewayServer } from "./gateway/socket-types.ts";
 import { SocketIoEventBus } from "./gateway/socket-bus.ts";
@@ -44,8 +44,6 @@ import { createLogger, type Logger } from "./log.ts";
 import { resolveJwtSecret } from "./secret.ts";
 import { createStore, type Store } from "./store/store.ts";
 
-/** Bodies that are not multipart uploads are JSON and small. */
-const MAX_JSON_BODY_BYTES = 1024 * 1024;
 /** How long a stop waits for requests in flight before closing connections. */
 const SHUTDOWN_DRAIN_MS = 2000;
 
@@ -90,7 +88,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // size-capped while it streams in, and JSON is depth-bounded before it is parsed.
     .onParse(async ({ request, contentType }) => {
       if (contentType.startsWith("multipart/form-data")) return {};
-      const text = new TextDecoder().decode(await readBodyCapped(request, MAX_JSON_BODY_BYTES));
+      const text = new TextDecoder().decode(await readBodyCapped(request, LIMITS.request.jsonBodyBytes));
       // No body at all reads as an empty object, so schemas name the missing fields.
       if (text.trim() === "") return {};
       return contentType.startsWith("application/json") ? parseJsonBounded(text) : text;
@@ -154,7 +152,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     hostname: config.host,
     websocket,
     idleTimeout,
-    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+    maxRequestBodySize: LIMITS.request.bodyBytes,
   });
   const server = http.server!;
   fanout.setServer(server);

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { MalformedBody } from "./body.ts";
+import { LIMITS } from "../domain/shared/limits.ts";
 
 /** A JSON body: anything but an object is "body: must be a JSON object". */
 export const body = <E extends v.ObjectEntries>(entries: E) =>
@@ -40,6 +41,11 @@ export const queryLimit = (max: number) =>
 
 /** `?q=&limit=` of the message searches (channel, DM, group DM). */
 export const SearchQuery = v.object({
-  q: v.pipe(v.string("is required"), v.trim(), v.minLength(1, "must be 1-200 characters"), v.maxLength(200, "must be 1-200 characters")),
-  limit: queryLimit(100),
+  q: v.pipe(
+    v.string("is required"),
+    v.trim(),
+    v.minLength(1, `must be 1-${LIMITS.message.searchQueryLength} characters`),
+    v.maxLength(LIMITS.message.searchQueryLength, `must be 1-${LIMITS.message.searchQueryLength} characters`),
+  ),
+  limit: queryLimit(LIMITS.message.searchMax),
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MAX_FRAME_BYTES } from "../../src/audio/frames.ts";
+import { LIMITS } from "../../src/domain/shared/limits.ts";
 import { addBot } from "../helpers/bot-platform.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
@@ -113,7 +113,7 @@ describe("bot:audio-data relay", () => {
     const { member, bot, channelId } = await setup();
     const sender = await inVoice(bot.token, channelId);
     const poller = await inVoice(member.token, channelId, ["polling"]);
-    const pcm = frame(MAX_FRAME_BYTES, 11);
+    const pcm = frame(LIMITS.audioFrameBytes, 11);
     const got = waitForEvent(poller, "bot:audio-data");
     expect(await sender.emitWithAck("bot:audio-data", { channelId, pcm: pcm.buffer })).toEqual({ ok: true });
     expect(asBytes((await got).pcm)).toEqual(pcm);
@@ -239,7 +239,7 @@ describe("bot:audio-data relay", () => {
       [{ channelId }, "pcm: must be binary (16-bit PCM)"],
       [{ channelId, pcm: new Uint8Array(0) }, "pcm: must not be empty"],
       [{ channelId, pcm: frame(3841) }, "pcm: must be a whole number of 16-bit samples for 2 channel(s) (a multiple of 4 bytes)"],
-      [{ channelId, pcm: frame(MAX_FRAME_BYTES + 4) }, `pcm: must be at most ${MAX_FRAME_BYTES} bytes`],
+      [{ channelId, pcm: frame(LIMITS.audioFrameBytes + 4) }, `pcm: must be at most ${LIMITS.audioFrameBytes} bytes`],
       [{ channelId, pcm: frame(), sampleRate: 44100 }, "sampleRate: must be one of 8000, 12000, 16000, 24000, 48000"],
       [{ channelId, pcm: frame(), channels: 3 }, "channels: must be one of 1, 2"],
       [{ pcm: frame() }, "channelId: must be a channel id"],

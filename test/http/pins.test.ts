@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, auditEntries, createServer } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
-import { MAX_PINS_PER_CHANNEL } from "../../src/domain/messaging/pins.ts";
+import { LIMITS } from "../../src/domain/shared/limits.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -90,22 +90,22 @@ describe("POST /api/v1/messages/:channelId/pins/:messageId", () => {
     expect((await pin(channelId, messageId, moderator)).status).toBe(200);
   });
 
-  test(`a channel holds at most ${MAX_PINS_PER_CHANNEL} pins`, async () => {
+  test(`a channel holds at most ${LIMITS.message.pinsPerChannel} pins`, async () => {
     const { owner, channelId, messageId } = await community();
     const ids: string[] = [];
-    for (let i = 0; i < MAX_PINS_PER_CHANNEL; i++) {
+    for (let i = 0; i < LIMITS.message.pinsPerChannel; i++) {
       const id = await send(channelId, owner, `m${i}`);
       ids.push(id);
       expect((await pin(channelId, id, owner)).status).toBe(200);
     }
     const full = await pin(channelId, messageId, owner);
     expect(full.status).toBe(400);
-    expect(full.body).toEqual({ error: `This channel already has the maximum of ${MAX_PINS_PER_CHANNEL} pinned messages` });
+    expect(full.body).toEqual({ error: `This channel already has the maximum of ${LIMITS.message.pinsPerChannel} pinned messages` });
     // Re-pinning a pinned message is still fine, and unpinning makes room.
     expect((await pin(channelId, ids[0]!, owner)).status).toBe(200);
     expect((await unpin(channelId, ids[0]!, owner)).status).toBe(200);
     expect((await pin(channelId, messageId, owner)).status).toBe(200);
-    expect((await pins(channelId, owner)).body.length).toBe(MAX_PINS_PER_CHANNEL);
+    expect((await pins(channelId, owner)).body.length).toBe(LIMITS.message.pinsPerChannel);
   });
 });
 

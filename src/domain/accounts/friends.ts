@@ -6,6 +6,7 @@ import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { toPublicUser } from "./users.ts";
 import { isUuid } from "../shared/validation.ts";
+import { LIMITS } from "../shared/limits.ts";
 
 /** An accepted friend, as `GET /friends` lists them. */
 export interface Friend {
@@ -32,7 +33,6 @@ export interface FriendRequest {
 export type Relationship = "none" | "friend" | "incoming" | "outgoing";
 export type FriendSearchResult = PublicUser & { relationship: Relationship };
 
-export const FRIEND_SEARCH_LIMIT = 25;
 
 const toFriend = (row: RelatedUserRow): Friend => ({
   user_id: row.user_id,
@@ -79,7 +79,7 @@ export class Friends {
   }
 
   async search(user: UserRow, q: string): Promise<FriendSearchResult[]> {
-    const rows = await this.store.friends.search(user.id, q, FRIEND_SEARCH_LIMIT);
+    const rows = await this.store.friends.search(user.id, q, LIMITS.account.friendSearchResults);
     return rows.map(({ f_status, f_requester, ...row }) => ({
       ...toPublicUser(row),
       relationship:

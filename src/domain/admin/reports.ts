@@ -10,11 +10,8 @@ import { ApiError, badRequest, forbidden, notFound, tooManyRequests } from "../s
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { RateLimiter } from "../shared/rate-limit.ts";
 import { isUuid } from "../shared/validation.ts";
+import { LIMITS } from "../shared/limits.ts";
 
-export const REPORT_REASON_MAX = 1000;
-export const REPORT_NOTE_MAX = 1000;
-/** New reports one account may file per hour; a duplicate answered with the open one does not count. */
-export const REPORTS_PER_HOUR = 30;
 /** What an administrator did about a report; `user_disabled` disables the reported user. */
 export const REPORT_ACTIONS = ["none", "warned", "user_disabled", "message_deleted"] as const;
 export type ReportAction = (typeof REPORT_ACTIONS)[number];
@@ -90,7 +87,7 @@ export interface ReportInput {
  * administrators list them and close them (resolved or dismissed) with an action and a note.
  */
 export class Reports {
-  private readonly perUser = new RateLimiter(REPORTS_PER_HOUR, 60 * 60_000);
+  private readonly perUser = new RateLimiter(LIMITS.report.perHour, 60 * 60_000);
 
   constructor(
     private readonly store: Store,

@@ -23,6 +23,7 @@
  * - The routing flag may appear several times; all are stripped and the first one routes.
  */
 import { badRequest } from "../shared/errors.ts";
+import { LIMITS } from "../shared/limits.ts";
 
 export const OPTION_TYPES = {
   STRING: 3,
@@ -55,13 +56,8 @@ export type ParsedArgs =
   | { ok: false; error: string };
 
 /** Command and option names (spec Limits). */
-export const COMMAND_NAME_RE = /^[\w-]{1,32}$/;
+export const COMMAND_NAME_RE = new RegExp(`^[\\w-]{1,${LIMITS.commandNameLength}}$`);
 export const ROUTING_FLAG = "__bot";
-export const MAX_OPTION_DESCRIPTION = 100;
-export const MAX_CHOICES = 25;
-export const MAX_CHANNEL_TYPES = 10;
-export const MIN_MAX_LENGTH = 1;
-export const MAX_MAX_LENGTH = 6000;
 
 // ---------------------------------------------------------------------------------------
 // Invocation and routing flag
@@ -83,7 +79,7 @@ function stripRoutingFlag(text: string): { text: string; routeTo: string | null 
   return { text: stripped, routeTo };
 }
 
-const INVOCATION_RE = /^\/([\w-]{1,32})(?=\s|$)/;
+const INVOCATION_RE = new RegExp(`^/([\\w-]{1,${LIMITS.commandNameLength}})(?=\\s|$)`);
 
 /**
  * Recognizes "/name ..." at the start of a message. `routeTo` is the bot user id of a
@@ -118,7 +114,7 @@ interface Token {
 }
 
 const OPEN_QUOTES: Record<string, string> = { '"': '"', "“": "”" };
-const FLAG_RE = /^--([\w-]{1,32})$/;
+const FLAG_RE = new RegExp(`^--([\\w-]{1,${LIMITS.commandNameLength}})$`);
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -403,13 +399,13 @@ export function normalizeOption(input: unknown, index: number): CommandOption {
 
   const { name } = input;
   if (typeof name !== "string") throw badRequest(`${at("name")}: is required`);
-  if (!COMMAND_NAME_RE.test(name)) throw badRequest(`${at("name")}: must be 1-32 letters, digits, _ or -`);
+  if (!COMMAND_NAME_RE.test(name)) throw badRequest(`${at("name")}: must be 1-${LIMITS.commandNameLength} letters, digits, _ or -`);
   const lowered = name.toLowerCase();
   if (lowered === ROUTING_FLAG) throw badRequest(`${at("name")}: __bot is reserved`);
 
   const description = input.description ?? "";
   if (typeof description !== "string") throw badRequest(`${at("description")}: must be a string`);
-  if (description.length > MAX_OPTION_DESCRIPTION) throw badRequest(`${at("description")}: must be at most 100 characters`);
+  if (description.length > LIMITS.optionDescriptionLength) throw badRequest(`${at("description")}: must be at most ${LIMITS.optionDescriptionLength} characters`);
 
   const type = optionTypeCode(input.type);
   const required = input.required ?? false;
@@ -420,16 +416,16 @@ export function normalizeOption(input: unknown, index: number): CommandOption {
   if (present(input.choices)) {
     const choices = input.choices;
     if (!Array.isArray(choices)) throw badRequest(`${at("choices")}: must be an array`);
-    if (choices.length > MAX_CHOICES) throw badRequest(`${at("choices")}: at most 25 choices`);
+    if (choices.length > LIMITS.choicesPerOption) throw badRequest(`${at("choices")}: at most ${LIMITS.choicesPerOption} choices`);
     const normalized = choices.map((choice, k) => {
       const where = at(`choices.${k}`);
       if (!isRecord(choice)) throw badRequest(`${where}: must be an object`);
-      if (typeof choice.name !== "string" || choice.name.length < 1 || choice.name.length > 100) {
-        throw badRequest(`${where}.name: must be 1-100 characters`);
+      if (typeof choice.name !== "string" || choice.name.length < 1 || choice.name.length > LIMITS.bot.choiceNameLength) {
+        throw badRequest(`${where}.name: must be 1-${LIMITS.bot.choiceNameLength} characters`);
       }
       const value = choice.value;
-      if (!(typeof value === "string" && value.length <= 100) && !isFiniteNumber(value)) {
-        throw badRequest(`${where}.value: must be a string (at most 100 characters) or a number`);
+      if (!(typeof value === "string" && value.length <= LIMITS.bot.choiceValueLength) && !isFiniteNumber(value)) {
+        throw badRequest(`${where}.value: must be a string (at most ${LIMITS.bot.choiceValueLength} characters) or a number`);
       }
       return { name: choice.name, value };
     });
@@ -452,14 +448,14 @@ export function normalizeOption(input: unknown, index: number): CommandOption {
     const value = input.max_length;
     if (!isFiniteNumber(value)) throw badRequest(`${at("max_length")}: must be a number`);
     if (type === OPTION_TYPES.STRING) {
-      option.max_length = Math.min(MAX_MAX_LENGTH, Math.max(MIN_MAX_LENGTH, Math.floor(value)));
+      option.max_length = Math.min(LIMITS.stringOptionMaxLength, Math.max(LIMITS.bot.stringOptionMinLength, Math.floor(value)));
     }
   }
 
   if (present(input.channel_types)) {
     const types = input.channel_types;
     if (!Array.isArray(types) || !types.every(isFiniteNumber)) throw badRequest(`${at("channel_types")}: must be an array of numbers`);
-    if (types.length > MAX_CHANNEL_TYPES) throw badRequest(`${at("channel_types")}: at most 10 numbers`);
+    if (types.length > LIMITS.channelTypesPerOption) throw badRequest(`${at("channel_types")}: at most ${LIMITS.channelTypesPerOption} numbers`);
     if (type === OPTION_TYPES.CHANNEL) option.channel_types = [...types];
   }
   return option;

@@ -18,12 +18,7 @@ import type { Access } from "../access/access.ts";
 import { COMMAND_NAME_RE, normalizeOption, type CommandOption } from "./command-args.ts";
 import { ApiError, badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/validation.ts";
-
-export const COMMAND_LIMITS = {
-  globalPerApplication: 50,
-  optionsPerCommand: 25,
-  description: 100,
-} as const;
+import { LIMITS } from "../shared/limits.ts";
 
 /** SPEC.md "Slash command" as the API answers it. */
 export interface Command {
@@ -75,21 +70,21 @@ export interface NormalizedCommand {
 /** `path` prefixes field names in errors: "" for a single command, "3." inside the bulk array. */
 function commandName(value: unknown, path: string): string {
   if (value === undefined || value === null) throw badRequest(`${path}name: is required`);
-  if (typeof value !== "string" || !COMMAND_NAME_RE.test(value)) throw badRequest(`${path}name: must be 1-32 letters, digits, _ or -`);
+  if (typeof value !== "string" || !COMMAND_NAME_RE.test(value)) throw badRequest(`${path}name: must be 1-${LIMITS.commandNameLength} letters, digits, _ or -`);
   return value.toLowerCase();
 }
 
 function commandDescription(value: unknown, path: string): string {
   if (value === undefined || value === null) return "";
   if (typeof value !== "string") throw badRequest(`${path}description: must be a string`);
-  if (value.length > COMMAND_LIMITS.description) throw badRequest(`${path}description: must be at most ${COMMAND_LIMITS.description} characters`);
+  if (value.length > LIMITS.optionDescriptionLength) throw badRequest(`${path}description: must be at most ${LIMITS.optionDescriptionLength} characters`);
   return value;
 }
 
 function commandOptions(value: unknown, path: string): CommandOption[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw badRequest(`${path}options: must be an array`);
-  if (value.length > COMMAND_LIMITS.optionsPerCommand) throw badRequest(`${path}options: at most ${COMMAND_LIMITS.optionsPerCommand} options`);
+  if (value.length > LIMITS.optionsPerCommand) throw badRequest(`${path}options: at most ${LIMITS.optionsPerCommand} options`);
   const options = value.map((option, index) => {
     try {
       return normalizeOption(option, index);
@@ -134,8 +129,8 @@ export class Commands {
     const app = await this.store.applications.findByBotUser(bot.id);
     if (!app) throw notFound("Application");
     if (!Array.isArray(body)) throw badRequest("body: must be an array of commands");
-    if (body.length > COMMAND_LIMITS.globalPerApplication) {
-      throw badRequest(`body: at most ${COMMAND_LIMITS.globalPerApplication} global commands per application`);
+    if (body.length > LIMITS.globalCommandsPerApplication) {
+      throw badRequest(`body: at most ${LIMITS.globalCommandsPerApplication} global commands per application`);
     }
     const commands = body.map((input, index) => normalizeCommand(input, `${index}.`));
     const names = new Set<string>();

@@ -12,6 +12,7 @@ import { computeChannelPermissions, hasPermission } from "../access/permissions.
 import type { Category, Channel } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
+import { LIMITS } from "../shared/limits.ts";
 
 export interface PermissionOverride {
   role_id: string;
@@ -24,7 +25,6 @@ export interface ChannelList {
   categories: Category[];
 }
 
-export const CHANNEL_NAME_MAX = 100;
 
 export const toChannel = (row: ChannelRow): Channel => ({
   id: row.id,
@@ -57,12 +57,12 @@ export function normalizeChannelName(name: string, type: "text" | "voice"): stri
   const trimmed = name.trim();
   const normalized = type === "text" ? trimmed.toLowerCase().replace(/\s+/g, "-") : trimmed;
   if (normalized.length < 1) throw badRequest("name: must not be empty");
-  if (normalized.length > CHANNEL_NAME_MAX) throw badRequest(`name: must be at most ${CHANNEL_NAME_MAX} characters`);
+  if (normalized.length > LIMITS.channel.nameLength) throw badRequest(`name: must be at most ${LIMITS.channel.nameLength} characters`);
   return normalized;
 }
 
 /** The name of a duplicate: `<name>-copy`, cut so it stays within the limit. */
-export const duplicateName = (name: string) => `${name.slice(0, CHANNEL_NAME_MAX - "-copy".length)}-copy`;
+export const duplicateName = (name: string) => `${name.slice(0, LIMITS.channel.nameLength - "-copy".length)}-copy`;
 
 export interface CreateChannelInput {
   name: string;

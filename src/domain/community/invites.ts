@@ -9,6 +9,7 @@ import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { newInviteCode, type Server, type Servers } from "./servers.ts";
 import { isUuid } from "../shared/validation.ts";
+import { LIMITS } from "../shared/limits.ts";
 
 /** The invite object (CONTRACT.md), plus whether it is the server's primary invite. */
 export interface Invite {
@@ -34,9 +35,6 @@ export const toInvite = (row: InviteRow): Invite => ({
   created_by: row.created_by,
   created_at: row.created_at,
 });
-
-/** Longest code we look up: invite codes are 10 characters, vanity codes at most 32. */
-const MAX_CODE_LENGTH = 64;
 
 /**
  * Server invites: any member may create one (the spec has no CREATE_INSTANT_INVITE bit, and
@@ -108,7 +106,7 @@ export class Invites {
    */
   async join(user: UserRow, code: string): Promise<{ server: Server; joined: boolean }> {
     if (user.is_bot === 1) throw forbidden("Bots cannot join servers by invite; a server admin adds them");
-    if (code.length === 0 || code.length > MAX_CODE_LENGTH) throw notFound("Invite");
+    if (code.length === 0 || code.length > LIMITS.invite.codeLength) throw notFound("Invite");
     const redemption = await this.store.invites.redeem(code, user.id);
     switch (redemption.result) {
       case "unknown":

@@ -1,7 +1,7 @@
 import pkg from "../../../package.json" with { type: "json" };
 import type { Store } from "../../store/store.ts";
 import type { PlatformCounts } from "../../store/stats-repo.ts";
-import { LIMITS } from "../shared/limits.ts";
+import { SPEC_LIMITS } from "../shared/limits.ts";
 import type { PlatformSettings } from "../admin/platform-settings.ts";
 import { REGISTRATION_OPEN } from "../accounts/accounts.ts";
 import { REQUIRE_2FA_FOR_APPLICATIONS } from "../bots/applications.ts";
@@ -40,7 +40,7 @@ export class Discovery {
         two_factor: true,
         two_factor_required_for_applications: await this.settings.get(REQUIRE_2FA_FOR_APPLICATIONS),
       },
-      limits: LIMITS,
+      limits: SPEC_LIMITS,
       presence_statuses: PRESENCE_STATUSES,
       permissions: PERMISSIONS,
       default_permissions: {

@@ -11,13 +11,6 @@ import { checkAttachmentFiles, storeAttachmentFiles } from "../messaging/attachm
 import { toFtsMatch } from "../messaging/search-query.ts";
 import { isUuid } from "../shared/validation.ts";
 
-/** Group DM sizes: 2-10 other users at creation; at most 10 besides the owner, ever. */
-export const GROUP_MIN_OTHERS = 2;
-export const GROUP_MAX_OTHERS = 10;
-export const GROUP_ICON_BYTES = LIMITS.serverIconBytes;
-export const DM_PINS_MAX = 50;
-export const DM_CONTENT_MAX = 4000;
-
 export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
 
 /** A DM message: the spec's Message fields plus `conversation_id` (`channel_id` carries the same id). */
@@ -299,8 +292,8 @@ export class Dms {
     const repo = this.store.dms;
     let changed: boolean;
     if (pinned) {
-      const result = await repo.pin(conversation.id, message.id, user.id, DM_PINS_MAX);
-      if (result === "full") throw badRequest(`A conversation can have at most ${DM_PINS_MAX} pinned messages`);
+      const result = await repo.pin(conversation.id, message.id, user.id, LIMITS.dm.pinsPerConversation);
+      if (result === "full") throw badRequest(`A conversation can have at most ${LIMITS.dm.pinsPerConversation} pinned messages`);
       changed = result === "pinned";
     } else {
       changed = await repo.unpin(message.id);
@@ -355,8 +348,8 @@ export class Dms {
 
   async createGroup(owner: UserRow, input: { name?: string | null; member_ids: string[] }): Promise<Conversation> {
     const ids = [...new Set(input.member_ids.map((id) => id.toLowerCase()))].filter((id) => id !== owner.id);
-    if (ids.length < GROUP_MIN_OTHERS || ids.length > GROUP_MAX_OTHERS) {
-      throw badRequest(`member_ids: must name ${GROUP_MIN_OTHERS}-${GROUP_MAX_OTHERS} other users`);
+    if (ids.length < LIMITS.dm.groupMinOthers || ids.length > LIMITS.dm.groupMaxOthers) {
+      throw badRequest(`member_ids: must name ${LIMITS.dm.groupMinOthers}-${LIMITS.dm.groupMaxOthers} other users`);
     }
     for (const id of ids) await this.requireCanMessage(owner, await this.user(id));
     const row = await this.store.dms.createGroup(owner.id, input.name ?? null, ids);
@@ -374,7 +367,7 @@ export class Dms {
 
   async setGroupIcon(caller: UserRow, groupId: string, file: unknown): Promise<Conversation> {
     const group = await this.group(caller, groupId);
-    const { bytes, type } = await readImageUpload("icon", file, GROUP_ICON_BYTES);
+    const { bytes, type } = await readImageUpload("icon", file, LIMITS.dm.groupIconBytes);
     const path = await this.uploads.save("group-icons", bytes, type.ext);
     let previous: string | null;
     try {
@@ -400,9 +393,9 @@ export class Dms {
     const group = await this.group(caller, groupId);
     const target = await this.user(userId);
     await this.requireCanMessage(caller, target);
-    const result = await this.store.dms.addMember(group.id, target.id, GROUP_MAX_OTHERS + 1);
+    const result = await this.store.dms.addMember(group.id, target.id, LIMITS.dm.groupMaxOthers + 1);
     if (result === "exists") throw conflict("That user is already in this group");
-    if (result === "full") throw badRequest(`A group DM can have at most ${GROUP_MAX_OTHERS + 1} members`);
+    if (result === "full") throw badRequest(`A group DM can have at most ${LIMITS.dm.groupMaxOthers + 1} members`);
     await this.publishGroup(group.id, "dm:group:updated");
     return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
   }

@@ -1,6 +1,7 @@
 import type { NewMessage } from "../../store/messages-repo.ts";
 import { badRequest, payloadTooLarge } from "../shared/errors.ts";
 import { SERVED_TYPES, formatBytes, sniffImage, type UploadStore } from "../shared/uploads.ts";
+import { LIMITS } from "../shared/limits.ts";
 
 /**
  * Message attachments, for channel and DM uploads alike: how many files, how big, what type
@@ -8,9 +9,6 @@ import { SERVED_TYPES, formatBytes, sniffImage, type UploadStore } from "../shar
  * written so that a failure leaves no file behind.
  */
 
-/** Files per message (Discord's number). */
-export const MAX_FILES_PER_MESSAGE = 10;
-const MAX_ORIGINAL_NAME = 255;
 
 export type StoredAttachment = NonNullable<NewMessage["attachments"]>[number];
 
@@ -49,18 +47,18 @@ export function fileTypeOf(bytes: Uint8Array, clientName: string): { ext: string
 export function sanitizeFileName(raw: string): string {
   const base = raw.split(/[/\\]/).pop() ?? "";
   const cleaned = base.replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu, "").trim();
-  const chars = Array.from(cleaned).slice(0, MAX_ORIGINAL_NAME).join("").trim();
+  const chars = Array.from(cleaned).slice(0, LIMITS.message.fileNameLength).join("").trim();
   return chars === "" || chars === "." || chars === ".." ? "file" : chars;
 }
 
 /**
- * The form's `files`: at most MAX_FILES_PER_MESSAGE files of at most `maxBytes` each (413
+ * The form's `files`: at most LIMITS.message.filesPerMessage files of at most `maxBytes` each (413
  * otherwise); none is allowed only when `allowNone` (a message that has something else).
  */
 export function checkAttachmentFiles(files: unknown[], maxBytes: number, allowNone: boolean): Blob[] {
   if (files.some((file) => !(file instanceof Blob))) throw badRequest("files: must be files");
   if (files.length === 0 && !allowNone) throw badRequest("files: at least one file is required");
-  if (files.length > MAX_FILES_PER_MESSAGE) throw badRequest(`files: at most ${MAX_FILES_PER_MESSAGE} files per message`);
+  if (files.length > LIMITS.message.filesPerMessage) throw badRequest(`files: at most ${LIMITS.message.filesPerMessage} files per message`);
   if ((files as Blob[]).some((file) => file.size > maxBytes)) throw payloadTooLarge(`Upload too large: the limit is ${formatBytes(maxBytes)}`);
   return files as Blob[];
 }

@@ -30,31 +30,10 @@ import type {
   StringSelectComponent,
 } from "../shared/shapes.ts";
 import { isUuid } from "../shared/validation.ts";
+import { LIMITS } from "../shared/limits.ts";
 
-export const EMBED_LIMITS = {
-  embedsPerMessage: 10,
-  title: 256,
-  description: 4096,
-  fields: 25,
-  fieldName: 256,
-  fieldValue: 1024,
-  footerText: 2048,
-  authorName: 256,
-  totalCharacters: 6000,
-  url: 2048,
-  componentsPerEmbed: 25,
-  buttonLabel: 80,
-  customId: 100,
-  selectOptions: 25,
-  optionLabel: 100,
-  optionValue: 100,
-  optionDescription: 100,
-  placeholder: 150,
-  selectValues: 25,
-  emojiName: 64,
-  emojiId: 64,
-  channelTypes: 10,
-} as const;
+/** The embed limits (docs/embeds.md), from the one table. */
+export const EMBED_LIMITS = LIMITS.embed;
 
 export const BUTTON_STYLES: readonly ButtonStyle[] = ["primary", "secondary", "success", "danger", "link"];
 export const SELECT_CHANNEL_TYPES: readonly SelectChannelType[] = ["text", "voice"];

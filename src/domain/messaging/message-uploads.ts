@@ -11,7 +11,6 @@ import type { UploadStore } from "../shared/uploads.ts";
 import { checkAttachmentFiles, storeAttachmentFiles } from "./attachments.ts";
 import { isUuid, parseInput } from "../shared/validation.ts";
 
-const MAX_URL_LENGTH = 2048;
 
 export interface AttachmentLimits {
   /** Bytes per upload for everyone else. */
@@ -57,7 +56,7 @@ function isHttpUrl(value: string): boolean {
 
 export const httpUrl = v.pipe(
   v.string("must be a string"),
-  v.maxLength(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`),
+  v.maxLength(LIMITS.message.urlLength, `must be at most ${LIMITS.message.urlLength} characters`),
   v.check(isHttpUrl, "must be an http(s) URL"),
 );
 
@@ -66,7 +65,7 @@ const formText = <S extends v.GenericSchema>(schema: S) =>
   v.optional(v.pipe(v.unknown(), v.transform((value) => (value === "" || value === null ? undefined : value)), v.optional(schema)));
 
 const UploadFields = v.object({
-  content: formText(v.pipe(v.string("must be text"), v.maxLength(4000, "must be at most 4000 characters"))),
+  content: formText(v.pipe(v.string("must be text"), v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`))),
   replyTo: formText(v.pipe(v.string("must be text"), v.uuid("must be a message id"))),
   remoteUrl: formText(httpUrl),
 });

@@ -14,8 +14,8 @@ import { toFtsMatch } from "./search-query.ts";
 import type { Attachment, Embed, Message } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
+import { LIMITS } from "../shared/limits.ts";
 
-export const MAX_CONTENT_LENGTH = 4000;
 export const VOICE_CHAT_DISABLED = "Text chat is disabled for this voice channel";
 
 /** `<:name:id>` (and animated `<a:name:id>`) custom emoji markup. */
@@ -412,7 +412,7 @@ export class Messages {
 
   /** Length, @everyone/@here, and custom emojis that exist (another server's need USE_EXTERNAL_EMOJIS). */
   private async checkContent(content: string, context: SendContext): Promise<void> {
-    if (content.length > MAX_CONTENT_LENGTH) throw badRequest(`content: must be at most ${MAX_CONTENT_LENGTH} characters`);
+    if (content.length > LIMITS.message.contentLength) throw badRequest(`content: must be at most ${LIMITS.message.contentLength} characters`);
     if (MASS_MENTION.test(content)) this.requireBit(context.permissions, PERMISSIONS.MENTION_EVERYONE);
     for (const [, name, id] of content.matchAll(CUSTOM_EMOJI)) await checkCustomEmoji(this.store, context, name!, id!, "content");
   }

@@ -8,9 +8,7 @@ import type { Messages } from "./messages.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { channelMessage } from "./reactions.ts";
 import type { Message } from "../shared/shapes.ts";
-
-/** Pins a channel holds at most (Discord's number; the spec sets none). */
-export const MAX_PINS_PER_CHANNEL = 50;
+import { LIMITS } from "../shared/limits.ts";
 
 export interface PinState {
   channelId: string;
@@ -35,8 +33,8 @@ export class Pins {
   /** Idempotent: pinning a pinned message answers the same state, without event or audit. */
   async pin(channelId: string, messageId: string, user: UserRow): Promise<PinState> {
     const { context, message } = await channelMessage(this.store, this.access, channelId, messageId, user.id, PERMISSIONS.MANAGE_MESSAGES);
-    const outcome = await this.store.pins.pin(context.channel.id, message.id, user.id, MAX_PINS_PER_CHANNEL);
-    if (outcome === "full") throw badRequest(`This channel already has the maximum of ${MAX_PINS_PER_CHANNEL} pinned messages`);
+    const outcome = await this.store.pins.pin(context.channel.id, message.id, user.id, LIMITS.message.pinsPerChannel);
+    if (outcome === "full") throw badRequest(`This channel already has the maximum of ${LIMITS.message.pinsPerChannel} pinned messages`);
     const state = { channelId: context.channel.id, messageId: message.id, pinned: true };
     if (outcome === "pinned") {
       this.bus.publish(rooms.channel(context.channel.id), "message:pin", state);

@@ -9,9 +9,7 @@ import { isTimedOut, timedOutError } from "../community/moderation.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
-
-/** The longest Unicode emoji a reaction takes, in UTF-16 code units (long ZWJ families fit). */
-export const MAX_UNICODE_EMOJI_LENGTH = 64;
+import { LIMITS } from "../shared/limits.ts";
 
 /** One emoji "piece": a pictograph, with an optional presentation selector and skin tone. */
 const PIECE = String.raw`(?:\p{Extended_Pictographic}|\p{Emoji_Presentation})\uFE0F?\p{Emoji_Modifier}?`;
@@ -22,9 +20,9 @@ const UNICODE_EMOJI = new RegExp(
 );
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-/** One emoji grapheme of at most MAX_UNICODE_EMOJI_LENGTH code units. Structural, so newer emoji pass. */
+/** One emoji grapheme of at most LIMITS.message.unicodeEmojiLength code units. Structural, so newer emoji pass. */
 export function isUnicodeEmoji(text: string): boolean {
-  if (text.length === 0 || text.length > MAX_UNICODE_EMOJI_LENGTH || !UNICODE_EMOJI.test(text)) return false;
+  if (text.length === 0 || text.length > LIMITS.message.unicodeEmojiLength || !UNICODE_EMOJI.test(text)) return false;
   const segments = graphemes.segment(text)[Symbol.iterator]();
   segments.next();
   return segments.next().done === true;

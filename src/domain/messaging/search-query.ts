@@ -1,6 +1,7 @@
+import { LIMITS } from "../shared/limits.ts";
+
 /** Control characters end an FTS5 string early (NUL) or mean nothing in a search. */
 const CONTROL = /\p{Cc}+/gu;
-const MAX_TOKENS = 32;
 
 /**
  * A user's search text as a safe FTS5 MATCH expression: every whitespace-separated word becomes
@@ -9,7 +10,7 @@ const MAX_TOKENS = 32;
  * searchable is left (the caller answers no results).
  */
 export function toFtsMatch(query: string): string | null {
-  const tokens = query.replace(CONTROL, " ").split(/\s+/).filter(Boolean).slice(0, MAX_TOKENS);
+  const tokens = query.replace(CONTROL, " ").split(/\s+/).filter(Boolean).slice(0, LIMITS.message.searchWords);
   if (tokens.length === 0) return null;
   return tokens.map((token) => `"${token.replaceAll('"', '""')}"`).join(" ");
 }

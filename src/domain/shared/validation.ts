@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { badRequest } from "./errors.ts";
+import { LIMITS } from "./limits.ts";
 
 type Issue = v.BaseIssue<unknown>;
 
@@ -30,15 +31,15 @@ export const uuid = (field: string) =>
 export const username = v.pipe(
   v.string("must be a string"),
   v.trim(),
-  v.minLength(2, "must be 2-32 characters"),
-  v.maxLength(32, "must be 2-32 characters"),
+  v.minLength(LIMITS.account.usernameMin, `must be ${LIMITS.account.usernameMin}-${LIMITS.account.usernameMax} characters`),
+  v.maxLength(LIMITS.account.usernameMax, `must be ${LIMITS.account.usernameMin}-${LIMITS.account.usernameMax} characters`),
   v.regex(/^[A-Za-z0-9_.-]+$/, "may contain only letters, digits, _, . and -"),
 );
 
 export const password = v.pipe(
   v.string("must be a string"),
-  v.minLength(8, "must be at least 8 characters"),
-  v.maxLength(256, "must be at most 256 characters"),
+  v.minLength(LIMITS.account.passwordMin, `must be at least ${LIMITS.account.passwordMin} characters`),
+  v.maxLength(LIMITS.account.passwordMax, `must be at most ${LIMITS.account.passwordMax} characters`),
 );
 
 /** A 6-digit TOTP code; clients sometimes send it as a number. */

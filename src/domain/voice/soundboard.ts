@@ -15,7 +15,6 @@ import { isUuid } from "../shared/validation.ts";
 import type { VoiceRoomMembership } from "./voice-rooms.ts";
 
 /** Sounds one server may hold (the spec sets no number; docs/soundboard.md). */
-export const SOUNDS_PER_SERVER = 50;
 export const DEFAULT_SOUND_ICON = "🎵";
 
 /** One fully-qualified Unicode emoji (RGI: what emoji pickers produce), flags and ZWJ sequences included. */
@@ -130,10 +129,10 @@ export class Soundboard {
           size: bytes.byteLength,
           uploadedBy: user.id,
         },
-        SOUNDS_PER_SERVER,
+        LIMITS.soundboard.soundsPerServer,
       ),
     );
-    if (!row) throw badRequest(`A server can have at most ${SOUNDS_PER_SERVER} soundboard sounds`);
+    if (!row) throw badRequest(`A server can have at most ${LIMITS.soundboard.soundsPerServer} soundboard sounds`);
     await this.audit.record(member.server.id, user.id, "SERVER_SOUNDBOARD_UPLOAD", { type: "sound", id: row.id }, { name, icon });
     const view = await this.store.soundboard.findInServer(member.server.id, row.id);
     return toSound(view ?? { ...row, uploaded_by_username: user.username });

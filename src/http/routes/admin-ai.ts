@@ -2,20 +2,24 @@ import { Elysia, type AnyElysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import type { AiModel } from "../../domain/ai/keys.ts";
-import { AI_LIMITS } from "../../domain/ai/settings.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AdminPlugin } from "../admin-auth.ts";
 import { body, boolean, integer } from "../schemas.ts";
 
-const MODELS_MAX = 50;
-const FLAGS_MAX = 10;
+const { ai } = LIMITS;
 
-const keyName = v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must be 1-100 characters"), v.maxLength(100, "must be 1-100 characters"));
+const keyName = v.pipe(
+  v.string("must be a string"),
+  v.trim(),
+  v.minLength(1, `must be 1-${ai.keyNameLength} characters`),
+  v.maxLength(ai.keyNameLength, `must be 1-${ai.keyNameLength} characters`),
+);
 
 /** An http(s) base URL without credentials (the key has its own field) or a fragment; trailing slashes dropped. */
 const baseUrl = v.pipe(
   v.string("must be a string"),
   v.trim(),
-  v.maxLength(2048, "must be at most 2048 characters"),
+  v.maxLength(ai.keyBaseUrlLength, `must be at most ${ai.keyBaseUrlLength} characters`),
   v.check((value) => {
     try {
       const url = new URL(value);
@@ -27,16 +31,19 @@ const baseUrl = v.pipe(
   v.transform((value) => value.replace(/\/+$/, "")),
 );
 
-const apiKey = v.pipe(v.string("must be a string"), v.trim(), v.maxLength(4096, "must be at most 4096 characters"));
+const apiKey = v.pipe(v.string("must be a string"), v.trim(), v.maxLength(ai.apiKeyLength, `must be at most ${ai.apiKeyLength} characters`));
 
 const modelIdText = v.pipe(
   v.string("must be a string"),
   v.trim(),
-  v.minLength(1, "must be 1-200 characters"),
-  v.maxLength(AI_LIMITS.modelIdLength, "must be 1-200 characters"),
+  v.minLength(1, `must be 1-${ai.modelIdLength} characters`),
+  v.maxLength(ai.modelIdLength, `must be 1-${ai.modelIdLength} characters`),
   v.regex(/^\S+$/, "must not contain spaces"),
 );
-const flag = v.pipe(v.string("must be a string"), v.regex(/^[a-z0-9_-]{1,32}$/, "must be 1-32 of a-z, 0-9, _ and -"));
+const flag = v.pipe(
+  v.string("must be a string"),
+  v.regex(new RegExp(`^[a-z0-9_-]{1,${ai.modelFlagLength}}$`), `must be 1-${ai.modelFlagLength} of a-z, 0-9, _ and -`),
+);
 
 /** A model: its id as a string, or `{id, name?, flags?}`. */
 const model = v.union(
@@ -45,18 +52,18 @@ const model = v.union(
     v.pipe(
       v.object({
         id: modelIdText,
-        name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))),
-        flags: v.optional(v.pipe(v.array(flag), v.maxLength(FLAGS_MAX))),
+        name: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(ai.modelNameLength))),
+        flags: v.optional(v.pipe(v.array(flag), v.maxLength(ai.modelFlags))),
       }),
       v.transform((m): AiModel => ({ id: m.id, name: m.name ?? m.id, flags: [...new Set(m.flags ?? [])] })),
     ),
   ],
-  `must be a model id, or {id, name?: 1-100 characters, flags?: up to ${FLAGS_MAX} of [a-z0-9_-]}`,
+  `must be a model id, or {id, name?: 1-${ai.modelNameLength} characters, flags?: up to ${ai.modelFlags} of [a-z0-9_-]}`,
 );
 const models = v.pipe(
   v.array(model, "must be an array"),
   v.minLength(1, "must list at least one model"),
-  v.maxLength(MODELS_MAX, `must list at most ${MODELS_MAX} models`),
+  v.maxLength(ai.modelsPerKey, `must list at most ${ai.modelsPerKey} models`),
   v.check((list) => new Set(list.map((m) => m.id)).size === list.length, "must not list a model twice"),
 );
 
@@ -71,9 +78,9 @@ const KeyChangesBody = body({
 const SettingsBody = body({
   enabled: v.optional(boolean),
   plus_only: v.optional(boolean),
-  daily_msg_limit: v.optional(integer(0, AI_LIMITS.dailyMsgLimitMax)),
-  max_upload_mb: v.optional(integer(AI_LIMITS.maxUploadMbMin, AI_LIMITS.maxUploadMbMax)),
-  welcome: v.optional(v.pipe(v.string("must be a string"), v.maxLength(AI_LIMITS.welcomeLength, `must be at most ${AI_LIMITS.welcomeLength} characters`))),
+  daily_msg_limit: v.optional(integer(0, ai.dailyMsgLimitMax)),
+  max_upload_mb: v.optional(integer(ai.maxUploadMbMin, ai.maxUploadMbMax)),
+  welcome: v.optional(v.pipe(v.string("must be a string"), v.maxLength(ai.welcomeLength, `must be at most ${ai.welcomeLength} characters`))),
   default_model: v.optional(v.nullable(modelIdText)),
 });
 

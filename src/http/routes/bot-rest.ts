@@ -2,14 +2,13 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
-import { MAX_CONTENT_LENGTH } from "../../domain/messaging/messages.ts";
 import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shared/shapes.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { InviteBody } from "./invites.ts";
 import { body, integer, boundedText, queryLimit } from "../schemas.ts";
 
 const uuid = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
-const content = v.pipe(v.string("must be a string"), v.maxLength(MAX_CONTENT_LENGTH, `must be at most ${MAX_CONTENT_LENGTH} characters`));
+const content = v.pipe(v.string("must be a string"), v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`));
 const embeds = v.nullable(v.array(v.unknown(), "must be an array"));
 
 const SendBody = body({ content: v.optional(content), embeds: v.optional(embeds), reply_to: v.optional(v.nullable(uuid("message"))) });
@@ -27,14 +26,19 @@ const PageQuery = v.object({
   after: v.optional(uuid("message")),
   limit: queryLimit(LIMITS.botMessageListMax),
 });
-const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(boundedText(512))) });
+const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(boundedText(LIMITS.moderation.reasonLength))) });
 
 const ACTIVITY_TYPES: readonly ActivityType[] = ["playing", "listening", "watching", "competing", "custom"];
-const activityText = v.pipe(v.string("must be a string"), v.maxLength(128, "must be at most 128 characters"));
+const activityText = v.pipe(v.string("must be a string"), v.maxLength(LIMITS.bot.activityTextLength, `must be at most ${LIMITS.bot.activityTextLength} characters`));
 const Activity = v.object(
   {
     type: v.picklist(ACTIVITY_TYPES, `must be one of ${ACTIVITY_TYPES.join(", ")}`),
-    name: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must be 1-128 characters"), v.maxLength(128, "must be 1-128 characters")),
+    name: v.pipe(
+      v.string("must be a string"),
+      v.trim(),
+      v.minLength(1, `must be 1-${LIMITS.bot.activityTextLength} characters`),
+      v.maxLength(LIMITS.bot.activityTextLength, `must be 1-${LIMITS.bot.activityTextLength} characters`),
+    ),
     details: v.optional(activityText),
     state: v.optional(activityText),
     started_at: v.optional(integer(0, Number.MAX_SAFE_INTEGER)),

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
-import { DM_CONTENT_MAX, type Dms } from "../../domain/dms/dms.ts";
+import type { Dms } from "../../domain/dms/dms.ts";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { parseInput } from "../../domain/shared/validation.ts";
@@ -14,7 +14,7 @@ const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message
 const content = v.pipe(
   v.string("must be a string"),
   v.check((s) => s.trim().length > 0, "must not be empty"),
-  v.maxLength(DM_CONTENT_MAX, `must be at most ${DM_CONTENT_MAX} characters`),
+  v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`),
 );
 
 export const SendBody = body({ content, reply_to: v.optional(v.nullable(messageId)) });
@@ -24,27 +24,27 @@ export const GifBody = body({
   url: v.pipe(
     v.string("must be a string"),
     v.trim(),
-    v.maxLength(2048, "must be at most 2048 characters"),
+    v.maxLength(LIMITS.message.urlLength, `must be at most ${LIMITS.message.urlLength} characters`),
     v.url("must be an http(s) URL"),
     v.regex(/^https?:\/\//i, "must be an http(s) URL"),
   ),
 });
 export const ReactionBody = body({
-  emoji: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(64, "must be at most 64 characters")),
+  emoji: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(LIMITS.message.unicodeEmojiLength, `must be at most ${LIMITS.message.unicodeEmojiLength} characters`)),
 });
 export const PageQuery = v.pipe(
   v.object({
     before: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
     around: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
-    limit: queryLimit(100),
+    limit: queryLimit(LIMITS.message.pageMax),
   }),
   v.check((q) => !(q.before && q.around), "before and around cannot be combined"),
 );
 export { SearchQuery };
 
-const UploadContent = v.optional(v.pipe(v.string("must be text"), v.maxLength(DM_CONTENT_MAX, `must be at most ${DM_CONTENT_MAX} characters`)), "");
+const UploadContent = v.optional(v.pipe(v.string("must be text"), v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`)), "");
 
-/** Reads the upload form (`files`: 1-10 files of 25 MB each, `content?`) and sends it. */
+/** Reads the upload form (`files`: 1-10 files, 25 MB in all, `content?`) and sends it. */
 export async function sendUpload(dms: Dms, conversation: ConversationRow, user: UserRow, request: Request) {
   // The limit covers the whole upload, as for channel uploads (docs/messages.md).
   const form = await readMultipart(request, LIMITS.attachmentBytes);

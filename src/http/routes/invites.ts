@@ -3,17 +3,15 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, integer } from "../schemas.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
 
-/** 30 days: the longest an invite may live. */
-const MAX_EXPIRES_IN = 30 * 24 * 60 * 60;
-const MAX_USES = 1000;
 
 // The body is optional: no body means an unlimited invite that never expires. Bot REST's
 // invite route takes the same body.
 export const InviteBody = v.optional(
   body({
-    max_uses: v.optional(v.nullable(integer(0, MAX_USES))),
-    expires_in: v.optional(v.nullable(integer(0, MAX_EXPIRES_IN))),
+    max_uses: v.optional(v.nullable(integer(0, LIMITS.invite.maxUses))),
+    expires_in: v.optional(v.nullable(integer(0, LIMITS.invite.maxAgeSeconds))),
   }),
   {},
 );

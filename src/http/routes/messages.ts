@@ -5,7 +5,7 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, queryLimit } from "../schemas.ts";
 
-const content = v.pipe(v.string("must be a string"), v.maxLength(4000, "must be at most 4000 characters"));
+const content = v.pipe(v.string("must be a string"), v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`));
 const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message id"));
 
 const SendBody = body({
@@ -17,7 +17,7 @@ const EditBody = body({ content });
 const ReadBody = body({ message_id: v.optional(messageId) });
 const PageQuery = v.object({
   before: v.optional(v.string()),
-  limit: queryLimit(100),
+  limit: queryLimit(LIMITS.message.pageMax),
 });
 
 /**

@@ -9,7 +9,7 @@ import type { AuthPlugin } from "../auth.ts";
 import { body, integer, boundedText } from "../schemas.ts";
 
 const targetUserId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"));
-const reason = v.optional(v.nullable(boundedText(512)));
+const reason = v.optional(v.nullable(boundedText(LIMITS.moderation.reasonLength)));
 
 const BanBody = body({ targetUserId, reason });
 const TimeoutBody = body({ targetUserId, duration: integer(LIMITS.timeoutMinSeconds, LIMITS.timeoutMaxSeconds), reason });

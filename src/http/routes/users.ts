@@ -15,7 +15,7 @@ const ProfileBody = body({
 });
 
 const PasswordBody = body({
-  currentPassword: v.pipe(v.string("must be a string"), v.maxLength(256, "must be at most 256 characters")),
+  currentPassword: v.pipe(v.string("must be a string"), v.maxLength(LIMITS.account.passwordMax, `must be at most ${LIMITS.account.passwordMax} characters`)),
   newPassword: password,
 });
 
@@ -29,11 +29,16 @@ const NotificationsBody = body({
 
 const ConnectionBody = body({
   type: v.picklist(CONNECTION_TYPES, `must be one of ${CONNECTION_TYPES.join(", ")}`),
-  name: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters")),
+  name: v.pipe(
+    v.string("must be a string"),
+    v.trim(),
+    v.minLength(1, "must not be empty"),
+    v.maxLength(LIMITS.account.connectionNameLength, `must be at most ${LIMITS.account.connectionNameLength} characters`),
+  ),
   url: v.optional(
     v.pipe(
       v.string("must be a string"),
-      v.maxLength(512, "must be at most 512 characters"),
+      v.maxLength(LIMITS.account.connectionUrlLength, `must be at most ${LIMITS.account.connectionUrlLength} characters`),
       v.regex(/^https?:\/\/[^\s]+$/i, "must be an http(s) URL"),
     ),
   ),

@@ -5,9 +5,9 @@ import { unauthorized } from "../../domain/shared/errors.ts";
 import { parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body } from "../schemas.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
 
-const NAME_MAX = 80;
-const URL_MAX = 2048;
+const { nameLength: NAME_MAX, avatarUrlLength: URL_MAX } = LIMITS.webhook;
 
 const name = v.pipe(
   v.string("must be a string"),
