@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { LIMITS } from "../../src/domain/shared/limits.ts";
 import { createBot } from "../helpers/bots.ts";
 import { addBot, community, joinedSocket, registerCommands, say } from "../helpers/bot-platform.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
@@ -213,5 +214,42 @@ describe("interaction:response refusals", () => {
     await sleep(20);
     botSocket.close();
     memberSocket.close();
+  });
+});
+
+describe("the message content limit on the gateway's bot events", () => {
+  test(`bot:send_message, bot:edit_message and interaction:response take ${LIMITS.message.contentLength} characters, not one more; a refusal stores nothing`, async () => {
+    const { owner, member, serverId, channelId } = await community(server);
+    const bot = await addBot(server, owner, serverId);
+    await registerCommands(server, bot, [{ name: "ping", description: "Ping" }]);
+    const botSocket = await server.connect(bot.token);
+    const max = LIMITS.message.contentLength;
+    const tooLong = { ok: false, error: `content: must be at most ${max} characters` };
+    const longest = "x".repeat(max);
+
+    expect(await botSocket.emitWithAck("bot:send_message", { channel_id: channelId, content: longest + "y" })).toEqual(tooLong);
+    const sent = await botSocket.emitWithAck("bot:send_message", { channel_id: channelId, content: longest });
+    expect(sent.ok).toBe(true);
+    expect(sent.message.content).toBe(longest);
+
+    expect(await botSocket.emitWithAck("bot:edit_message", { message_id: sent.message_id, content: longest + "y" })).toEqual(tooLong);
+    expect((await botSocket.emitWithAck("bot:edit_message", { message_id: sent.message_id, content: "x".repeat(max - 1) })).ok).toBe(true);
+
+    const delivered = waitForEvent(botSocket, "interaction:create");
+    expect((await say(server, member, channelId, "/ping")).status).toBe(201);
+    const interaction = await delivered;
+    const respond = (content: string) => botSocket.emitWithAck("interaction:response", { interaction_id: interaction.id, channel_id: channelId, content });
+    expect(await respond(longest + "y")).toEqual(tooLong);
+    expect((await server.app.store.interactions.findById(interaction.id))!.responded_at).toBeNull();
+    expect((await respond(longest)).ok).toBe(true);
+
+    // The same schema answers REST the same way.
+    const rest = await server.api("POST", `/api/v1/oauth2/bot/channels/${channelId}/messages`, { token: bot.token, body: { content: longest + "y" } });
+    expect(rest.status).toBe(400);
+    expect(rest.body).toEqual({ error: tooLong.error });
+    // Stored: the first send, the command line and the response; nothing refused.
+    const history = await server.api("GET", `/api/v1/messages/${channelId}`, { token: owner.token });
+    expect(history.body.map((m: { content: string }) => m.content.length)).toEqual([max, "/ping".length, max - 1]);
+    botSocket.close();
   });
 });

@@ -7,14 +7,9 @@ import type { Dms, DmMessage } from "../dms/dms.ts";
 import type { MessagePage, Messages } from "../messaging/messages.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
 import type { Activity, Channel, Message, PresenceStatus, PublicUser } from "../shared/shapes.ts";
+import type { MessageBodyInput, SendMessageInput } from "../messaging/message-schemas.ts";
 
-export interface BotMessageInput {
-  content?: string;
-  embeds?: unknown[] | null;
-  reply_to?: string | null;
-}
-
-const hasBody = (input: { content?: string; embeds?: unknown[] | null }) =>
+const hasBody = (input: MessageBodyInput) =>
   (input.content !== undefined && input.content.trim() !== "") || (input.embeds !== undefined && input.embeds !== null && input.embeds.length > 0);
 
 /**
@@ -32,13 +27,13 @@ export class BotRest {
     private readonly users: Users,
   ) {}
 
-  send(channelId: string, bot: UserRow, input: BotMessageInput): Promise<Message> {
+  send(channelId: string, bot: UserRow, input: SendMessageInput): Promise<Message> {
     // Messages.send refuses a message with neither content nor embeds (spec "Errors" 5).
     return this.messages.send(channelId, bot, input);
   }
 
   /** A bot edits only its own messages, even when its role holds MANAGE_MESSAGES. */
-  async edit(channelId: string, messageId: string, bot: UserRow, input: { content?: string; embeds?: unknown[] | null }): Promise<Message> {
+  async edit(channelId: string, messageId: string, bot: UserRow, input: MessageBodyInput): Promise<Message> {
     if (input.content === undefined && input.embeds === undefined) throw badRequest("An edit needs content or embeds");
     return this.messages.edit(messageId, bot, input, { channelId, ownOnly: true });
   }
@@ -53,7 +48,7 @@ export class BotRest {
   }
 
   /** A DM through the shared conversations; the target must share a server with the bot. */
-  async dm(targetUserId: string, bot: UserRow, input: { content?: string; embeds?: unknown[] | null }): Promise<DmMessage> {
+  async dm(targetUserId: string, bot: UserRow, input: MessageBodyInput): Promise<DmMessage> {
     if (!hasBody(input)) throw badRequest("A message needs content or embeds");
     const { conversation } = await this.dms.openDm(bot, targetUserId);
     return this.dms.send(conversation, bot, { content: input.content ?? "", embeds: input.embeds });

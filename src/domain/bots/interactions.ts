@@ -4,6 +4,7 @@
  * Every message written here goes through `Messages.send` / `edit` / `delete`, so the bot
  * paths obey exactly the rules the REST paths do. Notes: docs/interactions.md.
  */
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { InteractionRow } from "../../store/interactions-repo.ts";
 import type { MessageRow } from "../../store/messages-repo.ts";
@@ -17,17 +18,41 @@ import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import type { Message } from "../shared/shapes.ts";
 import { isUuid } from "../shared/validation.ts";
+import { LIMITS } from "../shared/limits.ts";
+import { MessageBody } from "../messaging/message-schemas.ts";
 
-export interface MessageInput {
-  content?: string;
-  embeds?: unknown;
-}
+const Id = (what: string) => v.pipe(v.string(`must be ${what} id`), v.uuid(`must be ${what} id`));
+const { customIdLength } = LIMITS.bot;
 
-export interface ComponentPress {
-  message_id: string;
-  custom_id: string;
-  values?: unknown;
-}
+/**
+ * The payloads of the bot events and component presses (the gateway parses them with these);
+ * the message fields are the ones every message path shares (../messaging/message-schemas.ts).
+ */
+export const InteractionResponse = v.object(
+  { interaction_id: Id("an interaction"), channel_id: Id("a channel"), ...MessageBody.entries },
+  "must be an object {interaction_id, channel_id, content?, embeds?}",
+);
+export const BotSendMessage = v.object({ channel_id: Id("a channel"), ...MessageBody.entries }, "must be an object {channel_id, content?, embeds?}");
+export const BotEditMessage = v.object(
+  { message_id: Id("a message"), channel_id: v.optional(Id("a channel")), ...MessageBody.entries },
+  "must be an object {message_id, channel_id?, content?, embeds?}",
+);
+export const BotDeleteMessage = v.object(
+  { message_id: Id("a message"), channel_id: v.optional(Id("a channel")) },
+  "must be an object {message_id, channel_id?}",
+);
+export const ComponentPress = v.object(
+  {
+    message_id: Id("a message"),
+    custom_id: v.pipe(
+      v.string("must be a string"),
+      v.minLength(1, "must not be empty"),
+      v.maxLength(customIdLength, `must be at most ${customIdLength} characters`),
+    ),
+    values: v.optional(v.unknown()),
+  },
+  "must be an object {message_id, custom_id, values?}",
+);
 
 /** Responses, the bot-only message events and component presses. */
 export class Interactions {
@@ -42,7 +67,7 @@ export class Interactions {
    * `interaction:response`: the bot that received the interaction answers in its channel, as
    * an ordinary bot message (every send rule applies). Later responses are follow-ups.
    */
-  async respond(bot: UserRow, input: { interaction_id: string; channel_id: string } & MessageInput): Promise<Message> {
+  async respond(bot: UserRow, input: v.InferOutput<typeof InteractionResponse>): Promise<Message> {
     this.requireBot(bot);
     const interaction = await this.findInteraction(input.interaction_id);
     if (interaction.bot_user_id !== bot.id) throw forbidden("This interaction was delivered to another bot");
@@ -53,20 +78,20 @@ export class Interactions {
   }
 
   /** `bot:send_message`. */
-  async send(bot: UserRow, input: { channel_id: string } & MessageInput): Promise<Message> {
+  async send(bot: UserRow, input: v.InferOutput<typeof BotSendMessage>): Promise<Message> {
     this.requireBot(bot);
     return this.messages.send(input.channel_id, bot, { content: input.content, embeds: input.embeds });
   }
 
   /** `bot:edit_message`: the bot's own messages only; the message then has `updated_at` set. */
-  async edit(bot: UserRow, input: { message_id: string; channel_id?: string } & MessageInput): Promise<Message> {
+  async edit(bot: UserRow, input: v.InferOutput<typeof BotEditMessage>): Promise<Message> {
     this.requireBot(bot);
     if (input.content === undefined && input.embeds === undefined) throw badRequest("A message edit needs content or embeds");
     return this.messages.edit(input.message_id, bot, { content: input.content, embeds: input.embeds }, { channelId: input.channel_id, ownOnly: true });
   }
 
   /** `bot:delete_message`: the bot's own messages only. */
-  async delete(bot: UserRow, input: { message_id: string; channel_id?: string }): Promise<void> {
+  async delete(bot: UserRow, input: v.InferOutput<typeof BotDeleteMessage>): Promise<void> {
     this.requireBot(bot);
     await this.messages.delete(input.message_id, bot, { channelId: input.channel_id, ownOnly: true });
   }
@@ -76,7 +101,7 @@ export class Interactions {
    * the channel; the values must fit the component (a channel select's values must be channels
    * of the same server the presser can see). The interaction goes to the authoring bot alone.
    */
-  async press(user: UserRow, input: ComponentPress): Promise<{ interaction_id: string }> {
+  async press(user: UserRow, input: v.InferOutput<typeof ComponentPress>): Promise<{ interaction_id: string }> {
     const row = await this.findMessage(input.message_id);
     const { channel } = await this.access.requireChannel(row.channel_id, user.id);
     const component = findComponent(JSON.parse(row.embeds), input.custom_id);

@@ -15,6 +15,7 @@ import type { Attachment, Embed, Message } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
+import type { MessageBodyInput, SendMessageInput } from "./message-schemas.ts";
 
 export const VOICE_CHAT_DISABLED = "Text chat is disabled for this voice channel";
 
@@ -76,15 +77,15 @@ interface CheckedMessage {
   replyTo: string | null;
 }
 
-export interface SendInput {
-  content?: string;
+/** A send: the REST payload as its schema outputs it, plus what other senders bring. */
+export type SendInput = Omit<SendMessageInput, "embeds"> & {
+  /** As the send schemas check it (an array or null); a webhook's is anything, normalized leniently. */
   embeds?: unknown;
-  reply_to?: string | null;
   /** Files already stored by the caller (uploads); removed again if the send is refused. */
   attachments?: NewMessage["attachments"];
   /** Webhook execution accepts Discord-style embed shapes and normalizes them. */
   lenientEmbeds?: boolean;
-}
+};
 
 /**
  * Narrows an edit or delete: the message must be in `channelId` (404 otherwise), and with
@@ -278,7 +279,7 @@ export class Messages {
    * The author edits their own message; a member with MANAGE_MESSAGES may edit another's
    * (audited as MESSAGE_EDIT). Content and embeds go through the same rules as sending.
    */
-  async edit(messageId: string, user: UserRow, input: { content?: string; embeds?: unknown }, scope: MessageScope = {}): Promise<Message> {
+  async edit(messageId: string, user: UserRow, input: MessageBodyInput, scope: MessageScope = {}): Promise<Message> {
     const row = await this.find(messageId, scope);
     const context = await this.access.requireChannel(row.channel_id, user.id);
     const own = row.user_id === user.id && row.webhook_id === null;

@@ -6,14 +6,12 @@ import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shared/shapes
 import type { AuthPlugin } from "../auth.ts";
 import { InviteBody } from "./invites.ts";
 import { body, integer, boundedText, queryLimit } from "../schemas.ts";
+import { MessageBody, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
 
 const uuid = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
-const content = v.pipe(v.string("must be a string"), v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`));
-const embeds = v.nullable(v.array(v.unknown(), "must be an array"));
-
-const SendBody = body({ content: v.optional(content), embeds: v.optional(embeds), reply_to: v.optional(v.nullable(uuid("message"))) });
-const EditBody = body({ content: v.optional(content), embeds: v.optional(embeds) });
-const DmBody = body({ content: v.optional(content), embeds: v.optional(embeds) });
+const SendBody = body(SendMessageBody.entries);
+const EditBody = body(MessageBody.entries);
+const DmBody = body(MessageBody.entries);
 const BulkDeleteBody = body({
   message_ids: v.pipe(
     v.array(uuid("message"), "must be an array of message ids"),

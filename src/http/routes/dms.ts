@@ -9,16 +9,10 @@ import type { UserRow } from "../../store/users-repo.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { SearchQuery, body, queryLimit } from "../schemas.ts";
+import { dmContent, messageId } from "../../domain/messaging/message-schemas.ts";
 
-const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message id"));
-const content = v.pipe(
-  v.string("must be a string"),
-  v.check((s) => s.trim().length > 0, "must not be empty"),
-  v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`),
-);
-
-export const SendBody = body({ content, reply_to: v.optional(v.nullable(messageId)) });
-export const EditBody = body({ content });
+export const SendBody = body({ content: dmContent, reply_to: v.optional(v.nullable(messageId)) });
+export const EditBody = body({ content: dmContent });
 export const ReadBody = v.optional(body({ message_id: v.optional(messageId) }), {});
 export const GifBody = body({
   url: v.pipe(

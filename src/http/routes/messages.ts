@@ -4,16 +4,10 @@ import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, queryLimit } from "../schemas.ts";
+import { messageContent, messageId, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
 
-const content = v.pipe(v.string("must be a string"), v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`));
-const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message id"));
-
-const SendBody = body({
-  content: v.optional(content),
-  embeds: v.optional(v.nullable(v.array(v.unknown(), "must be an array"))),
-  reply_to: v.optional(v.nullable(messageId)),
-});
-const EditBody = body({ content });
+const SendBody = body(SendMessageBody.entries);
+const EditBody = body({ content: messageContent });
 const ReadBody = body({ message_id: v.optional(messageId) });
 const PageQuery = v.object({
   before: v.optional(v.string()),
