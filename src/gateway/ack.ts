@@ -1,5 +1,5 @@
 import { ApiError } from "../domain/shared/errors.ts";
-import type { Ack, ClientToServerEvents } from "../domain/shared/events.ts";
+import type { Ack, ClientToServerEvents } from "./client-events.ts";
 import type { Logger } from "../log.ts";
 import type { GatewaySocket } from "./socket-types.ts";
 

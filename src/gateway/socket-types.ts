@@ -1,5 +1,6 @@
 import type { Server, Socket } from "socket.io";
-import type { ClientToServerEvents, ServerToClientEvents } from "../domain/shared/events.ts";
+import type { ServerToClientEvents } from "../domain/shared/events.ts";
+import type { ClientToServerEvents } from "./client-events.ts";
 
 /** What the handshake stores on every socket: the account behind it. */
 export interface SocketData {

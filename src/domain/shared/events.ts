@@ -115,9 +115,6 @@ export interface VoiceParticipant {
 export type GatewayEventName = keyof ServerToClientEvents;
 export type GatewayPayload<E extends GatewayEventName> = Parameters<ServerToClientEvents[E]>[0];
 
-/** Every ack answers `{ok: true, ...}` or `{ok: false, error}` (CONTRACT.md, "Gateway"). */
-export type Ack<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
-
 /** Room names, in one place so the domain and the gateway agree. */
 export const rooms = {
   user: (userId: string) => `user:${userId}`,
@@ -142,65 +139,4 @@ export interface EventBus {
   disconnect(selector: string): void;
   /** The users with at least one socket in `room` (each once). */
   usersIn(room: string): Promise<string[]>;
-}
-
-/**
- * What clients emit (SPEC.md "Gateway - events the bot emits", plus `message:component`).
- * The payload types are what a well-behaved client sends; the server still validates every one.
- */
-export interface ClientToServerEvents {
-  "server:join": (serverId: string, ack?: (ack: Ack) => void) => void;
-  "server:leave": (serverId: string, ack?: (ack: Ack) => void) => void;
-  "channel:join": (channelId: string, ack?: (ack: Ack) => void) => void;
-  "channel:leave": (channelId: string, ack?: (ack: Ack) => void) => void;
-  "interaction:response": (
-    payload: { interaction_id: string; channel_id: string; content?: string; embeds?: unknown[] },
-    ack?: (ack: Ack<{ message_id: string; message: Message }>) => void,
-  ) => void;
-  "bot:send_message": (
-    payload: { channel_id: string; content?: string; embeds?: unknown[] },
-    ack?: (ack: Ack<{ message_id: string; message: Message }>) => void,
-  ) => void;
-  "bot:edit_message": (
-    payload: { message_id: string; channel_id?: string; content?: string; embeds?: unknown[] },
-    ack?: (ack: Ack<{ message_id: string; message: Message }>) => void,
-  ) => void;
-  "bot:delete_message": (payload: { message_id: string; channel_id?: string }, ack?: (ack: Ack) => void) => void;
-  "message:component": (
-    payload: { message_id: string; custom_id: string; values?: string[] },
-    ack?: (ack: Ack) => void,
-  ) => void;
-  "voice:join": (payload: { channelId: string }, ack?: (ack: Ack) => void) => void;
-  "voice:leave": (ack?: (ack: Ack) => void) => void;
-  "voice:raise-hand": (payload: { channelId: string }, ack?: (ack: Ack) => void) => void;
-  "voice:lower-hand": (payload: { channelId: string; targetUserId?: string }, ack?: (ack: Ack) => void) => void;
-  "voice:set-meeting-role": (
-    payload: { channelId: string; userId: string; role: "audience" | "speaker" },
-    ack?: (ack: Ack) => void,
-  ) => void;
-  "voice:state": (payload: { muted?: boolean; deafened?: boolean; video?: boolean }, ack?: (ack: Ack) => void) => void;
-  "voice:signal": (payload: { to: string; [key: string]: unknown }, ack?: (ack: Ack) => void) => void;
-  // Hearth additions (docs/voice.md): the speaking indicator and voice moderation.
-  "voice:speaking": (payload: { speaking: boolean }, ack?: (ack: Ack) => void) => void;
-  "voice:server-mute": (payload: { userId: string; muted: boolean }, ack?: (ack: Ack) => void) => void;
-  "voice:server-deafen": (payload: { userId: string; deafened: boolean }, ack?: (ack: Ack) => void) => void;
-  "voice:move": (payload: { userId: string; channelId: string }, ack?: (ack: Ack) => void) => void;
-  "voice:disconnect": (payload: { userId: string }, ack?: (ack: Ack) => void) => void;
-  "bot:voice-query": (payload: { userId: string; serverId: string }, ack?: (ack: Ack) => void) => void;
-  "bot:voice-participants": (payload: { channelId: string }, ack?: (ack: Ack) => void) => void;
-  "bot:audio-data": (
-    payload: { channelId: string; pcm: ArrayBuffer | ArrayBufferView; sampleRate?: number; channels?: number },
-    ack?: (ack: Ack) => void,
-  ) => void;
-  "typing:start": (channelId: string, ack?: (ack: Ack) => void) => void;
-  "typing:stop": (channelId: string, ack?: (ack: Ack) => void) => void;
-  "dm:typing:start": (payload: { conversationId: string }, ack?: (ack: Ack) => void) => void;
-  "dm:typing:stop": (payload: { conversationId: string }, ack?: (ack: Ack) => void) => void;
-  // Hearth extensions: DM calls (docs/dm-calls.md).
-  "dm:call-start": (payload: { conversationId: string }, ack?: (ack: Ack<{ callId: string; conversationId: string }>) => void) => void;
-  "dm:call-accept": (payload: { callId: string }, ack?: (ack: Ack<{ callId: string }>) => void) => void;
-  "dm:call-decline": (payload: { callId: string }, ack?: (ack: Ack<{ callId: string }>) => void) => void;
-  "dm:call-end": (payload: { callId: string }, ack?: (ack: Ack<{ callId: string }>) => void) => void;
-  "dm:call-signal": (payload: { callId: string; to: string; [key: string]: unknown }, ack?: (ack: Ack<{ callId: string }>) => void) => void;
-  "status:set": (payload: { status: PresenceStatus }, ack?: (ack: Ack<{ status: PresenceStatus }>) => void) => void;
 }

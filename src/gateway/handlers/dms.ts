@@ -1,12 +1,7 @@
-import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { parseInput } from "../../domain/shared/validation.ts";
 import type { ClientEventHandler, ClientEventTable } from "../ack.ts";
-
-const TypingPayload = v.object(
-  { conversationId: v.pipe(v.string("must be a conversation id"), v.uuid("must be a conversation id")) },
-  "must be an object {conversationId}",
-);
+import { DmTyping } from "../client-events.ts";
 
 /**
  * `dm:typing:start` / `dm:typing:stop {conversationId}`: relayed to the other members' user rooms
@@ -16,7 +11,7 @@ export function dmEvents(domain: Domain): ClientEventTable {
   const typing =
     (start: boolean): ClientEventHandler =>
     async (socket, payload) => {
-      const { conversationId } = parseInput(TypingPayload, payload, "payload");
+      const { conversationId } = parseInput(DmTyping, payload, "payload");
       await domain.dms.typing(socket.data.userId, socket.data.username, conversationId, start);
       return { conversationId };
     };

@@ -1,9 +1,7 @@
-import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { parseInput } from "../../domain/shared/validation.ts";
 import type { ClientEventHandler, ClientEventTable } from "../ack.ts";
-
-const ChannelId = v.pipe(v.string("must be a channel id"), v.uuid("must be a channel id"));
+import { ChannelId } from "../client-events.ts";
 
 /** `typing:start` / `typing:stop <channelId>`: relayed to the channel room as `{userId, username, channelId}`. */
 export function typingEvents(domain: Domain): ClientEventTable {
