@@ -12,21 +12,6 @@ export const body = <E extends v.ObjectEntries>(entries: E) =>
     v.object(entries, "must be a JSON object"),
   );
 
-/** A string of at most `max` characters; empty is allowed (it clears a bio, a topic, a reason). */
-export const boundedText = (max: number) =>
-  v.pipe(v.string("must be a string"), v.maxLength(max, `must be at most ${max} characters`));
-
-export const boolean = v.boolean("must be a boolean");
-
-/** A bounded integer, from JSON. */
-export const integer = (min: number, max: number) =>
-  v.pipe(
-    v.number("must be a number"),
-    v.integer("must be an integer"),
-    v.minValue(min, `must be between ${min} and ${max}`),
-    v.maxValue(max, `must be between ${min} and ${max}`),
-  );
-
 /** A query-string integer in 1..max; out of range is a 400, never clamped (CONTRACT.md). */
 export const queryLimit = (max: number) =>
   v.optional(

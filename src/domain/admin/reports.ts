@@ -11,6 +11,7 @@ import { PERMISSIONS } from "../access/permission-bits.ts";
 import { RateLimiter } from "../shared/rate-limit.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
+import type { NewReportInput } from "./report-schemas.ts";
 
 /** What an administrator did about a report; `user_disabled` disables the reported user. */
 export const REPORT_ACTIONS = ["none", "warned", "user_disabled", "message_deleted"] as const;
@@ -76,12 +77,6 @@ const toAdminReport = (row: ReportRow): AdminReport => ({
   resolved_by: who(row.resolved_by, row.resolved_by_username),
 });
 
-export interface ReportInput {
-  message_id?: string;
-  user_id?: string;
-  reason: string;
-}
-
 /**
  * Reports (docs/reports.md): a user reports a message they can see, or a user, with a reason;
  * administrators list them and close them (resolved or dismissed) with an action and a note.
@@ -99,7 +94,7 @@ export class Reports {
   ) {}
 
   /** Files a report (`created`), or answers the caller's open report about the same target. */
-  async file(user: UserRow, input: ReportInput): Promise<{ created: boolean; report: OwnReport }> {
+  async file(user: UserRow, input: NewReportInput): Promise<{ created: boolean; report: OwnReport }> {
     if (user.is_bot) throw forbidden("Bots cannot file reports");
     if ((input.message_id === undefined) === (input.user_id === undefined)) {
       throw badRequest("body: give exactly one of message_id or user_id");

@@ -7,12 +7,13 @@ import { badRequest, conflict, notFound } from "../shared/errors.ts";
 import { accessRefusal, requireAccess, unavailable } from "./access.ts";
 import { toConversation, toMessage, type AiConversation, type AiConversations, type AiMessage } from "./conversations.ts";
 import { EventQueue } from "./event-queue.ts";
-import type { AiKeys, AiModel, ModelRoute } from "./keys.ts";
+import type { AiKeys, ModelRoute } from "./keys.ts";
 import { ProviderError, streamChatCompletion, type ContentPart, type ProviderMessage } from "./provider.ts";
 import { dailyLimitReached, utcDay } from "./quota.ts";
 import type { AiSettings, AiSettingsValues } from "./settings.ts";
 import type { ActiveStream, ReplyStreams } from "./reply-streams.ts";
 import { toUploadView, type AiUploads } from "./uploads.ts";
+import type { AiModel, TurnInput } from "./schemas.ts";
 
 /** Earlier messages sent to the provider with a turn (the turn included). */
 export const MAX_CONTEXT_MESSAGES = 40;
@@ -33,13 +34,6 @@ export interface AiConfig {
   welcome: string;
   daily_msg_limit: number;
   max_upload_mb: number;
-}
-
-export interface TurnInput {
-  conversation_id: string;
-  content?: string;
-  model_id?: string;
-  attachments?: { url: string }[];
 }
 
 /** One server-sent event of a turn. */

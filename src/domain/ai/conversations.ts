@@ -8,6 +8,7 @@ import type { AiKeys } from "./keys.ts";
 import type { AiSettings } from "./settings.ts";
 import type { ReplyStreams } from "./reply-streams.ts";
 import type { AiUploadView } from "./uploads.ts";
+import type { ConversationInput } from "./schemas.ts";
 
 export interface AiConversation {
   id: string;
@@ -48,12 +49,6 @@ export const toMessage = (row: AiMessageRow): AiMessage => ({
   images: JSON.parse(row.images) as { url: string }[],
   created_at: row.created_at,
 });
-
-/** `{title?, model_id?}` after validation: null clears, undefined leaves as is. */
-export interface ConversationInput {
-  title?: string | null;
-  model_id?: string | null;
-}
 
 /** A user's AI conversations and their history (docs/ai.md#conversations). */
 export class AiConversations {

@@ -13,6 +13,7 @@ import type { Category, Channel } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
+import type { ChannelChangesInput, ChannelPlacementInput, NewChannelInput } from "./channel-schemas.ts";
 
 export interface PermissionOverride {
   role_id: string;
@@ -64,30 +65,6 @@ export function normalizeChannelName(name: string, type: "text" | "voice"): stri
 /** The name of a duplicate: `<name>-copy`, cut so it stays within the limit. */
 export const duplicateName = (name: string) => `${name.slice(0, LIMITS.channel.nameLength - "-copy".length)}-copy`;
 
-export interface CreateChannelInput {
-  name: string;
-  type: "text" | "voice";
-  category_id?: string | null;
-  is_meeting?: boolean;
-  chat_enabled?: boolean;
-}
-
-export interface UpdateChannelInput {
-  name?: string;
-  category_id?: string | null;
-  topic?: string | null;
-  slowmode?: number;
-  nsfw?: boolean;
-  is_meeting?: boolean;
-  chat_enabled?: boolean;
-}
-
-export interface ChannelPlacementInput {
-  id: string;
-  position: number;
-  category_id?: string | null;
-}
-
 /**
  * Channels, categories and their permission overrides. Management needs MANAGE_CHANNELS
  * server-wide (overrides: MANAGE_ROLES), and a route on one channel also needs the caller to
@@ -138,7 +115,7 @@ export class Channels {
     return toChannel((await this.access.requireChannel(channelId, user.id)).channel);
   }
 
-  async create(serverId: string, user: UserRow, input: CreateChannelInput): Promise<Channel> {
+  async create(serverId: string, user: UserRow, input: NewChannelInput): Promise<Channel> {
     const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
     const name = normalizeChannelName(input.name, input.type);
     if (input.type === "text") this.refuseVoiceFlags(input);
@@ -165,7 +142,7 @@ export class Channels {
     return channel;
   }
 
-  async update(channelId: string, user: UserRow, input: UpdateChannelInput & { type?: unknown }): Promise<Channel> {
+  async update(channelId: string, user: UserRow, input: ChannelChangesInput): Promise<Channel> {
     const { channel } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_CHANNELS);
     if (input.type !== undefined) throw badRequest("type cannot be changed");
     if (channel.type === "text") this.refuseVoiceFlags(input);

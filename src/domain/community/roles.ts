@@ -1,5 +1,5 @@
 import type { Store } from "../../store/store.ts";
-import type { MovedRole, RoleChanges, RoleRow } from "../../store/roles-repo.ts";
+import type { MovedRole, RoleRow } from "../../store/roles-repo.ts";
 import type { Access, MemberContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
 import { badRequest, forbidden, notFound } from "../shared/errors.ts";
@@ -8,6 +8,7 @@ import type { Members } from "./members.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
+import type { NewRoleInput, RoleChangesInput } from "./role-schemas.ts";
 
 /** SPEC.md "Role". `hoist` is a boolean; `is_default` 1 only for `@everyone`. */
 export interface Role {
@@ -33,13 +34,6 @@ export const toRole = (row: RoleRow): Role => ({
 });
 
 export const DEFAULT_ROLE_COLOR = "#99AAB5";
-
-export interface NewRoleInput {
-  name: string;
-  color?: string;
-  permissions?: number;
-  hoist?: boolean;
-}
 
 /** Owner, or anyone whose server permissions include ADMINISTRATOR (built-in admin included). */
 const isAdmin = (member: MemberContext) => member.isOwner || hasPermission(member.permissions, PERMISSIONS.ADMINISTRATOR);
@@ -108,7 +102,7 @@ export class Roles {
   }
 
   /** The default role keeps its name; a bot's managed role is edited by administrators only. */
-  async update(serverId: string, userId: string, roleId: string, changes: RoleChanges): Promise<Role> {
+  async update(serverId: string, userId: string, roleId: string, changes: RoleChangesInput): Promise<Role> {
     const actor = await this.access.requirePermission(serverId, userId, PERMISSIONS.MANAGE_ROLES);
     const role = await this.find(actor.server.id, roleId);
     this.requireManageable(actor, role);

@@ -30,3 +30,28 @@ export type MessageBodyInput = v.InferOutput<typeof MessageBody>;
 /** A channel message send over REST (user and bot): the body, and the message it replies to. */
 export const SendMessageBody = v.object({ ...MessageBody.entries, reply_to: v.optional(v.nullable(messageId)) });
 export type SendMessageInput = v.InferOutput<typeof SendMessageBody>;
+
+/** A remote file's or GIF's URL: http(s), with a host. */
+function isHttpUrl(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+export const httpUrl = v.pipe(
+  v.string("must be a string"),
+  v.maxLength(LIMITS.message.urlLength, `must be at most ${LIMITS.message.urlLength} characters`),
+  v.check(isHttpUrl, "must be an http(s) URL"),
+);
+
+/** A GIF as a channel message (`POST /messages/:id/gif`): a URL or one of the server's GIFs, and an optional reply. */
+export const GifMessage = v.object({
+  url: v.optional(httpUrl),
+  gif_id: v.optional(v.string("must be a string")),
+  reply_to: v.optional(v.nullable(messageId)),
+});
+export type GifMessageInput = v.InferOutput<typeof GifMessage>;

@@ -10,6 +10,7 @@ import type { Message } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { checkAttachmentFiles, storeAttachmentFiles } from "./attachments.ts";
 import { isUuid, parseInput } from "../shared/validation.ts";
+import { httpUrl, type GifMessageInput } from "./message-schemas.ts";
 
 
 export interface AttachmentLimits {
@@ -38,27 +39,7 @@ export interface UploadInput {
   remoteUrl?: unknown;
 }
 
-export interface GifInput {
-  url?: string;
-  gif_id?: string;
-  reply_to?: string | null;
-}
 
-function isHttpUrl(value: string): boolean {
-  if (/\s/.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
-  } catch {
-    return false;
-  }
-}
-
-export const httpUrl = v.pipe(
-  v.string("must be a string"),
-  v.maxLength(LIMITS.message.urlLength, `must be at most ${LIMITS.message.urlLength} characters`),
-  v.check(isHttpUrl, "must be an http(s) URL"),
-);
 
 /** Form text fields: an empty string counts as absent (HTML forms send empty fields). */
 const formText = <S extends v.GenericSchema>(schema: S) =>
@@ -108,7 +89,7 @@ export class MessageUploads {
   }
 
   /** POST /messages/:id/gif: a GIF by URL, or one of this server's GIFs by id; sent as its URL. */
-  async gif(channelId: string, user: UserRow, input: GifInput): Promise<Message> {
+  async gif(channelId: string, user: UserRow, input: GifMessageInput): Promise<Message> {
     if ((input.url === undefined) === (input.gif_id === undefined)) throw badRequest("body: give either url or gif_id");
     const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.ATTACH_FILES);
     let url = input.url;

@@ -10,6 +10,7 @@ import { PERMISSIONS } from "../access/permission-bits.ts";
 import { RateLimiter } from "../shared/rate-limit.ts";
 import type { Message } from "../shared/shapes.ts";
 import { isUuid } from "../shared/validation.ts";
+import type { ExecuteWebhookInput, NewWebhookInput, WebhookChangesInput } from "./webhook-schemas.ts";
 
 export const INVALID_WEBHOOK = "Invalid webhook";
 /** Token bytes: 32 random bytes, 43 characters of base64url. */
@@ -37,23 +38,6 @@ export interface WebhookMetadata {
   avatar: string | null;
   channel_id: string;
   url: string;
-}
-
-export interface WebhookInput {
-  name: string;
-  avatar?: string | null;
-}
-
-export interface WebhookPatch {
-  name?: string;
-  avatar?: string | null;
-}
-
-export interface ExecuteInput {
-  content?: string;
-  embeds?: unknown;
-  username?: string;
-  avatar_url?: string;
 }
 
 /** The execute URL, as a path: clients put their base URL in front. */
@@ -98,7 +82,7 @@ export class Webhooks {
     return (await this.store.webhooks.listByChannel(channel.id)).map(toWebhook);
   }
 
-  async create(channelId: string, user: UserRow, input: WebhookInput): Promise<Webhook> {
+  async create(channelId: string, user: UserRow, input: NewWebhookInput): Promise<Webhook> {
     const { channel } = await this.manageChannel(channelId, user);
     const row = await this.store.webhooks.insert({
       channelId: channel.id,
@@ -111,7 +95,7 @@ export class Webhooks {
     return toWebhook(row);
   }
 
-  async update(webhookId: string, user: UserRow, patch: WebhookPatch): Promise<Webhook> {
+  async update(webhookId: string, user: UserRow, patch: WebhookChangesInput): Promise<Webhook> {
     const row = await this.manage(webhookId, user);
     const updated = await this.store.webhooks.update(row.id, patch.name ?? row.name, patch.avatar === undefined ? row.avatar : patch.avatar);
     if (!updated) throw notFound("Webhook");
@@ -155,7 +139,7 @@ export class Webhooks {
   }
 
   /** Posts as the webhook: its name and avatar unless the request names others. */
-  async execute(webhook: WebhookRow, input: ExecuteInput): Promise<Message> {
+  async execute(webhook: WebhookRow, input: ExecuteWebhookInput): Promise<Message> {
     return this.messages.sendAsWebhook(
       {
         id: webhook.id,

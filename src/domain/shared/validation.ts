@@ -25,6 +25,20 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const isUuid = (value: unknown): value is string => typeof value === "string" && UUID_RE.test(value);
 
 /** Common pieces of request schemas. */
+/** A string of at most `max` characters; empty is allowed (it clears a bio, a topic, a reason). */
+export const boundedText = (max: number) =>
+  v.pipe(v.string("must be a string"), v.maxLength(max, `must be at most ${max} characters`));
+
+export const boolean = v.boolean("must be a boolean");
+
+/** A bounded integer, from JSON. */
+export const integer = (min: number, max: number) =>
+  v.pipe(
+    v.number("must be a number"),
+    v.integer("must be an integer"),
+    v.minValue(min, `must be between ${min} and ${max}`),
+    v.maxValue(max, `must be between ${min} and ${max}`),
+  );
 export const uuid = (field: string) =>
   v.pipe(v.string(`${field} must be a string`), v.uuid(`${field} must be a UUID`));
 

@@ -4,9 +4,9 @@ import type { Domain } from "../../domain/domain.ts";
 import { GENERAL_SETTINGS, type GeneralSettingName } from "../../domain/admin/general-settings.ts";
 import { REPORT_ACTIONS } from "../../domain/admin/reports.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
-import { password, username } from "../../domain/shared/validation.ts";
+import { boolean, password, username } from "../../domain/shared/validation.ts";
 import type { AdminPlugin } from "../admin-auth.ts";
-import { body, boolean, queryLimit } from "../schemas.ts";
+import { body, queryLimit } from "../schemas.ts";
 
 /** `?before=<id>`: a UUID of the previous page's last item. */
 const before = v.optional(v.pipe(v.string(), v.uuid("must be an id from a previous page")));

@@ -10,43 +10,14 @@ import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body, queryLimit } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
+import { ConversationFields, idText, NewTurn } from "../../domain/ai/schemas.ts";
 
 const { ai } = LIMITS;
 /** SSE comment lines keep proxies and Bun's idle timer from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
 
-/** A title: trimmed, at most LIMITS.ai.titleLength characters; empty or null clears it. */
-const title = v.optional(
-  v.nullable(
-    v.pipe(
-      v.string("must be a string"),
-      v.trim(),
-      v.maxLength(ai.titleLength, `must be at most ${ai.titleLength} characters`),
-      v.transform((t) => (t === "" ? null : t)),
-    ),
-  ),
-);
-/**
- * A conversation or stream id in a body: any string up to LIMITS.ai.idTextLength characters, so a malformed id is
- * answered like an unknown one (404), and a huge one is a 400 before any lookup.
- */
-const idText = v.pipe(v.string("must be a string"), v.maxLength(ai.idTextLength, `must be at most ${ai.idTextLength} characters`));
-/** The `url` of one of the caller's uploads (`/uploads/ai/<user id>/<name>`). */
-const attachmentUrl = v.pipe(v.string("must be a string"), v.maxLength(ai.attachmentUrlLength, `must be at most ${ai.attachmentUrlLength} characters`));
-const modelId = v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(ai.modelIdLength, `must be at most ${ai.modelIdLength} characters`));
-
-const ConversationBody = body({ title, model_id: v.optional(v.nullable(modelId)) });
-const TurnBody = body({
-  conversation_id: idText,
-  content: v.optional(v.pipe(v.string("must be a string"), v.maxLength(ai.contentLength, `must be at most ${ai.contentLength} characters`))),
-  model_id: v.optional(modelId),
-  attachments: v.optional(
-    v.pipe(
-      v.array(v.object({ url: attachmentUrl }, "must be an object {url}"), "must be an array"),
-      v.maxLength(ai.attachmentsPerTurn, `must hold at most ${ai.attachmentsPerTurn} files`),
-    ),
-  ),
-});
+const ConversationBody = body(ConversationFields.entries);
+const TurnBody = body(NewTurn.entries);
 const CancelBody = body({ stream_id: idText });
 const HistoryQuery = v.object({
   before: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),

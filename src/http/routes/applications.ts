@@ -4,7 +4,8 @@ import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { body, boolean, integer } from "../schemas.ts";
+import { body } from "../schemas.ts";
+import { boolean, integer } from "../../domain/shared/validation.ts";
 
 const appName = v.pipe(
   v.string("must be a string"),

@@ -5,8 +5,9 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shared/shapes.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { InviteBody } from "./invites.ts";
-import { body, integer, boundedText, queryLimit } from "../schemas.ts";
+import { body, queryLimit } from "../schemas.ts";
 import { MessageBody, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
+import { boundedText, integer } from "../../domain/shared/validation.ts";
 
 const uuid = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
 const SendBody = body(SendMessageBody.entries);

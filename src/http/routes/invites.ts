@@ -2,8 +2,9 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { body, integer } from "../schemas.ts";
+import { body } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
+import { integer } from "../../domain/shared/validation.ts";
 
 
 // The body is optional: no body means an unlimited invite that never expires. Bot REST's

@@ -2,11 +2,11 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { badRequest } from "../../domain/shared/errors.ts";
-import { isUuid } from "../../domain/shared/validation.ts";
+import { boundedText, integer, isUuid } from "../../domain/shared/validation.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { ASSIGNABLE_BUILTIN_ROLES } from "../../domain/community/moderation.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { body, integer, boundedText } from "../schemas.ts";
+import { body } from "../schemas.ts";
 
 const targetUserId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"));
 const reason = v.optional(v.nullable(boundedText(LIMITS.moderation.reasonLength)));

@@ -4,19 +4,9 @@ import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, queryLimit } from "../schemas.ts";
+import { NewReport } from "../../domain/admin/report-schemas.ts";
 
-const id = (what: string) => v.optional(v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`)));
-
-const ReportBody = body({
-  message_id: id("message"),
-  user_id: id("user"),
-  reason: v.pipe(
-    v.string("must be a string"),
-    v.trim(),
-    v.minLength(1, `must be 1-${LIMITS.report.reasonLength} characters`),
-    v.maxLength(LIMITS.report.reasonLength, `must be 1-${LIMITS.report.reasonLength} characters`),
-  ),
-});
+const ReportBody = body(NewReport.entries);
 const MineQuery = v.object({
   before: v.optional(v.pipe(v.string(), v.uuid("must be an id from a previous page"))),
   limit: queryLimit(LIMITS.report.pageMax),

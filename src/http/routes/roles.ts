@@ -1,23 +1,16 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { ALL_PERMISSIONS } from "../../domain/access/permission-bits.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { body, boolean, integer } from "../schemas.ts";
+import { body } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
+import { integer } from "../../domain/shared/validation.ts";
+import { NewRole, RoleChanges } from "../../domain/community/role-schemas.ts";
 
-const name = v.pipe(
-  v.string("must be a string"),
-  v.trim(),
-  v.minLength(1, "must not be empty"),
-  v.maxLength(LIMITS.role.nameLength, `must be at most ${LIMITS.role.nameLength} characters`),
-);
-const color = v.pipe(v.string("must be a string"), v.regex(/^#[0-9a-fA-F]{6}$/, "must be a hex color like #RRGGBB"));
-const permissions = integer(0, ALL_PERMISSIONS);
 const id = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
 
-const CreateBody = body({ name, color: v.optional(color), permissions: v.optional(permissions), hoist: v.optional(boolean) });
-const UpdateBody = body({ name: v.optional(name), color: v.optional(color), permissions: v.optional(permissions), hoist: v.optional(boolean) });
+const CreateBody = body(NewRole.entries);
+const UpdateBody = body(RoleChanges.entries);
 const ReorderBody = v.pipe(
   v.array(body({ id: id("role"), position: integer(0, LIMITS.role.positionMax) }), "must be an array of {id, position}"),
   v.maxLength(LIMITS.role.reorderEntries, "is too long"),

@@ -2,10 +2,10 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
-import { parseInput } from "../../domain/shared/validation.ts";
+import { boundedText, integer, parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { body, integer, boundedText } from "../schemas.ts";
+import { body } from "../schemas.ts";
 
 const { server } = LIMITS;
 const name = v.pipe(

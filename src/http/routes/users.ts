@@ -3,10 +3,10 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { CONNECTION_TYPES } from "../../domain/accounts/users.ts";
-import { password, username } from "../../domain/shared/validation.ts";
+import { boolean, boundedText, integer, password, username } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { body, boolean, integer, boundedText } from "../schemas.ts";
+import { body } from "../schemas.ts";
 
 const ProfileBody = body({
   username: v.optional(username),
