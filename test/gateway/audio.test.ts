@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LIMITS } from "../../src/domain/shared/limits.ts";
-import { addBot } from "../helpers/bot-platform.ts";
-import { addMember, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { community, createVoiceChannel } from "../helpers/community.ts";
+import { addBot } from "../helpers/bots.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -23,25 +23,11 @@ function frame(bytes = 3840, seed = 7): Uint8Array {
 const asBytes = (pcm: ArrayBuffer | ArrayBufferView) =>
   pcm instanceof ArrayBuffer ? new Uint8Array(pcm) : new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
 
-async function voiceChannel(owner: TestUser, serverId: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "voice", type: "voice", ...extra } });
-  if (res.status >= 300) throw new Error(`create voice channel failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
-
+/** The shared community with a voice channel (`channelId` here), a bot, a second bot and a listener. */
 async function setup() {
-  const owner = await server.register();
-  const member = await server.register();
-  const listener = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  await addMember(server, serverId, listener);
-  const bot = await addBot(server, owner, serverId);
-  const otherBot = await addBot(server, owner, serverId);
-  const channelId = await voiceChannel(owner, serverId);
-  const everyoneId = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
-  return { owner, member, listener, outsider, bot, otherBot, serverId, channelId, everyoneId };
+  const c = await community(server, { voice: true, bot: true, extraMembers: 1 });
+  const otherBot = await addBot(server, c.owner, c.serverId);
+  return { ...c, listener: c.members[1]!, otherBot, channelId: c.voiceId, everyoneId: c.everyone };
 }
 
 /** A connected socket that has joined the voice channel. */
@@ -133,7 +119,7 @@ describe("bot:audio-data relay", () => {
     expect(refused.errors).toEqual([{ error }]);
 
     // In another voice channel of the same server: still not this room.
-    const elsewhere = await inVoice(bot.token, await voiceChannel(owner, serverId));
+    const elsewhere = await inVoice(bot.token, await createVoiceChannel(server, owner, serverId));
     expect((await send(elsewhere, { channelId, pcm: frame() })).errors).toEqual([{ error }]);
     // Without an ack, the voice:error alone answers.
     const errorEvent = waitForEvent(elsewhere, "voice:error");
@@ -147,7 +133,7 @@ describe("bot:audio-data relay", () => {
 
   test("refused: a meeting's audience member; allowed once a speaker", async () => {
     const { owner, member, bot, serverId } = await setup();
-    const meetingId = await voiceChannel(owner, serverId, { is_meeting: true });
+    const meetingId = await createVoiceChannel(server, owner, serverId, { is_meeting: true });
     const sender = await inVoice(member.token, meetingId);
     const receiver = await inVoice(bot.token, meetingId);
     const seen = recordEvents(receiver, "bot:audio-data");

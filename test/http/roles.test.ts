@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { auditEntries } from "../helpers/community.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
@@ -37,11 +38,6 @@ function expectRole(body: any, expected: Record<string, unknown> = {}) {
   expect(typeof body.hoist).toBe("boolean");
   expect([0, 1]).toContain(body.is_default);
   expect(body).toMatchObject(expected);
-}
-
-async function auditEntries(serverId: string, action: string) {
-  const { rows } = await server.app.store.audit.page(serverId, Number.MAX_SAFE_INTEGER, 50);
-  return rows.filter((r) => r.action === action).map((r) => ({ ...r, changes: JSON.parse(r.changes) }));
 }
 
 interface Fixture {
@@ -170,7 +166,7 @@ describe("POST /roles/:serverId", () => {
       is_default: 0,
     });
     expect(await event).toEqual(res.body);
-    const [entry] = await auditEntries(f.serverId, "ROLE_CREATE");
+    const [entry] = await auditEntries(server, f.serverId, "ROLE_CREATE");
     expect(entry).toMatchObject({ actor_id: f.owner.id, target_type: "role", target_id: res.body.id });
     expect(entry!.changes).toMatchObject({ roleId: res.body.id, role: "Gold", color: "#FFCC00", permissions: 12, hoist: true });
     const second = await as(f.owner).post(`/${f.serverId}`, { name: "Silver", color: "#C0C0C0", permissions: 0 });
@@ -261,7 +257,7 @@ describe("PUT /roles/:serverId/:roleId", () => {
     expect(res.status).toBe(200);
     expectRole(res.body, { id: role.id, name: "new", color: "#ABCDEF", permissions: P.BAN_MEMBERS, hoist: true, position: role.position, is_default: 0 });
     expect(await event).toEqual(res.body);
-    const [entry] = await auditEntries(f.serverId, "ROLE_UPDATE");
+    const [entry] = await auditEntries(server, f.serverId, "ROLE_UPDATE");
     expect(entry).toMatchObject({ actor_id: f.owner.id, target_type: "role", target_id: role.id });
     expect(entry!.changes).toEqual({
       roleId: role.id,
@@ -368,7 +364,7 @@ describe("DELETE /roles/:serverId/:roleId", () => {
     expect(await holders).toEqual({ serverId: f.serverId, userId: member.id });
     expect((await as(f.owner).get(`/${f.serverId}`)).body.map((r: any) => r.id)).toEqual([b.id, f.everyone.id]);
     expect((await as(f.owner).get(`/${f.serverId}/member/${member.id}`)).body).toEqual([]);
-    const [entry] = await auditEntries(f.serverId, "ROLE_DELETE");
+    const [entry] = await auditEntries(server, f.serverId, "ROLE_DELETE");
     expect(entry).toMatchObject({ actor_id: f.owner.id, target_type: "role", target_id: a.id, changes: { roleId: a.id, role: "a" } });
   });
 
@@ -433,7 +429,7 @@ describe("PUT /roles/:serverId/reorder", () => {
       ["b", 1],
       ["c", 2],
     ]);
-    const entries = await auditEntries(f.serverId, "ROLE_UPDATE");
+    const entries = await auditEntries(server, f.serverId, "ROLE_UPDATE");
     expect(entries.find((e) => e.target_id === a.id)!.changes).toEqual({ roleId: a.id, role: "a", position: { old: 1, new: 3 } });
     // A full list, the default role included at 0, is accepted too.
     const full = await as(f.owner).put(`/${f.serverId}/reorder`, [
@@ -492,7 +488,7 @@ describe("POST /roles/:serverId/assign", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
     expect(await event).toEqual({ serverId: f.serverId, userId: member.id });
-    const entries = await auditEntries(f.serverId, "ROLE_ASSIGN");
+    const entries = await auditEntries(server, f.serverId, "ROLE_ASSIGN");
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ actor_id: f.owner.id, target_type: "member", target_id: member.id, target_username: member.username });
     expect(entries[0]!.changes).toEqual({ roleId: role.id, role: "VIP", userId: member.id, username: member.username });
@@ -502,7 +498,7 @@ describe("POST /roles/:serverId/assign", () => {
     expect(members.body.find((m: any) => m.user_id === member.id).roles).toEqual([role.id]);
 
     expect((await as(f.owner).post(`/${f.serverId}/assign`, { targetUserId: member.id, roleId: role.id })).status).toBe(200);
-    expect(await auditEntries(f.serverId, "ROLE_ASSIGN")).toHaveLength(1);
+    expect(await auditEntries(server, f.serverId, "ROLE_ASSIGN")).toHaveLength(1);
   });
 
   test("400 for the default role, a managed bot role on someone else, and bad bodies", async () => {
@@ -579,13 +575,13 @@ describe("DELETE /roles/:serverId/assign/:targetUserId/:roleId", () => {
     expect(res.body).toEqual({ success: true });
     expect(await event).toEqual({ serverId: f.serverId, userId: member.id });
     expect(await socketIdsIn(room)).not.toContain(socket.id!);
-    const [entry] = await auditEntries(f.serverId, "ROLE_UNASSIGN");
+    const [entry] = await auditEntries(server, f.serverId, "ROLE_UNASSIGN");
     expect(entry).toMatchObject({ actor_id: f.owner.id, target_type: "member", target_id: member.id });
     expect(entry!.changes).toEqual({ roleId: role.id, role: "viewers", userId: member.id, username: member.username });
     expect((await as(member).get(`/${f.serverId}/member/${member.id}`)).body).toEqual([]);
     // Not holding it: a no-op.
     expect((await as(f.owner).del(`/${f.serverId}/assign/${member.id}/${role.id}`)).status).toBe(200);
-    expect(await auditEntries(f.serverId, "ROLE_UNASSIGN")).toHaveLength(1);
+    expect(await auditEntries(server, f.serverId, "ROLE_UNASSIGN")).toHaveLength(1);
   });
 
   test("401, 403, 404, 400 and the hierarchy", async () => {
