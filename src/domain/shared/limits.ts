@@ -45,7 +45,7 @@ export const SPEC_LIMITS = {
  * Every limit of the platform, in one table: the spec's (flat, as published) and Hearth's own
  * where the spec is silent, grouped by feature. Schemas and rules read them from here, and error
  * messages are built from them, so a number is changed in one place. Sizes are bytes, durations
- * seconds, lengths characters (embeds: code points). Each feature's docs page lists its limits.
+ * seconds, lengths characters (embeds: code points).
  *
  * Not here: abuse limits a host tunes (rate limits, connections per user: src/config.ts), and
  * internal bounds no client can reach by a request of its own (the store's group-commit size,
