@@ -36,7 +36,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setNativeFanoutEnabled } from "../src/gateway/native-fanout.ts";
-import type { Message } from "../src/domain/shapes.ts";
+import type { Message } from "../src/domain/shared/shapes.ts";
 import { argOf, hasFlag, LineProcess, log, register, startHearth, type Account } from "./fixture.ts";
 
 const QUICK = hasFlag("quick");

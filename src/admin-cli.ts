@@ -8,8 +8,8 @@
  * from the database on every request.
  */
 import { ConfigError, loadConfig } from "./config.ts";
-import { Admins } from "./domain/admins.ts";
-import { ApiError } from "./domain/errors.ts";
+import { Admins } from "./domain/admin/admins.ts";
+import { ApiError } from "./domain/shared/errors.ts";
 import { openConfiguredStore } from "./secret.ts";
 import { SchemaTooNewError } from "./store/database.ts";
 import { SecretsKeyError } from "./store/secret-box.ts";

@@ -3,18 +3,20 @@ import { Elysia } from "elysia";
 import type { Server } from "bun";
 import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
-import { MAX_REQUEST_BODY_BYTES } from "./domain/limits.ts";
-import { attachGateway, createSocketServer, GATEWAY_MAX_PACKET_BYTES, type GatewayServer } from "./gateway/gateway.ts";
+import { LIMITS } from "./domain/shared/limits.ts";
+import { attachGateway, createSocketServer, GATEWAY_MAX_PACKET_BYTES } from "./gateway/gateway.ts";
+import type { GatewayServer } from "./gateway/socket-types.ts";
 import { EventLimiter } from "./gateway/event-limiter.ts";
 import { guardedGatewayHandler } from "./gateway/polling-guard.ts";
 import { websocketBackpressure } from "./gateway/slow-consumers.ts";
 import { SocketIoEventBus } from "./gateway/socket-bus.ts";
+import { VoiceRooms } from "./audio/voice-rooms.ts";
 import { authPlugin } from "./http/auth.ts";
 import { errorResponse, loggablePath } from "./http/errors.ts";
 import { parseJsonBounded, readBodyCapped } from "./http/body.ts";
 import { authRoutes } from "./http/routes/auth.ts";
 import { discoveryRoutes } from "./http/routes/discovery.ts";
-import { fileRoutes } from "./http/routes/files.ts";
+import { uploadRoutes } from "./http/routes/uploads.ts";
 import { userRoutes } from "./http/routes/users.ts";
 import { serverRoutes } from "./http/routes/servers.ts";
 import { emojiFileRoutes, emojiRoutes } from "./http/routes/emojis.ts";
@@ -23,10 +25,11 @@ import { applicationRoutes } from "./http/routes/applications.ts";
 import { botRestRoutes } from "./http/routes/bot-rest.ts";
 import { botInviteRoutes } from "./http/routes/bot-invites.ts";
 import { messageUploadRoutes } from "./http/routes/message-uploads.ts";
-import { messageReactionRoutes } from "./http/routes/message-reactions.ts";
+import { reactionRoutes } from "./http/routes/reactions.ts";
+import { pinRoutes } from "./http/routes/pins.ts";
 import { channelRoutes } from "./http/routes/channels.ts";
-import { serverInviteRoutes } from "./http/routes/server-invites.ts";
-import { serverModerationRoutes } from "./http/routes/server-moderation.ts";
+import { inviteRoutes } from "./http/routes/invites.ts";
+import { moderationRoutes } from "./http/routes/moderation.ts";
 import { roleRoutes } from "./http/routes/roles.ts";
 import { friendRoutes } from "./http/routes/friends.ts";
 import { dmRoutes } from "./http/routes/dms.ts";
@@ -44,8 +47,6 @@ import { createLogger, type Logger } from "./log.ts";
 import { openConfiguredStore, resolveJwtSecret, secureDataDir } from "./secret.ts";
 import type { Store } from "./store/store.ts";
 
-/** Bodies that are not multipart uploads are JSON and small. */
-const MAX_JSON_BODY_BYTES = 1024 * 1024;
 /** How long a stop waits for requests in flight before closing connections. */
 const SHUTDOWN_DRAIN_MS = 2000;
 
@@ -75,7 +76,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const { io, engine, fanout } = createSocketServer({ maxBufferedBytes: config.gatewayMaxBufferedBytes });
   const bus = new SocketIoEventBus(io, fanout);
-  const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, log });
+  const voiceRooms = new VoiceRooms();
+  const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, voiceRooms, log });
   const limiter = new EventLimiter({
     limits: config.gatewayEventLimits,
     userFactor: config.gatewayUserRateFactor,
@@ -99,7 +101,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // size-capped while it streams in, and JSON is depth-bounded before it is parsed.
     .onParse(async ({ request, contentType }) => {
       if (contentType.startsWith("multipart/form-data")) return {};
-      const text = new TextDecoder().decode(await readBodyCapped(request, MAX_JSON_BODY_BYTES));
+      const text = new TextDecoder().decode(await readBodyCapped(request, LIMITS.request.jsonBodyBytes));
       // No body at all reads as an empty object, so schemas name the missing fields.
       if (text.trim() === "") return {};
       return contentType.startsWith("application/json") ? parseJsonBounded(text) : text;
@@ -135,14 +137,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(botRestRoutes(domain, auth))
     .use(botInviteRoutes(domain, auth))
     .use(messageUploadRoutes(domain, auth))
-    .use(messageReactionRoutes(domain, auth))
+    .use(reactionRoutes(domain, auth))
+    .use(pinRoutes(domain, auth))
     .use(channelRoutes(domain, auth))
     .use(channelWebhookRoutes(domain, auth))
     .use(webhookRoutes(domain, auth))
     .use(soundboardRoutes(domain, auth))
     .use(premiumSoundboardRoutes(domain, auth))
-    .use(serverInviteRoutes(domain, auth))
-    .use(serverModerationRoutes(domain, auth))
+    .use(inviteRoutes(domain, auth))
+    .use(moderationRoutes(domain, auth))
     .use(roleRoutes(domain, auth))
     .use(friendRoutes(domain, auth))
     .use(groupDmRoutes(domain, auth))
@@ -154,7 +157,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(aiRoutes(domain, auth, "/api/ai"))
     .use(adminAiRoutes(domain, adminPlugin(domain)))
     .use(aiFileRoutes(domain, auth))
-    .use(fileRoutes(domain));
+    .use(uploadRoutes(domain));
 
   const { websocket, idleTimeout } = engine.handler();
   http.listen({
@@ -163,7 +166,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // A connection that does not read is closed once this much waits for it (src/gateway/slow-consumers.ts).
     websocket: { ...websocket, ...websocketBackpressure(config.gatewayMaxBufferedBytes) },
     idleTimeout,
-    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+    maxRequestBodySize: LIMITS.request.bodyBytes,
   });
   const server = http.server!;
   fanout.setServer(server);

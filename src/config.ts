@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { join } from "node:path";
-import { describeIssue } from "./domain/validation.ts";
+import { describeIssue } from "./domain/shared/validation.ts";
 import { DEFAULT_EVENT_LIMITS, DEFAULT_USER_RATE_FACTOR, parseRateLimit, type EventLimits, type RateLimit } from "./gateway/event-limits.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";

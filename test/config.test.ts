@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { DEFAULT_EVENT_LIMITS } from "../src/gateway/event-limits.ts";
-import { DEFAULT_BOT_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, PERMISSIONS, permissionNames } from "../src/domain/permission-bits.ts";
+import { DEFAULT_BOT_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, PERMISSIONS, permissionNames } from "../src/domain/access/permission-bits.ts";
 
 describe("loadConfig", () => {
   test("defaults follow CONTRACT.md", () => {

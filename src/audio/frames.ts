@@ -1,3 +1,4 @@
+import { LIMITS } from "../domain/shared/limits.ts";
 /**
  * Validation of one `bot:audio-data` frame, pure: no Socket.IO and no rules about who may
  * speak (that is the relay's job). The bytes are only inspected, never copied or re-encoded,
@@ -15,12 +16,6 @@ export const DEFAULT_CHANNELS = 2;
 /** Signed 16-bit little-endian PCM. */
 export const BYTES_PER_SAMPLE = 2;
 
-/**
- * The largest frame: 60 ms of 48 kHz stereo 16-bit PCM (48000 * 0.06 * 2 * 2 = 11520 bytes),
- * the longest frame Opus defines at the highest rate and channel count allowed. One cap for
- * every format keeps the rule simple; a 20 ms 48 kHz stereo frame is 3840 bytes.
- */
-export const MAX_FRAME_BYTES = 11520;
 
 /** Binary as Socket.IO delivers an attachment: a Buffer (a Uint8Array), another view, or an ArrayBuffer. */
 export type Pcm = Uint8Array | ArrayBufferView | ArrayBuffer;
@@ -49,7 +44,9 @@ export function checkFrame(input: { pcm: unknown; sampleRate?: unknown; channels
   if (!isBinary(pcm)) return { ok: false, error: "pcm: must be binary (16-bit PCM)" };
   const bytes = pcm.byteLength;
   if (bytes === 0) return { ok: false, error: "pcm: must not be empty" };
-  if (bytes > MAX_FRAME_BYTES) return { ok: false, error: `pcm: must be at most ${MAX_FRAME_BYTES} bytes` };
+  // One cap for every format keeps the rule simple (LIMITS.audioFrameBytes: Opus's longest frame
+  // at the highest rate and channel count); a 20 ms 48 kHz stereo frame is 3840 bytes.
+  if (bytes > LIMITS.audioFrameBytes) return { ok: false, error: `pcm: must be at most ${LIMITS.audioFrameBytes} bytes` };
   const frameBytes = BYTES_PER_SAMPLE * (channels as number);
   if (bytes % frameBytes !== 0) {
     return { ok: false, error: `pcm: must be a whole number of 16-bit samples for ${channels} channel(s) (a multiple of ${frameBytes} bytes)` };

@@ -1,7 +1,7 @@
 import type { Server as BunServer, ServerWebSocket } from "bun";
 import type { Server as IoServer, Socket as IoSocket } from "socket.io";
 import type { AudioFrame } from "./frames.ts";
-import { voiceRoom } from "./voice-rooms.ts";
+import { rooms } from "../domain/shared/events.ts";
 
 /**
  * The tuned audio forwarder (docs/audio.md, "Delivery, tuned path").
@@ -119,7 +119,7 @@ export class NativeAudioRelay {
 
   /** Members of a room by transport (for tests and the bench). */
   membership(channelId: string): { websocket: string[]; polling: string[] } {
-    const state = this.rooms.get(voiceRoom(channelId));
+    const state = this.rooms.get(rooms.voice(channelId));
     return { websocket: [...(state?.ws.keys() ?? [])], polling: [...(state?.polling ?? [])] };
   }
 
@@ -173,7 +173,7 @@ export class NativeAudioRelay {
    * websocket members that are keeping up, the ordinary emit to long-polling members.
    */
   deliver(from: RelaySocket, channelId: string, frame: AudioFrame, senderUserId: string): void {
-    const topic = voiceRoom(channelId);
+    const topic = rooms.voice(channelId);
     const state = this.rooms.get(topic);
     if (!state) return;
     // O(1) JavaScript per frame whatever the number of receivers: the stall check runs on a

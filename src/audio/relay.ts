@@ -1,5 +1,5 @@
-import type { Participant, VoiceRooms } from "./voice-rooms.ts";
-import { voiceRoom } from "./voice-rooms.ts";
+import { rooms } from "../domain/shared/events.ts";
+import type { Participant, VoiceRoomMembership } from "../domain/voice/voice-rooms.ts";
 import { checkFrame, type AudioFrame } from "./frames.ts";
 import { nativeRelayFor } from "./native-relay.ts";
 
@@ -13,7 +13,7 @@ import { nativeRelayFor } from "./native-relay.ts";
 
 /** What the relay needs from the voice domain (domain.voice provides both). */
 export interface VoiceGate {
-  rooms: VoiceRooms;
+  rooms: VoiceRoomMembership;
   speakError(participant: Participant, memo?: boolean): Promise<string | null>;
 }
 
@@ -60,7 +60,7 @@ export function deliverFrame(from: FrameSender, channelId: string, frame: AudioF
   // websocket members, this same emit to long-polling members only.
   const native = nativeRelayFor(from);
   if (native) return native.deliver(from as Parameters<typeof native.deliver>[0], channelId, frame, senderUserId);
-  from.to(voiceRoom(channelId)).emit("bot:audio-data", {
+  from.to(rooms.voice(channelId)).emit("bot:audio-data", {
     pcm: frame.pcm,
     sampleRate: frame.sampleRate,
     channels: frame.channels,

@@ -1,35 +1,12 @@
+import type { Participant, VoiceRoomMembership } from "../domain/voice/voice-rooms.ts";
+
 /**
  * Voice-room membership, in memory: who is in which voice channel, with which socket and
  * state. One voice channel per user at a time. No Socket.IO and no rules in here: the voice
- * domain decides who may do what; the gateway and the audio relay read and update this.
- * (Scale-out: a voice room lives on one node, so this stays node-local.)
+ * domain decides who may do what (it defines the interface); the gateway and the audio relay
+ * read and update this. (Scale-out: a voice room lives on one node, so this stays node-local.)
  */
-
-export type MeetingRole = "audience" | "speaker";
-
-export interface Participant {
-  socketId: string;
-  userId: string;
-  username: string;
-  isBot: boolean;
-  serverId: string;
-  channelId: string;
-  muted: boolean;
-  deafened: boolean;
-  video: boolean;
-  serverMuted: boolean;
-  serverDeafened: boolean;
-  speaking: boolean;
-  /** Meeting channels only: audience or speaker; null elsewhere. */
-  meetingRole: MeetingRole | null;
-  handRaised: boolean;
-  joinedAt: number;
-}
-
-/** The Socket.IO room of a voice channel's participants (never the channel's text room). */
-export const voiceRoom = (channelId: string) => `voice:${channelId}`;
-
-export class VoiceRooms {
+export class VoiceRooms implements VoiceRoomMembership {
   private readonly bySocket = new Map<string, Participant>();
   private readonly byUser = new Map<string, string>();
   private readonly byChannel = new Map<string, Map<string, Participant>>();

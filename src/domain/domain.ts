@@ -1,161 +1,160 @@
+/**
+ * The composition root: every service of the platform is built here, once, and handed its
+ * dependencies. `Domain` is the type of what `createDomain` returns, so a feature is added by
+ * one line below (and its route plugin and one line in src/app.ts; docs/architecture.md).
+ */
 import type { Logger } from "../log.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../store/store.ts";
-import { rooms, type EventBus } from "./events.ts";
-import { Accounts } from "./accounts.ts";
-import { Platform } from "./platform.ts";
-import { Presence } from "./presence.ts";
-import { TokenService } from "./tokens.ts";
-import { TwoFactor } from "./two-factor.ts";
-import { UploadStore } from "./uploads.ts";
-import { Users } from "./users.ts";
-import { Access } from "./access.ts";
-import { Audit } from "./audit.ts";
-import { Members } from "./members.ts";
-import { Servers } from "./servers.ts";
-import { ServerGifs } from "./server-gifs.ts";
-import { Emojis } from "./emojis.ts";
-import { Messages } from "./messages.ts";
-import { Applications } from "./applications.ts";
-import { BotMembership } from "./bot-membership.ts";
-import { MessageUploads } from "./message-uploads.ts";
-import { Reactions } from "./reactions.ts";
-import { Pins } from "./pins.ts";
-import { Channels } from "./channels.ts";
-import { Roles } from "./roles.ts";
-import { Invites } from "./invites.ts";
-import { Moderation } from "./moderation.ts";
-import { Friends } from "./friends.ts";
-import { Conversations } from "./conversations.ts";
-import { Interactions } from "./interactions.ts";
-import { Commands } from "./commands.ts";
-import { Webhooks } from "./webhooks.ts";
-import { DmCalls } from "./dm-calls.ts";
-import { Voice } from "./voice.ts";
-import { Soundboard } from "./soundboard.ts";
-import { Admins, PlatformSettings } from "./admins.ts";
-import { AdminUsers } from "./admin-users.ts";
-import { AdminServers } from "./admin-servers.ts";
-import { AdminSettings } from "./admin-settings.ts";
-import { Reports } from "./reports.ts";
-import { Gifs } from "./gifs.ts";
-import { GifProviderClient } from "./gif-provider.ts";
-import { createAi, type Ai } from "./ai/ai.ts";
+import { Access } from "./access/access.ts";
+import { Audit } from "./access/audit.ts";
+import { Accounts } from "./accounts/accounts.ts";
+import { Friends } from "./accounts/friends.ts";
+import { Presence } from "./accounts/presence.ts";
+import { TokenService } from "./accounts/tokens.ts";
+import { TwoFactor } from "./accounts/two-factor.ts";
+import { Users } from "./accounts/users.ts";
+import { AdminServers } from "./admin/admin-servers.ts";
+import { AdminUsers } from "./admin/admin-users.ts";
+import { Admins } from "./admin/admins.ts";
+import { GeneralSettings } from "./admin/general-settings.ts";
+import { PlatformSettings } from "./admin/platform-settings.ts";
+import { Reports } from "./admin/reports.ts";
+import { createAi } from "./ai/ai.ts";
+import { Applications } from "./bots/applications.ts";
+import { BotMembership } from "./bots/bot-membership.ts";
+import { BotRest } from "./bots/bot-rest.ts";
+import { Commands } from "./bots/commands.ts";
+import { Interactions } from "./bots/interactions.ts";
+import { Channels } from "./community/channels.ts";
+import { Emojis } from "./community/emojis.ts";
+import { Invites } from "./community/invites.ts";
+import { Members } from "./community/members.ts";
+import { Moderation } from "./community/moderation.ts";
+import { Roles } from "./community/roles.ts";
+import { ServerGifs } from "./community/server-gifs.ts";
+import { Servers } from "./community/servers.ts";
+import { Discovery } from "./discovery/discovery.ts";
+import { DmCalls } from "./dms/dm-calls.ts";
+import { Dms, type ConversationListener } from "./dms/dms.ts";
+import { GifProviderClient } from "./messaging/gif-provider.ts";
+import { Gifs } from "./messaging/gifs.ts";
+import { MessageUploads } from "./messaging/message-uploads.ts";
+import { Messages } from "./messaging/messages.ts";
+import { Pins } from "./messaging/pins.ts";
+import { Reactions } from "./messaging/reactions.ts";
+import { Webhooks } from "./messaging/webhooks.ts";
+import { rooms, type EventBus } from "./shared/events.ts";
+import { UploadStore } from "./shared/uploads.ts";
+import { Soundboard } from "./voice/soundboard.ts";
+import type { VoiceRoomMembership } from "./voice/voice-rooms.ts";
+import { Voice } from "./voice/voice.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
-export interface Domain {
-  accounts: Accounts;
-  twoFactor: TwoFactor;
-  users: Users;
-  presence: Presence;
-  platform: Platform;
-  uploads: UploadStore;
-  access: Access;
-  audit: Audit;
-  members: Members;
-  servers: Servers;
-  serverGifs: ServerGifs;
-  emojis: Emojis;
-  messages: Messages;
-  applications: Applications;
-  botMembership: BotMembership;
-  messageUploads: MessageUploads;
-  reactions: Reactions;
-  pins: Pins;
-  channels: Channels;
-  roles: Roles;
-  invites: Invites;
-  moderation: Moderation;
-  friends: Friends;
-  conversations: Conversations;
-  interactions: Interactions;
-  commands: Commands;
-  webhooks: Webhooks;
-  dmCalls: DmCalls;
-  voice: Voice;
-  soundboard: Soundboard;
-  admins: Admins;
-  settings: PlatformSettings;
-  adminUsers: AdminUsers;
-  adminServers: AdminServers;
-  adminSettings: AdminSettings;
-  reports: Reports;
-  gifs: Gifs;
-  ai: Ai;
+export type Domain = ReturnType<typeof createDomain>;
+
+export interface DomainDeps {
+  config: Config;
+  jwtSecret: string;
+  store: Store;
+  /** Where the domain's events go: the gateway (src/gateway/socket-bus.ts). */
+  bus: EventBus;
+  /** Voice-room membership, implemented by the audio layer (src/audio/voice-rooms.ts). */
+  voiceRooms: VoiceRoomMembership;
+  /** Operator-facing warnings (an external provider failing), never secrets or payloads. */
+  log: Logger;
 }
 
-/** `log` receives operator-facing warnings (an external provider failing), never secrets or payloads. */
-export function createDomain(deps: { config: Config; jwtSecret: string; store: Store; bus: EventBus; log: Logger }): Domain {
+export function createDomain(deps: DomainDeps) {
   const { config, store, bus } = deps;
-  const tokens = new TokenService(deps.jwtSecret, config.tokenLifetime);
+
+  // shared and access: what nearly every feature is given.
   const uploads = new UploadStore(config.dataDir);
-  const twoFactor = new TwoFactor(store);
   const access = new Access(store);
+  const audit = new Audit(store, access);
+
+  // accounts and platform administration.
+  const tokens = new TokenService(deps.jwtSecret, config.tokenLifetime);
+  const twoFactor = new TwoFactor(store);
   const settings = new PlatformSettings(store, config);
   const admins = new Admins(store);
   const accounts = new Accounts(store, tokens, bus, config, settings);
+  const users = new Users(store, uploads);
   const adminUsers = new AdminUsers(store, admins, accounts, bus);
-  const audit = new Audit(store, access);
-  const members = new Members(store, access, audit, bus);
-  const botMembership = new BotMembership(store, access, audit, members, bus);
-  const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus);
-  const messages = new Messages(store, access, audit, uploads, bus);
-  const conversations = new Conversations(store, uploads, bus);
-  // Calling is messaging: DM calls apply the send rule, and leaving a group DM leaves its call.
-  const dmCalls = new DmCalls(store, bus, conversations);
-  conversations.listeners.push(dmCalls);
-  const voice = new Voice(store, access, audit, bus);
-  // Leaving a server, losing access, or a deleted channel takes members out of voice.
-  members.accessListeners.push(voice);
-  const channels = new Channels(store, access, audit, members, bus, uploads);
-  channels.deleteListeners.push((channel) => voice.channelDeleted(channel));
-  servers.deleteListeners.push(async (deleted) => {
-    for (const channel of deleted) await voice.channelDeleted(channel);
-  });
   // Presence reaches the user's own sockets, every server they belong to, and their friends.
   const presenceAudience = async (userId: string) => [
     rooms.user(userId),
     ...(await store.members.serverIdsOf(userId)).map(rooms.server),
     ...(await store.friends.friendIds(userId)).map(rooms.user),
   ];
+  const presence = new Presence(store, bus, presenceAudience);
+
+  // Voice keeps live state per member and channel: leaving a server, losing access, or a
+  // deleted channel takes members out of voice (LiveStateListener, given to the community below).
+  const voice = new Voice(deps.voiceRooms, store, access, audit, bus);
+  const liveState = [voice];
+
+  // community, messaging, direct messages.
+  const members = new Members(store, access, audit, bus, liveState);
+  const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus, liveState);
+  const channels = new Channels(store, access, audit, members, bus, uploads, liveState);
+  const messages = new Messages(store, access, audit, uploads, bus);
+  // Calling is messaging: DM calls apply the DM send rule, and leaving a group DM leaves its call
+  // (a ConversationListener of Dms, which DmCalls itself uses: registered once here).
+  const conversationListeners: ConversationListener[] = [];
+  const dms = new Dms(store, uploads, bus, conversationListeners);
+  const dmCalls = new DmCalls(store, bus, dms);
+  conversationListeners.push(dmCalls);
+  const botMembership = new BotMembership(store, access, audit, members, bus);
+
   return {
+    // accounts
     accounts,
     twoFactor,
-    users: new Users(store, uploads),
-    presence: new Presence(store, bus, presenceAudience),
-    platform: new Platform(store, settings),
+    users,
+    presence,
+    friends: new Friends(store, bus),
     uploads,
-    applications: new Applications(store, tokens, twoFactor, settings, uploads, bus, botMembership),
-    botMembership,
+    // access
     access,
     audit,
+    // community
     members,
     servers,
-    serverGifs: new ServerGifs(store, access, uploads),
-    emojis: new Emojis(store, access, audit, uploads),
-    messages,
-    messageUploads: new MessageUploads(store, access, messages, uploads),
-    reactions: new Reactions(store, access, bus),
-    pins: new Pins(store, access, audit, messages, bus),
     channels,
     roles: new Roles(store, access, audit, members, bus),
     invites: new Invites(store, access, audit, members, servers),
     moderation: new Moderation(store, access, audit, members, bus),
-    friends: new Friends(store, bus),
-    conversations,
-    interactions: new Interactions(store, access, messages, bus),
-    commands: new Commands(store, access),
+    emojis: new Emojis(store, access, audit, uploads),
+    serverGifs: new ServerGifs(store, access, uploads),
+    // messaging
+    messages,
+    messageUploads: new MessageUploads(store, access, messages, uploads),
+    reactions: new Reactions(store, access, bus),
+    pins: new Pins(store, access, audit, messages, bus),
     webhooks: new Webhooks(store, access, messages),
+    gifs: new Gifs(store, config.gifProvider ? new GifProviderClient(config.gifProvider, deps.log) : null),
+    // direct messages
+    dms,
     dmCalls,
+    // bots
+    applications: new Applications(store, tokens, twoFactor, settings, uploads, bus, botMembership),
+    botMembership,
+    botRest: new BotRest(messages, dms, channels, members, presence, users),
+    commands: new Commands(store, access),
+    interactions: new Interactions(store, access, messages, bus),
+    // voice
     voice,
     soundboard: new Soundboard(store, access, audit, uploads, bus, voice.rooms),
+    // public facts about the instance
+    discovery: new Discovery(store, settings),
+    // platform administration
     admins,
-    settings,
+    platformSettings: settings,
     adminUsers,
     adminServers: new AdminServers(store, admins),
-    adminSettings: new AdminSettings(settings, admins),
-    reports: new Reports(store, access, admins, adminUsers, messages, conversations),
-    gifs: new Gifs(store, config.gifProvider ? new GifProviderClient(config.gifProvider, deps.log) : null),
+    generalSettings: new GeneralSettings(settings, admins),
+    reports: new Reports(store, access, admins, adminUsers, messages, dms),
     ai: createAi({ store, settings, admins, uploadsRoot: uploads.root, providerTimeoutMs: config.aiProviderTimeoutMs, log: deps.log }),
   };
 }

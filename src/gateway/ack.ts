@@ -1,9 +1,9 @@
-import { ApiError } from "../domain/errors.ts";
-import type { Ack, ClientToServerEvents } from "../domain/events.ts";
+import { ApiError } from "../domain/shared/errors.ts";
+import type { Ack, ClientToServerEvents } from "./client-events.ts";
 import type { Logger } from "../log.ts";
 import { EVENT_KIND } from "./event-limits.ts";
 import { EventLimiter, type Refusal } from "./event-limiter.ts";
-import type { GatewaySocket } from "./gateway.ts";
+import type { GatewaySocket } from "./socket-types.ts";
 
 type AckFn = (answer: Ack) => void;
 

@@ -1,4 +1,4 @@
-import type { ClientToServerEvents } from "../domain/events.ts";
+import type { ClientToServerEvents } from "./client-events.ts";
 
 /**
  * Rate limits of client gateway events (docs/gateway.md, "Limits"): every client event has a

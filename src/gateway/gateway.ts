@@ -1,7 +1,7 @@
 import { Server as Engine } from "@socket.io/bun-engine";
-import { Server, type Socket } from "socket.io";
+import { Server } from "socket.io";
 import type { Domain } from "../domain/domain.ts";
-import { rooms, type ClientToServerEvents, type ServerToClientEvents } from "../domain/events.ts";
+import { rooms } from "../domain/shared/events.ts";
 import type { Logger } from "../log.ts";
 import { listenAll, sharedListeners } from "./ack.ts";
 import { presenceEvents } from "./handlers/presence.ts";
@@ -16,15 +16,7 @@ import { installNativeAudioRelay } from "../audio/native-relay.ts";
 import { installNativeFanout, type NativeFanout } from "./native-fanout.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
-
-export interface SocketData {
-  userId: string;
-  username: string;
-  isBot: boolean;
-}
-
-export type GatewayServer = Server<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;
-export type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;
+import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
 
 /** The largest packet (websocket message or polling POST body) a client may send. */
 export const GATEWAY_MAX_PACKET_BYTES = 1e6;

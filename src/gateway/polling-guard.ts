@@ -1,6 +1,6 @@
 import type { Server as Engine } from "@socket.io/bun-engine";
 import type { Server as BunServer } from "bun";
-import { ApiError } from "../domain/errors.ts";
+import { ApiError } from "../domain/shared/errors.ts";
 import { readBodyCapped } from "../http/body.ts";
 
 /**

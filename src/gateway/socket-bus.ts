@@ -1,5 +1,5 @@
 import type { Server } from "socket.io";
-import type { EventBus, GatewayEventName, GatewayPayload } from "../domain/events.ts";
+import type { EventBus, GatewayEventName, GatewayPayload } from "../domain/shared/events.ts";
 import type { NativeFanout } from "./native-fanout.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
-import type { Accounts } from "../domain/accounts.ts";
+import type { Accounts } from "../domain/accounts/accounts.ts";
 import type { UserRow } from "../store/users-repo.ts";
-import { forbidden } from "../domain/errors.ts";
+import { forbidden } from "../domain/shared/errors.ts";
 
 /** The token of an `Authorization: Bearer <token>` header, if there is one. */
 export function bearerToken(header: string | null | undefined): string | null {

@@ -1,8 +1,6 @@
-import { payloadTooLarge } from "../domain/errors.ts";
-import { formatBytes } from "../domain/uploads.ts";
-
-/** JSON deeper than this is refused before parsing: no client needs it, and deep input is costly downstream. */
-export const MAX_JSON_DEPTH = 32;
+import { payloadTooLarge } from "../domain/shared/errors.ts";
+import { formatBytes } from "../domain/shared/uploads.ts";
+import { LIMITS } from "../domain/shared/limits.ts";
 
 /**
  * How far past its limit a refused body may still be received (and thrown away, never kept).
@@ -62,7 +60,7 @@ export class MalformedBody {
   constructor(readonly reason: string) {}
 }
 
-/** Parses JSON text whose brackets nest at most `MAX_JSON_DEPTH` deep. */
+/** Parses JSON text whose brackets nest at most `LIMITS.request.jsonDepth` deep. */
 export function parseJsonBounded(text: string): unknown {
   let depth = 0;
   let inString = false;
@@ -73,7 +71,7 @@ export function parseJsonBounded(text: string): unknown {
       else if (c === 34 /* " */) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 /* { */ || c === 91 /* [ */) {
-      if (++depth > MAX_JSON_DEPTH) return new MalformedBody(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+      if (++depth > LIMITS.request.jsonDepth) return new MalformedBody(`JSON nested deeper than ${LIMITS.request.jsonDepth} levels`);
     } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
   }
   try {

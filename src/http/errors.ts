@@ -1,6 +1,6 @@
 import type { Logger } from "../log.ts";
-import { ApiError } from "../domain/errors.ts";
-import { describeIssue } from "../domain/validation.ts";
+import { ApiError } from "../domain/shared/errors.ts";
+import { describeIssue } from "../domain/shared/validation.ts";
 
 const json = (status: number, error: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ error }), {

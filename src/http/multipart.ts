@@ -1,9 +1,7 @@
-import { badRequest } from "../domain/errors.ts";
-import { formatBytes } from "../domain/uploads.ts";
+import { badRequest } from "../domain/shared/errors.ts";
+import { formatBytes } from "../domain/shared/uploads.ts";
 import { readBodyCapped } from "./body.ts";
-
-/** Room for the multipart framing and small text fields around the files. */
-const FORM_OVERHEAD = 64 * 1024;
+import { LIMITS } from "../domain/shared/limits.ts";
 
 /**
  * Reads a multipart form within `maxFileBytes` (plus framing): refused from `content-length`
@@ -13,7 +11,7 @@ const FORM_OVERHEAD = 64 * 1024;
 export async function readMultipart(request: Request, maxFileBytes: number) {
   const type = request.headers.get("content-type") ?? "";
   if (!type.toLowerCase().startsWith("multipart/form-data")) throw badRequest("Expected a multipart/form-data body");
-  const bytes = await readBodyCapped(request, maxFileBytes + FORM_OVERHEAD, `Upload too large: the limit is ${formatBytes(maxFileBytes)}`);
+  const bytes = await readBodyCapped(request, maxFileBytes + LIMITS.request.multipartOverheadBytes, `Upload too large: the limit is ${formatBytes(maxFileBytes)}`);
   try {
     return await new Response(bytes, { headers: { "content-type": type } }).formData();
   } catch {

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { MalformedBody } from "./body.ts";
+import { LIMITS } from "../domain/shared/limits.ts";
 
 /** A JSON body: anything but an object is "body: must be a JSON object". */
 export const body = <E extends v.ObjectEntries>(entries: E) =>
@@ -9,20 +10,6 @@ export const body = <E extends v.ObjectEntries>(entries: E) =>
       (issue) => (issue.input instanceof MalformedBody ? issue.input.reason : "must be a JSON object"),
     ),
     v.object(entries, "must be a JSON object"),
-  );
-
-export const nonEmptyText = (max: number) =>
-  v.pipe(v.string("must be a string"), v.maxLength(max, `must be at most ${max} characters`));
-
-export const boolean = v.boolean("must be a boolean");
-
-/** A bounded integer, from JSON. */
-export const integer = (min: number, max: number) =>
-  v.pipe(
-    v.number("must be a number"),
-    v.integer("must be an integer"),
-    v.minValue(min, `must be between ${min} and ${max}`),
-    v.maxValue(max, `must be between ${min} and ${max}`),
   );
 
 /** A query-string integer in 1..max; out of range is a 400, never clamped (CONTRACT.md). */
@@ -39,6 +26,11 @@ export const queryLimit = (max: number) =>
 
 /** `?q=&limit=` of the message searches (channel, DM, group DM). */
 export const SearchQuery = v.object({
-  q: v.pipe(v.string("is required"), v.trim(), v.minLength(1, "must be 1-200 characters"), v.maxLength(200, "must be 1-200 characters")),
-  limit: queryLimit(100),
+  q: v.pipe(
+    v.string("is required"),
+    v.trim(),
+    v.minLength(1, `must be 1-${LIMITS.message.searchQueryLength} characters`),
+    v.maxLength(LIMITS.message.searchQueryLength, `must be 1-${LIMITS.message.searchQueryLength} characters`),
+  ),
+  limit: queryLimit(LIMITS.message.searchMax),
 });

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { BuiltinRole } from "../domain/permissions.ts";
+import type { BuiltinRole } from "./types.ts";
 
 export interface AccessRow {
   owner_id: string;

@@ -1,7 +1,7 @@
 /**
  * Slash commands (table `commands`, migration 5): global (`server_id` NULL) or scoped to one
  * server; a name is unique per application + scope. `options` is the JSON text of the
- * normalized option definitions (see domain/command-args.ts `CommandOption`).
+ * normalized option definitions (see domain/bots/command-args.ts `CommandOption`).
  *
  * Lookups for other features:
  * - `findForInvocation(serverId, name)`: every command with that (lowercased) name usable in

@@ -1,6 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { BuiltinRole } from "../domain/permissions.ts";
-import type { PresenceStatus } from "../domain/shapes.ts";
+import type { BuiltinRole, PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface MemberRow {

@@ -18,7 +18,7 @@ import { RolesRepo } from "./roles-repo.ts";
 import { InvitesRepo } from "./invites-repo.ts";
 import { ModerationRepo } from "./moderation-repo.ts";
 import { FriendsRepo } from "./friends-repo.ts";
-import { ConversationsRepo } from "./conversations-repo.ts";
+import { DmsRepo } from "./dms-repo.ts";
 import { InteractionsRepo } from "./interactions-repo.ts";
 import { CommandsRepo } from "./commands-repo.ts";
 import { WebhooksRepo } from "./webhooks-repo.ts";
@@ -33,47 +33,14 @@ import { WriteBatch } from "./write-batch.ts";
 import { prepareSecrets, SecretBox } from "./secret-box.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
-export interface Store {
-  users: UsersRepo;
-  userSettings: UserSettingsRepo;
-  stats: StatsRepo;
-  servers: ServersRepo;
-  members: MembersRepo;
-  access: AccessRepo;
-  audit: AuditRepo;
-  channels: ChannelsRepo;
-  serverGifs: ServerGifsRepo;
-  messages: MessagesRepo;
-  emojis: EmojisRepo;
-  applications: ApplicationsRepo;
-  reactions: ReactionsRepo;
-  pins: PinsRepo;
-  roles: RolesRepo;
-  invites: InvitesRepo;
-  moderation: ModerationRepo;
-  friends: FriendsRepo;
-  conversations: ConversationsRepo;
-  interactions: InteractionsRepo;
-  commands: CommandsRepo;
-  webhooks: WebhooksRepo;
-  soundboard: SoundboardRepo;
-  platform: PlatformRepo;
-  aiKeys: AiKeysRepo;
-  aiConversations: AiConversationsRepo;
-  aiUploads: AiUploadsRepo;
-  admin: AdminRepo;
-  reports: ReportsRepo;
-  /** The group commit shared by message sends (its counters show how sends were grouped). */
-  writes: Pick<WriteBatch, "transactions" | "pending">;
-  close(): void;
-}
+export type Store = ReturnType<typeof createStore>;
 
 /**
  * Opens (or creates) the database, migrates it, and checks `secretsKey` (32 bytes) against the
  * secrets it holds, sealing any left in plaintext: SecretsKeyError when the key is not the one
  * they were sealed with.
  */
-export function createStore(databaseFile: string, secretsKey: Uint8Array): Store {
+export function createStore(databaseFile: string, secretsKey: Uint8Array) {
   const db: Database = openDatabase(databaseFile);
   const secrets = new SecretBox(secretsKey);
   try {
@@ -104,7 +71,7 @@ export function createStore(databaseFile: string, secretsKey: Uint8Array): Store
     invites: new InvitesRepo(db),
     moderation: new ModerationRepo(db),
     friends: new FriendsRepo(db),
-    conversations: new ConversationsRepo(db, writes),
+    dms: new DmsRepo(db, writes),
     interactions: new InteractionsRepo(db),
     commands: new CommandsRepo(db),
     webhooks: new WebhooksRepo(db, secrets),
@@ -115,8 +82,9 @@ export function createStore(databaseFile: string, secretsKey: Uint8Array): Store
     aiUploads: new AiUploadsRepo(db),
     admin: new AdminRepo(db),
     reports: new ReportsRepo(db),
-    writes,
-    close() {
+    /** The group commit shared by message sends (its counters show how sends were grouped). */
+    writes: writes as Pick<WriteBatch, "transactions" | "pending">,
+    close(): void {
       // Sends still queued are committed (and answered) first; a clean close then
       // checkpoints the WAL so the file is complete on its own.
       try {

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { PresenceStatus } from "../domain/shapes.ts";
+import type { PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
 import { secretContext, type SecretBox } from "./secret-box.ts";
 

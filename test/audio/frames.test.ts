@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { checkFrame, MAX_FRAME_BYTES } from "../../src/audio/frames.ts";
+import { checkFrame } from "../../src/audio/frames.ts";
+import { LIMITS } from "../../src/domain/shared/limits.ts";
 
 const bytes = (n: number) => new Uint8Array(n);
 
@@ -15,7 +16,7 @@ const cases: Case[] = [
   ["12 kHz", { pcm: bytes(480), sampleRate: 12000 }, { sampleRate: 12000, channels: 2 }],
   ["16 kHz", { pcm: bytes(640), sampleRate: 16000 }, { sampleRate: 16000, channels: 2 }],
   ["24 kHz", { pcm: bytes(960), sampleRate: 24000 }, { sampleRate: 24000, channels: 2 }],
-  ["exactly the maximum", { pcm: bytes(MAX_FRAME_BYTES) }, { sampleRate: 48000, channels: 2 }],
+  ["exactly the maximum", { pcm: bytes(LIMITS.audioFrameBytes) }, { sampleRate: 48000, channels: 2 }],
   ["one stereo sample", { pcm: bytes(4) }, { sampleRate: 48000, channels: 2 }],
   ["null sampleRate and channels take the defaults", { pcm: bytes(4), sampleRate: null, channels: null }, { sampleRate: 48000, channels: 2 }],
   ["string pcm", { pcm: "AAAA" }, "pcm: must be binary (16-bit PCM)"],
@@ -23,7 +24,7 @@ const cases: Case[] = [
   ["missing pcm", { pcm: undefined }, "pcm: must be binary (16-bit PCM)"],
   ["object pcm", { pcm: { type: "Buffer", data: [0, 0] } }, "pcm: must be binary (16-bit PCM)"],
   ["empty", { pcm: bytes(0) }, "pcm: must not be empty"],
-  ["one byte over", { pcm: bytes(MAX_FRAME_BYTES + 4) }, `pcm: must be at most ${MAX_FRAME_BYTES} bytes`],
+  ["one byte over", { pcm: bytes(LIMITS.audioFrameBytes + 4) }, `pcm: must be at most ${LIMITS.audioFrameBytes} bytes`],
   ["odd byte count", { pcm: bytes(3841) }, "pcm: must be a whole number of 16-bit samples for 2 channel(s) (a multiple of 4 bytes)"],
   ["half a stereo sample", { pcm: bytes(6) }, "pcm: must be a whole number of 16-bit samples for 2 channel(s) (a multiple of 4 bytes)"],
   ["odd byte count, mono", { pcm: bytes(5), channels: 1 }, "pcm: must be a whole number of 16-bit samples for 1 channel(s) (a multiple of 2 bytes)"],

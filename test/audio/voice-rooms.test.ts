@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { VoiceRooms, type Participant } from "../../src/audio/voice-rooms.ts";
+import { VoiceRooms } from "../../src/audio/voice-rooms.ts";
+import type { Participant } from "../../src/domain/voice/voice-rooms.ts";
 
 const p = (socketId: string, userId: string, channelId: string): Participant => ({
   socketId, userId, username: userId, isBot: false, serverId: "s", channelId, muted: false, deafened: false, video: false,

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Admins } from "../../src/domain/admins.ts";
+import { Admins } from "../../src/domain/admin/admins.ts";
 import { resolveSecretsKey } from "../../src/secret.ts";
 import { createStore } from "../../src/store/store.ts";
 

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { community } from "../helpers/community.ts";
-import { addMember, createServer } from "../helpers/community.ts";
-import { addBot } from "../helpers/bot-platform.ts";
+import { addMember, community, createServer } from "../helpers/community.ts";
+import { addBot } from "../helpers/bots.ts";
 import { recordEvents, sleep, startServer, waitForDisconnect, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
 import { LineProcess, watchLatency } from "../../bench/fixture.ts";
 

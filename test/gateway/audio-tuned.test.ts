@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { nativeRelayFor, type NativeAudioRelay } from "../../src/audio/native-relay.ts";
 import { io as connectClient } from "socket.io-client";
-import { addBot } from "../helpers/bot-platform.ts";
-import { addMember, createServer } from "../helpers/community.ts";
+import { community } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, type ClientSocket, type TestServer } from "../helpers/server.ts";
 
 /** The tuned forwarder (src/audio/native-relay.ts): websocket and polling members side by side. */
@@ -27,17 +26,10 @@ function frame(n: number, bytes = 3840): Uint8Array {
 const asBytes = (pcm: ArrayBuffer | ArrayBufferView) =>
   pcm instanceof ArrayBuffer ? new Uint8Array(pcm) : new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
 
+/** The shared community with a voice channel (`channelId` here), a bot and a listener. */
 async function setup() {
-  const owner = await server.register();
-  const member = await server.register();
-  const listener = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  await addMember(server, serverId, listener);
-  const bot = await addBot(server, owner, serverId);
-  const res = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "voice", type: "voice" } });
-  if (res.status >= 300) throw new Error(`create voice channel failed: ${res.status}`);
-  return { member, listener, bot, channelId: res.body.id as string };
+  const c = await community(server, { voice: true, bot: true, extraMembers: 1 });
+  return { member: c.member, listener: c.members[1]!, bot: c.bot, channelId: c.voiceId };
 }
 
 async function join(socket: ClientSocket, channelId: string): Promise<ClientSocket> {

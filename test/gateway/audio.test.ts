@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MAX_FRAME_BYTES } from "../../src/audio/frames.ts";
-import { addBot } from "../helpers/bot-platform.ts";
-import { addMember, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { LIMITS } from "../../src/domain/shared/limits.ts";
+import { community, createVoiceChannel } from "../helpers/community.ts";
+import { addBot } from "../helpers/bots.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -23,25 +23,11 @@ function frame(bytes = 3840, seed = 7): Uint8Array {
 const asBytes = (pcm: ArrayBuffer | ArrayBufferView) =>
   pcm instanceof ArrayBuffer ? new Uint8Array(pcm) : new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength);
 
-async function voiceChannel(owner: TestUser, serverId: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "voice", type: "voice", ...extra } });
-  if (res.status >= 300) throw new Error(`create voice channel failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
-
+/** The shared community with a voice channel (`channelId` here), a bot, a second bot and a listener. */
 async function setup() {
-  const owner = await server.register();
-  const member = await server.register();
-  const listener = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  await addMember(server, serverId, listener);
-  const bot = await addBot(server, owner, serverId);
-  const otherBot = await addBot(server, owner, serverId);
-  const channelId = await voiceChannel(owner, serverId);
-  const everyoneId = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
-  return { owner, member, listener, outsider, bot, otherBot, serverId, channelId, everyoneId };
+  const c = await community(server, { voice: true, bot: true, extraMembers: 1 });
+  const otherBot = await addBot(server, c.owner, c.serverId);
+  return { ...c, listener: c.members[1]!, otherBot, channelId: c.voiceId, everyoneId: c.everyone };
 }
 
 /** A connected socket that has joined the voice channel. */
@@ -113,7 +99,7 @@ describe("bot:audio-data relay", () => {
     const { member, bot, channelId } = await setup();
     const sender = await inVoice(bot.token, channelId);
     const poller = await inVoice(member.token, channelId, ["polling"]);
-    const pcm = frame(MAX_FRAME_BYTES, 11);
+    const pcm = frame(LIMITS.audioFrameBytes, 11);
     const got = waitForEvent(poller, "bot:audio-data");
     expect(await sender.emitWithAck("bot:audio-data", { channelId, pcm: pcm.buffer })).toEqual({ ok: true });
     expect(asBytes((await got).pcm)).toEqual(pcm);
@@ -133,7 +119,7 @@ describe("bot:audio-data relay", () => {
     expect(refused.errors).toEqual([{ error }]);
 
     // In another voice channel of the same server: still not this room.
-    const elsewhere = await inVoice(bot.token, await voiceChannel(owner, serverId));
+    const elsewhere = await inVoice(bot.token, await createVoiceChannel(server, owner, serverId));
     expect((await send(elsewhere, { channelId, pcm: frame() })).errors).toEqual([{ error }]);
     // Without an ack, the voice:error alone answers.
     const errorEvent = waitForEvent(elsewhere, "voice:error");
@@ -147,7 +133,7 @@ describe("bot:audio-data relay", () => {
 
   test("refused: a meeting's audience member; allowed once a speaker", async () => {
     const { owner, member, bot, serverId } = await setup();
-    const meetingId = await voiceChannel(owner, serverId, { is_meeting: true });
+    const meetingId = await createVoiceChannel(server, owner, serverId, { is_meeting: true });
     const sender = await inVoice(member.token, meetingId);
     const receiver = await inVoice(bot.token, meetingId);
     const seen = recordEvents(receiver, "bot:audio-data");
@@ -239,7 +225,7 @@ describe("bot:audio-data relay", () => {
       [{ channelId }, "pcm: must be binary (16-bit PCM)"],
       [{ channelId, pcm: new Uint8Array(0) }, "pcm: must not be empty"],
       [{ channelId, pcm: frame(3841) }, "pcm: must be a whole number of 16-bit samples for 2 channel(s) (a multiple of 4 bytes)"],
-      [{ channelId, pcm: frame(MAX_FRAME_BYTES + 4) }, `pcm: must be at most ${MAX_FRAME_BYTES} bytes`],
+      [{ channelId, pcm: frame(LIMITS.audioFrameBytes + 4) }, `pcm: must be at most ${LIMITS.audioFrameBytes} bytes`],
       [{ channelId, pcm: frame(), sampleRate: 44100 }, "sampleRate: must be one of 8000, 12000, 16000, 24000, 48000"],
       [{ channelId, pcm: frame(), channels: 3 }, "channels: must be one of 1, 2"],
       [{ pcm: frame() }, "channelId: must be a channel id"],

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createBot } from "../helpers/bots.ts";
-import { addBot, community, joinedSocket, registerCommands, say } from "../helpers/bot-platform.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
+import { LIMITS } from "../../src/domain/shared/limits.ts";
+import { addBot, createBot } from "../helpers/bots.ts";
+import { registerCommands, say } from "../helpers/bot-platform.ts";
+import { community, createVoiceChannel, joinChannel } from "../helpers/community.ts";
+import { sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -13,21 +15,12 @@ const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
 const NEEDS_BOT = { ok: false, error: "This event needs a bot token" };
 const CHAT_DISABLED = { ok: false, error: "Text chat is disabled for this voice channel" };
 
-async function voiceChannel(owner: { token: string }, serverId: string, chat: boolean) {
-  const res = await server.api("POST", `/api/v1/channels/${serverId}`, {
-    token: owner.token,
-    body: { name: `voice-${chat ? "chat" : "quiet"}`, type: "voice", chat_enabled: chat },
-  });
-  expect(res.status).toBe(201);
-  return res.body.id as string;
-}
-
 describe("bot:send_message", () => {
   test("sends as the bot through the one send path; ack {ok, message_id, message}", async () => {
     const { owner, member, serverId, channelId } = await community(server);
     const bot = await addBot(server, owner, serverId);
     const botSocket = await server.connect(bot.token);
-    const memberSocket = await joinedSocket(server, member.token, channelId);
+    const memberSocket = await joinChannel(server, member, channelId);
     const arrived = waitForEvent(memberSocket, "message:new");
 
     const ack = await botSocket.emitWithAck("bot:send_message", {
@@ -71,8 +64,8 @@ describe("bot:send_message", () => {
   test("voice channels need chat_enabled; a bot outside the server is refused", async () => {
     const { owner, serverId } = await community(server);
     const bot = await addBot(server, owner, serverId);
-    const quiet = await voiceChannel(owner, serverId, false);
-    const chatty = await voiceChannel(owner, serverId, true);
+    const quiet = await createVoiceChannel(server, owner, serverId, { name: "voice-quiet", chat_enabled: false });
+    const chatty = await createVoiceChannel(server, owner, serverId, { name: "voice-chat", chat_enabled: true });
     const botSocket = await server.connect(bot.token);
     expect(await botSocket.emitWithAck("bot:send_message", { channel_id: quiet, content: "hi" })).toEqual(CHAT_DISABLED);
     expect((await botSocket.emitWithAck("bot:send_message", { channel_id: chatty, content: "hi" })).ok).toBe(true);
@@ -105,7 +98,7 @@ describe("bot:edit_message / bot:delete_message", () => {
     const other = await addBot(server, owner, serverId);
     const botSocket = await server.connect(bot.token);
     const otherSocket = await server.connect(other.token);
-    const memberSocket = await joinedSocket(server, member.token, channelId);
+    const memberSocket = await joinChannel(server, member, channelId);
 
     const sent = await botSocket.emitWithAck("bot:send_message", { channel_id: channelId, content: "draft" });
     const id = sent.message_id;
@@ -131,7 +124,7 @@ describe("bot:edit_message / bot:delete_message", () => {
     });
     expect(await botSocket.emitWithAck("bot:edit_message", { message_id: UNKNOWN, content: "x" })).toEqual({ ok: false, error: "Message not found" });
     // channel_id, when given, must be the message's channel.
-    const elsewhere = await voiceChannel(owner, serverId, true);
+    const elsewhere = await createVoiceChannel(server, owner, serverId, { name: "voice-chat", chat_enabled: true });
     expect(await botSocket.emitWithAck("bot:edit_message", { message_id: id, channel_id: elsewhere, content: "x" })).toEqual({
       ok: false,
       error: "Message not found",
@@ -170,7 +163,7 @@ describe("interaction:response refusals", () => {
       error: "interaction_id: must be an interaction id",
     });
 
-    const voice = await voiceChannel(owner, serverId, true);
+    const voice = await createVoiceChannel(server, owner, serverId, { name: "voice-chat", chat_enabled: true });
     const delivered = waitForEvent(botSocket, "interaction:create");
     expect((await say(server, member, voice, "/ping")).status).toBe(201);
     const interaction = await delivered;
@@ -203,7 +196,7 @@ describe("interaction:response refusals", () => {
     const bot = await addBot(server, owner, serverId);
     await registerCommands(server, bot, [{ name: "ping", description: "Ping" }]);
     const botSocket = await server.connect(bot.token);
-    const memberSocket = await joinedSocket(server, member.token, channelId);
+    const memberSocket = await joinChannel(server, member, channelId);
     const delivered = waitForEvent(botSocket, "interaction:create");
     await say(server, member, channelId, "/ping");
     const interaction = await delivered;
@@ -213,5 +206,42 @@ describe("interaction:response refusals", () => {
     await sleep(20);
     botSocket.close();
     memberSocket.close();
+  });
+});
+
+describe("the message content limit on the gateway's bot events", () => {
+  test(`bot:send_message, bot:edit_message and interaction:response take ${LIMITS.message.contentLength} characters, not one more; a refusal stores nothing`, async () => {
+    const { owner, member, serverId, channelId } = await community(server);
+    const bot = await addBot(server, owner, serverId);
+    await registerCommands(server, bot, [{ name: "ping", description: "Ping" }]);
+    const botSocket = await server.connect(bot.token);
+    const max = LIMITS.message.contentLength;
+    const tooLong = { ok: false, error: `content: must be at most ${max} characters` };
+    const longest = "x".repeat(max);
+
+    expect(await botSocket.emitWithAck("bot:send_message", { channel_id: channelId, content: longest + "y" })).toEqual(tooLong);
+    const sent = await botSocket.emitWithAck("bot:send_message", { channel_id: channelId, content: longest });
+    expect(sent.ok).toBe(true);
+    expect(sent.message.content).toBe(longest);
+
+    expect(await botSocket.emitWithAck("bot:edit_message", { message_id: sent.message_id, content: longest + "y" })).toEqual(tooLong);
+    expect((await botSocket.emitWithAck("bot:edit_message", { message_id: sent.message_id, content: "x".repeat(max - 1) })).ok).toBe(true);
+
+    const delivered = waitForEvent(botSocket, "interaction:create");
+    expect((await say(server, member, channelId, "/ping")).status).toBe(201);
+    const interaction = await delivered;
+    const respond = (content: string) => botSocket.emitWithAck("interaction:response", { interaction_id: interaction.id, channel_id: channelId, content });
+    expect(await respond(longest + "y")).toEqual(tooLong);
+    expect((await server.app.store.interactions.findById(interaction.id))!.responded_at).toBeNull();
+    expect((await respond(longest)).ok).toBe(true);
+
+    // The same schema answers REST the same way.
+    const rest = await server.api("POST", `/api/v1/oauth2/bot/channels/${channelId}/messages`, { token: bot.token, body: { content: longest + "y" } });
+    expect(rest.status).toBe(400);
+    expect(rest.body).toEqual({ error: tooLong.error });
+    // Stored: the first send, the command line and the response; nothing refused.
+    const history = await server.api("GET", `/api/v1/messages/${channelId}`, { token: owner.token });
+    expect(history.body.map((m: { content: string }) => m.content.length)).toEqual([max, "/ping".length, max - 1]);
+    botSocket.close();
   });
 });

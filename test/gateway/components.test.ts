@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addBot, community, joinedSocket, say } from "../helpers/bot-platform.ts";
-import { createServer } from "../helpers/community.ts";
+import { say } from "../helpers/bot-platform.ts";
+import { addBot } from "../helpers/bots.ts";
+import { community, createServer, createVoiceChannel, joinChannel } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -39,8 +40,8 @@ async function panel() {
   const { owner, serverId, channelId } = setup;
   const author = await addBot(server, owner, serverId, "Author");
   const neighbour = await addBot(server, owner, serverId, "Neighbour");
-  const authorSocket = await joinedSocket(server, author.token, channelId);
-  const neighbourSocket = await joinedSocket(server, neighbour.token, channelId);
+  const authorSocket = await joinChannel(server, author, channelId);
+  const neighbourSocket = await joinChannel(server, neighbour, channelId);
   const sent = await authorSocket.emitWithAck("bot:send_message", { channel_id: channelId, content: "Pick", embeds: PANEL });
   if (!sent.ok) throw new Error(sent.error);
   return { ...setup, author, neighbour, authorSocket, neighbourSocket, messageId: sent.message_id as string };
@@ -135,8 +136,8 @@ describe("message:component", () => {
     const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
     await server.api("PUT", `/api/v1/channels/${hidden.body.id}/permissions/${everyone}`, { token: owner.token, body: { allow: 0, deny: 2048 } });
     expect(await press([hidden.body.id])).toEqual({ ok: false, error: "values.0: no such channel in this server" });
-    const voice = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "lounge", type: "voice" } });
-    expect(await press([voice.body.id])).toEqual({ ok: false, error: "values.0: must be a channel of type text" });
+    const voice = await createVoiceChannel(server, owner, serverId, { name: "lounge" });
+    expect(await press([voice])).toEqual({ ok: false, error: "values.0: must be a channel of type text" });
     closeAll(authorSocket, neighbourSocket, presser);
   });
 

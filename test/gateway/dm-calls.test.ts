@@ -91,6 +91,9 @@ describe("DM calls", () => {
     expect(await aliceSocket.emitWithAck("dm:call-start", { conversationId: UNKNOWN })).toEqual({ ok: false, error: "Conversation not found" });
     expect(await aliceSocket.emitWithAck("dm:call-start", { conversationId: "nope" })).toEqual({ ok: false, error: "Conversation not found" });
     expect(await aliceSocket.emitWithAck("dm:call-start", "nope")).toEqual({ ok: false, error: "payload: must be an object {conversationId}" });
+    expect(await aliceSocket.emitWithAck("dm:call-start", [conversationId])).toEqual({ ok: false, error: "payload: must be an object {conversationId}" });
+    expect(await aliceSocket.emitWithAck("dm:call-end", [])).toEqual({ ok: false, error: "payload: must be an object {callId}" });
+    expect(await aliceSocket.emitWithAck("dm:call-signal", null)).toEqual({ ok: false, error: "payload: must be an object {callId, to, ...}" });
 
     const { callId } = await aliceSocket.emitWithAck("dm:call-start", { conversationId });
     expect(await bobSocket.emitWithAck("dm:call-start", { conversationId })).toEqual({

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addBot, community, history, joinedSocket, registerCommands, say } from "../helpers/bot-platform.ts";
+import { history, registerCommands, say } from "../helpers/bot-platform.ts";
+import { addBot } from "../helpers/bots.ts";
+import { community, joinChannel } from "../helpers/community.ts";
 import { io as connectClient } from "socket.io-client";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
 
@@ -20,8 +22,8 @@ describe("slash commands: the round trip", () => {
     await registerCommands(server, bot, [ROLL]);
 
     const botSocket = await server.connect(bot.token);
-    const bystanderSocket = await joinedSocket(server, bystander.token, channelId);
-    const memberSocket = await joinedSocket(server, member.token, channelId);
+    const bystanderSocket = await joinChannel(server, bystander, channelId);
+    const memberSocket = await joinChannel(server, member, channelId);
     const bystanderSaw = recordEvents(bystanderSocket, "interaction:create");
     const memberSaw = recordEvents(memberSocket, "interaction:create");
 
@@ -222,7 +224,7 @@ describe("slash commands: refusals store nothing", () => {
     const bot = await addBot(server, owner, serverId);
     await registerCommands(server, bot, [ROLL]);
     const botSocket = await server.connect(bot.token);
-    const memberSocket = await joinedSocket(server, member.token, channelId);
+    const memberSocket = await joinChannel(server, member, channelId);
     const seen = recordEvents(botSocket, "interaction:create");
     const messages = recordEvents(memberSocket, "message:new");
     const before = (await history(server, member.token, channelId)).length;

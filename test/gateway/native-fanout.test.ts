@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { nativeFanoutOf, setNativeFanoutEnabled } from "../../src/gateway/native-fanout.ts";
-import { community as communityOf } from "../helpers/community.ts";
+import { community } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -11,7 +11,6 @@ afterAll(() => server.stop());
 
 const fanout = () => nativeFanoutOf(server.app.io)!;
 
-const community = () => communityOf(server);
 
 async function joined(token: string, channelId: string, transports?: ("websocket" | "polling")[]): Promise<ClientSocket> {
   const socket = await server.connect(token, { transports });
@@ -24,7 +23,7 @@ const post = (token: string, channelId: string, content: string) =>
 
 describe("native gateway fan-out", () => {
   test("one room: published natively once; websocket and long-polling members each get it exactly once", async () => {
-    const { owner, member, channelId } = await community();
+    const { owner, member, channelId } = await community(server);
     const ws1 = await joined(owner.token, channelId);
     const ws2 = await joined(member.token, channelId);
     const polling = await joined(member.token, channelId, ["polling"]);
@@ -44,7 +43,7 @@ describe("native gateway fan-out", () => {
   });
 
   test("a long-polling socket that upgrades is moved to native delivery for its rooms", async () => {
-    const { owner, member, channelId } = await community();
+    const { owner, member, channelId } = await community(server);
     const socket = await server.connect(member.token, { transports: ["polling", "websocket"] });
     expect(await socket.emitWithAck("channel:join", channelId)).toMatchObject({ ok: true });
     const deadline = Date.now() + 3000;
@@ -60,7 +59,7 @@ describe("native gateway fan-out", () => {
   });
 
   test("several rooms: a socket in more than one of them gets the event once", async () => {
-    const { member, serverId } = await community();
+    const { member, serverId } = await community(server);
     const socket = await server.connect(member.token);
     expect(await socket.emitWithAck("server:join", serverId)).toMatchObject({ ok: true });
     const polling = await server.connect(member.token, { transports: ["polling"] });
@@ -76,7 +75,7 @@ describe("native gateway fan-out", () => {
   });
 
   test("except: members who cannot see a channel do not get events about it; leaving a room takes effect at once", async () => {
-    const { owner, member, serverId, channelId } = await community();
+    const { owner, member, serverId, channelId } = await community(server);
     const ownerSocket = await joined(owner.token, channelId);
     const memberSocket = await joined(member.token, channelId);
     expect(await ownerSocket.emitWithAck("server:join", serverId)).toMatchObject({ ok: true });
@@ -102,7 +101,7 @@ describe("native gateway fan-out", () => {
   });
 
   test("switched off, the stock Socket.IO emit delivers the same events", async () => {
-    const { owner, member, channelId } = await community();
+    const { owner, member, channelId } = await community(server);
     const socket = await joined(member.token, channelId);
     const seen = recordEvents(socket, "message:new");
     setNativeFanoutEnabled(server.app.io, false);

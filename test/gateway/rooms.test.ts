@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, community as communityOf } from "../helpers/community.ts";
+import { addMember, community } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -11,11 +11,10 @@ afterAll(() => server.stop());
 const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
 const roomSize = async (room: string) => (await server.app.io.in(room).fetchSockets()).length;
 
-const community = () => communityOf(server);
 
 describe("server:join / server:leave", () => {
   test("members join and get the server's events; non-members are refused", async () => {
-    const { owner, member, outsider, serverId } = await community();
+    const { owner, member, outsider, serverId } = await community(server);
     const socket = await server.connect(member.token);
     expect(await socket.emitWithAck("server:join", serverId)).toEqual({ ok: true, serverId });
     expect(await roomSize(`server:${serverId}`)).toBe(1);
@@ -41,7 +40,7 @@ describe("server:join / server:leave", () => {
   });
 
   test("leaving the server takes the member's sockets out of its rooms at once", async () => {
-    const { member, serverId, channelId } = await community();
+    const { member, serverId, channelId } = await community(server);
     const socket = await server.connect(member.token);
     await socket.emitWithAck("server:join", serverId);
     await socket.emitWithAck("channel:join", channelId);
@@ -59,7 +58,7 @@ describe("server:join / server:leave", () => {
 
 describe("channel:join / channel:leave", () => {
   test("needs VIEW_CHANNEL; a hidden channel answers like a missing one", async () => {
-    const { owner, member, outsider, serverId, channelId } = await community();
+    const { owner, member, outsider, serverId, channelId } = await community(server);
     const socket = await server.connect(member.token);
     expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
     expect(await socket.emitWithAck("channel:leave", channelId)).toEqual({ ok: true, channelId });
@@ -89,7 +88,7 @@ describe("channel:join / channel:leave", () => {
 
 describe("channel events respect visibility", () => {
   test("members who cannot see a channel get none of its events", async () => {
-    const { owner, member, serverId, channelId } = await community();
+    const { owner, member, serverId, channelId } = await community(server);
     const viewer = await server.register();
     await addMember(server, serverId, viewer);
     const sockets = await Promise.all([owner, member, viewer].map((u) => server.connect(u.token)));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { addMember, community, createVoiceChannel } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -8,19 +8,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
+/** The shared community with a moderator and a meeting channel (`meetingId`). */
 async function meeting() {
-  const owner = await server.register();
-  const member = await server.register();
-  const moderator = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  await addMember(server, serverId, moderator, "moderator");
-  const res = await server.api("POST", `/api/v1/channels/${serverId}`, {
-    token: owner.token,
-    body: { name: "Town hall", type: "voice", is_meeting: true },
-  });
-  if (res.status !== 201) throw new Error(`channel create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { owner, member, moderator, serverId, meetingId: res.body.id as string };
+  const c = await community(server, { moderator: true, voice: { name: "Town hall", is_meeting: true } });
+  return { ...c, meetingId: c.voiceId };
 }
 
 const join = async (user: TestUser, channelId: string) => {
@@ -154,9 +145,9 @@ describe("meetings", () => {
     expect(await m.emitWithAck("voice:raise-hand", { channelId: meetingId })).toEqual({ ok: false, error: "Missing permission: SPEAK" });
     expect(await err).toEqual({ error: "Missing permission: SPEAK" });
 
-    const plain = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "Plain", type: "voice" } });
-    const o = await join(owner, plain.body.id);
-    expect(await o.emitWithAck("voice:raise-hand", { channelId: plain.body.id })).toEqual({ ok: false, error: "Not a meeting channel" });
+    const plain = await createVoiceChannel(server, owner, serverId, { name: "Plain" });
+    const o = await join(owner, plain);
+    expect(await o.emitWithAck("voice:raise-hand", { channelId: plain })).toEqual({ ok: false, error: "Not a meeting channel" });
     expect(await o.emitWithAck("voice:raise-hand", { channelId: meetingId })).toEqual({ ok: false, error: "You are not in this meeting" });
     // Outside a meeting, the participant's meeting fields are null/false.
     expect(server.app.domain.voice.rooms.ofUser(owner.id)).toMatchObject({ meetingRole: null, handRaised: false, muted: false });

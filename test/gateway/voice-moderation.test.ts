@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { auditLog, community, createServer, createVoiceChannel } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -8,39 +8,19 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function voiceChannel(owner: TestUser, serverId: string, name: string) {
-  const res = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name, type: "voice" } });
-  if (res.status !== 201) throw new Error(`channel create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id as string;
-}
-
-async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const moderator = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  await addMember(server, serverId, moderator, "moderator");
-  const voiceId = await voiceChannel(owner, serverId, "Lounge");
-  const otherId = await voiceChannel(owner, serverId, "Side room");
-  return { owner, member, moderator, serverId, voiceId, otherId };
-}
-
 const join = async (user: TestUser, channelId: string) => {
   const socket = await server.connect(user.token);
   expect((await socket.emitWithAck("voice:join", { channelId })).ok).toBe(true);
   return socket;
 };
 
-async function voiceAudit(owner: TestUser, serverId: string): Promise<any[]> {
-  const res = await server.api("GET", `/api/v1/servers/${serverId}/audit-log`, { token: owner.token });
-  expect(res.status).toBe(200);
-  return res.body.entries.filter((e: any) => e.action.startsWith("VOICE_") && e.action !== "VOICE_JOIN" && e.action !== "VOICE_LEAVE");
-}
+/** The voice moderation entries of the audit log, newest first (joins and leaves left out). */
+const voiceAudit = async (owner: TestUser, serverId: string) =>
+  (await auditLog(server, serverId, owner)).filter((e) => e.action.startsWith("VOICE_") && e.action !== "VOICE_JOIN" && e.action !== "VOICE_LEAVE");
 
 describe("voice:server-mute / voice:server-deafen", () => {
   test("moderators mute and deafen members; the room hears it; audited", async () => {
-    const { owner, member, moderator, serverId, voiceId } = await community();
+    const { owner, member, moderator, serverId, voiceId } = await community(server, { voice: true, moderator: true });
     const mod = await join(moderator, voiceId);
     const m = await join(member, voiceId);
     const outside = await server.connect(owner.token);
@@ -63,7 +43,7 @@ describe("voice:server-mute / voice:server-deafen", () => {
     expect(await deaf).toEqual({ socketId: m.id, userId: member.id, serverDeafened: true });
 
     // Persist across a channel switch in the same server.
-    const other = await voiceChannel(owner, serverId, "Elsewhere");
+    const other = await createVoiceChannel(server, owner, serverId, { name: "Elsewhere" });
     const ack = await m.emitWithAck("voice:join", { channelId: other });
     expect(ack.participants[0]).toMatchObject({ serverMuted: true, serverDeafened: true });
 
@@ -83,7 +63,7 @@ describe("voice:server-mute / voice:server-deafen", () => {
   });
 
   test("refusals: no MUTE_MEMBERS, acting on the owner, target not in voice", async () => {
-    const { owner, member, moderator, voiceId } = await community();
+    const { owner, member, moderator, voiceId } = await community(server, { voice: true, moderator: true });
     const m = await join(member, voiceId);
     const o = await join(owner, voiceId);
     const mod = await server.connect(moderator.token);
@@ -105,7 +85,7 @@ describe("voice:server-mute / voice:server-deafen", () => {
 
 describe("timeouts", () => {
   test("a timed-out member stays in voice but cannot speak", async () => {
-    const { owner, member, serverId, voiceId } = await community();
+    const { owner, member, serverId, voiceId } = await community(server, { voice: true, moderator: true });
     const m = await join(member, voiceId);
     expect((await m.emitWithAck("voice:speaking", { speaking: true })).ok).toBe(true);
     const res = await server.api("POST", `/api/v1/servers/${serverId}/timeouts`, { token: owner.token, body: { targetUserId: member.id, duration: 600 } });
@@ -119,7 +99,8 @@ describe("timeouts", () => {
 
 describe("voice:move / voice:disconnect", () => {
   test("move: force-move to the target, leave + join events, VOICE_MOVE", async () => {
-    const { owner, member, moderator, serverId, voiceId, otherId } = await community();
+    const { owner, member, moderator, serverId, voiceId } = await community(server, { voice: true, moderator: true });
+    const otherId = await createVoiceChannel(server, owner, serverId, { name: "Side room" });
     const mod = await join(moderator, voiceId);
     const m = await join(member, voiceId);
     const o = await join(owner, otherId);
@@ -142,7 +123,7 @@ describe("voice:move / voice:disconnect", () => {
     expect(await m.emitWithAck("voice:move", { userId: owner.id, channelId: voiceId })).toEqual({ ok: false, error: "Missing permission: MOVE_MEMBERS" });
     expect(await mod.emitWithAck("voice:move", { userId: owner.id, channelId: voiceId })).toEqual({ ok: false, error: "You cannot act on a member ranked at or above you" });
     const elsewhere = await createServer(server, owner, "Elsewhere");
-    const foreign = await voiceChannel(owner, elsewhere, "Foreign");
+    const foreign = await createVoiceChannel(server, owner, elsewhere, { name: "Foreign" });
     expect(await o.emitWithAck("voice:move", { userId: member.id, channelId: foreign })).toEqual({
       ok: false,
       error: "channelId: must be a voice channel of the same server",
@@ -156,7 +137,7 @@ describe("voice:move / voice:disconnect", () => {
   });
 
   test("disconnect: force-disconnect to the target, removed from the room, VOICE_DISCONNECT", async () => {
-    const { owner, member, moderator, serverId, voiceId } = await community();
+    const { owner, member, moderator, serverId, voiceId } = await community(server, { voice: true, moderator: true });
     const mod = await join(moderator, voiceId);
     const m = await join(member, voiceId);
     const forced = waitForEvent(m, "voice:force-disconnect");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { addMember, auditLog, community, createVoiceChannel } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -10,29 +10,6 @@ afterAll(() => server.stop());
 
 const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
 const roomSize = async (room: string) => (await server.app.io.in(room).fetchSockets()).length;
-
-async function voiceChannel(owner: TestUser, serverId: string, name = "Lounge", extra: Record<string, unknown> = {}) {
-  const res = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name, type: "voice", ...extra } });
-  if (res.status !== 201) throw new Error(`channel create failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id as string;
-}
-
-async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  const voiceId = await voiceChannel(owner, serverId);
-  return { owner, member, outsider, serverId, textId: general!.id, voiceId };
-}
-
-async function auditLog(owner: TestUser, serverId: string): Promise<any[]> {
-  const res = await server.api("GET", `/api/v1/servers/${serverId}/audit-log`, { token: owner.token });
-  expect(res.status).toBe(200);
-  return res.body.entries;
-}
 
 const participant = (socket: ClientSocket, user: TestUser, extra: Record<string, unknown> = {}) => ({
   socketId: socket.id,
@@ -52,7 +29,7 @@ const participant = (socket: ClientSocket, user: TestUser, extra: Record<string,
 
 describe("voice:join / voice:leave", () => {
   test("joiner gets voice:existing, others voice:user-joined, ack lists the room; audited", async () => {
-    const { owner, member, outsider, serverId, voiceId } = await community();
+    const { owner, member, outsider, serverId, voiceId } = await community(server, { voice: true });
     const a = await server.connect(owner.token);
     const b = await server.connect(member.token);
     const stranger = await server.connect(outsider.token);
@@ -80,7 +57,7 @@ describe("voice:join / voice:leave", () => {
     expect(bSawSelf).toEqual([]);
     expect(strangerSaw).toEqual([]);
 
-    const entries = await auditLog(owner, serverId);
+    const entries = await auditLog(server, serverId, owner);
     const voice = entries.filter((e) => e.action.startsWith("VOICE_"));
     expect(voice.map((e) => [e.action, e.actor_id, e.target_type, e.target_id])).toEqual([
       ["VOICE_LEAVE", member.id, "member", member.id],
@@ -92,7 +69,7 @@ describe("voice:join / voice:leave", () => {
   });
 
   test("refusals arrive as voice:error and a failed ack", async () => {
-    const { owner, member, outsider, serverId, textId, voiceId } = await community();
+    const { owner, member, outsider, serverId, channelId, voiceId } = await community(server, { voice: true });
     const m = await server.connect(member.token);
     const o = await server.connect(outsider.token);
 
@@ -101,7 +78,7 @@ describe("voice:join / voice:leave", () => {
       expect(await socket.emitWithAck("voice:join", payload)).toEqual({ ok: false, error });
       expect(await err).toEqual({ error });
     };
-    await refuse(m, { channelId: textId }, "Not a voice channel");
+    await refuse(m, { channelId }, "Not a voice channel");
     await refuse(m, { channelId: UNKNOWN }, "Channel not found");
     await refuse(m, { channelId: "nope" }, "channelId: must be a channel id");
     await refuse(o, { channelId: voiceId }, "You are not a member of this server");
@@ -125,8 +102,8 @@ describe("voice:join / voice:leave", () => {
   });
 
   test("one voice channel per user: joining another leaves the first", async () => {
-    const { owner, member, serverId, voiceId } = await community();
-    const other = await voiceChannel(owner, serverId, "Other");
+    const { owner, member, serverId, voiceId } = await community(server, { voice: true });
+    const other = await createVoiceChannel(server, owner, serverId, { name: "Other" });
     const watcher = await server.connect(owner.token);
     await watcher.emitWithAck("voice:join", { channelId: voiceId });
     const m = await server.connect(member.token);
@@ -142,7 +119,7 @@ describe("voice:join / voice:leave", () => {
   });
 
   test("a second device kicks the first with voice:force-leave", async () => {
-    const { owner, member, voiceId } = await community();
+    const { owner, member, voiceId } = await community(server, { voice: true });
     const watcher = await server.connect(owner.token);
     await watcher.emitWithAck("voice:join", { channelId: voiceId });
     const first = await server.connect(member.token);
@@ -163,7 +140,7 @@ describe("voice:join / voice:leave", () => {
   });
 
   test("closing the socket leaves the room, with VOICE_LEAVE", async () => {
-    const { owner, member, serverId, voiceId } = await community();
+    const { owner, member, serverId, voiceId } = await community(server, { voice: true });
     const watcher = await server.connect(owner.token);
     await watcher.emitWithAck("voice:join", { channelId: voiceId });
     const m = await server.connect(member.token);
@@ -174,7 +151,7 @@ describe("voice:join / voice:leave", () => {
     expect(await left).toEqual({ socketId: id });
     expect(server.app.domain.voice.rooms.ofUser(member.id)).toBeNull();
     await sleep(50);
-    const entries = await auditLog(owner, serverId);
+    const entries = await auditLog(server, serverId, owner);
     expect(entries.some((e) => e.action === "VOICE_LEAVE" && e.target_id === member.id)).toBe(true);
     watcher.close();
   });
@@ -182,7 +159,7 @@ describe("voice:join / voice:leave", () => {
 
 describe("voice:state / voice:speaking / voice:signal", () => {
   test("state and speaking reach the room only", async () => {
-    const { owner, member, outsider, serverId, voiceId } = await community();
+    const { owner, member, outsider, serverId, voiceId } = await community(server, { voice: true });
     const third = await server.register();
     await addMember(server, serverId, third);
     const a = await server.connect(owner.token);
@@ -213,7 +190,7 @@ describe("voice:state / voice:speaking / voice:signal", () => {
   });
 
   test("a member without SPEAK cannot be speaking", async () => {
-    const { owner, member, serverId, voiceId } = await community();
+    const { owner, member, serverId, voiceId } = await community(server, { voice: true });
     const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
     await server.api("PUT", `/api/v1/channels/${voiceId}/permissions/${everyone}`, { token: owner.token, body: { allow: 0, deny: 32768 } });
     const b = await server.connect(member.token);
@@ -225,10 +202,10 @@ describe("voice:state / voice:speaking / voice:signal", () => {
   });
 
   test("voice:signal reaches only the named peer in the same room", async () => {
-    const { owner, member, serverId, voiceId } = await community();
+    const { owner, member, serverId, voiceId } = await community(server, { voice: true });
     const third = await server.register();
     await addMember(server, serverId, third);
-    const other = await voiceChannel(owner, serverId, "Elsewhere");
+    const other = await createVoiceChannel(server, owner, serverId, { name: "Elsewhere" });
     const a = await server.connect(owner.token);
     const b = await server.connect(member.token);
     const c = await server.connect(third.token);
@@ -257,7 +234,7 @@ describe("voice:state / voice:speaking / voice:signal", () => {
 
 describe("bot:voice-query / bot:voice-participants", () => {
   test("answer by ack to members; refuse non-members", async () => {
-    const { owner, member, outsider, serverId, textId, voiceId } = await community();
+    const { owner, member, outsider, serverId, channelId, voiceId } = await community(server, { voice: true });
     const a = await server.connect(owner.token);
     await a.emitWithAck("voice:join", { channelId: voiceId });
     const m = await server.connect(member.token);
@@ -272,7 +249,7 @@ describe("bot:voice-query / bot:voice-participants", () => {
       channelId: voiceId,
       participants: [participant(a, owner)],
     });
-    expect(await m.emitWithAck("bot:voice-participants", { channelId: textId })).toEqual({ ok: false, error: "Not a voice channel" });
+    expect(await m.emitWithAck("bot:voice-participants", { channelId })).toEqual({ ok: false, error: "Not a voice channel" });
     const o = await server.connect(outsider.token);
     expect(await o.emitWithAck("bot:voice-query", { userId: owner.id, serverId })).toEqual({ ok: false, error: "You are not a member of this server" });
     expect(await o.emitWithAck("bot:voice-participants", { channelId: voiceId })).toEqual({ ok: false, error: "You are not a member of this server" });
@@ -282,7 +259,7 @@ describe("bot:voice-query / bot:voice-participants", () => {
 
 describe("GET /api/v1/friends/voice-activity", () => {
   test("lists accepted friends in voice channels the caller can see", async () => {
-    const { owner, member, outsider, serverId, voiceId } = await community();
+    const { owner, member, outsider, serverId, voiceId } = await community(server, { voice: true });
     const befriend = async (a: TestUser, b: TestUser) => {
       expect((await server.api("POST", "/api/v1/friends/request", { token: a.token, body: { username: b.username } })).status).toBe(201);
       expect((await server.api("POST", `/api/v1/friends/accept/${a.id}`, { token: b.token })).status).toBe(200);
@@ -309,7 +286,7 @@ describe("GET /api/v1/friends/voice-activity", () => {
 
 describe("leaving voice when access goes", () => {
   test("kick, leaving the server, losing CONNECT and channel deletion take members out", async () => {
-    const { owner, member, serverId, voiceId } = await community();
+    const { owner, member, serverId, voiceId } = await community(server, { voice: true });
     const watcher = await server.connect(owner.token);
     await watcher.emitWithAck("voice:join", { channelId: voiceId });
 
@@ -356,7 +333,7 @@ describe("leaving voice when access goes", () => {
 
 describe("server deletion", () => {
   test("deleting the server takes everyone out of its voice rooms", async () => {
-    const { owner, member, serverId, voiceId } = await community();
+    const { owner, member, serverId, voiceId } = await community(server, { voice: true });
     const socket = await server.connect(member.token);
     expect((await socket.emitWithAck("voice:join", { channelId: voiceId })).ok).toBe(true);
     const gone = waitForEvent(socket, "voice:force-disconnect");

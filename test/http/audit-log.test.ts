@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { community } from "../helpers/community.ts";
 import { startServer, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -18,22 +18,9 @@ const call = (method: string, path: string, user: TestUser | null, body?: unknow
   server.api(method, `/api/v1/servers${path}`, { token: user?.token, body });
 
 
-async function setup() {
-  const owner = await server.register();
-  const admin = await server.register();
-  const moderator = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, admin, "admin");
-  await addMember(server, serverId, moderator, "moderator");
-  await addMember(server, serverId, member);
-  return { owner, admin, moderator, member, outsider, serverId };
-}
-
 describe("GET /api/v1/servers/:id/audit-log", () => {
   test("answers {entries, hasMore}, newest first, every field of an audit entry", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server, { admin: true, moderator: true });
     await call("POST", `/${serverId}/timeouts`, owner, { targetUserId: member.id, duration: 60 });
     const res = await call("GET", `/${serverId}/audit-log`, owner);
     expect(res.status).toBe(200);
@@ -54,7 +41,7 @@ describe("GET /api/v1/servers/:id/audit-log", () => {
   });
 
   test("target_username is resolved at read time, so a renamed member shows their current name", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server, { admin: true, moderator: true });
     await call("DELETE", `/${serverId}/members/${member.id}`, owner);
     const renamed = `${member.username}x`.slice(0, 32);
     const profile = await server.api("PUT", "/api/v1/users/me/profile", { token: member.token, body: { username: renamed } });
@@ -65,7 +52,7 @@ describe("GET /api/v1/servers/:id/audit-log", () => {
   });
 
   test("limit pages the log and hasMore says whether older entries exist; before is unix seconds", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server, { admin: true, moderator: true });
     for (const duration of [60, 120, 180]) await call("POST", `/${serverId}/timeouts`, owner, { targetUserId: member.id, duration });
     const first = await call("GET", `/${serverId}/audit-log?limit=2`, owner);
     expect(first.status).toBe(200);
@@ -82,7 +69,7 @@ describe("GET /api/v1/servers/:id/audit-log", () => {
   });
 
   test("before may be an entry id: pages follow each other exactly, even within one second; another server's or an unknown id is 404", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server, { admin: true, moderator: true });
     // 12 entries in (most likely) the same second: unix-seconds paging could not split them.
     for (let i = 0; i < 11; i++) await call("POST", `/${serverId}/timeouts`, owner, { targetUserId: member.id, duration: 60 + i });
     const all = (await call("GET", `/${serverId}/audit-log?limit=100`, owner)).body.entries.map((e: any) => e.id);
@@ -100,7 +87,7 @@ describe("GET /api/v1/servers/:id/audit-log", () => {
     expect((await call("GET", `/${serverId}/audit-log?before=${all.at(-1)}`, owner)).body).toEqual({ entries: [], hasMore: false });
     expect((await call("GET", `/${serverId}/audit-log?limit=2&before=${all[0]!.toUpperCase()}`, owner)).body.entries.map((e: any) => e.id)).toEqual(all.slice(1, 3));
 
-    const other = await setup();
+    const other = await community(server, { admin: true, moderator: true });
     const foreign = (await call("GET", `/${other.serverId}/audit-log`, other.owner)).body.entries[0].id;
     expectError(await call("GET", `/${serverId}/audit-log?before=${foreign}`, owner), 404, "Audit log entry not found");
     expectError(await call("GET", `/${serverId}/audit-log?before=${UNKNOWN}`, owner), 404, "Audit log entry not found");
@@ -109,7 +96,7 @@ describe("GET /api/v1/servers/:id/audit-log", () => {
   });
 
   test("limit outside 1..100 and a non-integer before are 400", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { admin: true, moderator: true });
     const get = (query: string) => call("GET", `/${serverId}/audit-log?${query}`, owner);
     expectError(await get("limit=0"), 400, /^limit: /);
     expectError(await get("limit=101"), 400, /^limit: /);
@@ -125,7 +112,7 @@ describe("GET /api/v1/servers/:id/audit-log", () => {
   });
 
   test("ADMINISTRATOR or MANAGE_SERVER: admins yes; moderators, members and outsiders 403; 401; 404", async () => {
-    const { admin, moderator, member, outsider, serverId } = await setup();
+    const { admin, moderator, member, outsider, serverId } = await community(server, { admin: true, moderator: true });
     expect((await call("GET", `/${serverId}/audit-log`, admin)).status).toBe(200);
     expectError(await call("GET", `/${serverId}/audit-log`, moderator), 403, /MANAGE_SERVER/);
     expectError(await call("GET", `/${serverId}/audit-log`, member), 403);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { addMember, auditLog, community, createServer } from "../helpers/community.ts";
 import { createBot, type TestBot } from "../helpers/bots.ts";
 import { startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 
@@ -22,20 +22,13 @@ const ownerAdd = (user: { token: string } | null, bot: TestBot, serverId: string
 const authorize = (user: { token: string } | null, bot: TestBot, serverId: string, body: unknown) =>
   call("POST", `/invite/${bot.botUserId}/add/${serverId}`, user, body);
 
-/** A server owner with a bot of their own, and a server member, an admin and an outsider. */
+/** The shared community with a built-in admin, and a bot of the owner's that is not in the server yet. */
 async function setup(botName?: string) {
-  const owner = await server.register();
-  const admin = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, admin, "admin");
-  await addMember(server, serverId, member);
-  const bot = await createBot(server, owner, botName);
-  return { owner, admin, member, outsider, serverId, bot };
+  const c = await community(server, { admin: true });
+  return { ...c, bot: await createBot(server, c.owner, botName) };
 }
 
-async function joinedSocket(user: TestUser, serverId: string) {
+async function inServerRoom(user: TestUser, serverId: string) {
   const socket = await server.connect(user.token);
   expect(await socket.emitWithAck("server:join", serverId)).toEqual({ ok: true, serverId });
   return socket;
@@ -46,7 +39,7 @@ const managedRole = (serverId: string, botUserId: string) => server.app.store.ro
 describe("POST /api/v1/oauth2/applications/:appId/servers/:serverId (owner-add)", () => {
   test("adds the bot with a managed role holding the defaults; member:joined, role:created, BOT_ADD", async () => {
     const f = await setup("Helper [BOT]");
-    const socket = await joinedSocket(f.member, f.serverId);
+    const socket = await inServerRoom(f.member, f.serverId);
     const joined = waitForEvent(socket, "member:joined");
     const created = waitForEvent(socket, "role:created");
     const res = await ownerAdd(f.owner, f.bot, f.serverId);
@@ -61,8 +54,7 @@ describe("POST /api/v1/oauth2/applications/:appId/servers/:serverId (owner-add)"
     const botMember = members.body.find((m: { user_id: string }) => m.user_id === f.bot.botUserId);
     expect(botMember).toMatchObject({ is_bot: 1, role: "member", roles: [res.body.role.id] });
 
-    const audit = await server.api("GET", `/api/v1/servers/${f.serverId}/audit-log`, { token: f.owner.token });
-    const entry = audit.body.entries.find((e: { action: string }) => e.action === "BOT_ADD");
+    const [entry] = await auditLog(server, f.serverId, f.owner, "BOT_ADD");
     expect(entry).toMatchObject({
       actor_id: f.owner.id,
       target_type: "member",
@@ -134,14 +126,13 @@ describe("POST /api/v1/oauth2/applications/:appId/servers/:serverId (owner-add)"
 describe("POST /api/v1/oauth2/invite/:botUserId/add/:serverId (authorize)", () => {
   test("a server admin authorizes a public bot with the given bitfield", async () => {
     const f = await setup();
-    const socket = await joinedSocket(f.member, f.serverId);
+    const socket = await inServerRoom(f.member, f.serverId);
     const joined = waitForEvent(socket, "member:joined");
     const res = await authorize(f.admin, f.bot, f.serverId, { permissions: KICK_BAN_MUTE | 2048 });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ joined: true, permissions: KICK_BAN_MUTE | 2048, role: { permissions: KICK_BAN_MUTE | 2048 } });
     expect((await joined).userId).toBe(f.bot.botUserId);
-    const audit = await server.api("GET", `/api/v1/servers/${f.serverId}/audit-log`, { token: f.owner.token });
-    expect(audit.body.entries.find((e: { action: string }) => e.action === "BOT_ADD")).toMatchObject({
+    expect((await auditLog(server, f.serverId, f.owner, "BOT_ADD"))[0]).toMatchObject({
       actor_id: f.admin.id,
       target_id: f.bot.botUserId,
       changes: { permissions: KICK_BAN_MUTE | 2048, roleId: res.body.role.id },
@@ -151,7 +142,7 @@ describe("POST /api/v1/oauth2/invite/:botUserId/add/:serverId (authorize)", () =
   test("authorizing again updates the managed role's permissions, without a second join", async () => {
     const f = await setup();
     const first = await authorize(f.owner, f.bot, f.serverId, { permissions: 2048 });
-    const socket = await joinedSocket(f.member, f.serverId);
+    const socket = await inServerRoom(f.member, f.serverId);
     const joins: unknown[] = [];
     socket.on("member:joined", (p) => joins.push(p));
     const updated = waitForEvent(socket, "role:updated");
@@ -162,8 +153,7 @@ describe("POST /api/v1/oauth2/invite/:botUserId/add/:serverId (authorize)", () =
     expect(joins).toEqual([]);
     const roles = (await server.app.store.roles.list(f.serverId)).filter((r) => r.managed_bot_id === f.bot.botUserId);
     expect(roles.length).toBe(1);
-    const audit = await server.api("GET", `/api/v1/servers/${f.serverId}/audit-log`, { token: f.owner.token });
-    expect(audit.body.entries.filter((e: { action: string }) => e.action === "BOT_ADD").length).toBe(1);
+    expect(await auditLog(server, f.serverId, f.owner, "BOT_ADD")).toHaveLength(1);
   });
 
   test("two concurrent adds make one role and one join", async () => {
@@ -240,7 +230,7 @@ describe("the managed role", () => {
   test("is kept when the owner removes the bot, and reused when it comes back", async () => {
     const f = await setup();
     const added = await ownerAdd(f.owner, f.bot, f.serverId, { permissions: 2048 });
-    const socket = await joinedSocket(f.member, f.serverId);
+    const socket = await inServerRoom(f.member, f.serverId);
     const left = waitForEvent(socket, "member:left");
     const res = await call("DELETE", `/applications/${f.bot.appId}/servers/${f.serverId}`, f.owner);
     expect(res.status).toBe(200);

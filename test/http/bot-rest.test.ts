@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 import { createBot, type TestBot } from "../helpers/bots.ts";
-import { addMember, createServer } from "../helpers/community.ts";
+import { auditLog, community, createServer } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -33,28 +33,20 @@ async function authorizeBot(owner: TestUser, serverId: string, bot: TestBot, per
 }
 
 /**
- * A server with its owner, a member, the bot (managed role with `bits`) and a custom role
- * "helper" below the bot's role; plus an outsider and another server the bot is not in.
+ * The shared community, with the bot added through the authorize route (its managed role
+ * holding `bits`), a custom role "helper" below the bot's role, and another server of the
+ * owner's that the bot is not in.
  */
-async function community(bits = 0) {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
+async function botCommunity(bits = 0) {
+  const c = await community(server);
+  const { owner, serverId } = c;
   const helper = await shared("POST", `/roles/${serverId}`, owner, { name: "helper" });
   const bot = await createBot(server, owner);
   const botRoleId = await authorizeBot(owner, serverId, bot, bits);
   const setBotBits = (permissions: number) => authorizeBot(owner, serverId, bot, permissions);
-  const [general] = await server.app.store.channels.listByServer(serverId);
   const otherServerId = await createServer(server, owner, "Elsewhere");
   const [otherChannel] = await server.app.store.channels.listByServer(otherServerId);
-  const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
-  return {
-    owner, member, outsider, bot, botRoleId, setBotBits, serverId, everyone,
-    channelId: general!.id, helperRoleId: helper.body.id as string,
-    otherServerId, otherChannelId: otherChannel!.id,
-  };
+  return { ...c, bot, botRoleId, setBotBits, helperRoleId: helper.body.id as string, otherServerId, otherChannelId: otherChannel!.id };
 }
 
 /** A socket of `user` in the channel's room and its server's room. */
@@ -63,12 +55,6 @@ async function watch(user: TestUser, serverId: string, channelId?: string): Prom
   expect(await socket.emitWithAck("server:join", serverId)).toMatchObject({ ok: true });
   if (channelId) expect(await socket.emitWithAck("channel:join", channelId)).toMatchObject({ ok: true });
   return socket;
-}
-
-async function auditOf(serverId: string, owner: TestUser, action: string): Promise<any[]> {
-  const res = await shared("GET", `/servers/${serverId}/audit-log`, owner);
-  expect(res.status).toBe(200);
-  return (res.body.entries as any[]).filter((e) => e.action === action);
 }
 
 async function botSend(bot: TestBot, channelId: string, content: string) {
@@ -94,7 +80,7 @@ async function until(condition: () => boolean, timeout = 2000) {
 
 describe("every Bot REST route: 401 without a token, 403 with a user token", () => {
   test("the whole table", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const m = await botSend(c.bot, c.channelId, "mine");
     const routes: [string, string, unknown?][] = [
       ["POST", `/channels/${c.channelId}/messages`, { content: "x" }],
@@ -134,7 +120,7 @@ describe("every Bot REST route: 401 without a token, 403 with a user token", () 
   });
 
   test("a server (or its channels) the bot is not in: 403", async () => {
-    const c = await community(P.ADMINISTRATOR);
+    const c = await botCommunity(P.ADMINISTRATOR);
     const theirs = await userSend(c.owner, c.otherChannelId, "not for bots");
     const routes: [string, string, unknown?][] = [
       ["POST", `/channels/${c.otherChannelId}/messages`, { content: "x" }],
@@ -164,7 +150,7 @@ describe("every Bot REST route: 401 without a token, 403 with a user token", () 
   });
 
   test("unknown and malformed ids: 404", async () => {
-    const c = await community(P.ADMINISTRATOR);
+    const c = await botCommunity(P.ADMINISTRATOR);
     for (const id of [UNKNOWN, "nope"]) {
       const routes: [string, string, unknown?][] = [
         ["POST", `/channels/${id}/messages`, { content: "x" }],
@@ -199,7 +185,7 @@ describe("every Bot REST route: 401 without a token, 403 with a user token", () 
 
 describe("POST /channels/:channelId/messages", () => {
   test("201 with the spec's message; message:new reaches the channel room with the same message", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const socket = await watch(c.owner, c.serverId, c.channelId);
     const heard = waitForEvent(socket, "message:new");
     const res = await call("POST", `/channels/${c.channelId}/messages`, c.bot.token, { content: "beep" });
@@ -214,7 +200,7 @@ describe("POST /channels/:channelId/messages", () => {
   });
 
   test("embeds only, embeds with content, and replies", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const embedOnly = await call("POST", `/channels/${c.channelId}/messages`, c.bot.token, { embeds: [{ title: "Status", color: "#00ff00" }] });
     expect(embedOnly.status).toBe(201);
     expect(embedOnly.body).toMatchObject({ content: "", embeds: [{ title: "Status" }] });
@@ -224,7 +210,7 @@ describe("POST /channels/:channelId/messages", () => {
   });
 
   test("bad bodies: neither content nor embeds, wrong types, too long, unknown reply", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const path = `/channels/${c.channelId}/messages`;
     expectError(await call("POST", path, c.bot.token, {}), 400, "A message needs content, embeds or attachments");
     expectError(await call("POST", path, c.bot.token, { content: "  ", embeds: [] }), 400, "A message needs content, embeds or attachments");
@@ -239,7 +225,7 @@ describe("POST /channels/:channelId/messages", () => {
   });
 
   test("VIEW_CHANNEL and SEND_MESSAGES, through the channel's overrides on the bot's role", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const path = `/channels/${c.channelId}/messages`;
     const override = (allow: number, deny: number) =>
       shared("PUT", `/channels/${c.channelId}/permissions/${c.botRoleId}`, c.owner, { allow, deny });
@@ -253,7 +239,7 @@ describe("POST /channels/:channelId/messages", () => {
   });
 
   test("a voice channel takes bot text only with chat_enabled", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const quiet = await shared("POST", `/channels/${c.serverId}`, c.owner, { name: "Lounge", type: "voice" });
     const chatty = await shared("POST", `/channels/${c.serverId}`, c.owner, { name: "Stage", type: "voice", chat_enabled: true });
     expectError(await call("POST", `/channels/${quiet.body.id}/messages`, c.bot.token, { content: "x" }), 403, "Text chat is disabled for this voice channel");
@@ -263,7 +249,7 @@ describe("POST /channels/:channelId/messages", () => {
 
 describe("PUT and DELETE /channels/:channelId/messages/:messageId (own messages only)", () => {
   test("edit: 200 with updated_at set, message:update to the room, no audit entry", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const m = await botSend(c.bot, c.channelId, "draft");
     const socket = await watch(c.owner, c.serverId, c.channelId);
     const heard = waitForEvent(socket, "message:update");
@@ -274,12 +260,12 @@ describe("PUT and DELETE /channels/:channelId/messages/:messageId (own messages 
     expect(await heard).toEqual(res.body);
     const embeds = await call("PUT", `/channels/${c.channelId}/messages/${m.id}`, c.bot.token, { embeds: [{ title: "T" }] });
     expect(embeds.body).toMatchObject({ content: "final", embeds: [{ title: "T" }] });
-    expect(await auditOf(c.serverId, c.owner, "MESSAGE_EDIT")).toEqual([]);
+    expect(await auditLog(server, c.serverId, c.owner, "MESSAGE_EDIT")).toEqual([]);
     socket.close();
   });
 
   test("edit refusals: another's message even with MANAGE_MESSAGES, another channel, empty or bad bodies", async () => {
-    const c = await community(P.MANAGE_MESSAGES);
+    const c = await botCommunity(P.MANAGE_MESSAGES);
     const theirs = await userSend(c.member, c.channelId, "human words");
     const mine = await botSend(c.bot, c.channelId, "bot words");
     expectError(await call("PUT", `/channels/${c.channelId}/messages/${theirs.id}`, c.bot.token, { content: "x" }), 403, "You can only edit your own messages");
@@ -292,7 +278,7 @@ describe("PUT and DELETE /channels/:channelId/messages/:messageId (own messages 
   });
 
   test("delete: 200 {success}, message:deleted to the room; another's message is 403", async () => {
-    const c = await community(P.MANAGE_MESSAGES);
+    const c = await botCommunity(P.MANAGE_MESSAGES);
     const mine = await botSend(c.bot, c.channelId, "bye");
     const theirs = await userSend(c.member, c.channelId, "stay");
     const socket = await watch(c.owner, c.serverId, c.channelId);
@@ -305,14 +291,14 @@ describe("PUT and DELETE /channels/:channelId/messages/:messageId (own messages 
     expectError(await call("DELETE", `/channels/${c.channelId}/messages/${mine.id}`, c.bot.token), 404, "Message not found");
     expectError(await call("DELETE", `/channels/${c.channelId}/messages/${theirs.id}`, c.bot.token), 403, "You can only delete your own messages");
     expect(await server.app.store.messages.findById(theirs.id)).not.toBeNull();
-    expect(await auditOf(c.serverId, c.owner, "MESSAGE_DELETE")).toEqual([]);
+    expect(await auditLog(server, c.serverId, c.owner, "MESSAGE_DELETE")).toEqual([]);
     socket.close();
   });
 });
 
 describe("POST /channels/:channelId/messages/bulk-delete", () => {
   test("needs MANAGE_MESSAGES on the bot's role", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const m = await botSend(c.bot, c.channelId, "x");
     const res = await call("POST", `/channels/${c.channelId}/messages/bulk-delete`, c.bot.token, { message_ids: [m.id] });
     expectError(res, 403, "Missing permission: MANAGE_MESSAGES");
@@ -320,7 +306,7 @@ describe("POST /channels/:channelId/messages/bulk-delete", () => {
   });
 
   test("deletes the listed messages of that channel: {deleted}, message:deleted each, MESSAGE_DELETE for others' messages", async () => {
-    const c = await community(P.MANAGE_MESSAGES);
+    const c = await botCommunity(P.MANAGE_MESSAGES);
     const mine = await botSend(c.bot, c.channelId, "mine");
     const a = await userSend(c.member, c.channelId, "a");
     const b = await userSend(c.member, c.channelId, "b");
@@ -340,7 +326,7 @@ describe("POST /channels/:channelId/messages/bulk-delete", () => {
     expect(deletedEvents.every((e) => e.channelId === c.channelId)).toBe(true);
     for (const id of [mine.id, a.id, b.id]) expect(await server.app.store.messages.findById(id)).toBeNull();
     for (const id of [keep.id, elsewhere.id]) expect(await server.app.store.messages.findById(id)).not.toBeNull();
-    const audited = await auditOf(c.serverId, c.owner, "MESSAGE_DELETE");
+    const audited = await auditLog(server, c.serverId, c.owner, "MESSAGE_DELETE");
     expect(audited.map((e) => e.changes.messageId).sort()).toEqual([a.id, b.id].sort());
     expect(audited.every((e) => e.actor_id === c.bot.botUserId && e.target_id === c.member.id)).toBe(true);
     // Nothing left to delete: still 200.
@@ -349,7 +335,7 @@ describe("POST /channels/:channelId/messages/bulk-delete", () => {
   });
 
   test("1 to 100 message ids", async () => {
-    const c = await community(P.MANAGE_MESSAGES);
+    const c = await botCommunity(P.MANAGE_MESSAGES);
     const path = `/channels/${c.channelId}/messages/bulk-delete`;
     const ids = (n: number) => Array.from({ length: n }, () => Bun.randomUUIDv7());
     expectError(await call("POST", path, c.bot.token, { message_ids: ids(101) }), 400, "message_ids: must hold 1-100 message ids");
@@ -363,7 +349,7 @@ describe("POST /channels/:channelId/messages/bulk-delete", () => {
 
 describe("GET /channels/:channelId/messages", () => {
   test("newest first; before, after, both, limit", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const sent: string[] = [];
     for (let i = 0; i < 6; i++) sent.push((await userSend(c.member, c.channelId, `m${i}`)).id);
     const page = async (query: string) => {
@@ -382,7 +368,7 @@ describe("GET /channels/:channelId/messages", () => {
   });
 
   test("default 50, at most 100; limits and ids outside the range are 400", async () => {
-    const c = await community();
+    const c = await botCommunity();
     for (let i = 0; i < 51; i++) await server.app.domain.messages.send(c.channelId, (await server.app.store.users.findById(c.member.id))!, { content: `n${i}` });
     expect((await call("GET", `/channels/${c.channelId}/messages`, c.bot.token)).body).toHaveLength(50);
     expect((await call("GET", `/channels/${c.channelId}/messages?limit=100`, c.bot.token)).body).toHaveLength(51);
@@ -394,7 +380,7 @@ describe("GET /channels/:channelId/messages", () => {
   });
 
   test("needs READ_MESSAGE_HISTORY", async () => {
-    const c = await community();
+    const c = await botCommunity();
     await shared("PUT", `/channels/${c.channelId}/permissions/${c.everyone}`, c.owner, { allow: 0, deny: P.READ_MESSAGE_HISTORY });
     expectError(await call("GET", `/channels/${c.channelId}/messages`, c.bot.token), 403, "Missing permission: READ_MESSAGE_HISTORY");
   });
@@ -402,7 +388,7 @@ describe("GET /channels/:channelId/messages", () => {
 
 describe("POST /dm/:targetUserId", () => {
   test("201 with the DM message; dm:new reaches the target", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const socket = await server.connect(c.member.token);
     const heard = waitForEvent(socket, "dm:new");
     const res = await call("POST", `/dm/${c.member.id}`, c.bot.token, { content: "hello human" });
@@ -420,7 +406,7 @@ describe("POST /dm/:targetUserId", () => {
   });
 
   test("the target must share a server with the bot: 403; bad bodies 400", async () => {
-    const c = await community();
+    const c = await botCommunity();
     expectError(await call("POST", `/dm/${c.outsider.id}`, c.bot.token, { content: "hi" }), 403, "You can only message users who share a server with you or are your friends");
     expectError(await call("POST", `/dm/${c.bot.botUserId}`, c.bot.token, { content: "me" }), 400, "You cannot message yourself");
     expectError(await call("POST", `/dm/${c.member.id}`, c.bot.token, {}), 400, "A message needs content or embeds");
@@ -436,7 +422,7 @@ describe("POST /dm/:targetUserId", () => {
 
 describe("servers: details, channels, members, roles", () => {
   test("GET /servers/:serverId is the shared server object, with member_count", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const res = await call("GET", `/servers/${c.serverId}`, c.bot.token);
     expect(res.status).toBe(200);
     expect(res.body.member_count).toBe(3);
@@ -444,7 +430,7 @@ describe("servers: details, channels, members, roles", () => {
   });
 
   test("GET /servers/:serverId/channels: a bare array of the channels the bot can see", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const hidden = await shared("POST", `/channels/${c.serverId}`, c.owner, { name: "staff", type: "text" });
     await shared("PUT", `/channels/${hidden.body.id}/permissions/${c.botRoleId}`, c.owner, { allow: 0, deny: P.VIEW_CHANNEL });
     const res = await call("GET", `/servers/${c.serverId}/channels`, c.bot.token);
@@ -455,7 +441,7 @@ describe("servers: details, channels, members, roles", () => {
   });
 
   test("GET /servers/:serverId/members and /members/:userId (with roles)", async () => {
-    const c = await community();
+    const c = await botCommunity();
     expect((await shared("POST", `/roles/${c.serverId}/assign`, c.owner, { targetUserId: c.member.id, roleId: c.helperRoleId })).status).toBe(200);
     const list = await call("GET", `/servers/${c.serverId}/members`, c.bot.token);
     expect(list.status).toBe(200);
@@ -471,7 +457,7 @@ describe("servers: details, channels, members, roles", () => {
   });
 
   test("GET /servers/:serverId/roles is the shared role list", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const res = await call("GET", `/servers/${c.serverId}/roles`, c.bot.token);
     expect(res.status).toBe(200);
     expect(res.body).toEqual((await shared("GET", `/roles/${c.serverId}`, c.owner)).body);
@@ -481,7 +467,7 @@ describe("servers: details, channels, members, roles", () => {
 
 describe("moderation through the bot's role", () => {
   test("kick needs KICK_MEMBERS; then member:left and MEMBER_KICK like the shared route", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const path = `/servers/${c.serverId}/members/${c.member.id}`;
     expectError(await call("DELETE", path, c.bot.token), 403, "Missing permission: KICK_MEMBERS");
     await c.setBotBits(P.KICK_MEMBERS);
@@ -492,7 +478,7 @@ describe("moderation through the bot's role", () => {
     expect(res.body).toEqual({ success: true });
     expect(await left).toEqual({ serverId: c.serverId, userId: c.member.id });
     expect(await server.app.store.members.find(c.serverId, c.member.id)).toBeNull();
-    const [entry] = await auditOf(c.serverId, c.owner, "MEMBER_KICK");
+    const [entry] = await auditLog(server, c.serverId, c.owner, "MEMBER_KICK");
     expect(entry).toMatchObject({
       actor_id: c.bot.botUserId, actor_username: c.bot.name, target_type: "member", target_id: c.member.id,
       changes: { username: c.member.username, userId: c.member.id, moderator: c.bot.name },
@@ -505,7 +491,7 @@ describe("moderation through the bot's role", () => {
   });
 
   test("ban needs BAN_MEMBERS; member:left + member:banned, MEMBER_BAN; unban needs BAN_MEMBERS, MEMBER_UNBAN", async () => {
-    const c = await community(P.KICK_MEMBERS);
+    const c = await botCommunity(P.KICK_MEMBERS);
     const bans = `/servers/${c.serverId}/bans`;
     expectError(await call("POST", bans, c.bot.token, { user_id: c.member.id }), 403, "Missing permission: BAN_MEMBERS");
     await c.setBotBits(P.BAN_MEMBERS);
@@ -517,7 +503,7 @@ describe("moderation through the bot's role", () => {
     expect(res.body).toMatchObject({ user_id: c.member.id, reason: "spam", banned_by: c.bot.botUserId });
     expect(await left).toEqual({ serverId: c.serverId, userId: c.member.id });
     expect(await banned).toEqual({ serverId: c.serverId, userId: c.member.id });
-    const [ban] = await auditOf(c.serverId, c.owner, "MEMBER_BAN");
+    const [ban] = await auditLog(server, c.serverId, c.owner, "MEMBER_BAN");
     expect(ban).toMatchObject({ actor_id: c.bot.botUserId, target_id: c.member.id, changes: { reason: "spam", moderator: c.bot.name } });
     expectError(await call("POST", bans, c.bot.token, { user_id: c.member.id }), 409);
     expectError(await call("POST", bans, c.bot.token, {}), 400);
@@ -531,14 +517,14 @@ describe("moderation through the bot's role", () => {
     const unban = await call("DELETE", `${bans}/${c.member.id}`, c.bot.token);
     expect(unban.status).toBe(200);
     expect(unban.body).toEqual({ success: true });
-    const [entry] = await auditOf(c.serverId, c.owner, "MEMBER_UNBAN");
+    const [entry] = await auditLog(server, c.serverId, c.owner, "MEMBER_UNBAN");
     expect(entry).toMatchObject({ actor_id: c.bot.botUserId, target_id: c.member.id });
     expectError(await call("DELETE", `${bans}/${c.member.id}`, c.bot.token), 404, "Ban not found");
     socket.close();
   });
 
   test("role assign/remove need MANAGE_ROLES and a role below the bot's; member:roles-updated, ROLE_ASSIGN/UNASSIGN", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const path = `/servers/${c.serverId}/members/${c.member.id}/roles/${c.helperRoleId}`;
     expectError(await call("POST", path, c.bot.token), 403, "Missing permission: MANAGE_ROLES");
     await c.setBotBits(P.MANAGE_ROLES);
@@ -548,12 +534,12 @@ describe("moderation through the bot's role", () => {
     expect(assigned.status).toBe(200);
     expect(assigned.body).toEqual({ success: true });
     expect(await server.app.store.members.roleIds(c.serverId, c.member.id)).toEqual([c.helperRoleId]);
-    const [assign] = await auditOf(c.serverId, c.owner, "ROLE_ASSIGN");
+    const [assign] = await auditLog(server, c.serverId, c.owner, "ROLE_ASSIGN");
     expect(assign).toMatchObject({ actor_id: c.bot.botUserId, target_id: c.member.id, changes: { roleId: c.helperRoleId, role: "helper" } });
     const removed = await call("DELETE", path, c.bot.token);
     expect(removed.status).toBe(200);
     expect(await server.app.store.members.roleIds(c.serverId, c.member.id)).toEqual([]);
-    const [unassign] = await auditOf(c.serverId, c.owner, "ROLE_UNASSIGN");
+    const [unassign] = await auditLog(server, c.serverId, c.owner, "ROLE_UNASSIGN");
     expect(unassign).toMatchObject({ actor_id: c.bot.botUserId, target_id: c.member.id, changes: { roleId: c.helperRoleId } });
     await until(() => updated.length >= 2);
     expect(updated).toEqual([
@@ -573,7 +559,7 @@ describe("moderation through the bot's role", () => {
 
 describe("a role created after the bot joined", () => {
   test("starts below the bot's role, so a bot given MANAGE_ROLES assigns it at once (role:created, role:updated, ROLE_CREATE)", async () => {
-    const c = await community(P.MANAGE_ROLES);
+    const c = await botCommunity(P.MANAGE_ROLES);
     const socket = await watch(c.owner, c.serverId);
     const created = waitForEvent(socket, "role:created");
     const botRoleMoved = waitForEvent(socket, "role:updated", { filter: (r: any) => r.id === c.botRoleId });
@@ -582,7 +568,7 @@ describe("a role created after the bot joined", () => {
     expect(fresh.body.position).toBe(1);
     expect(await created).toEqual(fresh.body);
     expect(await botRoleMoved).toMatchObject({ id: c.botRoleId, position: 3 });
-    const [entry] = await auditOf(c.serverId, c.owner, "ROLE_CREATE");
+    const [entry] = await auditLog(server, c.serverId, c.owner, "ROLE_CREATE");
     expect(entry).toMatchObject({ actor_id: c.owner.id, target_id: fresh.body.id, changes: { role: "verified", position: 1 } });
     // Highest first: the bot's role (added after "helper") on top, the new role at the bottom.
     const roles = (await call("GET", `/servers/${c.serverId}/roles`, c.bot.token)).body;
@@ -596,7 +582,7 @@ describe("a role created after the bot joined", () => {
     expect(assigned.status).toBe(200);
     expect(assigned.body).toEqual({ success: true });
     expect(await server.app.store.members.roleIds(c.serverId, c.member.id)).toEqual([fresh.body.id]);
-    const [assign] = await auditOf(c.serverId, c.owner, "ROLE_ASSIGN");
+    const [assign] = await auditLog(server, c.serverId, c.owner, "ROLE_ASSIGN");
     expect(assign).toMatchObject({ actor_id: c.bot.botUserId, target_id: c.member.id, changes: { roleId: fresh.body.id, role: "verified" } });
     socket.close();
   });
@@ -604,7 +590,7 @@ describe("a role created after the bot joined", () => {
 
 describe("invites", () => {
   test("create (expires_in seconds), list (MANAGE_SERVER), delete; INVITE_CREATE / INVITE_DELETE", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const invites = `/servers/${c.serverId}/invites`;
     const before = Math.floor(Date.now() / 1000);
     const created = await call("POST", invites, c.bot.token, { max_uses: 5, expires_in: 3600 });
@@ -615,7 +601,7 @@ describe("invites", () => {
     const forever = await call("POST", invites, c.bot.token);
     expect(forever.status).toBe(201);
     expect(forever.body).toMatchObject({ max_uses: null, expires_at: null });
-    const [entry] = await auditOf(c.serverId, c.owner, "INVITE_CREATE");
+    const [entry] = await auditLog(server, c.serverId, c.owner, "INVITE_CREATE");
     expect(entry).toMatchObject({ actor_id: c.bot.botUserId });
     expectError(await call("POST", invites, c.bot.token, { expires_in: -1 }), 400);
     expectError(await call("POST", invites, c.bot.token, { max_uses: "5" }), 400);
@@ -631,13 +617,13 @@ describe("invites", () => {
     expect(removed.status).toBe(200);
     expect(removed.body).toEqual({ success: true });
     expect((await call("GET", invites, c.bot.token)).body.map((i: any) => i.id)).not.toContain(created.body.id);
-    const [deleted] = await auditOf(c.serverId, c.owner, "INVITE_DELETE");
+    const [deleted] = await auditLog(server, c.serverId, c.owner, "INVITE_DELETE");
     expect(deleted).toMatchObject({ actor_id: c.bot.botUserId, target_id: created.body.id });
     expectError(await call("DELETE", `${invites}/${created.body.id}`, c.bot.token), 404, "Invite not found");
   });
 
   test("deleting another member's invite needs MANAGE_SERVER", async () => {
-    const c = await community();
+    const c = await botCommunity();
     const theirs = await shared("POST", `/servers/${c.serverId}/invites`, c.member, {});
     expectError(await call("DELETE", `/servers/${c.serverId}/invites/${theirs.body.id}`, c.bot.token), 403, "Missing permission: MANAGE_SERVER");
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { auditEntries, community } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
-import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
+import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
 
 let server: TestServer;
 let owner: TestUser;
@@ -49,22 +50,14 @@ function expectCategory(body: any, expected: Record<string, unknown> = {}) {
   expect(body).toMatchObject(expected);
 }
 
-/** A new server owned by `owner`, with `member` (plain) and `admin` (built-in admin) in it. */
-async function community() {
-  const res = await server.api("POST", "/api/v1/servers", { token: owner.token, body: { name: "Channels test" } });
-  expect(res.status).toBe(201);
-  const serverId: string = res.body.id;
-  await server.app.store.members.add(serverId, member.id);
-  await server.app.store.members.add(serverId, admin.id, "admin");
-  const list = await call("GET", `/${serverId}`, owner);
-  const general = list.body.channels[0];
-  const everyoneRoleId = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
-  return { serverId, general, everyoneRoleId };
-}
-
-async function audit(serverId: string) {
-  const { rows } = await server.app.store.audit.page(serverId, Number.MAX_SAFE_INTEGER, 50);
-  return rows.map((r) => ({ ...r, changes: JSON.parse(r.changes) }));
+/**
+ * The shared community for this file's users (`admin` a built-in admin), with its `general`
+ * channel as the API answers it.
+ */
+async function withGeneral() {
+  const c = await community(server, { owner, member, outsider, admin, name: "Channels test" });
+  const general = (await call("GET", `/${c.serverId}`, owner)).body.channels[0];
+  return { ...c, general, everyoneRoleId: c.everyone };
 }
 
 /** A socket of `user` in the server room (and optionally a channel room). */
@@ -100,7 +93,7 @@ async function expectGuards(method: string, path: (id: string) => string, id: st
 
 describe("GET /api/v1/channels/:serverId", () => {
   test("answers {channels, categories} with the default general channel", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     const res = await call("GET", `/${serverId}`, member);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(["categories", "channels"]);
@@ -121,7 +114,7 @@ describe("GET /api/v1/channels/:serverId", () => {
   });
 
   test("orders channels by position and lists categories", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     const category = await createCategory(serverId);
     const voice = await createChannel(serverId, { name: "Lounge", type: "voice", category_id: category.id });
     const res = await call("GET", `/${serverId}`, member);
@@ -131,12 +124,12 @@ describe("GET /api/v1/channels/:serverId", () => {
   });
 
   test("401, 403 for a non-member, 404 for unknown and non-UUID server ids", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     await expectGuards("GET", (id) => `/${id}`, serverId, undefined, "Server not found");
   });
 
   test("an @everyone override denying VIEW_CHANNEL hides the channel and takes the member out of its room at once", async () => {
-    const { serverId, everyoneRoleId } = await community();
+    const { serverId, everyoneRoleId } = await withGeneral();
     const secret = await createChannel(serverId, { name: "secret", type: "text" });
     const memberSocket = await socketIn(member, serverId, secret.id);
     const ownerSocket = await socketIn(owner, serverId, secret.id);
@@ -161,7 +154,7 @@ describe("GET /api/v1/channels/:serverId", () => {
   });
 
   test("a category override denying VIEW_CHANNEL hides the category and its channels from members", async () => {
-    const { serverId, everyoneRoleId } = await community();
+    const { serverId, everyoneRoleId } = await withGeneral();
     const category = await createCategory(serverId, "Staff");
     const inside = await createChannel(serverId, { name: "staff-chat", type: "text", category_id: category.id });
     const socket = await socketIn(member, serverId, inside.id);
@@ -185,21 +178,21 @@ describe("GET /api/v1/channels/:serverId", () => {
 
 describe("GET /api/v1/channels/id/:channelId", () => {
   test("answers the channel", async () => {
-    const { serverId, general } = await community();
+    const { serverId, general } = await withGeneral();
     const res = await call("GET", `/id/${general.id}`, member);
     expect(res.status).toBe(200);
     expectChannel(res.body, { id: general.id, server_id: serverId, name: "general" });
   });
 
   test("401, 403 for a non-member, 404 for unknown and non-UUID ids", async () => {
-    const { general } = await community();
+    const { general } = await withGeneral();
     await expectGuards("GET", (id) => `/id/${id}`, general.id, undefined, "Channel not found");
   });
 });
 
 describe("POST /api/v1/channels/:serverId", () => {
   test("creates a text channel at the end, normalizes its name, emits channel:created, audits CHANNEL_CREATE", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     const socket = await socketIn(member, serverId);
     const event = waitForEvent(socket, "channel:created");
     const res = await call("POST", `/${serverId}`, owner, { name: "  Off Topic  Chat ", type: "text" });
@@ -217,7 +210,7 @@ describe("POST /api/v1/channels/:serverId", () => {
       chat_enabled: false,
     });
     expect(await event).toEqual(res.body);
-    const [entry] = await audit(serverId);
+    const [entry] = await auditEntries(server, serverId);
     expect(entry).toMatchObject({
       action: "CHANNEL_CREATE",
       actor_id: owner.id,
@@ -229,7 +222,7 @@ describe("POST /api/v1/channels/:serverId", () => {
   });
 
   test("voice channels: names kept as typed; meeting channels default chat on; flags accept 0/1", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     const category = await createCategory(serverId);
     expectChannel(await createChannel(serverId, { name: "Game Night", type: "voice" }), {
       name: "Game Night",
@@ -250,14 +243,14 @@ describe("POST /api/v1/channels/:serverId", () => {
   });
 
   test("an admin may create; a plain member gets 403", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     await createChannel(serverId, { name: "by-admin", type: "text" }, admin);
     expectError(await call("POST", `/${serverId}`, member, { name: "x", type: "text" }), 403, "Missing permission: MANAGE_CHANNELS");
   });
 
   test("bad bodies are 400 naming the field", async () => {
-    const { serverId } = await community();
-    const other = await community();
+    const { serverId } = await withGeneral();
+    const other = await withGeneral();
     const foreignCategory = await createCategory(other.serverId);
     const cases: [unknown, RegExp][] = [
       [{ type: "text" }, /^name: is required/],
@@ -279,14 +272,14 @@ describe("POST /api/v1/channels/:serverId", () => {
   });
 
   test("401, 403 for a non-member, 404 for unknown and non-UUID server ids", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     await expectGuards("POST", (id) => `/${id}`, serverId, { name: "x", type: "text" }, "Server not found");
   });
 });
 
 describe("PUT /api/v1/channels/:id", () => {
   test("updates settings, emits channel:updated, audits CHANNEL_UPDATE with the changes", async () => {
-    const { serverId, general } = await community();
+    const { serverId, general } = await withGeneral();
     const category = await createCategory(serverId);
     const socket = await socketIn(member, serverId);
     const event = waitForEvent(socket, "channel:updated");
@@ -308,7 +301,7 @@ describe("PUT /api/v1/channels/:id", () => {
       type: "text",
     });
     expect(await event).toEqual(res.body);
-    const [entry] = await audit(serverId);
+    const [entry] = await auditEntries(server, serverId);
     expect(entry).toMatchObject({ action: "CHANNEL_UPDATE", actor_id: owner.id, target_type: "channel", target_id: general.id });
     expect(entry!.changes).toEqual({
       name: { old: "general", new: "main-hall" },
@@ -325,7 +318,7 @@ describe("PUT /api/v1/channels/:id", () => {
   });
 
   test("voice flags: set on voice channels, becoming a meeting turns chat on, refused on text channels", async () => {
-    const { serverId, general } = await community();
+    const { serverId, general } = await withGeneral();
     const voice = await createChannel(serverId, { name: "Voice", type: "voice" });
     expectChannel((await call("PUT", `/${voice.id}`, owner, { is_meeting: true })).body, { is_meeting: true, chat_enabled: true });
     expectChannel((await call("PUT", `/${voice.id}`, owner, { chat_enabled: false })).body, { is_meeting: true, chat_enabled: false });
@@ -334,8 +327,8 @@ describe("PUT /api/v1/channels/:id", () => {
   });
 
   test("type cannot be changed; bad values are 400 naming the field", async () => {
-    const { serverId, general } = await community();
-    const other = await community();
+    const { serverId, general } = await withGeneral();
+    const other = await withGeneral();
     const foreignCategory = await createCategory(other.serverId);
     expectError(await call("PUT", `/${general.id}`, owner, { type: "voice" }), 400, "type cannot be changed");
     expectError(await call("PUT", `/${general.id}`, owner, { type: "text", name: "x" }), 400, "type cannot be changed");
@@ -355,7 +348,7 @@ describe("PUT /api/v1/channels/:id", () => {
   });
 
   test("403 for a member without MANAGE_CHANNELS; 401, 403 non-member, 404", async () => {
-    const { general } = await community();
+    const { general } = await withGeneral();
     expectError(await call("PUT", `/${general.id}`, member, { name: "x" }), 403, "Missing permission: MANAGE_CHANNELS");
     expect((await call("PUT", `/${general.id}`, admin, { name: "by-admin" })).status).toBe(200);
     await expectGuards("PUT", (id) => `/${id}`, general.id, { name: "x" }, "Channel not found");
@@ -364,7 +357,7 @@ describe("PUT /api/v1/channels/:id", () => {
 
 describe("POST /api/v1/channels/:channelId/duplicate", () => {
   test("copies settings and overrides as <name>-copy at the end; channel:created; CHANNEL_DUPLICATE", async () => {
-    const { serverId, everyoneRoleId } = await community();
+    const { serverId, everyoneRoleId } = await withGeneral();
     const category = await createCategory(serverId);
     const voice = await createChannel(serverId, { name: "Stage", type: "voice", is_meeting: true, category_id: category.id });
     await call("PUT", `/${voice.id}`, owner, { topic: "talks", nsfw: true, slowmode: 10 });
@@ -390,7 +383,7 @@ describe("POST /api/v1/channels/:channelId/duplicate", () => {
     expect((await call("GET", `/${res.body.id}/permissions`, owner)).body).toEqual([
       { role_id: everyoneRoleId, allow: PERMISSIONS.SPEAK, deny: PERMISSIONS.STREAM },
     ]);
-    const [entry] = await audit(serverId);
+    const [entry] = await auditEntries(server, serverId);
     expect(entry).toMatchObject({
       action: "CHANNEL_DUPLICATE",
       actor_id: owner.id,
@@ -402,7 +395,7 @@ describe("POST /api/v1/channels/:channelId/duplicate", () => {
   });
 
   test("403 for a member without MANAGE_CHANNELS; 401, 403 non-member, 404", async () => {
-    const { general } = await community();
+    const { general } = await withGeneral();
     expectError(await call("POST", `/${general.id}/duplicate`, member), 403, "Missing permission: MANAGE_CHANNELS");
     await expectGuards("POST", (id) => `/${id}/duplicate`, general.id, undefined, "Channel not found");
   });
@@ -410,7 +403,7 @@ describe("POST /api/v1/channels/:channelId/duplicate", () => {
 
 describe("DELETE /api/v1/channels/:id", () => {
   test("deletes; channel:deleted {id, server_id}; CHANNEL_DELETE; sockets leave the channel room", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     const doomed = await createChannel(serverId, { name: "doomed", type: "text" });
     const socket = await socketIn(member, serverId, doomed.id);
     expect(await roomUserIds(`channel:${doomed.id}`)).toEqual([member.id]);
@@ -421,7 +414,7 @@ describe("DELETE /api/v1/channels/:id", () => {
     expect(await event).toEqual({ id: doomed.id, server_id: serverId });
     expect(await roomUserIds(`channel:${doomed.id}`)).toEqual([]);
     expectError(await call("GET", `/id/${doomed.id}`, owner), 404);
-    const [entry] = await audit(serverId);
+    const [entry] = await auditEntries(server, serverId);
     expect(entry).toMatchObject({
       action: "CHANNEL_DELETE",
       actor_id: owner.id,
@@ -433,13 +426,13 @@ describe("DELETE /api/v1/channels/:id", () => {
   });
 
   test("the last text channel may be deleted too (Discord-style)", async () => {
-    const { serverId, general } = await community();
+    const { serverId, general } = await withGeneral();
     expect((await call("DELETE", `/${general.id}`, owner)).status).toBe(200);
     expect((await call("GET", `/${serverId}`, owner)).body.channels).toEqual([]);
   });
 
   test("deleting the system channel clears the server's system_channel_id", async () => {
-    const { serverId, general } = await community();
+    const { serverId, general } = await withGeneral();
     const set = await server.api("PATCH", `/api/v1/servers/${serverId}/settings`, { token: owner.token, body: { system_channel_id: general.id } });
     expect(set.status).toBe(200);
     await call("DELETE", `/${general.id}`, owner);
@@ -448,7 +441,7 @@ describe("DELETE /api/v1/channels/:id", () => {
   });
 
   test("403 for a member without MANAGE_CHANNELS; 401, 403 non-member, 404", async () => {
-    const { general } = await community();
+    const { general } = await withGeneral();
     expectError(await call("DELETE", `/${general.id}`, member), 403, "Missing permission: MANAGE_CHANNELS");
     await expectGuards("DELETE", (id) => `/${id}`, general.id, undefined, "Channel not found");
   });
@@ -456,7 +449,7 @@ describe("DELETE /api/v1/channels/:id", () => {
 
 describe("PUT /api/v1/channels/:serverId/reorder", () => {
   test("{order: [{id, position, category_id?}]} moves channels, emits channel:updated per moved channel, audits, answers the list", async () => {
-    const { serverId, general } = await community();
+    const { serverId, general } = await withGeneral();
     const category = await createCategory(serverId);
     const b = await createChannel(serverId, { name: "b", type: "text" });
     const c = await createChannel(serverId, { name: "c", type: "voice" });
@@ -480,14 +473,14 @@ describe("PUT /api/v1/channels/:serverId/reorder", () => {
     await sleep(100);
     // b kept position 1 and its category, so only c and general moved.
     expect(updates.map((u) => u.id).sort()).toEqual([c.id, general.id].sort());
-    const [entry] = await audit(serverId);
+    const [entry] = await auditEntries(server, serverId);
     expect(entry).toMatchObject({ action: "CHANNEL_REORDER", actor_id: owner.id, target_type: "server", target_id: serverId });
     expect(entry!.changes.order).toHaveLength(3);
     socket.close();
   });
 
   test("a bare array works too; category_id null uncategorizes", async () => {
-    const { serverId, general } = await community();
+    const { serverId, general } = await withGeneral();
     const category = await createCategory(serverId);
     await call("PUT", `/${general.id}`, owner, { category_id: category.id });
     const res = await call("PUT", `/${serverId}/reorder`, owner, [{ id: general.id, position: 5, category_id: null }]);
@@ -496,8 +489,8 @@ describe("PUT /api/v1/channels/:serverId/reorder", () => {
   });
 
   test("bad bodies are 400", async () => {
-    const { serverId, general } = await community();
-    const other = await community();
+    const { serverId, general } = await withGeneral();
+    const other = await withGeneral();
     const foreignCategory = await createCategory(other.serverId);
     const cases: [unknown, RegExp][] = [
       [{}, /^order: is required/],
@@ -515,7 +508,7 @@ describe("PUT /api/v1/channels/:serverId/reorder", () => {
   });
 
   test("403 for a member without MANAGE_CHANNELS; 401, 403 non-member, 404", async () => {
-    const { serverId, general } = await community();
+    const { serverId, general } = await withGeneral();
     const body = { order: [{ id: general.id, position: 0 }] };
     expectError(await call("PUT", `/${serverId}/reorder`, member, body), 403, "Missing permission: MANAGE_CHANNELS");
     await expectGuards("PUT", (id) => `/${id}/reorder`, serverId, body, "Server not found");
@@ -524,13 +517,13 @@ describe("PUT /api/v1/channels/:serverId/reorder", () => {
 
 describe("categories", () => {
   test("POST /:serverId/categories creates at the end (201) and audits CATEGORY_CREATE", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     const first = await createCategory(serverId, "One");
     const res = await call("POST", `/${serverId}/categories`, admin, { name: "  Two  " });
     expect(res.status).toBe(201);
     expectCategory(first, { server_id: serverId, name: "One", position: 0 });
     expectCategory(res.body, { server_id: serverId, name: "Two", position: 1 });
-    const [entry] = await audit(serverId);
+    const [entry] = await auditEntries(server, serverId);
     expect(entry).toMatchObject({ action: "CATEGORY_CREATE", actor_id: admin.id, target_type: "category", target_id: res.body.id, changes: { name: "Two" } });
     for (const body of [{}, { name: "" }, { name: "x".repeat(101) }, { name: 1 }]) {
       expectError(await call("POST", `/${serverId}/categories`, owner, body), 400, /^name:/);
@@ -540,12 +533,12 @@ describe("categories", () => {
   });
 
   test("PUT /categories/:id renames", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     const category = await createCategory(serverId, "Old");
     const res = await call("PUT", `/categories/${category.id}`, owner, { name: "New" });
     expect(res.status).toBe(200);
     expectCategory(res.body, { id: category.id, server_id: serverId, name: "New", position: 0 });
-    const [entry] = await audit(serverId);
+    const [entry] = await auditEntries(server, serverId);
     expect(entry).toMatchObject({ action: "CHANNEL_UPDATE", target_type: "category", target_id: category.id, changes: { name: { old: "Old", new: "New" } } });
     expectError(await call("PUT", `/categories/${category.id}`, owner, { name: "" }), 400, /^name:/);
     expectError(await call("PUT", `/categories/${category.id}`, member, { name: "x" }), 403, "Missing permission: MANAGE_CHANNELS");
@@ -553,7 +546,7 @@ describe("categories", () => {
   });
 
   test("DELETE /categories/:id uncategorizes its channels (channel:updated each) and audits CATEGORY_DELETE", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     const category = await createCategory(serverId, "Gone");
     const inside = await createChannel(serverId, { name: "inside", type: "text", category_id: category.id });
     const socket = await socketIn(member, serverId);
@@ -565,20 +558,20 @@ describe("categories", () => {
     const list = (await call("GET", `/${serverId}`, owner)).body;
     expect(list.categories).toEqual([]);
     expect(list.channels.find((c: any) => c.id === inside.id).category_id).toBeNull();
-    const [entry] = await audit(serverId);
+    const [entry] = await auditEntries(server, serverId);
     expect(entry).toMatchObject({ action: "CATEGORY_DELETE", actor_id: owner.id, target_type: "category", target_id: category.id, changes: { name: "Gone" } });
     socket.close();
   });
 
   test("DELETE /categories/:id guards", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     const category = await createCategory(serverId);
     expectError(await call("DELETE", `/categories/${category.id}`, member), 403, "Missing permission: MANAGE_CHANNELS");
     await expectGuards("DELETE", (id) => `/categories/${id}`, category.id, undefined, "Category not found");
   });
 
   test("PUT /:serverId/categories/reorder needs every category exactly once", async () => {
-    const { serverId } = await community();
+    const { serverId } = await withGeneral();
     const a = await createCategory(serverId, "A");
     const b = await createCategory(serverId, "B");
     const c = await createCategory(serverId, "C");
@@ -590,7 +583,7 @@ describe("categories", () => {
       [b.id, 2],
     ]);
     res.body.forEach((x: any) => expectCategory(x, { server_id: serverId }));
-    const [entry] = await audit(serverId);
+    const [entry] = await auditEntries(server, serverId);
     expect(entry).toMatchObject({ action: "CHANNEL_REORDER", target_id: serverId, changes: { categories: [c.id, a.id, b.id] } });
     const cases: unknown[] = [
       { order: [a.id, b.id] },
@@ -609,7 +602,7 @@ describe("categories", () => {
 
 describe("channel permission overrides", () => {
   test("GET lists, PUT sets (upsert), DELETE resets; events and audit", async () => {
-    const { serverId, general, everyoneRoleId } = await community();
+    const { serverId, general, everyoneRoleId } = await withGeneral();
     expect((await call("GET", `/${general.id}/permissions`, owner)).body).toEqual([]);
     const socket = await socketIn(member, serverId);
     const events = recordEvents(socket, "channel:permissions-updated");
@@ -620,7 +613,7 @@ describe("channel permission overrides", () => {
     const again = await call("PUT", `/${general.id}/permissions/${everyoneRoleId}`, owner, { allow: MAX_BITS, deny: 0 });
     expect(again.body).toEqual({ role_id: everyoneRoleId, allow: MAX_BITS, deny: 0 });
     expect((await call("GET", `/${general.id}/permissions`, owner)).body).toEqual([{ role_id: everyoneRoleId, allow: MAX_BITS, deny: 0 }]);
-    const [setEntry] = await audit(serverId);
+    const [setEntry] = await auditEntries(server, serverId);
     expect(setEntry).toMatchObject({
       action: "CHANNEL_UPDATE",
       target_type: "channel",
@@ -632,7 +625,7 @@ describe("channel permission overrides", () => {
     expect(reset.status).toBe(200);
     expect(reset.body).toEqual({ success: true });
     expect((await call("GET", `/${general.id}/permissions`, owner)).body).toEqual([]);
-    const [resetEntry] = await audit(serverId);
+    const [resetEntry] = await auditEntries(server, serverId);
     expect(resetEntry).toMatchObject({ action: "CHANNEL_UPDATE", changes: { permission_override: { role_id: everyoneRoleId, reset: true } } });
     // Resetting again is a no-op success without an event.
     expect((await call("DELETE", `/${general.id}/permissions/${everyoneRoleId}`, owner)).status).toBe(200);
@@ -647,7 +640,7 @@ describe("channel permission overrides", () => {
   });
 
   test("a custom role's override; a reset brings a hidden channel back", async () => {
-    const { serverId, general } = await community();
+    const { serverId, general } = await withGeneral();
     const { role } = await server.app.store.roles.create({ serverId, name: "muted", color: "#000000", permissions: 0, hoist: false });
     await server.app.store.roles.assign(serverId, member.id, role.id);
     const res = await call("PUT", `/${general.id}/permissions/${role.id}`, admin, { allow: 0, deny: PERMISSIONS.VIEW_CHANNEL });
@@ -658,8 +651,8 @@ describe("channel permission overrides", () => {
   });
 
   test("the role must belong to the channel's server (404); bits must be integers in 0..2^24-1 (400)", async () => {
-    const { general, everyoneRoleId } = await community();
-    const other = await community();
+    const { general, everyoneRoleId } = await withGeneral();
+    const other = await withGeneral();
     expectError(await call("PUT", `/${general.id}/permissions/${other.everyoneRoleId}`, owner, { allow: 0, deny: 0 }), 404, "Role not found");
     expectError(await call("PUT", `/${general.id}/permissions/${UNKNOWN_ID}`, owner, { allow: 0, deny: 0 }), 404, "Role not found");
     expectError(await call("PUT", `/${general.id}/permissions/${NOT_A_UUID}`, owner, { allow: 0, deny: 0 }), 404, "Role not found");
@@ -673,7 +666,7 @@ describe("channel permission overrides", () => {
   });
 
   test("MANAGE_ROLES to change (MANAGE_ROLES or MANAGE_CHANNELS to read); only bits the caller holds", async () => {
-    const { serverId, general, everyoneRoleId } = await community();
+    const { serverId, general, everyoneRoleId } = await withGeneral();
     const path = `/${general.id}/permissions/${everyoneRoleId}`;
     expectError(await call("GET", `/${general.id}/permissions`, member), 403, "Missing permission: MANAGE_ROLES");
     expectError(await call("PUT", path, member, { allow: 0, deny: 0 }), 403, "Missing permission: MANAGE_ROLES");
@@ -694,7 +687,7 @@ describe("channel permission overrides", () => {
   });
 
   test("401, 403 non-member, 404 for unknown and non-UUID channel ids", async () => {
-    const { general, everyoneRoleId } = await community();
+    const { general, everyoneRoleId } = await withGeneral();
     await expectGuards("GET", (id) => `/${id}/permissions`, general.id, undefined, "Channel not found");
     await expectGuards("PUT", (id) => `/${id}/permissions/${everyoneRoleId}`, general.id, { allow: 0, deny: 0 }, "Channel not found");
     await expectGuards("DELETE", (id) => `/${id}/permissions/${everyoneRoleId}`, general.id, undefined, "Channel not found");
@@ -703,7 +696,7 @@ describe("channel permission overrides", () => {
 
 describe("category permission overrides", () => {
   test("GET lists, PUT sets, DELETE resets; category:permissions-updated; audit", async () => {
-    const { serverId, everyoneRoleId } = await community();
+    const { serverId, everyoneRoleId } = await withGeneral();
     const category = await createCategory(serverId);
     const base = `/categories/${category.id}/permissions`;
     expect((await call("GET", base, owner)).body).toEqual([]);
@@ -713,7 +706,7 @@ describe("category permission overrides", () => {
     expect(set.status).toBe(200);
     expect(set.body).toEqual({ role_id: everyoneRoleId, allow: PERMISSIONS.SPEAK, deny: PERMISSIONS.STREAM });
     expect((await call("GET", base, admin)).body).toEqual([set.body]);
-    expect((await audit(serverId))[0]).toMatchObject({
+    expect((await auditEntries(server, serverId))[0]).toMatchObject({
       action: "CHANNEL_UPDATE",
       target_type: "category",
       target_id: category.id,
@@ -722,7 +715,7 @@ describe("category permission overrides", () => {
     const reset = await call("DELETE", `${base}/${everyoneRoleId}`, owner);
     expect(reset.body).toEqual({ success: true });
     expect((await call("GET", base, owner)).body).toEqual([]);
-    expect((await audit(serverId))[0]).toMatchObject({ changes: { permission_override: { role_id: everyoneRoleId, reset: true } } });
+    expect((await auditEntries(server, serverId))[0]).toMatchObject({ changes: { permission_override: { role_id: everyoneRoleId, reset: true } } });
     await sleep(100);
     expect(events).toEqual([
       { categoryId: category.id, roleId: everyoneRoleId, allow: PERMISSIONS.SPEAK, deny: PERMISSIONS.STREAM },
@@ -732,8 +725,8 @@ describe("category permission overrides", () => {
   });
 
   test("guards: 401, 403 non-member, 403 without MANAGE_ROLES, 404 category/role, 400 bits", async () => {
-    const { serverId, everyoneRoleId } = await community();
-    const other = await community();
+    const { serverId, everyoneRoleId } = await withGeneral();
+    const other = await withGeneral();
     const category = await createCategory(serverId);
     const base = (id: string) => `/categories/${id}/permissions`;
     await expectGuards("GET", base, category.id, undefined, "Category not found");
@@ -749,20 +742,20 @@ describe("category permission overrides", () => {
 
 describe("an override needs both allow and deny", () => {
   test.each(["channel", "category"] as const)("a %s override: 400 naming the missing one; an empty body sets nothing", async (kind) => {
-    const { serverId, general, everyoneRoleId } = await community();
+    const { serverId, general, everyoneRoleId } = await withGeneral();
     const target = kind === "channel" ? general.id : (await createCategory(serverId)).id;
     const path = kind === "channel" ? `/${target}/permissions/${everyoneRoleId}` : `/categories/${target}/permissions/${everyoneRoleId}`;
     const list = kind === "channel" ? `/${target}/permissions` : `/categories/${target}/permissions`;
     const socket = await socketIn(owner, serverId);
     const eventName = kind === "channel" ? "channel:permissions-updated" : "category:permissions-updated";
     const events = recordEvents(socket, eventName);
-    const auditBefore = (await audit(serverId)).length;
+    const auditBefore = (await auditEntries(server, serverId)).length;
     expectError(await call("PUT", path, owner, {}), 400, "allow: is required");
     expectError(await call("PUT", path, owner, { deny: PERMISSIONS.SEND_MESSAGES }), 400, "allow: is required");
     expectError(await call("PUT", path, owner, { allow: PERMISSIONS.SEND_MESSAGES }), 400, "deny: is required");
     expectError(await server.api("PUT", `/api/v1/channels${path}`, { token: owner.token }), 400, "allow: is required");
     expect((await call("GET", list, owner)).body).toEqual([]);
-    expect((await audit(serverId)).length).toBe(auditBefore);
+    expect((await auditEntries(server, serverId)).length).toBe(auditBefore);
     // Both given: set, as before (0/0 included, when asked for explicitly). Its event is the
     // first: the refused ones published nothing before it.
     const event = waitForEvent(socket, eventName);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { LIMITS } from "../../src/domain/limits.ts";
+import { SPEC_LIMITS } from "../../src/domain/shared/limits.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -25,7 +25,7 @@ describe("public routes", () => {
   test("GET /api/v1/platform/config publishes the spec's limits and flags", async () => {
     const res = await server.api("GET", "/api/v1/platform/config");
     expect(res.status).toBe(200);
-    expect(res.body.limits).toEqual(JSON.parse(JSON.stringify(LIMITS)));
+    expect(res.body.limits).toEqual(JSON.parse(JSON.stringify(SPEC_LIMITS)));
     expect(res.body.limits.userAvatarBytes).toBe(2 * 1024 * 1024);
     expect(res.body.features).toEqual({ registration_open: true, two_factor: true, two_factor_required_for_applications: false });
     expect(res.body.permissions.ADMINISTRATOR).toBe(512);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
-import { addMember, createServer } from "../helpers/community.ts";
+import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
+import { addMember, auditLog, community, createServer } from "../helpers/community.ts";
 import { GIF_1X1, JPEG_HEADER, NOT_AN_IMAGE, PNG_1X1, WEBP_HEADER, pngOfSize } from "../helpers/images.ts";
 import { startServer, type TestServer, type TestUser } from "../helpers/server.ts";
 
@@ -32,8 +32,6 @@ const rename = (serverId: string, emojiId: string, user: TestUser | null, body: 
   server.api("PATCH", `/api/v1/servers/${serverId}/emojis/${emojiId}`, { token: user?.token, body });
 const remove = (serverId: string, emojiId: string, user: TestUser | null) =>
   server.api("DELETE", `/api/v1/servers/${serverId}/emojis/${emojiId}`, { token: user?.token });
-const auditLog = async (serverId: string, user: TestUser) =>
-  (await server.api("GET", `/api/v1/servers/${serverId}/audit-log`, { token: user.token })).body.entries as Record<string, any>[];
 const sendMessage = (channelId: string, user: TestUser, content: string) =>
   server.api("POST", `/api/v1/messages/${channelId}`, { token: user.token, body: { content } });
 const react = (channelId: string, messageId: string, user: TestUser, emoji: string) =>
@@ -46,19 +44,9 @@ const emojiFiles = () => {
   }
 };
 
-async function setup() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner, "Emoji Land");
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  return { owner, member, outsider, serverId, channelId: general!.id };
-}
-
 describe("POST /api/v1/servers/:id/emojis", () => {
   test("uploads an image (MANAGE_SERVER), answers 201 {emoji}, audits SERVER_EMOJI_UPLOAD", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Emoji Land" });
     const res = await upload(serverId, owner, form(PNG_1X1, "party parrot!.png"));
     expect(res.status).toBe(201);
     expect(Object.keys(res.body)).toEqual(["emoji"]);
@@ -71,12 +59,12 @@ describe("POST /api/v1/servers/:id/emojis", () => {
     expect(emoji.file_path).toMatch(/^\/uploads\/emojis\/[0-9a-f-]{36}\.png$/);
     expect(typeof emoji.created_at).toBe("number");
 
-    const entry = (await auditLog(serverId, owner)).find((e) => e.action === "SERVER_EMOJI_UPLOAD")!;
+    const entry = (await auditLog(server, serverId, owner)).find((e) => e.action === "SERVER_EMOJI_UPLOAD")!;
     expect(entry).toMatchObject({ actor_id: owner.id, target_type: "emoji", target_id: emoji.id, changes: { name: "party_parrot" } });
   });
 
   test("takes an explicit name and every image type by its bytes", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Emoji Land" });
     const cases: [Uint8Array, string, string][] = [
       [GIF_1X1, "image/gif", "gif"], [JPEG_HEADER, "image/jpeg", "jpg"], [WEBP_HEADER, "image/webp", "webp"], [PNG_1X1, "image/png", "png"],
     ];
@@ -97,7 +85,7 @@ describe("POST /api/v1/servers/:id/emojis", () => {
   });
 
   test("refusals: 401, 403, 404, bad names, not an image, 413, no file", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server, { name: "Emoji Land" });
     expect((await upload(serverId, null, form(PNG_1X1, "a.png"))).status).toBe(401);
     const denied = await upload(serverId, member, form(PNG_1X1, "a.png"));
     expect(denied.status).toBe(403);
@@ -130,7 +118,7 @@ describe("POST /api/v1/servers/:id/emojis", () => {
   });
 
   test("at most 50 per server, enforced atomically when the 50th and 51st race", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Emoji Land" });
     const before = emojiFiles().length;
     for (let i = 0; i < 49; i++) expect((await upload(serverId, owner, form(PNG_1X1, `e${i}.png`))).status).toBe(201);
     const raced = await Promise.all([upload(serverId, owner, form(PNG_1X1, "fifty.png")), upload(serverId, owner, form(PNG_1X1, "fiftyone.png"))]);
@@ -149,7 +137,7 @@ describe("POST /api/v1/servers/:id/emojis", () => {
 
 describe("listing", () => {
   test("GET /:id/emojis: members, {emojis, canManage}; 401, 403, 404", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server, { name: "Emoji Land" });
     const a = (await upload(serverId, owner, form(PNG_1X1, "a.png"))).body.emoji;
     const b = (await upload(serverId, owner, form(GIF_1X1, "b.gif"))).body.emoji;
 
@@ -166,7 +154,7 @@ describe("listing", () => {
   });
 
   test("GET /:id/emojis/public: any signed-in user, bare array; 401 without a token, 404 unknown", async () => {
-    const { owner, outsider, serverId } = await setup();
+    const { owner, outsider, serverId } = await community(server, { name: "Emoji Land" });
     expect((await listPublic(serverId, outsider)).body).toEqual([]);
     const a = (await upload(serverId, owner, form(PNG_1X1, "a.png"))).body.emoji;
     const res = await listPublic(serverId, outsider);
@@ -178,7 +166,7 @@ describe("listing", () => {
   });
 
   test("GET /my-emojis: emojis of every server the caller belongs to, with server_name", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server, { name: "Emoji Land" });
     const other = await createServer(server, outsider, "Elsewhere");
     const joined = await createServer(server, owner, "Second Home");
     await addMember(server, joined, member);
@@ -199,7 +187,7 @@ describe("listing", () => {
 
 describe("PATCH /api/v1/servers/:id/emojis/:emojiId", () => {
   test("renames (MANAGE_SERVER), audits {old, new}; the old markup stops validating", async () => {
-    const { owner, member, outsider, serverId, channelId } = await setup();
+    const { owner, member, outsider, serverId, channelId } = await community(server, { name: "Emoji Land" });
     const emoji = (await upload(serverId, owner, form(PNG_1X1, "old.png"))).body.emoji;
     expect((await sendMessage(channelId, member, `hi <:old:${emoji.id}>`)).status).toBe(201);
 
@@ -207,7 +195,7 @@ describe("PATCH /api/v1/servers/:id/emojis/:emojiId", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ emoji: { ...emoji, name: "fresh-name_2" } });
     expect((await list(serverId, member)).body.emojis[0].name).toBe("fresh-name_2");
-    const entry = (await auditLog(serverId, owner)).find((e) => e.action === "SERVER_EMOJI_RENAME")!;
+    const entry = (await auditLog(server, serverId, owner)).find((e) => e.action === "SERVER_EMOJI_RENAME")!;
     expect(entry).toMatchObject({ actor_id: owner.id, target_type: "emoji", target_id: emoji.id, changes: { old: "old", new: "fresh-name_2" } });
 
     const stale = await sendMessage(channelId, member, `hi <:old:${emoji.id}>`);
@@ -217,7 +205,7 @@ describe("PATCH /api/v1/servers/:id/emojis/:emojiId", () => {
 
     // Same name again: answered, nothing recorded.
     expect((await rename(serverId, emoji.id, owner, { name: "fresh-name_2" })).status).toBe(200);
-    expect((await auditLog(serverId, owner)).filter((e) => e.action === "SERVER_EMOJI_RENAME")).toHaveLength(1);
+    expect((await auditLog(server, serverId, owner)).filter((e) => e.action === "SERVER_EMOJI_RENAME")).toHaveLength(1);
 
     expect((await rename(serverId, emoji.id, null, { name: "x" })).status).toBe(401);
     expect((await rename(serverId, emoji.id, member, { name: "x" })).status).toBe(403);
@@ -225,7 +213,7 @@ describe("PATCH /api/v1/servers/:id/emojis/:emojiId", () => {
   });
 
   test("refusals: 404 unknown / other server's / non-UUID emoji, 404 server, 400 bad names", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Emoji Land" });
     const emoji = (await upload(serverId, owner, form(PNG_1X1, "a.png"))).body.emoji;
     const otherServer = await createServer(server, owner, "Other");
     const elsewhere = (await upload(otherServer, owner, form(PNG_1X1, "b.png"))).body.emoji;
@@ -248,7 +236,7 @@ describe("PATCH /api/v1/servers/:id/emojis/:emojiId", () => {
 
 describe("DELETE /api/v1/servers/:id/emojis/:emojiId", () => {
   test("deletes (MANAGE_SERVER), removes the file, audits; the emoji stops validating", async () => {
-    const { owner, member, outsider, serverId, channelId } = await setup();
+    const { owner, member, outsider, serverId, channelId } = await community(server, { name: "Emoji Land" });
     const emoji = (await upload(serverId, owner, form(PNG_1X1, "bye.png"))).body.emoji;
     const markup = `<:bye:${emoji.id}>`;
     const message = await sendMessage(channelId, member, `before ${markup}`);
@@ -265,7 +253,7 @@ describe("DELETE /api/v1/servers/:id/emojis/:emojiId", () => {
     expect(res.body).toEqual({ success: true });
     expect((await fetch(server.url + emoji.file_path)).status).toBe(404);
     expect((await list(serverId, owner)).body.emojis).toEqual([]);
-    const entry = (await auditLog(serverId, owner)).find((e) => e.action === "SERVER_EMOJI_DELETE")!;
+    const entry = (await auditLog(server, serverId, owner)).find((e) => e.action === "SERVER_EMOJI_DELETE")!;
     expect(entry).toMatchObject({ actor_id: owner.id, target_type: "emoji", target_id: emoji.id, changes: { name: "bye" } });
 
     const after = await sendMessage(channelId, member, `after ${markup}`);
@@ -279,7 +267,7 @@ describe("DELETE /api/v1/servers/:id/emojis/:emojiId", () => {
   });
 
   test("another server's emoji cannot be deleted through this server", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Emoji Land" });
     const otherServer = await createServer(server, owner, "Other");
     const elsewhere = (await upload(otherServer, owner, form(PNG_1X1, "b.png"))).body.emoji;
     expect((await remove(serverId, elsewhere.id, owner)).status).toBe(404);
@@ -289,7 +277,7 @@ describe("DELETE /api/v1/servers/:id/emojis/:emojiId", () => {
 
 describe("GET /api/v1/emojis/:id/file", () => {
   test("no auth: 302 to the stored image, which serves the uploaded bytes", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Emoji Land" });
     const emoji = (await upload(serverId, owner, form(GIF_1X1, "spin.gif"))).body.emoji;
     const res = await fetch(`${server.url}/api/v1/emojis/${emoji.id}/file`, { redirect: "manual" });
     expect(res.status).toBe(302);
@@ -304,7 +292,7 @@ describe("GET /api/v1/emojis/:id/file", () => {
   });
 
   test("404 {error} for unknown, deleted and non-UUID ids", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Emoji Land" });
     const emoji = (await upload(serverId, owner, form(PNG_1X1, "x.png"))).body.emoji;
     await remove(serverId, emoji.id, owner);
     for (const id of [UNKNOWN, emoji.id, "not-a-uuid"]) {
@@ -317,7 +305,7 @@ describe("GET /api/v1/emojis/:id/file", () => {
 
 describe("custom emoji markup in messages and reactions", () => {
   test("own server's emoji works; another server's needs USE_EXTERNAL_EMOJIS", async () => {
-    const { owner, member, serverId, channelId } = await setup();
+    const { owner, member, serverId, channelId } = await community(server, { name: "Emoji Land" });
     const own = (await upload(serverId, owner, form(PNG_1X1, "home.png"))).body.emoji;
     const sent = await sendMessage(channelId, member, `<:home:${own.id}> hello`);
     expect(sent.status).toBe(201);
@@ -352,7 +340,7 @@ describe("custom emoji markup in messages and reactions", () => {
 });
 
 test("deleting the server removes its emoji files", async () => {
-  const { owner, serverId } = await setup();
+  const { owner, serverId } = await community(server, { name: "Emoji Land" });
   const a = (await upload(serverId, owner, form(PNG_1X1, "a.png"))).body.emoji;
   const b = (await upload(serverId, owner, form(GIF_1X1, "b.gif"))).body.emoji;
   for (const e of [a, b]) expect((await fetch(server.url + e.file_path)).status).toBe(200);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TokenService } from "../../src/domain/tokens.ts";
+import { TokenService } from "../../src/domain/accounts/tokens.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;

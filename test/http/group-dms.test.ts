@@ -170,7 +170,7 @@ describe("managing", () => {
     expect(existsSync(file)).toBe(true);
     for (const u of [owner, b!, c!]) expect((await call("POST", `/${g.id}/leave`, u)).status).toBe(200);
     expect(existsSync(file)).toBe(false);
-    expect(await server.app.store.conversations.findById(g.id)).toBeNull();
+    expect(await server.app.store.dms.findById(g.id)).toBeNull();
   });
 
   test("DELETE /:groupId: owner only, removes files, emits dm:group:deleted", async () => {

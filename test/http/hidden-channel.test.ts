@@ -8,8 +8,9 @@
  * MANAGE_MESSAGES), so nothing but the hidden channel can be what refuses them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { addBot, registerCommands, say } from "../helpers/bot-platform.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
+import { registerCommands, say } from "../helpers/bot-platform.ts";
+import { addBot } from "../helpers/bots.ts";
 import { community } from "../helpers/community.ts";
 import { PNG_1X1, fileForm } from "../helpers/images.ts";
 import { startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { addMember, auditLog, community, createServer } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -29,30 +29,15 @@ function expectInvite(body: any) {
   expect(Number.isInteger(body.created_at)).toBe(true);
 }
 
-async function setup() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  return { owner, member, outsider, serverId };
-}
-
 async function createInvite(serverId: string, user: TestUser, body?: unknown) {
   const res = await call("POST", `/${serverId}/invites`, user, body);
   if (res.status !== 201) throw new Error(`create invite failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
-async function audit(serverId: string, owner: TestUser) {
-  const res = await call("GET", `/${serverId}/audit-log`, owner);
-  expect(res.status).toBe(200);
-  return res.body.entries as any[];
-}
-
 describe("POST /api/v1/servers/:id/invites", () => {
   test("any member creates an invite; defaults are unlimited and never expiring; INVITE_CREATE", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server);
     const res = await call("POST", `/${serverId}/invites`, member, {});
     expect(res.status).toBe(201);
     expectInvite(res.body);
@@ -70,12 +55,12 @@ describe("POST /api/v1/servers/:id/invites", () => {
     expect(limited.body.max_uses).toBe(5);
     expect(Math.abs(limited.body.expires_at - (nowSeconds() + 3600))).toBeLessThanOrEqual(2);
 
-    const entry = (await audit(serverId, owner)).find((e) => e.action === "INVITE_CREATE" && e.target_id === res.body.id);
+    const entry = (await auditLog(server, serverId, owner)).find((e) => e.action === "INVITE_CREATE" && e.target_id === res.body.id);
     expect(entry).toMatchObject({ actor_id: member.id, target_type: "invite", changes: { code: res.body.code, max_uses: null, expires_at: null } });
   });
 
   test("bad bodies are 400 naming the field", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server);
     expectError(await call("POST", `/${serverId}/invites`, owner, { max_uses: 1001 }), 400, /^max_uses: /);
     expectError(await call("POST", `/${serverId}/invites`, owner, { max_uses: -1 }), 400, /^max_uses: /);
     expectError(await call("POST", `/${serverId}/invites`, owner, { max_uses: 1.5 }), 400, /^max_uses: /);
@@ -86,7 +71,7 @@ describe("POST /api/v1/servers/:id/invites", () => {
   });
 
   test("401 without a token, 403 for a non-member, 404 for missing or non-UUID servers", async () => {
-    const { outsider, serverId } = await setup();
+    const { outsider, serverId } = await community(server);
     expectError(await call("POST", `/${serverId}/invites`, null, {}), 401);
     expectError(await call("POST", `/${serverId}/invites`, outsider, {}), 403);
     expectError(await call("POST", `/${UNKNOWN}/invites`, outsider, {}), 404, "Server not found");
@@ -96,7 +81,7 @@ describe("POST /api/v1/servers/:id/invites", () => {
 
 describe("GET /api/v1/servers/:id/invites", () => {
   test("lists active invites, the primary first; expired and used-up ones are left out", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server);
     const open = await createInvite(serverId, owner, { max_uses: 10 });
     const single = await createInvite(serverId, owner, { max_uses: 1 });
     const joiner = await server.register();
@@ -113,7 +98,7 @@ describe("GET /api/v1/servers/:id/invites", () => {
   });
 
   test("401, 403 for non-members, 404", async () => {
-    const { outsider, serverId } = await setup();
+    const { outsider, serverId } = await community(server);
     expectError(await call("GET", `/${serverId}/invites`, null), 401);
     expectError(await call("GET", `/${serverId}/invites`, outsider), 403);
     expectError(await call("GET", `/${UNKNOWN}/invites`, outsider), 404);
@@ -122,7 +107,7 @@ describe("GET /api/v1/servers/:id/invites", () => {
 
 describe("DELETE /api/v1/servers/:id/invites/:inviteId", () => {
   test("the creator deletes their own; others need MANAGE_SERVER; INVITE_DELETE; the code stops working", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server);
     const other = await server.register();
     await addMember(server, serverId, other);
     const mine = await createInvite(serverId, member);
@@ -136,7 +121,7 @@ describe("DELETE /api/v1/servers/:id/invites/:inviteId", () => {
     expect((await call("DELETE", `/${serverId}/invites/${ownersInvite.id}`, owner)).status).toBe(200);
 
     expectError(await call("POST", `/join/${mine.code}`, await server.register()), 404, "Invite not found");
-    const entries = (await audit(serverId, owner)).filter((e) => e.action === "INVITE_DELETE");
+    const entries = (await auditLog(server, serverId, owner)).filter((e) => e.action === "INVITE_DELETE");
     expect(entries.map((e) => [e.target_id, e.actor_id, e.changes.code])).toEqual([
       [ownersInvite.id, owner.id, ownersInvite.code],
       [mine.id, member.id, mine.code],
@@ -144,14 +129,14 @@ describe("DELETE /api/v1/servers/:id/invites/:inviteId", () => {
   });
 
   test("the primary invite is not deleted (400): regenerate it instead", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server);
     const primary = (await call("GET", `/${serverId}/invites`, owner)).body[0];
     expect(primary.is_primary).toBe(true);
     expectError(await call("DELETE", `/${serverId}/invites/${primary.id}`, owner), 400, /primary invite/);
   });
 
   test("401, 403 for non-members, 404 for unknown, non-UUID or another server's invites", async () => {
-    const { owner, outsider, serverId } = await setup();
+    const { owner, outsider, serverId } = await community(server);
     const otherServer = await createServer(server, outsider);
     const foreign = await createInvite(otherServer, outsider);
     const invite = await createInvite(serverId, owner);
@@ -166,7 +151,7 @@ describe("DELETE /api/v1/servers/:id/invites/:inviteId", () => {
 
 describe("GET /api/v1/servers/:id/invites/:inviteId/uses", () => {
   test("the use history, newest first; MANAGE_SERVER", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server);
     const invite = await createInvite(serverId, owner);
     const a = await server.register();
     const b = await server.register();
@@ -192,7 +177,7 @@ describe("GET /api/v1/servers/:id/invites/:inviteId/uses", () => {
 
 describe("POST /api/v1/servers/:id/invite/regenerate", () => {
   test("gives the primary invite a new code; the old one stops working; INVITE_REGENERATE", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server);
     const before = (await call("GET", `/${serverId}/invites`, owner)).body[0];
     const res = await call("POST", `/${serverId}/invite/regenerate`, owner);
     expect(res.status).toBe(200);
@@ -203,7 +188,7 @@ describe("POST /api/v1/servers/:id/invite/regenerate", () => {
     expectError(await call("POST", `/join/${before.code}`, outsider), 404);
     expect((await call("POST", `/join/${res.body.code}`, outsider)).status).toBe(200);
 
-    const entry = (await audit(serverId, owner)).find((e) => e.action === "INVITE_REGENERATE");
+    const entry = (await auditLog(server, serverId, owner)).find((e) => e.action === "INVITE_REGENERATE");
     expect(entry).toMatchObject({ actor_id: owner.id, target_type: "invite", target_id: before.id, changes: { code: res.body.code } });
 
     expectError(await call("POST", `/${serverId}/invite/regenerate`, member), 403);
@@ -214,7 +199,7 @@ describe("POST /api/v1/servers/:id/invite/regenerate", () => {
 
 describe("POST /api/v1/servers/join/:inviteCode", () => {
   test("joins: answers the server, counts the use, member:joined to the server room, MEMBER_JOIN", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server);
     const invite = await createInvite(serverId, owner, { max_uses: 3 });
     const watcher = await server.connect(owner.token);
     expect(await watcher.emitWithAck("server:join", serverId)).toMatchObject({ ok: true });
@@ -230,12 +215,12 @@ describe("POST /api/v1/servers/join/:inviteCode", () => {
     expect(listed.uses).toBe(1);
     const members = (await call("GET", `/${serverId}/members`, joiner)).body;
     expect(members.find((m: any) => m.user_id === joiner.id)).toMatchObject({ role: "member" });
-    const entry = (await audit(serverId, owner)).find((e) => e.action === "MEMBER_JOIN");
+    const entry = (await auditLog(server, serverId, owner)).find((e) => e.action === "MEMBER_JOIN");
     expect(entry).toMatchObject({ actor_id: joiner.id, target_type: "member", target_id: joiner.id, target_username: joiner.username });
   });
 
   test("already a member: 200 with the server, no use counted, no event", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server);
     const invite = await createInvite(serverId, owner, { max_uses: 1 });
     const watcher = await server.connect(owner.token);
     await watcher.emitWithAck("server:join", serverId);
@@ -250,7 +235,7 @@ describe("POST /api/v1/servers/join/:inviteCode", () => {
   });
 
   test("a used-up invite is refused (400) and does not count", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server);
     const invite = await createInvite(serverId, owner, { max_uses: 1 });
     expect((await call("POST", `/join/${invite.code}`, await server.register())).status).toBe(200);
     const late = await server.register();
@@ -261,7 +246,7 @@ describe("POST /api/v1/servers/join/:inviteCode", () => {
   });
 
   test("concurrent joins never exceed max_uses", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server);
     const invite = await createInvite(serverId, owner, { max_uses: 2 });
     const users = await Promise.all(Array.from({ length: 6 }, () => server.register()));
     const results = await Promise.all(users.map((u) => call("POST", `/join/${invite.code}`, u)));
@@ -271,7 +256,7 @@ describe("POST /api/v1/servers/join/:inviteCode", () => {
   });
 
   test("an expired invite is refused (400)", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server);
     const invite = await createInvite(serverId, owner, { expires_in: 1 });
     while (nowSeconds() < invite.expires_at) await sleep(100);
     const late = await server.register();
@@ -280,7 +265,7 @@ describe("POST /api/v1/servers/join/:inviteCode", () => {
   });
 
   test("a banned user is refused (403) by invite and by vanity code", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server);
     const banned = await server.register();
     const invite = await createInvite(serverId, owner);
     expect((await call("POST", `/${serverId}/bans`, owner, { targetUserId: banned.id })).status).toBe(201);
@@ -293,7 +278,7 @@ describe("POST /api/v1/servers/join/:inviteCode", () => {
   });
 
   test("a server's vanity code works as a join code (any case)", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server);
     const vanity = `hq-${owner.id.slice(-8)}`;
     expect((await call("POST", `/${serverId}/vanity`, owner, { code: vanity })).status).toBe(200);
     const joiner = await server.register();

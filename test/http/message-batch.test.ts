@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { community } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
 
 // Message sends under concurrency: the group commit in src/store/write-batch.ts.
@@ -12,22 +12,10 @@ afterAll(() => server.stop());
 const send = (channelId: string, user: TestUser, content: string) =>
   server.api("POST", `/api/v1/messages/${channelId}`, { token: user.token, body: { content } });
 
-async function community(members: number) {
-  const owner = await server.register();
-  const serverId = await createServer(server, owner);
-  const users = [owner];
-  for (let i = 0; i < members; i++) {
-    const user = await server.register();
-    await addMember(server, serverId, user);
-    users.push(user);
-  }
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  return { owner, users, serverId, channelId: general!.id };
-}
-
 describe("concurrent message sends (group commit)", () => {
   test("all land once, in one order: ids, pages and message:new agree", async () => {
-    const { owner, users, channelId } = await community(3);
+    const { owner, members, channelId } = await community(server, { extraMembers: 2 });
+    const users = [owner, ...members];
     const socket = await server.connect(owner.token);
     expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
     const events = recordEvents<{ id: string; content: string }>(socket, "message:new");
@@ -54,7 +42,8 @@ describe("concurrent message sends (group commit)", () => {
   });
 
   test("a send refused inside the batch fails alone (slowmode is checked in the insert's transaction)", async () => {
-    const { owner, users, channelId } = await community(2);
+    const { owner, members, channelId } = await community(server, { extraMembers: 1 });
+    const users = [owner, ...members];
     const patch = await server.api("PUT", `/api/v1/channels/${channelId}`, { token: owner.token, body: { slowmode: 60 } });
     expect(patch.status).toBe(200);
     const [, slowA, slowB] = users as [TestUser, TestUser, TestUser];
@@ -75,7 +64,7 @@ describe("concurrent message sends (group commit)", () => {
   });
 
   test("a write that breaks a constraint rejects only its own caller", async () => {
-    const { owner, serverId, channelId } = await community(0);
+    const { owner, serverId, channelId } = await community(server);
     const messages = server.app.store.messages;
     const base = { serverId, userId: owner.id, embeds: "[]", replyTo: null };
     const results = await Promise.allSettled([
@@ -91,7 +80,8 @@ describe("concurrent message sends (group commit)", () => {
   });
 
   test("DM sends are batched too: all land once, in one order, each answered with the stored message and pushed as dm:new", async () => {
-    const { users } = await community(1);
+    const { owner, member } = await community(server);
+    const users = [owner, member];
     const [a, b] = users as [TestUser, TestUser];
     const socket = await server.connect(b.token);
     const events = recordEvents<{ id: string }>(socket, "dm:new");

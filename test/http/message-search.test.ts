@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { community } from "../helpers/community.ts";
 import { startServer, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { toFtsMatch } from "../../src/domain/search-query.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
+import { toFtsMatch } from "../../src/domain/messaging/search-query.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -23,22 +23,17 @@ const send = async (channelId: string, user: TestUser, content: string) => {
 };
 const contents = (res: { body: { content: string }[] }) => res.body.map((m) => m.content);
 
-async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
-  const other = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "other", type: "text" } });
-  return { owner, member, outsider, serverId, channelId: general!.id, otherChannelId: other.body.id as string, everyone };
+/** The shared community, with a second text channel (`otherChannelId`). */
+async function withOtherChannel() {
+  const c = await community(server);
+  const other = await server.api("POST", `/api/v1/channels/${c.serverId}`, { token: c.owner.token, body: { name: "other", type: "text" } });
+  return { ...c, otherChannelId: other.body.id as string };
 }
 
 
 describe("GET /api/v1/messages/:channelId/search", () => {
   test("whole-word matches in this channel only, every word required, newest first, as messages", async () => {
-    const { owner, member, channelId, otherChannelId } = await community();
+    const { owner, member, channelId, otherChannelId } = await withOtherChannel();
     await send(channelId, member, "The quick brown fox");
     await send(channelId, owner, "lazy dog sleeps");
     await send(channelId, member, "Quick thinking saves the day");
@@ -59,7 +54,7 @@ describe("GET /api/v1/messages/:channelId/search", () => {
   });
 
   test("case and accents do not matter; punctuation splits words", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await withOtherChannel();
     await send(channelId, member, "Meet at the Café, 5pm");
     await send(channelId, member, "e-mail me: bob@example.com");
     expect(contents(await search(channelId, member, q("cafe")))).toEqual(["Meet at the Café, 5pm"]);
@@ -69,7 +64,7 @@ describe("GET /api/v1/messages/:channelId/search", () => {
   });
 
   test("FTS5 syntax in the query is plain text: never an error", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await withOtherChannel();
     await send(channelId, member, "use OR and NEAR(x y) with a * star");
     await send(channelId, member, 'she said "hello" to content:everyone');
     const nasty = ['"', '""', '"hello', "*", "hel*", "OR", "AND", "NOT", "a OR b", "NEAR(", "NEAR(x y)", "-", "-hello", ":", "content:hello",
@@ -88,7 +83,7 @@ describe("GET /api/v1/messages/:channelId/search", () => {
   });
 
   test("edits and deletes are reflected", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await withOtherChannel();
     const m = await send(channelId, member, "original words");
     await server.api("PUT", `/api/v1/messages/${m.id}`, { token: member.token, body: { content: "replaced text" } });
     expect(contents(await search(channelId, member, q("original")))).toEqual([]);
@@ -98,7 +93,7 @@ describe("GET /api/v1/messages/:channelId/search", () => {
   });
 
   test("limit: default 25, 1-100, otherwise 400", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await withOtherChannel();
     for (let i = 0; i < 30; i++) await send(channelId, member, `match number ${i}`);
     const all = await search(channelId, member, q("match"));
     expect(all.body).toHaveLength(25);
@@ -112,7 +107,7 @@ describe("GET /api/v1/messages/:channelId/search", () => {
   });
 
   test("q: required, 1-200 characters", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await withOtherChannel();
     expectError(await search(channelId, member, ""), 400, /^q: /);
     expectError(await search(channelId, member, "?q="), 400, "q: must be 1-200 characters");
     expectError(await search(channelId, member, q("   ")), 400, "q: must be 1-200 characters");
@@ -120,7 +115,7 @@ describe("GET /api/v1/messages/:channelId/search", () => {
   });
 
   test("401, 403 non-member, hidden channel or without READ_MESSAGE_HISTORY, 404 unknown channel", async () => {
-    const { owner, member, outsider, channelId, everyone } = await community();
+    const { owner, member, outsider, channelId, everyone } = await withOtherChannel();
     await send(channelId, owner, "secret plans");
     expectError(await search(channelId, null, q("secret")), 401);
     expectError(await search(channelId, outsider, q("secret")), 403, "You are not a member of this server");

@@ -4,11 +4,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { addMember, createServer } from "../helpers/community.ts";
+import { community } from "../helpers/community.ts";
 import { GIF_1X1, NOT_AN_IMAGE, PNG_1X1 } from "../helpers/images.ts";
 import { startServer, waitForEvent, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { fileTypeOf, sanitizeFileName } from "../../src/domain/attachments.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
+import { fileTypeOf, sanitizeFileName } from "../../src/domain/messaging/attachments.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -45,17 +45,6 @@ const filesIn = (target: TestServer) => {
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 };
 const onDisk = (target: TestServer, urlPath: string) => existsSync(join(target.dataDir, ...urlPath.split("/").filter(Boolean)));
-
-async function community(target: TestServer = server) {
-  const owner = await target.register();
-  const member = await target.register();
-  const outsider = await target.register();
-  const serverId = await createServer(target, owner);
-  await addMember(target, serverId, member);
-  const [general] = await target.app.store.channels.listByServer(serverId);
-  const everyone = (await target.app.store.access.member(serverId, owner.id))!.everyone_id;
-  return { owner, member, outsider, serverId, channelId: general!.id, everyone };
-}
 
 const override = (owner: TestUser, channelId: string, roleId: string, allow: number, deny: number) =>
   server.api("PUT", `/api/v1/channels/${channelId}/permissions/${roleId}`, { token: owner.token, body: { allow, deny } });
@@ -95,7 +84,7 @@ function claimOnly(target: TestServer, path: string, token: string, claimed: num
 
 describe("POST /api/v1/messages/:channelId/upload", () => {
   test("201 with the message and its attachments; message:new; files served back", async () => {
-    const { owner, member, channelId } = await community();
+    const { owner, member, channelId } = await community(server);
     const socket = await server.connect(owner.token);
     expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
     const received = waitForEvent(socket, "message:new");
@@ -136,7 +125,7 @@ describe("POST /api/v1/messages/:channelId/upload", () => {
   });
 
   test("the type comes from the bytes: a non-image named .png is stored as a download", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await community(server);
     const res = await upload(server, channelId, member, uploadForm([
       { bytes: NOT_AN_IMAGE, name: "evil.png", type: "image/png" },
       { bytes: GIF_1X1, name: "actually-a-gif.txt" },
@@ -153,7 +142,7 @@ describe("POST /api/v1/messages/:channelId/upload", () => {
   });
 
   test("original_name: paths and control characters removed, at most 255 characters", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await community(server);
     const long = `${"é".repeat(300)}.txt`;
     const res = await upload(server, channelId, member, uploadForm([
       { bytes: TEXT, name: "../../etc/passwd" },
@@ -169,7 +158,7 @@ describe("POST /api/v1/messages/:channelId/upload", () => {
   });
 
   test("replyTo and remoteUrl (a GIF URL as the content, with or without files)", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await community(server);
     const first = await server.api("POST", `/api/v1/messages/${channelId}`, { token: member.token, body: { content: "first" } });
     const reply = await upload(server, channelId, member, uploadForm([{ bytes: TEXT, name: "a.txt" }], { replyTo: first.body.id }));
     expect(reply.status).toBe(201);
@@ -185,7 +174,7 @@ describe("POST /api/v1/messages/:channelId/upload", () => {
   });
 
   test("bad input is 400 and stores nothing", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await community(server);
     const before = filesIn(server);
     const one = [{ bytes: TEXT, name: "a.txt" }];
     expectError(await upload(server, channelId, member, uploadForm([], { content: "no files" })), 400, "files: at least one file is required");
@@ -207,7 +196,7 @@ describe("POST /api/v1/messages/:channelId/upload", () => {
   });
 
   test("a send refused after the files were stored leaves no file and no row", async () => {
-    const { owner, member, channelId, everyone } = await community();
+    const { owner, member, channelId, everyone } = await community(server);
     const before = filesIn(server);
     const countBefore = (await server.api("GET", `/api/v1/messages/${channelId}`, { token: owner.token })).body.length;
     const files = [{ bytes: PNG_1X1, name: "a.png" }, { bytes: TEXT, name: "b.txt" }];
@@ -229,7 +218,7 @@ describe("POST /api/v1/messages/:channelId/upload", () => {
   });
 
   test("401, 403 without ATTACH_FILES or membership or in a hidden channel, 404 unknown channel", async () => {
-    const { owner, member, outsider, channelId, everyone } = await community();
+    const { owner, member, outsider, channelId, everyone } = await community(server);
     const before = filesIn(server);
     const form = () => uploadForm([{ bytes: PNG_1X1, name: "a.png" }]);
     expectError(await upload(server, channelId, null, form()), 401);
@@ -248,7 +237,7 @@ describe("POST /api/v1/messages/:channelId/upload", () => {
   });
 
   test("413 from the content-length claim alone: over 25 MB for everyone, over 500 MB for premium", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await community(server);
     const path = `/api/v1/messages/${channelId}/upload`;
     const overStandard = await claimOnly(server, path, member.token, 26 * MB);
     expect(overStandard.status).toBe(413);
@@ -309,7 +298,7 @@ describe("attachment size tiers (limits lowered for the test)", () => {
 
 describe("POST /api/v1/messages/:channelId/gif", () => {
   test("by URL: a message whose content is the URL", async () => {
-    const { owner, member, channelId } = await community();
+    const { owner, member, channelId } = await community(server);
     const socket = await server.connect(owner.token);
     await socket.emitWithAck("channel:join", channelId);
     const received = waitForEvent(socket, "message:new");
@@ -323,7 +312,7 @@ describe("POST /api/v1/messages/:channelId/gif", () => {
   });
 
   test("by gif_id: one of this server's GIFs, sent as its served path", async () => {
-    const { owner, member, channelId, serverId } = await community();
+    const { owner, member, channelId, serverId } = await community(server);
     const form = new FormData();
     form.append("file", new File([GIF_1X1], "dance.gif"));
     const created = await server.api("POST", `/api/v1/servers/${serverId}/gifs`, { token: owner.token, raw: form });
@@ -333,14 +322,14 @@ describe("POST /api/v1/messages/:channelId/gif", () => {
     expect(res.body.content).toBe(created.body.url);
     expect(res.body.content).toMatch(/^\/uploads\/server-gifs\//);
     // Another server's GIF is not found here.
-    const other = await community();
+    const other = await community(server);
     expectError(await gif(other.channelId, other.member, { gif_id: created.body.id }), 404, "GIF not found");
     expectError(await gif(channelId, member, { gif_id: UNKNOWN }), 404, "GIF not found");
     expectError(await gif(channelId, member, { gif_id: "nope" }), 404, "GIF not found");
   });
 
   test("bad input 400, 401, 403, 404", async () => {
-    const { owner, member, outsider, channelId, everyone } = await community();
+    const { owner, member, outsider, channelId, everyone } = await community(server);
     expectError(await gif(channelId, member, {}), 400, "body: give either url or gif_id");
     expectError(await gif(channelId, member, { url: "https://x.test/a.gif", gif_id: UNKNOWN }), 400, "body: give either url or gif_id");
     expectError(await gif(channelId, member, { url: "ftp://x.test/a.gif" }), 400, "url: must be an http(s) URL");
@@ -356,7 +345,7 @@ describe("POST /api/v1/messages/:channelId/gif", () => {
 
 describe("GET /api/v1/messages/attachment/:attachmentId", () => {
   test("metadata for readers; 404 for anyone who cannot read the channel", async () => {
-    const { owner, member, outsider, channelId, everyone } = await community();
+    const { owner, member, outsider, channelId, everyone } = await community(server);
     const sent = await upload(server, channelId, member, uploadForm([{ bytes: PNG_1X1, name: "pic.png" }]));
     const attachment = sent.body.attachments[0];
     const res = await attachmentInfo(attachment.id, owner);
@@ -383,7 +372,7 @@ describe("attachment files leave the disk with their message, channel or server"
   const paths = (res: { body: { attachments: { filename: string }[] } }) => res.body.attachments.map((a) => a.filename);
 
   test("message delete", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await community(server);
     const sent = await upload(server, channelId, member, twoFiles());
     const kept = await upload(server, channelId, member, twoFiles());
     expect(paths(sent).every((p) => onDisk(server, p))).toBe(true);
@@ -394,7 +383,7 @@ describe("attachment files leave the disk with their message, channel or server"
   });
 
   test("channel delete", async () => {
-    const { owner, member, channelId, serverId } = await community();
+    const { owner, member, channelId, serverId } = await community(server);
     const created = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "files", type: "text" } });
     expect(created.status).toBe(201);
     const doomed = await upload(server, created.body.id, member, twoFiles());
@@ -405,8 +394,8 @@ describe("attachment files leave the disk with their message, channel or server"
   });
 
   test("server delete", async () => {
-    const { owner, member, channelId } = await community();
-    const other = await community();
+    const { owner, member, channelId } = await community(server);
+    const other = await community(server);
     const doomed = [await upload(server, channelId, member, twoFiles()), await upload(server, channelId, owner, twoFiles())];
     const kept = await upload(server, other.channelId, other.member, twoFiles());
     const serverId = (await server.app.store.channels.findById(channelId))!.server_id;

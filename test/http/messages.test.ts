@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, auditEntries, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
+import { addMember, auditEntries, community, joinChannel } from "../helpers/community.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -16,30 +16,13 @@ const api = (method: string, path: string, user: TestUser | null, body?: unknown
   server.api(method, `/api/v1/messages${path}`, { token: user?.token, body });
 const send = (channelId: string, user: TestUser, body: Record<string, unknown>) => api("POST", `/${channelId}`, user, body);
 
-async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
-  return { owner, member, outsider, serverId, channelId: general!.id, everyone };
-}
-
-async function inChannel(user: TestUser, channelId: string): Promise<ClientSocket> {
-  const socket = await server.connect(user.token);
-  expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
-  return socket;
-}
-
 const override = (owner: TestUser, channelId: string, roleId: string, allow: number, deny: number) =>
   server.api("PUT", `/api/v1/channels/${channelId}/permissions/${roleId}`, { token: owner.token, body: { allow, deny } });
 
 describe("POST /api/v1/messages/:channelId", () => {
   test("answers 201 with the spec's message and emits message:new to the channel room", async () => {
-    const { owner, member, channelId } = await community();
-    const socket = await inChannel(owner, channelId);
+    const { owner, member, channelId } = await community(server);
+    const socket = await joinChannel(server, owner, channelId);
     const received = waitForEvent(socket, "message:new");
     const res = await send(channelId, member, { content: "hello hearth" });
     expect(res.status).toBe(201);
@@ -53,7 +36,7 @@ describe("POST /api/v1/messages/:channelId", () => {
   });
 
   test("replies, embeds (with EMBED_LINKS) and their validation", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await community(server);
     const first = await send(channelId, member, { content: "first" });
     const reply = await send(channelId, member, { content: "second", reply_to: first.body.id });
     expect(reply.body.reply_to).toBe(first.body.id);
@@ -66,7 +49,7 @@ describe("POST /api/v1/messages/:channelId", () => {
   });
 
   test("refusals: empty, too long, 401, non-member 403, hidden or unknown channel 404", async () => {
-    const { member, outsider, channelId } = await community();
+    const { member, outsider, channelId } = await community(server);
     expect((await send(channelId, member, {})).body).toEqual({ error: "A message needs content, embeds or attachments" });
     expect((await send(channelId, member, { content: "   " })).status).toBe(400);
     expect((await send(channelId, member, { content: "x".repeat(4001) })).status).toBe(400);
@@ -78,7 +61,7 @@ describe("POST /api/v1/messages/:channelId", () => {
   });
 
   test("permission bits: SEND_MESSAGES, EMBED_LINKS, MENTION_EVERYONE, VIEW_CHANNEL", async () => {
-    const { owner, member, channelId, everyone } = await community();
+    const { owner, member, channelId, everyone } = await community(server);
     await override(owner, channelId, everyone, 0, P.EMBED_LINKS);
     expect((await send(channelId, member, { embeds: [{ title: "x" }] })).body).toEqual({ error: "Missing permission: EMBED_LINKS" });
     expect((await send(channelId, member, { content: "hey @everyone" })).body).toEqual({ error: "Missing permission: MENTION_EVERYONE" });
@@ -92,7 +75,7 @@ describe("POST /api/v1/messages/:channelId", () => {
   });
 
   test("a timed-out member cannot send until the timeout is removed", async () => {
-    const { owner, member, serverId, channelId } = await community();
+    const { owner, member, serverId, channelId } = await community(server);
     const timeout = await server.api("POST", `/api/v1/servers/${serverId}/timeouts`, { token: owner.token, body: { targetUserId: member.id, duration: 60 } });
     expect(timeout.status).toBe(200);
     expect((await send(channelId, member, { content: "x" })).body).toEqual({ error: "You are timed out in this server" });
@@ -101,7 +84,7 @@ describe("POST /api/v1/messages/:channelId", () => {
   });
 
   test("voice channels take text only with chat_enabled", async () => {
-    const { owner, member, serverId } = await community();
+    const { owner, member, serverId } = await community(server);
     const quiet = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "Lounge", type: "voice" } });
     const chatty = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "Stage", type: "voice", chat_enabled: true } });
     const refused = await send(quiet.body.id, member, { content: "x" });
@@ -111,7 +94,7 @@ describe("POST /api/v1/messages/:channelId", () => {
   });
 
   test("slowmode: 429 with the seconds left; MANAGE_MESSAGES is exempt", async () => {
-    const { owner, member, channelId } = await community();
+    const { owner, member, channelId } = await community(server);
     await server.api("PUT", `/api/v1/channels/${channelId}`, { token: owner.token, body: { slowmode: 30 } });
     expect((await send(channelId, member, { content: "one" })).status).toBe(201);
     const second = await send(channelId, member, { content: "two" });
@@ -123,14 +106,14 @@ describe("POST /api/v1/messages/:channelId", () => {
   });
 
   test("an unknown custom emoji is refused", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await community(server);
     expect((await send(channelId, member, { content: `hi <:blob:${UNKNOWN}>` })).body).toEqual({ error: `content: unknown custom emoji <:blob:${UNKNOWN}>` });
   });
 });
 
 describe("reading messages", () => {
   test("1000 messages page back in order without gaps or duplicates", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await community(server);
     const sent: string[] = [];
     for (let i = 0; i < 1000; i++) sent.push((await send(channelId, member, { content: `m${i}` })).body.id);
     const seen: string[] = [];
@@ -149,7 +132,7 @@ describe("reading messages", () => {
   });
 
   test("limit and before are validated; READ_MESSAGE_HISTORY is needed", async () => {
-    const { owner, member, channelId, everyone } = await community();
+    const { owner, member, channelId, everyone } = await community(server);
     for (const query of ["limit=0", "limit=101", "limit=x", "before=nope"]) {
       expect((await api("GET", `/${channelId}?${query}`, member)).status).toBe(400);
     }
@@ -163,7 +146,7 @@ describe("reading messages", () => {
   });
 
   test("POST /:channelId/read marks the channel read", async () => {
-    const { member, outsider, channelId } = await community();
+    const { member, outsider, channelId } = await community(server);
     const sent = await send(channelId, member, { content: "hello" });
     expect((await api("POST", `/${channelId}/read`, member)).body).toEqual({ channel_id: channelId, last_read_message_id: sent.body.id });
     expect((await api("POST", `/${channelId}/read`, member, { message_id: sent.body.id })).status).toBe(200);
@@ -174,8 +157,8 @@ describe("reading messages", () => {
 
 describe("editing and deleting", () => {
   test("the author edits: updated_at set, message:update emitted", async () => {
-    const { owner, member, channelId } = await community();
-    const socket = await inChannel(owner, channelId);
+    const { owner, member, channelId } = await community(server);
+    const socket = await joinChannel(server, owner, channelId);
     const sent = await send(channelId, member, { content: "draft" });
     const updated = waitForEvent(socket, "message:update");
     const res = await api("PUT", `/${sent.body.id}`, member, { content: "final" });
@@ -189,14 +172,14 @@ describe("editing and deleting", () => {
   });
 
   test("others need MANAGE_MESSAGES; a moderator's edit and delete are audited", async () => {
-    const { owner, member, serverId, channelId } = await community();
+    const { owner, member, serverId, channelId } = await community(server);
     const bystander = await server.register();
     await addMember(server, serverId, bystander);
     const sent = await send(channelId, member, { content: "mine" });
     expect((await api("PUT", `/${sent.body.id}`, bystander, { content: "hijack" })).status).toBe(403);
     expect((await api("DELETE", `/${sent.body.id}`, bystander)).status).toBe(403);
     expect((await api("PUT", `/${sent.body.id}`, owner, { content: "moderated" })).status).toBe(200);
-    const socket = await inChannel(bystander, channelId);
+    const socket = await joinChannel(server, bystander, channelId);
     const deleted = waitForEvent(socket, "message:deleted");
     expect((await api("DELETE", `/${sent.body.id}`, owner)).body).toEqual({ success: true });
     expect(await deleted).toEqual({ channelId, messageId: sent.body.id });
@@ -208,7 +191,7 @@ describe("editing and deleting", () => {
   });
 
   test("the author's own edits and deletes are not audited", async () => {
-    const { member, serverId, channelId } = await community();
+    const { member, serverId, channelId } = await community(server);
     const before = (await auditEntries(server, serverId)).length;
     const sent = await send(channelId, member, { content: "mine" });
     await api("PUT", `/${sent.body.id}`, member, { content: "still mine" });
@@ -219,9 +202,9 @@ describe("editing and deleting", () => {
 
 describe("typing", () => {
   test("typing:start and typing:stop reach the others in the channel room", async () => {
-    const { owner, member, outsider, channelId } = await community();
-    const watcher = await inChannel(owner, channelId);
-    const typist = await inChannel(member, channelId);
+    const { owner, member, outsider, channelId } = await community(server);
+    const watcher = await joinChannel(server, owner, channelId);
+    const typist = await joinChannel(server, member, channelId);
     const selfSaw = recordEvents(typist, "typing:start");
     const started = waitForEvent(watcher, "typing:start");
     expect(await typist.emitWithAck("typing:start", channelId)).toEqual({ ok: true, channelId });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { isTimedOut } from "../../src/domain/moderation.ts";
-import { addMember, createServer } from "../helpers/community.ts";
+import { isTimedOut } from "../../src/domain/community/moderation.ts";
+import { addMember, auditLog, community } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -18,22 +18,12 @@ const call = (method: string, path: string, user: TestUser | null, body?: unknow
   server.api(method, `/api/v1/servers${path}`, { token: user?.token, body });
 
 
-/** A server with one member of each built-in role, plus someone outside it. */
+/** The shared community with a built-in admin and moderator, and a second admin and plain member. */
 async function setup() {
-  const owner = await server.register();
-  const admin = await server.register();
+  const c = await community(server, { admin: true, moderator: true, extraMembers: 1 });
   const admin2 = await server.register();
-  const moderator = await server.register();
-  const member = await server.register();
-  const member2 = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, admin, "admin");
-  await addMember(server, serverId, admin2, "admin");
-  await addMember(server, serverId, moderator, "moderator");
-  await addMember(server, serverId, member);
-  await addMember(server, serverId, member2);
-  return { owner, admin, admin2, moderator, member, member2, outsider, serverId };
+  await addMember(server, c.serverId, admin2, "admin");
+  return { ...c, admin2, member2: c.members[1]! };
 }
 
 /** A connected socket in `server:<id>`, through the gateway's own `server:join`. */
@@ -41,12 +31,6 @@ async function watch(user: TestUser, serverId: string): Promise<ClientSocket> {
   const socket = await server.connect(user.token);
   expect(await socket.emitWithAck("server:join", serverId)).toMatchObject({ ok: true });
   return socket;
-}
-
-async function audit(serverId: string, owner: TestUser, action: string) {
-  const res = await call("GET", `/${serverId}/audit-log`, owner);
-  expect(res.status).toBe(200);
-  return (res.body.entries as any[]).filter((e) => e.action === action);
 }
 
 /** Someone new joins by invite, so the server room hears `member:joined`. */
@@ -80,7 +64,7 @@ describe("DELETE /api/v1/servers/:id/members/:targetUserId (kick)", () => {
 
     expect((await call("GET", `/${serverId}`, member)).status).toBe(403);
     expect(await kickedSocket.emitWithAck("server:join", serverId)).toMatchObject({ ok: false });
-    const [entry] = await audit(serverId, owner, "MEMBER_KICK");
+    const [entry] = await auditLog(server, serverId, owner, "MEMBER_KICK");
     expect(entry).toMatchObject({
       actor_id: moderator.id,
       actor_username: moderator.username,
@@ -101,7 +85,7 @@ describe("DELETE /api/v1/servers/:id/members/:targetUserId (kick)", () => {
     expectError(await call("DELETE", `/${serverId}/members/${moderator.id}`, moderator), 403);
     expect((await call("DELETE", `/${serverId}/members/${moderator.id}`, admin)).status).toBe(200);
     expect((await call("DELETE", `/${serverId}/members/${admin.id}`, owner)).status).toBe(200);
-    expect(await audit(serverId, owner, "MEMBER_KICK")).toHaveLength(2);
+    expect(await auditLog(server, serverId, owner, "MEMBER_KICK")).toHaveLength(2);
   });
 
   test("401, 403 for non-members, 404 for unknown servers and non-member or non-UUID targets", async () => {
@@ -141,7 +125,7 @@ describe("bans", () => {
     const invite = (await call("POST", `/${serverId}/invites`, owner, {})).body;
     expectError(await call("POST", `/join/${invite.code}`, member), 403, "You are banned from this server");
 
-    const [entry] = await audit(serverId, owner, "MEMBER_BAN");
+    const [entry] = await auditLog(server, serverId, owner, "MEMBER_BAN");
     expect(entry).toMatchObject({
       actor_id: moderator.id,
       target_type: "member",
@@ -210,7 +194,7 @@ describe("bans", () => {
 
     const invite = (await call("POST", `/${serverId}/invites`, owner, {})).body;
     expect((await call("POST", `/join/${invite.code}`, member)).status).toBe(200);
-    const [entry] = await audit(serverId, owner, "MEMBER_UNBAN");
+    const [entry] = await auditLog(server, serverId, owner, "MEMBER_UNBAN");
     expect(entry).toMatchObject({ actor_id: moderator.id, target_id: member.id, target_username: member.username, changes: { userId: member.id } });
   });
 
@@ -239,7 +223,7 @@ describe("timeouts", () => {
     const context = await server.app.domain.access.member(serverId, member.id);
     expect(isTimedOut(context)).toBe(true);
 
-    const [entry] = await audit(serverId, owner, "MEMBER_TIMEOUT");
+    const [entry] = await auditLog(server, serverId, owner, "MEMBER_TIMEOUT");
     expect(entry).toMatchObject({
       actor_id: moderator.id,
       target_type: "member",
@@ -293,7 +277,7 @@ describe("timeouts", () => {
     expectError(await call("DELETE", `/${serverId}/timeouts/${member.id}`, moderator), 400, "This member is not timed out");
     expectError(await call("DELETE", `/${serverId}/timeouts/${outsider.id}`, moderator), 404);
     expectError(await call("DELETE", `/${serverId}/timeouts/nope`, moderator), 404);
-    const [entry] = await audit(serverId, owner, "MEMBER_TIMEOUT_REMOVE");
+    const [entry] = await auditLog(server, serverId, owner, "MEMBER_TIMEOUT_REMOVE");
     expect(entry).toMatchObject({ actor_id: moderator.id, target_id: member.id, target_username: member.username });
   });
 
@@ -320,7 +304,7 @@ describe("PUT /api/v1/servers/:id/members/:targetUserId/role", () => {
     // The new role's bits apply at once.
     expect((await call("GET", `/${serverId}/bans`, member)).status).toBe(200);
 
-    const [entry] = await audit(serverId, owner, "MEMBER_ROLE_UPDATE");
+    const [entry] = await auditLog(server, serverId, owner, "MEMBER_ROLE_UPDATE");
     expect(entry).toMatchObject({
       actor_id: owner.id,
       target_type: "member",
@@ -360,6 +344,6 @@ describe("PUT /api/v1/servers/:id/members/:targetUserId/role", () => {
     const { owner, member, serverId } = await setup();
     const res = await call("PUT", `/${serverId}/members/${member.id}/role`, owner, { role: "member" });
     expect(res.body).toEqual({ serverId, userId: member.id, role: "member" });
-    expect(await audit(serverId, owner, "MEMBER_ROLE_UPDATE")).toEqual([]);
+    expect(await auditLog(server, serverId, owner, "MEMBER_ROLE_UPDATE")).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, auditEntries, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { MAX_PINS_PER_CHANNEL } from "../../src/domain/pins.ts";
+import { addMember, auditEntries, community, joinChannel } from "../helpers/community.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
+import { LIMITS } from "../../src/domain/shared/limits.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -24,23 +24,10 @@ const send = async (channelId: string, user: TestUser, content: string): Promise
   return res.body.id;
 };
 
-async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  const channelId = general!.id;
-  const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
-  const messageId = await send(channelId, member, "pin me");
-  return { owner, member, outsider, serverId, channelId, everyone, messageId };
-}
-
-async function inChannel(user: TestUser, channelId: string): Promise<ClientSocket> {
-  const socket = await server.connect(user.token);
-  expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
-  return socket;
+/** The shared community, with a message of `member`'s to pin. */
+async function withMessage() {
+  const c = await community(server);
+  return { ...c, messageId: await send(c.channelId, c.member, "pin me") };
 }
 
 const override = (owner: TestUser, channelId: string, roleId: string, allow: number, deny: number) =>
@@ -48,8 +35,8 @@ const override = (owner: TestUser, channelId: string, roleId: string, allow: num
 
 describe("POST /api/v1/messages/:channelId/pins/:messageId", () => {
   test("pins: 200 with the state, message:pin, MESSAGE_PIN on the author; again is a quiet no-op", async () => {
-    const { owner, member, serverId, channelId, messageId } = await community();
-    const socket = await inChannel(member, channelId);
+    const { owner, member, serverId, channelId, messageId } = await withMessage();
+    const socket = await joinChannel(server, member, channelId);
     const events = recordEvents(socket, "message:pin");
     const received = waitForEvent(socket, "message:pin");
     const res = await pin(channelId, messageId, owner);
@@ -60,7 +47,7 @@ describe("POST /api/v1/messages/:channelId/pins/:messageId", () => {
     expect(entry).toMatchObject({
       action: "MESSAGE_PIN", actor_id: owner.id, target_type: "member", target_id: member.id,
     });
-    expect(JSON.parse(entry!.changes)).toEqual({ messageId, channelId });
+    expect(entry!.changes).toEqual({ messageId, channelId });
 
     const again = await pin(channelId, messageId, owner);
     expect(again.status).toBe(200);
@@ -72,7 +59,7 @@ describe("POST /api/v1/messages/:channelId/pins/:messageId", () => {
   });
 
   test("MANAGE_MESSAGES is needed; 401, non-member 403, 404s", async () => {
-    const { owner, member, outsider, serverId, channelId, messageId } = await community();
+    const { owner, member, outsider, serverId, channelId, messageId } = await withMessage();
     expect((await pin(channelId, messageId, null)).status).toBe(401);
     const refused = await pin(channelId, messageId, member);
     expect(refused.status).toBe(403);
@@ -90,30 +77,30 @@ describe("POST /api/v1/messages/:channelId/pins/:messageId", () => {
     expect((await pin(channelId, messageId, moderator)).status).toBe(200);
   });
 
-  test(`a channel holds at most ${MAX_PINS_PER_CHANNEL} pins`, async () => {
-    const { owner, channelId, messageId } = await community();
+  test(`a channel holds at most ${LIMITS.message.pinsPerChannel} pins`, async () => {
+    const { owner, channelId, messageId } = await withMessage();
     const ids: string[] = [];
-    for (let i = 0; i < MAX_PINS_PER_CHANNEL; i++) {
+    for (let i = 0; i < LIMITS.message.pinsPerChannel; i++) {
       const id = await send(channelId, owner, `m${i}`);
       ids.push(id);
       expect((await pin(channelId, id, owner)).status).toBe(200);
     }
     const full = await pin(channelId, messageId, owner);
     expect(full.status).toBe(400);
-    expect(full.body).toEqual({ error: `This channel already has the maximum of ${MAX_PINS_PER_CHANNEL} pinned messages` });
+    expect(full.body).toEqual({ error: `This channel already has the maximum of ${LIMITS.message.pinsPerChannel} pinned messages` });
     // Re-pinning a pinned message is still fine, and unpinning makes room.
     expect((await pin(channelId, ids[0]!, owner)).status).toBe(200);
     expect((await unpin(channelId, ids[0]!, owner)).status).toBe(200);
     expect((await pin(channelId, messageId, owner)).status).toBe(200);
-    expect((await pins(channelId, owner)).body.length).toBe(MAX_PINS_PER_CHANNEL);
+    expect((await pins(channelId, owner)).body.length).toBe(LIMITS.message.pinsPerChannel);
   });
 });
 
 describe("DELETE /api/v1/messages/:channelId/pins/:messageId", () => {
   test("unpins: 200, message:pin false, MESSAGE_UNPIN; 404 when not pinned", async () => {
-    const { owner, member, serverId, channelId, messageId } = await community();
+    const { owner, member, serverId, channelId, messageId } = await withMessage();
     await pin(channelId, messageId, owner);
-    const socket = await inChannel(member, channelId);
+    const socket = await joinChannel(server, member, channelId);
     const received = waitForEvent(socket, "message:pin");
     const res = await unpin(channelId, messageId, owner);
     expect(res.status).toBe(200);
@@ -121,7 +108,7 @@ describe("DELETE /api/v1/messages/:channelId/pins/:messageId", () => {
     expect(await received).toEqual({ channelId, messageId, pinned: false });
     const [entry] = await auditEntries(server, serverId);
     expect(entry).toMatchObject({ action: "MESSAGE_UNPIN", actor_id: owner.id, target_type: "member", target_id: member.id });
-    expect(JSON.parse(entry!.changes)).toEqual({ messageId, channelId });
+    expect(entry!.changes).toEqual({ messageId, channelId });
     const again = await unpin(channelId, messageId, owner);
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: "Pin not found" });
@@ -129,7 +116,7 @@ describe("DELETE /api/v1/messages/:channelId/pins/:messageId", () => {
   });
 
   test("401, 403 and 404", async () => {
-    const { owner, member, outsider, channelId, messageId } = await community();
+    const { owner, member, outsider, channelId, messageId } = await withMessage();
     await pin(channelId, messageId, owner);
     expect((await unpin(channelId, messageId, null)).status).toBe(401);
     expect((await unpin(channelId, messageId, member)).body).toEqual({ error: "Missing permission: MANAGE_MESSAGES" });
@@ -143,7 +130,7 @@ describe("DELETE /api/v1/messages/:channelId/pins/:messageId", () => {
 
 describe("GET /api/v1/messages/:channelId/pins", () => {
   test("message objects, newest pin first; a deleted message leaves the list", async () => {
-    const { owner, member, channelId, messageId } = await community();
+    const { owner, member, channelId, messageId } = await withMessage();
     const later = await send(channelId, owner, "later message");
     const third = await send(channelId, member, "third");
     // Pin order differs from message order: the newest pin comes first.
@@ -162,7 +149,7 @@ describe("GET /api/v1/messages/:channelId/pins", () => {
   });
 
   test("READ_MESSAGE_HISTORY is needed; 401, 403, 404", async () => {
-    const { owner, member, outsider, channelId, everyone } = await community();
+    const { owner, member, outsider, channelId, everyone } = await withMessage();
     expect((await pins(channelId, null)).status).toBe(401);
     expect((await pins(channelId, outsider)).status).toBe(403);
     expect((await pins(UNKNOWN, member)).status).toBe(404);

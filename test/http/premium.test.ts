@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { community as communityOf } from "../helpers/community.ts";
+import { community, createVoiceChannel } from "../helpers/community.ts";
 import { expectError, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
 
 // Premium, as administrators set it (docs/admin.md#premium): the attachment limit and the soundboard.
@@ -16,7 +16,6 @@ afterAll(() => server.stop());
 const setUser = (id: string, body: unknown) => server.api("PATCH", `/api/v1/admin/users/${id}`, { token: admin.token, body });
 const setServer = (id: string, body: unknown) => server.api("PATCH", `/api/v1/admin/servers/${id}`, { token: admin.token, body });
 
-const community = () => communityOf(server);
 
 function sized(size: number) {
   const form = new FormData();
@@ -28,7 +27,7 @@ const upload = (channelId: string, user: TestUser, size: number) =>
 
 describe("premium attachment limit", () => {
   test("flipping premium through the admin route raises and lowers the caller's upload limit", async () => {
-    const { member, channelId } = await community();
+    const { member, channelId } = await community(server);
     expectError(await upload(channelId, member, 3000), 413, "Upload too large: the limit is 1000 bytes");
     expect((await setUser(member.id, { premium: true })).body.premium).toBe(true);
     expect((await upload(channelId, member, 3000)).status).toBe(201);
@@ -38,7 +37,7 @@ describe("premium attachment limit", () => {
   });
 
   test("verifying a server through the admin route gives every member there the larger limit", async () => {
-    const { member, serverId, channelId } = await community();
+    const { member, serverId, channelId } = await community(server);
     expect((await upload(channelId, member, 3000)).status).toBe(413);
     await setServer(serverId, { verified: true });
     expect((await upload(channelId, member, 3000)).status).toBe(201);
@@ -59,14 +58,13 @@ describe("premium soundboard", () => {
   const MP3 = new Uint8Array([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0, 0xff, 0xfb, 0x90, 0x00]);
 
   async function soundSetup() {
-    const ctx = await community();
+    const ctx = await community(server);
     const form = new FormData();
     form.append("sound", new File([MP3], "horn.mp3"));
     form.append("name", "Horn");
     const sound = await server.api("POST", `/api/v1/servers/${ctx.serverId}/soundboard`, { token: ctx.owner.token, raw: form });
     if (sound.status !== 201) throw new Error(`sound upload: ${sound.status} ${JSON.stringify(sound.body)}`);
-    const voice = await server.api("POST", `/api/v1/channels/${ctx.serverId}`, { token: ctx.owner.token, body: { name: "Lounge", type: "voice" } });
-    return { ...ctx, soundId: sound.body.id as string, voiceId: voice.body.id as string };
+    return { ...ctx, soundId: sound.body.id as string, voiceId: await createVoiceChannel(server, ctx.owner, ctx.serverId) };
   }
   const catalog = (user: TestUser) => server.api("GET", "/api/v1/premium/soundboard/catalog", { token: user.token });
   const play = (user: TestUser, soundId: string) =>

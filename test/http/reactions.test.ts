@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
-import { isUnicodeEmoji } from "../../src/domain/reactions.ts";
+import { addMember, community, createServer, joinChannel } from "../helpers/community.ts";
+import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
+import { isUnicodeEmoji } from "../../src/domain/messaging/reactions.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -21,24 +21,12 @@ const unreact = (channelId: string, messageId: string, user: TestUser | null, em
   api("DELETE", `/${channelId}/reactions/${messageId}/${encodeURIComponent(emoji)}`, user);
 const reactions = (channelId: string, messageId: string, user: TestUser | null) => api("GET", `/${channelId}/reactions/${messageId}`, user);
 
-async function community() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  const [general] = await server.app.store.channels.listByServer(serverId);
-  const channelId = general!.id;
-  const everyone = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
-  const message = await api("POST", `/${channelId}`, owner, { content: "react to me" });
+/** The shared community, with a message of the owner's to react to. */
+async function withMessage() {
+  const c = await community(server);
+  const message = await api("POST", `/${c.channelId}`, c.owner, { content: "react to me" });
   expect(message.status).toBe(201);
-  return { owner, member, outsider, serverId, channelId, everyone, messageId: message.body.id as string };
-}
-
-async function inChannel(user: TestUser, channelId: string): Promise<ClientSocket> {
-  const socket = await server.connect(user.token);
-  expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
-  return socket;
+  return { ...c, messageId: message.body.id as string };
 }
 
 const override = (owner: TestUser, channelId: string, roleId: string, allow: number, deny: number) =>
@@ -80,8 +68,8 @@ describe("isUnicodeEmoji", () => {
 
 describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
   test("toggles: added then removed, with the count, and emits message:reaction each time", async () => {
-    const { owner, member, channelId, messageId } = await community();
-    const socket = await inChannel(owner, channelId);
+    const { owner, member, channelId, messageId } = await withMessage();
+    const socket = await joinChannel(server, owner, channelId);
     const added = waitForEvent(socket, "message:reaction");
     const first = await react(channelId, messageId, member, "👍");
     expect(first.status).toBe(200);
@@ -96,7 +84,7 @@ describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
   });
 
   test("custom emojis: this server's, another server's (USE_EXTERNAL_EMOJIS), unknown and deleted ones", async () => {
-    const { owner, member, serverId, channelId, everyone, messageId } = await community();
+    const { owner, member, serverId, channelId, everyone, messageId } = await withMessage();
     const own = (await emoji(serverId, "blob", owner.id))!;
     const otherServer = await createServer(server, owner, "Other");
     const foreign = (await emoji(otherServer, "party", owner.id))!;
@@ -125,7 +113,7 @@ describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
   });
 
   test("ADD_REACTIONS is needed for a new emoji type only", async () => {
-    const { owner, member, channelId, everyone, messageId } = await community();
+    const { owner, member, channelId, everyone, messageId } = await withMessage();
     expect((await react(channelId, messageId, owner, "🔥")).status).toBe(200);
     await override(owner, channelId, everyone, 0, P.ADD_REACTIONS);
     const refused = await react(channelId, messageId, member, "🎉");
@@ -138,7 +126,7 @@ describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
   });
 
   test("VIEW_CHANNEL and READ_MESSAGE_HISTORY are needed", async () => {
-    const { owner, member, channelId, everyone, messageId } = await community();
+    const { owner, member, channelId, everyone, messageId } = await withMessage();
     await override(owner, channelId, everyone, 0, P.READ_MESSAGE_HISTORY);
     expect((await react(channelId, messageId, member, "👍")).body).toEqual({ error: "Missing permission: READ_MESSAGE_HISTORY" });
     expect((await reactions(channelId, messageId, member)).status).toBe(403);
@@ -149,7 +137,7 @@ describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
   });
 
   test("a timed-out member cannot react until the timeout is removed", async () => {
-    const { owner, member, serverId, channelId, messageId } = await community();
+    const { owner, member, serverId, channelId, messageId } = await withMessage();
     expect((await react(channelId, messageId, member, "👀")).status).toBe(200);
     const timeout = await server.api("POST", `/api/v1/servers/${serverId}/timeouts`, { token: owner.token, body: { targetUserId: member.id, duration: 60 } });
     expect(timeout.status).toBe(200);
@@ -164,7 +152,7 @@ describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
   });
 
   test("401, non-member 403, and 404 for unknown channels and messages", async () => {
-    const { owner, member, outsider, serverId, channelId, messageId } = await community();
+    const { owner, member, outsider, serverId, channelId, messageId } = await withMessage();
     expect((await react(channelId, messageId, null, "👍")).status).toBe(401);
     const nonMember = await react(channelId, messageId, outsider, "👍");
     expect(nonMember.status).toBe(403);
@@ -180,7 +168,7 @@ describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
   });
 
   test("bad emoji strings are 400", async () => {
-    const { member, channelId, messageId } = await community();
+    const { member, channelId, messageId } = await withMessage();
     for (const bad of ["abc", "", "x".repeat(100), "👍".repeat(50), "<:x:not-a-uuid>", "👍👎", ":thumbsup:"]) {
       const res = await react(channelId, messageId, member, bad);
       expect(res.status).toBe(400);
@@ -192,8 +180,8 @@ describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
   });
 
   test("10 concurrent toggles by one user end consistent: alternating, never duplicated", async () => {
-    const { owner, member, channelId, messageId } = await community();
-    const socket = await inChannel(owner, channelId);
+    const { owner, member, channelId, messageId } = await withMessage();
+    const socket = await joinChannel(server, owner, channelId);
     const events = recordEvents(socket, "message:reaction");
     const results = await Promise.all(Array.from({ length: 10 }, () => react(channelId, messageId, member, "🚀")));
     expect(results.every((r) => r.status === 200)).toBe(true);
@@ -215,10 +203,10 @@ describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
 
 describe("DELETE /api/v1/messages/:channelId/reactions/:messageId/:emoji", () => {
   test("removes the caller's own reaction, emits removed, 404 when there is none", async () => {
-    const { owner, member, channelId, messageId } = await community();
+    const { owner, member, channelId, messageId } = await withMessage();
     await react(channelId, messageId, member, "👨‍👩‍👧‍👦");
     await react(channelId, messageId, owner, "👨‍👩‍👧‍👦");
-    const socket = await inChannel(owner, channelId);
+    const socket = await joinChannel(server, owner, channelId);
     const removed = waitForEvent(socket, "message:reaction");
     const res = await unreact(channelId, messageId, member, "👨‍👩‍👧‍👦");
     expect(res.status).toBe(200);
@@ -233,7 +221,7 @@ describe("DELETE /api/v1/messages/:channelId/reactions/:messageId/:emoji", () =>
   });
 
   test("401, 403 and 404", async () => {
-    const { member, outsider, channelId, messageId } = await community();
+    const { member, outsider, channelId, messageId } = await withMessage();
     await react(channelId, messageId, member, "👍");
     expect((await unreact(channelId, messageId, null, "👍")).status).toBe(401);
     expect((await unreact(channelId, messageId, outsider, "👍")).status).toBe(403);
@@ -246,7 +234,7 @@ describe("DELETE /api/v1/messages/:channelId/reactions/:messageId/:emoji", () =>
 
 describe("GET /api/v1/messages/:channelId/reactions/:messageId", () => {
   test("emoji types in order of first use, users in reaction order", async () => {
-    const { owner, member, serverId, channelId, messageId } = await community();
+    const { owner, member, serverId, channelId, messageId } = await withMessage();
     const third = await server.register();
     await addMember(server, serverId, third);
     const blob = (await emoji(serverId, "blob", owner.id))!;
@@ -271,7 +259,7 @@ describe("GET /api/v1/messages/:channelId/reactions/:messageId", () => {
   });
 
   test("401, 403 and 404; deleting the message drops its reactions", async () => {
-    const { owner, member, outsider, channelId, messageId } = await community();
+    const { owner, member, outsider, channelId, messageId } = await withMessage();
     await react(channelId, messageId, member, "👍");
     expect((await reactions(channelId, messageId, null)).status).toBe(401);
     expect((await reactions(channelId, messageId, outsider)).status).toBe(403);

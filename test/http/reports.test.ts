@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
+import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
 import { createBot } from "../helpers/bots.ts";
-import { community as communityOf } from "../helpers/community.ts";
+import { auditLog, community } from "../helpers/community.ts";
 import { expectError, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 
 // /api/v1/reports and /api/v1/admin/reports (docs/reports.md).
@@ -24,15 +24,16 @@ const resolve = (id: string, body: unknown, user: { token: string } = admin) =>
   server.api("POST", `/api/v1/admin/reports/${id}/resolve`, { token: user.token, body });
 const latestLog = async () => (await server.api("GET", "/api/v1/admin/log?limit=1", { token: admin.token })).body.entries[0];
 
-async function community() {
-  const c = await communityOf(server);
+/** The shared community, with a message of the owner's to report. */
+async function withMessage() {
+  const c = await community(server);
   const sent = await server.api("POST", `/api/v1/messages/${c.channelId}`, { token: c.owner.token, body: { content: "something rude" } });
   return { ...c, message: sent.body as Record<string, any> };
 }
 
 describe("POST /api/v1/reports", () => {
   test("a member reports a channel message: 201, the reporter's view; the admin's view keeps the message", async () => {
-    const { owner, member, serverId, channelId, message } = await community();
+    const { owner, member, serverId, channelId, message } = await withMessage();
     const res = await report(member, { message_id: message.id, reason: "  spam and insults  " });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(OWN_KEYS);
@@ -62,7 +63,7 @@ describe("POST /api/v1/reports", () => {
   });
 
   test("a user report, and a DM message report by a member of the conversation", async () => {
-    const { owner, member } = await community();
+    const { owner, member } = await withMessage();
     const byUser = await report(member, { user_id: owner.id, reason: "harassment" });
     expect(byUser.status).toBe(201);
     expect(byUser.body).toMatchObject({ type: "user", target_id: owner.id });
@@ -85,7 +86,7 @@ describe("POST /api/v1/reports", () => {
   });
 
   test("a message the caller cannot see is 404, as is an unknown one", async () => {
-    const { owner, outsider, serverId, channelId, message, member } = await community();
+    const { owner, outsider, serverId, channelId, message, member } = await withMessage();
     expectError(await report(outsider, { message_id: message.id, reason: "x" }), 404, "Message not found");
     expectError(await report(member, { message_id: UNKNOWN, reason: "x" }), 404, "Message not found");
     expectError(await report(member, { user_id: UNKNOWN, reason: "x" }), 404, "User not found");
@@ -99,7 +100,7 @@ describe("POST /api/v1/reports", () => {
   });
 
   test("a duplicate while the first is open answers 200 with that report; after it is closed, a new one is filed", async () => {
-    const { owner, member } = await community();
+    const { owner, member } = await withMessage();
     const first = await report(member, { user_id: owner.id, reason: "first" });
     const again = await report(member, { user_id: owner.id, reason: "second" });
     expect(again.status).toBe(200);
@@ -114,7 +115,7 @@ describe("POST /api/v1/reports", () => {
   });
 
   test("400 for bad input, naming the field", async () => {
-    const { owner, member, message } = await community();
+    const { owner, member, message } = await withMessage();
     expectError(await report(member, { reason: "x" }), 400, "body: give exactly one of message_id or user_id");
     expectError(await report(member, { user_id: owner.id, message_id: message.id, reason: "x" }), 400, "body: give exactly one of message_id or user_id");
     expectError(await report(member, { user_id: owner.id }), 400, "reason: is required");
@@ -127,7 +128,7 @@ describe("POST /api/v1/reports", () => {
   });
 
   test("401 without a token; bots cannot report or list reports (403)", async () => {
-    const { owner } = await community();
+    const { owner } = await withMessage();
     expectError(await report(null, { user_id: owner.id, reason: "x" }), 401, "Unauthorized");
     expectError(await mine(null), 401, "Unauthorized");
     const bot = await createBot(server, owner);
@@ -138,7 +139,7 @@ describe("POST /api/v1/reports", () => {
 
 describe("GET /api/v1/reports", () => {
   test("the caller's own reports, newest first, paged; nobody else's", async () => {
-    const { owner, member, message } = await community();
+    const { owner, member, message } = await withMessage();
     const a = await report(member, { user_id: owner.id, reason: "a" });
     const b = await report(member, { message_id: message.id, reason: "b" });
     await report(owner, { user_id: member.id, reason: "not mine" });
@@ -154,7 +155,7 @@ describe("GET /api/v1/reports", () => {
 
 describe("/api/v1/admin/reports", () => {
   test("list filters by status and type, newest first; non-administrators get 403", async () => {
-    const { owner, member, message } = await community();
+    const { owner, member, message } = await withMessage();
     const userReport = await report(member, { user_id: owner.id, reason: "u" });
     const messageReport = await report(member, { message_id: message.id, reason: "m" });
     const open = await adminGet("?limit=2");
@@ -175,7 +176,7 @@ describe("/api/v1/admin/reports", () => {
   });
 
   test("resolve: the outcome is recorded, shown to the reporter, logged; a closed report cannot be closed again", async () => {
-    const { owner, member } = await community();
+    const { owner, member } = await withMessage();
     const filed = await report(member, { user_id: owner.id, reason: "rude" });
     const res = await resolve(filed.body.id, { action: "warned", note: "  warned by email  " });
     expect(res.status).toBe(200);
@@ -201,7 +202,7 @@ describe("/api/v1/admin/reports", () => {
   });
 
   test("dismiss takes no action; defaults are resolved / none", async () => {
-    const { owner, member } = await community();
+    const { owner, member } = await withMessage();
     const one = await report(member, { user_id: owner.id, reason: "meh" });
     expectError(await resolve(one.body.id, { status: "dismissed", action: "warned" }), 400, "action: a dismissed report takes no action");
     const dismissed = await resolve(one.body.id, { status: "dismissed" });
@@ -213,7 +214,7 @@ describe("/api/v1/admin/reports", () => {
   });
 
   test("user_disabled disables the message's author through the same operation, and logs both", async () => {
-    const { owner, member, message } = await community();
+    const { owner, member, message } = await withMessage();
     const filed = await report(member, { message_id: message.id, reason: "bad" });
     expect((await server.api("GET", `/api/v1/admin/users/${owner.id}`, { token: admin.token })).body.open_reports).toBe(1);
     const res = await resolve(filed.body.id, { action: "user_disabled" });
@@ -228,7 +229,7 @@ describe("/api/v1/admin/reports", () => {
   });
 
   test("message_deleted removes a channel message: message:deleted to the channel, MESSAGE_DELETE by the administrator in the server's audit log", async () => {
-    const { owner, member, serverId, channelId, message } = await community();
+    const { owner, member, serverId, channelId, message } = await withMessage();
     const filed = await report(member, { message_id: message.id, reason: "rude" });
     const socket = await server.connect(member.token);
     socket.emit("channel:join", channelId);
@@ -240,8 +241,7 @@ describe("/api/v1/admin/reports", () => {
     expect(await deleted).toEqual({ channelId, messageId: message.id });
     expect((await server.api("GET", `/api/v1/messages/${channelId}`, { token: owner.token })).body.map((m: any) => m.id)).not.toContain(message.id);
     expect(await latestLog()).toMatchObject({ action: "REPORT_RESOLVE", target_id: filed.body.id, changes: { action: "message_deleted", note: "removed" } });
-    const audit = await server.api("GET", `/api/v1/servers/${serverId}/audit-log`, { token: owner.token });
-    expect(audit.body.entries.find((e: any) => e.action === "MESSAGE_DELETE")).toMatchObject({
+    expect((await auditLog(server, serverId, owner, "MESSAGE_DELETE"))[0]).toMatchObject({
       actor_id: admin.id,
       target_type: "member",
       target_id: owner.id,
@@ -251,7 +251,7 @@ describe("/api/v1/admin/reports", () => {
   });
 
   test("message_deleted removes a DM message (dm:deleted to the conversation); refused for user reports and gone messages, the report staying open", async () => {
-    const { owner, member } = await community();
+    const { owner, member } = await withMessage();
     const dm = await server.api("POST", `/api/v1/dm/${member.id}/messages`, { token: owner.token, body: { content: "dm words" } });
     const filed = await report(member, { message_id: dm.body.id, reason: "creepy" });
     const socket = await server.connect(member.token);
@@ -273,7 +273,7 @@ describe("/api/v1/admin/reports", () => {
   });
 
   test("bad resolve bodies are 400 naming the field; unknown reports 404", async () => {
-    const { owner, member } = await community();
+    const { owner, member } = await withMessage();
     const filed = await report(member, { user_id: owner.id, reason: "x" });
     expectError(await resolve(filed.body.id, { status: "closed" }), 400, "status: must be resolved or dismissed");
     expectError(await resolve(filed.body.id, { action: "ban" }), 400, "action: must be one of none, warned, user_disabled, message_deleted");

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
+import { auditEntries } from "../helpers/community.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -37,11 +38,6 @@ function expectRole(body: any, expected: Record<string, unknown> = {}) {
   expect(typeof body.hoist).toBe("boolean");
   expect([0, 1]).toContain(body.is_default);
   expect(body).toMatchObject(expected);
-}
-
-async function auditEntries(serverId: string, action: string) {
-  const { rows } = await server.app.store.audit.page(serverId, Number.MAX_SAFE_INTEGER, 50);
-  return rows.filter((r) => r.action === action).map((r) => ({ ...r, changes: JSON.parse(r.changes) }));
 }
 
 interface Fixture {
@@ -171,7 +167,7 @@ describe("POST /roles/:serverId", () => {
       is_default: 0,
     });
     expect(await event).toEqual(res.body);
-    const [entry] = await auditEntries(f.serverId, "ROLE_CREATE");
+    const [entry] = await auditEntries(server, f.serverId, "ROLE_CREATE");
     expect(entry).toMatchObject({ actor_id: f.owner.id, target_type: "role", target_id: res.body.id });
     expect(entry!.changes).toEqual({ roleId: res.body.id, role: "Gold", color: "#FFCC00", permissions: 12, hoist: true, position: 1 });
   });
@@ -200,7 +196,7 @@ describe("POST /roles/:serverId", () => {
     expect(created.map((r) => [r.name, r.position])).toEqual(names.map((name) => [name, 1]));
     // 0 + 1 + 2 + 3 roles pushed up, each announced with its new position.
     expect(updated.map((r) => `${r.name} ${r.position}`).sort()).toEqual(["first 2", "first 3", "first 4", "second 2", "second 3", "third 2"]);
-    const audit = await auditEntries(f.serverId, "ROLE_CREATE");
+    const audit = await auditEntries(server, f.serverId, "ROLE_CREATE");
     expect(audit.map((e) => [e.target_id, e.changes.position]).sort()).toEqual(ids.map((id) => [id, 1]).sort());
     // Positions stay dense under concurrent creates (each shift and insert is one transaction).
     await Promise.all(["p", "q", "r", "s", "t"].map((name) => as(f.owner).post(`/${f.serverId}`, { name })));
@@ -292,7 +288,7 @@ describe("PUT /roles/:serverId/:roleId", () => {
     expect(res.status).toBe(200);
     expectRole(res.body, { id: role.id, name: "new", color: "#ABCDEF", permissions: P.BAN_MEMBERS, hoist: true, position: role.position, is_default: 0 });
     expect(await event).toEqual(res.body);
-    const [entry] = await auditEntries(f.serverId, "ROLE_UPDATE");
+    const [entry] = await auditEntries(server, f.serverId, "ROLE_UPDATE");
     expect(entry).toMatchObject({ actor_id: f.owner.id, target_type: "role", target_id: role.id });
     expect(entry!.changes).toEqual({
       roleId: role.id,
@@ -400,7 +396,7 @@ describe("DELETE /roles/:serverId/:roleId", () => {
     expect(await holders).toEqual({ serverId: f.serverId, userId: member.id });
     expect((await as(f.owner).get(`/${f.serverId}`)).body.map((r: any) => r.id)).toEqual([b.id, f.everyone.id]);
     expect((await as(f.owner).get(`/${f.serverId}/member/${member.id}`)).body).toEqual([]);
-    const [entry] = await auditEntries(f.serverId, "ROLE_DELETE");
+    const [entry] = await auditEntries(server, f.serverId, "ROLE_DELETE");
     expect(entry).toMatchObject({ actor_id: f.owner.id, target_type: "role", target_id: a.id, changes: { roleId: a.id, role: "a" } });
   });
 
@@ -467,7 +463,7 @@ describe("PUT /roles/:serverId/reorder", () => {
       ["b", 1],
       ["c", 2],
     ]);
-    const entries = await auditEntries(f.serverId, "ROLE_UPDATE");
+    const entries = await auditEntries(server, f.serverId, "ROLE_UPDATE");
     expect(entries.find((e) => e.target_id === a.id)!.changes).toEqual({ roleId: a.id, role: "a", position: { old: 1, new: 3 } });
     // A full list, the default role included at 0, is accepted too.
     const full = await as(f.owner).put(`/${f.serverId}/reorder`, [
@@ -526,7 +522,7 @@ describe("POST /roles/:serverId/assign", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
     expect(await event).toEqual({ serverId: f.serverId, userId: member.id });
-    const entries = await auditEntries(f.serverId, "ROLE_ASSIGN");
+    const entries = await auditEntries(server, f.serverId, "ROLE_ASSIGN");
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ actor_id: f.owner.id, target_type: "member", target_id: member.id, target_username: member.username });
     expect(entries[0]!.changes).toEqual({ roleId: role.id, role: "VIP", userId: member.id, username: member.username });
@@ -536,7 +532,7 @@ describe("POST /roles/:serverId/assign", () => {
     expect(members.body.find((m: any) => m.user_id === member.id).roles).toEqual([role.id]);
 
     expect((await as(f.owner).post(`/${f.serverId}/assign`, { targetUserId: member.id, roleId: role.id })).status).toBe(200);
-    expect(await auditEntries(f.serverId, "ROLE_ASSIGN")).toHaveLength(1);
+    expect(await auditEntries(server, f.serverId, "ROLE_ASSIGN")).toHaveLength(1);
   });
 
   test("400 for the default role, a managed bot role on someone else, and bad bodies", async () => {
@@ -613,13 +609,13 @@ describe("DELETE /roles/:serverId/assign/:targetUserId/:roleId", () => {
     expect(res.body).toEqual({ success: true });
     expect(await event).toEqual({ serverId: f.serverId, userId: member.id });
     expect(await socketIdsIn(room)).not.toContain(socket.id!);
-    const [entry] = await auditEntries(f.serverId, "ROLE_UNASSIGN");
+    const [entry] = await auditEntries(server, f.serverId, "ROLE_UNASSIGN");
     expect(entry).toMatchObject({ actor_id: f.owner.id, target_type: "member", target_id: member.id });
     expect(entry!.changes).toEqual({ roleId: role.id, role: "viewers", userId: member.id, username: member.username });
     expect((await as(member).get(`/${f.serverId}/member/${member.id}`)).body).toEqual([]);
     // Not holding it: a no-op.
     expect((await as(f.owner).del(`/${f.serverId}/assign/${member.id}/${role.id}`)).status).toBe(200);
-    expect(await auditEntries(f.serverId, "ROLE_UNASSIGN")).toHaveLength(1);
+    expect(await auditEntries(server, f.serverId, "ROLE_UNASSIGN")).toHaveLength(1);
   });
 
   test("401, 403, 404, 400 and the hierarchy", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, createServer } from "../helpers/community.ts";
+import { community } from "../helpers/community.ts";
 import { GIF_1X1, NOT_AN_IMAGE, PNG_1X1, pngOfSize } from "../helpers/images.ts";
 import { startServer, type TestServer, type TestUser } from "../helpers/server.ts";
 
@@ -21,18 +21,9 @@ function form(bytes: Uint8Array, filename: string, fields: Record<string, string
 const upload = (serverId: string, user: TestUser | null, body: FormData) =>
   server.api("POST", `/api/v1/servers/${serverId}/gifs`, { token: user?.token, raw: body });
 
-async function setup() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  return { owner, member, outsider, serverId };
-}
-
 describe("server GIFs and stickers", () => {
   test("upload (MANAGE_SERVER), list (members), serve, delete", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server);
     const res = await upload(serverId, owner, form(GIF_1X1, "party parrot.gif"));
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(GIF_KEYS);
@@ -62,7 +53,7 @@ describe("server GIFs and stickers", () => {
   });
 
   test("refusals: permission, type, size, bad fields", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server);
     expect((await upload(serverId, member, form(GIF_1X1, "a.gif"))).status).toBe(403);
     expect((await upload(serverId, outsider, form(GIF_1X1, "a.gif"))).status).toBe(403);
     expect((await upload(serverId, null, form(GIF_1X1, "a.gif"))).status).toBe(401);
@@ -82,7 +73,7 @@ describe("server GIFs and stickers", () => {
 });
 
 test("deleting the server removes its GIF files", async () => {
-  const { owner, serverId } = await setup();
+  const { owner, serverId } = await community(server);
   const gif = await upload(serverId, owner, form(GIF_1X1, "bye.gif"));
   expect((await fetch(server.url + gif.body.url)).status).toBe(200);
   expect((await server.api("DELETE", `/api/v1/servers/${serverId}`, { token: owner.token })).status).toBe(200);

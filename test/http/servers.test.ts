@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addMember, auditEntries, createServer } from "../helpers/community.ts";
+import { addMember, auditEntries, community, createServer } from "../helpers/community.ts";
 import { fileForm, GIF_1X1, NOT_AN_IMAGE, PNG_1X1, pngOfSize } from "../helpers/images.ts";
 import { startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 import { totpCode, wrongCode } from "../helpers/totp.ts";
@@ -14,15 +14,6 @@ const SERVER_KEYS = [
   "banner", "banner_offset", "created_at", "description", "icon", "id", "member_count", "name", "owner_id", "settings", "updated_at", "vanity_code", "verified",
 ];
 const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
-
-async function setup() {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner);
-  await addMember(server, serverId, member);
-  return { owner, member, outsider, serverId };
-}
 
 const call = (method: string, path: string, user: TestUser | null, body?: unknown, headers?: Record<string, string>) =>
   server.api(method, `/api/v1/servers${path}`, { token: user?.token, body, headers });
@@ -89,7 +80,7 @@ describe("reading servers", () => {
   });
 
   test("GET /:id: members only (403), missing 404", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server);
     const res = await call("GET", `/${serverId}`, member);
     expect(res.status).toBe(200);
     expect(res.body.member_count).toBe(2);
@@ -101,7 +92,7 @@ describe("reading servers", () => {
   });
 
   test("GET /:id/members: the contract's fields", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server);
     const res = await call("GET", `/${serverId}/members`, member);
     expect(res.status).toBe(200);
     expect(res.body).toHaveLength(2);
@@ -116,7 +107,7 @@ describe("reading servers", () => {
 
 describe("changing servers", () => {
   test("PUT /:id needs MANAGE_SERVER and is audited", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server);
     const res = await call("PUT", `/${serverId}`, owner, { name: "Renamed", description: "new" });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: "Renamed", description: "new" });
@@ -132,7 +123,7 @@ describe("changing servers", () => {
   });
 
   test("PATCH /:id/settings and /:id/banner-offset", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server);
     const [general] = await server.app.store.channels.listByServer(serverId);
     const res = await call("PATCH", `/${serverId}/settings`, owner, { system_channel_id: general!.id, default_notifications: "mentions" });
     expect(res.status).toBe(200);
@@ -148,7 +139,7 @@ describe("changing servers", () => {
   });
 
   test("icon and banner uploads: magic bytes, limits, GIFs keep their extension", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server);
     const upload = (user: TestUser, kind: string, form: FormData) =>
       server.api("POST", `/api/v1/servers/${serverId}/${kind}`, { token: user.token, raw: form });
     const icon = await upload(owner, "icon", fileForm("icon", GIF_1X1, "spin.png"));
@@ -169,7 +160,7 @@ describe("changing servers", () => {
   });
 
   test("POST /:id/vanity: taken codes 409, 2FA code needed when the caller has 2FA", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server);
     const res = await call("POST", `/${serverId}/vanity`, owner, { code: `Hearth-${owner.id.slice(-6)}` });
     expect(res.status).toBe(200);
     expect(res.body.vanity_code).toBe(`hearth-${owner.id.slice(-6)}`);
@@ -191,7 +182,7 @@ describe("changing servers", () => {
   });
 
   test("DELETE /:id: owner only, 2FA when on, everything goes", async () => {
-    const { owner, member, serverId } = await setup();
+    const { owner, member, serverId } = await community(server);
     expect((await call("DELETE", `/${serverId}`, member)).status).toBe(403);
     const admin = await server.register();
     await addMember(server, serverId, admin, "admin");
@@ -211,7 +202,7 @@ describe("changing servers", () => {
 
 describe("membership of the caller", () => {
   test("DELETE /:id/leave: member:left to the server room, audit MEMBER_LEAVE; the owner cannot leave", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server);
     const watcher = await server.connect(owner.token);
     expect(await watcher.emitWithAck("server:join", serverId)).toEqual({ ok: true, serverId });
     const left = waitForEvent(watcher, "member:left");
@@ -229,7 +220,7 @@ describe("membership of the caller", () => {
   });
 
   test("mute, unmute, muted list, mark read", async () => {
-    const { member, outsider, serverId } = await setup();
+    const { member, outsider, serverId } = await community(server);
     const muted = await call("POST", `/${serverId}/mute`, member, { duration: 3600 });
     expect(muted.status).toBe(200);
     expect(muted.body.muted).toBe(true);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { PERMISSIONS } from "../../src/domain/permission-bits.ts";
-import { sniffAudio } from "../../src/domain/audio-files.ts";
-import { addMember, createServer } from "../helpers/community.ts";
+import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
+import { sniffAudio } from "../../src/domain/voice/audio-files.ts";
+import { addMember, auditLog, community, createVoiceChannel } from "../helpers/community.ts";
 import { PNG_1X1 } from "../helpers/images.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 
@@ -52,8 +52,6 @@ const remove = (serverId: string, soundId: string, user: TestUser | null) =>
   server.api("DELETE", `${base(serverId)}/${soundId}`, { token: user?.token });
 const catalog = (user: TestUser | null) => server.api("GET", "/api/v1/premium/soundboard/catalog", { token: user?.token });
 const play = (user: TestUser | null, body: unknown) => server.api("POST", "/api/v1/premium/soundboard/play", { token: user?.token, body });
-const auditLog = async (serverId: string, user: TestUser) =>
-  (await server.api("GET", `/api/v1/servers/${serverId}/audit-log`, { token: user.token })).body.entries as Record<string, any>[];
 const fileOnDisk = (urlPath: string) => join(server.dataDir, urlPath.replace(/^\//, ""));
 const soundFiles = () => {
   try {
@@ -63,22 +61,6 @@ const soundFiles = () => {
   }
 };
 const premium = (user: TestUser) => server.app.store.users.setPremium(user.id, true);
-
-async function setup(name = "Sound Land") {
-  const owner = await server.register();
-  const member = await server.register();
-  const outsider = await server.register();
-  const serverId = await createServer(server, owner, name);
-  await addMember(server, serverId, member);
-  const everyoneRoleId = (await server.app.store.access.member(serverId, owner.id))!.everyone_id;
-  return { owner, member, outsider, serverId, everyoneRoleId };
-}
-
-async function voiceChannel(serverId: string, owner: TestUser, name = "Lounge"): Promise<string> {
-  const res = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name, type: "voice" } });
-  if (res.status !== 201) throw new Error(`voice channel: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
 
 async function uploaded(serverId: string, owner: TestUser, fields: Record<string, string> = {}, file = MP3_ID3, filename = "airhorn.mp3") {
   const res = await upload(serverId, owner, form(file, filename, fields));
@@ -114,7 +96,7 @@ describe("audio sniffing", () => {
 
 describe("POST /api/v1/servers/:id/soundboard", () => {
   test("uploads (MANAGE_SERVER): 201 with the sound bare, name from the file stem, default icon 🎵, audited", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Sound Land" });
     const res = await upload(serverId, owner, form(MP3_ID3, "air horn.mp3"));
     expect(res.status).toBe(201);
     const sound = res.body;
@@ -130,12 +112,12 @@ describe("POST /api/v1/servers/:id/soundboard", () => {
     expect(served.status).toBe(200);
     expect(new Uint8Array(await served.arrayBuffer())).toEqual(MP3_ID3);
 
-    const entry = (await auditLog(serverId, owner)).find((e) => e.action === "SERVER_SOUNDBOARD_UPLOAD")!;
+    const entry = (await auditLog(server, serverId, owner)).find((e) => e.action === "SERVER_SOUNDBOARD_UPLOAD")!;
     expect(entry).toMatchObject({ actor_id: owner.id, target_type: "sound", target_id: sound.id, changes: { name: "air horn", icon: "🎵" } });
   });
 
   test("takes a name and an icon, and every audio type by its bytes", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Sound Land" });
     const cases: [Uint8Array, string, string, string][] = [
       [MP3_FRAME, "a.bin", "mp3", "audio/mpeg"],
       [OGG, "b.mp3", "ogg", "audio/ogg"],
@@ -161,7 +143,7 @@ describe("POST /api/v1/servers/:id/soundboard", () => {
   });
 
   test("refusals: 401, 403, 404, not audio, bad icons, 41-character name, no file; nothing is left on disk", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server, { name: "Sound Land" });
     const before = soundFiles().length;
     expect((await upload(serverId, null, form(MP3_ID3, "a.mp3"))).status).toBe(401);
     const denied = await upload(serverId, member, form(MP3_ID3, "a.mp3"));
@@ -201,7 +183,7 @@ describe("POST /api/v1/servers/:id/soundboard", () => {
   });
 
   test("413 past 8 MB: from content-length before reading, and for a file just over", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Sound Land" });
     const before = soundFiles().length;
     const justOver = await upload(serverId, owner, form(mp3OfSize(8 * MB + 1), "big.mp3"));
     expect(justOver.status).toBe(413);
@@ -216,7 +198,7 @@ describe("POST /api/v1/servers/:id/soundboard", () => {
   });
 
   test("a server holds at most 50 sounds; the 51st is refused and leaves no file", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Sound Land" });
     await Promise.all(Array.from({ length: 50 }, (_, i) => upload(serverId, owner, form(OGG, `s${i}.ogg`))));
     expect((await list(serverId, owner)).body).toHaveLength(50);
     const filesBefore = soundFiles().length;
@@ -229,7 +211,7 @@ describe("POST /api/v1/servers/:id/soundboard", () => {
 
 describe("GET /api/v1/servers/:id/soundboard", () => {
   test("members get a bare array, oldest first; 401, 403 for non-members, 404", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server, { name: "Sound Land" });
     const first = await uploaded(serverId, owner, { name: "first" });
     const second = await uploaded(serverId, owner, { name: "second", icon: "🔥" }, WAV, "b.wav");
     const res = await list(serverId, member);
@@ -249,14 +231,14 @@ describe("GET /api/v1/servers/:id/soundboard", () => {
 
 describe("PATCH /api/v1/servers/:id/soundboard/:soundId", () => {
   test("JSON {name, icon}: updates and audits SERVER_SOUNDBOARD_UPDATE with old and new values", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Sound Land" });
     const sound = await uploaded(serverId, owner);
     const res = await patchJson(serverId, sound.id, owner, { name: "Horn", icon: "📯" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...sound, name: "Horn", icon: "📯" });
     expect((await patchJson(serverId, sound.id, owner, { icon: "🔔" })).body).toMatchObject({ name: "Horn", icon: "🔔" });
 
-    const entries = (await auditLog(serverId, owner)).filter((e) => e.action === "SERVER_SOUNDBOARD_UPDATE");
+    const entries = (await auditLog(server, serverId, owner)).filter((e) => e.action === "SERVER_SOUNDBOARD_UPDATE");
     expect(entries).toHaveLength(2);
     expect(entries.at(-1)).toMatchObject({
       actor_id: owner.id, target_type: "sound", target_id: sound.id,
@@ -265,7 +247,7 @@ describe("PATCH /api/v1/servers/:id/soundboard/:soundId", () => {
   });
 
   test("multipart: a new file replaces the old one on disk; name and icon alone work too", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Sound Land" });
     const sound = await uploaded(serverId, owner);
     const res = await patchForm(serverId, sound.id, owner, form(FLAC, "better.flac", { name: "Better" }));
     expect(res.status).toBe(200);
@@ -273,7 +255,7 @@ describe("PATCH /api/v1/servers/:id/soundboard/:soundId", () => {
     expect(res.body.file_path).not.toBe(sound.file_path);
     expect(existsSync(fileOnDisk(sound.file_path))).toBe(false);
     expect(existsSync(fileOnDisk(res.body.file_path))).toBe(true);
-    const entry = (await auditLog(serverId, owner)).find((e) => e.action === "SERVER_SOUNDBOARD_UPDATE")!;
+    const entry = (await auditLog(server, serverId, owner)).find((e) => e.action === "SERVER_SOUNDBOARD_UPDATE")!;
     expect(entry.changes).toMatchObject({ name: { new: "Better" }, file_path: { old: sound.file_path, new: res.body.file_path } });
 
     const iconOnly = await patchForm(serverId, sound.id, owner, form(null, "", { icon: "🥁" }));
@@ -282,8 +264,8 @@ describe("PATCH /api/v1/servers/:id/soundboard/:soundId", () => {
   });
 
   test("refusals: 401, 403, 404, bad values, over 8 MB, nothing to update; a refused file leaves nothing behind", async () => {
-    const { owner, member, outsider, serverId } = await setup();
-    const other = await setup("Other");
+    const { owner, member, outsider, serverId } = await community(server, { name: "Sound Land" });
+    const other = await community(server, { name: "Other" });
     const sound = await uploaded(serverId, owner);
     const foreign = await uploaded(other.serverId, other.owner);
     expect((await patchJson(serverId, sound.id, null, { name: "x" })).status).toBe(401);
@@ -315,7 +297,7 @@ describe("PATCH /api/v1/servers/:id/soundboard/:soundId", () => {
 
 describe("DELETE /api/v1/servers/:id/soundboard/:soundId", () => {
   test("removes the sound and its file, answers {success: true}, audits SERVER_SOUNDBOARD_DELETE", async () => {
-    const { owner, member, outsider, serverId } = await setup();
+    const { owner, member, outsider, serverId } = await community(server, { name: "Sound Land" });
     const sound = await uploaded(serverId, owner);
     expect((await remove(serverId, sound.id, null)).status).toBe(401);
     expect((await remove(serverId, sound.id, member)).status).toBe(403);
@@ -329,12 +311,12 @@ describe("DELETE /api/v1/servers/:id/soundboard/:soundId", () => {
     expect(existsSync(fileOnDisk(sound.file_path))).toBe(false);
     expect((await list(serverId, owner)).body).toEqual([]);
     expect((await remove(serverId, sound.id, owner)).status).toBe(404);
-    const entry = (await auditLog(serverId, owner)).find((e) => e.action === "SERVER_SOUNDBOARD_DELETE")!;
+    const entry = (await auditLog(server, serverId, owner)).find((e) => e.action === "SERVER_SOUNDBOARD_DELETE")!;
     expect(entry).toMatchObject({ actor_id: owner.id, target_type: "sound", target_id: sound.id, changes: { name: "airhorn", icon: "🎵" } });
   });
 
   test("deleting the server removes its sound files", async () => {
-    const { owner, serverId } = await setup();
+    const { owner, serverId } = await community(server, { name: "Sound Land" });
     const sound = await uploaded(serverId, owner);
     expect(existsSync(fileOnDisk(sound.file_path))).toBe(true);
     expect(await server.app.store.servers.files(serverId)).toContain(sound.file_path);
@@ -347,16 +329,16 @@ describe("DELETE /api/v1/servers/:id/soundboard/:soundId", () => {
 
 describe("GET /api/v1/premium/soundboard/catalog", () => {
   test("premium only: sounds of the caller's servers where they hold USE_SOUNDBOARD, with file_url and server", async () => {
-    const { owner, member, outsider, serverId } = await setup("Alpha");
-    const other = await setup("Beta");
-    const third = await setup("Gamma");
+    const { owner, member, outsider, serverId } = await community(server, { name: "Alpha" });
+    const other = await community(server, { name: "Beta" });
+    const third = await community(server, { name: "Gamma" });
     await addMember(server, other.serverId, member);
     await addMember(server, third.serverId, member);
     const a = await uploaded(serverId, owner, { name: "a", icon: "🔥" });
     const b = await uploaded(other.serverId, other.owner, { name: "b" });
     await uploaded(third.serverId, third.owner, { name: "c" });
     // Gamma's @everyone loses USE_SOUNDBOARD: its sounds leave the member's catalog.
-    const denied = await server.api("PUT", `/api/v1/roles/${third.serverId}/${third.everyoneRoleId}`, {
+    const denied = await server.api("PUT", `/api/v1/roles/${third.serverId}/${third.everyone}`, {
       token: third.owner.token,
       body: { permissions: 16235520 & ~PERMISSIONS.USE_SOUNDBOARD },
     });
@@ -381,8 +363,8 @@ describe("GET /api/v1/premium/soundboard/catalog", () => {
 
 describe("POST /api/v1/premium/soundboard/play", () => {
   async function voiceSetup() {
-    const ctx = await setup("Voice Land");
-    const voiceId = await voiceChannel(ctx.serverId, ctx.owner);
+    const ctx = await community(server, { name: "Voice Land" });
+    const voiceId = await createVoiceChannel(server, ctx.owner, ctx.serverId);
     const sound = await uploaded(ctx.serverId, ctx.owner, { name: "Drum", icon: "🥁" });
     const listener = await server.register();
     await addMember(server, ctx.serverId, listener);
@@ -425,7 +407,7 @@ describe("POST /api/v1/premium/soundboard/play", () => {
 
   test("a sound of another of the caller's servers plays too (premium catalog rule)", async () => {
     const { member, voiceId, listener } = await voiceSetup();
-    const other = await setup("Elsewhere");
+    const other = await community(server, { name: "Elsewhere" });
     await addMember(server, other.serverId, member);
     const foreign = await uploaded(other.serverId, other.owner, { name: "Far" });
     await premium(member);
@@ -437,7 +419,7 @@ describe("POST /api/v1/premium/soundboard/play", () => {
   });
 
   test("refusals: 401, 403 non-premium, 400 not in voice, 403 USE_SOUNDBOARD denied in the channel, 404 sound, 400 body", async () => {
-    const { owner, member, outsider, voiceId, sound, everyoneRoleId } = await voiceSetup();
+    const { owner, member, outsider, voiceId, sound, everyone } = await voiceSetup();
     expect((await play(null, { sound_id: sound.id })).status).toBe(401);
     const notPremium = await play(member, { sound_id: sound.id });
     expect(notPremium.status).toBe(403);
@@ -455,12 +437,12 @@ describe("POST /api/v1/premium/soundboard/play", () => {
     expect((await play(member, { sound_id: 7 })).status).toBe(400);
 
     // A sound of a server the caller is not in reads as missing.
-    const other = await setup("Private");
+    const other = await community(server, { name: "Private" });
     const foreign = await uploaded(other.serverId, other.owner);
     expect((await play(member, { sound_id: foreign.id })).status).toBe(404);
 
     // An @everyone override denying USE_SOUNDBOARD on the voice channel.
-    const override = await server.api("PUT", `/api/v1/channels/${voiceId}/permissions/${everyoneRoleId}`, {
+    const override = await server.api("PUT", `/api/v1/channels/${voiceId}/permissions/${everyone}`, {
       token: owner.token,
       body: { allow: 0, deny: PERMISSIONS.USE_SOUNDBOARD },
     });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { addBot, history, joinedSocket, registerCommands } from "../helpers/bot-platform.ts";
-import { community as communityOf } from "../helpers/community.ts";
+import { history, registerCommands } from "../helpers/bot-platform.ts";
+import { addBot } from "../helpers/bots.ts";
+import { community, joinChannel } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
-import { PERMISSIONS as P } from "../../src/domain/permission-bits.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -20,10 +21,9 @@ const create = (channelId: string, user: TestUser | null, body: unknown) => mana
 const execute = (hook: { id: string; token: string }, body: unknown, query = "", headers: Record<string, string> = {}) =>
   server.api("POST", `/api/webhooks/${hook.id}/${hook.token}${query}`, { body, headers });
 
-const community = () => communityOf(server);
 
 async function withWebhook(body: Record<string, unknown> = { name: "Deploys" }) {
-  const c = await community();
+  const c = await community(server);
   const res = await create(c.channelId, c.owner, body);
   expect(res.status).toBe(201);
   return { ...c, hook: res.body as { id: string; token: string; name: string; avatar: string | null; url: string } };
@@ -31,7 +31,7 @@ async function withWebhook(body: Record<string, unknown> = { name: "Deploys" }) 
 
 describe("managing webhooks", () => {
   test("create answers 201 with the token and url; the list and the aliases show it", async () => {
-    const { owner, serverId, channelId } = await community();
+    const { owner, serverId, channelId } = await community(server);
     const res = await create(channelId, owner, { name: "  Deploys  ", avatar: "https://example.test/a.png" });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(WEBHOOK_KEYS);
@@ -52,7 +52,7 @@ describe("managing webhooks", () => {
   });
 
   test("MANAGE_CHANNELS in the channel is needed; 401 without a token; 403 for non-members and bots", async () => {
-    const { owner, member, outsider, serverId, channelId, everyone } = await community();
+    const { owner, member, outsider, serverId, channelId, everyone } = await community(server);
     for (const user of [member, outsider]) {
       expect((await create(channelId, user, { name: "x" })).status).toBe(403);
       expect((await manage("GET", `/api/v1/channels/${channelId}/webhooks`, user)).status).toBe(403);
@@ -78,7 +78,7 @@ describe("managing webhooks", () => {
   });
 
   test("404 for an unknown or non-UUID channel; 400 for bad bodies", async () => {
-    const { owner, channelId } = await community();
+    const { owner, channelId } = await community(server);
     expect((await create(UNKNOWN, owner, { name: "x" })).status).toBe(404);
     expect((await create("nope", owner, { name: "x" })).body).toEqual({ error: "Channel not found" });
     expect((await manage("GET", "/api/webhooks/channel/nope", owner)).status).toBe(404);
@@ -171,7 +171,7 @@ describe("GET /api/webhooks/:id/:token", () => {
 describe("POST /api/webhooks/:id/:token", () => {
   test("without wait: 204 and no body; the message reaches the channel room and its history", async () => {
     const { owner, channelId, hook } = await withWebhook({ name: "Deploys", avatar: "https://example.test/a.png" });
-    const socket = await joinedSocket(server, owner.token, channelId);
+    const socket = await joinChannel(server, owner, channelId);
     const received = waitForEvent(socket, "message:new");
     const res = await execute(hook, { content: "deployed v1.2" });
     expect(res.status).toBe(204);
@@ -187,7 +187,7 @@ describe("POST /api/webhooks/:id/:token", () => {
 
   test("?wait=true answers 200 with the message; username and avatar_url override the webhook's", async () => {
     const { owner, channelId, hook } = await withWebhook();
-    const socket = await joinedSocket(server, owner.token, channelId);
+    const socket = await joinChannel(server, owner, channelId);
     const received = waitForEvent(socket, "message:new");
     const res = await execute(hook, { content: "hi", username: "CI", avatar_url: "https://example.test/ci.png" }, "?wait=true");
     expect(res.status).toBe(200);
@@ -284,7 +284,7 @@ describe("POST /api/webhooks/:id/:token", () => {
   });
 
   test("a voice channel without chat_enabled refuses it", async () => {
-    const { owner, serverId } = await community();
+    const { owner, serverId } = await community(server);
     const quiet = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "Lounge", type: "voice" } });
     const chatty = await server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "Stage", type: "voice", chat_enabled: true } });
     const quietHook = (await create(quiet.body.id, owner, { name: "Q" })).body;

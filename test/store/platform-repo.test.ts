@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { Admins, defineSetting, PlatformSettings } from "../../src/domain/admins.ts";
+import { Admins } from "../../src/domain/admin/admins.ts";
+import { defineSetting, PlatformSettings } from "../../src/domain/admin/platform-settings.ts";
 import { createStore, type Store } from "../../src/store/store.ts";
 
 /** The secrets key of these throw-away databases. */

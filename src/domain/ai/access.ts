@@ -1,5 +1,5 @@
 import type { UserRow } from "../../store/users-repo.ts";
-import { ApiError, forbidden } from "../errors.ts";
+import { ApiError, forbidden } from "../shared/errors.ts";
 import type { AiSettingsValues } from "./settings.ts";
 
 /** The friendly refusals of the AI routes (SPEC.md rule 8; docs/ai.md#gates). */

@@ -3,15 +3,17 @@ import type { Store } from "../../store/store.ts";
 import type { AiMessageRow, AiMessageStatus } from "../../store/ai-conversations-repo.ts";
 import type { AiUploadRow } from "../../store/ai-uploads-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import { badRequest, conflict, notFound } from "../shared/errors.ts";
 import { accessRefusal, requireAccess, unavailable } from "./access.ts";
 import { toConversation, toMessage, type AiConversation, type AiConversations, type AiMessage } from "./conversations.ts";
 import { EventQueue } from "./event-queue.ts";
-import type { AiKeys, AiModel, ModelRoute } from "./keys.ts";
+import type { AiKeys, ModelRoute } from "./keys.ts";
 import { ProviderError, streamChatCompletion, type ContentPart, type ProviderMessage } from "./provider.ts";
 import { dailyLimitReached, utcDay } from "./quota.ts";
 import type { AiSettings, AiSettingsValues } from "./settings.ts";
+import type { ActiveStream, ReplyStreams } from "./reply-streams.ts";
 import { toUploadView, type AiUploads } from "./uploads.ts";
+import type { AiModel, TurnInput } from "./schemas.ts";
 
 /** Earlier messages sent to the provider with a turn (the turn included). */
 export const MAX_CONTEXT_MESSAGES = 40;
@@ -34,13 +36,6 @@ export interface AiConfig {
   max_upload_mb: number;
 }
 
-export interface TurnInput {
-  conversation_id: string;
-  content?: string;
-  model_id?: string;
-  attachments?: { url: string }[];
-}
-
 /** One server-sent event of a turn. */
 export interface AiStreamEvent {
   event: "start" | "delta" | "image" | "done" | "error";
@@ -52,13 +47,6 @@ export interface AiTurn {
   events: AsyncIterable<AiStreamEvent>;
   /** The reader went away: stop the provider, keep what was written. */
   cancel(): void;
-}
-
-interface ActiveStream {
-  userId: string;
-  conversationId: string;
-  controller: AbortController;
-  finished: Promise<void>;
 }
 
 /** The fixed messages a failed turn ends with: never the provider's own words. */
@@ -92,7 +80,6 @@ function titleFrom(content: string, files: AiUploadRow[]): string | null {
  * (complete, cancelled or failed, with whatever was written) stored when it ends.
  */
 export class Assistant {
-  private readonly streams = new Map<string, ActiveStream>();
   /** Conversations with a turn being started or a reply streaming: one at a time each. */
   private readonly busy = new Set<string>();
 
@@ -102,6 +89,7 @@ export class Assistant {
     private readonly keys: AiKeys,
     private readonly conversations: AiConversations,
     private readonly uploads: AiUploads,
+    private readonly streams: ReplyStreams,
     private readonly providerTimeoutMs: number,
     private readonly log: Logger,
   ) {}
@@ -195,7 +183,7 @@ export class Assistant {
       controller,
       finished: new Promise<void>((resolve) => (finish = resolve)),
     };
-    this.streams.set(streamId, stream);
+    this.streams.add(streamId, stream);
     const userMessage = toMessage(started.message);
     queue.push({
       event: "start",
@@ -204,7 +192,7 @@ export class Assistant {
     void this.relay(streamId, stream, user.id, day, route, messages, queue)
       .catch(() => queue.push({ event: "error", data: { error: failureMessage(null), stream_id: streamId, message: null } }))
       .finally(() => {
-        this.streams.delete(streamId);
+        this.streams.remove(streamId);
         this.busy.delete(conversationId);
         queue.close();
         finish();
@@ -226,23 +214,9 @@ export class Assistant {
     await stream.finished;
   }
 
-  /** Ends the reply streaming in a conversation (it is being deleted). */
-  async endStreamIn(conversationId: string): Promise<void> {
-    const stream = this.streamIn(conversationId);
-    if (!stream) return;
-    stream.controller.abort();
-    await stream.finished;
-  }
-
   /** Shutdown: every stream is stopped and its reply stored. */
-  async stop(): Promise<void> {
-    const all = [...this.streams.values()];
-    for (const stream of all) stream.controller.abort();
-    await Promise.all(all.map((stream) => stream.finished));
-  }
-
-  private streamIn(conversationId: string): ActiveStream | undefined {
-    return [...this.streams.values()].find((s) => s.conversationId === conversationId);
+  stop(): Promise<void> {
+    return this.streams.stopAll();
   }
 
   /** The turn's model, else the conversation's, else the platform default, else the first model. */

@@ -1,12 +1,14 @@
 import type { Store } from "../../store/store.ts";
 import type { AiConversationRow, AiMessageRow, AiMessageStatus, AiRole } from "../../store/ai-conversations-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import { badRequest, notFound } from "../errors.ts";
-import { isUuid } from "../validation.ts";
+import { badRequest, notFound } from "../shared/errors.ts";
+import { isUuid } from "../shared/validation.ts";
 import { requireAccess } from "./access.ts";
 import type { AiKeys } from "./keys.ts";
 import type { AiSettings } from "./settings.ts";
+import type { ReplyStreams } from "./reply-streams.ts";
 import type { AiUploadView } from "./uploads.ts";
+import type { ConversationInput } from "./schemas.ts";
 
 export interface AiConversation {
   id: string;
@@ -48,20 +50,15 @@ export const toMessage = (row: AiMessageRow): AiMessage => ({
   created_at: row.created_at,
 });
 
-/** `{title?, model_id?}` after validation: null clears, undefined leaves as is. */
-export interface ConversationInput {
-  title?: string | null;
-  model_id?: string | null;
-}
-
-/** Called before a conversation is deleted: ends a reply still streaming in it. */
-export type BeforeDelete = (conversationId: string) => Promise<void>;
-
 /** A user's AI conversations and their history (docs/ai.md#conversations). */
 export class AiConversations {
-  beforeDelete: BeforeDelete = async () => undefined;
-
-  constructor(private readonly store: Store, private readonly settings: AiSettings, private readonly keys: AiKeys) {}
+  constructor(
+    private readonly store: Store,
+    private readonly settings: AiSettings,
+    private readonly keys: AiKeys,
+    /** A reply still streaming in a conversation being deleted is ended first. */
+    private readonly streams: ReplyStreams,
+  ) {}
 
   async list(user: UserRow): Promise<AiConversation[]> {
     return (await this.store.aiConversations.list(user.id)).map(toConversation);
@@ -83,7 +80,7 @@ export class AiConversations {
 
   async remove(user: UserRow, id: string): Promise<void> {
     const conversation = await this.find(user, id);
-    await this.beforeDelete(conversation.id);
+    await this.streams.endIn(conversation.id);
     if (!(await this.store.aiConversations.delete(user.id, conversation.id))) throw notFound("Conversation");
   }
 

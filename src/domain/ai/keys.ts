@@ -1,16 +1,10 @@
 import type { Store } from "../../store/store.ts";
 import type { AiKeyChanges, AiKeyRow } from "../../store/ai-keys-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import type { Admins } from "../admins.ts";
-import { notFound } from "../errors.ts";
-import { isUuid } from "../validation.ts";
-
-/** A model a key serves, as clients see it in `/ai/config`. `flags` are informational (e.g. `vision`). */
-export interface AiModel {
-  id: string;
-  name: string;
-  flags: string[];
-}
+import type { Admins } from "../admin/admins.ts";
+import { notFound } from "../shared/errors.ts";
+import { isUuid } from "../shared/validation.ts";
+import type { AiKeyPatchInput, AiModel, NewAiKeyInput } from "./schemas.ts";
 
 /**
  * A provider key as administrators see it: everything but the key itself. `key_hint` is
@@ -26,15 +20,6 @@ export interface AiKeyView {
   key_hint: string | null;
   created_at: number;
   updated_at: number;
-}
-
-/** Validated input of a key create or update. */
-export interface AiKeyInput {
-  name?: string;
-  base_url?: string;
-  api_key?: string;
-  models?: AiModel[];
-  enabled?: boolean;
 }
 
 /** Where a model's turns go: the first enabled key (oldest first) that lists it. */
@@ -82,7 +67,7 @@ export class AiKeys {
     return toView(await this.row(id));
   }
 
-  async create(actor: UserRow, input: Required<Pick<AiKeyInput, "name" | "base_url" | "models">> & AiKeyInput): Promise<AiKeyView> {
+  async create(actor: UserRow, input: NewAiKeyInput): Promise<AiKeyView> {
     const row = await this.store.aiKeys.create({
       name: input.name,
       baseUrl: input.base_url,
@@ -96,7 +81,7 @@ export class AiKeys {
   }
 
   /** Applies the given fields; the ones that changed are logged as `{field: {old, new}}` (`api_key: "changed"`). */
-  async update(actor: UserRow, id: string, input: AiKeyInput): Promise<AiKeyView> {
+  async update(actor: UserRow, id: string, input: AiKeyPatchInput): Promise<AiKeyView> {
     const existing = await this.row(id);
     const changes: AiKeyChanges = {
       name: input.name,

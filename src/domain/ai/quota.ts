@@ -1,4 +1,4 @@
-import { tooManyRequests } from "../errors.ts";
+import { tooManyRequests } from "../shared/errors.ts";
 
 /** The daily quota counts turns per UTC day (docs/ai.md#daily-quota). */
 export const utcDay = (at = new Date()): string => at.toISOString().slice(0, 10);

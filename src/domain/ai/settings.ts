@@ -1,19 +1,12 @@
 import * as v from "valibot";
 import type { UserRow } from "../../store/users-repo.ts";
-import { defineSetting, type Admins, type PlatformSettings, type SettingDefinition } from "../admins.ts";
-
-/** Bounds of the AI settings (docs/ai.md#settings). */
-export const AI_LIMITS = {
-  dailyMsgLimitMax: 1_000_000,
-  maxUploadMbMin: 1,
-  maxUploadMbMax: 100,
-  welcomeLength: 2000,
-  modelIdLength: 200,
-} as const;
+import type { Admins } from "../admin/admins.ts";
+import { defineSetting, type PlatformSettings, type SettingDefinition } from "../admin/platform-settings.ts";
+import { LIMITS } from "../shared/limits.ts";
 
 const DEFAULT_WELCOME = "Hi! I'm the Hearth assistant. Ask me anything.";
 
-const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(AI_LIMITS.modelIdLength));
+const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.ai.modelIdLength));
 
 export interface AiSettingsValues {
   enabled: boolean;
@@ -29,13 +22,13 @@ export const AI_SETTINGS: { [K in keyof AiSettingsValues]: SettingDefinition<AiS
   enabled: defineSetting("ai.enabled", v.boolean(), false),
   plus_only: defineSetting("ai.plus_only", v.boolean(), false),
   /** Turns a user may send per UTC day; 0 is no limit. */
-  daily_msg_limit: defineSetting("ai.daily_msg_limit", v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(AI_LIMITS.dailyMsgLimitMax)), 50),
+  daily_msg_limit: defineSetting("ai.daily_msg_limit", v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(LIMITS.ai.dailyMsgLimitMax)), 50),
   max_upload_mb: defineSetting(
     "ai.max_upload_mb",
-    v.pipe(v.number(), v.integer(), v.minValue(AI_LIMITS.maxUploadMbMin), v.maxValue(AI_LIMITS.maxUploadMbMax)),
+    v.pipe(v.number(), v.integer(), v.minValue(LIMITS.ai.maxUploadMbMin), v.maxValue(LIMITS.ai.maxUploadMbMax)),
     10,
   ),
-  welcome: defineSetting("ai.welcome", v.pipe(v.string(), v.maxLength(AI_LIMITS.welcomeLength)), DEFAULT_WELCOME),
+  welcome: defineSetting("ai.welcome", v.pipe(v.string(), v.maxLength(LIMITS.ai.welcomeLength)), DEFAULT_WELCOME),
   /** null: the first enabled model. */
   default_model: defineSetting("ai.default_model", v.nullable(modelId), null as string | null),
 };

@@ -2,9 +2,9 @@ import { unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Store } from "../../store/store.ts";
 import type { AiUploadRow } from "../../store/ai-uploads-repo.ts";
-import { originalNameOf } from "../attachments.ts";
-import { badRequest, payloadTooLarge } from "../errors.ts";
-import { formatBytes, sniffImage, writePrivateFile } from "../uploads.ts";
+import { originalNameOf } from "../messaging/attachments.ts";
+import { badRequest, payloadTooLarge } from "../shared/errors.ts";
+import { formatBytes, sniffImage, writePrivateFile } from "../shared/uploads.ts";
 
 /** An uploaded file, as the upload route answers it and as a message lists its attachments. */
 export interface AiUploadView {

@@ -1,6 +1,6 @@
 import { admitFrame, deliverFrame } from "../../audio/relay.ts";
 import type { Domain } from "../../domain/domain.ts";
-import { badRequest } from "../../domain/errors.ts";
+import { badRequest } from "../../domain/shared/errors.ts";
 import type { ClientEventTable } from "../ack.ts";
 
 /**

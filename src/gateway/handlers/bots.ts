@@ -1,36 +1,10 @@
-import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { forbidden } from "../../domain/errors.ts";
-import { parseInput } from "../../domain/validation.ts";
-import type { Message } from "../../domain/shapes.ts";
+import { forbidden } from "../../domain/shared/errors.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
+import type { Message } from "../../domain/shared/shapes.ts";
 import type { ClientEventTable } from "../ack.ts";
-import type { GatewaySocket } from "../gateway.ts";
-
-const Id = (what: string) => v.pipe(v.string(`must be ${what} id`), v.uuid(`must be ${what} id`));
-const content = v.optional(v.string("must be a string"));
-const embeds = v.optional(v.nullable(v.array(v.unknown(), "must be an array")));
-
-const InteractionResponse = v.object(
-  { interaction_id: Id("an interaction"), channel_id: Id("a channel"), content, embeds },
-  "must be an object {interaction_id, channel_id, content?, embeds?}",
-);
-const SendMessage = v.object({ channel_id: Id("a channel"), content, embeds }, "must be an object {channel_id, content?, embeds?}");
-const EditMessage = v.object(
-  { message_id: Id("a message"), channel_id: v.optional(Id("a channel")), content, embeds },
-  "must be an object {message_id, channel_id?, content?, embeds?}",
-);
-const DeleteMessage = v.object(
-  { message_id: Id("a message"), channel_id: v.optional(Id("a channel")) },
-  "must be an object {message_id, channel_id?}",
-);
-const ComponentPress = v.object(
-  {
-    message_id: Id("a message"),
-    custom_id: v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters")),
-    values: v.optional(v.unknown()),
-  },
-  "must be an object {message_id, custom_id, values?}",
-);
+import type { GatewaySocket } from "../socket-types.ts";
+import { BotDeleteMessage, BotEditMessage, BotSendMessage, ComponentPress, InteractionResponse } from "../../domain/bots/interactions.ts";
 
 const sent = (message: Message) => ({ message_id: message.id, message });
 
@@ -51,15 +25,15 @@ export function botEvents(domain: Domain): ClientEventTable {
     },
     "bot:send_message": async (socket, payload) => {
       const user = await bot(socket);
-      return sent(await domain.interactions.send(user, parseInput(SendMessage, payload, "payload")));
+      return sent(await domain.interactions.send(user, parseInput(BotSendMessage, payload, "payload")));
     },
     "bot:edit_message": async (socket, payload) => {
       const user = await bot(socket);
-      return sent(await domain.interactions.edit(user, parseInput(EditMessage, payload, "payload")));
+      return sent(await domain.interactions.edit(user, parseInput(BotEditMessage, payload, "payload")));
     },
     "bot:delete_message": async (socket, payload) => {
       const user = await bot(socket);
-      await domain.interactions.delete(user, parseInput(DeleteMessage, payload, "payload"));
+      await domain.interactions.delete(user, parseInput(BotDeleteMessage, payload, "payload"));
     },
     "message:component": async (socket, payload) => {
       const press = parseInput(ComponentPress, payload, "payload");

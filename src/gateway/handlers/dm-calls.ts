@@ -1,11 +1,7 @@
 import type { Domain } from "../../domain/domain.ts";
-import { badRequest } from "../../domain/errors.ts";
 import type { ClientEventTable } from "../ack.ts";
-
-const fields = (payload: unknown, shape: string): Record<string, unknown> => {
-  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) throw badRequest(`payload: must be an object ${shape}`);
-  return payload as Record<string, unknown>;
-};
+import { parseInput } from "../../domain/shared/validation.ts";
+import { CallId, CallSignal, CallStart } from "../client-events.ts";
 
 /**
  * DM calls, signaling only (docs/dm-calls.md): `dm:call-start {conversationId}`,
@@ -19,17 +15,17 @@ export function dmCallEvents(domain: Domain): ClientEventTable {
   const calls = domain.dmCalls;
   return {
     "dm:call-start": async (socket, payload) => {
-      const { conversationId } = fields(payload, "{conversationId}");
+      const { conversationId } = parseInput(CallStart, payload, "payload");
       return calls.start(await domain.users.get(socket.data.userId), socket.id, conversationId);
     },
     "dm:call-accept": async (socket, payload) => {
-      const { callId } = fields(payload, "{callId}");
+      const { callId } = parseInput(CallId, payload, "payload");
       return calls.accept(await domain.users.get(socket.data.userId), socket.id, callId);
     },
-    "dm:call-decline": (socket, payload) => calls.decline(socket.data.userId, fields(payload, "{callId}").callId),
-    "dm:call-end": (socket, payload) => calls.end(socket.data.userId, fields(payload, "{callId}").callId),
+    "dm:call-decline": (socket, payload) => calls.decline(socket.data.userId, parseInput(CallId, payload, "payload").callId),
+    "dm:call-end": (socket, payload) => calls.end(socket.data.userId, parseInput(CallId, payload, "payload").callId),
     "dm:call-signal": async (socket, payload) => {
-      const { callId, to, ...signal } = fields(payload, "{callId, to, ...}");
+      const { callId, to, ...signal } = parseInput(CallSignal, payload, "payload");
       return calls.signal(await domain.users.get(socket.data.userId), callId, to, signal);
     },
   };

@@ -1,13 +1,8 @@
-import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { ClientEventHandler, ClientEventTable } from "../ack.ts";
 import { TypingRepeats } from "../typing-repeats.ts";
-
-const TypingPayload = v.object(
-  { conversationId: v.pipe(v.string("must be a conversation id"), v.uuid("must be a conversation id")) },
-  "must be an object {conversationId}",
-);
+import { DmTyping } from "../client-events.ts";
 
 /**
  * `dm:typing:start` / `dm:typing:stop {conversationId}`: relayed to the other members' user rooms
@@ -19,10 +14,10 @@ export function dmEvents(domain: Domain): ClientEventTable {
   const typing =
     (start: boolean): ClientEventHandler =>
     async (socket, payload) => {
-      const { conversationId } = parseInput(TypingPayload, payload, "payload");
+      const { conversationId } = parseInput(DmTyping, payload, "payload");
       const key = conversationId.toLowerCase();
       if (start && repeats.isRepeat(socket, key)) return { conversationId };
-      await domain.conversations.typing(socket.data.userId, socket.data.username, conversationId, start);
+      await domain.dms.typing(socket.data.userId, socket.data.username, conversationId, start);
       if (start) repeats.started(socket, key);
       else repeats.stopped(socket, key);
       return { conversationId };

@@ -1,13 +1,7 @@
-import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { PRESENCE_STATUSES } from "../../domain/shapes.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { ClientEventTable } from "../ack.ts";
-
-const StatusSet = v.object(
-  { status: v.picklist(PRESENCE_STATUSES, `must be one of ${PRESENCE_STATUSES.join(", ")}`) },
-  "must be an object",
-);
+import { StatusSet } from "../client-events.ts";
 
 /** `status:set {status}`: ack `{ok, status}`. */
 export function presenceEvents(domain: Domain): ClientEventTable {

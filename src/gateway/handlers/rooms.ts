@@ -1,12 +1,8 @@
-import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { rooms } from "../../domain/events.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { rooms } from "../../domain/shared/events.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { ClientEventTable } from "../ack.ts";
-
-const Id = (what: string) => v.pipe(v.string(`must be a ${what} id`), v.uuid(`must be a ${what} id`));
-const ServerId = Id("server");
-const ChannelId = Id("channel");
+import { ChannelId, ServerId } from "../client-events.ts";
 
 /**
  * Scoped event rooms: `server:join` needs membership, `channel:join` needs VIEW_CHANNEL

@@ -1,10 +1,8 @@
-import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { ClientEventHandler, ClientEventTable } from "../ack.ts";
 import { TypingRepeats } from "../typing-repeats.ts";
-
-const ChannelId = v.pipe(v.string("must be a channel id"), v.uuid("must be a channel id"));
+import { ChannelId } from "../client-events.ts";
 
 /**
  * `typing:start` / `typing:stop <channelId>`: relayed to the channel room as `{userId, username, channelId}`.

@@ -1,13 +1,12 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { GENERAL_SETTINGS, type GeneralSettingName } from "../../domain/admin-settings.ts";
-import { REPORT_ACTIONS, REPORT_NOTE_MAX } from "../../domain/reports.ts";
-import { password, username } from "../../domain/validation.ts";
+import { GENERAL_SETTINGS, type GeneralSettingName } from "../../domain/admin/general-settings.ts";
+import { REPORT_ACTIONS } from "../../domain/admin/reports.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { boolean, password, username } from "../../domain/shared/validation.ts";
 import type { AdminPlugin } from "../admin-auth.ts";
-import { body, boolean, queryLimit } from "../schemas.ts";
-
-const DEFAULT_PAGE = 50;
+import { body, queryLimit } from "../schemas.ts";
 
 /** `?before=<id>`: a UUID of the previous page's last item. */
 const before = v.optional(v.pipe(v.string(), v.uuid("must be an id from a previous page")));
@@ -15,9 +14,9 @@ const before = v.optional(v.pipe(v.string(), v.uuid("must be an id from a previo
 const queryFlag = v.optional(
   v.pipe(v.picklist(["true", "false"], "must be true or false"), v.transform((value) => value === "true")),
 );
-/** `?q=`: 1-100 characters after trimming; empty means no search. */
+/** `?q=`: at most LIMITS.admin.searchLength characters after trimming; empty means no search. */
 const search = v.optional(
-  v.pipe(v.string("must be a string"), v.trim(), v.maxLength(100, "must be at most 100 characters"), v.transform((q) => (q === "" ? null : q))),
+  v.pipe(v.string("must be a string"), v.trim(), v.maxLength(LIMITS.admin.searchLength, `must be at most ${LIMITS.admin.searchLength} characters`), v.transform((q) => (q === "" ? null : q))),
 );
 
 const UsersQuery = v.object({
@@ -27,16 +26,16 @@ const UsersQuery = v.object({
   admin: queryFlag,
   disabled: queryFlag,
   before,
-  limit: queryLimit(100),
+  limit: queryLimit(LIMITS.admin.pageMax),
 });
-const ServersQuery = v.object({ q: search, verified: queryFlag, before, limit: queryLimit(100) });
+const ServersQuery = v.object({ q: search, verified: queryFlag, before, limit: queryLimit(LIMITS.admin.pageMax) });
 const ReportsQuery = v.object({
   status: v.optional(v.picklist(["open", "resolved", "dismissed", "all"], "must be one of open, resolved, dismissed, all"), "open"),
   type: v.optional(v.picklist(["message", "user"], "must be message or user")),
   before,
-  limit: queryLimit(100),
+  limit: queryLimit(LIMITS.admin.pageMax),
 });
-const LogQuery = v.object({ before, limit: queryLimit(100) });
+const LogQuery = v.object({ before, limit: queryLimit(LIMITS.admin.pageMax) });
 
 const SettingsBody = body(
   Object.fromEntries((Object.keys(GENERAL_SETTINGS) as GeneralSettingName[]).map((name) => [name, v.optional(boolean)])) as Record<
@@ -46,7 +45,7 @@ const SettingsBody = body(
 );
 const NewUserBody = body({
   username,
-  email: v.pipe(v.string("must be a string"), v.trim(), v.maxLength(254, "must be at most 254 characters"), v.email("must be a valid email address")),
+  email: v.pipe(v.string("must be a string"), v.trim(), v.maxLength(LIMITS.account.emailLength, `must be at most ${LIMITS.account.emailLength} characters`), v.email("must be a valid email address")),
   password,
 });
 const UserFlagsBody = body({ premium: v.optional(boolean), platform_admin: v.optional(boolean), disabled: v.optional(boolean) });
@@ -55,7 +54,7 @@ const ResolveBody = body({
   status: v.optional(v.picklist(["resolved", "dismissed"], "must be resolved or dismissed"), "resolved"),
   action: v.optional(v.picklist(REPORT_ACTIONS, `must be one of ${REPORT_ACTIONS.join(", ")}`), "none"),
   note: v.optional(
-    v.nullable(v.pipe(v.string("must be a string"), v.trim(), v.maxLength(REPORT_NOTE_MAX, `must be at most ${REPORT_NOTE_MAX} characters`))),
+    v.nullable(v.pipe(v.string("must be a string"), v.trim(), v.maxLength(LIMITS.report.noteLength, `must be at most ${LIMITS.report.noteLength} characters`))),
   ),
 });
 
@@ -66,8 +65,8 @@ const ResolveBody = body({
 export const adminRoutes = (domain: Domain, admin: AdminPlugin) =>
   new Elysia({ prefix: "/api/v1/admin" })
     .use(admin)
-    .get("/settings", () => domain.adminSettings.get(), { admin: true })
-    .patch("/settings", ({ user, body }) => domain.adminSettings.update(user, body), { admin: true, body: SettingsBody })
+    .get("/settings", () => domain.generalSettings.get(), { admin: true })
+    .patch("/settings", ({ user, body }) => domain.generalSettings.update(user, body), { admin: true, body: SettingsBody })
     .get(
       "/users",
       ({ query }) =>
@@ -80,7 +79,7 @@ export const adminRoutes = (domain: Domain, admin: AdminPlugin) =>
             disabled: query.disabled ?? null,
           },
           query.before ?? null,
-          query.limit ?? DEFAULT_PAGE,
+          query.limit ?? LIMITS.admin.pageDefault,
         ),
       { admin: true, query: UsersQuery },
     )
@@ -101,7 +100,7 @@ export const adminRoutes = (domain: Domain, admin: AdminPlugin) =>
     .get(
       "/servers",
       ({ query }) =>
-        domain.adminServers.list({ q: query.q ?? null, verified: query.verified ?? null }, query.before ?? null, query.limit ?? DEFAULT_PAGE),
+        domain.adminServers.list({ q: query.q ?? null, verified: query.verified ?? null }, query.before ?? null, query.limit ?? LIMITS.admin.pageDefault),
       { admin: true, query: ServersQuery },
     )
     .get("/servers/:id", ({ params }) => domain.adminServers.get(params.id), { admin: true })
@@ -119,7 +118,7 @@ export const adminRoutes = (domain: Domain, admin: AdminPlugin) =>
         domain.reports.list(
           { status: query.status === "all" ? null : query.status, type: query.type ?? null },
           query.before ?? null,
-          query.limit ?? DEFAULT_PAGE,
+          query.limit ?? LIMITS.admin.pageDefault,
         ),
       { admin: true, query: ReportsQuery },
     )
@@ -129,7 +128,7 @@ export const adminRoutes = (domain: Domain, admin: AdminPlugin) =>
       ({ user, params, body }) => domain.reports.resolve(user, params.id, { status: body.status, action: body.action, note: body.note || null }),
       { admin: true, body: ResolveBody },
     )
-    .get("/log", ({ query }) => domain.admins.logPage(query.before ?? null, query.limit ?? DEFAULT_PAGE), {
+    .get("/log", ({ query }) => domain.admins.logPage(query.before ?? null, query.limit ?? LIMITS.admin.pageDefault), {
       admin: true,
       query: LogQuery,
     });

@@ -3,57 +3,25 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { requireHuman } from "../../domain/ai/access.ts";
 import type { AiTurn } from "../../domain/ai/assistant.ts";
-import { notFound } from "../../domain/errors.ts";
-import { SERVED_TYPES } from "../../domain/uploads.ts";
-import { displayName, parseInput } from "../../domain/validation.ts";
+import { notFound } from "../../domain/shared/errors.ts";
+import { SERVED_TYPES } from "../../domain/shared/uploads.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body, queryLimit } from "../schemas.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { ConversationFields, idText, NewTurn } from "../../domain/ai/schemas.ts";
 
-const TITLE_MAX = 100;
-const CONTENT_MAX = 16_000;
-const ATTACHMENTS_MAX = 10;
-const ID_TEXT_MAX = 100;
-const ATTACHMENT_URL_MAX = 2048;
-const HISTORY_DEFAULT = 50;
+const { ai } = LIMITS;
 /** SSE comment lines keep proxies and Bun's idle timer from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
 
-/** A title: trimmed, at most 100 characters; empty or null clears it. */
-const title = v.optional(
-  v.nullable(
-    v.pipe(
-      displayName,
-      v.maxLength(TITLE_MAX, `must be at most ${TITLE_MAX} characters`),
-      v.transform((t) => (t === "" ? null : t)),
-    ),
-  ),
-);
-/**
- * A conversation or stream id in a body: any string up to 100 characters, so a malformed id is
- * answered like an unknown one (404), and a huge one is a 400 before any lookup.
- */
-const idText = v.pipe(v.string("must be a string"), v.maxLength(ID_TEXT_MAX, `must be at most ${ID_TEXT_MAX} characters`));
-/** The `url` of one of the caller's uploads (`/uploads/ai/<user id>/<name>`). */
-const attachmentUrl = v.pipe(v.string("must be a string"), v.maxLength(ATTACHMENT_URL_MAX, `must be at most ${ATTACHMENT_URL_MAX} characters`));
-const modelId = v.pipe(v.string("must be a string"), v.minLength(1, "must not be empty"), v.maxLength(200, "must be at most 200 characters"));
-
-const ConversationBody = body({ title, model_id: v.optional(v.nullable(modelId)) });
-const TurnBody = body({
-  conversation_id: idText,
-  content: v.optional(v.pipe(v.string("must be a string"), v.maxLength(CONTENT_MAX, `must be at most ${CONTENT_MAX} characters`))),
-  model_id: v.optional(modelId),
-  attachments: v.optional(
-    v.pipe(
-      v.array(v.object({ url: attachmentUrl }, "must be an object {url}"), "must be an array"),
-      v.maxLength(ATTACHMENTS_MAX, `must hold at most ${ATTACHMENTS_MAX} files`),
-    ),
-  ),
-});
+const ConversationBody = body(ConversationFields.entries);
+const TurnBody = body(NewTurn.entries);
 const CancelBody = body({ stream_id: idText });
 const HistoryQuery = v.object({
   before: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
-  limit: queryLimit(100),
+  limit: queryLimit(ai.historyMax),
 });
 
 /** The turn's events as server-sent events; the reader going away cancels the turn (its partial reply is kept). */
@@ -151,7 +119,7 @@ export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" 
       ({ user, params, query }) => {
         requireHuman(user);
         const q = parseInput(HistoryQuery, query, "query");
-        return domain.ai.conversations.history(user, params.id, q.before ?? null, q.limit ?? HISTORY_DEFAULT);
+        return domain.ai.conversations.history(user, params.id, q.before ?? null, q.limit ?? ai.historyDefault);
       },
       { auth: true },
     )

@@ -1,14 +1,21 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { displayName } from "../../domain/validation.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { body, boolean, integer } from "../schemas.ts";
+import { body } from "../schemas.ts";
+import { boolean, displayName, integer } from "../../domain/shared/validation.ts";
 
-const appName = v.pipe(displayName, v.minLength(1, "must not be empty"), v.maxLength(32, "must be at most 32 characters"));
-const appDescription = v.pipe(v.string("must be a string"), v.maxLength(400, "must be at most 400 characters"));
+const appName = v.pipe(
+  displayName,
+  v.minLength(1, "must not be empty"),
+  v.maxLength(LIMITS.bot.applicationNameLength, `must be at most ${LIMITS.bot.applicationNameLength} characters`),
+);
+const appDescription = v.pipe(
+  v.string("must be a string"),
+  v.maxLength(LIMITS.bot.applicationDescriptionLength, `must be at most ${LIMITS.bot.applicationDescriptionLength} characters`),
+);
 
 /** A permissions bitfield: the 24 defined bits (SPEC.md "Permission bits"). */
 export const permissionsBitfield = integer(0, 2 ** 24 - 1);

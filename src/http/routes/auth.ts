@@ -1,20 +1,26 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { password, totpCode, username } from "../../domain/validation.ts";
+import { password, totpCode, username } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { clientAddress } from "../client-address.ts";
 import { body } from "../schemas.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
 
 const RegisterBody = body({
   username,
-  email: v.pipe(v.string("must be a string"), v.trim(), v.maxLength(254, "must be at most 254 characters"), v.email("must be a valid email address")),
+  email: v.pipe(v.string("must be a string"), v.trim(), v.maxLength(LIMITS.account.emailLength, `must be at most ${LIMITS.account.emailLength} characters`), v.email("must be a valid email address")),
   password,
 });
 
 const LoginBody = body({
-  login: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(254, "must be at most 254 characters")),
-  password: v.pipe(v.string("must be a string"), v.maxLength(256, "must be at most 256 characters")),
+  login: v.pipe(
+    v.string("must be a string"),
+    v.trim(),
+    v.minLength(1, "must not be empty"),
+    v.maxLength(LIMITS.account.loginLength, `must be at most ${LIMITS.account.loginLength} characters`),
+  ),
+  password: v.pipe(v.string("must be a string"), v.maxLength(LIMITS.account.passwordMax, `must be at most ${LIMITS.account.passwordMax} characters`)),
   code: v.optional(totpCode),
 });
 

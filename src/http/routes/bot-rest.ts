@@ -1,22 +1,18 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
-import { BotRest } from "../../domain/bot-rest.ts";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { MAX_CONTENT_LENGTH } from "../../domain/messages.ts";
-import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shapes.ts";
-import { displayName, stripUnprintable } from "../../domain/validation.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shared/shapes.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { InviteBody } from "./server-invites.ts";
-import { body, integer, nonEmptyText, queryLimit } from "../schemas.ts";
+import { InviteBody } from "./invites.ts";
+import { body, queryLimit } from "../schemas.ts";
+import { MessageBody, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
+import { boundedText, displayName, integer, stripUnprintable } from "../../domain/shared/validation.ts";
 
 const uuid = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
-const content = v.pipe(v.string("must be a string"), v.maxLength(MAX_CONTENT_LENGTH, `must be at most ${MAX_CONTENT_LENGTH} characters`));
-const embeds = v.nullable(v.array(v.unknown(), "must be an array"));
-
-const SendBody = body({ content: v.optional(content), embeds: v.optional(embeds), reply_to: v.optional(v.nullable(uuid("message"))) });
-const EditBody = body({ content: v.optional(content), embeds: v.optional(embeds) });
-const DmBody = body({ content: v.optional(content), embeds: v.optional(embeds) });
+const SendBody = body(SendMessageBody.entries);
+const EditBody = body(MessageBody.entries);
+const DmBody = body(MessageBody.entries);
 const BulkDeleteBody = body({
   message_ids: v.pipe(
     v.array(uuid("message"), "must be an array of message ids"),
@@ -29,14 +25,18 @@ const PageQuery = v.object({
   after: v.optional(uuid("message")),
   limit: queryLimit(LIMITS.botMessageListMax),
 });
-const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(nonEmptyText(512))) });
+const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(boundedText(LIMITS.moderation.reasonLength))) });
 
 const ACTIVITY_TYPES: readonly ActivityType[] = ["playing", "listening", "watching", "competing", "custom"];
-const activityText = v.pipe(v.string("must be a string"), v.transform(stripUnprintable), v.maxLength(128, "must be at most 128 characters"));
+const activityText = v.pipe(v.string("must be a string"), v.transform(stripUnprintable), v.maxLength(LIMITS.bot.activityTextLength, `must be at most ${LIMITS.bot.activityTextLength} characters`));
 const Activity = v.object(
   {
     type: v.picklist(ACTIVITY_TYPES, `must be one of ${ACTIVITY_TYPES.join(", ")}`),
-    name: v.pipe(displayName, v.minLength(1, "must be 1-128 characters"), v.maxLength(128, "must be 1-128 characters")),
+    name: v.pipe(
+      displayName,
+      v.minLength(1, `must be 1-${LIMITS.bot.activityTextLength} characters`),
+      v.maxLength(LIMITS.bot.activityTextLength, `must be 1-${LIMITS.bot.activityTextLength} characters`),
+    ),
     details: v.optional(activityText),
     state: v.optional(activityText),
     started_at: v.optional(integer(0, Number.MAX_SAFE_INTEGER)),
@@ -56,7 +56,7 @@ const success = { success: true } as const;
  * agree; BotRest adds only what is bot-specific (own messages only, DMs, presence).
  */
 export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
-  const bot = new BotRest(domain);
+  const bot = domain.botRest;
   return (
     new Elysia({ prefix: "/api/v1/oauth2/bot" })
       .use(auth)

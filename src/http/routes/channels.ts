@@ -1,56 +1,27 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { ALL_PERMISSIONS } from "../../domain/permission-bits.ts";
-import { displayName, parseInput } from "../../domain/validation.ts";
+import { ALL_PERMISSIONS } from "../../domain/access/permission-bits.ts";
+import { integer, parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { body, integer, nonEmptyText } from "../schemas.ts";
+import { body } from "../schemas.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { ChannelChanges, ChannelPlacement, channelIdText, channelName, NewChannel } from "../../domain/community/channel-schemas.ts";
 
-const name100 = v.pipe(displayName, v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters"));
-/** The domain then normalizes text channel names (lowercase, `-` for spaces). */
-const channelName = name100;
-const categoryName = name100;
-/** The spec types these flags "boolean/integer": true/false or 1/0. */
-const flag = v.pipe(
-  v.union([v.boolean(), v.literal(0), v.literal(1)], "must be a boolean"),
-  v.transform((value) => value === true || value === 1),
-);
-const idString = v.pipe(v.string("must be a string"), v.maxLength(64, "must be an id"));
+const { channel } = LIMITS;
+const bits = v.optional(integer(0, ALL_PERMISSIONS), 0);
 
-const CreateBody = body({
-  name: channelName,
-  type: v.picklist(["text", "voice"], "must be text or voice"),
-  category_id: v.optional(v.nullable(idString)),
-  is_meeting: v.optional(flag),
-  chat_enabled: v.optional(flag),
-});
-const UpdateBody = body({
-  name: v.optional(channelName),
-  // Checked by the domain so the answer is "type cannot be changed".
-  type: v.optional(v.unknown()),
-  category_id: v.optional(v.nullable(idString)),
-  topic: v.optional(v.nullable(nonEmptyText(1024))),
-  slowmode: v.optional(integer(0, 21600)),
-  nsfw: v.optional(flag),
-  is_meeting: v.optional(flag),
-  chat_enabled: v.optional(flag),
-});
+const CreateBody = body(NewChannel.entries);
+const UpdateBody = body(ChannelChanges.entries);
 const ReorderBody = body({
   order: v.pipe(
-    v.array(
-      body({
-        id: idString,
-        position: integer(0, 1_000_000),
-        category_id: v.optional(v.nullable(idString)),
-      }),
-      "must be an array of {id, position, category_id?}",
-    ),
-    v.maxLength(500, "is too long"),
+    v.array(body(ChannelPlacement.entries), "must be an array of {id, position, category_id?}"),
+    v.maxLength(channel.reorderEntries, "is too long"),
   ),
 });
-const CategoryBody = body({ name: categoryName });
+const CategoryBody = body({ name: channelName });
 const CategoryOrderBody = body({
-  order: v.pipe(v.array(idString, "must be an array of category ids"), v.maxLength(500, "is too long")),
+  order: v.pipe(v.array(channelIdText, "must be an array of category ids"), v.maxLength(channel.reorderEntries, "is too long")),
 });
 /** Both required (400 naming the missing one): an empty body must not set a 0/0 override. */
 const OverrideBody = body({ allow: integer(0, ALL_PERMISSIONS), deny: integer(0, ALL_PERMISSIONS) });

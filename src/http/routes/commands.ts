@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Domain } from "../../domain/domain.ts";
-import { badRequest } from "../../domain/errors.ts";
+import { badRequest } from "../../domain/shared/errors.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { MalformedBody } from "../body.ts";
 

@@ -7,7 +7,7 @@ const originOf = (request: Request) => new URL(request.url).origin;
 /** Public routes: discovery, platform config, statistics (no token needed). */
 export const discoveryRoutes = (domain: Domain) =>
   new Elysia({ prefix: "/api/v1" })
-    .get("", ({ request }) => domain.platform.discovery(originOf(request)))
-    .get("/", ({ request }) => domain.platform.discovery(originOf(request)))
-    .get("/platform/config", () => domain.platform.config())
-    .get("/stats", () => domain.platform.stats());
+    .get("", ({ request }) => domain.discovery.discovery(originOf(request)))
+    .get("/", ({ request }) => domain.discovery.discovery(originOf(request)))
+    .get("/platform/config", () => domain.discovery.config())
+    .get("/stats", () => domain.discovery.stats());

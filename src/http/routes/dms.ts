@@ -1,55 +1,49 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
-import { DM_CONTENT_MAX, type Conversations } from "../../domain/conversations.ts";
+import type { Dms } from "../../domain/dms/dms.ts";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { parseInput } from "../../domain/validation.ts";
-import type { ConversationRow } from "../../store/conversations-repo.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
+import type { ConversationRow } from "../../store/dms-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { SearchQuery, body, queryLimit } from "../schemas.ts";
+import { dmContent, messageId } from "../../domain/messaging/message-schemas.ts";
 
-const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message id"));
-const content = v.pipe(
-  v.string("must be a string"),
-  v.check((s) => s.trim().length > 0, "must not be empty"),
-  v.maxLength(DM_CONTENT_MAX, `must be at most ${DM_CONTENT_MAX} characters`),
-);
-
-export const SendBody = body({ content, reply_to: v.optional(v.nullable(messageId)) });
-export const EditBody = body({ content });
+export const SendBody = body({ content: dmContent, reply_to: v.optional(v.nullable(messageId)) });
+export const EditBody = body({ content: dmContent });
 export const ReadBody = v.optional(body({ message_id: v.optional(messageId) }), {});
 export const GifBody = body({
   url: v.pipe(
     v.string("must be a string"),
     v.trim(),
-    v.maxLength(2048, "must be at most 2048 characters"),
+    v.maxLength(LIMITS.message.urlLength, `must be at most ${LIMITS.message.urlLength} characters`),
     v.url("must be an http(s) URL"),
     v.regex(/^https?:\/\//i, "must be an http(s) URL"),
   ),
 });
 export const ReactionBody = body({
-  emoji: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(64, "must be at most 64 characters")),
+  emoji: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(LIMITS.message.unicodeEmojiLength, `must be at most ${LIMITS.message.unicodeEmojiLength} characters`)),
 });
 export const PageQuery = v.pipe(
   v.object({
     before: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
     around: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
-    limit: queryLimit(100),
+    limit: queryLimit(LIMITS.message.pageMax),
   }),
   v.check((q) => !(q.before && q.around), "before and around cannot be combined"),
 );
 export { SearchQuery };
 
-const UploadContent = v.optional(v.pipe(v.string("must be text"), v.maxLength(DM_CONTENT_MAX, `must be at most ${DM_CONTENT_MAX} characters`)), "");
+const UploadContent = v.optional(v.pipe(v.string("must be text"), v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`)), "");
 
-/** Reads the upload form (`files`: 1-10 files of 25 MB each, `content?`) and sends it. */
-export async function sendUpload(conversations: Conversations, conversation: ConversationRow, user: UserRow, request: Request) {
+/** Reads the upload form (`files`: 1-10 files, 25 MB in all, `content?`) and sends it. */
+export async function sendUpload(dms: Dms, conversation: ConversationRow, user: UserRow, request: Request) {
   // The limit covers the whole upload, as for channel uploads (docs/messages.md).
   const form = await readMultipart(request, LIMITS.attachmentBytes);
   const text = parseInput(UploadContent, form.get("content") ?? undefined, "content");
-  return conversations.upload(conversation, user, form.getAll("files"), text);
+  return dms.upload(conversation, user, form.getAll("files"), text);
 }
 
 export const pageOf = (query: v.InferOutput<typeof PageQuery>) => ({
@@ -64,7 +58,7 @@ export const pageOf = (query: v.InferOutput<typeof PageQuery>) => ({
  * `groups` (group-dms.ts) are static segments.
  */
 export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
-  const dms = domain.conversations;
+  const dms = domain.dms;
   return new Elysia({ prefix: "/api/v1/dm" })
     .use(auth)
     .get("/channels", ({ user }) => dms.list(user, null), { auth: true })

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { EMOJI_NAME, EMOJI_NAME_MESSAGE } from "../../domain/emojis.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { parseInput } from "../../domain/validation.ts";
+import { EMOJI_NAME, EMOJI_NAME_MESSAGE } from "../../domain/community/emojis.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";

@@ -1,9 +1,10 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { parseInput, username } from "../../domain/validation.ts";
+import { parseInput, username } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body } from "../schemas.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
 
 const RequestBody = body({ username });
 
@@ -11,8 +12,8 @@ const SearchQuery = v.object({
   q: v.pipe(
     v.string("must be a string"),
     v.trim(),
-    v.minLength(1, "must be 1-32 characters"),
-    v.maxLength(32, "must be 1-32 characters"),
+    v.minLength(1, `must be 1-${LIMITS.account.usernameMax} characters`),
+    v.maxLength(LIMITS.account.usernameMax, `must be 1-${LIMITS.account.usernameMax} characters`),
   ),
 });
 

@@ -1,27 +1,26 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { displayName } from "../../domain/validation.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
+import { displayName } from "../../domain/shared/validation.ts";
 import { EditBody, GifBody, PageQuery, pageOf, ReactionBody, ReadBody, SearchQuery, SendBody, sendUpload } from "./dms.ts";
-import { GROUP_ICON_BYTES } from "../../domain/conversations.ts";
 
 const userId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"));
-/** Trimmed, at most 100 characters; empty or null clears the name. */
+/** Trimmed, at most LIMITS.dm.groupNameLength characters; empty or null clears the name. */
 const groupName = v.nullable(
   v.pipe(
     displayName,
-    v.maxLength(100, "must be at most 100 characters"),
+    v.maxLength(LIMITS.dm.groupNameLength, `must be at most ${LIMITS.dm.groupNameLength} characters`),
     v.transform((s) => (s === "" ? null : s)),
   ),
 );
 
 const CreateBody = body({
   name: v.optional(groupName),
-  member_ids: v.pipe(v.array(userId, "must be an array of user ids"), v.maxLength(50, "is too long")),
+  member_ids: v.pipe(v.array(userId, "must be an array of user ids"), v.maxLength(LIMITS.dm.groupCreateIds, "is too long")),
 });
 const UpdateBody = body({ name: v.optional(groupName) });
 const UserBody = body({ user_id: userId });
@@ -31,7 +30,7 @@ const UserBody = body({ user_id: userId });
  * caller is not in answers 404, whatever the route.
  */
 export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
-  const dms = domain.conversations;
+  const dms = domain.dms;
   return new Elysia({ prefix: "/api/v1/dm/groups" })
     .use(auth)
     .get("/", ({ user }) => dms.list(user, "group"), { auth: true })
@@ -64,7 +63,7 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
       "/:groupId/icon",
       async ({ user, params, request }) => {
         await dms.group(user, params.groupId);
-        return dms.setGroupIcon(user, params.groupId, (await readMultipart(request, GROUP_ICON_BYTES)).get("icon"));
+        return dms.setGroupIcon(user, params.groupId, (await readMultipart(request, LIMITS.dm.groupIconBytes)).get("icon"));
       },
       { auth: true, parse: "none" },
     )

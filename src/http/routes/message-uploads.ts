@@ -1,17 +1,12 @@
 import { Elysia } from "elysia";
-import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { httpUrl } from "../../domain/message-uploads.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { GifMessage } from "../../domain/messaging/message-schemas.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { SearchQuery, body } from "../schemas.ts";
 
-const GifBody = body({
-  url: v.optional(httpUrl),
-  gif_id: v.optional(v.string("must be a string")),
-  reply_to: v.optional(v.nullable(v.pipe(v.string("must be a string"), v.uuid("must be a message id")))),
-});
+const GifBody = body(GifMessage.entries);
 
 
 /** A form text field as sent (string or file), absent as undefined. */

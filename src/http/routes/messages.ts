@@ -1,23 +1,17 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, queryLimit } from "../schemas.ts";
+import { messageContent, messageId, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
 
-const content = v.pipe(v.string("must be a string"), v.maxLength(4000, "must be at most 4000 characters"));
-const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message id"));
-
-const SendBody = body({
-  content: v.optional(content),
-  embeds: v.optional(v.nullable(v.array(v.unknown(), "must be an array"))),
-  reply_to: v.optional(v.nullable(messageId)),
-});
-const EditBody = body({ content });
+const SendBody = body(SendMessageBody.entries);
+const EditBody = body({ content: messageContent });
 const ReadBody = body({ message_id: v.optional(messageId) });
 const PageQuery = v.object({
   before: v.optional(v.string()),
-  limit: queryLimit(100),
+  limit: queryLimit(LIMITS.message.pageMax),
 });
 
 /**

@@ -1,25 +1,15 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { REPORT_REASON_MAX } from "../../domain/reports.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, queryLimit } from "../schemas.ts";
+import { NewReport } from "../../domain/admin/report-schemas.ts";
 
-const id = (what: string) => v.optional(v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`)));
-
-const ReportBody = body({
-  message_id: id("message"),
-  user_id: id("user"),
-  reason: v.pipe(
-    v.string("must be a string"),
-    v.trim(),
-    v.minLength(1, `must be 1-${REPORT_REASON_MAX} characters`),
-    v.maxLength(REPORT_REASON_MAX, `must be 1-${REPORT_REASON_MAX} characters`),
-  ),
-});
+const ReportBody = body(NewReport.entries);
 const MineQuery = v.object({
   before: v.optional(v.pipe(v.string(), v.uuid("must be an id from a previous page"))),
-  limit: queryLimit(100),
+  limit: queryLimit(LIMITS.report.pageMax),
 });
 
 /** /api/v1/reports: users report messages and users; they see their own reports (docs/reports.md). */
@@ -35,7 +25,7 @@ export const reportRoutes = (domain: Domain, auth: AuthPlugin) =>
       },
       { auth: true, body: ReportBody },
     )
-    .get("", ({ user, query }) => domain.reports.mine(user, query.before ?? null, query.limit ?? 50), {
+    .get("", ({ user, query }) => domain.reports.mine(user, query.before ?? null, query.limit ?? LIMITS.report.pageDefault), {
       auth: true,
       query: MineQuery,
     });

@@ -1,25 +1,19 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { ALL_PERMISSIONS } from "../../domain/permission-bits.ts";
-import { displayName } from "../../domain/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { body, boolean, integer } from "../schemas.ts";
+import { body } from "../schemas.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { integer } from "../../domain/shared/validation.ts";
+import { NewRole, RoleChanges } from "../../domain/community/role-schemas.ts";
 
-const name = v.pipe(
-  displayName,
-  v.minLength(1, "must not be empty"),
-  v.maxLength(100, "must be at most 100 characters"),
-);
-const color = v.pipe(v.string("must be a string"), v.regex(/^#[0-9a-fA-F]{6}$/, "must be a hex color like #RRGGBB"));
-const permissions = integer(0, ALL_PERMISSIONS);
 const id = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
 
-const CreateBody = body({ name, color: v.optional(color), permissions: v.optional(permissions), hoist: v.optional(boolean) });
-const UpdateBody = body({ name: v.optional(name), color: v.optional(color), permissions: v.optional(permissions), hoist: v.optional(boolean) });
+const CreateBody = body(NewRole.entries);
+const UpdateBody = body(RoleChanges.entries);
 const ReorderBody = v.pipe(
-  v.array(body({ id: id("role"), position: integer(0, 1_000_000) }), "must be an array of {id, position}"),
-  v.maxLength(1000, "is too long"),
+  v.array(body({ id: id("role"), position: integer(0, LIMITS.role.positionMax) }), "must be an array of {id, position}"),
+  v.maxLength(LIMITS.role.reorderEntries, "is too long"),
 );
 const AssignBody = body({ targetUserId: id("user"), roleId: id("role") });
 

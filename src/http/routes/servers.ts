@@ -1,38 +1,46 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { displayName, parseInput } from "../../domain/validation.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { boundedText, displayName, integer, parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { body, integer, nonEmptyText } from "../schemas.ts";
+import { body } from "../schemas.ts";
 
-const name = v.pipe(displayName, v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters"));
-const description = nonEmptyText(1000);
+const { server } = LIMITS;
+const name = v.pipe(
+  displayName,
+  v.minLength(1, "must not be empty"),
+  v.maxLength(server.nameLength, `must be at most ${server.nameLength} characters`),
+);
+const description = boundedText(server.descriptionLength);
 
 const CreateBody = body({ name, description: v.optional(description) });
 const UpdateBody = body({ name: v.optional(name), description: v.optional(description) });
 const SettingsBody = body({
   system_channel_id: v.optional(v.nullable(v.pipe(v.string("must be a string"), v.uuid("must be a channel id")))),
   default_notifications: v.optional(v.picklist(["all", "mentions"], "must be all or mentions")),
-  welcome_message: v.optional(nonEmptyText(500)),
+  welcome_message: v.optional(boundedText(server.welcomeMessageLength)),
 });
 const BannerOffsetBody = body({ banner_offset: integer(LIMITS.bannerOffsetMin, LIMITS.bannerOffsetMax) });
 const VanityBody = body({
   code: v.nullable(
-    v.pipe(v.string("must be a string"), v.trim(), v.toLowerCase(), v.regex(/^[a-z0-9-]{3,32}$/, "must be 3-32 lowercase letters, digits or -")),
+    v.pipe(v.string("must be a string"), v.trim(), v.toLowerCase(), v.regex(
+      new RegExp(`^[a-z0-9-]{${server.vanityMin},${server.vanityMax}}$`),
+      `must be ${server.vanityMin}-${server.vanityMax} lowercase letters, digits or -`,
+    )),
   ),
 });
 const ReorderBody = body({
-  order: v.pipe(v.array(v.pipe(v.string("must be a string"), v.uuid("must be server ids")), "must be an array of server ids"), v.maxLength(500, "is too long")),
+  order: v.pipe(v.array(v.pipe(v.string("must be a string"), v.uuid("must be server ids")), "must be an array of server ids"), v.maxLength(server.listOrderEntries, "is too long")),
 });
 const MuteBody = v.optional(
-  body({ duration: v.optional(integer(1, 10 * 365 * 24 * 60 * 60)) }),
+  body({ duration: v.optional(integer(1, server.muteMaxSeconds)) }),
   {},
 );
 
 const GifFields = v.object({
-  name: v.optional(v.pipe(v.string("must be text"), v.trim(), v.regex(/^[\w-]{1,32}$/, "must be 1-32 letters, digits, _ or -"))),
+  name: v.optional(v.pipe(v.string("must be text"), v.trim(), v.regex(new RegExp(`^[\\w-]{1,${server.gifNameLength}}$`), `must be 1-${server.gifNameLength} letters, digits, _ or -`))),
   kind: v.optional(v.picklist(["gif", "sticker"], "must be gif or sticker"), "gif"),
 });
 

@@ -1,22 +1,22 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { LIMITS } from "../../domain/limits.ts";
-import { CONNECTION_TYPES } from "../../domain/users.ts";
-import { displayName, password, username } from "../../domain/validation.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { CONNECTION_TYPES } from "../../domain/accounts/users.ts";
+import { boolean, boundedText, displayName, integer, password, username } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { clientAddress } from "../client-address.ts";
 import { readMultipart } from "../multipart.ts";
-import { body, boolean, integer, nonEmptyText } from "../schemas.ts";
+import { body } from "../schemas.ts";
 
 const ProfileBody = body({
   username: v.optional(username),
-  bio: v.optional(nonEmptyText(LIMITS.bioLength)),
+  bio: v.optional(boundedText(LIMITS.bioLength)),
   banner_offset: v.optional(integer(LIMITS.bannerOffsetMin, LIMITS.bannerOffsetMax)),
 });
 
 const PasswordBody = body({
-  currentPassword: v.pipe(v.string("must be a string"), v.maxLength(256, "must be at most 256 characters")),
+  currentPassword: v.pipe(v.string("must be a string"), v.maxLength(LIMITS.account.passwordMax, `must be at most ${LIMITS.account.passwordMax} characters`)),
   newPassword: password,
 });
 
@@ -30,11 +30,15 @@ const NotificationsBody = body({
 
 const ConnectionBody = body({
   type: v.picklist(CONNECTION_TYPES, `must be one of ${CONNECTION_TYPES.join(", ")}`),
-  name: v.pipe(displayName, v.minLength(1, "must not be empty"), v.maxLength(100, "must be at most 100 characters")),
+  name: v.pipe(
+    displayName,
+    v.minLength(1, "must not be empty"),
+    v.maxLength(LIMITS.account.connectionNameLength, `must be at most ${LIMITS.account.connectionNameLength} characters`),
+  ),
   url: v.optional(
     v.pipe(
       v.string("must be a string"),
-      v.maxLength(512, "must be at most 512 characters"),
+      v.maxLength(LIMITS.account.connectionUrlLength, `must be at most ${LIMITS.account.connectionUrlLength} characters`),
       v.regex(/^https?:\/\/[^\s]+$/i, "must be an http(s) URL"),
     ),
   ),

@@ -1,42 +1,15 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
-import { unauthorized } from "../../domain/errors.ts";
-import { displayName, parseInput } from "../../domain/validation.ts";
+import { unauthorized } from "../../domain/shared/errors.ts";
+import { parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body } from "../schemas.ts";
+import { ExecuteWebhook, NewWebhook, WebhookChanges } from "../../domain/messaging/webhook-schemas.ts";
 
-const NAME_MAX = 80;
-const URL_MAX = 2048;
-
-const name = v.pipe(
-  displayName,
-  v.minLength(1, `must be 1-${NAME_MAX} characters`),
-  v.maxLength(NAME_MAX, `must be 1-${NAME_MAX} characters`),
-);
-const httpUrl = v.pipe(
-  v.string("must be a string"),
-  v.trim(),
-  v.maxLength(URL_MAX, `must be at most ${URL_MAX} characters`),
-  v.regex(/^https?:\/\/\S+$/i, "must be an http(s) URL"),
-  v.url("must be an http(s) URL"),
-);
-/** `null` reads as "not given", as Discord clients send it. */
-const nullish = <S extends v.GenericSchema>(schema: S) =>
-  v.pipe(
-    v.nullish(schema),
-    v.transform((value) => value ?? undefined),
-  );
-
-const CreateBody = body({ name, avatar: v.optional(v.nullable(httpUrl)) });
-const UpdateBody = body({ name: v.optional(name), avatar: v.optional(v.nullable(httpUrl)) });
-// Content length and embeds are checked by the shared send path, as for every sender.
-const ExecuteBody = body({
-  content: nullish(v.string("must be a string")),
-  embeds: nullish(v.unknown()),
-  username: nullish(name),
-  avatar_url: nullish(httpUrl),
-});
+const CreateBody = body(NewWebhook.entries);
+const UpdateBody = body(WebhookChanges.entries);
+const ExecuteBody = body(ExecuteWebhook.entries);
 const ExecuteQuery = v.object({ wait: v.optional(v.picklist(["true", "false"], "must be true or false")) });
 
 /**

@@ -1,0 +1,174 @@
+import type { Store } from "../../store/store.ts";
+import type { ServerRow } from "../../store/servers-repo.ts";
+import type { ChannelRow } from "../../store/channels-repo.ts";
+import type { AccessRole } from "../../store/access-repo.ts";
+import { forbidden, notFound } from "../shared/errors.ts";
+import { PERMISSIONS, permissionNames } from "./permission-bits.ts";
+import {
+  computeBasePermissions,
+  computeChannelPermissions,
+  hasPermission,
+  outranks,
+  type BuiltinRole,
+  type MemberPermissionInput,
+  type Override,
+} from "./permissions.ts";
+import { isUuid } from "../shared/validation.ts";
+
+export interface ChannelOverrides {
+  category: Override[];
+  channel: Override[];
+}
+
+/** A member's standing in one server, as permission checks need it. */
+export interface MemberContext {
+  server: ServerRow;
+  userId: string;
+  isOwner: boolean;
+  builtinRole: BuiltinRole;
+  roles: AccessRole[];
+  /** Server-wide permissions (before channel overrides). */
+  permissions: number;
+  highestRolePosition: number;
+  timeoutUntil: number | null;
+  input: MemberPermissionInput;
+}
+
+export interface ChannelContext {
+  channel: ChannelRow;
+  member: MemberContext;
+  /** Effective permissions in the channel. */
+  permissions: number;
+}
+
+/** 403 naming the permission(s) the caller lacks. */
+export const missingPermission = (bit: number) => forbidden(`Missing permission: ${permissionNames(bit).join(", ")}`);
+
+/**
+ * Who may do what: membership, server permissions, channel permissions and rank. Every route
+ * and gateway handler asks here, so the rules live in one place.
+ */
+export class Access {
+  /**
+   * Bumped by every write that can change what a member may do (roles, overrides, membership,
+   * timeouts, channel settings): caches of permission decisions (voice admission) compare it.
+   */
+  private epoch = 0;
+
+  constructor(private readonly store: Store) {}
+
+  get permissionsEpoch(): number {
+    return this.epoch;
+  }
+
+  /** Call after any write that can change a member's permissions or standing. */
+  permissionsChanged(): void {
+    this.epoch++;
+  }
+
+  async server(serverId: string): Promise<ServerRow> {
+    const server = isUuid(serverId) ? await this.store.servers.findById(serverId) : null;
+    if (!server) throw notFound("Server");
+    return server;
+  }
+
+  /** The caller's standing; 404 for a missing server, 403 for a non-member (CONTRACT.md). */
+  async member(serverId: string, userId: string): Promise<MemberContext> {
+    const server = await this.server(serverId);
+    const context = await this.memberOf(server, userId);
+    if (!context) throw forbidden("You are not a member of this server");
+    return context;
+  }
+
+  /** Null for a non-member. */
+  async memberOf(server: ServerRow, userId: string): Promise<MemberContext | null> {
+    const row = await this.store.access.member(server.id, userId);
+    if (!row) return null;
+    const isOwner = row.owner_id === userId;
+    const input: MemberPermissionInput = {
+      isOwner,
+      builtinRole: isOwner ? "owner" : row.role,
+      everyonePermissions: row.everyone_permissions,
+      everyoneRoleId: row.everyone_id,
+      roles: row.roles,
+    };
+    return {
+      server,
+      userId,
+      isOwner,
+      builtinRole: input.builtinRole,
+      roles: row.roles,
+      permissions: computeBasePermissions(input),
+      highestRolePosition: row.roles.reduce((max, r) => Math.max(max, r.position), 0),
+      timeoutUntil: row.timeout_until,
+      input,
+    };
+  }
+
+  async requirePermission(serverId: string, userId: string, bit: number): Promise<MemberContext> {
+    const member = await this.member(serverId, userId);
+    if (!hasPermission(member.permissions, bit)) throw missingPermission(bit);
+    return member;
+  }
+
+  /** Owner or built-in admin (server administration the spec reserves to them). */
+  async requireAdmin(serverId: string, userId: string): Promise<MemberContext> {
+    const member = await this.member(serverId, userId);
+    if (!member.isOwner && member.builtinRole !== "admin") throw forbidden("Only server admins and the owner can do that");
+    return member;
+  }
+
+  async channel(channelId: string): Promise<ChannelRow> {
+    const channel = isUuid(channelId) ? await this.store.channels.findById(channelId) : null;
+    if (!channel) throw notFound("Channel");
+    return channel;
+  }
+
+  async channelPermissions(channel: ChannelRow, member: MemberContext): Promise<number> {
+    return this.permissionsIn(member, await this.overridesOf(channel));
+  }
+
+  /** A channel's category and channel overrides, read once to check many members against. */
+  async overridesOf(channel: ChannelRow): Promise<ChannelOverrides> {
+    const [category, own] = await Promise.all([
+      channel.category_id ? this.store.access.categoryOverrides(channel.category_id) : [],
+      this.store.access.channelOverrides(channel.id),
+    ]);
+    const toOverride = (o: { role_id: string; allow: number; deny: number }) => ({ roleId: o.role_id, allow: o.allow, deny: o.deny });
+    return { category: category.map(toOverride), channel: own.map(toOverride) };
+  }
+
+  permissionsIn(member: MemberContext, overrides: ChannelOverrides): number {
+    return computeChannelPermissions(member.input, overrides.category, overrides.channel);
+  }
+
+  /**
+   * The caller in a channel, needing VIEW_CHANNEL plus `bit`: 404 for a channel that does not
+   * exist, 403 for a non-member and for a member who may not view it (SPEC "Errors": exists
+   * but forbidden). The 403 tells a member no more than a non-member already learns of any
+   * existing channel id; the channel itself (name, topic, messages) is never shown.
+   */
+  async requireChannel(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
+    const channel = await this.channel(channelId);
+    const member = await this.member(channel.server_id, userId);
+    const permissions = await this.channelPermissions(channel, member);
+    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) throw missingPermission(PERMISSIONS.VIEW_CHANNEL);
+    if (bit && !hasPermission(permissions, bit)) throw missingPermission(bit);
+    return { channel, member, permissions };
+  }
+
+  /**
+   * Nobody grants, revokes, allows or denies a bit they do not hold themselves (owner and
+   * administrators hold every bit). `bits` are the bits being changed.
+   */
+  requireHeldBits(member: MemberContext, bits: number): void {
+    const lacking = bits & ~member.permissions;
+    if (lacking) throw forbidden(`You cannot grant or deny permissions you do not have: ${permissionNames(lacking).join(", ")}`);
+  }
+
+  /** The actor must rank above the target (built-in role, then highest custom role). */
+  requireOutranks(actor: MemberContext, target: MemberContext): void {
+    if (actor.userId === target.userId) throw forbidden("You cannot do that to yourself");
+    if (!outranks(actor, target)) throw forbidden("You cannot act on a member ranked at or above you");
+  }
+}

@@ -1,0 +1,117 @@
+import type { BuiltinRole } from "../../store/types.ts";
+import { ALL_PERMISSIONS, PERMISSIONS } from "./permission-bits.ts";
+
+/** Built-in member roles (CONTRACT.md): the store owns the values (`members.role`). */
+export type { BuiltinRole };
+
+const RANK: Record<BuiltinRole, number> = { owner: 3, admin: 2, moderator: 1, member: 0 };
+
+/**
+ * Bits a built-in role adds to a member's base. Admins administer the server; moderators
+ * moderate members and messages; members get what their roles give.
+ */
+export const BUILTIN_ROLE_PERMISSIONS: Record<BuiltinRole, number> = {
+  owner: ALL_PERMISSIONS,
+  admin: PERMISSIONS.ADMINISTRATOR,
+  moderator:
+    PERMISSIONS.KICK_MEMBERS |
+    PERMISSIONS.BAN_MEMBERS |
+    PERMISSIONS.MANAGE_MESSAGES |
+    PERMISSIONS.MUTE_MEMBERS |
+    PERMISSIONS.DEAFEN_MEMBERS |
+    PERMISSIONS.MOVE_MEMBERS |
+    PERMISSIONS.MANAGE_REACTIONS,
+  member: 0,
+};
+
+/** A channel or category override for one role. */
+export interface Override {
+  roleId: string;
+  allow: number;
+  deny: number;
+}
+
+/** What the engine needs to know about a member. */
+export interface MemberPermissionInput {
+  isOwner: boolean;
+  builtinRole: BuiltinRole;
+  /** Permissions of the server's default role (`@everyone`). */
+  everyonePermissions: number;
+  everyoneRoleId: string;
+  /** The member's custom roles (the bot's managed role included). */
+  roles: { id: string; permissions: number }[];
+}
+
+/**
+ * Server-wide permissions: owner and ADMINISTRATOR hold every bit; otherwise the default role
+ * OR the member's custom roles OR the bits of their built-in role.
+ */
+export function computeBasePermissions(member: MemberPermissionInput): number {
+  if (member.isOwner) return ALL_PERMISSIONS;
+  let base = member.everyonePermissions | BUILTIN_ROLE_PERMISSIONS[member.builtinRole];
+  for (const role of member.roles) base |= role.permissions;
+  return base & PERMISSIONS.ADMINISTRATOR ? ALL_PERMISSIONS : base & ALL_PERMISSIONS;
+}
+
+/**
+ * Permissions in a channel: the base, then the category's overrides (when the channel has a
+ * category), then the channel's own. At each level the `@everyone` override applies first
+ * (`p &= ~deny; p |= allow`), then the member's role overrides together
+ * (`p &= ~(OR of denies); p |= (OR of allows)`). A bit both allowed and denied by one
+ * override counts as denied. Owner and ADMINISTRATOR skip overrides entirely.
+ */
+export function computeChannelPermissions(
+  member: MemberPermissionInput,
+  categoryOverrides: Override[],
+  channelOverrides: Override[],
+): number {
+  const base = computeBasePermissions(member);
+  if (base === ALL_PERMISSIONS && (member.isOwner || base & PERMISSIONS.ADMINISTRATOR)) return ALL_PERMISSIONS;
+  const memberRoleIds = new Set(member.roles.map((r) => r.id));
+  let p = base;
+  for (const overrides of [categoryOverrides, channelOverrides]) {
+    p = applyOverrides(p, overrides, member.everyoneRoleId, memberRoleIds);
+  }
+  return p;
+}
+
+function applyOverrides(p: number, overrides: Override[], everyoneRoleId: string, memberRoleIds: Set<string>): number {
+  let everyone: Override | undefined;
+  let allow = 0;
+  let deny = 0;
+  for (const o of overrides) {
+    if (o.roleId === everyoneRoleId) everyone = o;
+    else if (memberRoleIds.has(o.roleId)) {
+      deny |= o.deny;
+      allow |= o.allow & ~o.deny;
+    }
+  }
+  if (everyone) {
+    p &= ~everyone.deny;
+    p |= everyone.allow & ~everyone.deny;
+  }
+  p &= ~deny;
+  p |= allow;
+  return p;
+}
+
+export const hasPermission = (permissions: number, bit: number) => (permissions & bit) === bit;
+
+export const builtinRank = (role: BuiltinRole) => RANK[role];
+
+/**
+ * Whether `actor` may act on `target` (kick, ban, time out, change roles): the owner may act
+ * on anyone else; otherwise only on someone of a strictly lower built-in role, or of the same
+ * built-in role whose highest custom role sits strictly below the actor's.
+ */
+export function outranks(
+  actor: { isOwner: boolean; builtinRole: BuiltinRole; highestRolePosition: number },
+  target: { isOwner: boolean; builtinRole: BuiltinRole; highestRolePosition: number },
+): boolean {
+  if (target.isOwner) return false;
+  if (actor.isOwner) return true;
+  const a = RANK[actor.builtinRole];
+  const t = RANK[target.builtinRole];
+  if (a !== t) return a > t;
+  return actor.highestRolePosition > target.highestRolePosition;
+}

@@ -1,0 +1,198 @@
+import * as v from "valibot";
+import type { Config } from "../../config.ts";
+import type { Store } from "../../store/store.ts";
+import type { UserRow, Taken } from "../../store/users-repo.ts";
+import type { EventBus } from "../shared/events.ts";
+import { rooms } from "../shared/events.ts";
+import type { MeUser } from "../shared/shapes.ts";
+import type { TokenService } from "./tokens.ts";
+import { RateLimiter } from "../shared/rate-limit.ts";
+import { hasTwoFactor, isValidTotp } from "./two-factor.ts";
+import { defineSetting, type PlatformSettings } from "../admin/platform-settings.ts";
+import { badRequest, conflict, forbidden, tooManyRequests, unauthorized } from "../shared/errors.ts";
+import { toMeUser } from "./users.ts";
+
+export interface NewAccount {
+  username: string;
+  email: string;
+  password: string;
+}
+
+export interface Session {
+  token: string;
+  user: MeUser;
+}
+
+/** Platform setting: anyone may register (docs/admin.md). When closed, administrators create accounts. */
+export const REGISTRATION_OPEN = defineSetting("registration_open", v.boolean(), true);
+
+export const REGISTRATION_CLOSED = "Registration is closed on this server: ask an administrator for an account";
+export const ACCOUNT_DISABLED = "This account has been disabled by an administrator";
+const TOO_MANY_FAILED_LOGINS = "Too many failed logins for this account, try again later";
+
+const TAKEN_MESSAGES: Record<Taken, string> = {
+  username: "Username is already taken",
+  email: "Email is already registered",
+};
+
+/** Registration, login, password changes and bearer-token authentication. */
+export class Accounts {
+  private readonly perAddress: RateLimiter;
+  /** Password checks per account from one client address, and per account from all addresses. */
+  private readonly checksFromAddress: RateLimiter;
+  private readonly checksOfAccount: RateLimiter;
+  /** Verified against when the login names no account, so both answers take as long. */
+  private dummyHash: Promise<string> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly tokens: TokenService,
+    private readonly bus: EventBus,
+    private readonly config: Pick<
+      Config,
+      "authRateLimitPerMinute" | "loginFailuresPerAccountPerMinute" | "loginFailuresPerAccountTotalPerMinute" | "passwordHashing"
+    >,
+    private readonly settings: PlatformSettings,
+  ) {
+    this.perAddress = new RateLimiter(config.authRateLimitPerMinute, 60_000);
+    this.checksFromAddress = new RateLimiter(config.loginFailuresPerAccountPerMinute, 60_000);
+    this.checksOfAccount = new RateLimiter(config.loginFailuresPerAccountTotalPerMinute, 60_000);
+  }
+
+  async register(input: NewAccount, clientAddress: string): Promise<Session> {
+    this.limitAddress("register", clientAddress);
+    if (!(await this.settings.get(REGISTRATION_OPEN))) throw forbidden(REGISTRATION_CLOSED);
+    return this.session(await this.createAccount(input));
+  }
+
+  /** A new human account (registration, or an administrator while registration is closed). */
+  async createAccount(input: NewAccount): Promise<UserRow> {
+    const passwordHash = await this.hash(input.password);
+    const result = await this.store.users.create({
+      username: input.username,
+      email: input.email,
+      passwordHash,
+      isBot: false,
+    });
+    if (!result.ok) throw conflict(TAKEN_MESSAGES[result.taken]);
+    return result.user;
+  }
+
+  async login(input: { login: string; password: string; code?: string }, clientAddress: string): Promise<Session> {
+    this.limitAddress("login", clientAddress);
+    const user = await this.store.users.findByLogin(input.login);
+    // By account when there is one, so its username and email share one budget.
+    const accountKey = user ? `account:${user.id}` : `login:${input.login.toLowerCase()}`;
+    const check = this.reservePasswordCheck(accountKey, clientAddress, TOO_MANY_FAILED_LOGINS);
+    const passwordOk = user?.password_hash
+      ? await Bun.password.verify(input.password, user.password_hash)
+      : (await Bun.password.verify(input.password, await this.dummy()), false);
+    // A wrong password keeps the reserved attempt: it was a failure.
+    if (!user || !passwordOk) throw unauthorized("Invalid login or password");
+    // Only someone who knows the password learns that the account is disabled.
+    if (user.disabled_at !== null) {
+      check.notAFailure();
+      throw forbidden(ACCOUNT_DISABLED);
+    }
+    if (hasTwoFactor(user)) {
+      if (!input.code) {
+        check.notAFailure();
+        throw unauthorized("Two-factor code required");
+      }
+      if (!isValidTotp(this.store.users.totpSecrets(user).active!, input.code)) throw unauthorized("Invalid two-factor code");
+    }
+    check.succeeded();
+    return this.session(user);
+  }
+
+  /**
+   * Sets a new password and revokes every token issued before (their version no longer
+   * matches), disconnecting the account's gateway sockets. Answers a fresh session. The
+   * current password is checked under the same budget as logins, so a stolen token cannot
+   * guess it faster than a login could.
+   */
+  async changePassword(user: UserRow, currentPassword: string, newPassword: string, clientAddress: string): Promise<Session> {
+    const check = this.reservePasswordCheck(`account:${user.id}`, clientAddress);
+    if (!user.password_hash || !(await Bun.password.verify(currentPassword, user.password_hash))) {
+      throw badRequest("currentPassword: Current password is incorrect");
+    }
+    check.succeeded();
+    const updated = await this.store.users.setPassword(user.id, await this.hash(newPassword));
+    if (!updated) throw unauthorized();
+    this.bus.disconnect(rooms.user(user.id));
+    return this.session(updated);
+  }
+
+  /** The account behind a bearer token, or a 401; a disabled account is a 403. */
+  async authenticate(token: string | null | undefined): Promise<UserRow> {
+    const user = token ? await this.tokenOwner(token) : null;
+    if (!user) throw unauthorized();
+    if (user.disabled_at !== null) throw forbidden(ACCOUNT_DISABLED);
+    return user;
+  }
+
+  /** Same as `authenticate` without throwing: for the gateway handshake (a disabled account is null). */
+  async userForToken(token: string): Promise<UserRow | null> {
+    const user = await this.tokenOwner(token);
+    return user && user.disabled_at === null ? user : null;
+  }
+
+  /** The account a validly signed, unrevoked token belongs to, disabled or not. */
+  private async tokenOwner(token: string): Promise<UserRow | null> {
+    const claims = await this.tokens.verify(token);
+    if (!claims) return null;
+    const user = await this.store.users.findById(claims.userId);
+    if (!user || user.token_version !== claims.version) return null;
+    return user;
+  }
+
+  private async session(user: UserRow): Promise<Session> {
+    const token = await this.tokens.sign({ userId: user.id, version: user.token_version });
+    return { token, user: toMeUser(user) };
+  }
+
+  /**
+   * Takes one password check from the account's budget for this address and from its budget
+   * for all addresses, before the check is made (concurrent guesses are each counted), or
+   * throws 429 when either is spent (docs/auth.md "Rate limits"). The check then counts as a
+   * failure unless the caller says otherwise: `notAFailure` gives it back (the password was
+   * right but the login stopped short, e.g. a missing 2FA code), `succeeded` gives it back and
+   * forgets this address's failures.
+   */
+  private reservePasswordCheck(accountKey: string, clientAddress: string, refusal?: string) {
+    const fromAddress = `${accountKey} ${clientAddress}`;
+    const here = this.checksFromAddress.reserve(fromAddress);
+    if (!here.allowed) throw tooManyRequests(here.retryAfter, refusal);
+    const everywhere = this.checksOfAccount.reserve(accountKey);
+    if (!everywhere.allowed) {
+      this.checksFromAddress.refund(fromAddress);
+      throw tooManyRequests(everywhere.retryAfter, refusal);
+    }
+    const notAFailure = () => {
+      this.checksFromAddress.refund(fromAddress);
+      this.checksOfAccount.refund(accountKey);
+    };
+    return {
+      notAFailure,
+      succeeded: () => {
+        notAFailure();
+        this.checksFromAddress.reset(fromAddress);
+      },
+    };
+  }
+
+  private limitAddress(action: string, clientAddress: string) {
+    const decision = this.perAddress.hit(`${action}:${clientAddress}`);
+    if (!decision.allowed) throw tooManyRequests(decision.retryAfter);
+  }
+
+  private hash(password: string): Promise<string> {
+    return Bun.password.hash(password, { algorithm: "argon2id", ...this.config.passwordHashing });
+  }
+
+  private dummy(): Promise<string> {
+    this.dummyHash ??= this.hash(crypto.randomUUID());
+    return this.dummyHash;
+  }
+}
+

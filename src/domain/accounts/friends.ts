@@ -1,0 +1,165 @@
+import type { Store } from "../../store/store.ts";
+import type { FriendshipRow, RelatedUserRow } from "../../store/friends-repo.ts";
+import type { UserRow } from "../../store/users-repo.ts";
+import type { PresenceStatus, PublicUser } from "../shared/shapes.ts";
+import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
+import { rooms, type EventBus } from "../shared/events.ts";
+import { toPublicUser } from "./users.ts";
+import { isUuid } from "../shared/validation.ts";
+import { LIMITS } from "../shared/limits.ts";
+
+/** An accepted friend, as `GET /friends` lists them. */
+export interface Friend {
+  user_id: string;
+  username: string;
+  avatar: string | null;
+  status: PresenceStatus;
+  is_bot: 0 | 1;
+  /** When the friendship was accepted (unix seconds). */
+  since: number;
+}
+
+/** A pending request, seen from the caller's side. */
+export interface FriendRequest {
+  user_id: string;
+  username: string;
+  avatar: string | null;
+  status: PresenceStatus;
+  is_bot: 0 | 1;
+  direction: "incoming" | "outgoing";
+  created_at: number;
+}
+
+export type Relationship = "none" | "friend" | "incoming" | "outgoing";
+export type FriendSearchResult = PublicUser & { relationship: Relationship };
+
+
+const toFriend = (row: RelatedUserRow): Friend => ({
+  user_id: row.user_id,
+  username: row.username,
+  avatar: row.avatar,
+  status: row.status,
+  is_bot: row.is_bot,
+  since: row.accepted_at ?? row.created_at,
+});
+
+const toRequest = (row: RelatedUserRow, me: string): FriendRequest => ({
+  user_id: row.user_id,
+  username: row.username,
+  avatar: row.avatar,
+  status: row.status,
+  is_bot: row.is_bot,
+  direction: row.requester_id === me ? "outgoing" : "incoming",
+  created_at: row.created_at,
+});
+
+const friendOf = (other: UserRow, row: FriendshipRow): Friend => ({
+  user_id: other.id,
+  username: other.username,
+  avatar: other.avatar,
+  status: other.status,
+  is_bot: other.is_bot,
+  since: row.accepted_at ?? row.created_at,
+});
+
+/**
+ * Friends: requests, acceptance, removal and search. Only humans have friends: bots can
+ * neither send nor receive requests. Each change is announced to the other user's room.
+ */
+export class Friends {
+  constructor(private readonly store: Store, private readonly bus: EventBus) {}
+
+  async list(user: UserRow): Promise<Friend[]> {
+    return (await this.store.friends.listFriends(user.id)).map(toFriend);
+  }
+
+  async requests(user: UserRow): Promise<{ incoming: FriendRequest[]; outgoing: FriendRequest[] }> {
+    const all = (await this.store.friends.listPending(user.id)).map((row) => toRequest(row, user.id));
+    return { incoming: all.filter((r) => r.direction === "incoming"), outgoing: all.filter((r) => r.direction === "outgoing") };
+  }
+
+  async search(user: UserRow, q: string): Promise<FriendSearchResult[]> {
+    const rows = await this.store.friends.search(user.id, q, LIMITS.account.friendSearchResults);
+    return rows.map(({ f_status, f_requester, ...row }) => ({
+      ...toPublicUser(row),
+      relationship:
+        f_status === null ? "none" : f_status === "accepted" ? "friend" : f_requester === user.id ? "outgoing" : "incoming",
+    }));
+  }
+
+  /**
+   * Sends a request to the user named `username`. When they had already asked the caller,
+   * this accepts their request instead (`accepted: true`, the result is the friend).
+   */
+  async request(
+    user: UserRow,
+    username: string,
+  ): Promise<{ accepted: false; request: FriendRequest } | { accepted: true; friend: Friend }> {
+    this.mustBeHuman(user);
+    const target = await this.store.friends.findUserByUsername(username);
+    if (!target) throw notFound("User");
+    if (target.id === user.id) throw badRequest("You cannot send a friend request to yourself");
+    if (target.is_bot) throw badRequest("Bots cannot be added as friends");
+    const result = await this.store.friends.request(user.id, target.id);
+    switch (result.kind) {
+      case "already-friends":
+        throw conflict("You are already friends with this user");
+      case "already-requested":
+        throw conflict("You already sent a friend request to this user");
+      case "accepted":
+        this.bus.publish(rooms.user(target.id), "friend:accepted", { userId: user.id, username: user.username });
+        return { accepted: true, friend: friendOf(target, result.row) };
+      case "requested":
+        this.bus.publish(rooms.user(target.id), "friend:request", {
+          from: { id: user.id, username: user.username, avatar: user.avatar },
+        });
+        return {
+          accepted: false,
+          request: {
+            user_id: target.id,
+            username: target.username,
+            avatar: target.avatar,
+            status: target.status,
+            is_bot: target.is_bot,
+            direction: "outgoing",
+            created_at: result.row.created_at,
+          },
+        };
+    }
+  }
+
+  /** Accepts the pending request `friendId` sent the caller. */
+  async accept(user: UserRow, friendId: string): Promise<Friend> {
+    this.mustBeHuman(user);
+    const other = await this.otherUser(friendId);
+    const result = await this.store.friends.accept(user.id, other.id);
+    switch (result.kind) {
+      case "none":
+        throw notFound("Friend request");
+      case "own-request":
+        throw badRequest("You cannot accept your own friend request");
+      case "already-friends":
+        throw conflict("You are already friends with this user");
+      case "accepted":
+        this.bus.publish(rooms.user(other.id), "friend:accepted", { userId: user.id, username: user.username });
+        return friendOf(other, result.row);
+    }
+  }
+
+  /** Removes a friend, cancels an outgoing request or rejects an incoming one. */
+  async remove(user: UserRow, friendId: string): Promise<void> {
+    const other = await this.otherUser(friendId);
+    if (!(await this.store.friends.remove(user.id, other.id))) throw notFound("Friend or friend request");
+    this.bus.publish(rooms.user(other.id), "friend:removed", { userId: user.id });
+  }
+
+  private async otherUser(id: string): Promise<UserRow> {
+    const other = isUuid(id) ? await this.store.users.findById(id) : null;
+    if (!other) throw notFound("User");
+    return other;
+  }
+
+  private mustBeHuman(user: UserRow) {
+    if (user.is_bot) throw forbidden("Bots cannot have friends");
+  }
+}

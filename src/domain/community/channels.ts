@@ -1,0 +1,397 @@
+import type { Store } from "../../store/store.ts";
+import type { CategoryRow, ChannelPatch, ChannelRow } from "../../store/channels-repo.ts";
+import type { OverrideRow } from "../../store/access-repo.ts";
+import type { UserRow } from "../../store/users-repo.ts";
+import { missingPermission, type Access, type MemberContext } from "../access/access.ts";
+import type { Audit } from "../access/audit.ts";
+import { badRequest, notFound } from "../shared/errors.ts";
+import { rooms, type EventBus, type GatewayEventName, type GatewayPayload } from "../shared/events.ts";
+import type { LiveStateListener, Members } from "./members.ts";
+import { PERMISSIONS } from "../access/permission-bits.ts";
+import { computeChannelPermissions, hasPermission } from "../access/permissions.ts";
+import type { Category, Channel } from "../shared/shapes.ts";
+import type { UploadStore } from "../shared/uploads.ts";
+import { isUuid } from "../shared/validation.ts";
+import { LIMITS } from "../shared/limits.ts";
+import type { ChannelChangesInput, ChannelPlacementInput, NewChannelInput } from "./channel-schemas.ts";
+
+export interface PermissionOverride {
+  role_id: string;
+  allow: number;
+  deny: number;
+}
+
+export interface ChannelList {
+  channels: Channel[];
+  categories: Category[];
+}
+
+
+export const toChannel = (row: ChannelRow): Channel => ({
+  id: row.id,
+  server_id: row.server_id,
+  name: row.name,
+  type: row.type,
+  category_id: row.category_id,
+  position: row.position,
+  topic: row.topic,
+  slowmode: row.slowmode,
+  nsfw: row.nsfw === 1,
+  is_meeting: row.is_meeting === 1,
+  chat_enabled: row.chat_enabled === 1,
+});
+
+export const toCategory = (row: CategoryRow): Category => ({
+  id: row.id,
+  server_id: row.server_id,
+  name: row.name,
+  position: row.position,
+});
+
+const toOverride = (row: OverrideRow): PermissionOverride => ({ role_id: row.role_id, allow: row.allow, deny: row.deny });
+
+/**
+ * Discord-style text channel names: trimmed, lowercased, runs of whitespace become one `-`.
+ * Voice channel names are only trimmed. Either must end up 1-100 characters.
+ */
+export function normalizeChannelName(name: string, type: "text" | "voice"): string {
+  const trimmed = name.trim();
+  const normalized = type === "text" ? trimmed.toLowerCase().replace(/\s+/g, "-") : trimmed;
+  if (normalized.length < 1) throw badRequest("name: must not be empty");
+  if (normalized.length > LIMITS.channel.nameLength) throw badRequest(`name: must be at most ${LIMITS.channel.nameLength} characters`);
+  return normalized;
+}
+
+/** The name of a duplicate: `<name>-copy`, cut so it stays within the limit. */
+export const duplicateName = (name: string) => `${name.slice(0, LIMITS.channel.nameLength - "-copy".length)}-copy`;
+
+/**
+ * Channels, categories and their permission overrides. Management needs MANAGE_CHANNELS
+ * server-wide (overrides: MANAGE_ROLES), and a route on one channel also needs the caller to
+ * see it (404 otherwise, so hidden channels do not leak).
+ */
+export class Channels {
+  constructor(
+    private readonly store: Store,
+    private readonly access: Access,
+    private readonly audit: Audit,
+    private readonly members: Members,
+    private readonly bus: EventBus,
+    private readonly uploads: UploadStore,
+    /** Told after a channel is deleted (voice disconnects its participants, docs/voice.md). */
+    private readonly liveState: readonly LiveStateListener[],
+  ) {}
+
+  /** Every channel and category the member can see. */
+  async list(serverId: string, user: UserRow): Promise<ChannelList> {
+    const member = await this.access.member(serverId, user.id);
+    return this.visibleList(member);
+  }
+
+  private async visibleList(member: MemberContext): Promise<ChannelList> {
+    const serverId = member.server.id;
+    const [rows, categoryRows] = await Promise.all([this.store.channels.listByServer(serverId), this.store.channels.listCategories(serverId)]);
+    const channels: Channel[] = [];
+    const withVisibleChannel = new Set<string>();
+    for (const row of rows) {
+      if (!hasPermission(await this.access.channelPermissions(row, member), PERMISSIONS.VIEW_CHANNEL)) continue;
+      channels.push(toChannel(row));
+      if (row.category_id) withVisibleChannel.add(row.category_id);
+    }
+    // A category shows when one of its channels does, or when it is itself viewable (empty ones too).
+    const categories: Category[] = [];
+    for (const row of categoryRows) {
+      if (withVisibleChannel.has(row.id) || (await this.canViewCategory(row, member))) categories.push(toCategory(row));
+    }
+    return { channels, categories };
+  }
+
+  private async canViewCategory(category: CategoryRow, member: MemberContext): Promise<boolean> {
+    const overrides = (await this.store.access.categoryOverrides(category.id)).map((o) => ({ roleId: o.role_id, allow: o.allow, deny: o.deny }));
+    return hasPermission(computeChannelPermissions(member.input, overrides, []), PERMISSIONS.VIEW_CHANNEL);
+  }
+
+  async get(channelId: string, user: UserRow): Promise<Channel> {
+    return toChannel((await this.access.requireChannel(channelId, user.id)).channel);
+  }
+
+  async create(serverId: string, user: UserRow, input: NewChannelInput): Promise<Channel> {
+    const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
+    const name = normalizeChannelName(input.name, input.type);
+    if (input.type === "text") this.refuseVoiceFlags(input);
+    const categoryId = input.category_id ? await this.categoryOf(member.server.id, input.category_id) : null;
+    const isMeeting = input.type === "voice" && input.is_meeting === true;
+    const row = await this.store.channels.create({
+      serverId: member.server.id,
+      name,
+      type: input.type,
+      categoryId,
+      topic: null,
+      slowmode: 0,
+      nsfw: false,
+      isMeeting,
+      chatEnabled: input.type === "voice" && (input.chat_enabled ?? isMeeting),
+    });
+    const channel = toChannel(row);
+    await this.publishAbout(row, "channel:created", channel);
+    await this.audit.record(row.server_id, user.id, "CHANNEL_CREATE", { type: "channel", id: row.id }, {
+      name: row.name,
+      type: row.type,
+      category_id: row.category_id,
+    });
+    return channel;
+  }
+
+  async update(channelId: string, user: UserRow, input: ChannelChangesInput): Promise<Channel> {
+    const { channel } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_CHANNELS);
+    if (input.type !== undefined) throw badRequest("type cannot be changed");
+    if (channel.type === "text") this.refuseVoiceFlags(input);
+    const patch: ChannelPatch = {};
+    if (input.name !== undefined) patch.name = normalizeChannelName(input.name, channel.type);
+    if (input.category_id !== undefined) {
+      patch.category_id = input.category_id === null ? null : await this.categoryOf(channel.server_id, input.category_id);
+    }
+    if (input.topic !== undefined) patch.topic = input.topic === null || input.topic.trim() === "" ? null : input.topic;
+    if (input.slowmode !== undefined) patch.slowmode = input.slowmode;
+    if (input.nsfw !== undefined) patch.nsfw = input.nsfw ? 1 : 0;
+    if (channel.type === "voice") {
+      if (input.is_meeting !== undefined) patch.is_meeting = input.is_meeting ? 1 : 0;
+      if (input.chat_enabled !== undefined) patch.chat_enabled = input.chat_enabled ? 1 : 0;
+      // Becoming a meeting channel turns chat on unless the caller says otherwise.
+      else if (input.is_meeting === true && channel.is_meeting === 0) patch.chat_enabled = 1;
+    }
+    const row = await this.store.channels.update(channel.id, patch);
+    if (!row) throw notFound("Channel");
+    this.access.permissionsChanged(); // e.g. is_meeting, or a category with other overrides
+    const updated = toChannel(row);
+    const before = toChannel(channel);
+    const changes: Record<string, unknown> = {};
+    for (const key of Object.keys(patch) as (keyof ChannelPatch)[]) {
+      if (before[key] !== updated[key]) changes[key] = { old: before[key], new: updated[key] };
+    }
+    await this.publishAbout(row, "channel:updated", updated);
+    await this.audit.record(row.server_id, user.id, "CHANNEL_UPDATE", { type: "channel", id: row.id }, changes);
+    // Moving into or out of a category changes which overrides apply.
+    if (changes.category_id) await this.members.syncChannelRooms(row.server_id, { channelIds: [row.id] });
+    return updated;
+  }
+
+  async duplicate(channelId: string, user: UserRow): Promise<Channel> {
+    const { channel } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_CHANNELS);
+    const row = await this.store.channels.duplicate(channel.id, duplicateName(channel.name));
+    if (!row) throw notFound("Channel");
+    const copy = toChannel(row);
+    await this.publishAbout(row, "channel:created", copy);
+    await this.audit.record(row.server_id, user.id, "CHANNEL_DUPLICATE", { type: "channel", id: row.id }, {
+      source_id: channel.id,
+      name: row.name,
+    });
+    return copy;
+  }
+
+  async delete(channelId: string, user: UserRow): Promise<void> {
+    const { channel, member } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_CHANNELS);
+    const hidden = await this.members.roomsUnableToView(channel);
+    const files = await this.store.messages.channelFiles(channel.id);
+    if (!(await this.store.channels.delete(channel.id))) throw notFound("Channel");
+    // Its messages went with it (cascade); their attachment files go too.
+    await Promise.all(files.map((file) => this.uploads.remove(file)));
+    // A deleted system channel no longer receives system messages.
+    const settings = JSON.parse(member.server.settings) as { system_channel_id?: string | null };
+    if (settings.system_channel_id === channel.id) {
+      await this.store.servers.update(member.server.id, { settings: JSON.stringify({ ...settings, system_channel_id: null }) });
+    }
+    this.bus.publish(rooms.server(channel.server_id), "channel:deleted", { id: channel.id, server_id: channel.server_id }, hidden);
+    const room = rooms.channel(channel.id);
+    this.bus.removeFromRoom(room, room);
+    for (const listener of this.liveState) await listener.channelDeleted(channel);
+    await this.audit.record(channel.server_id, user.id, "CHANNEL_DELETE", { type: "channel", id: channel.id }, {
+      name: channel.name,
+      type: channel.type,
+    });
+  }
+
+  /** Sets positions (and categories where given); answers the new list. */
+  async reorder(serverId: string, user: UserRow, order: ChannelPlacementInput[]): Promise<ChannelList> {
+    const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
+    const server = member.server;
+    const before = new Map((await this.store.channels.listByServer(server.id)).map((c) => [c.id, c]));
+    const seen = new Set<string>();
+    for (const [index, entry] of order.entries()) {
+      if (!before.has(entry.id)) throw badRequest(`order.${index}.id: not a channel of this server`);
+      if (seen.has(entry.id)) throw badRequest(`order.${index}.id: listed twice`);
+      seen.add(entry.id);
+      if (entry.category_id) await this.categoryOf(server.id, entry.category_id, `order.${index}.category_id`);
+    }
+    await this.store.channels.place(server.id, order);
+    const moved: ChannelRow[] = [];
+    for (const row of await this.store.channels.listByServer(server.id)) {
+      const old = before.get(row.id)!;
+      if (old.position !== row.position || old.category_id !== row.category_id) moved.push(row);
+    }
+    for (const row of moved) await this.publishAbout(row, "channel:updated", toChannel(row));
+    await this.audit.record(server.id, user.id, "CHANNEL_REORDER", { type: "server", id: server.id }, {
+      order: order.map((e) => ({ id: e.id, position: e.position, ...(e.category_id !== undefined ? { category_id: e.category_id } : {}) })),
+    });
+    const recategorized = moved.filter((row) => row.category_id !== before.get(row.id)!.category_id).map((row) => row.id);
+    if (recategorized.length) await this.members.syncChannelRooms(server.id, { channelIds: recategorized });
+    return this.visibleList(member);
+  }
+
+  async createCategory(serverId: string, user: UserRow, name: string): Promise<Category> {
+    const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
+    const row = await this.store.channels.createCategory(member.server.id, name);
+    await this.audit.record(row.server_id, user.id, "CATEGORY_CREATE", { type: "category", id: row.id }, { name: row.name });
+    return toCategory(row);
+  }
+
+  async renameCategory(categoryId: string, user: UserRow, name: string): Promise<Category> {
+    const category = await this.manageCategory(categoryId, user, PERMISSIONS.MANAGE_CHANNELS);
+    const row = await this.store.channels.renameCategory(category.id, name);
+    if (!row) throw notFound("Category");
+    // The spec lists no CATEGORY_UPDATE action; a rename is a channel-structure update.
+    await this.audit.record(row.server_id, user.id, "CHANNEL_UPDATE", { type: "category", id: row.id }, {
+      name: { old: category.name, new: row.name },
+    });
+    return toCategory(row);
+  }
+
+  async deleteCategory(categoryId: string, user: UserRow): Promise<void> {
+    const category = await this.manageCategory(categoryId, user, PERMISSIONS.MANAGE_CHANNELS);
+    const inside = await this.store.channels.listByCategory(category.id);
+    if (!(await this.store.channels.deleteCategory(category.id))) throw notFound("Category");
+    for (const row of inside) {
+      const moved = { ...row, category_id: null };
+      await this.publishAbout(moved, "channel:updated", toChannel(moved));
+    }
+    await this.audit.record(category.server_id, user.id, "CATEGORY_DELETE", { type: "category", id: category.id }, { name: category.name });
+    // The category's overrides no longer apply to its former channels.
+    if (inside.length) await this.members.syncChannelRooms(category.server_id, { channelIds: inside.map((c) => c.id) });
+  }
+
+  /** `order` must hold every category of the server exactly once. */
+  async reorderCategories(serverId: string, user: UserRow, order: string[]): Promise<Category[]> {
+    const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
+    const existing = new Set((await this.store.channels.listCategories(member.server.id)).map((c) => c.id));
+    const given = new Set(order);
+    if (given.size !== order.length) throw badRequest("order: category ids must not repeat");
+    if (order.length !== existing.size || order.some((id) => !existing.has(id))) {
+      throw badRequest("order: must list every category of this server exactly once");
+    }
+    await this.store.channels.reorderCategories(member.server.id, order);
+    await this.audit.record(member.server.id, user.id, "CHANNEL_REORDER", { type: "server", id: member.server.id }, { categories: order });
+    return (await this.store.channels.listCategories(member.server.id)).map(toCategory);
+  }
+
+  // Permission overrides: reading needs MANAGE_ROLES or MANAGE_CHANNELS, changing MANAGE_ROLES.
+
+  async channelOverrides(channelId: string, user: UserRow): Promise<PermissionOverride[]> {
+    const { channel } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_ROLES, PERMISSIONS.MANAGE_CHANNELS);
+    return (await this.store.channels.listChannelOverrides(channel.id)).map(toOverride);
+  }
+
+  async setChannelOverride(channelId: string, roleId: string, user: UserRow, allow: number, deny: number): Promise<PermissionOverride> {
+    const { channel, member } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_ROLES);
+    await this.requireRole(channel.server_id, roleId);
+    this.access.requireHeldBits(member, allow | deny);
+    const row = toOverride(await this.store.channels.setChannelOverride(channel.id, roleId, allow, deny));
+    await this.publishAbout(channel, "channel:permissions-updated", { channelId: channel.id, roleId, allow: row.allow, deny: row.deny });
+    // The spec lists no override actions; an override is part of the channel's settings.
+    await this.audit.record(channel.server_id, user.id, "CHANNEL_UPDATE", { type: "channel", id: channel.id }, {
+      permission_override: { role_id: roleId, allow: row.allow, deny: row.deny },
+    });
+    await this.members.syncChannelRooms(channel.server_id, { channelIds: [channel.id] });
+    return row;
+  }
+
+  /** Idempotent: resetting an override that does not exist succeeds without an event. */
+  async resetChannelOverride(channelId: string, roleId: string, user: UserRow): Promise<void> {
+    const { channel } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_ROLES);
+    await this.requireRole(channel.server_id, roleId);
+    if (!(await this.store.channels.deleteChannelOverride(channel.id, roleId))) return;
+    await this.publishAbout(channel, "channel:permissions-updated", { channelId: channel.id, roleId, reset: true });
+    await this.audit.record(channel.server_id, user.id, "CHANNEL_UPDATE", { type: "channel", id: channel.id }, {
+      permission_override: { role_id: roleId, reset: true },
+    });
+    await this.members.syncChannelRooms(channel.server_id, { channelIds: [channel.id] });
+  }
+
+  async categoryOverrides(categoryId: string, user: UserRow): Promise<PermissionOverride[]> {
+    const category = await this.manageCategory(categoryId, user, PERMISSIONS.MANAGE_ROLES, PERMISSIONS.MANAGE_CHANNELS);
+    return (await this.store.channels.listCategoryOverrides(category.id)).map(toOverride);
+  }
+
+  async setCategoryOverride(categoryId: string, roleId: string, user: UserRow, allow: number, deny: number): Promise<PermissionOverride> {
+    const category = await this.manageCategory(categoryId, user, PERMISSIONS.MANAGE_ROLES);
+    const member = await this.access.member(category.server_id, user.id);
+    await this.requireRole(category.server_id, roleId);
+    this.access.requireHeldBits(member, allow | deny);
+    const row = toOverride(await this.store.channels.setCategoryOverride(category.id, roleId, allow, deny));
+    this.bus.publish(rooms.server(category.server_id), "category:permissions-updated", {
+      categoryId: category.id,
+      roleId,
+      allow: row.allow,
+      deny: row.deny,
+    });
+    await this.audit.record(category.server_id, user.id, "CHANNEL_UPDATE", { type: "category", id: category.id }, {
+      permission_override: { role_id: roleId, allow: row.allow, deny: row.deny },
+    });
+    await this.syncCategoryRooms(category);
+    return row;
+  }
+
+  async resetCategoryOverride(categoryId: string, roleId: string, user: UserRow): Promise<void> {
+    const category = await this.manageCategory(categoryId, user, PERMISSIONS.MANAGE_ROLES);
+    await this.requireRole(category.server_id, roleId);
+    if (!(await this.store.channels.deleteCategoryOverride(category.id, roleId))) return;
+    this.bus.publish(rooms.server(category.server_id), "category:permissions-updated", { categoryId: category.id, roleId, reset: true });
+    await this.audit.record(category.server_id, user.id, "CHANNEL_UPDATE", { type: "category", id: category.id }, {
+      permission_override: { role_id: roleId, reset: true },
+    });
+    await this.syncCategoryRooms(category);
+  }
+
+  private async syncCategoryRooms(category: CategoryRow): Promise<void> {
+    const channelIds = (await this.store.channels.listByCategory(category.id)).map((c) => c.id);
+    if (channelIds.length) await this.members.syncChannelRooms(category.server_id, { channelIds });
+  }
+
+  /** The channel, visible to the caller (404 otherwise), and a server-wide bit (any of `bits`). */
+  private async manageChannel(channelId: string, user: UserRow, ...bits: number[]) {
+    const context = await this.access.requireChannel(channelId, user.id);
+    if (!bits.some((bit) => hasPermission(context.member.permissions, bit))) throw missingPermission(bits[0]!);
+    return context;
+  }
+
+  /** The category (404 for a missing one or a non-UUID), and a server-wide bit (any of `bits`). */
+  private async manageCategory(categoryId: string, user: UserRow, ...bits: number[]): Promise<CategoryRow> {
+    const category = isUuid(categoryId) ? await this.store.channels.findCategory(categoryId) : null;
+    if (!category) throw notFound("Category");
+    const member = await this.access.member(category.server_id, user.id);
+    if (!bits.some((bit) => hasPermission(member.permissions, bit))) throw missingPermission(bits[0]!);
+    return category;
+  }
+
+  /** A category id from a body: it must be a category of this server (400 otherwise). */
+  private async categoryOf(serverId: string, categoryId: string, field = "category_id"): Promise<string> {
+    const category = isUuid(categoryId) ? await this.store.channels.findCategory(categoryId) : null;
+    if (!category || category.server_id !== serverId) throw badRequest(`${field}: not a category of this server`);
+    return category.id;
+  }
+
+  /** A role of this server (404 otherwise, as for any path id). */
+  /** Channel events reach the server room, except members who cannot see the channel. */
+  private async publishAbout<E extends GatewayEventName>(channel: ChannelRow, event: E, payload: GatewayPayload<E>): Promise<void> {
+    this.bus.publish(rooms.server(channel.server_id), event, payload, await this.members.roomsUnableToView(channel));
+  }
+
+  private async requireRole(serverId: string, roleId: string): Promise<void> {
+    const owner = isUuid(roleId) ? await this.store.channels.roleServerId(roleId) : null;
+    if (owner !== serverId) throw notFound("Role");
+  }
+
+  private refuseVoiceFlags(input: { is_meeting?: boolean; chat_enabled?: boolean }): void {
+    if (input.is_meeting) throw badRequest("is_meeting: only voice channels can be meeting channels");
+    if (input.chat_enabled) throw badRequest("chat_enabled: only applies to voice channels");
+  }
+}

@@ -1,0 +1,134 @@
+import type { Store } from "../../store/store.ts";
+import type { InviteRow, InviteUseRow } from "../../store/invites-repo.ts";
+import type { UserRow } from "../../store/users-repo.ts";
+import type { Access } from "../access/access.ts";
+import type { Audit } from "../access/audit.ts";
+import { badRequest, forbidden, notFound } from "../shared/errors.ts";
+import type { Members } from "./members.ts";
+import { PERMISSIONS } from "../access/permission-bits.ts";
+import { hasPermission } from "../access/permissions.ts";
+import { newInviteCode, type Server, type Servers } from "./servers.ts";
+import { isUuid } from "../shared/validation.ts";
+import { LIMITS } from "../shared/limits.ts";
+
+/** The invite object (CONTRACT.md), plus whether it is the server's primary invite. */
+export interface Invite {
+  id: string;
+  code: string;
+  server_id: string;
+  max_uses: number | null;
+  uses: number;
+  expires_at: number | null;
+  is_primary: boolean;
+  created_by: string | null;
+  created_at: number;
+}
+
+export const toInvite = (row: InviteRow): Invite => ({
+  id: row.id,
+  code: row.code,
+  server_id: row.server_id,
+  max_uses: row.max_uses,
+  uses: row.uses,
+  expires_at: row.expires_at,
+  is_primary: row.is_primary === 1,
+  created_by: row.created_by,
+  created_at: row.created_at,
+});
+
+/**
+ * Server invites: any member may create one (the spec has no CREATE_INSTANT_INVITE bit, and
+ * Discord's `@everyone` holds it by default); listing, use history and regenerating the primary
+ * code need MANAGE_SERVER; deleting needs the creator or MANAGE_SERVER.
+ */
+export class Invites {
+  constructor(
+    private readonly store: Store,
+    private readonly access: Access,
+    private readonly audit: Audit,
+    private readonly members: Members,
+    private readonly servers: Servers,
+  ) {}
+
+  /** `maxUses` 0 or absent: unlimited; `expiresIn` seconds, 0 or absent: never. */
+  async create(serverId: string, userId: string, options: { maxUses?: number; expiresIn?: number }): Promise<Invite> {
+    const member = await this.access.member(serverId, userId);
+    const row = await this.store.invites.create({
+      serverId: member.server.id,
+      code: newInviteCode(),
+      maxUses: options.maxUses ? options.maxUses : null,
+      expiresAt: options.expiresIn ? Math.floor(Date.now() / 1000) + options.expiresIn : null,
+      createdBy: userId,
+    });
+    await this.audit.record(member.server.id, userId, "INVITE_CREATE", { type: "invite", id: row.id }, {
+      code: row.code,
+      max_uses: row.max_uses,
+      expires_at: row.expires_at,
+    });
+    return toInvite(row);
+  }
+
+  async list(serverId: string, userId: string): Promise<Invite[]> {
+    const member = await this.access.requirePermission(serverId, userId, PERMISSIONS.MANAGE_SERVER);
+    return (await this.store.invites.listActive(member.server.id)).map(toInvite);
+  }
+
+  /** The primary invite is not deleted (every server keeps one): regenerate its code instead. */
+  async delete(serverId: string, userId: string, inviteId: string): Promise<void> {
+    const member = await this.access.member(serverId, userId);
+    const invite = await this.inviteOf(member.server.id, inviteId);
+    if (invite.created_by !== userId && !hasPermission(member.permissions, PERMISSIONS.MANAGE_SERVER)) {
+      throw forbidden("Missing permission: MANAGE_SERVER");
+    }
+    if (invite.is_primary === 1) throw badRequest("The primary invite cannot be deleted; regenerate its code instead");
+    await this.store.invites.delete(invite.id);
+    await this.audit.record(member.server.id, userId, "INVITE_DELETE", { type: "invite", id: invite.id }, { code: invite.code });
+  }
+
+  async uses(serverId: string, userId: string, inviteId: string): Promise<InviteUseRow[]> {
+    const member = await this.access.requirePermission(serverId, userId, PERMISSIONS.MANAGE_SERVER);
+    const invite = await this.inviteOf(member.server.id, inviteId);
+    return this.store.invites.uses(invite.id);
+  }
+
+  /** A new code for the primary invite; the old code stops working at once. */
+  async regeneratePrimary(serverId: string, userId: string): Promise<Invite> {
+    const member = await this.access.requirePermission(serverId, userId, PERMISSIONS.MANAGE_SERVER);
+    const row = await this.store.invites.regeneratePrimary(member.server.id, newInviteCode(), userId);
+    await this.audit.record(member.server.id, userId, "INVITE_REGENERATE", { type: "invite", id: row.id }, { code: row.code });
+    return toInvite(row);
+  }
+
+  /**
+   * Joins by an invite code or a server's vanity code. The store checks the ban, membership,
+   * expiry and use limit and counts the use in one transaction; Members.join then adds the
+   * member (`member:joined`, MEMBER_JOIN). Already a member: the server, no use counted.
+   */
+  async join(user: UserRow, code: string): Promise<{ server: Server; joined: boolean }> {
+    if (user.is_bot === 1) throw forbidden("Bots cannot join servers by invite; a server admin adds them");
+    if (code.length === 0 || code.length > LIMITS.invite.codeLength) throw notFound("Invite");
+    const redemption = await this.store.invites.redeem(code, user.id);
+    switch (redemption.result) {
+      case "unknown":
+        throw notFound("Invite");
+      case "banned":
+        throw forbidden("You are banned from this server");
+      case "expired":
+        throw badRequest("This invite has expired");
+      case "used_up":
+        throw badRequest("This invite has reached its maximum number of uses");
+    }
+    const server = await this.access.server(redemption.serverId);
+    if (redemption.result === "member") return { server: await this.servers.toServer(server), joined: false };
+    const joined = await this.members.join(server.id, user);
+    // Joined by another request between the count and the insert: that use did not happen.
+    if (!joined && redemption.inviteId && redemption.useId) await this.store.invites.uncountUse(redemption.inviteId, redemption.useId);
+    return { server: await this.servers.toServer(server), joined };
+  }
+
+  private async inviteOf(serverId: string, inviteId: string): Promise<InviteRow> {
+    const invite = isUuid(inviteId) ? await this.store.invites.findById(inviteId) : null;
+    if (!invite || invite.server_id !== serverId) throw notFound("Invite");
+    return invite;
+  }
+}

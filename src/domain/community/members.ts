@@ -1,0 +1,131 @@
+import type { Store } from "../../store/store.ts";
+import type { UserRow } from "../../store/users-repo.ts";
+import type { ChannelRow } from "../../store/channels-repo.ts";
+import type { Access, MemberContext } from "../access/access.ts";
+import type { Audit } from "../access/audit.ts";
+import { rooms, type EventBus } from "../shared/events.ts";
+import { PERMISSIONS } from "../access/permission-bits.ts";
+import { hasPermission } from "../access/permissions.ts";
+import type { PresenceStatus } from "../shared/shapes.ts";
+
+export interface Member {
+  user_id: string;
+  username: string;
+  avatar: string | null;
+  status: PresenceStatus;
+  role: string;
+  roles: string[];
+  is_bot: 0 | 1;
+  joined_at: number;
+  timeout_until: number | null;
+}
+
+/**
+ * Joining and leaving servers, in one place for every path that does it (invite join, leave,
+ * kick, ban, bot add/remove), and keeping gateway rooms in step with what members may see.
+ */
+/**
+ * A feature that keeps live state per member and channel (voice, docs/voice.md). Members,
+ * Channels and Servers tell it when a member leaves a server, when access may have shrunk,
+ * and when a channel is deleted. The composition root hands the listeners to each.
+ */
+export interface LiveStateListener {
+  memberRemoved(serverId: string, userId: string): Promise<void>;
+  accessChanged(serverId: string, userIds?: string[]): Promise<void>;
+  channelDeleted(channel: { id: string }): Promise<void>;
+}
+
+export class Members {
+  constructor(
+    private readonly store: Store,
+    private readonly access: Access,
+    private readonly audit: Audit,
+    private readonly bus: EventBus,
+    private readonly liveState: readonly LiveStateListener[],
+  ) {}
+
+  async list(serverId: string, userId: string): Promise<Member[]> {
+    const member = await this.access.member(serverId, userId);
+    return this.store.members.list(member.server.id);
+  }
+
+  /**
+   * Adds `user` to the server: `member:joined` to the server room and MEMBER_JOIN in the audit
+   * log (the actor is the joiner unless `actorId` says who added them). False when already in.
+   */
+  async join(serverId: string, user: UserRow, actorId = user.id): Promise<boolean> {
+    const added = await this.store.members.add(serverId, user.id);
+    if (!added) return false;
+    this.bus.publish(rooms.server(serverId), "member:joined", {
+      serverId,
+      userId: user.id,
+      username: user.username,
+      avatar: user.avatar,
+    });
+    await this.audit.record(serverId, actorId, "MEMBER_JOIN", { type: "member", id: user.id });
+    return true;
+  }
+
+  /**
+   * Removes a member: `member:left` to the server room (and to the member), and their sockets
+   * leave the server's and its channels' rooms at once. The caller writes the audit entry
+   * (MEMBER_LEAVE, MEMBER_KICK or MEMBER_BAN), since it knows which it was.
+   */
+  async remove(serverId: string, userId: string): Promise<boolean> {
+    const removed = await this.store.members.remove(serverId, userId);
+    if (!removed) return false;
+    this.access.permissionsChanged();
+    const payload = { serverId, userId };
+    this.bus.publish([rooms.server(serverId), rooms.user(userId)], "member:left", payload);
+    const userRoom = rooms.user(userId);
+    this.bus.removeFromRoom(userRoom, rooms.server(serverId));
+    for (const channel of await this.store.channels.listByServer(serverId)) {
+      this.bus.removeFromRoom(userRoom, rooms.channel(channel.id));
+    }
+    for (const listener of this.liveState) await listener.memberRemoved(serverId, userId);
+    return true;
+  }
+
+  /** The personal rooms of the members who cannot see `channel`: events about it skip them. */
+  async roomsUnableToView(channel: ChannelRow): Promise<string[]> {
+    const server = await this.access.server(channel.server_id);
+    const overrides = await this.access.overridesOf(channel);
+    const hidden: string[] = [];
+    for (const userId of await this.store.members.userIds(server.id)) {
+      const member = await this.access.memberOf(server, userId);
+      if (!member || !hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL)) {
+        hidden.push(rooms.user(userId));
+      }
+    }
+    return hidden;
+  }
+
+  /**
+   * After a change that can take VIEW_CHANNEL away (an override, a role's bits, a role
+   * unassigned), every affected member who can no longer see a channel leaves its room at once.
+   */
+  async syncChannelRooms(serverId: string, options: { userIds?: string[]; channelIds?: string[] } = {}): Promise<void> {
+    this.access.permissionsChanged();
+    const server = await this.access.server(serverId);
+    const channels = (await this.store.channels.listByServer(server.id)).filter(
+      (c) => !options.channelIds || options.channelIds.includes(c.id),
+    );
+    const only = options.userIds ? new Set(options.userIds) : null;
+    // Only users with a socket in a channel's room can need taking out of it, so the work
+    // follows those sockets, not the server's size; each member and each channel's overrides
+    // are read once.
+    const members = new Map<string, MemberContext | null>();
+    for (const channel of channels) {
+      const watchers = (await this.bus.usersIn(rooms.channel(channel.id))).filter((id) => !only || only.has(id));
+      if (watchers.length === 0) continue;
+      const overrides = await this.access.overridesOf(channel);
+      for (const userId of watchers) {
+        if (!members.has(userId)) members.set(userId, await this.access.memberOf(server, userId));
+        const member = members.get(userId);
+        const visible = member && hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL);
+        if (!visible) this.bus.removeFromRoom(rooms.user(userId), rooms.channel(channel.id));
+      }
+    }
+    for (const listener of this.liveState) await listener.accessChanged(server.id, options.userIds);
+  }
+}

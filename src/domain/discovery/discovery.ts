@@ -1,0 +1,56 @@
+import pkg from "../../../package.json" with { type: "json" };
+import type { Store } from "../../store/store.ts";
+import type { PlatformCounts } from "../../store/stats-repo.ts";
+import { SPEC_LIMITS } from "../shared/limits.ts";
+import type { PlatformSettings } from "../admin/platform-settings.ts";
+import { REGISTRATION_OPEN } from "../accounts/accounts.ts";
+import { REQUIRE_2FA_FOR_APPLICATIONS } from "../bots/applications.ts";
+import { PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, DEFAULT_BOT_PERMISSIONS } from "../access/permission-bits.ts";
+import { PRESENCE_STATUSES } from "../shared/shapes.ts";
+
+export const API_VERSION = "v1";
+
+/** Public, unauthenticated facts about this instance. */
+export class Discovery {
+  constructor(private readonly store: Store, private readonly settings: PlatformSettings) {}
+
+  discovery(baseUrl: string) {
+    return {
+      name: "Hearth",
+      version: pkg.version,
+      api_version: API_VERSION,
+      gateway: { url: baseUrl, path: "/socket.io/", protocol: "socket.io", protocol_version: 4 },
+      links: {
+        self: `${baseUrl}/api/v1`,
+        platform_config: `${baseUrl}/api/v1/platform/config`,
+        stats: `${baseUrl}/api/v1/stats`,
+        register: `${baseUrl}/api/v1/auth/register`,
+        login: `${baseUrl}/api/v1/auth/login`,
+        me: `${baseUrl}/api/v1/users/me/info`,
+      },
+    };
+  }
+
+  /** Features follow the live platform settings (docs/admin.md). */
+  async config() {
+    return {
+      api_version: API_VERSION,
+      features: {
+        registration_open: await this.settings.get(REGISTRATION_OPEN),
+        two_factor: true,
+        two_factor_required_for_applications: await this.settings.get(REQUIRE_2FA_FOR_APPLICATIONS),
+      },
+      limits: SPEC_LIMITS,
+      presence_statuses: PRESENCE_STATUSES,
+      permissions: PERMISSIONS,
+      default_permissions: {
+        everyone: DEFAULT_EVERYONE_PERMISSIONS,
+        bot: DEFAULT_BOT_PERMISSIONS,
+      },
+    };
+  }
+
+  stats(): Promise<PlatformCounts> {
+    return this.store.stats.counts();
+  }
+}

@@ -1,0 +1,463 @@
+import type { Store } from "../../store/store.ts";
+import type { ConversationRow, DmMessageRow, NewDmAttachment } from "../../store/dms-repo.ts";
+import type { UserRow } from "../../store/users-repo.ts";
+import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
+import { rooms, type EventBus } from "../shared/events.ts";
+import { LIMITS } from "../shared/limits.ts";
+import type { Embed, Message, PresenceStatus } from "../shared/shapes.ts";
+import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
+import { normalizeEmbeds } from "../messaging/embeds.ts";
+import { checkAttachmentFiles, storeAttachmentFiles } from "../messaging/attachments.ts";
+import { toFtsMatch } from "../messaging/search-query.ts";
+import { isUuid } from "../shared/validation.ts";
+
+export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
+
+/** A DM message: the spec's Message fields plus `conversation_id` (`channel_id` carries the same id). */
+export type DmMessage = Omit<Message, "webhook_id"> & { conversation_id: string };
+
+export type Recipient = { id: string; username: string; avatar: string | null; status: PresenceStatus; is_bot: 0 | 1 };
+
+/** A conversation as its members see it; `recipients` are the members other than the viewer. */
+export type Conversation = {
+  id: string;
+  type: "dm" | "group";
+  name: string | null;
+  icon: string | null;
+  owner_id: string | null;
+  recipients: Recipient[];
+  last_message_at: number | null;
+};
+
+export interface MessagePageQuery {
+  before?: string;
+  around?: string;
+  limit: number;
+}
+
+/** Told when someone leaves a group DM or it is deleted (DM calls take them out of the call). */
+export interface ConversationListener {
+  /** `userId` was removed by `by`, or left (`by` is then `userId`). */
+  memberLeft(conversationId: string, userId: string, by: string): void;
+  conversationDeleted(conversationId: string, by: string): void;
+}
+
+/**
+ * Direct messages in one place: 1:1 DMs and group DMs are both conversations, and every
+ * send, edit, delete, page, search, pin, reaction and read marker goes through here.
+ */
+export class Dms {
+  constructor(
+    private readonly store: Store,
+    private readonly uploads: UploadStore,
+    private readonly bus: EventBus,
+    /** Told when someone leaves a group DM or it is deleted (DM calls; registered in the composition root). */
+    private readonly listeners: readonly ConversationListener[] = [],
+  ) {}
+
+  // --- who may talk to whom -------------------------------------------------------------
+
+  private async user(id: string): Promise<UserRow> {
+    const user = isUuid(id) ? await this.store.users.findById(id.toLowerCase()) : null;
+    if (!user) throw notFound("User");
+    return user;
+  }
+
+  /** Sharing a server, or an accepted friendship (never for bots: they are reached through servers). */
+  async canMessage(from: UserRow, to: UserRow): Promise<boolean> {
+    const repo = this.store.dms;
+    if (await repo.shareServer(from.id, to.id)) return true;
+    if (from.is_bot || to.is_bot) return false;
+    return repo.areFriends(from.id, to.id);
+  }
+
+  private async requireCanMessage(from: UserRow, to: UserRow): Promise<void> {
+    if (!(await this.canMessage(from, to))) throw forbidden(CANNOT_MESSAGE);
+  }
+
+  private async dmTarget(caller: UserRow, targetUserId: string): Promise<UserRow> {
+    const target = await this.user(targetUserId);
+    if (target.id === caller.id) throw badRequest("You cannot message yourself");
+    return target;
+  }
+
+  /** The 1:1 conversation with the target, created when allowed and missing. */
+  async openDm(caller: UserRow, targetUserId: string): Promise<{ conversation: ConversationRow; created: boolean }> {
+    const target = await this.dmTarget(caller, targetUserId);
+    const existing = await this.store.dms.findDm(caller.id, target.id);
+    if (existing) return { conversation: existing, created: false };
+    await this.requireCanMessage(caller, target);
+    const { row, created } = await this.store.dms.openDm(caller.id, target.id);
+    return { conversation: row, created };
+  }
+
+  /** The existing 1:1 conversation with the target, or null (nothing is created by reading). */
+  async findDm(caller: UserRow, targetUserId: string): Promise<ConversationRow | null> {
+    const target = await this.dmTarget(caller, targetUserId);
+    return this.store.dms.findDm(caller.id, target.id);
+  }
+
+  /** The existing 1:1 conversation, or 404 naming `what` (the thing the caller asked about). */
+  async requireDm(caller: UserRow, targetUserId: string, what = "Conversation"): Promise<ConversationRow> {
+    const row = await this.findDm(caller, targetUserId);
+    if (!row) throw notFound(what);
+    return row;
+  }
+
+  /** A group the caller belongs to; any other group does not exist for them (404). */
+  async group(caller: UserRow, groupId: string): Promise<ConversationRow> {
+    const row = isUuid(groupId) ? await this.store.dms.findById(groupId.toLowerCase()) : null;
+    if (!row || row.type !== "group" || !(await this.store.dms.isMember(row.id, caller.id))) throw notFound("Group");
+    return row;
+  }
+
+  // --- shapes ------------------------------------------------------------------------------
+
+  async toConversations(rows: ConversationRow[], viewerId: string): Promise<Conversation[]> {
+    const recipients = await this.store.dms.recipients(rows.map((r) => r.id));
+    return rows.map((row) => ({
+      id: row.id,
+      type: row.type,
+      name: row.name,
+      icon: row.icon,
+      owner_id: row.owner_id,
+      recipients: recipients
+        .filter((r) => r.conversation_id === row.id && r.id !== viewerId)
+        .map(({ id, username, avatar, status, is_bot }) => ({ id, username, avatar, status, is_bot })),
+      last_message_at: row.last_message_at,
+    }));
+  }
+
+  async toConversation(row: ConversationRow, viewerId: string): Promise<Conversation> {
+    return (await this.toConversations([row], viewerId))[0]!;
+  }
+
+  async toMessages(rows: DmMessageRow[]): Promise<DmMessage[]> {
+    const attachments = await this.store.dms.attachmentsOf(rows.map((r) => r.id));
+    return rows.map((row) => ({
+      id: row.id,
+      conversation_id: row.conversation_id,
+      channel_id: row.conversation_id,
+      user_id: row.user_id,
+      content: row.content,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      username: row.username,
+      avatar: row.avatar,
+      is_bot: row.is_bot,
+      embeds: JSON.parse(row.embeds) as Embed[],
+      attachments: attachments
+        .filter((a) => a.message_id === row.id)
+        .map(({ id, filename, original_name, mime_type, size }) => ({ id, filename, original_name, mime_type, size })),
+      reply_to: row.reply_to,
+    }));
+  }
+
+  private async toMessage(row: DmMessageRow): Promise<DmMessage> {
+    return (await this.toMessages([row]))[0]!;
+  }
+
+  private async memberRooms(conversationId: string, except: string[] = []): Promise<string[]> {
+    return (await this.store.dms.memberIds(conversationId)).filter((id) => !except.includes(id)).map(rooms.user);
+  }
+
+  private async message(conversation: ConversationRow, messageId: string): Promise<DmMessageRow> {
+    const row = isUuid(messageId) ? await this.store.dms.findMessage(conversation.id, messageId) : null;
+    if (!row) throw notFound("Message");
+    return row;
+  }
+
+  // --- listing -----------------------------------------------------------------------------
+
+  async list(user: UserRow, type: "dm" | "group" | null): Promise<Conversation[]> {
+    return this.toConversations(await this.store.dms.listForUser(user.id, type), user.id);
+  }
+
+  // --- messages ----------------------------------------------------------------------------
+
+  /**
+   * The rule for sending in a conversation (messages, and DM calls: starting, answering,
+   * signalling). 1:1 DMs are re-checked every time: losing the shared server or the
+   * friendship stops new messages. Membership is the caller's to check.
+   */
+  async requireCanSend(conversation: ConversationRow, sender: UserRow): Promise<void> {
+    if (conversation.type !== "dm") return;
+    const otherId = (await this.store.dms.memberIds(conversation.id)).find((id) => id !== sender.id);
+    const other = otherId ? await this.store.users.findById(otherId) : null;
+    if (!other) throw notFound("User");
+    await this.requireCanMessage(sender, other);
+  }
+
+  /**
+   * Sends a message (text, GIF link or attachments). Everyone in the conversation hears
+   * `dm:new` in their user room, except members who muted the sender: mutes silence, they do not block.
+   */
+  async send(
+    conversation: ConversationRow,
+    sender: UserRow,
+    input: { content: string; embeds?: unknown; reply_to?: string | null; attachments?: NewDmAttachment[] },
+  ): Promise<DmMessage> {
+    await this.requireCanSend(conversation, sender);
+    const attachments = input.attachments ?? [];
+    // Embeds (Bot REST DMs) follow the channel rules; a DM has no EMBED_LINKS bit to check.
+    const embeds = input.embeds === undefined || input.embeds === null ? [] : normalizeEmbeds(input.embeds, { lenient: false });
+    if (input.content.trim() === "" && attachments.length === 0 && embeds.length === 0) throw badRequest("content: must not be empty");
+    let replyTo: string | null = null;
+    if (input.reply_to) {
+      const target = isUuid(input.reply_to) ? await this.store.dms.findMessage(conversation.id, input.reply_to) : null;
+      if (!target) throw badRequest("reply_to: must be a message in this conversation");
+      replyTo = target.id;
+    }
+    const row = await this.store.dms.createMessage({
+      conversationId: conversation.id,
+      userId: sender.id,
+      content: input.content,
+      embeds: JSON.stringify(embeds),
+      replyTo,
+      attachments,
+    });
+    const message = await this.toMessage(row);
+    const muters = await this.store.dms.mutersOf(conversation.id, sender.id);
+    const audience = await this.memberRooms(conversation.id, muters);
+    if (audience.length > 0) this.bus.publish(audience, "dm:new", message);
+    return message;
+  }
+
+  /**
+   * Sends 1-10 files of any type (25 MB each) with optional text. Images are recognised by
+   * their bytes; anything else is stored as application/octet-stream. A failure at any step
+   * removes every file already written, and the rows are written in one transaction.
+   */
+  async upload(conversation: ConversationRow, sender: UserRow, files: unknown[], content: string): Promise<DmMessage> {
+    await this.requireCanSend(conversation, sender);
+    const saved = await storeAttachmentFiles(this.uploads, checkAttachmentFiles(files, LIMITS.attachmentBytes, false));
+    try {
+      return await this.send(conversation, sender, { content, attachments: saved });
+    } catch (error) {
+      await Promise.all(saved.map((a) => this.uploads.remove(a.filename)));
+      throw error;
+    }
+  }
+
+  async messages(conversation: ConversationRow | null, query: MessagePageQuery): Promise<DmMessage[]> {
+    if (!conversation) return [];
+    const repo = this.store.dms;
+    const rows = query.around
+      ? await repo.pageAround(conversation.id, query.around, query.limit)
+      : await repo.pageBefore(conversation.id, query.before ?? null, query.limit);
+    return this.toMessages(rows);
+  }
+
+  /** The author edits; everyone in the conversation hears `dm:update` (muters included, so no one keeps stale text). */
+  async edit(conversation: ConversationRow, user: UserRow, messageId: string, content: string): Promise<DmMessage> {
+    const existing = await this.message(conversation, messageId);
+    if (existing.user_id !== user.id) throw forbidden("You can only edit your own messages");
+    const row = await this.store.dms.updateMessage(conversation.id, existing.id, content);
+    if (!row) throw notFound("Message");
+    const message = await this.toMessage(row);
+    this.bus.publish(await this.memberRooms(conversation.id), "dm:update", message);
+    return message;
+  }
+
+  /** The author deletes; the attachment files go with the message. */
+  async remove(conversation: ConversationRow, user: UserRow, messageId: string): Promise<void> {
+    const existing = await this.message(conversation, messageId);
+    if (existing.user_id !== user.id) throw forbidden("You can only delete your own messages");
+    await this.erase(existing);
+  }
+
+  /** A platform administrator removes a reported message (docs/reports.md). false when it is already gone. */
+  async removeReported(conversationId: string, messageId: string): Promise<boolean> {
+    const row = await this.store.dms.findMessage(conversationId, messageId);
+    if (!row) return false;
+    await this.erase(row);
+    return true;
+  }
+
+  /** Deletes the message and its attachment files; everyone in the conversation hears `dm:deleted`. */
+  private async erase(row: DmMessageRow): Promise<void> {
+    const files = await this.store.dms.deleteMessage(row.id);
+    await Promise.all(files.map((f) => this.uploads.remove(f)));
+    this.bus.publish(await this.memberRooms(row.conversation_id), "dm:deleted", { conversationId: row.conversation_id, messageId: row.id });
+  }
+
+  async markRead(conversation: ConversationRow, user: UserRow, messageId: string | undefined) {
+    const repo = this.store.dms;
+    const target = messageId === undefined ? await repo.latestMessageId(conversation.id) : (await this.message(conversation, messageId)).id;
+    await repo.setRead(conversation.id, user.id, target);
+    return { conversation_id: conversation.id, last_read_message_id: target };
+  }
+
+  async search(conversation: ConversationRow | null, q: string, limit: number): Promise<DmMessage[]> {
+    const match = toFtsMatch(q);
+    if (!conversation || !match) return [];
+    return this.toMessages(await this.store.dms.search(conversation.id, match, limit));
+  }
+
+  async pins(conversation: ConversationRow | null): Promise<DmMessage[]> {
+    if (!conversation) return [];
+    return this.toMessages(await this.store.dms.pins(conversation.id));
+  }
+
+  /** Any member pins or unpins; `dm:pin` goes out only when something changed. */
+  async setPinned(conversation: ConversationRow, user: UserRow, messageId: string, pinned: boolean) {
+    const message = await this.message(conversation, messageId);
+    const repo = this.store.dms;
+    let changed: boolean;
+    if (pinned) {
+      const result = await repo.pin(conversation.id, message.id, user.id, LIMITS.dm.pinsPerConversation);
+      if (result === "full") throw badRequest(`A conversation can have at most ${LIMITS.dm.pinsPerConversation} pinned messages`);
+      changed = result === "pinned";
+    } else {
+      changed = await repo.unpin(message.id);
+    }
+    const payload = { conversationId: conversation.id, messageId: message.id, pinned };
+    if (changed) this.bus.publish(await this.memberRooms(conversation.id), "dm:pin", payload);
+    return payload;
+  }
+
+  async toggleReaction(conversation: ConversationRow, user: UserRow, messageId: string, emoji: string) {
+    const message = await this.message(conversation, messageId);
+    const action = await this.store.dms.toggleReaction(message.id, emoji, user.id);
+    const payload = { conversationId: conversation.id, messageId: message.id, emoji, userId: user.id, action };
+    this.bus.publish(await this.memberRooms(conversation.id), "dm:reaction", payload);
+    return payload;
+  }
+
+  /** Relays typing to the other members (not to those who muted the typist). */
+  async typing(userId: string, username: string, conversationId: string, started: boolean): Promise<void> {
+    const repo = this.store.dms;
+    if (!isUuid(conversationId) || !(await repo.isMember(conversationId.toLowerCase(), userId))) throw notFound("Conversation");
+    const id = conversationId.toLowerCase();
+    const muters = await repo.mutersOf(id, userId);
+    const audience = await this.memberRooms(id, [userId, ...muters]);
+    if (audience.length === 0) return;
+    this.bus.publish(audience, started ? "dm:typing:start" : "dm:typing:stop", { userId, username, conversationId: id });
+  }
+
+  // --- groups ------------------------------------------------------------------------------
+
+  private async publishGroup(conversationId: string, event: "dm:group:created" | "dm:group:updated"): Promise<void> {
+    const row = await this.store.dms.findById(conversationId);
+    if (!row) return;
+    const memberIds = await this.store.dms.memberIds(conversationId);
+    // Each member sees the others as recipients, so the shape is built per member.
+    const recipients = await this.store.dms.recipients([conversationId]);
+    for (const memberId of memberIds) {
+      const group: Conversation = {
+        id: row.id,
+        type: row.type,
+        name: row.name,
+        icon: row.icon,
+        owner_id: row.owner_id,
+        recipients: recipients
+          .filter((r) => r.id !== memberId)
+          .map(({ id, username, avatar, status, is_bot }) => ({ id, username, avatar, status, is_bot })),
+        last_message_at: row.last_message_at,
+      };
+      this.bus.publish(rooms.user(memberId), event, group);
+    }
+  }
+
+  async createGroup(owner: UserRow, input: { name?: string | null; member_ids: string[] }): Promise<Conversation> {
+    const ids = [...new Set(input.member_ids.map((id) => id.toLowerCase()))].filter((id) => id !== owner.id);
+    if (ids.length < LIMITS.dm.groupMinOthers || ids.length > LIMITS.dm.groupMaxOthers) {
+      throw badRequest(`member_ids: must name ${LIMITS.dm.groupMinOthers}-${LIMITS.dm.groupMaxOthers} other users`);
+    }
+    for (const id of ids) await this.requireCanMessage(owner, await this.user(id));
+    const row = await this.store.dms.createGroup(owner.id, input.name ?? null, ids);
+    await this.publishGroup(row.id, "dm:group:created");
+    return this.toConversation(row, owner.id);
+  }
+
+  /** Any member renames the group (as on Discord); an empty name clears it. */
+  async renameGroup(caller: UserRow, groupId: string, name: string | null): Promise<Conversation> {
+    const group = await this.group(caller, groupId);
+    await this.store.dms.setName(group.id, name);
+    await this.publishGroup(group.id, "dm:group:updated");
+    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
+  }
+
+  async setGroupIcon(caller: UserRow, groupId: string, file: unknown): Promise<Conversation> {
+    const group = await this.group(caller, groupId);
+    const { bytes, type } = await readImageUpload("icon", file, LIMITS.dm.groupIconBytes);
+    const path = await this.uploads.save("group-icons", bytes, type.ext);
+    let previous: string | null;
+    try {
+      previous = await this.store.dms.replaceIcon(group.id, path);
+    } catch (error) {
+      await this.uploads.remove(path);
+      throw error;
+    }
+    await this.uploads.remove(previous);
+    await this.publishGroup(group.id, "dm:group:updated");
+    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
+  }
+
+  async removeGroupIcon(caller: UserRow, groupId: string): Promise<Conversation> {
+    const group = await this.group(caller, groupId);
+    await this.uploads.remove(await this.store.dms.replaceIcon(group.id, null));
+    await this.publishGroup(group.id, "dm:group:updated");
+    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
+  }
+
+  /** Any member adds someone they may message, up to 10 besides the owner. */
+  async addGroupMember(caller: UserRow, groupId: string, userId: string): Promise<Conversation> {
+    const group = await this.group(caller, groupId);
+    const target = await this.user(userId);
+    await this.requireCanMessage(caller, target);
+    const result = await this.store.dms.addMember(group.id, target.id, LIMITS.dm.groupMaxOthers + 1);
+    if (result === "exists") throw conflict("That user is already in this group");
+    if (result === "full") throw badRequest(`A group DM can have at most ${LIMITS.dm.groupMaxOthers + 1} members`);
+    await this.publishGroup(group.id, "dm:group:updated");
+    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
+  }
+
+  /** The owner removes others; anyone removes themselves (that is leaving). */
+  async removeGroupMember(caller: UserRow, groupId: string, memberId: string): Promise<void> {
+    const group = await this.group(caller, groupId);
+    if (memberId.toLowerCase() === caller.id) return this.leaveGroup(caller, groupId);
+    if (group.owner_id !== caller.id) throw forbidden("Only the group owner can remove members");
+    if (!isUuid(memberId) || !(await this.store.dms.isMember(group.id, memberId.toLowerCase()))) throw notFound("Member");
+    await this.takeOut(group.id, memberId.toLowerCase(), caller.id);
+  }
+
+  /** Leaving; an owner who leaves hands the group to the longest-standing member, and the last one out deletes it. */
+  async leaveGroup(caller: UserRow, groupId: string): Promise<void> {
+    const group = await this.group(caller, groupId);
+    await this.takeOut(group.id, caller.id, caller.id);
+  }
+
+  private async takeOut(groupId: string, userId: string, by: string): Promise<void> {
+    const result = await this.store.dms.removeMember(groupId, userId);
+    if (!result.removed) throw notFound("Member");
+    for (const listener of this.listeners) listener.memberLeft(groupId, userId, by);
+    this.bus.publish(rooms.user(userId), "dm:group:removed", { conversationId: groupId });
+    if (result.deleted) {
+      await Promise.all(result.files.map((f) => this.uploads.remove(f)));
+      return;
+    }
+    await this.publishGroup(groupId, "dm:group:updated");
+  }
+
+  async transferGroup(caller: UserRow, groupId: string, userId: string): Promise<Conversation> {
+    const group = await this.group(caller, groupId);
+    if (group.owner_id !== caller.id) throw forbidden("Only the group owner can transfer ownership");
+    const id = userId.toLowerCase();
+    if (id === caller.id) throw badRequest("user_id: you already own this group");
+    if (!(await this.store.dms.isMember(group.id, id))) throw notFound("Member");
+    await this.store.dms.setOwner(group.id, id);
+    await this.publishGroup(group.id, "dm:group:updated");
+    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
+  }
+
+  async deleteGroup(caller: UserRow, groupId: string): Promise<void> {
+    const group = await this.group(caller, groupId);
+    if (group.owner_id !== caller.id) throw forbidden("Only the group owner can delete the group");
+    const audience = await this.memberRooms(group.id);
+    const files = await this.store.dms.deleteConversation(group.id);
+    for (const listener of this.listeners) listener.conversationDeleted(group.id, caller.id);
+    await Promise.all(files.map((f) => this.uploads.remove(f)));
+    this.bus.publish(audience, "dm:group:deleted", { conversationId: group.id });
+  }
+}

@@ -1,0 +1,490 @@
+import type { Store } from "../../store/store.ts";
+import type { ChannelRow } from "../../store/channels-repo.ts";
+import { missingPermission, type Access, type ChannelContext, type MemberContext } from "../access/access.ts";
+import type { Audit } from "../access/audit.ts";
+import { badRequest, forbidden, notFound } from "../shared/errors.ts";
+import { rooms, type EventBus, type VoiceParticipant } from "../shared/events.ts";
+import { isTimedOut } from "../community/moderation.ts";
+import { PERMISSIONS } from "../access/permission-bits.ts";
+import { hasPermission } from "../access/permissions.ts";
+import type { MeetingRole, Participant, VoiceRoomMembership } from "./voice-rooms.ts";
+
+/** The store's part of the right to speak: a refusal, or whether the channel is a meeting. */
+interface SpeakStanding {
+  error: string | null;
+  meeting: boolean;
+}
+
+/** Who is joining: the socket and the account behind it (the gateway's socket data). */
+export interface VoiceClient {
+  socketId: string;
+  userId: string;
+  username: string;
+  isBot: boolean;
+}
+
+/** A friend in voice, as `GET /api/v1/friends/voice-activity` lists them. */
+export interface FriendVoiceActivity {
+  user_id: string;
+  username: string;
+  avatar: string | null;
+  channel_id: string;
+  channel_name: string;
+  server_id: string;
+  server_name: string;
+}
+
+export const FORCE_LEAVE_OTHER_DEVICE = "joined from another device";
+export const FORCE_DISCONNECT_MODERATOR = "Disconnected by a moderator";
+export const FORCE_DISCONNECT_REMOVED = "You are no longer a member of this server";
+export const FORCE_DISCONNECT_ACCESS = "You can no longer connect to this voice channel";
+export const FORCE_DISCONNECT_DELETED = "The voice channel was deleted";
+
+const NOT_IN_VOICE = "You are not in a voice channel";
+const AUDIENCE_CANNOT_SPEAK = "Audience members cannot speak in a meeting";
+
+/** The participant as clients see it (no server/channel ids, no join time). */
+export const toVoiceParticipant = (p: Participant): VoiceParticipant => ({
+  socketId: p.socketId,
+  userId: p.userId,
+  username: p.username,
+  isBot: p.isBot,
+  muted: p.muted,
+  deafened: p.deafened,
+  video: p.video,
+  serverMuted: p.serverMuted,
+  serverDeafened: p.serverDeafened,
+  speaking: p.speaking,
+  meetingRole: p.meetingRole,
+  handRaised: p.handRaised,
+});
+
+/**
+ * Voice channels: who may join, speak, signal and moderate. Membership lives in `rooms`
+ * (VoiceRoomMembership, in memory); this class holds the rules and says who hears what through the
+ * event bus, addressing single sockets by their id (every Socket.IO socket is in a room named
+ * after its id). See docs/voice.md.
+ */
+export class Voice {
+  constructor(
+    /** Who is in which voice room: implemented by the audio layer, read by the relay for every frame. */
+    readonly rooms: VoiceRoomMembership,
+    private readonly store: Store,
+    private readonly access: Access,
+    private readonly audit: Audit,
+    private readonly bus: EventBus,
+  ) {}
+
+  /**
+   * Per-participant memo of what the store says about speaking (`standing`), for the per-frame
+   * admission check. An entry holds while no permission-changing write happened
+   * (Access.permissionsEpoch) and for at most STANDING_TTL_MS, so a timeout that simply runs
+   * out is noticed too. Participant fields (server mute, meeting role) are always read live.
+   */
+  private standingMemo = new WeakMap<Participant, { standing: SpeakStanding; epoch: number; until: number }>();
+  private static readonly STANDING_TTL_MS = 1000;
+
+  /**
+   * Null when the participant may transmit audio now: SPEAK in the channel, a speaker if the
+   * channel is a meeting, not server-muted and not timed out. Otherwise the error message.
+   * `memo` lets the audio relay reuse the store's answer between permission changes.
+   */
+  async speakError(participant: Participant, memo = false): Promise<string | null> {
+    if (participant.serverMuted) return "You are server muted";
+    if (participant.meetingRole === "audience") return AUDIENCE_CANNOT_SPEAK;
+    const { error, meeting } = memo ? await this.memoStanding(participant) : await this.standing(participant);
+    if (error) return error;
+    if (meeting && participant.meetingRole !== "speaker") return AUDIENCE_CANNOT_SPEAK;
+    return null;
+  }
+
+  private async memoStanding(participant: Participant): Promise<SpeakStanding> {
+    const now = performance.now();
+    const epoch = this.access.permissionsEpoch;
+    const hit = this.standingMemo.get(participant);
+    if (hit && hit.epoch === epoch && hit.until > now) return hit.standing;
+    const standing = await this.standing(participant);
+    this.standingMemo.set(participant, { standing, epoch, until: now + Voice.STANDING_TTL_MS });
+    return standing;
+  }
+
+  /** What the store says: the channel, membership, timeout, VIEW_CHANNEL and SPEAK. */
+  private async standing(participant: Participant): Promise<SpeakStanding> {
+    const refuse = (error: string): SpeakStanding => ({ error, meeting: false });
+    const channel = await this.store.channels.findById(participant.channelId);
+    if (!channel || channel.type !== "voice") return refuse("Voice channel not found");
+    const server = await this.store.servers.findById(channel.server_id);
+    if (!server) return refuse("Server not found");
+    const member = await this.access.memberOf(server, participant.userId);
+    if (!member) return refuse("You are not a member of this server");
+    if (isTimedOut(member)) return refuse("You are timed out in this server");
+    const permissions = await this.access.channelPermissions(channel, member);
+    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) return refuse(missingPermission(PERMISSIONS.VIEW_CHANNEL).message);
+    if (!hasPermission(permissions, PERMISSIONS.SPEAK)) return refuse(missingPermission(PERMISSIONS.SPEAK).message);
+    return { error: null, meeting: channel.is_meeting === 1 };
+  }
+
+  // ---- joining and leaving ----
+
+  /**
+   * Joins a voice channel the user can see with CONNECT. The user's earlier voice channel is
+   * left first; an earlier socket of the same user gets `voice:force-leave`. Answers the room.
+   */
+  async join(client: VoiceClient, channelId: string): Promise<{ channelId: string; participants: VoiceParticipant[] }> {
+    const { channel } = await this.requireVoiceChannel(channelId, client.userId, PERMISSIONS.CONNECT);
+    const current = this.rooms.ofUser(client.userId);
+    if (current && current.socketId === client.socketId && current.channelId === channel.id) {
+      return { channelId: channel.id, participants: this.rooms.inChannel(channel.id).map(toVoiceParticipant) };
+    }
+    // Server mute and deafen stay with the user while they remain in voice in that server.
+    const carried = current && current.serverId === channel.server_id ? current : null;
+    if (current) {
+      if (current.socketId !== client.socketId) {
+        this.bus.publish(current.socketId, "voice:force-leave", { reason: FORCE_LEAVE_OTHER_DEVICE, channelId: current.channelId });
+      }
+      await this.removeParticipant(current, { audit: true });
+    }
+    await this.enter(client, channel, carried);
+    await this.audit.record(channel.server_id, client.userId, "VOICE_JOIN", { type: "member", id: client.userId }, {
+      channelId: channel.id,
+      channelName: channel.name,
+    });
+    return { channelId: channel.id, participants: this.rooms.inChannel(channel.id).map(toVoiceParticipant) };
+  }
+
+  /** Leaves the socket's voice channel (a no-op answer when it is in none). */
+  async leave(socketId: string): Promise<{ channelId: string | null }> {
+    const participant = this.rooms.participant(socketId);
+    if (!participant) return { channelId: null };
+    await this.removeParticipant(participant, { audit: true });
+    return { channelId: participant.channelId };
+  }
+
+  private async enter(client: VoiceClient, channel: ChannelRow, carried: Participant | null): Promise<Participant> {
+    const meeting = channel.is_meeting === 1;
+    const participant: Participant = {
+      socketId: client.socketId,
+      userId: client.userId,
+      username: client.username,
+      isBot: client.isBot,
+      serverId: channel.server_id,
+      channelId: channel.id,
+      muted: meeting,
+      deafened: false,
+      video: false,
+      serverMuted: carried?.serverMuted ?? false,
+      serverDeafened: carried?.serverDeafened ?? false,
+      speaking: false,
+      meetingRole: meeting ? "audience" : null,
+      handRaised: false,
+      joinedAt: Date.now(),
+    };
+    const room = rooms.voice(channel.id);
+    const others = this.rooms.inChannel(channel.id).filter((p) => p.socketId !== client.socketId);
+    this.rooms.join(participant);
+    this.bus.addToRoom(client.socketId, room);
+    this.bus.publish(client.socketId, "voice:existing", others.map(toVoiceParticipant));
+    this.bus.publish(room, "voice:user-joined", toVoiceParticipant(participant), [client.socketId]);
+    return participant;
+  }
+
+  /** Takes the participant out of the room: `voice:user-left` to those who stay; VOICE_LEAVE. */
+  private async removeParticipant(participant: Participant, options: { audit: boolean }): Promise<void> {
+    if (this.rooms.participant(participant.socketId) !== participant) return;
+    this.rooms.leave(participant.socketId);
+    const room = rooms.voice(participant.channelId);
+    this.bus.removeFromRoom(participant.socketId, room);
+    this.bus.publish(room, "voice:user-left", { socketId: participant.socketId });
+    if (options.audit && (await this.store.servers.findById(participant.serverId))) {
+      await this.audit.record(participant.serverId, participant.userId, "VOICE_LEAVE", { type: "member", id: participant.userId }, {
+        channelId: participant.channelId,
+      });
+    }
+  }
+
+  // ---- own state ----
+
+  /** Own mute/deafen/video flags. An audience member of a meeting cannot unmute. */
+  async setState(socketId: string, patch: { muted?: boolean; deafened?: boolean; video?: boolean }) {
+    const participant = this.requireParticipant(socketId);
+    if (patch.muted === false && participant.meetingRole === "audience") {
+      throw forbidden("Audience members cannot unmute in a meeting; raise your hand to speak");
+    }
+    const next: Partial<Participant> = {};
+    if (patch.muted !== undefined) next.muted = patch.muted;
+    if (patch.deafened !== undefined) next.deafened = patch.deafened;
+    if (patch.video !== undefined) next.video = patch.video;
+    if (next.muted) next.speaking = false;
+    this.rooms.update(socketId, next);
+    const payload = this.statePayload(participant);
+    this.bus.publish(rooms.voice(participant.channelId), "voice:state-update", payload);
+    return payload;
+  }
+
+  /** The speaking indicator; turning it on needs the right to speak now and no self-mute. */
+  async setSpeaking(socketId: string, speaking: boolean): Promise<{ speaking: boolean }> {
+    const participant = this.requireParticipant(socketId);
+    if (speaking) {
+      const error = await this.speakError(participant);
+      if (error) throw forbidden(error);
+      if (participant.muted) throw forbidden("You are muted");
+    }
+    this.rooms.update(socketId, { speaking });
+    this.bus.publish(rooms.voice(participant.channelId), "voice:speaking", { socketId, speaking });
+    return { speaking };
+  }
+
+  /** Relays a signaling payload to one peer of the sender's voice room, and nobody else. */
+  signal(socketId: string, to: string, payload: Record<string, unknown>): { to: string } {
+    const sender = this.requireParticipant(socketId);
+    const peer = this.rooms.participant(to);
+    if (to === socketId) throw badRequest("to: cannot signal yourself");
+    if (!peer || peer.channelId !== sender.channelId) throw notFound("Peer in your voice channel");
+    const { to: _to, from: _from, userId: _userId, ...rest } = payload;
+    this.bus.publish(to, "voice:signal", { ...rest, from: socketId, userId: sender.userId });
+    return { to };
+  }
+
+  // ---- meetings ----
+
+  /** Raises the caller's hand in the meeting they are in; needs SPEAK. */
+  async raiseHand(socketId: string, userId: string, channelId: string) {
+    const participant = this.requireParticipant(socketId);
+    await this.requireMeeting(channelId, userId, PERMISSIONS.SPEAK);
+    if (participant.channelId !== channelId) throw forbidden("You are not in this meeting");
+    if (participant.meetingRole === "speaker") throw badRequest("You are already a speaker");
+    this.rooms.update(socketId, { handRaised: true });
+    return this.publishMeeting(participant);
+  }
+
+  /** Lowers the caller's hand, or another participant's with MUTE_MEMBERS. */
+  async lowerHand(userId: string, channelId: string, targetUserId?: string) {
+    const { permissions } = await this.requireMeeting(channelId, userId);
+    const targetId = targetUserId ?? userId;
+    if (targetId !== userId && !hasPermission(permissions, PERMISSIONS.MUTE_MEMBERS)) throw missingPermission(PERMISSIONS.MUTE_MEMBERS);
+    const target = this.participantIn(channelId, targetId);
+    this.rooms.update(target.socketId, { handRaised: false });
+    return this.publishMeeting(target);
+  }
+
+  /**
+   * Sets a participant's meeting role; needs MUTE_MEMBERS in the channel, and a higher rank to
+   * make someone else audience. Becoming speaker lowers the hand; becoming audience mutes.
+   */
+  async setMeetingRole(actorId: string, channelId: string, targetUserId: string, role: MeetingRole) {
+    const { member } = await this.requireMeeting(channelId, actorId, PERMISSIONS.MUTE_MEMBERS);
+    const target = this.participantIn(channelId, targetUserId);
+    if (role === "audience" && targetUserId !== actorId) await this.requireOutranks(member, targetUserId);
+    const wasMuted = target.muted;
+    this.rooms.update(target.socketId, role === "speaker" ? { meetingRole: role, handRaised: false } : { meetingRole: role, muted: true, speaking: false });
+    const update = this.publishMeeting(target);
+    if (target.muted !== wasMuted) this.bus.publish(rooms.voice(channelId), "voice:state-update", this.statePayload(target));
+    return update;
+  }
+
+  // ---- moderation ----
+
+  /** MUTE_MEMBERS in the target's channel and a higher rank (or oneself). */
+  async serverMute(actorId: string, targetUserId: string, muted: boolean) {
+    const { target, member } = await this.moderate(actorId, targetUserId, PERMISSIONS.MUTE_MEMBERS);
+    this.rooms.update(target.socketId, muted ? { serverMuted: true, speaking: false } : { serverMuted: false });
+    const payload = { socketId: target.socketId, userId: target.userId, serverMuted: target.serverMuted };
+    this.bus.publish(rooms.voice(target.channelId), "voice:admin-mute-update", payload);
+    await this.audit.record(member.server.id, actorId, muted ? "VOICE_SERVER_MUTE" : "VOICE_SERVER_UNMUTE", { type: "member", id: target.userId }, {
+      channelId: target.channelId,
+    });
+    return payload;
+  }
+
+  /** DEAFEN_MEMBERS in the target's channel and a higher rank (or oneself). */
+  async serverDeafen(actorId: string, targetUserId: string, deafened: boolean) {
+    const { target, member } = await this.moderate(actorId, targetUserId, PERMISSIONS.DEAFEN_MEMBERS);
+    this.rooms.update(target.socketId, { serverDeafened: deafened });
+    const payload = { socketId: target.socketId, userId: target.userId, serverDeafened: target.serverDeafened };
+    this.bus.publish(rooms.voice(target.channelId), "voice:admin-deafen-update", payload);
+    await this.audit.record(member.server.id, actorId, deafened ? "VOICE_SERVER_DEAFEN" : "VOICE_SERVER_UNDEAFEN", { type: "member", id: target.userId }, {
+      channelId: target.channelId,
+    });
+    return payload;
+  }
+
+  /**
+   * MOVE_MEMBERS in both channels and a higher rank (or oneself); the target channel is a voice
+   * channel of the same server that the target can see and connect to. The target's socket gets
+   * `voice:force-move`, then leaves and joins with the usual events. VOICE_MOVE.
+   */
+  async move(actorId: string, targetUserId: string, channelId: string) {
+    const { target, member } = await this.moderate(actorId, targetUserId, PERMISSIONS.MOVE_MEMBERS);
+    const { channel } = await this.requireVoiceChannel(channelId, actorId, PERMISSIONS.MOVE_MEMBERS);
+    if (channel.server_id !== target.serverId) throw badRequest("channelId: must be a voice channel of the same server");
+    if (channel.id === target.channelId) throw badRequest("channelId: the member is already in that channel");
+    const targetMember = await this.access.memberOf(member.server, target.userId);
+    const allowed = targetMember && (await this.access.channelPermissions(channel, targetMember));
+    if (!allowed || !hasPermission(allowed, PERMISSIONS.VIEW_CHANNEL | PERMISSIONS.CONNECT)) {
+      throw forbidden("That member cannot connect to the target channel");
+    }
+    const from = target.channelId;
+    this.bus.publish(target.socketId, "voice:force-move", { channelId: channel.id, fromChannelId: from });
+    await this.removeParticipant(target, { audit: false });
+    await this.enter(target, channel, target);
+    await this.audit.record(member.server.id, actorId, "VOICE_MOVE", { type: "member", id: target.userId }, {
+      fromChannelId: from,
+      toChannelId: channel.id,
+    });
+    return { userId: target.userId, channelId: channel.id };
+  }
+
+  /** MOVE_MEMBERS in the target's channel and a higher rank (or oneself). VOICE_DISCONNECT. */
+  async disconnect(actorId: string, targetUserId: string) {
+    const { target, member } = await this.moderate(actorId, targetUserId, PERMISSIONS.MOVE_MEMBERS);
+    this.bus.publish(target.socketId, "voice:force-disconnect", { reason: FORCE_DISCONNECT_MODERATOR, channelId: target.channelId });
+    await this.removeParticipant(target, { audit: false });
+    await this.audit.record(member.server.id, actorId, "VOICE_DISCONNECT", { type: "member", id: target.userId }, {
+      channelId: target.channelId,
+    });
+    return { userId: target.userId, channelId: target.channelId };
+  }
+
+  // ---- queries ----
+
+  /** Where a user is in voice in a server the caller belongs to (null when not, or not visible). */
+  async query(callerId: string, serverId: string, userId: string) {
+    const caller = await this.access.member(serverId, callerId);
+    const participant = this.rooms.ofUser(userId);
+    if (!participant || participant.serverId !== caller.server.id || !(await this.canSee(caller, participant.channelId))) {
+      return { channelId: null, participant: null };
+    }
+    return { channelId: participant.channelId, participant: toVoiceParticipant(participant) };
+  }
+
+  /** A voice channel's participants; needs VIEW_CHANNEL. */
+  async participants(callerId: string, channelId: string) {
+    const { channel } = await this.requireVoiceChannel(channelId, callerId);
+    return { channelId: channel.id, participants: this.rooms.inChannel(channel.id).map(toVoiceParticipant) };
+  }
+
+  /** The caller's accepted friends in voice, in channels the caller can see. */
+  async friendsActivity(userId: string): Promise<FriendVoiceActivity[]> {
+    const activity: FriendVoiceActivity[] = [];
+    for (const friendId of await this.store.friends.friendIds(userId)) {
+      const participant = this.rooms.ofUser(friendId);
+      if (!participant) continue;
+      const [server, channel, friend] = await Promise.all([
+        this.store.servers.findById(participant.serverId),
+        this.store.channels.findById(participant.channelId),
+        this.store.users.findById(friendId),
+      ]);
+      if (!server || !channel || !friend) continue;
+      const caller = await this.access.memberOf(server, userId);
+      if (!caller || !hasPermission(await this.access.channelPermissions(channel, caller), PERMISSIONS.VIEW_CHANNEL)) continue;
+      activity.push({
+        user_id: friend.id,
+        username: friend.username,
+        avatar: friend.avatar,
+        channel_id: channel.id,
+        channel_name: channel.name,
+        server_id: server.id,
+        server_name: server.name,
+      });
+    }
+    return activity;
+  }
+
+  // ---- losing access ----
+
+  /** A member left, was kicked or banned: out of that server's voice (`voice:force-disconnect`). */
+  async memberRemoved(serverId: string, userId: string): Promise<void> {
+    const participant = this.rooms.ofUser(userId);
+    if (!participant || participant.serverId !== serverId) return;
+    await this.forceOut(participant, FORCE_DISCONNECT_REMOVED);
+  }
+
+  /** After permissions changed: participants who can no longer see or connect are taken out. */
+  async accessChanged(serverId: string, userIds?: string[]): Promise<void> {
+    const server = await this.store.servers.findById(serverId);
+    if (!server) return;
+    for (const participant of this.rooms.all()) {
+      if (participant.serverId !== serverId || (userIds && !userIds.includes(participant.userId))) continue;
+      const channel = await this.store.channels.findById(participant.channelId);
+      const member = await this.access.memberOf(server, participant.userId);
+      const permissions = channel && member ? await this.access.channelPermissions(channel, member) : 0;
+      if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL | PERMISSIONS.CONNECT)) {
+        await this.forceOut(participant, FORCE_DISCONNECT_ACCESS);
+      }
+    }
+  }
+
+  /** A voice channel was deleted: everyone in it is disconnected. */
+  async channelDeleted(channel: { id: string }): Promise<void> {
+    for (const participant of this.rooms.inChannel(channel.id)) {
+      await this.forceOut(participant, FORCE_DISCONNECT_DELETED);
+    }
+  }
+
+  private async forceOut(participant: Participant, reason: string): Promise<void> {
+    this.bus.publish(participant.socketId, "voice:force-disconnect", { reason, channelId: participant.channelId });
+    await this.removeParticipant(participant, { audit: true });
+  }
+
+  // ---- helpers ----
+
+  private requireParticipant(socketId: string): Participant {
+    const participant = this.rooms.participant(socketId);
+    if (!participant) throw badRequest(NOT_IN_VOICE);
+    return participant;
+  }
+
+  private participantIn(channelId: string, userId: string): Participant {
+    const participant = this.rooms.ofUser(userId);
+    if (!participant || participant.channelId !== channelId) throw notFound("Participant");
+    return participant;
+  }
+
+  /** A voice channel the user can see, with `bit` too; a text channel is a 400. */
+  private async requireVoiceChannel(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
+    const context = await this.access.requireChannel(channelId, userId);
+    if (context.channel.type !== "voice") throw badRequest("Not a voice channel");
+    if (bit && !hasPermission(context.permissions, bit)) throw missingPermission(bit);
+    return context;
+  }
+
+  private async requireMeeting(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
+    const context = await this.requireVoiceChannel(channelId, userId, bit);
+    if (context.channel.is_meeting !== 1) throw badRequest("Not a meeting channel");
+    return context;
+  }
+
+  /** The target's participant and the actor's standing, with `bit` in the target's channel. */
+  private async moderate(actorId: string, targetUserId: string, bit: number): Promise<{ target: Participant; member: MemberContext }> {
+    const target = this.rooms.ofUser(targetUserId);
+    if (!target) throw notFound("Member in voice");
+    const channel = await this.access.channel(target.channelId);
+    const member = await this.access.member(channel.server_id, actorId);
+    const permissions = await this.access.channelPermissions(channel, member);
+    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) throw notFound("Member in voice");
+    if (!hasPermission(permissions, bit)) throw missingPermission(bit);
+    if (targetUserId !== actorId) await this.requireOutranks(member, targetUserId);
+    return { target, member };
+  }
+
+  private async requireOutranks(actor: MemberContext, targetUserId: string): Promise<void> {
+    const target = await this.access.memberOf(actor.server, targetUserId);
+    if (!target) throw notFound("Member");
+    this.access.requireOutranks(actor, target);
+  }
+
+  private async canSee(member: MemberContext, channelId: string): Promise<boolean> {
+    const channel = await this.store.channels.findById(channelId);
+    return !!channel && hasPermission(await this.access.channelPermissions(channel, member), PERMISSIONS.VIEW_CHANNEL);
+  }
+
+  private statePayload(p: Participant) {
+    return { socketId: p.socketId, userId: p.userId, muted: p.muted, deafened: p.deafened, video: p.video };
+  }
+
+  private publishMeeting(p: Participant) {
+    const payload = { socketId: p.socketId, userId: p.userId, meetingRole: p.meetingRole ?? "audience", handRaised: p.handRaised };
+    this.bus.publish(rooms.voice(p.channelId), "voice:meeting-update", payload);
+    return payload;
+  }
+}

@@ -1,0 +1,51 @@
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { Domain } from "../../domain/domain.ts";
+import type { AuthPlugin } from "../auth.ts";
+import { body } from "../schemas.ts";
+import { LIMITS } from "../../domain/shared/limits.ts";
+import { integer } from "../../domain/shared/validation.ts";
+
+
+// The body is optional: no body means an unlimited invite that never expires. Bot REST's
+// invite route takes the same body.
+export const InviteBody = v.optional(
+  body({
+    max_uses: v.optional(v.nullable(integer(0, LIMITS.invite.maxUses))),
+    expires_in: v.optional(v.nullable(integer(0, LIMITS.invite.maxAgeSeconds))),
+  }),
+  {},
+);
+
+/** /api/v1/servers: invites of a server, and joining by code. */
+export const inviteRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/servers" })
+    .use(auth)
+    .post(
+      "/join/:inviteCode",
+      async ({ user, params }) => (await domain.invites.join(user, params.inviteCode)).server,
+      { auth: true },
+    )
+    .post(
+      "/:id/invites",
+      async ({ user, params, body, set }) => {
+        const invite = await domain.invites.create(params.id, user.id, {
+          maxUses: body?.max_uses ?? undefined,
+          expiresIn: body?.expires_in ?? undefined,
+        });
+        set.status = 201;
+        return invite;
+      },
+      { auth: true, body: InviteBody },
+    )
+    .get("/:id/invites", ({ user, params }) => domain.invites.list(params.id, user.id), { auth: true })
+    .delete(
+      "/:id/invites/:inviteId",
+      async ({ user, params }) => {
+        await domain.invites.delete(params.id, user.id, params.inviteId);
+        return { success: true };
+      },
+      { auth: true },
+    )
+    .get("/:id/invites/:inviteId/uses", ({ user, params }) => domain.invites.uses(params.id, user.id, params.inviteId), { auth: true })
+    .post("/:id/invite/regenerate", ({ user, params }) => domain.invites.regeneratePrimary(params.id, user.id), { auth: true });

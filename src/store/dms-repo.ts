@@ -1,0 +1,464 @@
+import { WriteBatch } from "./write-batch.ts";
+import type { Database } from "bun:sqlite";
+import type { PresenceStatus } from "./types.ts";
+import { nowSeconds } from "./time.ts";
+
+export interface ConversationRow {
+  id: string;
+  type: "dm" | "group";
+  name: string | null;
+  icon: string | null;
+  owner_id: string | null;
+  dm_key: string | null;
+  last_message_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RecipientRow {
+  conversation_id: string;
+  id: string;
+  username: string;
+  avatar: string | null;
+  status: PresenceStatus;
+  is_bot: 0 | 1;
+}
+
+export interface DmMessageRow {
+  id: string;
+  conversation_id: string;
+  user_id: string;
+  content: string;
+  embeds: string;
+  reply_to: string | null;
+  created_at: number;
+  updated_at: number | null;
+  username: string;
+  avatar: string | null;
+  is_bot: 0 | 1;
+}
+
+export interface DmAttachmentRow {
+  id: string;
+  message_id: string;
+  filename: string;
+  original_name: string;
+  mime_type: string;
+  size: number;
+}
+
+export interface NewDmAttachment {
+  filename: string;
+  original_name: string;
+  mime_type: string;
+  size: number;
+}
+
+/** The dm_key of a 1:1 conversation: the two ids sorted, joined with ':'. */
+export const dmKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
+
+/** Past any UUID: the keyset start of the newest page. */
+const AFTER_ALL_IDS = "~";
+
+const MESSAGE_SELECT = `SELECT m.id, m.conversation_id, m.user_id, m.content, m.embeds, m.reply_to, m.created_at, m.updated_at,
+  u.username, u.avatar, u.is_bot
+  FROM dm_messages m JOIN users u ON u.id = m.user_id`;
+
+/**
+ * Direct messages: conversations (1:1 DMs and group DMs), their members, messages, attachments, reactions,
+ * pins and read markers. Every check-then-write is one transaction.
+ */
+export class DmsRepo {
+  private readonly byId;
+  private readonly byKey;
+  private readonly insertConversation;
+  private readonly insertMember;
+  private readonly memberStmt;
+  private readonly membersStmt;
+  private readonly memberCount;
+  private readonly forUser;
+  private readonly recipientsStmt;
+  private readonly deleteMemberStmt;
+  private readonly setOwnerStmt;
+  private readonly setNameStmt;
+  private readonly setIconStmt;
+  private readonly deleteConversationStmt;
+  private readonly conversationFiles;
+  private readonly insertMessage;
+  private readonly insertAttachment;
+  private readonly touchConversation;
+  private readonly messageStmt;
+  private readonly olderStmt;
+  private readonly newerOrSameStmt;
+  private readonly attachmentsStmt;
+  private readonly updateMessageStmt;
+  private readonly deleteMessageStmt;
+  private readonly searchStmt;
+  private readonly pinsStmt;
+  private readonly pinCount;
+  private readonly insertPin;
+  private readonly deletePin;
+  private readonly setReadStmt;
+  private readonly latestMessageStmt;
+  private readonly reactionExists;
+  private readonly insertReaction;
+  private readonly deleteReaction;
+  private readonly sharedServerStmt;
+  private readonly friendsStmt;
+  private readonly mutersStmt;
+  private readonly touchUpdated;
+  private readonly pinExists;
+
+  constructor(
+    private readonly db: Database,
+    /** Group commit for sends (src/store/write-batch.ts); one per database, shared with channel messages. */
+    private readonly writes: WriteBatch = new WriteBatch(db),
+  ) {
+    this.byId = db.prepare<ConversationRow, [string]>("SELECT * FROM conversations WHERE id = ?");
+    this.byKey = db.prepare<ConversationRow, [string]>("SELECT * FROM conversations WHERE dm_key = ?");
+    this.insertConversation = db.prepare<ConversationRow, [string, string, string | null, string | null, string | null, number, number]>(
+      `INSERT INTO conversations (id, type, name, owner_id, dm_key, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    );
+    this.insertMember = db.prepare(
+      "INSERT INTO conversation_members (conversation_id, user_id, joined_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+    );
+    this.memberStmt = db.prepare<{ user_id: string; last_read_message_id: string | null }, [string, string]>(
+      "SELECT user_id, last_read_message_id FROM conversation_members WHERE conversation_id = ? AND user_id = ?",
+    );
+    // Longest-standing first; joins within one second are ordered by user id.
+    this.membersStmt = db.prepare<{ user_id: string }, [string]>(
+      "SELECT user_id FROM conversation_members WHERE conversation_id = ? ORDER BY joined_at, user_id",
+    );
+    this.memberCount = db.prepare<{ n: number }, [string]>(
+      "SELECT count(*) AS n FROM conversation_members WHERE conversation_id = ?",
+    );
+    // Newest activity first: the latest message id, or the conversation's own id when it has
+    // none (both are UUIDv7, so they compare by time). Served by dm_messages_conversation.
+    this.forUser = db.prepare<ConversationRow, [string, string | null]>(
+      `SELECT c.* FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
+       WHERE cm.user_id = ?1 AND (?2 IS NULL OR c.type = ?2)
+       ORDER BY coalesce((SELECT max(m.id) FROM dm_messages m WHERE m.conversation_id = c.id), c.id) DESC`,
+    );
+    this.recipientsStmt = db.prepare<RecipientRow, [string]>(
+      `SELECT cm.conversation_id, u.id, u.username, u.avatar, u.status, u.is_bot
+       FROM conversation_members cm JOIN users u ON u.id = cm.user_id
+       WHERE cm.conversation_id IN (SELECT value FROM json_each(?))
+       ORDER BY cm.joined_at, cm.user_id`,
+    );
+    this.deleteMemberStmt = db.prepare("DELETE FROM conversation_members WHERE conversation_id = ? AND user_id = ?");
+    this.setOwnerStmt = db.prepare("UPDATE conversations SET owner_id = ?, updated_at = ? WHERE id = ?");
+    this.setNameStmt = db.prepare<ConversationRow, [string | null, number, string]>(
+      "UPDATE conversations SET name = ?, updated_at = ? WHERE id = ? RETURNING *",
+    );
+    this.setIconStmt = db.prepare("UPDATE conversations SET icon = ?, updated_at = ? WHERE id = ?");
+    this.deleteConversationStmt = db.prepare("DELETE FROM conversations WHERE id = ?");
+    this.conversationFiles = db.prepare<{ filename: string }, [string]>(
+      `SELECT a.filename FROM dm_attachments a JOIN dm_messages m ON m.id = a.message_id WHERE m.conversation_id = ?`,
+    );
+    this.insertMessage = db.prepare(
+      `INSERT INTO dm_messages (id, conversation_id, user_id, content, embeds, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.insertAttachment = db.prepare(
+      `INSERT INTO dm_attachments (id, message_id, filename, original_name, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.touchConversation = db.prepare("UPDATE conversations SET last_message_at = ? WHERE id = ?");
+    this.messageStmt = db.prepare<DmMessageRow, [string, string]>(`${MESSAGE_SELECT} WHERE m.conversation_id = ? AND m.id = ?`);
+    this.olderStmt = db.prepare<DmMessageRow, [string, string, number]>(
+      `${MESSAGE_SELECT} WHERE m.conversation_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?`,
+    );
+    this.newerOrSameStmt = db.prepare<DmMessageRow, [string, string, number]>(
+      `${MESSAGE_SELECT} WHERE m.conversation_id = ? AND m.id >= ? ORDER BY m.id ASC LIMIT ?`,
+    );
+    this.attachmentsStmt = db.prepare<DmAttachmentRow, [string]>(
+      `SELECT id, message_id, filename, original_name, mime_type, size FROM dm_attachments
+       WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`,
+    );
+    this.updateMessageStmt = db.prepare("UPDATE dm_messages SET content = ?, updated_at = ? WHERE id = ?");
+    this.deleteMessageStmt = db.prepare("DELETE FROM dm_messages WHERE id = ?");
+    this.searchStmt = db.prepare<DmMessageRow, [string, string, number]>(
+      `SELECT m.id, m.conversation_id, m.user_id, m.content, m.embeds, m.reply_to, m.created_at, m.updated_at,
+         u.username, u.avatar, u.is_bot
+       FROM dm_messages_fts f JOIN dm_messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
+       WHERE dm_messages_fts MATCH ? AND m.conversation_id = ?
+       ORDER BY f.rank, m.id DESC LIMIT ?`,
+    );
+    this.pinsStmt = db.prepare<DmMessageRow, [string]>(
+      `SELECT m.id, m.conversation_id, m.user_id, m.content, m.embeds, m.reply_to, m.created_at, m.updated_at,
+         u.username, u.avatar, u.is_bot
+       FROM dm_pins p JOIN dm_messages m ON m.id = p.message_id JOIN users u ON u.id = m.user_id
+       WHERE p.conversation_id = ? ORDER BY p.pinned_at DESC, m.id DESC`,
+    );
+    this.pinCount = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM dm_pins WHERE conversation_id = ?");
+    this.insertPin = db.prepare(
+      "INSERT INTO dm_pins (message_id, conversation_id, pinned_by, pinned_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    );
+    this.deletePin = db.prepare("DELETE FROM dm_pins WHERE message_id = ?");
+    this.setReadStmt = db.prepare(
+      "UPDATE conversation_members SET last_read_message_id = ? WHERE conversation_id = ? AND user_id = ?",
+    );
+    this.latestMessageStmt = db.prepare<{ id: string }, [string]>(
+      "SELECT id FROM dm_messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1",
+    );
+    this.reactionExists = db.prepare<{ one: number }, [string, string, string]>(
+      "SELECT 1 AS one FROM dm_reactions WHERE message_id = ? AND emoji = ? AND user_id = ?",
+    );
+    this.insertReaction = db.prepare("INSERT INTO dm_reactions (message_id, emoji, user_id, created_at) VALUES (?, ?, ?, ?)");
+    this.deleteReaction = db.prepare("DELETE FROM dm_reactions WHERE message_id = ? AND emoji = ? AND user_id = ?");
+    this.sharedServerStmt = db.prepare<{ one: number }, [string, string]>(
+      `SELECT 1 AS one FROM server_members a JOIN server_members b ON b.server_id = a.server_id AND b.user_id = ?
+       WHERE a.user_id = ? LIMIT 1`,
+    );
+    this.friendsStmt = db.prepare<{ one: number }, [string, string]>(
+      "SELECT 1 AS one FROM friendships WHERE user_low = ? AND user_high = ? AND status = 'accepted'",
+    );
+    this.touchUpdated = db.prepare("UPDATE conversations SET updated_at = ? WHERE id = ?");
+    this.pinExists = db.prepare<{ one: number }, [string]>("SELECT 1 AS one FROM dm_pins WHERE message_id = ?");
+    this.mutersStmt = db.prepare<{ user_id: string }, [string, string]>(
+      `SELECT cm.user_id FROM conversation_members cm
+       JOIN muted_users mu ON mu.user_id = cm.user_id AND mu.target_id = ?
+       WHERE cm.conversation_id = ?`,
+    );
+  }
+
+  async findById(id: string): Promise<ConversationRow | null> {
+    return this.byId.get(id);
+  }
+
+  async findDm(a: string, b: string): Promise<ConversationRow | null> {
+    return this.byKey.get(dmKey(a, b));
+  }
+
+  /** The 1:1 conversation of a pair, created when missing. */
+  async openDm(a: string, b: string): Promise<{ row: ConversationRow; created: boolean }> {
+    return this.db.transaction(() => {
+      const key = dmKey(a, b);
+      const existing = this.byKey.get(key);
+      if (existing) return { row: existing, created: false };
+      const now = nowSeconds();
+      const row = this.insertConversation.get(Bun.randomUUIDv7(), "dm", null, null, key, now, now)!;
+      this.insertMember.run(row.id, a, now);
+      this.insertMember.run(row.id, b, now);
+      return { row, created: true };
+    })();
+  }
+
+  /** A group with its owner and members, in one transaction. */
+  async createGroup(ownerId: string, name: string | null, memberIds: string[]): Promise<ConversationRow> {
+    return this.db.transaction(() => {
+      const now = nowSeconds();
+      const row = this.insertConversation.get(Bun.randomUUIDv7(), "group", name, ownerId, null, now, now)!;
+      this.insertMember.run(row.id, ownerId, now);
+      for (const id of memberIds) this.insertMember.run(row.id, id, now);
+      return row;
+    })();
+  }
+
+  async isMember(conversationId: string, userId: string): Promise<boolean> {
+    return this.memberStmt.get(conversationId, userId) !== null;
+  }
+
+  async memberIds(conversationId: string): Promise<string[]> {
+    return this.membersStmt.all(conversationId).map((r) => r.user_id);
+  }
+
+  async listForUser(userId: string, type: "dm" | "group" | null): Promise<ConversationRow[]> {
+    return this.forUser.all(userId, type);
+  }
+
+  /** Members of each of the conversations, longest-standing first. */
+  async recipients(conversationIds: string[]): Promise<RecipientRow[]> {
+    if (conversationIds.length === 0) return [];
+    return this.recipientsStmt.all(JSON.stringify(conversationIds));
+  }
+
+  /** Adds a member unless the group already holds `maxMembers` (owner included). */
+  async addMember(conversationId: string, userId: string, maxMembers: number): Promise<"added" | "exists" | "full"> {
+    return this.db.transaction(() => {
+      if (this.memberStmt.get(conversationId, userId)) return "exists" as const;
+      if ((this.memberCount.get(conversationId)?.n ?? 0) >= maxMembers) return "full" as const;
+      this.insertMember.run(conversationId, userId, nowSeconds());
+      this.touchUpdated.run(nowSeconds(), conversationId);
+      return "added" as const;
+    })();
+  }
+
+  /**
+   * Takes a member out of a group. When the owner goes, the longest-standing member becomes
+   * owner; when nobody is left, the group is deleted and the files to remove are returned.
+   */
+  async removeMember(
+    conversationId: string,
+    userId: string,
+  ): Promise<{ removed: boolean; deleted: boolean; ownerId: string | null; files: string[] }> {
+    return this.db.transaction(() => {
+      const row = this.byId.get(conversationId);
+      if (!row || !this.memberStmt.get(conversationId, userId)) return { removed: false, deleted: false, ownerId: row?.owner_id ?? null, files: [] };
+      this.deleteMemberStmt.run(conversationId, userId);
+      const remaining = this.membersStmt.all(conversationId);
+      if (remaining.length === 0) {
+        const files = this.conversationFiles.all(conversationId).map((f) => f.filename);
+        if (row.icon) files.push(row.icon);
+        this.deleteConversationStmt.run(conversationId);
+        return { removed: true, deleted: true, ownerId: null, files };
+      }
+      let ownerId = row.owner_id;
+      if (ownerId === userId) {
+        ownerId = remaining[0]!.user_id;
+        this.setOwnerStmt.run(ownerId, nowSeconds(), conversationId);
+      }
+      return { removed: true, deleted: false, ownerId, files: [] };
+    })();
+  }
+
+  async setOwner(conversationId: string, ownerId: string): Promise<void> {
+    this.setOwnerStmt.run(ownerId, nowSeconds(), conversationId);
+  }
+
+  async setName(conversationId: string, name: string | null): Promise<void> {
+    this.setNameStmt.get(name, nowSeconds(), conversationId);
+  }
+
+  /** Sets the icon path and returns the previous one. */
+  async replaceIcon(conversationId: string, icon: string | null): Promise<string | null> {
+    return this.db.transaction(() => {
+      const previous = this.byId.get(conversationId)?.icon ?? null;
+      this.setIconStmt.run(icon, nowSeconds(), conversationId);
+      return previous;
+    })();
+  }
+
+  /** Deletes the conversation and everything in it; returns the files to remove from disk. */
+  async deleteConversation(conversationId: string): Promise<string[]> {
+    return this.db.transaction(() => {
+      const row = this.byId.get(conversationId);
+      if (!row) return [];
+      const files = this.conversationFiles.all(conversationId).map((f) => f.filename);
+      if (row.icon) files.push(row.icon);
+      this.deleteConversationStmt.run(conversationId);
+      return files;
+    })();
+  }
+
+  /** The message, its attachments and the conversation's activity time, in one transaction. */
+  async createMessage(input: {
+    conversationId: string;
+    userId: string;
+    content: string;
+    /** JSON array of normalized embeds; absent: none. */
+    embeds?: string;
+    replyTo: string | null;
+    attachments: NewDmAttachment[];
+  }): Promise<DmMessageRow> {
+    // Committed with the other sends of the same event-loop turn, answered after the COMMIT.
+    return this.writes.run(() => {
+      const id = Bun.randomUUIDv7();
+      const now = nowSeconds();
+      this.insertMessage.run(id, input.conversationId, input.userId, input.content, input.embeds ?? "[]", input.replyTo, now);
+      for (const a of input.attachments) {
+        this.insertAttachment.run(Bun.randomUUIDv7(), id, a.filename, a.original_name, a.mime_type, a.size, now);
+      }
+      this.touchConversation.run(now, input.conversationId);
+      return this.messageStmt.get(input.conversationId, id)!;
+    });
+  }
+
+  async findMessage(conversationId: string, messageId: string): Promise<DmMessageRow | null> {
+    return this.messageStmt.get(conversationId, messageId.toLowerCase());
+  }
+
+  /** Up to `limit` messages older than `before` (or the newest), newest first like channel pages. */
+  async pageBefore(conversationId: string, before: string | null, limit: number): Promise<DmMessageRow[]> {
+    return this.olderStmt.all(conversationId, before?.toLowerCase() ?? AFTER_ALL_IDS, limit);
+  }
+
+  /** Up to `limit` messages centred on `around` (the message itself included when it exists), newest first. */
+  async pageAround(conversationId: string, around: string, limit: number): Promise<DmMessageRow[]> {
+    const id = around.toLowerCase();
+    const older = this.olderStmt.all(conversationId, id, limit);
+    const newer = this.newerOrSameStmt.all(conversationId, id, limit);
+    const half = Math.floor(limit / 2);
+    const takeNewer = Math.min(newer.length, limit - Math.min(older.length, half));
+    const takeOlder = Math.min(older.length, limit - takeNewer);
+    return [...newer.slice(0, takeNewer).reverse(), ...older.slice(0, takeOlder)];
+  }
+
+  async attachmentsOf(messageIds: string[]): Promise<DmAttachmentRow[]> {
+    if (messageIds.length === 0) return [];
+    return this.attachmentsStmt.all(JSON.stringify(messageIds));
+  }
+
+  async updateMessage(conversationId: string, messageId: string, content: string): Promise<DmMessageRow | null> {
+    this.updateMessageStmt.run(content, nowSeconds(), messageId);
+    return this.messageStmt.get(conversationId, messageId);
+  }
+
+  /** Deletes the message and returns its attachment files, to remove from disk. */
+  async deleteMessage(messageId: string): Promise<string[]> {
+    return this.db.transaction(() => {
+      const files = this.attachmentsStmt.all(JSON.stringify([messageId])).map((a) => a.filename);
+      this.deleteMessageStmt.run(messageId);
+      return files;
+    })();
+  }
+
+  /** `match` must already be a safe FTS5 expression (see Dms.search). */
+  async search(conversationId: string, match: string, limit: number): Promise<DmMessageRow[]> {
+    return this.searchStmt.all(match, conversationId, limit);
+  }
+
+  async pins(conversationId: string): Promise<DmMessageRow[]> {
+    return this.pinsStmt.all(conversationId);
+  }
+
+  /** Pins unless already pinned ("exists") or the conversation holds `max` pins ("full"). */
+  async pin(conversationId: string, messageId: string, userId: string, max: number): Promise<"pinned" | "exists" | "full"> {
+    return this.db.transaction(() => {
+      if ((this.pinCount.get(conversationId)?.n ?? 0) >= max) {
+        return this.pinExists.get(messageId) ? ("exists" as const) : ("full" as const);
+      }
+      return this.insertPin.run(messageId, conversationId, userId, nowSeconds()).changes > 0 ? ("pinned" as const) : ("exists" as const);
+    })();
+  }
+
+  async unpin(messageId: string): Promise<boolean> {
+    return this.deletePin.run(messageId).changes > 0;
+  }
+
+  async latestMessageId(conversationId: string): Promise<string | null> {
+    return this.latestMessageStmt.get(conversationId)?.id ?? null;
+  }
+
+  async setRead(conversationId: string, userId: string, messageId: string | null): Promise<void> {
+    this.setReadStmt.run(messageId, conversationId, userId);
+  }
+
+  async readState(conversationId: string, userId: string): Promise<string | null> {
+    return this.memberStmt.get(conversationId, userId)?.last_read_message_id ?? null;
+  }
+
+  /** Adds the reaction, or removes it when the user already reacted with that emoji. */
+  async toggleReaction(messageId: string, emoji: string, userId: string): Promise<"added" | "removed"> {
+    return this.db.transaction(() => {
+      if (this.reactionExists.get(messageId, emoji, userId)) {
+        this.deleteReaction.run(messageId, emoji, userId);
+        return "removed" as const;
+      }
+      this.insertReaction.run(messageId, emoji, userId, nowSeconds());
+      return "added" as const;
+    })();
+  }
+
+  async shareServer(a: string, b: string): Promise<boolean> {
+    return this.sharedServerStmt.get(a, b) !== null;
+  }
+
+  async areFriends(a: string, b: string): Promise<boolean> {
+    return (a < b ? this.friendsStmt.get(a, b) : this.friendsStmt.get(b, a)) !== null;
+  }
+
+  /** Members of the conversation who muted `senderId`. */
+  async mutersOf(conversationId: string, senderId: string): Promise<string[]> {
+    return this.mutersStmt.all(senderId, conversationId).map((r) => r.user_id);
+  }
+}
