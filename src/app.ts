@@ -37,6 +37,7 @@ import { reportRoutes } from "./http/routes/reports.ts";
 import { gifRoutes } from "./http/routes/gifs.ts";
 import { aiFileRoutes, aiRoutes } from "./http/routes/ai.ts";
 import { adminAiRoutes } from "./http/routes/admin-ai.ts";
+import { webRoutes } from "./http/web.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { resolveJwtSecret } from "./secret.ts";
 import { createStore, type Store } from "./store/store.ts";
@@ -141,7 +142,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(aiRoutes(domain, auth, "/api/ai"))
     .use(adminAiRoutes(domain, adminPlugin(domain)))
     .use(aiFileRoutes(domain, auth))
-    .use(fileRoutes(domain));
+    .use(fileRoutes(domain))
+    // Last: every other GET is a page of the web app.
+    .use(webRoutes(log));
 
   const { websocket, idleTimeout } = engine.handler();
   http.listen({

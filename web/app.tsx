@@ -1,0 +1,48 @@
+/**
+ * The app's routes. Pages that need an account send a visitor without a session to the login
+ * page, which brings them back afterwards (`?next=`).
+ */
+import type { ComponentType } from "preact";
+import { useEffect } from "preact/hooks";
+import { LocationProvider, Route, Router, useLocation } from "preact-iso/router";
+import { session } from "./state/app-state.ts";
+import { LoginPage } from "./pages/login.tsx";
+import { RegisterPage } from "./pages/register.tsx";
+import { ChatPage } from "./pages/chat.tsx";
+import { InviteCodePage } from "./pages/invite-code.tsx";
+import { NotFoundPage } from "./pages/not-found.tsx";
+
+/** Replaces the current entry with `to` (used for redirects). */
+export function Redirect({ to }: { to: string }) {
+  const { route } = useLocation();
+  useEffect(() => route(to, true), [to]);
+  return null;
+}
+
+/** A page only for someone logged in; others go to the login page and come back. */
+function signedIn<P extends object>(Page: ComponentType<P>): ComponentType<P> {
+  return function SignedIn(props: P) {
+    const { url } = useLocation();
+    if (!session.value) return <Redirect to={`/login?next=${encodeURIComponent(url)}`} />;
+    return <Page {...props} />;
+  };
+}
+
+const Home = signedIn(() => <Redirect to="/channels/@me" />);
+const Chat = signedIn(ChatPage);
+const InviteCode = signedIn(InviteCodePage);
+
+export function App() {
+  return (
+    <LocationProvider>
+      <Router>
+        <Route path="/" component={Home} />
+        <Route path="/login" component={LoginPage} />
+        <Route path="/register" component={RegisterPage} />
+        <Route path="/channels/:serverId/:channelId?" component={Chat} />
+        <Route path="/invite/:code" component={InviteCode} />
+        <Route default component={NotFoundPage} />
+      </Router>
+    </LocationProvider>
+  );
+}
