@@ -262,7 +262,8 @@ function ReplyPreview({ replyTo }: { replyTo: string }) {
       {original ? (
         <>
           <span class="sr-only">Replying to </span>
-          <strong>{original.username}</strong> <span class="muted">{original.content.slice(0, 120) || "(attachment)"}</span>
+          <strong>{original.username}</strong>{" "}
+          <span class="muted">{original.content ? <MessageContent content={original.content.slice(0, 200)} /> : "(attachment)"}</span>
         </>
       ) : (
         <span class="muted">{original === null ? "The original message was deleted" : "Replying to a message"}</span>

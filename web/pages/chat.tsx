@@ -18,6 +18,7 @@ import { MemberList } from "../components/member-list.tsx";
 import type { PlaceContextValue } from "../components/place-context.ts";
 import { PlaceView } from "../components/place-view.tsx";
 import { ServerRail } from "../components/server-rail.tsx";
+import { CreateServerDialog, JoinServerDialog } from "../components/server-dialogs.tsx";
 import { STATUS_LABELS } from "../components/avatar.tsx";
 import { Icon } from "../components/icons.tsx";
 
@@ -94,6 +95,11 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
     store.openChannel(channel);
     return () => store.closeChannel(channel.id);
   }, [channel.id]);
+  // A channel that became hidden (no event tells a member who lost its view): ask for the list again.
+  const failed = timeline.error.value === "Channel not found";
+  useEffect(() => {
+    if (failed) state.later("channels", 0);
+  }, [failed]);
   const members = state.members.value ?? [];
   const roles = state.roles.value;
   const value: PlaceContextValue = {
@@ -154,6 +160,8 @@ function DirectMessages({ conversationId, me }: { conversationId: string | undef
             </>
           ) : conversationId ? (
             <p role="status">Loading…</p>
+          ) : store.servers.value?.length === 0 ? (
+            <FirstSteps name={me.username} />
           ) : (
             <>
               <h1>Your direct messages</h1>
@@ -162,6 +170,27 @@ function DirectMessages({ conversationId, me }: { conversationId: string | undef
           )}
         </div>
       )}
+    </>
+  );
+}
+
+/** The home of someone in no server yet: what to do first. */
+function FirstSteps({ name }: { name: string }) {
+  const [dialog, setDialog] = useState<"create" | "join" | null>(null);
+  return (
+    <>
+      <h1>Welcome to Hearth, {name}!</h1>
+      <p class="muted">You are not in a server yet. Start your own, or join one with an invite link from a friend.</p>
+      <div class="actions">
+        <button type="button" class="primary" onClick={() => setDialog("create")}>
+          Create your first server
+        </button>
+        <button type="button" class="secondary" onClick={() => setDialog("join")}>
+          Join with an invite
+        </button>
+      </div>
+      {dialog === "create" && <CreateServerDialog onClose={() => setDialog(null)} />}
+      {dialog === "join" && <JoinServerDialog onClose={() => setDialog(null)} />}
     </>
   );
 }

@@ -6,6 +6,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { deflateSync } from "node:zlib";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { startServer, type TestServer, type TestUser } from "../../helpers/server.ts";
 
@@ -116,3 +117,33 @@ export async function accessibleNames(scope: Locator, role: string): Promise<str
 
 /** Whether the element has the keyboard focus. */
 export const isFocused = (locator: Locator) => locator.evaluate((el) => el.ownerDocument.activeElement === el);
+
+/** A PNG of one colour, to upload as something a person can see (emoji, attachments, avatars). */
+export function solidPng(width: number, height: number, [r, g, b]: [number, number, number]): Uint8Array {
+  const chunk = (type: string, data: Uint8Array) => {
+    const out = new Uint8Array(12 + data.length);
+    const view = new DataView(out.buffer);
+    view.setUint32(0, data.length);
+    out.set(new TextEncoder().encode(type), 4);
+    out.set(data, 8);
+    view.setUint32(8 + data.length, Bun.hash.crc32(out.subarray(4, 8 + data.length)));
+    return out;
+  };
+  const header = new Uint8Array(13);
+  const hv = new DataView(header.buffer);
+  hv.setUint32(0, width);
+  hv.setUint32(4, height);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const rows = new Uint8Array(height * (1 + width * 3));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) rows.set([r, g, b], y * (1 + width * 3) + 1 + x * 3);
+  }
+  const parts = [new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", new Uint8Array())];
+  const png = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    png.set(part, offset);
+    offset += part.length;
+  }
+  return png;
+}
