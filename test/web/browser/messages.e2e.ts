@@ -277,7 +277,7 @@ test("history loads older pages when scrolling up, without moving what one is lo
     await log.evaluate((el) => {
       el.scrollTop = 150;
     });
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))));
     const probe = await log.evaluate((el) => {
       const top = el.getBoundingClientRect().top;
       const articles = Array.from(el.querySelectorAll("article")) as any[];
