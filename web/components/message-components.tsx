@@ -35,7 +35,7 @@ export function MessageComponents({ components, message }: { components: Compone
                 <button
                   key={component.url}
                   type="button"
-                  class="component-button link"
+                  class="component-button style-link"
                   disabled={component.disabled}
                   onClick={() => window.open(component.url, "_blank", "noopener,noreferrer")}
                 >
@@ -49,7 +49,7 @@ export function MessageComponents({ components, message }: { components: Compone
               <button
                 key={component.custom_id}
                 type="button"
-                class={`component-button ${component.style}`}
+                class={`component-button style-${component.style}`}
                 disabled={component.disabled || busy === component.custom_id}
                 aria-busy={busy === component.custom_id}
                 onClick={() => press(component.custom_id)}
