@@ -27,23 +27,28 @@ export function MessageList({ onReply, stickSignal }: { onReply: (m: Message) =>
   const atBottom = useRef(true);
   const [showJump, setShowJump] = useState(false);
   const firstId = useRef<string | undefined>(undefined);
+  /** Set once the log was first brought to its newest message: scroll positions before that mean nothing. */
+  const positioned = useRef(false);
   const lastId = useRef<string | undefined>(undefined);
 
   const rows: Row[] = [];
   if (!hasOlder && status === "ready") rows.push({ kind: "intro", key: "intro" });
   for (const message of messages) rows.push({ kind: "message", key: message.id, message });
 
-  // A prepend (older page) keeps the reader's place: virtua shifts when the first row changed
-  // while the previous first row is still there, further down.
-  const currentFirst = messages[0]?.id;
-  const shift = firstId.current !== undefined && currentFirst !== firstId.current && messages.some((m) => m.id === firstId.current);
+  // A prepend (an older page, or the channel's intro once the history ends) keeps the reader's
+  // place: virtua shifts when the first row changed while the previous first row is still there.
+  const currentFirst = rows[0]?.key;
+  const shift = firstId.current !== undefined && currentFirst !== firstId.current && rows.some((r) => r.key === firstId.current);
 
   useLayoutEffect(() => {
     firstId.current = currentFirst;
     const newest = messages[messages.length - 1]?.id;
     const appended = newest !== lastId.current;
     lastId.current = newest;
-    if (appended && atBottom.current && rows.length > 0) ref.current?.scrollToIndex(rows.length - 1, { align: "end" });
+    if (appended && atBottom.current && rows.length > 0) {
+      ref.current?.scrollToIndex(rows.length - 1, { align: "end" });
+      positioned.current = true;
+    }
   });
 
   // Sending a message brings the reader back to the newest one.
@@ -63,7 +68,7 @@ export function MessageList({ onReply, stickSignal }: { onReply: (m: Message) =>
 
   function onScroll(offset: number) {
     const list = ref.current;
-    if (!list) return;
+    if (!list || !positioned.current) return;
     const bottom = offset + list.viewportSize >= list.scrollSize - 8;
     atBottom.current = bottom;
     if (bottom === showJump) setShowJump(!bottom);

@@ -83,7 +83,7 @@ test("a page behind the login comes back after logging in", async () => {
   await page.getByLabel("Password").fill(owner.password);
   await page.getByRole("button", { name: "Log in" }).click();
   await page.getByRole("navigation", { name: "Channels" }).getByRole("heading", { name: "Back again" }).waitFor();
-  expect(page.url()).toContain(`/channels/${serverId}/`);
+  await page.waitForURL(new RegExp(`/channels/${serverId}/[0-9a-f-]{36}$`));
 });
 
 test("a 401 anywhere returns to the login page: a revoked token ends the session", async () => {

@@ -257,11 +257,11 @@ test("mentions: rendered as names, and written with @ suggestions", async () => 
 
 test("history loads older pages when scrolling up, without moving what one is looking at", async () => {
   const { owner, member, channelId, path } = await twoPeople();
-  for (let i = 1; i <= 130; i++) await say(suite.server, i % 2 ? owner : member, channelId, `line ${i}`);
+  for (let i = 1; i <= 200; i++) await say(suite.server, i % 2 ? owner : member, channelId, `line ${i}`);
   const page = await open(owner, path);
   const log = messageLog(page);
-  await messageWith(page, "line 130").waitFor();
-  await eventually(async () => expect(await messageWith(page, "line 130").isVisible()).toBe(true));
+  await messageWith(page, "line 200").waitFor();
+  await eventually(async () => expect(await messageWith(page, "line 200").isVisible()).toBe(true));
   expect(await messageWith(page, /^.*line 1$/).count()).toBe(0);
   await suite.shot(page, "messages-11-latest");
 
@@ -272,7 +272,7 @@ test("history loads older pages when scrolling up, without moving what one is lo
   });
   // Scroll near the top: an older page is prepended, and the message in the middle of the view stays exactly where it was.
   let prepends = 0;
-  for (let step = 0; step < 12; step++) {
+  for (let step = 0; step < 16; step++) {
     if ((await page.getByRole("heading", { name: "Welcome to #general!" }).count()) > 0) break;
     await log.evaluate((el) => {
       el.scrollTop = 150;
@@ -293,7 +293,7 @@ test("history loads older pages when scrolling up, without moving what one is lo
     expect(after.y).not.toBeNull();
     expect(Math.abs(after.y! - probe.y)).toBeLessThan(3);
   }
-  expect(prepends).toBeGreaterThanOrEqual(2);
+  expect(prepends).toBeGreaterThanOrEqual(3);
   await page.getByRole("heading", { name: "Welcome to #general!" }).waitFor();
   await messageWith(page, /^.*line 1$/).waitFor();
   await suite.shot(page, "messages-12-oldest");
