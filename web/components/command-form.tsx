@@ -9,6 +9,7 @@ import type { Channel, CommandOption, Member, Role, ServerCommand } from "../api
 import { optionInput } from "../lib/command-wire.ts";
 import { Avatar } from "./avatar.tsx";
 import { listKeys, SuggestionList, type Suggestion } from "./suggestion-list.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
 
 export interface Lookups {
   members: Member[];
@@ -78,11 +79,7 @@ export function CommandForm(props: CommandFormProps) {
           ))}
         </div>
       )}
-      {props.error && (
-        <p class="error" role="alert">
-          {props.error}
-        </p>
-      )}
+      <ErrorAlert message={props.error} />
       <div class="command-send">
         <span class="hint">Enter to send · Escape to cancel</span>
         <button type="submit" class="primary" disabled={props.busy}>

@@ -19,6 +19,7 @@ import { Avatar } from "./avatar.tsx";
 import { CommandForm } from "./command-form.tsx";
 import { usePlace } from "./place-context.ts";
 import { listKeys, SuggestionList, type Suggestion } from "./suggestion-list.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
 import { Icon } from "./icons.tsx";
 
 const COMMAND_QUERY = /^\/([\w-]*)$/;
@@ -335,11 +336,7 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
           </button>
         </div>
       )}
-      {!command && error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      {!command && <ErrorAlert message={error} />}
     </div>
   );
 }

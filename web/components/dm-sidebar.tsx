@@ -6,13 +6,14 @@ import { conversationName } from "../state/store.ts";
 import { Avatar } from "./avatar.tsx";
 import { Dialog } from "./dialog.tsx";
 import { UserPanel } from "./user-panel.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
 
 /** The reader's DMs and group DMs, newest activity first, live from `dm:new`. */
 export function DmSidebar({ activeId }: { activeId: string | undefined }) {
   const [creating, setCreating] = useState(false);
   const conversations = store.conversations.value;
   return (
-    <nav class="sidebar" aria-label="Direct messages">
+    <nav class="sidebar" aria-label="Channels">
       <header class="sidebar-header">
         <h2>Direct messages</h2>
         <button type="button" class="secondary small" onClick={() => setCreating(true)}>
@@ -102,7 +103,7 @@ function NewGroupDialog({ onClose }: { onClose: () => void }) {
             </label>
           ))}
         </fieldset>
-        {error && <p class="error" role="alert">{error}</p>}
+        <ErrorAlert message={error} />
         <div class="actions">
           <button type="button" class="secondary" onClick={onClose}>
             Cancel

@@ -5,6 +5,7 @@ import type { Member, Role } from "../api/types.ts";
 import { store } from "../state/app-state.ts";
 import type { ServerState } from "../state/server-state.ts";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
 
 const ROLE_LABELS: Record<string, string> = { owner: "Owner", admin: "Admin", moderator: "Moderator", member: "Member" };
 
@@ -114,7 +115,7 @@ function MemberCard({ member, roles, isMe, onClose }: { member: Member; roles: R
         {ROLE_LABELS[member.role] ?? member.role}
         {held.length > 0 && ` · ${held.map((r) => r.name).join(", ")}`}
       </p>
-      {error && <p class="error" role="alert">{error}</p>}
+      <ErrorAlert message={error} />
       {!isMe && (
         <button type="button" class="primary" onClick={message}>
           Message

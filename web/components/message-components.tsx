@@ -7,6 +7,7 @@ import type { ChannelSelect, Component, Message, StringSelect } from "../api/typ
 import { gateway } from "../state/app-state.ts";
 import { usePlace } from "./place-context.ts";
 import { Icon } from "./icons.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
 
 export function MessageComponents({ components, message }: { components: Component[]; message: Message }) {
   const place = usePlace();
@@ -80,11 +81,7 @@ export function MessageComponents({ components, message }: { components: Compone
           );
         })}
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
     </div>
   );
 }

@@ -17,6 +17,7 @@ import { MessageContent } from "./message-content.tsx";
 import { usePlace } from "./place-context.ts";
 import { ReactionBar } from "./reaction-bar.tsx";
 import { Icon } from "./icons.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
 
 export interface MessageItemProps {
   message: Message;
@@ -129,11 +130,7 @@ export function MessageItem({ message, grouped, onReply }: MessageItemProps) {
             {notice}
           </p>
         )}
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorAlert message={error} />
       </div>
       {!editing && (
         <div class="message-actions" role="toolbar" aria-label="Message actions">
@@ -238,11 +235,7 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
       <p class="hint">
         Escape to <button type="button" class="link" onClick={onDone}>cancel</button> · Enter to <button type="button" class="link" onClick={save}>save</button>
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { VList, type VListHandle } from "virtua";
 import type { Message } from "../api/types.ts";
 import { continuesGroup } from "../lib/message-list.ts";
+import { ErrorAlert } from "./error-alert.tsx";
 import { MessageItem } from "./message-item.tsx";
 import { usePlace } from "./place-context.ts";
 
@@ -85,9 +86,7 @@ export function MessageList({ onReply, stickSignal }: { onReply: (m: Message) =>
   if (status === "error") {
     return (
       <div class="message-log-state">
-        <p class="error" role="alert">
-          {timeline.error.value}
-        </p>
+        <ErrorAlert message={timeline.error.value} />
         <button type="button" class="secondary" onClick={() => void timeline.open()}>
           Try again
         </button>

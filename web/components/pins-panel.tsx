@@ -6,6 +6,7 @@ import { api } from "../state/app-state.ts";
 import { MessageContent } from "./message-content.tsx";
 import { usePlace } from "./place-context.ts";
 import { Icon } from "./icons.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
 
 /** The channel's pinned messages, newest pin first; follows pins and unpins live. */
 export function PinsPanel({ onClose }: { onClose: () => void }) {
@@ -25,7 +26,7 @@ export function PinsPanel({ onClose }: { onClose: () => void }) {
           <Icon name="close" />
         </button>
       </header>
-      {error && <p class="error" role="alert">{error}</p>}
+      <ErrorAlert message={error} />
       {pins === null && !error && <p class="muted" role="status">Loading…</p>}
       {pins?.length === 0 && <p class="empty">No pinned messages yet. Moderators can pin a message from its actions.</p>}
       <ul class="pin-list">

@@ -2,43 +2,64 @@ import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
 import { errorMessage } from "../api/client.ts";
 import { inviteCodeFrom } from "../lib/format.ts";
+import type { Server } from "../api/types.ts";
 import { api, store } from "../state/app-state.ts";
 import { Dialog } from "./dialog.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
 
-export function CreateServerDialog({ onClose }: { onClose: () => void }) {
+/**
+ * A dialog that asks for one value and then opens a server: creating one, or joining one. The
+ * server's refusal is shown in it; success adds the server to the rail and opens it.
+ */
+function ServerFormDialog(props: {
+  title: string;
+  intro?: string;
+  label: string;
+  placeholder?: string;
+  maxLength?: number;
+  submit: string;
+  onClose: () => void;
+  /** The server to open, or a message saying what is wrong with the value. */
+  run: (value: string) => Promise<Server | string>;
+}) {
   const { route } = useLocation();
-  const [name, setName] = useState("");
+  const [value, setValue] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  async function create(event: Event) {
+  async function submit(event: Event) {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      const server = await api.createServer(name.trim());
-      store.addServer(server);
-      onClose();
-      route(`/channels/${server.id}`);
+      const result = await props.run(value);
+      if (typeof result === "string") {
+        setError(result);
+        setBusy(false);
+        return;
+      }
+      store.addServer(result);
+      props.onClose();
+      route(`/channels/${result.id}`);
     } catch (failure) {
       setError(errorMessage(failure));
       setBusy(false);
     }
   }
   return (
-    <Dialog title="Create a server" onClose={onClose}>
-      <p class="muted">Your server is where you and your friends hang out. It starts with a #general channel.</p>
-      <form class="form" onSubmit={create}>
+    <Dialog title={props.title} onClose={props.onClose}>
+      {props.intro && <p class="muted">{props.intro}</p>}
+      <form class="form" onSubmit={submit}>
         <label class="field">
-          <span>Server name</span>
-          <input required maxLength={100} autoFocus value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <span>{props.label}</span>
+          <input required autoFocus maxLength={props.maxLength} placeholder={props.placeholder} value={value} onInput={(e) => setValue(e.currentTarget.value)} />
         </label>
-        {error && <p class="error" role="alert">{error}</p>}
+        <ErrorAlert message={error} />
         <div class="actions">
-          <button type="button" class="secondary" onClick={onClose}>
+          <button type="button" class="secondary" onClick={props.onClose}>
             Cancel
           </button>
           <button type="submit" class="primary" disabled={busy}>
-            Create
+            {props.submit}
           </button>
         </div>
       </form>
@@ -46,48 +67,33 @@ export function CreateServerDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
-export function JoinServerDialog({ onClose }: { onClose: () => void }) {
-  const { route } = useLocation();
-  const [input, setInput] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  async function join(event: Event) {
-    event.preventDefault();
-    const code = inviteCodeFrom(input);
-    if (!code) {
-      setError("Enter an invite code, or an invite link ending in /invite/<code>.");
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      const server = await api.joinServer(code);
-      store.addServer(server);
-      onClose();
-      route(`/channels/${server.id}`);
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
-  }
+export function CreateServerDialog({ onClose }: { onClose: () => void }) {
   return (
-    <Dialog title="Join a server" onClose={onClose}>
-      <form class="form" onSubmit={join}>
-        <label class="field">
-          <span>Invite code or link</span>
-          <input required autoFocus placeholder="hTKzmak9Qx or http://…/invite/hTKzmak9Qx" value={input} onInput={(e) => setInput(e.currentTarget.value)} />
-        </label>
-        {error && <p class="error" role="alert">{error}</p>}
-        <div class="actions">
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="primary" disabled={busy}>
-            Join
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <ServerFormDialog
+      title="Create a server"
+      intro="Your server is where you and your friends hang out. It starts with a #general channel."
+      label="Server name"
+      maxLength={100}
+      submit="Create"
+      onClose={onClose}
+      run={(name) => api.createServer(name.trim())}
+    />
+  );
+}
+
+export function JoinServerDialog({ onClose }: { onClose: () => void }) {
+  return (
+    <ServerFormDialog
+      title="Join a server"
+      label="Invite code or link"
+      placeholder="hTKzmak9Qx or http://…/invite/hTKzmak9Qx"
+      submit="Join"
+      onClose={onClose}
+      run={async (input) => {
+        const code = inviteCodeFrom(input);
+        return code ? api.joinServer(code) : "Enter an invite code, or an invite link ending in /invite/<code>.";
+      }}
+    />
   );
 }
 
@@ -105,7 +111,7 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
   return (
     <Dialog title={`Invite people to ${serverName}`} onClose={onClose}>
       <p class="muted">Share this link. Anyone with an account who opens it can join.</p>
-      {error && <p class="error" role="alert">{error}</p>}
+      <ErrorAlert message={error} />
       <div class="copy-row">
         <input readOnly aria-label="Invite link" value={link ?? "Creating an invite…"} onFocus={(e) => e.currentTarget.select()} />
         <button

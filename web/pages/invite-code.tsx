@@ -3,6 +3,7 @@ import { useLocation, useRoute } from "preact-iso/router";
 import { errorMessage } from "../api/client.ts";
 import { api, store } from "../state/app-state.ts";
 import { AuthLayout } from "./auth-layout.tsx";
+import { ErrorAlert } from "../components/error-alert.tsx";
 
 /** `/invite/<code>`: a server invite link. Accepting joins the server and opens it. */
 export function InviteCodePage() {
@@ -27,7 +28,7 @@ export function InviteCodePage() {
 
   return (
     <AuthLayout title="You've been invited to a server" subtitle={`Invite code ${code}`}>
-      {error && <p class="error" role="alert">{error}</p>}
+      <ErrorAlert message={error} />
       <div class="actions">
         <button class="primary" type="button" onClick={accept} disabled={busy} autoFocus>
           {busy ? "Joining…" : "Accept invite"}

@@ -4,6 +4,7 @@ import { ApiError, errorMessage } from "../api/client.ts";
 import { Redirect } from "../app.tsx";
 import { api, session, signedOutReason, signIn } from "../state/app-state.ts";
 import { AuthLayout, nextPath } from "./auth-layout.tsx";
+import { ErrorAlert } from "../components/error-alert.tsx";
 
 export function LoginPage() {
   const { query } = useLocation();
@@ -66,7 +67,7 @@ export function LoginPage() {
             />
           </label>
         )}
-        {error && <p class="error" role="alert">{error}</p>}
+        <ErrorAlert message={error} />
         <button class="primary" type="submit" disabled={busy}>
           {busy ? "Logging in…" : "Log in"}
         </button>

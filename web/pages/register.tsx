@@ -4,6 +4,7 @@ import { errorMessage } from "../api/client.ts";
 import { Redirect } from "../app.tsx";
 import { api, session, signIn } from "../state/app-state.ts";
 import { AuthLayout, nextPath } from "./auth-layout.tsx";
+import { ErrorAlert } from "../components/error-alert.tsx";
 
 export function RegisterPage() {
   const { query } = useLocation();
@@ -45,7 +46,7 @@ export function RegisterPage() {
           <input name="password" type="password" autocomplete="new-password" required minLength={8} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
           <small class="muted">At least 8 characters</small>
         </label>
-        {error && <p class="error" role="alert">{error}</p>}
+        <ErrorAlert message={error} />
         <button class="primary" type="submit" disabled={busy}>
           {busy ? "Creating…" : "Create account"}
         </button>

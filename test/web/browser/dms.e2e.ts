@@ -30,7 +30,7 @@ test("open a DM from the member list, send, and the other person gets it live wi
   await messageWith(a.page, "want to play tonight?").waitFor();
 
   // Bob: the conversation appears in the list live, and its message when he opens it.
-  const list = b.page.getByRole("navigation", { name: "Direct messages" });
+  const list = b.page.getByRole("navigation", { name: "Channels" });
   await list.getByRole("link", { name: alice.username }).click();
   await messageWith(b.page, "want to play tonight?").waitFor();
   await b.page.getByRole("textbox", { name: `Message @${alice.username}` }).fill("Sure, 8 pm");
@@ -51,11 +51,11 @@ test("group DMs: created elsewhere they appear live; messages flow both ways; a 
   await addMember(suite.server, serverId, second);
   await addMember(suite.server, serverId, third);
   const two = await suite.person({ user: second, path: "/channels/@me" });
-  await two.page.getByRole("navigation", { name: "Direct messages" }).waitFor();
+  await two.page.getByRole("navigation", { name: "Channels" }).waitFor();
 
   const group = await suite.server.api("POST", "/api/v1/dm/groups", { token: owner.token, body: { name: "Weekend plans", member_ids: [second.id, third.id] } });
   expect(group.status).toBe(201);
-  const link = two.page.getByRole("navigation", { name: "Direct messages" }).getByRole("link", { name: /Weekend plans/ });
+  const link = two.page.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: /Weekend plans/ });
   await link.waitFor();
   await link.click();
   await two.page.getByRole("textbox", { name: "Message Weekend plans" }).waitFor();
@@ -83,5 +83,5 @@ test("group DMs: created elsewhere they appear live; messages flow both ways; a 
   await suite.shot(o.page, "dms-3-new-group");
   await dialog.getByRole("button", { name: "Create group" }).click();
   await o.page.getByRole("textbox", { name: "Message Book swap" }).waitFor();
-  await two.page.getByRole("navigation", { name: "Direct messages" }).getByRole("link", { name: /Book swap/ }).waitFor();
+  await two.page.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: /Book swap/ }).waitFor();
 });
