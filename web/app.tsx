@@ -2,8 +2,8 @@
  * The app's routes. Pages that need an account send a visitor without a session to the login
  * page, which brings them back afterwards (`?next=`).
  */
-import type { ComponentType } from "preact";
-import { useEffect } from "preact/hooks";
+import type { ComponentChildren, ComponentType } from "preact";
+import { useEffect, useErrorBoundary } from "preact/hooks";
 import { LocationProvider, Route, Router, useLocation } from "preact-iso/router";
 import { session } from "./state/app-state.ts";
 import { LoginPage } from "./pages/login.tsx";
@@ -11,6 +11,7 @@ import { RegisterPage } from "./pages/register.tsx";
 import { ChatPage } from "./pages/chat.tsx";
 import { InviteCodePage } from "./pages/invite-code.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
+import { AuthLayout } from "./pages/auth-layout.tsx";
 
 /** Replaces the current entry with `to` (used for redirects). */
 export function Redirect({ to }: { to: string }) {
@@ -32,17 +33,37 @@ const Home = signedIn(() => <Redirect to="/channels/@me" />);
 const Chat = signedIn(ChatPage);
 const InviteCode = signedIn(InviteCodePage);
 
+/** A bug in a page shows a way out instead of an empty screen. */
+function CrashGuard({ children }: { children: ComponentChildren }) {
+  const [error] = useErrorBoundary((failure) => console.error(failure));
+  if (!error) return <>{children}</>;
+  return (
+    <AuthLayout title="Something went wrong" subtitle="The app hit an error it did not expect. Reloading the page usually helps.">
+      <p class="error" role="alert">
+        {String((error as Error)?.message ?? error)}
+      </p>
+      <div class="actions">
+        <button type="button" class="primary" onClick={() => location.reload()}>
+          Reload
+        </button>
+      </div>
+    </AuthLayout>
+  );
+}
+
 export function App() {
   return (
-    <LocationProvider>
-      <Router>
-        <Route path="/" component={Home} />
-        <Route path="/login" component={LoginPage} />
-        <Route path="/register" component={RegisterPage} />
-        <Route path="/channels/:serverId/:channelId?" component={Chat} />
-        <Route path="/invite/:code" component={InviteCode} />
-        <Route default component={NotFoundPage} />
-      </Router>
-    </LocationProvider>
+    <CrashGuard>
+      <LocationProvider>
+        <Router>
+          <Route path="/" component={Home} />
+          <Route path="/login" component={LoginPage} />
+          <Route path="/register" component={RegisterPage} />
+          <Route path="/channels/:serverId/:channelId?" component={Chat} />
+          <Route path="/invite/:code" component={InviteCode} />
+          <Route default component={NotFoundPage} />
+        </Router>
+      </LocationProvider>
+    </CrashGuard>
   );
 }

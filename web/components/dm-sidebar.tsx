@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
 import { errorMessage } from "../api/client.ts";
-import { api, store } from "../state/app-state.ts";
+import { api, session, store } from "../state/app-state.ts";
 import { conversationName } from "../state/store.ts";
 import { Avatar } from "./avatar.tsx";
 import { Dialog } from "./dialog.tsx";
@@ -54,10 +54,11 @@ function NewGroupDialog({ onClose }: { onClose: () => void }) {
   const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
   const [filter, setFilter] = useState("");
   const [error, setError] = useState<string | null>(null);
+  const meId = session.value?.user.id;
   const people = new Map<string, { id: string; username: string }>();
   for (const server of store.servers.value ?? []) {
     for (const m of store.server(server.id).members.value ?? []) {
-      if (m.is_bot === 0) people.set(m.user_id, { id: m.user_id, username: m.username });
+      if (m.is_bot === 0 && m.user_id !== meId) people.set(m.user_id, { id: m.user_id, username: m.username });
     }
   }
   for (const c of store.conversations.value ?? []) for (const r of c.recipients) if (r.is_bot === 0) people.set(r.id, { id: r.id, username: r.username });

@@ -80,6 +80,8 @@ test("group DMs: created elsewhere they appear live; messages flow both ways; a 
   await dialog.getByRole("textbox", { name: "Group name (optional)" }).fill("Book swap");
   await dialog.getByRole("checkbox", { name: second.username }).check();
   await dialog.getByRole("checkbox", { name: third.username }).check();
+  // Only others are offered.
+  expect(await dialog.getByRole("checkbox", { name: owner.username }).count()).toBe(0);
   await suite.shot(o.page, "dms-3-new-group");
   await dialog.getByRole("button", { name: "Create group" }).click();
   await o.page.getByRole("textbox", { name: "Message Book swap" }).waitFor();
