@@ -32,20 +32,45 @@ export function RegisterPage() {
   return (
     <AuthLayout title="Create an account" subtitle="Pick a username others will see.">
       <form class="form" onSubmit={submit}>
-        <label class="field">
-          <span>Username</span>
-          <input name="username" autocomplete="username" required minLength={2} maxLength={32} autoFocus value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
-          <small class="muted">2-32 letters, digits, _ . or -</small>
-        </label>
+        <div class="field">
+          <label for="register-username">Username</label>
+          <input
+            id="register-username"
+            name="username"
+            autocomplete="username"
+            required
+            minLength={2}
+            maxLength={32}
+            autoFocus
+            aria-describedby="register-username-hint"
+            value={username}
+            onInput={(e) => setUsername(e.currentTarget.value)}
+          />
+          <small id="register-username-hint" class="muted">
+            2-32 letters, digits, _ . or -
+          </small>
+        </div>
         <label class="field">
           <span>Email</span>
           <input name="email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         </label>
-        <label class="field">
-          <span>Password</span>
-          <input name="password" type="password" autocomplete="new-password" required minLength={8} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-          <small class="muted">At least 8 characters</small>
-        </label>
+        <div class="field">
+          <label for="register-password">Password</label>
+          <input
+            id="register-password"
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            required
+            minLength={8}
+            aria-describedby="register-password-hint"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+          <small id="register-password-hint" class="muted">
+            At least 8 characters
+          </small>
+        </div>
         <ErrorAlert message={error} />
         <button class="primary" type="submit" disabled={busy}>
           {busy ? "Creating…" : "Create account"}

@@ -13,21 +13,21 @@ afterAll(() => suite.stop());
 test("a visitor registers, stays logged in across a reload, logs out and logs back in", async () => {
   const { page } = await suite.visitor("/");
   await page.waitForURL(/\/login\?next=/);
-  await page.getByRole("textbox", { name: "Email or username" }).waitFor();
+  await page.getByRole("textbox", { name: "Email or username", exact: true }).waitFor();
   await suite.shot(page, "auth-1-login");
   await page.getByRole("link", { name: "Create an account" }).click();
   await page.waitForURL(/\/register/);
 
   // The server's refusal is shown as it is.
   const taken = await suite.server.register("taken_name");
-  await page.getByRole("textbox", { name: "Username" }).fill(taken.username);
-  await page.getByRole("textbox", { name: "Email" }).fill("someone@example.test");
-  await page.getByLabel("Password").fill("a long password");
+  await page.getByRole("textbox", { name: "Username", exact: true }).fill(taken.username);
+  await page.getByRole("textbox", { name: "Email", exact: true }).fill("someone@example.test");
+  await page.getByRole("textbox", { name: "Password", exact: true }).fill("a long password");
   await page.getByRole("button", { name: "Create account" }).click();
   await page.getByRole("alert").filter({ hasText: "Username is already taken" }).waitFor();
   await suite.shot(page, "auth-2-register-error");
 
-  await page.getByRole("textbox", { name: "Username" }).fill("new_person");
+  await page.getByRole("textbox", { name: "Username", exact: true }).fill("new_person");
   await page.getByRole("button", { name: "Create account" }).click();
   await page.waitForURL(/\/channels\/@me$/);
   await page.getByRole("heading", { name: "Welcome to Hearth, new_person!" }).waitFor();
@@ -43,11 +43,11 @@ test("a visitor registers, stays logged in across a reload, logs out and logs ba
   await page.reload();
   await page.getByRole("button", { name: "Log in" }).waitFor();
 
-  await page.getByRole("textbox", { name: "Email or username" }).fill("new_person");
-  await page.getByLabel("Password").fill("wrong password");
+  await page.getByRole("textbox", { name: "Email or username", exact: true }).fill("new_person");
+  await page.getByRole("textbox", { name: "Password", exact: true }).fill("wrong password");
   await page.getByRole("button", { name: "Log in" }).click();
   await page.getByRole("alert").filter({ hasText: "Invalid login or password" }).waitFor();
-  await page.getByLabel("Password").fill("a long password");
+  await page.getByRole("textbox", { name: "Password", exact: true }).fill("a long password");
   await page.getByRole("button", { name: "Log in" }).click();
   await page.waitForURL(/\/channels\/@me$/);
 });
@@ -59,10 +59,10 @@ test("the login page asks for the two-factor code when the account needs one", a
   expect((await suite.server.api("POST", "/api/v1/auth/2fa/enable", { token: person.token, body: { code: totpCode(secret) } })).status).toBe(200);
 
   const { page } = await suite.visitor("/login");
-  await page.getByRole("textbox", { name: "Email or username" }).fill(person.email);
-  await page.getByLabel("Password").fill(person.password);
+  await page.getByRole("textbox", { name: "Email or username", exact: true }).fill(person.email);
+  await page.getByRole("textbox", { name: "Password", exact: true }).fill(person.password);
   await page.getByRole("button", { name: "Log in" }).click();
-  const code = page.getByRole("textbox", { name: "Two-factor code" });
+  const code = page.getByRole("textbox", { name: "Two-factor code", exact: true });
   await code.waitFor();
   await eventually(async () => expect(await code.evaluate((el) => el.ownerDocument.activeElement === el)).toBe(true));
   await suite.shot(page, "auth-4-two-factor");
@@ -79,10 +79,10 @@ test("a page behind the login comes back after logging in", async () => {
   const serverId = await createServer(suite.server, owner, "Back again");
   const { page } = await suite.visitor(`/channels/${serverId}`);
   await page.waitForURL(/\/login\?next=/);
-  await page.getByRole("textbox", { name: "Email or username" }).fill(owner.username);
-  await page.getByLabel("Password").fill(owner.password);
+  await page.getByRole("textbox", { name: "Email or username", exact: true }).fill(owner.username);
+  await page.getByRole("textbox", { name: "Password", exact: true }).fill(owner.password);
   await page.getByRole("button", { name: "Log in" }).click();
-  await page.getByRole("navigation", { name: "Channels" }).getByRole("heading", { name: "Back again" }).waitFor();
+  await page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("heading", { name: "Back again" }).waitFor();
   await page.waitForURL(new RegExp(`/channels/${serverId}/[0-9a-f-]{36}$`));
 });
 

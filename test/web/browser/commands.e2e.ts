@@ -54,10 +54,10 @@ test("/roll: ranked first for /ro, options filled inline, the bot's embed and bu
   bots.push(other);
 
   const { page } = await suite.person({ user: owner, path: `/channels/${serverId}/${channelId}` });
-  const box = page.getByRole("textbox", { name: "Message #general" });
+  const box = page.getByRole("textbox", { name: "Message #general", exact: true });
   await box.click();
   await box.pressSequentially("/ro");
-  const list = page.getByRole("listbox", { name: "Commands" });
+  const list = page.getByRole("listbox", { name: "Commands", exact: true });
   await list.waitFor();
   // Rule 7: name prefix (roll), then name contains (throw), then description (help); ping is left out.
   await eventually(async () => {
@@ -118,14 +118,14 @@ test("two bots with /ping: the person picks the second one's, and only that bot 
   bots.push(first, second);
 
   const { page } = await suite.person({ user: owner, path: `/channels/${serverId}/${channelId}` });
-  const box = page.getByRole("textbox", { name: "Message #general" });
+  const box = page.getByRole("textbox", { name: "Message #general", exact: true });
   await box.click();
   await box.pressSequentially("/ping");
-  const options = page.getByRole("listbox", { name: "Commands" }).getByRole("option");
+  const options = page.getByRole("listbox", { name: "Commands", exact: true }).getByRole("option");
   await eventually(async () => expect(await options.count()).toBe(2));
   expect(await options.nth(0).textContent()).toContain("PingAlpha");
   expect(await options.nth(1).textContent()).toContain("PingBeta");
-  for (const name of await accessibleNames(page.getByRole("listbox", { name: "Commands" }), "option")) expect(name.startsWith("/ping ")).toBe(true);
+  for (const name of await accessibleNames(page.getByRole("listbox", { name: "Commands", exact: true }), "option")) expect(name.startsWith("/ping ")).toBe(true);
   await box.press("ArrowDown");
   expect(await options.nth(1).getAttribute("aria-selected")).toBe("true");
   await suite.shot(page, "commands-5-two-bots");
@@ -168,17 +168,17 @@ test("pickers and choices, by keyboard alone: declared USER, inferred channel an
   bots.push(giver);
 
   const { page } = await suite.person({ user: owner, path: `/channels/${serverId}/${channelId}` });
-  const box = page.getByRole("textbox", { name: "Message #general" });
+  const box = page.getByRole("textbox", { name: "Message #general", exact: true });
   await box.focus();
   await page.keyboard.type("/gi");
-  await page.getByRole("listbox", { name: "Commands" }).waitFor();
+  await page.getByRole("listbox", { name: "Commands", exact: true }).waitFor();
   await page.keyboard.press("Tab"); // Tab chooses, as Enter does
 
   const target = page.getByRole("combobox", { name: "target" });
   await target.waitFor();
   expect(await isFocused(target)).toBe(true);
   await page.keyboard.type("bob");
-  await page.getByRole("listbox", { name: "Members" }).getByRole("option", { name: /@bob_picker/ }).waitFor();
+  await page.getByRole("listbox", { name: "Members", exact: true }).getByRole("option", { name: /@bob_picker/ }).waitFor();
   await page.keyboard.press("Enter");
   expect(await target.inputValue()).toBe("@bob_picker");
 
@@ -186,7 +186,7 @@ test("pickers and choices, by keyboard alone: declared USER, inferred channel an
   const channel = page.getByRole("combobox", { name: "channel" });
   expect(await isFocused(channel)).toBe(true);
   await page.keyboard.type("gen");
-  await page.getByRole("listbox", { name: "Channels" }).waitFor();
+  await page.getByRole("listbox", { name: "Channels", exact: true }).waitFor();
   await page.keyboard.press("Enter");
   expect(await channel.inputValue()).toBe("#general");
 
@@ -221,10 +221,10 @@ test("a missing required option is named before anything is sent; Escape goes ba
   });
   bots.push(dice);
   const { page } = await suite.person({ user: owner, path: `/channels/${serverId}/${channelId}` });
-  const box = page.getByRole("textbox", { name: "Message #general" });
+  const box = page.getByRole("textbox", { name: "Message #general", exact: true });
   await box.click();
   await box.pressSequentially("/roll");
-  await page.getByRole("listbox", { name: "Commands" }).waitFor();
+  await page.getByRole("listbox", { name: "Commands", exact: true }).waitFor();
   await box.press("Enter");
   const sides = page.getByRole("spinbutton", { name: "sides" });
   await sides.waitFor();
@@ -251,10 +251,10 @@ test("a command no bot answers says so after a few seconds", async () => {
   });
   bots.push(quiet);
   const { page } = await suite.person({ user: owner, path: `/channels/${serverId}/${channelId}` });
-  const box = page.getByRole("textbox", { name: "Message #general" });
+  const box = page.getByRole("textbox", { name: "Message #general", exact: true });
   await box.click();
   await box.pressSequentially("/nap");
-  await page.getByRole("listbox", { name: "Commands" }).waitFor();
+  await page.getByRole("listbox", { name: "Commands", exact: true }).waitFor();
   await box.press("Enter");
   await page.getByRole("button", { name: "Send /nap" }).waitFor();
   await page.keyboard.press("Enter");

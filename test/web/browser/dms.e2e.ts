@@ -19,10 +19,10 @@ test("open a DM from the member list, send, and the other person gets it live wi
   const b = await suite.person({ user: bob, path: "/channels/@me" });
   await b.page.getByText("No conversations yet").waitFor();
 
-  const members = a.page.getByRole("navigation", { name: "Members" });
+  const members = a.page.getByRole("navigation", { name: "Members", exact: true });
   await members.getByRole("button", { name: bob.username }).click();
   await a.page.getByRole("dialog", { name: bob.username }).getByRole("button", { name: "Message" }).click();
-  const box = a.page.getByRole("textbox", { name: `Message @${bob.username}` });
+  const box = a.page.getByRole("textbox", { name: `Message @${bob.username}`, exact: true });
   await box.waitFor();
   expect(a.page.url()).toMatch(/\/channels\/@me\/[0-9a-f-]{36}$/);
   await box.fill("Hi Bob, want to play tonight?");
@@ -30,16 +30,16 @@ test("open a DM from the member list, send, and the other person gets it live wi
   await messageWith(a.page, "want to play tonight?").waitFor();
 
   // Bob: the conversation appears in the list live, and its message when he opens it.
-  const list = b.page.getByRole("navigation", { name: "Channels" });
+  const list = b.page.getByRole("navigation", { name: "Channels", exact: true });
   await list.getByRole("link", { name: alice.username }).click();
   await messageWith(b.page, "want to play tonight?").waitFor();
-  await b.page.getByRole("textbox", { name: `Message @${alice.username}` }).fill("Sure, 8 pm");
+  await b.page.getByRole("textbox", { name: `Message @${alice.username}`, exact: true }).fill("Sure, 8 pm");
   await b.page.keyboard.press("Enter");
   await messageWith(a.page, "Sure, 8 pm").waitFor();
   await suite.shot(a.page, "dms-1-conversation");
 
   // Typing shows in DMs too.
-  await b.page.getByRole("textbox", { name: `Message @${alice.username}` }).pressSequentially("one more");
+  await b.page.getByRole("textbox", { name: `Message @${alice.username}`, exact: true }).pressSequentially("one more");
   await a.page.getByText(`${bob.username} is typing…`).waitFor();
 });
 
@@ -51,11 +51,11 @@ test("group DMs: created elsewhere they appear live; messages flow both ways; a 
   await addMember(suite.server, serverId, second);
   await addMember(suite.server, serverId, third);
   const two = await suite.person({ user: second, path: "/channels/@me" });
-  await two.page.getByRole("navigation", { name: "Channels" }).waitFor();
+  await two.page.getByRole("navigation", { name: "Channels", exact: true }).waitFor();
 
   const group = await suite.server.api("POST", "/api/v1/dm/groups", { token: owner.token, body: { name: "Weekend plans", member_ids: [second.id, third.id] } });
   expect(group.status).toBe(201);
-  const link = two.page.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: /Weekend plans/ });
+  const link = two.page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("link", { name: /Weekend plans/ });
   await link.waitFor();
   await link.click();
   await two.page.getByRole("textbox", { name: "Message Weekend plans" }).waitFor();
@@ -73,7 +73,7 @@ test("group DMs: created elsewhere they appear live; messages flow both ways; a 
 
   // A group made in the app, from people one shares a server with.
   const o = await suite.person({ user: owner, path: `/channels/${serverId}` });
-  await o.page.getByRole("navigation", { name: "Members" }).getByRole("button", { name: second.username }).waitFor();
+  await o.page.getByRole("navigation", { name: "Members", exact: true }).getByRole("button", { name: second.username }).waitFor();
   await o.page.getByRole("link", { name: "Direct messages" }).click();
   await o.page.getByRole("button", { name: "New group" }).click();
   const dialog = o.page.getByRole("dialog", { name: "New group" });
@@ -85,5 +85,5 @@ test("group DMs: created elsewhere they appear live; messages flow both ways; a 
   await suite.shot(o.page, "dms-3-new-group");
   await dialog.getByRole("button", { name: "Create group" }).click();
   await o.page.getByRole("textbox", { name: "Message Book swap" }).waitFor();
-  await two.page.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: /Book swap/ }).waitFor();
+  await two.page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("link", { name: /Book swap/ }).waitFor();
 });

@@ -101,7 +101,7 @@ export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 800
 }
 
 /** The message list of the page, and one message in it by its text. */
-export const messageLog = (page: Page) => page.getByRole("log", { name: "Messages" });
+export const messageLog = (page: Page) => page.getByRole("log", { name: "Messages", exact: true });
 export const messageWith = (page: Page, text: string | RegExp) => messageLog(page).getByRole("article").filter({ hasText: text });
 
 /** The accessible names of the elements of `role` inside `scope`, in order, from Chromium's accessibility tree. */

@@ -28,7 +28,7 @@ async function twoPeople(serverName = "Chatter") {
 
 async function open(user: TestUser, path: string) {
   const person = await suite.person({ user, path });
-  await person.page.getByRole("textbox", { name: "Message #general" }).waitFor();
+  await person.page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
   return person.page;
 }
 
@@ -37,7 +37,7 @@ test("send, see it live, reply, edit your own, delete your own; others' messages
   const ownerPage = await open(owner, path);
   const memberPage = await open(member, path);
 
-  const box = ownerPage.getByRole("textbox", { name: "Message #general" });
+  const box = ownerPage.getByRole("textbox", { name: "Message #general", exact: true });
   await box.fill("Hello **everyone**, welcome!");
   await box.press("Enter");
   await messageWith(memberPage, "Hello everyone, welcome!").waitFor();
@@ -49,7 +49,7 @@ test("send, see it live, reply, edit your own, delete your own; others' messages
   await original.hover();
   await original.getByRole("button", { name: "Reply" }).click();
   await memberPage.getByText(`Replying to ${owner.username}`).waitFor();
-  await memberPage.getByRole("textbox", { name: "Message #general" }).fill("Thanks, glad to be here");
+  await memberPage.getByRole("textbox", { name: "Message #general", exact: true }).fill("Thanks, glad to be here");
   await memberPage.keyboard.press("Enter");
   const reply = messageWith(ownerPage, "Thanks, glad to be here");
   await reply.waitFor();
@@ -190,7 +190,7 @@ test("attachments: an upload progress bar, images inline, other files as downloa
   const staged = ownerPage.getByRole("list", { name: "Files to send" });
   await staged.getByText("blue.png").waitFor();
   await staged.getByText("notes.txt").waitFor();
-  await ownerPage.getByRole("textbox", { name: "Message #general" }).fill("holiday pictures");
+  await ownerPage.getByRole("textbox", { name: "Message #general", exact: true }).fill("holiday pictures");
   await ownerPage.keyboard.press("Enter");
   const progress = ownerPage.getByRole("progressbar", { name: "Upload progress" });
   await progress.waitFor();
@@ -222,7 +222,7 @@ test("typing indicators both ways, and the composer sends typing:start only ever
 
   const starts = recordEvents(socket, "typing:start");
   const first = waitForEvent(socket, "typing:start");
-  await ownerPage.getByRole("textbox", { name: "Message #general" }).pressSequentially("typing a long sentence", { delay: 20 });
+  await ownerPage.getByRole("textbox", { name: "Message #general", exact: true }).pressSequentially("typing a long sentence", { delay: 20 });
   expect((await first).userId).toBe(owner.id);
   await Bun.sleep(200);
   expect(starts.length).toBe(1);
@@ -243,9 +243,9 @@ test("mentions: rendered as names, and written with @ suggestions", async () => 
   expect(await line.getByRole("link", { name: "#general" }).getAttribute("href")).toBe(path);
   await suite.shot(ownerPage, "messages-10-mentions");
 
-  const box = ownerPage.getByRole("textbox", { name: "Message #general" });
+  const box = ownerPage.getByRole("textbox", { name: "Message #general", exact: true });
   await box.pressSequentially(`thanks @${member.username.slice(0, 4)}`);
-  const suggestions = ownerPage.getByRole("listbox", { name: "Members" });
+  const suggestions = ownerPage.getByRole("listbox", { name: "Members", exact: true });
   await suggestions.getByRole("option", { name: `@${member.username}` }).waitFor();
   await box.press("Enter"); // chooses the suggestion
   expect(await box.inputValue()).toBe(`thanks @${member.username} `);

@@ -154,7 +154,7 @@ test("webhook messages carry the WEBHOOK badge with the webhook's name and avata
   const created = await suite.server.api("POST", `/api/v1/channels/${channelId}/webhooks`, { token: owner.token, body: { name: "Deploys", avatar: image } });
   expect(created.status).toBe(201);
   const { page } = await suite.person({ user: owner, path });
-  await page.getByRole("textbox", { name: "Message #general" }).waitFor();
+  await page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
   const run = (body: unknown) => fetch(`${suite.server.url}${created.body.url}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   expect((await run({ content: "Deployed v1.2", embeds: [{ title: "Build", color: 0x2f9e44 }] })).status).toBe(204);
   expect((await run({ content: "Tests are green", username: "CI" })).status).toBe(204);

@@ -17,18 +17,18 @@ const VIEW_CHANNEL = 2048;
 test("create a server from the dialog, invite someone by link, and see them join live", async () => {
   const owner = await suite.person();
   const { page } = owner;
-  await page.getByRole("button", { name: "Create a server" }).click();
-  const dialog = page.getByRole("dialog", { name: "Create a server" });
-  await dialog.getByRole("textbox", { name: "Server name" }).fill("Book Club");
+  await page.getByRole("button", { name: "Create a server", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Create a server", exact: true });
+  await dialog.getByRole("textbox", { name: "Server name", exact: true }).fill("Book Club");
   await suite.shot(page, "servers-1-create-dialog");
   await dialog.getByRole("button", { name: "Create" }).click();
 
-  const servers = page.getByRole("navigation", { name: "Servers" });
+  const servers = page.getByRole("navigation", { name: "Servers", exact: true });
   await servers.getByRole("link", { name: "Book Club" }).waitFor();
-  const channels = page.getByRole("navigation", { name: "Channels" });
+  const channels = page.getByRole("navigation", { name: "Channels", exact: true });
   await channels.getByRole("link", { name: "general" }).waitFor();
-  await page.getByRole("textbox", { name: "Message #general" }).waitFor();
-  expect(await accessibleNames(page.getByRole("navigation", { name: "Members" }), "button")).toEqual([owner.username]);
+  await page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
+  expect(await accessibleNames(page.getByRole("navigation", { name: "Members", exact: true }), "button")).toEqual([owner.username]);
 
   await channels.getByRole("button", { name: "Invite people" }).click();
   const invite = page.getByRole("dialog", { name: "Invite people to Book Club" });
@@ -45,11 +45,11 @@ test("create a server from the dialog, invite someone by link, and see them join
   // Someone logged in opens the link and accepts.
   const guest = await suite.person({ path: new URL(link).pathname });
   await guest.page.getByRole("button", { name: "Accept invite" }).click();
-  await guest.page.getByRole("navigation", { name: "Servers" }).getByRole("link", { name: "Book Club" }).waitFor();
-  await guest.page.getByRole("textbox", { name: "Message #general" }).waitFor();
+  await guest.page.getByRole("navigation", { name: "Servers", exact: true }).getByRole("link", { name: "Book Club" }).waitFor();
+  await guest.page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
 
   // The owner's member list follows, with the newcomer online.
-  const members = page.getByRole("navigation", { name: "Members" });
+  const members = page.getByRole("navigation", { name: "Members", exact: true });
   await members.getByRole("button", { name: guest.username }).waitFor();
   await eventually(async () => expect((await members.getByRole("group", { name: /Online/ }).getByRole("button").count())).toBe(2));
   await suite.shot(page, "servers-3-member-joined");
@@ -63,7 +63,7 @@ test("create a server from the dialog, invite someone by link, and see them join
   await visitor.getByLabel("Password").fill("a long password");
   await visitor.getByRole("button", { name: "Create account" }).click();
   await visitor.getByRole("button", { name: "Accept invite" }).click();
-  await visitor.getByRole("navigation", { name: "Channels" }).getByRole("heading", { name: "Book Club" }).waitFor();
+  await visitor.getByRole("navigation", { name: "Channels", exact: true }).getByRole("heading", { name: "Book Club" }).waitFor();
 });
 
 test("join by code from the dialog; a bad code shows the server's error", async () => {
@@ -72,15 +72,15 @@ test("join by code from the dialog; a bad code shows the server's error", async 
   const invite = await suite.server.api("POST", `/api/v1/servers/${serverId}/invites`, { token: host.token, body: {} });
 
   const { page } = await suite.person();
-  await page.getByRole("button", { name: "Join a server" }).click();
-  const dialog = page.getByRole("dialog", { name: "Join a server" });
-  await dialog.getByRole("textbox", { name: "Invite code or link" }).fill("nope123456");
+  await page.getByRole("button", { name: "Join a server", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Join a server", exact: true });
+  await dialog.getByRole("textbox", { name: "Invite code or link", exact: true }).fill("nope123456");
   await dialog.getByRole("button", { name: "Join" }).click();
   await dialog.getByRole("alert").filter({ hasText: "Invite not found" }).waitFor();
   await suite.shot(page, "servers-4-join-error");
-  await dialog.getByRole("textbox", { name: "Invite code or link" }).fill(invite.body.code);
+  await dialog.getByRole("textbox", { name: "Invite code or link", exact: true }).fill(invite.body.code);
   await dialog.getByRole("button", { name: "Join" }).click();
-  await page.getByRole("navigation", { name: "Channels" }).getByRole("heading", { name: "Chess Corner" }).waitFor();
+  await page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("heading", { name: "Chess Corner" }).waitFor();
 });
 
 test("channels by category, only those one may view, following channel events live", async () => {
@@ -98,14 +98,14 @@ test("channels by category, only those one may view, following channel events li
   const member = await suite.server.register();
   await addMember(suite.server, serverId, member);
   const { page } = await suite.person({ user: member, path: `/channels/${serverId}` });
-  const channels = page.getByRole("navigation", { name: "Channels" });
+  const channels = page.getByRole("navigation", { name: "Channels", exact: true });
   await channels.getByRole("link", { name: "announcements" }).waitFor();
   expect(await accessibleNames(channels, "link")).toEqual(["general", "announcements", "Lounge"]);
   expect(await channels.getByRole("group", { name: "Info" }).getByRole("link").allTextContents()).toEqual(["announcements"]);
   expect(await channels.getByRole("group", { name: "Hangout" }).getByRole("link").allTextContents()).toEqual(["Lounge"]);
   // The owner sees the hidden one.
   const ownerView = await suite.person({ user: owner, path: `/channels/${serverId}` });
-  await ownerView.page.getByRole("navigation", { name: "Channels" }).getByRole("link", { name: "staff-only" }).waitFor();
+  await ownerView.page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("link", { name: "staff-only" }).waitFor();
   await suite.shot(page, "servers-5-categories");
 
   // Live: a new channel appears, a rename shows, a deletion goes, an override can show one.
@@ -133,7 +133,7 @@ test("the member list shows presence and follows it, joins, leaves and role chan
   const friend = await suite.server.register("friend_p");
   await addMember(suite.server, serverId, friend);
   const { page } = await suite.person({ user: owner, path: `/channels/${serverId}` });
-  const members = page.getByRole("navigation", { name: "Members" });
+  const members = page.getByRole("navigation", { name: "Members", exact: true });
   await members.getByRole("button", { name: "friend_p" }).waitFor();
   const online = members.getByRole("group", { name: /^Online/ });
   const offline = members.getByRole("group", { name: /^Offline/ });
@@ -169,9 +169,9 @@ test("a member who is kicked loses the server from their list", async () => {
   const member = await suite.server.register();
   await addMember(suite.server, serverId, member);
   const { page } = await suite.person({ user: member, path: `/channels/${serverId}` });
-  const servers = page.getByRole("navigation", { name: "Servers" });
+  const servers = page.getByRole("navigation", { name: "Servers", exact: true });
   await servers.getByRole("link", { name: "Strict Club" }).waitFor();
-  await page.getByRole("textbox", { name: "Message #general" }).waitFor();
+  await page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
   expect((await suite.server.api("DELETE", `/api/v1/servers/${serverId}/members/${member.id}`, { token: owner.token })).status).toBe(200);
   await eventually(async () => expect(await servers.getByRole("link", { name: "Strict Club" }).count()).toBe(0));
   await page.getByRole("heading", { name: "Server not found" }).waitFor();
