@@ -151,6 +151,16 @@ test("the member list shows presence and follows it, joins, leaves and role chan
   await card.getByText("Moderator", { exact: true }).waitFor();
   await suite.shot(page, "servers-7-member-card");
   await page.keyboard.press("Escape");
+
+  // Roles: a coloured role given to the friend colours their name, and follows the role's edits.
+  const role = await suite.server.api("POST", `/api/v1/roles/${serverId}`, { token: owner.token, body: { name: "Artists", color: "#E8590C", permissions: 0 } });
+  expect(role.status).toBe(201);
+  await suite.server.api("POST", `/api/v1/roles/${serverId}/assign`, { token: owner.token, body: { targetUserId: friend.id, roleId: role.body.id } });
+  const name = members.getByRole("button", { name: "friend_p" }).locator(".member-name");
+  const colour = () => name.evaluate((el) => (el.ownerDocument.defaultView as any).getComputedStyle(el).color as string);
+  await eventually(async () => expect(await colour()).toBe("rgb(232, 89, 12)"));
+  await suite.server.api("PUT", `/api/v1/roles/${serverId}/${role.body.id}`, { token: owner.token, body: { color: "#2F9E44" } });
+  await eventually(async () => expect(await colour()).toBe("rgb(47, 158, 68)"));
   socket.close();
   await offline.getByRole("button", { name: "friend_p" }).waitFor({ timeout: 8000 });
 
