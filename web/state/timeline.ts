@@ -68,6 +68,8 @@ export class Timeline {
         this.status.value = "ready";
         this.error.value = null;
       });
+      // Messages that arrived while the page was on its way.
+      this.flush();
       if (this.place.kind === "channel") void this.loadPins();
     } catch (error) {
       this.status.value = "error";
@@ -132,9 +134,10 @@ export class Timeline {
 
   private flush(): void {
     this.flushScheduled = false;
+    // Not loaded yet: kept until the first page is in (open() flushes them then).
+    if (this.pending.length === 0 || this.status.value !== "ready") return;
     const incoming = this.pending;
     this.pending = [];
-    if (incoming.length === 0 || this.status.value !== "ready") return;
     this.messages.value = mergeMessages(this.messages.value, incoming);
   }
 
