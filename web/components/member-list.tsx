@@ -21,8 +21,10 @@ export function MemberList({ state, meId }: { state: ServerState; meId: string }
     );
   }
   const byName = (a: Member, b: Member) => a.username.localeCompare(b.username);
-  const online = members.filter((m) => m.status !== "offline").sort(byName);
-  const offline = members.filter((m) => m.status === "offline").sort(byName);
+  // The reader's own presence is known here better than by a list fetched around connecting.
+  const shown = members.map((m) => (m.user_id === meId ? { ...m, status: store.shownSelfStatus() } : m));
+  const online = shown.filter((m) => m.status !== "offline").sort(byName);
+  const offline = shown.filter((m) => m.status === "offline").sort(byName);
   const roles = state.roles.value;
   return (
     <nav class="members" aria-label="Members">

@@ -1,5 +1,5 @@
 import { session, signOut } from "../state/app-state.ts";
-import { gateway } from "../state/app-state.ts";
+import { gateway, store } from "../state/app-state.ts";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";
 
 /** The reader at the bottom of the sidebar: who they are, whether the app is connected, and "Log out". */
@@ -7,7 +7,7 @@ export function UserPanel() {
   const user = session.value?.user;
   if (!user) return null;
   const connected = gateway.connected.value;
-  const status = connected ? (user.status === "offline" ? "online" : user.status) : "offline";
+  const status = store.shownSelfStatus();
   return (
     <section class="user-panel" aria-label="Your account">
       <Avatar name={user.username} src={user.avatar} size={32} status={status} />

@@ -28,6 +28,8 @@ export class ChatStore {
   readonly servers = signal<Server[] | null>(null);
   readonly serversError = signal<string | null>(null);
   readonly conversations = signal<Conversation[] | null>(null);
+  /** The reader's own status as the gateway last said it (null: not told since connecting). */
+  readonly selfStatus = signal<PresenceStatus | null>(null);
   private states = new Map<string, ServerState>();
   private timelines = new Map<string, Timeline>();
   private unsubscribe: (() => void)[] = [];
@@ -55,6 +57,15 @@ export class ChatStore {
     void this.loadConversations();
   }
 
+  /**
+   * How the reader appears: while connected, what the gateway last said (online until told
+   * otherwise, since a member list fetched before the socket connected says offline); offline
+   * while disconnected.
+   */
+  shownSelfStatus(): PresenceStatus {
+    return this.gateway.connected.value ? (this.selfStatus.value ?? "online") : "offline";
+  }
+
   /** Forgets everything (log out). */
   reset(): void {
     for (const off of this.unsubscribe) off();
@@ -66,6 +77,7 @@ export class ChatStore {
     this.servers.value = null;
     this.conversations.value = null;
     this.serversError.value = null;
+    this.selfStatus.value = null;
   }
 
   async loadServers(): Promise<void> {
@@ -180,6 +192,7 @@ export class ChatStore {
 
     on("user:status", (p: Payload) => {
       const status = p.status as PresenceStatus;
+      if (isMe(p.userId)) this.selfStatus.value = status;
       for (const state of this.states.values()) state.setStatus(p.userId, status);
       const list = this.conversations.value;
       if (list?.some((c) => c.recipients.some((r) => r.id === p.userId))) {

@@ -36,6 +36,10 @@ test("send, see it live, reply, edit your own, delete your own; others' messages
   const { owner, member, channelId, path } = await twoPeople();
   const ownerPage = await open(owner, path);
   const memberPage = await open(member, path);
+  // Each sees themselves (and the other) online, however the member list and the socket raced.
+  for (const [page, name] of [[ownerPage, owner.username], [memberPage, member.username], [memberPage, owner.username]] as const) {
+    await page.getByRole("navigation", { name: "Members", exact: true }).getByRole("group", { name: /^Online/ }).getByRole("button", { name, exact: true }).waitFor();
+  }
 
   const box = ownerPage.getByRole("textbox", { name: "Message #general", exact: true });
   await box.fill("Hello **everyone**, welcome!");
