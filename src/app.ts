@@ -43,6 +43,7 @@ import { reportRoutes } from "./http/routes/reports.ts";
 import { gifRoutes } from "./http/routes/gifs.ts";
 import { aiFileRoutes, aiRoutes } from "./http/routes/ai.ts";
 import { adminAiRoutes } from "./http/routes/admin-ai.ts";
+import { webRoutes } from "./http/web.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { openConfiguredStore, resolveJwtSecret, secureDataDir } from "./secret.ts";
 import type { Store } from "./store/store.ts";
@@ -157,7 +158,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(aiRoutes(domain, auth, "/api/ai"))
     .use(adminAiRoutes(domain, adminPlugin(domain)))
     .use(aiFileRoutes(domain, auth))
-    .use(uploadRoutes(domain));
+    .use(uploadRoutes(domain))
+    // Last: every other GET is a page of the web app.
+    .use(webRoutes(log));
 
   const { websocket, idleTimeout } = engine.handler();
   http.listen({

@@ -1,8 +1,8 @@
-import type { BuiltinRole } from "../../store/types.ts";
+import { BUILTIN_ROLES, type BuiltinRole } from "../../store/types.ts";
 import { ALL_PERMISSIONS, PERMISSIONS } from "./permission-bits.ts";
 
 /** Built-in member roles (CONTRACT.md): the store owns the values (`members.role`). */
-export type { BuiltinRole };
+export { BUILTIN_ROLES, type BuiltinRole };
 
 const RANK: Record<BuiltinRole, number> = { owner: 3, admin: 2, moderator: 1, member: 0 };
 

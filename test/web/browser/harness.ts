@@ -1,0 +1,149 @@
+/**
+ * The browser suite's harness: a real Hearth (test/helpers/server.ts, port 0, in-memory) that
+ * serves the web app, Debian's Chromium driven by playwright-core (never a downloaded browser),
+ * people logged in as separate browser contexts, and screenshots to test/web/screenshots/
+ * (not committed). Files here end in .e2e.ts so `bun test test/` (npm test) does not pick them up.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { deflateSync } from "node:zlib";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { startServer, type TestServer, type TestUser } from "../../helpers/server.ts";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** The flags of shared/DESIGN.md; playwright gives every launch a fresh profile directory. */
+const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const SCREENSHOTS = join(import.meta.dir, "..", "screenshots");
+
+export interface Person extends TestUser {
+  context: BrowserContext;
+  page: Page;
+}
+
+export interface WebSuite {
+  server: TestServer;
+  browser: Browser;
+  /** A new account, logged in through its stored session, on `path` (default: the DM home). */
+  person(options?: { name?: string; path?: string; user?: TestUser }): Promise<Person>;
+  /** A new browser context with nobody logged in. */
+  visitor(path: string): Promise<{ context: BrowserContext; page: Page }>;
+  /** Saves a screenshot of the page as `<name>.png` for a person to look at. */
+  shot(page: Page, name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startWebSuite(): Promise<WebSuite> {
+  const server = await startServer();
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const contexts: BrowserContext[] = [];
+
+  async function newContext(): Promise<BrowserContext> {
+    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 }, locale: "en-US", timezoneId: "UTC" });
+    contexts.push(context);
+    return context;
+  }
+
+  function watch(page: Page): void {
+    page.on("pageerror", (error) => console.error(`[page error] ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error" && !/Failed to load resource/.test(message.text())) console.error(`[console] ${message.text()}`);
+    });
+  }
+
+  return {
+    server,
+    browser,
+    async person({ name, path = "/channels/@me", user } = {}) {
+      const account = user ?? (await server.register(name));
+      const context = await newContext();
+      const session = JSON.stringify({ token: account.token, user: account.user });
+      await context.addInitScript((value: string) => {
+        if (!sessionStorage.getItem("seeded")) {
+          localStorage.setItem("hearth.session", value);
+          sessionStorage.setItem("seeded", "1");
+        }
+      }, session);
+      const page = await context.newPage();
+      watch(page);
+      await page.goto(path);
+      return { ...account, context, page };
+    },
+    async visitor(path) {
+      const context = await newContext();
+      const page = await context.newPage();
+      watch(page);
+      await page.goto(path);
+      return { context, page };
+    },
+    async shot(page, name) {
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+    },
+    async stop() {
+      for (const context of contexts) await context.close().catch(() => {});
+      await browser.close();
+      await server.stop();
+    },
+  };
+}
+
+/** Retries `check` (which throws while not yet true) until it passes or `timeoutMs` ends. */
+export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await Bun.sleep(50);
+    }
+  }
+}
+
+/** The message list of the page, and one message in it by its text. */
+export const messageLog = (page: Page) => page.getByRole("log", { name: "Messages", exact: true });
+export const messageWith = (page: Page, text: string | RegExp) => messageLog(page).getByRole("article").filter({ hasText: text });
+
+/** The accessible names of the elements of `role` inside `scope`, in order, from Chromium's accessibility tree. */
+export async function accessibleNames(scope: Locator, role: string): Promise<string[]> {
+  const snapshot = await scope.ariaSnapshot();
+  const names: string[] = [];
+  for (const line of snapshot.split("\n")) {
+    const match = new RegExp(`^\\s*- ${role} "((?:[^"\\\\]|\\\\.)*)"`).exec(line);
+    if (match) names.push(JSON.parse(`"${match[1]}"`));
+  }
+  return names;
+}
+
+/** Whether the element has the keyboard focus. */
+export const isFocused = (locator: Locator) => locator.evaluate((el) => el.ownerDocument.activeElement === el);
+
+/** A PNG of one colour, to upload as something a person can see (emoji, attachments, avatars). */
+export function solidPng(width: number, height: number, [r, g, b]: [number, number, number]): Uint8Array {
+  const chunk = (type: string, data: Uint8Array) => {
+    const out = new Uint8Array(12 + data.length);
+    const view = new DataView(out.buffer);
+    view.setUint32(0, data.length);
+    out.set(new TextEncoder().encode(type), 4);
+    out.set(data, 8);
+    view.setUint32(8 + data.length, Bun.hash.crc32(out.subarray(4, 8 + data.length)));
+    return out;
+  };
+  const header = new Uint8Array(13);
+  const hv = new DataView(header.buffer);
+  hv.setUint32(0, width);
+  hv.setUint32(4, height);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const rows = new Uint8Array(height * (1 + width * 3));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) rows.set([r, g, b], y * (1 + width * 3) + 1 + x * 3);
+  }
+  const parts = [new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", new Uint8Array())];
+  const png = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    png.set(part, offset);
+    offset += part.length;
+  }
+  return png;
+}

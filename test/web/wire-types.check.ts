@@ -1,0 +1,32 @@
+/**
+ * Checked by `npm run typecheck` (not a test file): the server's own wire types still fit the
+ * shapes the web app reads (web/api/types.ts). A field renamed or retyped on the server fails
+ * the type check here instead of breaking the app at run time.
+ */
+import type { Category, Channel } from "../../src/domain/shared/shapes.ts";
+import type { ServerCommand } from "../../src/domain/bots/commands.ts";
+import type { Conversation, DmMessage } from "../../src/domain/dms/dms.ts";
+import type { Emoji } from "../../src/domain/community/emojis.ts";
+import type { Invite } from "../../src/domain/community/invites.ts";
+import type { Member } from "../../src/domain/community/members.ts";
+import type { Role } from "../../src/domain/community/roles.ts";
+import type { Server } from "../../src/domain/community/servers.ts";
+import type { MeUser, Message } from "../../src/domain/shared/shapes.ts";
+import type * as Web from "../../web/api/types.ts";
+
+type Fits<Server extends Client, Client> = [Server, Client];
+
+export type WireTypesFit = [
+  Fits<MeUser, Web.MeUser>,
+  Fits<Server, Web.Server>,
+  Fits<Channel, Web.Channel>,
+  Fits<Category, Web.Category>,
+  Fits<Member, Web.Member>,
+  Fits<Role, Web.Role>,
+  Fits<Invite, Web.Invite>,
+  Fits<Emoji, Web.Emoji>,
+  Fits<Message, Web.Message>,
+  Fits<DmMessage, Web.Message>,
+  Fits<ServerCommand, Web.ServerCommand>,
+  Fits<Conversation, Web.Conversation>,
+];

@@ -1,0 +1,69 @@
+/**
+ * The app's routes. Pages that need an account send a visitor without a session to the login
+ * page, which brings them back afterwards (`?next=`).
+ */
+import type { ComponentChildren, ComponentType } from "preact";
+import { useEffect, useErrorBoundary } from "preact/hooks";
+import { LocationProvider, Route, Router, useLocation } from "preact-iso/router";
+import { session } from "./state/app-state.ts";
+import { LoginPage } from "./pages/login.tsx";
+import { RegisterPage } from "./pages/register.tsx";
+import { ChatPage } from "./pages/chat.tsx";
+import { InviteCodePage } from "./pages/invite-code.tsx";
+import { NotFoundPage } from "./pages/not-found.tsx";
+import { AuthLayout } from "./pages/auth-layout.tsx";
+
+/** Replaces the current entry with `to` (used for redirects). */
+export function Redirect({ to }: { to: string }) {
+  const { route } = useLocation();
+  useEffect(() => route(to, true), [to]);
+  return null;
+}
+
+/** A page only for someone logged in; others go to the login page and come back. */
+function signedIn<P extends object>(Page: ComponentType<P>): ComponentType<P> {
+  return function SignedIn(props: P) {
+    const { url } = useLocation();
+    if (!session.value) return <Redirect to={`/login?next=${encodeURIComponent(url)}`} />;
+    return <Page {...props} />;
+  };
+}
+
+const Home = signedIn(() => <Redirect to="/channels/@me" />);
+const Chat = signedIn(ChatPage);
+const InviteCode = signedIn(InviteCodePage);
+
+/** A bug in a page shows a way out instead of an empty screen. */
+function CrashGuard({ children }: { children: ComponentChildren }) {
+  const [error] = useErrorBoundary((failure) => console.error(failure));
+  if (!error) return <>{children}</>;
+  return (
+    <AuthLayout title="Something went wrong" subtitle="The app hit an error it did not expect. Reloading the page usually helps.">
+      <p class="error" role="alert">
+        {String((error as Error)?.message ?? error)}
+      </p>
+      <div class="actions">
+        <button type="button" class="primary" onClick={() => location.reload()}>
+          Reload
+        </button>
+      </div>
+    </AuthLayout>
+  );
+}
+
+export function App() {
+  return (
+    <CrashGuard>
+      <LocationProvider>
+        <Router>
+          <Route path="/" component={Home} />
+          <Route path="/login" component={LoginPage} />
+          <Route path="/register" component={RegisterPage} />
+          <Route path="/channels/:serverId/:channelId?" component={Chat} />
+          <Route path="/invite/:code" component={InviteCode} />
+          <Route default component={NotFoundPage} />
+        </Router>
+      </LocationProvider>
+    </CrashGuard>
+  );
+}

@@ -1,0 +1,342 @@
+/**
+ * The composer: a text box named "Message #channel" (or "@user"), with replies, attachments
+ * (upload progress), @member and #channel suggestions, typing notifications and, in a server
+ * channel, slash commands: "/" opens the "Commands" list (ranked by rule 7), choosing one shows
+ * its options as fields (CommandForm), and sending writes the positional wire form with the
+ * routing flag when several bots share the name, then waits for the bot's answer.
+ */
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { errorMessage } from "../api/client.ts";
+import type { UploadProgress } from "../api/client.ts";
+import type { Message, ServerCommand } from "../api/types.ts";
+import { buildCommandWire, missingRequiredOption, sharesName } from "../lib/command-wire.ts";
+import { encodeMentions } from "../lib/content.ts";
+import { formatFileSize } from "../lib/format.ts";
+import { rankCommands } from "../lib/shared-rules.ts";
+import { TypingSender } from "../lib/typing.ts";
+import { api, gateway } from "../state/app-state.ts";
+import { Avatar } from "./avatar.tsx";
+import { CommandForm } from "./command-form.tsx";
+import { usePlace } from "./place-context.ts";
+import { listKeys, SuggestionList, type Suggestion } from "./suggestion-list.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
+import { Icon } from "./icons.tsx";
+
+const COMMAND_QUERY = /^\/([\w-]*)$/;
+const MENTION_QUERY = /(^|\s)([@#])([\w.-]*)$/;
+
+export interface ComposerProps {
+  replyTo: Message | null;
+  onCancelReply: () => void;
+  /** A message was sent: the log scrolls to it. */
+  onSent: () => void;
+}
+
+export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
+  const place = usePlace();
+  const { timeline, server } = place;
+  const [text, setText] = useState("");
+  const [caret, setCaret] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [files, setFiles] = useState<File[]>([]);
+  const [progress, setProgress] = useState<UploadProgress | null>(null);
+  const [active, setActive] = useState(0);
+  const [dismissed, setDismissed] = useState<string | null>(null);
+  const [command, setCommand] = useState<ServerCommand | null>(null);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [displays, setDisplays] = useState<Record<string, string>>({});
+  const [focusOption, setFocusOption] = useState<string | null>(null);
+  const box = useRef<HTMLTextAreaElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+
+  const commands = server?.commands.value ?? [];
+  const members = server?.members.value ?? [];
+  const channels = server?.channels.value ?? [];
+  const roles = server?.roles.value ?? [];
+  const people = server
+    ? members.map((m) => ({ id: m.user_id, username: m.username, avatar: m.avatar }))
+    : [...(place.conversation?.recipients ?? []), { id: place.me.id, username: place.me.username, avatar: place.me.avatar }];
+
+  const typing = useMemo(
+    () =>
+      new TypingSender((event) => {
+        if (place.place.kind === "channel") gateway.emit(`typing:${event}`, place.place.channelId);
+        else gateway.emit(`dm:typing:${event}`, { conversationId: timeline.key });
+      }),
+    [timeline.key],
+  );
+
+  // The box empties and takes focus when the place changes.
+  useEffect(() => {
+    setText("");
+    setFiles([]);
+    setCommand(null);
+    setError(null);
+    box.current?.focus();
+  }, [timeline.key]);
+  useEffect(() => {
+    if (replyTo) box.current?.focus();
+  }, [replyTo?.id]);
+
+  // Slash commands: the list is asked again each time it opens, so new registrations show.
+  const commandQuery = server && !command ? COMMAND_QUERY.exec(text) : null;
+  const menuOpen = commandQuery !== null && dismissed !== text;
+  useEffect(() => {
+    if (commandQuery && text === "/") void server?.reloadCommands();
+  }, [text === "/"]);
+  const ranked = menuOpen ? rankCommands(commandQuery![1]!, commands) : [];
+
+  // @member and #channel suggestions at the caret.
+  const mention = !command && !commandQuery && dismissed !== text ? MENTION_QUERY.exec(text.slice(0, caret)) : null;
+  const mentionItems: (Suggestion & { insert: string })[] = mention
+    ? mention[2] === "@"
+      ? people
+          .filter((p) => p.username.toLowerCase().startsWith(mention[3]!.toLowerCase()))
+          .slice(0, 8)
+          .map((p) => ({ id: p.id, label: `@${p.username}`, icon: <Avatar name={p.username} src={p.avatar} size={20} />, insert: `@${p.username} ` }))
+      : channels
+          .filter((c) => c.type === "text" && c.name.startsWith(mention[3]!.toLowerCase()))
+          .slice(0, 8)
+          .map((c) => ({ id: c.id, label: `#${c.name}`, insert: `#${c.name} ` }))
+    : [];
+
+  const listItems: Suggestion[] = menuOpen
+    ? ranked.map((c) => ({
+        id: c.id,
+        label: `/${c.name}`,
+        detail: `${c.description}${c.description ? " · " : ""}${c.bot_name}`,
+        icon: <Avatar name={c.bot_name} src={c.bot_avatar} size={24} />,
+      }))
+    : mentionItems;
+  const listLabel = menuOpen ? "Commands" : mention?.[2] === "#" ? "Channels" : "Members";
+  const activeIndex = Math.min(active, Math.max(0, listItems.length - 1));
+
+  function chooseCommand(index: number) {
+    const chosen = ranked[index];
+    if (!chosen) return;
+    setCommand(chosen);
+    setValues({});
+    setDisplays({});
+    setFocusOption(null);
+    setError(null);
+    setText("");
+    typing.stop();
+  }
+
+  function chooseMention(index: number) {
+    const item = mentionItems[index];
+    if (!item || !mention) return;
+    const start = caret - mention[2]!.length - mention[3]!.length;
+    const next = text.slice(0, start) + item.insert + text.slice(caret);
+    setText(next);
+    const at = start + item.insert.length;
+    setCaret(at);
+    requestAnimationFrame(() => box.current?.setSelectionRange(at, at));
+  }
+
+  function leaveCommand() {
+    const name = command?.name;
+    setCommand(null);
+    setError(null);
+    setText(name ? `/${name}` : "");
+    setDismissed(name ? `/${name}` : null);
+    requestAnimationFrame(() => box.current?.focus());
+  }
+
+  async function sendCommand() {
+    if (!command || place.place.kind !== "channel") return;
+    const missing = missingRequiredOption(command.options, values);
+    if (missing) {
+      setError(`Missing required option: ${missing.name}`);
+      setFocusOption(missing.name);
+      return;
+    }
+    const wire = buildCommandWire(command.name, command.options, values, sharesName(commands, command.name) ? command.bot_id : null);
+    setBusy(true);
+    setError(null);
+    try {
+      const sent = await api.send(place.place, { content: wire });
+      timeline.receive(sent);
+      timeline.awaitAnswer(sent.id, command.bot_id, `${command.bot_name} did not answer /${command.name}.`);
+      setCommand(null);
+      onSent();
+      requestAnimationFrame(() => box.current?.focus());
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function send() {
+    const content = encodeMentions(text.trim(), { users: people, channels: channels.filter((c) => c.type === "text") });
+    if (!content && files.length === 0) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const sent =
+        files.length > 0
+          ? await api.upload(place.place, files, content, replyTo?.id ?? null, setProgress)
+          : await api.send(place.place, { content, reply_to: replyTo?.id ?? null });
+      typing.stop();
+      timeline.receive(sent);
+      // A command typed out by hand waits for its bot like one chosen from the list.
+      const typed = /^\/([\w-]{1,32})(?=\s|$)/.exec(content);
+      const bots = typed ? commands.filter((c) => c.name === typed[1]!.toLowerCase()) : [];
+      if (bots.length === 1) timeline.awaitAnswer(sent.id, bots[0]!.bot_id, `${bots[0]!.bot_name} did not answer /${bots[0]!.name}.`);
+      setText("");
+      setFiles([]);
+      onCancelReply();
+      onSent();
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+      setProgress(null);
+    }
+  }
+
+  function onKeyDown(event: KeyboardEvent) {
+    const handled = listKeys(event, {
+      count: listItems.length,
+      active: activeIndex,
+      setActive,
+      choose: menuOpen ? chooseCommand : chooseMention,
+      close: () => setDismissed(text),
+    });
+    if (handled) return;
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      if (!busy) void send();
+    } else if (event.key === "Escape" && replyTo) {
+      event.preventDefault();
+      onCancelReply();
+    }
+  }
+
+  function addFiles(list: FileList | null) {
+    if (list && list.length) setFiles((current) => [...current, ...Array.from(list)].slice(0, 10));
+  }
+
+  const lookups = { members, channels, roles };
+  const listId = `composer-list-${timeline.key}`;
+  const percent = progress && progress.total ? Math.round((progress.loaded / progress.total) * 100) : 0;
+
+  return (
+    <div
+      class="composer"
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={(e) => {
+        e.preventDefault();
+        addFiles(e.dataTransfer?.files ?? null);
+      }}
+    >
+      {listItems.length > 0 && (
+        <SuggestionList
+          id={listId}
+          label={listLabel}
+          items={listItems}
+          active={activeIndex}
+          onChoose={menuOpen ? chooseCommand : chooseMention}
+          onHover={setActive}
+        />
+      )}
+      {menuOpen && listItems.length === 0 && commandQuery![1] && (
+        <p class="suggestions-empty" role="status">
+          No command matches /{commandQuery![1]}
+        </p>
+      )}
+      {replyTo && (
+        <div class="composer-reply">
+          <span>
+            Replying to <strong>{replyTo.username}</strong>
+          </span>
+          <button type="button" class="icon" aria-label="Cancel reply" onClick={onCancelReply}>
+            <Icon name="close" />
+          </button>
+        </div>
+      )}
+      {files.length > 0 && (
+        <ul class="staged-files" aria-label="Files to send">
+          {files.map((file, i) => (
+            <li key={`${file.name}-${i}`}>
+              <span>{file.name}</span> <span class="muted">{formatFileSize(file.size)}</span>
+              <button type="button" class="icon" aria-label={`Remove ${file.name}`} onClick={() => setFiles(files.filter((_, j) => j !== i))}>
+                <Icon name="close" size={14} />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {progress && (
+        <div class="upload-progress">
+          <progress aria-label="Upload progress" max={progress.total || 1} value={progress.loaded} />
+          <span role="status">Uploading… {percent}%</span>
+        </div>
+      )}
+      {command ? (
+        <CommandForm
+          command={command}
+          showBot={sharesName(commands, command.name)}
+          values={values}
+          displays={displays}
+          onValue={(name, wire, display) => {
+            setValues((v) => ({ ...v, [name]: wire }));
+            setDisplays((d) => ({ ...d, [name]: display }));
+            if (error) setError(null);
+          }}
+          onSubmit={() => void sendCommand()}
+          onCancel={leaveCommand}
+          lookups={lookups}
+          error={error}
+          busy={busy}
+          focusOption={focusOption}
+        />
+      ) : (
+        <div class="composer-row">
+          <button type="button" class="icon attach" aria-label="Attach files" title="Attach files" onClick={() => fileInput.current?.click()}>
+            <Icon name="plus" size={20} />
+          </button>
+          <input ref={fileInput} type="file" multiple hidden onChange={(e) => {
+            addFiles(e.currentTarget.files);
+            e.currentTarget.value = "";
+          }} />
+          <textarea
+            ref={box}
+            class="composer-box"
+            aria-label={`Message ${place.label}`}
+            placeholder={`Message ${place.label}`}
+            aria-autocomplete="list"
+            aria-controls={listItems.length ? listId : undefined}
+            aria-activedescendant={listItems.length ? `${listId}-${activeIndex}` : undefined}
+            rows={Math.min(10, Math.max(1, text.split("\n").length))}
+            value={text}
+            disabled={busy && files.length > 0}
+            onInput={(e) => {
+              const value = e.currentTarget.value;
+              setText(value);
+              setCaret(e.currentTarget.selectionStart ?? value.length);
+              setActive(0);
+              if (error) setError(null);
+              if (!COMMAND_QUERY.test(value)) typing.input(value);
+            }}
+            onKeyDown={onKeyDown}
+            onKeyUp={(e) => setCaret(e.currentTarget.selectionStart ?? 0)}
+            onClick={(e) => setCaret(e.currentTarget.selectionStart ?? 0)}
+            onPaste={(e) => {
+              if (e.clipboardData?.files.length) {
+                e.preventDefault();
+                addFiles(e.clipboardData.files);
+              }
+            }}
+          />
+          <button type="button" class="primary send" disabled={busy || (!text.trim() && files.length === 0)} onClick={() => void send()}>
+            Send
+          </button>
+        </div>
+      )}
+      {!command && <ErrorAlert message={error} />}
+    </div>
+  );
+}

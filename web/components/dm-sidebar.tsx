@@ -1,0 +1,119 @@
+import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso/router";
+import { errorMessage } from "../api/client.ts";
+import { api, session, store } from "../state/app-state.ts";
+import { conversationName } from "../state/store.ts";
+import { Avatar } from "./avatar.tsx";
+import { Dialog } from "./dialog.tsx";
+import { UserPanel } from "./user-panel.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
+
+/** The reader's DMs and group DMs, newest activity first, live from `dm:new`. */
+export function DmSidebar({ activeId }: { activeId: string | undefined }) {
+  const [creating, setCreating] = useState(false);
+  const conversations = store.conversations.value;
+  return (
+    <nav class="sidebar" aria-label="Channels">
+      <header class="sidebar-header">
+        <h2>Direct messages</h2>
+        <button type="button" class="secondary small" onClick={() => setCreating(true)}>
+          New group
+        </button>
+      </header>
+      <div class="sidebar-scroll">
+        {conversations === null && <p class="muted pad" role="status">Loading…</p>}
+        {conversations?.length === 0 && (
+          <p class="empty pad">No conversations yet. Open a server, pick someone in its member list and press “Message”.</p>
+        )}
+        <ul>
+          {conversations?.map((c) => {
+            const name = conversationName(c);
+            const other = c.type === "dm" ? c.recipients[0] : undefined;
+            return (
+              <li key={c.id}>
+                <a class={`channel-link dm${c.id === activeId ? " active" : ""}`} href={`/channels/@me/${c.id}`} aria-current={c.id === activeId ? "page" : undefined}>
+                  <Avatar name={name} src={other?.avatar} size={28} status={other?.status} />
+                  <span class="dm-name">{name}</span>
+                  {c.type === "group" && <span class="muted small">{c.recipients.length + 1} members</span>}
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+      <UserPanel />
+      {creating && <NewGroupDialog onClose={() => setCreating(false)} />}
+    </nav>
+  );
+}
+
+/** A group DM with people the reader shares a server with (the members of the servers loaded so far). */
+function NewGroupDialog({ onClose }: { onClose: () => void }) {
+  const { route } = useLocation();
+  const [name, setName] = useState("");
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const [filter, setFilter] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const meId = session.value?.user.id;
+  const people = new Map<string, { id: string; username: string }>();
+  for (const server of store.servers.value ?? []) {
+    for (const m of store.server(server.id).members.value ?? []) {
+      if (m.is_bot === 0 && m.user_id !== meId) people.set(m.user_id, { id: m.user_id, username: m.username });
+    }
+  }
+  for (const c of store.conversations.value ?? []) for (const r of c.recipients) if (r.is_bot === 0) people.set(r.id, { id: r.id, username: r.username });
+  const candidates = [...people.values()].filter((p) => p.username.toLowerCase().includes(filter.toLowerCase())).sort((a, b) => a.username.localeCompare(b.username));
+  async function create(event: Event) {
+    event.preventDefault();
+    try {
+      const group = await api.createGroup([...picked], name.trim() || undefined);
+      store.upsertConversation(group);
+      onClose();
+      route(`/channels/@me/${group.id}`);
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  }
+  return (
+    <Dialog title="New group" onClose={onClose}>
+      <form class="form" onSubmit={create}>
+        <label class="field">
+          <span>Group name (optional)</span>
+          <input maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label class="field">
+          <span>Find people</span>
+          <input type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+        </label>
+        <fieldset class="people">
+          <legend>Members (pick 2 to 10)</legend>
+          {candidates.length === 0 && <p class="muted">Nobody to add yet: people appear here once you share a server.</p>}
+          {candidates.map((p) => (
+            <label key={p.id} class="check">
+              <input
+                type="checkbox"
+                checked={picked.has(p.id)}
+                onChange={(e) => {
+                  const next = new Set(picked);
+                  if (e.currentTarget.checked) next.add(p.id);
+                  else next.delete(p.id);
+                  setPicked(next);
+                }}
+              />
+              {p.username}
+            </label>
+          ))}
+        </fieldset>
+        <ErrorAlert message={error} />
+        <div class="actions">
+          <button type="button" class="secondary" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" class="primary" disabled={picked.size < 2}>
+            Create group
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

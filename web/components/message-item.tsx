@@ -1,0 +1,282 @@
+/**
+ * One message: author (with the BOT tag or the WEBHOOK badge), time, reply preview, content,
+ * "(edited)", attachments, embeds and components, reactions, the "no answer" notice, and the
+ * actions the reader may take (react, reply, edit, delete, pin).
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api } from "../state/app-state.ts";
+import { errorMessage } from "../api/client.ts";
+import type { Attachment, Message } from "../api/types.ts";
+import { formatFileSize, formatFullTime, formatMessageTime } from "../lib/format.ts";
+import { can } from "../lib/permissions.ts";
+import { Avatar } from "./avatar.tsx";
+import { Dialog } from "./dialog.tsx";
+import { EmbedView } from "./embed-view.tsx";
+import { EmojiPicker } from "./emoji-picker.tsx";
+import { MessageContent } from "./message-content.tsx";
+import { usePlace } from "./place-context.ts";
+import { ReactionBar } from "./reaction-bar.tsx";
+import { Icon } from "./icons.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
+
+export interface MessageItemProps {
+  message: Message;
+  /** The message continues the previous one's group: no avatar or name line. */
+  grouped: boolean;
+  onReply: (message: Message) => void;
+}
+
+export function MessageItem({ message, grouped, onReply }: MessageItemProps) {
+  const place = usePlace();
+  const { timeline, me } = place;
+  const [editing, setEditing] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [picking, setPicking] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const isChannel = place.place.kind === "channel";
+  const own = message.user_id === me.id && !message.webhook_id;
+  const manages = isChannel && can(place.permissions, "MANAGE_MESSAGES");
+  const pinned = timeline.pinned.value?.has(message.id) ?? false;
+  const reactions = timeline.reactions.value.get(message.id) ?? [];
+  const notice = timeline.notices.value.get(message.id);
+  const mentionsMe = message.content.includes(`<@${me.id}>`) || message.content.includes(`<@!${me.id}>`);
+  const authorId = `m-${message.id}-author`;
+  const timeId = `m-${message.id}-time`;
+
+  useEffect(() => {
+    if (isChannel) timeline.wantReactions(message.id);
+  }, [message.id]);
+
+  const act = async (action: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await action();
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  };
+  const toggleReaction = (emoji: string) => {
+    if (place.place.kind !== "channel") return;
+    const channelId = place.place.channelId;
+    void act(() => api.toggleReaction(channelId, message.id, emoji));
+  };
+  const togglePin = () => {
+    if (place.place.kind !== "channel") return;
+    const channelId = place.place.channelId;
+    void act(() => (pinned ? api.unpin(channelId, message.id) : api.pin(channelId, message.id)));
+  };
+
+  return (
+    <article class={`message${grouped ? " grouped" : ""}${mentionsMe ? " mentions-me" : ""}`} aria-labelledby={`${authorId} ${timeId}`} data-message-id={message.id}>
+      <div class="message-gutter">
+        {grouped ? (
+          <time class="hover-time" dateTime={new Date(message.created_at * 1000).toISOString()} title={formatFullTime(message.created_at)}>
+            {formatMessageTime(message.created_at)}
+          </time>
+        ) : (
+          <Avatar name={message.username} src={message.avatar} />
+        )}
+      </div>
+      <div class="message-body">
+        {message.reply_to && <ReplyPreview replyTo={message.reply_to} />}
+        <div class={grouped ? "message-header visually-hidden" : "message-header"}>
+          <span class="author" id={authorId}>
+            {message.username}
+          </span>
+          {message.webhook_id ? (
+            <span class="badge webhook" title="Sent by a webhook">
+              WEBHOOK
+            </span>
+          ) : message.is_bot === 1 ? (
+            <span class="badge bot">BOT</span>
+          ) : null}
+          <time id={timeId} class="time" dateTime={new Date(message.created_at * 1000).toISOString()} title={formatFullTime(message.created_at)}>
+            {formatMessageTime(message.created_at)}
+          </time>
+          {pinned && (
+            <span class="pinned-mark">
+              <Icon name="pin" size={12} /> Pinned
+            </span>
+          )}
+        </div>
+        {editing ? (
+          <EditBox message={message} onDone={() => setEditing(false)} />
+        ) : (
+          (message.content || message.updated_at) && (
+            <div class="message-text">
+              <MessageContent content={message.content} />
+              {message.updated_at !== null && (
+                <span class="edited" title={`Edited ${formatFullTime(message.updated_at)}`}>
+                  {" "}
+                  (edited)
+                </span>
+              )}
+            </div>
+          )
+        )}
+        {message.attachments.length > 0 && (
+          <div class="attachments">
+            {message.attachments.map((a) => (
+              <AttachmentView key={a.id} attachment={a} />
+            ))}
+          </div>
+        )}
+        {message.embeds.map((embed, i) => (
+          <EmbedView key={i} embed={embed} message={message} />
+        ))}
+        <ReactionBar reactions={reactions} meId={me.id} onToggle={toggleReaction} />
+        {notice && (
+          <p class="notice" role="status">
+            {notice}
+          </p>
+        )}
+        <ErrorAlert message={error} />
+      </div>
+      {!editing && (
+        <div class="message-actions" role="toolbar" aria-label="Message actions">
+          {isChannel && (
+            <button type="button" class="icon" aria-label="Add reaction" title="Add reaction" aria-expanded={picking} onClick={() => setPicking(!picking)}>
+              <Icon name="smile" />
+            </button>
+          )}
+          <button type="button" class="icon" aria-label="Reply" title="Reply" onClick={() => onReply(message)}>
+            <Icon name="reply" />
+          </button>
+          {own && (
+            <button type="button" class="icon" aria-label="Edit" title="Edit" onClick={() => setEditing(true)}>
+              <Icon name="edit" />
+            </button>
+          )}
+          {manages && (
+            <button type="button" class="icon" aria-label={pinned ? "Unpin" : "Pin"} title={pinned ? "Unpin" : "Pin"} onClick={togglePin}>
+              <Icon name="pin" />
+            </button>
+          )}
+          {(own || manages) && (
+            <button type="button" class="icon danger" aria-label="Delete" title="Delete" onClick={() => setConfirmDelete(true)}>
+              <Icon name="trash" />
+            </button>
+          )}
+        </div>
+      )}
+      {picking && (
+        <EmojiPicker
+          label="Add reaction"
+          customEmojis={place.server?.emojis.value ?? []}
+          onClose={() => setPicking(false)}
+          onPick={(emoji) => {
+            setPicking(false);
+            toggleReaction(emoji);
+          }}
+        />
+      )}
+      {confirmDelete && (
+        <Dialog title="Delete message" onClose={() => setConfirmDelete(false)}>
+          <p>Delete this message{own ? "" : ` by ${message.username}`}? This cannot be undone.</p>
+          <blockquote class="quote">{message.content || (message.attachments[0]?.original_name ?? "(no text)")}</blockquote>
+          <form method="dialog" class="actions">
+            <button type="submit" class="secondary">
+              Cancel
+            </button>
+            <button
+              type="button"
+              class="danger"
+              onClick={() => {
+                setConfirmDelete(false);
+                void act(() => api.remove(place.place, message.id));
+              }}
+            >
+              Delete
+            </button>
+          </form>
+        </Dialog>
+      )}
+    </article>
+  );
+}
+
+function EditBox({ message, onDone }: { message: Message; onDone: () => void }) {
+  const place = usePlace();
+  const [text, setText] = useState(message.content);
+  const [error, setError] = useState<string | null>(null);
+  const ref = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    const box = ref.current!;
+    box.focus();
+    box.setSelectionRange(box.value.length, box.value.length);
+  }, []);
+  async function save() {
+    if (text === message.content) return onDone();
+    try {
+      await api.edit(place.place, message.id, text);
+      onDone();
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  }
+  return (
+    <div class="edit-box">
+      <textarea
+        ref={ref}
+        aria-label="Edit message"
+        value={text}
+        rows={Math.min(8, text.split("\n").length)}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape") {
+            e.preventDefault();
+            onDone();
+          } else if (e.key === "Enter" && !e.shiftKey) {
+            e.preventDefault();
+            void save();
+          }
+        }}
+      />
+      <p class="hint">
+        Escape to <button type="button" class="link" onClick={onDone}>cancel</button> · Enter to <button type="button" class="link" onClick={save}>save</button>
+      </p>
+      <ErrorAlert message={error} />
+    </div>
+  );
+}
+
+function ReplyPreview({ replyTo }: { replyTo: string }) {
+  const place = usePlace();
+  const loaded = place.timeline.messages.value.find((m) => m.id === replyTo);
+  const [fetched, setFetched] = useState<Message | null | undefined>(undefined);
+  useEffect(() => {
+    if (loaded || place.place.kind !== "channel") return;
+    api.message(replyTo).then(setFetched, () => setFetched(null));
+  }, [replyTo, Boolean(loaded)]);
+  const original = loaded ?? fetched;
+  return (
+    <div class="reply-preview">
+      <span aria-hidden="true">↪ </span>
+      {original ? (
+        <>
+          <span class="sr-only">Replying to </span>
+          <strong>{original.username}</strong>{" "}
+          <span class="muted">{original.content ? <MessageContent content={original.content.slice(0, 200)} /> : "(attachment)"}</span>
+        </>
+      ) : (
+        <span class="muted">{original === null ? "The original message was deleted" : "Replying to a message"}</span>
+      )}
+    </div>
+  );
+}
+
+function AttachmentView({ attachment }: { attachment: Attachment }) {
+  if (attachment.mime_type.startsWith("image/")) {
+    return (
+      <a class="attachment-image" href={attachment.filename} target="_blank" rel="noopener noreferrer">
+        <img src={attachment.filename} alt={attachment.original_name} loading="lazy" />
+      </a>
+    );
+  }
+  return (
+    <a class="attachment-file" href={attachment.filename} download={attachment.original_name}>
+      <Icon name="file" />
+      <span class="name">{attachment.original_name}</span> <span class="muted">{formatFileSize(attachment.size)}</span>
+    </a>
+  );
+}

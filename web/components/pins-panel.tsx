@@ -1,0 +1,46 @@
+import { useEffect, useState } from "preact/hooks";
+import { errorMessage } from "../api/client.ts";
+import type { Message } from "../api/types.ts";
+import { formatMessageTime } from "../lib/format.ts";
+import { api } from "../state/app-state.ts";
+import { MessageContent } from "./message-content.tsx";
+import { usePlace } from "./place-context.ts";
+import { Icon } from "./icons.tsx";
+import { ErrorAlert } from "./error-alert.tsx";
+
+/** The channel's pinned messages, newest pin first; follows pins and unpins live. */
+export function PinsPanel({ onClose }: { onClose: () => void }) {
+  const place = usePlace();
+  const [pins, setPins] = useState<Message[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const pinnedIds = place.timeline.pinned.value;
+  useEffect(() => {
+    if (place.place.kind !== "channel") return;
+    api.pins(place.place.channelId).then(setPins, (e) => setError(errorMessage(e)));
+  }, [place.timeline.key, pinnedIds]);
+  return (
+    <aside class="side-panel" aria-label="Pinned messages">
+      <header class="side-panel-header">
+        <h2>Pinned messages</h2>
+        <button type="button" class="icon" aria-label="Close pinned messages" onClick={onClose}>
+          <Icon name="close" />
+        </button>
+      </header>
+      <ErrorAlert message={error} />
+      {pins === null && !error && <p class="muted" role="status">Loading…</p>}
+      {pins?.length === 0 && <p class="empty">No pinned messages yet. Moderators can pin a message from its actions.</p>}
+      <ul class="pin-list">
+        {pins?.map((m) => (
+          <li key={m.id} class="pin">
+            <div>
+              <strong>{m.username}</strong> <span class="muted">{formatMessageTime(m.created_at)}</span>
+            </div>
+            <div class="pin-text">
+              <MessageContent content={m.content || (m.attachments[0]?.original_name ?? "")} />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </aside>
+  );
+}

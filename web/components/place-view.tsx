@@ -1,0 +1,54 @@
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import type { Message } from "../api/types.ts";
+import { Composer } from "./composer.tsx";
+import { MessageList } from "./message-list.tsx";
+import { PinsPanel } from "./pins-panel.tsx";
+import { PlaceContext, type PlaceContextValue } from "./place-context.ts";
+import { TypingIndicator } from "./typing-indicator.tsx";
+import { Icon } from "./icons.tsx";
+
+/** A channel's or a conversation's main column: its header, the message log, who is typing, the composer (and the pins panel). */
+export function PlaceView({ value, title, topic, tools, canSend = true, cannotSendReason }: {
+  value: PlaceContextValue;
+  title: ComponentChildren;
+  topic?: string | null;
+  tools?: ComponentChildren;
+  canSend?: boolean;
+  cannotSendReason?: string;
+}) {
+  const [replyTo, setReplyTo] = useState<Message | null>(null);
+  const [showPins, setShowPins] = useState(false);
+  const [stick, setStick] = useState(0);
+  const isChannel = value.place.kind === "channel";
+  return (
+    <PlaceContext.Provider value={value}>
+      <main class="place" aria-label={value.label}>
+        <header class="place-header">
+          <h1>{title}</h1>
+          {topic && <p class="topic" title={topic}>{topic}</p>}
+          <div class="place-tools">
+            {isChannel && (
+              <button type="button" class="tool" aria-pressed={showPins} onClick={() => setShowPins(!showPins)}>
+                <Icon name="pin" size={16} /> Pinned messages
+              </button>
+            )}
+            {tools}
+          </div>
+        </header>
+        <div class="place-body">
+          <div class="place-main">
+            <MessageList onReply={setReplyTo} stickSignal={stick} />
+            <TypingIndicator />
+            {canSend ? (
+              <Composer replyTo={replyTo} onCancelReply={() => setReplyTo(null)} onSent={() => setStick((n) => n + 1)} />
+            ) : (
+              <p class="composer-disabled">{cannotSendReason}</p>
+            )}
+          </div>
+          {showPins && <PinsPanel onClose={() => setShowPins(false)} />}
+        </div>
+      </main>
+    </PlaceContext.Provider>
+  );
+}

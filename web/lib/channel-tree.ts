@@ -1,0 +1,30 @@
+/** The channel list as the sidebar shows it: uncategorized channels first, then each category with its channels. Pure. */
+import type { Category, Channel } from "../api/types.ts";
+
+export interface ChannelGroup {
+  category: Category | null;
+  channels: Channel[];
+}
+
+/** Position, then creation order (ids are time-ordered UUIDv7), as the server sorts. */
+const byPosition = <T extends { position: number; id: string }>(a: T, b: T) => a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function channelTree(channels: Channel[], categories: Category[]): ChannelGroup[] {
+  const known = new Set(categories.map((c) => c.id));
+  const groups: ChannelGroup[] = [];
+  const loose = channels.filter((c) => c.category_id === null || !known.has(c.category_id)).sort(byPosition);
+  if (loose.length) groups.push({ category: null, channels: loose });
+  for (const category of [...categories].sort(byPosition)) {
+    groups.push({ category, channels: channels.filter((c) => c.category_id === category.id).sort(byPosition) });
+  }
+  return groups;
+}
+
+/** The channel a server opens on: its first text channel in sidebar order. */
+export function firstTextChannel(channels: Channel[], categories: Category[]): Channel | undefined {
+  for (const group of channelTree(channels, categories)) {
+    const text = group.channels.find((c) => c.type === "text");
+    if (text) return text;
+  }
+  return undefined;
+}

@@ -1,0 +1,187 @@
+/**
+ * Message text as the app shows it and sends it. `parseContent` splits stored content into
+ * text, mentions (`<@id>`, `<@!id>`, `<@&id>`, `<#id>`), custom emoji (`<:name:id>`),
+ * `@everyone`/`@here` and links; `encodeMentions` turns what a person types (`@alice`,
+ * `#general`) into the stored markup. Pure.
+ */
+
+const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+
+export type ContentToken =
+  | { kind: "text"; text: string }
+  | { kind: "user"; id: string }
+  | { kind: "role"; id: string }
+  | { kind: "channel"; id: string }
+  | { kind: "emoji"; name: string; id: string; animated: boolean }
+  | { kind: "everyone"; text: "@everyone" | "@here" }
+  | { kind: "link"; url: string };
+
+const TOKEN_RE = new RegExp(
+  [
+    `<@!?(?<user>${UUID})>`,
+    `<@&(?<role>${UUID})>`,
+    `<#(?<channel>${UUID})>`,
+    `<(?<animated>a?):(?<emojiName>[\\w-]{1,32}):(?<emojiId>${UUID})>`,
+    `(?<![\\w])(?<everyone>@everyone|@here)\\b`,
+    `(?<url>https?:\\/\\/[^\\s<>]+)`,
+  ].join("|"),
+  "g",
+);
+
+/** Trailing punctuation that ends a sentence rather than a URL (a closing parenthesis only when unbalanced). */
+function trimUrl(url: string): string {
+  let end = url.length;
+  while (end > 0) {
+    const ch = url[end - 1]!;
+    if (".,;:!?'\"".includes(ch)) end--;
+    else if (ch === ")" && (url.slice(0, end).match(/\(/g)?.length ?? 0) < (url.slice(0, end).match(/\)/g)?.length ?? 0)) end--;
+    else break;
+  }
+  return url.slice(0, end);
+}
+
+export function parseContent(content: string): ContentToken[] {
+  const tokens: ContentToken[] = [];
+  let last = 0;
+  const pushText = (text: string) => {
+    if (!text) return;
+    const previous = tokens[tokens.length - 1];
+    if (previous?.kind === "text") previous.text += text;
+    else tokens.push({ kind: "text", text });
+  };
+  for (const match of content.matchAll(TOKEN_RE)) {
+    const groups = match.groups!;
+    const start = match.index!;
+    let length = match[0].length;
+    pushText(content.slice(last, start));
+    if (groups.user) tokens.push({ kind: "user", id: groups.user.toLowerCase() });
+    else if (groups.role) tokens.push({ kind: "role", id: groups.role.toLowerCase() });
+    else if (groups.channel) tokens.push({ kind: "channel", id: groups.channel.toLowerCase() });
+    else if (groups.emojiId) {
+      tokens.push({ kind: "emoji", name: groups.emojiName!, id: groups.emojiId.toLowerCase(), animated: groups.animated === "a" });
+    } else if (groups.everyone) tokens.push({ kind: "everyone", text: groups.everyone as "@everyone" | "@here" });
+    else {
+      const url = trimUrl(groups.url!);
+      length = url.length;
+      tokens.push({ kind: "link", url });
+    }
+    last = start + length;
+  }
+  pushText(content.slice(last));
+  return tokens;
+}
+
+/** The ids of the users a message mentions (to highlight a message that mentions the reader). */
+export function mentionedUserIds(content: string): string[] {
+  return parseContent(content).flatMap((token) => (token.kind === "user" ? [token.id] : []));
+}
+
+/**
+ * `@name` of a member becomes `<@id>` and `#name` of a text channel `<#id>`, when the word
+ * stands on its own (start of text or after a space) and the name matches exactly (usernames
+ * ignoring case, as the server does). Anything else is left as typed.
+ */
+export function encodeMentions(
+  text: string,
+  lookup: { users: { id: string; username: string }[]; channels: { id: string; name: string }[] },
+): string {
+  const users = new Map(lookup.users.map((u) => [u.username.toLowerCase(), u.id]));
+  const channels = new Map(lookup.channels.map((c) => [c.name, c.id]));
+  return text.replace(/(^|\s)([@#])([\w.-]+)/g, (whole, lead: string, sigil: string, name: string) => {
+    // A sentence may end right after the name: "thanks @bob." keeps its full stop.
+    const bare = name.replace(/[.-]+$/, "");
+    const rest = name.slice(bare.length);
+    const id = sigil === "@" ? users.get(bare.toLowerCase()) : channels.get(bare);
+    if (!id) return whole;
+    return `${lead}${sigil === "@" ? `<@${id}>` : `<#${id}>`}${rest}`;
+  });
+}
+
+/**
+ * Message text with Discord's inline markdown: ``` code blocks ```, `code`, **bold**,
+ * *italic* or _italic_, __underline__ and ~~strike~~, around the tokens of `parseContent`
+ * (mentions, emoji and links are never split by a marker).
+ */
+export type RichNode =
+  | ContentToken
+  | { kind: "bold" | "italic" | "underline" | "strike"; children: RichNode[] }
+  | { kind: "code"; text: string }
+  | { kind: "codeblock"; text: string; language: string | null };
+
+const PLACEHOLDER_BASE = 0xe000;
+type Emphasis = "bold" | "italic" | "underline" | "strike";
+const EMPHASIS: { kinds: Emphasis[]; re: RegExp }[] = [
+  { kinds: ["bold", "italic"], re: /\*\*\*(?=\S)([\s\S]*?\S)\*\*\*/ },
+  { kinds: ["bold"], re: /\*\*(?=\S)([\s\S]*?\S)\*\*/ },
+  { kinds: ["underline"], re: /__(?=\S)([\s\S]*?\S)__/ },
+  { kinds: ["strike"], re: /~~(?=\S)([\s\S]*?\S)~~/ },
+  { kinds: ["italic"], re: /\*(?=[^\s*])([\s\S]*?[^\s*])\*/ },
+  // Underscores only at word edges, so snake_case stays as it is.
+  { kinds: ["italic"], re: /(?<![\w])_(?=[^\s_])([\s\S]*?[^\s_])_(?![\w])/ },
+];
+
+function emphasis(text: string, tokens: ContentToken[]): RichNode[] {
+  let best: { kinds: Emphasis[]; match: RegExpExecArray } | null = null;
+  for (const { kinds, re } of EMPHASIS) {
+    const match = re.exec(text);
+    if (match && (best === null || match.index < best.match.index)) best = { kinds, match };
+  }
+  if (!best) return restore(text, tokens);
+  const { match } = best;
+  const inner = best.kinds.reduceRight<RichNode[]>((children, kind) => [{ kind, children }], emphasis(match[1]!, tokens));
+  return [...restore(text.slice(0, match.index), tokens), ...inner, ...emphasis(text.slice(match.index + match[0].length), tokens)];
+}
+
+/** Text with placeholders back to text and tokens. */
+function restore(text: string, tokens: ContentToken[]): RichNode[] {
+  const nodes: RichNode[] = [];
+  let plain = "";
+  for (const ch of text) {
+    const index = ch.charCodeAt(0) - PLACEHOLDER_BASE;
+    if (index >= 0 && index < tokens.length) {
+      if (plain) nodes.push({ kind: "text", text: plain });
+      plain = "";
+      nodes.push(tokens[index]!);
+    } else plain += ch;
+  }
+  if (plain) nodes.push({ kind: "text", text: plain });
+  return nodes;
+}
+
+function inline(text: string): RichNode[] {
+  const nodes: RichNode[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/`([^`\n]+)`/g)) {
+    nodes.push(...formatted(text.slice(last, match.index)));
+    nodes.push({ kind: "code", text: match[1]! });
+    last = match.index! + match[0].length;
+  }
+  nodes.push(...formatted(text.slice(last)));
+  return nodes;
+}
+
+function formatted(text: string): RichNode[] {
+  if (!text) return [];
+  const tokens: ContentToken[] = [];
+  let masked = "";
+  for (const token of parseContent(text)) {
+    if (token.kind === "text") masked += token.text;
+    else {
+      masked += String.fromCharCode(PLACEHOLDER_BASE + tokens.length);
+      tokens.push(token);
+    }
+  }
+  return emphasis(masked, tokens);
+}
+
+export function parseRich(content: string): RichNode[] {
+  const nodes: RichNode[] = [];
+  let last = 0;
+  for (const match of content.matchAll(/```(?:([\w+-]+)\n)?([\s\S]*?)```/g)) {
+    nodes.push(...inline(content.slice(last, match.index)));
+    nodes.push({ kind: "codeblock", text: match[2]!.replace(/^\n|\n$/g, ""), language: match[1] ?? null });
+    last = match.index! + match[0].length;
+  }
+  nodes.push(...inline(content.slice(last)));
+  return nodes;
+}

@@ -1,0 +1,72 @@
+/** Formatting for the reader: times in their locale, sizes, names. Pure (locale and zone can be given). */
+
+export interface LocaleOptions {
+  locale?: string | string[];
+  timeZone?: string;
+}
+
+/** An embed's ISO 8601 `timestamp` in the reader's locale, or null when it does not parse. */
+export function formatEmbedTimestamp(iso: string, options: LocaleOptions = {}): string | null {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return null;
+  return new Intl.DateTimeFormat(options.locale, { dateStyle: "medium", timeStyle: "short", timeZone: options.timeZone }).format(date);
+}
+
+/**
+ * A message's time (unix seconds): the time alone when it is today, "Yesterday at" the time,
+ * otherwise the date and time.
+ */
+export function formatMessageTime(unixSeconds: number, now: Date = new Date(), options: LocaleOptions = {}): string {
+  const date = new Date(unixSeconds * 1000);
+  const time = new Intl.DateTimeFormat(options.locale, { timeStyle: "short", timeZone: options.timeZone }).format(date);
+  const day = (d: Date) => new Intl.DateTimeFormat("en-CA", { dateStyle: "short", timeZone: options.timeZone }).format(d);
+  if (day(date) === day(now)) return time;
+  const yesterday = new Date(now.getTime() - 24 * 3600 * 1000);
+  if (day(date) === day(yesterday)) return `Yesterday at ${time}`;
+  return new Intl.DateTimeFormat(options.locale, { dateStyle: "short", timeStyle: "short", timeZone: options.timeZone }).format(date);
+}
+
+/** The full date and time, for a tooltip. */
+export function formatFullTime(unixSeconds: number, options: LocaleOptions = {}): string {
+  return new Intl.DateTimeFormat(options.locale, { dateStyle: "full", timeStyle: "short", timeZone: options.timeZone }).format(
+    new Date(unixSeconds * 1000),
+  );
+}
+
+export function formatFileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** Up to two letters for a name without an image (a server icon, an avatar). */
+export function initials(name: string): string {
+  const words = name.trim().split(/[\s_.-]+/).filter(Boolean);
+  if (words.length === 0) return "?";
+  const letters = words.length === 1 ? [...words[0]!].slice(0, 2) : [[...words[0]!][0]!, [...words[1]!][0]!];
+  return letters.join("").toUpperCase();
+}
+
+/** "alice is typing…", "alice and bob are typing…", "alice, bob and carol are typing…", "Several people are typing…". */
+export function typingText(names: string[]): string {
+  if (names.length === 0) return "";
+  if (names.length === 1) return `${names[0]} is typing…`;
+  if (names.length === 2) return `${names[0]} and ${names[1]} are typing…`;
+  if (names.length === 3) return `${names[0]}, ${names[1]} and ${names[2]} are typing…`;
+  return "Several people are typing…";
+}
+
+/** An invite code from what a person pastes: a code, or a link ending in /invite/<code>. */
+export function inviteCodeFrom(input: string): string | null {
+  const text = input.trim();
+  if (!text) return null;
+  const link = /\/invite\/([A-Za-z0-9-]+)\/?(?:[?#].*)?$/.exec(text);
+  if (link) return link[1]!;
+  return /^[A-Za-z0-9-]+$/.test(text) ? text : null;
+}

@@ -1,0 +1,225 @@
+/**
+ * `/channels/@me[/<conversation>]` (direct messages) and `/channels/<server>[/<channel>]`: the
+ * server rail, the channel (or conversation) list, the open place and the member list.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { useRoute } from "preact-iso/router";
+import { Redirect } from "../app.tsx";
+import type { Channel, Conversation, MeUser, Server } from "../api/types.ts";
+import { firstTextChannel } from "../lib/channel-tree.ts";
+import { basePermissionsOf } from "../lib/permissions.ts";
+import { ALL_PERMISSIONS } from "../lib/shared-rules.ts";
+import { session, store } from "../state/app-state.ts";
+import type { ServerState } from "../state/server-state.ts";
+import { conversationName, placeOf } from "../state/store.ts";
+import { ChannelSidebar } from "../components/channel-sidebar.tsx";
+import { DmSidebar } from "../components/dm-sidebar.tsx";
+import { MemberList } from "../components/member-list.tsx";
+import type { PlaceContextValue } from "../components/place-context.ts";
+import { PlaceView } from "../components/place-view.tsx";
+import { ServerRail } from "../components/server-rail.tsx";
+import { CreateServerDialog, JoinServerDialog } from "../components/server-dialogs.tsx";
+import { STATUS_LABELS } from "../components/avatar.tsx";
+import { Icon } from "../components/icons.tsx";
+
+export function ChatPage() {
+  const { params } = useRoute();
+  const serverId = params.serverId ?? "@me";
+  const me = session.value!.user;
+  return (
+    <div class="chat">
+      <ServerRail activeServerId={serverId} />
+      {serverId === "@me" ? <DirectMessages conversationId={params.channelId} me={me} /> : <ServerView serverId={serverId} channelId={params.channelId} me={me} />}
+    </div>
+  );
+}
+
+function ServerView({ serverId, channelId, me }: { serverId: string; channelId: string | undefined; me: MeUser }) {
+  const [showMembers, setShowMembers] = useState(true);
+  const servers = store.servers.value;
+  const server = servers?.find((s) => s.id === serverId);
+  if (servers === null) return <p class="page-state" role="status">Loading…</p>;
+  if (!server) {
+    return (
+      <div class="page-state">
+        <h1>Server not found</h1>
+        <p class="muted">You are not a member of this server, or it no longer exists.</p>
+        <a href="/channels/@me">Back to your messages</a>
+      </div>
+    );
+  }
+  const state = store.server(server.id);
+  const channels = state.channels.value;
+  const channel = channels?.find((c) => c.id === channelId);
+  if (channels && !channelId) {
+    const first = firstTextChannel(channels, state.categories.value);
+    if (first) return <Redirect to={`/channels/${server.id}/${first.id}`} />;
+  }
+  return (
+    <>
+      <ChannelSidebar server={server} state={state} activeChannelId={channelId} />
+      {channel ? (
+        <ChannelPlace key={channel.id} server={server} state={state} channel={channel} me={me} showMembers={showMembers} onToggleMembers={() => setShowMembers(!showMembers)} />
+      ) : (
+        <div class="page-state">
+          {channels === null ? (
+            <p role="status">Loading…</p>
+          ) : channelId ? (
+            <>
+              <h1>Channel not found</h1>
+              <p class="muted">It was deleted, or you can no longer see it.</p>
+            </>
+          ) : (
+            <>
+              <h1>No text channels</h1>
+              <p class="muted">There is no text channel you can see in {server.name}.</p>
+            </>
+          )}
+        </div>
+      )}
+      {showMembers && <MemberList state={state} meId={me.id} />}
+    </>
+  );
+}
+
+function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers }: {
+  server: Server;
+  state: ServerState;
+  channel: Channel;
+  me: MeUser;
+  showMembers: boolean;
+  onToggleMembers: () => void;
+}) {
+  const timeline = store.channelTimeline(channel);
+  useEffect(() => {
+    store.openChannel(channel);
+    return () => store.closeChannel(channel.id);
+  }, [channel.id]);
+  // A channel that became hidden (no event tells a member who lost its view): ask for the list again.
+  const failed = timeline.error.value === "Channel not found";
+  useEffect(() => {
+    if (failed) state.later("channels", 0);
+  }, [failed]);
+  const members = state.members.value ?? [];
+  const roles = state.roles.value;
+  const value: PlaceContextValue = {
+    place: { kind: "channel", channelId: channel.id },
+    timeline,
+    me,
+    server: state,
+    channel,
+    conversation: null,
+    label: `#${channel.name}`,
+    permissions: basePermissionsOf(
+      members.find((m) => m.user_id === me.id),
+      roles,
+      server.owner_id,
+    ),
+    userName: (id) => members.find((m) => m.user_id === id)?.username ?? (id === me.id ? me.username : undefined),
+    channelOf: (id) => state.channels.value?.find((c) => c.id === id),
+    roleOf: (id) => roles.find((r) => r.id === id),
+  };
+  const voiceWithoutChat = channel.type === "voice" && !channel.chat_enabled;
+  return (
+    <PlaceView
+      value={value}
+      title={
+        <>
+          <span class="channel-icon">
+            <Icon name={channel.type === "voice" ? "speaker" : "hash"} size={20} />
+          </span>
+          {channel.name}
+        </>
+      }
+      topic={channel.topic}
+      canSend={!voiceWithoutChat}
+      cannotSendReason="Text chat is off in this voice channel, and voice is not available in the web app yet."
+      tools={
+        <button type="button" class="tool" aria-pressed={showMembers} onClick={onToggleMembers}>
+          <Icon name="users" size={16} /> Members
+        </button>
+      }
+    />
+  );
+}
+
+function DirectMessages({ conversationId, me }: { conversationId: string | undefined; me: MeUser }) {
+  const conversations = store.conversations.value;
+  const conversation = conversations?.find((c) => c.id === conversationId);
+  return (
+    <>
+      <DmSidebar activeId={conversationId} />
+      {conversation ? (
+        <ConversationPlace key={conversation.id} conversation={conversation} me={me} />
+      ) : (
+        <div class="page-state">
+          {conversationId && conversations !== null ? (
+            <>
+              <h1>Conversation not found</h1>
+              <p class="muted">You are not in this conversation.</p>
+            </>
+          ) : conversationId ? (
+            <p role="status">Loading…</p>
+          ) : store.servers.value?.length === 0 ? (
+            <FirstSteps name={me.username} />
+          ) : (
+            <>
+              <h1>Your direct messages</h1>
+              <p class="muted">Pick a conversation on the left, or open a server and message one of its members.</p>
+            </>
+          )}
+        </div>
+      )}
+    </>
+  );
+}
+
+/** The home of someone in no server yet: what to do first. */
+function FirstSteps({ name }: { name: string }) {
+  const [dialog, setDialog] = useState<"create" | "join" | null>(null);
+  return (
+    <>
+      <h1>Welcome to Hearth, {name}!</h1>
+      <p class="muted">You are not in a server yet. Start your own, or join one with an invite link from a friend.</p>
+      <div class="actions">
+        <button type="button" class="primary" onClick={() => setDialog("create")}>
+          Create your first server
+        </button>
+        <button type="button" class="secondary" onClick={() => setDialog("join")}>
+          Join with an invite
+        </button>
+      </div>
+      {dialog === "create" && <CreateServerDialog onClose={() => setDialog(null)} />}
+      {dialog === "join" && <JoinServerDialog onClose={() => setDialog(null)} />}
+    </>
+  );
+}
+
+function ConversationPlace({ conversation, me }: { conversation: Conversation; me: MeUser }) {
+  const timeline = store.conversationTimeline(conversation);
+  useEffect(() => void timeline.open(), [conversation.id]);
+  const name = conversationName(conversation);
+  const other = conversation.type === "dm" ? conversation.recipients[0] : undefined;
+  const label = conversation.type === "dm" ? `@${other?.username ?? name}` : name;
+  const people = [...conversation.recipients, { id: me.id, username: me.username }];
+  const value: PlaceContextValue = {
+    place: placeOf(conversation),
+    timeline,
+    me,
+    server: null,
+    channel: null,
+    conversation,
+    label,
+    permissions: ALL_PERMISSIONS,
+    userName: (id) => people.find((p) => p.id === id)?.username,
+    channelOf: () => undefined,
+    roleOf: () => undefined,
+  };
+  return (
+    <PlaceView
+      value={value}
+      title={label}
+      topic={other ? STATUS_LABELS[other.status] : `${conversation.recipients.length + 1} members: ${people.map((p) => p.username).join(", ")}`}
+    />
+  );
+}

@@ -1,0 +1,80 @@
+import { useRef, useState } from "preact/hooks";
+import { useLocation } from "preact-iso/router";
+import { ApiError, errorMessage } from "../api/client.ts";
+import { Redirect } from "../app.tsx";
+import { api, session, signedOutReason, signIn } from "../state/app-state.ts";
+import { AuthLayout, nextPath } from "./auth-layout.tsx";
+import { ErrorAlert } from "../components/error-alert.tsx";
+
+export function LoginPage() {
+  const { query } = useLocation();
+  const [login, setLogin] = useState("");
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  const [needsCode, setNeedsCode] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const codeField = useRef<HTMLInputElement>(null);
+  const next = nextPath(query);
+
+  if (session.value) return <Redirect to={next} />;
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      signIn(await api.login(login.trim(), password, needsCode ? code.trim() : undefined));
+      // The router follows the session: the Redirect above takes over.
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.status === 401 && failure.message === "Two-factor code required") {
+        setNeedsCode(true);
+        setError(null);
+        setTimeout(() => codeField.current?.focus());
+      } else {
+        setError(errorMessage(failure));
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthLayout title={needsCode ? "Two-factor authentication" : "Welcome back"} subtitle={needsCode ? "Enter the 6-digit code from your authenticator app." : "Log in to chat with your servers."}>
+      {signedOutReason.value && !error && <p class="notice" role="status">{signedOutReason.value}</p>}
+      <form class="form" onSubmit={submit}>
+        <label class="field">
+          <span>Email or username</span>
+          <input name="login" autocomplete="username" required autoFocus value={login} readOnly={needsCode} onInput={(e) => setLogin(e.currentTarget.value)} />
+        </label>
+        <label class="field">
+          <span>Password</span>
+          <input name="password" type="password" autocomplete="current-password" required value={password} readOnly={needsCode} onInput={(e) => setPassword(e.currentTarget.value)} />
+        </label>
+        {needsCode && (
+          <label class="field">
+            <span>Two-factor code</span>
+            <input
+              ref={codeField}
+              name="code"
+              inputMode="numeric"
+              autocomplete="one-time-code"
+              pattern="[0-9]{6}"
+              maxLength={6}
+              required
+              value={code}
+              onInput={(e) => setCode(e.currentTarget.value)}
+            />
+          </label>
+        )}
+        <ErrorAlert message={error} />
+        <button class="primary" type="submit" disabled={busy}>
+          {busy ? "Logging in…" : "Log in"}
+        </button>
+      </form>
+      <p class="muted">
+        Need an account? <a href={`/register${query.next ? `?next=${encodeURIComponent(query.next)}` : ""}`}>Create an account</a>
+      </p>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,137 @@
+/**
+ * One server as the app holds it: channels and categories (only those the reader may view, as
+ * the server filters them), members with presence, roles, custom emojis and slash commands.
+ * Loaded when the server is first shown; gateway events keep it current.
+ */
+import { batch, signal } from "@preact/signals";
+import type { Api } from "../api/api.ts";
+import { errorMessage } from "../api/client.ts";
+import type { Category, Channel, Emoji, Member, Role, ServerCommand } from "../api/types.ts";
+
+export class ServerState {
+  readonly channels = signal<Channel[] | null>(null);
+  readonly categories = signal<Category[]>([]);
+  readonly members = signal<Member[] | null>(null);
+  readonly roles = signal<Role[]>([]);
+  readonly emojis = signal<Emoji[]>([]);
+  readonly commands = signal<ServerCommand[]>([]);
+  readonly error = signal<string | null>(null);
+  private loaded = false;
+  private timers = new Map<string, ReturnType<typeof setTimeout>>();
+
+  constructor(
+    readonly id: string,
+    private readonly api: Api,
+  ) {}
+
+  /** Loads everything once; later calls do nothing. */
+  ensureLoaded(): void {
+    if (this.loaded) return;
+    this.loaded = true;
+    void this.reloadChannels();
+    void this.reloadMembers();
+    void this.reloadRoles();
+    void this.reloadEmojis();
+    void this.reloadCommands();
+  }
+
+  async reloadChannels(): Promise<void> {
+    try {
+      const list = await this.api.channels(this.id);
+      batch(() => {
+        this.channels.value = list.channels;
+        this.categories.value = list.categories;
+      });
+    } catch (error) {
+      this.error.value = errorMessage(error);
+    }
+  }
+
+  async reloadMembers(): Promise<void> {
+    try {
+      this.members.value = await this.api.members(this.id);
+    } catch (error) {
+      this.error.value = errorMessage(error);
+    }
+  }
+
+  async reloadRoles(): Promise<void> {
+    try {
+      this.roles.value = await this.api.roles(this.id);
+    } catch {
+      // Roles only colour mentions and hint at permissions; the rest of the app works without.
+    }
+  }
+
+  async reloadEmojis(): Promise<void> {
+    try {
+      this.emojis.value = (await this.api.emojis(this.id)).emojis;
+    } catch {
+      this.emojis.value = [];
+    }
+  }
+
+  async reloadCommands(): Promise<void> {
+    try {
+      this.commands.value = await this.api.commands(this.id);
+    } catch {
+      this.commands.value = [];
+    }
+  }
+
+  /** Coalesces reloads that many events in a row would ask for (a role edit touches every member). */
+  later(what: "channels" | "members" | "roles" | "commands", delayMs = 150): void {
+    if (!this.loaded || this.timers.has(what)) return;
+    this.timers.set(
+      what,
+      setTimeout(() => {
+        this.timers.delete(what);
+        if (what === "channels") void this.reloadChannels();
+        else if (what === "members") void this.reloadMembers();
+        else if (what === "roles") void this.reloadRoles();
+        else void this.reloadCommands();
+      }, delayMs),
+    );
+  }
+
+  upsertChannel(channel: Channel): void {
+    const list = this.channels.value;
+    if (!list) return;
+    const index = list.findIndex((c) => c.id === channel.id);
+    this.channels.value = index === -1 ? [...list, channel] : list.map((c) => (c.id === channel.id ? channel : c));
+  }
+
+  removeChannel(channelId: string): void {
+    const list = this.channels.value;
+    if (list) this.channels.value = list.filter((c) => c.id !== channelId);
+  }
+
+  setStatus(userId: string, status: Member["status"]): void {
+    const list = this.members.value;
+    if (!list?.some((m) => m.user_id === userId && m.status !== status)) return;
+    this.members.value = list.map((m) => (m.user_id === userId ? { ...m, status } : m));
+  }
+
+  setBuiltinRole(userId: string, role: string): void {
+    const list = this.members.value;
+    if (list) this.members.value = list.map((m) => (m.user_id === userId ? { ...m, role } : m));
+  }
+
+  removeMember(userId: string): void {
+    const list = this.members.value;
+    if (list) this.members.value = list.filter((m) => m.user_id !== userId);
+  }
+
+  upsertRole(role: Role): void {
+    const index = this.roles.value.findIndex((r) => r.id === role.id);
+    this.roles.value = index === -1 ? [...this.roles.value, role] : this.roles.value.map((r) => (r.id === role.id ? role : r));
+  }
+
+  removeRole(roleId: string): void {
+    this.roles.value = this.roles.value.filter((r) => r.id !== roleId);
+  }
+
+  dispose(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+  }
+}
