@@ -271,12 +271,15 @@ test("history loads older pages when scrolling up, without moving what one is lo
   await suite.shot(page, "messages-11-latest");
 
   // Older pages answer slowly here, so what the reader looks at can be measured before and after each prepend.
+  // Older pages served, counted where they are answered: on a loaded machine a prepend may land
+  // after the window in which one step measures, so the count does not come from heights.
+  let olderPages = 0;
   await page.route(/\/api\/v1\/messages\/[^/?]+\?before=/, async (route) => {
     await Bun.sleep(300);
     await route.continue();
+    olderPages++;
   });
   // Scroll near the top: an older page is prepended, and the message in the middle of the view stays exactly where it was.
-  let prepends = 0;
   for (let step = 0; step < 16; step++) {
     if ((await page.getByRole("heading", { name: "Welcome to #general!" }).count()) > 0) break;
     await log.evaluate((el) => {
@@ -294,12 +297,12 @@ test("history loads older pages when scrolling up, without moving what one is lo
       const found = (Array.from(el.querySelectorAll("article")) as any[]).find((a) => a.querySelector(".message-text")?.textContent === text);
       return { y: found ? (found.getBoundingClientRect().top as number) : null, height: el.scrollHeight as number };
     }, probe.text);
-    if (after.height > probe.height) prepends++;
     expect(after.y).not.toBeNull();
     expect(Math.abs(after.y! - probe.y)).toBeLessThan(3);
   }
-  expect(prepends).toBeGreaterThanOrEqual(3);
   await page.getByRole("heading", { name: "Welcome to #general!" }).waitFor();
+  // 200 messages, 50 a page: the first page and at least three older ones.
+  expect(olderPages).toBeGreaterThanOrEqual(3);
   await messageWith(page, /^.*line 1$/).waitFor();
   await suite.shot(page, "messages-12-oldest");
   // Only what is in view is rendered.
