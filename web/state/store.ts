@@ -222,6 +222,7 @@ export class ChatStore {
       state?.setBuiltinRole(p.userId, p.role);
       if (isMe(p.userId)) state?.later("channels");
     });
+    on("member:timeout", (p: Payload) => this.states.get(p.serverId)?.setTimeoutUntil(p.userId, p.expiresAt ?? null));
     on("member:roles-updated", (p: Payload) => {
       const state = this.states.get(p.serverId);
       state?.later("members");
