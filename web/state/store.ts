@@ -45,6 +45,7 @@ export class ChatStore {
       for (const state of this.states.values()) {
         state.later("channels", 0);
         state.later("members", 0);
+        state.later("roles", 0);
       }
       for (const timeline of this.timelines.values()) void timeline.refresh();
     };

@@ -10,7 +10,8 @@ import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useLoaded, useObjectUrl } from "./hooks.ts";
+import { useAction, useLoaded } from "./hooks.ts";
+import { UploadForm } from "./upload-form.tsx";
 
 const NAME_PATTERN = "[A-Za-z0-9_\\-]{1,32}";
 
@@ -61,73 +62,40 @@ export function EmojisSection({ server, state }: SectionProps) {
 }
 
 function EmojiUpload({ serverId, onUploaded }: { serverId: string; onUploaded: () => Promise<void> }) {
-  const [file, setFile] = useState<File | null>(null);
   const [name, setName] = useState("");
-  const [inputKey, setInputKey] = useState(0);
-  const preview = useObjectUrl(file);
-  const action = useAction();
-  const tooBig = file !== null && file.size > LIMITS.emojiBytes;
   return (
-    <form
-      class="form settings-card"
-      aria-labelledby="emoji-upload"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        if (!file) return;
-        const ok = await action.run(async () => {
-          await settingsApi.uploadEmoji(serverId, file, name.trim());
-          await onUploaded();
-        });
-        if (ok) {
-          setFile(null);
-          setName("");
-          setInputKey((k) => k + 1);
-        }
-      }}
-    >
-      <h2 id="emoji-upload">Upload an emoji</h2>
-      <div class="upload-row">
+    <UploadForm
+      id="emoji-upload"
+      title="Upload an emoji"
+      fileLabel="Image"
+      accept="image/png,image/jpeg,image/gif,image/webp"
+      limit={LIMITS.emojiBytes}
+      what="image"
+      preview={(file, url) => (
         <div class="emoji-preview">
-          {preview && file ? <img src={preview} alt={`Preview of ${file.name}`} /> : <span class="muted small" aria-hidden="true">Preview</span>}
+          <img src={url} alt={`Preview of ${file.name}`} />
         </div>
-        <div class="form grow">
-          <label class="field">
-            <span>Image</span>
-            <input
-              key={inputKey}
-              type="file"
-              accept="image/png,image/jpeg,image/gif,image/webp"
-              required
-              onChange={(e) => {
-                setFile(e.currentTarget.files?.[0] ?? null);
-                action.clear();
-              }}
-            />
-          </label>
-          <label class="field">
-            <span>Emoji name</span>
-            <input
-              value={name}
-              pattern={NAME_PATTERN}
-              maxLength={LIMITS.emojiNameLength}
-              placeholder="From the file name"
-              aria-describedby="emoji-name-hint"
-              onInput={(e) => setName(e.currentTarget.value)}
-            />
-          </label>
-        </div>
-      </div>
-      <p id="emoji-name-hint" class="hint">
-        {file ? `${file.name}, ${formatFileSize(file.size)}. ` : ""}Leave the name empty to name the emoji after its file.
-      </p>
-      {tooBig && <p class="error">This image is larger than {formatFileSize(LIMITS.emojiBytes)}.</p>}
-      <ErrorAlert message={action.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={!file || tooBig || action.busy}>
-          {action.busy ? "Uploading…" : "Upload emoji"}
-        </button>
-      </div>
-    </form>
+      )}
+      hint="Leave the name empty to name the emoji after its file."
+      submit="Upload emoji"
+      upload={async (file) => {
+        await settingsApi.uploadEmoji(serverId, file, name.trim());
+        await onUploaded();
+      }}
+      onDone={() => setName("")}
+    >
+      <label class="field">
+        <span>Emoji name</span>
+        <input
+          value={name}
+          pattern={NAME_PATTERN}
+          maxLength={LIMITS.emojiNameLength}
+          placeholder="From the file name"
+          aria-describedby="emoji-upload-hint"
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+      </label>
+    </UploadForm>
   );
 }
 

@@ -8,7 +8,6 @@
 import { useState } from "preact/hooks";
 import type { Member } from "../../api/types.ts";
 import { Avatar } from "../../components/avatar.tsx";
-import { Dialog } from "../../components/dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
@@ -156,80 +155,56 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
 
 function BanDialog({ serverId, serverName, member, state, onClose }: { serverId: string; serverName: string; member: Member; state: SectionProps["state"]; onClose: () => void }) {
   const [reason, setReason] = useState("");
-  const action = useAction();
   return (
-    <Dialog title={`Ban ${member.username}?`} onClose={onClose}>
-      <form
-        class="form"
-        onSubmit={async (event) => {
-          event.preventDefault();
-          const ok = await action.run(async () => {
-            await settingsApi.ban(serverId, member.user_id, reason.trim());
-            state.removeMember(member.user_id);
-          });
-          if (ok) onClose();
-        }}
-      >
-        <p>They leave {serverName} at once and cannot come back until someone unbans them.</p>
-        <label class="field">
-          <span>Reason (optional)</span>
-          <textarea rows={3} maxLength={LIMITS.moderation.reasonLength} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
-        </label>
-        <ErrorAlert message={action.error} />
-        <div class="actions">
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="danger" disabled={action.busy}>
-            Ban
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <ConfirmDialog
+      title={`Ban ${member.username}?`}
+      confirm="Ban"
+      onClose={onClose}
+      onConfirm={async () => {
+        await settingsApi.ban(serverId, member.user_id, reason.trim());
+        state.removeMember(member.user_id);
+      }}
+    >
+      <p>They leave {serverName} at once and cannot come back until someone unbans them.</p>
+      <ReasonField rows={3} value={reason} onInput={setReason} />
+    </ConfirmDialog>
   );
 }
 
 function TimeoutDialog({ serverId, member, state, onClose }: { serverId: string; member: Member; state: SectionProps["state"]; onClose: () => void }) {
   const [duration, setDuration] = useState(TIMEOUT_CHOICES[2]!.seconds);
   const [reason, setReason] = useState("");
-  const action = useAction();
   return (
-    <Dialog title={`Time out ${member.username}`} onClose={onClose}>
-      <form
-        class="form"
-        onSubmit={async (event) => {
-          event.preventDefault();
-          const ok = await action.run(async () => {
-            const answer = await settingsApi.timeout(serverId, member.user_id, duration, reason.trim());
-            state.setTimeoutUntil(answer.userId, answer.expiresAt);
-          });
-          if (ok) onClose();
-        }}
-      >
-        <p class="muted">While timed out they can read but cannot send messages, react or speak.</p>
-        <fieldset class="duration-picker">
-          <legend>Duration</legend>
-          {TIMEOUT_CHOICES.map((choice) => (
-            <label key={choice.seconds} class={`duration${duration === choice.seconds ? " checked" : ""}`}>
-              <input type="radio" name="timeout-duration" value={choice.seconds} checked={duration === choice.seconds} onChange={() => setDuration(choice.seconds)} />
-              {choice.label}
-            </label>
-          ))}
-        </fieldset>
-        <label class="field">
-          <span>Reason (optional)</span>
-          <textarea rows={2} maxLength={LIMITS.moderation.reasonLength} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
-        </label>
-        <ErrorAlert message={action.error} />
-        <div class="actions">
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="primary" disabled={action.busy}>
-            Time out
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <ConfirmDialog
+      title={`Time out ${member.username}`}
+      confirm="Time out"
+      danger={false}
+      onClose={onClose}
+      onConfirm={async () => {
+        const answer = await settingsApi.timeout(serverId, member.user_id, duration, reason.trim());
+        state.setTimeoutUntil(answer.userId, answer.expiresAt);
+      }}
+    >
+      <p class="muted">While timed out they can read but cannot send messages, react or speak.</p>
+      <fieldset class="duration-picker">
+        <legend>Duration</legend>
+        {TIMEOUT_CHOICES.map((choice) => (
+          <label key={choice.seconds} class={`duration${duration === choice.seconds ? " checked" : ""}`}>
+            <input type="radio" name="timeout-duration" value={choice.seconds} checked={duration === choice.seconds} onChange={() => setDuration(choice.seconds)} />
+            {choice.label}
+          </label>
+        ))}
+      </fieldset>
+      <ReasonField rows={2} value={reason} onInput={setReason} />
+    </ConfirmDialog>
+  );
+}
+
+function ReasonField({ rows, value, onInput }: { rows: number; value: string; onInput: (value: string) => void }) {
+  return (
+    <label class="field">
+      <span>Reason (optional)</span>
+      <textarea rows={rows} maxLength={LIMITS.moderation.reasonLength} value={value} onInput={(e) => onInput(e.currentTarget.value)} />
+    </label>
   );
 }

@@ -5,7 +5,7 @@ import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { replaceServer, settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useObjectUrl } from "./hooks.ts";
+import { useAction, useChosenFile } from "./hooks.ts";
 
 const IMAGE_TYPES = "image/png,image/jpeg,image/webp,image/gif";
 
@@ -62,18 +62,16 @@ function NameForm({ server }: { server: SectionProps["server"] }) {
 
 /** The icon or the banner: the current image, a preview of the chosen file, and for the banner its offset. */
 function ImageForm({ server, kind }: { server: SectionProps["server"]; kind: "icon" | "banner" }) {
-  const [file, setFile] = useState<File | null>(null);
-  const [inputKey, setInputKey] = useState(0);
-  const preview = useObjectUrl(file);
+  const limit = kind === "icon" ? LIMITS.serverIconBytes : LIMITS.serverBannerBytes;
+  const chosen = useChosenFile(limit);
+  const { file, preview, tooBig } = chosen;
   const [offset, setOffset] = useState(server.banner_offset);
   useEffect(() => setOffset(server.banner_offset), [server.banner_offset]);
   const upload = useAction();
   const saveOffset = useAction();
-  const limit = kind === "icon" ? LIMITS.serverIconBytes : LIMITS.serverBannerBytes;
   const label = kind === "icon" ? "Server icon" : "Server banner";
   const current = kind === "icon" ? server.icon : server.banner;
   const shown = preview ?? current;
-  const tooBig = file !== null && file.size > limit;
   return (
     <section class="settings-card form" aria-labelledby={`overview-${kind}`}>
       <h2 id={`overview-${kind}`}>{label}</h2>
@@ -89,10 +87,15 @@ function ImageForm({ server, kind }: { server: SectionProps["server"]; kind: "ic
       )}
       <label class="field">
         <span>Choose {kind === "icon" ? "an icon" : "a banner"}</span>
-        <input key={inputKey} type="file" accept={IMAGE_TYPES} onChange={(e) => {
-            setFile(e.currentTarget.files?.[0] ?? null);
+        <input
+          key={chosen.inputKey}
+          type="file"
+          accept={IMAGE_TYPES}
+          onChange={(e) => {
+            chosen.choose(e.currentTarget.files?.[0] ?? null);
             upload.clear();
-          }} />
+          }}
+        />
       </label>
       <p class="hint">
         PNG, JPEG, WEBP or GIF, up to {formatFileSize(limit)}.{file ? ` Chosen: ${file.name} (${formatFileSize(file.size)}).` : ""}
@@ -106,10 +109,7 @@ function ImageForm({ server, kind }: { server: SectionProps["server"]; kind: "ic
           disabled={!file || tooBig || upload.busy}
           onClick={async () => {
             const ok = await upload.run(async () => replaceServer(await settingsApi.uploadServerImage(server.id, kind, file!)));
-            if (ok) {
-              setFile(null);
-              setInputKey((k) => k + 1);
-            }
+            if (ok) chosen.reset();
           }}
         >
           {upload.busy ? "Uploading…" : `Upload ${kind}`}

@@ -10,7 +10,8 @@ import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useLoaded, useObjectUrl } from "./hooks.ts";
+import { useAction, useLoaded } from "./hooks.ts";
+import { UploadForm } from "./upload-form.tsx";
 
 const AUDIO_TYPES = "audio/mpeg,audio/ogg,audio/wav,audio/x-wav,audio/webm,audio/flac,audio/mp4,audio/x-m4a,.mp3,.ogg,.wav,.webm,.flac,.m4a";
 const SOUNDS_PER_SERVER = LIMITS.soundboard.soundsPerServer;
@@ -56,73 +57,44 @@ export function SoundboardSection({ server }: SectionProps) {
 }
 
 function SoundUpload({ serverId, onUploaded }: { serverId: string; onUploaded: () => Promise<void> }) {
-  const [file, setFile] = useState<File | null>(null);
   const [name, setName] = useState("");
   const [icon, setIcon] = useState("");
-  const [inputKey, setInputKey] = useState(0);
-  const preview = useObjectUrl(file);
-  const action = useAction();
-  const tooBig = file !== null && file.size > LIMITS.soundboardBytes;
   return (
-    <form
-      class="form settings-card"
-      aria-labelledby="sound-upload"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        if (!file) return;
-        const ok = await action.run(async () => {
-          await settingsApi.uploadSound(serverId, file, name.trim(), icon.trim());
-          await onUploaded();
-        });
-        if (ok) {
-          setFile(null);
-          setName("");
-          setIcon("");
-          setInputKey((k) => k + 1);
-        }
-      }}
-    >
-      <h2 id="sound-upload">Upload a sound</h2>
-      <label class="field">
-        <span>Audio file</span>
-        <input
-          key={inputKey}
-          type="file"
-          accept={AUDIO_TYPES}
-          required
-          onChange={(e) => {
-            setFile(e.currentTarget.files?.[0] ?? null);
-            action.clear();
-          }}
-        />
-      </label>
-      {preview && file && (
+    <UploadForm
+      id="sound-upload"
+      title="Upload a sound"
+      fileLabel="Audio file"
+      accept={AUDIO_TYPES}
+      limit={LIMITS.soundboardBytes}
+      what="file"
+      preview={(file, url) => (
         <div class="field">
           <span class="field-label">Preview</span>
-          <audio controls src={preview} aria-label={`Preview of ${file.name}`} />
+          <audio controls src={url} aria-label={`Preview of ${file.name}`} />
         </div>
       )}
+      hint="Leave the name empty to name the sound after its file, and the icon empty for 🎵."
+      submit="Upload sound"
+      upload={async (file) => {
+        await settingsApi.uploadSound(serverId, file, name.trim(), icon.trim());
+        await onUploaded();
+      }}
+      onDone={() => {
+        setName("");
+        setIcon("");
+      }}
+    >
       <div class="field-row">
         <label class="field grow">
           <span>Sound name</span>
-          <input value={name} maxLength={LIMITS.soundboardNameLength} placeholder="From the file name" aria-describedby="sound-name-hint" onInput={(e) => setName(e.currentTarget.value)} />
+          <input value={name} maxLength={LIMITS.soundboardNameLength} placeholder="From the file name" aria-describedby="sound-upload-hint" onInput={(e) => setName(e.currentTarget.value)} />
         </label>
         <label class="field">
           <span>Icon (one emoji)</span>
           <input class="icon-input" value={icon} placeholder="🎵" onInput={(e) => setIcon(e.currentTarget.value)} />
         </label>
       </div>
-      <p id="sound-name-hint" class="hint">
-        {file ? `${file.name}, ${formatFileSize(file.size)}. ` : ""}Leave the name empty to name the sound after its file, and the icon empty for 🎵.
-      </p>
-      {tooBig && <p class="error">This file is larger than {formatFileSize(LIMITS.soundboardBytes)}.</p>}
-      <ErrorAlert message={action.error} />
-      <div class="actions">
-        <button type="submit" class="primary" disabled={!file || tooBig || action.busy}>
-          {action.busy ? "Uploading…" : "Upload sound"}
-        </button>
-      </div>
-    </form>
+    </UploadForm>
   );
 }
 
