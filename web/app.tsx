@@ -10,6 +10,7 @@ import { LoginPage } from "./pages/login.tsx";
 import { RegisterPage } from "./pages/register.tsx";
 import { ChatPage } from "./pages/chat.tsx";
 import { InviteCodePage } from "./pages/invite-code.tsx";
+import { ServerSettingsPage } from "./pages/settings/settings-page.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { AuthLayout } from "./pages/auth-layout.tsx";
 
@@ -32,6 +33,7 @@ function signedIn<P extends object>(Page: ComponentType<P>): ComponentType<P> {
 const Home = signedIn(() => <Redirect to="/channels/@me" />);
 const Chat = signedIn(ChatPage);
 const InviteCode = signedIn(InviteCodePage);
+const ServerSettings = signedIn(ServerSettingsPage);
 
 /** A bug in a page shows a way out instead of an empty screen. */
 function CrashGuard({ children }: { children: ComponentChildren }) {
@@ -61,6 +63,7 @@ export function App() {
           <Route path="/register" component={RegisterPage} />
           <Route path="/channels/:serverId/:channelId?" component={Chat} />
           <Route path="/invite/:code" component={InviteCode} />
+          <Route path="/servers/:serverId/settings/:section?" component={ServerSettings} />
           <Route default component={NotFoundPage} />
         </Router>
       </LocationProvider>

@@ -24,6 +24,14 @@ export interface NewAuditEntry {
   changes: Record<string, unknown>;
 }
 
+/** Which entries a page holds: only one action, only one actor (null: any). */
+export interface AuditFilter {
+  action: string | null;
+  actorId: string | null;
+}
+
+const ANY: AuditFilter = { action: null, actorId: null };
+
 /** A page from `limit + 1` rows: the extra row only tells that there are more. */
 const pageOf = (rows: AuditEntryRow[], limit: number) => ({ rows: rows.slice(0, limit), hasMore: rows.length > limit });
 
@@ -47,12 +55,14 @@ export class AuditRepo {
        FROM audit_log a
        LEFT JOIN users actor ON actor.id = a.actor_id
        LEFT JOIN users target ON target.id = a.target_id AND a.target_type = 'member'`;
-    this.pageStmt = db.prepare<AuditEntryRow, [string, number, number]>(
-      `${select} WHERE a.server_id = ? AND a.created_at < ? ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
+    const filtered = "($action IS NULL OR a.action = $action) AND ($actor IS NULL OR a.actor_id = $actor)";
+    this.pageStmt = db.prepare<AuditEntryRow, Record<string, string | number | null>>(
+      `${select} WHERE a.server_id = $server AND a.created_at < $before AND ${filtered}
+       ORDER BY a.created_at DESC, a.id DESC LIMIT $limit`,
     );
-    this.afterEntryStmt = db.prepare<AuditEntryRow, [string, number, number, string, number]>(
-      `${select} WHERE a.server_id = ? AND (a.created_at < ? OR (a.created_at = ? AND a.id < ?))
-       ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
+    this.afterEntryStmt = db.prepare<AuditEntryRow, Record<string, string | number | null>>(
+      `${select} WHERE a.server_id = $server AND (a.created_at < $at OR (a.created_at = $at AND a.id < $id)) AND ${filtered}
+       ORDER BY a.created_at DESC, a.id DESC LIMIT $limit`,
     );
     this.entryStmt = db.prepare<{ id: string; created_at: number }, [string, string]>(
       "SELECT id, created_at FROM audit_log WHERE server_id = ? AND id = ?",
@@ -73,17 +83,26 @@ export class AuditRepo {
   }
 
   /** Entries strictly before `before` (unix seconds), newest first; one extra row tells hasMore. */
-  async page(serverId: string, before: number, limit: number): Promise<{ rows: AuditEntryRow[]; hasMore: boolean }> {
-    return pageOf(this.pageStmt.all(serverId, before, limit + 1), limit);
+  async page(serverId: string, before: number, limit: number, filter: AuditFilter = ANY): Promise<{ rows: AuditEntryRow[]; hasMore: boolean }> {
+    const rows = this.pageStmt.all({ server: serverId, before, limit: limit + 1, action: filter.action, actor: filter.actorId });
+    return pageOf(rows, limit);
   }
 
   /**
    * The entries that come after entry `entryId` in the newest-first order, so pages never skip or
    * repeat an entry; null when that entry is not in this server's log.
    */
-  async pageAfter(serverId: string, entryId: string, limit: number): Promise<{ rows: AuditEntryRow[]; hasMore: boolean } | null> {
+  async pageAfter(
+    serverId: string,
+    entryId: string,
+    limit: number,
+    filter: AuditFilter = ANY,
+  ): Promise<{ rows: AuditEntryRow[]; hasMore: boolean } | null> {
     const anchor = this.entryStmt.get(serverId, entryId);
     if (!anchor) return null;
-    return pageOf(this.afterEntryStmt.all(serverId, anchor.created_at, anchor.created_at, anchor.id, limit + 1), limit);
+    const rows = this.afterEntryStmt.all({
+      server: serverId, at: anchor.created_at, id: anchor.id, limit: limit + 1, action: filter.action, actor: filter.actorId,
+    });
+    return pageOf(rows, limit);
   }
 }

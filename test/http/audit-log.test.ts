@@ -95,6 +95,69 @@ describe("GET /api/v1/servers/:id/audit-log", () => {
     expectError(await call("GET", `/${serverId}/audit-log?before=${UNKNOWN}`, member), 403);
   });
 
+  test("action and actor_id filter the log (Hearth's addition), page by entry id and by seconds within the filter", async () => {
+    const { owner, moderator, member, serverId } = await community(server, { admin: true, moderator: true });
+    // Interleaved: owner and moderator time the member out, the owner also creates invites.
+    for (let i = 0; i < 3; i++) {
+      await call("POST", `/${serverId}/timeouts`, owner, { targetUserId: member.id, duration: 60 + i });
+      await call("POST", `/${serverId}/timeouts`, moderator, { targetUserId: member.id, duration: 120 + i });
+      await call("POST", `/${serverId}/invites`, owner, {});
+    }
+    const all = (await call("GET", `/${serverId}/audit-log?limit=100`, owner)).body.entries;
+    const get = async (query: string) => {
+      const res = await call("GET", `/${serverId}/audit-log?${query}`, owner);
+      expect(res.status).toBe(200);
+      return res.body as { entries: { id: string; action: string; actor_id: string; changes: Record<string, unknown> }[]; hasMore: boolean };
+    };
+    const ids = (entries: { id: string }[]) => entries.map((e) => e.id);
+
+    const timeouts = await get("action=MEMBER_TIMEOUT");
+    expect(ids(timeouts.entries)).toEqual(ids(all.filter((e: any) => e.action === "MEMBER_TIMEOUT")));
+    expect(timeouts.entries).toHaveLength(6);
+    expect(timeouts.hasMore).toBe(false);
+
+    const byModerator = await get(`actor_id=${moderator.id}`);
+    expect(byModerator.entries.map((e) => [e.action, e.actor_id, e.changes.duration])).toEqual([
+      ["MEMBER_TIMEOUT", moderator.id, 122],
+      ["MEMBER_TIMEOUT", moderator.id, 121],
+      ["MEMBER_TIMEOUT", moderator.id, 120],
+    ]);
+    const ownerTimeouts = await get(`action=MEMBER_TIMEOUT&actor_id=${owner.id.toUpperCase()}`);
+    expect(ownerTimeouts.entries.map((e) => e.changes.duration)).toEqual([62, 61, 60]);
+
+    // Paging by entry id stays inside the filter; hasMore counts only matching entries.
+    const first = await get("action=INVITE_CREATE&limit=2");
+    expect(first.entries.map((e) => e.action)).toEqual(["INVITE_CREATE", "INVITE_CREATE"]);
+    expect(first.hasMore).toBe(true);
+    const second = await get(`action=INVITE_CREATE&limit=2&before=${first.entries[1]!.id}`);
+    expect(second.entries).toHaveLength(1);
+    expect(second.hasMore).toBe(false);
+    expect([...ids(first.entries), ...ids(second.entries)]).toEqual(ids(all.filter((e: any) => e.action === "INVITE_CREATE")));
+    // The anchor need not match the filter: after the newest entry (an invite), the moderator's three.
+    expect(ids((await get(`actor_id=${moderator.id}&before=${all[0].id}`)).entries)).toEqual(ids(byModerator.entries));
+    // Seconds paging filters too.
+    const future = Math.floor(Date.now() / 1000) + 10;
+    expect(ids((await get(`action=SERVER_CREATE&before=${future}`)).entries)).toEqual([all.at(-1).id]);
+    expect(await get("action=SERVER_CREATE&before=1")).toEqual({ entries: [], hasMore: false });
+    // Nothing matches: an action never recorded here, someone who never acted.
+    expect(await get("action=VOICE_MOVE")).toEqual({ entries: [], hasMore: false });
+    expect(await get(`actor_id=${member.id}`)).toEqual({ entries: [], hasMore: false });
+    expect(await get(`actor_id=${UNKNOWN}`)).toEqual({ entries: [], hasMore: false });
+  });
+
+  test("an action that is not one of the log's, or an actor_id that is not a user id, is 400; the filters need MANAGE_SERVER", async () => {
+    const { owner, moderator, serverId } = await community(server, { admin: true, moderator: true });
+    const get = (query: string, user: TestUser = owner) => call("GET", `/${serverId}/audit-log?${query}`, user);
+    expectError(await get("action=NOPE"), 400, "action: must be one of the audit log's actions");
+    expectError(await get("action=member_kick"), 400, /^action: /);
+    expectError(await get("action="), 400, /^action: /);
+    expectError(await get("actor_id=someone"), 400, "actor_id: must be a user id");
+    expectError(await get("actor_id="), 400, /^actor_id: /);
+    expectError(await get(`action=MEMBER_KICK&actor_id=${owner.id}`, moderator), 403, /MANAGE_SERVER/);
+    expectError(await call("GET", `/${serverId}/audit-log?action=MEMBER_KICK`, null), 401);
+    expectError(await call("GET", `/${UNKNOWN}/audit-log?action=MEMBER_KICK`, owner), 404, "Server not found");
+  });
+
   test("limit outside 1..100 and a non-integer before are 400", async () => {
     const { owner, serverId } = await community(server, { admin: true, moderator: true });
     const get = (query: string) => call("GET", `/${serverId}/audit-log?${query}`, owner);

@@ -46,9 +46,14 @@ describe("POST /api/v1/oauth2/applications/:appId/servers/:serverId (owner-add)"
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(["bot_user_id", "joined", "permissions", "role", "server_id"]);
     expect(res.body).toMatchObject({ server_id: f.serverId, bot_user_id: f.bot.botUserId, joined: true, permissions: DEFAULT_BOT });
-    expect(res.body.role).toMatchObject({ name: "Helper", permissions: DEFAULT_BOT, server_id: f.serverId, is_default: 0 });
+    expect(res.body.role).toMatchObject({ name: "Helper", permissions: DEFAULT_BOT, server_id: f.serverId, is_default: 0, managed_bot_id: f.bot.botUserId });
     expect(await joined).toEqual({ serverId: f.serverId, userId: f.bot.botUserId, username: "Helper [BOT]", avatar: null });
-    expect(await created).toMatchObject({ id: res.body.role.id, name: "Helper", permissions: DEFAULT_BOT });
+    expect(await created).toMatchObject({ id: res.body.role.id, name: "Helper", permissions: DEFAULT_BOT, managed_bot_id: f.bot.botUserId });
+    // The role list tells the managed role apart (docs/roles.md); other roles carry null.
+    const listed = (await server.api("GET", `/api/v1/roles/${f.serverId}`, { token: f.member.token })).body;
+    expect(listed.map((r: { id: string; managed_bot_id: string | null }) => [r.id, r.managed_bot_id])).toEqual(
+      listed.map((r: { id: string }) => [r.id, r.id === res.body.role.id ? f.bot.botUserId : null]),
+    );
 
     const members = await server.api("GET", `/api/v1/servers/${f.serverId}/members`, { token: f.owner.token });
     const botMember = members.body.find((m: { user_id: string }) => m.user_id === f.bot.botUserId);

@@ -12,7 +12,7 @@ afterAll(() => server.stop());
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ID = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 const NOT_A_UUID = "not-a-uuid";
-const ROLE_KEYS = ["color", "hoist", "id", "is_default", "name", "permissions", "position", "server_id"];
+const ROLE_KEYS = ["color", "hoist", "id", "is_default", "managed_bot_id", "name", "permissions", "position", "server_id"];
 const EVERYONE_PERMISSIONS = 16235520;
 
 const roles = (path: string) => `/api/v1/roles${path}`;
@@ -98,6 +98,7 @@ describe("GET /roles/:serverId", () => {
       permissions: EVERYONE_PERMISSIONS,
       hoist: false,
       is_default: 1,
+      managed_bot_id: null,
     });
   });
 
@@ -165,6 +166,7 @@ describe("POST /roles/:serverId", () => {
       permissions: 12,
       hoist: true,
       is_default: 0,
+      managed_bot_id: null,
     });
     expect(await event).toEqual(res.body);
     const [entry] = await auditEntries(server, f.serverId, "ROLE_CREATE");

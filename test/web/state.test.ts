@@ -87,11 +87,11 @@ test("channelTree: uncategorized first, then categories by position, channels by
 
 test("basePermissionsOf: owner, built-in roles, @everyone and custom roles, ADMINISTRATOR", () => {
   const roles: Role[] = [
-    { id: "everyone", server_id: "s", name: "@everyone", color: "#000000", position: 0, permissions: 2048 | 4096, is_default: 1 },
-    { id: "pins", server_id: "s", name: "Pinners", color: "#FFFFFF", position: 1, permissions: 16, is_default: 0 },
-    { id: "admin", server_id: "s", name: "Admins", color: "#FFFFFF", position: 2, permissions: 512, is_default: 0 },
+    { id: "everyone", server_id: "s", name: "@everyone", color: "#000000", position: 0, permissions: 2048 | 4096, hoist: false, is_default: 1, managed_bot_id: null },
+    { id: "pins", server_id: "s", name: "Pinners", color: "#FFFFFF", position: 1, permissions: 16, hoist: false, is_default: 0, managed_bot_id: null },
+    { id: "admin", server_id: "s", name: "Admins", color: "#FFFFFF", position: 2, permissions: 512, hoist: false, is_default: 0, managed_bot_id: null },
   ];
-  const member = (role: string, custom: string[] = [], user_id = "m"): Member => ({ user_id, username: "x", avatar: null, status: "online", role, roles: custom, is_bot: 0 });
+  const member = (role: string, custom: string[] = [], user_id = "m"): Member => ({ user_id, username: "x", avatar: null, status: "online", role, roles: custom, is_bot: 0, joined_at: 0, timeout_until: null });
   const plain = basePermissionsOf(member("member"), roles, "owner");
   expect(can(plain, "SEND_MESSAGES")).toBe(true);
   expect(can(plain, "MANAGE_MESSAGES")).toBe(false);

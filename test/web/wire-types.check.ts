@@ -13,6 +13,14 @@ import type { Role } from "../../src/domain/community/roles.ts";
 import type { Server } from "../../src/domain/community/servers.ts";
 import type { MeUser, Message } from "../../src/domain/shared/shapes.ts";
 import type * as Web from "../../web/api/types.ts";
+import type { AuditEntry } from "../../src/domain/access/audit.ts";
+import type { PermissionOverride } from "../../src/domain/community/channels.ts";
+import type { Invite as ServerInvite } from "../../src/domain/community/invites.ts";
+import type { Emoji as ServerEmoji } from "../../src/domain/community/emojis.ts";
+import type { BanRow } from "../../src/store/moderation-repo.ts";
+import type { Sound } from "../../src/domain/voice/soundboard.ts";
+import type { Webhook } from "../../src/domain/messaging/webhooks.ts";
+import type * as Settings from "../../web/api/settings-types.ts";
 
 type Fits<Server extends Client, Client> = [Server, Client];
 
@@ -29,4 +37,11 @@ export type WireTypesFit = [
   Fits<DmMessage, Web.Message>,
   Fits<ServerCommand, Web.ServerCommand>,
   Fits<Conversation, Web.Conversation>,
+  Fits<PermissionOverride, Settings.PermissionOverride>,
+  Fits<ServerInvite, Settings.ServerInvite>,
+  Fits<BanRow, Settings.Ban>,
+  Fits<AuditEntry, Settings.AuditEntry>,
+  Fits<ServerEmoji, Settings.ServerEmoji>,
+  Fits<Sound, Settings.Sound>,
+  Fits<Webhook, Settings.Webhook>,
 ];

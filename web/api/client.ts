@@ -38,7 +38,7 @@ export class Http {
     if (body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
     try {
-      response = await fetch(`/api/v1${path}`, {
+      response = await fetch(apiUrl(path), {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -72,7 +72,7 @@ export class Http {
     const token = this.token();
     return new Promise((resolve, reject) => {
       const xhr = new XMLHttpRequest();
-      xhr.open("POST", `/api/v1${path}`);
+      xhr.open("POST", apiUrl(path));
       if (token) xhr.setRequestHeader("authorization", `Bearer ${token}`);
       xhr.upload.onprogress = (event) => {
         if (event.lengthComputable) onProgress?.({ loaded: event.loaded, total: event.total });
@@ -107,6 +107,12 @@ export class Http {
     throw new ApiError(status, message);
   }
 }
+
+/**
+ * The URL of an API path: under `/api/v1`, except the spec's unversioned routes, which are
+ * given whole (`/api/webhooks/...`, docs/webhooks.md).
+ */
+export const apiUrl = (path: string): string => (path.startsWith("/api/") ? path : `/api/v1${path}`);
 
 /** A readable message for anything thrown by an API call. */
 export function errorMessage(error: unknown): string {

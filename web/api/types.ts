@@ -27,6 +27,9 @@ export interface Server {
   name: string;
   description: string;
   icon: string | null;
+  banner: string | null;
+  /** How far down the banner image is shown, 0-100 (CSS object-position). */
+  banner_offset: number;
   owner_id: string;
   member_count: number;
 }
@@ -64,6 +67,9 @@ export interface Member {
   /** Custom role ids. */
   roles: string[];
   is_bot: 0 | 1;
+  joined_at: number;
+  /** Unix seconds while a timeout may be running (it is over once past). */
+  timeout_until: number | null;
 }
 
 export interface Role {
@@ -73,7 +79,10 @@ export interface Role {
   color: string;
   position: number;
   permissions: number;
+  hoist: boolean;
   is_default: 0 | 1;
+  /** The bot whose managed role this is (docs/roles.md), else null. */
+  managed_bot_id: string | null;
 }
 
 export interface Invite {

@@ -5,6 +5,8 @@ import type { ServerState } from "../state/server-state.ts";
 import { InviteDialog } from "./server-dialogs.tsx";
 import { UserPanel } from "./user-panel.tsx";
 import { Icon } from "./icons.tsx";
+import { session } from "../state/app-state.ts";
+import { settingsAccess } from "../pages/settings/access.ts";
 
 /** The server's channels by category (only those the reader may view), plus "Invite people". */
 export function ChannelSidebar({ server, state, activeChannelId }: { server: Server; state: ServerState; activeChannelId: string | undefined }) {
@@ -12,6 +14,9 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const channels = state.channels.value;
   const groups = channels ? channelTree(channels, state.categories.value) : [];
+  // Server settings are offered to those who may change something there.
+  const me = session.value?.user.id ?? "";
+  const canSettings = state.members.value !== null && settingsAccess(state.members.value, state.roles.value, server.owner_id, me).sections.length > 0;
   const toggle = (id: string) => {
     const next = new Set(collapsed);
     if (next.has(id)) next.delete(id);
@@ -22,9 +27,16 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
     <nav class="sidebar" aria-label="Channels">
       <header class="sidebar-header">
         <h2 title={server.name}>{server.name}</h2>
-        <button type="button" class="secondary small" onClick={() => setInviting(true)}>
-          Invite people
-        </button>
+        <div class="sidebar-buttons">
+          <button type="button" class="secondary small" onClick={() => setInviting(true)}>
+            Invite people
+          </button>
+          {canSettings && (
+            <a class="button small" href={`/servers/${server.id}/settings`}>
+              Server settings
+            </a>
+          )}
+        </div>
       </header>
       <div class="sidebar-scroll">
         {channels === null && !state.error.value && <p class="muted pad" role="status">Loading channels…</p>}

@@ -19,6 +19,7 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
       class="dialog"
       aria-labelledby="dialog-title"
       onClose={onClose}
+      onKeyDown={(e) => trapTab(e, ref.current!)}
       onClick={(e) => {
         // A click on the backdrop (the dialog element itself, outside its content) closes it.
         if (e.target === ref.current) ref.current!.close();
@@ -30,4 +31,27 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
       </div>
     </dialog>
   );
+}
+
+const FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])";
+
+/**
+ * Keeps Tab inside the dialog: a modal <dialog> makes the page behind it inert, but Tab from its
+ * last control would still leave for the browser's own interface.
+ */
+function trapTab(event: KeyboardEvent, dialog: HTMLDialogElement): void {
+  if (event.key !== "Tab") return;
+  const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
+  // A group of radios is one stop: only the checked one (or the first) takes the focus.
+  const stops = items.filter((el) => !(el instanceof HTMLInputElement && el.type === "radio" && !el.checked && items.some((o) => o !== el && o instanceof HTMLInputElement && o.type === "radio" && o.name === el.name && o.checked)));
+  const first = stops[0];
+  const last = stops.at(-1);
+  if (!first || !last) return;
+  if (event.shiftKey && document.activeElement === first) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && document.activeElement === last) {
+    event.preventDefault();
+    first.focus();
+  }
 }

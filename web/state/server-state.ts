@@ -117,6 +117,11 @@ export class ServerState {
     if (list) this.members.value = list.map((m) => (m.user_id === userId ? { ...m, role } : m));
   }
 
+  setTimeoutUntil(userId: string, expiresAt: number | null): void {
+    const list = this.members.value;
+    if (list) this.members.value = list.map((m) => (m.user_id === userId ? { ...m, timeout_until: expiresAt } : m));
+  }
+
   removeMember(userId: string): void {
     const list = this.members.value;
     if (list) this.members.value = list.filter((m) => m.user_id !== userId);

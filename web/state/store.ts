@@ -45,6 +45,7 @@ export class ChatStore {
       for (const state of this.states.values()) {
         state.later("channels", 0);
         state.later("members", 0);
+        state.later("roles", 0);
       }
       for (const timeline of this.timelines.values()) void timeline.refresh();
     };
@@ -222,6 +223,7 @@ export class ChatStore {
       state?.setBuiltinRole(p.userId, p.role);
       if (isMe(p.userId)) state?.later("channels");
     });
+    on("member:timeout", (p: Payload) => this.states.get(p.serverId)?.setTimeoutUntil(p.userId, p.expiresAt ?? null));
     on("member:roles-updated", (p: Payload) => {
       const state = this.states.get(p.serverId);
       state?.later("members");

@@ -10,7 +10,10 @@ import { hasPermission } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
 import type { NewRoleInput, RoleChangesInput } from "./role-schemas.ts";
 
-/** SPEC.md "Role". `hoist` is a boolean; `is_default` 1 only for `@everyone`. */
+/**
+ * SPEC.md "Role". `hoist` is a boolean; `is_default` 1 only for `@everyone`. `managed_bot_id`
+ * (Hearth's addition) is the bot whose managed role this is, else null.
+ */
 export interface Role {
   id: string;
   server_id: string;
@@ -20,6 +23,7 @@ export interface Role {
   permissions: number;
   hoist: boolean;
   is_default: 0 | 1;
+  managed_bot_id: string | null;
 }
 
 export const toRole = (row: RoleRow): Role => ({
@@ -31,6 +35,7 @@ export const toRole = (row: RoleRow): Role => ({
   permissions: row.permissions,
   hoist: row.hoist === 1,
   is_default: row.is_default === 1 ? 1 : 0,
+  managed_bot_id: row.managed_bot_id,
 });
 
 export const DEFAULT_ROLE_COLOR = "#99AAB5";

@@ -5,6 +5,7 @@ import { badRequest } from "../../domain/shared/errors.ts";
 import { boundedText, integer, isUuid } from "../../domain/shared/validation.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { ASSIGNABLE_BUILTIN_ROLES } from "../../domain/community/moderation.ts";
+import { AUDIT_ACTIONS } from "../../domain/access/audit-actions.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body } from "../schemas.ts";
 
@@ -76,7 +77,13 @@ export const moderationRoutes = (domain: Domain, auth: AuthPlugin) =>
           q.before !== undefined && isUuid(q.before)
             ? q.before
             : queryInteger(q.before, "before", 0, Number.MAX_SAFE_INTEGER, "must be a unix timestamp in seconds or an audit log entry id");
-        return domain.audit.list(params.id, user.id, limit ?? LIMITS.auditLogPageDefault, before);
+        // Hearth's filters (docs/moderation.md): one action of the spec's list, one actor by user id.
+        if (q.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(q.action)) {
+          throw badRequest("action: must be one of the audit log's actions");
+        }
+        if (q.actor_id !== undefined && !isUuid(q.actor_id)) throw badRequest("actor_id: must be a user id");
+        const filter = { action: q.action ?? null, actorId: q.actor_id ?? null };
+        return domain.audit.list(params.id, user.id, limit ?? LIMITS.auditLogPageDefault, before, filter);
       },
       { auth: true },
     );

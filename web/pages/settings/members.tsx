@@ -1,0 +1,210 @@
+/**
+ * Members: each with their built-in role, roles and timeout, and the actions the reader may
+ * take on them (docs/moderation.md): change the built-in role (owner and admins), time out
+ * with a duration picker or remove the timeout (MUTE_MEMBERS), kick (KICK_MEMBERS), ban with a
+ * reason (BAN_MEMBERS); each only on members ranked below the reader. `member:*` events keep
+ * the list current.
+ */
+import { useState } from "preact/hooks";
+import type { Member } from "../../api/types.ts";
+import { Avatar } from "../../components/avatar.tsx";
+import { ErrorAlert } from "../../components/error-alert.tsx";
+import { formatFullTime } from "../../lib/format.ts";
+import { LIMITS } from "../../lib/shared-rules.ts";
+import { isTimedOut } from "./access.ts";
+import { ConfirmDialog } from "./confirm-dialog.tsx";
+import { settingsApi, type SectionProps } from "./context.ts";
+import { useAction } from "./hooks.ts";
+
+export const BUILTIN_LABELS: Record<string, string> = { owner: "Owner", admin: "Admin", moderator: "Moderator", member: "Member" };
+
+/** The durations offered for a timeout, within the server's 60 s .. 28 days. */
+export const TIMEOUT_CHOICES: { seconds: number; label: string }[] = [
+  { seconds: 60, label: "1 minute" },
+  { seconds: 5 * 60, label: "5 minutes" },
+  { seconds: 10 * 60, label: "10 minutes" },
+  { seconds: 3600, label: "1 hour" },
+  { seconds: 86400, label: "1 day" },
+  { seconds: 7 * 86400, label: "1 week" },
+  { seconds: LIMITS.timeoutMaxSeconds, label: "28 days" },
+];
+
+type Pending = { kind: "kick" | "ban" | "timeout"; member: Member } | null;
+
+export function MembersSection({ server, state, access, meId }: SectionProps) {
+  const [search, setSearch] = useState("");
+  const [pending, setPending] = useState<Pending>(null);
+  const row = useAction();
+  const members = (state.members.value ?? []).slice().sort((a, b) => a.username.localeCompare(b.username));
+  const roles = state.roles.value;
+  const shown = search.trim() ? members.filter((m) => m.username.toLowerCase().includes(search.trim().toLowerCase())) : members;
+  return (
+    <div class="settings-stack">
+      <div class="section-head">
+        <label class="field grow">
+          <span>Search members</span>
+          <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} placeholder="Name" />
+        </label>
+        <p class="muted small" role="status">
+          {shown.length === members.length ? `${members.length} members` : `${shown.length} of ${members.length} members`}
+        </p>
+      </div>
+      <ErrorAlert message={row.error} />
+      {shown.length === 0 && <p class="empty">Nobody here matches “{search.trim()}”.</p>}
+      <ul class="settings-list" aria-label="Members">
+        {shown.map((member) => {
+          const held = roles.filter((r) => member.roles.includes(r.id)).sort((a, b) => b.position - a.position);
+          const timedOut = isTimedOut(member);
+          const isOwner = member.user_id === server.owner_id;
+          return (
+            <li key={member.user_id} class="settings-row member-settings-row" aria-label={member.username}>
+              <Avatar name={member.username} src={member.avatar} size={36} />
+              <div class="row-main">
+                <div class="row-title">
+                  <span class="row-name">{member.username}</span>
+                  {member.is_bot === 1 && <span class="badge bot">BOT</span>}
+                  {member.user_id === meId && <span class="muted small">(you)</span>}
+                </div>
+                <div class="row-detail">
+                  {access.canSetBuiltinRole(member) && !isOwner ? (
+                    <select
+                      aria-label={`Built-in role of ${member.username}`}
+                      value={member.role}
+                      disabled={row.busy}
+                      onChange={(e) => {
+                        const role = e.currentTarget.value;
+                        void row.run(async () => {
+                          const answer = await settingsApi.setBuiltinRole(server.id, member.user_id, role);
+                          state.setBuiltinRole(answer.userId, answer.role);
+                        });
+                      }}
+                    >
+                      {["admin", "moderator", "member"].map((r) => (
+                        <option key={r} value={r}>
+                          {BUILTIN_LABELS[r]}
+                        </option>
+                      ))}
+                    </select>
+                  ) : (
+                    <span class="builtin">{isOwner ? "Owner" : (BUILTIN_LABELS[member.role] ?? member.role)}</span>
+                  )}
+                  {held.map((r) => (
+                    <span key={r.id} class="role-chip">
+                      <span class="role-dot" style={{ background: r.color }} aria-hidden="true" />
+                      {r.name}
+                    </span>
+                  ))}
+                  {timedOut && <span class="timeout-note">Timed out until {formatFullTime(member.timeout_until!)}</span>}
+                </div>
+              </div>
+              <div class="row-actions">
+                {access.canTimeout(member) &&
+                  (timedOut ? (
+                    <button
+                      type="button"
+                      class="secondary small"
+                      aria-label={`Remove timeout of ${member.username}`}
+                      disabled={row.busy}
+                      onClick={() =>
+                        row.run(async () => {
+                          await settingsApi.removeTimeout(server.id, member.user_id);
+                          state.setTimeoutUntil(member.user_id, null);
+                        })
+                      }
+                    >
+                      Remove timeout
+                    </button>
+                  ) : (
+                    <button type="button" class="secondary small" aria-label={`Time out ${member.username}`} onClick={() => setPending({ kind: "timeout", member })}>
+                      Time out
+                    </button>
+                  ))}
+                {access.canKick(member) && (
+                  <button type="button" class="secondary small" aria-label={`Kick ${member.username}`} onClick={() => setPending({ kind: "kick", member })}>
+                    Kick
+                  </button>
+                )}
+                {access.canBan(member) && (
+                  <button type="button" class="danger small" aria-label={`Ban ${member.username}`} onClick={() => setPending({ kind: "ban", member })}>
+                    Ban
+                  </button>
+                )}
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {pending?.kind === "kick" && (
+        <ConfirmDialog
+          title={`Kick ${pending.member.username}?`}
+          confirm="Kick"
+          onClose={() => setPending(null)}
+          onConfirm={async () => {
+            await settingsApi.kick(server.id, pending.member.user_id);
+            state.removeMember(pending.member.user_id);
+          }}
+        >
+          <p>They leave {server.name} at once and can come back with an invite.</p>
+        </ConfirmDialog>
+      )}
+      {pending?.kind === "ban" && <BanDialog serverId={server.id} serverName={server.name} member={pending.member} state={state} onClose={() => setPending(null)} />}
+      {pending?.kind === "timeout" && <TimeoutDialog serverId={server.id} member={pending.member} state={state} onClose={() => setPending(null)} />}
+    </div>
+  );
+}
+
+function BanDialog({ serverId, serverName, member, state, onClose }: { serverId: string; serverName: string; member: Member; state: SectionProps["state"]; onClose: () => void }) {
+  const [reason, setReason] = useState("");
+  return (
+    <ConfirmDialog
+      title={`Ban ${member.username}?`}
+      confirm="Ban"
+      onClose={onClose}
+      onConfirm={async () => {
+        await settingsApi.ban(serverId, member.user_id, reason.trim());
+        state.removeMember(member.user_id);
+      }}
+    >
+      <p>They leave {serverName} at once and cannot come back until someone unbans them.</p>
+      <ReasonField rows={3} value={reason} onInput={setReason} />
+    </ConfirmDialog>
+  );
+}
+
+function TimeoutDialog({ serverId, member, state, onClose }: { serverId: string; member: Member; state: SectionProps["state"]; onClose: () => void }) {
+  const [duration, setDuration] = useState(TIMEOUT_CHOICES[2]!.seconds);
+  const [reason, setReason] = useState("");
+  return (
+    <ConfirmDialog
+      title={`Time out ${member.username}`}
+      confirm="Time out"
+      danger={false}
+      onClose={onClose}
+      onConfirm={async () => {
+        const answer = await settingsApi.timeout(serverId, member.user_id, duration, reason.trim());
+        state.setTimeoutUntil(answer.userId, answer.expiresAt);
+      }}
+    >
+      <p class="muted">While timed out they can read but cannot send messages, react or speak.</p>
+      <fieldset class="duration-picker">
+        <legend>Duration</legend>
+        {TIMEOUT_CHOICES.map((choice) => (
+          <label key={choice.seconds} class={`duration${duration === choice.seconds ? " checked" : ""}`}>
+            <input type="radio" name="timeout-duration" value={choice.seconds} checked={duration === choice.seconds} onChange={() => setDuration(choice.seconds)} />
+            {choice.label}
+          </label>
+        ))}
+      </fieldset>
+      <ReasonField rows={2} value={reason} onInput={setReason} />
+    </ConfirmDialog>
+  );
+}
+
+function ReasonField({ rows, value, onInput }: { rows: number; value: string; onInput: (value: string) => void }) {
+  return (
+    <label class="field">
+      <span>Reason (optional)</span>
+      <textarea rows={rows} maxLength={LIMITS.moderation.reasonLength} value={value} onInput={(e) => onInput(e.currentTarget.value)} />
+    </label>
+  );
+}

@@ -1,0 +1,147 @@
+/** Overview: the server's name, description, icon, banner and the banner's offset (MANAGE_SERVER). */
+import { useEffect, useState } from "preact/hooks";
+import { Avatar } from "../../components/avatar.tsx";
+import { ErrorAlert } from "../../components/error-alert.tsx";
+import { formatFileSize } from "../../lib/format.ts";
+import { LIMITS } from "../../lib/shared-rules.ts";
+import { replaceServer, settingsApi, type SectionProps } from "./context.ts";
+import { useAction, useChosenFile } from "./hooks.ts";
+
+const IMAGE_TYPES = "image/png,image/jpeg,image/webp,image/gif";
+
+export function OverviewSection({ server }: SectionProps) {
+  return (
+    <div class="settings-stack">
+      <NameForm key={server.id} server={server} />
+      <ImageForm server={server} kind="icon" />
+      <ImageForm server={server} kind="banner" />
+    </div>
+  );
+}
+
+function NameForm({ server }: { server: SectionProps["server"] }) {
+  const [name, setName] = useState(server.name);
+  const [description, setDescription] = useState(server.description);
+  const [saved, setSaved] = useState(false);
+  const action = useAction();
+  const changed = name.trim() !== server.name || description !== server.description;
+  return (
+    <form
+      class="form settings-card"
+      aria-labelledby="overview-profile"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        setSaved(false);
+        const changes: { name?: string; description?: string } = {};
+        if (name.trim() !== server.name) changes.name = name.trim();
+        if (description !== server.description) changes.description = description;
+        if (await action.run(async () => replaceServer(await settingsApi.updateServer(server.id, changes)))) setSaved(true);
+      }}
+    >
+      <h2 id="overview-profile">Server profile</h2>
+      <label class="field">
+        <span>Server name</span>
+        <input value={name} required maxLength={LIMITS.server.nameLength} onInput={(e) => setName(e.currentTarget.value)} />
+      </label>
+      <label class="field">
+        <span>Description</span>
+        <textarea rows={3} maxLength={LIMITS.server.descriptionLength} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      </label>
+      <ErrorAlert message={action.error} />
+      <div class="actions">
+        <span class="muted small" role="status">
+          {saved && !changed ? "Saved." : ""}
+        </span>
+        <button type="submit" class="primary" disabled={!changed || action.busy}>
+          Save changes
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The icon or the banner: the current image, a preview of the chosen file, and for the banner its offset. */
+function ImageForm({ server, kind }: { server: SectionProps["server"]; kind: "icon" | "banner" }) {
+  const limit = kind === "icon" ? LIMITS.serverIconBytes : LIMITS.serverBannerBytes;
+  const chosen = useChosenFile(limit);
+  const { file, preview, tooBig } = chosen;
+  const [offset, setOffset] = useState(server.banner_offset);
+  useEffect(() => setOffset(server.banner_offset), [server.banner_offset]);
+  const upload = useAction();
+  const saveOffset = useAction();
+  const label = kind === "icon" ? "Server icon" : "Server banner";
+  const current = kind === "icon" ? server.icon : server.banner;
+  const shown = preview ?? current;
+  return (
+    <section class="settings-card form" aria-labelledby={`overview-${kind}`}>
+      <h2 id={`overview-${kind}`}>{label}</h2>
+      {kind === "icon" ? (
+        <div class="image-row">
+          <Avatar name={server.name} src={shown} size={88} />
+          <p class="muted small">{preview ? "Preview of the chosen image (not uploaded yet)." : current ? "The current icon." : "No icon yet: the server's initials are shown."}</p>
+        </div>
+      ) : (
+        <div class="banner-preview" role="img" aria-label={shown ? (preview ? "Preview of the chosen banner" : "The current banner") : "No banner yet"}>
+          {shown ? <img src={shown} alt="" style={{ objectPosition: `center ${offset}%` }} /> : <span class="muted">No banner yet</span>}
+        </div>
+      )}
+      <label class="field">
+        <span>Choose {kind === "icon" ? "an icon" : "a banner"}</span>
+        <input
+          key={chosen.inputKey}
+          type="file"
+          accept={IMAGE_TYPES}
+          onChange={(e) => {
+            chosen.choose(e.currentTarget.files?.[0] ?? null);
+            upload.clear();
+          }}
+        />
+      </label>
+      <p class="hint">
+        PNG, JPEG, WEBP or GIF, up to {formatFileSize(limit)}.{file ? ` Chosen: ${file.name} (${formatFileSize(file.size)}).` : ""}
+      </p>
+      {tooBig && <p class="error">This file is larger than {formatFileSize(limit)}.</p>}
+      <ErrorAlert message={upload.error} />
+      <div class="actions">
+        <button
+          type="button"
+          class="primary"
+          disabled={!file || tooBig || upload.busy}
+          onClick={async () => {
+            const ok = await upload.run(async () => replaceServer(await settingsApi.uploadServerImage(server.id, kind, file!)));
+            if (ok) chosen.reset();
+          }}
+        >
+          {upload.busy ? "Uploading…" : `Upload ${kind}`}
+        </button>
+      </div>
+      {kind === "banner" && (
+        <>
+          <label class="field">
+            <span>Banner position</span>
+            <input
+              type="range"
+              min={LIMITS.bannerOffsetMin}
+              max={LIMITS.bannerOffsetMax}
+              value={offset}
+              aria-valuetext={`${offset}% from the top`}
+              onInput={(e) => setOffset(Number(e.currentTarget.value))}
+            />
+          </label>
+          <p class="hint">The part of the image {offset}% from its top is shown.</p>
+          <ErrorAlert message={saveOffset.error} />
+          <div class="actions">
+            <button
+              type="button"
+              class="secondary"
+              disabled={offset === server.banner_offset || saveOffset.busy}
+              onClick={() => saveOffset.run(async () => replaceServer(await settingsApi.setBannerOffset(server.id, offset)))}
+            >
+              Save position
+            </button>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
