@@ -44,10 +44,7 @@ export function referenceFor(baseUrl: string): Promise<Reference> {
 }
 
 function compile(document: Json): Reference {
-  const ajv = new Ajv({ allErrors: false, strict: false, formats: { binary: true } });
-  addFormats(ajv);
-  const components = (document.components as Json).schemas as Record<string, Json>;
-  ajv.addSchema({ $id: "openapi", definitions: Object.fromEntries(Object.entries(components).map(([name, schema]) => [name, toJsonSchema(schema)])) });
+  const ajv = ajvFor(document);
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
     for (const [method, operation] of Object.entries(item)) {
@@ -64,23 +61,35 @@ function compile(document: Json): Reference {
 }
 
 /**
- * OpenAPI 3.0's schema dialect -> JSON Schema draft-07 for ajv: `nullable` becomes a union with
- * null, `$ref`s point into the compiled components, and an object with `properties` but no
- * `additionalProperties` is closed (exact shapes: an undocumented field fails).
+ * A document's schema as ajv reads it (draft-07): OpenAPI 3.0's `nullable` becomes a union with
+ * null, `$ref`s point into the compiled components, an object with `properties` but no
+ * `additionalProperties` is closed (exact shapes: an undocumented field fails), and binary data
+ * (PCM in events) is whatever Socket.IO decoded.
  */
-function toJsonSchema(schema: unknown): Json {
+function forAjv(schema: unknown): Json {
   if (!schema || typeof schema !== "object") return schema as Json;
+  const node = schema as Json;
+  if (node.format === "binary") return {};
   const out: Json = {};
-  for (const [key, value] of Object.entries(schema as Json)) {
+  for (const [key, value] of Object.entries(node)) {
     if (key === "nullable") continue;
-    if (key === "$ref") out.$ref = String(value).replace("#/components/schemas/", "openapi#/definitions/");
-    else if (key === "properties") out.properties = Object.fromEntries(Object.entries(value as Json).map(([name, child]) => [name, toJsonSchema(child)]));
-    else if (key === "allOf" || key === "anyOf" || key === "oneOf") out[key] = (value as unknown[]).map(toJsonSchema);
-    else if ((key === "items" || key === "additionalProperties") && typeof value === "object") out[key] = toJsonSchema(value);
+    if (key === "$ref") out.$ref = String(value).replace("#/components/schemas/", "document#/definitions/");
+    else if (key === "properties") out.properties = Object.fromEntries(Object.entries(value as Json).map(([name, child]) => [name, forAjv(child)]));
+    else if (key === "allOf" || key === "anyOf" || key === "oneOf") out[key] = (value as unknown[]).map(forAjv);
+    else if ((key === "items" || key === "additionalProperties") && typeof value === "object") out[key] = forAjv(value);
     else out[key] = value;
   }
   if (out.properties && !("additionalProperties" in out)) out.additionalProperties = false;
-  return (schema as Json).nullable === true ? { anyOf: [out, { type: "null" }] } : out;
+  return node.nullable === true ? { anyOf: [out, { type: "null" }] } : out;
+}
+
+/** An ajv holding a document's named schemas, for compiling its answers' and payloads' schemas. */
+function ajvFor(document: Json): Ajv {
+  const ajv = new Ajv({ allErrors: false, strict: false });
+  addFormats(ajv);
+  const components = (document.components as Json).schemas as Record<string, Json>;
+  ajv.addSchema({ $id: "document", definitions: Object.fromEntries(Object.entries(components).map(([name, schema]) => [name, forAjv(schema)])) });
+  return ajv;
 }
 
 /** The documented operation answering `method path`, as Elysia's router picks it (a static segment wins). */
@@ -159,7 +168,7 @@ export async function checkAgainstReference(baseUrl: string, answer: Answered): 
   const key = `${operation.operationId} ${answer.status}`;
   let validate = ref.validators.get(key);
   if (!validate) {
-    validate = ref.ajv.compile(toJsonSchema(json.schema));
+    validate = ref.ajv.compile(forAjv(json.schema));
     ref.validators.set(key, validate);
   }
   if (!validate(answer.body)) {
@@ -180,18 +189,14 @@ let events: { ajv: Ajv; messages: Record<string, Json>; validators: Map<string, 
 export function checkEventPayload(event: string, payload: unknown): void {
   events ??= (() => {
     const document = buildAsyncApiDocument({ named: NAMED_SCHEMAS });
-    const ajv = new Ajv({ allErrors: false, strict: false });
-    addFormats(ajv);
-    const components = (document.components as Json).schemas as Record<string, Json>;
-    ajv.addSchema({ $id: "openapi", definitions: Object.fromEntries(Object.entries(components).map(([name, schema]) => [name, eventSchema(schema)])) });
-    return { ajv, messages: (document.components as Json).messages as Record<string, Json>, validators: new Map() };
+    return { ajv: ajvFor(document), messages: (document.components as Json).messages as Record<string, Json>, validators: new Map() };
   })();
   const message = events.messages[`server.${event.replaceAll(":", ".")}`];
   // Socket.IO's own events (connect, disconnect, ...) are not Hearth's.
   if (!message) return;
   let validate = events.validators.get(event);
   if (!validate) {
-    validate = events.ajv.compile(eventSchema(message.payload));
+    validate = events.ajv.compile(forAjv(message.payload));
     events.validators.set(event, validate);
   }
   if (!validate(payload)) {
@@ -199,21 +204,4 @@ export function checkEventPayload(event: string, payload: unknown): void {
     const extra = error?.params && "additionalProperty" in error.params ? ` "${String(error.params.additionalProperty)}"` : "";
     throw new Error(`${event}: ${error?.instancePath || "(the payload)"} ${error?.message ?? "does not match"}${extra}, against the AsyncAPI document. Payload: ${JSON.stringify(payload).slice(0, 600)}`);
   }
-}
-
-/** Draft-07 from the AsyncAPI document, closed like the REST answers; binary data is whatever Socket.IO decoded. */
-function eventSchema(schema: unknown): Json {
-  if (!schema || typeof schema !== "object") return schema as Json;
-  const node = schema as Json;
-  if (node.format === "binary") return {};
-  const out: Json = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "$ref") out.$ref = String(value).replace("#/components/schemas/", "openapi#/definitions/");
-    else if (key === "properties") out.properties = Object.fromEntries(Object.entries(value as Json).map(([name, child]) => [name, eventSchema(child)]));
-    else if (key === "allOf" || key === "anyOf" || key === "oneOf") out[key] = (value as unknown[]).map(eventSchema);
-    else if ((key === "items" || key === "additionalProperties") && typeof value === "object") out[key] = eventSchema(value);
-    else out[key] = value;
-  }
-  if (out.properties && !("additionalProperties" in out)) out.additionalProperties = false;
-  return out;
 }

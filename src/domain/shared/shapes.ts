@@ -107,25 +107,12 @@ export type ComponentEmoji = v.InferOutput<typeof ComponentEmoji>;
 export const BUTTON_STYLES = ["primary", "secondary", "success", "danger", "link"] as const;
 export type ButtonStyle = (typeof BUTTON_STYLES)[number];
 
+const buttonEntries = { type: v.literal("button"), label: v.string(), emoji: v.optional(ComponentEmoji), disabled: v.optional(v.boolean()) };
 /** A button that sends a component interaction to the bot. */
-export const ActionButtonComponent = v.object({
-  type: v.literal("button"),
-  label: v.string(),
-  emoji: v.optional(ComponentEmoji),
-  disabled: v.optional(v.boolean()),
-  style: v.picklist(["primary", "secondary", "success", "danger"]),
-  custom_id: v.string(),
-});
+export const ActionButtonComponent = v.object({ ...buttonEntries, style: v.picklist(["primary", "secondary", "success", "danger"]), custom_id: v.string() });
 export type ActionButtonComponent = v.InferOutput<typeof ActionButtonComponent>;
 /** A button the client opens as a link; it never produces an interaction. */
-export const LinkButtonComponent = v.object({
-  type: v.literal("button"),
-  label: v.string(),
-  emoji: v.optional(ComponentEmoji),
-  disabled: v.optional(v.boolean()),
-  style: v.literal("link"),
-  url: v.string(),
-});
+export const LinkButtonComponent = v.object({ ...buttonEntries, style: v.literal("link"), url: v.string() });
 export type LinkButtonComponent = v.InferOutput<typeof LinkButtonComponent>;
 export type ButtonComponent = ActionButtonComponent | LinkButtonComponent;
 

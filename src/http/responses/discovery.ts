@@ -10,7 +10,7 @@ export const Discovery = v.object({
   version: v.string(),
   api_version: v.string(),
   gateway: v.object({ url: v.string(), path: v.string(), protocol: v.literal("socket.io"), protocol_version: v.number() }),
-  links: v.object({ self: link, platform_config: link, stats: link, register: link, login: link, me: link }),
+  links: v.object({ self: link, platform_config: link, stats: link, register: link, login: link, me: link, openapi: link, asyncapi: link, docs: link }),
 });
 export const PlatformConfig = v.object({
   api_version: v.string(),
