@@ -44,6 +44,9 @@ import { gifRoutes } from "./http/routes/gifs.ts";
 import { aiFileRoutes, aiRoutes } from "./http/routes/ai.ts";
 import { adminAiRoutes } from "./http/routes/admin-ai.ts";
 import { webRoutes } from "./http/web.ts";
+import { referenceRoutes } from "./http/routes/reference.ts";
+import { referenceDocuments } from "./reference/documents.ts";
+import type { RegisteredRoute } from "./reference/openapi.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { openConfiguredStore, resolveJwtSecret, secureDataDir } from "./secret.ts";
 import type { Store } from "./store/store.ts";
@@ -59,6 +62,8 @@ export interface App {
   domain: Domain;
   store: Store;
   io: GatewayServer;
+  /** Every route the HTTP app registered, as Elysia lists them (the API reference is built from them). */
+  routes: readonly { method: string; path: string }[];
   /** Stops accepting, closes every socket, then closes the database. */
   stop(): Promise<void>;
 }
@@ -159,6 +164,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(adminAiRoutes(domain, adminPlugin(domain)))
     .use(aiFileRoutes(domain, auth))
     .use(uploadRoutes(domain))
+    // The API reference, built from the routes above on first request (docs/reference.md).
+    .use(referenceRoutes(referenceDocuments((): readonly RegisteredRoute[] => http.routes)))
     // Last: every other GET is a page of the web app.
     .use(webRoutes(log));
 
@@ -183,6 +190,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     domain,
     store,
     io,
+    routes: http.routes,
     stop() {
       stopping ??= (async () => {
         // AI replies still streaming would hold the drain below: stop them first (each is stored).

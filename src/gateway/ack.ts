@@ -1,5 +1,5 @@
 import { ApiError } from "../domain/shared/errors.ts";
-import type { Ack, ClientToServerEvents } from "./client-events.ts";
+import type { Ack, AckFields, ClientEventName, ClientToServerEvents } from "./client-events.ts";
 import type { Logger } from "../log.ts";
 import { EVENT_KIND } from "./event-limits.ts";
 import { EventLimiter, type Refusal } from "./event-limiter.ts";
@@ -8,10 +8,13 @@ import type { GatewaySocket } from "./socket-types.ts";
 type AckFn = (answer: Ack) => void;
 
 /** Handles one client event for `socket`: returns the ack's fields, or throws. */
-export type ClientEventHandler = (socket: GatewaySocket, payload: unknown) => Promise<object | void> | object | void;
+export type ClientEventHandler<Fields extends object = object> = (socket: GatewaySocket, payload: unknown) => Promise<Fields | void> | Fields | void;
 
-/** A feature's client events and their handlers, built once per server. */
-export type ClientEventTable = Partial<Record<keyof ClientToServerEvents, ClientEventHandler>>;
+/**
+ * A feature's client events and their handlers, built once per server. Each handler's result is
+ * typed by its event's ack schema (client-events.ts), so an ack cannot drift from its documentation.
+ */
+export type ClientEventTable = { [E in ClientEventName]?: ClientEventHandler<AckFields<E>> };
 
 /** A listener as Socket.IO calls it: `this` is the socket, the last argument the ack callback if the client passed one. */
 export type SharedListener = (this: GatewaySocket, ...args: unknown[]) => void;
@@ -33,7 +36,7 @@ const answersVoiceError = (event: string) => event.startsWith("voice:") || event
  * client that passed no callback simply gets nothing back.
  */
 export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: EventLimiter): [event: string, listener: SharedListener][] {
-  return Object.entries(table).map(([event, handler]: [string, ClientEventHandler]) => {
+  return (Object.entries(table) as [string, ClientEventHandler][]).map(([event, handler]) => {
     const kind = EventLimiter.kindIndex(EVENT_KIND[event as keyof ClientToServerEvents]);
     const voiceError = answersVoiceError(event);
 

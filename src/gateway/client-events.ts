@@ -6,8 +6,8 @@
  */
 import * as v from "valibot";
 import { BotDeleteMessage, BotEditMessage, BotSendMessage, ComponentPress, InteractionResponse } from "../domain/bots/interactions.ts";
-import { PRESENCE_STATUSES, type Message, type PresenceStatus } from "../domain/shared/shapes.ts";
-import type { Pcm } from "../audio/frames.ts";
+import { Message, PRESENCE_STATUSES, Uuid, VoiceParticipant } from "../domain/shared/shapes.ts";
+import { Binary } from "../domain/shared/events.ts";
 
 /** Every ack answers `{ok: true, ...}` or `{ok: false, error}` (CONTRACT.md, "Gateway"). */
 export type Ack<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
@@ -66,57 +66,81 @@ export const CallId = objectPayload({ callId: anything }, "must be an object {ca
 export const CallSignal = objectPayload({ callId: anything, to: anything }, "must be an object {callId, to, ...}");
 
 /**
- * `bot:audio-data`: checked by src/audio/relay.ts (admitFrame) rather than a schema, because it
- * runs for every frame of every voice room; this is the shape it admits.
+ * `bot:audio-data`: checked by src/audio/relay.ts (admitFrame) rather than by this schema, because
+ * it runs for every frame of every voice room; this is the shape it admits.
  */
-export interface AudioFramePayload {
-  channelId: string;
-  pcm: Pcm;
-  sampleRate?: number;
-  channels?: number;
-}
+export const AudioFrame = v.object({
+  channelId: Id("channel"),
+  pcm: Binary,
+  sampleRate: v.optional(v.number()),
+  channels: v.optional(v.number()),
+});
+export type AudioFramePayload = v.InferOutput<typeof AudioFrame>;
 
-/** A payload as its schema outputs it: what a handler works with once the payload passed. */
-type Payload<S extends v.GenericSchema> = v.InferOutput<S>;
-type Event<P, A extends object = object> = (payload: P, ack?: (ack: Ack<A>) => void) => void;
-type Sent = { message_id: string; message: Message };
+// The acks' fields on success (`{ok: true}` plus these).
+const none = v.object({});
+const serverAck = v.object({ serverId: Uuid });
+const channelAck = v.object({ channelId: Uuid });
+const conversationAck = v.object({ conversationId: Uuid });
+const callAck = v.object({ callId: Uuid });
+const sentAck = v.object({ message_id: Uuid, message: Message });
+const meetingAck = v.object({ socketId: v.string(), userId: Uuid, meetingRole: v.picklist(["audience", "speaker"]), handRaised: v.boolean() });
+const roomAck = v.object({ channelId: Uuid, participants: v.array(VoiceParticipant) });
+const targetAck = v.object({ userId: Uuid, channelId: Uuid });
 
-/** The client events, their payloads (from the schemas above) and their acks. */
-export interface ClientToServerEvents {
-  "server:join": Event<Payload<typeof ServerId>, { serverId: string }>;
-  "server:leave": Event<Payload<typeof ServerId>, { serverId: string }>;
-  "channel:join": Event<Payload<typeof ChannelId>, { channelId: string }>;
-  "channel:leave": Event<Payload<typeof ChannelId>, { channelId: string }>;
-  "interaction:response": Event<Payload<typeof InteractionResponse>, Sent>;
-  "bot:send_message": Event<Payload<typeof BotSendMessage>, Sent>;
-  "bot:edit_message": Event<Payload<typeof BotEditMessage>, Sent>;
-  "bot:delete_message": Event<Payload<typeof BotDeleteMessage>>;
-  "message:component": Event<Payload<typeof ComponentPress>, { interaction_id: string }>;
-  "voice:join": Event<Payload<typeof VoiceJoin>>;
-  "voice:leave": (ack?: (ack: Ack) => void) => void;
-  "voice:raise-hand": Event<Payload<typeof RaiseHand>>;
-  "voice:lower-hand": Event<Payload<typeof LowerHand>>;
-  "voice:set-meeting-role": Event<Payload<typeof SetMeetingRole>>;
-  "voice:state": Event<Payload<typeof VoiceState>>;
-  "voice:signal": Event<Payload<typeof VoiceSignal>>;
+/**
+ * Every client event, in one table: its payload's schema (`null`: the event takes no payload)
+ * and the fields its ack adds to `{ok: true}` on success. `ClientToServerEvents` is built from
+ * it, and so is the AsyncAPI document at /api/v1/asyncapi.json; docs/gateway.md names each event.
+ */
+export const CLIENT_EVENTS = {
+  "server:join": { payload: ServerId, ack: serverAck },
+  "server:leave": { payload: ServerId, ack: serverAck },
+  "channel:join": { payload: ChannelId, ack: channelAck },
+  "channel:leave": { payload: ChannelId, ack: channelAck },
+  "interaction:response": { payload: InteractionResponse, ack: sentAck },
+  "bot:send_message": { payload: BotSendMessage, ack: sentAck },
+  "bot:edit_message": { payload: BotEditMessage, ack: sentAck },
+  "bot:delete_message": { payload: BotDeleteMessage, ack: none },
+  "message:component": { payload: ComponentPress, ack: v.object({ interaction_id: Uuid }) },
+  "voice:join": { payload: VoiceJoin, ack: roomAck },
+  "voice:leave": { payload: null, ack: v.object({ channelId: v.nullable(Uuid) }) },
+  "voice:raise-hand": { payload: RaiseHand, ack: meetingAck },
+  "voice:lower-hand": { payload: LowerHand, ack: meetingAck },
+  "voice:set-meeting-role": { payload: SetMeetingRole, ack: meetingAck },
+  "voice:state": { payload: VoiceState, ack: v.object({ socketId: v.string(), userId: Uuid, muted: v.boolean(), deafened: v.boolean(), video: v.boolean() }) },
+  "voice:signal": { payload: VoiceSignal, ack: v.object({ to: v.string() }) },
   // Hearth additions (docs/voice.md): the speaking indicator and voice moderation.
-  "voice:speaking": Event<Payload<typeof VoiceSpeaking>>;
-  "voice:server-mute": Event<Payload<typeof ServerMute>>;
-  "voice:server-deafen": Event<Payload<typeof ServerDeafen>>;
-  "voice:move": Event<Payload<typeof VoiceMove>>;
-  "voice:disconnect": Event<Payload<typeof VoiceDisconnect>>;
-  "bot:voice-query": Event<Payload<typeof VoiceQuery>>;
-  "bot:voice-participants": Event<Payload<typeof VoiceParticipants>>;
-  "bot:audio-data": Event<AudioFramePayload>;
-  "typing:start": Event<Payload<typeof ChannelId>, { channelId: string }>;
-  "typing:stop": Event<Payload<typeof ChannelId>, { channelId: string }>;
-  "dm:typing:start": Event<Payload<typeof DmTyping>, { conversationId: string }>;
-  "dm:typing:stop": Event<Payload<typeof DmTyping>, { conversationId: string }>;
+  "voice:speaking": { payload: VoiceSpeaking, ack: v.object({ speaking: v.boolean() }) },
+  "voice:server-mute": { payload: ServerMute, ack: v.object({ socketId: v.string(), userId: Uuid, serverMuted: v.boolean() }) },
+  "voice:server-deafen": { payload: ServerDeafen, ack: v.object({ socketId: v.string(), userId: Uuid, serverDeafened: v.boolean() }) },
+  "voice:move": { payload: VoiceMove, ack: targetAck },
+  "voice:disconnect": { payload: VoiceDisconnect, ack: targetAck },
+  "bot:voice-query": { payload: VoiceQuery, ack: v.object({ channelId: v.nullable(Uuid), participant: v.nullable(VoiceParticipant) }) },
+  "bot:voice-participants": { payload: VoiceParticipants, ack: roomAck },
+  "bot:audio-data": { payload: AudioFrame, ack: none },
+  "typing:start": { payload: ChannelId, ack: channelAck },
+  "typing:stop": { payload: ChannelId, ack: channelAck },
+  "dm:typing:start": { payload: DmTyping, ack: conversationAck },
+  "dm:typing:stop": { payload: DmTyping, ack: conversationAck },
   // Hearth extensions: DM calls (docs/dm-calls.md).
-  "dm:call-start": Event<Payload<typeof CallStart>, { callId: string; conversationId: string }>;
-  "dm:call-accept": Event<Payload<typeof CallId>, { callId: string }>;
-  "dm:call-decline": Event<Payload<typeof CallId>, { callId: string }>;
-  "dm:call-end": Event<Payload<typeof CallId>, { callId: string }>;
-  "dm:call-signal": Event<Payload<typeof CallSignal>, { callId: string }>;
-  "status:set": Event<Payload<typeof StatusSet>, { status: PresenceStatus }>;
-}
+  "dm:call-start": { payload: CallStart, ack: v.object({ callId: Uuid, conversationId: Uuid }) },
+  "dm:call-accept": { payload: CallId, ack: callAck },
+  "dm:call-decline": { payload: CallId, ack: callAck },
+  "dm:call-end": { payload: CallId, ack: callAck },
+  "dm:call-signal": { payload: CallSignal, ack: callAck },
+  "status:set": { payload: StatusSet, ack: v.object({ status: v.picklist(PRESENCE_STATUSES) }) },
+} as const satisfies Record<string, { payload: v.GenericSchema | null; ack: v.GenericSchema }>;
+
+export type ClientEventName = keyof typeof CLIENT_EVENTS;
+type Spec<E extends ClientEventName> = (typeof CLIENT_EVENTS)[E];
+/** The fields an event's ack adds to `{ok: true}`. */
+export type AckFields<E extends ClientEventName> = v.InferOutput<Spec<E>["ack"]>;
+type AckCallback<E extends ClientEventName> = (ack: Ack<AckFields<E>>) => void;
+
+/** The client events, their payloads (as their schemas output them) and their acks. */
+export type ClientToServerEvents = {
+  [E in ClientEventName]: Spec<E>["payload"] extends v.GenericSchema
+    ? (payload: v.InferOutput<Spec<E>["payload"]>, ack?: AckCallback<E>) => void
+    : (ack?: AckCallback<E>) => void;
+};

@@ -3,7 +3,7 @@ import { Server } from "socket.io";
 import type { Domain } from "../domain/domain.ts";
 import { rooms } from "../domain/shared/events.ts";
 import type { Logger } from "../log.ts";
-import { listenAll, sharedListeners } from "./ack.ts";
+import { listenAll, sharedListeners, type ClientEventTable } from "./ack.ts";
 import { presenceEvents } from "./handlers/presence.ts";
 import { roomEvents } from "./handlers/rooms.ts";
 import { typingEvents } from "./handlers/typing.ts";
@@ -39,6 +39,20 @@ export function createSocketServer(options: SocketServerOptions): { io: GatewayS
   return { io, engine, fanout };
 }
 
+/** Every client event's handler, from each feature's table (the events: client-events.ts). */
+export function clientEventHandlers(domain: Domain): ClientEventTable {
+  return {
+    ...presenceEvents(domain),
+    ...roomEvents(domain),
+    ...typingEvents(domain),
+    ...dmEvents(domain),
+    ...botEvents(domain),
+    ...voiceEvents(domain),
+    ...audioEvents(domain),
+    ...dmCallEvents(domain),
+  };
+}
+
 /**
  * Handshake authentication, the connection cap, the personal room, presence, and the client
  * events of each feature, rate-limited by `limiter` (docs/gateway.md, "Limits").
@@ -63,20 +77,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
   });
 
   // Built once: every socket registers these same listeners (an idle connection holds no closures of its own).
-  const listeners = sharedListeners(
-    {
-      ...presenceEvents(domain),
-      ...roomEvents(domain),
-      ...typingEvents(domain),
-      ...dmEvents(domain),
-      ...botEvents(domain),
-      ...voiceEvents(domain),
-      ...audioEvents(domain),
-      ...dmCallEvents(domain),
-    },
-    log,
-    limiter,
-  );
+  const listeners = sharedListeners(clientEventHandlers(domain), log, limiter);
   // Events no handler knows are dropped by Socket.IO after decoding; each counts as a refusal,
   // so a flood of them ends in a disconnect like any other (docs/gateway.md, "Limits").
   const known = new Set(listeners.map(([event]) => event));

@@ -11,6 +11,7 @@ export function adminPlugin(domain: Pick<Domain, "accounts" | "admins">) {
   const authenticated = new WeakMap<Request, UserRow>();
   return new Elysia({ name: "hearth.admin-auth", seed: Bun.randomUUIDv7() }).macro({
     admin: {
+      detail: { security: [{ adminToken: [] }] },
       async transform({ request, headers }) {
         const user = await domain.accounts.authenticate(bearerToken(headers.authorization));
         domain.admins.requireAdmin(user);

@@ -18,6 +18,8 @@ export function authPlugin(accounts: Accounts) {
   // The seed makes the plugin unique per app, so several apps in one process (tests) never share it.
   return new Elysia({ name: "hearth.auth", seed: Bun.randomUUIDv7() }).macro({
     auth: {
+      // The API reference reads which token a route wants from here (src/reference/openapi.ts).
+      detail: { security: [{ token: [] }] },
       // `transform` runs before validation; the app's parse hook never throws on bad input
       // (MalformedBody), so a caller without a valid token always learns 401 first.
       async transform({ request, headers }) {
@@ -31,6 +33,7 @@ export function authPlugin(accounts: Accounts) {
     },
     /** Bot REST (`/oauth2/bot/...`): a valid token of a bot user; a user token is 403. */
     bot: {
+      detail: { security: [{ botToken: [] }] },
       async transform({ request, headers }) {
         const user = await accounts.authenticate(bearerToken(headers.authorization));
         if (!user.is_bot) throw forbidden("This route needs a bot token");

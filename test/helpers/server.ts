@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
 import { createApp, type App, type AppOptions } from "../../src/app.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
+import { checkAgainstReference, checkEventPayload } from "./reference.ts";
 
 export type { ClientSocket };
 
@@ -70,6 +71,8 @@ export async function startServer(overrides: Partial<Config> = {}, options: AppO
     const text = await response.text();
     let parsed: unknown = text;
     if ((response.headers.get("content-type") ?? "").includes("application/json") && text) parsed = JSON.parse(text);
+    // Every answer is held to the API reference (./reference.ts): undocumented routes, statuses and shapes fail here.
+    await checkAgainstReference(url, { method, path, status: response.status, contentType: response.headers.get("content-type") ?? "", body: parsed });
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
 
@@ -122,6 +125,11 @@ export function waitForEvent<T = any>(
       if (filter && !filter(payload)) return;
       clearTimeout(timer);
       socket.off(event, listener);
+      try {
+        checkEventPayload(event, payload);
+      } catch (error) {
+        return reject(error);
+      }
       resolve(payload);
     };
     socket.on(event, listener);
@@ -131,7 +139,11 @@ export function waitForEvent<T = any>(
 /** Collects every `event` on `socket` from now on. */
 export function recordEvents<T = any>(socket: ClientSocket, event: string): T[] {
   const seen: T[] = [];
-  socket.on(event, (payload: T) => seen.push(payload));
+  // A payload that does not match the AsyncAPI document fails the test (an uncaught error).
+  socket.on(event, (payload: T) => {
+    checkEventPayload(event, payload);
+    seen.push(payload);
+  });
   return seen;
 }
 

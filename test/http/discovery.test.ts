@@ -19,6 +19,11 @@ describe("public routes", () => {
     });
     expect(typeof res.body.version).toBe("string");
     expect(res.body.links.platform_config).toBe(`${server.url}/api/v1/platform/config`);
+    // The reference's documents and page, which answer.
+    expect(res.body.links.openapi).toBe(`${server.url}/api/v1/openapi.json`);
+    expect(res.body.links.asyncapi).toBe(`${server.url}/api/v1/asyncapi.json`);
+    expect(res.body.links.docs).toBe(`${server.url}/docs`);
+    for (const url of [res.body.links.openapi, res.body.links.asyncapi, res.body.links.docs]) expect((await fetch(url)).status).toBe(200);
     expect((await server.api("GET", "/api/v1/")).body).toEqual(res.body);
   });
 

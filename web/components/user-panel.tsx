@@ -15,6 +15,10 @@ export function UserPanel() {
         <strong>{user.username}</strong>
         <span class="muted small">{connected ? STATUS_LABELS[status] : "Connecting…"}</span>
       </div>
+      {/* The API reference is a page of its own, served by Hearth (docs/reference.md). */}
+      <a class="small" href="/docs" target="_blank" rel="noopener">
+        API docs
+      </a>
       <button type="button" class="secondary small" onClick={() => signOut()}>
         Log out
       </button>

@@ -12,7 +12,7 @@ import type { UserRow } from "../../store/users-repo.ts";
 import type { Access } from "../access/access.ts";
 import { findComponent, validateComponentValues } from "../messaging/embeds.ts";
 import { badRequest, forbidden, notFound } from "../shared/errors.ts";
-import { rooms, type EventBus } from "../shared/events.ts";
+import { rooms, type EventBus, type Interaction } from "../shared/events.ts";
 import type { Messages } from "../messaging/messages.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
@@ -114,24 +114,23 @@ export class Interactions {
       throw badRequest("The bot that sent this message is no longer in this server");
     }
 
-    const payload: Record<string, unknown> = {
+    // Keys in the order the spec lists them: the component's, then where and who.
+    const payload: Extract<Interaction, { type: "message_component" }> = {
       id: Bun.randomUUIDv7(),
       type: "message_component",
       component_type: component.type,
       custom_id: component.custom_id,
-    };
-    if (component.type === "string_select") payload.values = values;
-    if (component.type === "channel_select") {
-      payload.selected_channels = await this.resolveChannels(user, channel.server_id, values, component.channel_types);
-    }
-    Object.assign(payload, {
+      ...(component.type === "string_select" ? { values } : {}),
+      ...(component.type === "channel_select"
+        ? { selected_channels: await this.resolveChannels(user, channel.server_id, values, component.channel_types) }
+        : {}),
       channel_id: channel.id,
       server_id: channel.server_id,
       user: { id: user.id, username: user.username },
       message_id: row.id,
-    });
+    };
     await this.store.interactions.insert({
-      id: payload.id as string,
+      id: payload.id,
       applicationId: application.id,
       botUserId: row.user_id,
       type: "message_component",
@@ -142,7 +141,7 @@ export class Interactions {
       data: JSON.stringify(payload),
     });
     this.bus.publish(rooms.user(row.user_id), "interaction:create", payload);
-    return { interaction_id: payload.id as string };
+    return { interaction_id: payload.id };
   }
 
   /** Channel ids to `{id, name, type}`: same server, visible to the presser, of an allowed type. */

@@ -71,7 +71,7 @@ export async function detectSlashCommand(store: Store, context: ChannelContext, 
 export async function deliverSlashCommand(store: Store, bus: EventBus, invocation: SlashCommandInvocation, message: Message, author: UserRow, serverId: string): Promise<void> {
   const payload = {
     id: Bun.randomUUIDv7(),
-    type: "slash_command",
+    type: "slash_command" as const,
     command: invocation.command,
     args: invocation.args,
     options: invocation.options,

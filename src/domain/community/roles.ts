@@ -9,22 +9,13 @@ import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
 import type { NewRoleInput, RoleChangesInput } from "./role-schemas.ts";
+import type { Role } from "../shared/shapes.ts";
 
 /**
- * SPEC.md "Role". `hoist` is a boolean; `is_default` 1 only for `@everyone`. `managed_bot_id`
- * (Hearth's addition) is the bot whose managed role this is, else null.
+ * SPEC.md "Role" (its shape: ../shared/shapes.ts). `hoist` is a boolean; `is_default` 1 only for
+ * `@everyone`; `managed_bot_id` (Hearth's addition) is the bot whose managed role this is, else null.
  */
-export interface Role {
-  id: string;
-  server_id: string;
-  name: string;
-  color: string;
-  position: number;
-  permissions: number;
-  hoist: boolean;
-  is_default: 0 | 1;
-  managed_bot_id: string | null;
-}
+export type { Role };
 
 export const toRole = (row: RoleRow): Role => ({
   id: row.id,

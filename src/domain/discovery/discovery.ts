@@ -27,6 +27,10 @@ export class Discovery {
         register: `${baseUrl}/api/v1/auth/register`,
         login: `${baseUrl}/api/v1/auth/login`,
         me: `${baseUrl}/api/v1/users/me/info`,
+        // The API reference (docs/reference.md).
+        openapi: `${baseUrl}/api/v1/openapi.json`,
+        asyncapi: `${baseUrl}/api/v1/asyncapi.json`,
+        docs: `${baseUrl}/docs`,
       },
     };
   }

@@ -4,7 +4,7 @@ import type { UserRow } from "../../store/users-repo.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
-import type { Embed, Message, PresenceStatus } from "../shared/shapes.ts";
+import type { Conversation, DmMessage, Embed, Message, PresenceStatus, Recipient } from "../shared/shapes.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import { normalizeEmbeds } from "../messaging/embeds.ts";
 import { checkAttachmentFiles, storeAttachmentFiles } from "../messaging/attachments.ts";
@@ -13,21 +13,8 @@ import { isUuid } from "../shared/validation.ts";
 
 export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
 
-/** A DM message: the spec's Message fields plus `conversation_id` (`channel_id` carries the same id). */
-export type DmMessage = Omit<Message, "webhook_id"> & { conversation_id: string };
-
-export type Recipient = { id: string; username: string; avatar: string | null; status: PresenceStatus; is_bot: 0 | 1 };
-
-/** A conversation as its members see it; `recipients` are the members other than the viewer. */
-export type Conversation = {
-  id: string;
-  type: "dm" | "group";
-  name: string | null;
-  icon: string | null;
-  owner_id: string | null;
-  recipients: Recipient[];
-  last_message_at: number | null;
-};
+/** A DM message, a DM member and a conversation: their shapes are in ../shared/shapes.ts. */
+export type { Conversation, DmMessage, Recipient };
 
 export interface MessagePageQuery {
   before?: string;

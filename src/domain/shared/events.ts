@@ -1,122 +1,209 @@
-import type { Channel, Message, PresenceStatus } from "./shapes.ts";
+import * as v from "valibot";
+import { Channel, Conversation, DmMessage, Message, Presence, Role, Uuid, UnixSeconds, VoiceParticipant } from "./shapes.ts";
 
 /** Why a DM call ended or someone left it (docs/dm-calls.md); `removed`: taken out of the conversation. */
-export type CallEndReason = "ended" | "declined" | "timeout" | "disconnect" | "removed";
+export const CALL_END_REASONS = ["ended", "declined", "timeout", "disconnect", "removed"] as const;
+export type CallEndReason = (typeof CALL_END_REASONS)[number];
 
 /**
- * The gateway's event names and payloads, exactly as SPEC.md "Events" names them.
- * The domain publishes through `EventBus`; the gateway delivers. Payloads the spec
- * leaves open are typed as loosely as the spec is, and narrowed as features land.
+ * Where an event goes: a user's own room (`user:<id>`, every socket of that user), a server's
+ * room (`server:<id>`, sockets that joined it), a channel's text room (`channel:<id>`), a voice
+ * room (`voice:<channelId>`, its participants' sockets), or one socket only.
  */
-export interface ServerToClientEvents {
-  "interaction:create": (interaction: Record<string, unknown>) => void;
-  "message:new": (message: Message) => void;
-  "message:update": (message: Message) => void;
-  "message:deleted": (payload: { channelId: string; messageId: string }) => void;
-  "message:reaction": (payload: {
-    channelId: string;
-    messageId: string;
-    emoji: string;
-    userId: string;
-    action: "added" | "removed";
-  }) => void;
-  "message:pin": (payload: { channelId: string; messageId: string; pinned: boolean }) => void;
-  "member:joined": (payload: { serverId: string; userId: string; username: string; avatar: string | null }) => void;
-  "member:left": (payload: { serverId: string; userId: string }) => void;
-  "member:banned": (payload: { serverId: string; userId: string }) => void;
-  "member:timeout": (payload: { serverId: string; userId: string; expiresAt: number | null }) => void;
-  "member:role-updated": (payload: { serverId: string; userId: string; role: string }) => void;
-  "member:roles-updated": (payload: { serverId: string; userId: string }) => void;
-  "role:created": (role: Record<string, unknown>) => void;
-  "role:updated": (role: Record<string, unknown>) => void;
-  "role:deleted": (roleId: string) => void;
-  "channel:created": (channel: Channel) => void;
-  "channel:updated": (channel: Channel) => void;
-  "channel:deleted": (payload: { id: string; server_id: string }) => void;
-  "channel:permissions-updated": (
-    payload: { channelId: string; roleId: string } & ({ allow: number; deny: number } | { reset: true }),
-  ) => void;
-  "category:permissions-updated": (
-    payload: { categoryId: string; roleId: string } & ({ allow: number; deny: number } | { reset: true }),
-  ) => void;
-  "user:status": (payload: { userId: string; status: PresenceStatus; customStatus?: string | null }) => void;
-  "typing:start": (payload: { userId: string; username?: string; channelId: string }) => void;
-  "typing:stop": (payload: { userId: string; username?: string; channelId: string }) => void;
-  "dm:new": (message: Record<string, unknown>) => void;
-  "dm:reaction": (payload: Record<string, unknown>) => void;
-  "dm:typing:start": (payload: { userId: string; [key: string]: unknown }) => void;
-  "dm:typing:stop": (payload: { userId: string; [key: string]: unknown }) => void;
+export type RoomKind = "user" | "server" | "channel" | "voice" | "socket";
+
+/** Binary PCM as Socket.IO carries it: a Buffer on the server, an ArrayBuffer or typed array on clients. */
+export const Binary = v.custom<ArrayBuffer | ArrayBufferView>(
+  (input) => input instanceof ArrayBuffer || ArrayBuffer.isView(input),
+  "must be binary data",
+);
+
+const id = Uuid;
+const userRef = v.object({ id, username: v.string(), avatar: v.nullable(v.string()) });
+const permissionsUpdate = <K extends string>(key: K) =>
+  v.union([
+    v.object({ [key]: id, roleId: id, allow: v.number(), deny: v.number() } as { [P in K]: typeof id } & { roleId: typeof id; allow: v.NumberSchema<undefined>; deny: v.NumberSchema<undefined> }),
+    v.object({ [key]: id, roleId: id, reset: v.literal(true) } as { [P in K]: typeof id } & { roleId: typeof id; reset: v.LiteralSchema<true, undefined> }),
+  ]);
+const typing = v.object({ userId: id, username: v.string(), channelId: id });
+const dmTyping = v.object({ userId: id, username: v.string(), conversationId: id });
+const socketId = v.string();
+const interactionUser = v.object({ id, username: v.string() });
+
+/** `interaction:create` (SPEC.md "Interaction (delivered to bots)"; docs/interactions.md). */
+export const Interaction = v.variant("type", [
+  v.object({
+    id,
+    type: v.literal("slash_command"),
+    command: v.string(),
+    /** The text after the command name. */
+    args: v.string(),
+    options: v.record(v.string(), v.union([v.string(), v.number(), v.boolean()])),
+    channel_id: id,
+    server_id: id,
+    message_id: id,
+    user: interactionUser,
+  }),
+  v.object({
+    id,
+    type: v.literal("message_component"),
+    component_type: v.picklist(["button", "string_select", "channel_select"]),
+    custom_id: v.string(),
+    /** `string_select`: the chosen values. */
+    values: v.optional(v.array(v.string())),
+    /** `channel_select`: the chosen channels, resolved. */
+    selected_channels: v.optional(v.array(v.object({ id, name: v.string(), type: v.string() }))),
+    channel_id: id,
+    server_id: id,
+    user: interactionUser,
+    message_id: id,
+  }),
+]);
+export type Interaction = v.InferOutput<typeof Interaction>;
+
+/**
+ * Every server-to-client event, in one table: its payload's schema (the payload types below are
+ * these schemas' outputs, and the AsyncAPI document at /api/v1/asyncapi.json is generated from
+ * them), the kinds of room it is sent to, and who hears it. docs/gateway.md names each of them.
+ * Names and payloads are SPEC.md "Events"' where the spec has them; the others are Hearth's.
+ */
+export const SERVER_EVENTS = {
+  "interaction:create": { payload: Interaction, rooms: ["user"], audience: "the bot's own room `user:<botId>`" },
+  "message:new": { payload: Message, rooms: ["channel"], audience: "`channel:<id>`" },
+  "message:update": { payload: Message, rooms: ["channel"], audience: "`channel:<id>`" },
+  "message:deleted": { payload: v.object({ channelId: id, messageId: id }), rooms: ["channel"], audience: "`channel:<id>`" },
+  "message:reaction": {
+    payload: v.object({ channelId: id, messageId: id, emoji: v.string(), userId: id, action: v.picklist(["added", "removed"]) }),
+    rooms: ["channel"],
+    audience: "`channel:<id>`",
+  },
+  "message:pin": { payload: v.object({ channelId: id, messageId: id, pinned: v.boolean() }), rooms: ["channel"], audience: "`channel:<id>`" },
+  "member:joined": {
+    payload: v.object({ serverId: id, userId: id, username: v.string(), avatar: v.nullable(v.string()) }),
+    rooms: ["server"],
+    audience: "`server:<id>`",
+  },
+  "member:left": { payload: v.object({ serverId: id, userId: id }), rooms: ["server", "user"], audience: "`server:<id>` and the member's `user:<id>`" },
+  "member:banned": { payload: v.object({ serverId: id, userId: id }), rooms: ["server", "user"], audience: "`server:<id>` and the member's `user:<id>`" },
+  "member:timeout": {
+    payload: v.object({ serverId: id, userId: id, expiresAt: v.nullable(UnixSeconds) }),
+    rooms: ["server", "user"],
+    audience: "`server:<id>` and the member's `user:<id>`",
+  },
+  "member:role-updated": {
+    payload: v.object({ serverId: id, userId: id, role: v.picklist(["owner", "admin", "moderator", "member"]) }),
+    rooms: ["server"],
+    audience: "`server:<id>`",
+  },
+  "member:roles-updated": { payload: v.object({ serverId: id, userId: id }), rooms: ["server", "user"], audience: "`server:<id>` and the member's `user:<id>`" },
+  "role:created": { payload: Role, rooms: ["server"], audience: "`server:<id>`" },
+  "role:updated": { payload: Role, rooms: ["server"], audience: "`server:<id>`" },
+  "role:deleted": { payload: id, rooms: ["server"], audience: "`server:<id>` (the payload is the role id)" },
+  "channel:created": { payload: Channel, rooms: ["server"], audience: "`server:<id>`, except members who cannot see the channel" },
+  "channel:updated": { payload: Channel, rooms: ["server"], audience: "`server:<id>`, except members who cannot see the channel" },
+  "channel:deleted": { payload: v.object({ id, server_id: id }), rooms: ["server"], audience: "`server:<id>`, except members who could not see the channel" },
+  "channel:permissions-updated": {
+    payload: permissionsUpdate("channelId"),
+    rooms: ["server"],
+    audience: "`server:<id>`, except members who cannot see the channel",
+  },
+  "category:permissions-updated": { payload: permissionsUpdate("categoryId"), rooms: ["server"], audience: "`server:<id>`" },
+  "user:status": {
+    payload: v.object({ userId: id, status: Presence, customStatus: v.optional(v.nullable(v.string())) }),
+    rooms: ["user", "server"],
+    audience: "the user's own `user:<id>`, `server:<id>` of each of their servers, and their accepted friends' `user:<id>`",
+  },
+  "typing:start": { payload: typing, rooms: ["channel"], audience: "`channel:<id>`, except the typist's own sockets" },
+  "typing:stop": { payload: typing, rooms: ["channel"], audience: "`channel:<id>`, except the typist's own sockets" },
+  "dm:new": { payload: DmMessage, rooms: ["user"], audience: "the members' `user:<id>`, except members who muted the sender" },
+  "dm:reaction": {
+    payload: v.object({ conversationId: id, messageId: id, emoji: v.string(), userId: id, action: v.picklist(["added", "removed"]) }),
+    rooms: ["user"],
+    audience: "the members' `user:<id>`",
+  },
+  "dm:typing:start": { payload: dmTyping, rooms: ["user"], audience: "the other members' `user:<id>`, except those who muted the typist" },
+  "dm:typing:stop": { payload: dmTyping, rooms: ["user"], audience: "the other members' `user:<id>`, except those who muted the typist" },
   // Hearth extensions for DMs (docs/dms.md): edits, deletes, pins and group changes.
-  "dm:update": (message: Record<string, unknown>) => void;
-  "dm:deleted": (payload: { conversationId: string; messageId: string }) => void;
-  "dm:pin": (payload: { conversationId: string; messageId: string; pinned: boolean }) => void;
-  "dm:group:created": (group: Record<string, unknown>) => void;
-  "dm:group:updated": (group: Record<string, unknown>) => void;
-  "dm:group:removed": (payload: { conversationId: string }) => void;
-  "dm:group:deleted": (payload: { conversationId: string }) => void;
-  "dm:call-incoming": (payload: {
-    callId: string;
-    conversationId: string;
-    from: { id: string; username: string; avatar: string | null };
-  }) => void;
+  "dm:update": { payload: DmMessage, rooms: ["user"], audience: "the members' `user:<id>`" },
+  "dm:deleted": { payload: v.object({ conversationId: id, messageId: id }), rooms: ["user"], audience: "the members' `user:<id>`" },
+  "dm:pin": { payload: v.object({ conversationId: id, messageId: id, pinned: v.boolean() }), rooms: ["user"], audience: "the members' `user:<id>`" },
+  "dm:group:created": { payload: Conversation, rooms: ["user"], audience: "each member's `user:<id>` (recipients as that member sees them)" },
+  "dm:group:updated": { payload: Conversation, rooms: ["user"], audience: "each member's `user:<id>` (recipients as that member sees them)" },
+  "dm:group:removed": { payload: v.object({ conversationId: id }), rooms: ["user"], audience: "the removed (or leaving) member's `user:<id>`" },
+  "dm:group:deleted": { payload: v.object({ conversationId: id }), rooms: ["user"], audience: "the members' `user:<id>`" },
+  "dm:call-incoming": {
+    payload: v.object({ callId: id, conversationId: id, from: userRef }),
+    rooms: ["user"],
+    audience: "the other members' `user:<id>` (docs/dm-calls.md)",
+  },
   // Hearth extensions: the rest of a DM call's signaling (docs/dm-calls.md), to the members' user rooms.
-  "dm:call-accepted": (payload: { callId: string; userId: string }) => void;
-  "dm:call-declined": (payload: { callId: string; userId: string }) => void;
-  "dm:call-left": (payload: { callId: string; userId: string; reason: CallEndReason }) => void;
-  "dm:call-ended": (payload: { callId: string; endedBy: string | null; reason: CallEndReason }) => void;
-  "dm:call-signal": (payload: { callId: string; from: string; [key: string]: unknown }) => void;
+  "dm:call-accepted": { payload: v.object({ callId: id, userId: id }), rooms: ["user"], audience: "the members' `user:<id>`" },
+  "dm:call-declined": { payload: v.object({ callId: id, userId: id }), rooms: ["user"], audience: "the members' `user:<id>`" },
+  "dm:call-left": { payload: v.object({ callId: id, userId: id, reason: v.picklist(CALL_END_REASONS) }), rooms: ["user"], audience: "the members' `user:<id>`" },
+  "dm:call-ended": {
+    payload: v.object({ callId: id, endedBy: v.nullable(id), reason: v.picklist(CALL_END_REASONS) }),
+    rooms: ["user"],
+    audience: "the members' `user:<id>` (a member taken out of the conversation: theirs alone)",
+  },
+  "dm:call-signal": {
+    payload: v.looseObject({ callId: id, from: id }),
+    rooms: ["socket"],
+    audience: "the named participant's call socket; the sender's fields without `to`, plus `callId` and `from` (user id)",
+  },
   // Voice (docs/voice.md).
-  "voice:existing": (participants: VoiceParticipant[]) => void;
-  "voice:user-joined": (participant: VoiceParticipant) => void;
-  "voice:user-left": (payload: { socketId: string }) => void;
-  "voice:meeting-update": (payload: {
-    socketId: string;
-    userId: string;
-    meetingRole: "audience" | "speaker";
-    handRaised: boolean;
-  }) => void;
-  "voice:state-update": (payload: { socketId: string; userId: string; muted: boolean; deafened: boolean; video: boolean }) => void;
-  "voice:speaking": (payload: { socketId: string; speaking: boolean }) => void;
-  "voice:admin-mute-update": (payload: { socketId: string; userId: string; serverMuted: boolean }) => void;
-  "voice:admin-deafen-update": (payload: { socketId: string; userId: string; serverDeafened: boolean }) => void;
-  "voice:force-leave": (payload: { reason: string; channelId: string }) => void;
-  "voice:force-disconnect": (payload: { reason: string; channelId: string }) => void;
-  "voice:force-move": (payload: { channelId: string; fromChannelId: string }) => void;
-  "voice:signal": (payload: { from: string; userId: string; [key: string]: unknown }) => void;
-  "voice:error": (payload: { error: string }) => void;
+  "voice:existing": { payload: v.array(VoiceParticipant), rooms: ["socket"], audience: "the joining socket (the others already in the room)" },
+  "voice:user-joined": { payload: VoiceParticipant, rooms: ["voice"], audience: "`voice:<channelId>`, except the joiner" },
+  "voice:user-left": { payload: v.object({ socketId }), rooms: ["voice"], audience: "`voice:<channelId>`" },
+  "voice:meeting-update": {
+    payload: v.object({ socketId, userId: id, meetingRole: v.picklist(["audience", "speaker"]), handRaised: v.boolean() }),
+    rooms: ["voice"],
+    audience: "`voice:<channelId>`",
+  },
+  "voice:state-update": {
+    payload: v.object({ socketId, userId: id, muted: v.boolean(), deafened: v.boolean(), video: v.boolean() }),
+    rooms: ["voice"],
+    audience: "`voice:<channelId>`",
+  },
+  "voice:speaking": { payload: v.object({ socketId, speaking: v.boolean() }), rooms: ["voice"], audience: "`voice:<channelId>`" },
+  "voice:admin-mute-update": { payload: v.object({ socketId, userId: id, serverMuted: v.boolean() }), rooms: ["voice"], audience: "`voice:<channelId>`" },
+  "voice:admin-deafen-update": { payload: v.object({ socketId, userId: id, serverDeafened: v.boolean() }), rooms: ["voice"], audience: "`voice:<channelId>`" },
+  "voice:force-leave": { payload: v.object({ reason: v.string(), channelId: id }), rooms: ["socket"], audience: "the socket concerned" },
+  "voice:force-disconnect": { payload: v.object({ reason: v.string(), channelId: id }), rooms: ["socket"], audience: "the socket concerned" },
+  "voice:force-move": { payload: v.object({ channelId: id, fromChannelId: id }), rooms: ["socket"], audience: "the socket concerned" },
+  "voice:signal": {
+    payload: v.looseObject({ from: socketId, userId: id }),
+    rooms: ["socket"],
+    audience: "the named peer socket; the sender's fields without `to`, plus `from` (socket id) and `userId`",
+  },
+  "voice:error": { payload: v.object({ error: v.string() }), rooms: ["socket"], audience: "the socket whose voice or audio event was refused" },
   // pcm is forwarded as received (a Buffer on the server), a Socket.IO binary attachment.
-  "bot:audio-data": (payload: { pcm: ArrayBuffer | ArrayBufferView; sampleRate: number; channels: number; botUserId: string }) => void;
+  "bot:audio-data": {
+    payload: v.object({ pcm: Binary, sampleRate: v.number(), channels: v.number(), botUserId: id }),
+    rooms: ["voice"],
+    audience: "`voice:<channelId>`, except the sender (docs/audio.md)",
+  },
   // Hearth extension (docs/soundboard.md): a soundboard sound played into a voice room.
-  "voice:soundboard": (payload: {
-    channelId: string;
-    sound: { id: string; name: string; icon: string; file_url: string };
-    userId: string;
-    username: string;
-  }) => void;
+  "voice:soundboard": {
+    payload: v.object({
+      channelId: id,
+      sound: v.object({ id, name: v.string(), icon: v.string(), file_url: v.string() }),
+      userId: id,
+      username: v.string(),
+    }),
+    rooms: ["voice"],
+    audience: "`voice:<channelId>`",
+  },
   // Hearth extensions (the spec names no friend events), delivered to the other user's room.
-  "friend:request": (payload: { from: { id: string; username: string; avatar: string | null } }) => void;
-  "friend:accepted": (payload: { userId: string; username: string }) => void;
-  "friend:removed": (payload: { userId: string }) => void;
-}
+  "friend:request": { payload: v.object({ from: userRef }), rooms: ["user"], audience: "the other user's `user:<id>`" },
+  "friend:accepted": { payload: v.object({ userId: id, username: v.string() }), rooms: ["user"], audience: "the other user's `user:<id>`" },
+  "friend:removed": { payload: v.object({ userId: id }), rooms: ["user"], audience: "the other user's `user:<id>`" },
+} as const satisfies Record<string, { payload: v.GenericSchema; rooms: readonly RoomKind[]; audience: string }>;
 
-/** A voice participant as clients see it; meetingRole and handRaised mean something in meetings only. */
-export interface VoiceParticipant {
-  socketId: string;
-  userId: string;
-  username: string;
-  isBot: boolean;
-  muted: boolean;
-  deafened: boolean;
-  video: boolean;
-  serverMuted: boolean;
-  serverDeafened: boolean;
-  speaking: boolean;
-  meetingRole: "audience" | "speaker" | null;
-  handRaised: boolean;
-}
+export type GatewayEventName = keyof typeof SERVER_EVENTS;
+export type GatewayPayload<E extends GatewayEventName> = v.InferOutput<(typeof SERVER_EVENTS)[E]["payload"]>;
 
-export type GatewayEventName = keyof ServerToClientEvents;
-export type GatewayPayload<E extends GatewayEventName> = Parameters<ServerToClientEvents[E]>[0];
+/** The gateway's event names and payloads, as Socket.IO's typed server wants them. */
+export type ServerToClientEvents = { [E in GatewayEventName]: (payload: GatewayPayload<E>) => void };
 
 /** Room names, in one place so the domain and the gateway agree. */
 export const rooms = {

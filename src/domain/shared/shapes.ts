@@ -1,168 +1,239 @@
 /**
  * Wire shapes of the spec's resources (SPEC.md "Resources and their fields"), shared by REST
- * answers, gateway payloads and, later, an SDK. Domain files build these; nothing else does.
+ * answers, gateway payloads and the SDK. Each is a valibot schema and its type is the schema's
+ * output, so the type the code builds and the shape the API reference documents (docs/reference.md)
+ * are one definition. Domain files build these values; nothing else does. The schemas describe
+ * answers, they never parse input: a field's limits live with the input schemas.
  */
-
+import * as v from "valibot";
 import { PRESENCE_STATUSES, type PresenceStatus } from "../../store/types.ts";
 
 /** The presence values; the store owns them (`users.status`). */
 export { PRESENCE_STATUSES, type PresenceStatus };
 
-export type ActivityType = "playing" | "listening" | "watching" | "competing" | "custom";
-export interface Activity {
-  type: ActivityType;
-  name: string;
-  details?: string;
-  state?: string;
-  started_at?: number;
-}
+/** Pieces the shapes repeat. */
+export const Uuid = v.pipe(v.string(), v.uuid());
+export const UnixSeconds = v.pipe(v.number(), v.integer());
+export const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** `is_bot` stays the spec's 0/1. */
+export const BotFlag = v.picklist([0, 1]);
+/** A path under `/uploads/...` (or an http(s) URL for webhook avatars), or null. */
+export const ImageUrl = v.nullable(v.string());
+export const Presence = v.picklist(PRESENCE_STATUSES);
 
-/** `GET /users/me/info`: the account's own view. */
-export interface MeUser {
-  id: string;
-  username: string;
-  email: string;
-  avatar: string | null;
-  banner: string | null;
-  banner_offset: number;
-  bio: string;
-  status: PresenceStatus;
-  is_bot: 0 | 1;
-  two_factor_enabled: boolean;
-  /** Hearth extensions (docs/users.md): premium subscriber, platform administrator. */
-  premium: boolean;
-  platform_admin: boolean;
-  created_at: number;
-}
+/** `{success: true}`: what a deletion (or another action with nothing to show) answers. */
+export const Success = v.object({ success: v.literal(true) });
+
+export const ACTIVITY_TYPES = ["playing", "listening", "watching", "competing", "custom"] as const;
+export type ActivityType = (typeof ACTIVITY_TYPES)[number];
+export const Activity = v.object({
+  type: v.picklist(ACTIVITY_TYPES),
+  name: v.string(),
+  details: v.optional(v.string()),
+  state: v.optional(v.string()),
+  started_at: v.optional(UnixSeconds),
+});
+export type Activity = v.InferOutput<typeof Activity>;
 
 /** `GET /users/:id`: what anyone may see. */
-export interface PublicUser {
-  id: string;
-  username: string;
-  avatar: string | null;
-  banner: string | null;
-  banner_offset: number;
-  bio: string;
-  status: PresenceStatus;
-  is_bot: 0 | 1;
-  created_at: number;
-}
+export const PublicUser = v.object({
+  id: Uuid,
+  username: v.string(),
+  avatar: ImageUrl,
+  banner: ImageUrl,
+  banner_offset: v.number(),
+  bio: v.string(),
+  status: Presence,
+  is_bot: BotFlag,
+  created_at: UnixSeconds,
+});
+export type PublicUser = v.InferOutput<typeof PublicUser>;
+
+/** `GET /users/me/info`: the account's own view. */
+export const MeUser = v.object({
+  id: Uuid,
+  username: v.string(),
+  email: v.string(),
+  avatar: ImageUrl,
+  banner: ImageUrl,
+  banner_offset: v.number(),
+  bio: v.string(),
+  status: Presence,
+  is_bot: BotFlag,
+  two_factor_enabled: v.boolean(),
+  /** Hearth extensions (docs/users.md): premium subscriber, platform administrator. */
+  premium: v.boolean(),
+  platform_admin: v.boolean(),
+  created_at: UnixSeconds,
+});
+export type MeUser = v.InferOutput<typeof MeUser>;
 
 /** SPEC.md "Channel"; the flags are booleans. */
-export interface Channel {
-  id: string;
-  server_id: string;
-  name: string;
-  type: "text" | "voice";
-  category_id: string | null;
-  position: number;
-  topic: string | null;
-  slowmode: number;
-  nsfw: boolean;
-  is_meeting: boolean;
-  chat_enabled: boolean;
-}
+export const Channel = v.object({
+  id: Uuid,
+  server_id: Uuid,
+  name: v.string(),
+  type: v.picklist(["text", "voice"]),
+  category_id: v.nullable(Uuid),
+  position: v.number(),
+  topic: v.nullable(v.string()),
+  slowmode: v.number(),
+  nsfw: v.boolean(),
+  is_meeting: v.boolean(),
+  chat_enabled: v.boolean(),
+});
+export type Channel = v.InferOutput<typeof Channel>;
 
 /** CONTRACT.md: `{id, server_id, name, position}`. */
-export interface Category {
-  id: string;
-  server_id: string;
-  name: string;
-  position: number;
-}
+export const Category = v.object({ id: Uuid, server_id: Uuid, name: v.string(), position: v.number() });
+export type Category = v.InferOutput<typeof Category>;
 
-export interface EmbedField { name: string; value: string; inline?: boolean }
-export interface Embed {
-  title?: string;
-  description?: string;
-  url?: string;
-  color?: string;
-  fields?: EmbedField[];
-  thumbnail?: string;
-  image?: string;
-  footer?: { text: string; icon_url?: string };
-  author?: { name: string; url?: string; icon_url?: string };
-  timestamp?: string;
-  components?: Component[];
-}
+/** A custom role (SPEC.md "Role"); also the payload of `role:created` / `role:updated`. */
+export const Role = v.object({
+  id: Uuid,
+  server_id: Uuid,
+  name: v.string(),
+  color: v.string(),
+  position: v.number(),
+  permissions: v.number(),
+  hoist: v.boolean(),
+  is_default: BotFlag,
+  /** Hearth's addition: the bot whose managed role this is, else null (docs/roles.md). */
+  managed_bot_id: v.nullable(Uuid),
+});
+export type Role = v.InferOutput<typeof Role>;
 
-export interface ComponentEmoji {
-  name: string;
-  id?: string;
-}
+export const ComponentEmoji = v.object({ name: v.string(), id: v.optional(v.string()) });
+export type ComponentEmoji = v.InferOutput<typeof ComponentEmoji>;
 
-export type ButtonStyle = "primary" | "secondary" | "success" | "danger" | "link";
+export const BUTTON_STYLES = ["primary", "secondary", "success", "danger", "link"] as const;
+export type ButtonStyle = (typeof BUTTON_STYLES)[number];
 
-interface ButtonBase {
-  type: "button";
-  label: string;
-  emoji?: ComponentEmoji;
-  disabled?: boolean;
-}
+const buttonEntries = { type: v.literal("button"), label: v.string(), emoji: v.optional(ComponentEmoji), disabled: v.optional(v.boolean()) };
 /** A button that sends a component interaction to the bot. */
-export interface ActionButtonComponent extends ButtonBase {
-  style: Exclude<ButtonStyle, "link">;
-  custom_id: string;
-}
+export const ActionButtonComponent = v.object({ ...buttonEntries, style: v.picklist(["primary", "secondary", "success", "danger"]), custom_id: v.string() });
+export type ActionButtonComponent = v.InferOutput<typeof ActionButtonComponent>;
 /** A button the client opens as a link; it never produces an interaction. */
-export interface LinkButtonComponent extends ButtonBase {
-  style: "link";
-  url: string;
-}
+export const LinkButtonComponent = v.object({ ...buttonEntries, style: v.literal("link"), url: v.string() });
+export type LinkButtonComponent = v.InferOutput<typeof LinkButtonComponent>;
 export type ButtonComponent = ActionButtonComponent | LinkButtonComponent;
 
-export interface SelectOption {
-  label: string;
-  value: string;
-  description?: string;
-  emoji?: ComponentEmoji;
-  default?: boolean;
-}
-export interface StringSelectComponent {
-  type: "string_select";
-  custom_id: string;
-  options: SelectOption[];
-  placeholder?: string;
-  min_values?: number;
-  max_values?: number;
-}
+export const SelectOption = v.object({
+  label: v.string(),
+  value: v.string(),
+  description: v.optional(v.string()),
+  emoji: v.optional(ComponentEmoji),
+  default: v.optional(v.boolean()),
+});
+export type SelectOption = v.InferOutput<typeof SelectOption>;
+export const StringSelectComponent = v.object({
+  type: v.literal("string_select"),
+  custom_id: v.string(),
+  options: v.array(SelectOption),
+  placeholder: v.optional(v.string()),
+  min_values: v.optional(v.number()),
+  max_values: v.optional(v.number()),
+});
+export type StringSelectComponent = v.InferOutput<typeof StringSelectComponent>;
 
 export type SelectChannelType = "text" | "voice";
-export interface ChannelSelectComponent {
-  type: "channel_select";
-  custom_id: string;
-  placeholder?: string;
-  channel_types?: SelectChannelType[];
-  min_values?: number;
-  max_values?: number;
-}
+export const ChannelSelectComponent = v.object({
+  type: v.literal("channel_select"),
+  custom_id: v.string(),
+  placeholder: v.optional(v.string()),
+  channel_types: v.optional(v.array(v.picklist(["text", "voice"]))),
+  min_values: v.optional(v.number()),
+  max_values: v.optional(v.number()),
+});
+export type ChannelSelectComponent = v.InferOutput<typeof ChannelSelectComponent>;
 
-export type Component = ButtonComponent | StringSelectComponent | ChannelSelectComponent;
+export const Component = v.union([ActionButtonComponent, LinkButtonComponent, StringSelectComponent, ChannelSelectComponent]);
+export type Component = v.InferOutput<typeof Component>;
 /** The components a user can press: everything but link buttons. */
 export type InteractiveComponent = Exclude<Component, LinkButtonComponent>;
 
-export interface Attachment {
-  id: string;
-  filename: string;
-  original_name: string;
-  mime_type: string;
-  size: number;
-}
+export const EmbedField = v.object({ name: v.string(), value: v.string(), inline: v.optional(v.boolean()) });
+export type EmbedField = v.InferOutput<typeof EmbedField>;
+export const Embed = v.object({
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  url: v.optional(v.string()),
+  color: v.optional(v.string()),
+  fields: v.optional(v.array(EmbedField)),
+  thumbnail: v.optional(v.string()),
+  image: v.optional(v.string()),
+  footer: v.optional(v.object({ text: v.string(), icon_url: v.optional(v.string()) })),
+  author: v.optional(v.object({ name: v.string(), url: v.optional(v.string()), icon_url: v.optional(v.string()) })),
+  /** ISO 8601. */
+  timestamp: v.optional(v.string()),
+  components: v.optional(v.array(Component)),
+});
+export type Embed = v.InferOutput<typeof Embed>;
 
-export interface Message {
-  id: string;
-  channel_id: string;
-  user_id: string;
-  content: string;
-  created_at: number;
-  updated_at: number | null;
-  username: string;
-  avatar: string | null;
-  is_bot: 0 | 1;
-  embeds: Embed[];
-  attachments: Attachment[];
-  reply_to: string | null;
-  webhook_id?: string | null;
-}
+export const Attachment = v.object({
+  id: Uuid,
+  filename: v.string(),
+  original_name: v.string(),
+  mime_type: v.string(),
+  size: Count,
+});
+export type Attachment = v.InferOutput<typeof Attachment>;
 
-export interface InteractionUser { id: string; username: string }
+const messageEntries = {
+  id: Uuid,
+  channel_id: Uuid,
+  user_id: Uuid,
+  content: v.string(),
+  created_at: UnixSeconds,
+  updated_at: v.nullable(UnixSeconds),
+  username: v.string(),
+  avatar: ImageUrl,
+  is_bot: BotFlag,
+  embeds: v.array(Embed),
+  attachments: v.array(Attachment),
+  reply_to: v.nullable(Uuid),
+};
+
+/** A channel message; `webhook_id` is set on a webhook's messages (CONTRACT.md). */
+export const Message = v.object({ ...messageEntries, webhook_id: v.optional(v.nullable(Uuid)) });
+export type Message = v.InferOutput<typeof Message>;
+
+/** A direct message: a message whose `channel_id` is the conversation's id, plus `conversation_id`. */
+export const DmMessage = v.object({ ...messageEntries, conversation_id: Uuid });
+export type DmMessage = v.InferOutput<typeof DmMessage>;
+
+/** A member of a DM conversation as the others see them. */
+export const Recipient = v.object({ id: Uuid, username: v.string(), avatar: ImageUrl, status: Presence, is_bot: BotFlag });
+export type Recipient = v.InferOutput<typeof Recipient>;
+
+/** A 1:1 DM or a group DM (docs/dms.md); `recipients` are the other members. */
+export const Conversation = v.object({
+  id: Uuid,
+  type: v.picklist(["dm", "group"]),
+  name: v.nullable(v.string()),
+  icon: ImageUrl,
+  owner_id: v.nullable(Uuid),
+  recipients: v.array(Recipient),
+  last_message_at: v.nullable(UnixSeconds),
+});
+export type Conversation = v.InferOutput<typeof Conversation>;
+
+export const InteractionUser = v.object({ id: Uuid, username: v.string() });
+export type InteractionUser = v.InferOutput<typeof InteractionUser>;
+
+/** A voice participant as clients see it; meetingRole and handRaised mean something in meetings only. */
+export const VoiceParticipant = v.object({
+  socketId: v.string(),
+  userId: Uuid,
+  username: v.string(),
+  isBot: v.boolean(),
+  muted: v.boolean(),
+  deafened: v.boolean(),
+  video: v.boolean(),
+  serverMuted: v.boolean(),
+  serverDeafened: v.boolean(),
+  speaking: v.boolean(),
+  meetingRole: v.nullable(v.picklist(["audience", "speaker"])),
+  handRaised: v.boolean(),
+});
+export type VoiceParticipant = v.InferOutput<typeof VoiceParticipant>;

@@ -12,7 +12,7 @@ import { DmTyping } from "../client-events.ts";
 export function dmEvents(domain: Domain): ClientEventTable {
   const repeats = new TypingRepeats();
   const typing =
-    (start: boolean): ClientEventHandler =>
+    (start: boolean): ClientEventHandler<{ conversationId: string }> =>
     async (socket, payload) => {
       const { conversationId } = parseInput(DmTyping, payload, "payload");
       const key = conversationId.toLowerCase();

@@ -11,7 +11,7 @@ import { ChannelId } from "../client-events.ts";
 export function typingEvents(domain: Domain): ClientEventTable {
   const repeats = new TypingRepeats();
   const typing =
-    (event: "typing:start" | "typing:stop"): ClientEventHandler =>
+    (event: "typing:start" | "typing:stop"): ClientEventHandler<{ channelId: string }> =>
     async (socket, payload) => {
       const channelId = parseInput(ChannelId, payload, "channelId");
       const key = channelId.toLowerCase();

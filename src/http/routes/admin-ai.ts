@@ -6,6 +6,9 @@ import type { AdminPlugin } from "../admin-auth.ts";
 import { body } from "../schemas.ts";
 import { boolean, integer } from "../../domain/shared/validation.ts";
 import { AiKeyPatch, modelIdText, NewAiKey } from "../../domain/ai/schemas.ts";
+import { doc } from "../operation-doc.ts";
+import { Success } from "../../domain/shared/shapes.ts";
+import { AiKey, AiSettings } from "../responses/admin.ts";
 
 const { ai } = LIMITS;
 
@@ -26,11 +29,11 @@ const SettingsBody = body({
  */
 // Typed loosely: the app's route chain would otherwise grow past what TypeScript can represent.
 export const adminAiRoutes = (domain: Domain, admin: AdminPlugin): AnyElysia =>
-  new Elysia({ prefix: "/api/v1/admin/ai" })
+  new Elysia({ prefix: "/api/v1/admin/ai", tags: ["AI admin"] })
     .use(admin)
-    .get("/settings", () => domain.ai.settings.get(), { admin: true })
-    .patch("/settings", ({ user, body }) => domain.ai.settings.update(user, body), { admin: true, body: SettingsBody })
-    .get("/keys", () => domain.ai.keys.list(), { admin: true })
+    .get("/settings", () => domain.ai.settings.get(), { admin: true, detail: doc("getAiSettings", AiSettings) })
+    .patch("/settings", ({ user, body }) => domain.ai.settings.update(user, body), { admin: true, body: SettingsBody, detail: doc("updateAiSettings", AiSettings) })
+    .get("/keys", () => domain.ai.keys.list(), { admin: true, detail: doc("listAiKeys", v.array(AiKey)) })
     .post(
       "/keys",
       async ({ user, body, set }) => {
@@ -38,15 +41,15 @@ export const adminAiRoutes = (domain: Domain, admin: AdminPlugin): AnyElysia =>
         set.status = 201;
         return key;
       },
-      { admin: true, body: NewKeyBody },
+      { admin: true, body: NewKeyBody, detail: doc("createAiKey", { 201: AiKey }) },
     )
-    .get("/keys/:id", ({ params }) => domain.ai.keys.get(params.id), { admin: true })
-    .patch("/keys/:id", ({ user, params, body }) => domain.ai.keys.update(user, params.id, body), { admin: true, body: KeyChangesBody })
+    .get("/keys/:id", ({ params }) => domain.ai.keys.get(params.id), { admin: true, detail: doc("getAiKey", AiKey) })
+    .patch("/keys/:id", ({ user, params, body }) => domain.ai.keys.update(user, params.id, body), { admin: true, body: KeyChangesBody, detail: doc("updateAiKey", AiKey) })
     .delete(
       "/keys/:id",
       async ({ user, params }) => {
         await domain.ai.keys.remove(user, params.id);
         return { success: true };
       },
-      { admin: true },
+      { admin: true, detail: doc("deleteAiKey", Success) },
     );

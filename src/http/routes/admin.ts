@@ -7,6 +7,8 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { boolean, password, username } from "../../domain/shared/validation.ts";
 import type { AdminPlugin } from "../admin-auth.ts";
 import { body, queryLimit } from "../schemas.ts";
+import { doc } from "../operation-doc.ts";
+import { AdminReport, AdminServer, AdminUser, AdminUserDetail, GeneralSettings, PlatformLogPage } from "../responses/admin.ts";
 
 /** `?before=<id>`: a UUID of the previous page's last item. */
 const before = v.optional(v.pipe(v.string(), v.uuid("must be an id from a previous page")));
@@ -63,10 +65,10 @@ const ResolveBody = body({
  * administrator's user token; every change is written to the platform log.
  */
 export const adminRoutes = (domain: Domain, admin: AdminPlugin) =>
-  new Elysia({ prefix: "/api/v1/admin" })
+  new Elysia({ prefix: "/api/v1/admin", tags: ["Admin"] })
     .use(admin)
-    .get("/settings", () => domain.generalSettings.get(), { admin: true })
-    .patch("/settings", ({ user, body }) => domain.generalSettings.update(user, body), { admin: true, body: SettingsBody })
+    .get("/settings", () => domain.generalSettings.get(), { admin: true, detail: doc("getGeneralSettings", GeneralSettings) })
+    .patch("/settings", ({ user, body }) => domain.generalSettings.update(user, body), { admin: true, body: SettingsBody, detail: doc("updateGeneralSettings", GeneralSettings) })
     .get(
       "/users",
       ({ query }) =>
@@ -81,7 +83,7 @@ export const adminRoutes = (domain: Domain, admin: AdminPlugin) =>
           query.before ?? null,
           query.limit ?? LIMITS.admin.pageDefault,
         ),
-      { admin: true, query: UsersQuery },
+      { admin: true, query: UsersQuery, detail: doc("adminListUsers", v.array(AdminUser)) },
     )
     .post(
       "/users",
@@ -90,27 +92,28 @@ export const adminRoutes = (domain: Domain, admin: AdminPlugin) =>
         set.status = 201;
         return created;
       },
-      { admin: true, body: NewUserBody },
+      { admin: true, body: NewUserBody, detail: doc("adminCreateUser", { 201: AdminUserDetail }, { errors: [409] }) },
     )
-    .get("/users/:id", ({ params }) => domain.adminUsers.get(params.id), { admin: true })
+    .get("/users/:id", ({ params }) => domain.adminUsers.get(params.id), { admin: true, detail: doc("adminGetUser", AdminUserDetail) })
     .patch("/users/:id", ({ user, params, body }) => domain.adminUsers.update(user, params.id, body), {
       admin: true,
       body: UserFlagsBody,
+      detail: doc("adminUpdateUser", AdminUserDetail),
     })
     .get(
       "/servers",
       ({ query }) =>
         domain.adminServers.list({ q: query.q ?? null, verified: query.verified ?? null }, query.before ?? null, query.limit ?? LIMITS.admin.pageDefault),
-      { admin: true, query: ServersQuery },
+      { admin: true, query: ServersQuery, detail: doc("adminListServers", v.array(AdminServer)) },
     )
-    .get("/servers/:id", ({ params }) => domain.adminServers.get(params.id), { admin: true })
+    .get("/servers/:id", ({ params }) => domain.adminServers.get(params.id), { admin: true, detail: doc("adminGetServer", AdminServer) })
     .patch(
       "/servers/:id",
       async ({ user, params, body }) => {
         if (body.verified === undefined) return domain.adminServers.get(params.id);
         return domain.adminServers.setVerified(user, params.id, body.verified);
       },
-      { admin: true, body: ServerFlagsBody },
+      { admin: true, body: ServerFlagsBody, detail: doc("adminUpdateServer", AdminServer) },
     )
     .get(
       "/reports",
@@ -120,15 +123,16 @@ export const adminRoutes = (domain: Domain, admin: AdminPlugin) =>
           query.before ?? null,
           query.limit ?? LIMITS.admin.pageDefault,
         ),
-      { admin: true, query: ReportsQuery },
+      { admin: true, query: ReportsQuery, detail: doc("adminListReports", v.array(AdminReport)) },
     )
-    .get("/reports/:id", ({ params }) => domain.reports.get(params.id), { admin: true })
+    .get("/reports/:id", ({ params }) => domain.reports.get(params.id), { admin: true, detail: doc("adminGetReport", AdminReport) })
     .post(
       "/reports/:id/resolve",
       ({ user, params, body }) => domain.reports.resolve(user, params.id, { status: body.status, action: body.action, note: body.note || null }),
-      { admin: true, body: ResolveBody },
+      { admin: true, body: ResolveBody, detail: doc("adminResolveReport", AdminReport) },
     )
     .get("/log", ({ query }) => domain.admins.logPage(query.before ?? null, query.limit ?? LIMITS.admin.pageDefault), {
       admin: true,
       query: LogQuery,
+      detail: doc("getPlatformLog", PlatformLogPage),
     });

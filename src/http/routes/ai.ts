@@ -11,6 +11,10 @@ import { readMultipart } from "../multipart.ts";
 import { body, queryLimit } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { ConversationFields, idText, NewTurn } from "../../domain/ai/schemas.ts";
+import { doc, EVENT_STREAM, FILE } from "../operation-doc.ts";
+import { FileField } from "../../reference/json-schema.ts";
+import { Success } from "../../domain/shared/shapes.ts";
+import { AiConfig, AiConversation, AiMessage, AiUpload } from "../responses/ai.ts";
 
 const { ai } = LIMITS;
 /** SSE comment lines keep proxies and Bun's idle timer from closing a quiet stream. */
@@ -23,6 +27,9 @@ const HistoryQuery = v.object({
   before: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
   limit: queryLimit(ai.historyMax),
 });
+
+/** The unversioned mount's operations are named apart (`getAiConfigUnversioned`). */
+const op = (prefix: string, name: string) => (prefix === "/api/v1/ai" ? name : `${name}Unversioned`);
 
 /** The turn's events as server-sent events; the reader going away cancels the turn (its partial reply is kept). */
 function eventStream(turn: AiTurn): Response {
@@ -69,7 +76,7 @@ function eventStream(turn: AiTurn): Response {
  */
 // Typed loosely: the app's route chain would otherwise grow past what TypeScript can represent.
 export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" | "/api/ai"): AnyElysia =>
-  new Elysia({ prefix })
+  new Elysia({ prefix, tags: ["AI"] })
     .use(auth)
     .get(
       "/config",
@@ -77,7 +84,7 @@ export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" 
         requireHuman(user);
         return domain.ai.assistant.config(user);
       },
-      { auth: true },
+      { auth: true, detail: doc(op(prefix, "getAiConfig"), AiConfig) },
     )
     .get(
       "/conversations",
@@ -85,7 +92,7 @@ export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" 
         requireHuman(user);
         return domain.ai.conversations.list(user);
       },
-      { auth: true },
+      { auth: true, detail: doc(op(prefix, "listAiConversations"), v.array(AiConversation)) },
     )
     .post(
       "/conversations",
@@ -95,7 +102,7 @@ export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" 
         set.status = 201;
         return conversation;
       },
-      { auth: true },
+      { auth: true, detail: doc(op(prefix, "createAiConversation"), { 201: AiConversation }, { body: ConversationBody }) },
     )
     .patch(
       "/conversations/:id",
@@ -103,7 +110,7 @@ export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" 
         requireHuman(user);
         return domain.ai.conversations.update(user, params.id, parseInput(ConversationBody, raw));
       },
-      { auth: true },
+      { auth: true, detail: doc(op(prefix, "updateAiConversation"), AiConversation, { body: ConversationBody }) },
     )
     .delete(
       "/conversations/:id",
@@ -112,7 +119,7 @@ export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" 
         await domain.ai.conversations.remove(user, params.id);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc(op(prefix, "deleteAiConversation"), Success) },
     )
     .get(
       "/conversations/:id/messages",
@@ -121,7 +128,7 @@ export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" 
         const q = parseInput(HistoryQuery, query, "query");
         return domain.ai.conversations.history(user, params.id, q.before ?? null, q.limit ?? ai.historyDefault);
       },
-      { auth: true },
+      { auth: true, detail: doc(op(prefix, "listAiMessages"), v.array(AiMessage), { query: HistoryQuery }) },
     )
     .post(
       "/uploads",
@@ -133,7 +140,7 @@ export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" 
         set.status = 201;
         return upload;
       },
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc(op(prefix, "uploadAiFile"), { 201: AiUpload }, { multipart: v.object({ file: FileField }), errors: [429] }) },
     )
     .post(
       "/chat",
@@ -141,7 +148,14 @@ export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" 
         requireHuman(user);
         return eventStream(await domain.ai.assistant.startTurn(user, parseInput(TurnBody, raw)));
       },
-      { auth: true },
+      {
+        auth: true,
+        detail: doc(op(prefix, "startAiChat"), { 200: EVENT_STREAM }, {
+          body: TurnBody,
+          errors: [404, 409, 429],
+          description: "Server-sent events `start`, `delta`, `image`, `done` or `error` (docs/ai.md); the `X-Stream-Id` header names the stream for `/chat/cancel`.",
+        }),
+      },
     )
     .post(
       "/chat/cancel",
@@ -150,12 +164,12 @@ export const aiRoutes = (domain: Domain, auth: AuthPlugin, prefix: "/api/v1/ai" 
         await domain.ai.assistant.cancel(user, parseInput(CancelBody, raw).stream_id);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc(op(prefix, "cancelAiChat"), Success, { body: CancelBody, errors: [404] }) },
     );
 
 /** The AI files, `/uploads/ai/<user id>/<name>`: only their owner's token reads them. */
 export const aiFileRoutes = (domain: Domain, auth: AuthPlugin): AnyElysia =>
-  new Elysia().use(auth).get(
+  new Elysia({ tags: ["Files"] }).use(auth).get(
     "/uploads/ai/:userId/:name",
     async ({ user, params }) => {
       requireHuman(user);
@@ -172,5 +186,5 @@ export const aiFileRoutes = (domain: Domain, auth: AuthPlugin): AnyElysia =>
       if (!type) headers["content-disposition"] = "attachment";
       return new Response(file, { headers });
     },
-    { auth: true },
+    { auth: true, detail: doc("getAiFile", { 200: FILE }) },
   );

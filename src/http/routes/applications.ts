@@ -6,6 +6,10 @@ import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
 import { boolean, displayName, integer } from "../../domain/shared/validation.ts";
+import { doc } from "../operation-doc.ts";
+import { FileField } from "../../reference/json-schema.ts";
+import { Success } from "../../domain/shared/shapes.ts";
+import { Application, ApplicationPermissions, BotAddResult, BotServer, BotToken, NewApplication } from "../responses/bots.ts";
 
 const appName = v.pipe(
   displayName,
@@ -32,7 +36,7 @@ const OwnerAddBody = body({ permissions: v.optional(permissionsBitfield) });
  * someone else's application 404). Every route names its params `:appId` then `:serverId`.
  */
 export const applicationRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/oauth2/applications" })
+  new Elysia({ prefix: "/api/v1/oauth2/applications", tags: ["Applications"] })
     .use(auth)
     .post(
       "/",
@@ -41,20 +45,26 @@ export const applicationRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return created;
       },
-      { auth: true, body: CreateBody },
+      {
+        auth: true,
+        body: CreateBody,
+        detail: doc("createApplication", { 201: NewApplication }, {
+          headers: { "x-2fa-code": "The current TOTP code, when the platform requires two-factor authentication for applications" },
+        }),
+      },
     )
-    .get("/", ({ user }) => domain.applications.list(user), { auth: true })
-    .get("/:appId", ({ user, params }) => domain.applications.get(params.appId, user), { auth: true })
-    .put("/:appId", ({ user, params, body }) => domain.applications.update(params.appId, user, body), { auth: true, body: UpdateBody })
+    .get("/", ({ user }) => domain.applications.list(user), { auth: true, detail: doc("listApplications", v.array(Application)) })
+    .get("/:appId", ({ user, params }) => domain.applications.get(params.appId, user), { auth: true, detail: doc("getApplication", Application) })
+    .put("/:appId", ({ user, params, body }) => domain.applications.update(params.appId, user, body), { auth: true, body: UpdateBody, detail: doc("updateApplication", Application) })
     .delete(
       "/:appId",
       async ({ user, params }) => {
         await domain.applications.delete(params.appId, user);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteApplication", Success) },
     )
-    .post("/:appId/token", ({ user, params }) => domain.applications.regenerateToken(params.appId, user), { auth: true })
+    .post("/:appId/token", ({ user, params }) => domain.applications.regenerateToken(params.appId, user), { auth: true, detail: doc("regenerateBotToken", BotToken) })
     .post(
       "/:appId/avatar",
       async ({ user, params, request }) => {
@@ -62,7 +72,7 @@ export const applicationRoutes = (domain: Domain, auth: AuthPlugin) =>
         const form = await readMultipart(request, LIMITS.userAvatarBytes);
         return domain.applications.setImage(params.appId, user, "avatar", form.get("avatar"));
       },
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("setApplicationAvatar", Application, { multipart: v.object({ avatar: FileField }) }) },
     )
     .post(
       "/:appId/banner",
@@ -71,27 +81,28 @@ export const applicationRoutes = (domain: Domain, auth: AuthPlugin) =>
         const form = await readMultipart(request, LIMITS.userBannerBytes);
         return domain.applications.setImage(params.appId, user, "banner", form.get("banner"));
       },
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("setApplicationBanner", Application, { multipart: v.object({ banner: FileField }) }) },
     )
     .patch(
       "/:appId/banner-offset",
       ({ user, params, body }) => domain.applications.setBannerOffset(params.appId, user, body.banner_offset),
-      { auth: true, body: BannerOffsetBody },
+      { auth: true, body: BannerOffsetBody, detail: doc("setApplicationBannerOffset", Application) },
     )
     .patch(
       "/:appId/public-invite",
       ({ user, params, body }) => domain.applications.setPublicInvite(params.appId, user, body.public_invite),
-      { auth: true, body: PublicInviteBody },
+      { auth: true, body: PublicInviteBody, detail: doc("setApplicationPublicInvite", Application) },
     )
     .patch("/:appId/permissions", ({ user, params, body }) => domain.applications.setPermissions(params.appId, user, body), {
       auth: true,
       body: PermissionsBody,
+      detail: doc("setApplicationPermissions", ApplicationPermissions),
     })
-    .get("/:appId/servers", ({ user, params }) => domain.applications.servers(params.appId, user), { auth: true })
+    .get("/:appId/servers", ({ user, params }) => domain.applications.servers(params.appId, user), { auth: true, detail: doc("listApplicationServers", v.array(BotServer)) })
     .post(
       "/:appId/servers/:serverId",
       ({ user, params, body }) => domain.applications.addToServer(params.appId, params.serverId, user, body.permissions),
-      { auth: true, body: OwnerAddBody },
+      { auth: true, body: OwnerAddBody, detail: doc("addApplicationToServer", BotAddResult) },
     )
     .delete(
       "/:appId/servers/:serverId",
@@ -99,7 +110,13 @@ export const applicationRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.applications.removeFromServer(params.appId, params.serverId, user);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("removeApplicationFromServer", Success) },
     )
     // Errors case 3: always 403, whatever the body.
-    .patch("/:appId/servers/:serverId/permissions", ({ user }) => domain.applications.editServerPermissions(user), { auth: true });
+    .patch("/:appId/servers/:serverId/permissions", ({ user }) => domain.applications.editServerPermissions(user), {
+      auth: true,
+      detail: doc("editBotServerPermissions", {}, {
+        never: [404],
+        description: "Always 403 (SPEC.md Errors case 3): a bot's permissions in a server are its managed role's.",
+      }),
+    });

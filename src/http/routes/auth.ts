@@ -6,6 +6,8 @@ import type { AuthPlugin } from "../auth.ts";
 import { clientAddress } from "../client-address.ts";
 import { body } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
+import { doc } from "../operation-doc.ts";
+import { Session, TwoFactorSetup, TwoFactorState } from "../responses/accounts.ts";
 
 const RegisterBody = body({
   username,
@@ -28,7 +30,7 @@ const CodeBody = body({ code: totpCode });
 
 /** /api/v1/auth: accounts and two-factor authentication (CONTRACT.md "Accounts"). */
 export const authRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/auth" })
+  new Elysia({ prefix: "/api/v1/auth", tags: ["Auth"] })
     .use(auth)
     .post(
       "/register",
@@ -37,11 +39,12 @@ export const authRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return session;
       },
-      { body: RegisterBody },
+      { body: RegisterBody, detail: doc("register", { 201: Session }, { errors: [403, 409, 429] }) },
     )
     .post("/login", ({ body, request, server }) => domain.accounts.login(body, clientAddress(request, server)), {
       body: LoginBody,
+      detail: doc("login", Session, { errors: [401, 403, 429] }),
     })
-    .post("/2fa/setup", ({ user }) => domain.twoFactor.setup(user), { auth: true })
-    .post("/2fa/enable", ({ user, body }) => domain.twoFactor.enable(user, body.code), { auth: true, body: CodeBody })
-    .post("/2fa/disable", ({ user, body }) => domain.twoFactor.disable(user, body.code), { auth: true, body: CodeBody });
+    .post("/2fa/setup", ({ user }) => domain.twoFactor.setup(user), { auth: true, detail: doc("setupTwoFactor", TwoFactorSetup) })
+    .post("/2fa/enable", ({ user, body }) => domain.twoFactor.enable(user, body.code), { auth: true, body: CodeBody, detail: doc("enableTwoFactor", TwoFactorState) })
+    .post("/2fa/disable", ({ user, body }) => domain.twoFactor.disable(user, body.code), { auth: true, body: CodeBody, detail: doc("disableTwoFactor", TwoFactorState) });

@@ -8,6 +8,12 @@ import { InviteBody } from "./invites.ts";
 import { body, queryLimit } from "../schemas.ts";
 import { MessageBody, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
 import { boundedText, displayName, integer, stripUnprintable } from "../../domain/shared/validation.ts";
+import { doc } from "../operation-doc.ts";
+import { Channel, DmMessage, Message, Role, Success } from "../../domain/shared/shapes.ts";
+import { BulkDeleteResult } from "../responses/messaging.ts";
+import { Ban, Invite, Member, Server } from "../responses/community.ts";
+import { BotPresence } from "../responses/bots.ts";
+import { UserWithActivity } from "../responses/accounts.ts";
 
 const uuid = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
 const SendBody = body(SendMessageBody.entries);
@@ -58,7 +64,7 @@ const success = { success: true } as const;
 export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
   const bot = domain.botRest;
   return (
-    new Elysia({ prefix: "/api/v1/oauth2/bot" })
+    new Elysia({ prefix: "/api/v1/oauth2/bot", tags: ["Bot REST"] })
       .use(auth)
       // --- channel messages ---
       .post(
@@ -68,22 +74,23 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
           set.status = 201;
           return message;
         },
-        { bot: true, body: SendBody },
+        { bot: true, body: SendBody, detail: doc("botSendMessage", { 201: Message }, { errors: [429] }) },
       )
       .get(
         "/channels/:channelId/messages",
         ({ user, params, query }) =>
           bot.list(params.channelId, user, { before: query.before, after: query.after, limit: query.limit ?? LIMITS.botMessageListDefault }),
-        { bot: true, query: PageQuery },
+        { bot: true, query: PageQuery, detail: doc("botListMessages", v.array(Message)) },
       )
       .post(
         "/channels/:channelId/messages/bulk-delete",
         ({ user, params, body }) => domain.messages.bulkDelete(params.channelId, user, body.message_ids),
-        { bot: true, body: BulkDeleteBody },
+        { bot: true, body: BulkDeleteBody, detail: doc("botBulkDeleteMessages", BulkDeleteResult) },
       )
       .put("/channels/:channelId/messages/:messageId", ({ user, params, body }) => bot.edit(params.channelId, params.messageId, user, body), {
         bot: true,
         body: EditBody,
+        detail: doc("botEditMessage", Message),
       })
       .delete(
         "/channels/:channelId/messages/:messageId",
@@ -91,7 +98,7 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
           await bot.delete(params.channelId, params.messageId, user);
           return success;
         },
-        { bot: true },
+        { bot: true, detail: doc("botDeleteMessage", Success) },
       )
       // --- direct messages ---
       .post(
@@ -101,20 +108,20 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
           set.status = 201;
           return message;
         },
-        { bot: true, body: DmBody },
+        { bot: true, body: DmBody, detail: doc("botSendDm", { 201: DmMessage }) },
       )
       // --- servers ---
-      .get("/servers/:serverId", ({ user, params }) => domain.servers.get(params.serverId, user), { bot: true })
-      .get("/servers/:serverId/channels", ({ user, params }) => bot.channels(params.serverId, user), { bot: true })
-      .get("/servers/:serverId/members", ({ user, params }) => domain.members.list(params.serverId, user.id), { bot: true })
-      .get("/servers/:serverId/members/:userId", ({ user, params }) => bot.member(params.serverId, user, params.userId), { bot: true })
+      .get("/servers/:serverId", ({ user, params }) => domain.servers.get(params.serverId, user), { bot: true, detail: doc("botGetServer", Server) })
+      .get("/servers/:serverId/channels", ({ user, params }) => bot.channels(params.serverId, user), { bot: true, detail: doc("botListChannels", v.array(Channel)) })
+      .get("/servers/:serverId/members", ({ user, params }) => domain.members.list(params.serverId, user.id), { bot: true, detail: doc("botListMembers", v.array(Member)) })
+      .get("/servers/:serverId/members/:userId", ({ user, params }) => bot.member(params.serverId, user, params.userId), { bot: true, detail: doc("botGetMember", Member) })
       .delete(
         "/servers/:serverId/members/:userId",
         async ({ user, params }) => {
           await domain.moderation.kick(params.serverId, user.id, params.userId);
           return success;
         },
-        { bot: true },
+        { bot: true, detail: doc("botKickMember", Success) },
       )
       .post(
         "/servers/:serverId/bans",
@@ -123,7 +130,7 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
           set.status = 201;
           return ban;
         },
-        { bot: true, body: BanBody },
+        { bot: true, body: BanBody, detail: doc("botBanMember", { 201: Ban }, { errors: [409] }) },
       )
       .delete(
         "/servers/:serverId/bans/:userId",
@@ -131,16 +138,16 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
           await domain.moderation.unban(params.serverId, user.id, params.userId);
           return success;
         },
-        { bot: true },
+        { bot: true, detail: doc("botUnbanMember", Success) },
       )
-      .get("/servers/:serverId/roles", ({ user, params }) => domain.roles.list(params.serverId, user.id), { bot: true })
+      .get("/servers/:serverId/roles", ({ user, params }) => domain.roles.list(params.serverId, user.id), { bot: true, detail: doc("botListRoles", v.array(Role)) })
       .post(
         "/servers/:serverId/members/:userId/roles/:roleId",
         async ({ user, params }) => {
           await domain.roles.assign(params.serverId, user.id, params.userId, params.roleId);
           return success;
         },
-        { bot: true },
+        { bot: true, detail: doc("botAssignRole", Success) },
       )
       .delete(
         "/servers/:serverId/members/:userId/roles/:roleId",
@@ -148,7 +155,7 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
           await domain.roles.unassign(params.serverId, user.id, params.userId, params.roleId);
           return success;
         },
-        { bot: true },
+        { bot: true, detail: doc("botUnassignRole", Success) },
       )
       .post(
         "/servers/:serverId/invites",
@@ -160,19 +167,19 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
           set.status = 201;
           return invite;
         },
-        { bot: true, body: InviteBody },
+        { bot: true, body: InviteBody, detail: doc("botCreateInvite", { 201: Invite }) },
       )
-      .get("/servers/:serverId/invites", ({ user, params }) => domain.invites.list(params.serverId, user.id), { bot: true })
+      .get("/servers/:serverId/invites", ({ user, params }) => domain.invites.list(params.serverId, user.id), { bot: true, detail: doc("botListInvites", v.array(Invite)) })
       .delete(
         "/servers/:serverId/invites/:inviteId",
         async ({ user, params }) => {
           await domain.invites.delete(params.serverId, user.id, params.inviteId);
           return success;
         },
-        { bot: true },
+        { bot: true, detail: doc("botDeleteInvite", Success) },
       )
       // --- presence and users ---
-      .put("/presence", ({ user, body }) => bot.setPresence(user, body.status, body.activity), { bot: true, body: PresenceBody })
-      .get("/users/:userId", ({ params }) => bot.user(params.userId), { bot: true })
+      .put("/presence", ({ user, body }) => bot.setPresence(user, body.status, body.activity), { bot: true, body: PresenceBody, detail: doc("botSetPresence", BotPresence) })
+      .get("/users/:userId", ({ params }) => bot.user(params.userId), { bot: true, detail: doc("botGetUser", UserWithActivity) })
   );
 };

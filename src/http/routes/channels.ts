@@ -7,6 +7,9 @@ import type { AuthPlugin } from "../auth.ts";
 import { body } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { ChannelChanges, ChannelPlacement, channelIdText, channelName, NewChannel } from "../../domain/community/channel-schemas.ts";
+import { doc } from "../operation-doc.ts";
+import { Category, Channel, Success } from "../../domain/shared/shapes.ts";
+import { ChannelList, PermissionOverride } from "../responses/community.ts";
 
 const { channel } = LIMITS;
 const bits = v.optional(integer(0, ALL_PERMISSIONS), 0);
@@ -32,13 +35,14 @@ const OverrideBody = body({ allow: integer(0, ALL_PERMISSIONS), deny: integer(0,
  * a channel id depending on the route), and so is the one after `categories/`.
  */
 export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/channels" })
+  new Elysia({ prefix: "/api/v1/channels", tags: ["Channels"] })
     .use(auth)
-    .get("/id/:id", ({ user, params }) => domain.channels.get(params.id, user), { auth: true })
+    .get("/id/:id", ({ user, params }) => domain.channels.get(params.id, user), { auth: true, detail: doc("getChannel", Channel) })
     // Categories by id.
     .put("/categories/:id", ({ user, params, body }) => domain.channels.renameCategory(params.id, user, body.name), {
       auth: true,
       body: CategoryBody,
+      detail: doc("renameCategory", Category),
     })
     .delete(
       "/categories/:id",
@@ -46,13 +50,13 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.channels.deleteCategory(params.id, user);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteCategory", Success) },
     )
-    .get("/categories/:id/permissions", ({ user, params }) => domain.channels.categoryOverrides(params.id, user), { auth: true })
+    .get("/categories/:id/permissions", ({ user, params }) => domain.channels.categoryOverrides(params.id, user), { auth: true, detail: doc("listCategoryOverrides", v.array(PermissionOverride)) })
     .put(
       "/categories/:id/permissions/:roleId",
       ({ user, params, body }) => domain.channels.setCategoryOverride(params.id, params.roleId, user, body.allow, body.deny),
-      { auth: true, body: OverrideBody },
+      { auth: true, body: OverrideBody, detail: doc("setCategoryOverride", PermissionOverride) },
     )
     .delete(
       "/categories/:id/permissions/:roleId",
@@ -60,10 +64,10 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.channels.resetCategoryOverride(params.id, params.roleId, user);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("resetCategoryOverride", Success) },
     )
     // `:id` is a server id.
-    .get("/:id", ({ user, params }) => domain.channels.list(params.id, user), { auth: true })
+    .get("/:id", ({ user, params }) => domain.channels.list(params.id, user), { auth: true, detail: doc("listChannels", ChannelList) })
     .post(
       "/:id",
       async ({ user, params, body, set }) => {
@@ -71,7 +75,7 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return channel;
       },
-      { auth: true, body: CreateBody },
+      { auth: true, body: CreateBody, detail: doc("createChannel", { 201: Channel }) },
     )
     .put(
       "/:id/reorder",
@@ -80,7 +84,7 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
         const { order } = parseInput(ReorderBody, Array.isArray(body) ? { order: body } : body);
         return domain.channels.reorder(params.id, user, order);
       },
-      { auth: true },
+      { auth: true, detail: doc("reorderChannels", ChannelList, { body: ReorderBody, description: "The body is `{order: [...]}` or the bare array." }) },
     )
     .post(
       "/:id/categories",
@@ -89,21 +93,22 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return category;
       },
-      { auth: true, body: CategoryBody },
+      { auth: true, body: CategoryBody, detail: doc("createCategory", { 201: Category }) },
     )
     .put("/:id/categories/reorder", ({ user, params, body }) => domain.channels.reorderCategories(params.id, user, body.order), {
       auth: true,
       body: CategoryOrderBody,
+      detail: doc("reorderCategories", v.array(Category)),
     })
     // `:id` is a channel id.
-    .put("/:id", ({ user, params, body }) => domain.channels.update(params.id, user, body), { auth: true, body: UpdateBody })
+    .put("/:id", ({ user, params, body }) => domain.channels.update(params.id, user, body), { auth: true, body: UpdateBody, detail: doc("updateChannel", Channel) })
     .delete(
       "/:id",
       async ({ user, params }) => {
         await domain.channels.delete(params.id, user);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteChannel", Success) },
     )
     .post(
       "/:id/duplicate",
@@ -112,13 +117,13 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return channel;
       },
-      { auth: true },
+      { auth: true, detail: doc("duplicateChannel", { 201: Channel }) },
     )
-    .get("/:id/permissions", ({ user, params }) => domain.channels.channelOverrides(params.id, user), { auth: true })
+    .get("/:id/permissions", ({ user, params }) => domain.channels.channelOverrides(params.id, user), { auth: true, detail: doc("listChannelOverrides", v.array(PermissionOverride)) })
     .put(
       "/:id/permissions/:roleId",
       ({ user, params, body }) => domain.channels.setChannelOverride(params.id, params.roleId, user, body.allow, body.deny),
-      { auth: true, body: OverrideBody },
+      { auth: true, body: OverrideBody, detail: doc("setChannelOverride", PermissionOverride) },
     )
     .delete(
       "/:id/permissions/:roleId",
@@ -126,5 +131,5 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.channels.resetChannelOverride(params.id, params.roleId, user);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("resetChannelOverride", Success) },
     );

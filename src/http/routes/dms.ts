@@ -10,6 +10,13 @@ import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { SearchQuery, body, queryLimit } from "../schemas.ts";
 import { dmContent, messageId } from "../../domain/messaging/message-schemas.ts";
+import { doc } from "../operation-doc.ts";
+import { FileField } from "../../reference/json-schema.ts";
+import { Conversation, DmMessage, Success } from "../../domain/shared/shapes.ts";
+import { DmPinState, DmReaction, DmReadState } from "../responses/messaging.ts";
+
+/** The DM upload form: 1-10 `files` and an optional `content`. */
+export const UploadForm = v.object({ files: v.array(FileField), content: v.optional(v.string()) });
 
 export const SendBody = body({ content: dmContent, reply_to: v.optional(v.nullable(messageId)) });
 export const EditBody = body({ content: dmContent });
@@ -59,9 +66,9 @@ export const pageOf = (query: v.InferOutput<typeof PageQuery>) => ({
  */
 export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
   const dms = domain.dms;
-  return new Elysia({ prefix: "/api/v1/dm" })
+  return new Elysia({ prefix: "/api/v1/dm", tags: ["DMs"] })
     .use(auth)
-    .get("/channels", ({ user }) => dms.list(user, null), { auth: true })
+    .get("/channels", ({ user }) => dms.list(user, null), { auth: true, detail: doc("listDmChannels", v.array(Conversation)) })
     .post(
       "/channels/:targetUserId",
       async ({ user, params, set }) => {
@@ -69,12 +76,12 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
         set.status = created ? 201 : 200;
         return dms.toConversation(conversation, user.id);
       },
-      { auth: true },
+      { auth: true, detail: doc("openDm", { 200: Conversation, 201: Conversation }) },
     )
     .get(
       "/:targetUserId/messages",
       async ({ user, params, query }) => dms.messages(await dms.findDm(user, params.targetUserId), pageOf(query)),
-      { auth: true, query: PageQuery },
+      { auth: true, query: PageQuery, detail: doc("listDmMessages", v.array(DmMessage)) },
     )
     .post(
       "/:targetUserId/messages",
@@ -84,7 +91,7 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
         set.status = 201;
         return message;
       },
-      { auth: true, body: SendBody },
+      { auth: true, body: SendBody, detail: doc("sendDm", { 201: DmMessage }) },
     )
     .post(
       "/:targetUserId/upload",
@@ -94,7 +101,7 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
         set.status = 201;
         return message;
       },
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("uploadDm", { 201: DmMessage }, { multipart: UploadForm }) },
     )
     .post(
       "/:targetUserId/gif",
@@ -104,13 +111,13 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
         set.status = 201;
         return message;
       },
-      { auth: true, body: GifBody },
+      { auth: true, body: GifBody, detail: doc("sendDmGif", { 201: DmMessage }) },
     )
     .put(
       "/:targetUserId/messages/:messageId",
       async ({ user, params, body }) =>
         dms.edit(await dms.requireDm(user, params.targetUserId, "Message"), user, params.messageId, body.content),
-      { auth: true, body: EditBody },
+      { auth: true, body: EditBody, detail: doc("editDm", DmMessage) },
     )
     .delete(
       "/:targetUserId/messages/:messageId",
@@ -118,34 +125,34 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
         await dms.remove(await dms.requireDm(user, params.targetUserId, "Message"), user, params.messageId);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteDm", Success) },
     )
     .put(
       "/:targetUserId/messages/:messageId/reactions",
       async ({ user, params, body }) =>
         dms.toggleReaction(await dms.requireDm(user, params.targetUserId, "Message"), user, params.messageId, body.emoji),
-      { auth: true, body: ReactionBody },
+      { auth: true, body: ReactionBody, detail: doc("toggleDmReaction", DmReaction) },
     )
     .post(
       "/:targetUserId/read",
       async ({ user, params, body }) => dms.markRead(await dms.requireDm(user, params.targetUserId), user, body.message_id),
-      { auth: true, body: ReadBody },
+      { auth: true, body: ReadBody, detail: doc("markDmRead", DmReadState) },
     )
     .get(
       "/:targetUserId/search",
       async ({ user, params, query }) =>
         dms.search(await dms.findDm(user, params.targetUserId), query.q, query.limit ?? LIMITS.searchDefault),
-      { auth: true, query: SearchQuery },
+      { auth: true, query: SearchQuery, detail: doc("searchDm", v.array(DmMessage)) },
     )
-    .get("/:targetUserId/pins", async ({ user, params }) => dms.pins(await dms.findDm(user, params.targetUserId)), { auth: true })
+    .get("/:targetUserId/pins", async ({ user, params }) => dms.pins(await dms.findDm(user, params.targetUserId)), { auth: true, detail: doc("listDmPins", v.array(DmMessage)) })
     .post(
       "/:targetUserId/pins/:messageId",
       async ({ user, params }) => dms.setPinned(await dms.requireDm(user, params.targetUserId, "Message"), user, params.messageId, true),
-      { auth: true },
+      { auth: true, detail: doc("pinDm", DmPinState) },
     )
     .delete(
       "/:targetUserId/pins/:messageId",
       async ({ user, params }) => dms.setPinned(await dms.requireDm(user, params.targetUserId, "Message"), user, params.messageId, false),
-      { auth: true },
+      { auth: true, detail: doc("unpinDm", DmPinState) },
     );
 };

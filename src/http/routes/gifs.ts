@@ -4,6 +4,8 @@ import type { Domain } from "../../domain/domain.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { queryLimit } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
+import { doc } from "../operation-doc.ts";
+import { GifSearchResult } from "../responses/messaging.ts";
 
 const SearchQuery = v.object({
   q: v.optional(
@@ -16,7 +18,7 @@ const SearchQuery = v.object({
 
 /** /api/v1/gifs: GIF and sticker search over the caller's servers, plus the optional provider (docs/gifs.md). */
 export const gifRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/gifs" })
+  new Elysia({ prefix: "/api/v1/gifs", tags: ["GIFs"] })
     .use(auth)
     .get(
       "/search",
@@ -27,5 +29,5 @@ export const gifRoutes = (domain: Domain, auth: AuthPlugin) =>
           limit: query.limit ?? LIMITS.gif.pageDefault,
           cursor: query.cursor ?? null,
         }),
-      { auth: true, query: SearchQuery },
+      { auth: true, query: SearchQuery, detail: doc("searchGifs", GifSearchResult) },
     );

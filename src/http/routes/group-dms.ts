@@ -7,6 +7,11 @@ import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
 import { displayName } from "../../domain/shared/validation.ts";
 import { EditBody, GifBody, PageQuery, pageOf, ReactionBody, ReadBody, SearchQuery, SendBody, sendUpload } from "./dms.ts";
+import { doc } from "../operation-doc.ts";
+import { FileField } from "../../reference/json-schema.ts";
+import { Conversation, DmMessage, Success } from "../../domain/shared/shapes.ts";
+import { DmPinState, DmReaction, DmReadState } from "../responses/messaging.ts";
+import { UploadForm } from "./dms.ts";
 
 const userId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"));
 /** Trimmed, at most LIMITS.dm.groupNameLength characters; empty or null clears the name. */
@@ -31,9 +36,9 @@ const UserBody = body({ user_id: userId });
  */
 export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
   const dms = domain.dms;
-  return new Elysia({ prefix: "/api/v1/dm/groups" })
+  return new Elysia({ prefix: "/api/v1/dm/groups", tags: ["Group DMs"] })
     .use(auth)
-    .get("/", ({ user }) => dms.list(user, "group"), { auth: true })
+    .get("/", ({ user }) => dms.list(user, "group"), { auth: true, detail: doc("listGroups", v.array(Conversation)) })
     .post(
       "/",
       async ({ user, body, set }) => {
@@ -41,7 +46,7 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         set.status = 201;
         return group;
       },
-      { auth: true, body: CreateBody },
+      { auth: true, body: CreateBody, detail: doc("createGroup", { 201: Conversation }, { errors: [404] }) },
     )
     .patch(
       "/:groupId",
@@ -49,7 +54,7 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         if (body.name === undefined) return dms.toConversation(await dms.group(user, params.groupId), user.id);
         return dms.renameGroup(user, params.groupId, body.name);
       },
-      { auth: true, body: UpdateBody },
+      { auth: true, body: UpdateBody, detail: doc("updateGroup", Conversation) },
     )
     .delete(
       "/:groupId",
@@ -57,7 +62,7 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         await dms.deleteGroup(user, params.groupId);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteGroup", Success) },
     )
     .post(
       "/:groupId/icon",
@@ -65,12 +70,13 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         await dms.group(user, params.groupId);
         return dms.setGroupIcon(user, params.groupId, (await readMultipart(request, LIMITS.dm.groupIconBytes)).get("icon"));
       },
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("setGroupIcon", Conversation, { multipart: v.object({ icon: FileField }) }) },
     )
-    .delete("/:groupId/icon", ({ user, params }) => dms.removeGroupIcon(user, params.groupId), { auth: true })
+    .delete("/:groupId/icon", ({ user, params }) => dms.removeGroupIcon(user, params.groupId), { auth: true, detail: doc("removeGroupIcon", Conversation) })
     .post("/:groupId/members", ({ user, params, body }) => dms.addGroupMember(user, params.groupId, body.user_id), {
       auth: true,
       body: UserBody,
+      detail: doc("addGroupMember", Conversation, { errors: [409] }),
     })
     .delete(
       "/:groupId/members/:memberId",
@@ -78,11 +84,12 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         await dms.removeGroupMember(user, params.groupId, params.memberId);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("removeGroupMember", Success) },
     )
     .post("/:groupId/owner", ({ user, params, body }) => dms.transferGroup(user, params.groupId, body.user_id), {
       auth: true,
       body: UserBody,
+      detail: doc("transferGroup", Conversation),
     })
     .post(
       "/:groupId/leave",
@@ -90,12 +97,12 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         await dms.leaveGroup(user, params.groupId);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("leaveGroup", Success) },
     )
     .get(
       "/:groupId/messages",
       async ({ user, params, query }) => dms.messages(await dms.group(user, params.groupId), pageOf(query)),
-      { auth: true, query: PageQuery },
+      { auth: true, query: PageQuery, detail: doc("listGroupMessages", v.array(DmMessage)) },
     )
     .post(
       "/:groupId/messages",
@@ -104,7 +111,7 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         set.status = 201;
         return message;
       },
-      { auth: true, body: SendBody },
+      { auth: true, body: SendBody, detail: doc("sendGroupMessage", { 201: DmMessage }) },
     )
     .post(
       "/:groupId/upload",
@@ -113,7 +120,7 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         set.status = 201;
         return message;
       },
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("uploadGroupMessage", { 201: DmMessage }, { multipart: UploadForm }) },
     )
     .post(
       "/:groupId/gif",
@@ -122,12 +129,12 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         set.status = 201;
         return message;
       },
-      { auth: true, body: GifBody },
+      { auth: true, body: GifBody, detail: doc("sendGroupGif", { 201: DmMessage }) },
     )
     .put(
       "/:groupId/messages/:messageId",
       async ({ user, params, body }) => dms.edit(await dms.group(user, params.groupId), user, params.messageId, body.content),
-      { auth: true, body: EditBody },
+      { auth: true, body: EditBody, detail: doc("editGroupMessage", DmMessage) },
     )
     .delete(
       "/:groupId/messages/:messageId",
@@ -135,31 +142,32 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         await dms.remove(await dms.group(user, params.groupId), user, params.messageId);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteGroupMessage", Success) },
     )
     .put(
       "/:groupId/messages/:messageId/reactions",
       async ({ user, params, body }) => dms.toggleReaction(await dms.group(user, params.groupId), user, params.messageId, body.emoji),
-      { auth: true, body: ReactionBody },
+      { auth: true, body: ReactionBody, detail: doc("toggleGroupReaction", DmReaction) },
     )
     .get(
       "/:groupId/search",
       async ({ user, params, query }) => dms.search(await dms.group(user, params.groupId), query.q, query.limit ?? LIMITS.searchDefault),
-      { auth: true, query: SearchQuery },
+      { auth: true, query: SearchQuery, detail: doc("searchGroup", v.array(DmMessage)) },
     )
     .post("/:groupId/read", async ({ user, params, body }) => dms.markRead(await dms.group(user, params.groupId), user, body.message_id), {
       auth: true,
       body: ReadBody,
+      detail: doc("markGroupRead", DmReadState),
     })
-    .get("/:groupId/pins", async ({ user, params }) => dms.pins(await dms.group(user, params.groupId)), { auth: true })
+    .get("/:groupId/pins", async ({ user, params }) => dms.pins(await dms.group(user, params.groupId)), { auth: true, detail: doc("listGroupPins", v.array(DmMessage)) })
     .post(
       "/:groupId/pins/:messageId",
       async ({ user, params }) => dms.setPinned(await dms.group(user, params.groupId), user, params.messageId, true),
-      { auth: true },
+      { auth: true, detail: doc("pinGroupMessage", DmPinState) },
     )
     .delete(
       "/:groupId/pins/:messageId",
       async ({ user, params }) => dms.setPinned(await dms.group(user, params.groupId), user, params.messageId, false),
-      { auth: true },
+      { auth: true, detail: doc("unpinGroupMessage", DmPinState) },
     );
 };

@@ -5,6 +5,9 @@ import type { AuthPlugin } from "../auth.ts";
 import { body } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { integer } from "../../domain/shared/validation.ts";
+import { doc } from "../operation-doc.ts";
+import { Success } from "../../domain/shared/shapes.ts";
+import { Invite, InviteUse, Server } from "../responses/community.ts";
 
 
 // The body is optional: no body means an unlimited invite that never expires. Bot REST's
@@ -19,12 +22,12 @@ export const InviteBody = v.optional(
 
 /** /api/v1/servers: invites of a server, and joining by code. */
 export const inviteRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/servers" })
+  new Elysia({ prefix: "/api/v1/servers", tags: ["Invites"] })
     .use(auth)
     .post(
       "/join/:inviteCode",
       async ({ user, params }) => (await domain.invites.join(user, params.inviteCode)).server,
-      { auth: true },
+      { auth: true, detail: doc("joinServer", Server) },
     )
     .post(
       "/:id/invites",
@@ -36,16 +39,16 @@ export const inviteRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return invite;
       },
-      { auth: true, body: InviteBody },
+      { auth: true, body: InviteBody, detail: doc("createInvite", { 201: Invite }) },
     )
-    .get("/:id/invites", ({ user, params }) => domain.invites.list(params.id, user.id), { auth: true })
+    .get("/:id/invites", ({ user, params }) => domain.invites.list(params.id, user.id), { auth: true, detail: doc("listInvites", v.array(Invite)) })
     .delete(
       "/:id/invites/:inviteId",
       async ({ user, params }) => {
         await domain.invites.delete(params.id, user.id, params.inviteId);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteInvite", Success) },
     )
-    .get("/:id/invites/:inviteId/uses", ({ user, params }) => domain.invites.uses(params.id, user.id, params.inviteId), { auth: true })
-    .post("/:id/invite/regenerate", ({ user, params }) => domain.invites.regeneratePrimary(params.id, user.id), { auth: true });
+    .get("/:id/invites/:inviteId/uses", ({ user, params }) => domain.invites.uses(params.id, user.id, params.inviteId), { auth: true, detail: doc("listInviteUses", v.array(InviteUse)) })
+    .post("/:id/invite/regenerate", ({ user, params }) => domain.invites.regeneratePrimary(params.id, user.id), { auth: true, detail: doc("regeneratePrimaryInvite", Invite) });

@@ -5,6 +5,19 @@ import { GifMessage } from "../../domain/messaging/message-schemas.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { SearchQuery, body } from "../schemas.ts";
+import * as v from "valibot";
+import { doc } from "../operation-doc.ts";
+import { FileField } from "../../reference/json-schema.ts";
+import { Message } from "../../domain/shared/shapes.ts";
+import { AttachmentInfo } from "../responses/messaging.ts";
+
+/** The upload form (docs/messages.md): 1-10 `files`, and the message fields as text. */
+const UploadForm = v.object({
+  files: v.array(FileField),
+  content: v.optional(v.string()),
+  replyTo: v.optional(v.string()),
+  remoteUrl: v.optional(v.string()),
+});
 
 const GifBody = body(GifMessage.entries);
 
@@ -17,7 +30,7 @@ const field = (form: { get(name: string): unknown }, name: string) => form.get(n
  * core message routes; the first-position parameter is `:id` (the channel id) as there.
  */
 export const messageUploadRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/messages" })
+  new Elysia({ prefix: "/api/v1/messages", tags: ["Messages"] })
     .use(auth)
     .post(
       "/:id/upload",
@@ -35,7 +48,7 @@ export const messageUploadRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return message;
       },
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("uploadMessage", { 201: Message }, { multipart: UploadForm, errors: [429] }) },
     )
     .post(
       "/:id/gif",
@@ -44,10 +57,11 @@ export const messageUploadRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return message;
       },
-      { auth: true, body: GifBody },
+      { auth: true, body: GifBody, detail: doc("sendGifMessage", { 201: Message }, { errors: [429] }) },
     )
     .get("/:id/search", ({ user, params, query }) => domain.messages.search(params.id, user, query.q, query.limit ?? LIMITS.searchDefault), {
       auth: true,
       query: SearchQuery,
+      detail: doc("searchMessages", v.array(Message)),
     })
-    .get("/attachment/:attachmentId", ({ user, params }) => domain.messageUploads.attachment(params.attachmentId, user), { auth: true });
+    .get("/attachment/:attachmentId", ({ user, params }) => domain.messageUploads.attachment(params.attachmentId, user), { auth: true, detail: doc("getAttachment", AttachmentInfo) });

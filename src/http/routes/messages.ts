@@ -5,6 +5,9 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body, queryLimit } from "../schemas.ts";
 import { messageContent, messageId, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
+import { doc } from "../operation-doc.ts";
+import { Message, Success } from "../../domain/shared/shapes.ts";
+import { ChannelReadState } from "../responses/messaging.ts";
 
 const SendBody = body(SendMessageBody.entries);
 const EditBody = body({ content: messageContent });
@@ -19,12 +22,13 @@ const PageQuery = v.object({
  * or a message id, as the spec's paths say), because the router needs one name per position.
  */
 export const messageRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/messages" })
+  new Elysia({ prefix: "/api/v1/messages", tags: ["Messages"] })
     .use(auth)
-    .get("/id/:messageId", ({ user, params }) => domain.messages.get(params.messageId, user), { auth: true })
+    .get("/id/:messageId", ({ user, params }) => domain.messages.get(params.messageId, user), { auth: true, detail: doc("getMessage", Message) })
     .get("/:id", ({ user, params, query }) => domain.messages.list(params.id, user, query.before, query.limit ?? LIMITS.messagePage), {
       auth: true,
       query: PageQuery,
+      detail: doc("listMessages", v.array(Message)),
     })
     .post(
       "/:id",
@@ -33,18 +37,19 @@ export const messageRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return message;
       },
-      { auth: true, body: SendBody },
+      { auth: true, body: SendBody, detail: doc("sendMessage", { 201: Message }, { errors: [429] }) },
     )
-    .put("/:id", ({ user, params, body }) => domain.messages.edit(params.id, user, body), { auth: true, body: EditBody })
+    .put("/:id", ({ user, params, body }) => domain.messages.edit(params.id, user, body), { auth: true, body: EditBody, detail: doc("editMessage", Message) })
     .delete(
       "/:id",
       async ({ user, params }) => {
         await domain.messages.delete(params.id, user);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteMessage", Success) },
     )
     .post("/:id/read", ({ user, params, body }) => domain.messages.markRead(params.id, user, body.message_id), {
       auth: true,
       body: ReadBody,
+      detail: doc("markChannelRead", ChannelReadState),
     });

@@ -8,6 +8,12 @@ import { ASSIGNABLE_BUILTIN_ROLES } from "../../domain/community/moderation.ts";
 import { AUDIT_ACTIONS } from "../../domain/access/audit-actions.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { body } from "../schemas.ts";
+import { doc } from "../operation-doc.ts";
+import { Success } from "../../domain/shared/shapes.ts";
+import { AuditLogPage, Ban, BuiltinRoleChange, TimeoutState } from "../responses/community.ts";
+
+/** `?limit=&before=`, read by the handler (`before`: unix seconds or an entry id). */
+const AuditLogQuery = v.object({ limit: v.optional(v.string()), before: v.optional(v.string()) });
 
 const targetUserId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"));
 const reason = v.optional(v.nullable(boundedText(LIMITS.moderation.reasonLength)));
@@ -26,7 +32,7 @@ function queryInteger(value: string | undefined, name: string, min: number, max:
 
 /** /api/v1/servers: member moderation (kick, bans, timeouts, built-in roles) and the audit log. */
 export const moderationRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/servers" })
+  new Elysia({ prefix: "/api/v1/servers", tags: ["Moderation"] })
     .use(auth)
     .delete(
       "/:id/members/:targetUserId",
@@ -34,14 +40,14 @@ export const moderationRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.moderation.kick(params.id, user.id, params.targetUserId);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("kickMember", Success) },
     )
     .put(
       "/:id/members/:targetUserId/role",
       ({ user, params, body }) => domain.moderation.setBuiltinRole(params.id, user.id, params.targetUserId, body.role),
-      { auth: true, body: RoleBody },
+      { auth: true, body: RoleBody, detail: doc("setBuiltinRole", BuiltinRoleChange) },
     )
-    .get("/:id/bans", ({ user, params }) => domain.moderation.bans(params.id, user.id), { auth: true })
+    .get("/:id/bans", ({ user, params }) => domain.moderation.bans(params.id, user.id), { auth: true, detail: doc("listBans", v.array(Ban)) })
     .post(
       "/:id/bans",
       async ({ user, params, body, set }) => {
@@ -49,7 +55,7 @@ export const moderationRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return ban;
       },
-      { auth: true, body: BanBody },
+      { auth: true, body: BanBody, detail: doc("banMember", { 201: Ban }, { errors: [409] }) },
     )
     .delete(
       "/:id/bans/:targetUserId",
@@ -57,15 +63,16 @@ export const moderationRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.moderation.unban(params.id, user.id, params.targetUserId);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("unbanMember", Success) },
     )
     .post(
       "/:id/timeouts",
       ({ user, params, body }) => domain.moderation.timeout(params.id, user.id, body.targetUserId, body.duration, body.reason ?? null),
-      { auth: true, body: TimeoutBody },
+      { auth: true, body: TimeoutBody, detail: doc("timeoutMember", TimeoutState) },
     )
     .delete("/:id/timeouts/:targetUserId", ({ user, params }) => domain.moderation.removeTimeout(params.id, user.id, params.targetUserId), {
       auth: true,
+      detail: doc("removeTimeout", TimeoutState),
     })
     .get(
       "/:id/audit-log",
@@ -85,5 +92,5 @@ export const moderationRoutes = (domain: Domain, auth: AuthPlugin) =>
         const filter = { action: q.action ?? null, actorId: q.actor_id ?? null };
         return domain.audit.list(params.id, user.id, limit ?? LIMITS.auditLogPageDefault, before, filter);
       },
-      { auth: true },
+      { auth: true, detail: doc("getAuditLog", AuditLogPage, { query: AuditLogQuery }) },
     );

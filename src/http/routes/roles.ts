@@ -6,6 +6,8 @@ import { body } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { integer } from "../../domain/shared/validation.ts";
 import { NewRole, RoleChanges } from "../../domain/community/role-schemas.ts";
+import { doc } from "../operation-doc.ts";
+import { Role, Success } from "../../domain/shared/shapes.ts";
 
 const id = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
 
@@ -24,9 +26,9 @@ const ok = { success: true } as const;
  * second; `role`, `reorder`, `assign` and `member` are static segments, which win over `:roleId`.
  */
 export const roleRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/roles" })
+  new Elysia({ prefix: "/api/v1/roles", tags: ["Roles"] })
     .use(auth)
-    .get("/:serverId", ({ user, params }) => domain.roles.list(params.serverId, user.id), { auth: true })
+    .get("/:serverId", ({ user, params }) => domain.roles.list(params.serverId, user.id), { auth: true, detail: doc("listRoles", v.array(Role)) })
     .post(
       "/:serverId",
       async ({ user, params, body, set }) => {
@@ -34,15 +36,17 @@ export const roleRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return role;
       },
-      { auth: true, body: CreateBody },
+      { auth: true, body: CreateBody, detail: doc("createRole", { 201: Role }) },
     )
-    .get("/:serverId/role/:roleId", ({ user, params }) => domain.roles.get(params.serverId, user.id, params.roleId), { auth: true })
+    .get("/:serverId/role/:roleId", ({ user, params }) => domain.roles.get(params.serverId, user.id, params.roleId), { auth: true, detail: doc("getRole", Role) })
     .get("/:serverId/member/:targetUserId", ({ user, params }) => domain.roles.ofMember(params.serverId, user.id, params.targetUserId), {
       auth: true,
+      detail: doc("listMemberRoles", v.array(Role)),
     })
     .put("/:serverId/reorder", ({ user, params, body }) => domain.roles.reorder(params.serverId, user.id, body), {
       auth: true,
       body: ReorderBody,
+      detail: doc("reorderRoles", v.array(Role)),
     })
     .post(
       "/:serverId/assign",
@@ -50,7 +54,7 @@ export const roleRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.roles.assign(params.serverId, user.id, body.targetUserId, body.roleId);
         return ok;
       },
-      { auth: true, body: AssignBody },
+      { auth: true, body: AssignBody, detail: doc("assignRole", Success) },
     )
     .delete(
       "/:serverId/assign/:targetUserId/:roleId",
@@ -58,11 +62,12 @@ export const roleRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.roles.unassign(params.serverId, user.id, params.targetUserId, params.roleId);
         return ok;
       },
-      { auth: true },
+      { auth: true, detail: doc("unassignRole", Success) },
     )
     .put("/:serverId/:roleId", ({ user, params, body }) => domain.roles.update(params.serverId, user.id, params.roleId, body), {
       auth: true,
       body: UpdateBody,
+      detail: doc("updateRole", Role),
     })
     .delete(
       "/:serverId/:roleId",
@@ -70,5 +75,5 @@ export const roleRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.roles.delete(params.serverId, user.id, params.roleId);
         return ok;
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteRole", Success) },
     );

@@ -6,6 +6,13 @@ import { boundedText, displayName, integer, parseInput } from "../../domain/shar
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
+import { doc } from "../operation-doc.ts";
+import { FileField } from "../../reference/json-schema.ts";
+import { Success } from "../../domain/shared/shapes.ts";
+import { Member, MutedServer, Server, ServerGif, ServerMute, ServerReadState } from "../responses/community.ts";
+
+/** Routes the spec marks "(2FA)" read the current code here when the account has 2FA on (403 when missing or wrong). */
+const TWO_FACTOR_HEADER = { "x-2fa-code": "The current TOTP code, when the account has two-factor authentication on" };
 
 const { server } = LIMITS;
 const name = v.pipe(
@@ -48,53 +55,56 @@ const twoFactorHeader = (headers: Record<string, string | undefined>) => headers
 
 /** /api/v1/servers: servers, their settings and images, the caller's list, members. */
 export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/servers" })
+  new Elysia({ prefix: "/api/v1/servers", tags: ["Servers"] })
     .use(auth)
-    .get("/", ({ user }) => domain.servers.list(user), { auth: true })
+    .get("/", ({ user }) => domain.servers.list(user), { auth: true, detail: doc("listServers", v.array(Server)) })
     .post(
       "/",
       async ({ user, body, set }) => {
         set.status = 201;
         return domain.servers.create(user, body);
       },
-      { auth: true, body: CreateBody },
+      { auth: true, body: CreateBody, detail: doc("createServer", { 201: Server }) },
     )
-    .put("/reorder", ({ user, body }) => domain.servers.reorder(user, body.order), { auth: true, body: ReorderBody })
-    .get("/me/muted", ({ user }) => domain.servers.mutedServers(user), { auth: true })
-    .get("/:id", ({ user, params }) => domain.servers.get(params.id, user), { auth: true })
-    .put("/:id", ({ user, params, body }) => domain.servers.update(params.id, user, body), { auth: true, body: UpdateBody })
+    .put("/reorder", ({ user, body }) => domain.servers.reorder(user, body.order), { auth: true, body: ReorderBody, detail: doc("reorderServers", v.array(Server)) })
+    .get("/me/muted", ({ user }) => domain.servers.mutedServers(user), { auth: true, detail: doc("listMutedServers", v.array(MutedServer)) })
+    .get("/:id", ({ user, params }) => domain.servers.get(params.id, user), { auth: true, detail: doc("getServer", Server) })
+    .put("/:id", ({ user, params, body }) => domain.servers.update(params.id, user, body), { auth: true, body: UpdateBody, detail: doc("updateServer", Server) })
     .delete(
       "/:id",
       async ({ user, params, headers }) => {
         await domain.servers.delete(params.id, user, twoFactorHeader(headers));
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteServer", Success, { headers: TWO_FACTOR_HEADER }) },
     )
-    .get("/:id/members", ({ user, params }) => domain.members.list(params.id, user.id), { auth: true })
+    .get("/:id/members", ({ user, params }) => domain.members.list(params.id, user.id), { auth: true, detail: doc("listMembers", v.array(Member)) })
     .post(
       "/:id/icon",
       async ({ user, params, request }) =>
         domain.servers.setImage(params.id, user, "icon", (await readMultipart(request, LIMITS.serverIconBytes)).get("icon")),
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("setServerIcon", Server, { multipart: v.object({ icon: FileField }) }) },
     )
     .post(
       "/:id/banner",
       async ({ user, params, request }) =>
         domain.servers.setImage(params.id, user, "banner", (await readMultipart(request, LIMITS.serverBannerBytes)).get("banner")),
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("setServerBanner", Server, { multipart: v.object({ banner: FileField }) }) },
     )
     .patch("/:id/banner-offset", ({ user, params, body }) => domain.servers.setBannerOffset(params.id, user, body.banner_offset), {
       auth: true,
       body: BannerOffsetBody,
+      detail: doc("setServerBannerOffset", Server),
     })
     .patch("/:id/settings", ({ user, params, body }) => domain.servers.updateSettings(params.id, user, body), {
       auth: true,
       body: SettingsBody,
+      detail: doc("updateServerSettings", Server),
     })
     .post("/:id/vanity", ({ user, params, body, headers }) => domain.servers.setVanity(params.id, user, body.code, twoFactorHeader(headers)), {
       auth: true,
       body: VanityBody,
+      detail: doc("setServerVanity", Server, { errors: [409], headers: TWO_FACTOR_HEADER }),
     })
     .delete(
       "/:id/leave",
@@ -102,11 +112,11 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.servers.leave(params.id, user);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("leaveServer", Success) },
     )
-    .post("/:id/mute", ({ user, params, body }) => domain.servers.mute(params.id, user, body?.duration), { auth: true, body: MuteBody })
-    .delete("/:id/mute", ({ user, params }) => domain.servers.unmute(params.id, user), { auth: true })
-    .get("/:id/gifs", ({ user, params }) => domain.serverGifs.list(params.id, user), { auth: true })
+    .post("/:id/mute", ({ user, params, body }) => domain.servers.mute(params.id, user, body?.duration), { auth: true, body: MuteBody, detail: doc("muteServer", ServerMute) })
+    .delete("/:id/mute", ({ user, params }) => domain.servers.unmute(params.id, user), { auth: true, detail: doc("unmuteServer", ServerMute) })
+    .get("/:id/gifs", ({ user, params }) => domain.serverGifs.list(params.id, user), { auth: true, detail: doc("listServerGifs", v.array(ServerGif)) })
     .post(
       "/:id/gifs",
       async ({ user, params, request, set }) => {
@@ -116,7 +126,7 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return gif;
       },
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("uploadServerGif", { 201: ServerGif }, { multipart: v.object({ file: FileField, ...GifFields.entries }) }) },
     )
     .delete(
       "/:id/gifs/:gifId",
@@ -124,6 +134,6 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.serverGifs.remove(params.id, params.gifId, user);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("deleteServerGif", Success) },
     )
-    .post("/:id/read", ({ user, params }) => domain.servers.markRead(params.id, user), { auth: true });
+    .post("/:id/read", ({ user, params }) => domain.servers.markRead(params.id, user), { auth: true, detail: doc("markServerRead", ServerReadState) });

@@ -2,13 +2,14 @@ import { Elysia } from "elysia";
 import type { Domain } from "../../domain/domain.ts";
 import { notFound } from "../../domain/shared/errors.ts";
 import { SERVED_TYPES } from "../../domain/shared/uploads.ts";
+import { doc, FILE } from "../operation-doc.ts";
 
 /**
  * Uploaded files, at the stable paths stored in records (`/uploads/<kind>/<name>`).
  * Only image types are served inline; everything else downloads. Never sniffed.
  */
 export const uploadRoutes = (domain: Domain) =>
-  new Elysia().get("/uploads/:kind/:name", async ({ params }) => {
+  new Elysia({ tags: ["Files"] }).get("/uploads/:kind/:name", async ({ params }) => {
     const path = domain.uploads.fileFor(params.kind, params.name);
     const file = path ? Bun.file(path) : null;
     if (!file || !(await file.exists())) throw notFound("File");
@@ -22,4 +23,4 @@ export const uploadRoutes = (domain: Domain) =>
     };
     if (!type) headers["content-disposition"] = "attachment";
     return new Response(file, { headers });
-  });
+  }, { detail: doc("getUpload", { 200: FILE }) });

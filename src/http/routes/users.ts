@@ -8,6 +8,10 @@ import type { AuthPlugin } from "../auth.ts";
 import { clientAddress } from "../client-address.ts";
 import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
+import { doc } from "../operation-doc.ts";
+import { FileField } from "../../reference/json-schema.ts";
+import { MeUser, PublicUser, Success } from "../../domain/shared/shapes.ts";
+import { Connection, MutedUser, NotificationSettings, Session, UserProfile } from "../responses/accounts.ts";
 
 const ProfileBody = body({
   username: v.optional(username),
@@ -47,47 +51,48 @@ const ConnectionBody = body({
 
 /** /api/v1/users: the caller's account and other users' public views. */
 export const userRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/users" })
+  new Elysia({ prefix: "/api/v1/users", tags: ["Users"] })
     .use(auth)
-    .get("/me/info", ({ user }) => domain.users.me(user), { auth: true })
-    .put("/me/profile", ({ user, body }) => domain.users.updateProfile(user, body), { auth: true, body: ProfileBody })
+    .get("/me/info", ({ user }) => domain.users.me(user), { auth: true, detail: doc("getMe", MeUser) })
+    .put("/me/profile", ({ user, body }) => domain.users.updateProfile(user, body), { auth: true, body: ProfileBody, detail: doc("updateMyProfile", MeUser, { errors: [409] }) })
     .post(
       "/me/avatar",
       async ({ user, request }) => {
         const form = await readMultipart(request, LIMITS.userAvatarBytes);
         return domain.users.setImage(user, "avatar", form.get("avatar"));
       },
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("setMyAvatar", MeUser, { multipart: v.object({ avatar: FileField }) }) },
     )
-    .delete("/me/avatar", ({ user }) => domain.users.removeImage(user, "avatar"), { auth: true })
+    .delete("/me/avatar", ({ user }) => domain.users.removeImage(user, "avatar"), { auth: true, detail: doc("removeMyAvatar", MeUser) })
     .post(
       "/me/banner",
       async ({ user, request }) => {
         const form = await readMultipart(request, LIMITS.userBannerBytes);
         return domain.users.setImage(user, "banner", form.get("banner"));
       },
-      { auth: true, parse: "none" },
+      { auth: true, parse: "none", detail: doc("setMyBanner", MeUser, { multipart: v.object({ banner: FileField }) }) },
     )
-    .delete("/me/banner", ({ user }) => domain.users.removeImage(user, "banner"), { auth: true })
+    .delete("/me/banner", ({ user }) => domain.users.removeImage(user, "banner"), { auth: true, detail: doc("removeMyBanner", MeUser) })
     .put(
       "/me/password",
       ({ user, body, request, server }) =>
         domain.accounts.changePassword(user, body.currentPassword, body.newPassword, clientAddress(request, server)),
-      { auth: true, body: PasswordBody },
+      { auth: true, body: PasswordBody, detail: doc("changePassword", Session, { errors: [429] }) },
     )
-    .get("/me/notifications", ({ user }) => domain.users.notificationSettings(user), { auth: true })
+    .get("/me/notifications", ({ user }) => domain.users.notificationSettings(user), { auth: true, detail: doc("getNotificationSettings", NotificationSettings) })
     .post("/me/notifications", ({ user, body }) => domain.users.updateNotificationSettings(user, body), {
       auth: true,
       body: NotificationsBody,
+      detail: doc("updateNotificationSettings", NotificationSettings),
     })
-    .get("/me/connections", ({ user }) => domain.users.connections(user), { auth: true })
+    .get("/me/connections", ({ user }) => domain.users.connections(user), { auth: true, detail: doc("listConnections", v.array(Connection)) })
     .post(
       "/me/connections",
       async ({ user, body, set }) => {
         set.status = 201;
         return domain.users.addConnection(user, body);
       },
-      { auth: true, body: ConnectionBody },
+      { auth: true, body: ConnectionBody, detail: doc("addConnection", { 201: Connection }) },
     )
     .delete(
       "/me/connections/:connectionId",
@@ -95,9 +100,9 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.users.removeConnection(user, params.connectionId);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("removeConnection", Success) },
     )
-    .get("/me/muted-users", ({ user }) => domain.users.mutedUsers(user), { auth: true })
+    .get("/me/muted-users", ({ user }) => domain.users.mutedUsers(user), { auth: true, detail: doc("listMutedUsers", v.array(MutedUser)) })
     .post(
       "/me/muted-users/:targetId",
       async ({ user, params, set }) => {
@@ -105,7 +110,7 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = created ? 201 : 200;
         return muted;
       },
-      { auth: true },
+      { auth: true, detail: doc("muteUser", { 200: MutedUser, 201: MutedUser }) },
     )
     .delete(
       "/me/muted-users/:targetId",
@@ -113,7 +118,7 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) =>
         await domain.users.unmuteUser(user, params.targetId);
         return { success: true };
       },
-      { auth: true },
+      { auth: true, detail: doc("unmuteUser", Success) },
     )
-    .get("/:id", ({ params }) => domain.users.publicUser(params.id), { auth: true })
-    .get("/:id/profile", ({ user, params }) => domain.users.profile(params.id, user), { auth: true });
+    .get("/:id", ({ params }) => domain.users.publicUser(params.id), { auth: true, detail: doc("getUser", PublicUser) })
+    .get("/:id/profile", ({ user, params }) => domain.users.profile(params.id, user), { auth: true, detail: doc("getUserProfile", UserProfile) });

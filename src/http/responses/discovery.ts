@@ -1,0 +1,25 @@
+/** Answers of the public discovery routes (docs/discovery.md). */
+import * as v from "valibot";
+import { PERMISSIONS } from "../../domain/access/permission-bits.ts";
+import { SPEC_LIMITS } from "../../domain/shared/limits.ts";
+import { PRESENCE_STATUSES } from "../../domain/shared/shapes.ts";
+
+const link = v.string();
+export const Discovery = v.object({
+  name: v.string(),
+  version: v.string(),
+  api_version: v.string(),
+  gateway: v.object({ url: v.string(), path: v.string(), protocol: v.literal("socket.io"), protocol_version: v.number() }),
+  links: v.object({ self: link, platform_config: link, stats: link, register: link, login: link, me: link, openapi: link, asyncapi: link, docs: link }),
+});
+export const PlatformConfig = v.object({
+  api_version: v.string(),
+  features: v.object({ registration_open: v.boolean(), two_factor: v.boolean(), two_factor_required_for_applications: v.boolean() }),
+  /** The spec's limits, by name. */
+  limits: v.object(Object.fromEntries(Object.keys(SPEC_LIMITS).map((name) => [name, v.number()])) as Record<keyof typeof SPEC_LIMITS, v.NumberSchema<undefined>>),
+  presence_statuses: v.array(v.picklist(PRESENCE_STATUSES)),
+  /** The permission bits, by name. */
+  permissions: v.object(Object.fromEntries(Object.keys(PERMISSIONS).map((name) => [name, v.number()])) as Record<keyof typeof PERMISSIONS, v.NumberSchema<undefined>>),
+  default_permissions: v.object({ everyone: v.number(), bot: v.number() }),
+});
+export const PlatformStats = v.object({ users: v.number(), bots: v.number(), servers: v.number(), messages: v.number() });

@@ -1,0 +1,246 @@
+/**
+ * The OpenAPI 3.0 document of the REST API (served at /api/v1/openapi.json), generated from the
+ * routes Elysia registered: paths, parameters and request bodies from the route schemas (through
+ * @elysiajs/openapi with valibot mapped by @valibot/to-json-schema), answers from each route's
+ * `doc()` (src/http/operation-doc.ts). Rules for reading it are in docs/reference.md.
+ */
+import { toOpenAPISchema } from "@elysiajs/openapi/openapi";
+import * as v from "valibot";
+import pkg from "../../package.json" with { type: "json" };
+import { OPERATION_DOC, isSpecialAnswer, type Answer, type ErrorStatus, type OperationDoc } from "../http/operation-doc.ts";
+import { SchemaConverter, type SchemaObject } from "./json-schema.ts";
+
+/** A route as Elysia lists it (`app.routes`). */
+export interface RegisteredRoute {
+  method: string;
+  path: string;
+  hooks?: Record<string, unknown>;
+}
+
+/**
+ * Registered routes that are not REST API operations: the gateway (its own AsyncAPI document),
+ * the web app's pages and assets, and the reference pages themselves.
+ */
+export const NOT_OPERATIONS: readonly { method: string; path: string; why: string }[] = [
+  { method: "ALL", path: "/socket.io/", why: "the Socket.IO gateway: /api/v1/asyncapi.json" },
+  { method: "GET", path: "/assets/:name", why: "the web app's bundle" },
+  { method: "GET", path: "/", why: "a web app page" },
+  { method: "GET", path: "/*", why: "a web app page" },
+  { method: "GET", path: "/docs", why: "the reference page" },
+  { method: "GET", path: "/docs/:file", why: "the reference page's bundle" },
+  { method: "GET", path: "/api/v1/openapi.json", why: "this document" },
+  { method: "GET", path: "/api/v1/asyncapi.json", why: "the gateway's document" },
+];
+
+/** What each tag (one per route plugin) is about. */
+export const TAGS: Record<string, string> = {
+  Discovery: "What this instance is and what it allows; no token needed.",
+  Auth: "Accounts, logins and two-factor authentication.",
+  Users: "The caller's account and other users' public views.",
+  Friends: "Friends, friend requests and friend search.",
+  Servers: "Servers, their settings, images, members and read state.",
+  Channels: "Channels, categories and permission overrides.",
+  Roles: "Custom roles and their assignment.",
+  Invites: "Server invites and joining by code.",
+  Moderation: "Kicks, bans, timeouts, built-in roles and the audit log.",
+  Emojis: "Custom emojis of servers.",
+  Messages: "Channel messages, uploads, GIFs and search.",
+  Reactions: "Reactions on channel messages.",
+  Pins: "Pinned channel messages.",
+  DMs: "One-to-one direct messages.",
+  "Group DMs": "Group direct messages.",
+  Webhooks: "Channel webhooks: management with a user token, execution with the URL token.",
+  Soundboard: "Server soundboards and the premium cross-server catalog.",
+  GIFs: "GIF and sticker search.",
+  Applications: "Bot applications, their tokens and the servers their bot is in.",
+  Commands: "Slash commands of applications.",
+  "Bot invites": "The public bot invite card and adding a bot to a server.",
+  "Bot REST": "What a bot does over REST, with its bot token.",
+  Reports: "Reports users file about messages and users.",
+  AI: "The AI assistant.",
+  Admin: "Platform administration (administrators only).",
+  "AI admin": "The AI assistant's settings and provider keys (administrators only).",
+  Files: "Uploaded files at their stable paths.",
+};
+
+const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string }> = {
+  400: { name: "BadRequest", description: "Bad input: the message names the field." },
+  401: { name: "Unauthorized", description: "No token, or a token that is invalid, expired or revoked." },
+  403: { name: "Forbidden", description: "It exists, but not for you (a permission, membership, token kind or ownership is missing)." },
+  404: { name: "NotFound", description: "It does not exist (or you may not know it does)." },
+  409: { name: "Conflict", description: "It conflicts with what exists (a name taken, already done)." },
+  413: { name: "PayloadTooLarge", description: "The body or upload is over its limit." },
+  429: { name: "TooManyRequests", description: "Rate limited: retry after the `Retry-After` header's seconds." },
+};
+
+/** The security schemes: every token is a bearer JWT; which kind a route wants is its scheme. */
+const SECURITY_SCHEMES = {
+  token: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A user's or a bot's token (`Authorization: Bearer <token>`)." },
+  botToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A bot's token; a user token is refused with 403." },
+  adminToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "A platform administrator's user token; anyone else is refused with 403." },
+};
+
+type Operation = Record<string, unknown> & { operationId?: string; parameters?: SchemaObject[]; security?: Record<string, string[]>[] };
+
+/** `/api/v1/servers/` and `/api/v1/servers` are one path to Elysia; the document writes the latter. */
+export const documentedPath = (path: string) => (path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path).replace(/:([^/]+)/g, "{$1}");
+
+const isExcluded = (route: RegisteredRoute) => NOT_OPERATIONS.some((entry) => entry.method === route.method && entry.path === route.path);
+
+/** "getServerMembers" -> "Get server members". */
+const summaryOf = (operationId: string) => {
+  const words = operationId.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+export interface OpenApiOptions {
+  /** Named schemas (components), by name. */
+  named: Record<string, v.GenericSchema>;
+}
+
+/** Builds the document from the registered routes. */
+export function buildOpenApiDocument(routes: readonly RegisteredRoute[], options: OpenApiOptions): SchemaObject {
+  const converter = new SchemaConverter({ named: options.named });
+  const included = routes.filter((route) => !isExcluded(route));
+  const app = { getGlobalRoutes: () => included, getGlobalDefinitions: () => ({ type: {} }) };
+  const generated = toOpenAPISchema(
+    app as unknown as Parameters<typeof toOpenAPISchema>[0],
+    { staticFile: false },
+    undefined,
+    { valibot: (schema: v.GenericSchema) => converter.convert(schema, "input") },
+    "3.0.3",
+  ) as unknown as { paths: Record<string, Record<string, Operation>> };
+
+  const paths: Record<string, Record<string, Operation>> = {};
+  for (const route of included) {
+    const method = route.method.toLowerCase();
+    const path = documentedPath(route.path);
+    // Elysia matches `/x` and `/x/` alike; two registrations of one path are one operation.
+    if (paths[path]?.[method]) continue;
+    const operation = generated.paths[route.path.replace(/:([^/]+)/g, "{$1}")]?.[method];
+    if (!operation) continue;
+    (paths[path] ??= {})[method] = describe(operation, route, converter);
+  }
+
+  return {
+    openapi: "3.0.3",
+    info: {
+      title: "Hearth API",
+      version: pkg.version,
+      description:
+        "The REST API of a Hearth instance. JSON everywhere except uploads (multipart) and the AI stream " +
+        "(server-sent events); every error is `{\"error\": \"<message>\"}`. The gateway (Socket.IO) is described " +
+        "by /api/v1/asyncapi.json; the rules and guides are in the repository's docs/.",
+    },
+    servers: [{ url: "/", description: "This instance" }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    paths,
+    components: {
+      schemas: { Error: ERROR_SCHEMA, ...converter.definitions() },
+      responses: Object.fromEntries(Object.values(ERROR_RESPONSES).map(({ name, description }) => [name, errorResponse(name, description)])),
+      securitySchemes: SECURITY_SCHEMES,
+    },
+  };
+}
+
+const ERROR_SCHEMA = {
+  type: "object",
+  properties: { error: { type: "string", description: "A human-readable message." } },
+  required: ["error"],
+  additionalProperties: false,
+};
+
+function errorResponse(name: string, description: string): SchemaObject {
+  const response: SchemaObject = { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+  if (name === "TooManyRequests") response.headers = { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } };
+  return response;
+}
+
+/** Completes one generated operation from the route's hooks and its `doc()`. */
+function describe(generated: Operation, route: RegisteredRoute, converter: SchemaConverter): Operation {
+  const hooks = route.hooks ?? {};
+  const detail = (hooks.detail ?? {}) as Record<string, unknown>;
+  const described = detail[OPERATION_DOC] as OperationDoc | undefined;
+  const { [OPERATION_DOC]: _doc, requestBody: _generatedBody, ...operation } = generated;
+  const out: Operation = { ...operation };
+  if (typeof out.operationId === "string") out.summary ??= summaryOf(out.operationId);
+  if (described?.description) out.description = described.description;
+  if (described?.deprecated) out.deprecated = true;
+
+  const parameters = [...(out.parameters ?? [])];
+  if (described?.query) parameters.push(...queryParameters(converter.convert(described.query, "input")));
+  for (const [name, description] of Object.entries(described?.headers ?? {})) {
+    parameters.push({ name, in: "header", required: false, description, schema: { type: "string" } });
+  }
+  if (parameters.length > 0) out.parameters = parameters;
+  else delete out.parameters;
+
+  const body = requestBody(hooks, described, converter);
+  if (body) out.requestBody = body;
+
+  const responses: Record<string, unknown> = {};
+  for (const [status, answer] of Object.entries(described?.responses ?? {})) responses[status] = successResponse(answer, converter);
+  // A route without `doc()` is marked so; the reference test fails on it.
+  if (!described) responses.default = { description: "Not described yet" };
+  for (const status of errorStatuses(route, out, body !== undefined, described)) {
+    responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+  }
+  out.responses = responses;
+  return out;
+}
+
+function queryParameters(query: SchemaObject): SchemaObject[] {
+  const properties = (query.properties ?? {}) as Record<string, SchemaObject>;
+  const required = (query.required ?? []) as string[];
+  return Object.entries(properties).map(([name, schema]) => ({ name, in: "query", required: required.includes(name), schema }));
+}
+
+function requestBody(hooks: Record<string, unknown>, described: OperationDoc | undefined, converter: SchemaConverter): SchemaObject | undefined {
+  const content: Record<string, SchemaObject> = {};
+  const schema = (hooks.body as v.GenericSchema | undefined) ?? described?.body;
+  const optional = described?.bodyOptional ?? schema?.type === "optional";
+  if (schema) {
+    const shown = schema.type === "optional" ? (schema as unknown as { wrapped: v.GenericSchema }).wrapped : schema;
+    content["application/json"] = { schema: converter.convert(shown, "input") };
+  }
+  // A form the handler reads itself (`parse: "none"`): described by hand, files as binary.
+  if (described?.multipart) content["multipart/form-data"] = { schema: converter.convert(described.multipart, "input") };
+  if (Object.keys(content).length === 0) return undefined;
+  return { required: !optional, content };
+}
+
+function successResponse(answer: Answer, converter: SchemaConverter): SchemaObject {
+  if (!isSpecialAnswer(answer)) return { description: "Success", content: { "application/json": { schema: converter.convert(answer, "output") } } };
+  switch (answer.answer) {
+    case "no-content":
+      return { description: "Done; no body" };
+    case "redirect":
+      return { description: "Redirect to the file", headers: { Location: { description: "Where the file is", schema: { type: "string" } } } };
+    case "event-stream":
+      return { description: "A stream of server-sent events", content: { "text/event-stream": { schema: { type: "string" } } } };
+    case "file":
+      return { description: "The file's bytes", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } };
+  }
+}
+
+/**
+ * The error statuses of a route: derived from what it takes, plus the route's own `errors`,
+ * minus its `never`. A token: 401, and 403 (a disabled account, the wrong kind of token, a
+ * permission); a change made with a token: 400 (a rule refused it); a body or a query: 400;
+ * a body: 413; a path parameter: 404.
+ */
+function errorStatuses(route: RegisteredRoute, operation: Operation, hasBody: boolean, described: OperationDoc | undefined): ErrorStatus[] {
+  const statuses = new Set<ErrorStatus>(described?.errors ?? []);
+  const parameters = operation.parameters ?? [];
+  const secured = (operation.security ?? []).length > 0;
+  if (hasBody || parameters.some((p) => p.in === "query") || route.hooks?.query) statuses.add(400);
+  if (hasBody) statuses.add(413);
+  if (secured) {
+    statuses.add(401);
+    statuses.add(403);
+    if (route.method !== "GET") statuses.add(400);
+  }
+  if (parameters.some((p) => p.in === "path")) statuses.add(404);
+  for (const status of described?.never ?? []) statuses.delete(status);
+  return [...statuses].sort((a, b) => a - b);
+}
