@@ -49,6 +49,8 @@ export const VoiceMove = v.object({ userId: Id("user"), channelId: Id("channel")
 export const VoiceDisconnect = v.object({ userId: Id("user") });
 export const VoiceQuery = v.object({ userId: Id("user"), serverId: Id("server") });
 export const VoiceParticipants = v.object({ channelId: Id("channel") });
+/** `voice:listen` (Hearth extension, docs/audio.md "Bots that listen"). */
+export const VoiceListen = v.object({ channelId: Id("channel"), listening: Flag }, "must be an object {channelId, listening}");
 
 /**
  * DM calls (docs/dm-calls.md): an object is required; the ids inside are checked by DmCalls,
@@ -66,7 +68,7 @@ export const CallId = objectPayload({ callId: anything }, "must be an object {ca
 export const CallSignal = objectPayload({ callId: anything, to: anything }, "must be an object {callId, to, ...}");
 
 /**
- * `bot:audio-data`: checked by src/audio/relay.ts (admitFrame) rather than a schema, because it
+ * `bot:audio-data` and `voice:audio-data`: checked by src/audio/relay.ts (admitFrame) rather than a schema, because it
  * runs for every frame of every voice room; this is the shape it admits.
  */
 export interface AudioFramePayload {
@@ -108,6 +110,10 @@ export interface ClientToServerEvents {
   "bot:voice-query": Event<Payload<typeof VoiceQuery>>;
   "bot:voice-participants": Event<Payload<typeof VoiceParticipants>>;
   "bot:audio-data": Event<AudioFramePayload>;
+  // Hearth extensions (docs/audio.md, "Bots that listen"): a bot asks to hear the room's people;
+  // a person's microphone frames, for those bots only.
+  "voice:listen": Event<Payload<typeof VoiceListen>, { channelId: string; listening: boolean }>;
+  "voice:audio-data": Event<AudioFramePayload>;
   "typing:start": Event<Payload<typeof ChannelId>, { channelId: string }>;
   "typing:stop": Event<Payload<typeof ChannelId>, { channelId: string }>;
   "dm:typing:start": Event<Payload<typeof DmTyping>, { conversationId: string }>;

@@ -86,6 +86,10 @@ export interface ServerToClientEvents {
   "voice:error": (payload: { error: string }) => void;
   // pcm is forwarded as received (a Buffer on the server), a Socket.IO binary attachment.
   "bot:audio-data": (payload: { pcm: ArrayBuffer | ArrayBufferView; sampleRate: number; channels: number; botUserId: string }) => void;
+  // Hearth extensions (docs/audio.md, "Bots that listen"): a bot starts or stops hearing the room's
+  // people (to the room), and a person's microphone frame (only to the bots in the room that listen).
+  "voice:listening": (payload: { socketId: string; userId: string; listening: boolean }) => void;
+  "voice:audio-data": (payload: { channelId: string; pcm: ArrayBuffer | ArrayBufferView; sampleRate: number; channels: number; userId: string }) => void;
   // Hearth extension (docs/soundboard.md): a soundboard sound played into a voice room.
   "voice:soundboard": (payload: {
     channelId: string;
@@ -113,6 +117,8 @@ export interface VoiceParticipant {
   speaking: boolean;
   meetingRole: "audience" | "speaker" | null;
   handRaised: boolean;
+  /** Hearth extension (docs/audio.md, "Bots that listen"): a bot that asked to hear the room's people; always false for people. */
+  listening: boolean;
 }
 
 export type GatewayEventName = keyof ServerToClientEvents;
