@@ -5,6 +5,7 @@ import type { ServerState } from "../state/server-state.ts";
 import { InviteDialog } from "./server-dialogs.tsx";
 import { UserPanel } from "./user-panel.tsx";
 import { Icon } from "./icons.tsx";
+import { ConnectionBars } from "../voice/voice-bar.tsx";
 
 /** The server's channels by category (only those the reader may view), plus "Invite people". */
 export function ChannelSidebar({ server, state, activeChannelId }: { server: Server; state: ServerState; activeChannelId: string | undefined }) {
@@ -66,6 +67,7 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
           );
         })}
       </div>
+      <ConnectionBars />
       <UserPanel />
       {inviting && <InviteDialog serverId={server.id} serverName={server.name} onClose={() => setInviting(false)} />}
     </nav>
