@@ -12,6 +12,7 @@ import { ChatPage } from "./pages/chat.tsx";
 import { InviteCodePage } from "./pages/invite-code.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { AuthLayout } from "./pages/auth-layout.tsx";
+import { IncomingCallDialog } from "./voice/call-ui.tsx";
 
 /** Replaces the current entry with `to` (used for redirects). */
 export function Redirect({ to }: { to: string }) {
@@ -63,6 +64,7 @@ export function App() {
           <Route path="/invite/:code" component={InviteCode} />
           <Route default component={NotFoundPage} />
         </Router>
+        <IncomingCallDialog />
       </LocationProvider>
     </CrashGuard>
   );

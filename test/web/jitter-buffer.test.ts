@@ -3,7 +3,7 @@
  * it: frames pushed as they arrive, 128-sample quanta pulled on the output clock.
  */
 import { describe, expect, test } from "bun:test";
-import { JitterBuffer } from "../../web/audio/jitter-buffer.ts";
+import { JitterBuffer, type JitterOptions } from "../../web/audio/jitter-buffer.ts";
 
 const OUT = 48000;
 const QUANTUM = 128;
@@ -38,16 +38,19 @@ interface Run {
  */
 function play(
   frames: Int16Array[],
-  { rate, channels, frameMs, seconds, arrivalOf, paused = () => false }: {
+  { rate, channels, frameMs, seconds, arrivalOf, paused = () => false, lagOf = () => 0, options }: {
     rate: number;
     channels: number;
     frameMs: number;
     seconds: number;
     arrivalOf?: (k: number) => number;
     paused?: (t: number) => boolean;
+    /** Seconds between the page stamping frame k and the worklet reading it. */
+    lagOf?: (k: number) => number;
+    options?: JitterOptions;
   },
 ): Run {
-  const buffer = new JitterBuffer(OUT);
+  const buffer = new JitterBuffer(OUT, options);
   const arrival = arrivalOf ?? ((k: number) => (k * frameMs) / 1000);
   const quanta = Math.floor((seconds * OUT) / QUANTUM);
   const out: number[] = [];
@@ -58,7 +61,10 @@ function play(
   let clock = 0; // output samples played so far
   for (let q = 0; q < quanta; q++) {
     const wall = (q * QUANTUM) / OUT;
-    while (next < frames.length && arrival(next) <= wall) buffer.push(frames[next++]!, channels, rate, clock / OUT);
+    while (next < frames.length && arrival(next) <= wall) {
+      buffer.push(frames[next]!, channels, rate, clock / OUT - lagOf(next), clock / OUT);
+      next++;
+    }
     if (paused(wall)) continue;
     buffer.pull(left, right, clock / OUT);
     clock += QUANTUM;
@@ -171,6 +177,27 @@ describe("late audio is dropped, not played late", () => {
     expect(buffer.stats.drops).toBeGreaterThanOrEqual(1);
     expect(Math.max(...levels)).toBeLessThanOrEqual(80 + 20);
   });
+
+  test("frames that reach the worklet long after the page got them (its thread rendered ahead) are dropped whole, joined smoothly", () => {
+    // 437 Hz: a dropped 20 ms is not a whole number of cycles, so the sound jumps phase there.
+    const frames = sineFrames(437, 48000, 2, 20, 150);
+    // Frames 50, 80 and 110 were stamped 300 ms before the worklet read them; a steady lag of 40 ms is the norm.
+    const late = new Set([50, 80, 110]);
+    // A 60 ms target, so that dropping one frame does not also run the buffer dry (that fades out and in).
+    const options = { targetMs: 60, maxMs: 120 };
+    const { out, buffer, delays } = play(frames, { rate: 48000, channels: 2, frameMs: 20, seconds: 3, lagOf: (k) => (late.has(k) ? 0.3 : 0.04), options });
+    expect(buffer.stats.drops).toBe(3);
+    expect(buffer.stats.dropped).toBe(3 * 960);
+    expect(buffer.stats.underruns).toBe(0);
+    // The steady 40 ms lag is not "late": those frames play, 40 ms later than they would.
+    expect(buffer.stats.played).toBeGreaterThan(140 * 960);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(120 + 40);
+    // Joined with a 2.7 ms ramp: a bend no sharper than the sine's own slope (0.029 a sample),
+    // where a step between two phases of it would be up to 1.0.
+    const start = firstSound(out) + 130;
+    expect(roughness(out, start, start + 2.5 * OUT)).toBeLessThan(0.04);
+  });
+
 });
 
 describe("gaps", () => {

@@ -187,6 +187,11 @@ export class AudioEngine {
     if (this.speakers.size === 0) this.stopWatching();
   }
 
+  /** The speakers heard now (bots' players and people's streams), by id. */
+  speakerIds(): string[] {
+    return [...this.speakers.keys()];
+  }
+
   volume(id: string): number {
     return this.volumes.get(id) ?? 1;
   }

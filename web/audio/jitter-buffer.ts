@@ -12,7 +12,10 @@
  *   neither gaps nor growing delay.
  * - Late audio is dropped, not played late: past `max` buffered (80 ms, or target + two
  *   frames), the oldest audio is skipped down to the target, with a short crossfade. This is
- *   what happens when a stalled tab (or a suspended audio context) catches up.
+ *   what happens when a stalled tab (or a suspended audio context) catches up. And a frame
+ *   that reaches the buffer more than `max` older than the frames usually are (the audio
+ *   thread fell behind and rendered ahead before reading its messages) is dropped whole; the
+ *   next one fades in from where the sound was.
  * - An underrun (the sender stopped, or a frame is late) fades out over 2.7 ms instead of
  *   stopping dead, waits for the target again, then fades in.
  */
@@ -45,6 +48,8 @@ const FADE = 128;
 const MAX_RATE_CORRECTION = 0.004;
 /** Latency marks kept at most (one per frame not yet played). */
 const MAX_MARKS = 256;
+/** Frames whose age at arrival sets the usual age (the least of them). */
+const AGE_WINDOW = 50;
 
 export class JitterBuffer {
   readonly stats: JitterStats = { frames: 0, played: 0, dropped: 0, drops: 0, underruns: 0 };
@@ -71,6 +76,11 @@ export class JitterBuffer {
   /** Output index of each frame's first sample, with the frame's arrival time. */
   private marks: { at: number; arrival: number }[] = [];
   private delays: number[] = [];
+  /** How old the last frames were when they reached the buffer (seconds), and the next slot. */
+  private readonly ages = new Float64Array(AGE_WINDOW).fill(Infinity);
+  private ageSlot = 0;
+  /** Samples of the next frame still to fade in from `lastL`/`lastR` (after a dropped frame). */
+  private rampIn = 0;
 
   constructor(
     readonly outputRate: number,
@@ -114,9 +124,11 @@ export class JitterBuffer {
 
   /**
    * Adds a frame: interleaved signed 16-bit samples, `channels` of them per instant, at
-   * `sampleRate`. `arrival` (seconds on the output clock) lets the delay be measured.
+   * `sampleRate`. `arrival` (seconds on the output clock, when the page got the frame) lets
+   * the delay be measured; with `now` (the output clock as the frame reaches the buffer) a
+   * frame far older than usual is dropped.
    */
-  push(pcm: Int16Array, channels: number, sampleRate: number, arrival = -1): void {
+  push(pcm: Int16Array, channels: number, sampleRate: number, arrival = -1, now = -1): void {
     const n = Math.floor(pcm.length / channels);
     if (n === 0) return;
     this.stats.frames++;
@@ -125,6 +137,13 @@ export class JitterBuffer {
       this.primed = false;
     }
     this.frameSamples = Math.round((n * this.outputRate) / sampleRate);
+    if (arrival >= 0 && now >= 0 && this.late(now - arrival)) {
+      this.stats.dropped += this.frameSamples;
+      this.stats.drops++;
+      this.primed = false;
+      this.rampIn = FADE;
+      return;
+    }
     if (arrival >= 0) {
       if (this.marks.length >= MAX_MARKS) this.marks.shift();
       this.marks.push({ at: this.write, arrival });
@@ -154,11 +173,21 @@ export class JitterBuffer {
       const bL = pcm[(i + 1) * channels]! * scale;
       const bR = pcm[(i + 1) * channels + second]! * scale;
       const at = this.write % cap;
-      this.left[at] = aL + (bL - aL) * f;
-      this.right[at] = aR + (bR - aR) * f;
+      let l = aL + (bL - aL) * f;
+      let r = aR + (bR - aR) * f;
+      if (this.rampIn > 0) {
+        // After a dropped frame: from the last sound to the new one, not a step.
+        const w = 1 - this.rampIn / FADE;
+        l = this.lastL + (l - this.lastL) * w;
+        r = this.lastR + (r - this.lastR) * w;
+        this.rampIn--;
+      }
+      this.left[at] = l;
+      this.right[at] = r;
       this.write++;
       pos += step;
     }
+    this.rampIn = 0;
     this.lastL = pcm[(n - 1) * channels]! * scale;
     this.lastR = pcm[(n - 1) * channels + second]! * scale;
     this.pos = pos - n;
@@ -220,6 +249,18 @@ export class JitterBuffer {
       if (mark.at >= start) this.delays.push((now + (mark.at - start) / this.outputRate - mark.arrival) * 1000);
     }
     return Math.sqrt(sum / (2 * m));
+  }
+
+  /**
+   * Whether a frame `age` seconds old on arrival is late: more than `max` older than the
+   * youngest of the last frames (so a steady lag of the audio thread is the norm, not late).
+   */
+  private late(age: number): boolean {
+    this.ages[this.ageSlot] = age;
+    this.ageSlot = (this.ageSlot + 1) % AGE_WINDOW;
+    let usual = Infinity;
+    for (const a of this.ages) if (a < usual) usual = a;
+    return age - usual > this.max / this.outputRate;
   }
 
   /** Drops everything before `to` (late audio), crossfading from where playback was. */

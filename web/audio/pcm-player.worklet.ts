@@ -28,7 +28,7 @@ class PcmPlayer extends AudioWorkletProcessor {
     super();
     this.port.onmessage = (event: MessageEvent<PlayerMessage>) => {
       const message = event.data;
-      if (message.type === "frame") this.buffer.push(new Int16Array(message.pcm), message.channels, message.sampleRate, message.arrival);
+      if (message.type === "frame") this.buffer.push(new Int16Array(message.pcm), message.channels, message.sampleRate, message.arrival, currentTime);
       else if (message.type === "close") this.open = false;
     };
   }

@@ -22,7 +22,7 @@ import { CreateServerDialog, JoinServerDialog } from "../components/server-dialo
 import { STATUS_LABELS } from "../components/avatar.tsx";
 import { Icon } from "../components/icons.tsx";
 import { VoiceRoom } from "../voice/voice-room.tsx";
-import { CallButton, IncomingCallDialog } from "../voice/call-ui.tsx";
+import { CallButton } from "../voice/call-ui.tsx";
 
 export function ChatPage() {
   const { params } = useRoute();
@@ -32,7 +32,6 @@ export function ChatPage() {
     <div class="chat">
       <ServerRail activeServerId={serverId} />
       {serverId === "@me" ? <DirectMessages conversationId={params.channelId} me={me} /> : <ServerView serverId={serverId} channelId={params.channelId} me={me} />}
-      <IncomingCallDialog />
     </div>
   );
 }

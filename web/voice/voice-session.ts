@@ -40,9 +40,11 @@ export class VoiceSession {
   readonly lastSound = signal<SoundboardPlayed | null>(null);
   readonly mic: Microphone;
   readonly me = computed(() => this.participants.value.find((p) => p.userId === this.userId()));
+  /** Set from a click on Mute (or Deafen) until the server answers: nothing goes out meanwhile. */
+  private readonly muting = signal(false);
   readonly transmitting = computed(() =>
     transmitting({
-      me: this.me.value,
+      me: this.muting.value && this.me.value ? { ...this.me.value, muted: true } : this.me.value,
       micLive: this.mic.state.value === "on",
       mode: this.mode.value,
       voiceDetected: this.mic.voiceDetected.value,
@@ -180,8 +182,12 @@ export class VoiceSession {
 
   /** Own mute (`voice:state`); the server's answer reaches the room, this page included. */
   async setMuted(muted: boolean): Promise<void> {
-    if (muted) this.mic.capture(false);
-    await this.request("voice:state", { muted });
+    if (muted) this.muting.value = true;
+    try {
+      await this.request("voice:state", { muted });
+    } finally {
+      this.muting.value = false;
+    }
   }
 
   /** Deafening also mutes (nobody talks without hearing); undeafening restores the mute as it was. */
@@ -191,8 +197,12 @@ export class VoiceSession {
     if (!me) return;
     if (deafened) {
       this.mutedBeforeDeafen = me.muted;
-      this.mic.capture(false);
-      await this.request("voice:state", { deafened: true, muted: true });
+      this.muting.value = true;
+      try {
+        await this.request("voice:state", { deafened: true, muted: true });
+      } finally {
+        this.muting.value = false;
+      }
     } else {
       await this.request("voice:state", me.meetingRole === "audience" ? { deafened: false } : { deafened: false, muted: this.mutedBeforeDeafen });
     }
@@ -260,7 +270,7 @@ export class VoiceSession {
   private forget(socketId: string): void {
     this.mesh.drop(socketId);
     const still = new Set(this.participants.value.map((p) => p.userId));
-    for (const id of Object.keys(this.engine.diagnostics().speakers)) if (!still.has(id)) this.engine.detach(id);
+    for (const id of this.engine.speakerIds()) if (!still.has(id)) this.engine.detach(id);
   }
 
   /** A moderator moved the reader: a new room, the same microphone and own choices. */
@@ -271,7 +281,7 @@ export class VoiceSession {
     const target = this.channelInfo(from.serverId, channelId) ?? { id: channelId, serverId: from.serverId, name: "another channel", meeting: false };
     this.mesh.close();
     this.mesh = this.newMesh();
-    for (const id of Object.keys(this.engine.diagnostics().speakers)) this.engine.detach(id);
+    for (const id of this.engine.speakerIds()) this.engine.detach(id);
     batch(() => {
       this.channel.value = target;
       this.status.value = "joining";
