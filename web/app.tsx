@@ -13,6 +13,7 @@ import { InviteCodePage } from "./pages/invite-code.tsx";
 import { ServerSettingsPage } from "./pages/settings/settings-page.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { AuthLayout } from "./pages/auth-layout.tsx";
+import { IncomingCallDialog } from "./voice/call-ui.tsx";
 
 /** Replaces the current entry with `to` (used for redirects). */
 export function Redirect({ to }: { to: string }) {
@@ -66,6 +67,7 @@ export function App() {
           <Route path="/servers/:serverId/settings/:section?" component={ServerSettings} />
           <Route default component={NotFoundPage} />
         </Router>
+        <IncomingCallDialog />
       </LocationProvider>
     </CrashGuard>
   );

@@ -78,9 +78,33 @@ export function sourceFingerprint(): string {
     .join("|");
 }
 
+/**
+ * AudioWorklet modules (`*.worklet.ts`) are loaded by URL (`audioWorklet.addModule`), so each is
+ * bundled on its own first; the app then finds their hashed URLs in `HEARTH_WORKLETS`
+ * (web/audio/worklets.ts), by file name without `.worklet.ts`.
+ */
+async function buildWorklets(assets: Map<string, WebAsset>): Promise<Record<string, string>> {
+  const entries = sourceFiles().filter((file) => file.endsWith(".worklet.ts"));
+  const urls: Record<string, string> = {};
+  if (entries.length === 0) return urls;
+  const result = await Bun.build({ entrypoints: entries, target: "browser", minify: true, naming: "[name]-[hash].[ext]", throw: false });
+  if (!result.success) {
+    throw new WebBuildError(`web app worklet build failed: ${result.logs.map((log) => String(log.message ?? log)).join("; ")}`);
+  }
+  for (const output of result.outputs) {
+    const name = output.path.replace(/^\.\//, "");
+    const body = new Uint8Array(await output.arrayBuffer());
+    assets.set(name, { body, gzipped: Bun.gzipSync(body), type: output.type });
+    urls[name.replace(/\.worklet-[^.]+\.js$/, "")] = ASSETS_PREFIX + name;
+  }
+  return urls;
+}
+
 export async function buildWebApp(): Promise<WebBuild> {
   const fingerprint = sourceFingerprint();
   const started = performance.now();
+  const assets = new Map<string, WebAsset>();
+  const worklets = await buildWorklets(assets);
   const result = await Bun.build({
     entrypoints: [join(WEB_DIR, "index.html")],
     target: "browser",
@@ -89,7 +113,7 @@ export async function buildWebApp(): Promise<WebBuild> {
     publicPath: ASSETS_PREFIX,
     naming: { entry: "[name]-[hash].[ext]", chunk: "[name]-[hash].[ext]", asset: "[name]-[hash].[ext]" },
     jsx: { runtime: "automatic", importSource: "preact" },
-    define: { "process.env.NODE_ENV": '"production"' },
+    define: { "process.env.NODE_ENV": '"production"', HEARTH_WORKLETS: JSON.stringify(worklets) },
     plugins: [reactToPreact],
     throw: false,
   });
@@ -97,7 +121,6 @@ export async function buildWebApp(): Promise<WebBuild> {
     throw new WebBuildError(`web app build failed: ${result.logs.map((log) => String(log.message ?? log)).join("; ")}`);
   }
   let html: string | null = null;
-  const assets = new Map<string, WebAsset>();
   for (const output of result.outputs) {
     const name = output.path.replace(/^\.\//, "");
     if (output.kind === "entry-point" && name.endsWith(".html")) {

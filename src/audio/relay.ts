@@ -1,5 +1,6 @@
 import { rooms } from "../domain/shared/events.ts";
 import type { Participant, VoiceRoomMembership } from "../domain/voice/voice-rooms.ts";
+import { NOT_IN_THIS_VOICE_CHANNEL } from "../domain/voice/voice.ts";
 import { checkFrame, type AudioFrame } from "./frames.ts";
 import { nativeRelayFor } from "./native-relay.ts";
 
@@ -35,7 +36,7 @@ export async function admitFrame(voice: VoiceGate, socketId: string, payload: un
   const checked = checkFrame({ pcm, sampleRate, channels });
   if (!checked.ok) return checked;
   const sender = voice.rooms.participant(socketId);
-  if (!sender || sender.channelId !== channelId.toLowerCase()) return { ok: false, error: "You are not in this voice channel" };
+  if (!sender || sender.channelId !== channelId.toLowerCase()) return { ok: false, error: NOT_IN_THIS_VOICE_CHANNEL };
   // Memoized between permission changes: this runs for every frame (Voice.speakError).
   const refusal = await voice.speakError(sender, true);
   if (refusal) return { ok: false, error: refusal };

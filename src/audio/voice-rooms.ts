@@ -10,6 +10,9 @@ export class VoiceRooms implements VoiceRoomMembership {
   private readonly bySocket = new Map<string, Participant>();
   private readonly byUser = new Map<string, string>();
   private readonly byChannel = new Map<string, Map<string, Participant>>();
+  /** Listening participants by channel (bots that asked to hear the room's people). */
+  private readonly listening = new Map<string, Set<Participant>>();
+  private static readonly NONE: ReadonlySet<Participant> = new Set();
 
   /**
    * Adds the participant. A user is in one voice channel at a time: the participant they
@@ -23,6 +26,7 @@ export class VoiceRooms implements VoiceRoomMembership {
     let room = this.byChannel.get(participant.channelId);
     if (!room) this.byChannel.set(participant.channelId, (room = new Map()));
     room.set(participant.socketId, participant);
+    if (participant.listening) this.setListening(participant, true);
     return { previous };
   }
 
@@ -35,6 +39,7 @@ export class VoiceRooms implements VoiceRoomMembership {
     const room = this.byChannel.get(participant.channelId);
     room?.delete(socketId);
     if (room && room.size === 0) this.byChannel.delete(participant.channelId);
+    this.setListening(participant, false);
     return participant;
   }
 
@@ -57,7 +62,22 @@ export class VoiceRooms implements VoiceRoomMembership {
     const participant = this.bySocket.get(socketId);
     if (!participant) return null;
     Object.assign(participant, patch);
+    if (patch.listening !== undefined) this.setListening(participant, patch.listening);
     return participant;
+  }
+
+  listeners(channelId: string): ReadonlySet<Participant> {
+    return this.listening.get(channelId) ?? VoiceRooms.NONE;
+  }
+
+  private setListening(participant: Participant, on: boolean): void {
+    let set = this.listening.get(participant.channelId);
+    if (on) {
+      if (!set) this.listening.set(participant.channelId, (set = new Set()));
+      set.add(participant);
+    } else if (set?.delete(participant) && set.size === 0) {
+      this.listening.delete(participant.channelId);
+    }
   }
 
   /** Every participant (for presence-style lookups such as friends in voice). */

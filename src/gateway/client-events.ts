@@ -49,6 +49,8 @@ export const VoiceMove = v.object({ userId: Id("user"), channelId: Id("channel")
 export const VoiceDisconnect = v.object({ userId: Id("user") });
 export const VoiceQuery = v.object({ userId: Id("user"), serverId: Id("server") });
 export const VoiceParticipants = v.object({ channelId: Id("channel") });
+/** `voice:listen` (Hearth extension, docs/audio.md "Bots that listen"). */
+export const VoiceListen = v.object({ channelId: Id("channel"), listening: Flag }, "must be an object {channelId, listening}");
 
 /**
  * DM calls (docs/dm-calls.md): an object is required; the ids inside are checked by DmCalls,
@@ -66,8 +68,8 @@ export const CallId = objectPayload({ callId: anything }, "must be an object {ca
 export const CallSignal = objectPayload({ callId: anything, to: anything }, "must be an object {callId, to, ...}");
 
 /**
- * `bot:audio-data`: checked by src/audio/relay.ts (admitFrame) rather than by this schema, because
- * it runs for every frame of every voice room; this is the shape it admits.
+ * `bot:audio-data` and `voice:audio-data`: checked by src/audio/relay.ts (admitFrame) rather than a schema, because it
+ * runs for every frame of every voice room; this is the shape it admits.
  */
 export const AudioFrame = v.object({
   channelId: Id("channel"),
@@ -119,6 +121,10 @@ export const CLIENT_EVENTS = {
   "bot:voice-query": { payload: VoiceQuery, ack: v.object({ channelId: v.nullable(Uuid), participant: v.nullable(VoiceParticipant) }) },
   "bot:voice-participants": { payload: VoiceParticipants, ack: roomAck },
   "bot:audio-data": { payload: AudioFrame, ack: none },
+  // Hearth extensions (docs/audio.md, "Bots that listen"): a bot asks to hear the room's people;
+  // a person's microphone frames, for those bots only.
+  "voice:listen": { payload: VoiceListen, ack: v.object({ channelId: Uuid, listening: v.boolean() }) },
+  "voice:audio-data": { payload: AudioFrame, ack: none },
   "typing:start": { payload: ChannelId, ack: channelAck },
   "typing:stop": { payload: ChannelId, ack: channelAck },
   "dm:typing:start": { payload: DmTyping, ack: conversationAck },

@@ -72,6 +72,7 @@ export const EVENT_KIND: Record<keyof ClientToServerEvents, EventKind> = {
   "voice:disconnect": "voice",
   "bot:voice-query": "voice",
   "bot:voice-participants": "voice",
+  "voice:listen": "voice",
   "dm:call-start": "voice",
   "dm:call-accept": "voice",
   "dm:call-decline": "voice",
@@ -83,6 +84,7 @@ export const EVENT_KIND: Record<keyof ClientToServerEvents, EventKind> = {
   "bot:delete_message": "messages",
   "message:component": "messages",
   "bot:audio-data": "audio",
+  "voice:audio-data": "audio",
 };
 
 /** Parses `"<per second>/<burst>"` (e.g. `10/20`); null when it is not that. */

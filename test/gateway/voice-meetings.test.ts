@@ -41,6 +41,7 @@ describe("meetings", () => {
       speaking: false,
       meetingRole: "audience",
       handRaised: false,
+      listening: false,
     };
     expect(await joined).toEqual(expected);
     expect(ack.participants[1]).toEqual(expected);

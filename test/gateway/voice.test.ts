@@ -24,6 +24,7 @@ const participant = (socket: ClientSocket, user: TestUser, extra: Record<string,
   speaking: false,
   meetingRole: null,
   handRaised: false,
+  listening: false,
   ...extra,
 });
 

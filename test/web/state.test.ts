@@ -67,6 +67,7 @@ const channel = (id: string, position: number, category_id: string | null = null
   position,
   topic: null,
   chat_enabled: false,
+  is_meeting: false,
 });
 const category = (id: string, position: number): Category => ({ id, server_id: "s", name: id.toUpperCase(), position });
 

@@ -15,6 +15,8 @@ export interface MeUser {
   is_bot: 0 | 1;
   two_factor_enabled: boolean;
   created_at: number;
+  /** Premium subscriber (plays soundboard sounds). */
+  premium: boolean;
 }
 
 export interface Session {
@@ -43,6 +45,8 @@ export interface Channel {
   position: number;
   topic: string | null;
   chat_enabled: boolean;
+  /** Voice channels: a meeting (audience and speakers). */
+  is_meeting: boolean;
 }
 
 export interface Category {

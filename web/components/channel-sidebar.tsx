@@ -7,6 +7,7 @@ import { UserPanel } from "./user-panel.tsx";
 import { Icon } from "./icons.tsx";
 import { session } from "../state/app-state.ts";
 import { settingsAccess } from "../pages/settings/access.ts";
+import { ConnectionBars } from "../voice/voice-bar.tsx";
 
 /** The server's channels by category (only those the reader may view), plus "Invite people". */
 export function ChannelSidebar({ server, state, activeChannelId }: { server: Server; state: ServerState; activeChannelId: string | undefined }) {
@@ -78,6 +79,7 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
           );
         })}
       </div>
+      <ConnectionBars />
       <UserPanel />
       {inviting && <InviteDialog serverId={server.id} serverName={server.name} onClose={() => setInviting(false)} />}
     </nav>

@@ -7,6 +7,7 @@ import { Avatar } from "./avatar.tsx";
 import { Dialog } from "./dialog.tsx";
 import { UserPanel } from "./user-panel.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
+import { ConnectionBars } from "../voice/voice-bar.tsx";
 
 /** The reader's DMs and group DMs, newest activity first, live from `dm:new`. */
 export function DmSidebar({ activeId }: { activeId: string | undefined }) {
@@ -41,6 +42,7 @@ export function DmSidebar({ activeId }: { activeId: string | undefined }) {
           })}
         </ul>
       </div>
+      <ConnectionBars />
       <UserPanel />
       {creating && <NewGroupDialog onClose={() => setCreating(false)} />}
     </nav>

@@ -9,13 +9,17 @@ import { TypingIndicator } from "./typing-indicator.tsx";
 import { Icon } from "./icons.tsx";
 
 /** A channel's or a conversation's main column: its header, the message log, who is typing, the composer (and the pins panel). */
-export function PlaceView({ value, title, topic, tools, canSend = true, cannotSendReason }: {
+export function PlaceView({ value, title, topic, tools, canSend = true, cannotSendReason, above, chat = true }: {
   value: PlaceContextValue;
   title: ComponentChildren;
   topic?: string | null;
   tools?: ComponentChildren;
   canSend?: boolean;
   cannotSendReason?: string;
+  /** Shown above the messages (a voice channel's room). */
+  above?: ComponentChildren;
+  /** False: no messages at all (a voice channel with its text chat off). */
+  chat?: boolean;
 }) {
   const [replyTo, setReplyTo] = useState<Message | null>(null);
   const [showPins, setShowPins] = useState(false);
@@ -28,7 +32,7 @@ export function PlaceView({ value, title, topic, tools, canSend = true, cannotSe
           <h1>{title}</h1>
           {topic && <p class="topic" title={topic}>{topic}</p>}
           <div class="place-tools">
-            {isChannel && (
+            {isChannel && chat && (
               <button type="button" class="tool" aria-pressed={showPins} onClick={() => setShowPins(!showPins)}>
                 <Icon name="pin" size={16} /> Pinned messages
               </button>
@@ -37,10 +41,11 @@ export function PlaceView({ value, title, topic, tools, canSend = true, cannotSe
           </div>
         </header>
         <div class="place-body">
-          <div class="place-main">
-            <MessageList onReply={setReplyTo} stickSignal={stick} />
-            <TypingIndicator />
-            {canSend ? (
+          <div class={chat ? "place-main" : "place-main voice-only"}>
+            {above}
+            {chat && <MessageList onReply={setReplyTo} stickSignal={stick} />}
+            {chat && <TypingIndicator />}
+            {!chat ? null : canSend ? (
               <Composer replyTo={replyTo} onCancelReply={() => setReplyTo(null)} onSent={() => setStick((n) => n + 1)} />
             ) : (
               <p class="composer-disabled">{cannotSendReason}</p>

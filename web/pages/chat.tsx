@@ -21,6 +21,8 @@ import { ServerRail } from "../components/server-rail.tsx";
 import { CreateServerDialog, JoinServerDialog } from "../components/server-dialogs.tsx";
 import { STATUS_LABELS } from "../components/avatar.tsx";
 import { Icon } from "../components/icons.tsx";
+import { VoiceRoom } from "../voice/voice-room.tsx";
+import { CallButton } from "../voice/call-ui.tsx";
 
 export function ChatPage() {
   const { params } = useRoute();
@@ -123,6 +125,8 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
   return (
     <PlaceView
       value={value}
+      above={channel.type === "voice" ? <VoiceRoom server={server} state={state} channel={channel} me={me} /> : undefined}
+      chat={!voiceWithoutChat}
       title={
         <>
           <span class="channel-icon">
@@ -133,7 +137,7 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
       }
       topic={channel.topic}
       canSend={!voiceWithoutChat}
-      cannotSendReason="Text chat is off in this voice channel, and voice is not available in the web app yet."
+      cannotSendReason="Text chat is off in this voice channel."
       tools={
         <button type="button" class="tool" aria-pressed={showMembers} onClick={onToggleMembers}>
           <Icon name="users" size={16} /> Members
@@ -218,6 +222,7 @@ function ConversationPlace({ conversation, me }: { conversation: Conversation; m
   return (
     <PlaceView
       value={value}
+      tools={<CallButton conversation={conversation} />}
       title={label}
       topic={other ? STATUS_LABELS[other.status] : `${conversation.recipients.length + 1} members: ${people.map((p) => p.username).join(", ")}`}
     />

@@ -182,6 +182,18 @@ export const SERVER_EVENTS = {
     rooms: ["voice"],
     audience: "`voice:<channelId>`, except the sender (docs/audio.md)",
   },
+  // Hearth extensions (docs/audio.md, "Bots that listen"): a bot starts or stops hearing the room's
+  // people (to the room), and a person's microphone frame (only to the bots in the room that listen).
+  "voice:listening": {
+    payload: v.object({ socketId, userId: id, listening: v.boolean() }),
+    rooms: ["voice"],
+    audience: "`voice:<channelId>`",
+  },
+  "voice:audio-data": {
+    payload: v.object({ channelId: id, pcm: Binary, sampleRate: v.number(), channels: v.number(), userId: id }),
+    rooms: ["voice"],
+    audience: "only the bots of the room that listen (docs/audio.md)",
+  },
   // Hearth extension (docs/soundboard.md): a soundboard sound played into a voice room.
   "voice:soundboard": {
     payload: v.object({

@@ -235,5 +235,7 @@ export const VoiceParticipant = v.object({
   speaking: v.boolean(),
   meetingRole: v.nullable(v.picklist(["audience", "speaker"])),
   handRaised: v.boolean(),
+  /** Hearth extension (docs/audio.md, "Bots that listen"): a bot that asked to hear the room's people; always false for people. */
+  listening: v.boolean(),
 });
 export type VoiceParticipant = v.InferOutput<typeof VoiceParticipant>;

@@ -23,6 +23,8 @@ export interface Participant {
   /** Meeting channels only: audience or speaker; null elsewhere. */
   meetingRole: MeetingRole | null;
   handRaised: boolean;
+  /** A bot that asked to hear the people of its room (`voice:listen`); never true for people. */
+  listening: boolean;
   joinedAt: number;
 }
 
@@ -43,4 +45,9 @@ export interface VoiceRoomMembership {
   update(socketId: string, patch: Partial<Omit<Participant, "socketId" | "userId" | "channelId" | "serverId">>): Participant | null;
   /** Every participant (for presence-style lookups such as friends in voice). */
   all(): Participant[];
+  /**
+   * The channel's participants with `listening` set, kept apart so that relaying a person's
+   * microphone frame does not walk the whole room (src/audio/listen-relay.ts).
+   */
+  listeners(channelId: string): ReadonlySet<Participant>;
 }

@@ -42,6 +42,9 @@ export const FORCE_DISCONNECT_ACCESS = "You can no longer connect to this voice 
 export const FORCE_DISCONNECT_DELETED = "The voice channel was deleted";
 
 const NOT_IN_VOICE = "You are not in a voice channel";
+/** The audio relay's refusal too (src/audio/relay.ts). */
+export const NOT_IN_THIS_VOICE_CHANNEL = "You are not in this voice channel";
+export const ONLY_BOTS_LISTEN = "Only bots can listen to a voice room";
 const AUDIENCE_CANNOT_SPEAK = "Audience members cannot speak in a meeting";
 
 /** The participant as clients see it (no server/channel ids, no join time). */
@@ -58,6 +61,7 @@ export const toVoiceParticipant = (p: Participant): VoiceParticipant => ({
   speaking: p.speaking,
   meetingRole: p.meetingRole,
   handRaised: p.handRaised,
+  listening: p.listening,
 });
 
 /**
@@ -178,6 +182,7 @@ export class Voice {
       speaking: false,
       meetingRole: meeting ? "audience" : null,
       handRaised: false,
+      listening: false,
       joinedAt: Date.now(),
     };
     const room = rooms.voice(channel.id);
@@ -244,6 +249,23 @@ export class Voice {
     const { to: _to, from: _from, userId: _userId, ...rest } = payload;
     this.bus.publish(to, "voice:signal", { ...rest, from: socketId, userId: sender.userId });
     return { to };
+  }
+
+  /**
+   * A bot starts or stops hearing the people of the voice room it is in (docs/audio.md, "Bots
+   * that listen"): their microphone frames (`voice:audio-data`) are delivered to it from then
+   * on. Only bots may listen, only in the room they are in; the room is told with
+   * `voice:listening` when the flag changes, so the people know who hears them.
+   */
+  setListening(client: VoiceClient, channelId: string, listening: boolean): { channelId: string; listening: boolean } {
+    if (!client.isBot) throw forbidden(ONLY_BOTS_LISTEN);
+    const participant = this.rooms.participant(client.socketId);
+    if (!participant || participant.channelId !== channelId.toLowerCase()) throw forbidden(NOT_IN_THIS_VOICE_CHANNEL);
+    if (participant.listening !== listening) {
+      this.rooms.update(participant.socketId, { listening });
+      this.bus.publish(rooms.voice(participant.channelId), "voice:listening", { socketId: participant.socketId, userId: participant.userId, listening });
+    }
+    return { channelId: participant.channelId, listening };
   }
 
   // ---- meetings ----

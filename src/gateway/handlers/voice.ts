@@ -10,6 +10,7 @@ import {
   SetMeetingRole,
   VoiceDisconnect,
   VoiceJoin,
+  VoiceListen,
   VoiceMove,
   VoiceParticipants,
   VoiceQuery,
@@ -74,6 +75,11 @@ export function voiceEvents(domain: Domain): ClientEventTable {
     "bot:voice-query": (socket, payload) => {
       const query = parseInput(VoiceQuery, payload, "payload");
       return voice.query(socket.data.userId, query.serverId, query.userId);
+    },
+    "voice:listen": (socket, payload) => {
+      const { channelId, listening } = parseInput(VoiceListen, payload, "payload");
+      const { userId, username, isBot } = socket.data;
+      return voice.setListening({ socketId: socket.id, userId, username, isBot }, channelId, listening);
     },
     "bot:voice-participants": (socket, payload) => voice.participants(socket.data.userId, parseInput(VoiceParticipants, payload, "payload").channelId),
   };

@@ -8,11 +8,20 @@ export interface BotProcess {
   interactions: Record<string, any>[];
   /** Resolves with the first line (past or future) that matches. */
   waitFor(match: (line: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+  /** Every line printed so far. */
+  lines: Record<string, any>[];
+  /** Writes one JSON line to the process's stdin (a command, for scripts that read them). */
+  send(command: Record<string, unknown>): void;
   stop(): void;
 }
 
-export async function spawnBot(url: string, bot: TestBot, options: { commands: unknown[]; silent?: boolean }): Promise<BotProcess> {
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, "fixture-bot.ts")], {
+/** `script` (default fixture-bot.ts) runs with `env` added; it prints `{"event": "ready"}` (or `error`) first. */
+export async function spawnBot(
+  url: string,
+  bot: TestBot,
+  options: { commands: unknown[]; silent?: boolean; script?: string; env?: Record<string, string> },
+): Promise<BotProcess> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, options.script ?? "fixture-bot.ts")], {
     env: {
       ...process.env,
       HEARTH_URL: url,
@@ -20,7 +29,9 @@ export async function spawnBot(url: string, bot: TestBot, options: { commands: u
       BOT_NAME: bot.name,
       BOT_COMMANDS: JSON.stringify(options.commands),
       BOT_SILENT: options.silent ? "1" : "0",
+      ...options.env,
     },
+    stdin: "pipe",
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -65,6 +76,11 @@ export async function spawnBot(url: string, bot: TestBot, options: { commands: u
       return lines.filter((l) => l.event === "interaction").map((l) => l.interaction);
     },
     waitFor,
+    lines,
+    send: (command) => {
+      child.stdin.write(`${JSON.stringify(command)}\n`);
+      child.stdin.flush();
+    },
     stop: () => child.kill(),
   };
 }

@@ -13,6 +13,11 @@ import { startServer, type TestServer, type TestUser } from "../../helpers/serve
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** The flags of shared/DESIGN.md; playwright gives every launch a fresh profile directory. */
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+/**
+ * Voice pages: Chromium's fake microphone (a beep) granted without a prompt, and audio that
+ * may start without a click (a ringing call).
+ */
+const MEDIA_FLAGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"];
 const SCREENSHOTS = join(import.meta.dir, "..", "screenshots");
 
 export interface Person extends TestUser {
@@ -32,9 +37,9 @@ export interface WebSuite {
   stop(): Promise<void>;
 }
 
-export async function startWebSuite(): Promise<WebSuite> {
+export async function startWebSuite(options: { media?: boolean } = {}): Promise<WebSuite> {
   const server = await startServer();
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: options.media ? [...FLAGS, ...MEDIA_FLAGS] : FLAGS });
   mkdirSync(SCREENSHOTS, { recursive: true });
   const contexts: BrowserContext[] = [];
 

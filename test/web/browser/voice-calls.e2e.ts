@@ -1,0 +1,73 @@
+/**
+ * Issue 17, voice point 5 in the browser: DM calls ring (`dm:call-incoming`), are answered or
+ * declined, and carry the voices over WebRTC like a voice room.
+ */
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { addMember, createServer } from "../../helpers/community.ts";
+import { eventually, startWebSuite, type Person, type WebSuite } from "./harness.ts";
+import { closePages, diagnostics } from "./voice-helpers.ts";
+
+let suite: WebSuite;
+beforeAll(async () => {
+  suite = await startWebSuite({ media: true });
+});
+afterAll(() => suite.stop());
+afterEach(() => closePages(suite));
+
+/** Two people who share a server (so they may message and call), the caller on their DM. */
+async function pair(): Promise<{ caller: Person; callee: Person }> {
+  const callerUser = await suite.server.register();
+  const calleeUser = await suite.server.register();
+  const serverId = await createServer(suite.server, callerUser, "Callers");
+  await addMember(suite.server, serverId, calleeUser);
+  const dm = await suite.server.api("POST", `/api/v1/dm/channels/${calleeUser.id}`, { token: callerUser.token });
+  expect(dm.status).toBeLessThan(300);
+  const caller = await suite.person({ user: callerUser, path: `/channels/@me/${dm.body.id}` });
+  const callee = await suite.person({ user: calleeUser, path: "/channels/@me" });
+  return { caller, callee };
+}
+
+const callBar = (page: Page) => page.getByRole("region", { name: "Call", exact: true });
+const ringing = (page: Page) => page.getByRole("alertdialog", { name: "Incoming call" });
+
+test("a DM call rings, is answered, and both hear each other over WebRTC; hanging up ends it for both", async () => {
+  const { caller, callee } = await pair();
+  await caller.page.getByRole("button", { name: "Start a call" }).click();
+  await callBar(caller.page).getByText("Calling…").waitFor();
+
+  await ringing(callee.page).getByText(`${caller.username} is calling you`).waitFor();
+  await suite.shot(callee.page, "call-1-incoming");
+  await ringing(callee.page).getByRole("button", { name: "Answer" }).click();
+  await ringing(callee.page).waitFor({ state: "detached" });
+
+  for (const [person, other] of [
+    [caller, callee],
+    [callee, caller],
+  ] as const) {
+    await callBar(person.page).getByText("In a call").waitFor();
+    await callBar(person.page).getByRole("list", { name: "In the call" }).getByText(other.username).waitFor();
+    // Connected peer to peer, and the other's (fake, beeping) microphone is heard.
+    await eventually(async () => {
+      const d = await diagnostics(person.page);
+      expect(Object.values(d.call.peers)).toEqual(["connected"]);
+      expect(d.voice.audio.speakers[`call:${other.id}`]?.level).toBeGreaterThan(0.005);
+    }, 20_000);
+    await callBar(person.page).getByRole("img", { name: "Speaking" }).waitFor({ timeout: 15_000 });
+  }
+  await suite.shot(caller.page, "call-2-connected");
+
+  await callBar(callee.page).getByRole("button", { name: "Hang up" }).click();
+  await callBar(caller.page).getByRole("status").filter({ hasText: "The call ended." }).waitFor();
+  expect((await diagnostics(caller.page)).call.call).toBeNull();
+});
+
+test("a DM call can be declined: the caller is told", async () => {
+  const { caller, callee } = await pair();
+  await caller.page.getByRole("button", { name: "Start a call" }).click();
+  await ringing(callee.page).getByRole("button", { name: "Decline" }).click();
+  await ringing(callee.page).waitFor({ state: "detached" });
+  await callBar(caller.page).getByRole("status").filter({ hasText: "The call was declined." }).waitFor();
+  await suite.shot(caller.page, "call-3-declined");
+  expect((await diagnostics(callee.page)).call).toMatchObject({ incoming: null, call: null });
+});

@@ -1,0 +1,313 @@
+/**
+ * The reader in a voice channel (docs/web.md, "Voice"): joining and leaving, the room's
+ * participants kept current by the gateway's voice events, the microphone (voice activity or
+ * push-to-talk), people's voices over a WebRTC mesh (`voice:signal`), bots' PCM frames played
+ * by the audio worklet, the frames sent to bots that listen (`voice:audio-data`), meetings,
+ * moderation and the soundboard. One voice channel at a time, as the server allows.
+ */
+import { batch, computed, effect, signal } from "@preact/signals";
+import type { Gateway } from "../state/gateway.ts";
+import type { AudioEngine } from "../audio/audio-engine.ts";
+import { Microphone } from "./microphone.ts";
+import { PeerMesh, type Signal } from "./peer-mesh.ts";
+import { applyRoomEvent, listeningBots, maySpeak, ROOM_EVENTS, transmitting, type RoomEvent, type TalkMode } from "./room.ts";
+import type { MeetingRole, SoundboardPlayed, VoiceParticipant } from "./types.ts";
+
+/** The channel the reader is in, as the page names it. */
+export interface VoiceChannelInfo {
+  id: string;
+  serverId: string;
+  name: string;
+  meeting: boolean;
+}
+
+/** People connected to at most, in join order: a mesh grows as the square of the room (docs/web.md). */
+export const MESH_LIMIT = 8;
+const MODE_KEY = "hearth.voice.mode";
+
+type Payload = Record<string, any>;
+
+export class VoiceSession {
+  readonly channel = signal<VoiceChannelInfo | null>(null);
+  readonly status = signal<"idle" | "joining" | "connected">("idle");
+  readonly participants = signal<VoiceParticipant[]>([]);
+  /** The last refusal (`voice:error`, or a request that failed). */
+  readonly error = signal<string | null>(null);
+  /** Why the reader is no longer in voice, or where they were moved. */
+  readonly notice = signal<string | null>(null);
+  readonly mode = signal<TalkMode>(localStorage.getItem(MODE_KEY) === "push-to-talk" ? "push-to-talk" : "voice-activity");
+  readonly talkHeld = signal(false);
+  readonly lastSound = signal<SoundboardPlayed | null>(null);
+  readonly mic: Microphone;
+  readonly me = computed(() => this.participants.value.find((p) => p.userId === this.userId()));
+  /** Set from a click on Mute (or Deafen) until the server answers: nothing goes out meanwhile. */
+  private readonly muting = signal(false);
+  readonly transmitting = computed(() =>
+    transmitting({
+      me: this.muting.value && this.me.value ? { ...this.me.value, muted: true } : this.me.value,
+      micLive: this.mic.state.value === "on",
+      mode: this.mode.value,
+      voiceDetected: this.mic.voiceDetected.value,
+      talkHeld: this.talkHeld.value,
+    }),
+  );
+  /** People beyond the mesh's limit, not connected to. */
+  readonly unreachable = signal(0);
+  private mesh: PeerMesh;
+  private speakingSent = false;
+
+  constructor(
+    private readonly gateway: Gateway,
+    readonly engine: AudioEngine,
+    private readonly userId: () => string | undefined,
+    /** Looks up a channel of a server (after being moved there). */
+    private readonly channelInfo: (serverId: string, channelId: string) => VoiceChannelInfo | undefined,
+  ) {
+    this.mic = new Microphone((pcm, sampleRate) => {
+      const channel = this.channel.value;
+      if (channel) this.gateway.emit("voice:audio-data", { channelId: channel.id, pcm, sampleRate, channels: 1 });
+    });
+    this.mesh = this.newMesh();
+    this.bindEvents();
+    // What goes out follows the state: the WebRTC track, the speaking indicator, frames for listening bots.
+    effect(() => {
+      const on = this.transmitting.value;
+      const bots = listeningBots(this.participants.value).length > 0;
+      this.mic.setLive(on);
+      this.mic.capture(on && bots);
+      if (this.status.value === "connected" && on !== this.speakingSent) {
+        this.speakingSent = on;
+        this.gateway.emit("voice:speaking", { speaking: on });
+      }
+    });
+    effect(() => {
+      const me = this.me.value;
+      this.engine.setDeafened(Boolean(me && (me.deafened || me.serverDeafened)));
+    });
+    // A lost connection takes the socket out of voice on the server: say so.
+    effect(() => {
+      if (!this.gateway.connected.value && this.status.peek() !== "idle") this.end("You lost the connection to the server, so you left voice.");
+    });
+  }
+
+  private newMesh(): PeerMesh {
+    return new PeerMesh({
+      send: (to, signal) => this.gateway.emit("voice:signal", { to, ...signal }),
+      onStream: (peer, stream) => {
+        const person = this.participants.value.find((p) => p.socketId === peer);
+        if (person) this.engine.attachStream(person.userId, stream);
+      },
+      track: () => this.mic.track,
+    });
+  }
+
+  isIn(channelId: string): boolean {
+    return this.channel.value?.id === channelId && this.status.value !== "idle";
+  }
+
+  /** Joins (from a click: the audio context may start then), then asks for the microphone. */
+  async join(channel: VoiceChannelInfo): Promise<void> {
+    if (this.isIn(channel.id)) return;
+    this.reset();
+    batch(() => {
+      this.error.value = null;
+      this.notice.value = null;
+      this.channel.value = channel;
+      this.status.value = "joining";
+    });
+    const audio = this.engine.start();
+    const ack = await this.gateway.request<{ channelId: string; participants: VoiceParticipant[] }>("voice:join", { channelId: channel.id });
+    if (this.channel.value !== channel) return;
+    if (!ack.ok) {
+      this.error.value = ack.error;
+      this.reset();
+      return;
+    }
+    try {
+      await audio;
+    } catch {
+      this.error.value = "This browser could not start audio for voice.";
+    }
+    batch(() => {
+      this.participants.value = ack.participants;
+      this.status.value = "connected";
+    });
+    this.connectPeople();
+    const track = await this.mic.open(this.engine);
+    if (this.channel.value === channel) this.mesh.setTrack(track);
+  }
+
+  /** Offers to every person already in the room (this page arrived after them). */
+  private connectPeople(): void {
+    const people = this.participants.value.filter((p) => !p.isBot && p.userId !== this.userId());
+    for (const person of people.slice(0, MESH_LIMIT)) this.mesh.connect(person.socketId);
+    this.unreachable.value = Math.max(0, people.length - MESH_LIMIT);
+  }
+
+  async leave(): Promise<void> {
+    if (this.status.value === "idle") return;
+    this.reset();
+    await this.gateway.request("voice:leave", undefined);
+  }
+
+  /** Out of voice with a reason the page shows. */
+  private end(reason: string): void {
+    this.reset();
+    this.error.value = null;
+    this.notice.value = reason;
+  }
+
+  private reset(): void {
+    // Out of the room first, so that nothing below (the microphone closing) is sent to it.
+    this.speakingSent = false;
+    batch(() => {
+      this.participants.value = [];
+      this.channel.value = null;
+      this.status.value = "idle";
+      this.talkHeld.value = false;
+      this.unreachable.value = 0;
+    });
+    this.mesh.close();
+    this.mesh = this.newMesh();
+    this.mic.close();
+    this.engine.stop();
+  }
+
+  // Own state -------------------------------------------------------------------------
+
+  setMode(mode: TalkMode): void {
+    localStorage.setItem(MODE_KEY, mode);
+    this.mode.value = mode;
+  }
+
+  /** Own mute (`voice:state`); the server's answer reaches the room, this page included. */
+  async setMuted(muted: boolean): Promise<void> {
+    if (muted) this.muting.value = true;
+    try {
+      await this.request("voice:state", { muted });
+    } finally {
+      this.muting.value = false;
+    }
+  }
+
+  /** Deafening also mutes (nobody talks without hearing); undeafening restores the mute as it was. */
+  private mutedBeforeDeafen = false;
+  async setDeafened(deafened: boolean): Promise<void> {
+    const me = this.me.value;
+    if (!me) return;
+    if (deafened) {
+      this.mutedBeforeDeafen = me.muted;
+      this.muting.value = true;
+      try {
+        await this.request("voice:state", { deafened: true, muted: true });
+      } finally {
+        this.muting.value = false;
+      }
+    } else {
+      await this.request("voice:state", me.meetingRole === "audience" ? { deafened: false } : { deafened: false, muted: this.mutedBeforeDeafen });
+    }
+  }
+
+  // Meetings and moderation ---------------------------------------------------------------
+
+  raiseHand = () => this.request("voice:raise-hand", { channelId: this.channel.value?.id });
+  lowerHand = (userId?: string) => this.request("voice:lower-hand", userId ? { channelId: this.channel.value?.id, targetUserId: userId } : { channelId: this.channel.value?.id });
+  setMeetingRole = (userId: string, role: MeetingRole) => this.request("voice:set-meeting-role", { channelId: this.channel.value?.id, userId, role });
+  serverMute = (userId: string, muted: boolean) => this.request("voice:server-mute", { userId, muted });
+  serverDeafen = (userId: string, deafened: boolean) => this.request("voice:server-deafen", { userId, deafened });
+  move = (userId: string, channelId: string) => this.request("voice:move", { userId, channelId });
+  disconnect = (userId: string) => this.request("voice:disconnect", { userId });
+
+  /** A request whose refusal is shown (it also arrives as voice:error). */
+  private async request(event: string, payload: unknown): Promise<boolean> {
+    const ack = await this.gateway.request(event, payload);
+    if (!ack.ok) this.error.value = ack.error;
+    return ack.ok;
+  }
+
+  /** Whether the server lets the reader's voice out (their own mute aside). */
+  maySpeak(): boolean {
+    const me = this.me.value;
+    return Boolean(me && maySpeak(me));
+  }
+
+  // Gateway events -------------------------------------------------------------------------
+
+  private bindEvents(): void {
+    const on = (event: string, handler: (payload: any) => void) => this.gateway.on(event, handler);
+    for (const type of ROOM_EVENTS) {
+      on(type, (payload) => {
+        if (this.status.value !== "connected") return;
+        const event = { type, payload } as RoomEvent;
+        this.participants.value = applyRoomEvent(this.participants.value, event);
+        if (type === "voice:user-left") this.forget(payload.socketId);
+      });
+    }
+    on("voice:signal", (p: Payload) => {
+      if (this.status.value !== "connected" || typeof p.from !== "string") return;
+      this.mesh.receive(p.from, { description: p.description, candidate: p.candidate } as Signal);
+    });
+    on("bot:audio-data", (p: Payload) => {
+      if (this.status.value !== "connected") return;
+      const pcm: unknown = p.pcm;
+      const bytes = pcm instanceof ArrayBuffer ? pcm : ArrayBuffer.isView(pcm) ? pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.byteLength) : null;
+      if (bytes && bytes instanceof ArrayBuffer) this.engine.playFrame(p.botUserId, bytes, p.sampleRate, p.channels);
+    });
+    on("voice:error", (p: Payload) => {
+      if (typeof p.error === "string") this.error.value = p.error;
+    });
+    on("voice:force-leave", () => this.end("You joined voice from another device, so you left here."));
+    on("voice:force-disconnect", (p: Payload) => this.end(p.reason === "Disconnected by a moderator" ? "A moderator disconnected you from voice." : String(p.reason)));
+    on("voice:force-move", (p: Payload) => void this.moved(p.channelId));
+    on("voice:soundboard", (p: SoundboardPlayed) => {
+      if (this.channel.value?.id !== p.channelId) return;
+      this.lastSound.value = p;
+      this.engine.playSound(p.sound.file_url).catch((error: Error) => (this.error.value = error.message));
+    });
+  }
+
+  /** Someone left: their connection and their sound go. */
+  private forget(socketId: string): void {
+    this.mesh.drop(socketId);
+    const still = new Set(this.participants.value.map((p) => p.userId));
+    for (const id of this.engine.speakerIds()) if (!still.has(id)) this.engine.detach(id);
+  }
+
+  /** A moderator moved the reader: a new room, the same microphone and own choices. */
+  private async moved(channelId: string): Promise<void> {
+    const from = this.channel.value;
+    if (!from) return;
+    const me = this.me.value;
+    const target = this.channelInfo(from.serverId, channelId) ?? { id: channelId, serverId: from.serverId, name: "another channel", meeting: false };
+    this.mesh.close();
+    this.mesh = this.newMesh();
+    for (const id of this.engine.speakerIds()) this.engine.detach(id);
+    batch(() => {
+      this.channel.value = target;
+      this.status.value = "joining";
+      this.notice.value = `A moderator moved you to ${target.name}.`;
+    });
+    const ack = await this.gateway.request<{ participants: VoiceParticipant[] }>("bot:voice-participants", { channelId });
+    if (this.channel.value !== target) return;
+    batch(() => {
+      this.participants.value = ack.ok ? ack.participants : [];
+      this.status.value = "connected";
+    });
+    this.connectPeople();
+    this.mesh.setTrack(this.mic.track);
+    // The server starts the moved socket's own flags afresh; keep the reader's choices.
+    if (me && (me.muted || me.deafened) && !target.meeting) await this.request("voice:state", { muted: me.muted, deafened: me.deafened });
+  }
+
+  /** What the room's diagnostics hook shows (window.hearthVoice). */
+  diagnostics() {
+    return {
+      status: this.status.value,
+      channelId: this.channel.value?.id ?? null,
+      mic: { state: this.mic.state.value, level: this.mic.level.value, voiceDetected: this.mic.voiceDetected.value, framesSent: this.mic.framesSent },
+      transmitting: this.transmitting.value,
+      peers: this.mesh.states(),
+      audio: this.engine.diagnostics(),
+    };
+  }
+}
