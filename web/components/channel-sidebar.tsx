@@ -25,63 +25,66 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
     setCollapsed(next);
   };
   return (
-    <nav class="sidebar" aria-label="Channels">
-      <header class="sidebar-header">
-        <h2 title={server.name}>{server.name}</h2>
-        <div class="sidebar-buttons">
-          <button type="button" class="secondary small" onClick={() => setInviting(true)}>
-            Invite people
-          </button>
-          {canSettings && (
-            <a class="button small" href={`/servers/${server.id}/settings`}>
-              Server settings
-            </a>
-          )}
+    <div class="sidebar">
+      {/* The landmark holds the list only: the voice bar and the reader's own panel are not channels. */}
+      <nav class="sidebar-nav" aria-label="Channels">
+        <header class="sidebar-header">
+          <h2 title={server.name}>{server.name}</h2>
+          <div class="sidebar-buttons">
+            <button type="button" class="secondary small" onClick={() => setInviting(true)}>
+              Invite people
+            </button>
+            {canSettings && (
+              <a class="button small" href={`/servers/${server.id}/settings`}>
+                Server settings
+              </a>
+            )}
+          </div>
+        </header>
+        <div class="sidebar-scroll">
+          {channels === null && !state.error.value && <p class="muted pad" role="status">Loading channels…</p>}
+          {state.error.value && channels === null && <p class="error pad" role="alert">{state.error.value}</p>}
+          {channels?.length === 0 && <p class="empty pad">There are no channels you can see here.</p>}
+          {groups.map((group) => {
+            const id = group.category?.id ?? "none";
+            const open = !collapsed.has(id);
+            return (
+              <div key={id} class="channel-group" role={group.category ? "group" : undefined} aria-label={group.category?.name}>
+                {group.category && (
+                  <h3>
+                    <button type="button" class="category" aria-expanded={open} onClick={() => toggle(id)}>
+                      <span aria-hidden="true">{open ? "▾" : "▸"} </span>
+                      {group.category.name}
+                    </button>
+                  </h3>
+                )}
+                {open && (
+                  <ul>
+                    {group.channels.map((channel) => (
+                      <li key={channel.id}>
+                        <a
+                          class={`channel-link${channel.id === activeChannelId ? " active" : ""}`}
+                          href={`/channels/${server.id}/${channel.id}`}
+                          aria-current={channel.id === activeChannelId ? "page" : undefined}
+                        >
+                          <span class="channel-icon">
+                            <Icon name={channel.type === "voice" ? "speaker" : "hash"} size={16} />
+                          </span>
+                          {channel.name}
+                        </a>
+                      </li>
+                    ))}
+                    {group.channels.length === 0 && <li class="muted small pad">No channels</li>}
+                  </ul>
+                )}
+              </div>
+            );
+          })}
         </div>
-      </header>
-      <div class="sidebar-scroll">
-        {channels === null && !state.error.value && <p class="muted pad" role="status">Loading channels…</p>}
-        {state.error.value && channels === null && <p class="error pad" role="alert">{state.error.value}</p>}
-        {channels?.length === 0 && <p class="empty pad">There are no channels you can see here.</p>}
-        {groups.map((group) => {
-          const id = group.category?.id ?? "none";
-          const open = !collapsed.has(id);
-          return (
-            <div key={id} class="channel-group" role={group.category ? "group" : undefined} aria-label={group.category?.name}>
-              {group.category && (
-                <h3>
-                  <button type="button" class="category" aria-expanded={open} onClick={() => toggle(id)}>
-                    <span aria-hidden="true">{open ? "▾" : "▸"} </span>
-                    {group.category.name}
-                  </button>
-                </h3>
-              )}
-              {open && (
-                <ul>
-                  {group.channels.map((channel) => (
-                    <li key={channel.id}>
-                      <a
-                        class={`channel-link${channel.id === activeChannelId ? " active" : ""}`}
-                        href={`/channels/${server.id}/${channel.id}`}
-                        aria-current={channel.id === activeChannelId ? "page" : undefined}
-                      >
-                        <span class="channel-icon">
-                          <Icon name={channel.type === "voice" ? "speaker" : "hash"} size={16} />
-                        </span>
-                        {channel.name}
-                      </a>
-                    </li>
-                  ))}
-                  {group.channels.length === 0 && <li class="muted small pad">No channels</li>}
-                </ul>
-              )}
-            </div>
-          );
-        })}
-      </div>
+      </nav>
       <ConnectionBars />
       <UserPanel />
       {inviting && <InviteDialog serverId={server.id} serverName={server.name} onClose={() => setInviting(false)} />}
-    </nav>
+    </div>
   );
 }

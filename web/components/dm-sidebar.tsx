@@ -14,38 +14,41 @@ export function DmSidebar({ activeId }: { activeId: string | undefined }) {
   const [creating, setCreating] = useState(false);
   const conversations = store.conversations.value;
   return (
-    <nav class="sidebar" aria-label="Channels">
-      <header class="sidebar-header">
-        <h2>Direct messages</h2>
-        <button type="button" class="secondary small" onClick={() => setCreating(true)}>
-          New group
-        </button>
-      </header>
-      <div class="sidebar-scroll">
-        {conversations === null && <p class="muted pad" role="status">Loading…</p>}
-        {conversations?.length === 0 && (
-          <p class="empty pad">No conversations yet. Open a server, pick someone in its member list and press “Message”.</p>
-        )}
-        <ul>
-          {conversations?.map((c) => {
-            const name = conversationName(c);
-            const other = c.type === "dm" ? c.recipients[0] : undefined;
-            return (
-              <li key={c.id}>
-                <a class={`channel-link dm${c.id === activeId ? " active" : ""}`} href={`/channels/@me/${c.id}`} aria-current={c.id === activeId ? "page" : undefined}>
-                  <Avatar name={name} src={other?.avatar} size={28} status={other?.status} />
-                  <span class="dm-name">{name}</span>
-                  {c.type === "group" && <span class="muted small">{c.recipients.length + 1} members</span>}
-                </a>
-              </li>
-            );
-          })}
-        </ul>
-      </div>
+    <div class="sidebar">
+      {/* The landmark holds the list only: the voice bar and the reader's own panel are not channels. */}
+      <nav class="sidebar-nav" aria-label="Channels">
+        <header class="sidebar-header">
+          <h2>Direct messages</h2>
+          <button type="button" class="secondary small" onClick={() => setCreating(true)}>
+            New group
+          </button>
+        </header>
+        <div class="sidebar-scroll">
+          {conversations === null && <p class="muted pad" role="status">Loading…</p>}
+          {conversations?.length === 0 && (
+            <p class="empty pad">No conversations yet. Open a server, pick someone in its member list and press “Message”.</p>
+          )}
+          <ul>
+            {conversations?.map((c) => {
+              const name = conversationName(c);
+              const other = c.type === "dm" ? c.recipients[0] : undefined;
+              return (
+                <li key={c.id}>
+                  <a class={`channel-link dm${c.id === activeId ? " active" : ""}`} href={`/channels/@me/${c.id}`} aria-current={c.id === activeId ? "page" : undefined}>
+                    <Avatar name={name} src={other?.avatar} size={28} status={other?.status} />
+                    <span class="dm-name">{name}</span>
+                    {c.type === "group" && <span class="muted small">{c.recipients.length + 1} members</span>}
+                  </a>
+                </li>
+              );
+            })}
+          </ul>
+        </div>
+      </nav>
       <ConnectionBars />
       <UserPanel />
       {creating && <NewGroupDialog onClose={() => setCreating(false)} />}
-    </nav>
+    </div>
   );
 }
 
