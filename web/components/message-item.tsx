@@ -10,7 +10,7 @@ import type { Attachment, Message } from "../api/types.ts";
 import { formatFileSize, formatFullTime, formatMessageTime } from "../lib/format.ts";
 import { can } from "../lib/permissions.ts";
 import { Avatar } from "./avatar.tsx";
-import { Dialog } from "./dialog.tsx";
+import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { EmbedView } from "./embed-view.tsx";
 import { EmojiPicker } from "./emoji-picker.tsx";
 import { MessageContent } from "./message-content.tsx";
@@ -171,25 +171,10 @@ export function MessageItem({ message, grouped, onReply }: MessageItemProps) {
         />
       )}
       {confirmDelete && (
-        <Dialog title="Delete message" onClose={() => setConfirmDelete(false)}>
+        <ConfirmDialog title="Delete message" confirm="Delete" onConfirm={() => void act(() => api.remove(place.place, message.id))} onClose={() => setConfirmDelete(false)}>
           <p>Delete this message{own ? "" : ` by ${message.username}`}? This cannot be undone.</p>
           <blockquote class="quote">{message.content || (message.attachments[0]?.original_name ?? "(no text)")}</blockquote>
-          <form method="dialog" class="actions">
-            <button type="submit" class="secondary">
-              Cancel
-            </button>
-            <button
-              type="button"
-              class="danger"
-              onClick={() => {
-                setConfirmDelete(false);
-                void act(() => api.remove(place.place, message.id));
-              }}
-            >
-              Delete
-            </button>
-          </form>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </article>
   );

@@ -6,3 +6,4 @@
 export { OPTION_TYPES, rankCommands } from "../../src/domain/bots/command-args.ts";
 export { ALL_PERMISSIONS, PERMISSIONS, PERMISSION_LABELS, permissionNames, type PermissionName } from "../../src/domain/access/permission-bits.ts";
 export { BUILTIN_ROLES, computeBasePermissions, type BuiltinRole } from "../../src/domain/access/permissions.ts";
+export { LIMITS } from "../../src/domain/shared/limits.ts";
