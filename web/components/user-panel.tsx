@@ -1,9 +1,12 @@
+import { useLocation } from "preact-iso/router";
 import { session, signOut } from "../state/app-state.ts";
 import { gateway, store } from "../state/app-state.ts";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";
+import { Icon } from "./icons.tsx";
 
 /** The reader at the bottom of the sidebar: who they are, whether the app is connected, and "Log out". */
 export function UserPanel() {
+  const { route } = useLocation();
   const user = session.value?.user;
   if (!user) return null;
   const connected = gateway.connected.value;
@@ -15,6 +18,10 @@ export function UserPanel() {
         <strong>{user.username}</strong>
         <span class="muted small">{connected ? STATUS_LABELS[status] : "Connecting…"}</span>
       </div>
+      {/* A button, not a link: the panel sits in the "Channels" landmark, whose links are the channels. */}
+      <button type="button" class="tool" aria-label="Developer portal" title="Developer portal" onClick={() => route("/developers")}>
+        <Icon name="code" size={18} />
+      </button>
       <button type="button" class="secondary small" onClick={() => signOut()}>
         Log out
       </button>

@@ -27,8 +27,8 @@ export interface WebSuite {
   person(options?: { name?: string; path?: string; user?: TestUser }): Promise<Person>;
   /** A new browser context with nobody logged in. */
   visitor(path: string): Promise<{ context: BrowserContext; page: Page }>;
-  /** Saves a screenshot of the page as `<name>.png` for a person to look at. */
-  shot(page: Page, name: string): Promise<void>;
+  /** Saves a screenshot of the page as `<name>.png` for a person to look at (`fullPage`: the whole scrolled page). */
+  shot(page: Page, name: string, options?: { fullPage?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -76,8 +76,8 @@ export async function startWebSuite(): Promise<WebSuite> {
       await page.goto(path);
       return { context, page };
     },
-    async shot(page, name) {
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+    async shot(page, name, options = {}) {
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: options.fullPage ?? false });
     },
     async stop() {
       for (const context of contexts) await context.close().catch(() => {});
@@ -114,6 +114,9 @@ export async function accessibleNames(scope: Locator, role: string): Promise<str
   }
   return names;
 }
+
+/** Whether the page fits its width (nothing makes it scroll sideways, e.g. a long name). */
+export const fitsWidth = (page: Page) => page.evaluate("document.documentElement.scrollWidth <= window.innerWidth") as Promise<boolean>;
 
 /** Whether the element has the keyboard focus. */
 export const isFocused = (locator: Locator) => locator.evaluate((el) => el.ownerDocument.activeElement === el);
