@@ -3,6 +3,7 @@
  * "(edited)", attachments, embeds and components, reactions, the "no answer" notice, and the
  * actions the reader may take (react, reply, edit, delete, pin).
  */
+import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../state/app-state.ts";
 import { errorMessage } from "../api/client.ts";
@@ -26,7 +27,13 @@ export interface MessageItemProps {
   onReply: (message: Message) => void;
 }
 
-export function MessageItem({ message, grouped, onReply }: MessageItemProps) {
+/**
+ * Memoized on its props: a burst of live messages re-renders the log once per frame, and then
+ * only the new rows render (each row still follows the signals it reads: reactions, pins, notices).
+ */
+export const MessageItem = memo(MessageItemView);
+
+function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
   const place = usePlace();
   const { timeline, me } = place;
   const [editing, setEditing] = useState(false);

@@ -12,7 +12,7 @@ import { startServer, type TestServer, type TestUser } from "../../helpers/serve
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** The flags of shared/DESIGN.md; playwright gives every launch a fresh profile directory. */
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const SCREENSHOTS = join(import.meta.dir, "..", "screenshots");
 
 export interface Person extends TestUser {
@@ -34,7 +34,7 @@ export interface WebSuite {
 
 export async function startWebSuite(): Promise<WebSuite> {
   const server = await startServer();
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   mkdirSync(SCREENSHOTS, { recursive: true });
   const contexts: BrowserContext[] = [];
 
