@@ -10,11 +10,16 @@ import type { Page } from "playwright-core";
 import { createBot } from "../../helpers/bots.ts";
 import { registerCommands } from "../../helpers/bot-platform.ts";
 import { createServer } from "../../helpers/community.ts";
+import type { TestUser } from "../../helpers/server.ts";
+import { totpCode, wrongCode } from "../../helpers/totp.ts";
 import { accessibleNames, eventually, fitsWidth, isFocused, solidPng, startWebSuite, type WebSuite } from "./harness.ts";
 
 let suite: WebSuite;
+/** The platform administrator (the first account), for the platform setting of the last test. */
+let admin: TestUser;
 beforeAll(async () => {
   suite = await startWebSuite();
+  admin = await suite.server.register();
 });
 afterAll(() => suite.stop());
 
@@ -282,4 +287,36 @@ test("the portal needs an account: a visitor logs in and lands on it", async () 
   await page.getByLabel("Password").fill(person.password);
   await page.getByRole("button", { name: "Log in" }).click();
   await page.getByRole("button", { name: "New application", exact: true }).waitFor();
+});
+
+test("when the platform requires two-factor authentication for applications, the dialog asks for the code", async () => {
+  expect((await api("PATCH", "/admin/settings", admin.token, { require_2fa_for_applications: true })).status).toBe(200);
+  try {
+    // Without two-factor authentication: the server's refusal.
+    const plain = await suite.person({ path: "/developers" });
+    await plain.page.getByRole("button", { name: "New application", exact: true }).click();
+    const plainDialog = plain.page.getByRole("dialog", { name: "New application" });
+    await plainDialog.getByRole("textbox", { name: "Name", exact: true }).fill("Nope");
+    await plainDialog.getByRole("button", { name: "Create", exact: true }).click();
+    await plainDialog.getByRole("alert").filter({ hasText: "Enable two-factor authentication to create applications" }).waitFor();
+
+    // With it: the code field is there from the start; a wrong code is refused, the right one creates.
+    const person = await suite.server.register();
+    const secret = (await api("POST", "/auth/2fa/setup", person.token)).body.secret as string;
+    expect((await api("POST", "/auth/2fa/enable", person.token, { code: totpCode(secret) })).status).toBe(200);
+    const { page } = await suite.person({ user: person, path: "/developers" });
+    await page.getByRole("button", { name: "New application", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "New application" });
+    await dialog.getByRole("textbox", { name: "Name", exact: true }).fill("Guarded");
+    const code = dialog.getByRole("textbox", { name: "Two-factor code", exact: true });
+    await code.fill(wrongCode(secret));
+    await dialog.getByRole("button", { name: "Create", exact: true }).click();
+    await dialog.getByRole("alert").filter({ hasText: "Invalid two-factor code" }).waitFor();
+    await suite.shot(page, "developers-12-two-factor");
+    await code.fill(totpCode(secret));
+    await dialog.getByRole("button", { name: "Create", exact: true }).click();
+    await region(page, "Bot token").getByRole("textbox", { name: "Bot token" }).waitFor();
+  } finally {
+    await api("PATCH", "/admin/settings", admin.token, { require_2fa_for_applications: false });
+  }
 });

@@ -224,3 +224,18 @@ test("an unknown bot, an incomplete link and a bad bitfield say what is wrong; /
   await page.getByRole("button", { name: "Accept invite" }).click();
   await page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("heading", { name: "Code Club" }).waitFor();
 });
+
+test("long names: a bot named with 32 letters and a server with 100 fit the page", async () => {
+  const developer = await suite.server.register();
+  const bot = await createBot(suite.server, developer, "Pneumonoultramicroscopicsilicovo");
+  const person = await suite.server.register();
+  const serverName = "Supercalifragilisticexpialidocious".repeat(3).slice(0, 100);
+  await createServer(suite.server, person, serverName);
+  const { page } = await suite.person({ user: person, path: `/invite?bot=${bot.botUserId}&permissions=${BITS.VIEW_CHANNEL}` });
+  await page.getByRole("combobox", { name: "Server", exact: true }).selectOption({ label: serverName });
+  expect(await fitsWidth(page)).toBe(true);
+  await page.getByRole("button", { name: "Authorize", exact: true }).click();
+  await page.getByRole("link", { name: `Go to ${serverName}` }).waitFor();
+  expect(await fitsWidth(page)).toBe(true);
+  await suite.shot(page, "invite-bot-8-long-names");
+});
