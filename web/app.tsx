@@ -5,6 +5,7 @@
 import type { ComponentChildren, ComponentType } from "preact";
 import { useEffect, useErrorBoundary } from "preact/hooks";
 import { LocationProvider, Route, Router, useLocation } from "preact-iso/router";
+import lazy from "preact-iso/lazy";
 import { session } from "./state/app-state.ts";
 import { LoginPage } from "./pages/login.tsx";
 import { RegisterPage } from "./pages/register.tsx";
@@ -35,6 +36,10 @@ const Home = signedIn(() => <Redirect to="/channels/@me" />);
 const Chat = signedIn(ChatPage);
 const InviteCode = signedIn(InviteCodePage);
 const ServerSettings = signedIn(ServerSettingsPage);
+// The bot invite page and the developer portal load on first visit (most people never open them).
+const InviteBot = lazy(() => import("./pages/invite-bot.tsx"));
+const Developers = signedIn(lazy(() => import("./pages/developers/developers.tsx").then((m) => m.ApplicationsPage)));
+const DeveloperApplication = signedIn(lazy(() => import("./pages/developers/developers.tsx").then((m) => m.ApplicationPage)));
 
 /** A bug in a page shows a way out instead of an empty screen. */
 function CrashGuard({ children }: { children: ComponentChildren }) {
@@ -65,6 +70,9 @@ export function App() {
           <Route path="/channels/:serverId/:channelId?" component={Chat} />
           <Route path="/invite/:code" component={InviteCode} />
           <Route path="/servers/:serverId/settings/:section?" component={ServerSettings} />
+          <Route path="/invite" component={InviteBot} />
+          <Route path="/developers" component={Developers} />
+          <Route path="/developers/applications/:appId" component={DeveloperApplication} />
           <Route default component={NotFoundPage} />
         </Router>
         <IncomingCallDialog />

@@ -3,6 +3,7 @@
  * "(edited)", attachments, embeds and components, reactions, the "no answer" notice, and the
  * actions the reader may take (react, reply, edit, delete, pin).
  */
+import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../state/app-state.ts";
 import { errorMessage } from "../api/client.ts";
@@ -10,7 +11,7 @@ import type { Attachment, Message } from "../api/types.ts";
 import { formatFileSize, formatFullTime, formatMessageTime } from "../lib/format.ts";
 import { can } from "../lib/permissions.ts";
 import { Avatar } from "./avatar.tsx";
-import { Dialog } from "./dialog.tsx";
+import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { EmbedView } from "./embed-view.tsx";
 import { EmojiPicker } from "./emoji-picker.tsx";
 import { MessageContent } from "./message-content.tsx";
@@ -26,7 +27,13 @@ export interface MessageItemProps {
   onReply: (message: Message) => void;
 }
 
-export function MessageItem({ message, grouped, onReply }: MessageItemProps) {
+/**
+ * Memoized on its props: a burst of live messages re-renders the log once per frame, and then
+ * only the new rows render (each row still follows the signals it reads: reactions, pins, notices).
+ */
+export const MessageItem = memo(MessageItemView);
+
+function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
   const place = usePlace();
   const { timeline, me } = place;
   const [editing, setEditing] = useState(false);
@@ -171,25 +178,10 @@ export function MessageItem({ message, grouped, onReply }: MessageItemProps) {
         />
       )}
       {confirmDelete && (
-        <Dialog title="Delete message" onClose={() => setConfirmDelete(false)}>
+        <ConfirmDialog title="Delete message" confirm="Delete" onConfirm={() => void act(() => api.remove(place.place, message.id))} onClose={() => setConfirmDelete(false)}>
           <p>Delete this message{own ? "" : ` by ${message.username}`}? This cannot be undone.</p>
           <blockquote class="quote">{message.content || (message.attachments[0]?.original_name ?? "(no text)")}</blockquote>
-          <form method="dialog" class="actions">
-            <button type="submit" class="secondary">
-              Cancel
-            </button>
-            <button
-              type="button"
-              class="danger"
-              onClick={() => {
-                setConfirmDelete(false);
-                void act(() => api.remove(place.place, message.id));
-              }}
-            >
-              Delete
-            </button>
-          </form>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </article>
   );

@@ -1,6 +1,7 @@
 import { session, signOut } from "../state/app-state.ts";
 import { gateway, store } from "../state/app-state.ts";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";
+import { Icon } from "./icons.tsx";
 
 /** The reader at the bottom of the sidebar: who they are, whether the app is connected, and "Log out". */
 export function UserPanel() {
@@ -15,12 +16,15 @@ export function UserPanel() {
         <strong>{user.username}</strong>
         <span class="muted small">{connected ? STATUS_LABELS[status] : "Connecting…"}</span>
       </div>
-      {/* The API reference is a page of its own, served by Hearth (docs/reference.md). */}
-      <a class="small" href="/docs" target="_blank" rel="noopener">
-        API docs
+      {/* Two pages of their own: the portal (the app's) and the API reference (served by Hearth, docs/reference.md). */}
+      <a class="tool" href="/developers" aria-label="Developer portal" title="Developer portal">
+        <Icon name="code" size={18} />
       </a>
-      <button type="button" class="secondary small" onClick={() => signOut()}>
-        Log out
+      <a class="tool" href="/docs" target="_blank" rel="noopener" aria-label="API docs" title="API docs (opens a new tab)">
+        <Icon name="book" size={18} />
+      </a>
+      <button type="button" class="tool" aria-label="Log out" title="Log out" onClick={() => signOut()}>
+        <Icon name="logout" size={18} />
       </button>
     </section>
   );

@@ -5,11 +5,27 @@ export interface LocaleOptions {
   timeZone?: string;
 }
 
+/**
+ * One Intl.DateTimeFormat per locale, zone and style, made once: building one costs far more
+ * than formatting with it, and every message on screen formats its time on each render (a burst
+ * of live messages re-renders the log once per frame).
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function dateFormat(locale: LocaleOptions["locale"], options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = JSON.stringify([locale ?? null, options]);
+  let format = formatters.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, options);
+    formatters.set(key, format);
+  }
+  return format;
+}
+
 /** An embed's ISO 8601 `timestamp` in the reader's locale, or null when it does not parse. */
 export function formatEmbedTimestamp(iso: string, options: LocaleOptions = {}): string | null {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return null;
-  return new Intl.DateTimeFormat(options.locale, { dateStyle: "medium", timeStyle: "short", timeZone: options.timeZone }).format(date);
+  return dateFormat(options.locale, { dateStyle: "medium", timeStyle: "short", timeZone: options.timeZone }).format(date);
 }
 
 /**
@@ -18,19 +34,17 @@ export function formatEmbedTimestamp(iso: string, options: LocaleOptions = {}): 
  */
 export function formatMessageTime(unixSeconds: number, now: Date = new Date(), options: LocaleOptions = {}): string {
   const date = new Date(unixSeconds * 1000);
-  const time = new Intl.DateTimeFormat(options.locale, { timeStyle: "short", timeZone: options.timeZone }).format(date);
-  const day = (d: Date) => new Intl.DateTimeFormat("en-CA", { dateStyle: "short", timeZone: options.timeZone }).format(d);
+  const time = dateFormat(options.locale, { timeStyle: "short", timeZone: options.timeZone }).format(date);
+  const day = (d: Date) => dateFormat("en-CA", { dateStyle: "short", timeZone: options.timeZone }).format(d);
   if (day(date) === day(now)) return time;
   const yesterday = new Date(now.getTime() - 24 * 3600 * 1000);
   if (day(date) === day(yesterday)) return `Yesterday at ${time}`;
-  return new Intl.DateTimeFormat(options.locale, { dateStyle: "short", timeStyle: "short", timeZone: options.timeZone }).format(date);
+  return dateFormat(options.locale, { dateStyle: "short", timeStyle: "short", timeZone: options.timeZone }).format(date);
 }
 
 /** The full date and time, for a tooltip. */
 export function formatFullTime(unixSeconds: number, options: LocaleOptions = {}): string {
-  return new Intl.DateTimeFormat(options.locale, { dateStyle: "full", timeStyle: "short", timeZone: options.timeZone }).format(
-    new Date(unixSeconds * 1000),
-  );
+  return dateFormat(options.locale, { dateStyle: "full", timeStyle: "short", timeZone: options.timeZone }).format(new Date(unixSeconds * 1000));
 }
 
 export function formatFileSize(bytes: number): string {

@@ -5,6 +5,7 @@ import { Redirect } from "../app.tsx";
 import { api, session, signedOutReason, signIn } from "../state/app-state.ts";
 import { AuthLayout, nextPath } from "./auth-layout.tsx";
 import { ErrorAlert } from "../components/error-alert.tsx";
+import { TwoFactorField } from "../components/two-factor-field.tsx";
 
 export function LoginPage() {
   const { query } = useLocation();
@@ -15,7 +16,9 @@ export function LoginPage() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const codeField = useRef<HTMLInputElement>(null);
-  const next = nextPath(query);
+  // Read once: while a page loaded on demand (the developer portal) loads, this page stays on
+  // screen under the new address, whose query has no `next`.
+  const [next] = useState(() => nextPath(query));
 
   if (session.value) return <Redirect to={next} />;
 
@@ -51,22 +54,7 @@ export function LoginPage() {
           <span>Password</span>
           <input name="password" type="password" autocomplete="current-password" required value={password} readOnly={needsCode} onInput={(e) => setPassword(e.currentTarget.value)} />
         </label>
-        {needsCode && (
-          <label class="field">
-            <span>Two-factor code</span>
-            <input
-              ref={codeField}
-              name="code"
-              inputMode="numeric"
-              autocomplete="one-time-code"
-              pattern="[0-9]{6}"
-              maxLength={6}
-              required
-              value={code}
-              onInput={(e) => setCode(e.currentTarget.value)}
-            />
-          </label>
-        )}
+        {needsCode && <TwoFactorField inputRef={codeField} value={code} onChange={setCode} />}
         <ErrorAlert message={error} />
         <button class="primary" type="submit" disabled={busy}>
           {busy ? "Logging in…" : "Log in"}

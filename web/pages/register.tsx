@@ -13,8 +13,10 @@ export function RegisterPage() {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Read once, as on the login page: a page loaded on demand keeps this one on screen under its address.
+  const [next] = useState(() => nextPath(query));
 
-  if (session.value) return <Redirect to={nextPath(query)} />;
+  if (session.value) return <Redirect to={next} />;
 
   async function submit(event: Event) {
     event.preventDefault();

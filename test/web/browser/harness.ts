@@ -12,7 +12,7 @@ import { startServer, type TestServer, type TestUser } from "../../helpers/serve
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** The flags of shared/DESIGN.md; playwright gives every launch a fresh profile directory. */
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 /**
  * Voice pages: Chromium's fake microphone (a beep) granted without a prompt, and audio that
  * may start without a click (a ringing call).
@@ -32,14 +32,14 @@ export interface WebSuite {
   person(options?: { name?: string; path?: string; user?: TestUser }): Promise<Person>;
   /** A new browser context with nobody logged in. */
   visitor(path: string): Promise<{ context: BrowserContext; page: Page }>;
-  /** Saves a screenshot of the page as `<name>.png` for a person to look at. */
-  shot(page: Page, name: string): Promise<void>;
+  /** Saves a screenshot of the page as `<name>.png` for a person to look at (`fullPage`: the whole scrolled page). */
+  shot(page: Page, name: string, options?: { fullPage?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
 export async function startWebSuite(options: { media?: boolean } = {}): Promise<WebSuite> {
   const server = await startServer();
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: options.media ? [...FLAGS, ...MEDIA_FLAGS] : FLAGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: options.media ? [...CHROMIUM_FLAGS, ...MEDIA_FLAGS] : CHROMIUM_FLAGS });
   mkdirSync(SCREENSHOTS, { recursive: true });
   const contexts: BrowserContext[] = [];
 
@@ -81,8 +81,8 @@ export async function startWebSuite(options: { media?: boolean } = {}): Promise<
       await page.goto(path);
       return { context, page };
     },
-    async shot(page, name) {
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+    async shot(page, name, options = {}) {
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: options.fullPage ?? false });
     },
     async stop() {
       for (const context of contexts) await context.close().catch(() => {});
@@ -119,6 +119,9 @@ export async function accessibleNames(scope: Locator, role: string): Promise<str
   }
   return names;
 }
+
+/** Whether the page fits its width (nothing makes it scroll sideways, e.g. a long name). */
+export const fitsWidth = (page: Page) => page.evaluate("document.documentElement.scrollWidth <= window.innerWidth") as Promise<boolean>;
 
 /** Whether the element has the keyboard focus. */
 export const isFocused = (locator: Locator) => locator.evaluate((el) => el.ownerDocument.activeElement === el);

@@ -1,0 +1,61 @@
+/**
+ * An application's avatar or banner: the picture as it is (or the file being sent, shown at
+ * once), a button to choose a new one, which is uploaded right away, and the server's refusal.
+ */
+import { useEffect, useState } from "preact/hooks";
+import type { Application } from "../../api/application-types.ts";
+import { errorMessage } from "../../api/client.ts";
+import { applications } from "../../state/applications.ts";
+import { Avatar } from "../../components/avatar.tsx";
+import { ErrorAlert } from "../../components/error-alert.tsx";
+import { formatFileSize } from "../../lib/format.ts";
+import { LIMITS } from "../../lib/shared-rules.ts";
+
+const TYPES = "image/png,image/jpeg,image/gif,image/webp";
+
+export function ImagePicker({ app, kind, onChange }: { app: Application; kind: "avatar" | "banner"; onChange: (app: Application) => void }) {
+  const [preview, setPreview] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => () => void (preview && URL.revokeObjectURL(preview)), [preview]);
+  const current = preview ?? app[kind];
+  const label = kind === "avatar" ? "Avatar" : "Banner";
+
+  async function choose(input: HTMLInputElement) {
+    const file = input.files?.[0];
+    input.value = "";
+    if (!file) return;
+    setError(null);
+    setBusy(true);
+    setPreview(URL.createObjectURL(file));
+    try {
+      onChange(await applications.uploadImage(app.id, kind, file));
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setPreview(null);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div class={`image-picker image-picker-${kind}`}>
+      <span class="image-picker-title">{label}</span>
+      {kind === "avatar" ? (
+        <Avatar name={app.name} src={current} size={96} />
+      ) : current ? (
+        <img class="banner-preview" src={current} alt="" style={{ objectPosition: `50% ${app.banner_offset}%` }} />
+      ) : (
+        <div class="banner-preview empty-banner">No banner</div>
+      )}
+      <label class={`button file-button${busy ? " busy" : ""}`}>
+        {busy ? "Uploading…" : `Upload ${kind}`}
+        <input type="file" class="visually-hidden" accept={TYPES} disabled={busy} aria-describedby={`${kind}-hint`} onChange={(e) => choose(e.currentTarget)} />
+      </label>
+      <small id={`${kind}-hint`} class="muted">
+        PNG, JPEG, GIF or WEBP, at most {formatFileSize(kind === "avatar" ? LIMITS.userAvatarBytes : LIMITS.userBannerBytes)}.{kind === "avatar" ? " Also the bot's avatar." : ""}
+      </small>
+      <ErrorAlert message={error} />
+    </div>
+  );
+}
