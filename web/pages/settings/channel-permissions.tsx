@@ -10,13 +10,13 @@ import type { PermissionOverride } from "../../api/settings-types.ts";
 import type { Role } from "../../api/types.ts";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { Icon } from "../../components/icons.tsx";
+import { OverrideGrid } from "../../components/permission-checkboxes.tsx";
 import { channelTree } from "../../lib/channel-tree.ts";
 import { permissionNames, PERMISSION_LABELS } from "../../lib/shared-rules.ts";
 import { gateway } from "../../state/app-state.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
 import { useAction, useLoaded } from "./hooks.ts";
-import { OverrideGrid } from "./permission-checkboxes.tsx";
 
 type Target = OverrideTarget & { name: string };
 
@@ -185,7 +185,6 @@ function OverrideForm({ target, role, override, access, onSaved, onRemoved }: {
   const foreign = access.isAdmin ? 0 : (override.allow | override.deny) & ~access.bits;
   const editable = canManage && foreign === 0;
   const dirty = draft.allow !== override.allow || draft.deny !== override.deny;
-  const prefix = `override-${role.id}`;
   return (
     <form
       class="form"
@@ -205,10 +204,10 @@ function OverrideForm({ target, role, override, access, onSaved, onRemoved }: {
         </p>
       )}
       <OverrideGrid
-        idPrefix={prefix}
         allow={draft.allow}
         deny={draft.deny}
-        canChange={(bit) => editable && access.holds(bit)}
+        disabled={!editable}
+        lockedReason={access.notHeld}
         onChange={(next) => {
           setDraft(next);
           setTouched(true);
