@@ -5,12 +5,12 @@
  */
 import { useState } from "preact/hooks";
 import type { ServerInvite } from "../../api/settings-types.ts";
+import { CopyButton } from "../../components/copy-button.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime } from "../../lib/format.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
 import { useAction, useLoaded } from "./hooks.ts";
-import { CopyButton } from "./copy-button.tsx";
 
 const MAX_USES = [0, 1, 5, 10, 25, 50, 100];
 const EXPIRY: { seconds: number; label: string }[] = [
@@ -73,7 +73,7 @@ export function InvitesSection({ server, state }: SectionProps) {
         {created && (
           <div class="copy-row" role="status">
             <input readOnly aria-label="New invite link" value={inviteLink(created.code)} onFocus={(e) => e.currentTarget.select()} />
-            <CopyButton text={inviteLink(created.code)} label="Copy link" />
+            <CopyButton class="secondary small" text={inviteLink(created.code)} label="Copy link" />
           </div>
         )}
         <div class="actions">
@@ -117,7 +117,7 @@ export function InvitesSection({ server, state }: SectionProps) {
                   <td data-label="Created by">{nameOf(invite.created_by)}</td>
                   <td>
                     <div class="row-actions">
-                      <CopyButton text={inviteLink(invite.code)} label="Copy link" name={`Copy link of invite ${invite.code}`} />
+                      <CopyButton class="secondary small" text={inviteLink(invite.code)} label="Copy link" name={`Copy link of invite ${invite.code}`} />
                       {!invite.is_primary && (
                         <button type="button" class="danger small" aria-label={`Delete invite ${invite.code}`} onClick={() => setConfirm({ kind: "delete", invite })}>
                           Delete

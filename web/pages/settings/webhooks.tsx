@@ -8,13 +8,13 @@ import type { Webhook } from "../../api/settings-types.ts";
 import type { Channel } from "../../api/types.ts";
 import { errorMessage } from "../../api/client.ts";
 import { Avatar } from "../../components/avatar.tsx";
+import { CopyButton } from "../../components/copy-button.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { channelTree } from "../../lib/channel-tree.ts";
 import { formatFullTime } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { CopyButton } from "./copy-button.tsx";
 import { useAction, useLoaded } from "./hooks.ts";
 
 type ChannelHooks = { channel: Channel; webhooks: Webhook[] | null; error: string | null };
@@ -78,7 +78,7 @@ export function WebhooksSection({ state }: SectionProps) {
                       <div class="row-detail muted small">Created {formatFullTime(webhook.created_at)}</div>
                     </div>
                     <div class="row-actions">
-                      <CopyButton text={webhookUrl(webhook)} label="Copy URL" name={`Copy URL of ${webhook.name}`} />
+                      <CopyButton class="secondary small" text={webhookUrl(webhook)} label="Copy URL" name={`Copy URL of ${webhook.name}`} />
                       <button type="button" class="secondary small" aria-label={`Regenerate URL of ${webhook.name}`} onClick={() => setConfirm({ kind: "regenerate", webhook })}>
                         Regenerate URL
                       </button>
