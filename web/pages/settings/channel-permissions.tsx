@@ -16,7 +16,7 @@ import { permissionNames, PERMISSION_LABELS } from "../../lib/shared-rules.ts";
 import { gateway } from "../../state/app-state.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useLoaded } from "./hooks.ts";
+import { useAction, useLoad } from "../../components/use-async.ts";
 
 type Target = OverrideTarget & { name: string };
 
@@ -76,7 +76,7 @@ export function ChannelPermissionsSection(props: SectionProps) {
 
 function OverridesEditor({ target, server, state, access }: SectionProps & { target: Target }) {
   const roles = state.roles.value;
-  const overrides = useLoaded(() => settingsApi.overrides(target), [target.kind, target.id]);
+  const overrides = useLoad(() => settingsApi.overrides(target), [target.kind, target.id]);
   const [roleId, setRoleId] = useState<string | null>(null);
   const [adding, setAdding] = useState("");
 

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { Dialog } from "../../components/dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
-import { useAction } from "./hooks.ts";
+import { useAction } from "../../components/use-async.ts";
 
 /**
  * Asks before a change that cannot be undone (deleting, kicking, regenerating). The server's

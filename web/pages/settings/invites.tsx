@@ -10,7 +10,7 @@ import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime } from "../../lib/format.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useLoaded } from "./hooks.ts";
+import { useAction, useLoad } from "../../components/use-async.ts";
 
 const MAX_USES = [0, 1, 5, 10, 25, 50, 100];
 const EXPIRY: { seconds: number; label: string }[] = [
@@ -27,7 +27,7 @@ const EXPIRY: { seconds: number; label: string }[] = [
 export const inviteLink = (code: string) => `${location.origin}/invite/${code}`;
 
 export function InvitesSection({ server, state }: SectionProps) {
-  const invites = useLoaded(() => settingsApi.invites(server.id), [server.id]);
+  const invites = useLoad(() => settingsApi.invites(server.id), [server.id]);
   const [maxUses, setMaxUses] = useState(0);
   const [expiresIn, setExpiresIn] = useState(7 * 86400);
   const [created, setCreated] = useState<ServerInvite | null>(null);

@@ -11,7 +11,7 @@ import { PermissionCheckboxes } from "../../components/permission-checkboxes.tsx
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction } from "./hooks.ts";
+import { useAction } from "../../components/use-async.ts";
 
 interface Fields {
   name: string;
@@ -123,7 +123,7 @@ export function RoleEditor({ role, server, state, access, onDeleted }: SectionPr
               onClick={() => {
                 setDraft(fieldsOf(role));
                 setTouched(false);
-                save.clear();
+                save.reset();
               }}
             >
               Reset

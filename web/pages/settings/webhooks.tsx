@@ -15,7 +15,7 @@ import { formatFullTime } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useLoaded } from "./hooks.ts";
+import { useAction, useLoad } from "../../components/use-async.ts";
 
 type ChannelHooks = { channel: Channel; webhooks: Webhook[] | null; error: string | null };
 
@@ -24,7 +24,7 @@ export const webhookUrl = (webhook: Webhook) => `${location.origin}${webhook.url
 export function WebhooksSection({ state }: SectionProps) {
   const channels = channelTree(state.channels.value ?? [], state.categories.value).flatMap((g) => g.channels);
   const key = channels.map((c) => c.id).join(",");
-  const all = useLoaded<ChannelHooks[]>(
+  const all = useLoad<ChannelHooks[]>(
     () =>
       Promise.all(
         channels.map(async (channel) => {
