@@ -8,13 +8,13 @@ import { useEffect, useState } from "preact/hooks";
 import type { OverrideTarget } from "../../api/settings-api.ts";
 import type { PermissionOverride } from "../../api/settings-types.ts";
 import type { Role } from "../../api/types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { OverrideGrid } from "../../components/permission-checkboxes.tsx";
 import { channelTree } from "../../lib/channel-tree.ts";
 import { permissionNames, PERMISSION_LABELS } from "../../lib/shared-rules.ts";
 import { gateway } from "../../state/app-state.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
 import { useAction, useLoad } from "../../components/use-async.ts";
 

@@ -5,10 +5,10 @@
  */
 import { useState } from "preact/hooks";
 import type { ServerEmoji } from "../../api/settings-types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
 import { useAction, useLoad } from "../../components/use-async.ts";
 import { UploadForm } from "./upload-form.tsx";

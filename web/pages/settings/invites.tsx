@@ -5,10 +5,10 @@
  */
 import { useState } from "preact/hooks";
 import type { ServerInvite } from "../../api/settings-types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { CopyButton } from "../../components/copy-button.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime } from "../../lib/format.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
 import { useAction, useLoad } from "../../components/use-async.ts";
 

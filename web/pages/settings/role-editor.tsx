@@ -5,11 +5,11 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import type { Member, Role } from "../../api/types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { PermissionCheckboxes } from "../../components/permission-checkboxes.tsx";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
 import { useAction } from "../../components/use-async.ts";
 

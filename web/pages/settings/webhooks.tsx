@@ -7,13 +7,13 @@ import { useState } from "preact/hooks";
 import type { Webhook } from "../../api/settings-types.ts";
 import type { Channel } from "../../api/types.ts";
 import { errorMessage } from "../../api/client.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
 import { CopyButton } from "../../components/copy-button.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { channelTree } from "../../lib/channel-tree.ts";
 import { formatFullTime } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
 import { useAction, useLoad } from "../../components/use-async.ts";
 
