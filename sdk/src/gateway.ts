@@ -188,11 +188,14 @@ export class Gateway {
   }
 
   /**
-   * Emits without asking for an ack. `volatile`: dropped rather than queued while disconnected
-   * (audio frames: a late frame is worse than a lost one).
+   * Emits without asking for an ack. `dropWhileDisconnected`: dropped rather than queued while
+   * the connection is down (audio frames: a late frame is worse than a lost one). Not Socket.IO's
+   * `volatile`, which also drops a packet whenever the previous one is still being written.
    */
-  send<E extends ClientEventName>(event: E, payload: ClientEvents[E]["payload"], options: { volatile?: boolean } = {}): void {
-    (options.volatile ? this.socket.volatile : this.socket).emit(event, payload);
+  send<E extends ClientEventName>(event: E, payload: ClientEvents[E]["payload"], options: { dropWhileDisconnected?: boolean } = {}): boolean {
+    if (options.dropWhileDisconnected && !this.socket.connected) return false;
+    this.socket.emit(event, payload);
+    return true;
   }
 
   /** Joins a server's room (its member, role, channel and presence events); joined again after a reconnect. */

@@ -6,7 +6,7 @@
  * clock (`performance.now()`), so timer lateness never accumulates: a frame sent 3 ms late is
  * followed by one sent on time. If the process stalls longer than `maxLagMs`, the schedule is
  * moved forward (`resyncs`) instead of sending the backlog in a burst. Pause, resume and stop
- * work between frames; frames are sent volatile, so none are queued while disconnected.
+ * work between frames; frames are dropped, not queued, while the connection is down.
  *
  * Receiving: every `bot:audio-data` of the room, per speaker, as async iterators of frames.
  * Today only bots' audio reaches a bot (people talk over WebRTC, which the server never sees);
@@ -294,7 +294,7 @@ export class VoiceConnection {
           start += lag; // a stall: move the schedule rather than send the backlog at once
           stats.resyncs++;
         } else if (lag > frameMs) stats.lateFrames++;
-        this.gateway.send("bot:audio-data", { channelId: this.channelId, pcm: frame, sampleRate: format.sampleRate, channels: format.channels }, { volatile: true });
+        this.gateway.send("bot:audio-data", { channelId: this.channelId, pcm: frame, sampleRate: format.sampleRate, channels: format.channels }, { dropWhileDisconnected: true });
         stats.frames++;
         stats.bytes += frame.byteLength;
         stats.audioMs += durationMs(frame.byteLength, format);
