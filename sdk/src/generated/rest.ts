@@ -198,7 +198,7 @@ export interface Operations {
     path: "/api/v1/users/me/connections/{connectionId}";
     args: {
       params: {
-        "connectionId": string;
+        connectionId: string;
       };
     };
     response: S.Success;
@@ -216,7 +216,7 @@ export interface Operations {
     path: "/api/v1/users/me/muted-users/{targetId}";
     args: {
       params: {
-        "targetId": string;
+        targetId: string;
       };
     };
     response: S.MutedUser;
@@ -227,7 +227,7 @@ export interface Operations {
     path: "/api/v1/users/me/muted-users/{targetId}";
     args: {
       params: {
-        "targetId": string;
+        targetId: string;
       };
     };
     response: S.Success;
@@ -238,7 +238,7 @@ export interface Operations {
     path: "/api/v1/users/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.PublicUser;
@@ -249,7 +249,7 @@ export interface Operations {
     path: "/api/v1/users/{id}/profile";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.UserProfile;
@@ -297,7 +297,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Server;
@@ -308,7 +308,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         name?: string;
@@ -323,7 +323,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       headers?: {
         "x-2fa-code"?: string;
@@ -337,7 +337,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/members";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Member[];
@@ -348,7 +348,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/icon";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         icon: Blob;
@@ -362,7 +362,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/banner";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         banner: Blob;
@@ -376,7 +376,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/banner-offset";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         banner_offset: number;
@@ -390,7 +390,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/settings";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         system_channel_id?: string | null;
@@ -406,7 +406,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/vanity";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       headers?: {
         "x-2fa-code"?: string;
@@ -423,7 +423,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/leave";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Success;
@@ -434,7 +434,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/mute";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body?: {
         duration?: number;
@@ -448,7 +448,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/mute";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.ServerMute;
@@ -459,7 +459,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/gifs";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.ServerGif[];
@@ -470,7 +470,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/gifs";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         file: Blob;
@@ -486,8 +486,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/gifs/{gifId}";
     args: {
       params: {
-        "id": string;
-        "gifId": string;
+        id: string;
+        gifId: string;
       };
     };
     response: S.Success;
@@ -498,7 +498,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/read";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.ServerReadState;
@@ -516,7 +516,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/emojis";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.ServerEmojis;
@@ -527,7 +527,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/emojis";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         emoji: Blob;
@@ -542,7 +542,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/emojis/public";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Emoji[];
@@ -553,8 +553,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/emojis/{emojiId}";
     args: {
       params: {
-        "id": string;
-        "emojiId": string;
+        id: string;
+        emojiId: string;
       };
     };
     response: S.Success;
@@ -565,8 +565,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/emojis/{emojiId}";
     args: {
       params: {
-        "id": string;
-        "emojiId": string;
+        id: string;
+        emojiId: string;
       };
       body: {
         name: string;
@@ -580,7 +580,7 @@ export interface Operations {
     path: "/api/v1/emojis/{id}/file";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: Response;
@@ -591,7 +591,7 @@ export interface Operations {
     path: "/api/v1/messages/id/{messageId}";
     args: {
       params: {
-        "messageId": string;
+        messageId: string;
       };
     };
     response: S.Message;
@@ -602,11 +602,11 @@ export interface Operations {
     path: "/api/v1/messages/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       query?: {
-        "before"?: string;
-        "limit"?: string | number;
+        before?: string;
+        limit?: string | number;
       };
     };
     response: S.Message[];
@@ -617,7 +617,7 @@ export interface Operations {
     path: "/api/v1/messages/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         content: string;
@@ -631,7 +631,7 @@ export interface Operations {
     path: "/api/v1/messages/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         content?: string;
@@ -647,7 +647,7 @@ export interface Operations {
     path: "/api/v1/messages/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Success;
@@ -658,7 +658,7 @@ export interface Operations {
     path: "/api/v1/messages/{id}/read";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         message_id?: string;
@@ -694,7 +694,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
     };
     response: S.Application;
@@ -705,7 +705,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
       body: {
         name?: string;
@@ -720,7 +720,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
     };
     response: S.Success;
@@ -731,7 +731,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/token";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
     };
     response: S.BotToken;
@@ -742,7 +742,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/avatar";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
       body: {
         avatar: Blob;
@@ -756,7 +756,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/banner";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
       body: {
         banner: Blob;
@@ -770,7 +770,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/banner-offset";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
       body: {
         banner_offset: number;
@@ -784,7 +784,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/public-invite";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
       body: {
         public_invite: boolean;
@@ -798,7 +798,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/permissions";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
       body: {
         default_permissions: number;
@@ -813,7 +813,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/servers";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
     };
     response: S.BotServer[];
@@ -824,8 +824,8 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/servers/{serverId}";
     args: {
       params: {
-        "appId": string;
-        "serverId": string;
+        appId: string;
+        serverId: string;
       };
       body: {
         permissions?: number;
@@ -839,8 +839,8 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/servers/{serverId}";
     args: {
       params: {
-        "appId": string;
-        "serverId": string;
+        appId: string;
+        serverId: string;
       };
     };
     response: S.Success;
@@ -851,8 +851,8 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/servers/{serverId}/permissions";
     args: {
       params: {
-        "appId": string;
-        "serverId": string;
+        appId: string;
+        serverId: string;
       };
     };
     response: undefined;
@@ -872,7 +872,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/commands";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
     };
     response: S.Command[];
@@ -883,7 +883,7 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/commands";
     args: {
       params: {
-        "appId": string;
+        appId: string;
       };
       body: S.CommandDefinition;
     };
@@ -895,8 +895,8 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/commands/{cmdId}";
     args: {
       params: {
-        "appId": string;
-        "cmdId": string;
+        appId: string;
+        cmdId: string;
       };
       body: S.CommandDefinition;
     };
@@ -908,8 +908,8 @@ export interface Operations {
     path: "/api/v1/oauth2/applications/{appId}/commands/{cmdId}";
     args: {
       params: {
-        "appId": string;
-        "cmdId": string;
+        appId: string;
+        cmdId: string;
       };
     };
     response: S.Success;
@@ -920,7 +920,7 @@ export interface Operations {
     path: "/api/v1/oauth2/servers/{serverId}/commands";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
     };
     response: S.ServerCommand[];
@@ -931,12 +931,12 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/channels/{channelId}/messages";
     args: {
       params: {
-        "channelId": string;
+        channelId: string;
       };
       query?: {
-        "before"?: string;
-        "after"?: string;
-        "limit"?: string | number;
+        before?: string;
+        after?: string;
+        limit?: string | number;
       };
     };
     response: S.Message[];
@@ -947,7 +947,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/channels/{channelId}/messages";
     args: {
       params: {
-        "channelId": string;
+        channelId: string;
       };
       body: {
         content?: string;
@@ -963,7 +963,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/channels/{channelId}/messages/bulk-delete";
     args: {
       params: {
-        "channelId": string;
+        channelId: string;
       };
       body: {
         message_ids: string[];
@@ -977,8 +977,8 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/channels/{channelId}/messages/{messageId}";
     args: {
       params: {
-        "channelId": string;
-        "messageId": string;
+        channelId: string;
+        messageId: string;
       };
       body: {
         content?: string;
@@ -993,8 +993,8 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/channels/{channelId}/messages/{messageId}";
     args: {
       params: {
-        "channelId": string;
-        "messageId": string;
+        channelId: string;
+        messageId: string;
       };
     };
     response: S.Success;
@@ -1005,7 +1005,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/dm/{targetUserId}";
     args: {
       params: {
-        "targetUserId": string;
+        targetUserId: string;
       };
       body: {
         content?: string;
@@ -1020,7 +1020,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
     };
     response: S.Server;
@@ -1031,7 +1031,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/channels";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
     };
     response: S.Channel[];
@@ -1042,7 +1042,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/members";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
     };
     response: S.Member[];
@@ -1053,8 +1053,8 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/members/{userId}";
     args: {
       params: {
-        "serverId": string;
-        "userId": string;
+        serverId: string;
+        userId: string;
       };
     };
     response: S.Member;
@@ -1065,8 +1065,8 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/members/{userId}";
     args: {
       params: {
-        "serverId": string;
-        "userId": string;
+        serverId: string;
+        userId: string;
       };
     };
     response: S.Success;
@@ -1077,7 +1077,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/bans";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
       body: {
         user_id: string;
@@ -1092,8 +1092,8 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/bans/{userId}";
     args: {
       params: {
-        "serverId": string;
-        "userId": string;
+        serverId: string;
+        userId: string;
       };
     };
     response: S.Success;
@@ -1104,7 +1104,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/roles";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
     };
     response: S.Role[];
@@ -1115,9 +1115,9 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/members/{userId}/roles/{roleId}";
     args: {
       params: {
-        "serverId": string;
-        "userId": string;
-        "roleId": string;
+        serverId: string;
+        userId: string;
+        roleId: string;
       };
     };
     response: S.Success;
@@ -1128,9 +1128,9 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/members/{userId}/roles/{roleId}";
     args: {
       params: {
-        "serverId": string;
-        "userId": string;
-        "roleId": string;
+        serverId: string;
+        userId: string;
+        roleId: string;
       };
     };
     response: S.Success;
@@ -1141,7 +1141,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/invites";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
     };
     response: S.Invite[];
@@ -1152,7 +1152,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/invites";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
       body?: {
         max_uses?: number | null;
@@ -1167,8 +1167,8 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/servers/{serverId}/invites/{inviteId}";
     args: {
       params: {
-        "serverId": string;
-        "inviteId": string;
+        serverId: string;
+        inviteId: string;
       };
     };
     response: S.Success;
@@ -1197,7 +1197,7 @@ export interface Operations {
     path: "/api/v1/oauth2/bot/users/{userId}";
     args: {
       params: {
-        "userId": string;
+        userId: string;
       };
     };
     response: S.UserWithActivity;
@@ -1208,7 +1208,7 @@ export interface Operations {
     path: "/api/v1/oauth2/invite/{botUserId}";
     args: {
       params: {
-        "botUserId": string;
+        botUserId: string;
       };
     };
     response: S.BotInviteCard;
@@ -1219,8 +1219,8 @@ export interface Operations {
     path: "/api/v1/oauth2/invite/{botUserId}/add/{serverId}";
     args: {
       params: {
-        "botUserId": string;
-        "serverId": string;
+        botUserId: string;
+        serverId: string;
       };
       body: {
         permissions: number;
@@ -1234,7 +1234,7 @@ export interface Operations {
     path: "/api/v1/messages/{id}/upload";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         files: Blob[];
@@ -1251,7 +1251,7 @@ export interface Operations {
     path: "/api/v1/messages/{id}/gif";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         url?: string;
@@ -1267,11 +1267,11 @@ export interface Operations {
     path: "/api/v1/messages/{id}/search";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       query: {
-        "q": string;
-        "limit"?: string | number;
+        q: string;
+        limit?: string | number;
       };
     };
     response: S.Message[];
@@ -1282,7 +1282,7 @@ export interface Operations {
     path: "/api/v1/messages/attachment/{attachmentId}";
     args: {
       params: {
-        "attachmentId": string;
+        attachmentId: string;
       };
     };
     response: S.AttachmentInfo;
@@ -1293,8 +1293,8 @@ export interface Operations {
     path: "/api/v1/messages/{id}/reactions/{messageId}";
     args: {
       params: {
-        "id": string;
-        "messageId": string;
+        id: string;
+        messageId: string;
       };
     };
     response: S.ReactionGroup[];
@@ -1305,8 +1305,8 @@ export interface Operations {
     path: "/api/v1/messages/{id}/reactions/{messageId}";
     args: {
       params: {
-        "id": string;
-        "messageId": string;
+        id: string;
+        messageId: string;
       };
       body: {
         emoji: string;
@@ -1320,9 +1320,9 @@ export interface Operations {
     path: "/api/v1/messages/{id}/reactions/{messageId}/{emoji}";
     args: {
       params: {
-        "id": string;
-        "messageId": string;
-        "emoji": string;
+        id: string;
+        messageId: string;
+        emoji: string;
       };
     };
     response: S.ReactionChange;
@@ -1333,7 +1333,7 @@ export interface Operations {
     path: "/api/v1/messages/{id}/pins";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Message[];
@@ -1344,8 +1344,8 @@ export interface Operations {
     path: "/api/v1/messages/{id}/pins/{messageId}";
     args: {
       params: {
-        "id": string;
-        "messageId": string;
+        id: string;
+        messageId: string;
       };
     };
     response: S.PinState;
@@ -1356,8 +1356,8 @@ export interface Operations {
     path: "/api/v1/messages/{id}/pins/{messageId}";
     args: {
       params: {
-        "id": string;
-        "messageId": string;
+        id: string;
+        messageId: string;
       };
     };
     response: S.PinState;
@@ -1368,7 +1368,7 @@ export interface Operations {
     path: "/api/v1/channels/id/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Channel;
@@ -1379,7 +1379,7 @@ export interface Operations {
     path: "/api/v1/channels/categories/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         name: string;
@@ -1393,7 +1393,7 @@ export interface Operations {
     path: "/api/v1/channels/categories/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Success;
@@ -1404,7 +1404,7 @@ export interface Operations {
     path: "/api/v1/channels/categories/{id}/permissions";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.PermissionOverride[];
@@ -1415,8 +1415,8 @@ export interface Operations {
     path: "/api/v1/channels/categories/{id}/permissions/{roleId}";
     args: {
       params: {
-        "id": string;
-        "roleId": string;
+        id: string;
+        roleId: string;
       };
       body: {
         allow: number;
@@ -1431,8 +1431,8 @@ export interface Operations {
     path: "/api/v1/channels/categories/{id}/permissions/{roleId}";
     args: {
       params: {
-        "id": string;
-        "roleId": string;
+        id: string;
+        roleId: string;
       };
     };
     response: S.Success;
@@ -1443,7 +1443,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.ChannelList;
@@ -1454,7 +1454,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         name?: string;
@@ -1475,7 +1475,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         name: string;
@@ -1493,7 +1493,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Success;
@@ -1504,7 +1504,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}/reorder";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         order: {
@@ -1522,7 +1522,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}/categories";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         name: string;
@@ -1536,7 +1536,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}/categories/reorder";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         order: string[];
@@ -1550,7 +1550,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}/duplicate";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Channel;
@@ -1561,7 +1561,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}/permissions";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.PermissionOverride[];
@@ -1572,8 +1572,8 @@ export interface Operations {
     path: "/api/v1/channels/{id}/permissions/{roleId}";
     args: {
       params: {
-        "id": string;
-        "roleId": string;
+        id: string;
+        roleId: string;
       };
       body: {
         allow: number;
@@ -1588,8 +1588,8 @@ export interface Operations {
     path: "/api/v1/channels/{id}/permissions/{roleId}";
     args: {
       params: {
-        "id": string;
-        "roleId": string;
+        id: string;
+        roleId: string;
       };
     };
     response: S.Success;
@@ -1600,7 +1600,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}/webhooks";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Webhook[];
@@ -1611,7 +1611,7 @@ export interface Operations {
     path: "/api/v1/channels/{id}/webhooks";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         name: string;
@@ -1626,7 +1626,7 @@ export interface Operations {
     path: "/api/webhooks/channel/{channelId}";
     args: {
       params: {
-        "channelId": string;
+        channelId: string;
       };
     };
     response: S.Webhook[];
@@ -1637,7 +1637,7 @@ export interface Operations {
     path: "/api/webhooks/channel/{channelId}";
     args: {
       params: {
-        "channelId": string;
+        channelId: string;
       };
       body: {
         name: string;
@@ -1652,7 +1652,7 @@ export interface Operations {
     path: "/api/webhooks/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Success;
@@ -1663,7 +1663,7 @@ export interface Operations {
     path: "/api/webhooks/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         name?: string;
@@ -1678,7 +1678,7 @@ export interface Operations {
     path: "/api/webhooks/{id}/token";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Webhook;
@@ -1689,8 +1689,8 @@ export interface Operations {
     path: "/api/webhooks/{id}/{token}";
     args: {
       params: {
-        "id": string;
-        "token": string;
+        id: string;
+        token: string;
       };
     };
     response: S.WebhookMetadata;
@@ -1701,11 +1701,11 @@ export interface Operations {
     path: "/api/webhooks/{id}/{token}";
     args: {
       params: {
-        "id": string;
-        "token": string;
+        id: string;
+        token: string;
       };
       query?: {
-        "wait"?: "true" | "false";
+        wait?: "true" | "false";
       };
       body: {
         content?: string | null;
@@ -1722,7 +1722,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/soundboard";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Sound[];
@@ -1733,7 +1733,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/soundboard";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         sound: Blob;
@@ -1749,8 +1749,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/soundboard/{soundId}";
     args: {
       params: {
-        "id": string;
-        "soundId": string;
+        id: string;
+        soundId: string;
       };
     };
     response: S.Success;
@@ -1761,8 +1761,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/soundboard/{soundId}";
     args: {
       params: {
-        "id": string;
-        "soundId": string;
+        id: string;
+        soundId: string;
       };
       body: {
         name?: string;
@@ -1795,7 +1795,7 @@ export interface Operations {
     path: "/api/v1/servers/join/{inviteCode}";
     args: {
       params: {
-        "inviteCode": string;
+        inviteCode: string;
       };
     };
     response: S.Server;
@@ -1806,7 +1806,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/invites";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Invite[];
@@ -1817,7 +1817,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/invites";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body?: {
         max_uses?: number | null;
@@ -1832,8 +1832,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/invites/{inviteId}";
     args: {
       params: {
-        "id": string;
-        "inviteId": string;
+        id: string;
+        inviteId: string;
       };
     };
     response: S.Success;
@@ -1844,8 +1844,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/invites/{inviteId}/uses";
     args: {
       params: {
-        "id": string;
-        "inviteId": string;
+        id: string;
+        inviteId: string;
       };
     };
     response: S.InviteUse[];
@@ -1856,7 +1856,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/invite/regenerate";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Invite;
@@ -1867,8 +1867,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/members/{targetUserId}";
     args: {
       params: {
-        "id": string;
-        "targetUserId": string;
+        id: string;
+        targetUserId: string;
       };
     };
     response: S.Success;
@@ -1879,8 +1879,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/members/{targetUserId}/role";
     args: {
       params: {
-        "id": string;
-        "targetUserId": string;
+        id: string;
+        targetUserId: string;
       };
       body: {
         role: "admin" | "moderator" | "member";
@@ -1894,7 +1894,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/bans";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Ban[];
@@ -1905,7 +1905,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/bans";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         targetUserId: string;
@@ -1920,8 +1920,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/bans/{targetUserId}";
     args: {
       params: {
-        "id": string;
-        "targetUserId": string;
+        id: string;
+        targetUserId: string;
       };
     };
     response: S.Success;
@@ -1932,7 +1932,7 @@ export interface Operations {
     path: "/api/v1/servers/{id}/timeouts";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         targetUserId: string;
@@ -1948,8 +1948,8 @@ export interface Operations {
     path: "/api/v1/servers/{id}/timeouts/{targetUserId}";
     args: {
       params: {
-        "id": string;
-        "targetUserId": string;
+        id: string;
+        targetUserId: string;
       };
     };
     response: S.TimeoutState;
@@ -1960,11 +1960,11 @@ export interface Operations {
     path: "/api/v1/servers/{id}/audit-log";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       query?: {
-        "limit"?: string;
-        "before"?: string;
+        limit?: string;
+        before?: string;
       };
     };
     response: S.AuditLogPage;
@@ -1975,7 +1975,7 @@ export interface Operations {
     path: "/api/v1/roles/{serverId}";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
     };
     response: S.Role[];
@@ -1986,7 +1986,7 @@ export interface Operations {
     path: "/api/v1/roles/{serverId}";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
       body: {
         name: string;
@@ -2003,8 +2003,8 @@ export interface Operations {
     path: "/api/v1/roles/{serverId}/role/{roleId}";
     args: {
       params: {
-        "serverId": string;
-        "roleId": string;
+        serverId: string;
+        roleId: string;
       };
     };
     response: S.Role;
@@ -2015,8 +2015,8 @@ export interface Operations {
     path: "/api/v1/roles/{serverId}/member/{targetUserId}";
     args: {
       params: {
-        "serverId": string;
-        "targetUserId": string;
+        serverId: string;
+        targetUserId: string;
       };
     };
     response: S.Role[];
@@ -2027,7 +2027,7 @@ export interface Operations {
     path: "/api/v1/roles/{serverId}/reorder";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
       body: {
         id: string;
@@ -2042,7 +2042,7 @@ export interface Operations {
     path: "/api/v1/roles/{serverId}/assign";
     args: {
       params: {
-        "serverId": string;
+        serverId: string;
       };
       body: {
         targetUserId: string;
@@ -2057,9 +2057,9 @@ export interface Operations {
     path: "/api/v1/roles/{serverId}/assign/{targetUserId}/{roleId}";
     args: {
       params: {
-        "serverId": string;
-        "targetUserId": string;
-        "roleId": string;
+        serverId: string;
+        targetUserId: string;
+        roleId: string;
       };
     };
     response: S.Success;
@@ -2070,8 +2070,8 @@ export interface Operations {
     path: "/api/v1/roles/{serverId}/{roleId}";
     args: {
       params: {
-        "serverId": string;
-        "roleId": string;
+        serverId: string;
+        roleId: string;
       };
       body: {
         name?: string;
@@ -2088,8 +2088,8 @@ export interface Operations {
     path: "/api/v1/roles/{serverId}/{roleId}";
     args: {
       params: {
-        "serverId": string;
-        "roleId": string;
+        serverId: string;
+        roleId: string;
       };
     };
     response: S.Success;
@@ -2121,7 +2121,7 @@ export interface Operations {
     path: "/api/v1/friends/search";
     args: {
       query: {
-        "q": string;
+        q: string;
       };
     };
     response: S.FriendSearchResult[];
@@ -2143,7 +2143,7 @@ export interface Operations {
     path: "/api/v1/friends/accept/{friendId}";
     args: {
       params: {
-        "friendId": string;
+        friendId: string;
       };
     };
     response: S.Friend;
@@ -2154,7 +2154,7 @@ export interface Operations {
     path: "/api/v1/friends/{friendId}";
     args: {
       params: {
-        "friendId": string;
+        friendId: string;
       };
     };
     response: S.Success;
@@ -2184,7 +2184,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
     };
     response: S.Success;
@@ -2195,7 +2195,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
       body: {
         name?: string | null;
@@ -2209,7 +2209,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/icon";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
       body: {
         icon: Blob;
@@ -2223,7 +2223,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/icon";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
     };
     response: S.Conversation;
@@ -2234,7 +2234,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/members";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
       body: {
         user_id: string;
@@ -2248,8 +2248,8 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/members/{memberId}";
     args: {
       params: {
-        "groupId": string;
-        "memberId": string;
+        groupId: string;
+        memberId: string;
       };
     };
     response: S.Success;
@@ -2260,7 +2260,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/owner";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
       body: {
         user_id: string;
@@ -2274,7 +2274,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/leave";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
     };
     response: S.Success;
@@ -2285,12 +2285,12 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/messages";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
       query?: {
-        "before"?: string;
-        "around"?: string;
-        "limit"?: string | number;
+        before?: string;
+        around?: string;
+        limit?: string | number;
       };
     };
     response: S.DmMessage[];
@@ -2301,7 +2301,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/messages";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
       body: {
         content: string;
@@ -2316,7 +2316,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/upload";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
       body: {
         files: Blob[];
@@ -2331,7 +2331,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/gif";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
       body: {
         url: string;
@@ -2345,8 +2345,8 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/messages/{messageId}";
     args: {
       params: {
-        "groupId": string;
-        "messageId": string;
+        groupId: string;
+        messageId: string;
       };
       body: {
         content: string;
@@ -2360,8 +2360,8 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/messages/{messageId}";
     args: {
       params: {
-        "groupId": string;
-        "messageId": string;
+        groupId: string;
+        messageId: string;
       };
     };
     response: S.Success;
@@ -2372,8 +2372,8 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/messages/{messageId}/reactions";
     args: {
       params: {
-        "groupId": string;
-        "messageId": string;
+        groupId: string;
+        messageId: string;
       };
       body: {
         emoji: string;
@@ -2387,11 +2387,11 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/search";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
       query: {
-        "q": string;
-        "limit"?: string | number;
+        q: string;
+        limit?: string | number;
       };
     };
     response: S.DmMessage[];
@@ -2402,7 +2402,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/read";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
       body?: {
         message_id?: string;
@@ -2416,7 +2416,7 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/pins";
     args: {
       params: {
-        "groupId": string;
+        groupId: string;
       };
     };
     response: S.DmMessage[];
@@ -2427,8 +2427,8 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/pins/{messageId}";
     args: {
       params: {
-        "groupId": string;
-        "messageId": string;
+        groupId: string;
+        messageId: string;
       };
     };
     response: S.DmPinState;
@@ -2439,8 +2439,8 @@ export interface Operations {
     path: "/api/v1/dm/groups/{groupId}/pins/{messageId}";
     args: {
       params: {
-        "groupId": string;
-        "messageId": string;
+        groupId: string;
+        messageId: string;
       };
     };
     response: S.DmPinState;
@@ -2458,7 +2458,7 @@ export interface Operations {
     path: "/api/v1/dm/channels/{targetUserId}";
     args: {
       params: {
-        "targetUserId": string;
+        targetUserId: string;
       };
     };
     response: S.Conversation;
@@ -2469,12 +2469,12 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/messages";
     args: {
       params: {
-        "targetUserId": string;
+        targetUserId: string;
       };
       query?: {
-        "before"?: string;
-        "around"?: string;
-        "limit"?: string | number;
+        before?: string;
+        around?: string;
+        limit?: string | number;
       };
     };
     response: S.DmMessage[];
@@ -2485,7 +2485,7 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/messages";
     args: {
       params: {
-        "targetUserId": string;
+        targetUserId: string;
       };
       body: {
         content: string;
@@ -2500,7 +2500,7 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/upload";
     args: {
       params: {
-        "targetUserId": string;
+        targetUserId: string;
       };
       body: {
         files: Blob[];
@@ -2515,7 +2515,7 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/gif";
     args: {
       params: {
-        "targetUserId": string;
+        targetUserId: string;
       };
       body: {
         url: string;
@@ -2529,8 +2529,8 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/messages/{messageId}";
     args: {
       params: {
-        "targetUserId": string;
-        "messageId": string;
+        targetUserId: string;
+        messageId: string;
       };
       body: {
         content: string;
@@ -2544,8 +2544,8 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/messages/{messageId}";
     args: {
       params: {
-        "targetUserId": string;
-        "messageId": string;
+        targetUserId: string;
+        messageId: string;
       };
     };
     response: S.Success;
@@ -2556,8 +2556,8 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/messages/{messageId}/reactions";
     args: {
       params: {
-        "targetUserId": string;
-        "messageId": string;
+        targetUserId: string;
+        messageId: string;
       };
       body: {
         emoji: string;
@@ -2571,7 +2571,7 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/read";
     args: {
       params: {
-        "targetUserId": string;
+        targetUserId: string;
       };
       body?: {
         message_id?: string;
@@ -2585,11 +2585,11 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/search";
     args: {
       params: {
-        "targetUserId": string;
+        targetUserId: string;
       };
       query: {
-        "q": string;
-        "limit"?: string | number;
+        q: string;
+        limit?: string | number;
       };
     };
     response: S.DmMessage[];
@@ -2600,7 +2600,7 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/pins";
     args: {
       params: {
-        "targetUserId": string;
+        targetUserId: string;
       };
     };
     response: S.DmMessage[];
@@ -2611,8 +2611,8 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/pins/{messageId}";
     args: {
       params: {
-        "targetUserId": string;
-        "messageId": string;
+        targetUserId: string;
+        messageId: string;
       };
     };
     response: S.DmPinState;
@@ -2623,8 +2623,8 @@ export interface Operations {
     path: "/api/v1/dm/{targetUserId}/pins/{messageId}";
     args: {
       params: {
-        "targetUserId": string;
-        "messageId": string;
+        targetUserId: string;
+        messageId: string;
       };
     };
     response: S.DmPinState;
@@ -2654,13 +2654,13 @@ export interface Operations {
     path: "/api/v1/admin/users";
     args: {
       query?: {
-        "q"?: string;
-        "bot"?: "true" | "false";
-        "premium"?: "true" | "false";
-        "admin"?: "true" | "false";
-        "disabled"?: "true" | "false";
-        "before"?: string;
-        "limit"?: string | number;
+        q?: string;
+        bot?: "true" | "false";
+        premium?: "true" | "false";
+        admin?: "true" | "false";
+        disabled?: "true" | "false";
+        before?: string;
+        limit?: string | number;
       };
     };
     response: S.AdminUser[];
@@ -2684,7 +2684,7 @@ export interface Operations {
     path: "/api/v1/admin/users/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.AdminUserDetail;
@@ -2695,7 +2695,7 @@ export interface Operations {
     path: "/api/v1/admin/users/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         premium?: boolean;
@@ -2711,10 +2711,10 @@ export interface Operations {
     path: "/api/v1/admin/servers";
     args: {
       query?: {
-        "q"?: string;
-        "verified"?: "true" | "false";
-        "before"?: string;
-        "limit"?: string | number;
+        q?: string;
+        verified?: "true" | "false";
+        before?: string;
+        limit?: string | number;
       };
     };
     response: S.AdminServer[];
@@ -2725,7 +2725,7 @@ export interface Operations {
     path: "/api/v1/admin/servers/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.AdminServer;
@@ -2736,7 +2736,7 @@ export interface Operations {
     path: "/api/v1/admin/servers/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         verified?: boolean;
@@ -2750,10 +2750,10 @@ export interface Operations {
     path: "/api/v1/admin/reports";
     args: {
       query?: {
-        "status"?: "open" | "resolved" | "dismissed" | "all";
-        "type"?: "message" | "user";
-        "before"?: string;
-        "limit"?: string | number;
+        status?: "open" | "resolved" | "dismissed" | "all";
+        type?: "message" | "user";
+        before?: string;
+        limit?: string | number;
       };
     };
     response: S.AdminReport[];
@@ -2764,7 +2764,7 @@ export interface Operations {
     path: "/api/v1/admin/reports/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.AdminReport;
@@ -2775,7 +2775,7 @@ export interface Operations {
     path: "/api/v1/admin/reports/{id}/resolve";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         status?: "resolved" | "dismissed";
@@ -2791,8 +2791,8 @@ export interface Operations {
     path: "/api/v1/admin/log";
     args: {
       query?: {
-        "before"?: string;
-        "limit"?: string | number;
+        before?: string;
+        limit?: string | number;
       };
     };
     response: S.PlatformLogPage;
@@ -2803,8 +2803,8 @@ export interface Operations {
     path: "/api/v1/reports";
     args: {
       query?: {
-        "before"?: string;
-        "limit"?: string | number;
+        before?: string;
+        limit?: string | number;
       };
     };
     response: S.OwnReport[];
@@ -2828,10 +2828,10 @@ export interface Operations {
     path: "/api/v1/gifs/search";
     args: {
       query?: {
-        "q"?: string;
-        "kind"?: "gif" | "sticker";
-        "limit"?: string | number;
-        "cursor"?: string;
+        q?: string;
+        kind?: "gif" | "sticker";
+        limit?: string | number;
+        cursor?: string;
       };
     };
     response: S.GifSearchResult;
@@ -2868,7 +2868,7 @@ export interface Operations {
     path: "/api/v1/ai/conversations/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Success;
@@ -2879,7 +2879,7 @@ export interface Operations {
     path: "/api/v1/ai/conversations/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         title?: string | null;
@@ -2894,11 +2894,11 @@ export interface Operations {
     path: "/api/v1/ai/conversations/{id}/messages";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       query?: {
-        "before"?: string;
-        "limit"?: string | number;
+        before?: string;
+        limit?: string | number;
       };
     };
     response: S.AiMessage[];
@@ -2973,7 +2973,7 @@ export interface Operations {
     path: "/api/ai/conversations/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Success;
@@ -2984,7 +2984,7 @@ export interface Operations {
     path: "/api/ai/conversations/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         title?: string | null;
@@ -2999,11 +2999,11 @@ export interface Operations {
     path: "/api/ai/conversations/{id}/messages";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       query?: {
-        "before"?: string;
-        "limit"?: string | number;
+        before?: string;
+        limit?: string | number;
       };
     };
     response: S.AiMessage[];
@@ -3101,7 +3101,7 @@ export interface Operations {
     path: "/api/v1/admin/ai/keys/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.AiKey;
@@ -3112,7 +3112,7 @@ export interface Operations {
     path: "/api/v1/admin/ai/keys/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
     };
     response: S.Success;
@@ -3123,7 +3123,7 @@ export interface Operations {
     path: "/api/v1/admin/ai/keys/{id}";
     args: {
       params: {
-        "id": string;
+        id: string;
       };
       body: {
         name?: string;
@@ -3145,8 +3145,8 @@ export interface Operations {
     path: "/uploads/ai/{userId}/{name}";
     args: {
       params: {
-        "userId": string;
-        "name": string;
+        userId: string;
+        name: string;
       };
     };
     response: Response;
@@ -3157,8 +3157,8 @@ export interface Operations {
     path: "/uploads/{kind}/{name}";
     args: {
       params: {
-        "kind": string;
-        "name": string;
+        kind: string;
+        name: string;
       };
     };
     response: Response;
