@@ -47,9 +47,14 @@ type RequiredOptions<C extends CommandDefinition> = Extract<NonNullable<C["optio
 type OptionalOptions<C extends CommandDefinition> = Exclude<NonNullable<C["options"]>[number], { required: true }>;
 
 /** The `options` a handler receives for a command: `{sides?: number}` for `/roll [sides:integer]`. */
-export type OptionsOf<C extends CommandDefinition> = C["options"] extends readonly [] | undefined
-  ? { /** A command without options receives the whole text as `value` (docs/commands.md). */ value?: string }
-  : { [O in RequiredOptions<C> as O["name"]]: OptionValue<O> } & { [O in OptionalOptions<C> as O["name"]]?: OptionValue<O> };
+export type OptionsOf<C extends CommandDefinition> = C extends { options: readonly OptionDefinition[] }
+  ? C["options"]["length"] extends 0
+    ? NoOptions
+    : { [O in RequiredOptions<C> as O["name"]]: OptionValue<O> } & { [O in OptionalOptions<C> as O["name"]]?: OptionValue<O> }
+  : NoOptions;
+
+/** A command without options receives the whole text as `value` (docs/commands.md). */
+type NoOptions = { value?: string };
 
 /**
  * Declares a command; `const` keeps the literal names and types, so `OptionsOf` can read them.

@@ -41,8 +41,8 @@ export function sdkTarball(): string {
   ensureBuilt();
   const destination = mkdtempSync(join(tmpdir(), "hearth-sdk-pack-"));
   const output = run("npm", ["pack", SDK, "--pack-destination", destination, "--json"], ROOT);
-  const [{ filename }] = JSON.parse(output) as { filename: string }[];
-  tarball = join(destination, filename);
+  const [packed] = JSON.parse(output) as { filename: string }[];
+  tarball = join(destination, packed!.filename);
   return tarball;
 }
 
