@@ -70,7 +70,7 @@ export interface LifecycleEvents {
 
 export type GatewayEvents = ServerEvents & LifecycleEvents;
 export type GatewayEventName = keyof GatewayEvents;
-export type Listener<E extends GatewayEventName> = (payload: GatewayEvents[E]) => void | Promise<void>;
+export type Listener<E extends GatewayEventName> = (payload: GatewayEvents[E]) => unknown;
 
 export type ClientEventName = keyof ClientEvents;
 /** The payload argument(s) of a client event: none when it takes no payload. */
@@ -80,7 +80,7 @@ export type AckOf<E extends ClientEventName> = ClientEvents[E]["ack"];
 const SOCKET_EVENTS = new Set(["connect", "disconnect", "connect_error"]);
 const LIFECYCLE: ReadonlySet<string> = new Set<keyof LifecycleEvents>(["ready", "disconnected", "resumed", "closed", "error"]);
 
-type AnyListener = (payload: unknown) => void | Promise<void>;
+type AnyListener = (payload: unknown) => unknown;
 
 export class Gateway {
   /** The Socket.IO socket, for anything the typed methods do not cover. */
