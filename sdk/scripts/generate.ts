@@ -6,7 +6,7 @@
  * - gateway.ts: every server event's payload and every client event's payload and ack, from
  *   the AsyncAPI document;
  * - constants.ts: the limits and tables the SDK checks before sending (LIMITS, the command
- *   option type codes, the audio formats, the gateway's rate limits), copied by value.
+ *   option type codes, the audio formats), copied by value.
  *
  * `npm run sdk:generate` runs it against a throwaway in-memory server; test/sdk/generated.test.ts
  * generates again and fails when the committed files differ (the server changed, the SDK did not).

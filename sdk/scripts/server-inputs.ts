@@ -6,7 +6,6 @@
 import { CHANNEL_COUNTS, DEFAULT_CHANNELS, DEFAULT_SAMPLE_RATE, SAMPLE_RATES } from "../../src/audio/frames.ts";
 import { OPTION_TYPES } from "../../src/domain/bots/command-args.ts";
 import { LIMITS } from "../../src/domain/shared/limits.ts";
-import { DEFAULT_EVENT_LIMITS, EVENT_KIND } from "../../src/gateway/event-limits.ts";
 import type { GeneratorInput } from "./generate.ts";
 import type { Schema } from "./schema-to-ts.ts";
 
@@ -21,9 +20,6 @@ export const SERVER_CONSTANTS = {
   DEFAULT_SAMPLE_RATE,
   CHANNEL_COUNTS,
   DEFAULT_CHANNELS,
-  /** src/gateway/event-limits.ts: the default rate limits by kind, and each client event's kind. */
-  DEFAULT_EVENT_LIMITS,
-  EVENT_KIND,
 };
 
 async function fetchJson(url: string): Promise<Schema> {
