@@ -18,7 +18,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../src/store/database.ts";
+import { openSqliteFile } from "../src/store/sqlite/sqlite-database.ts";
 import { argOf, community, hasFlag, log, ratio, register, startHearth } from "./fixture.ts";
 
 const QUICK = hasFlag("quick");
@@ -78,7 +78,7 @@ try {
   await app.stop();
 
   // Baseline: the same statements on the copy, behind a bare Bun.serve.
-  const db = openDatabase(baselineFile);
+  const db = openSqliteFile(baselineFile);
   const insert = db.prepare(
     `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at)
      VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, ?)`,

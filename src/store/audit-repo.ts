@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface AuditEntryRow {
@@ -34,10 +34,10 @@ export class AuditRepo {
   private readonly afterEntryStmt;
   private readonly entryStmt;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.insertStmt = db.prepare(
       `INSERT INTO audit_log (id, server_id, actor_id, action, target_type, target_id, changes, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ${db.dialect.json("?")}, ?)`,
     );
     // target_username is resolved at read time, so older entries get it too.
     const select = `SELECT a.id, a.server_id, a.actor_id, actor.username AS actor_username, actor.avatar AS actor_avatar,
@@ -60,7 +60,7 @@ export class AuditRepo {
   }
 
   async record(entry: NewAuditEntry): Promise<void> {
-    this.insertStmt.run(
+    await this.db.run(this.insertStmt, 
       Bun.randomUUIDv7(),
       entry.serverId,
       entry.actorId,
@@ -74,7 +74,7 @@ export class AuditRepo {
 
   /** Entries strictly before `before` (unix seconds), newest first; one extra row tells hasMore. */
   async page(serverId: string, before: number, limit: number): Promise<{ rows: AuditEntryRow[]; hasMore: boolean }> {
-    return pageOf(this.pageStmt.all(serverId, before, limit + 1), limit);
+    return pageOf(await this.db.all(this.pageStmt, serverId, before, limit + 1), limit);
   }
 
   /**
@@ -82,8 +82,8 @@ export class AuditRepo {
    * repeat an entry; null when that entry is not in this server's log.
    */
   async pageAfter(serverId: string, entryId: string, limit: number): Promise<{ rows: AuditEntryRow[]; hasMore: boolean } | null> {
-    const anchor = this.entryStmt.get(serverId, entryId);
+    const anchor = await this.db.get(this.entryStmt, serverId, entryId);
     if (!anchor) return null;
-    return pageOf(this.afterEntryStmt.all(serverId, anchor.created_at, anchor.created_at, anchor.id, limit + 1), limit);
+    return pageOf(await this.db.all(this.afterEntryStmt, serverId, anchor.created_at, anchor.created_at, anchor.id, limit + 1), limit);
   }
 }
