@@ -41,12 +41,12 @@ export class AdminRepo {
   constructor(private readonly db: Database) {
     this.usersStmt = db.prepare<UserRow, [Record<string, string | number | null>]>(
       `SELECT * FROM users
-       WHERE ($before IS NULL OR id < $before)
-         AND ($q IS NULL OR username LIKE $q ESCAPE '\\' OR email LIKE $q ESCAPE '\\')
-         AND ($bot IS NULL OR is_bot = $bot)
-         AND ($premium IS NULL OR premium = $premium)
-         AND ($admin IS NULL OR platform_admin = $admin)
-         AND ($disabled IS NULL OR (CASE WHEN disabled_at IS NULL THEN 0 ELSE 1 END) = $disabled)
+       WHERE (CAST($before AS TEXT) IS NULL OR id < $before)
+         AND (CAST($q AS TEXT) IS NULL OR username LIKE $q ESCAPE '\\' OR email LIKE $q ESCAPE '\\')
+         AND (CAST($bot AS INTEGER) IS NULL OR is_bot = $bot)
+         AND (CAST($premium AS INTEGER) IS NULL OR premium = $premium)
+         AND (CAST($admin AS INTEGER) IS NULL OR platform_admin = $admin)
+         AND (CAST($disabled AS INTEGER) IS NULL OR (CASE WHEN disabled_at IS NULL THEN 0 ELSE 1 END) = $disabled)
        ORDER BY id DESC LIMIT $limit`,
     );
     this.userCountsStmt = db.prepare<{ servers: number; owned_servers: number }, [string, string]>(
@@ -58,9 +58,9 @@ export class AdminRepo {
        FROM servers s LEFT JOIN users o ON o.id = s.owner_id`;
     this.serversStmt = db.prepare<AdminServerRow, [Record<string, string | number | null>]>(
       `${serverSelect}
-       WHERE ($before IS NULL OR s.id < $before)
-         AND ($q IS NULL OR lower(s.name) LIKE lower($q) ESCAPE '\\' OR s.vanity_code LIKE $q ESCAPE '\\')
-         AND ($verified IS NULL OR s.verified = $verified)
+       WHERE (CAST($before AS TEXT) IS NULL OR s.id < $before)
+         AND (CAST($q AS TEXT) IS NULL OR lower(s.name) LIKE lower($q) ESCAPE '\\' OR s.vanity_code LIKE $q ESCAPE '\\')
+         AND (CAST($verified AS INTEGER) IS NULL OR s.verified = $verified)
        ORDER BY s.id DESC LIMIT $limit`,
     );
     this.serverStmt = db.prepare<AdminServerRow, [string]>(`${serverSelect} WHERE s.id = ?`);

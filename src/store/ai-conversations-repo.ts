@@ -87,7 +87,7 @@ export class AiConversationsRepo {
     this.usageStmt = db.prepare<{ messages: number }, [string, string]>("SELECT messages FROM ai_usage WHERE user_id = ? AND day = ?");
     this.consumeStmt = db.prepare(
       `INSERT INTO ai_usage (user_id, day, messages) VALUES (?, ?, 1)
-       ON CONFLICT (user_id, day) DO UPDATE SET messages = messages + 1`,
+       ON CONFLICT (user_id, day) DO UPDATE SET messages = ai_usage.messages + 1`,
     );
     this.refundStmt = db.prepare("UPDATE ai_usage SET messages = CASE WHEN messages > 0 THEN messages - 1 ELSE 0 END WHERE user_id = ? AND day = ?");
   }

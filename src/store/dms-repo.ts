@@ -137,7 +137,7 @@ export class DmsRepo {
     // none (both are UUIDv7, so they compare by time). Served by dm_messages_conversation.
     this.forUser = db.prepare<ConversationRow, [string, string | null]>(
       `SELECT c.* FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
-       WHERE cm.user_id = ?1 AND (?2 IS NULL OR c.type = ?2)
+       WHERE cm.user_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR c.type = ?2)
        ORDER BY coalesce((SELECT max(m.id) FROM dm_messages m WHERE m.conversation_id = c.id), c.id) DESC`,
     );
     this.recipientsStmt = db.prepare<RecipientRow, [string]>(

@@ -91,10 +91,10 @@ export class ReportsRepo {
     );
     // Two statements, so a status filter walks reports_status and "all" walks the primary key.
     this.listStmt = db.prepare<ReportRow, [Record<string, string | number | null>]>(
-      `${select} WHERE r.id < $before AND ($type IS NULL OR r.target_type = $type) ORDER BY r.id DESC LIMIT $limit`,
+      `${select} WHERE r.id < $before AND (CAST($type AS TEXT) IS NULL OR r.target_type = $type) ORDER BY r.id DESC LIMIT $limit`,
     );
     this.listByStatusStmt = db.prepare<ReportRow, [Record<string, string | number | null>]>(
-      `${select} WHERE r.status = $status AND r.id < $before AND ($type IS NULL OR r.target_type = $type)
+      `${select} WHERE r.status = $status AND r.id < $before AND (CAST($type AS TEXT) IS NULL OR r.target_type = $type)
        ORDER BY r.id DESC LIMIT $limit`,
     );
     this.resolveStmt = db.prepare<{ id: string }, [Record<string, string | number | null>]>(

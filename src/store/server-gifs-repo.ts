@@ -45,9 +45,9 @@ export class ServerGifsRepo {
        FROM server_members m JOIN server_gifs g ON g.server_id = m.server_id JOIN servers s ON s.id = g.server_id
          LEFT JOIN users u ON u.id = g.uploaded_by
        WHERE m.user_id = $user_id
-         AND ($q IS NULL OR lower(g.name) LIKE lower($q) ESCAPE '\\')
-         AND ($kind IS NULL OR g.kind = $kind)
-         AND ($after_name IS NULL OR (lower(g.name), g.id) > ($after_name, $after_id))
+         AND (CAST($q AS TEXT) IS NULL OR lower(g.name) LIKE lower($q) ESCAPE '\\')
+         AND (CAST($kind AS TEXT) IS NULL OR g.kind = $kind)
+         AND (CAST($after_name AS TEXT) IS NULL OR (lower(g.name), g.id) > ($after_name, $after_id))
        ORDER BY lower(g.name), g.id LIMIT $limit`,
     );
   }

@@ -40,7 +40,8 @@ export async function freshDatabase(options: { file?: boolean; migrated?: boolea
   if (TEST_POSTGRES) {
     const name = `hearth_t${process.pid}_${++counter}`;
     const template = options.migrated === false ? "template0" : TEMPLATE_DATABASE;
-    await adminClient().unsafe(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    // FILE_COPY: a copy of the files, several times faster than the WAL-logged default for a small template.
+    await adminClient().unsafe(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY FILE_COPY`);
     const location = `${TEST_POSTGRES}/${name}`;
     return {
       location,

@@ -45,6 +45,12 @@ function normalize(rows: Result): Record<string, unknown>[] {
   return rows;
 }
 
+/**
+ * PostgreSQL text cannot hold U+0000 (SQLite's can): in a parameter it becomes U+FFFD, so a
+ * lookup with it finds nothing and a write keeps the rest of the text, instead of an error.
+ */
+const withoutNul = (value: unknown) => (typeof value === "string" && value.includes("\0") ? value.replaceAll("\0", "\uFFFD") : value);
+
 const statementOf = <Row, P extends Params>(statement: Statement<Row, P>) => statement as PostgresStatement<Row, P>;
 
 /** Statements on one client: the pool, or one transaction's connection. */
@@ -54,7 +60,8 @@ class PostgresQueries implements Transaction {
   constructor(private readonly client: Client) {}
 
   private async query(statement: PostgresStatement<unknown, Params>, params: unknown[]): Promise<Result> {
-    return (await this.client.unsafe(statement.text, orderedParams(statement.names, params, statement.sql) as never[])) as Result;
+    const values = orderedParams(statement.names, params, statement.sql).map(withoutNul);
+    return (await this.client.unsafe(statement.text, values as never[])) as Result;
   }
 
   async get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
