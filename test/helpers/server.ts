@@ -43,7 +43,11 @@ export const uniqueName = (prefix = "user") => `${prefix}_${process.pid.toString
 export async function startServer(overrides: Partial<Config> = {}, options: AppOptions = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "hearth-test-"));
   // A test that restarts on the same data passes `databaseUrl` (PostgreSQL) or `databaseFile` (SQLite).
-  const database = overrides.databaseUrl ? { env: { DATABASE_URL: overrides.databaseUrl }, drop: async () => {} } : await freshDatabase();
+  // Given `databaseUrl` (even undefined: the SQLite file of `databaseFile`), that database is used and kept.
+  const database =
+    "databaseUrl" in overrides
+      ? { env: overrides.databaseUrl ? { DATABASE_URL: overrides.databaseUrl } : {}, drop: async () => {} }
+      : await freshDatabase();
   const config: Config = {
     ...loadConfig({}),
     port: 0,
