@@ -35,19 +35,34 @@ const native = <Row, P extends Params>(statement: Statement<Row, P>) => (stateme
 /** Statements run at once, on the one connection (inside a transaction: by that transaction). */
 class Direct implements Transaction {
   private savepoints = 0;
+  private readonly savepointStatements: { open: SqliteStatement; release: SqliteStatement; undo: SqliteStatement }[] = [];
 
   constructor(private readonly db: Sqlite) {}
 
-  async get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
-    return (native(statement).get(...(params as unknown as never[])) as Row | null) ?? null;
+  // Not `async`: a resolved promise without the async function's machinery, as these run for
+  // every statement (a throw becomes a rejected promise all the same).
+  get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
+    try {
+      return Promise.resolve((native(statement).get(...(params as unknown as never[])) as Row | null) ?? null);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  async all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]> {
-    return native(statement).all(...(params as unknown as never[])) as Row[];
+  all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]> {
+    try {
+      return Promise.resolve(native(statement).all(...(params as unknown as never[])) as Row[]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  async run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number> {
-    return native(statement).run(...(params as unknown as never[])).changes;
+  run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number> {
+    try {
+      return Promise.resolve(native(statement).run(...(params as unknown as never[])).changes);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async exec(sql: string): Promise<void> {
@@ -59,16 +74,22 @@ class Direct implements Transaction {
   }
 
   async savepoint<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    const name = `sp${++this.savepoints}`;
-    this.db.run(`SAVEPOINT ${name}`);
+    const depth = ++this.savepoints;
+    // Prepared once per nesting depth: the group commit opens one per message.
+    const sp = (this.savepointStatements[depth] ??= {
+      open: this.db.prepare(`SAVEPOINT sp${depth}`),
+      release: this.db.prepare(`RELEASE sp${depth}`),
+      undo: this.db.prepare(`ROLLBACK TO sp${depth}`),
+    });
+    sp.open.run();
     try {
       const result = await work(this);
-      this.db.run(`RELEASE ${name}`);
+      sp.release.run();
       return result;
     } catch (error) {
       if (this.db.inTransaction) {
-        this.db.run(`ROLLBACK TO ${name}`);
-        this.db.run(`RELEASE ${name}`);
+        sp.undo.run();
+        sp.release.run();
       }
       throw error;
     } finally {
@@ -110,26 +131,21 @@ export class SqliteDatabase implements Database {
     return handle;
   }
 
-  /** Runs `query` now, or once the open transaction has ended. */
-  private whenFree<T>(query: () => Promise<T>): Promise<T> {
-    return this.busy ? this.turn().then(() => this.whenFree(query)) : query();
-  }
-
   /** Resolves when the open transaction has ended. */
   private turn(): Promise<void> {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
-    return this.whenFree(() => this.direct.get(statement, ...params));
+    return this.busy ? this.turn().then(() => this.get(statement, ...params)) : this.direct.get(statement, ...params);
   }
 
   all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]> {
-    return this.whenFree(() => this.direct.all(statement, ...params));
+    return this.busy ? this.turn().then(() => this.all(statement, ...params)) : this.direct.all(statement, ...params);
   }
 
   run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number> {
-    return this.whenFree(() => this.direct.run(statement, ...params));
+    return this.busy ? this.turn().then(() => this.run(statement, ...params)) : this.direct.run(statement, ...params);
   }
 
   async transaction<T>(work: (tx: Transaction) => Promise<T>, _options?: TransactionOptions): Promise<T> {
@@ -155,7 +171,7 @@ export class SqliteDatabase implements Database {
   }
 
   exec(sql: string): Promise<void> {
-    return this.whenFree(() => this.direct.exec(sql));
+    return this.busy ? this.turn().then(() => this.exec(sql)) : this.direct.exec(sql);
   }
 
   async tables(): Promise<string[]> {
