@@ -87,7 +87,7 @@ export interface Dialect {
   json(param: string): string;
   /** `IN (...)` over a parameter holding a JSON array of strings. */
   inJsonArray(param: string): string;
-  /** Full-text search (see store/search.ts): the statements and the parameter built from the words. */
+  /** Full-text search: the statements and the parameter built from the words (docs/messages.md, search). */
   readonly search: SearchDialect;
 }
 
