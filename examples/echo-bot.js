@@ -3,8 +3,8 @@
  * An echo bot on @hearth/sdk: `/echo` joins the voice channel you are in; from then on, whatever
  * it hears (each speaker, until they pause) it records and plays back. `/leave` makes it leave.
  *
- * It hears what is sent as PCM in the room: other bots' `bot:audio-data` today. People's
- * microphones reach bots once the server has `voice:listen` (see docs/bots.md, "Voice").
+ * It hears the people in the room (it joins with `listen: true`, so their pages send it their
+ * microphone; the room shows it as "Listening") and other bots (see docs/bots.md, "Voice").
  *
  * Run it:  HEARTH_URL=http://localhost:3000 HEARTH_BOT_TOKEN=<bot_token> node echo-bot.js
  */
@@ -32,7 +32,7 @@ export async function startEchoBot(url, token, { pauseMs = 700 } = {}) {
       for await (const frame of speaker.frames) recorded.push(frame);
       if (!connection.active) return;
       const audio = joinFrames(recorded);
-      console.log(`echoing ${recorded.length} frames from ${speaker.userId}`);
+      console.log(`echoing ${recorded.length} frames from ${speaker.kind} ${speaker.userId}`);
       await connection.play(audio).finished;
     }
   }
@@ -40,7 +40,7 @@ export async function startEchoBot(url, token, { pauseMs = 700 } = {}) {
   bot.command(echo, async (command) => {
     const where = await bot.gateway.emit("bot:voice-query", { userId: command.user.id, serverId: command.serverId });
     if (!where.channelId) return command.reply("Join a voice channel first, then /echo again.");
-    voice = await joinVoice(bot, where.channelId);
+    voice = await joinVoice(bot, where.channelId, { listen: true });
     echoLoop(voice).catch((error) => console.error(error));
     await command.reply(`Listening in <#${where.channelId}>: speak, pause, and hear yourself.`);
   });

@@ -8,12 +8,14 @@
  * moved forward (`resyncs`) instead of sending the backlog in a burst. Pause, resume and stop
  * work between frames; frames are dropped, not queued, while the connection is down.
  *
- * Receiving: every `bot:audio-data` of the room, per speaker, as async iterators of frames.
- * Today only bots' audio reaches a bot (people talk over WebRTC, which the server never sees);
- * frames carry `kind: "bot"`. Hearing people needs the server's `voice:listen` (a bot opts in,
- * people's pages send their microphone as `voice:audio-data`), which is not in this server's
- * event tables yet: when it is, it arrives through the same `speakers()` and `receive()`
- * with `kind: "person"`, and `listen()` will send the opt-in (docs/bots.md, "Voice").
+ * Receiving: the room's audio, per speaker, as async iterators of frames (`receive()`,
+ * `speakers()`). Other bots' `bot:audio-data` always arrives (`kind: "bot"`). People talk over
+ * WebRTC, which the server never sees: a bot hears them only after `listen()` (the gateway's
+ * `voice:listen`), and then the people's pages send their microphone as PCM, which arrives as
+ * `voice:audio-data` (`kind: "person"`, the person's `userId`) through the same iterators
+ * (docs/audio.md, "Bots that listen"). The server forgets the opt-in whenever the bot's
+ * socket leaves the room (a reconnect, a move by a moderator): the connection asks again
+ * after joining again and after `voice:force-move`, for as long as the bot wants to listen.
  */
 import type { Bot } from "./bot.js";
 import { HearthError } from "./errors.js";
@@ -53,7 +55,7 @@ export interface PlaybackStats {
 export interface ReceivedFrame {
   /** The speaker's user id. */
   userId: string;
-  /** `bot`: a bot's `bot:audio-data`; `person` is reserved for people's audio (`voice:listen`, not on this server yet). */
+  /** `bot`: a bot's `bot:audio-data`; `person`: a person's microphone (`voice:audio-data`, heard after `listen()`). */
   kind: "bot" | "person";
   pcm: Int16Array;
   sampleRate: number;
@@ -200,6 +202,12 @@ function isAudio(source: PlaySource): source is PcmAudio | (PcmFormat & { pcm: P
   return typeof source === "object" && source !== null && "pcm" in source && "sampleRate" in source;
 }
 
+/** What `joinVoice()` takes. */
+export interface JoinOptions {
+  /** Hear the room's people from the start (`listen(true)` right after joining). */
+  listen?: boolean;
+}
+
 const open = new WeakMap<Gateway, VoiceConnection>();
 
 /** A `speakers()` iteration: its options, the current stream of each speaker, and where new speakers go. */
@@ -217,6 +225,10 @@ export class VoiceConnection {
   readonly participants = new Map<string, S.VoiceParticipant>();
   private readonly gateway: Gateway;
   private left = false;
+  /** Whether the bot wants to hear people: sent again whenever the server forgot it. */
+  private wantsToListen = false;
+  /** Between `voice:force-move` and the `voice:existing` of the new room. */
+  private moving = false;
   private readonly playbacks = new Set<Playback>();
   private readonly streams = new Set<{ userId: string | null; stream: FrameStream }>();
   private readonly watchers = new Set<Watcher>();
@@ -229,22 +241,80 @@ export class VoiceConnection {
     this.setParticipants(participants);
     this.unsubscribe.push(
       gateway.on("bot:audio-data", (data) => this.deliver({ userId: data.botUserId, kind: "bot", pcm: samplesOf(data.pcm), sampleRate: data.sampleRate, channels: data.channels, receivedAt: now() })),
+      gateway.on("voice:audio-data", (data) => {
+        // A frame still on its way from the room the bot was moved out of is dropped.
+        if (data.channelId !== this.channelId) return;
+        this.deliver({ userId: data.userId, kind: "person", pcm: samplesOf(data.pcm), sampleRate: data.sampleRate, channels: data.channels, receivedAt: now() });
+      }),
       gateway.on("voice:user-joined", (participant) => void this.participants.set(participant.socketId, participant)),
       gateway.on("voice:user-left", ({ socketId }) => this.participantLeft(socketId)),
-      gateway.on("voice:force-move", ({ channelId }) => void (this.channelId = channelId)),
+      gateway.on("voice:listening", ({ socketId, listening }) => {
+        const participant = this.participants.get(socketId);
+        if (participant) this.participants.set(socketId, { ...participant, listening });
+      }),
+      gateway.on("voice:force-move", ({ channelId }) => {
+        this.channelId = channelId;
+        this.moving = true;
+      }),
+      // The server has put the socket in the new room: ask to listen there, learn who is in it.
+      gateway.on("voice:existing", () => (this.moving ? this.arrived() : undefined)),
       gateway.on("voice:force-leave", () => this.close()),
       gateway.on("voice:force-disconnect", () => this.close()),
-      // After a reconnect the socket is new and in no voice room: join again, and go on playing.
+      // After a reconnect the socket is new and in no voice room: join again, listen again, and go on playing.
       gateway.onResume("voice", async () => {
         if (this.left) return;
+        this.moving = false; // a move cut short by the drop: this join lands in the new room
         const ack = await gateway.emit("voice:join", { channelId: this.channelId });
         this.setParticipants(ack.participants);
+        if (this.wantsToListen) await gateway.emit("voice:listen", { channelId: this.channelId, listening: true });
       }),
     );
   }
 
   get active(): boolean {
     return !this.left;
+  }
+
+  /** Whether the bot asked to hear the room's people (and has not stopped). */
+  get listening(): boolean {
+    return this.wantsToListen;
+  }
+
+  /**
+   * Starts (or, with `false`, stops) hearing the room's people: their microphone frames arrive
+   * through `receive()` and `speakers()` with `kind: "person"`. The room is told
+   * (`voice:listening`; people see that the bot hears them). Kept across reconnects and moves:
+   * the connection asks the server again each time it forgets. While the connection is down
+   * (or being moved) the wish is kept and sent once back in the room. A refusal throws
+   * `HearthAckError` and leaves the previous state.
+   */
+  async listen(listening = true): Promise<void> {
+    if (this.left) throw new HearthError("listen(): the bot left this voice channel");
+    const before = this.wantsToListen;
+    this.wantsToListen = listening;
+    if (!this.gateway.connected || this.moving) return;
+    try {
+      await this.gateway.emit("voice:listen", { channelId: this.channelId, listening });
+    } catch (error) {
+      this.wantsToListen = before;
+      throw error;
+    }
+  }
+
+  /** After a move: listen again if wanted, then take the new room's participants (speakers of the old room end). */
+  private async arrived(): Promise<void> {
+    this.moving = false;
+    if (this.left) return;
+    try {
+      if (this.wantsToListen) await this.gateway.emit("voice:listen", { channelId: this.channelId, listening: true });
+    } finally {
+      // A refusal is reported (`error`); the participants are still the new room's.
+      const { participants } = await this.gateway.emit("bot:voice-participants", { channelId: this.channelId });
+      const before = new Set([...this.participants.values()].map((p) => p.userId));
+      this.setParticipants(participants);
+      const present = new Set(participants.map((p) => p.userId));
+      for (const userId of before) if (!present.has(userId)) this.endSpeaker(userId);
+    }
   }
 
   /** Starts sending audio; returns at once with the Playback (await `.finished` for the end). */
@@ -383,9 +453,13 @@ export class VoiceConnection {
     this.participants.delete(socketId);
     if (!participant) return;
     const stillHere = [...this.participants.values()].some((p) => p.userId === participant.userId);
-    if (stillHere) return;
-    for (const entry of this.streams) if (entry.userId === participant.userId) entry.stream.close();
-    for (const watcher of this.watchers) watcher.current.get(participant.userId)?.close();
+    if (!stillHere) this.endSpeaker(participant.userId);
+  }
+
+  /** Ends the streams of a speaker who is no longer in the room. */
+  private endSpeaker(userId: string): void {
+    for (const entry of [...this.streams]) if (entry.userId === userId) entry.stream.close();
+    for (const watcher of this.watchers) watcher.current.get(userId)?.close();
   }
 
   private setParticipants(list: S.VoiceParticipant[]): void {
@@ -423,14 +497,26 @@ export class VoiceConnection {
   }
 }
 
-/** Joins a voice channel (VIEW_CHANNEL and CONNECT needed); a socket is in one voice channel at a time. */
-export async function joinVoice(bot: Bot | Gateway, channelId: string): Promise<VoiceConnection> {
+/**
+ * Joins a voice channel (VIEW_CHANNEL and CONNECT needed); a socket is in one voice channel at
+ * a time. `{listen: true}` also starts hearing the room's people (if that is refused, the bot
+ * leaves again and the refusal is thrown).
+ */
+export async function joinVoice(bot: Bot | Gateway, channelId: string, options: JoinOptions = {}): Promise<VoiceConnection> {
   const gateway = "gateway" in bot ? bot.gateway : bot;
   const ack = await gateway.emit("voice:join", { channelId });
   // Joining moves the socket out of its previous voice channel: that connection ends.
   open.get(gateway)?.ended();
   const connection = new VoiceConnection(gateway, ack.channelId, ack.participants);
   open.set(gateway, connection);
+  if (options.listen) {
+    try {
+      await connection.listen(true);
+    } catch (error) {
+      await connection.leave();
+      throw error;
+    }
+  }
   return connection;
 }
 

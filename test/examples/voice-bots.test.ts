@@ -1,7 +1,8 @@
 /**
  * Runs examples/voice-bot.js (plays a WAV file on /play) and examples/echo-bot.js (records what
- * it hears and plays it back) against a real server, from the fresh folder where @hearth/sdk is
- * installed from its tarball. A person's socket in the voice channel checks every byte heard.
+ * it hears, people and bots, and plays it back) against a real server, from the fresh folder
+ * where @hearth/sdk is installed from its tarball. A person's socket in the voice channel (as
+ * the web app's page) checks every byte heard, and speaks to the echo bot as the page does.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -74,7 +75,7 @@ test("the voice bot plays a WAV file, paced in 20 ms frames, into the caller's v
   expect((await listener.emitWithAck("voice:leave")).ok).toBe(true);
 }, 30_000);
 
-test("the echo bot records what another bot says in the room and plays it back", async () => {
+test("the echo bot listens to the room, records what a bot and a person say and plays each back", async () => {
   const echoApp = await addBot(server, place.owner, place.serverId, "Parrot");
   const speakerApp = await addBot(server, place.owner, place.serverId, "Talker");
   const { startEchoBot } = (await import(join(folder, "echo-bot.js"))) as { startEchoBot(url: string, token: string, options?: { pauseMs?: number }): Promise<Bot> };
@@ -82,10 +83,13 @@ test("the echo bot records what another bot says in the room and plays it back",
 
   expect((await listener.emitWithAck("voice:join", { channelId: place.voiceId })).ok).toBe(true);
   const joined = waitForEvent(listener, "voice:user-joined", { filter: (p) => p.userId === echoApp.botUserId, timeout: 5000 });
+  const listening = waitForEvent(listener, "voice:listening", { filter: (p) => p.userId === echoApp.botUserId, timeout: 5000 });
   const answer = botAnswer(echoApp.botUserId);
   expect((await server.api("POST", `/api/v1/messages/${place.channelId}`, { token: place.member.token, body: { content: "/echo" } })).status).toBe(201);
   expect((await answer).content).toBe(`Listening in <#${place.voiceId}>: speak, pause, and hear yourself.`);
   await joined;
+  // It hears people: the room is told (the web app marks it "Listening").
+  expect(await listening).toMatchObject({ userId: echoApp.botUserId, listening: true });
 
   // Another bot speaks: 0.3 s of 48 kHz mono.
   const speaker = createSdkBot({ url: server.url, token: speakerApp.token });
@@ -102,6 +106,22 @@ test("the echo bot records what another bot says in the room and plays it back",
   expect(echoed.length).toBe(15);
   expect(bytes(echoed).equals(pcmBytes(said.pcm))).toBe(true);
   expect(bytes(frames.filter((f) => f.botUserId === speakerApp.botUserId)).equals(pcmBytes(said.pcm))).toBe(true);
+  await voice.leave();
+
+  // The person speaks, as the web app's page sends the microphone: 20 ms frames of 48 kHz mono.
+  const microphone = tone({ frequency: 180, durationMs: 400, sampleRate: 48000, channels: 1 });
+  const spoken = pcmBytes(microphone.pcm);
+  for (let at = 0; at < spoken.length; at += 1920) {
+    expect(await listener.emitWithAck("voice:audio-data", { channelId: place.voiceId, pcm: spoken.subarray(at, at + 1920), sampleRate: 48000, channels: 1 })).toEqual({ ok: true });
+    await Bun.sleep(20);
+  }
+  // The person hears themselves: 20 frames from the echo bot, their own bytes, in their format.
+  const until = Date.now() + 5000;
+  while (frames.filter((f) => f.botUserId === echoApp.botUserId).length < 35 && Date.now() < until) await Bun.sleep(50);
+  const personEcho = frames.filter((f) => f.botUserId === echoApp.botUserId).slice(15);
+  expect(personEcho.length).toBe(20);
+  expect(personEcho.every((f) => f.sampleRate === 48000 && f.channels === 1)).toBe(true);
+  expect(bytes(personEcho).equals(spoken)).toBe(true);
 
   // /leave: it leaves the room.
   const left = waitForEvent(listener, "voice:user-left", { timeout: 5000 });
