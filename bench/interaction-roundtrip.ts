@@ -19,7 +19,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerWebSocket } from "bun";
-import { openDatabase } from "../src/store/database.ts";
+import { openSqliteFile } from "../src/store/sqlite/sqlite-database.ts";
 import type { Phase } from "./interaction-client.ts";
 import { argOf, community, hasFlag, LineProcess, log, ratio, register, startHearth, type Latency } from "./fixture.ts";
 
@@ -86,7 +86,7 @@ try {
   await app.stop();
 
   // Baseline: the same rows written by hand, relayed over bare WebSockets.
-  const db = openDatabase(baselineFile);
+  const db = openSqliteFile(baselineFile);
   const SELECT = "SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id";
   const insertMessage = db.prepare(
     `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at)

@@ -11,15 +11,19 @@
  *          handler running the same keyset SELECT and answering the rows as JSON.
  * Hearth runs with a file database in a temp dir, logLevel silent. Load comes from separate
  * processes (bench/post-client.ts, bench/load-client.ts) so this process's CPU is the
- * server's. Prints a human summary on stderr and one JSON line on stdout.
+ * server's. Then the same two loads run against Hearth on PostgreSQL (a throwaway cluster of
+ * Debian's postgresql, scripts/pg-cluster.ts, with its default durability: fsync on), and the
+ * PostgreSQL/SQLite ratios are printed; skipped, with a note, when PostgreSQL is not installed
+ * or with --sqlite-only. Prints a human summary on stderr and one JSON line on stdout.
  *
- *   bun bench/message-send.ts [--seconds 5] [--concurrency 64] [--quick]
+ *   bun bench/message-send.ts [--seconds 5] [--concurrency 64] [--quick] [--sqlite-only]
  */
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../src/store/database.ts";
+import { openSqliteFile } from "../src/store/sqlite/sqlite-database.ts";
 import { argOf, community, hasFlag, log, ratio, register, startHearth } from "./fixture.ts";
+import { createDatabase, postgresBinDir, startCluster } from "../scripts/pg-cluster.ts";
 
 const QUICK = hasFlag("quick");
 const SECONDS = Number(argOf("seconds", QUICK ? "2" : "5"));
@@ -54,10 +58,9 @@ const sendLoad = (url: string, token: string) =>
   run("post-client.ts", [url, String(SECONDS), String(CONCURRENCY), token, JSON.stringify({ content: "bench message {seq}" })]);
 const readLoad = (url: string, token: string) => run("load-client.ts", [url, String(SECONDS), String(CONCURRENCY), token]);
 
-const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-messages-"));
-try {
-  // Setup: a user, a server, its general channel, SEEDED messages.
-  let { app, api } = await startHearth(dataDir);
+/** A user, a server, its general channel and SEEDED messages on `overrides`' database; the id to page before. */
+async function setup(dir: string, overrides: Parameters<typeof startHearth>[1] = {}) {
+  const { app, api } = await startHearth(dir, overrides);
   const user = await register(api, "bench");
   const { serverId, channelId } = await community(app, api, user);
   const seeded: string[] = [];
@@ -65,20 +68,32 @@ try {
     const row = await app.store.messages.insert({ channelId, serverId, userId: user.id, content: `seed ${i}`, embeds: "[]", replyTo: null });
     seeded.push(row.id);
   }
-  const before = seeded[SEEDED - 100]!; // 399 older messages: a full page
   await app.stop();
+  return { user, serverId, channelId, before: seeded[SEEDED - 100]! }; // 399 older messages: a full page
+}
+
+/** Hearth's send and page loads on the database `overrides` name (after `setup` on it). */
+async function measure(dir: string, overrides: Parameters<typeof startHearth>[1], s: Awaited<ReturnType<typeof setup>>) {
+  const { app } = await startHearth(dir, overrides);
+  const send = await sendLoad(`${app.url}/api/v1/messages/${s.channelId}`, s.user.token);
+  const read = await readLoad(`${app.url}/api/v1/messages/${s.channelId}?before=${s.before}&limit=${PAGE}`, s.user.token);
+  const stored = (await app.store.messages.page(s.channelId, null, 1))[0];
+  await app.stop();
+  if (!stored?.content.startsWith("bench message")) log("  warning: Hearth's newest message is not one of the bench's");
+  return { send, read };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-messages-"));
+try {
+  const { user, serverId, channelId, before } = await setup(dataDir);
   // The baseline starts from the same database as Hearth does.
   const baselineFile = join(dataDir, "baseline.db");
   copyFileSync(join(dataDir, "hearth.db"), baselineFile);
 
-  ({ app, api } = await startHearth(dataDir));
-  const hearthSend = await sendLoad(`${app.url}/api/v1/messages/${channelId}`, user.token);
-  const hearthRead = await readLoad(`${app.url}/api/v1/messages/${channelId}?before=${before}&limit=${PAGE}`, user.token);
-  const stored = (await app.store.messages.page(channelId, null, 1))[0];
-  await app.stop();
+  const { send: hearthSend, read: hearthRead } = await measure(dataDir, {}, { user, serverId, channelId, before });
 
   // Baseline: the same statements on the copy, behind a bare Bun.serve.
-  const db = openDatabase(baselineFile);
+  const db = openSqliteFile(baselineFile);
   const insert = db.prepare(
     `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at)
      VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, ?)`,
@@ -108,6 +123,33 @@ try {
   await bare.stop(true);
   db.close();
 
+  // The same loads on PostgreSQL, in the same run.
+  let postgres: { send: LoadResult; read: LoadResult; ratio: Record<string, number> } | { skipped: string };
+  if (hasFlag("sqlite-only")) postgres = { skipped: "--sqlite-only" };
+  else if (!postgresBinDir()) postgres = { skipped: "PostgreSQL is not installed (apt-get install postgresql)" };
+  else {
+    const cluster = await startCluster({ settings: { fsync: "on", full_page_writes: "on" } });
+    const pgDir = mkdtempSync(join(tmpdir(), "hearth-bench-messages-pg-"));
+    try {
+      const databaseUrl = await createDatabase(cluster.url, "hearth_bench");
+      const seeded = await setup(pgDir, { databaseUrl });
+      const { send, read } = await measure(pgDir, { databaseUrl }, seeded);
+      postgres = {
+        send,
+        read,
+        ratio: {
+          send_rps: ratio(send.rps, hearthSend.rps),
+          send_cpu: ratio(send.server_cpu_us_per_request!, hearthSend.server_cpu_us_per_request!),
+          read_rps: ratio(read.rps, hearthRead.rps),
+          read_cpu: ratio(read.server_cpu_us_per_request!, hearthRead.server_cpu_us_per_request!),
+        },
+      };
+    } finally {
+      await cluster.stop();
+      rmSync(pgDir, { recursive: true, force: true });
+    }
+  }
+
   const result = {
     bench: "message-send",
     quick: QUICK,
@@ -125,6 +167,7 @@ try {
       ratio_rps: ratio(hearthRead.rps, baselineRead.rps),
       ratio_cpu: ratio(hearthRead.server_cpu_us_per_request!, baselineRead.server_cpu_us_per_request!),
     },
+    postgres,
   };
   const line = (what: string, h: LoadResult, b: LoadResult, r: { ratio_rps: number; ratio_cpu: number }) =>
     `  ${what}: Hearth ${h.rps} req/s (p50 ${h.p50_ms} ms, p99 ${h.p99_ms} ms, ${h.server_cpu_us_per_request} µs server CPU each, ` +
@@ -134,7 +177,14 @@ try {
   log(`message-send (${SECONDS} s, ${CONCURRENCY} concurrent):`);
   log(line("send", hearthSend, baselineSend, result.send));
   log(line(`read page of ${PAGE}`, hearthRead, baselineRead, result.read));
-  if (!stored?.content.startsWith("bench message")) log("  warning: Hearth's newest message is not one of the bench's");
+  if ("skipped" in postgres) log(`  PostgreSQL: skipped (${postgres.skipped})`);
+  else {
+    const pg = (what: string, h: LoadResult, rps: number, cpu: number) =>
+      `  PostgreSQL ${what}: ${h.rps} req/s (p50 ${h.p50_ms} ms, p99 ${h.p99_ms} ms, ${h.server_cpu_us_per_request} µs Hearth CPU each, ` +
+      `${h.errors} errors): PostgreSQL/SQLite req/s ${rps}, Hearth CPU per request ${cpu}`;
+    log(pg("send", postgres.send, postgres.ratio.send_rps!, postgres.ratio.send_cpu!));
+    log(pg(`read page of ${PAGE}`, postgres.read, postgres.ratio.read_rps!, postgres.ratio.read_cpu!));
+  }
   console.log(JSON.stringify(result));
 } finally {
   rmSync(dataDir, { recursive: true, force: true });

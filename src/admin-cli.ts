@@ -62,11 +62,11 @@ if (import.meta.main) {
   let code: number;
   try {
     const config = loadConfig();
-    const store = openConfiguredStore(config);
+    const store = await openConfiguredStore(config);
     try {
       code = await runAdminCommand(store, process.argv.slice(2), io);
     } finally {
-      store.close();
+      await store.close();
     }
   } catch (error) {
     if (!(error instanceof ConfigError) && !(error instanceof SchemaTooNewError) && !(error instanceof SecretsKeyError)) throw error;

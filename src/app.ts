@@ -77,7 +77,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const log = options.logger ?? createLogger(config.logLevel);
   const dataDirWarning = secureDataDir(config.dataDir);
   if (dataDirWarning) log.warn(dataDirWarning);
-  const store = openConfiguredStore(config);
+  const store = await openConfiguredStore(config);
   await store.users.markEveryoneOffline();
 
   const { io, engine, fanout } = createSocketServer({ maxBufferedBytes: config.gatewayMaxBufferedBytes });
@@ -203,7 +203,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // Any AI reply started meanwhile is stopped and stored before the database closes.
         await domain.ai.assistant.stop();
         await server.stop(true);
-        store.close();
+        await store.close();
       })();
       return stopping;
     },

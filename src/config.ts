@@ -9,8 +9,13 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
-  /** Path of the SQLite file, or ":memory:" (tests). Defaults to `<dataDir>/hearth.db`. */
+  /** Path of the SQLite file, or ":memory:" (tests). Defaults to `<dataDir>/hearth.db`. Unused with `databaseUrl`. */
   databaseFile: string;
+  /**
+   * A `postgres://` URL: Hearth keeps its data in that PostgreSQL database instead of SQLite
+   * (docs/operations.md, "Choosing a database"). Pool size and TLS are URL parameters.
+   */
+  databaseUrl: string | undefined;
   /** When unset, a secret is generated once and kept in `<dataDir>/jwt-secret`. */
   jwtSecret: string | undefined;
   /** The key sealing stored secrets, 64 hex characters; when unset, generated once into `<dataDir>/secrets.key`. */
@@ -83,6 +88,12 @@ const EnvSchema = v.object({
   HOST: v.optional(v.pipe(v.string(), v.minLength(1, "HOST must not be empty")), "0.0.0.0"),
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "DATA_DIR must not be empty")), "./data"),
   DATABASE_FILE: v.optional(v.string()),
+  DATABASE_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^postgres(ql)?:\/\/\S+$/i, "DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/hearth"),
+    ),
+  ),
   JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "JWT_SECRET must be at least 32 characters"))),
   SECRETS_KEY: v.optional(
     v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "SECRETS_KEY must be 64 hexadecimal characters (32 bytes), e.g. from openssl rand -hex 32")),
@@ -124,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     dataDir: e.DATA_DIR,
     databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, "hearth.db"),
+    databaseUrl: e.DATABASE_URL,
     jwtSecret: e.JWT_SECRET,
     secretsKey: e.SECRETS_KEY,
     logLevel: e.LOG_LEVEL,

@@ -83,15 +83,18 @@ export function resolveSecretsKey(configured: string | undefined, dataDir: strin
   return { key, source: file };
 }
 
+/** Where the configured database is: the PostgreSQL URL when set, else the SQLite file. */
+export const databaseLocation = (config: Pick<Config, "databaseFile" | "databaseUrl">): string => config.databaseUrl ?? config.databaseFile;
+
 /**
  * The configured database, its secrets opened with the configured or generated key (the
  * server and the admin command). A key that does not open them is a SecretsKeyError naming
  * where the key came from.
  */
-export function openConfiguredStore(config: Pick<Config, "databaseFile" | "dataDir" | "secretsKey">): Store {
+export async function openConfiguredStore(config: Pick<Config, "databaseFile" | "databaseUrl" | "dataDir" | "secretsKey">): Promise<Store> {
   const secretsKey = resolveSecretsKey(config.secretsKey, config.dataDir);
   try {
-    return createStore(config.databaseFile, secretsKey.key);
+    return await createStore(databaseLocation(config), secretsKey.key);
   } catch (error) {
     if (error instanceof SecretsKeyError) throw new SecretsKeyError(`${error.message} (The key in use came from ${secretsKey.source}.)`);
     throw error;

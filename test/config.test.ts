@@ -69,6 +69,16 @@ describe("loadConfig", () => {
     expect(set).toMatchObject({ gatewayUserRateFactor: 2, gatewayRefusalsBeforeDisconnect: 7, gatewayMaxConnectionsPerUser: 3, gatewayMaxBufferedBytes: 1048576 });
   });
 
+  test("DATABASE_URL: unset is SQLite; a postgres:// or postgresql:// URL is PostgreSQL; anything else stops the start", () => {
+    expect(loadConfig({}).databaseUrl).toBeUndefined();
+    const url = "postgres://hearth:secret@db.example.com:5432/hearth?sslmode=verify-full&max=20";
+    expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+    expect(loadConfig({ DATABASE_URL: "postgresql://db/hearth" }).databaseUrl).toBe("postgresql://db/hearth");
+    for (const bad of ["mysql://db/hearth", "hearth.db", "postgres://"]) {
+      expect(() => loadConfig({ DATABASE_URL: bad })).toThrow("DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/hearth");
+    }
+  });
+
   test("reads the environment", () => {
     const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn" });
     expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn" });

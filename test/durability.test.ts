@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { createStore } from "../src/store/store.ts";
 import { resolveSecretsKey } from "../src/secret.ts";
+import { freshDatabase, type TestDatabase } from "./helpers/database.ts";
 
 /**
  * Acknowledged means durable (docs/operations.md, "Durability"): Hearth runs as its own
@@ -16,8 +17,12 @@ const ROOT = join(import.meta.dir, "..");
 const dataDir = mkdtempSync(join(tmpdir(), "hearth-durability-"));
 /** The server process, killed whatever happens to the test. */
 let child: Subprocess | null = null;
-afterAll(() => {
+/** SQLite: `hearth.db` in DATA_DIR; PostgreSQL: a fresh database (DATABASE_URL). */
+let database: TestDatabase;
+afterAll(async () => {
   child?.kill("SIGKILL");
+  await child?.exited;
+  await database?.drop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -34,6 +39,7 @@ async function startChild() {
       JWT_SECRET: "durability-secret-durability-secret-0123",
       LOG_LEVEL: "info",
       AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+      ...database.env,
     },
     stdout: "pipe",
     stderr: "pipe",
@@ -75,6 +81,7 @@ async function call<T>(base: string, method: string, path: string, body: unknown
 test(
   "a SIGKILL mid-load loses no acknowledged message",
   async () => {
+    database = await freshDatabase();
     const { proc, base } = await startChild();
     const owner = await call<{ token: string; user: { id: string } }>(base, "POST", "/api/v1/auth/register", {
       username: "durable",
@@ -119,7 +126,7 @@ test(
     expect(at).toBeGreaterThan(100);
 
     // Reopen the database as the next start would (WAL recovery included) and count.
-    const store = createStore(join(dataDir, "hearth.db"), resolveSecretsKey(undefined, dataDir).key);
+    const store = await createStore(database.env.DATABASE_URL ?? join(dataDir, "hearth.db"), resolveSecretsKey(undefined, dataDir).key);
     try {
       const missing: string[] = [];
       for (const id of acknowledged) if (!(await store.messages.findById(id))) missing.push(id);
@@ -131,7 +138,7 @@ test(
       expect(missing).toEqual([]);
       expect(storedCount).toBeGreaterThanOrEqual(acknowledged.length);
     } finally {
-      store.close();
+      await store.close();
     }
   },
   20_000,

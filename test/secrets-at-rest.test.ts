@@ -14,6 +14,8 @@ import { API_KEY, enableAi, newConversation, sendTurn, startFakeProvider } from 
 import { community } from "./helpers/community.ts";
 import { PNG_1X1 } from "./helpers/images.ts";
 import { startServer, type TestServer, type TestUser } from "./helpers/server.ts";
+import { freshDatabase, onPostgres, type TestDatabase } from "./helpers/database.ts";
+import { openDatabase } from "../src/store/store.ts";
 import { totpCode } from "./helpers/totp.ts";
 
 const root = mkdtempSync(join(tmpdir(), "hearth-secrets-"));
@@ -31,17 +33,46 @@ function modesUnder(dir: string): { path: string; mode: number; dir: boolean }[]
   }
   return found;
 }
-/** The raw bytes of the database and its WAL, as a thief with the files would read them. */
-const rawDatabase = (dataDir: string) =>
-  ["hearth.db", "hearth.db-wal"]
-    .map((name) => join(dataDir, name))
-    .filter(existsSync)
-    .map((file) => readFileSync(file).toString("latin1"))
-    .join("");
+/**
+ * What a thief with the data would read: SQLite, the raw bytes of the database file and its WAL;
+ * PostgreSQL, every row of every table as text (what a dump holds).
+ */
+async function rawDatabase(dataDir: string): Promise<string> {
+  const url = databases.get(dataDir)?.env.DATABASE_URL;
+  if (!url) {
+    return ["hearth.db", "hearth.db-wal"]
+      .map((name) => join(dataDir, name))
+      .filter(existsSync)
+      .map((file) => readFileSync(file).toString("latin1"))
+      .join("");
+  }
+  const db = await openDatabase(url);
+  try {
+    let text = "";
+    for (const table of await db.tables()) {
+      for (const row of await db.all(db.prepare<{ t: string }, []>(`SELECT CAST(r AS text) AS t FROM ${table} r`))) text += row.t;
+    }
+    return text;
+  } finally {
+    await db.close();
+  }
+}
 
-/** A server on a real database file in `dataDir`, with a generated JWT secret and secrets key unless given. */
-const startOn = (dataDir: string, extra: Parameters<typeof startServer>[0] = {}) =>
-  startServer({ dataDir, databaseFile: join(dataDir, "hearth.db"), jwtSecret: undefined, secretsKey: undefined, ...extra });
+/** On PostgreSQL, the database of each data folder (kept across the restarts of its server). */
+const databases = new Map<string, TestDatabase>();
+afterAll(async () => {
+  for (const database of databases.values()) await database.drop();
+});
+
+/** A server on a real database (SQLite: a file in `dataDir`), with a generated JWT secret and secrets key unless given. */
+async function startOn(dataDir: string, extra: Parameters<typeof startServer>[0] = {}) {
+  if (onPostgres && !databases.has(dataDir)) databases.set(dataDir, await freshDatabase());
+  const databaseUrl = databases.get(dataDir)?.env.DATABASE_URL;
+  return startServer({ dataDir, databaseFile: join(dataDir, "hearth.db"), databaseUrl, jwtSecret: undefined, secretsKey: undefined, ...extra });
+}
+
+/** The files Hearth keeps in DATA_DIR besides uploads: the SQLite database with its WAL and SHM, or none on PostgreSQL. */
+const DATABASE_FILES = onPostgres ? [] : ["hearth.db", "hearth.db-wal", "hearth.db-shm"];
 
 describe("a server's data", () => {
   const dataDir = join(root, "data");
@@ -91,16 +122,16 @@ describe("a server's data", () => {
     expect(mode(dataDir)).toBe(0o700);
     const entries = modesUnder(dataDir);
     const names = entries.map((e) => e.path.slice(dataDir.length + 1));
-    for (const expected of ["hearth.db", "hearth.db-wal", "hearth.db-shm", "jwt-secret", "secrets.key", "uploads/avatars"]) {
+    for (const expected of [...DATABASE_FILES, "jwt-secret", "secrets.key", "uploads/avatars"]) {
       expect(names).toContain(expected);
     }
     expect(names.some((n) => n.startsWith("uploads/avatars/"))).toBe(true);
     for (const entry of entries) expect({ path: entry.path, mode: entry.mode }).toEqual({ path: entry.path, mode: entry.dir ? 0o700 : 0o600 });
   });
 
-  test("the raw database and WAL hold none of the secrets in plaintext", () => {
+  test("the raw database and WAL hold none of the secrets in plaintext", async () => {
     expect(Object.keys(secrets).sort()).toEqual(["aiKey", "clientSecret", "pendingTotp", "regeneratedToken", "totp", "webhookToken"]);
-    const raw = rawDatabase(dataDir);
+    const raw = await rawDatabase(dataDir);
     expect(raw.length).toBeGreaterThan(0);
     for (const [name, secret] of Object.entries(secrets)) {
       expect(secret.length).toBeGreaterThan(15);
@@ -112,7 +143,8 @@ describe("a server's data", () => {
 
   test("after a restart with the same key, every secret works", async () => {
     await server.stop();
-    for (const [name, secret] of Object.entries(secrets)) expect({ name, found: rawDatabase(dataDir).includes(secret) }).toEqual({ name, found: false });
+    const raw = await rawDatabase(dataDir);
+    for (const [name, secret] of Object.entries(secrets)) expect({ name, found: raw.includes(secret) }).toEqual({ name, found: false });
 
     server = await startOn(dataDir);
     // TOTP: login with a code from the secret shown at setup.
@@ -134,7 +166,7 @@ describe("a server's data", () => {
   });
 
   test("a wrong SECRETS_KEY stops the start with a clear message, and changes nothing", async () => {
-    const before = readFileSync(join(dataDir, "hearth.db"));
+    const before = await rawDatabase(dataDir);
     const wrong = "ab".repeat(32);
     const config = { ...server.config, dataDir, databaseFile: join(dataDir, "hearth.db"), secretsKey: wrong, port: 0 };
     const start = createApp(config);
@@ -142,7 +174,7 @@ describe("a server's data", () => {
     await expect(createApp(config)).rejects.toThrow(
       /The secrets key does not match the key this database's secrets were encrypted with.*The key in use came from SECRETS_KEY/s,
     );
-    expect(readFileSync(join(dataDir, "hearth.db")).equals(before)).toBe(true);
+    expect((await rawDatabase(dataDir)) === before).toBe(true);
   });
 
   test("the real process exits 1 naming the problem (a replaced key file)", async () => {
@@ -152,7 +184,16 @@ describe("a server's data", () => {
     try {
       const child = Bun.spawn([process.execPath, "src/main.ts"], {
         cwd: join(import.meta.dir, ".."),
-        env: { ...process.env, DATA_DIR: dataDir, DATABASE_FILE: "", SECRETS_KEY: "", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" },
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          DATABASE_FILE: "",
+          DATABASE_URL: databases.get(dataDir)?.env.DATABASE_URL ?? "",
+          SECRETS_KEY: "",
+          PORT: "0",
+          HOST: "127.0.0.1",
+          LOG_LEVEL: "info",
+        },
         stdout: "pipe",
         stderr: "pipe",
       });
@@ -176,13 +217,13 @@ describe("an existing DATA_DIR", () => {
     await first.register();
     await first.stop();
     chmodSync(dataDir, 0o755);
-    chmodSync(join(dataDir, "hearth.db"), 0o644);
+    if (!onPostgres) chmodSync(join(dataDir, "hearth.db"), 0o644);
     chmodSync(join(dataDir, "secrets.key"), 0o644);
 
     const second = await startOn(dataDir);
     try {
       expect(mode(dataDir)).toBe(0o700);
-      for (const name of ["hearth.db", "hearth.db-wal", "jwt-secret", "secrets.key"]) expect({ name, mode: mode(join(dataDir, name)) }).toEqual({ name, mode: 0o600 });
+      for (const name of [...DATABASE_FILES.slice(0, 2), "jwt-secret", "secrets.key"]) expect({ name, mode: mode(join(dataDir, name)) }).toEqual({ name, mode: 0o600 });
     } finally {
       await second.stop();
     }

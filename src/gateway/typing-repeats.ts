@@ -18,9 +18,15 @@ export class TypingRepeats {
     return last !== undefined && last.key === key && this.now() - last.at < TYPING_REPEAT_MS;
   }
 
-  /** A start was relayed. */
-  started(socket: object, key: string): void {
+  /**
+   * Claims the relay of a start for `key`: false when it is a repeat, else true, recorded at
+   * once, so starts handled concurrently (each awaiting the database) relay only once. A relay
+   * that then fails gives the claim back with `stopped`.
+   */
+  claim(socket: object, key: string): boolean {
+    if (this.isRepeat(socket, key)) return false;
     this.last.set(socket, { key, at: this.now() });
+    return true;
   }
 
   /** A stop was relayed: the next start for `key` is relayed again. */

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import type { BuiltinRole } from "./types.ts";
 
 export interface AccessRow {
@@ -28,7 +28,7 @@ export class AccessRepo {
   private readonly channelOverridesStmt;
   private readonly categoryOverridesStmt;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.memberStmt = db.prepare<AccessRow, [string, string]>(
       `SELECT s.owner_id, m.role, m.timeout_until, r.id AS everyone_id, r.permissions AS everyone_permissions
        FROM server_members m
@@ -50,15 +50,15 @@ export class AccessRepo {
 
   /** The member's standing in a server, or null for a non-member. */
   async member(serverId: string, userId: string): Promise<(AccessRow & { roles: AccessRole[] }) | null> {
-    const row = this.memberStmt.get(serverId, userId);
-    return row ? { ...row, roles: this.rolesStmt.all(serverId, userId) } : null;
+    const row = await this.db.get(this.memberStmt, serverId, userId);
+    return row ? { ...row, roles: await this.db.all(this.rolesStmt, serverId, userId) } : null;
   }
 
   async channelOverrides(channelId: string): Promise<OverrideRow[]> {
-    return this.channelOverridesStmt.all(channelId);
+    return this.db.all(this.channelOverridesStmt, channelId);
   }
 
   async categoryOverrides(categoryId: string): Promise<OverrideRow[]> {
-    return this.categoryOverridesStmt.all(categoryId);
+    return this.db.all(this.categoryOverridesStmt, categoryId);
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import type { UserRow } from "./users-repo.ts";
 import { containsPattern } from "./like.ts";
 import { nowSeconds } from "./time.ts";
@@ -38,15 +38,15 @@ export class AdminRepo {
   private readonly serverStmt;
   private readonly setVerifiedStmt;
 
-  constructor(db: Database) {
-    this.usersStmt = db.prepare<UserRow, Record<string, string | number | null>>(
+  constructor(private readonly db: Database) {
+    this.usersStmt = db.prepare<UserRow, [Record<string, string | number | null>]>(
       `SELECT * FROM users
-       WHERE id < $before
-         AND ($q IS NULL OR username LIKE $q ESCAPE '\\' OR email LIKE $q ESCAPE '\\')
-         AND ($bot IS NULL OR is_bot = $bot)
-         AND ($premium IS NULL OR premium = $premium)
-         AND ($admin IS NULL OR platform_admin = $admin)
-         AND ($disabled IS NULL OR (disabled_at IS NOT NULL) = $disabled)
+       WHERE (CAST($before AS TEXT) IS NULL OR id < $before)
+         AND (CAST($q AS TEXT) IS NULL OR username LIKE $q ESCAPE '\\' OR email LIKE $q ESCAPE '\\')
+         AND (CAST($bot AS INTEGER) IS NULL OR is_bot = $bot)
+         AND (CAST($premium AS INTEGER) IS NULL OR premium = $premium)
+         AND (CAST($admin AS INTEGER) IS NULL OR platform_admin = $admin)
+         AND (CAST($disabled AS INTEGER) IS NULL OR (CASE WHEN disabled_at IS NULL THEN 0 ELSE 1 END) = $disabled)
        ORDER BY id DESC LIMIT $limit`,
     );
     this.userCountsStmt = db.prepare<{ servers: number; owned_servers: number }, [string, string]>(
@@ -56,11 +56,11 @@ export class AdminRepo {
     const serverSelect = `SELECT s.id, s.name, s.description, s.icon, s.owner_id, o.username AS owner_username, s.verified,
          (SELECT count(*) FROM server_members m WHERE m.server_id = s.id) AS member_count, s.created_at
        FROM servers s LEFT JOIN users o ON o.id = s.owner_id`;
-    this.serversStmt = db.prepare<AdminServerRow, Record<string, string | number | null>>(
+    this.serversStmt = db.prepare<AdminServerRow, [Record<string, string | number | null>]>(
       `${serverSelect}
-       WHERE s.id < $before
-         AND ($q IS NULL OR s.name LIKE $q ESCAPE '\\' OR s.vanity_code LIKE $q ESCAPE '\\')
-         AND ($verified IS NULL OR s.verified = $verified)
+       WHERE (CAST($before AS TEXT) IS NULL OR s.id < $before)
+         AND (CAST($q AS TEXT) IS NULL OR lower(s.name) LIKE lower($q) ESCAPE '\\' OR s.vanity_code LIKE $q ESCAPE '\\')
+         AND (CAST($verified AS INTEGER) IS NULL OR s.verified = $verified)
        ORDER BY s.id DESC LIMIT $limit`,
     );
     this.serverStmt = db.prepare<AdminServerRow, [string]>(`${serverSelect} WHERE s.id = ?`);
@@ -68,8 +68,8 @@ export class AdminRepo {
   }
 
   async users(filter: UserFilter, before: string | null, limit: number): Promise<UserRow[]> {
-    return this.usersStmt.all({
-      before: before ?? "\uffff",
+    return this.db.all(this.usersStmt, {
+      before,
       q: filter.q === null ? null : containsPattern(filter.q),
       bot: bit(filter.bot),
       premium: bit(filter.premium),
@@ -81,12 +81,12 @@ export class AdminRepo {
 
   /** How many servers the user is in, and owns. */
   async userCounts(userId: string): Promise<{ servers: number; owned_servers: number }> {
-    return this.userCountsStmt.get(userId, userId) ?? { servers: 0, owned_servers: 0 };
+    return (await this.db.get(this.userCountsStmt, userId, userId)) ?? { servers: 0, owned_servers: 0 };
   }
 
   async servers(filter: { q: string | null; verified: boolean | null }, before: string | null, limit: number): Promise<AdminServerRow[]> {
-    return this.serversStmt.all({
-      before: before ?? "\uffff",
+    return this.db.all(this.serversStmt, {
+      before,
       q: filter.q === null ? null : containsPattern(filter.q),
       verified: bit(filter.verified),
       limit,
@@ -94,12 +94,12 @@ export class AdminRepo {
   }
 
   async server(id: string): Promise<AdminServerRow | null> {
-    return this.serverStmt.get(id);
+    return this.db.get(this.serverStmt, id);
   }
 
   /** Sets the verified flag; null if there is no such server. */
   async setServerVerified(id: string, verified: boolean): Promise<AdminServerRow | null> {
-    if (this.setVerifiedStmt.run(verified ? 1 : 0, nowSeconds(), id).changes === 0) return null;
-    return this.serverStmt.get(id);
+    if ((await this.db.run(this.setVerifiedStmt, verified ? 1 : 0, nowSeconds(), id)) === 0) return null;
+    return this.db.get(this.serverStmt, id);
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Transaction } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface AiConversationRow {
@@ -82,47 +82,48 @@ export class AiConversationsRepo {
     );
     this.insertMessageStmt = db.prepare<AiMessageRow, [string, string, string, string, string | null, string, string, string, number]>(
       `INSERT INTO ai_messages (id, conversation_id, role, content, model_id, status, attachments, images, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+       VALUES (?, ?, ?, ?, ?, ?, ${db.dialect.json("?")}, ${db.dialect.json("?")}, ?) RETURNING *`,
     );
     this.usageStmt = db.prepare<{ messages: number }, [string, string]>("SELECT messages FROM ai_usage WHERE user_id = ? AND day = ?");
     this.consumeStmt = db.prepare(
       `INSERT INTO ai_usage (user_id, day, messages) VALUES (?, ?, 1)
-       ON CONFLICT (user_id, day) DO UPDATE SET messages = messages + 1`,
+       ON CONFLICT (user_id, day) DO UPDATE SET messages = ai_usage.messages + 1`,
     );
-    this.refundStmt = db.prepare("UPDATE ai_usage SET messages = max(messages - 1, 0) WHERE user_id = ? AND day = ?");
+    this.refundStmt = db.prepare("UPDATE ai_usage SET messages = CASE WHEN messages > 0 THEN messages - 1 ELSE 0 END WHERE user_id = ? AND day = ?");
   }
 
   async list(userId: string): Promise<AiConversationRow[]> {
-    return this.listStmt.all(userId);
+    return this.db.all(this.listStmt, userId);
   }
 
   /** The user's conversation; another user's reads as missing. */
   async find(userId: string, id: string): Promise<AiConversationRow | null> {
-    return this.findStmt.get(id, userId);
+    return this.db.get(this.findStmt, id, userId);
   }
 
   async create(userId: string, title: string | null, modelId: string | null): Promise<AiConversationRow> {
     const now = nowSeconds();
-    return this.insertStmt.get(Bun.randomUUIDv7(), userId, title, modelId, now, now)!;
+    return (await this.db.get(this.insertStmt, Bun.randomUUIDv7(), userId, title, modelId, now, now))!;
   }
 
   async update(userId: string, id: string, changes: AiConversationChanges): Promise<AiConversationRow | null> {
-    return this.db.transaction(() => {
-      const row = this.findStmt.get(id, userId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`ai-conversation:${id}`);
+      const row = await tx.get(this.findStmt, id, userId);
       if (!row) return null;
       const title = changes.title === undefined ? row.title : changes.title;
       const modelId = changes.modelId === undefined ? row.model_id : changes.modelId;
-      return this.setStmt.get(title, modelId, nowSeconds(), id);
-    })();
+      return tx.get(this.setStmt, title, modelId, nowSeconds(), id);
+    });
   }
 
   async delete(userId: string, id: string): Promise<AiConversationRow | null> {
-    return this.deleteStmt.get(id, userId);
+    return this.db.get(this.deleteStmt, id, userId);
   }
 
   /** Up to `limit` messages older than `before` (a message id), newest first. */
   async page(conversationId: string, before: string | null, limit: number): Promise<AiMessageRow[]> {
-    return this.pageStmt.all(conversationId, before ?? "\uffff", limit);
+    return this.db.all(this.pageStmt, conversationId, before ?? "\uffff", limit);
   }
 
   /**
@@ -138,37 +139,39 @@ export class AiConversationsRepo {
     message: NewAiMessage,
     autoTitle: string | null,
   ): Promise<StartTurnResult> {
-    return this.db.transaction((): StartTurnResult => {
-      if (!this.findStmt.get(conversationId, userId)) return { ok: false, reason: "missing" };
-      const used = this.usageStmt.get(userId, day)?.messages ?? 0;
+    return this.db.transaction(async (tx): Promise<StartTurnResult> => {
+      await tx.lock(`ai-usage:${userId}`);
+      if (!await tx.get(this.findStmt, conversationId, userId)) return { ok: false, reason: "missing" };
+      const used = (await tx.get(this.usageStmt, userId, day))?.messages ?? 0;
       if (dailyLimit > 0 && used >= dailyLimit) return { ok: false, reason: "quota" };
-      this.consumeStmt.run(userId, day);
-      const stored = this.insertMessage(conversationId, message);
-      const conversation = this.touchStmt.get(autoTitle, stored.id, nowSeconds(), conversationId)!;
+      await tx.run(this.consumeStmt, userId, day);
+      const stored = await this.insertMessage(tx, conversationId, message);
+      const conversation = (await tx.get(this.touchStmt, autoTitle, stored.id, nowSeconds(), conversationId))!;
       return { ok: true, message: stored, conversation };
-    })();
+    });
   }
 
   /** Stores a reply and touches the conversation; null when the conversation is gone meanwhile. */
   async addReply(conversationId: string, message: NewAiMessage): Promise<AiMessageRow | null> {
-    return this.db.transaction(() => {
+    return this.db.transaction(async (tx) => {
       const id = Bun.randomUUIDv7();
-      if (!this.touchStmt.get(null, id, nowSeconds(), conversationId)) return null;
-      return this.insertMessage(conversationId, message, id);
-    })();
+      if (!await tx.get(this.touchStmt, null, id, nowSeconds(), conversationId)) return null;
+      return this.insertMessage(tx, conversationId, message, id);
+    });
   }
 
   /** Gives back one counted turn (the provider failed before answering anything). */
   async refund(userId: string, day: string): Promise<void> {
-    this.refundStmt.run(userId, day);
+    await this.db.run(this.refundStmt, userId, day);
   }
 
   async usage(userId: string, day: string): Promise<number> {
-    return this.usageStmt.get(userId, day)?.messages ?? 0;
+    return (await this.db.get(this.usageStmt, userId, day))?.messages ?? 0;
   }
 
-  private insertMessage(conversationId: string, m: NewAiMessage, id = Bun.randomUUIDv7()): AiMessageRow {
-    const row = this.insertMessageStmt.get(
+  private async insertMessage(tx: Transaction, conversationId: string, m: NewAiMessage, id = Bun.randomUUIDv7()): Promise<AiMessageRow> {
+    const row = await tx.get(
+      this.insertMessageStmt,
       id, conversationId, m.role, m.content, m.modelId, m.status, m.attachments, m.images, nowSeconds(),
     );
     return row!;

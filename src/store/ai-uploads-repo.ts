@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 /** A file a user uploaded for a turn of the AI assistant. */
@@ -24,7 +24,7 @@ export class AiUploadsRepo {
   private readonly insertStmt;
   private readonly byUrlStmt;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.insertStmt = db.prepare<AiUploadRow, [string, string, string, string, string, number, number]>(
       "INSERT INTO ai_uploads (id, user_id, url, name, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
     );
@@ -32,11 +32,11 @@ export class AiUploadsRepo {
   }
 
   async create(upload: NewAiUpload): Promise<AiUploadRow> {
-    return this.insertStmt.get(Bun.randomUUIDv7(), upload.userId, upload.url, upload.name, upload.mimeType, upload.size, nowSeconds())!;
+    return (await this.db.get(this.insertStmt, Bun.randomUUIDv7(), upload.userId, upload.url, upload.name, upload.mimeType, upload.size, nowSeconds()))!;
   }
 
   /** The user's own upload at `url`; anyone else's reads as missing. */
   async findByUrl(userId: string, url: string): Promise<AiUploadRow | null> {
-    return this.byUrlStmt.get(url, userId);
+    return this.db.get(this.byUrlStmt, url, userId);
   }
 }

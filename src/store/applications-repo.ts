@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import type { RoleRow } from "./roles-repo.ts";
 import type { UserRow } from "./users-repo.ts";
 import { nowSeconds } from "./time.ts";
@@ -37,6 +37,17 @@ export class ApplicationsRepo {
   private readonly byId;
   private readonly byBot;
   private readonly byOwner;
+  private readonly updateStmt;
+  private readonly renameStmt;
+  private readonly renameBot;
+  private readonly renameRoles;
+  private readonly setImage;
+  private readonly botAvatar;
+  private readonly setBotAvatar;
+  private readonly revokeStmt;
+  private readonly deleteBotServers;
+  private readonly deleteBot;
+  private readonly deleteApp;
 
   constructor(
     private readonly db: Database,
@@ -46,23 +57,46 @@ export class ApplicationsRepo {
       `INSERT INTO users (id, username, email, password_hash, is_bot, status, preferred_status, created_at, updated_at)
        VALUES (?, ?, NULL, NULL, 1, 'offline', 'online', ?, ?)`,
     );
-    this.insertApp = db.prepare<ApplicationRow, Record<string, string | number>>(
+    this.insertApp = db.prepare<ApplicationRow, [Record<string, string | number>]>(
       `INSERT INTO applications (id, owner_id, bot_user_id, name, description, client_secret, created_at, updated_at)
        VALUES ($id, $owner_id, $bot_user_id, $name, $description, $client_secret, $now, $now) RETURNING *`,
     );
     this.byId = db.prepare<ApplicationRow, [string]>("SELECT * FROM applications WHERE id = ?");
     this.byBot = db.prepare<ApplicationRow, [string]>("SELECT * FROM applications WHERE bot_user_id = ?");
     this.byOwner = db.prepare<ApplicationRow, [string]>("SELECT * FROM applications WHERE owner_id = ? ORDER BY created_at, id");
+    this.updateStmt = db.prepare<ApplicationRow, [Record<string, string | number | null>]>(
+      `UPDATE applications SET description = coalesce($description, description),
+         default_permissions = coalesce($default_permissions, default_permissions),
+         invite_permission_locked = coalesce($invite_permission_locked, invite_permission_locked),
+         public_invite = coalesce($public_invite, public_invite),
+         banner_offset = coalesce($banner_offset, banner_offset), updated_at = $now
+       WHERE id = $id RETURNING *`,
+    );
+    this.renameStmt = db.prepare<ApplicationRow, [string, number, string]>("UPDATE applications SET name = ?, updated_at = ? WHERE id = ? RETURNING *");
+    this.renameBot = db.prepare("UPDATE users SET username = ?, updated_at = ? WHERE id = ?");
+    this.renameRoles = db.prepare<RoleRow, [string, string]>("UPDATE roles SET name = ? WHERE managed_bot_id = ? RETURNING *");
+    this.setImage = {
+      avatar: db.prepare<ApplicationRow, [string | null, number, string]>("UPDATE applications SET avatar = ?, updated_at = ? WHERE id = ? RETURNING *"),
+      banner: db.prepare<ApplicationRow, [string | null, number, string]>("UPDATE applications SET banner = ?, updated_at = ? WHERE id = ? RETURNING *"),
+    };
+    this.botAvatar = db.prepare<{ avatar: string | null }, [string]>("SELECT avatar FROM users WHERE id = ?");
+    this.setBotAvatar = db.prepare("UPDATE users SET avatar = ?, updated_at = ? WHERE id = ?");
+    this.revokeStmt = db.prepare<UserRow, [number, string]>(
+      "UPDATE users SET token_version = token_version + 1, updated_at = ? WHERE id = ? AND is_bot = 1 RETURNING *",
+    );
+    this.deleteBotServers = db.prepare("DELETE FROM servers WHERE owner_id = ?");
+    this.deleteBot = db.prepare("DELETE FROM users WHERE id = ? AND is_bot = 1");
+    this.deleteApp = db.prepare("DELETE FROM applications WHERE id = ?");
   }
 
   /** The application and its bot user (named after it), in one transaction. */
   async create(app: { ownerId: string; name: string; description: string; clientSecret: string }): Promise<ApplicationRow> {
-    return this.db.transaction(() => {
+    return this.db.transaction(async (tx) => {
       const now = nowSeconds();
       const botUserId = Bun.randomUUIDv7();
-      this.insertBot.run(botUserId, app.name, now, now);
+      await tx.run(this.insertBot, botUserId, app.name, now, now);
       const appId = Bun.randomUUIDv7();
-      return this.open(this.insertApp.get({
+      return this.open((await tx.get(this.insertApp, {
         id: appId,
         owner_id: app.ownerId,
         bot_user_id: botUserId,
@@ -70,8 +104,8 @@ export class ApplicationsRepo {
         description: app.description,
         client_secret: this.secrets.seal(app.clientSecret, secretContext("applications.client_secret", appId)),
         now,
-      })!);
-    })();
+      }))!);
+    });
   }
 
   /** A row as the domain sees it: the client secret in clear (it is stored sealed). */
@@ -82,37 +116,28 @@ export class ApplicationsRepo {
   }
 
   async findById(id: string): Promise<ApplicationRow | null> {
-    return this.open(this.byId.get(id));
+    return this.open(await this.db.get(this.byId, id));
   }
 
   async findByBotUser(botUserId: string): Promise<ApplicationRow | null> {
-    return this.open(this.byBot.get(botUserId));
+    return this.open(await this.db.get(this.byBot, botUserId));
   }
 
   async listByOwner(ownerId: string): Promise<ApplicationRow[]> {
-    return this.byOwner.all(ownerId).map((row) => this.open(row));
+    return (await this.db.all(this.byOwner, ownerId)).map((row) => this.open(row));
   }
 
   async update(id: string, changes: ApplicationSettings): Promise<ApplicationRow | null> {
     const flag = (b: boolean | undefined) => (b === undefined ? null : b ? 1 : 0);
-    const row = this.db
-      .query<ApplicationRow, Record<string, string | number | null>>(
-        `UPDATE applications SET description = coalesce($description, description),
-           default_permissions = coalesce($default_permissions, default_permissions),
-           invite_permission_locked = coalesce($invite_permission_locked, invite_permission_locked),
-           public_invite = coalesce($public_invite, public_invite),
-           banner_offset = coalesce($banner_offset, banner_offset), updated_at = $now
-         WHERE id = $id RETURNING *`,
-      )
-      .get({
-        id,
-        description: changes.description ?? null,
-        default_permissions: changes.default_permissions ?? null,
-        invite_permission_locked: flag(changes.invite_permission_locked),
-        public_invite: flag(changes.public_invite),
-        banner_offset: changes.banner_offset ?? null,
-        now: nowSeconds(),
-      });
+    const row = await this.db.get(this.updateStmt, {
+      id,
+      description: changes.description ?? null,
+      default_permissions: changes.default_permissions ?? null,
+      invite_permission_locked: flag(changes.invite_permission_locked),
+      public_invite: flag(changes.public_invite),
+      banner_offset: changes.banner_offset ?? null,
+      now: nowSeconds(),
+    });
     return this.open(row);
   }
 
@@ -121,18 +146,14 @@ export class ApplicationsRepo {
    * in one transaction. Answers the application and the renamed roles.
    */
   async rename(id: string, name: string, roleName: string): Promise<{ application: ApplicationRow; roles: RoleRow[] } | null> {
-    return this.db.transaction(() => {
+    return this.db.transaction(async (tx) => {
       const now = nowSeconds();
-      const application = this.db
-        .query<ApplicationRow, [string, number, string]>("UPDATE applications SET name = ?, updated_at = ? WHERE id = ? RETURNING *")
-        .get(name, now, id);
+      const application = await tx.get(this.renameStmt, name, now, id);
       if (!application) return null;
-      this.db.query("UPDATE users SET username = ?, updated_at = ? WHERE id = ?").run(name, now, application.bot_user_id);
-      const roles = this.db
-        .query<RoleRow, [string, string]>("UPDATE roles SET name = ? WHERE managed_bot_id = ? RETURNING *")
-        .all(roleName, application.bot_user_id);
+      await tx.run(this.renameBot, name, now, application.bot_user_id);
+      const roles = await tx.all(this.renameRoles, roleName, application.bot_user_id);
       return { application: this.open(application), roles };
-    })();
+    });
   }
 
   /**
@@ -140,28 +161,25 @@ export class ApplicationsRepo {
    * the paths it replaced, for the caller to delete.
    */
   async replaceImage(id: string, kind: "avatar" | "banner", path: string | null): Promise<{ application: ApplicationRow; replaced: string[] } | null> {
-    return this.db.transaction(() => {
-      const before = this.byId.get(id);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`application-images:${id}`);
+      const before = await tx.get(this.byId, id);
       if (!before) return null;
       const now = nowSeconds();
       const replaced = [before[kind]];
-      const application = this.db
-        .query<ApplicationRow, [string | null, number, string]>(`UPDATE applications SET ${kind} = ?, updated_at = ? WHERE id = ? RETURNING *`)
-        .get(path, now, id)!;
+      const application = (await tx.get(this.setImage[kind], path, now, id))!;
       if (kind === "avatar") {
-        const bot = this.db.query<{ avatar: string | null }, [string]>("SELECT avatar FROM users WHERE id = ?").get(before.bot_user_id);
+        const bot = await tx.get(this.botAvatar, before.bot_user_id);
         replaced.push(bot?.avatar ?? null);
-        this.db.query("UPDATE users SET avatar = ?, updated_at = ? WHERE id = ?").run(path, now, before.bot_user_id);
+        await tx.run(this.setBotAvatar, path, now, before.bot_user_id);
       }
       return { application: this.open(application), replaced: [...new Set(replaced.filter((p): p is string => p !== null))] };
-    })();
+    });
   }
 
   /** Bumps the bot user's token version, so every earlier bot token stops working. */
   async revokeBotTokens(botUserId: string): Promise<UserRow | null> {
-    return this.db
-      .query<UserRow, [number, string]>("UPDATE users SET token_version = token_version + 1, updated_at = ? WHERE id = ? AND is_bot = 1 RETURNING *")
-      .get(nowSeconds(), botUserId);
+    return this.db.get(this.revokeStmt, nowSeconds(), botUserId);
   }
 
   /**
@@ -170,14 +188,14 @@ export class ApplicationsRepo {
    * the servers the bot owns.
    */
   async deleteWithBot(id: string): Promise<ApplicationRow | null> {
-    return this.db.transaction(() => {
-      const application = this.byId.get(id);
+    return this.db.transaction(async (tx) => {
+      const application = await tx.get(this.byId, id);
       if (!application) return null;
       // A server cannot outlive its owner: the ones the bot created go first.
-      this.db.query("DELETE FROM servers WHERE owner_id = ?").run(application.bot_user_id);
-      this.db.query("DELETE FROM users WHERE id = ? AND is_bot = 1").run(application.bot_user_id);
-      this.db.query("DELETE FROM applications WHERE id = ?").run(id);
+      await tx.run(this.deleteBotServers, application.bot_user_id);
+      await tx.run(this.deleteBot, application.bot_user_id);
+      await tx.run(this.deleteApp, id);
       return this.open(application);
-    })();
+    });
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface AuditEntryRow {
@@ -42,10 +42,10 @@ export class AuditRepo {
   private readonly afterEntryStmt;
   private readonly entryStmt;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.insertStmt = db.prepare(
       `INSERT INTO audit_log (id, server_id, actor_id, action, target_type, target_id, changes, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ${db.dialect.json("?")}, ?)`,
     );
     // target_username is resolved at read time, so older entries get it too.
     const select = `SELECT a.id, a.server_id, a.actor_id, actor.username AS actor_username, actor.avatar AS actor_avatar,
@@ -55,14 +55,16 @@ export class AuditRepo {
        FROM audit_log a
        LEFT JOIN users actor ON actor.id = a.actor_id
        LEFT JOIN users target ON target.id = a.target_id AND a.target_type = 'member'`;
-    const filtered = "($action IS NULL OR a.action = $action) AND ($actor IS NULL OR a.actor_id = $actor)";
-    this.pageStmt = db.prepare<AuditEntryRow, Record<string, string | number | null>>(
-      `${select} WHERE a.server_id = $server AND a.created_at < $before AND ${filtered}
-       ORDER BY a.created_at DESC, a.id DESC LIMIT $limit`,
+    // The filter's parameters come last; a null one matches every entry (cast, so PostgreSQL knows its type).
+    const filtered = (action: string, actor: string) =>
+      `(CAST(${action} AS TEXT) IS NULL OR a.action = ${action}) AND (CAST(${actor} AS TEXT) IS NULL OR a.actor_id = ${actor})`;
+    this.pageStmt = db.prepare<AuditEntryRow, [string, number, number, string | null, string | null]>(
+      `${select} WHERE a.server_id = ?1 AND a.created_at < ?2 AND ${filtered("?4", "?5")}
+       ORDER BY a.created_at DESC, a.id DESC LIMIT ?3`,
     );
-    this.afterEntryStmt = db.prepare<AuditEntryRow, Record<string, string | number | null>>(
-      `${select} WHERE a.server_id = $server AND (a.created_at < $at OR (a.created_at = $at AND a.id < $id)) AND ${filtered}
-       ORDER BY a.created_at DESC, a.id DESC LIMIT $limit`,
+    this.afterEntryStmt = db.prepare<AuditEntryRow, [string, number, string, number, string | null, string | null]>(
+      `${select} WHERE a.server_id = ?1 AND (a.created_at < ?2 OR (a.created_at = ?2 AND a.id < ?3)) AND ${filtered("?5", "?6")}
+       ORDER BY a.created_at DESC, a.id DESC LIMIT ?4`,
     );
     this.entryStmt = db.prepare<{ id: string; created_at: number }, [string, string]>(
       "SELECT id, created_at FROM audit_log WHERE server_id = ? AND id = ?",
@@ -70,7 +72,8 @@ export class AuditRepo {
   }
 
   async record(entry: NewAuditEntry): Promise<void> {
-    this.insertStmt.run(
+    await this.db.run(
+      this.insertStmt,
       Bun.randomUUIDv7(),
       entry.serverId,
       entry.actorId,
@@ -84,8 +87,7 @@ export class AuditRepo {
 
   /** Entries strictly before `before` (unix seconds), newest first; one extra row tells hasMore. */
   async page(serverId: string, before: number, limit: number, filter: AuditFilter = ANY): Promise<{ rows: AuditEntryRow[]; hasMore: boolean }> {
-    const rows = this.pageStmt.all({ server: serverId, before, limit: limit + 1, action: filter.action, actor: filter.actorId });
-    return pageOf(rows, limit);
+    return pageOf(await this.db.all(this.pageStmt, serverId, before, limit + 1, filter.action, filter.actorId), limit);
   }
 
   /**
@@ -98,11 +100,9 @@ export class AuditRepo {
     limit: number,
     filter: AuditFilter = ANY,
   ): Promise<{ rows: AuditEntryRow[]; hasMore: boolean } | null> {
-    const anchor = this.entryStmt.get(serverId, entryId);
+    const anchor = await this.db.get(this.entryStmt, serverId, entryId);
     if (!anchor) return null;
-    const rows = this.afterEntryStmt.all({
-      server: serverId, at: anchor.created_at, id: anchor.id, limit: limit + 1, action: filter.action, actor: filter.actorId,
-    });
+    const rows = await this.db.all(this.afterEntryStmt, serverId, anchor.created_at, anchor.id, limit + 1, filter.action, filter.actorId);
     return pageOf(rows, limit);
   }
 }

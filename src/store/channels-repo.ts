@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Transaction } from "./database.ts";
 import type { OverrideRow } from "./access-repo.ts";
 import { nowSeconds } from "./time.ts";
 
@@ -87,12 +87,12 @@ export class ChannelsRepo {
     this.nextCategoryPosition = db.prepare<{ next: number }, [string]>(
       "SELECT coalesce(max(position) + 1, 0) AS next FROM categories WHERE server_id = ?",
     );
-    this.insertChannel = db.prepare<ChannelRow, Record<string, string | number | null>>(
+    this.insertChannel = db.prepare<ChannelRow, [Record<string, string | number | null>]>(
       `INSERT INTO channels (id, server_id, name, type, category_id, position, topic, slowmode, nsfw, is_meeting, chat_enabled, created_at)
        VALUES ($id, $server_id, $name, $type, $category_id, $position, $topic, $slowmode, $nsfw, $is_meeting, $chat_enabled, $created_at)
        RETURNING *`,
     );
-    this.updateChannel = db.prepare<ChannelRow, Record<string, string | number | null>>(
+    this.updateChannel = db.prepare<ChannelRow, [Record<string, string | number | null>]>(
       `UPDATE channels SET name = $name, category_id = $category_id, topic = $topic, slowmode = $slowmode, nsfw = $nsfw,
          is_meeting = $is_meeting, chat_enabled = $chat_enabled
        WHERE id = $id RETURNING *`,
@@ -130,54 +130,57 @@ export class ChannelsRepo {
   }
 
   async findById(id: string): Promise<ChannelRow | null> {
-    return this.byId.get(id);
+    return this.db.get(this.byId, id);
   }
 
   async findCategory(id: string): Promise<CategoryRow | null> {
-    return this.categoryById.get(id);
+    return this.db.get(this.categoryById, id);
   }
 
   async listByServer(serverId: string): Promise<ChannelRow[]> {
-    return this.byServer.all(serverId);
+    return this.db.all(this.byServer, serverId);
   }
 
   async listByCategory(categoryId: string): Promise<ChannelRow[]> {
-    return this.byCategory.all(categoryId);
+    return this.db.all(this.byCategory, categoryId);
   }
 
   async listCategories(serverId: string): Promise<CategoryRow[]> {
-    return this.categoriesByServer.all(serverId);
+    return this.db.all(this.categoriesByServer, serverId);
   }
 
   /** A new channel at the end of the server's list. */
   async create(channel: NewChannel): Promise<ChannelRow> {
-    return this.db.transaction(() => this.insert(channel))();
+    return this.db.transaction((tx) => this.insert(tx, channel));
   }
 
-  private insert(channel: NewChannel): ChannelRow {
-    return this.insertChannel.get({
+  /** Inserts at the end of the server's list, holding the lock on its positions. */
+  private async insert(tx: Transaction, channel: NewChannel): Promise<ChannelRow> {
+    await tx.lock(`channels:${channel.serverId}`);
+    return (await tx.get(this.insertChannel, {
       id: Bun.randomUUIDv7(),
       server_id: channel.serverId,
       name: channel.name,
       type: channel.type,
       category_id: channel.categoryId,
-      position: this.nextChannelPosition.get(channel.serverId)?.next ?? 0,
+      position: (await tx.get(this.nextChannelPosition, channel.serverId))?.next ?? 0,
       topic: channel.topic,
       slowmode: channel.slowmode,
       nsfw: channel.nsfw ? 1 : 0,
       is_meeting: channel.isMeeting ? 1 : 0,
       chat_enabled: channel.chatEnabled ? 1 : 0,
       created_at: nowSeconds(),
-    })!;
+    }))!;
   }
 
   /** Applies `patch` over the current row; null when the channel is gone. */
   async update(id: string, patch: ChannelPatch): Promise<ChannelRow | null> {
-    return this.db.transaction(() => {
-      const current = this.byId.get(id);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`channel:${id}`);
+      const current = await tx.get(this.byId, id);
       if (!current) return null;
       const next = { ...current, ...patch };
-      return this.updateChannel.get({
+      return tx.get(this.updateChannel, {
         id,
         name: next.name,
         category_id: next.category_id,
@@ -187,15 +190,15 @@ export class ChannelsRepo {
         is_meeting: next.is_meeting,
         chat_enabled: next.chat_enabled,
       });
-    })();
+    });
   }
 
   /** A copy of the channel (settings and permission overrides) named `name`, at the end of the list. */
   async duplicate(id: string, name: string): Promise<ChannelRow | null> {
-    return this.db.transaction(() => {
-      const source = this.byId.get(id);
+    return this.db.transaction(async (tx) => {
+      const source = await tx.get(this.byId, id);
       if (!source) return null;
-      const copy = this.insert({
+      const copy = await this.insert(tx, {
         serverId: source.server_id,
         name,
         type: source.type,
@@ -206,76 +209,79 @@ export class ChannelsRepo {
         isMeeting: source.is_meeting === 1,
         chatEnabled: source.chat_enabled === 1,
       });
-      this.copyChannelOverrides.run(copy.id, source.id);
+      await tx.run(this.copyChannelOverrides, copy.id, source.id);
       return copy;
-    })();
+    });
   }
 
   /** Deletes the channel; its overrides go with it (cascade). */
   async delete(id: string): Promise<boolean> {
-    return this.deleteChannelStmt.run(id).changes > 0;
+    return (await this.db.run(this.deleteChannelStmt, id)) > 0;
   }
 
   /** Sets positions (and categories where given) of the server's channels in one transaction. */
   async place(serverId: string, placements: ChannelPlacement[]): Promise<void> {
-    this.db.transaction(() => {
+    await this.db.transaction(async (tx) => {
+      await tx.lock(`channels:${serverId}`);
       for (const p of placements) {
-        const current = this.byId.get(p.id);
+        const current = await tx.get(this.byId, p.id);
         if (!current || current.server_id !== serverId) continue;
-        this.placeChannel.run(p.position, p.category_id === undefined ? current.category_id : p.category_id, p.id, serverId);
+        await tx.run(this.placeChannel, p.position, p.category_id === undefined ? current.category_id : p.category_id, p.id, serverId);
       }
-    })();
+    });
   }
 
   async createCategory(serverId: string, name: string): Promise<CategoryRow> {
-    return this.db.transaction(() => {
-      const position = this.nextCategoryPosition.get(serverId)?.next ?? 0;
-      return this.insertCategory.get(Bun.randomUUIDv7(), serverId, name, position, nowSeconds())!;
-    })();
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`categories:${serverId}`);
+      const position = (await tx.get(this.nextCategoryPosition, serverId))?.next ?? 0;
+      return (await tx.get(this.insertCategory, Bun.randomUUIDv7(), serverId, name, position, nowSeconds()))!;
+    });
   }
 
   async renameCategory(id: string, name: string): Promise<CategoryRow | null> {
-    return this.renameCategoryStmt.get(name, id);
+    return this.db.get(this.renameCategoryStmt, name, id);
   }
 
   /** Deletes the category; its channels become uncategorized (ON DELETE SET NULL). */
   async deleteCategory(id: string): Promise<boolean> {
-    return this.deleteCategoryStmt.run(id).changes > 0;
+    return (await this.db.run(this.deleteCategoryStmt, id)) > 0;
   }
 
   /** Category positions follow the order of `ids` (0, 1, ...). */
   async reorderCategories(serverId: string, ids: string[]): Promise<void> {
-    this.db.transaction(() => {
-      ids.forEach((id, index) => this.setCategoryPosition.run(index, id, serverId));
-    })();
+    await this.db.transaction(async (tx) => {
+      await tx.lock(`categories:${serverId}`);
+      for (const [index, id] of ids.entries()) await tx.run(this.setCategoryPosition, index, id, serverId);
+    });
   }
 
   /** The server a role belongs to, or null for no such role. */
   async roleServerId(roleId: string): Promise<string | null> {
-    return this.roleServer.get(roleId)?.server_id ?? null;
+    return (await this.db.get(this.roleServer, roleId))?.server_id ?? null;
   }
 
   async listChannelOverrides(channelId: string): Promise<OverrideRow[]> {
-    return this.channelOverrides.all(channelId);
+    return this.db.all(this.channelOverrides, channelId);
   }
 
   async setChannelOverride(channelId: string, roleId: string, allow: number, deny: number): Promise<OverrideRow> {
-    return this.upsertChannelOverride.get(channelId, roleId, allow, deny)!;
+    return (await this.db.get(this.upsertChannelOverride, channelId, roleId, allow, deny))!;
   }
 
   async deleteChannelOverride(channelId: string, roleId: string): Promise<boolean> {
-    return this.deleteChannelOverrideStmt.run(channelId, roleId).changes > 0;
+    return (await this.db.run(this.deleteChannelOverrideStmt, channelId, roleId)) > 0;
   }
 
   async listCategoryOverrides(categoryId: string): Promise<OverrideRow[]> {
-    return this.categoryOverrides.all(categoryId);
+    return this.db.all(this.categoryOverrides, categoryId);
   }
 
   async setCategoryOverride(categoryId: string, roleId: string, allow: number, deny: number): Promise<OverrideRow> {
-    return this.upsertCategoryOverride.get(categoryId, roleId, allow, deny)!;
+    return (await this.db.get(this.upsertCategoryOverride, categoryId, roleId, allow, deny))!;
   }
 
   async deleteCategoryOverride(categoryId: string, roleId: string): Promise<boolean> {
-    return this.deleteCategoryOverrideStmt.run(categoryId, roleId).changes > 0;
+    return (await this.db.run(this.deleteCategoryOverrideStmt, categoryId, roleId)) > 0;
   }
 }

@@ -1,60 +1,109 @@
-import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
-import { migrations as allMigrations, type Migration } from "./migrations.ts";
+/**
+ * The one interface every repository is written against, implemented twice: bun:sqlite
+ * (store/sqlite/, the zero-configuration default) and PostgreSQL through Bun's SQL client
+ * (store/postgres/, for several nodes sharing one database). Repositories prepare their
+ * statements once and run them through a `Database` (or the `Transaction` of a check-then-write);
+ * the few places where the two SQL dialects differ are the `Dialect` fragments.
+ */
 
+/** A value bound to a statement parameter. */
+export type SqlValue = string | number | bigint | null | Uint8Array | string[];
+
+/** Parameters: positional values (`?`, `?1`), or one object for `$name` placeholders. */
+export type Params = unknown[];
+
+/**
+ * A prepared statement of one database: SQL in SQLite's placeholder syntax (`?`, `?1`, `$name`),
+ * which the PostgreSQL side rewrites to `$1..$n` once, when it is prepared. `Row` and `P` only
+ * type the calls.
+ */
+export interface Statement<Row = unknown, P extends Params = Params> {
+  readonly sql: string;
+  /** Never set: carries the row and parameter types. */
+  readonly types?: { row: Row; params: P };
+}
+
+/** Running statements: on the database (any connection) or inside one transaction. */
+export interface Queries {
+  /** The first row, or null. */
+  get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null>;
+  all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]>;
+  /** Runs a write; answers the number of rows it changed. */
+  run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number>;
+  /** Several statements without parameters (migrations, tests). */
+  exec(sql: string): Promise<void>;
+}
+
+/** Statements inside one transaction. */
+export interface Transaction extends Queries {
+  /**
+   * Serializes this transaction with every other one that locks the same `scope` (e.g.
+   * `emojis:<server id>`) until it ends: a check-then-write takes its scope's lock before the
+   * check. PostgreSQL: a transaction-scoped advisory lock, so it holds across processes and
+   * nodes. SQLite: nothing to do, its transactions already run one at a time.
+   */
+  lock(scope: string): Promise<void>;
+  /** Runs `work` in a savepoint: when it throws, only its own writes are undone. */
+  savepoint<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
+export interface TransactionOptions {
+  /**
+   * Run on the connection kept for the group commit of message sends (PostgreSQL: one reserved
+   * connection, so a batch never waits for the pool; SQLite has only one connection).
+   */
+  writer?: boolean;
+}
+
+export interface Database extends Queries {
+  readonly dialect: Dialect;
+  /** Prepares once; the statement is then run any number of times. */
+  prepare<Row = unknown, P extends Params = Params>(sql: string): Statement<Row, P>;
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws.
+   * On PostgreSQL (READ COMMITTED) a transaction that lost a deadlock is run again from the
+   * start, so `work` must have no effect outside the database.
+   */
+  transaction<T>(work: (tx: Transaction) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Tables of the schema (for checks and the copy to PostgreSQL). */
+  tables(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * The SQL that differs between the two databases, as fragments the repositories put in their
+ * statements. Everything else is written once, in SQL both accept.
+ */
+export interface Dialect {
+  readonly name: "sqlite" | "postgres";
+  /**
+   * After a comparison or ORDER BY of a case-insensitive name column (username, email, vanity
+   * code): SQLite `COLLATE NOCASE`; on PostgreSQL those columns are `citext`, so nothing.
+   */
+  readonly nocase: string;
+  /** 1-based position of `needle` in `haystack`, 0 when absent (SQLite `instr`, PostgreSQL `strpos`). */
+  instr(haystack: string, needle: string): string;
+  /** A parameter holding JSON text, written to a JSON column (PostgreSQL: `jsonb`). */
+  json(param: string): string;
+  /** `IN (...)` over a parameter holding a JSON array of strings. */
+  inJsonArray(param: string): string;
+  /** Full-text search: the statements and the parameter built from the words (docs/messages.md, search). */
+  readonly search: SearchDialect;
+}
+
+/**
+ * Full-text search of channel and DM messages. Both sides tokenize alike (letters and digits,
+ * case and accents ignored, punctuation separates words: docs/messages.md) and require every
+ * word of the query, each word as a phrase of its tokens.
+ */
+export interface SearchDialect {
+  /** The parameter of the MATCH / `@@` test for these words (never empty). */
+  param(words: string[]): SqlValue;
+  /** `SELECT <columns>` of channel messages matching `?1` in channel `?2`, newest first, `LIMIT ?3`. */
+  channelMessages(columns: string): string;
+  /** The same for DM messages of conversation `?2`, best match first, then newest. */
+  dmMessages(columns: string): string;
+}
+
+/** The database holds a schema newer than this build's migrations: the server must not start. */
 export class SchemaTooNewError extends Error {}
-
-/**
- * The database file is readable by its owner only (0600; its folder, when created here, 0700).
- * SQLite gives the WAL and shared-memory files the database file's mode, so they are 0600 too
- * whenever they are created; existing ones are narrowed here as well.
- */
-function makePrivate(file: string): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  closeSync(openSync(file, "a", 0o600));
-  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
-}
-
-/** Opens the database in WAL mode with the pragmas the store relies on. */
-export function openDatabase(file: string): Database {
-  if (file !== ":memory:") makePrivate(file);
-  const db = new Database(file, { create: true, strict: true });
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA foreign_keys = ON");
-  db.exec("PRAGMA busy_timeout = 5000");
-  return db;
-}
-
-/**
- * Applies the migrations not yet recorded, each in its own transaction, and returns the
- * versions applied. A database written by a newer build is refused rather than guessed at.
- */
-export function migrate(db: Database, migrations: Migration[] = allMigrations): number[] {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY,
-    name TEXT NOT NULL,
-    applied_at INTEGER NOT NULL
-  )`);
-  const row = db.query<{ version: number | null }, []>("SELECT MAX(version) AS version FROM schema_migrations").get();
-  const current = row?.version ?? 0;
-  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
-  if (current > latest) {
-    throw new SchemaTooNewError(
-      `The database is at schema version ${current}, newer than this Hearth build supports (${latest}). ` +
-        "Run a newer Hearth, or restore a backup taken before the upgrade.",
-    );
-  }
-  const applied: number[] = [];
-  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
-  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-    if (migration.version <= current) continue;
-    db.transaction(() => {
-      db.exec(migration.sql);
-      record.run(migration.version, migration.name, Math.floor(Date.now() / 1000));
-    })();
-    applied.push(migration.version);
-  }
-  return applied;
-}

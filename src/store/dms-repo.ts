@@ -1,5 +1,5 @@
 import { WriteBatch } from "./write-batch.ts";
-import type { Database } from "bun:sqlite";
+import type { Database, SqlValue } from "./database.ts";
 import type { PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
 
@@ -137,13 +137,13 @@ export class DmsRepo {
     // none (both are UUIDv7, so they compare by time). Served by dm_messages_conversation.
     this.forUser = db.prepare<ConversationRow, [string, string | null]>(
       `SELECT c.* FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
-       WHERE cm.user_id = ?1 AND (?2 IS NULL OR c.type = ?2)
+       WHERE cm.user_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR c.type = ?2)
        ORDER BY coalesce((SELECT max(m.id) FROM dm_messages m WHERE m.conversation_id = c.id), c.id) DESC`,
     );
     this.recipientsStmt = db.prepare<RecipientRow, [string]>(
       `SELECT cm.conversation_id, u.id, u.username, u.avatar, u.status, u.is_bot
        FROM conversation_members cm JOIN users u ON u.id = cm.user_id
-       WHERE cm.conversation_id IN (SELECT value FROM json_each(?))
+       WHERE cm.conversation_id ${db.dialect.inJsonArray("?")}
        ORDER BY cm.joined_at, cm.user_id`,
     );
     this.deleteMemberStmt = db.prepare("DELETE FROM conversation_members WHERE conversation_id = ? AND user_id = ?");
@@ -157,7 +157,7 @@ export class DmsRepo {
       `SELECT a.filename FROM dm_attachments a JOIN dm_messages m ON m.id = a.message_id WHERE m.conversation_id = ?`,
     );
     this.insertMessage = db.prepare(
-      `INSERT INTO dm_messages (id, conversation_id, user_id, content, embeds, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO dm_messages (id, conversation_id, user_id, content, embeds, reply_to, created_at) VALUES (?, ?, ?, ?, ${db.dialect.json("?")}, ?, ?)`,
     );
     this.insertAttachment = db.prepare(
       `INSERT INTO dm_attachments (id, message_id, filename, original_name, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -172,16 +172,14 @@ export class DmsRepo {
     );
     this.attachmentsStmt = db.prepare<DmAttachmentRow, [string]>(
       `SELECT id, message_id, filename, original_name, mime_type, size FROM dm_attachments
-       WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, id`,
+       WHERE message_id ${db.dialect.inJsonArray("?")} ORDER BY message_id, id`,
     );
     this.updateMessageStmt = db.prepare("UPDATE dm_messages SET content = ?, updated_at = ? WHERE id = ?");
     this.deleteMessageStmt = db.prepare("DELETE FROM dm_messages WHERE id = ?");
-    this.searchStmt = db.prepare<DmMessageRow, [string, string, number]>(
-      `SELECT m.id, m.conversation_id, m.user_id, m.content, m.embeds, m.reply_to, m.created_at, m.updated_at,
-         u.username, u.avatar, u.is_bot
-       FROM dm_messages_fts f JOIN dm_messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
-       WHERE dm_messages_fts MATCH ? AND m.conversation_id = ?
-       ORDER BY f.rank, m.id DESC LIMIT ?`,
+    this.searchStmt = db.prepare<DmMessageRow, [SqlValue, string, number]>(
+      db.dialect.search.dmMessages(
+        "m.id, m.conversation_id, m.user_id, m.content, m.embeds, m.reply_to, m.created_at, m.updated_at, u.username, u.avatar, u.is_bot",
+      ),
     );
     this.pinsStmt = db.prepare<DmMessageRow, [string]>(
       `SELECT m.id, m.conversation_id, m.user_id, m.content, m.embeds, m.reply_to, m.created_at, m.updated_at,
@@ -222,65 +220,67 @@ export class DmsRepo {
   }
 
   async findById(id: string): Promise<ConversationRow | null> {
-    return this.byId.get(id);
+    return this.db.get(this.byId, id);
   }
 
   async findDm(a: string, b: string): Promise<ConversationRow | null> {
-    return this.byKey.get(dmKey(a, b));
+    return this.db.get(this.byKey, dmKey(a, b));
   }
 
   /** The 1:1 conversation of a pair, created when missing. */
   async openDm(a: string, b: string): Promise<{ row: ConversationRow; created: boolean }> {
-    return this.db.transaction(() => {
+    return this.db.transaction(async (tx) => {
       const key = dmKey(a, b);
-      const existing = this.byKey.get(key);
+      await tx.lock(`dm:${key}`);
+      const existing = await tx.get(this.byKey, key);
       if (existing) return { row: existing, created: false };
       const now = nowSeconds();
-      const row = this.insertConversation.get(Bun.randomUUIDv7(), "dm", null, null, key, now, now)!;
-      this.insertMember.run(row.id, a, now);
-      this.insertMember.run(row.id, b, now);
+      const row = (await tx.get(this.insertConversation, Bun.randomUUIDv7(), "dm", null, null, key, now, now))!;
+      await tx.run(this.insertMember, row.id, a, now);
+      await tx.run(this.insertMember, row.id, b, now);
       return { row, created: true };
-    })();
+    });
   }
 
   /** A group with its owner and members, in one transaction. */
   async createGroup(ownerId: string, name: string | null, memberIds: string[]): Promise<ConversationRow> {
-    return this.db.transaction(() => {
+    return this.db.transaction(async (tx) => {
       const now = nowSeconds();
-      const row = this.insertConversation.get(Bun.randomUUIDv7(), "group", name, ownerId, null, now, now)!;
-      this.insertMember.run(row.id, ownerId, now);
-      for (const id of memberIds) this.insertMember.run(row.id, id, now);
+      const row = (await tx.get(this.insertConversation, Bun.randomUUIDv7(), "group", name, ownerId, null, now, now))!;
+      await tx.run(this.insertMember, row.id, ownerId, now);
+      for (const id of memberIds) await tx.run(this.insertMember, row.id, id, now);
       return row;
-    })();
+    });
   }
 
   async isMember(conversationId: string, userId: string): Promise<boolean> {
-    return this.memberStmt.get(conversationId, userId) !== null;
+    return (await this.db.get(this.memberStmt, conversationId, userId)) !== null;
   }
 
   async memberIds(conversationId: string): Promise<string[]> {
-    return this.membersStmt.all(conversationId).map((r) => r.user_id);
+    return (await this.db.all(this.membersStmt, conversationId)).map((r) => r.user_id);
   }
 
   async listForUser(userId: string, type: "dm" | "group" | null): Promise<ConversationRow[]> {
-    return this.forUser.all(userId, type);
+    return this.db.all(this.forUser, userId, type);
   }
 
   /** Members of each of the conversations, longest-standing first. */
   async recipients(conversationIds: string[]): Promise<RecipientRow[]> {
     if (conversationIds.length === 0) return [];
-    return this.recipientsStmt.all(JSON.stringify(conversationIds));
+    return this.db.all(this.recipientsStmt, JSON.stringify(conversationIds));
   }
 
   /** Adds a member unless the group already holds `maxMembers` (owner included). */
   async addMember(conversationId: string, userId: string, maxMembers: number): Promise<"added" | "exists" | "full"> {
-    return this.db.transaction(() => {
-      if (this.memberStmt.get(conversationId, userId)) return "exists" as const;
-      if ((this.memberCount.get(conversationId)?.n ?? 0) >= maxMembers) return "full" as const;
-      this.insertMember.run(conversationId, userId, nowSeconds());
-      this.touchUpdated.run(nowSeconds(), conversationId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`conversation:${conversationId}`);
+      if (await tx.get(this.memberStmt, conversationId, userId)) return "exists" as const;
+      if (((await tx.get(this.memberCount, conversationId))?.n ?? 0) >= maxMembers) return "full" as const;
+      await tx.run(this.insertMember, conversationId, userId, nowSeconds());
+      await tx.run(this.touchUpdated, nowSeconds(), conversationId);
       return "added" as const;
-    })();
+    });
   }
 
   /**
@@ -291,53 +291,56 @@ export class DmsRepo {
     conversationId: string,
     userId: string,
   ): Promise<{ removed: boolean; deleted: boolean; ownerId: string | null; files: string[] }> {
-    return this.db.transaction(() => {
-      const row = this.byId.get(conversationId);
-      if (!row || !this.memberStmt.get(conversationId, userId)) return { removed: false, deleted: false, ownerId: row?.owner_id ?? null, files: [] };
-      this.deleteMemberStmt.run(conversationId, userId);
-      const remaining = this.membersStmt.all(conversationId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`conversation:${conversationId}`);
+      const row = await tx.get(this.byId, conversationId);
+      if (!row || !await tx.get(this.memberStmt, conversationId, userId)) return { removed: false, deleted: false, ownerId: row?.owner_id ?? null, files: [] };
+      await tx.run(this.deleteMemberStmt, conversationId, userId);
+      const remaining = await tx.all(this.membersStmt, conversationId);
       if (remaining.length === 0) {
-        const files = this.conversationFiles.all(conversationId).map((f) => f.filename);
+        const files = (await tx.all(this.conversationFiles, conversationId)).map((f) => f.filename);
         if (row.icon) files.push(row.icon);
-        this.deleteConversationStmt.run(conversationId);
+        await tx.run(this.deleteConversationStmt, conversationId);
         return { removed: true, deleted: true, ownerId: null, files };
       }
       let ownerId = row.owner_id;
       if (ownerId === userId) {
         ownerId = remaining[0]!.user_id;
-        this.setOwnerStmt.run(ownerId, nowSeconds(), conversationId);
+        await tx.run(this.setOwnerStmt, ownerId, nowSeconds(), conversationId);
       }
       return { removed: true, deleted: false, ownerId, files: [] };
-    })();
+    });
   }
 
   async setOwner(conversationId: string, ownerId: string): Promise<void> {
-    this.setOwnerStmt.run(ownerId, nowSeconds(), conversationId);
+    await this.db.run(this.setOwnerStmt, ownerId, nowSeconds(), conversationId);
   }
 
   async setName(conversationId: string, name: string | null): Promise<void> {
-    this.setNameStmt.get(name, nowSeconds(), conversationId);
+    await this.db.get(this.setNameStmt, name, nowSeconds(), conversationId);
   }
 
   /** Sets the icon path and returns the previous one. */
   async replaceIcon(conversationId: string, icon: string | null): Promise<string | null> {
-    return this.db.transaction(() => {
-      const previous = this.byId.get(conversationId)?.icon ?? null;
-      this.setIconStmt.run(icon, nowSeconds(), conversationId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`conversation:${conversationId}`);
+      const previous = (await tx.get(this.byId, conversationId))?.icon ?? null;
+      await tx.run(this.setIconStmt, icon, nowSeconds(), conversationId);
       return previous;
-    })();
+    });
   }
 
   /** Deletes the conversation and everything in it; returns the files to remove from disk. */
   async deleteConversation(conversationId: string): Promise<string[]> {
-    return this.db.transaction(() => {
-      const row = this.byId.get(conversationId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`conversation:${conversationId}`);
+      const row = await tx.get(this.byId, conversationId);
       if (!row) return [];
-      const files = this.conversationFiles.all(conversationId).map((f) => f.filename);
+      const files = (await tx.all(this.conversationFiles, conversationId)).map((f) => f.filename);
       if (row.icon) files.push(row.icon);
-      this.deleteConversationStmt.run(conversationId);
+      await tx.run(this.deleteConversationStmt, conversationId);
       return files;
-    })();
+    });
   }
 
   /** The message, its attachments and the conversation's activity time, in one transaction. */
@@ -351,32 +354,32 @@ export class DmsRepo {
     attachments: NewDmAttachment[];
   }): Promise<DmMessageRow> {
     // Committed with the other sends of the same event-loop turn, answered after the COMMIT.
-    return this.writes.run(() => {
+    return this.writes.run(async (tx) => {
       const id = Bun.randomUUIDv7();
       const now = nowSeconds();
-      this.insertMessage.run(id, input.conversationId, input.userId, input.content, input.embeds ?? "[]", input.replyTo, now);
+      await tx.run(this.insertMessage, id, input.conversationId, input.userId, input.content, input.embeds ?? "[]", input.replyTo, now);
       for (const a of input.attachments) {
-        this.insertAttachment.run(Bun.randomUUIDv7(), id, a.filename, a.original_name, a.mime_type, a.size, now);
+        await tx.run(this.insertAttachment, Bun.randomUUIDv7(), id, a.filename, a.original_name, a.mime_type, a.size, now);
       }
-      this.touchConversation.run(now, input.conversationId);
-      return this.messageStmt.get(input.conversationId, id)!;
+      await tx.run(this.touchConversation, now, input.conversationId);
+      return (await tx.get(this.messageStmt, input.conversationId, id))!;
     });
   }
 
   async findMessage(conversationId: string, messageId: string): Promise<DmMessageRow | null> {
-    return this.messageStmt.get(conversationId, messageId.toLowerCase());
+    return this.db.get(this.messageStmt, conversationId, messageId.toLowerCase());
   }
 
   /** Up to `limit` messages older than `before` (or the newest), newest first like channel pages. */
   async pageBefore(conversationId: string, before: string | null, limit: number): Promise<DmMessageRow[]> {
-    return this.olderStmt.all(conversationId, before?.toLowerCase() ?? AFTER_ALL_IDS, limit);
+    return this.db.all(this.olderStmt, conversationId, before?.toLowerCase() ?? AFTER_ALL_IDS, limit);
   }
 
   /** Up to `limit` messages centred on `around` (the message itself included when it exists), newest first. */
   async pageAround(conversationId: string, around: string, limit: number): Promise<DmMessageRow[]> {
     const id = around.toLowerCase();
-    const older = this.olderStmt.all(conversationId, id, limit);
-    const newer = this.newerOrSameStmt.all(conversationId, id, limit);
+    const older = await this.db.all(this.olderStmt, conversationId, id, limit);
+    const newer = await this.db.all(this.newerOrSameStmt, conversationId, id, limit);
     const half = Math.floor(limit / 2);
     const takeNewer = Math.min(newer.length, limit - Math.min(older.length, half));
     const takeOlder = Math.min(older.length, limit - takeNewer);
@@ -385,80 +388,82 @@ export class DmsRepo {
 
   async attachmentsOf(messageIds: string[]): Promise<DmAttachmentRow[]> {
     if (messageIds.length === 0) return [];
-    return this.attachmentsStmt.all(JSON.stringify(messageIds));
+    return this.db.all(this.attachmentsStmt, JSON.stringify(messageIds));
   }
 
   async updateMessage(conversationId: string, messageId: string, content: string): Promise<DmMessageRow | null> {
-    this.updateMessageStmt.run(content, nowSeconds(), messageId);
-    return this.messageStmt.get(conversationId, messageId);
+    await this.db.run(this.updateMessageStmt, content, nowSeconds(), messageId);
+    return this.db.get(this.messageStmt, conversationId, messageId);
   }
 
   /** Deletes the message and returns its attachment files, to remove from disk. */
   async deleteMessage(messageId: string): Promise<string[]> {
-    return this.db.transaction(() => {
-      const files = this.attachmentsStmt.all(JSON.stringify([messageId])).map((a) => a.filename);
-      this.deleteMessageStmt.run(messageId);
+    return this.db.transaction(async (tx) => {
+      const files = (await tx.all(this.attachmentsStmt, JSON.stringify([messageId]))).map((a) => a.filename);
+      await tx.run(this.deleteMessageStmt, messageId);
       return files;
-    })();
+    });
   }
 
   /** `match` must already be a safe FTS5 expression (see Dms.search). */
-  async search(conversationId: string, match: string, limit: number): Promise<DmMessageRow[]> {
-    return this.searchStmt.all(match, conversationId, limit);
+  async search(conversationId: string, words: string[], limit: number): Promise<DmMessageRow[]> {
+    return this.db.all(this.searchStmt, this.db.dialect.search.param(words), conversationId, limit);
   }
 
   async pins(conversationId: string): Promise<DmMessageRow[]> {
-    return this.pinsStmt.all(conversationId);
+    return this.db.all(this.pinsStmt, conversationId);
   }
 
   /** Pins unless already pinned ("exists") or the conversation holds `max` pins ("full"). */
   async pin(conversationId: string, messageId: string, userId: string, max: number): Promise<"pinned" | "exists" | "full"> {
-    return this.db.transaction(() => {
-      if ((this.pinCount.get(conversationId)?.n ?? 0) >= max) {
-        return this.pinExists.get(messageId) ? ("exists" as const) : ("full" as const);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`dm-pins:${conversationId}`);
+      if (((await tx.get(this.pinCount, conversationId))?.n ?? 0) >= max) {
+        return (await tx.get(this.pinExists, messageId)) ? ("exists" as const) : ("full" as const);
       }
-      return this.insertPin.run(messageId, conversationId, userId, nowSeconds()).changes > 0 ? ("pinned" as const) : ("exists" as const);
-    })();
+      return (await tx.run(this.insertPin, messageId, conversationId, userId, nowSeconds())) > 0 ? ("pinned" as const) : ("exists" as const);
+    });
   }
 
   async unpin(messageId: string): Promise<boolean> {
-    return this.deletePin.run(messageId).changes > 0;
+    return (await this.db.run(this.deletePin, messageId)) > 0;
   }
 
   async latestMessageId(conversationId: string): Promise<string | null> {
-    return this.latestMessageStmt.get(conversationId)?.id ?? null;
+    return (await this.db.get(this.latestMessageStmt, conversationId))?.id ?? null;
   }
 
   async setRead(conversationId: string, userId: string, messageId: string | null): Promise<void> {
-    this.setReadStmt.run(messageId, conversationId, userId);
+    await this.db.run(this.setReadStmt, messageId, conversationId, userId);
   }
 
   async readState(conversationId: string, userId: string): Promise<string | null> {
-    return this.memberStmt.get(conversationId, userId)?.last_read_message_id ?? null;
+    return (await this.db.get(this.memberStmt, conversationId, userId))?.last_read_message_id ?? null;
   }
 
   /** Adds the reaction, or removes it when the user already reacted with that emoji. */
   async toggleReaction(messageId: string, emoji: string, userId: string): Promise<"added" | "removed"> {
-    return this.db.transaction(() => {
-      if (this.reactionExists.get(messageId, emoji, userId)) {
-        this.deleteReaction.run(messageId, emoji, userId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`dm-reactions:${messageId}:${emoji}:${userId}`);
+      if (await tx.get(this.reactionExists, messageId, emoji, userId)) {
+        await tx.run(this.deleteReaction, messageId, emoji, userId);
         return "removed" as const;
       }
-      this.insertReaction.run(messageId, emoji, userId, nowSeconds());
+      await tx.run(this.insertReaction, messageId, emoji, userId, nowSeconds());
       return "added" as const;
-    })();
+    });
   }
 
   async shareServer(a: string, b: string): Promise<boolean> {
-    return this.sharedServerStmt.get(a, b) !== null;
+    return (await this.db.get(this.sharedServerStmt, a, b)) !== null;
   }
 
   async areFriends(a: string, b: string): Promise<boolean> {
-    return (a < b ? this.friendsStmt.get(a, b) : this.friendsStmt.get(b, a)) !== null;
+    return (a < b ? await this.db.get(this.friendsStmt, a, b) : await this.db.get(this.friendsStmt, b, a)) !== null;
   }
 
   /** Members of the conversation who muted `senderId`. */
   async mutersOf(conversationId: string, senderId: string): Promise<string[]> {
-    return this.mutersStmt.all(senderId, conversationId).map((r) => r.user_id);
+    return (await this.db.all(this.mutersStmt, senderId, conversationId)).map((r) => r.user_id);
   }
 }

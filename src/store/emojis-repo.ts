@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface EmojiRef {
@@ -75,15 +75,16 @@ export class EmojisRepo {
   }
 
   async find(id: string): Promise<EmojiRef | null> {
-    return this.byId.get(id);
+    return this.db.get(this.byId, id);
   }
 
   /** Stores the emoji unless the server already holds `maxPerServer` (then null), in one transaction. */
   async create(emoji: NewEmoji, maxPerServer: number): Promise<EmojiRow | null> {
-    return this.db.transaction(() => {
-      if ((this.countOfServer.get(emoji.serverId)?.n ?? 0) >= maxPerServer) return null;
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`emojis:${emoji.serverId}`);
+      if (((await tx.get(this.countOfServer, emoji.serverId))?.n ?? 0) >= maxPerServer) return null;
       const id = Bun.randomUUIDv7();
-      this.insertStmt.run({
+      await tx.run(this.insertStmt, {
         id,
         server_id: emoji.serverId,
         name: emoji.name,
@@ -94,41 +95,41 @@ export class EmojisRepo {
         uploaded_by: emoji.uploadedBy,
         now: nowSeconds(),
       });
-      return this.rowById.get(id)!;
-    })();
+      return (await tx.get(this.rowById, id))!;
+    });
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.deleteStmt.run(id).changes > 0;
+    return (await this.db.run(this.deleteStmt, id)) > 0;
   }
 
   /** The full stored row (the public file route needs only its path). */
   async findRow(id: string): Promise<EmojiRow | null> {
-    return this.rowById.get(id);
+    return this.db.get(this.rowById, id);
   }
 
   /** One emoji of one server, with its uploader's username; null when it is not that server's. */
   async findInServer(serverId: string, id: string): Promise<EmojiView | null> {
-    return this.viewById.get(id, serverId);
+    return this.db.get(this.viewById, id, serverId);
   }
 
   /** A server's emojis, oldest first. */
   async list(serverId: string): Promise<EmojiView[]> {
-    return this.listOfServer.all(serverId);
+    return this.db.all(this.listOfServer, serverId);
   }
 
   /** Every emoji of every server the user belongs to, each with its server's name. */
   async listForUser(userId: string): Promise<EmojiWithServer[]> {
-    return this.listOfUser.all(userId);
+    return this.db.all(this.listOfUser, userId);
   }
 
   /** Renames and returns the renamed emoji, or null when the server has no such emoji. */
   async rename(serverId: string, id: string, name: string): Promise<EmojiView | null> {
-    return this.db.transaction(() => (this.renameStmt.get(name, id, serverId) ? this.viewById.get(id, serverId) : null))();
+    return this.db.transaction(async (tx) => ((await tx.get(this.renameStmt, name, id, serverId)) ? tx.get(this.viewById, id, serverId) : null));
   }
 
   /** Deletes one emoji of one server and returns it (its file is the caller's to remove), or null. */
   async deleteFromServer(serverId: string, id: string): Promise<EmojiRow | null> {
-    return this.deleteReturning.get(id, serverId);
+    return this.db.get(this.deleteReturning, id, serverId);
   }
 }

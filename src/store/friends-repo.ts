@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import type { UserRow } from "./users-repo.ts";
 import { nowSeconds } from "./time.ts";
 
@@ -77,95 +77,99 @@ export class FriendsRepo {
     this.deleteStmt = db.prepare<FriendshipRow, [string, string]>(
       "DELETE FROM friendships WHERE user_low = ? AND user_high = ? RETURNING *",
     );
-    this.relatedStmt = db.prepare<RelatedUserRow, { me: string; status: string }>(
+    const { nocase, instr } = db.dialect;
+    this.relatedStmt = db.prepare<RelatedUserRow, [{ me: string; status: string }]>(
       `SELECT u.id AS user_id, u.username, u.avatar, u.status, u.is_bot, r.requester_id, r.created_at, r.accepted_at
        FROM (${RELATED}) r JOIN users u ON u.id = r.other_id
        WHERE r.status = $status
-       ORDER BY u.username COLLATE NOCASE, u.id`,
+       ORDER BY u.username${nocase}, u.id`,
     );
-    this.friendIdsStmt = db.prepare<{ other_id: string }, { me: string }>(
-      `SELECT other_id FROM (${RELATED}) WHERE status = 'accepted'`,
+    this.friendIdsStmt = db.prepare<{ other_id: string }, [{ me: string }]>(
+      `SELECT other_id FROM (${RELATED}) r WHERE status = 'accepted'`,
     );
-    this.mutualStmt = db.prepare<{ id: string; username: string; avatar: string | null }, { a: string; b: string }>(
+    this.mutualStmt = db.prepare<{ id: string; username: string; avatar: string | null }, [{ a: string; b: string }]>(
       `WITH fa AS (SELECT user_high AS id FROM friendships WHERE user_low = $a AND status = 'accepted'
                    UNION ALL SELECT user_low FROM friendships WHERE user_high = $a AND status = 'accepted'),
             fb AS (SELECT user_high AS id FROM friendships WHERE user_low = $b AND status = 'accepted'
                    UNION ALL SELECT user_low FROM friendships WHERE user_high = $b AND status = 'accepted')
        SELECT u.id, u.username, u.avatar FROM fa JOIN fb ON fb.id = fa.id JOIN users u ON u.id = fa.id
-       ORDER BY u.username COLLATE NOCASE, u.id`,
+       ORDER BY u.username${nocase}, u.id`,
     );
-    this.humanByName = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE is_bot = 0 AND username = ? COLLATE NOCASE");
-    this.botByName = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE is_bot = 1 AND username = ? COLLATE NOCASE LIMIT 1");
+    this.humanByName = db.prepare<UserRow, [string]>(`SELECT * FROM users WHERE is_bot = 0 AND username = ?${nocase}`);
+    this.botByName = db.prepare<UserRow, [string]>(`SELECT * FROM users WHERE is_bot = 1 AND username = ?${nocase} LIMIT 1`);
     // A substring match cannot use an index; the scan is bounded by the human user count.
     // Usernames are ASCII, so lower() is a full case fold.
-    this.searchStmt = db.prepare<SearchRow, { me: string; q: string; limit: number }>(
+    this.searchStmt = db.prepare<SearchRow, [{ me: string; q: string; limit: number }]>(
       `SELECT u.*, f.status AS f_status, f.requester_id AS f_requester
        FROM users u
-       LEFT JOIN friendships f ON f.user_low = min(u.id, $me) AND f.user_high = max(u.id, $me)
-       WHERE u.is_bot = 0 AND u.id != $me AND instr(lower(u.username), lower($q)) > 0
-       ORDER BY instr(lower(u.username), lower($q)) != 1, length(u.username), u.username COLLATE NOCASE, u.id
+       LEFT JOIN friendships f ON f.user_low = CASE WHEN u.id < $me THEN u.id ELSE $me END
+         AND f.user_high = CASE WHEN u.id < $me THEN $me ELSE u.id END
+       WHERE u.is_bot = 0 AND u.id != $me AND ${instr("lower(u.username)", "lower($q)")} > 0
+       ORDER BY ${instr("lower(u.username)", "lower($q)")} != 1, length(u.username), u.username${nocase}, u.id
        LIMIT $limit`,
     );
   }
 
   async find(a: string, b: string): Promise<FriendshipRow | null> {
-    return this.getStmt.get(...pair(a, b));
+    return this.db.get(this.getStmt, ...pair(a, b));
   }
 
   /** A user by exact username regardless of case; a human wins over a bot of the same name. */
   async findUserByUsername(username: string): Promise<UserRow | null> {
-    return this.humanByName.get(username) ?? this.botByName.get(username);
+    return (await this.db.get(this.humanByName, username)) ?? this.db.get(this.botByName, username);
   }
 
   /** `from` asks `to`: creates the request, or accepts `to`'s pending request to `from`. */
   async request(from: string, to: string): Promise<RequestResult> {
     const [low, high] = pair(from, to);
-    return this.db.transaction((): RequestResult => {
-      const existing = this.getStmt.get(low, high);
-      if (!existing) return { kind: "requested", row: this.insertStmt.get(low, high, from, nowSeconds())! };
+    return this.db.transaction(async (tx): Promise<RequestResult> => {
+      await tx.lock(`friendship:${low}:${high}`);
+      const existing = await tx.get(this.getStmt, low, high);
+      if (!existing) return { kind: "requested", row: (await tx.get(this.insertStmt, low, high, from, nowSeconds()))! };
       if (existing.status === "accepted") return { kind: "already-friends" };
       if (existing.requester_id === from) return { kind: "already-requested" };
-      return { kind: "accepted", row: this.acceptStmt.get(nowSeconds(), low, high)! };
-    })();
+      return { kind: "accepted", row: (await tx.get(this.acceptStmt, nowSeconds(), low, high))! };
+    });
   }
 
   /** `userId` accepts the pending request `otherId` sent them. */
   async accept(userId: string, otherId: string): Promise<AcceptResult> {
     const [low, high] = pair(userId, otherId);
-    return this.db.transaction((): AcceptResult => {
-      const existing = this.getStmt.get(low, high);
+    return this.db.transaction(async (tx): Promise<AcceptResult> => {
+      await tx.lock(`friendship:${low}:${high}`);
+      const existing = await tx.get(this.getStmt, low, high);
       if (!existing) return { kind: "none" };
       if (existing.status === "accepted") return { kind: "already-friends" };
       if (existing.requester_id === userId) return { kind: "own-request" };
-      return { kind: "accepted", row: this.acceptStmt.get(nowSeconds(), low, high)! };
-    })();
+      return { kind: "accepted", row: (await tx.get(this.acceptStmt, nowSeconds(), low, high))! };
+    });
   }
 
   /** Deletes the friendship or request between the two, whichever it is; null when there was none. */
   async remove(a: string, b: string): Promise<FriendshipRow | null> {
-    return this.deleteStmt.get(...pair(a, b));
+    return this.db.get(this.deleteStmt, ...pair(a, b));
   }
 
   async listFriends(userId: string): Promise<RelatedUserRow[]> {
-    return this.relatedStmt.all({ me: userId, status: "accepted" });
+    return this.db.all(this.relatedStmt, { me: userId, status: "accepted" });
   }
 
   /** Pending requests sent to or by the user. */
   async listPending(userId: string): Promise<RelatedUserRow[]> {
-    return this.relatedStmt.all({ me: userId, status: "pending" });
+    return this.db.all(this.relatedStmt, { me: userId, status: "pending" });
   }
 
   async friendIds(userId: string): Promise<string[]> {
-    return this.friendIdsStmt.all({ me: userId }).map((r) => r.other_id);
+    return (await this.db.all(this.friendIdsStmt, { me: userId })).map((r) => r.other_id);
   }
 
   /** Users who are friends of both. */
   async mutualFriends(a: string, b: string): Promise<{ id: string; username: string; avatar: string | null }[]> {
-    return this.mutualStmt.all({ a, b });
+    return this.db.all(this.mutualStmt, { a, b });
   }
 
   /** Humans other than `me` whose username contains `q` (any case); prefix matches first, then shorter names. */
   async search(me: string, q: string, limit: number): Promise<SearchRow[]> {
-    return this.searchStmt.all({ me, q, limit });
+    return this.db.all(this.searchStmt, { me, q, limit });
   }
 }

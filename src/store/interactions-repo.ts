@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export type InteractionType = "slash_command" | "message_component";
@@ -36,10 +36,10 @@ export class InteractionsRepo {
   private readonly byId;
   private readonly respondStmt;
 
-  constructor(db: Database) {
-    this.insertStmt = db.prepare<InteractionRow, Record<string, string | number>>(
+  constructor(private readonly db: Database) {
+    this.insertStmt = db.prepare<InteractionRow, [Record<string, string | number>]>(
       `INSERT INTO interactions (id, application_id, bot_user_id, type, user_id, server_id, channel_id, message_id, data, created_at)
-       VALUES ($id, $application_id, $bot_user_id, $type, $user_id, $server_id, $channel_id, $message_id, $data, $now) RETURNING *`,
+       VALUES ($id, $application_id, $bot_user_id, $type, $user_id, $server_id, $channel_id, $message_id, ${db.dialect.json("$data")}, $now) RETURNING *`,
     );
     this.byId = db.prepare<InteractionRow, [string]>("SELECT * FROM interactions WHERE id = ?");
     // Only the first response is recorded: later ones are follow-ups.
@@ -47,7 +47,7 @@ export class InteractionsRepo {
   }
 
   async insert(interaction: NewInteraction): Promise<InteractionRow> {
-    return this.insertStmt.get({
+    return (await this.db.get(this.insertStmt, {
       id: interaction.id,
       application_id: interaction.applicationId,
       bot_user_id: interaction.botUserId,
@@ -58,14 +58,14 @@ export class InteractionsRepo {
       message_id: interaction.messageId,
       data: interaction.data,
       now: nowSeconds(),
-    })!;
+    }))!;
   }
 
   async findById(id: string): Promise<InteractionRow | null> {
-    return this.byId.get(id);
+    return this.db.get(this.byId, id);
   }
 
   async markResponded(id: string): Promise<void> {
-    this.respondStmt.run(nowSeconds(), id);
+    await this.db.run(this.respondStmt, nowSeconds(), id);
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface InviteRow {
@@ -80,19 +80,19 @@ export class InvitesRepo {
       `SELECT iu.user_id, u.username, u.avatar, iu.used_at FROM invite_uses iu JOIN users u ON u.id = iu.user_id
        WHERE iu.invite_id = ? ORDER BY iu.used_at DESC, iu.id DESC`,
     );
-    this.vanityStmt = db.prepare<{ id: string }, [string]>("SELECT id FROM servers WHERE vanity_code = ? COLLATE NOCASE");
+    this.vanityStmt = db.prepare<{ id: string }, [string]>(`SELECT id FROM servers WHERE vanity_code = ?${db.dialect.nocase}`);
     this.bannedStmt = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM bans WHERE server_id = ? AND user_id = ?");
     this.memberStmt = db.prepare<{ one: number }, [string, string]>(
       "SELECT 1 AS one FROM server_members WHERE server_id = ? AND user_id = ?",
     );
     this.countUseStmt = db.prepare("UPDATE invites SET uses = uses + 1 WHERE id = ?");
     this.insertUseStmt = db.prepare("INSERT INTO invite_uses (id, invite_id, user_id, used_at) VALUES (?, ?, ?, ?)");
-    this.uncountUseStmt = db.prepare("UPDATE invites SET uses = max(uses - 1, 0) WHERE id = ?");
+    this.uncountUseStmt = db.prepare("UPDATE invites SET uses = CASE WHEN uses > 0 THEN uses - 1 ELSE 0 END WHERE id = ?");
     this.deleteUseStmt = db.prepare("DELETE FROM invite_uses WHERE id = ?");
   }
 
   async create(invite: NewInvite): Promise<InviteRow> {
-    return this.insertStmt.get(
+    return (await this.db.get(this.insertStmt, 
       Bun.randomUUIDv7(),
       invite.serverId,
       invite.code,
@@ -100,20 +100,20 @@ export class InvitesRepo {
       invite.expiresAt,
       invite.createdBy,
       nowSeconds(),
-    )!;
+    ))!;
   }
 
   async findById(id: string): Promise<InviteRow | null> {
-    return this.byIdStmt.get(id);
+    return this.db.get(this.byIdStmt, id);
   }
 
   /** Invites that still admit someone: not expired, not used up; the primary first, then newest. */
   async listActive(serverId: string): Promise<InviteRow[]> {
-    return this.activeStmt.all(serverId, nowSeconds());
+    return this.db.all(this.activeStmt, serverId, nowSeconds());
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.deleteStmt.run(id).changes > 0;
+    return (await this.db.run(this.deleteStmt, id)) > 0;
   }
 
   /**
@@ -121,16 +121,17 @@ export class InvitesRepo {
    * somehow missing). The invite keeps its id, use count and history; the old code stops working.
    */
   async regeneratePrimary(serverId: string, code: string, createdBy: string): Promise<InviteRow> {
-    return this.db.transaction(() => {
-      const primary = this.primaryStmt.get(serverId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`invites:${serverId}`);
+      const primary = await tx.get(this.primaryStmt, serverId);
       const now = nowSeconds();
-      if (primary) return this.setCodeStmt.get(code, createdBy, now, primary.id)!;
-      return this.insertPrimaryStmt.get(Bun.randomUUIDv7(), serverId, code, createdBy, now)!;
-    })();
+      if (primary) return (await tx.get(this.setCodeStmt, code, createdBy, now, primary.id))!;
+      return (await tx.get(this.insertPrimaryStmt, Bun.randomUUIDv7(), serverId, code, createdBy, now))!;
+    });
   }
 
   async uses(inviteId: string): Promise<InviteUseRow[]> {
-    return this.usesStmt.all(inviteId);
+    return this.db.all(this.usesStmt, inviteId);
   }
 
   /**
@@ -139,28 +140,30 @@ export class InvitesRepo {
    * used-up invite, and otherwise counts the use and records it in the history.
    */
   async redeem(code: string, userId: string): Promise<Redemption> {
-    return this.db.transaction((): Redemption => {
-      const invite = this.byCodeStmt.get(code);
-      const serverId = invite?.server_id ?? this.vanityStmt.get(code)?.id;
+    return this.db.transaction(async (tx): Promise<Redemption> => {
+      // Concurrent redeems of one code run one after another, so `max_uses` is never exceeded.
+      await tx.lock(`invite:${code}`);
+      const invite = await tx.get(this.byCodeStmt, code);
+      const serverId = invite?.server_id ?? (await tx.get(this.vanityStmt, code))?.id;
       if (!serverId) return { result: "unknown" };
       const inviteId = invite?.id ?? null;
-      if (this.bannedStmt.get(serverId, userId)) return { result: "banned", serverId, inviteId, useId: null };
-      if (this.memberStmt.get(serverId, userId)) return { result: "member", serverId, inviteId, useId: null };
+      if (await tx.get(this.bannedStmt, serverId, userId)) return { result: "banned", serverId, inviteId, useId: null };
+      if (await tx.get(this.memberStmt, serverId, userId)) return { result: "member", serverId, inviteId, useId: null };
       if (!invite) return { result: "joinable", serverId, inviteId: null, useId: null };
       const now = nowSeconds();
       if (invite.expires_at !== null && invite.expires_at <= now) return { result: "expired", serverId };
       if (invite.max_uses !== null && invite.uses >= invite.max_uses) return { result: "used_up", serverId };
       const useId = Bun.randomUUIDv7();
-      this.countUseStmt.run(invite.id);
-      this.insertUseStmt.run(useId, invite.id, userId, now);
+      await tx.run(this.countUseStmt, invite.id);
+      await tx.run(this.insertUseStmt, useId, invite.id, userId, now);
       return { result: "joinable", serverId, inviteId: invite.id, useId };
-    })();
+    });
   }
 
   /** Takes back a counted use whose join did not happen (the user became a member meanwhile). */
   async uncountUse(inviteId: string, useId: string): Promise<void> {
-    this.db.transaction(() => {
-      if (this.deleteUseStmt.run(useId).changes > 0) this.uncountUseStmt.run(inviteId);
-    })();
+    await this.db.transaction(async (tx) => {
+      if ((await tx.run(this.deleteUseStmt, useId)) > 0) await tx.run(this.uncountUseStmt, inviteId);
+    });
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import type { BuiltinRole, PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
 
@@ -100,66 +100,67 @@ export class MembersRepo {
 
   /** Adds a member at the end of their server list; null when already a member. */
   async add(serverId: string, userId: string, role: BuiltinRole = "member"): Promise<MemberRow | null> {
-    return this.db.transaction(() => {
-      const position = this.nextListPosition.get(userId)?.next ?? 0;
-      return this.insertStmt.get(serverId, userId, role, position, nowSeconds());
-    })();
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`server-list:${userId}`);
+      const position = (await tx.get(this.nextListPosition, userId))?.next ?? 0;
+      return tx.get(this.insertStmt, serverId, userId, role, position, nowSeconds());
+    });
   }
 
   /** Removes the membership and its custom roles (cascade); false when not a member. */
   async remove(serverId: string, userId: string): Promise<boolean> {
-    return this.deleteStmt.run(serverId, userId).changes > 0;
+    return (await this.db.run(this.deleteStmt, serverId, userId)) > 0;
   }
 
   async userIds(serverId: string): Promise<string[]> {
-    return this.userIdsStmt.all(serverId).map((r) => r.user_id);
+    return (await this.db.all(this.userIdsStmt, serverId)).map((r) => r.user_id);
   }
 
   async find(serverId: string, userId: string): Promise<MemberRow | null> {
-    return this.findStmt.get(serverId, userId);
+    return this.db.get(this.findStmt, serverId, userId);
   }
 
   /** Members with their custom role ids (highest first). */
   async list(serverId: string): Promise<(MemberListRow & { roles: string[] })[]> {
     const rolesByUser = new Map<string, string[]>();
-    for (const { user_id, role_id } of this.memberRolesOfServer.all(serverId)) {
+    for (const { user_id, role_id } of await this.db.all(this.memberRolesOfServer, serverId)) {
       const list = rolesByUser.get(user_id);
       if (list) list.push(role_id);
       else rolesByUser.set(user_id, [role_id]);
     }
-    return this.listStmt.all(serverId).map((m) => ({ ...m, roles: rolesByUser.get(m.user_id) ?? [] }));
+    return (await this.db.all(this.listStmt, serverId)).map((m) => ({ ...m, roles: rolesByUser.get(m.user_id) ?? [] }));
   }
 
   async roleIds(serverId: string, userId: string): Promise<string[]> {
-    return this.memberRoleIds.all(serverId, userId).map((r) => r.role_id);
+    return (await this.db.all(this.memberRoleIds, serverId, userId)).map((r) => r.role_id);
   }
 
   async serverIdsOf(userId: string): Promise<string[]> {
-    return this.serverIdsStmt.all(userId).map((r) => r.server_id);
+    return (await this.db.all(this.serverIdsStmt, userId)).map((r) => r.server_id);
   }
 
   async mutualServers(userId: string, otherId: string): Promise<{ id: string; name: string; icon: string | null }[]> {
-    return this.mutualStmt.all(otherId, userId);
+    return this.db.all(this.mutualStmt, otherId, userId);
   }
 
   async count(serverId: string): Promise<number> {
-    return this.countStmt.get(serverId)?.n ?? 0;
+    return (await this.db.get(this.countStmt, serverId))?.n ?? 0;
   }
 
   async setBuiltinRole(serverId: string, userId: string, role: BuiltinRole): Promise<MemberRow | null> {
-    return this.setRoleStmt.get(role, serverId, userId);
+    return this.db.get(this.setRoleStmt, role, serverId, userId);
   }
 
   /** Notification mute of a server for one member; `until` null means until unmuted. */
   async setMuted(serverId: string, userId: string, muted: boolean, until: number | null): Promise<MemberRow | null> {
-    return this.setMuteStmt.get(muted ? 1 : 0, until, serverId, userId);
+    return this.db.get(this.setMuteStmt, muted ? 1 : 0, until, serverId, userId);
   }
 
   async mutedServers(userId: string): Promise<MutedServerRow[]> {
-    return this.mutedStmt.all(userId, nowSeconds());
+    return this.db.all(this.mutedStmt, userId, nowSeconds());
   }
 
   async markRead(serverId: string, userId: string): Promise<MemberRow | null> {
-    return this.markReadStmt.get(nowSeconds(), serverId, userId);
+    return this.db.get(this.markReadStmt, nowSeconds(), serverId, userId);
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, SqlValue, Transaction } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 import { WriteBatch } from "./write-batch.ts";
 
@@ -81,9 +81,10 @@ export class MessagesRepo {
     /** Group commit for sends (src/store/write-batch.ts); one per database, shared. */
     private readonly writes: WriteBatch = new WriteBatch(db),
   ) {
+    const { json, inJsonArray } = db.dialect;
     this.insertStmt = db.prepare(
       `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at)
-       VALUES ($id, $channel_id, $server_id, $user_id, $content, $embeds, $reply_to, $webhook_id, $webhook_username, $webhook_avatar, $now)`,
+       VALUES ($id, $channel_id, $server_id, $user_id, $content, ${json("$embeds")}, $reply_to, $webhook_id, $webhook_username, $webhook_avatar, $now)`,
     );
     this.insertAttachment = db.prepare(
       `INSERT INTO attachments (id, message_id, filename, original_name, mime_type, size, created_at)
@@ -98,10 +99,10 @@ export class MessagesRepo {
       `${SELECT} WHERE m.channel_id = ? AND m.id > ? AND m.id < ? ORDER BY m.id ASC LIMIT ?`,
     );
     this.bulkFind = db.prepare<MessageRow, [string, string]>(
-      `${SELECT} WHERE m.channel_id = ? AND m.id IN (SELECT value FROM json_each(?))`,
+      `${SELECT} WHERE m.channel_id = ? AND m.id ${inJsonArray("?")}`,
     );
     this.attachmentsOf = db.prepare<AttachmentRow, [string]>(
-      "SELECT * FROM attachments WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY id",
+      `SELECT * FROM attachments WHERE message_id ${inJsonArray("?")} ORDER BY id`,
     );
     this.attachmentById = db.prepare<AttachmentRow & { channel_id: string }, [string]>(
       "SELECT a.*, m.channel_id FROM attachments a JOIN messages m ON m.id = a.message_id WHERE a.id = ?",
@@ -109,18 +110,14 @@ export class MessagesRepo {
     this.lastByAuthor = db.prepare<{ created_at: number }, [string, string]>(
       "SELECT created_at FROM messages WHERE channel_id = ? AND user_id = ? AND webhook_id IS NULL ORDER BY id DESC LIMIT 1",
     );
-    this.updateStmt = db.prepare("UPDATE messages SET content = ?, embeds = ?, updated_at = ? WHERE id = ?");
+    this.updateStmt = db.prepare(`UPDATE messages SET content = ?, embeds = ${json("?")}, updated_at = ? WHERE id = ?`);
     this.deleteStmt = db.prepare("DELETE FROM messages WHERE id = ?");
     this.filesOfMessage = db.prepare<{ filename: string }, [string]>("SELECT filename FROM attachments WHERE message_id = ?");
     this.filesOfChannel = db.prepare<{ filename: string }, [string]>(
       "SELECT a.filename FROM attachments a JOIN messages m ON m.id = a.message_id WHERE m.channel_id = ?",
     );
     // Through the server's channels, so the (channel_id, id) index serves it.
-    this.searchStmt = db.prepare<MessageRow, [string, string, number]>(
-      `SELECT m.*, u.username, u.avatar, u.is_bot FROM messages_fts f
-       JOIN messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
-       WHERE messages_fts MATCH ? AND m.channel_id = ? ORDER BY m.id DESC LIMIT ?`,
-    );
+    this.searchStmt = db.prepare<MessageRow, [SqlValue, string, number]>(db.dialect.search.channelMessages("m.*, u.username, u.avatar, u.is_bot"));
     this.upsertRead = db.prepare(
       `INSERT INTO channel_read_states (user_id, channel_id, last_read_message_id, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id, channel_id) DO UPDATE SET last_read_message_id = excluded.last_read_message_id, updated_at = excluded.updated_at`,
@@ -134,19 +131,21 @@ export class MessagesRepo {
    * (slowmode, a constraint) fails alone.
    */
   async insert(message: NewMessage): Promise<MessageRow> {
-    return this.writes.run(() => this.insertNow(message));
+    return this.writes.run((tx) => this.insertNow(tx, message));
   }
 
   /** Runs inside the batch's transaction, in the item's own savepoint. */
-  private insertNow(message: NewMessage): MessageRow {
+  private async insertNow(tx: Transaction, message: NewMessage): Promise<MessageRow> {
     const now = nowSeconds();
     if (message.slowmode !== undefined && message.slowmode > 0 && !message.webhook) {
-      const last = this.lastByAuthor.get(message.channelId, message.userId)?.created_at;
+      // One batch at a time per process; the lock covers other processes on one PostgreSQL.
+      await tx.lock(`slowmode:${message.channelId}:${message.userId}`);
+      const last = (await tx.get(this.lastByAuthor, message.channelId, message.userId))?.created_at;
       const wait = last === undefined ? 0 : last + message.slowmode - now;
       if (wait > 0) throw new SlowmodeActive(wait);
     }
     const id = Bun.randomUUIDv7();
-    this.insertStmt.run({
+    await tx.run(this.insertStmt, {
       id,
       channel_id: message.channelId,
       server_id: message.serverId,
@@ -160,18 +159,18 @@ export class MessagesRepo {
       now,
     });
     for (const a of message.attachments ?? []) {
-      this.insertAttachment.run({ id: Bun.randomUUIDv7(), message_id: id, ...a, now });
+      await tx.run(this.insertAttachment, { id: Bun.randomUUIDv7(), message_id: id, ...a, now });
     }
-    return this.byId.get(id)!;
+    return (await tx.get(this.byId, id))!;
   }
 
   async findById(id: string): Promise<MessageRow | null> {
-    return this.byId.get(id);
+    return this.db.get(this.byId, id);
   }
 
   /** Newest first; `before` is a message id (exclusive). */
   async page(channelId: string, before: string | null, limit: number): Promise<MessageRow[]> {
-    return before ? this.pageStmt.all(channelId, before, limit) : this.latestStmt.all(channelId, limit);
+    return before ? this.db.all(this.pageStmt, channelId, before, limit) : this.db.all(this.latestStmt, channelId, limit);
   }
 
   /**
@@ -180,7 +179,7 @@ export class MessagesRepo {
    */
   async pageAfter(channelId: string, after: string, before: string | null, limit: number): Promise<MessageRow[]> {
     // Every id is below "g" (UUIDs are lower-case hex), so it stands for "no upper bound".
-    return this.afterStmt.all(channelId, after, before ?? "g", limit).reverse();
+    return (await this.db.all(this.afterStmt, channelId, after, before ?? "g", limit)).reverse();
   }
 
   /**
@@ -188,48 +187,48 @@ export class MessagesRepo {
    * deleted rows with the stored names of their attachment files.
    */
   async deleteInChannel(channelId: string, ids: string[]): Promise<{ row: MessageRow; files: string[] }[]> {
-    return this.db.transaction(() => {
+    return this.db.transaction(async (tx) => {
       const deleted: { row: MessageRow; files: string[] }[] = [];
-      for (const row of this.bulkFind.all(channelId, JSON.stringify(ids))) {
-        const files = this.filesOfMessage.all(row.id).map((f) => f.filename);
-        if (this.deleteStmt.run(row.id).changes > 0) deleted.push({ row, files });
+      for (const row of await tx.all(this.bulkFind, channelId, JSON.stringify(ids))) {
+        const files = (await tx.all(this.filesOfMessage, row.id)).map((f) => f.filename);
+        if ((await tx.run(this.deleteStmt, row.id)) > 0) deleted.push({ row, files });
       }
       return deleted;
-    })();
+    });
   }
 
   async attachments(messageIds: string[]): Promise<AttachmentRow[]> {
-    return messageIds.length ? this.attachmentsOf.all(JSON.stringify(messageIds)) : [];
+    return messageIds.length ? await this.db.all(this.attachmentsOf, JSON.stringify(messageIds)) : [];
   }
 
   async attachment(id: string): Promise<(AttachmentRow & { channel_id: string }) | null> {
-    return this.attachmentById.get(id);
+    return this.db.get(this.attachmentById, id);
   }
 
   async update(id: string, content: string, embeds: string): Promise<MessageRow | null> {
-    this.updateStmt.run(content, embeds, nowSeconds(), id);
-    return this.byId.get(id);
+    await this.db.run(this.updateStmt, content, embeds, nowSeconds(), id);
+    return this.db.get(this.byId, id);
   }
 
   /** Deletes the message and answers the stored names of its attachment files. */
   async delete(id: string): Promise<string[] | null> {
-    return this.db.transaction(() => {
-      const files = this.filesOfMessage.all(id).map((f) => f.filename);
-      return this.deleteStmt.run(id).changes > 0 ? files : null;
-    })();
+    return this.db.transaction(async (tx) => {
+      const files = (await tx.all(this.filesOfMessage, id)).map((f) => f.filename);
+      return (await tx.run(this.deleteStmt, id)) > 0 ? files : null;
+    });
   }
 
   /** Attachment files of a whole channel (to remove from disk when the channel goes). */
   async channelFiles(channelId: string): Promise<string[]> {
-    return this.filesOfChannel.all(channelId).map((f) => f.filename);
+    return (await this.db.all(this.filesOfChannel, channelId)).map((f) => f.filename);
   }
 
-  /** Full-text matches in one channel, newest first. `match` is an FTS5 expression built by the caller. */
-  async search(channelId: string, match: string, limit: number): Promise<MessageRow[]> {
-    return this.searchStmt.all(match, channelId, limit);
+  /** Full-text matches of every one of `words` in one channel, newest first (docs/messages.md, search). */
+  async search(channelId: string, words: string[], limit: number): Promise<MessageRow[]> {
+    return this.db.all(this.searchStmt, this.db.dialect.search.param(words), channelId, limit);
   }
 
   async markRead(userId: string, channelId: string, messageId: string | null): Promise<void> {
-    this.upsertRead.run(userId, channelId, messageId, nowSeconds());
+    await this.db.run(this.upsertRead, userId, channelId, messageId, nowSeconds());
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface BanRow {
@@ -18,7 +18,7 @@ export class ModerationRepo {
   private readonly bansStmt;
   private readonly setTimeoutStmt;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.insertBanStmt = db.prepare<{ user_id: string }, [string, string, string | null, string, number]>(
       `INSERT INTO bans (server_id, user_id, reason, banned_by, created_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT DO NOTHING RETURNING user_id`,
@@ -35,24 +35,24 @@ export class ModerationRepo {
 
   /** Records a ban; null when the user is already banned. */
   async ban(serverId: string, userId: string, reason: string | null, bannedBy: string): Promise<BanRow | null> {
-    const inserted = this.insertBanStmt.get(serverId, userId, reason, bannedBy, nowSeconds());
-    return inserted ? this.banStmt.get(serverId, userId) : null;
+    const inserted = await this.db.get(this.insertBanStmt, serverId, userId, reason, bannedBy, nowSeconds());
+    return inserted ? await this.db.get(this.banStmt, serverId, userId) : null;
   }
 
   async unban(serverId: string, userId: string): Promise<boolean> {
-    return this.deleteBanStmt.run(serverId, userId).changes > 0;
+    return (await this.db.run(this.deleteBanStmt, serverId, userId)) > 0;
   }
 
   async findBan(serverId: string, userId: string): Promise<BanRow | null> {
-    return this.banStmt.get(serverId, userId);
+    return this.db.get(this.banStmt, serverId, userId);
   }
 
   async bans(serverId: string): Promise<BanRow[]> {
-    return this.bansStmt.all(serverId);
+    return this.db.all(this.bansStmt, serverId);
   }
 
   /** Sets (a unix time) or clears (null) a member's timeout; false when not a member. */
   async setTimeout(serverId: string, userId: string, until: number | null): Promise<boolean> {
-    return this.setTimeoutStmt.get(until, serverId, userId) !== null;
+    return (await this.db.get(this.setTimeoutStmt, until, serverId, userId)) !== null;
   }
 }

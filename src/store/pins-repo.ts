@@ -1,10 +1,13 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import type { MessageRow } from "./messages-repo.ts";
 import { nowSeconds } from "./time.ts";
 
 export type PinOutcome = "pinned" | "exists" | "full";
 
-/** Channel-message pins. Lists are newest pin first: `pinned_at`, then insertion (rowid). */
+/**
+ * Channel-message pins. Lists are newest pin first: `pinned_at`, then insertion (`rowid`: SQLite's
+ * own; on PostgreSQL an identity column of that name).
+ */
 export class PinsRepo {
   private readonly listStmt;
   private readonly countStmt;
@@ -27,21 +30,22 @@ export class PinsRepo {
 
   /** The channel's pinned messages, newest pin first. */
   async list(channelId: string): Promise<MessageRow[]> {
-    return this.listStmt.all(channelId);
+    return this.db.all(this.listStmt, channelId);
   }
 
   /** Pins unless already pinned ("exists") or the channel holds `max` pins ("full"), in one transaction. */
   async pin(channelId: string, messageId: string, userId: string, max: number): Promise<PinOutcome> {
-    return this.db.transaction((): PinOutcome => {
-      if (this.existsStmt.get(messageId)) return "exists";
-      if ((this.countStmt.get(channelId)?.n ?? 0) >= max) return "full";
-      this.insertStmt.run(messageId, channelId, userId, nowSeconds());
+    return this.db.transaction(async (tx): Promise<PinOutcome> => {
+      await tx.lock(`pins:${channelId}`);
+      if (await tx.get(this.existsStmt, messageId)) return "exists";
+      if (((await tx.get(this.countStmt, channelId))?.n ?? 0) >= max) return "full";
+      await tx.run(this.insertStmt, messageId, channelId, userId, nowSeconds());
       return "pinned";
-    })();
+    });
   }
 
   /** False when the message was not pinned. */
   async unpin(messageId: string): Promise<boolean> {
-    return this.deleteStmt.run(messageId).changes > 0;
+    return (await this.db.run(this.deleteStmt, messageId)) > 0;
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import type { UserRow } from "./users-repo.ts";
 import { nowSeconds } from "./time.ts";
 
@@ -38,7 +38,7 @@ export class PlatformRepo {
   constructor(private readonly db: Database) {
     this.settingsStmt = db.prepare<{ key: string; value: string }, []>("SELECT key, value FROM platform_settings");
     this.putSettingStmt = db.prepare(
-      `INSERT INTO platform_settings (key, value, updated_by, updated_at) VALUES (?, ?, ?, ?)
+      `INSERT INTO platform_settings (key, value, updated_by, updated_at) VALUES (?, ${db.dialect.json("?")}, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_by = excluded.updated_by,
          updated_at = excluded.updated_at`,
     );
@@ -54,7 +54,7 @@ export class PlatformRepo {
     );
     this.insertLogStmt = db.prepare(
       `INSERT INTO platform_log (id, actor_id, action, target_type, target_id, changes, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ${db.dialect.json("?")}, ?)`,
     );
     this.logPageStmt = db.prepare<PlatformLogRow, [string, number]>(
       `SELECT l.id, l.actor_id, actor.username AS actor_username, l.action, l.target_type, l.target_id,
@@ -66,11 +66,11 @@ export class PlatformRepo {
 
   /** Every stored setting, raw JSON text by key. */
   async settings(): Promise<Map<string, string>> {
-    return new Map(this.settingsStmt.all().map((row) => [row.key, row.value]));
+    return new Map((await this.db.all(this.settingsStmt)).map((row) => [row.key, row.value]));
   }
 
   async putSetting(key: string, json: string, updatedBy: string | null): Promise<void> {
-    this.putSettingStmt.run(key, json, updatedBy, nowSeconds());
+    await this.db.run(this.putSettingStmt, key, json, updatedBy, nowSeconds());
   }
 
   /**
@@ -78,29 +78,30 @@ export class PlatformRepo {
    * active administrator is never withdrawn (`last_admin`): checked and written in one transaction.
    */
   async setAdmin(userId: string, admin: boolean): Promise<SetAdminResult> {
-    return this.db.transaction((): SetAdminResult => {
-      const user = this.humanById.get(userId);
+    return this.db.transaction(async (tx): Promise<SetAdminResult> => {
+      await tx.lock("platform-admins");
+      const user = await tx.get(this.humanById, userId);
       if (!user) return { ok: false, reason: "not_found" };
-      if (!admin && user.platform_admin === 1 && user.disabled_at === null && (this.adminCountStmt.get()?.n ?? 0) <= 1) {
+      if (!admin && user.platform_admin === 1 && user.disabled_at === null && ((await tx.get(this.adminCountStmt))?.n ?? 0) <= 1) {
         return { ok: false, reason: "last_admin" };
       }
-      return { ok: true, user: this.setAdminStmt.get(admin ? 1 : 0, nowSeconds(), userId)! };
-    })();
+      return { ok: true, user: (await tx.get(this.setAdminStmt, admin ? 1 : 0, nowSeconds(), userId))! };
+    });
   }
 
   /** Disables (now) or re-enables an account, bots included. Null if there is no such user. */
   async setDisabled(userId: string, disabled: boolean): Promise<UserRow | null> {
-    return this.setDisabledStmt.get(disabled ? nowSeconds() : null, nowSeconds(), userId);
+    return this.db.get(this.setDisabledStmt, disabled ? nowSeconds() : null, nowSeconds(), userId);
   }
 
   async log(entry: NewPlatformLogEntry): Promise<string> {
     const id = Bun.randomUUIDv7();
-    this.insertLogStmt.run(id, entry.actorId, entry.action, entry.targetType, entry.targetId, JSON.stringify(entry.changes), nowSeconds());
+    await this.db.run(this.insertLogStmt, id, entry.actorId, entry.action, entry.targetType, entry.targetId, JSON.stringify(entry.changes), nowSeconds());
     return id;
   }
 
   /** Newest first; ids are UUIDv7, so `before` (an entry id) pages without ties. */
   async logPage(before: string | null, limit: number): Promise<PlatformLogRow[]> {
-    return this.logPageStmt.all(before ?? "\uffff", limit);
+    return this.db.all(this.logPageStmt, before ?? "\uffff", limit);
   }
 }

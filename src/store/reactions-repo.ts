@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database, Transaction } from "./database.ts";
 
 /** One reaction with the reacting user's public fields, in reaction order. */
 export interface ReactionUserRow {
@@ -16,8 +16,9 @@ export type ToggleOutcome =
 /**
  * Channel-message reactions. `reactions.created_at` holds milliseconds, not the usual seconds:
  * it is never shown, and only orders emoji types by first use (and users by reaction time),
- * which second resolution would leave to chance. Each stamp is strictly greater than the last
- * one this process wrote, so even same-millisecond reactions keep their order.
+ * which second resolution would leave to chance. Each stamp is strictly greater than the
+ * message's latest one, read under the message's lock, so even same-millisecond reactions keep
+ * their order, whichever process wrote them.
  */
 export class ReactionsRepo {
   private readonly exists;
@@ -26,7 +27,7 @@ export class ReactionsRepo {
   private readonly deleteStmt;
   private readonly countStmt;
   private readonly listStmt;
-  private lastStamp = 0;
+  private readonly lastStampStmt;
 
   constructor(private readonly db: Database) {
     this.exists = db.prepare<{ one: number }, [string, string, string]>(
@@ -35,6 +36,7 @@ export class ReactionsRepo {
     this.typeExists = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM reactions WHERE message_id = ? AND emoji = ? LIMIT 1");
     this.insertStmt = db.prepare("INSERT INTO reactions (message_id, emoji, user_id, created_at) VALUES (?, ?, ?, ?)");
     this.deleteStmt = db.prepare("DELETE FROM reactions WHERE message_id = ? AND emoji = ? AND user_id = ?");
+    this.lastStampStmt = db.prepare<{ last: number | null }, [string]>("SELECT max(created_at) AS last FROM reactions WHERE message_id = ?");
     this.countStmt = db.prepare<{ n: number }, [string, string]>("SELECT count(*) AS n FROM reactions WHERE message_id = ? AND emoji = ?");
     // The primary key (message_id, emoji, user_id) serves every lookup here.
     this.listStmt = db.prepare<ReactionUserRow, [string]>(
@@ -48,36 +50,33 @@ export class ReactionsRepo {
    * emoji type to the message needs `mayStartType`; adding to an existing type does not.
    */
   async toggle(messageId: string, emoji: string, userId: string, mayStartType: boolean): Promise<ToggleOutcome> {
-    return this.db.transaction((): ToggleOutcome => {
-      if (this.exists.get(messageId, emoji, userId)) {
-        this.deleteStmt.run(messageId, emoji, userId);
-        return { action: "removed", count: this.count(messageId, emoji) };
+    return this.db.transaction(async (tx): Promise<ToggleOutcome> => {
+      await tx.lock(`reactions:${messageId}`);
+      if (await tx.get(this.exists, messageId, emoji, userId)) {
+        await tx.run(this.deleteStmt, messageId, emoji, userId);
+        return { action: "removed", count: await this.count(tx, messageId, emoji) };
       }
-      if (!mayStartType && !this.typeExists.get(messageId, emoji)) return { action: "refused" };
-      this.insertStmt.run(messageId, emoji, userId, this.stamp());
-      return { action: "added", count: this.count(messageId, emoji) };
-    })();
+      if (!mayStartType && !await tx.get(this.typeExists, messageId, emoji)) return { action: "refused" };
+      const last = (await tx.get(this.lastStampStmt, messageId))?.last ?? 0;
+      await tx.run(this.insertStmt, messageId, emoji, userId, Math.max(Date.now(), last + 1));
+      return { action: "added", count: await this.count(tx, messageId, emoji) };
+    });
   }
 
   /** Removes the user's reaction; null when there was none, else the emoji's remaining count. */
   async remove(messageId: string, emoji: string, userId: string): Promise<number | null> {
-    return this.db.transaction(() => {
-      if (this.deleteStmt.run(messageId, emoji, userId).changes === 0) return null;
-      return this.count(messageId, emoji);
-    })();
+    return this.db.transaction(async (tx) => {
+      if ((await tx.run(this.deleteStmt, messageId, emoji, userId)) === 0) return null;
+      return this.count(tx, messageId, emoji);
+    });
   }
 
   /** Every reaction on the message, oldest first. */
   async list(messageId: string): Promise<ReactionUserRow[]> {
-    return this.listStmt.all(messageId);
+    return this.db.all(this.listStmt, messageId);
   }
 
-  private count(messageId: string, emoji: string): number {
-    return this.countStmt.get(messageId, emoji)?.n ?? 0;
-  }
-
-  private stamp(): number {
-    this.lastStamp = Math.max(Date.now(), this.lastStamp + 1);
-    return this.lastStamp;
+  private async count(tx: Transaction, messageId: string, emoji: string): Promise<number> {
+    return (await tx.get(this.countStmt, messageId, emoji))?.n ?? 0;
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export type ReportType = "message" | "user";
@@ -90,14 +90,14 @@ export class ReportsRepo {
       `${select} WHERE r.reporter_id = ? AND r.id < ? ORDER BY r.id DESC LIMIT ?`,
     );
     // Two statements, so a status filter walks reports_status and "all" walks the primary key.
-    this.listStmt = db.prepare<ReportRow, Record<string, string | number | null>>(
-      `${select} WHERE r.id < $before AND ($type IS NULL OR r.target_type = $type) ORDER BY r.id DESC LIMIT $limit`,
+    this.listStmt = db.prepare<ReportRow, [Record<string, string | number | null>]>(
+      `${select} WHERE r.id < $before AND (CAST($type AS TEXT) IS NULL OR r.target_type = $type) ORDER BY r.id DESC LIMIT $limit`,
     );
-    this.listByStatusStmt = db.prepare<ReportRow, Record<string, string | number | null>>(
-      `${select} WHERE r.status = $status AND r.id < $before AND ($type IS NULL OR r.target_type = $type)
+    this.listByStatusStmt = db.prepare<ReportRow, [Record<string, string | number | null>]>(
+      `${select} WHERE r.status = $status AND r.id < $before AND (CAST($type AS TEXT) IS NULL OR r.target_type = $type)
        ORDER BY r.id DESC LIMIT $limit`,
     );
-    this.resolveStmt = db.prepare<{ id: string }, Record<string, string | number | null>>(
+    this.resolveStmt = db.prepare<{ id: string }, [Record<string, string | number | null>]>(
       `UPDATE reports SET status = $status, action = $action, note = $note, resolved_by = $resolved_by, resolved_at = $now
        WHERE id = $id AND status = 'open' RETURNING id`,
     );
@@ -108,16 +108,17 @@ export class ReportsRepo {
 
   /** A channel or DM message by id, for a report to check and keep. */
   async message(id: string): Promise<ReportedMessage | null> {
-    return this.channelMessageStmt.get(id) ?? this.dmMessageStmt.get(id);
+    return (await this.db.get(this.channelMessageStmt, id)) ?? this.db.get(this.dmMessageStmt, id);
   }
 
   /** Files a report, unless the reporter already has an open one about this target (`created` false). */
   async file(report: NewReport): Promise<{ created: boolean; row: ReportRow }> {
-    return this.db.transaction(() => {
-      const open = this.openOneStmt.get(report.reporterId, report.type, report.targetId);
-      if (open) return { created: false, row: this.byIdStmt.get(open.id)! };
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`reports:${report.reporterId}`);
+      const open = await tx.get(this.openOneStmt, report.reporterId, report.type, report.targetId);
+      if (open) return { created: false, row: (await tx.get(this.byIdStmt, open.id))! };
       const id = Bun.randomUUIDv7();
-      this.insertStmt.run({
+      await tx.run(this.insertStmt, {
         id,
         reporter_id: report.reporterId,
         target_type: report.type,
@@ -131,21 +132,21 @@ export class ReportsRepo {
         reason: report.reason,
         now: nowSeconds(),
       });
-      return { created: true, row: this.byIdStmt.get(id)! };
-    })();
+      return { created: true, row: (await tx.get(this.byIdStmt, id))! };
+    });
   }
 
   async find(id: string): Promise<ReportRow | null> {
-    return this.byIdStmt.get(id);
+    return this.db.get(this.byIdStmt, id);
   }
 
   async byReporter(reporterId: string, before: string | null, limit: number): Promise<ReportRow[]> {
-    return this.byReporterStmt.all(reporterId, before ?? "\uffff", limit);
+    return this.db.all(this.byReporterStmt, reporterId, before ?? "\uffff", limit);
   }
 
   async list(filter: { status: ReportStatus | null; type: ReportType | null }, before: string | null, limit: number): Promise<ReportRow[]> {
     const params = { before: before ?? "\uffff", type: filter.type, limit };
-    return filter.status === null ? this.listStmt.all(params) : this.listByStatusStmt.all({ ...params, status: filter.status });
+    return filter.status === null ? this.db.all(this.listStmt, params) : this.db.all(this.listByStatusStmt, { ...params, status: filter.status });
   }
 
   /** Closes an open report; a report already closed is left as it is (`closed`). */
@@ -153,8 +154,8 @@ export class ReportsRepo {
     id: string,
     resolution: { status: Exclude<ReportStatus, "open">; action: string; note: string | null; resolvedBy: string },
   ): Promise<ResolveResult> {
-    return this.db.transaction((): ResolveResult => {
-      const done = this.resolveStmt.get({
+    return this.db.transaction(async (tx): Promise<ResolveResult> => {
+      const done = await tx.get(this.resolveStmt, {
         id,
         status: resolution.status,
         action: resolution.action,
@@ -162,14 +163,14 @@ export class ReportsRepo {
         resolved_by: resolution.resolvedBy,
         now: nowSeconds(),
       });
-      const row = this.byIdStmt.get(id);
+      const row = await tx.get(this.byIdStmt, id);
       if (!row) return { ok: false, reason: "not_found" };
       return done ? { ok: true, row } : { ok: false, reason: "closed" };
-    })();
+    });
   }
 
   /** Open reports about a user (their messages included). */
   async openAgainst(userId: string): Promise<number> {
-    return this.openAgainstStmt.get(userId)?.n ?? 0;
+    return (await this.db.get(this.openAgainstStmt, userId))?.n ?? 0;
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface RoleRow {
@@ -61,6 +61,7 @@ export class RolesRepo {
   private readonly assignStmt;
   private readonly unassignStmt;
   private readonly holdersStmt;
+  private readonly managedStmt;
 
   constructor(private readonly db: Database) {
     this.listStmt = db.prepare<RoleRow, [string]>("SELECT * FROM roles WHERE server_id = ? ORDER BY position DESC, id");
@@ -91,31 +92,35 @@ export class RolesRepo {
     // leaving or a role deleted meanwhile is a no-op rather than a constraint error.
     this.assignStmt = db.prepare<unknown, [string, string, string, string, string, string, string]>(
       `INSERT INTO member_roles (server_id, user_id, role_id)
-       SELECT ?, ?, ?
+       SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)
        WHERE EXISTS (SELECT 1 FROM server_members WHERE server_id = ? AND user_id = ?)
          AND EXISTS (SELECT 1 FROM roles WHERE id = ? AND server_id = ?)
        ON CONFLICT DO NOTHING`,
     );
     this.holdersStmt = db.prepare<{ user_id: string }, [string]>("SELECT user_id FROM member_roles WHERE role_id = ?");
     this.unassignStmt = db.prepare("DELETE FROM member_roles WHERE server_id = ? AND user_id = ? AND role_id = ?");
+    this.managedStmt = db.prepare<RoleRow, [string, string]>(
+      "SELECT * FROM roles WHERE server_id = ? AND managed_bot_id = ? ORDER BY created_at, id LIMIT 1",
+    );
   }
 
   /** Highest first, the default role last. */
   async list(serverId: string): Promise<RoleRow[]> {
-    return this.listStmt.all(serverId);
+    return this.db.all(this.listStmt, serverId);
   }
 
   async find(serverId: string, roleId: string): Promise<RoleRow | null> {
-    return this.findStmt.get(serverId, roleId);
+    return this.db.get(this.findStmt, serverId, roleId);
   }
 
   /** The new role, and the roles it pushed up when inserted below the top. */
   async create(role: NewRole): Promise<{ role: RoleRow; moved: MovedRole[] }> {
-    return this.db.transaction(() => {
-      const top = this.topStmt.get(role.serverId)?.top ?? 0;
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`roles:${role.serverId}`);
+      const top = (await tx.get(this.topStmt, role.serverId))?.top ?? 0;
       const position = role.position === undefined ? top + 1 : Math.min(Math.max(role.position, 1), top + 1);
-      const moved = this.shiftUpStmt.all(role.serverId, position).map((r) => ({ role: r, from: r.position - 1 }));
-      const row = this.insertStmt.get(
+      const moved = (await tx.all(this.shiftUpStmt, role.serverId, position)).map((r) => ({ role: r, from: r.position - 1 }));
+      const row = (await tx.get(this.insertStmt, 
         Bun.randomUUIDv7(),
         role.serverId,
         role.name,
@@ -125,24 +130,25 @@ export class RolesRepo {
         role.hoist ? 1 : 0,
         role.managedBotId ?? null,
         nowSeconds(),
-      )!;
+      ))!;
       return { role: row, moved };
-    })();
+    });
   }
 
   async update(serverId: string, roleId: string, changes: RoleChanges): Promise<RoleRow | null> {
     const hoist = changes.hoist === undefined ? null : changes.hoist ? 1 : 0;
-    return this.updateStmt.get(changes.name ?? null, changes.color ?? null, changes.permissions ?? null, hoist, serverId, roleId);
+    return this.db.get(this.updateStmt, changes.name ?? null, changes.color ?? null, changes.permissions ?? null, hoist, serverId, roleId);
   }
 
   /** Deletes a custom role (never the default one); the roles above it move down one. */
   async delete(serverId: string, roleId: string): Promise<{ role: RoleRow; moved: MovedRole[] } | null> {
-    return this.db.transaction(() => {
-      const role = this.deleteStmt.get(serverId, roleId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`roles:${serverId}`);
+      const role = await tx.get(this.deleteStmt, serverId, roleId);
       if (!role) return null;
-      const moved = this.shiftDownStmt.all(serverId, role.position).map((r) => ({ role: r, from: r.position + 1 }));
+      const moved = (await tx.all(this.shiftDownStmt, serverId, role.position)).map((r) => ({ role: r, from: r.position + 1 }));
       return { role, moved };
-    })();
+    });
   }
 
   /**
@@ -151,37 +157,38 @@ export class RolesRepo {
    * rolls nothing back because nothing was written yet. Answers the roles that moved.
    */
   async reorder(serverId: string, plan: (roles: RoleRow[]) => Map<string, number>): Promise<MovedRole[]> {
-    return this.db.transaction(() => {
-      const roles = this.listStmt.all(serverId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`roles:${serverId}`);
+      const roles = await tx.all(this.listStmt, serverId);
       const positions = plan(roles);
       const moved: MovedRole[] = [];
       for (const role of roles) {
         const position = positions.get(role.id);
         if (position === undefined || position === role.position || role.is_default) continue;
-        moved.push({ role: this.setPositionStmt.get(position, role.id)!, from: role.position });
+        moved.push({ role: (await tx.get(this.setPositionStmt, position, role.id))!, from: role.position });
       }
       return moved;
-    })();
+    });
   }
 
   /** The member's custom roles, highest first. */
   async ofMember(serverId: string, userId: string): Promise<RoleRow[]> {
-    return this.memberRolesStmt.all(serverId, userId);
+    return this.db.all(this.memberRolesStmt, serverId, userId);
   }
 
   /** Who holds the role. */
   async holders(roleId: string): Promise<string[]> {
-    return this.holdersStmt.all(roleId).map((r) => r.user_id);
+    return (await this.db.all(this.holdersStmt, roleId)).map((r) => r.user_id);
   }
 
   /** False when the member already held it (or is gone, or the role is). */
   async assign(serverId: string, userId: string, roleId: string): Promise<boolean> {
-    return this.assignStmt.run(serverId, userId, roleId, serverId, userId, roleId, serverId).changes > 0;
+    return (await this.db.run(this.assignStmt, serverId, userId, roleId, serverId, userId, roleId, serverId)) > 0;
   }
 
   /** False when the member did not hold it. */
   async unassign(serverId: string, userId: string, roleId: string): Promise<boolean> {
-    return this.unassignStmt.run(serverId, userId, roleId).changes > 0;
+    return (await this.db.run(this.unassignStmt, serverId, userId, roleId)) > 0;
   }
 
   /**
@@ -189,26 +196,23 @@ export class RolesRepo {
    * it has none: one transaction, so two concurrent adds never make two roles.
    */
   async upsertManaged(role: NewRole & { managedBotId: string }): Promise<{ role: RoleRow; before: RoleRow | null }> {
-    return this.db.transaction(() => {
-      const before = this.db
-        .query<RoleRow, [string, string]>("SELECT * FROM roles WHERE server_id = ? AND managed_bot_id = ? ORDER BY created_at, id LIMIT 1")
-        .get(role.serverId, role.managedBotId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`roles:${role.serverId}`);
+      const before = await tx.get(this.managedStmt, role.serverId, role.managedBotId);
       if (before) {
-        const row = this.updateStmt.get(null, null, role.permissions, null, role.serverId, before.id)!;
+        const row = (await tx.get(this.updateStmt, null, null, role.permissions, null, role.serverId, before.id))!;
         return { role: row, before };
       }
-      const top = this.topStmt.get(role.serverId)?.top ?? 0;
-      const inserted = this.insertStmt.get(
+      const top = (await tx.get(this.topStmt, role.serverId))?.top ?? 0;
+      const inserted = (await tx.get(this.insertStmt, 
         Bun.randomUUIDv7(), role.serverId, role.name, role.color, top + 1, role.permissions, role.hoist ? 1 : 0, role.managedBotId, nowSeconds(),
-      )!;
+      ))!;
       return { role: inserted, before: null };
-    })();
+    });
   }
 
   /** The bot's managed role in the server (the oldest, should there ever be two). */
   async findManaged(serverId: string, botUserId: string): Promise<RoleRow | null> {
-    return this.db
-      .query<RoleRow, [string, string]>("SELECT * FROM roles WHERE server_id = ? AND managed_bot_id = ? ORDER BY created_at, id LIMIT 1")
-      .get(serverId, botUserId);
+    return this.db.get(this.managedStmt, serverId, botUserId);
   }
 }

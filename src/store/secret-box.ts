@@ -1,5 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import type { Database } from "./database.ts";
 
 /** How a sealed value starts; anything else in a secret column is plaintext from before encryption. */
 const SEALED = "enc:v1:";
@@ -78,30 +78,37 @@ const KEY_CHECK_PLAINTEXT = "hearth secrets key check";
  * first time a key is used), or SecretsKeyError; then every secret still in plaintext (rows
  * written before encryption at rest) is sealed, in one transaction.
  */
-export function prepareSecrets(db: Database, box: SecretBox): void {
-  const check = db.query<{ sealed: string }, []>("SELECT sealed FROM secrets_key_check WHERE id = 1").get();
-  if (check) {
-    let opened: string | null = null;
-    try {
-      opened = box.open(check.sealed, KEY_CHECK_CONTEXT);
-    } catch {
-      // answered below
+export async function prepareSecrets(db: Database, box: SecretBox): Promise<void> {
+  const readCheck = db.prepare<{ sealed: string }, []>("SELECT sealed FROM secrets_key_check WHERE id = 1");
+  const writeCheck = db.prepare("INSERT INTO secrets_key_check (id, sealed) VALUES (1, ?)");
+  const columns = SECRET_COLUMNS.map(({ table, column, context }) => ({
+    context,
+    plain: db.prepare<{ id: string; value: string }, []>(
+      `SELECT id, ${column} AS value FROM ${table} WHERE ${column} IS NOT NULL AND substr(${column}, 1, 7) != 'enc:v1:'`,
+    ),
+    update: db.prepare(`UPDATE ${table} SET ${column} = ? WHERE id = ?`),
+  }));
+  await db.transaction(async (tx) => {
+    // Several processes may start at once on one PostgreSQL.
+    await tx.lock("secrets");
+    const check = await tx.get(readCheck);
+    if (check) {
+      let opened: string | null = null;
+      try {
+        opened = box.open(check.sealed, KEY_CHECK_CONTEXT);
+      } catch {
+        // answered below
+      }
+      if (opened !== KEY_CHECK_PLAINTEXT) {
+        throw new SecretsKeyError(
+          "The secrets key does not match the key this database's secrets were encrypted with. " +
+            "Start with the original key (SECRETS_KEY, or the secrets.key file kept with the data); see docs/operations.md#secrets-at-rest.",
+        );
+      }
     }
-    if (opened !== KEY_CHECK_PLAINTEXT) {
-      throw new SecretsKeyError(
-        "The secrets key does not match the key this database's secrets were encrypted with. " +
-          "Start with the original key (SECRETS_KEY, or the secrets.key file kept with the data); see docs/operations.md#secrets-at-rest.",
-      );
+    if (!check) await tx.run(writeCheck, box.seal(KEY_CHECK_PLAINTEXT, KEY_CHECK_CONTEXT));
+    for (const { context, plain, update } of columns) {
+      for (const row of await tx.all(plain)) await tx.run(update, box.seal(row.value, secretContext(context, row.id)), row.id);
     }
-  }
-  db.transaction(() => {
-    if (!check) db.query("INSERT INTO secrets_key_check (id, sealed) VALUES (1, ?)").run(box.seal(KEY_CHECK_PLAINTEXT, KEY_CHECK_CONTEXT));
-    for (const { table, column, context } of SECRET_COLUMNS) {
-      const plain = db
-        .query<{ id: string; value: string }, []>(`SELECT id, ${column} AS value FROM ${table} WHERE ${column} IS NOT NULL AND substr(${column}, 1, 7) != 'enc:v1:'`)
-        .all();
-      const update = db.query(`UPDATE ${table} SET ${column} = ? WHERE id = ?`);
-      for (const row of plain) update.run(box.seal(row.value, secretContext(context, row.id)), row.id);
-    }
-  })();
+  });
 }

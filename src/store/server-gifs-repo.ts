@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { containsPattern } from "./like.ts";
 import { nowSeconds } from "./time.ts";
 
@@ -40,14 +40,14 @@ export class ServerGifsRepo {
        VALUES ($id, $server_id, $name, $kind, $file_path, $mime_type, $size, $uploaded_by, $now)`,
     );
     this.deleteStmt = db.prepare("DELETE FROM server_gifs WHERE id = ? AND server_id = ?");
-    this.searchStmt = db.prepare<ServerGifRow & { server_name: string; sort_name: string }, Record<string, string | number | null>>(
+    this.searchStmt = db.prepare<ServerGifRow & { server_name: string; sort_name: string }, [Record<string, string | number | null>]>(
       `SELECT g.*, u.username AS uploaded_by_username, s.name AS server_name, lower(g.name) AS sort_name
        FROM server_members m JOIN server_gifs g ON g.server_id = m.server_id JOIN servers s ON s.id = g.server_id
          LEFT JOIN users u ON u.id = g.uploaded_by
        WHERE m.user_id = $user_id
-         AND ($q IS NULL OR g.name LIKE $q ESCAPE '\\')
-         AND ($kind IS NULL OR g.kind = $kind)
-         AND ($after_name IS NULL OR (lower(g.name), g.id) > ($after_name, $after_id))
+         AND (CAST($q AS TEXT) IS NULL OR lower(g.name) LIKE lower($q) ESCAPE '\\')
+         AND (CAST($kind AS TEXT) IS NULL OR g.kind = $kind)
+         AND (CAST($after_name AS TEXT) IS NULL OR (lower(g.name), g.id) > ($after_name, $after_id))
        ORDER BY lower(g.name), g.id LIMIT $limit`,
     );
   }
@@ -59,7 +59,7 @@ export class ServerGifsRepo {
     after: GifCursor | null,
     limit: number,
   ): Promise<(ServerGifRow & { server_name: string; sort_name: string })[]> {
-    return this.searchStmt.all({
+    return this.db.all(this.searchStmt, {
       user_id: userId,
       q: filter.q === null ? null : containsPattern(filter.q),
       kind: filter.kind,
@@ -70,11 +70,11 @@ export class ServerGifsRepo {
   }
 
   async list(serverId: string): Promise<ServerGifRow[]> {
-    return this.listStmt.all(serverId);
+    return this.db.all(this.listStmt, serverId);
   }
 
   async find(serverId: string, id: string): Promise<ServerGifRow | null> {
-    return this.byIdStmt.get(id, serverId);
+    return this.db.get(this.byIdStmt, id, serverId);
   }
 
   /** Adds one unless the server already has `max`: the cap is checked and written in one transaction. */
@@ -82,15 +82,16 @@ export class ServerGifsRepo {
     gif: Omit<ServerGifRow, "id" | "created_at" | "uploaded_by_username">,
     max: number,
   ): Promise<ServerGifRow | null> {
-    return this.db.transaction(() => {
-      if ((this.countStmt.get(gif.server_id)?.n ?? 0) >= max) return null;
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`server-gifs:${gif.server_id}`);
+      if (((await tx.get(this.countStmt, gif.server_id))?.n ?? 0) >= max) return null;
       const id = Bun.randomUUIDv7();
-      this.insertStmt.run({ ...gif, id, now: nowSeconds() });
-      return this.byIdStmt.get(id, gif.server_id);
-    })();
+      await tx.run(this.insertStmt, { ...gif, id, now: nowSeconds() });
+      return tx.get(this.byIdStmt, id, gif.server_id);
+    });
   }
 
   async remove(serverId: string, id: string): Promise<boolean> {
-    return this.deleteStmt.run(id, serverId).changes > 0;
+    return (await this.db.run(this.deleteStmt, id, serverId)) > 0;
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface ServerRow {
@@ -49,7 +49,7 @@ export class ServersRepo {
       `SELECT s.* FROM server_members m JOIN servers s ON s.id = m.server_id
        WHERE m.user_id = ? ORDER BY m.list_position, m.joined_at, s.id`,
     );
-    this.insertServer = db.prepare<ServerRow, Record<string, string | number>>(
+    this.insertServer = db.prepare<ServerRow, [Record<string, string | number>]>(
       `INSERT INTO servers (id, name, description, owner_id, created_at, updated_at)
        VALUES ($id, $name, $description, $owner_id, $now, $now) RETURNING *`,
     );
@@ -69,9 +69,9 @@ export class ServersRepo {
     this.nextListPosition = db.prepare<{ next: number }, [string]>(
       "SELECT coalesce(max(list_position) + 1, 0) AS next FROM server_members WHERE user_id = ?",
     );
-    this.updateStmt = db.prepare<ServerRow, Record<string, string | number | null>>(
+    this.updateStmt = db.prepare<ServerRow, [Record<string, string | number | null>]>(
       `UPDATE servers SET name = coalesce($name, name), description = coalesce($description, description),
-         banner_offset = coalesce($banner_offset, banner_offset), settings = coalesce($settings, settings),
+         banner_offset = coalesce($banner_offset, banner_offset), settings = coalesce(${db.dialect.json("$settings")}, settings),
          updated_at = $now
        WHERE id = $id RETURNING *`,
     );
@@ -81,9 +81,9 @@ export class ServersRepo {
     this.setVanityStmt = db.prepare<ServerRow, [string | null, number, string]>(
       "UPDATE servers SET vanity_code = ?, updated_at = ? WHERE id = ? RETURNING *",
     );
-    this.vanityOwner = db.prepare<{ id: string }, [string]>("SELECT id FROM servers WHERE vanity_code = ? COLLATE NOCASE");
+    this.vanityOwner = db.prepare<{ id: string }, [string]>(`SELECT id FROM servers WHERE vanity_code = ?${db.dialect.nocase}`);
     this.setListPosition = db.prepare("UPDATE server_members SET list_position = ? WHERE user_id = ? AND server_id = ?");
-    this.filesStmt = db.prepare<{ path: string }, Record<string, string>>(
+    this.filesStmt = db.prepare<{ path: string }, [Record<string, string>]>(
       `SELECT icon AS path FROM servers WHERE id = $id AND icon IS NOT NULL
        UNION ALL SELECT banner FROM servers WHERE id = $id AND banner IS NOT NULL
        UNION ALL SELECT a.filename FROM attachments a JOIN messages m ON m.id = a.message_id WHERE m.server_id = $id
@@ -94,11 +94,11 @@ export class ServersRepo {
   }
 
   async findById(id: string): Promise<ServerRow | null> {
-    return this.byId.get(id);
+    return this.db.get(this.byId, id);
   }
 
   async listForUser(userId: string): Promise<ServerRow[]> {
-    return this.forUser.all(userId);
+    return this.db.all(this.forUser, userId);
   }
 
   /**
@@ -106,28 +106,29 @@ export class ServersRepo {
    * membership and the primary invite.
    */
   async create(server: NewServer): Promise<ServerRow> {
-    return this.db.transaction(() => {
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`server-list:${server.ownerId}`);
       const now = nowSeconds();
-      const row = this.insertServer.get({
+      const row = (await tx.get(this.insertServer, {
         id: Bun.randomUUIDv7(),
         name: server.name,
         description: server.description,
         owner_id: server.ownerId,
         now,
-      })!;
-      this.insertRole.run(Bun.randomUUIDv7(), row.id, server.everyonePermissions, now);
-      this.insertChannel.run(Bun.randomUUIDv7(), row.id, now);
-      this.insertMember.run(row.id, server.ownerId, this.nextListPosition.get(server.ownerId)?.next ?? 0, now);
-      this.insertInvite.run(Bun.randomUUIDv7(), row.id, server.primaryInviteCode, server.ownerId, now);
+      }))!;
+      await tx.run(this.insertRole, Bun.randomUUIDv7(), row.id, server.everyonePermissions, now);
+      await tx.run(this.insertChannel, Bun.randomUUIDv7(), row.id, now);
+      await tx.run(this.insertMember, row.id, server.ownerId, (await tx.get(this.nextListPosition, server.ownerId))?.next ?? 0, now);
+      await tx.run(this.insertInvite, Bun.randomUUIDv7(), row.id, server.primaryInviteCode, server.ownerId, now);
       return row;
-    })();
+    });
   }
 
   async update(
     id: string,
     changes: { name?: string; description?: string; banner_offset?: number; settings?: string },
   ): Promise<ServerRow | null> {
-    return this.updateStmt.get({
+    return this.db.get(this.updateStmt, {
       id,
       name: changes.name ?? null,
       description: changes.description ?? null,
@@ -138,38 +139,40 @@ export class ServersRepo {
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.deleteStmt.run(id).changes > 0;
+    return (await this.db.run(this.deleteStmt, id)) > 0;
   }
 
   /** Stores a new icon or banner path and returns the one it replaced. */
   async replaceImage(id: string, kind: "icon" | "banner", path: string | null): Promise<string | null> {
-    return this.db.transaction(() => {
-      const before = this.byId.get(id);
-      (kind === "icon" ? this.setIcon : this.setBanner).run(path, nowSeconds(), id);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`server-images:${id}`);
+      const before = await tx.get(this.byId, id);
+      await tx.run(kind === "icon" ? this.setIcon : this.setBanner, path, nowSeconds(), id);
       return before ? before[kind] : null;
-    })();
+    });
   }
 
   /** Sets (or clears) the vanity code; false when another server has it. */
   async setVanity(id: string, code: string | null): Promise<ServerRow | false | null> {
-    return this.db.transaction(() => {
+    return this.db.transaction(async (tx) => {
+      await tx.lock("vanity-codes");
       if (code !== null) {
-        const owner = this.vanityOwner.get(code);
+        const owner = await tx.get(this.vanityOwner, code);
         if (owner && owner.id !== id) return false;
       }
-      return this.setVanityStmt.get(code, nowSeconds(), id);
-    })();
+      return tx.get(this.setVanityStmt, code, nowSeconds(), id);
+    });
   }
 
   /** Every stored file the server owns (images, attachments, GIFs, emojis, sounds): removed with it. */
   async files(id: string): Promise<string[]> {
-    return this.filesStmt.all({ id }).map((row) => row.path);
+    return (await this.db.all(this.filesStmt, { id })).map((row) => row.path);
   }
 
   /** The caller's server list order: the given ids first, in order. */
   async reorderForUser(userId: string, serverIds: string[]): Promise<void> {
-    this.db.transaction(() => {
-      serverIds.forEach((serverId, index) => this.setListPosition.run(index, userId, serverId));
-    })();
+    await this.db.transaction(async (tx) => {
+      for (const [index, serverId] of serverIds.entries()) await tx.run(this.setListPosition, index, userId, serverId);
+    });
   }
 }

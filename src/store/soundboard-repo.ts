@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 /** A stored soundboard sound, as the `soundboard_sounds` table holds it. */
@@ -82,10 +82,11 @@ export class SoundboardRepo {
 
   /** Stores the sound unless the server already holds `maxPerServer` (then null), in one transaction. */
   async create(sound: NewSound, maxPerServer: number): Promise<SoundRow | null> {
-    return this.db.transaction(() => {
-      if ((this.countOfServer.get(sound.serverId)?.n ?? 0) >= maxPerServer) return null;
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`sounds:${sound.serverId}`);
+      if (((await tx.get(this.countOfServer, sound.serverId))?.n ?? 0) >= maxPerServer) return null;
       const id = Bun.randomUUIDv7();
-      this.insertStmt.run({
+      await tx.run(this.insertStmt, {
         id,
         server_id: sound.serverId,
         name: sound.name,
@@ -97,28 +98,28 @@ export class SoundboardRepo {
         uploaded_by: sound.uploadedBy,
         now: nowSeconds(),
       });
-      return this.rowById.get(id)!;
-    })();
+      return (await tx.get(this.rowById, id))!;
+    });
   }
 
   /** Any sound by id (play looks it up before knowing its server). */
   async findRow(id: string): Promise<SoundRow | null> {
-    return this.rowById.get(id);
+    return this.db.get(this.rowById, id);
   }
 
   /** One sound of one server, with its uploader's username; null when it is not that server's. */
   async findInServer(serverId: string, id: string): Promise<SoundView | null> {
-    return this.viewById.get(id, serverId);
+    return this.db.get(this.viewById, id, serverId);
   }
 
   /** A server's sounds, oldest first. */
   async list(serverId: string): Promise<SoundView[]> {
-    return this.listOfServer.all(serverId);
+    return this.db.all(this.listOfServer, serverId);
   }
 
   /** Every sound of every server the user belongs to, each with its server's name. */
   async listForUser(userId: string): Promise<SoundWithServer[]> {
-    return this.listOfUser.all(userId);
+    return this.db.all(this.listOfUser, userId);
   }
 
   /**
@@ -126,10 +127,11 @@ export class SoundboardRepo {
    * file, when replaced, is the caller's to remove), or null when the server has no such sound.
    */
   async update(serverId: string, id: string, changes: SoundChanges): Promise<{ before: SoundRow; after: SoundView } | null> {
-    return this.db.transaction(() => {
-      const before = this.rowById.get(id);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`sound:${id}`);
+      const before = await tx.get(this.rowById, id);
       if (!before || before.server_id !== serverId) return null;
-      this.updateStmt.run({
+      await tx.run(this.updateStmt, {
         id,
         server_id: serverId,
         name: changes.name ?? before.name,
@@ -139,12 +141,12 @@ export class SoundboardRepo {
         mime_type: changes.file?.mimeType ?? before.mime_type,
         size: changes.file?.size ?? before.size,
       });
-      return { before, after: this.viewById.get(id, serverId)! };
-    })();
+      return { before, after: (await tx.get(this.viewById, id, serverId))! };
+    });
   }
 
   /** Deletes one sound of one server and returns it (its file is the caller's to remove), or null. */
   async deleteFromServer(serverId: string, id: string): Promise<SoundRow | null> {
-    return this.deleteReturning.get(id, serverId);
+    return this.db.get(this.deleteReturning, id, serverId);
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 
 export interface PlatformCounts {
   users: number;
@@ -11,13 +11,13 @@ export interface PlatformCounts {
 export class StatsRepo {
   private readonly counters;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.counters = db.prepare<{ name: string; value: number }, []>("SELECT name, value FROM platform_counters");
   }
 
   async counts(): Promise<PlatformCounts> {
     const counts: PlatformCounts = { users: 0, bots: 0, servers: 0, messages: 0 };
-    for (const { name, value } of this.counters.all()) {
+    for (const { name, value } of await this.db.all(this.counters)) {
       if (name in counts) counts[name as keyof PlatformCounts] = value;
     }
     return counts;

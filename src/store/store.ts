@@ -1,5 +1,9 @@
-import type { Database } from "bun:sqlite";
-import { openDatabase, migrate } from "./database.ts";
+import type { Database } from "./database.ts";
+import { migrate } from "./migrate.ts";
+import { SqliteDatabase } from "./sqlite/sqlite-database.ts";
+import { migrations as sqliteMigrations } from "./sqlite/migrations.ts";
+import { PostgresDatabase } from "./postgres/postgres-database.ts";
+import { migrations as postgresMigrations } from "./postgres/migrations.ts";
 import { UsersRepo } from "./users-repo.ts";
 import { UserSettingsRepo } from "./user-settings-repo.ts";
 import { StatsRepo } from "./stats-repo.ts";
@@ -33,21 +37,43 @@ import { WriteBatch } from "./write-batch.ts";
 import { prepareSecrets, SecretBox } from "./secret-box.ts";
 
 /** Every repository, over one database. The only place SQL lives. */
-export type Store = ReturnType<typeof createStore>;
+export type Store = Awaited<ReturnType<typeof createStore>>;
+
+/** A `postgres://` or `postgresql://` URL names a PostgreSQL database; anything else is an SQLite file (or `:memory:`). */
+export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
+
+/** The database at `location` (see isPostgresUrl), connected, not yet migrated. */
+export async function openDatabase(location: string): Promise<Database> {
+  return isPostgresUrl(location) ? PostgresDatabase.connect(location) : SqliteDatabase.open(location);
+}
+
+/** The schema of that database's kind: both lists have the same versions. */
+export const migrationsOf = (db: Database) => (db.dialect.name === "postgres" ? postgresMigrations : sqliteMigrations);
+
+/** Opens (or creates) the database at `location` and brings its schema up to date. */
+export async function openMigratedDatabase(location: string): Promise<Database> {
+  const db = await openDatabase(location);
+  try {
+    await migrate(db, migrationsOf(db));
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
+}
 
 /**
- * Opens (or creates) the database, migrates it, and checks `secretsKey` (32 bytes) against the
- * secrets it holds, sealing any left in plaintext: SecretsKeyError when the key is not the one
- * they were sealed with.
+ * Opens (or creates) the database at `location` (an SQLite file, `:memory:`, or a PostgreSQL
+ * URL), migrates it, and checks `secretsKey` (32 bytes) against the secrets it holds, sealing any
+ * left in plaintext: SecretsKeyError when the key is not the one they were sealed with.
  */
-export function createStore(databaseFile: string, secretsKey: Uint8Array) {
-  const db: Database = openDatabase(databaseFile);
+export async function createStore(location: string, secretsKey: Uint8Array) {
   const secrets = new SecretBox(secretsKey);
+  const db = await openMigratedDatabase(location);
   try {
-    migrate(db);
-    prepareSecrets(db, secrets);
+    await prepareSecrets(db, secrets);
   } catch (error) {
-    db.close();
+    await db.close();
     throw error;
   }
   // Group commit for message sends, channel and DM: one per connection (src/store/write-batch.ts).
@@ -84,14 +110,17 @@ export function createStore(databaseFile: string, secretsKey: Uint8Array) {
     reports: new ReportsRepo(db),
     /** The group commit shared by message sends (its counters show how sends were grouped). */
     writes: writes as Pick<WriteBatch, "transactions" | "pending">,
-    close(): void {
-      // Sends still queued are committed (and answered) first; a clean close then
-      // checkpoints the WAL so the file is complete on its own.
+    /** The database itself, for the host's commands (backup, copy) and tests. */
+    db,
+    /**
+     * Sends still queued are committed (and answered) first; then the database closes (SQLite
+     * checkpoints the WAL so the file is complete on its own).
+     */
+    async close(): Promise<void> {
       try {
-        writes.flush();
-        db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        await writes.drain();
       } finally {
-        db.close();
+        await db.close();
       }
     },
   };

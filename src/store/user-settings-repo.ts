@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export type MessageNotificationLevel = "all" | "mentions" | "none";
@@ -73,7 +73,7 @@ export class UserSettingsRepo {
     this.listConnectionsStmt = db.prepare<ConnectionRow, [string]>(
       "SELECT * FROM user_connections WHERE user_id = ? ORDER BY id",
     );
-    this.insertConnection = db.prepare<ConnectionRow, Record<string, string | number | null>>(
+    this.insertConnection = db.prepare<ConnectionRow, [Record<string, string | number | null>]>(
       `INSERT INTO user_connections (id, user_id, type, name, url, visible, created_at)
        VALUES ($id, $user_id, $type, $name, $url, $visible, $now) RETURNING *`,
     );
@@ -93,16 +93,17 @@ export class UserSettingsRepo {
   }
 
   async notificationSettings(userId: string): Promise<NotificationSettings> {
-    const row = this.getNotifications.get(userId);
+    const row = await this.db.get(this.getNotifications, userId);
     return row ? fromNotificationRow(row) : { ...DEFAULT_NOTIFICATION_SETTINGS };
   }
 
   /** Merges the given fields into the stored (or default) settings, atomically. */
   async updateNotificationSettings(userId: string, changes: Partial<NotificationSettings>): Promise<NotificationSettings> {
-    return this.db.transaction(() => {
-      const current = this.getNotifications.get(userId);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`user-settings:${userId}`);
+      const current = await tx.get(this.getNotifications, userId);
       const next = { ...(current ? fromNotificationRow(current) : DEFAULT_NOTIFICATION_SETTINGS), ...changes };
-      this.upsertNotifications.run({
+      await tx.run(this.upsertNotifications, {
         user_id: userId,
         message_notifications: next.message_notifications,
         dm_notifications: next.dm_notifications ? 1 : 0,
@@ -112,11 +113,11 @@ export class UserSettingsRepo {
         now: nowSeconds(),
       });
       return next;
-    })();
+    });
   }
 
   async listConnections(userId: string): Promise<ConnectionRow[]> {
-    return this.listConnectionsStmt.all(userId);
+    return this.db.all(this.listConnectionsStmt, userId);
   }
 
   /** Adds a connection unless the user already has `max`; null when full. */
@@ -125,9 +126,10 @@ export class UserSettingsRepo {
     connection: { type: string; name: string; url: string | null; visible: boolean },
     max: number,
   ): Promise<ConnectionRow | null> {
-    return this.db.transaction(() => {
-      if ((this.countConnections.get(userId)?.n ?? 0) >= max) return null;
-      return this.insertConnection.get({
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`user-settings:${userId}`);
+      if (((await tx.get(this.countConnections, userId))?.n ?? 0) >= max) return null;
+      return tx.get(this.insertConnection, {
         id: Bun.randomUUIDv7(),
         user_id: userId,
         type: connection.type,
@@ -136,24 +138,24 @@ export class UserSettingsRepo {
         visible: connection.visible ? 1 : 0,
         now: nowSeconds(),
       });
-    })();
+    });
   }
 
   async removeConnection(userId: string, connectionId: string): Promise<boolean> {
-    return this.deleteConnectionStmt.run(connectionId, userId).changes > 0;
+    return (await this.db.run(this.deleteConnectionStmt, connectionId, userId)) > 0;
   }
 
   async listMutedUsers(userId: string): Promise<MutedUserRow[]> {
-    return this.listMutedStmt.all(userId);
+    return this.db.all(this.listMutedStmt, userId);
   }
 
   /** True when the mute is new. */
   async muteUser(userId: string, targetId: string): Promise<boolean> {
-    return this.insertMute.run(userId, targetId, nowSeconds()).changes > 0;
+    return (await this.db.run(this.insertMute, userId, targetId, nowSeconds())) > 0;
   }
 
   async unmuteUser(userId: string, targetId: string): Promise<boolean> {
-    return this.deleteMute.run(userId, targetId).changes > 0;
+    return (await this.db.run(this.deleteMute, userId, targetId)) > 0;
   }
 }
 

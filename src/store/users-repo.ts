@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import type { PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
 import { secretContext, type SecretBox } from "./secret-box.ts";
@@ -71,21 +71,22 @@ export class UsersRepo {
     private readonly db: Database,
     private readonly secrets: SecretBox,
   ) {
+    const { nocase } = db.dialect;
     this.byId = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE id = ?");
-    this.byLogin = db.prepare<UserRow, { login: string }>(
-      "SELECT * FROM users WHERE is_bot = 0 AND (email = $login COLLATE NOCASE OR username = $login COLLATE NOCASE) LIMIT 1",
+    this.byLogin = db.prepare<UserRow, [{ login: string }]>(
+      `SELECT * FROM users WHERE is_bot = 0 AND (email = $login${nocase} OR username = $login${nocase}) LIMIT 1`,
     );
     this.usernameOwner = db.prepare<{ id: string }, [string]>(
-      "SELECT id FROM users WHERE is_bot = 0 AND username = ? COLLATE NOCASE",
+      `SELECT id FROM users WHERE is_bot = 0 AND username = ?${nocase}`,
     );
-    this.emailOwner = db.prepare<{ id: string }, [string]>("SELECT id FROM users WHERE email = ? COLLATE NOCASE");
-    this.insert = db.prepare<UserRow, Record<string, string | number | null>>(
+    this.emailOwner = db.prepare<{ id: string }, [string]>(`SELECT id FROM users WHERE email = ?${nocase}`);
+    this.insert = db.prepare<UserRow, [Record<string, string | number | null>]>(
       // The first human account is a platform administrator.
       `INSERT INTO users (id, username, email, password_hash, is_bot, platform_admin, created_at, updated_at)
        VALUES ($id, $username, $email, $password_hash, $is_bot,
-         $is_bot = 0 AND NOT EXISTS (SELECT 1 FROM users WHERE is_bot = 0), $now, $now) RETURNING *`,
+         CASE WHEN $is_bot = 0 AND NOT EXISTS (SELECT 1 FROM users WHERE is_bot = 0) THEN 1 ELSE 0 END, $now, $now) RETURNING *`,
     );
-    this.updateProfileStmt = db.prepare<UserRow, Record<string, string | number | null>>(
+    this.updateProfileStmt = db.prepare<UserRow, [Record<string, string | number | null>]>(
       `UPDATE users SET username = coalesce($username, username), bio = coalesce($bio, bio),
          banner_offset = coalesce($banner_offset, banner_offset), updated_at = $now
        WHERE id = $id RETURNING *`,
@@ -116,19 +117,21 @@ export class UsersRepo {
   }
 
   async findById(id: string): Promise<UserRow | null> {
-    return this.byId.get(id);
+    return this.db.get(this.byId, id);
   }
 
   /** A human account by email or username, case-insensitively. */
   async findByLogin(login: string): Promise<UserRow | null> {
-    return this.byLogin.get({ login });
+    return this.db.get(this.byLogin, { login });
   }
 
   async create(user: NewUser): Promise<WriteResult> {
-    return this.db.transaction((): WriteResult => {
-      if (!user.isBot && this.usernameOwner.get(user.username)) return { ok: false, taken: "username" };
-      if (user.email !== null && this.emailOwner.get(user.email)) return { ok: false, taken: "email" };
-      const row = this.insert.get({
+    return this.db.transaction(async (tx): Promise<WriteResult> => {
+      // One lock for every write of usernames and emails, and for "the first human account".
+      await tx.lock("users");
+      if (!user.isBot && await tx.get(this.usernameOwner, user.username)) return { ok: false, taken: "username" };
+      if (user.email !== null && await tx.get(this.emailOwner, user.email)) return { ok: false, taken: "email" };
+      const row = await tx.get(this.insert, {
         id: Bun.randomUUIDv7(),
         username: user.username,
         email: user.email,
@@ -137,17 +140,18 @@ export class UsersRepo {
         now: nowSeconds(),
       });
       return { ok: true, user: row! };
-    })();
+    });
   }
 
   /** Applies the given profile fields; a username taken by someone else is reported, not written. */
   async updateProfile(id: string, changes: ProfileChanges): Promise<WriteResult | null> {
-    return this.db.transaction((): WriteResult | null => {
+    return this.db.transaction(async (tx): Promise<WriteResult | null> => {
+      await tx.lock("users");
       if (changes.username !== undefined) {
-        const owner = this.usernameOwner.get(changes.username);
+        const owner = await tx.get(this.usernameOwner, changes.username);
         if (owner && owner.id !== id) return { ok: false, taken: "username" };
       }
-      const row = this.updateProfileStmt.get({
+      const row = await tx.get(this.updateProfileStmt, {
         id,
         username: changes.username ?? null,
         bio: changes.bio ?? null,
@@ -155,25 +159,26 @@ export class UsersRepo {
         now: nowSeconds(),
       });
       return row ? { ok: true, user: row } : null;
-    })();
+    });
   }
 
   /** Sets the hash and bumps the token version, so every older token stops working. */
   async setPassword(id: string, passwordHash: string): Promise<UserRow | null> {
-    return this.setPasswordStmt.get(passwordHash, nowSeconds(), id);
+    return this.db.get(this.setPasswordStmt, passwordHash, nowSeconds(), id);
   }
 
   /** Stores a new image path and returns the one it replaced (for the caller to delete). */
   async replaceImage(id: string, kind: "avatar" | "banner", path: string | null): Promise<string | null> {
-    return this.db.transaction(() => {
-      const before = this.byId.get(id);
-      this.setImageStmt[kind].run(path, nowSeconds(), id);
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`user-images:${id}`);
+      const before = await tx.get(this.byId, id);
+      await tx.run(this.setImageStmt[kind], path, nowSeconds(), id);
       return before ? before[kind] : null;
-    })();
+    });
   }
 
   async setPendingTotpSecret(id: string, secret: string | null): Promise<UserRow | null> {
-    return this.setPendingTotp.get(this.secrets.sealNullable(secret, secretContext("users.totp", id)), nowSeconds(), id);
+    return this.db.get(this.setPendingTotp, this.secrets.sealNullable(secret, secretContext("users.totp", id)), nowSeconds(), id);
   }
 
   /** The cleartext of a user row's TOTP secrets (the row holds them sealed). */
@@ -184,30 +189,30 @@ export class UsersRepo {
 
   /** Promotes the pending secret; null when there was none. */
   async enableTotp(id: string): Promise<UserRow | null> {
-    return this.enableTotpStmt.get(nowSeconds(), id);
+    return this.db.get(this.enableTotpStmt, nowSeconds(), id);
   }
 
   async disableTotp(id: string): Promise<UserRow | null> {
-    return this.disableTotpStmt.get(nowSeconds(), id);
+    return this.db.get(this.disableTotpStmt, nowSeconds(), id);
   }
 
   /** The presence others see (online while connected, offline otherwise). */
   async setStatus(id: string, status: PresenceStatus): Promise<void> {
-    this.setStatusStmt.run(status, id);
+    await this.db.run(this.setStatusStmt, status, id);
   }
 
   /** The status the user chose, and the one shown now. */
   async setPreferredStatus(id: string, preferred: PresenceStatus, shown: PresenceStatus): Promise<void> {
-    this.setPreferredStmt.run(preferred, shown, id);
+    await this.db.run(this.setPreferredStmt, preferred, shown, id);
   }
 
   /** The premium flag (administrators set it: docs/admin.md). Null if there is no such user. */
   async setPremium(id: string, premium: boolean): Promise<UserRow | null> {
-    return this.setPremiumStmt.get(premium ? 1 : 0, nowSeconds(), id);
+    return this.db.get(this.setPremiumStmt, premium ? 1 : 0, nowSeconds(), id);
   }
 
   /** At start nobody is connected. */
   async markEveryoneOffline(): Promise<void> {
-    this.resetStatuses.run();
+    await this.db.run(this.resetStatuses);
   }
 }

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 import { secretContext, type SecretBox } from "./secret-box.ts";
 
@@ -41,7 +41,7 @@ export class WebhooksRepo {
   private readonly deleteStmt;
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly secrets: SecretBox,
   ) {
     this.byId = db.prepare<WebhookRow, [string]>(`${SELECT} WHERE w.id = ?`);
@@ -56,11 +56,11 @@ export class WebhooksRepo {
   }
 
   async find(id: string): Promise<WebhookRow | null> {
-    return this.open(this.byId.get(id));
+    return this.open(await this.db.get(this.byId, id));
   }
 
   async listByChannel(channelId: string): Promise<WebhookRow[]> {
-    return this.ofChannel.all(channelId).map((row) => this.open(row)!);
+    return (await this.db.all(this.ofChannel, channelId)).map((row) => this.open(row)!);
   }
 
   /** A row as the domain sees it: the token in clear (it is stored sealed). */
@@ -70,7 +70,7 @@ export class WebhooksRepo {
 
   async insert(webhook: NewWebhook): Promise<WebhookRow> {
     const id = Bun.randomUUIDv7();
-    this.insertStmt.run({
+    await this.db.run(this.insertStmt, {
       id,
       channel_id: webhook.channelId,
       server_id: webhook.serverId,
@@ -80,22 +80,22 @@ export class WebhooksRepo {
       created_by: webhook.createdBy,
       now: nowSeconds(),
     });
-    return this.open(this.byId.get(id))!;
+    return this.open(await this.db.get(this.byId, id))!;
   }
 
   /** The updated row, or null when it is gone. */
   async update(id: string, name: string, avatar: string | null): Promise<WebhookRow | null> {
-    if (this.updateStmt.run(name, avatar, nowSeconds(), id).changes === 0) return null;
-    return this.open(this.byId.get(id));
+    if ((await this.db.run(this.updateStmt, name, avatar, nowSeconds(), id)) === 0) return null;
+    return this.open(await this.db.get(this.byId, id));
   }
 
   /** Replaces the token (the old one stops working at once); null when the webhook is gone. */
   async setToken(id: string, token: string): Promise<WebhookRow | null> {
-    if (this.tokenStmt.run(this.secrets.seal(token, secretContext("webhooks.token", id)), nowSeconds(), id).changes === 0) return null;
-    return this.open(this.byId.get(id));
+    if ((await this.db.run(this.tokenStmt, this.secrets.seal(token, secretContext("webhooks.token", id)), nowSeconds(), id)) === 0) return null;
+    return this.open(await this.db.get(this.byId, id));
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.deleteStmt.run(id).changes > 0;
+    return (await this.db.run(this.deleteStmt, id)) > 0;
   }
 }

@@ -1,52 +1,46 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database, Transaction } from "./database.ts";
+import { isRetryable } from "./retry.ts";
 
 /** Writes committed in one transaction at most. */
 export const MAX_BATCH_ITEMS = 256;
 
 interface Item {
-  work: () => unknown;
+  work: (tx: Transaction) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
  * Group commit. Writes that arrive together (in the same turn of the event loop: the requests
  * Bun hands us in one I/O pass) are committed in ONE transaction, then each caller is answered.
  *
- * - `run(work)` queues `work` (synchronous statements on this database) and answers its result
+ * - `run(work)` queues `work` (statements on the transaction it is given) and answers its result
  *   only after the transaction holding it has committed, so nothing built on the answer (an
- *   HTTP 201, a gateway event) can run before the write is in the WAL. See docs/operations.md,
- *   "Durability", for what that survives with `synchronous = NORMAL`.
- * - Each item runs inside its own SAVEPOINT: an item that throws (a constraint error, a check
+ *   HTTP 201, a gateway event) can run before the write is durable. See docs/operations.md,
+ *   "Durability".
+ * - Each item runs inside its own savepoint: an item that throws (a constraint error, a check
  *   that refuses) is rolled back alone and rejects only its own caller; the others commit.
  * - The queue flushes on `setImmediate`, never on a timer: a lone write waits for nothing but
  *   the rest of the current event-loop turn. At most `maxItems` go into one transaction; the
- *   rest follow in the next turn, in arrival order.
- * - Items run in arrival order, one after another on the one connection, so an item sees
- *   every write queued before it (a check-then-write inside an item is atomic).
+ *   rest follow, in arrival order. One batch is in flight at a time (on PostgreSQL, on the
+ *   connection the database keeps for it): what arrives meanwhile forms the next batch.
+ * - Items run in arrival order, one after another, so an item sees every write queued before it
+ *   (a check-then-write inside an item is atomic within this process; across processes it takes
+ *   its scope's lock, `Transaction.lock`).
+ * - A batch whose transaction lost a deadlock is run again whole: no caller has heard anything yet.
  */
 export class WriteBatch {
   private queue: Item[] = [];
   private scheduled = false;
+  private inFlight: Promise<void> | null = null;
   private committed = 0;
-  private readonly begin: Statement;
-  private readonly commit: Statement;
-  private readonly rollback: Statement;
-  private readonly savepoint: Statement;
-  private readonly release: Statement;
-  private readonly rollbackTo: Statement;
 
   constructor(
     private readonly db: Database,
     private readonly maxItems = MAX_BATCH_ITEMS,
-  ) {
-    this.begin = db.prepare("BEGIN IMMEDIATE");
-    this.commit = db.prepare("COMMIT");
-    this.rollback = db.prepare("ROLLBACK");
-    this.savepoint = db.prepare("SAVEPOINT write_batch_item");
-    this.release = db.prepare("RELEASE write_batch_item");
-    this.rollbackTo = db.prepare("ROLLBACK TO write_batch_item");
-  }
+  ) {}
 
   /** Writes waiting for their transaction. */
   get pending(): number {
@@ -59,67 +53,61 @@ export class WriteBatch {
   }
 
   /** Queues `work`; answers its result once its transaction has committed. */
-  run<T>(work: () => T): Promise<T> {
+  run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       // The queue holds items of every result type; each resolve gets back what its work returned.
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flushTurn());
-      }
+      this.schedule();
     });
   }
 
-  /** Commits everything queued now, synchronously (before closing the database). */
-  flush(): void {
-    while (this.queue.length) this.commitBatch(this.queue.splice(0, this.maxItems));
+  /** Commits everything queued, and waits for the batch in flight (before closing the database). */
+  async drain(): Promise<void> {
+    while (this.inFlight || this.queue.length) {
+      if (this.inFlight) await this.inFlight;
+      else await this.flushTurn();
+    }
   }
 
-  private flushTurn(): void {
+  private schedule(): void {
+    if (this.scheduled || this.inFlight) return;
+    this.scheduled = true;
+    setImmediate(() => void this.flushTurn());
+  }
+
+  private flushTurn(): Promise<void> {
     this.scheduled = false;
-    if (this.queue.length === 0) return;
-    this.commitBatch(this.queue.splice(0, this.maxItems));
-    if (this.queue.length && !this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flushTurn());
-    }
+    if (this.inFlight || this.queue.length === 0) return this.inFlight ?? Promise.resolve();
+    const flight = this.commitBatch(this.queue.splice(0, this.maxItems)).finally(() => {
+      this.inFlight = null;
+      if (this.queue.length) this.schedule();
+    });
+    this.inFlight = flight;
+    return flight;
   }
 
-  private commitBatch(batch: Item[]): void {
-    if (batch.length === 0) return;
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+  private async commitBatch(batch: Item[]): Promise<void> {
+    let outcomes: Outcome[] = [];
     try {
-      // Everything else on this connection runs to completion synchronously, so no other
-      // transaction can be open here; IMMEDIATE takes the write lock up front (busy_timeout
-      // covers another process, e.g. the admin CLI).
-      this.begin.run();
-    } catch (error) {
-      for (const item of batch) item.reject(error);
-      return;
-    }
-    try {
-      for (const item of batch) {
-        this.savepoint.run();
-        try {
-          const value = item.work();
-          this.release.run();
-          outcomes.push({ ok: true, value });
-        } catch (error) {
-          this.rollbackTo.run();
-          this.release.run();
-          outcomes.push({ ok: false, error });
-        }
-      }
-      this.commit.run();
+      await this.db.transaction(
+        async (tx) => {
+          outcomes = []; // a batch run again starts over
+          for (const item of batch) {
+            try {
+              outcomes.push({ ok: true, value: await tx.savepoint((sp) => item.work(sp)) });
+            } catch (error) {
+              // A lost deadlock dooms the whole transaction: it is run again, every item with it.
+              if (isRetryable(error)) throw error;
+              outcomes.push({ ok: false, error });
+            }
+          }
+        },
+        { writer: true },
+      );
       this.committed++;
     } catch (error) {
-      // The transaction itself failed (COMMIT, or a savepoint that could not be rolled back):
+      // The transaction itself failed (BEGIN, COMMIT, a deferred constraint, a lost connection):
       // nothing in it was written, so every caller hears the error.
-      try {
-        if (this.db.inTransaction) this.rollback.run();
-      } catch {
-        // The connection already rolled back on its own (SQLite does so for I/O and full-disk errors).
-      }
       for (const item of batch) item.reject(error);
       return;
     }

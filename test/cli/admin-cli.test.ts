@@ -5,20 +5,29 @@ import { join } from "node:path";
 import { Admins } from "../../src/domain/admin/admins.ts";
 import { resolveSecretsKey } from "../../src/secret.ts";
 import { createStore } from "../../src/store/store.ts";
+import { freshDatabase, onPostgres, type TestDatabase } from "../helpers/database.ts";
 
 // `npm run admin -- promote|demote|list` (docs/admin.md#host-command), run as the host would.
 let dir = "";
-beforeEach(() => {
+/** SQLite: the default file in DATA_DIR; PostgreSQL: a fresh database, given as DATABASE_URL. */
+let database: TestDatabase | null = null;
+let location = "";
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), "hearth-cli-"));
+  database = onPostgres ? await freshDatabase() : null;
+  location = database?.location ?? join(dir, "hearth.db");
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const ROOT = join(import.meta.dir, "..", "..");
 
 async function run(...args: string[]) {
   const child = Bun.spawn([process.execPath, "src/admin-cli.ts", ...args], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dir, DATABASE_FILE: "", LOG_LEVEL: "silent" },
+    env: { ...process.env, DATA_DIR: dir, DATABASE_FILE: "", DATABASE_URL: database?.location ?? "", LOG_LEVEL: "silent" },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -27,19 +36,19 @@ async function run(...args: string[]) {
 }
 
 async function seed(...names: string[]) {
-  const store = createStore(join(dir, "hearth.db"), resolveSecretsKey(undefined, dir).key);
+  const store = await createStore(location, resolveSecretsKey(undefined, dir).key);
   for (const username of names) await store.users.create({ username, email: `${username}@example.test`, passwordHash: "x", isBot: false });
-  store.close();
+  await store.close();
 }
 
 async function inspect() {
-  const store = createStore(join(dir, "hearth.db"), resolveSecretsKey(undefined, dir).key);
+  const store = await createStore(location, resolveSecretsKey(undefined, dir).key);
   try {
     const users = await store.admin.users({ q: null, bot: null, premium: null, admin: null, disabled: null }, null, 100);
     const log = await new Admins(store).logPage(null, 10);
     return { admins: users.filter((u) => u.platform_admin === 1).map((u) => u.username).sort(), log: log.entries };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

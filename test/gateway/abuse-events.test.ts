@@ -4,6 +4,7 @@ import { addMember, community, createServer } from "../helpers/community.ts";
 import { addBot } from "../helpers/bots.ts";
 import { recordEvents, sleep, startServer, waitForDisconnect, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
 import { LineProcess, watchLatency } from "../../bench/fixture.ts";
+import { onPostgres } from "../helpers/database.ts";
 
 /**
  * Issue 14, point 8: client gateway events are rate-limited per socket and per user, by kind
@@ -167,7 +168,11 @@ describe("connections per user", () => {
   });
 });
 
-describe("a flood from one client leaves everyone else's latency alone", () => {
+// Skipped on PostgreSQL: these measure the event loop's latency bounds (set for SQLite's
+// in-process store) under a 200,000-event flood, where every admitted event is also a database
+// round trip on PostgreSQL, so the figures measure the database server sharing this machine more
+// than the gateway's limits. The limits themselves are tested above on both databases.
+describe.skipIf(onPostgres)("a flood from one client leaves everyone else's latency alone", () => {
   /**
    * Runs bench/abuse-client.ts (its own process, so its CPU is not ours) flooding `count`
    * events from `sockets` sockets of one user, while this process measures another user's

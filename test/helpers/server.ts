@@ -6,6 +6,7 @@ import { io as connectClient, type Socket as ClientSocket } from "socket.io-clie
 import { createApp, type App, type AppOptions } from "../../src/app.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { checkAgainstReference, checkEventPayload } from "./reference.ts";
+import { freshDatabase } from "./database.ts";
 
 export type { ClientSocket };
 
@@ -36,17 +37,25 @@ let counter = 0;
 export const uniqueName = (prefix = "user") => `${prefix}_${process.pid.toString(36)}${(++counter).toString(36)}`;
 
 /**
- * A real Hearth on port 0 with an in-memory database and its own temp data dir.
- * Argon2 runs at a low cost here only to keep the suites fast.
+ * A real Hearth on port 0 with a database of its own (SQLite in memory, or under
+ * `npm run test:postgres` a fresh PostgreSQL database: test/helpers/database.ts) and its own
+ * temp data dir. Argon2 runs at a low cost here only to keep the suites fast.
  */
 export async function startServer(overrides: Partial<Config> = {}, options: AppOptions = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "hearth-test-"));
+  // A test that restarts on the same data passes `databaseUrl` (PostgreSQL) or `databaseFile` (SQLite).
+  // Given `databaseUrl` (even undefined: the SQLite file of `databaseFile`), that database is used and kept.
+  const database =
+    "databaseUrl" in overrides
+      ? { env: overrides.databaseUrl ? { DATABASE_URL: overrides.databaseUrl } : {}, drop: async () => {} }
+      : await freshDatabase();
   const config: Config = {
     ...loadConfig({}),
     port: 0,
     host: "127.0.0.1",
     dataDir,
     databaseFile: ":memory:",
+    databaseUrl: database.env.DATABASE_URL,
     jwtSecret: "test-secret-test-secret-test-secret-0123456789",
     logLevel: (process.env.TEST_LOG_LEVEL as Config["logLevel"]) ?? "silent",
     authRateLimitPerMinute: 1_000_000,
@@ -55,7 +64,13 @@ export async function startServer(overrides: Partial<Config> = {}, options: AppO
     passwordHashing: { memoryCost: 1024, timeCost: 1 },
     ...overrides,
   };
-  const app: App = await createApp(config, options);
+  let app: App;
+  try {
+    app = await createApp(config, options);
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
   const sockets = new Set<ClientSocket>();
   const url = app.url;
 
@@ -102,6 +117,7 @@ export async function startServer(overrides: Partial<Config> = {}, options: AppO
   async function stop() {
     for (const socket of sockets) socket.close();
     await app.stop();
+    await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 

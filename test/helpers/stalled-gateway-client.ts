@@ -42,6 +42,12 @@ export class StalledGatewayClient {
       let seen = "";
       let step: "upgrade" | "connect" | "acks" = "upgrade";
       let pendingAcks = events.length;
+      let sent = 0;
+      const sendNext = () => {
+        const [event, payload] = events[sent]!;
+        socket.write(textFrame(`42${sent}${JSON.stringify([event, payload])}`));
+        sent++;
+      };
       const timer = setTimeout(() => fail(new Error(`stalled client: no answer at step ${step}: ${seen.slice(-200)}`)), 10_000);
       const fail = (error: Error) => {
         clearTimeout(timer);
@@ -73,10 +79,16 @@ export class StalledGatewayClient {
           if (seen.includes("44{")) return fail(new Error(`stalled client: connect refused: ${seen.slice(seen.indexOf("44{"))}`));
           if (!seen.includes("40{")) return;
           step = "acks";
-          events.forEach(([event, payload], i) => socket.write(textFrame(`42${i}${JSON.stringify([event, payload])}`)));
           if (pendingAcks === 0) return ready();
+          // One event at a time, each after the previous one's ack, as a client that waits for
+          // its answers does: the server handles a socket's events concurrently, so a
+          // `voice:listen` sent before `voice:join` is answered could find the bot not yet in
+          // the room (on PostgreSQL, whose writes really wait).
+          sent = 0;
+          sendNext();
         }
         if (step === "acks") {
+          while (sent < events.length && seen.includes(`43${sent - 1}[`)) sendNext();
           pendingAcks = events.filter((_, i) => !seen.includes(`43${i}[`)).length;
           if (pendingAcks === 0) ready();
         }

@@ -8,6 +8,7 @@ import type { Logger } from "../../src/log.ts";
 import { API_KEY, sendTurn, startFakeProvider } from "../helpers/ai.ts";
 import { createBot } from "../helpers/bots.ts";
 import { expectError, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { freshDatabase } from "../helpers/database.ts";
 
 // /api/v1/admin/ai (docs/ai.md#administration): AI settings and provider keys.
 let server: TestServer;
@@ -259,12 +260,14 @@ describe("keys never reach the log", () => {
     const logger: Logger = { debug: capture("debug"), info: capture("info"), warn: capture("warn"), error: capture("error") };
     const dataDir = mkdtempSync(join(tmpdir(), "hearth-ai-log-"));
     const provider = startFakeProvider();
+    const database = await freshDatabase();
     const config = {
       ...loadConfig({}),
       port: 0,
       host: "127.0.0.1",
       dataDir,
       databaseFile: ":memory:",
+      databaseUrl: database.env.DATABASE_URL,
       jwtSecret: "test-secret-test-secret-test-secret-0123456789",
       logLevel: "debug" as const,
       passwordHashing: { memoryCost: 1024, timeCost: 1 },
@@ -308,6 +311,7 @@ describe("keys never reach the log", () => {
       expect(lines).toContain(`warn AI provider failed ${JSON.stringify({ kind: "timeout", status: null, key_id: key.body.id, model: "hang" })}`);
     } finally {
       await app.stop();
+      await database.drop();
       provider.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }

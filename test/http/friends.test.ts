@@ -57,6 +57,8 @@ describe("POST /api/v1/friends/request", () => {
   test("creates an outgoing request (case-insensitive name) and tells the target", async () => {
     const [alice, bob] = [await server.register(), await server.register()];
     const bobSocket = await server.connect(bob.token);
+    // The connection's presence write follows the handshake (a round trip on PostgreSQL).
+    for (let i = 0; i < 100 && (await server.app.store.users.findById(bob.id))?.status !== "online"; i++) await sleep(10);
     const heard = waitForEvent(bobSocket, "friend:request");
     const res = await call("POST", "/request", alice, { username: `  ${bob.username.toUpperCase()} ` });
     expect(res.status).toBe(201);

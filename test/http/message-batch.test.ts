@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { onPostgres } from "../helpers/database.ts";
 import { community } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
 
@@ -74,7 +75,8 @@ describe("concurrent message sends (group commit)", () => {
       messages.insert({ ...base, channelId, content: "after" }),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-    expect(String((results[1] as PromiseRejectedResult).reason)).toContain("FOREIGN KEY");
+    // SQLite: "FOREIGN KEY constraint failed"; PostgreSQL: "violates foreign key constraint".
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/foreign key/i);
     const stored = await messages.page(channelId, null, 10);
     expect(stored.map((m) => m.content).reverse()).toEqual(["before", "after"]);
   });
@@ -108,7 +110,11 @@ describe("concurrent message sends (group commit)", () => {
     }
     expect(stored.reverse()).toEqual([...ids].sort());
     for (let i = 0; i < 100 && events.length < N; i++) await sleep(20);
-    expect(events.map((e) => e.id)).toEqual([...ids].sort());
+    // Announced once each. On SQLite in id order; on PostgreSQL what a send does after its
+    // commit (the members' rooms) is itself a round trip, so concurrent sends may be announced in
+    // another order than their ids (clients order by id).
+    const announced = events.map((e) => e.id);
+    expect(onPostgres ? announced.sort() : announced).toEqual([...ids].sort());
     socket.close();
   });
 });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { community } from "../helpers/community.ts";
 import { startServer, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
-import { toFtsMatch } from "../../src/domain/messaging/search-query.ts";
+import { searchWords } from "../../src/domain/messaging/search-query.ts";
+import { toFtsMatch } from "../../src/store/sqlite/dialect.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -129,19 +130,29 @@ describe("GET /api/v1/messages/:channelId/search", () => {
   });
 });
 
-describe("toFtsMatch", () => {
+describe("searchWords", () => {
   test.each([
-    ["hello", '"hello"'],
-    ["hello world", '"hello" "world"'],
-    ['say "hi"', '"say" """hi"""'],
-    ["a*", '"a*"'],
-    ["OR", '"OR"'],
-    ["NEAR(a", '"NEAR(a"'],
-    ["  spaced\tout \n", '"spaced" "out"'],
-    ["nul\u0000byte", '"nul" "byte"'],
-    ["", null],
-    ["   ", null],
-    ["\u0000", null],
+    ["hello", ["hello"]],
+    ["hello world", ["hello", "world"]],
+    ['say "hi"', ["say", '"hi"']],
+    ["  spaced\tout \n", ["spaced", "out"]],
+    ["nul\u0000byte", ["nul", "byte"]],
+    ["", []],
+    ["   ", []],
+    ["\u0000", []],
+  ])("%p -> %p", (input, expected) => {
+    expect(searchWords(input)).toEqual(expected);
+  });
+});
+
+describe("toFtsMatch (SQLite)", () => {
+  test.each([
+    [["hello"], '"hello"'],
+    [["hello", "world"], '"hello" "world"'],
+    [["say", '"hi"'], '"say" """hi"""'],
+    [["a*"], '"a*"'],
+    [["OR"], '"OR"'],
+    [["NEAR(a"], '"NEAR(a"'],
   ])("%p -> %p", (input, expected) => {
     expect(toFtsMatch(input)).toBe(expected);
   });

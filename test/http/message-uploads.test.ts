@@ -1,4 +1,3 @@
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { connect as tcpConnect } from "node:net";
@@ -254,15 +253,12 @@ describe("POST /api/v1/messages/:channelId/upload", () => {
 
 describe("attachment size tiers (limits lowered for the test)", () => {
   let small: TestServer;
-  let dbDir: string;
   beforeAll(async () => {
-    dbDir = mkdtempSync(join(tmpdir(), "hearth-db-"));
-    small = await startServer({ databaseFile: join(dbDir, "hearth.db") });
+    small = await startServer();
     small.app.domain.messageUploads.limits = { standard: 1000, premium: 4000 };
   });
   afterAll(async () => {
     await small.stop();
-    rmSync(dbDir, { recursive: true, force: true });
   });
 
   const sized = (size: number) => uploadForm([{ bytes: new Uint8Array(size).fill(65), name: "blob.dat" }]);
@@ -289,9 +285,7 @@ describe("attachment size tiers (limits lowered for the test)", () => {
   test("everyone gets the larger limit in a verified server", async () => {
     const { member, channelId, serverId } = await community(small);
     expect((await upload(small, channelId, member, sized(3000))).status).toBe(413);
-    const db = new Database(join(dbDir, "hearth.db"));
-    db.run("UPDATE servers SET verified = 1 WHERE id = ?", [serverId]);
-    db.close();
+    await small.app.store.admin.setServerVerified(serverId, true);
     expect((await upload(small, channelId, member, sized(3000))).status).toBe(201);
   });
 });

@@ -2,70 +2,86 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate, openDatabase, SchemaTooNewError } from "../../src/store/database.ts";
-import { migrations } from "../../src/store/migrations.ts";
-import { createStore } from "../../src/store/store.ts";
+import { SchemaTooNewError } from "../../src/store/database.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import { migrations as postgresMigrations } from "../../src/store/postgres/migrations.ts";
+import { openSqliteFile } from "../../src/store/sqlite/sqlite-database.ts";
+import { migrations as sqliteMigrations } from "../../src/store/sqlite/migrations.ts";
+import { createStore, migrationsOf, openDatabase } from "../../src/store/store.ts";
+import { freshDatabase, onPostgres, type TestDatabase } from "../helpers/database.ts";
 
 /** The secrets key of these throw-away databases. */
 const KEY = crypto.getRandomValues(new Uint8Array(32));
 
-const dirs: string[] = [];
-const tempFile = () => {
-  const dir = mkdtempSync(join(tmpdir(), "hearth-db-"));
-  dirs.push(dir);
-  return join(dir, "nested", "hearth.db");
+const databases: TestDatabase[] = [];
+/** An empty database of the suite's kind (PostgreSQL: without the schema). */
+const empty = async () => {
+  const database = await freshDatabase({ file: true, migrated: false });
+  databases.push(database);
+  return database.location;
 };
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+afterEach(async () => {
+  for (const database of databases.splice(0)) await database.drop();
 });
 
 describe("migrations", () => {
-  test("are applied once, recorded, and a second start applies nothing", () => {
-    const file = tempFile();
-    const db = openDatabase(file);
-    expect(migrate(db)).toEqual(migrations.map((m) => m.version));
-    expect(migrate(db)).toEqual([]);
-    const recorded = db.query("SELECT version, name FROM schema_migrations ORDER BY version").all();
+  test("SQLite and PostgreSQL have the same versions, in order, with the same names", () => {
+    const list = (ms: typeof sqliteMigrations) => ms.map(({ version, name }) => ({ version, name }));
+    expect(list(postgresMigrations)).toEqual(list(sqliteMigrations));
+    expect(sqliteMigrations.map((m) => m.version)).toEqual(sqliteMigrations.map((_, i) => i + 1));
+  });
+
+  test("are applied once, recorded, and a second start applies nothing", async () => {
+    const location = await empty();
+    const db = await openDatabase(location);
+    const migrations = migrationsOf(db);
+    expect(await migrate(db, migrations)).toEqual(migrations.map((m) => m.version));
+    expect(await migrate(db, migrations)).toEqual([]);
+    const recorded = await db.all(db.prepare("SELECT version, name FROM schema_migrations ORDER BY version"));
     expect(recorded).toEqual(migrations.map(({ version, name }) => ({ version, name })));
-    db.close();
-    const reopened = openDatabase(file);
-    expect(migrate(reopened)).toEqual([]);
-    reopened.close();
+    await db.close();
+    const reopened = await openDatabase(location);
+    expect(await migrate(reopened, migrations)).toEqual([]);
+    await reopened.close();
   });
 
-  test("the database runs in WAL mode with foreign keys on", () => {
-    const db = openDatabase(tempFile());
-    expect(db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
-    expect(db.query<{ foreign_keys: number }, []>("PRAGMA foreign_keys").get()?.foreign_keys).toBe(1);
-    db.close();
+  // SQLite only: PostgreSQL has no journal mode, and enforces foreign keys always.
+  test.skipIf(onPostgres)("the SQLite database runs in WAL mode with foreign keys on", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hearth-db-"));
+    try {
+      const db = openSqliteFile(join(dir, "nested", "hearth.db"));
+      expect(db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
+      expect(db.query<{ foreign_keys: number }, []>("PRAGMA foreign_keys").get()?.foreign_keys).toBe(1);
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
-  test("a database from a newer version is refused with a clear message", () => {
-    const file = tempFile();
-    const db = openDatabase(file);
-    migrate(db);
-    db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', 0)");
-    db.close();
-    expect(() => createStore(file, KEY)).toThrow(SchemaTooNewError);
-    expect(() => createStore(file, KEY)).toThrow(/schema version 9999, newer than this Hearth build supports/);
+  test("a database from a newer version is refused with a clear message", async () => {
+    const location = await empty();
+    const db = await openDatabase(location);
+    await migrate(db, migrationsOf(db));
+    await db.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', 0)");
+    await db.close();
+    await expect(createStore(location, KEY)).rejects.toThrow(SchemaTooNewError);
+    await expect(createStore(location, KEY)).rejects.toThrow(/schema version 9999, newer than this Hearth build supports/);
   });
 
-  test("a failing migration leaves nothing half-applied", () => {
-    const db = openDatabase(tempFile());
-    const broken = [
-      ...migrations,
-      { version: 1000, name: "broken", sql: "CREATE TABLE half_done (id TEXT); THIS IS NOT SQL;" },
-    ];
-    expect(() => migrate(db, broken)).toThrow();
-    expect(db.query("SELECT name FROM sqlite_master WHERE name = 'half_done'").all()).toEqual([]);
-    expect(db.query("SELECT MAX(version) AS v FROM schema_migrations").get()).toEqual({ v: migrations.at(-1)!.version });
-    db.close();
+  test("a failing migration leaves nothing half-applied", async () => {
+    const db = await openDatabase(await empty());
+    const migrations = migrationsOf(db);
+    const broken = [...migrations, { version: 1000, name: "broken", sql: "CREATE TABLE half_done (id TEXT); THIS IS NOT SQL;" }];
+    await expect(migrate(db, broken)).rejects.toThrow();
+    expect(await db.tables()).not.toContain("half_done");
+    expect(await db.get(db.prepare("SELECT MAX(version) AS v FROM schema_migrations"))).toEqual({ v: migrations.at(-1)!.version });
+    await db.close();
   });
 });
 
 describe("users repository", () => {
   test("create is atomic about uniqueness and counts users and bots", async () => {
-    const store = createStore(":memory:", KEY);
+    const store = await createStore(await empty(), KEY);
     const a = await store.users.create({ username: "Ann", email: "ann@x.test", passwordHash: "h", isBot: false });
     expect(a.ok).toBe(true);
     expect(await store.users.create({ username: "ANN", email: "other@x.test", passwordHash: "h", isBot: false })).toEqual({ ok: false, taken: "username" });
@@ -74,17 +90,31 @@ describe("users repository", () => {
     expect((await store.users.create({ username: "Ann", email: null, passwordHash: null, isBot: true })).ok).toBe(true);
     expect((await store.users.create({ username: "Ann", email: null, passwordHash: null, isBot: true })).ok).toBe(true);
     expect(await store.stats.counts()).toEqual({ users: 1, bots: 2, servers: 0, messages: 0 });
-    store.close();
+    await store.close();
+  });
+
+  test("concurrent registrations of one name: exactly one wins, and only the first human is an administrator", async () => {
+    const store = await createStore(await empty(), KEY);
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => store.users.create({ username: "Same", email: `s${i}@x.test`, passwordHash: "h", isBot: false })),
+    );
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    const others = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => store.users.create({ username: `other${i}`, email: `o${i}@x.test`, passwordHash: "h", isBot: false })),
+    );
+    const admins = [...results, ...others].filter((r) => r.ok && r.user.platform_admin === 1);
+    expect(admins).toHaveLength(1);
+    await store.close();
   });
 
   test("a password change bumps the token version", async () => {
-    const store = createStore(":memory:", KEY);
+    const store = await createStore(await empty(), KEY);
     const created = await store.users.create({ username: "Cy", email: "cy@x.test", passwordHash: "h1", isBot: false });
     if (!created.ok) throw new Error("create failed");
     expect(created.user.token_version).toBe(0);
     const changed = await store.users.setPassword(created.user.id, "h2");
     expect(changed?.token_version).toBe(1);
     expect(changed?.password_hash).toBe("h2");
-    store.close();
+    await store.close();
   });
 });

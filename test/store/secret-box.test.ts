@@ -1,10 +1,7 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { isSealed, SecretBox, SecretsKeyError } from "../../src/store/secret-box.ts";
 import { createStore } from "../../src/store/store.ts";
+import { freshDatabase } from "../helpers/database.ts";
 
 const key = () => crypto.getRandomValues(new Uint8Array(32));
 
@@ -39,69 +36,63 @@ describe("SecretBox (AES-256-GCM)", () => {
 });
 
 describe("upgrading a database that holds plaintext secrets", () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
   test("migration 11 and the start seal every secret; the repositories read them back; the same key reopens it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hearth-upgrade-"));
-    dirs.push(dir);
-    const file = join(dir, "hearth.db");
+    const database = await freshDatabase({ file: true });
+    const location = database.location;
     const secretsKey = key();
+    try {
+      // Rows as a build before encryption at rest wrote them: made through the store, then put
+      // back in plaintext, and the schema taken back to version 10.
+      const store = await createStore(location, secretsKey);
+      const created = await store.users.create({ username: "ann", email: "ann@x.test", passwordHash: "h", isBot: false });
+      if (!created.ok) throw new Error("create failed");
+      const ann = created.user;
+      const server = await store.servers.create({ ownerId: ann.id, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: "inv123" });
+      const [channel] = await store.channels.listByServer(server.id);
+      const hook = await store.webhooks.insert({ channelId: channel!.id, serverId: server.id, name: "H", avatar: null, token: "x", createdBy: ann.id });
+      const app = await store.applications.create({ ownerId: ann.id, name: "Bot", description: "", clientSecret: "x" });
+      const aiKey = await store.aiKeys.create({ name: "K", baseUrl: "http://127.0.0.1:9", apiKey: "x", models: "[]", enabled: true, createdBy: ann.id });
 
-    // Rows as a build before encryption at rest wrote them: made through the store, then put
-    // back in plaintext, and the schema taken back to version 10.
-    const store = createStore(file, secretsKey);
-    const created = await store.users.create({ username: "ann", email: "ann@x.test", passwordHash: "h", isBot: false });
-    if (!created.ok) throw new Error("create failed");
-    const ann = created.user;
-    const server = await store.servers.create({ ownerId: ann.id, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: "inv123" });
-    const [channel] = await store.channels.listByServer(server.id);
-    const hook = await store.webhooks.insert({ channelId: channel!.id, serverId: server.id, name: "H", avatar: null, token: "x", createdBy: ann.id });
-    const app = await store.applications.create({ ownerId: ann.id, name: "Bot", description: "", clientSecret: "x" });
-    const aiKey = await store.aiKeys.create({ name: "K", baseUrl: "http://127.0.0.1:9", apiKey: "x", models: "[]", enabled: true, createdBy: ann.id });
-    store.close();
+      const plaintext = {
+        totp: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+        pending: "KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU",
+        webhook: "plain-webhook-token-0123456789abcdefghijklmnop",
+        client: "c0ffee".repeat(10),
+        api: "sk-plain-provider-key-0123456789",
+      };
+      const { db } = store;
+      await db.run(db.prepare("UPDATE users SET totp_secret = ?, totp_pending_secret = ? WHERE id = ?"), plaintext.totp, plaintext.pending, ann.id);
+      await db.run(db.prepare("UPDATE webhooks SET token = ? WHERE id = ?"), plaintext.webhook, hook.id);
+      await db.run(db.prepare("UPDATE applications SET client_secret = ? WHERE id = ?"), plaintext.client, app.id);
+      await db.run(db.prepare("UPDATE ai_keys SET api_key = ? WHERE id = ?"), plaintext.api, aiKey.id);
+      await db.exec("DROP TABLE secrets_key_check; DELETE FROM schema_migrations WHERE version = 11");
+      await store.close();
 
-    const plaintext = {
-      totp: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
-      pending: "KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU",
-      webhook: "plain-webhook-token-0123456789abcdefghijklmnop",
-      client: "c0ffee".repeat(10),
-      api: "sk-plain-provider-key-0123456789",
-    };
-    const old = new Database(file);
-    old.run("UPDATE users SET totp_secret = ?, totp_pending_secret = ? WHERE id = ?", [plaintext.totp, plaintext.pending, ann.id]);
-    old.run("UPDATE webhooks SET token = ? WHERE id = ?", [plaintext.webhook, hook.id]);
-    old.run("UPDATE applications SET client_secret = ? WHERE id = ?", [plaintext.client, app.id]);
-    old.run("UPDATE ai_keys SET api_key = ? WHERE id = ?", [plaintext.api, aiKey.id]);
-    old.run("DROP TABLE secrets_key_check");
-    old.run("DELETE FROM schema_migrations WHERE version = 11");
-    old.close();
+      const upgraded = await createStore(location, secretsKey);
+      const stored = (
+        await upgraded.db.all(
+          upgraded.db.prepare<{ v: string }, []>(
+            `SELECT totp_secret AS v FROM users WHERE totp_secret IS NOT NULL UNION ALL SELECT totp_pending_secret FROM users WHERE totp_pending_secret IS NOT NULL
+             UNION ALL SELECT token FROM webhooks UNION ALL SELECT client_secret FROM applications UNION ALL SELECT api_key FROM ai_keys`,
+          ),
+        )
+      ).map((r) => r.v);
+      expect(stored.length).toBe(5);
+      for (const value of stored) expect(isSealed(value)).toBe(true);
 
-    const upgraded = createStore(file, secretsKey);
-    const raw = new Database(file, { readonly: true });
-    const stored = raw
-      .query<{ v: string }, []>(
-        `SELECT totp_secret AS v FROM users WHERE totp_secret IS NOT NULL UNION ALL SELECT totp_pending_secret FROM users WHERE totp_pending_secret IS NOT NULL
-         UNION ALL SELECT token FROM webhooks UNION ALL SELECT client_secret FROM applications UNION ALL SELECT api_key FROM ai_keys`,
-      )
-      .all()
-      .map((r) => r.v);
-    raw.close();
-    expect(stored.length).toBe(5);
-    for (const value of stored) expect(isSealed(value)).toBe(true);
+      const user = (await upgraded.users.findById(ann.id))!;
+      expect(upgraded.users.totpSecrets(user)).toEqual({ active: plaintext.totp, pending: plaintext.pending });
+      expect((await upgraded.webhooks.find(hook.id))!.token).toBe(plaintext.webhook);
+      expect((await upgraded.applications.findById(app.id))!.client_secret).toBe(plaintext.client);
+      expect((await upgraded.aiKeys.find(aiKey.id))!.api_key).toBe(plaintext.api);
+      await upgraded.close();
 
-    const user = (await upgraded.users.findById(ann.id))!;
-    expect(upgraded.users.totpSecrets(user)).toEqual({ active: plaintext.totp, pending: plaintext.pending });
-    expect((await upgraded.webhooks.find(hook.id))!.token).toBe(plaintext.webhook);
-    expect((await upgraded.applications.findById(app.id))!.client_secret).toBe(plaintext.client);
-    expect((await upgraded.aiKeys.find(aiKey.id))!.api_key).toBe(plaintext.api);
-    upgraded.close();
-
-    // Reopening with the same key works; another key is refused before anything is read.
-    createStore(file, secretsKey).close();
-    expect(() => createStore(file, key())).toThrow(SecretsKeyError);
-    expect(() => createStore(file, key())).toThrow(/does not match the key this database's secrets were encrypted with/);
+      // Reopening with the same key works; another key is refused before anything is read.
+      await (await createStore(location, secretsKey)).close();
+      await expect(createStore(location, key())).rejects.toThrow(SecretsKeyError);
+      await expect(createStore(location, key())).rejects.toThrow(/does not match the key this database's secrets were encrypted with/);
+    } finally {
+      await database.drop();
+    }
   });
 });

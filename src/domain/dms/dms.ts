@@ -8,7 +8,7 @@ import type { Conversation, DmMessage, Embed, Message, PresenceStatus, Recipient
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import { normalizeEmbeds } from "../messaging/embeds.ts";
 import { checkAttachmentFiles, storeAttachmentFiles } from "../messaging/attachments.ts";
-import { toFtsMatch } from "../messaging/search-query.ts";
+import { searchWords } from "../messaging/search-query.ts";
 import { isUuid } from "../shared/validation.ts";
 
 export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
@@ -276,9 +276,9 @@ export class Dms {
   }
 
   async search(conversation: ConversationRow | null, q: string, limit: number): Promise<DmMessage[]> {
-    const match = toFtsMatch(q);
-    if (!conversation || !match) return [];
-    return this.toMessages(await this.store.dms.search(conversation.id, match, limit));
+    const words = searchWords(q);
+    if (!conversation || words.length === 0) return [];
+    return this.toMessages(await this.store.dms.search(conversation.id, words, limit));
   }
 
   async pins(conversation: ConversationRow | null): Promise<DmMessage[]> {

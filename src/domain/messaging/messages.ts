@@ -10,7 +10,7 @@ import { rooms, type EventBus } from "../shared/events.ts";
 import { isTimedOut, timedOutError } from "../community/moderation.ts";
 import { ALL_PERMISSIONS, PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
-import { toFtsMatch } from "./search-query.ts";
+import { searchWords } from "./search-query.ts";
 import type { Attachment, Embed, Message } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
@@ -265,8 +265,8 @@ export class Messages {
    */
   async search(channelId: string, user: UserRow, query: string, limit: number): Promise<Message[]> {
     const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
-    const match = toFtsMatch(query);
-    return match ? this.hydrate(await this.store.messages.search(channel.id, match, limit)) : [];
+    const words = searchWords(query);
+    return words.length ? this.hydrate(await this.store.messages.search(channel.id, words, limit)) : [];
   }
 
   async get(messageId: string, user: UserRow): Promise<Message> {

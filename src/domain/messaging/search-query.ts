@@ -4,13 +4,11 @@ import { LIMITS } from "../shared/limits.ts";
 const CONTROL = /\p{Cc}+/gu;
 
 /**
- * A user's search text as a safe FTS5 MATCH expression: every whitespace-separated word becomes
- * a quoted phrase (inner quotes doubled), so FTS5 syntax (`"`, `*`, `OR`, `NEAR(`, `-`, `:`,
- * column filters) is matched as text and never parsed. The phrases are ANDed. Null when nothing
- * searchable is left (the caller answers no results).
+ * The words of a user's search text: split on whitespace, control characters dropped, at most
+ * `LIMITS.message.searchWords`. Every word must appear, each as a phrase of its tokens; the
+ * store turns them into its database's query (never parsed as query syntax: docs/messages.md).
+ * Empty when nothing searchable is left (the caller answers no results).
  */
-export function toFtsMatch(query: string): string | null {
-  const tokens = query.replace(CONTROL, " ").split(/\s+/).filter(Boolean).slice(0, LIMITS.message.searchWords);
-  if (tokens.length === 0) return null;
-  return tokens.map((token) => `"${token.replaceAll('"', '""')}"`).join(" ");
+export function searchWords(query: string): string[] {
+  return query.replace(CONTROL, " ").split(/\s+/).filter(Boolean).slice(0, LIMITS.message.searchWords);
 }

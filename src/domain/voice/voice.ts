@@ -86,7 +86,7 @@ export class Voice {
    * (Access.permissionsEpoch) and for at most STANDING_TTL_MS, so a timeout that simply runs
    * out is noticed too. Participant fields (server mute, meeting role) are always read live.
    */
-  private standingMemo = new WeakMap<Participant, { standing: SpeakStanding; epoch: number; until: number }>();
+  private standingMemo = new WeakMap<Participant, { standing: Promise<SpeakStanding>; epoch: number; until: number }>();
   private static readonly STANDING_TTL_MS = 1000;
 
   /**
@@ -108,7 +108,10 @@ export class Voice {
     const epoch = this.access.permissionsEpoch;
     const hit = this.standingMemo.get(participant);
     if (hit && hit.epoch === epoch && hit.until > now) return hit.standing;
-    const standing = await this.standing(participant);
+    // The promise is kept, not only its answer: frames arriving while the store is asked wait
+    // for the same answer, so they are admitted in the order they came (the store may answer
+    // concurrent questions in any order).
+    const standing = this.standing(participant);
     this.standingMemo.set(participant, { standing, epoch, until: now + Voice.STANDING_TTL_MS });
     return standing;
   }

@@ -16,10 +16,14 @@ export function dmEvents(domain: Domain): ClientEventTable {
     async (socket, payload) => {
       const { conversationId } = parseInput(DmTyping, payload, "payload");
       const key = conversationId.toLowerCase();
-      if (start && repeats.isRepeat(socket, key)) return { conversationId };
-      await domain.dms.typing(socket.data.userId, socket.data.username, conversationId, start);
-      if (start) repeats.started(socket, key);
-      else repeats.stopped(socket, key);
+      if (start && !repeats.claim(socket, key)) return { conversationId };
+      try {
+        await domain.dms.typing(socket.data.userId, socket.data.username, conversationId, start);
+      } catch (error) {
+        if (start) repeats.stopped(socket, key);
+        throw error;
+      }
+      if (!start) repeats.stopped(socket, key);
       return { conversationId };
     };
   return { "dm:typing:start": typing(true), "dm:typing:stop": typing(false) };

@@ -15,11 +15,15 @@ export function typingEvents(domain: Domain): ClientEventTable {
     async (socket, payload) => {
       const channelId = parseInput(ChannelId, payload, "channelId");
       const key = channelId.toLowerCase();
-      if (event === "typing:start" && repeats.isRepeat(socket, key)) return { channelId };
-      const user = await domain.users.get(socket.data.userId);
-      await domain.messages.typing(channelId, user, event);
-      if (event === "typing:start") repeats.started(socket, key);
-      else repeats.stopped(socket, key);
+      if (event === "typing:start" && !repeats.claim(socket, key)) return { channelId };
+      try {
+        const user = await domain.users.get(socket.data.userId);
+        await domain.messages.typing(channelId, user, event);
+      } catch (error) {
+        if (event === "typing:start") repeats.stopped(socket, key);
+        throw error;
+      }
+      if (event === "typing:stop") repeats.stopped(socket, key);
       return { channelId };
     };
   return { "typing:start": typing("typing:start"), "typing:stop": typing("typing:stop") };

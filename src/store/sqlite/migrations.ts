@@ -1,13 +1,10 @@
+import type { Migration } from "../migrate.ts";
+
 /**
- * Numbered schema migrations, applied in order at start and recorded in `schema_migrations`.
+ * SQLite's schema: numbered migrations, applied in order at start and recorded in
+ * `schema_migrations` (store/migrate.ts). store/postgres/migrations.ts has the same numbers.
  * Never edit a migration that has shipped: add the next number.
  */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
 export const migrations: Migration[] = [
   {
     version: 1,

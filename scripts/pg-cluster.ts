@@ -1,0 +1,95 @@
+/**
+ * A throwaway PostgreSQL cluster for the test suite and the benches: `initdb` in a temporary
+ * folder (as the `postgres` user when run as root, as PostgreSQL refuses root), a server on a
+ * free loopback port, removed whole by `stop()`. Uses Debian's `postgresql` package
+ * (/usr/lib/postgresql/<version>/bin) or whatever `pg_config --bindir` names.
+ */
+import { SQL } from "bun";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+
+export interface Cluster {
+  /** `postgres://postgres@127.0.0.1:<port>`: append `/<database>`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The folder holding initdb and pg_ctl, or null when PostgreSQL is not installed. */
+export function postgresBinDir(): string | null {
+  const root = "/usr/lib/postgresql";
+  if (existsSync(root)) {
+    const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+    if (versions[0]) return join(root, versions[0], "bin");
+  }
+  const configured = Bun.spawnSync(["pg_config", "--bindir"], { stderr: "ignore" });
+  const dir = configured.success ? configured.stdout.toString().trim() : "";
+  return dir && existsSync(join(dir, "initdb")) ? dir : null;
+}
+
+function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+export async function startCluster(options: { settings?: Record<string, string> } = {}): Promise<Cluster> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error("PostgreSQL is not installed (Debian: apt-get install postgresql)");
+  const dir = mkdtempSync(join(tmpdir(), "hearth-pg-"));
+  const asRoot = userInfo().uid === 0;
+  if (asRoot) {
+    const ids = Bun.spawnSync(["id", "-u", "postgres"]);
+    const gid = Bun.spawnSync(["id", "-g", "postgres"]);
+    chownSync(dir, Number(ids.stdout.toString()), Number(gid.stdout.toString()));
+  }
+  const as = (cmd: string[]) => (asRoot ? ["runuser", "-u", "postgres", "--", ...cmd] : cmd);
+  const run = (cmd: string[]) => {
+    const result = Bun.spawnSync(as(cmd), { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    if (!result.success) throw new Error(`${cmd[0]} failed: ${result.stderr.toString()}${result.stdout.toString()}`);
+  };
+  const data = join(dir, "data");
+  try {
+    run([join(bin, "initdb"), "-D", data, "--auth=trust", "--username=postgres", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"]);
+    const port = freePort();
+    const settings = {
+      listen_addresses: "127.0.0.1",
+      port: String(port),
+      unix_socket_directories: dir,
+      max_connections: "400",
+      // A throwaway cluster: no fsync (a committed transaction still reaches the OS before
+      // COMMIT returns, so a Hearth process killed with SIGKILL loses nothing).
+      fsync: "off",
+      full_page_writes: "off",
+      ...options.settings,
+    };
+    const flags = Object.entries(settings).map(([key, value]) => `-c ${key}=${value}`).join(" ");
+    run([join(bin, "pg_ctl"), "-D", data, "-l", join(dir, "server.log"), "-o", flags, "-w", "start"]);
+    const url = `postgres://postgres@127.0.0.1:${port}`;
+    return {
+      url,
+      async stop() {
+        try {
+          run([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Creates database `name` on the cluster (empty). */
+export async function createDatabase(clusterUrl: string, name: string): Promise<string> {
+  const admin = new SQL(`${clusterUrl}/postgres`, { max: 1 });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.close();
+  }
+  return `${clusterUrl}/${name}`;
+}

@@ -1,0 +1,30 @@
+/**
+ * `npm run test:postgres`: the whole test suite against PostgreSQL. Starts a throwaway cluster
+ * (scripts/pg-cluster.ts), migrates the database `hearth_template` with Hearth's own migrations,
+ * runs `bun test` with HEARTH_TEST_POSTGRES set (every test server gets a copy of the template:
+ * test/helpers/database.ts), and removes the cluster after, whatever the outcome. Extra
+ * arguments go to `bun test` (e.g. a file to run alone).
+ */
+import { openMigratedDatabase } from "../src/store/store.ts";
+import { createDatabase, startCluster } from "./pg-cluster.ts";
+
+const cluster = await startCluster();
+let code = 1;
+try {
+  const template = await openMigratedDatabase(await createDatabase(cluster.url, "hearth_template"));
+  await template.close();
+  const args = process.argv.slice(2);
+  // Each statement is a round trip to a server here rather than a call into a library, so a
+  // test gets more time than bun's default 5 s.
+  const child = Bun.spawn([process.execPath, "test", "--timeout", "30000", ...(args.length ? args : ["test/"])], {
+    env: { ...process.env, HEARTH_TEST_POSTGRES: cluster.url },
+    stdio: ["inherit", "inherit", "inherit"],
+  });
+  const stop = () => child.kill("SIGINT");
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  code = await child.exited;
+} finally {
+  await cluster.stop();
+}
+process.exit(code);

@@ -1,0 +1,139 @@
+/**
+ * A bot: the REST client and the gateway with one token, slash commands registered from typed
+ * definitions and routed to their handlers, component presses routed by `custom_id`, and the
+ * presence kept across reconnects.
+ */
+import { commandsToWire, defineCommand, type CommandDefinition } from "./commands.js";
+import { checkMessage } from "./checks.js";
+import { HearthError } from "./errors.js";
+import { Gateway, type GatewayEventName, type Listener, type ReconnectOptions } from "./gateway.js";
+import type * as S from "./generated/schemas.js";
+import { CommandContext, ComponentContext, type MessageInput } from "./interactions.js";
+import { RestClient, type FetchLike, type OutgoingMessage } from "./rest.js";
+
+export interface BotOptions {
+  /** The Hearth base URL, e.g. `http://localhost:3000`. */
+  url: string;
+  /** The application's bot token. */
+  token: string;
+  /** Reconnection backoff, or `false` to stay disconnected after a drop. */
+  reconnect?: ReconnectOptions | false;
+  /** Socket.IO transports (default WebSocket only). */
+  transports?: ("websocket" | "polling")[];
+  /**
+   * Register the defined commands at start (default true). `POST /api/v1/oauth2/commands`
+   * replaces all the application's global commands with this list.
+   */
+  registerCommands?: boolean;
+  /** Another fetch for REST calls. */
+  fetch?: FetchLike;
+}
+
+export type CommandHandler<C extends CommandDefinition> = (context: CommandContext<C>) => unknown | Promise<unknown>;
+export type ComponentHandler = (context: ComponentContext) => unknown | Promise<unknown>;
+/** Which presses a component handler takes: a custom_id prefix, a pattern, or a test. */
+export type CustomIdMatcher = string | RegExp | ((customId: string) => boolean);
+
+type Presence = { status: S.BotPresence["status"]; activity?: S.Activity | null };
+
+export class Bot {
+  readonly rest: RestClient;
+  readonly gateway: Gateway;
+  /** The bot's own user (after `start()`). */
+  user: { id: string; username: string } | null = null;
+  private readonly options: BotOptions;
+  private readonly commands = new Map<string, { definition: CommandDefinition; handler: CommandHandler<CommandDefinition> }>();
+  private readonly components: { matcher: CustomIdMatcher; handler: ComponentHandler }[] = [];
+  private presence: Presence | null = null;
+
+  constructor(options: BotOptions) {
+    this.options = options;
+    this.rest = new RestClient({ baseUrl: options.url, token: options.token, fetch: options.fetch });
+    this.gateway = new Gateway({ baseUrl: options.url, token: options.token, reconnect: options.reconnect, transports: options.transports });
+    this.gateway.on("interaction:create", (interaction) => this.dispatch(interaction));
+    // The server keeps an activity only while the bot is connected: send it again after a drop.
+    this.gateway.onResume("presence", async () => {
+      if (this.presence) await this.rest.setPresence(this.presence.status, this.presence.activity);
+    });
+  }
+
+  /** Adds a slash command and its handler; `options` in the handler are typed from the definition. */
+  command<const C extends CommandDefinition>(definition: C, handler: CommandHandler<C>): this {
+    defineCommand(definition);
+    const name = definition.name.toLowerCase();
+    if (this.commands.has(name)) throw new HearthError(`command /${name} is defined twice`);
+    this.commands.set(name, { definition, handler: handler as CommandHandler<CommandDefinition> });
+    return this;
+  }
+
+  /** Handles presses on the bot's components whose custom_id matches (a string is a prefix). */
+  component(matcher: CustomIdMatcher, handler: ComponentHandler): this {
+    this.components.push({ matcher, handler });
+    return this;
+  }
+
+  /** Listens to a gateway event (`message:new`, ...) or a lifecycle event (`ready`, `resumed`, `error`, ...). */
+  on<E extends GatewayEventName>(event: E, listener: Listener<E>): () => void {
+    return this.gateway.on(event, listener);
+  }
+
+  /** The definitions added with `command()`, as they are registered. */
+  definitions(): CommandDefinition[] {
+    return [...this.commands.values()].map((entry) => entry.definition);
+  }
+
+  /** Registers the commands (unless told not to), connects, and resolves when ready. */
+  async start(): Promise<this> {
+    const me = await this.rest.request("getMe");
+    this.user = { id: me.id, username: me.username };
+    if (this.options.registerCommands !== false && this.commands.size > 0) {
+      await this.rest.request("registerGlobalCommands", { body: commandsToWire(this.definitions()) });
+    }
+    await this.gateway.connect();
+    return this;
+  }
+
+  /** Disconnects for good. */
+  stop(): void {
+    this.gateway.close();
+  }
+
+  /** Sets the status and activity; both are sent again after every reconnect. */
+  async setPresence(status: Presence["status"], activity?: S.Activity | null): Promise<S.BotPresence> {
+    this.presence = { status, activity: activity === undefined ? this.presence?.activity : activity };
+    return this.rest.setPresence(status, activity);
+  }
+
+  /** Sends a message to a channel over the gateway (`bot:send_message`). */
+  async send(channelId: string, input: MessageInput): Promise<S.Message> {
+    const message: OutgoingMessage = typeof input === "string" ? { content: input } : input;
+    checkMessage(message);
+    return (await this.gateway.emit("bot:send_message", { channel_id: channelId, ...message })).message;
+  }
+
+  joinServer(serverId: string): Promise<void> {
+    return this.gateway.joinServer(serverId);
+  }
+
+  joinChannel(channelId: string): Promise<void> {
+    return this.gateway.joinChannel(channelId);
+  }
+
+  private async dispatch(interaction: S.Interaction): Promise<void> {
+    if (interaction.type === "slash_command") {
+      const entry = this.commands.get(interaction.command.toLowerCase());
+      if (entry) await entry.handler(new CommandContext(this.gateway, interaction));
+      return;
+    }
+    const id = interaction.custom_id;
+    const entry = this.components.find(({ matcher }) =>
+      typeof matcher === "string" ? id.startsWith(matcher) : matcher instanceof RegExp ? matcher.test(id) : matcher(id),
+    );
+    if (entry) await entry.handler(new ComponentContext(this.gateway, interaction));
+  }
+}
+
+/** A bot for this URL and token: add commands with `.command()`, then `await bot.start()`. */
+export function createBot(options: BotOptions): Bot {
+  return new Bot(options);
+}

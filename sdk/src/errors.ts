@@ -1,0 +1,46 @@
+/** Every error the SDK throws is a HearthError; the subclasses say where it came from. */
+export class HearthError extends Error {
+  override name = "HearthError";
+}
+
+/** A REST call answered with an error status: `error` is the server's `{error}` message. */
+export class HearthApiError extends HearthError {
+  override name = "HearthApiError";
+  constructor(
+    /** The operationId called, e.g. `botSendMessage`. */
+    readonly operation: string,
+    readonly status: number,
+    /** The server's message (it names the field for a 400). */
+    readonly error: string,
+    /** Seconds to wait, from `Retry-After`, on a 429. */
+    readonly retryAfter: number | null = null,
+  ) {
+    super(`${operation}: ${status} ${error}`);
+  }
+}
+
+/** A gateway event acknowledged `{ok: false, error}`, or not acknowledged in time. */
+export class HearthAckError extends HearthError {
+  override name = "HearthAckError";
+  constructor(
+    readonly event: string,
+    readonly error: string,
+  ) {
+    super(`${event}: ${error}`);
+  }
+}
+
+/**
+ * Something the SDK refused before sending, because the server would refuse it: a limit (an
+ * embed title over 256 characters), a missing field, a bad audio format. `path` names the field
+ * the way the server's 400 does (`embeds.0.title`).
+ */
+export class HearthLimitError extends HearthError {
+  override name = "HearthLimitError";
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(path ? `${path}: ${reason}` : reason);
+  }
+}

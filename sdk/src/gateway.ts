@@ -1,0 +1,345 @@
+/**
+ * The gateway connection: typed events (./generated/gateway.ts, from the AsyncAPI document),
+ * acks as promises, and a connection that comes back by itself.
+ *
+ * Reconnecting: after the first connection, any drop that the bot did not ask for (the network,
+ * a server restart, `io server disconnect`) is retried with exponential backoff and jitter. Once
+ * connected again, the connection joins again the server and channel rooms the bot had joined,
+ * runs the resume steps others registered (the voice helper joins its voice channel again, the
+ * bot sends its presence and activity again: the server keeps an activity only while the bot is
+ * connected), then emits `resumed` with the disconnection window, so the bot can fetch what it
+ * may have missed (interactions sent meanwhile are not replayed by the server: see docs/bots.md).
+ * A refused token (`Unauthorized`) is final: `error`, then `closed`.
+ */
+import { io, type Socket } from "socket.io-client";
+import { HearthAckError, HearthError } from "./errors.js";
+import type { ClientEvents, ServerEvents } from "./generated/gateway.js";
+
+export interface ReconnectOptions {
+  /** First wait after a drop (default 500 ms); each failed try doubles it... */
+  initialDelayMs?: number;
+  /** ...up to this (default 30 s). */
+  maxDelayMs?: number;
+  /** Each wait is shortened by up to this fraction at random (default 0.5), so many bots do not come back at once. */
+  jitter?: number;
+}
+
+export interface GatewayOptions {
+  baseUrl: string;
+  token: string;
+  /** `false`: no reconnection (a drop closes the connection). */
+  reconnect?: ReconnectOptions | false;
+  /** Socket.IO transports (default: WebSocket only; `["polling", "websocket"]` behind proxies that need it). */
+  transports?: ("websocket" | "polling")[];
+  /** How long an ack may take before the promise fails (default 10 s). */
+  ackTimeoutMs?: number;
+}
+
+/** What `resumed` tells the bot. */
+export interface ResumedInfo {
+  /** When the connection dropped and came back (`Date.now()` values), and the gap in ms. */
+  disconnectedAt: number;
+  reconnectedAt: number;
+  downtimeMs: number;
+  /** Socket.IO's reason for the drop (`transport close`, `io server disconnect`, `ping timeout`, ...). */
+  reason: string;
+  /** Connection attempts it took. */
+  attempts: number;
+  /**
+   * For each channel room the bot is in: the last message it received there before the drop
+   * (null: none yet). Fetch the gap with `rest.messagesSince(channelId, id)`.
+   */
+  lastMessageIds: Record<string, string | null>;
+  /** Rooms that could not be joined again (kicked, lost VIEW_CHANNEL meanwhile), with the server's reason. */
+  lostRooms: { kind: "server" | "channel"; id: string; error: string }[];
+}
+
+/** The SDK's own events, beside the server's. */
+export interface LifecycleEvents {
+  /** Connected for the first time. */
+  ready: void;
+  /** The connection dropped; the SDK is reconnecting (unless `willReconnect` is false). */
+  disconnected: { reason: string; willReconnect: boolean };
+  /** Connected again, rooms and state restored. */
+  resumed: ResumedInfo;
+  /** Closed for good: `stop()`, a refused token, or a drop with reconnection off. */
+  closed: { reason: string };
+  /** Something failed that no promise could report (a handler threw, a resume step failed). */
+  error: Error;
+}
+
+export type GatewayEvents = ServerEvents & LifecycleEvents;
+export type GatewayEventName = keyof GatewayEvents;
+export type Listener<E extends GatewayEventName> = (payload: GatewayEvents[E]) => unknown;
+
+export type ClientEventName = keyof ClientEvents;
+/** The payload argument(s) of a client event: none when it takes no payload. */
+export type PayloadArgs<E extends ClientEventName> = ClientEvents[E]["payload"] extends undefined ? [] : [payload: ClientEvents[E]["payload"]];
+export type AckOf<E extends ClientEventName> = ClientEvents[E]["ack"];
+
+const SOCKET_EVENTS = new Set(["connect", "disconnect", "connect_error"]);
+const LIFECYCLE: ReadonlySet<string> = new Set<keyof LifecycleEvents>(["ready", "disconnected", "resumed", "closed", "error"]);
+
+type AnyListener = (payload: unknown) => unknown;
+
+export class Gateway {
+  /** The Socket.IO socket, for anything the typed methods do not cover. */
+  readonly socket: Socket;
+  private readonly options: GatewayOptions;
+  private readonly listeners = new Map<string, Set<AnyListener>>();
+  private readonly servers = new Set<string>();
+  private readonly channels = new Map<string, string | null>();
+  private readonly resumeSteps: { name: string; run: () => Promise<void> }[] = [];
+  private state: "idle" | "connecting" | "connected" | "reconnecting" | "closed" = "idle";
+  private everConnected = false;
+  private attempts = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private dropped: { at: number; reason: string } | null = null;
+
+  constructor(options: GatewayOptions) {
+    this.options = options;
+    this.socket = io(options.baseUrl, {
+      auth: { token: options.token },
+      transports: options.transports ?? ["websocket"],
+      reconnection: false,
+      autoConnect: false,
+      forceNew: true,
+    });
+    this.socket.on("connect", () => void this.onConnect());
+    this.socket.on("disconnect", (reason) => this.onDisconnect(reason));
+    this.socket.on("connect_error", (error) => this.onConnectError(error));
+    // Remember the newest message of each channel room, for `resumed`.
+    this.socket.on("message:new", (message: { id: string; channel_id: string }) => {
+      if (this.channels.has(message.channel_id)) this.channels.set(message.channel_id, message.id);
+    });
+  }
+
+  get connected(): boolean {
+    return this.state === "connected";
+  }
+
+  /** Connects; resolves once connected, rejects on the first failure (a bad token: `Unauthorized`). */
+  connect(): Promise<void> {
+    if (this.state === "connected") return Promise.resolve();
+    this.state = "connecting";
+    return new Promise((resolve, reject) => {
+      const cleanup = () => {
+        this.socket.off("connect", onConnect);
+        this.socket.off("connect_error", onError);
+      };
+      const onConnect = () => {
+        cleanup();
+        resolve();
+      };
+      const onError = (error: Error) => {
+        cleanup();
+        this.state = "closed";
+        reject(new HearthError(`could not connect to the gateway: ${error.message}`));
+      };
+      this.socket.once("connect", onConnect);
+      this.socket.once("connect_error", onError);
+      this.socket.connect();
+    });
+  }
+
+  /** Disconnects for good. */
+  close(reason = "closed by the bot"): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const wasClosed = this.state === "closed";
+    this.state = "closed";
+    this.socket.disconnect();
+    if (!wasClosed) this.fire("closed", { reason });
+  }
+
+  /** Listens to a server event or a lifecycle event; returns a function that stops listening. */
+  on<E extends GatewayEventName>(event: E, listener: Listener<E>): () => void {
+    let set = this.listeners.get(event);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(event, set);
+      if (!LIFECYCLE.has(event) && !SOCKET_EVENTS.has(event)) this.socket.on(event as string, (payload: unknown) => this.fire(event, payload as GatewayEvents[E]));
+    }
+    set.add(listener as AnyListener);
+    return () => set.delete(listener as AnyListener);
+  }
+
+  /** The next `event` (matching `filter`), as a promise. */
+  once<E extends GatewayEventName>(event: E, filter: (payload: GatewayEvents[E]) => boolean = () => true): Promise<GatewayEvents[E]> {
+    return new Promise((resolve) => {
+      const off = this.on(event, (payload) => {
+        if (!filter(payload)) return;
+        off();
+        resolve(payload);
+      });
+    });
+  }
+
+  /** Emits a client event and waits for its ack; a refusal throws HearthAckError with the server's message. */
+  async emit<E extends ClientEventName>(event: E, ...payload: PayloadArgs<E>): Promise<AckOf<E>> {
+    let ack: { ok: boolean; error?: string };
+    try {
+      ack = await this.socket.timeout(this.options.ackTimeoutMs ?? 10_000).emitWithAck(event, ...payload);
+    } catch {
+      throw new HearthAckError(event, "no answer in time (the server may not know this event, or the connection is down)");
+    }
+    if (!ack.ok) throw new HearthAckError(event, ack.error ?? "refused");
+    return ack as AckOf<E>;
+  }
+
+  /**
+   * Emits without asking for an ack. `dropWhileDisconnected`: dropped rather than queued while
+   * the connection is down (audio frames: a late frame is worse than a lost one). Not Socket.IO's
+   * `volatile`, which also drops a packet whenever the previous one is still being written.
+   */
+  send<E extends ClientEventName>(event: E, payload: ClientEvents[E]["payload"], options: { dropWhileDisconnected?: boolean } = {}): boolean {
+    if (options.dropWhileDisconnected && !this.socket.connected) return false;
+    this.socket.emit(event, payload);
+    return true;
+  }
+
+  /** Joins a server's room (its member, role, channel and presence events); joined again after a reconnect. */
+  async joinServer(serverId: string): Promise<void> {
+    await this.emit("server:join", serverId);
+    this.servers.add(serverId);
+  }
+
+  async leaveServer(serverId: string): Promise<void> {
+    this.servers.delete(serverId);
+    await this.emit("server:leave", serverId);
+  }
+
+  /** Joins a channel's room (`message:*`, `typing:*`); joined again after a reconnect. */
+  async joinChannel(channelId: string): Promise<void> {
+    await this.emit("channel:join", channelId);
+    if (!this.channels.has(channelId)) this.channels.set(channelId, null);
+  }
+
+  async leaveChannel(channelId: string): Promise<void> {
+    this.channels.delete(channelId);
+    await this.emit("channel:leave", channelId);
+  }
+
+  /** The server and channel rooms the connection keeps. */
+  rooms(): { servers: string[]; channels: string[] } {
+    return { servers: [...this.servers], channels: [...this.channels.keys()] };
+  }
+
+  /**
+   * Something to do again after each reconnect, before `resumed` (in the order added). Returns
+   * a function that removes it.
+   */
+  onResume(name: string, run: () => Promise<void>): () => void {
+    const step = { name, run };
+    this.resumeSteps.push(step);
+    return () => {
+      const index = this.resumeSteps.indexOf(step);
+      if (index >= 0) this.resumeSteps.splice(index, 1);
+    };
+  }
+
+  private fire<E extends GatewayEventName>(event: E, payload: GatewayEvents[E]): void {
+    for (const listener of [...(this.listeners.get(event) ?? [])]) {
+      try {
+        const result = listener(payload);
+        if (result instanceof Promise) result.catch((error: unknown) => this.reportError(error, event));
+      } catch (error) {
+        this.reportError(error, event);
+      }
+    }
+  }
+
+  private reportError(error: unknown, where: string): void {
+    const wrapped = error instanceof Error ? error : new HearthError(String(error));
+    if (where === "error" || !this.listeners.get("error")?.size) {
+      // Nobody listens to errors: do not lose it silently.
+      console.error(`[hearth-sdk] ${where}:`, wrapped);
+      return;
+    }
+    this.fire("error", wrapped);
+  }
+
+  private async onConnect(): Promise<void> {
+    this.attempts = 0;
+    const first = !this.everConnected;
+    this.everConnected = true;
+    this.state = "connected";
+    if (first) {
+      this.fire("ready", undefined);
+      return;
+    }
+    const dropped = this.dropped ?? { at: Date.now(), reason: "unknown" };
+    const attempts = this.attemptsUsed;
+    this.dropped = null;
+    const lostRooms: ResumedInfo["lostRooms"] = [];
+    for (const id of [...this.servers]) {
+      try {
+        await this.emit("server:join", id);
+      } catch (error) {
+        this.servers.delete(id);
+        lostRooms.push({ kind: "server", id, error: error instanceof HearthAckError ? error.error : String(error) });
+      }
+    }
+    const lastMessageIds = Object.fromEntries(this.channels);
+    for (const id of [...this.channels.keys()]) {
+      try {
+        await this.emit("channel:join", id);
+      } catch (error) {
+        this.channels.delete(id);
+        lostRooms.push({ kind: "channel", id, error: error instanceof HearthAckError ? error.error : String(error) });
+      }
+    }
+    for (const step of [...this.resumeSteps]) {
+      try {
+        await step.run();
+      } catch (error) {
+        this.reportError(error instanceof Error ? new HearthError(`resuming (${step.name}): ${error.message}`) : error, "resumed");
+      }
+    }
+    if (!this.connected) return; // dropped again while resuming: the next connect resumes
+    const reconnectedAt = Date.now();
+    this.fire("resumed", { disconnectedAt: dropped.at, reconnectedAt, downtimeMs: reconnectedAt - dropped.at, reason: dropped.reason, attempts, lastMessageIds, lostRooms });
+  }
+
+  private attemptsUsed = 0;
+
+  private onDisconnect(reason: string): void {
+    if (this.state === "closed" || reason === "io client disconnect") return;
+    this.dropped ??= { at: Date.now(), reason };
+    this.attemptsUsed = 0;
+    const willReconnect = this.options.reconnect !== false;
+    this.fire("disconnected", { reason, willReconnect });
+    if (!willReconnect) return this.close(`disconnected: ${reason}`);
+    this.state = "reconnecting";
+    this.scheduleRetry();
+  }
+
+  private onConnectError(error: Error): void {
+    if (this.state !== "reconnecting") return; // the first connect reports through connect()
+    if (error.message === "Unauthorized") {
+      this.reportError(new HearthError("the gateway refused the token (Unauthorized): not reconnecting"), "connect");
+      return this.close("Unauthorized");
+    }
+    this.scheduleRetry();
+  }
+
+  /** The wait before try n (0-based): initial * 2^n, capped, minus up to `jitter` of it at random. */
+  static backoff(attempt: number, options: ReconnectOptions = {}, random = Math.random): number {
+    const initial = options.initialDelayMs ?? 500;
+    const max = options.maxDelayMs ?? 30_000;
+    const jitter = options.jitter ?? 0.5;
+    const base = Math.min(max, initial * 2 ** attempt);
+    return Math.round(base * (1 - jitter * random()));
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer || this.state === "closed") return;
+    const delay = Gateway.backoff(this.attempts++, this.options.reconnect || {});
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (this.state !== "reconnecting") return;
+      this.attemptsUsed++;
+      this.socket.connect();
+    }, delay);
+  }
+}

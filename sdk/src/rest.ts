@@ -1,0 +1,183 @@
+/**
+ * The REST client: every operation of the OpenAPI document, by its operationId, with the
+ * document's types (generated into ./generated/rest.ts), plus the few calls a bot makes all the
+ * time under short names.
+ */
+import { HearthApiError } from "./errors.js";
+import { OPERATIONS, type Operations } from "./generated/rest.js";
+import type * as S from "./generated/schemas.js";
+
+export type OperationId = keyof Operations;
+/** What an operation takes: `params` (path), `query`, `headers`, `body`, as the document says. */
+export type OperationArgs<K extends OperationId> = Operations[K]["args"];
+/** What an operation answers on success (`undefined` for no content, the raw `Response` for files and streams). */
+export type OperationAnswer<K extends OperationId> = Operations[K]["response"];
+
+export interface CallOptions {
+  /** Another token for this call (`null`: none), instead of the client's. */
+  token?: string | null;
+  signal?: AbortSignal;
+}
+
+/** The arguments are optional when the operation needs none. */
+export type CallArgs<K extends OperationId> = {} extends OperationArgs<K> ? [args?: OperationArgs<K> & CallOptions] : [args: OperationArgs<K> & CallOptions];
+
+/** What the client needs of `fetch`. */
+export type FetchLike = (input: URL, init: RequestInit) => Promise<Response>;
+
+export interface RestOptions {
+  /** The Hearth base URL, e.g. `http://localhost:3000`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>` (a bot token, or a user token for user routes). */
+  token?: string | null;
+  /** Another fetch (a proxy, a test that inspects answers). */
+  fetch?: FetchLike;
+  /** How many times a 429 is retried after its `Retry-After` (default 2; 0: never). */
+  retriesOn429?: number;
+}
+
+/** A message a bot sends: text, embeds, or both. */
+export type OutgoingMessage = { content?: string; embeds?: S.Embed[] };
+
+type LooseArgs = { params?: Record<string, string>; query?: Record<string, unknown>; headers?: Record<string, unknown>; body?: unknown } & CallOptions;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class RestClient {
+  readonly baseUrl: string;
+  private readonly token: string | null;
+  private readonly fetchImpl: FetchLike;
+  private readonly retriesOn429: number;
+
+  constructor(options: RestOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.token = options.token ?? null;
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.retriesOn429 = options.retriesOn429 ?? 2;
+  }
+
+  /** Calls any operation of the document by its operationId: `request("getServer", {params: {id}})`. */
+  async request<K extends OperationId>(operation: K, ...[args]: CallArgs<K>): Promise<OperationAnswer<K>> {
+    const spec = OPERATIONS[operation] as (typeof OPERATIONS)[OperationId];
+    const given = (args ?? {}) as LooseArgs;
+    const path = spec.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      const value = given.params?.[name];
+      if (value === undefined || value === "") throw new TypeError(`${operation}: params.${name} is required`);
+      return encodeURIComponent(value);
+    });
+    const url = new URL(this.baseUrl + path);
+    for (const [name, value] of Object.entries(given.query ?? {})) if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(given.headers ?? {})) if (value !== undefined && value !== null) headers[name] = String(value);
+    const token = given.token === undefined ? this.token : given.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: RequestInit["body"];
+    if (given.body !== undefined) {
+      if (spec.body === "multipart") body = toFormData(given.body);
+      else {
+        headers["content-type"] = "application/json";
+        body = JSON.stringify(given.body);
+      }
+    }
+
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.fetchImpl(url, { method: spec.method, headers, body, signal: given.signal, redirect: "manual" });
+      if (response.status === 429 && attempt < this.retriesOn429) {
+        const wait = Number(response.headers.get("retry-after"));
+        await response.body?.cancel();
+        await sleep(Number.isFinite(wait) && wait > 0 ? wait * 1000 : 1000);
+        continue;
+      }
+      if (response.status >= 400) throw await apiError(operation, response);
+      if (spec.answer === "raw") return response as OperationAnswer<K>;
+      const text = await response.text();
+      return (text === "" ? undefined : JSON.parse(text)) as OperationAnswer<K>;
+    }
+  }
+
+  // The calls a bot makes all the time (Bot REST, docs/bot-rest.md), each one operation above.
+
+  /** `POST /oauth2/bot/channels/:channelId/messages`: sends as the bot. */
+  sendMessage(channelId: string, message: OutgoingMessage & { reply_to?: string }): Promise<S.Message> {
+    return this.request("botSendMessage", { params: { channelId }, body: message });
+  }
+
+  /** Edits one of the bot's own messages; what is not given is kept. */
+  editMessage(channelId: string, messageId: string, edit: OutgoingMessage): Promise<S.Message> {
+    return this.request("botEditMessage", { params: { channelId, messageId }, body: edit });
+  }
+
+  deleteMessage(channelId: string, messageId: string): Promise<S.Success> {
+    return this.request("botDeleteMessage", { params: { channelId, messageId } });
+  }
+
+  /** One page of a channel's messages, newest first (docs/bot-rest.md: `before`, `after`, `limit` 1-100). */
+  listMessages(channelId: string, query: { before?: string; after?: string; limit?: number } = {}): Promise<S.Message[]> {
+    return this.request("botListMessages", { params: { channelId }, query });
+  }
+
+  /**
+   * Every message of a channel after `afterId` (exclusive), oldest first, page by page: what a
+   * bot missed while it was disconnected (see the `resumed` event). `afterId` null: from the start.
+   */
+  async *messagesSince(channelId: string, afterId: string | null, pageSize = 100): AsyncGenerator<S.Message> {
+    let after = afterId;
+    for (;;) {
+      // With `after`, a page holds the oldest messages after it (newest first within the page).
+      const page = after === null ? await this.oldestPage(channelId, pageSize) : await this.listMessages(channelId, { after, limit: pageSize });
+      if (page.length === 0) return;
+      const chronological = [...page].reverse();
+      yield* chronological;
+      after = chronological[chronological.length - 1]!.id;
+      if (page.length < pageSize) return;
+    }
+  }
+
+  /** The first messages of a channel: ids sort by time, so "after the smallest id" is the start. */
+  private oldestPage(channelId: string, limit: number): Promise<S.Message[]> {
+    return this.listMessages(channelId, { after: "00000000-0000-0000-0000-000000000000", limit });
+  }
+
+  /** Sets the bot's status and activity (`null` clears it, absent keeps it); the activity lasts while connected. */
+  setPresence(status: S.BotPresence["status"], activity?: S.Activity | null): Promise<S.BotPresence> {
+    return this.request("botSetPresence", { body: activity === undefined ? { status } : { status, activity } });
+  }
+
+  /** Any user's public profile plus their activity. */
+  getUser(userId: string): Promise<Operations["botGetUser"]["response"]> {
+    return this.request("botGetUser", { params: { userId } });
+  }
+
+  /** The channels of a server the bot can see. */
+  listChannels(serverId: string): Promise<S.Channel[]> {
+    return this.request("botListChannels", { params: { serverId } });
+  }
+
+  /** Sends a direct message to a user who shares a server with the bot. */
+  sendDm(userId: string, message: OutgoingMessage): Promise<S.DmMessage> {
+    return this.request("botSendDm", { params: { targetUserId: userId }, body: message });
+  }
+}
+
+function toFormData(body: unknown): FormData {
+  if (body instanceof FormData) return body;
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) form.append(name, item instanceof Blob ? item : String(item));
+  }
+  return form;
+}
+
+async function apiError(operation: string, response: Response): Promise<HearthApiError> {
+  const text = await response.text();
+  let message = text || response.statusText;
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown };
+    if (typeof parsed.error === "string") message = parsed.error;
+  } catch {
+    // Not JSON (a proxy's page): keep the text.
+  }
+  const retryAfter = Number(response.headers.get("retry-after"));
+  return new HearthApiError(operation, response.status, message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
+}

@@ -1,0 +1,522 @@
+/**
+ * `@hearth/sdk/voice`: a bot in a voice channel (docs/voice.md, docs/audio.md).
+ *
+ * Sending: `play(source)` cuts the audio into frames (20 ms by default) and sends each as a
+ * `bot:audio-data` when it is due. Frame n is due at start + n x frame duration on a monotonic
+ * clock (`performance.now()`), so timer lateness never accumulates: a frame sent 3 ms late is
+ * followed by one sent on time. If the process stalls longer than `maxLagMs`, the schedule is
+ * moved forward (`resyncs`) instead of sending the backlog in a burst. Pause, resume and stop
+ * work between frames; frames are dropped, not queued, while the connection is down.
+ *
+ * Receiving: the room's audio, per speaker, as async iterators of frames (`receive()`,
+ * `speakers()`). Other bots' `bot:audio-data` always arrives (`kind: "bot"`). People talk over
+ * WebRTC, which the server never sees: a bot hears them only after `listen()` (the gateway's
+ * `voice:listen`), and then the people's pages send their microphone as PCM, which arrives as
+ * `voice:audio-data` (`kind: "person"`, the person's `userId`) through the same iterators
+ * (docs/audio.md, "Bots that listen"). The server forgets the opt-in whenever the bot's
+ * socket leaves the room (a reconnect, a move by a moderator): the connection asks again
+ * after joining again and after `voice:force-move`, for as long as the bot wants to listen.
+ */
+import type { Bot } from "./bot.js";
+import { HearthError } from "./errors.js";
+import type { Gateway } from "./gateway.js";
+import type * as S from "./generated/schemas.js";
+import { bytesOf, durationMs, frameBytes, frames, samplesOf, type PcmAudio, type PcmChunk, type PcmFormat } from "./pcm.js";
+
+export * from "./pcm.js";
+
+/** What `play()` takes: decoded audio (`readWav`), raw PCM bytes with their format, or a stream of PCM chunks. */
+export type PlaySource = PcmAudio | (PcmFormat & { pcm: PcmChunk }) | AsyncIterable<PcmChunk> | Iterable<PcmChunk>;
+
+export interface PlayOptions {
+  /** The format of a raw stream (default 48 kHz stereo); decoded audio carries its own. */
+  sampleRate?: number;
+  channels?: number;
+  /** Frame length (default 20 ms; at most 60 ms of 48 kHz stereo, the relay's limit). */
+  frameMs?: number;
+  /** How far behind schedule sending may fall before the schedule moves instead (default 200 ms). */
+  maxLagMs?: number;
+}
+
+export interface PlaybackStats {
+  frames: number;
+  bytes: number;
+  /** Audio sent, in ms. */
+  audioMs: number;
+  /** Frames sent more than one frame late. */
+  lateFrames: number;
+  /** Times the schedule moved forward after a stall. */
+  resyncs: number;
+  /** Why it ended. */
+  ended: "finished" | "stopped" | "left";
+}
+
+/** One received frame. */
+export interface ReceivedFrame {
+  /** The speaker's user id. */
+  userId: string;
+  /** `bot`: a bot's `bot:audio-data`; `person`: a person's microphone (`voice:audio-data`, heard after `listen()`). */
+  kind: "bot" | "person";
+  pcm: Int16Array;
+  sampleRate: number;
+  channels: number;
+  /** `performance.now()` when it arrived. */
+  receivedAt: number;
+}
+
+export interface ReceiveOptions {
+  /** End the stream after this long without a frame, once a first frame came (default: never). */
+  idleMs?: number;
+  /** Frames kept while nobody reads; past it the oldest are dropped (default 3000: one minute of 20 ms frames). */
+  maxQueued?: number;
+}
+
+const now = () => performance.now();
+
+/** An async iterator of frames fed by the connection, bounded, ended by idleness, `close()` or leaving. */
+export class FrameStream implements AsyncIterable<ReceivedFrame> {
+  /** Frames dropped because nobody read them in time. */
+  dropped = 0;
+  private readonly queue: ReceivedFrame[] = [];
+  private waiter: ((result: IteratorResult<ReceivedFrame>) => void) | null = null;
+  private done = false;
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly onEnd: () => void;
+
+  constructor(
+    private readonly options: ReceiveOptions,
+    onEnd: () => void,
+  ) {
+    this.onEnd = onEnd;
+  }
+
+  /** @internal */
+  push(frame: ReceivedFrame): void {
+    if (this.done) return;
+    if (this.waiter) {
+      const resolve = this.waiter;
+      this.waiter = null;
+      resolve({ value: frame, done: false });
+    } else {
+      this.queue.push(frame);
+      if (this.queue.length > (this.options.maxQueued ?? 3000)) {
+        this.queue.shift();
+        this.dropped++;
+      }
+    }
+    if (this.options.idleMs !== undefined) {
+      if (this.idleTimer) clearTimeout(this.idleTimer);
+      this.idleTimer = setTimeout(() => this.close(), this.options.idleMs);
+    }
+  }
+
+  /** Ends the stream (frames already queued are still read). */
+  close(): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.onEnd();
+    if (this.waiter && this.queue.length === 0) {
+      this.waiter({ value: undefined, done: true });
+      this.waiter = null;
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<ReceivedFrame> {
+    return {
+      next: () => {
+        const frame = this.queue.shift();
+        if (frame) return Promise.resolve({ value: frame, done: false });
+        if (this.done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => (this.waiter = resolve));
+      },
+      return: () => {
+        this.close();
+        this.queue.length = 0;
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}
+
+/** One speaker's audio until they pause (`idleMs`) or leave. */
+export interface SpeakerStream {
+  userId: string;
+  kind: ReceivedFrame["kind"];
+  frames: FrameStream;
+}
+
+/** A piece of audio being sent. */
+export class Playback {
+  /** Resolves when it ends (finished, stopped, or the bot left the channel). */
+  readonly finished: Promise<PlaybackStats>;
+  private paused = false;
+  private stopped: PlaybackStats["ended"] | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(run: (playback: Playback) => Promise<PlaybackStats>) {
+    this.finished = run(this);
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  /** Holds sending after the current frame; `resume()` goes on from the next one. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.wake?.();
+  }
+
+  /** Stops for good; `finished` resolves with `ended: "stopped"`. */
+  stop(reason: PlaybackStats["ended"] = "stopped"): void {
+    this.stopped ??= reason;
+    this.wake?.();
+  }
+
+  /** @internal Waits `ms` (or until woken by pause, resume or stop). */
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** @internal */
+  get state(): { paused: boolean; stopped: PlaybackStats["ended"] | null } {
+    return { paused: this.paused, stopped: this.stopped };
+  }
+}
+
+function isAudio(source: PlaySource): source is PcmAudio | (PcmFormat & { pcm: PcmChunk }) {
+  return typeof source === "object" && source !== null && "pcm" in source && "sampleRate" in source;
+}
+
+/** What `joinVoice()` takes. */
+export interface JoinOptions {
+  /** Hear the room's people from the start (`listen(true)` right after joining). */
+  listen?: boolean;
+}
+
+const open = new WeakMap<Gateway, VoiceConnection>();
+
+/** A `speakers()` iteration: its options, the current stream of each speaker, and where new speakers go. */
+interface Watcher {
+  options: ReceiveOptions;
+  current: Map<string, FrameStream>;
+  push(speaker: SpeakerStream): void;
+  close(): void;
+}
+
+/** The bot in one voice channel. */
+export class VoiceConnection {
+  channelId: string;
+  /** Everyone in the room (the bot included), kept up to date from the room's events. */
+  readonly participants = new Map<string, S.VoiceParticipant>();
+  private readonly gateway: Gateway;
+  private left = false;
+  /** Whether the bot wants to hear people: sent again whenever the server forgot it. */
+  private wantsToListen = false;
+  /** Between `voice:force-move` and the `voice:existing` of the new room. */
+  private moving = false;
+  private readonly playbacks = new Set<Playback>();
+  private readonly streams = new Set<{ userId: string | null; stream: FrameStream }>();
+  private readonly watchers = new Set<Watcher>();
+  private readonly unsubscribe: (() => void)[] = [];
+
+  /** @internal use joinVoice() */
+  constructor(gateway: Gateway, channelId: string, participants: S.VoiceParticipant[]) {
+    this.gateway = gateway;
+    this.channelId = channelId;
+    this.setParticipants(participants);
+    this.unsubscribe.push(
+      gateway.on("bot:audio-data", (data) => this.deliver({ userId: data.botUserId, kind: "bot", pcm: samplesOf(data.pcm), sampleRate: data.sampleRate, channels: data.channels, receivedAt: now() })),
+      gateway.on("voice:audio-data", (data) => {
+        // A frame still on its way from the room the bot was moved out of is dropped.
+        if (data.channelId !== this.channelId) return;
+        this.deliver({ userId: data.userId, kind: "person", pcm: samplesOf(data.pcm), sampleRate: data.sampleRate, channels: data.channels, receivedAt: now() });
+      }),
+      gateway.on("voice:user-joined", (participant) => void this.participants.set(participant.socketId, participant)),
+      gateway.on("voice:user-left", ({ socketId }) => this.participantLeft(socketId)),
+      gateway.on("voice:listening", ({ socketId, listening }) => {
+        const participant = this.participants.get(socketId);
+        if (participant) this.participants.set(socketId, { ...participant, listening });
+      }),
+      gateway.on("voice:force-move", ({ channelId }) => {
+        this.channelId = channelId;
+        this.moving = true;
+      }),
+      // The server has put the socket in the new room: ask to listen there, learn who is in it.
+      gateway.on("voice:existing", () => (this.moving ? this.arrived() : undefined)),
+      gateway.on("voice:force-leave", () => this.close()),
+      gateway.on("voice:force-disconnect", () => this.close()),
+      // After a reconnect the socket is new and in no voice room: join again, listen again, and go on playing.
+      gateway.onResume("voice", async () => {
+        if (this.left) return;
+        this.moving = false; // a move cut short by the drop: this join lands in the new room
+        const ack = await gateway.emit("voice:join", { channelId: this.channelId });
+        this.setParticipants(ack.participants);
+        if (this.wantsToListen) await gateway.emit("voice:listen", { channelId: this.channelId, listening: true });
+      }),
+    );
+  }
+
+  get active(): boolean {
+    return !this.left;
+  }
+
+  /** Whether the bot asked to hear the room's people (and has not stopped). */
+  get listening(): boolean {
+    return this.wantsToListen;
+  }
+
+  /**
+   * Starts (or, with `false`, stops) hearing the room's people: their microphone frames arrive
+   * through `receive()` and `speakers()` with `kind: "person"`. The room is told
+   * (`voice:listening`; people see that the bot hears them). Kept across reconnects and moves:
+   * the connection asks the server again each time it forgets. While the connection is down
+   * (or being moved) the wish is kept and sent once back in the room. A refusal throws
+   * `HearthAckError` and leaves the previous state.
+   */
+  async listen(listening = true): Promise<void> {
+    if (this.left) throw new HearthError("listen(): the bot left this voice channel");
+    const before = this.wantsToListen;
+    this.wantsToListen = listening;
+    if (!this.gateway.connected || this.moving) return;
+    try {
+      await this.gateway.emit("voice:listen", { channelId: this.channelId, listening });
+    } catch (error) {
+      this.wantsToListen = before;
+      throw error;
+    }
+  }
+
+  /** After a move: listen again if wanted, then take the new room's participants (speakers of the old room end). */
+  private async arrived(): Promise<void> {
+    this.moving = false;
+    if (this.left) return;
+    try {
+      if (this.wantsToListen) await this.gateway.emit("voice:listen", { channelId: this.channelId, listening: true });
+    } finally {
+      // A refusal is reported (`error`); the participants are still the new room's.
+      const { participants } = await this.gateway.emit("bot:voice-participants", { channelId: this.channelId });
+      const before = new Set([...this.participants.values()].map((p) => p.userId));
+      this.setParticipants(participants);
+      const present = new Set(participants.map((p) => p.userId));
+      for (const userId of before) if (!present.has(userId)) this.endSpeaker(userId);
+    }
+  }
+
+  /** Starts sending audio; returns at once with the Playback (await `.finished` for the end). */
+  play(source: PlaySource, options: PlayOptions = {}): Playback {
+    if (this.left) throw new HearthError("play(): the bot left this voice channel");
+    const format: PcmFormat = isAudio(source) ? source : { sampleRate: options.sampleRate ?? 48000, channels: options.channels ?? 2 };
+    const frameMs = options.frameMs ?? 20;
+    const size = frameBytes(format, frameMs);
+    const chunks: AsyncIterable<PcmChunk> | Iterable<PcmChunk> = isAudio(source) ? [source.pcm] : source;
+    const playback = new Playback((self) => this.pace(self, frames(chunks, size, format.channels), format, frameMs, options.maxLagMs ?? 200));
+    this.playbacks.add(playback);
+    void playback.finished.finally(() => this.playbacks.delete(playback));
+    return playback;
+  }
+
+  private async pace(playback: Playback, source: AsyncIterable<Uint8Array>, format: PcmFormat, frameMs: number, maxLagMs: number): Promise<PlaybackStats> {
+    const stats: PlaybackStats = { frames: 0, bytes: 0, audioMs: 0, lateFrames: 0, resyncs: 0, ended: "finished" };
+    let start = now();
+    const iterator = source[Symbol.asyncIterator]();
+    this.speaking(true);
+    try {
+      for (;;) {
+        if (playback.state.stopped) break;
+        const next = await iterator.next();
+        if (next.done) break;
+        const frame = next.value;
+        // Wait for the frame's time; pauses and stops are checked whenever the wait ends.
+        for (;;) {
+          const { paused, stopped } = playback.state;
+          if (stopped) break;
+          if (paused) {
+            this.speaking(false);
+            await playback.sleep(3_600_000);
+            if (!playback.state.paused) {
+              start = now() - stats.audioMs; // continue from here, not from before the pause
+              this.speaking(true);
+            }
+            continue;
+          }
+          const wait = start + stats.audioMs - now();
+          if (wait <= 0) break;
+          await playback.sleep(wait);
+        }
+        if (playback.state.stopped) break;
+        const lag = now() - (start + stats.audioMs);
+        if (lag > maxLagMs) {
+          start += lag; // a stall: move the schedule rather than send the backlog at once
+          stats.resyncs++;
+        } else if (lag > frameMs) stats.lateFrames++;
+        this.gateway.send("bot:audio-data", { channelId: this.channelId, pcm: frame, sampleRate: format.sampleRate, channels: format.channels }, { dropWhileDisconnected: true });
+        stats.frames++;
+        stats.bytes += frame.byteLength;
+        stats.audioMs += durationMs(frame.byteLength, format);
+      }
+    } finally {
+      this.speaking(false);
+      await iterator.return?.();
+    }
+    stats.ended = playback.state.stopped ?? "finished";
+    return stats;
+  }
+
+  /** Frames from one speaker (`userId`) or from everyone, as they arrive. */
+  receive(userId: string | null = null, options: ReceiveOptions = {}): FrameStream {
+    const entry = { userId, stream: null as unknown as FrameStream };
+    entry.stream = new FrameStream(options, () => this.streams.delete(entry));
+    if (this.left) entry.stream.close();
+    else this.streams.add(entry);
+    return entry.stream;
+  }
+
+  /**
+   * Each speaker as they start: a stream of their frames that ends when they pause for `idleMs`
+   * (default 1 s) or leave; a new one starts when they speak again.
+   */
+  speakers(options: ReceiveOptions = {}): AsyncIterable<SpeakerStream> & { close(): void } {
+    const pending: SpeakerStream[] = [];
+    let waiter: ((result: IteratorResult<SpeakerStream>) => void) | null = null;
+    let closed = false;
+    const watcher: Watcher = {
+      options: { idleMs: 1000, ...options },
+      current: new Map(),
+      push: (speaker) => {
+        if (waiter) {
+          waiter({ value: speaker, done: false });
+          waiter = null;
+        } else pending.push(speaker);
+      },
+      close: () => {
+        if (closed) return;
+        closed = true;
+        this.watchers.delete(watcher);
+        for (const stream of watcher.current.values()) stream.close();
+        waiter?.({ value: undefined, done: true });
+        waiter = null;
+      },
+    };
+    if (this.left) watcher.close();
+    else this.watchers.add(watcher);
+    return {
+      close: watcher.close,
+      [Symbol.asyncIterator]: () => ({
+        next: () => {
+          const speaker = pending.shift();
+          if (speaker) return Promise.resolve({ value: speaker, done: false });
+          if (closed) return Promise.resolve({ value: undefined, done: true });
+          return new Promise((resolve) => (waiter = resolve));
+        },
+        return: () => {
+          watcher.close();
+          return Promise.resolve({ value: undefined, done: true });
+        },
+      }),
+    };
+  }
+
+  private deliver(frame: ReceivedFrame): void {
+    if (this.left) return;
+    for (const { userId, stream } of this.streams) if (userId === null || userId === frame.userId) stream.push(frame);
+    for (const watcher of this.watchers) {
+      let stream = watcher.current.get(frame.userId);
+      if (!stream) {
+        const created: FrameStream = new FrameStream(watcher.options, () => {
+          if (watcher.current.get(frame.userId) === created) watcher.current.delete(frame.userId);
+        });
+        stream = created;
+        watcher.current.set(frame.userId, stream);
+        watcher.push({ userId: frame.userId, kind: frame.kind, frames: stream });
+      }
+      stream.push(frame);
+    }
+  }
+
+  private participantLeft(socketId: string): void {
+    const participant = this.participants.get(socketId);
+    this.participants.delete(socketId);
+    if (!participant) return;
+    const stillHere = [...this.participants.values()].some((p) => p.userId === participant.userId);
+    if (!stillHere) this.endSpeaker(participant.userId);
+  }
+
+  /** Ends the streams of a speaker who is no longer in the room. */
+  private endSpeaker(userId: string): void {
+    for (const entry of [...this.streams]) if (entry.userId === userId) entry.stream.close();
+    for (const watcher of this.watchers) watcher.current.get(userId)?.close();
+  }
+
+  private setParticipants(list: S.VoiceParticipant[]): void {
+    this.participants.clear();
+    for (const participant of list) this.participants.set(participant.socketId, participant);
+  }
+
+  private speaking(speaking: boolean): void {
+    if (this.left || !this.gateway.connected) return;
+    const others = [...this.playbacks].some((p) => !p.isPaused);
+    if (!speaking && others && this.playbacks.size > 1) return;
+    this.gateway.send("voice:speaking", { speaking });
+  }
+
+  /** Leaves the voice channel: playbacks end (`left`), streams end. */
+  async leave(): Promise<void> {
+    if (this.left) return;
+    this.close();
+    if (this.gateway.connected) await this.gateway.emit("voice:leave");
+  }
+
+  /** @internal The server took the bot out of this channel (another join, a kick from voice). */
+  ended(): void {
+    this.close();
+  }
+
+  private close(): void {
+    if (this.left) return;
+    this.left = true;
+    for (const playback of this.playbacks) playback.stop("left");
+    for (const { stream } of [...this.streams]) stream.close();
+    for (const watcher of [...this.watchers]) watcher.close();
+    for (const off of this.unsubscribe) off();
+    if (open.get(this.gateway) === this) open.delete(this.gateway);
+  }
+}
+
+/**
+ * Joins a voice channel (VIEW_CHANNEL and CONNECT needed); a socket is in one voice channel at
+ * a time. `{listen: true}` also starts hearing the room's people (if that is refused, the bot
+ * leaves again and the refusal is thrown).
+ */
+export async function joinVoice(bot: Bot | Gateway, channelId: string, options: JoinOptions = {}): Promise<VoiceConnection> {
+  const gateway = "gateway" in bot ? bot.gateway : bot;
+  const ack = await gateway.emit("voice:join", { channelId });
+  // Joining moves the socket out of its previous voice channel: that connection ends.
+  open.get(gateway)?.ended();
+  const connection = new VoiceConnection(gateway, ack.channelId, ack.participants);
+  open.set(gateway, connection);
+  if (options.listen) {
+    try {
+      await connection.listen(true);
+    } catch (error) {
+      await connection.leave();
+      throw error;
+    }
+  }
+  return connection;
+}
+

@@ -1,0 +1,27 @@
+import type { Dialect } from "../database.ts";
+
+/**
+ * Each word as an FTS5 phrase (inner quotes doubled), so FTS5 syntax in a word (`"`, `*`, `OR`,
+ * `NEAR(`, `-`, `:`, column filters) is matched as text and never parsed; the phrases are ANDed.
+ */
+export const toFtsMatch = (words: string[]): string => words.map((word) => `"${word.replaceAll('"', '""')}"`).join(" ");
+
+/** SQLite's side of the SQL that differs (see `Dialect`). */
+export const sqliteDialect: Dialect = {
+  name: "sqlite",
+  nocase: " COLLATE NOCASE",
+  instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
+  json: (param) => param,
+  inJsonArray: (param) => `IN (SELECT value FROM json_each(${param}))`,
+  search: {
+    param: toFtsMatch,
+    // FTS5 (unicode61 tokenizer, diacritics removed) over the content; the join goes through
+    // the channel's messages.
+    channelMessages: (columns) =>
+      `SELECT ${columns} FROM messages_fts f JOIN messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
+       WHERE messages_fts MATCH ?1 AND m.channel_id = ?2 ORDER BY m.id DESC LIMIT ?3`,
+    dmMessages: (columns) =>
+      `SELECT ${columns} FROM dm_messages_fts f JOIN dm_messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
+       WHERE dm_messages_fts MATCH ?1 AND m.conversation_id = ?2 ORDER BY f.rank, m.id DESC LIMIT ?3`,
+  },
+};

@@ -1,0 +1,193 @@
+import { Database as Sqlite, type Statement as SqliteStatement } from "bun:sqlite";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Database, Params, SqlValue, Statement, Transaction, TransactionOptions } from "../database.ts";
+import { sqliteDialect } from "./dialect.ts";
+
+/**
+ * The database file is readable by its owner only (0600; its folder, when created here, 0700).
+ * SQLite gives the WAL and shared-memory files the database file's mode, so they are 0600 too
+ * whenever they are created; existing ones are narrowed here as well.
+ */
+function makePrivate(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, "a", 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+}
+
+/** Opens the file (or `:memory:`) in WAL mode with the pragmas the store relies on. */
+export function openSqliteFile(file: string): Sqlite {
+  if (file !== ":memory:") makePrivate(file);
+  const db = new Sqlite(file, { create: true, strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  db.exec("PRAGMA busy_timeout = 5000");
+  return db;
+}
+
+interface SqliteStatementHandle<Row, P extends Params> extends Statement<Row, P> {
+  readonly native: SqliteStatement;
+}
+
+const native = <Row, P extends Params>(statement: Statement<Row, P>) => (statement as SqliteStatementHandle<Row, P>).native;
+
+/** Statements run at once, on the one connection (inside a transaction: by that transaction). */
+class Direct implements Transaction {
+  private savepoints = 0;
+  private readonly savepointStatements: { open: SqliteStatement; release: SqliteStatement; undo: SqliteStatement }[] = [];
+
+  constructor(private readonly db: Sqlite) {}
+
+  // Not `async`: a resolved promise without the async function's machinery, as these run for
+  // every statement (a throw becomes a rejected promise all the same).
+  get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
+    try {
+      return Promise.resolve((native(statement).get(...(params as unknown as never[])) as Row | null) ?? null);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]> {
+    try {
+      return Promise.resolve(native(statement).all(...(params as unknown as never[])) as Row[]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number> {
+    try {
+      return Promise.resolve(native(statement).run(...(params as unknown as never[])).changes);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.db.exec(sql);
+  }
+
+  async lock(): Promise<void> {
+    // Transactions on this connection already run one at a time (SqliteDatabase.transaction).
+  }
+
+  async savepoint<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const depth = ++this.savepoints;
+    // Prepared once per nesting depth: the group commit opens one per message.
+    const sp = (this.savepointStatements[depth] ??= {
+      open: this.db.prepare(`SAVEPOINT sp${depth}`),
+      release: this.db.prepare(`RELEASE sp${depth}`),
+      undo: this.db.prepare(`ROLLBACK TO sp${depth}`),
+    });
+    sp.open.run();
+    try {
+      const result = await work(this);
+      sp.release.run();
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) {
+        sp.undo.run();
+        sp.release.run();
+      }
+      throw error;
+    } finally {
+      this.savepoints--;
+    }
+  }
+}
+
+/**
+ * bun:sqlite behind the store's async interface. Statements run synchronously; the one thing the
+ * async interface adds is that a transaction's work can await, so while a transaction is open,
+ * statements of anyone else wait for its end instead of running inside it (on SQLite's single
+ * connection they would otherwise join it), and transactions run one after another.
+ */
+export class SqliteDatabase implements Database {
+  readonly dialect = sqliteDialect;
+  private readonly direct: Direct;
+  private readonly beginStmt;
+  private readonly commitStmt;
+  private readonly rollbackStmt;
+  /** A transaction is open on the connection. */
+  private busy = false;
+  private waiting: (() => void)[] = [];
+
+  constructor(readonly native: Sqlite) {
+    this.direct = new Direct(native);
+    // IMMEDIATE takes the write lock up front (busy_timeout covers another process, e.g. the admin CLI).
+    this.beginStmt = native.prepare("BEGIN IMMEDIATE");
+    this.commitStmt = native.prepare("COMMIT");
+    this.rollbackStmt = native.prepare("ROLLBACK");
+  }
+
+  static open(file: string): SqliteDatabase {
+    return new SqliteDatabase(openSqliteFile(file));
+  }
+
+  prepare<Row = unknown, P extends Params = Params>(sql: string): Statement<Row, P> {
+    const handle: SqliteStatementHandle<Row, P> = { sql, native: this.native.prepare(sql) };
+    return handle;
+  }
+
+  /** Resolves when the open transaction has ended. */
+  private turn(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
+    return this.busy ? this.turn().then(() => this.get(statement, ...params)) : this.direct.get(statement, ...params);
+  }
+
+  all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]> {
+    return this.busy ? this.turn().then(() => this.all(statement, ...params)) : this.direct.all(statement, ...params);
+  }
+
+  run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number> {
+    return this.busy ? this.turn().then(() => this.run(statement, ...params)) : this.direct.run(statement, ...params);
+  }
+
+  async transaction<T>(work: (tx: Transaction) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    while (this.busy) await this.turn();
+    this.busy = true;
+    try {
+      this.beginStmt.run();
+      try {
+        const result = await work(this.direct);
+        this.commitStmt.run();
+        return result;
+      } catch (error) {
+        // SQLite rolls back by itself after some errors (I/O, a full disk).
+        if (this.native.inTransaction) this.rollbackStmt.run();
+        throw error;
+      }
+    } finally {
+      this.busy = false;
+      const waiting = this.waiting;
+      this.waiting = [];
+      for (const resume of waiting) resume();
+    }
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.busy ? this.turn().then(() => this.exec(sql)) : this.direct.exec(sql);
+  }
+
+  async tables(): Promise<string[]> {
+    return this.native
+      .query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .all()
+      .map((row) => row.name);
+  }
+
+  /** Checkpoints the WAL into the file, so after a clean stop the file is complete on its own. */
+  async close(): Promise<void> {
+    while (this.busy) await this.turn();
+    try {
+      this.native.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } finally {
+      this.native.close();
+    }
+  }
+}
