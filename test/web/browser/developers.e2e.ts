@@ -75,6 +75,7 @@ test("from the app to the portal: create an application by keyboard, see and cop
   await eventually(async () => expect(await isFocused(token.getByRole("button", { name: "Reset token", exact: true }))).toBe(true));
   expect((await api("GET", "/users/me/info", first)).status).toBe(200);
   await token.getByRole("button", { name: "Reset token", exact: true }).click();
+  await eventually(async () => expect(await isFocused(confirm.getByRole("button", { name: "Cancel" }))).toBe(true));
   await suite.shot(page, "developers-4-reset-confirm");
   await confirm.getByRole("button", { name: "Reset token", exact: true }).click();
   await eventually(async () => expect(await field.inputValue()).not.toBe(first));
