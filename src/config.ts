@@ -52,6 +52,13 @@ export interface Config {
   gatewayMaxConnectionsPerUser: number;
   /** What may be queued for one gateway socket that does not read before it is disconnected. */
   gatewayMaxBufferedBytes: number;
+  /**
+   * The bearer token that lets a non-loopback caller read /metrics; unset: loopback only
+   * (docs/operations.md, "Metrics").
+   */
+  metricsToken: string | undefined;
+  /** How long a stopping node waits for requests in flight before closing them (docs/operations.md, "Draining"). */
+  drainTimeoutMs: number;
   /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
   passwordHashing: { memoryCost: number; timeCost: number };
 }
@@ -117,6 +124,8 @@ const EnvSchema = v.object({
       ),
     ),
   ),
+  METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, "METRICS_TOKEN must be at least 16 characters"))),
+  DRAIN_TIMEOUT_MS: v.optional(integerFrom("DRAIN_TIMEOUT_MS", 0, 600_000), "10000"),
   TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
 });
 
@@ -161,6 +170,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gatewayRefusalsBeforeDisconnect: e.GATEWAY_REFUSALS_BEFORE_DISCONNECT,
     gatewayMaxConnectionsPerUser: e.GATEWAY_MAX_CONNECTIONS_PER_USER,
     gatewayMaxBufferedBytes: e.GATEWAY_MAX_BUFFERED_BYTES,
+    metricsToken: e.METRICS_TOKEN,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
   };
 }

@@ -79,6 +79,11 @@ describe("loadConfig", () => {
     }
   });
 
+  test("operations: METRICS_TOKEN unset by default, DRAIN_TIMEOUT_MS 10 s", () => {
+    expect(loadConfig({})).toMatchObject({ metricsToken: undefined, drainTimeoutMs: 10_000 });
+    expect(loadConfig({ METRICS_TOKEN: "a-long-metrics-token", DRAIN_TIMEOUT_MS: "0" })).toMatchObject({ metricsToken: "a-long-metrics-token", drainTimeoutMs: 0 });
+  });
+
   test("reads the environment", () => {
     const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn" });
     expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn" });
@@ -102,6 +107,9 @@ describe("loadConfig", () => {
     [{ GATEWAY_MAX_BUFFERED_BYTES: "1000" }, "GATEWAY_MAX_BUFFERED_BYTES must be at least 65536"],
     [{ GATEWAY_USER_RATE_FACTOR: "x" }, "GATEWAY_USER_RATE_FACTOR must be a whole number"],
     [{ GATEWAY_REFUSALS_BEFORE_DISCONNECT: "0" }, "GATEWAY_REFUSALS_BEFORE_DISCONNECT must be at least 1"],
+    [{ METRICS_TOKEN: "short" }, "METRICS_TOKEN must be at least 16 characters"],
+    [{ DRAIN_TIMEOUT_MS: "700000" }, "DRAIN_TIMEOUT_MS must be at most 600000"],
+    [{ DRAIN_TIMEOUT_MS: "soon" }, "DRAIN_TIMEOUT_MS must be a whole number"],
   ])("refuses %j naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -12,7 +12,7 @@ import { botEvents } from "./handlers/bots.ts";
 import { voiceEvents } from "./handlers/voice.ts";
 import { audioEvents } from "./handlers/audio.ts";
 import { dmCallEvents } from "./handlers/dm-calls.ts";
-import { installNativeAudioRelay } from "../audio/native-relay.ts";
+import { installNativeAudioRelay, type NativeAudioRelay } from "../audio/native-relay.ts";
 import { installNativeFanout, type NativeFanout } from "./native-fanout.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
@@ -27,16 +27,16 @@ export interface SocketServerOptions {
 }
 
 /** The Socket.IO server on the Bun engine, at the default path. */
-export function createSocketServer(options: SocketServerOptions): { io: GatewayServer; engine: Engine; fanout: NativeFanout } {
+export function createSocketServer(options: SocketServerOptions): { io: GatewayServer; engine: Engine; fanout: NativeFanout; audioRelay: NativeAudioRelay } {
   const io: GatewayServer = new Server({ serveClient: false });
   const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: GATEWAY_MAX_PACKET_BYTES });
   io.bind(engine);
   installSlowConsumerGuard(engine, options.maxBufferedBytes);
   // Audio frames to websocket members go out as a native Bun publish (docs/audio.md).
-  installNativeAudioRelay(io, engine);
+  const audioRelay = installNativeAudioRelay(io, engine);
   // Room broadcasts of gateway events go out encoded once, natively (docs/gateway.md).
   const fanout = installNativeFanout(io);
-  return { io, engine, fanout };
+  return { io, engine, fanout, audioRelay };
 }
 
 /** Every client event's handler, from each feature's table (the events: client-events.ts). */

@@ -62,6 +62,8 @@ export async function startServer(overrides: Partial<Config> = {}, options: AppO
     loginFailuresPerAccountPerMinute: 1_000_000,
     loginFailuresPerAccountTotalPerMinute: 1_000_000,
     passwordHashing: { memoryCost: 1024, timeCost: 1 },
+    // A test's stop waits for requests it left in flight no longer than this.
+    drainTimeoutMs: 2000,
     ...overrides,
   };
   let app: App;
