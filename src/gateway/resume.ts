@@ -2,6 +2,8 @@ import { Socket, type ServerOptions } from "socket.io";
 import type { Session } from "socket.io-adapter";
 import type { Domain } from "../domain/domain.ts";
 import type { Logger } from "../log.ts";
+import { ResumableAdapter } from "./resumable-adapter.ts";
+import { installSessionSnapshots } from "./session-snapshots.ts";
 import type { GatewayServer, SocketData } from "./socket-types.ts";
 
 /**
@@ -20,7 +22,8 @@ import type { GatewayServer, SocketData } from "./socket-types.ts";
  *     a lost VIEW_CHANNEL meanwhile: no resume, the client reloads).
  * Voice rooms are not restored: a dropped socket left its voice channel (the disconnect
  * handler), and the client joins again. These checks run before the socket is built, so a
- * refused session never has a missed event written to it.
+ * refused session never has a missed event written to it. In cluster mode sessions are also
+ * saved while connected (src/gateway/session-snapshots.ts), for nodes that die.
  */
 
 /** How long a dropped session can be resumed. */
@@ -48,6 +51,8 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger): v
   adapter.persistSession = (session) => {
     if ((session.data as Partial<SocketData> | undefined)?.resume === true) persist(session);
   };
+  // A shared store (cluster mode) also gets each session while it is connected, so a node that dies still leaves them.
+  if (!(nsp.adapter instanceof ResumableAdapter)) installSessionSnapshots(io, persist);
 
   async function restore(auth: Record<string, unknown>): Promise<Session | null> {
     const { pid, offset, token } = auth;

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Socket as ClientSocket } from "socket.io-client";
 import { nativeFanoutOf } from "../../src/gateway/native-fanout.ts";
+import { SNAPSHOT_MS } from "../../src/gateway/session-snapshots.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { redisServerInstalled, REDIS_SERVER, startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { connectResumable, drop, reconnect } from "../helpers/resume.ts";
@@ -113,6 +114,36 @@ describe.skipIf(!redisServerInstalled)("two nodes on the Redis streams adapter",
     expect(seen.at(-1)!.id).toBe(after.id);
     expect(nativeFanoutOf(nodeB.app.io)!.stats.published).toBeGreaterThan(published);
   });
+
+  test("a node that dies without saving sessions: its clients resume on another node from the snapshot; a socket closed on purpose does not", async () => {
+    const { owner, member, channelId } = place;
+    const dying = await connectResumable(nodeA.url, member.token);
+    const leaving = await connectResumable(nodeA.url, member.token);
+    clients.push(dying, leaving);
+    for (const socket of [dying, leaving]) expect((await socket.emitWithAck("channel:join", channelId)).ok).toBe(true);
+    const seen = recordEvents<{ id: string }>(dying, "message:new");
+    // The snapshot of the new rooms is written within SNAPSHOT_MS.
+    await sleep(SNAPSHOT_MS + 500);
+    const adapterA = nodeA.app.io.of("/").adapter as unknown as { persistSession: (session: unknown) => void };
+    const persist = adapterA.persistSession;
+    try {
+      // Node A "dies": nothing it would save on a disconnect reaches Redis any more.
+      adapterA.persistSession = () => {};
+      const ids = [dying.id!, leaving.id!];
+      await drop(dying);
+      leaving.disconnect();
+      await until(() => ids.every((id) => !nodeA.app.io.of("/").sockets.has(id)), "node A to see both go");
+    } finally {
+      adapterA.persistSession = persist;
+    }
+    const missed = await post(nodeB, owner.token, channelId, "while node A is gone");
+    await reconnect(dying, nodeB.url);
+    expect(dying.recovered).toBe(true);
+    await until(() => seen.some((m) => m.id === missed.id), "the missed message");
+    await sleep(200); // the consuming GETDEL of the socket closed on purpose
+    await reconnect(leaving, nodeB.url);
+    expect(leaving.recovered).toBe(false);
+  }, 20_000);
 
   test("a token revoked while disconnected does not resume on the other node", async () => {
     const member = await nodeA.register();

@@ -33,6 +33,8 @@ export async function startRedis(): Promise<RedisServer> {
   const url = `redis://127.0.0.1:${port}`;
   const clients: Redis[] = [];
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  // Refused until the server listens: the loop below retries.
+  probe.on("error", () => {});
   for (let tries = 0; ; tries++) {
     try {
       await probe.connect();
