@@ -82,7 +82,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const store = await openConfiguredStore(config);
   await store.users.markEveryoneOffline();
 
-  const { io, engine, fanout } = createSocketServer({ maxBufferedBytes: config.gatewayMaxBufferedBytes, adapter: options.socketAdapter });
+  const { io, engine, fanout } = createSocketServer({
+    maxBufferedBytes: config.gatewayMaxBufferedBytes,
+    resumeBuffer: config.gatewayResumeBuffer,
+    adapter: options.socketAdapter,
+  });
   const bus = new SocketIoEventBus(io);
   const voiceRooms = new VoiceRooms();
   const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, voiceRooms, log });

@@ -14,7 +14,7 @@ import { audioEvents } from "./handlers/audio.ts";
 import { dmCallEvents } from "./handlers/dm-calls.ts";
 import { installNativeAudioRelay } from "../audio/native-relay.ts";
 import { installNativeFanout, type NativeFanout } from "./native-fanout.ts";
-import { ResumableAdapter } from "./resumable-adapter.ts";
+import { resumableAdapter } from "./resumable-adapter.ts";
 import { installResume, recoveryOptions } from "./resume.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
@@ -26,14 +26,15 @@ export const GATEWAY_MAX_PACKET_BYTES = 1e6;
 export interface SocketServerOptions {
   /** What may be queued for one socket before it is closed (src/gateway/slow-consumers.ts). */
   maxBufferedBytes: number;
-  /** The Socket.IO adapter (cluster mode: the Redis streams adapter); one node: ResumableAdapter. */
+  /** The Socket.IO adapter (cluster mode: the Redis streams adapter); one node: a ResumableAdapter keeping `resumeBuffer` events. */
   adapter?: ServerOptions["adapter"];
+  resumeBuffer: number;
 }
 
 /** The Socket.IO server on the Bun engine, at the default path. */
 export function createSocketServer(options: SocketServerOptions): { io: GatewayServer; engine: Engine; fanout: NativeFanout } {
   // The adapter is given here, before the native fan-out hooks its local delivery (src/gateway/native-fanout.ts).
-  const io: GatewayServer = new Server({ serveClient: false, ...recoveryOptions, adapter: options.adapter ?? ResumableAdapter });
+  const io: GatewayServer = new Server({ serveClient: false, ...recoveryOptions, adapter: options.adapter ?? resumableAdapter(options.resumeBuffer) });
   const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: GATEWAY_MAX_PACKET_BYTES });
   io.bind(engine);
   installSlowConsumerGuard(engine, options.maxBufferedBytes);

@@ -1,4 +1,7 @@
 import { Adapter, type BroadcastOptions, type Session } from "socket.io-adapter";
+import type { ServerOptions } from "socket.io";
+
+type AdapterConstructor = NonNullable<ServerOptions["adapter"]>;
 
 /**
  * The one-node adapter with session resume (docs/gateway.md, "Resume"): socket.io-adapter's
@@ -18,8 +21,6 @@ import { Adapter, type BroadcastOptions, type Session } from "socket.io-adapter"
 /** Events never stored for replay: real-time audio is useless late. */
 export const NEVER_REPLAYED: ReadonlySet<string> = new Set(["bot:audio-data", "voice:audio-data"]);
 
-/** At most this many broadcasts are kept for replay (older ones make a resume from before them fail). */
-export const RESUME_BUFFER_PACKETS = 100_000;
 /** How often expired sessions and packets are dropped. */
 const SWEEP_MS = 10_000;
 
@@ -40,6 +41,13 @@ interface EventPacket {
   id?: number;
 }
 
+/** The adapter option for Socket.IO (which calls it with `new`): a ResumableAdapter keeping `maxPackets`. */
+export function resumableAdapter(maxPackets: number): AdapterConstructor {
+  return function (nsp: ConstructorParameters<typeof Adapter>[0]) {
+    return new ResumableAdapter(nsp, maxPackets);
+  } as unknown as AdapterConstructor;
+}
+
 export class ResumableAdapter extends Adapter {
   private readonly sessions = new Map<string, StoredSession>();
   /** packets[head..] are the stored broadcasts, seq consecutive from packets[head].seq. */
@@ -49,7 +57,11 @@ export class ResumableAdapter extends Adapter {
   private readonly maxAgeMs: number;
   private readonly timer: ReturnType<typeof setInterval>;
 
-  constructor(nsp: ConstructorParameters<typeof Adapter>[0]) {
+  /** At most `maxPackets` broadcasts are kept (older ones make a resume from before them fail). */
+  constructor(
+    nsp: ConstructorParameters<typeof Adapter>[0],
+    private readonly maxPackets: number,
+  ) {
     super(nsp);
     this.maxAgeMs = (nsp.server.opts.connectionStateRecovery?.maxDisconnectionDuration as number | undefined) ?? 120_000;
     this.timer = setInterval(() => this.sweep(Date.now()), SWEEP_MS);
@@ -72,7 +84,7 @@ export class ResumableAdapter extends Adapter {
       const seq = ++this.seq;
       packet.data.push(String(seq));
       this.packets.push({ seq, at: Date.now(), rooms: opts.rooms, except: opts.except ?? new Set(), data: packet.data });
-      if (this.packets.length - this.head > RESUME_BUFFER_PACKETS) this.drop(1);
+      if (this.packets.length - this.head > this.maxPackets) this.drop(1);
     }
     super.broadcast(packet, opts);
   }

@@ -164,6 +164,27 @@ describe("session resume on one node", () => {
     expect(ready).toEqual([{ resumed: false }]);
   });
 
+  test("a client that missed more than GATEWAY_RESUME_BUFFER events is not resumed", async () => {
+    const small = await startServer({ gatewayResumeBuffer: 100 });
+    try {
+      const { owner, member, channelId } = await community(small);
+      const socket = await connectResumable(small.url, member.token);
+      expect((await socket.emitWithAck("channel:join", channelId)).ok).toBe(true);
+      const id = socket.id!;
+      await drop(socket);
+      await until(() => !small.app.io.of("/").sockets.has(id), "the server to see the drop");
+      for (let i = 0; i < 101; i++) expect((await small.api("POST", `/api/v1/messages/${channelId}`, { token: owner.token, body: { content: `m${i}` } })).status).toBe(201);
+      const ready = recordEvents<{ resumed: boolean }>(socket, "session:ready");
+      await reconnect(socket);
+      expect(socket.recovered).toBe(false);
+      await until(() => ready.length === 1, "session:ready");
+      expect(ready).toEqual([{ resumed: false }]);
+      socket.close();
+    } finally {
+      await small.stop();
+    }
+  }, 20_000);
+
   test("voice is not resumed, and audio frames sent meanwhile are never replayed", async () => {
     const { owner, member, members, bot, voiceId, channelId } = await community(server, { voice: true, bot: true, extraMembers: 1 });
     const sender = await server.connect(bot.token);
