@@ -73,6 +73,11 @@ export class ResumableAdapter extends Adapter {
     return this.packets.length - this.head;
   }
 
+  /** The event names of the stored broadcasts, oldest first (for tests). */
+  storedEvents(): string[] {
+    return this.packets.slice(this.head).map((packet) => packet.data[0] as string);
+  }
+
   override close(): void {
     clearInterval(this.timer);
   }

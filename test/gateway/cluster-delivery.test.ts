@@ -14,7 +14,7 @@ import { SNAPSHOT_MS } from "../../src/gateway/session-snapshots.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { redisServerInstalled, REDIS_SERVER, startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { connectResumable, drop, reconnect } from "../helpers/resume.ts";
-import { recordEvents, sleep, startServer, type TestServer } from "../helpers/server.ts";
+import { recordEvents, sleep, startServer, until, type TestServer } from "../helpers/server.ts";
 
 if (!redisServerInstalled) console.warn(`cluster delivery tests skipped: ${REDIS_SERVER} is not installed (apt-get install redis-server)`);
 
@@ -54,13 +54,6 @@ const post = async (node: TestServer, token: string, channelId: string, content:
   return sent.body as { id: string };
 };
 
-async function until(check: () => boolean, what: string, ms = 5000) {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 describe.skipIf(!redisServerInstalled)("two nodes on the Redis streams adapter", () => {
   test("a message sent through node A reaches sockets on node B natively, once each (websocket and polling)", async () => {
