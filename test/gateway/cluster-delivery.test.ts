@@ -38,14 +38,18 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!redisServerInstalled) return;
-  for (const socket of clients) socket.close();
-  for (const node of [nodeA, nodeB]) node.app.io.of("/").adapter.close();
-  // The adapters' readers stop after their current blocking read (500 ms).
-  await sleep(700);
-  await nodeA.stop();
-  await nodeB.stop();
-  await redis.stop();
-  rmSync(dir, { recursive: true, force: true });
+  // Whatever started (a node may have failed to), and redis-server in any case.
+  try {
+    for (const socket of clients) socket.close();
+    const nodes = [nodeA, nodeB].filter(Boolean);
+    for (const node of nodes) node.app.io.of("/").adapter.close();
+    // The adapters' readers stop after their current blocking read (500 ms).
+    await sleep(700);
+    for (const node of nodes) await node.stop();
+  } finally {
+    await redis?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 const post = async (node: TestServer, token: string, channelId: string, content: string) => {
