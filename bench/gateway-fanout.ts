@@ -37,223 +37,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setNativeFanoutEnabled } from "../src/gateway/native-fanout.ts";
 import type { Message } from "../src/domain/shared/shapes.ts";
-import { argOf, hasFlag, LineProcess, log, register, startHearth, type Account } from "./fixture.ts";
+import { content, LIGHT_DELIVERIES, logRows, nextSeq, PER_PROCESS, phase, spawnReceivers, WINDOW, YIELD, type Receivers, type Row, type Send } from "./fanout-phases.ts";
+import { argOf, hasFlag, log, register, startHearth, type Account } from "./fixture.ts";
 
 const QUICK = hasFlag("quick");
 const SIZES = argOf("sockets", QUICK ? "100,1000" : "100,1000,5000").split(",").map(Number);
 const LIGHT_SECONDS = Number(argOf("light-seconds", QUICK ? "1" : "3"));
 const SATURATE_SECONDS = Number(argOf("saturate-seconds", QUICK ? "2" : "4"));
-const WINDOW = Number(argOf("window", "16"));
-const PER_PROCESS = Number(argOf("per-process", "500"));
-/** Each send awaited, then one more event-loop turn (as senders arriving one at a time), so no
- *  two messages can share a socket write. By default the saturate phase issues a window's sends
- *  without awaiting each, as requests arriving together would (the store commits them in one
- *  batch, src/store/write-batch.ts, and Bun can coalesce their publishes per socket). */
-const YIELD = hasFlag("yield");
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-const LIGHT_DELIVERIES = Number(argOf("light-deliveries", "20000"));
-/** A message some receiver never completes within this is given up on (a drop or a stall). */
-const STALL_MS = 10_000;
 const TOPIC = "fanout";
-const now = () => performance.timeOrigin + performance.now();
 const started = performance.now();
-
-// ---- receiver processes ----
-interface Report {
-  deliveries: number;
-  other: number;
-  buckets: [number, number][];
-}
-
-/** Wakes the sender whenever any receiver process reports progress. */
-let wake: (() => void) | null = null;
-const progressed = (timeoutMs: number) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      wake = null;
-      resolve();
-    }, timeoutMs);
-    wake = () => {
-      clearTimeout(timer);
-      wake = null;
-      resolve();
-    };
-  });
-
-/** A receiver process driven by lines; `c <seq>` lines update `completed`. */
-class Receivers extends LineProcess {
-  /** The highest sequence number every connection of this process has received. */
-  completed = -1;
-  constructor(config: object) {
-    super([process.execPath, join(import.meta.dir, "fanout-client.ts")]);
-    this.send(JSON.stringify(config));
-  }
-  protected override intercept(line: string): boolean {
-    if (!line.startsWith("c ")) return false;
-    this.completed = Number(line.slice(2));
-    wake?.();
-    return true;
-  }
-}
-
-async function spawnReceivers(base: object, tokens: string[] | null, n: number): Promise<Receivers[]> {
-  const procs: Receivers[] = [];
-  for (let i = 0; i < n; i += PER_PROCESS) {
-    const k = Math.min(PER_PROCESS, n - i);
-    procs.push(new Receivers({ ...base, ...(tokens ? { tokens: tokens.slice(i, i + k) } : { count: k }) }));
-  }
-  for (const p of procs) {
-    const line = await p.next();
-    if (line !== "ready") throw new Error(`receiver process not ready: ${line}`);
-  }
-  return procs;
-}
-const allCompleted = (procs: Receivers[]) => procs.reduce((m, p) => Math.min(m, p.completed), Infinity);
-
-// ---- phases ----
-interface Row {
-  mode: string;
-  sockets: number;
-  phase: "light" | "saturate";
-  messages: number;
-  delivered: number;
-  expected: number;
-  seconds: number;
-  messages_per_s: number;
-  deliveries_per_s: number;
-  p50_ms: number;
-  p99_ms: number;
-  max_ms: number;
-  cpu_us_per_delivery: number;
-  /** The kernel's share of it (system time: one socket write per receiver, unless batched). */
-  cpu_sys_us_per_delivery: number;
-  server_cpu_pct: number;
-  stalled: boolean;
-  send_errors: number;
-}
-
-/** The histogram's buckets are ~1% wide: bucket b holds (1.01^(b-1), 1.01^b] µs. */
-const bucketMs = (b: number) => Math.round((Math.pow(1.01, b) / 1000) * 100) / 100;
-function percentiles(reports: Report[]): { p50: number; p99: number; max: number } {
-  const merged = new Map<number, number>();
-  for (const r of reports) for (const [b, c] of r.buckets) merged.set(b, (merged.get(b) ?? 0) + c);
-  const sorted = [...merged].sort((a, b) => a[0] - b[0]);
-  const total = sorted.reduce((s, [, c]) => s + c, 0);
-  const at = (p: number) => {
-    let seen = 0;
-    for (const [b, c] of sorted) if ((seen += c) >= total * p) return bucketMs(b);
-    return NaN;
-  };
-  return { p50: at(0.5), p99: at(0.99), max: sorted.length ? bucketMs(sorted[sorted.length - 1]![0]) : NaN };
-}
-
-/** Sends message `seq` (its content carries seq and the send time). */
-type Send = (seq: number) => Promise<unknown> | void;
-let seq = 0;
-/** Sends in flight (saturate phase), and the ones that failed. */
-const sending = new Set<Promise<unknown>>();
-let sendErrors = 0;
-const track = (p: Promise<unknown> | void) => {
-  if (!p) return;
-  sending.add(p);
-  p.then(
-    () => sending.delete(p),
-    (error: unknown) => {
-      sending.delete(p);
-      if (sendErrors++ === 0) log(`send failed: ${String(error)}`);
-    },
-  );
-};
-const content = (s: number) => `fo ${s} ${now().toFixed(3)}`;
-
-async function phase(mode: string, kind: Row["phase"], n: number, procs: Receivers[], send: Send, seconds: number): Promise<Row> {
-  await Promise.all(procs.map((p) => p.ask("reset")));
-  for (const p of procs) p.completed = -1;
-  Bun.gc(true);
-  const first = seq;
-  const errors0 = sendErrors;
-  let stalled = false;
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const until = t0 + seconds * 1000;
-  if (kind === "light") {
-    const rate = Math.max(1, LIGHT_DELIVERIES / n);
-    const total = Math.max(1, Math.round(rate * seconds));
-    for (let i = 0; i < total; i++) {
-      const due = t0 + (i * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0.5) await Bun.sleep(wait);
-      await send(seq++);
-    }
-  } else {
-    let lastProgress = performance.now();
-    let done = first - 1;
-    while (performance.now() < until) {
-      // Read progress right before deciding to wait, so no report is missed while sending.
-      const d = allCompleted(procs);
-      if (d > done) {
-        done = d;
-        lastProgress = performance.now();
-      }
-      if (seq - 1 - done < WINDOW) {
-        if (YIELD) {
-          await send(seq++);
-          await nextTurn();
-        } else track(send(seq++));
-        continue;
-      }
-      if (performance.now() - lastProgress >= STALL_MS) {
-        stalled = true;
-        break;
-      }
-      await progressed(STALL_MS);
-    }
-  }
-  await Promise.allSettled(sending);
-  // Drain: until every process has the last message (or nothing moves for STALL_MS).
-  let tEnd = performance.now();
-  const last = seq - 1;
-  let lastProgress = performance.now();
-  let done = Math.max(first - 1, allCompleted(procs));
-  while (done < last) {
-    await progressed(250);
-    const d = allCompleted(procs);
-    if (d > done) {
-      done = d;
-      lastProgress = performance.now();
-    } else if (performance.now() - lastProgress >= STALL_MS) {
-      stalled = true;
-      break;
-    }
-  }
-  if (done >= last) tEnd = performance.now();
-  await Bun.sleep(50);
-  const cpu = process.cpuUsage(cpu0);
-  const reports = (await Promise.all(procs.map((p) => p.ask("report")))).map((l) => JSON.parse(l) as Report);
-  const messages = seq - first;
-  const delivered = reports.reduce((s, r) => s + r.deliveries, 0);
-  const elapsed = (tEnd - t0) / 1000;
-  const lat = percentiles(reports);
-  return {
-    mode,
-    sockets: n,
-    phase: kind,
-    messages,
-    delivered,
-    expected: messages * n,
-    seconds: Math.round(elapsed * 100) / 100,
-    messages_per_s: Math.round(messages / elapsed),
-    deliveries_per_s: Math.round(delivered / elapsed),
-    p50_ms: lat.p50,
-    p99_ms: lat.p99,
-    max_ms: lat.max,
-    cpu_us_per_delivery: delivered ? Math.round(((cpu.user + cpu.system) / delivered) * 100) / 100 : NaN,
-    cpu_sys_us_per_delivery: delivered ? Math.round((cpu.system / delivered) * 100) / 100 : NaN,
-    server_cpu_pct: Math.round(((cpu.user + cpu.system) / 1e4 / elapsed) * 10) / 10,
-    stalled,
-    send_errors: sendErrors - errors0,
-  };
-}
 
 // ---- the run ----
 const maxN = Math.max(...SIZES);
@@ -291,14 +83,14 @@ try {
 
   const hearthSend: Send = (s) => app.domain.messages.send(channelId, author, { content: content(s) });
   // The raw baseline publishes the same shape: a real message:new payload as a template.
-  const template: Message = await app.domain.messages.send(channelId, author, { content: content(seq++) });
+  const template: Message = await app.domain.messages.send(channelId, author, { content: content(nextSeq()) });
   // The send path alone (checks, insert, hydrate, an emit to an empty room): the fixed cost per message.
-  for (let i = 0; i < 200; i++) await hearthSend(seq++);
+  for (let i = 0; i < 200; i++) await hearthSend(nextSeq());
   {
     const count = QUICK ? 300 : 1000;
     const cpu0 = process.cpuUsage();
     const t = performance.now();
-    for (let i = 0; i < count; i++) await hearthSend(seq++);
+    for (let i = 0; i < count; i++) await hearthSend(nextSeq());
     const cpu = process.cpuUsage(cpu0);
     sendPath = {
       messages: count,
@@ -372,12 +164,7 @@ const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 log(
   `\ngateway fan-out: message:new to one channel; sender in the server process (domain send path); receivers in processes of ${PER_PROCESS}; window ${WINDOW}; cpu = server process µs per delivery`,
 );
-log("mode    sockets  phase      messages  delivered/expected   deliveries/s   p50 ms    p99 ms    max ms  cpu µs/deliv (sys)   cpu%");
-for (const r of rows.slice().sort((a, b) => a.sockets - b.sockets || a.phase.localeCompare(b.phase))) {
-  log(
-    `${r.mode.padEnd(7)} ${String(r.sockets).padStart(7)}  ${r.phase.padEnd(9)} ${String(r.messages).padStart(9)} ${`${r.delivered}/${r.expected}`.padStart(19)} ${String(r.deliveries_per_s).padStart(14)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(9)} ${String(r.max_ms).padStart(9)} ${String(r.cpu_us_per_delivery).padStart(13)} ${`(${r.cpu_sys_us_per_delivery})`.padStart(7)} ${String(r.server_cpu_pct).padStart(6)}${r.stalled ? "  STALLED" : ""}${r.send_errors ? `  ${r.send_errors} SEND ERRORS` : ""}`,
-  );
-}
+logRows(rows);
 const ratios = SIZES.map((n) => {
   const [nat, sto, raw] = ["native", "stock", "raw"].map((m) => find(m, n, "saturate"));
   return {

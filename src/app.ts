@@ -4,7 +4,7 @@ import type { Server } from "bun";
 import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
 import { LIMITS } from "./domain/shared/limits.ts";
-import { attachGateway, createSocketServer, GATEWAY_MAX_PACKET_BYTES } from "./gateway/gateway.ts";
+import { attachGateway, createSocketServer, GATEWAY_MAX_PACKET_BYTES, type SocketServerOptions } from "./gateway/gateway.ts";
 import type { GatewayServer } from "./gateway/socket-types.ts";
 import { EventLimiter } from "./gateway/event-limiter.ts";
 import { guardedGatewayHandler } from "./gateway/polling-guard.ts";
@@ -80,6 +80,8 @@ export interface App {
 
 export interface AppOptions {
   logger?: Logger;
+  /** The Socket.IO adapter (tests and benches of several nodes pass the Redis streams adapter); default: one node's. */
+  socketAdapter?: SocketServerOptions["adapter"];
 }
 
 /** Builds store -> domain -> HTTP + gateway, and listens on one port. No singletons. */
@@ -90,8 +92,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const store = await openConfiguredStore(config);
   await store.users.markEveryoneOffline();
 
-  const { io, engine, fanout, audioRelay } = createSocketServer({ maxBufferedBytes: config.gatewayMaxBufferedBytes });
-  const bus = new SocketIoEventBus(io, fanout);
+  const { io, engine, fanout, audioRelay } = createSocketServer({
+    maxBufferedBytes: config.gatewayMaxBufferedBytes,
+    resumeBuffer: config.gatewayResumeBuffer,
+    adapter: options.socketAdapter,
+  });
+  const bus = new SocketIoEventBus(io);
   const voiceRooms = new VoiceRooms();
   const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, voiceRooms, log });
   const limiter = new EventLimiter({

@@ -167,6 +167,15 @@ export function recordEvents<T = any>(socket: ClientSocket, event: string): T[] 
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Resolves once `check()` holds (polled every 10 ms), or fails naming `what` after `timeout` ms. */
+export async function until(check: () => boolean, what: string, timeout = 5000): Promise<void> {
+  const end = Date.now() + timeout;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
 /** Resolves once `socket` is disconnected, with the reason. */
 export function waitForDisconnect(socket: ClientSocket, timeout = 3000): Promise<string> {
   if (socket.disconnected) return Promise.resolve("already disconnected");
