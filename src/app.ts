@@ -48,6 +48,7 @@ import { referenceRoutes } from "./http/routes/reference.ts";
 import { referenceDocuments } from "./reference/documents.ts";
 import type { RegisteredRoute } from "./reference/openapi.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { joinCluster, type ClusterNode } from "./cluster/cluster.ts";
 import { openConfiguredStore, resolveJwtSecret, secureDataDir } from "./secret.ts";
 import type { Store } from "./store/store.ts";
 
@@ -78,12 +79,33 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const dataDirWarning = secureDataDir(config.dataDir);
   if (dataDirWarning) log.warn(dataDirWarning);
   const store = await openConfiguredStore(config);
-  await store.users.markEveryoneOffline();
+  // Cluster mode (REDIS_URL): one node of many (docs/operations.md, "Running several nodes").
+  let cluster: ClusterNode | null = null;
+  try {
+    cluster = config.redisUrl ? await joinCluster(config.redisUrl, log) : null;
+    // Statuses left "online" by a previous run are reset, unless other nodes serve those users now.
+    if (!cluster || !(await cluster.shared.othersAlive())) await store.users.markEveryoneOffline();
+  } catch (error) {
+    await cluster?.stop();
+    await store.close();
+    throw error;
+  }
 
-  const { io, engine, fanout } = createSocketServer({ maxBufferedBytes: config.gatewayMaxBufferedBytes });
-  const bus = new SocketIoEventBus(io, fanout);
+  const { io, engine, fanout } = createSocketServer({ maxBufferedBytes: config.gatewayMaxBufferedBytes, adapter: cluster?.adapter });
+  // In cluster mode a broadcast must reach the other nodes, so it goes through the adapter
+  // (Socket.IO's emit); one node delivers natively (docs/gateway.md, "Delivery").
+  const bus = new SocketIoEventBus(io, cluster ? undefined : fanout);
   const voiceRooms = new VoiceRooms();
-  const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, voiceRooms, log });
+  const domain = createDomain({
+    config,
+    jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir),
+    store,
+    bus,
+    voiceRooms,
+    log,
+    shared: cluster?.shared,
+  });
+  await cluster?.shared.start();
   const limiter = new EventLimiter({
     limits: config.gatewayEventLimits,
     userFactor: config.gatewayUserRateFactor,
@@ -197,12 +219,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await domain.ai.assistant.stop();
         // Stop accepting and let requests in flight finish, for a bounded time.
         await Promise.race([server.stop(false), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
-        io.disconnectSockets(true);
+        // This node's sockets only: in cluster mode the others stay with their nodes.
+        io.local.disconnectSockets(true);
         engine.close();
         domain.dmCalls.stop();
         // Any AI reply started meanwhile is stopped and stored before the database closes.
         await domain.ai.assistant.stop();
         await server.stop(true);
+        // Leaves the cluster: this node's connections are withdrawn, its Redis connections closed.
+        await cluster?.stop();
         await store.close();
       })();
       return stopping;

@@ -203,7 +203,8 @@ export class NativeAudioRelay {
     if (state.polling.size > 0) {
       const to = [...state.polling].filter((id) => id !== from.id);
       if (to.length > 0) {
-        from.to(to).emit(EVENT, { pcm: frame.pcm, sampleRate: frame.sampleRate, channels: frame.channels, botUserId: senderUserId });
+        // `local`: PCM never leaves this node (in cluster mode the adapter would publish it to Redis).
+        from.local.to(to).emit(EVENT, { pcm: frame.pcm, sampleRate: frame.sampleRate, channels: frame.channels, botUserId: senderUserId });
         this.stats.emittedToPolling++;
       }
     }

@@ -43,9 +43,12 @@ export async function admitFrame(voice: VoiceGate, socketId: string, payload: un
   return { ok: true, frame: checked.frame, sender };
 }
 
-/** Where a frame goes: the sender's socket, whose `to()` excludes the sender itself. */
+/**
+ * Where a frame goes: the sender's socket, whose `local.to()` excludes the sender itself and
+ * stays on this node (PCM never crosses Redis in cluster mode; docs/audio.md).
+ */
 export interface FrameSender {
-  to(room: string): { emit(event: "bot:audio-data", payload: AudioFramePayload): unknown };
+  local: { to(room: string): { emit(event: "bot:audio-data", payload: AudioFramePayload): unknown } };
 }
 
 export type AudioFramePayload = { pcm: AudioFrame["pcm"]; sampleRate: number; channels: number; botUserId: string };
@@ -61,7 +64,7 @@ export function deliverFrame(from: FrameSender, channelId: string, frame: AudioF
   // websocket members, this same emit to long-polling members only.
   const native = nativeRelayFor(from);
   if (native) return native.deliver(from as Parameters<typeof native.deliver>[0], channelId, frame, senderUserId);
-  from.to(rooms.voice(channelId)).emit("bot:audio-data", {
+  from.local.to(rooms.voice(channelId)).emit("bot:audio-data", {
     pcm: frame.pcm,
     sampleRate: frame.sampleRate,
     channels: frame.channels,

@@ -1,5 +1,5 @@
 import { Server as Engine } from "@socket.io/bun-engine";
-import { Server } from "socket.io";
+import { Server, type ServerOptions } from "socket.io";
 import type { Domain } from "../domain/domain.ts";
 import { rooms } from "../domain/shared/events.ts";
 import type { Logger } from "../log.ts";
@@ -24,11 +24,16 @@ export const GATEWAY_MAX_PACKET_BYTES = 1e6;
 export interface SocketServerOptions {
   /** What may be queued for one socket before it is closed (src/gateway/slow-consumers.ts). */
   maxBufferedBytes: number;
+  /**
+   * The cluster adapter (src/cluster/cluster.ts) in cluster mode; absent, Socket.IO's in-memory
+   * one. Given to the constructor, so the native fan-out below subscribes to its room events.
+   */
+  adapter?: ServerOptions["adapter"];
 }
 
 /** The Socket.IO server on the Bun engine, at the default path. */
 export function createSocketServer(options: SocketServerOptions): { io: GatewayServer; engine: Engine; fanout: NativeFanout } {
-  const io: GatewayServer = new Server({ serveClient: false });
+  const io: GatewayServer = new Server({ serveClient: false, ...(options.adapter ? { adapter: options.adapter } : {}) });
   const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: GATEWAY_MAX_PACKET_BYTES });
   io.bind(engine);
   installSlowConsumerGuard(engine, options.maxBufferedBytes);
