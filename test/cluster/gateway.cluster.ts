@@ -81,8 +81,10 @@ describe("presence", () => {
   test("a user with sockets on two nodes stays online until the last one closes", async () => {
     const watcher = await register(n1);
     const user = await register(n2);
-    await serverWith(n1, watcher, [user]);
-    const statuses = record<{ userId: string; status: string }>(await connect(n1, watcher.token), "user:status");
+    const { serverId } = await serverWith(n1, watcher, [user]);
+    const watching = await connect(n1, watcher.token);
+    expect((await emitAck(watching, "server:join", serverId)).ok).toBe(true);
+    const statuses = record<{ userId: string; status: string }>(watching, "user:status");
     const of = () => statuses.filter((s) => s.userId === user.id).map((s) => s.status);
 
     const first = await connect(n2, user.token);
@@ -103,8 +105,10 @@ describe("presence", () => {
   test("status:set on one node is shown by the others", async () => {
     const watcher = await register(n3);
     const user = await register(n1);
-    await serverWith(n3, watcher, [user]);
-    const statuses = record<{ userId: string; status: string }>(await connect(n3, watcher.token), "user:status");
+    const { serverId } = await serverWith(n3, watcher, [user]);
+    const watching = await connect(n3, watcher.token);
+    expect((await emitAck(watching, "server:join", serverId)).ok).toBe(true);
+    const statuses = record<{ userId: string; status: string }>(watching, "user:status");
     const socket = await connect(n1, user.token);
     await eventually(() => statuses.some((s) => s.userId === user.id && s.status === "online"), "online");
     await connect(n2, user.token);
@@ -175,13 +179,13 @@ describe("moderation and revocation reach every node", () => {
 
   test("a bot token reset through node 2 closes the bot's socket on node 3", async () => {
     const owner = await register(n2);
-    const app = await api(n2, "POST", "/api/v1/applications", { token: owner.token, body: { name: `app${Date.now().toString(36)}` } });
+    const app = await api(n2, "POST", "/api/v1/oauth2/applications", { token: owner.token, body: { name: `app${Date.now().toString(36)}`, description: "a bot on node 3" } });
     expect(app.status).toBe(201);
     const botToken: string = app.body.bot_token;
     const bot = await connect(n3, botToken);
     let closed = false;
     bot.on("disconnect", () => (closed = true));
-    const reset = await api(n2, "POST", `/api/v1/applications/${app.body.application.id}/token`, { token: owner.token });
+    const reset = await api(n2, "POST", `/api/v1/oauth2/applications/${app.body.application.id}/token`, { token: owner.token });
     expect(reset.status).toBe(200);
     await eventually(() => closed, "the bot's socket closed");
     await expect(connect(n1, botToken)).rejects.toThrow("Unauthorized");
@@ -240,7 +244,7 @@ describe("shared limits and caches", () => {
     const onN3 = await joinChannel(n3, member, channelId);
     const messages = [record(onN2, "message:new"), record(onN3, "message:new")];
     // Deny VIEW_CHANNEL to @everyone in the channel: the member's sockets on every node leave its room.
-    const roles = await api(n1, "GET", `/api/v1/servers/${serverId}/roles`, { token: owner.token });
+    const roles = await api(n1, "GET", `/api/v1/roles/${serverId}`, { token: owner.token });
     const everyone = (roles.body as { id: string; name: string }[]).find((r) => r.name === "@everyone");
     expect(everyone).toBeDefined();
     const denied = await api(n1, "PUT", `/api/v1/channels/${channelId}/permissions/${everyone!.id}`, { token: owner.token, body: { allow: 0, deny: 2048 } }); // VIEW_CHANNEL

@@ -72,7 +72,8 @@ export async function startNodes(count: number, env: Record<string, string> = {}
     const child = Bun.spawn([process.execPath, "src/main.ts"], {
       cwd: ROOT,
       env: { ...process.env, ...CLUSTER_ENV, ...env, ...extra, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir },
-      stdout: "ignore",
+      // Their logs (JSON lines on stdout) only when TEST_LOG_LEVEL asks for them.
+      stdout: process.env.TEST_LOG_LEVEL ? "inherit" : "ignore",
       stderr: "inherit",
     });
     const node: HearthNode = {
