@@ -10,6 +10,7 @@ import { EventLimiter } from "./gateway/event-limiter.ts";
 import { guardedGatewayHandler } from "./gateway/polling-guard.ts";
 import { websocketBackpressure } from "./gateway/slow-consumers.ts";
 import { SocketIoEventBus } from "./gateway/socket-bus.ts";
+import { VoiceRelay } from "./gateway/voice-proxy.ts";
 import { VoiceRooms } from "./audio/voice-rooms.ts";
 import { authPlugin } from "./http/auth.ts";
 import { errorResponse, loggablePath } from "./http/errors.ts";
@@ -48,7 +49,7 @@ import { referenceRoutes } from "./http/routes/reference.ts";
 import { referenceDocuments } from "./reference/documents.ts";
 import type { RegisteredRoute } from "./reference/openapi.ts";
 import { createLogger, type Logger } from "./log.ts";
-import { joinCluster, type ClusterNode } from "./cluster/cluster.ts";
+import type { ClusterNode } from "./cluster/cluster.ts";
 import { openConfiguredStore, resolveJwtSecret, secureDataDir } from "./secret.ts";
 import type { Store } from "./store/store.ts";
 
@@ -82,7 +83,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Cluster mode (REDIS_URL): one node of many (docs/operations.md, "Running several nodes").
   let cluster: ClusterNode | null = null;
   try {
-    cluster = config.redisUrl ? await joinCluster(config.redisUrl, log) : null;
+    // Loaded only in cluster mode: one node never loads the Redis client.
+    cluster = config.redisUrl ? await (await import("./cluster/cluster.ts")).joinCluster(config.redisUrl, log) : null;
     // Statuses left "online" by a previous run are reset, unless other nodes serve those users now.
     if (!cluster || !(await cluster.shared.othersAlive())) await store.users.markEveryoneOffline();
   } catch (error) {
@@ -96,23 +98,27 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // (Socket.IO's emit); one node delivers natively (docs/gateway.md, "Delivery").
   const bus = new SocketIoEventBus(io, cluster ? undefined : fanout);
   const voiceRooms = new VoiceRooms();
+  const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
   const domain = createDomain({
     config,
-    jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir),
+    jwtSecret,
     store,
     bus,
     voiceRooms,
     log,
     shared: cluster?.shared,
   });
-  await cluster?.shared.start();
   const limiter = new EventLimiter({
     limits: config.gatewayEventLimits,
     userFactor: config.gatewayUserRateFactor,
     refusalsBeforeDisconnect: config.gatewayRefusalsBeforeDisconnect,
     maxConnectionsPerUser: config.gatewayMaxConnectionsPerUser,
   });
-  attachGateway(io, domain, log, limiter);
+  // Cluster mode: each voice room lives on one node; clients elsewhere are relayed to it (docs/audio.md).
+  const voiceRelay = cluster
+    ? new VoiceRelay(cluster.voiceHomes, jwtSecret, log, () => [...new Set(voiceRooms.all().map((p) => p.channelId))])
+    : null;
+  attachGateway(io, domain, log, limiter, voiceRelay ? { relay: voiceRelay, secret: jwtSecret } : undefined);
   const gateway = guardedGatewayHandler(engine, GATEWAY_MAX_PACKET_BYTES);
 
   const started = new WeakMap<Request, number>();
@@ -203,6 +209,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const server = http.server!;
   fanout.setServer(server);
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  // Joins the cluster's heartbeat once listening: the address is where other nodes relay voice to.
+  await cluster?.shared.start(config.clusterNodeUrl ?? `http://${shownHost}:${server.port}`);
 
   let stopping: Promise<void> | null = null;
   return {
@@ -220,6 +228,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // Stop accepting and let requests in flight finish, for a bounded time.
         await Promise.race([server.stop(false), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
         // This node's sockets only: in cluster mode the others stay with their nodes.
+        voiceRelay?.stop();
         io.local.disconnectSockets(true);
         engine.close();
         domain.dmCalls.stop();

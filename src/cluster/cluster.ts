@@ -3,6 +3,8 @@ import type { ServerOptions } from "socket.io";
 import type { Logger } from "../log.ts";
 import { connectRedis } from "./redis-client.ts";
 import { redisSharedState, type RedisSharedState } from "./redis-shared-state.ts";
+import { redisVoiceHomes } from "./voice-homes.ts";
+import type { VoiceHomes } from "../gateway/voice-proxy.ts";
 
 /**
  * Cluster mode (REDIS_URL; docs/operations.md, "Running several nodes"): what one node needs to
@@ -14,6 +16,8 @@ export interface ClusterNode {
   readonly nodeId: string;
   readonly adapter: NonNullable<ServerOptions["adapter"]>;
   readonly shared: RedisSharedState;
+  /** Which node holds each voice room (src/cluster/voice-homes.ts). */
+  readonly voiceHomes: VoiceHomes;
   stop(): Promise<void>;
 }
 
@@ -35,6 +39,7 @@ export async function joinCluster(redisUrl: string, log: Logger): Promise<Cluste
     nodeId,
     adapter,
     shared,
+    voiceHomes: redisVoiceHomes(redis.client, nodeId),
     async stop() {
       await shared.stop();
       await redis.close();

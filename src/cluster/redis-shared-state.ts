@@ -61,8 +61,11 @@ export interface RedisSharedState extends SharedState {
   readonly nodeId: string;
   /** Whether another node is alive now (a starting node then leaves stored presence alone). */
   othersAlive(): Promise<boolean>;
-  /** Announces this node and starts the heartbeat and the sweep of dead nodes. */
-  start(): Promise<void>;
+  /**
+   * Announces this node, reachable by the other nodes at `url` (its voice rooms are relayed
+   * there), and starts the heartbeat and the sweep of dead nodes.
+   */
+  start(url: string): Promise<void>;
   /** Stops the heartbeat and withdraws this node's connections (a clean stop). */
   stop(): Promise<void>;
 }
@@ -144,14 +147,14 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
     async othersAlive() {
       return (await liveNodes()).alive.some((id) => id !== nodeId);
     },
-    async start() {
+    async start(url) {
       await subscriber.subscribe(SIGNALS);
-      await redis.set(nodeKey(nodeId), "1", "PX", NODE_TTL_MS);
+      await redis.set(nodeKey(nodeId), url, "PX", NODE_TTL_MS);
       await redis.sadd(NODES, nodeId);
       await sweep();
       heartbeat = setInterval(() => {
         redis
-          .set(nodeKey(nodeId), "1", "PX", NODE_TTL_MS)
+          .set(nodeKey(nodeId), url, "PX", NODE_TTL_MS)
           .then(() => sweep())
           .catch((error: Error) => log.warn("cluster heartbeat failed", { error: error.message }));
       }, HEARTBEAT_MS);

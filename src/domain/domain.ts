@@ -50,6 +50,7 @@ import { UploadStore } from "./shared/uploads.ts";
 import { Soundboard } from "./voice/soundboard.ts";
 import type { VoiceRoomMembership } from "./voice/voice-rooms.ts";
 import { Voice } from "./voice/voice.ts";
+import { onEveryNode } from "./voice/live-state-everywhere.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export type Domain = ReturnType<typeof createDomain>;
@@ -99,7 +100,7 @@ export function createDomain(deps: DomainDeps) {
   // Voice keeps live state per member and channel: leaving a server, losing access, or a
   // deleted channel takes members out of voice (LiveStateListener, given to the community below).
   const voice = new Voice(deps.voiceRooms, store, access, audit, bus);
-  const liveState = [voice];
+  const liveState = [onEveryNode(voice, shared)];
 
   // community, messaging, direct messages.
   const members = new Members(store, access, audit, bus, liveState);

@@ -7,6 +7,8 @@ export interface SocketData {
   userId: string;
   username: string;
   isBot: boolean;
+  /** A voice link opened by another node for one of its clients (src/gateway/voice-proxy.ts). */
+  voiceLink?: true;
 }
 
 export type GatewayServer = Server<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;

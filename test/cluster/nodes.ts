@@ -86,7 +86,14 @@ export async function startNodes(count: number, env: Record<string, string> = {}
         if (!node.alive) return;
         node.alive = false;
         child.kill(signal);
-        await child.exited;
+        // A node must stop by itself on SIGTERM (docs/operations.md, "Shutdown"): one that has not
+        // within 15 s is named here and killed, so the suite ends.
+        const stopped = await Promise.race([child.exited.then(() => true), Bun.sleep(15_000).then(() => false)]);
+        if (!stopped) {
+          console.error(`node ${name} did not exit within 15 s of ${signal}; killing it`);
+          child.kill("SIGKILL");
+          await child.exited;
+        }
       },
     };
     nodes.push(node);

@@ -18,8 +18,11 @@ export interface SharedState {
   onSignal(topic: SignalTopic, handler: (data: string) => void): void;
 }
 
-/** What a signal says is stale: cached permission decisions, the platform settings cache. */
-export type SignalTopic = "permissions" | "settings";
+/**
+ * What a signal says is stale: cached permission decisions, the platform settings cache, or the
+ * live state (voice rooms) held by each node (src/domain/voice/live-state-everywhere.ts).
+ */
+export type SignalTopic = "permissions" | "settings" | "live-state";
 
 /** RateLimiter's operations (src/domain/shared/rate-limit.ts), answered by whichever keeps the counts. */
 export interface SharedRateLimiter {
