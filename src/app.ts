@@ -10,7 +10,7 @@ import { EventLimiter } from "./gateway/event-limiter.ts";
 import { guardedGatewayHandler } from "./gateway/polling-guard.ts";
 import { websocketBackpressure } from "./gateway/slow-consumers.ts";
 import { SocketIoEventBus } from "./gateway/socket-bus.ts";
-import { VoiceRelay } from "./gateway/voice-proxy.ts";
+import { homeKeys, VoiceRelay } from "./gateway/voice-proxy.ts";
 import { VoiceRooms } from "./audio/voice-rooms.ts";
 import { authPlugin } from "./http/auth.ts";
 import { errorResponse, loggablePath } from "./http/errors.ts";
@@ -114,10 +114,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     refusalsBeforeDisconnect: config.gatewayRefusalsBeforeDisconnect,
     maxConnectionsPerUser: config.gatewayMaxConnectionsPerUser,
   });
-  // Cluster mode: each voice room lives on one node; clients elsewhere are relayed to it (docs/audio.md).
-  const voiceRelay = cluster
-    ? new VoiceRelay(cluster.voiceHomes, jwtSecret, log, () => [...new Set(voiceRooms.all().map((p) => p.channelId))])
-    : null;
+  // Cluster mode: each voice room and DM call lives on one node; clients elsewhere are relayed to it (docs/audio.md).
+  const held = () => [
+    ...new Set(voiceRooms.all().map((p) => homeKeys.voice(p.channelId))),
+    ...domain.dmCalls.held().flatMap((call) => [homeKeys.call(call.callId), homeKeys.conversationCall(call.conversationId)]),
+  ];
+  const voiceRelay = cluster ? new VoiceRelay(cluster.voiceHomes, jwtSecret, log, held) : null;
   attachGateway(io, domain, log, limiter, voiceRelay ? { relay: voiceRelay, secret: jwtSecret } : undefined);
   const gateway = guardedGatewayHandler(engine, GATEWAY_MAX_PACKET_BYTES);
 
@@ -227,6 +229,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await domain.ai.assistant.stop();
         // Stop accepting and let requests in flight finish, for a bounded time.
         await Promise.race([server.stop(false), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
+        log.debug("stop: drained");
         // This node's sockets only: in cluster mode the others stay with their nodes.
         voiceRelay?.stop();
         io.local.disconnectSockets(true);
@@ -235,8 +238,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // Any AI reply started meanwhile is stopped and stored before the database closes.
         await domain.ai.assistant.stop();
         await server.stop(true);
+        log.debug("stop: connections closed");
         // Leaves the cluster: this node's connections are withdrawn, its Redis connections closed.
         await cluster?.stop();
+        log.debug("stop: left the cluster");
         await store.close();
       })();
       return stopping;

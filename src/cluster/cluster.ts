@@ -16,7 +16,7 @@ export interface ClusterNode {
   readonly nodeId: string;
   readonly adapter: NonNullable<ServerOptions["adapter"]>;
   readonly shared: RedisSharedState;
-  /** Which node holds each voice room (src/cluster/voice-homes.ts). */
+  /** Which node holds each voice room and DM call (src/cluster/voice-homes.ts). */
   readonly voiceHomes: VoiceHomes;
   stop(): Promise<void>;
 }

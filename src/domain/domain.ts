@@ -29,7 +29,7 @@ import { Interactions } from "./bots/interactions.ts";
 import { Channels } from "./community/channels.ts";
 import { Emojis } from "./community/emojis.ts";
 import { Invites } from "./community/invites.ts";
-import { Members } from "./community/members.ts";
+import { Members, type LiveStateListener } from "./community/members.ts";
 import { Moderation } from "./community/moderation.ts";
 import { Roles } from "./community/roles.ts";
 import { ServerGifs } from "./community/server-gifs.ts";
@@ -100,7 +100,8 @@ export function createDomain(deps: DomainDeps) {
   // Voice keeps live state per member and channel: leaving a server, losing access, or a
   // deleted channel takes members out of voice (LiveStateListener, given to the community below).
   const voice = new Voice(deps.voiceRooms, store, access, audit, bus);
-  const liveState = [onEveryNode(voice, shared)];
+  // Filled below once the DM calls exist (read only when something changes).
+  const liveState: LiveStateListener[] = [];
 
   // community, messaging, direct messages.
   const members = new Members(store, access, audit, bus, liveState);
@@ -112,7 +113,10 @@ export function createDomain(deps: DomainDeps) {
   const conversationListeners: ConversationListener[] = [];
   const dms = new Dms(store, uploads, bus, conversationListeners);
   const dmCalls = new DmCalls(store, bus, dms);
-  conversationListeners.push(dmCalls);
+  // In cluster mode voice rooms and calls live on one node each: changes reach every node.
+  const everywhere = onEveryNode(voice, dmCalls, shared, deps.log);
+  liveState.push(everywhere.voice);
+  conversationListeners.push(everywhere.calls);
   const botMembership = new BotMembership(store, access, audit, members, bus);
 
   return {

@@ -134,7 +134,7 @@ describe("a voice room with members on three nodes", () => {
     const redis = new Redis(REDIS_URL);
     try {
       const homeUrl = async () => {
-        const home = await redis.get(`hearth:voice-home:${voiceId}`);
+        const home = await redis.get(`hearth:home:voice:${voiceId}`);
         return home ? redis.get(`hearth:node:${home}`) : null;
       };
       const a = await connect(n1, owner.token);
@@ -149,5 +149,86 @@ describe("a voice room with members on three nodes", () => {
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+describe("a DM call with its members on different nodes", () => {
+  test("ring on node 2, accept from node 3, signal both ways to the call socket only, hang up: the call lives on the caller's node", async () => {
+    const alice = await register(n1);
+    const bob = await register(n1);
+    await serverWith(n1, alice, [bob]);
+    const opened = await api(n1, "POST", `/api/v1/dm/channels/${bob.id}`, { token: alice.token });
+    expect(opened.status).toBeLessThan(300);
+    const conversationId: string = opened.body.id;
+    const aliceSocket = await connect(n1, alice.token);
+    const bobPhone = await connect(n2, bob.token);
+    const bobLaptop = await connect(n3, bob.token);
+    const rings = [record(bobPhone, "dm:call-incoming"), record(bobLaptop, "dm:call-incoming")];
+    const started = await emitAck(aliceSocket, "dm:call-start", { conversationId });
+    expect(started).toEqual({ ok: true, callId: expect.any(String), conversationId });
+    const { callId } = started;
+    await eventually(() => rings.every((r) => r.length === 1), "both of bob's devices ring");
+    expect(rings[0]![0]).toMatchObject({ callId, conversationId });
+
+    // Accepted through node 3: relayed to node 1, which holds the call.
+    const accepted = record(aliceSocket, "dm:call-accepted");
+    expect(await emitAck(bobLaptop, "dm:call-accept", { callId })).toEqual({ ok: true, callId });
+    await eventually(() => accepted.length === 1, "alice sees the accept");
+    expect(await emitAck(bobPhone, "dm:call-accept", { callId })).toEqual({ ok: false, error: "You are already in this call" });
+
+    const phoneSignals = record(bobPhone, "dm:call-signal");
+    const laptopSignals = record(bobLaptop, "dm:call-signal");
+    const aliceSignals = record(aliceSocket, "dm:call-signal");
+    expect(await emitAck(aliceSocket, "dm:call-signal", { callId, to: bob.id, type: "offer", sdp: "v=0 offer" })).toEqual({ ok: true, callId });
+    await eventually(() => laptopSignals.length === 1, "the offer on bob's laptop (node 3)");
+    expect(laptopSignals[0]).toEqual({ callId, from: alice.id, type: "offer", sdp: "v=0 offer" });
+    expect(await emitAck(bobLaptop, "dm:call-signal", { callId, to: alice.id, type: "answer", sdp: "v=0 answer" })).toEqual({ ok: true, callId });
+    await eventually(() => aliceSignals.length === 1, "the answer at alice");
+    expect(aliceSignals[0]).toEqual({ callId, from: bob.id, type: "answer", sdp: "v=0 answer" });
+
+    const ended = record(aliceSocket, "dm:call-ended");
+    expect(await emitAck(bobLaptop, "dm:call-end", { callId })).toEqual({ ok: true, callId });
+    await eventually(() => ended.length === 1, "the end at alice");
+    expect(ended[0]).toEqual({ callId, endedBy: bob.id, reason: "ended" });
+    await Bun.sleep(300);
+    expect(phoneSignals).toEqual([]);
+    expect(laptopSignals).toHaveLength(1);
+  });
+
+  test("a relayed participant whose socket closes leaves the call held by another node", async () => {
+    const alice = await register(n2);
+    const bob = await register(n2);
+    await serverWith(n2, alice, [bob]);
+    const opened = await api(n2, "POST", `/api/v1/dm/channels/${bob.id}`, { token: alice.token });
+    const conversationId: string = opened.body.id;
+    const aliceSocket = await connect(n2, alice.token);
+    const bobSocket = await connect(n1, bob.token);
+    const { callId } = await emitAck(aliceSocket, "dm:call-start", { conversationId });
+    expect(await emitAck(bobSocket, "dm:call-accept", { callId })).toEqual({ ok: true, callId });
+    const left = record(aliceSocket, "dm:call-left");
+    const ended = record(aliceSocket, "dm:call-ended");
+    bobSocket.close();
+    await eventually(() => left.length + ended.length >= 1, "bob's leave seen by alice");
+    expect([...left, ...ended][0]).toMatchObject({ callId });
+  });
+
+  test("leaving a group DM through node 3 takes the member out of its call held by node 1", async () => {
+    const owner = await register(n1);
+    const second = await register(n1);
+    const third = await register(n1);
+    await serverWith(n1, owner, [second, third]);
+    const group = await api(n1, "POST", "/api/v1/dm/groups", { token: owner.token, body: { member_ids: [second.id, third.id] } });
+    expect(group.status).toBeLessThan(300);
+    const ownerSocket = await connect(n1, owner.token);
+    const secondSocket = await connect(n2, second.token);
+    const thirdSocket = await connect(n1, third.token);
+    const { callId } = await emitAck(ownerSocket, "dm:call-start", { conversationId: group.body.id });
+    expect(await emitAck(secondSocket, "dm:call-accept", { callId })).toEqual({ ok: true, callId });
+    expect(await emitAck(thirdSocket, "dm:call-accept", { callId })).toEqual({ ok: true, callId });
+    const left = record(ownerSocket, "dm:call-left");
+    const leave = await api(n3, "POST", `/api/v1/dm/groups/${group.body.id}/leave`, { token: second.token });
+    expect(leave.status).toBe(200);
+    await eventually(() => left.length === 1, "the departure applied by node 1");
+    expect(left[0]).toMatchObject({ callId, userId: second.id });
   });
 });
