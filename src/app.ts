@@ -120,7 +120,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ...domain.dmCalls.held().flatMap((call) => [homeKeys.call(call.callId), homeKeys.conversationCall(call.conversationId)]),
   ];
   const voiceRelay = cluster ? new VoiceRelay(cluster.voiceHomes, jwtSecret, log, held) : null;
-  attachGateway(io, domain, log, limiter, voiceRelay ? { relay: voiceRelay, secret: jwtSecret } : undefined);
+  const gatewayAttached = attachGateway(io, domain, log, limiter, voiceRelay ? { relay: voiceRelay, secret: jwtSecret } : undefined);
   const gateway = guardedGatewayHandler(engine, GATEWAY_MAX_PACKET_BYTES);
 
   const started = new WeakMap<Request, number>();
@@ -229,7 +229,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         await domain.ai.assistant.stop();
         // Stop accepting and let requests in flight finish, for a bounded time.
         await Promise.race([server.stop(false), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
-        log.debug("stop: drained");
+        log.info("stop: drained");
         // This node's sockets only: in cluster mode the others stay with their nodes.
         voiceRelay?.stop();
         io.local.disconnectSockets(true);
@@ -238,10 +238,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // Any AI reply started meanwhile is stopped and stored before the database closes.
         await domain.ai.assistant.stop();
         await server.stop(true);
-        log.debug("stop: connections closed");
+        // The closed sockets' presence and voice updates finish before Redis and the database close.
+        await Promise.race([gatewayAttached.settled(), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
+        log.info("stop: connections closed");
         // Leaves the cluster: this node's connections are withdrawn, its Redis connections closed.
         await cluster?.stop();
-        log.debug("stop: left the cluster");
+        log.info("stop: left the cluster");
         await store.close();
       })();
       return stopping;

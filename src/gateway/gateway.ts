@@ -69,7 +69,17 @@ export function clientEventHandlers(domain: Domain): ClientEventTable {
  * Handshake authentication, the connection cap, the personal room, presence, and the client
  * events of each feature, rate-limited by `limiter` (docs/gateway.md, "Limits").
  */
-export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, limiter: EventLimiter, voice?: GatewayVoiceRelay): void {
+export interface AttachedGateway {
+  /** Settles once the work started by sockets closing (voice leave, presence) is done: a stop awaits it before closing the database. */
+  settled(): Promise<void>;
+}
+
+export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, limiter: EventLimiter, voice?: GatewayVoiceRelay): AttachedGateway {
+  const closing = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    closing.add(work);
+    void work.finally(() => closing.delete(work));
+  };
   io.use(async (socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
     try {
@@ -113,9 +123,9 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
     } catch (error) {
       log.error("dm call leave failed", { error });
     }
-    void domain.voice.leave(this.id).catch((error) => log.error("voice leave failed", { error }));
+    track(domain.voice.leave(this.id).catch((error) => log.error("voice leave failed", { error })));
     if (this.data.voiceLink) return;
-    void domain.presence.socketDisconnected(userId).catch((error) => log.error("presence update failed", { error }));
+    track(domain.presence.socketDisconnected(userId).catch((error) => log.error("presence update failed", { error })));
   }
 
   io.on("connection", (socket) => {
@@ -132,4 +142,10 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
     socket.onAny(onAnyEvent);
     socket.on("disconnect", onDisconnect);
   });
+
+  return {
+    async settled() {
+      while (closing.size > 0) await Promise.allSettled([...closing]);
+    },
+  };
 }

@@ -4,7 +4,7 @@
  * with the same JWT_SECRET and SECRETS_KEY, as in production. Clients are real socket.io-client
  * sockets and fetch.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
@@ -23,7 +23,6 @@ export const CLUSTER_ENV = {
   REDIS_URL,
   JWT_SECRET: "cluster-test-secret-cluster-test-secret-0123",
   SECRETS_KEY: "a".repeat(64),
-  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "warn",
   AUTH_RATE_LIMIT_PER_MINUTE: "100000",
   // Small, so that the shared window is reached in a few requests spread over the nodes.
   LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE: "4",
@@ -66,14 +65,16 @@ async function waitForHttp(url: string, child: Subprocess, deadlineMs = 30_000):
 /** Starts `count` nodes (n1, n2, ...) in parallel; `env` is added to each one's environment. */
 export async function startNodes(count: number, env: Record<string, string> = {}): Promise<Nodes> {
   const dataDir = mkdtempSync(join(tmpdir(), "hearth-cluster-"));
+  const logDir = mkdtempSync(join(tmpdir(), "hearth-cluster-logs-"));
   const nodes: HearthNode[] = [];
   async function start(name: string, extra: Record<string, string> = {}): Promise<HearthNode> {
     const port = freePort();
+    // Each node's log goes to a file (shown when the node misbehaves), or to the terminal with TEST_LOG_LEVEL.
+    const logFile = join(logDir, `${name}-${port}.log`);
     const child = Bun.spawn([process.execPath, "src/main.ts"], {
       cwd: ROOT,
-      env: { ...process.env, ...CLUSTER_ENV, ...env, ...extra, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir },
-      // Their logs (JSON lines on stdout) only when TEST_LOG_LEVEL asks for them.
-      stdout: process.env.TEST_LOG_LEVEL ? "inherit" : "ignore",
+      env: { ...process.env, ...CLUSTER_ENV, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info", ...env, ...extra, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir },
+      stdout: process.env.TEST_LOG_LEVEL ? "inherit" : Bun.file(logFile),
       stderr: "inherit",
     });
     const node: HearthNode = {
@@ -90,7 +91,8 @@ export async function startNodes(count: number, env: Record<string, string> = {}
         // within 15 s is named here and killed, so the suite ends.
         const stopped = await Promise.race([child.exited.then(() => true), Bun.sleep(15_000).then(() => false)]);
         if (!stopped) {
-          console.error(`node ${name} did not exit within 15 s of ${signal}; killing it`);
+          const tail = process.env.TEST_LOG_LEVEL ? "" : readFileSync(logFile, "utf8").split("\n").slice(-8).join("\n");
+          console.error(`node ${name} did not exit within 15 s of ${signal}; killing it. Its last log lines:\n${tail}`);
           child.kill("SIGKILL");
           await child.exited;
         }
@@ -105,6 +107,7 @@ export async function startNodes(count: number, env: Record<string, string> = {}
   } catch (error) {
     for (const node of nodes) await node.kill("SIGKILL");
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(logDir, { recursive: true, force: true });
     throw error;
   }
   nodes.sort((a, b) => a.name.localeCompare(b.name));
@@ -115,6 +118,7 @@ export async function startNodes(count: number, env: Record<string, string> = {}
     async stop() {
       await Promise.all(nodes.map((node) => node.kill("SIGTERM")));
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(logDir, { recursive: true, force: true });
     },
   };
 }
