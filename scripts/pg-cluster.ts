@@ -27,7 +27,8 @@ export function postgresBinDir(): string | null {
   return dir && existsSync(join(dir, "initdb")) ? dir : null;
 }
 
-function freePort(): number {
+/** A port nobody listens on now, on 127.0.0.1. */
+export function freePort(): number {
   const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
   const port = probe.port;
   probe.stop(true);

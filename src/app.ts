@@ -10,6 +10,7 @@ import { EventLimiter } from "./gateway/event-limiter.ts";
 import { guardedGatewayHandler } from "./gateway/polling-guard.ts";
 import { websocketBackpressure } from "./gateway/slow-consumers.ts";
 import { SocketIoEventBus } from "./gateway/socket-bus.ts";
+import { homeKeys, VoiceRelay } from "./gateway/voice-proxy.ts";
 import { VoiceRooms } from "./audio/voice-rooms.ts";
 import { authPlugin } from "./http/auth.ts";
 import { errorResponse, loggablePath } from "./http/errors.ts";
@@ -46,12 +47,13 @@ import { adminAiRoutes } from "./http/routes/admin-ai.ts";
 import { webRoutes } from "./http/web.ts";
 import { referenceRoutes } from "./http/routes/reference.ts";
 import { opsRoutes } from "./http/routes/ops.ts";
-import { Metrics, UNMATCHED_ROUTE } from "./ops/metrics.ts";
+import { countClusterError, Metrics, UNMATCHED_ROUTE } from "./ops/metrics.ts";
 import { Readiness } from "./ops/readiness.ts";
 import { drainingResponse, isAnsweredWhileDraining, waitForRequestsInFlight } from "./ops/drain.ts";
 import { referenceDocuments } from "./reference/documents.ts";
 import type { RegisteredRoute } from "./reference/openapi.ts";
 import { createLogger, type Logger } from "./log.ts";
+import type { ClusterNode } from "./cluster/cluster.ts";
 import { openConfiguredStore, resolveJwtSecret, secureDataDir } from "./secret.ts";
 import type { Store } from "./store/store.ts";
 
@@ -84,34 +86,65 @@ export interface AppOptions {
   socketAdapter?: SocketServerOptions["adapter"];
 }
 
+/** How long a stop waits for the closed sockets' presence and voice updates. */
+const SHUTDOWN_DRAIN_MS = 2000;
+
 /** Builds store -> domain -> HTTP + gateway, and listens on one port. No singletons. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.logLevel);
   const dataDirWarning = secureDataDir(config.dataDir);
   if (dataDirWarning) log.warn(dataDirWarning);
   const store = await openConfiguredStore(config);
-  await store.users.markEveryoneOffline();
+  // Cluster mode (REDIS_URL): one node of many (docs/operations.md, "Running several nodes").
+  let cluster: ClusterNode | null = null;
+  try {
+    // Loaded only in cluster mode: one node never loads the Redis client.
+    cluster = config.redisUrl ? await (await import("./cluster/cluster.ts")).joinCluster(config.redisUrl, log, () => countClusterError("redis")) : null;
+    // Statuses left "online" by a previous run are reset, unless other nodes serve those users now.
+    if (!cluster || !(await cluster.shared.othersAlive())) await store.users.markEveryoneOffline();
+  } catch (error) {
+    await cluster?.stop();
+    await store.close();
+    throw error;
+  }
 
   const { io, engine, fanout, audioRelay } = createSocketServer({
     maxBufferedBytes: config.gatewayMaxBufferedBytes,
     resumeBuffer: config.gatewayResumeBuffer,
-    adapter: options.socketAdapter,
+    // Cluster mode: the Redis streams adapter; its local deliveries are native too (docs/gateway.md, "Delivery").
+    adapter: cluster?.adapter ?? options.socketAdapter,
   });
   const bus = new SocketIoEventBus(io);
   const voiceRooms = new VoiceRooms();
-  const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, voiceRooms, log });
+  const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
+  const domain = createDomain({
+    config,
+    jwtSecret,
+    store,
+    bus,
+    voiceRooms,
+    log,
+    shared: cluster?.shared,
+  });
   const limiter = new EventLimiter({
     limits: config.gatewayEventLimits,
     userFactor: config.gatewayUserRateFactor,
     refusalsBeforeDisconnect: config.gatewayRefusalsBeforeDisconnect,
     maxConnectionsPerUser: config.gatewayMaxConnectionsPerUser,
   });
-  attachGateway(io, domain, log, limiter);
+  // Cluster mode: each voice room and DM call lives on one node; clients elsewhere are relayed to it (docs/audio.md).
+  const held = () => [
+    ...new Set(voiceRooms.all().map((p) => homeKeys.voice(p.channelId))),
+    ...domain.dmCalls.held().flatMap((call) => [homeKeys.call(call.callId), homeKeys.conversationCall(call.conversationId)]),
+  ];
+  const voiceRelay = cluster ? new VoiceRelay(cluster.voiceHomes, jwtSecret, log, held) : null;
+  const gatewayAttached = attachGateway(io, domain, log, limiter, voiceRelay ? { relay: voiceRelay, secret: jwtSecret } : undefined);
   const gateway = guardedGatewayHandler(engine, GATEWAY_MAX_PACKET_BYTES);
 
   const readiness = new Readiness();
   const ping = store.db.prepare("SELECT 1 AS ok");
   readiness.add("database", () => store.db.get(ping));
+  if (cluster) readiness.add("redis", cluster.ping);
   const metrics = new Metrics({ io, fanout, audioRelay, writes: store.writes, db: store.db, draining: () => readiness.draining });
 
   const started = new WeakMap<Request, number>();
@@ -207,6 +240,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const server = http.server!;
   fanout.setServer(server);
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  // Joins the cluster's heartbeat once listening: the address is where other nodes relay voice to.
+  await cluster?.shared.start(config.clusterNodeUrl ?? `http://${shownHost}:${server.port}`);
 
   let stopping: Promise<void> | null = null;
   return {
@@ -225,6 +260,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         readiness.startDraining();
         // AI replies still streaming would hold the drain below: stop them first (each is stored).
         await domain.ai.assistant.stop();
+        // This node's voice links to other nodes' rooms close with it.
+        voiceRelay?.stop();
         // Every gateway client's transport is closed: socket.io-client takes that for a lost
         // connection and reconnects on its own (through the load balancer, to another node).
         // A Socket.IO disconnect would not: the client reads it as "do not come back".
@@ -235,6 +272,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // Any AI reply started meanwhile is stopped and stored before the database closes.
         await domain.ai.assistant.stop();
         await server.stop(true);
+        // The closed sockets' presence and voice updates finish before Redis and the database close.
+        await Promise.race([gatewayAttached.settled(), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
+        log.info("stop: connections closed");
+        // Leaves the cluster: this node's connections are withdrawn, its Redis connections closed.
+        await cluster?.stop();
+        log.info("stop: left the cluster");
         await store.close();
       })();
       return stopping;

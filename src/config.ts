@@ -16,6 +16,17 @@ export interface Config {
    * (docs/operations.md, "Choosing a database"). Pool size and TLS are URL parameters.
    */
   databaseUrl: string | undefined;
+  /**
+   * A `redis://` URL turns on cluster mode: several Hearth nodes sharing one PostgreSQL database
+   * and this Redis serve one platform (docs/operations.md, "Running several nodes"). Needs `databaseUrl`.
+   */
+  redisUrl: string | undefined;
+  /**
+   * Cluster mode: the address other nodes reach this one at (voice rooms held here are relayed
+   * through it; docs/audio.md, "Several nodes"). Defaults to http://127.0.0.1:<port>, right only
+   * when every node runs on one machine.
+   */
+  clusterNodeUrl: string | undefined;
   /** When unset, a secret is generated once and kept in `<dataDir>/jwt-secret`. */
   jwtSecret: string | undefined;
   /** The key sealing stored secrets, 64 hex characters; when unset, generated once into `<dataDir>/secrets.key`. */
@@ -104,6 +115,15 @@ const EnvSchema = v.object({
       v.regex(/^postgres(ql)?:\/\/\S+$/i, "DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/hearth"),
     ),
   ),
+  REDIS_URL: v.optional(
+    v.pipe(v.string(), v.regex(/^rediss?:\/\/\S+$/i, "REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379/0")),
+  ),
+  CLUSTER_NODE_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^https?:\/\/[^/\s?#]+$/i, "CLUSTER_NODE_URL must be this node's address for the other nodes, like http://10.0.0.11:3000"),
+    ),
+  ),
   JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "JWT_SECRET must be at least 32 characters"))),
   SECRETS_KEY: v.optional(
     v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "SECRETS_KEY must be 64 hexadecimal characters (32 bytes), e.g. from openssl rand -hex 32")),
@@ -142,12 +162,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const result = v.safeParse(EnvSchema, picked);
   if (!result.success) throw new ConfigError(`Invalid configuration: ${describeIssue(result.issues[0])}`);
   const e = result.output;
+  // Nodes share the database: SQLite is one process's file (docs/operations.md, "Running several nodes").
+  if (e.REDIS_URL && !e.DATABASE_URL) {
+    throw new ConfigError("Invalid configuration: REDIS_URL (cluster mode) needs DATABASE_URL to name a PostgreSQL database shared by every node");
+  }
   return {
     port: e.PORT,
     host: e.HOST,
     dataDir: e.DATA_DIR,
     databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, "hearth.db"),
     databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    clusterNodeUrl: e.CLUSTER_NODE_URL,
     jwtSecret: e.JWT_SECRET,
     secretsKey: e.SECRETS_KEY,
     logLevel: e.LOG_LEVEL,

@@ -86,6 +86,25 @@ describe("loadConfig", () => {
     expect(loadConfig({ METRICS_TOKEN: "a-long-metrics-token", DRAIN_TIMEOUT_MS: "0" })).toMatchObject({ metricsToken: "a-long-metrics-token", drainTimeoutMs: 0 });
   });
 
+  test("REDIS_URL: unset is one node; a redis:// or rediss:// URL is cluster mode and needs DATABASE_URL; CLUSTER_NODE_URL is an origin", () => {
+    expect(loadConfig({}).redisUrl).toBeUndefined();
+    expect(loadConfig({}).clusterNodeUrl).toBeUndefined();
+    const database = "postgres://db/hearth";
+    expect(loadConfig({ DATABASE_URL: database, REDIS_URL: "redis://:pw@cache:6379/2" }).redisUrl).toBe("redis://:pw@cache:6379/2");
+    expect(loadConfig({ DATABASE_URL: database, REDIS_URL: "rediss://cache:6380" }).redisUrl).toBe("rediss://cache:6380");
+    for (const bad of ["cache:6379", "http://cache", "redis://"]) {
+      expect(() => loadConfig({ DATABASE_URL: database, REDIS_URL: bad })).toThrow("REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379/0");
+    }
+    // SQLite is one process's file: cluster mode without PostgreSQL stops the start, naming both.
+    expect(() => loadConfig({ REDIS_URL: "redis://cache:6379" })).toThrow(
+      "Invalid configuration: REDIS_URL (cluster mode) needs DATABASE_URL to name a PostgreSQL database shared by every node",
+    );
+    expect(loadConfig({ CLUSTER_NODE_URL: "http://10.0.0.11:3000" }).clusterNodeUrl).toBe("http://10.0.0.11:3000");
+    for (const bad of ["10.0.0.11:3000", "http://10.0.0.11:3000/hearth"]) {
+      expect(() => loadConfig({ CLUSTER_NODE_URL: bad })).toThrow("CLUSTER_NODE_URL must be this node's address for the other nodes");
+    }
+  });
+
   test("reads the environment", () => {
     const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn" });
     expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn" });

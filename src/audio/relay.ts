@@ -43,7 +43,10 @@ export async function admitFrame(voice: VoiceGate, socketId: string, payload: un
   return { ok: true, frame: checked.frame, sender };
 }
 
-/** Where a frame goes: the sender's socket, whose `to()` excludes the sender itself. */
+/**
+ * Where a frame goes: the sender's socket, whose `local.to()` excludes the sender itself and
+ * stays on this node (PCM never crosses Redis in cluster mode; docs/audio.md).
+ */
 export interface FrameSender {
   /** `local`: PCM never goes to the cluster adapter's stream, nor into resume storage. */
   local: { to(room: string): { emit(event: "bot:audio-data", payload: AudioFramePayload): unknown } };

@@ -29,7 +29,7 @@ import { Interactions } from "./bots/interactions.ts";
 import { Channels } from "./community/channels.ts";
 import { Emojis } from "./community/emojis.ts";
 import { Invites } from "./community/invites.ts";
-import { Members } from "./community/members.ts";
+import { Members, type LiveStateListener } from "./community/members.ts";
 import { Moderation } from "./community/moderation.ts";
 import { Roles } from "./community/roles.ts";
 import { ServerGifs } from "./community/server-gifs.ts";
@@ -45,10 +45,12 @@ import { Pins } from "./messaging/pins.ts";
 import { Reactions } from "./messaging/reactions.ts";
 import { Webhooks } from "./messaging/webhooks.ts";
 import { rooms, type EventBus } from "./shared/events.ts";
+import { localSharedState, type SharedState } from "./shared/shared-state.ts";
 import { UploadStore } from "./shared/uploads.ts";
 import { Soundboard } from "./voice/soundboard.ts";
 import type { VoiceRoomMembership } from "./voice/voice-rooms.ts";
 import { Voice } from "./voice/voice.ts";
+import { onEveryNode } from "./voice/live-state-everywhere.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export type Domain = ReturnType<typeof createDomain>;
@@ -61,24 +63,30 @@ export interface DomainDeps {
   bus: EventBus;
   /** Voice-room membership, implemented by the audio layer (src/audio/voice-rooms.ts). */
   voiceRooms: VoiceRoomMembership;
+  /**
+   * What every node of a cluster shares (rate limits, connections per user, cache signals):
+   * Redis in cluster mode (src/cluster/), this process's memory when absent.
+   */
+  shared?: SharedState;
   /** Operator-facing warnings (an external provider failing), never secrets or payloads. */
   log: Logger;
 }
 
 export function createDomain(deps: DomainDeps) {
   const { config, store, bus } = deps;
+  const shared = deps.shared ?? localSharedState();
 
   // shared and access: what nearly every feature is given.
   const uploads = new UploadStore(config.dataDir);
-  const access = new Access(store);
+  const access = new Access(store, shared);
   const audit = new Audit(store, access);
 
   // accounts and platform administration.
   const tokens = new TokenService(deps.jwtSecret, config.tokenLifetime);
   const twoFactor = new TwoFactor(store);
-  const settings = new PlatformSettings(store, config);
+  const settings = new PlatformSettings(store, config, shared);
   const admins = new Admins(store);
-  const accounts = new Accounts(store, tokens, bus, config, settings);
+  const accounts = new Accounts(store, tokens, bus, config, settings, shared);
   const users = new Users(store, uploads);
   const adminUsers = new AdminUsers(store, admins, accounts, bus);
   // Presence reaches the user's own sockets, every server they belong to, and their friends.
@@ -87,12 +95,13 @@ export function createDomain(deps: DomainDeps) {
     ...(await store.members.serverIdsOf(userId)).map(rooms.server),
     ...(await store.friends.friendIds(userId)).map(rooms.user),
   ];
-  const presence = new Presence(store, bus, presenceAudience);
+  const presence = new Presence(store, bus, shared.connections, presenceAudience);
 
   // Voice keeps live state per member and channel: leaving a server, losing access, or a
   // deleted channel takes members out of voice (LiveStateListener, given to the community below).
   const voice = new Voice(deps.voiceRooms, store, access, audit, bus);
-  const liveState = [voice];
+  // Filled below once the DM calls exist (read only when something changes).
+  const liveState: LiveStateListener[] = [];
 
   // community, messaging, direct messages.
   const members = new Members(store, access, audit, bus, liveState);
@@ -104,7 +113,10 @@ export function createDomain(deps: DomainDeps) {
   const conversationListeners: ConversationListener[] = [];
   const dms = new Dms(store, uploads, bus, conversationListeners);
   const dmCalls = new DmCalls(store, bus, dms);
-  conversationListeners.push(dmCalls);
+  // In cluster mode voice rooms and calls live on one node each: changes reach every node.
+  const everywhere = onEveryNode(voice, dmCalls, shared, deps.log);
+  liveState.push(everywhere.voice);
+  conversationListeners.push(everywhere.calls);
   const botMembership = new BotMembership(store, access, audit, members, bus);
 
   return {
@@ -132,7 +144,7 @@ export function createDomain(deps: DomainDeps) {
     messageUploads: new MessageUploads(store, access, messages, uploads),
     reactions: new Reactions(store, access, bus),
     pins: new Pins(store, access, audit, messages, bus),
-    webhooks: new Webhooks(store, access, messages),
+    webhooks: new Webhooks(store, access, messages, shared),
     gifs: new Gifs(store, config.gifProvider ? new GifProviderClient(config.gifProvider, deps.log) : null),
     // direct messages
     dms,
@@ -154,7 +166,7 @@ export function createDomain(deps: DomainDeps) {
     adminUsers,
     adminServers: new AdminServers(store, admins),
     generalSettings: new GeneralSettings(settings, admins),
-    reports: new Reports(store, access, admins, adminUsers, messages, dms),
+    reports: new Reports(store, access, admins, adminUsers, messages, dms, shared),
     ai: createAi({ store, settings, admins, uploadsRoot: uploads.root, providerTimeoutMs: config.aiProviderTimeoutMs, log: deps.log }),
   };
 }

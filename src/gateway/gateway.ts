@@ -19,6 +19,13 @@ import { installResume, recoveryOptions } from "./resume.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
 import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
+import { isVoiceLinkHandshake, type VoiceRelay } from "./voice-proxy.ts";
+
+/** Cluster mode's voice relay (src/gateway/voice-proxy.ts) and the secret that proves a voice link. */
+export interface GatewayVoiceRelay {
+  relay: VoiceRelay;
+  secret: string;
+}
 
 /** The largest packet (websocket message or polling POST body) a client may send. */
 export const GATEWAY_MAX_PACKET_BYTES = 1e6;
@@ -26,7 +33,10 @@ export const GATEWAY_MAX_PACKET_BYTES = 1e6;
 export interface SocketServerOptions {
   /** What may be queued for one socket before it is closed (src/gateway/slow-consumers.ts). */
   maxBufferedBytes: number;
-  /** The Socket.IO adapter (cluster mode: the Redis streams adapter); one node: a ResumableAdapter keeping `resumeBuffer` events. */
+  /**
+   * The Socket.IO adapter: in cluster mode the Redis streams adapter (src/cluster/cluster.ts);
+   * one node: a ResumableAdapter keeping `resumeBuffer` events.
+   */
   adapter?: ServerOptions["adapter"];
   resumeBuffer: number;
 }
@@ -63,8 +73,18 @@ export function clientEventHandlers(domain: Domain): ClientEventTable {
  * Handshake authentication, the connection cap, the personal room, presence, and the client
  * events of each feature, rate-limited by `limiter` (docs/gateway.md, "Limits").
  */
-export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, limiter: EventLimiter): void {
+export interface AttachedGateway {
+  /** Settles once the work started by sockets closing (voice leave, presence) is done: a stop awaits it before closing the database. */
+  settled(): Promise<void>;
+}
+
+export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, limiter: EventLimiter, voice?: GatewayVoiceRelay): AttachedGateway {
   installResume(io, domain, log);
+  const closing = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    closing.add(work);
+    void work.finally(() => closing.delete(work));
+  };
   io.use(async (socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
     try {
@@ -72,6 +92,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
       if (!user) return next(new Error("Unauthorized"));
       // `resume: true`: the client tracks offsets and may resume (src/gateway/resume.ts).
       socket.data = { userId: user.id, username: user.username, isBot: user.is_bot === 1, resume: socket.handshake.auth?.resume === true };
+      if (voice && isVoiceLinkHandshake(voice.secret, socket.handshake.auth)) socket.data.voiceLink = true;
       const refused = limiter.handshake(socket);
       if (refused) {
         log.info("gateway handshake refused", { userId: user.id, reason: refused });
@@ -85,7 +106,10 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
   });
 
   // Built once: every socket registers these same listeners (an idle connection holds no closures of its own).
-  const listeners = sharedListeners(clientEventHandlers(domain), log, limiter);
+  // In cluster mode, voice events of a room held by another node are relayed there.
+  const handlers = clientEventHandlers(domain);
+  const table = voice ? voice.relay.wrap(handlers, (socket) => domain.voice.leave(socket.id)) : handlers;
+  const listeners = sharedListeners(table, log, limiter);
   // Events no handler knows are dropped by Socket.IO after decoding; each counts as a refusal,
   // so a flood of them ends in a disconnect like any other (docs/gateway.md, "Limits").
   const known = new Set(listeners.map(([event]) => event));
@@ -98,14 +122,16 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
   function onDisconnect(this: GatewaySocket, reason: string) {
     const { userId } = this.data;
     limiter.disconnected(this);
+    voice?.relay.disconnected(this.id);
     log.info("gateway disconnect", { socketId: this.id, userId, reason });
     try {
       domain.dmCalls.socketDisconnected(userId, this.id);
     } catch (error) {
       log.error("dm call leave failed", { error });
     }
-    void domain.voice.leave(this.id).catch((error) => log.error("voice leave failed", { error }));
-    void domain.presence.socketDisconnected(userId).catch((error) => log.error("presence update failed", { error }));
+    track(domain.voice.leave(this.id).catch((error) => log.error("voice leave failed", { error })));
+    if (this.data.voiceLink) return;
+    track(domain.presence.socketDisconnected(userId).catch((error) => log.error("presence update failed", { error })));
   }
 
   io.on("connection", (socket) => {
@@ -113,8 +139,11 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
     const transport = socket.conn.transport.name;
     log.info("gateway connect", { socketId: socket.id, userId, bot: socket.data.isBot, transport, resumed: socket.recovered });
     limiter.connected(socket);
-    void socket.join(rooms.user(userId));
-    void domain.presence.socketConnected(userId).catch((error) => log.error("presence update failed", { error }));
+    // A voice link joins no shared room and is no presence: its events are its client's voice only.
+    if (!socket.data.voiceLink) {
+      void socket.join(rooms.user(userId));
+      void domain.presence.socketConnected(userId).catch((error) => log.error("presence update failed", { error }));
+    }
     listenAll(socket, listeners);
     socket.onAny(onAnyEvent);
     socket.on("disconnect", onDisconnect);
@@ -122,4 +151,10 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
     // resumable client has an offset from its first connect on.
     if (socket.data.resume) socket.emit("session:ready", { resumed: socket.recovered });
   });
+
+  return {
+    async settled() {
+      while (closing.size > 0) await Promise.allSettled([...closing]);
+    },
+  };
 }

@@ -9,6 +9,8 @@ export interface SocketData {
   isBot: boolean;
   /** The client asked for resume offsets (`auth.resume: true`, docs/gateway.md "Resume"). */
   resume: boolean;
+  /** A voice link opened by another node for one of its clients (src/gateway/voice-proxy.ts). */
+  voiceLink?: true;
 }
 
 export type GatewayServer = Server<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;

@@ -14,6 +14,7 @@ import {
   type Override,
 } from "./permissions.ts";
 import { isUuid } from "../shared/validation.ts";
+import type { SharedState } from "../shared/shared-state.ts";
 
 export interface ChannelOverrides {
   category: Override[];
@@ -55,7 +56,15 @@ export class Access {
    */
   private epoch = 0;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** In cluster mode, every node's caches go stale together (a signal bumps their epochs). */
+    private readonly shared?: SharedState,
+  ) {
+    shared?.onSignal("permissions", () => {
+      this.epoch++;
+    });
+  }
 
   get permissionsEpoch(): number {
     return this.epoch;
@@ -64,6 +73,7 @@ export class Access {
   /** Call after any write that can change a member's permissions or standing. */
   permissionsChanged(): void {
     this.epoch++;
+    this.shared?.signal("permissions");
   }
 
   async server(serverId: string): Promise<ServerRow> {

@@ -6,7 +6,7 @@ import type { EventBus } from "../shared/events.ts";
 import { rooms } from "../shared/events.ts";
 import type { MeUser } from "../shared/shapes.ts";
 import type { TokenService } from "./tokens.ts";
-import { RateLimiter } from "../shared/rate-limit.ts";
+import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
 import { hasTwoFactor, isValidTotp } from "./two-factor.ts";
 import { defineSetting, type PlatformSettings } from "../admin/platform-settings.ts";
 import { badRequest, conflict, forbidden, tooManyRequests, unauthorized } from "../shared/errors.ts";
@@ -37,10 +37,11 @@ const TAKEN_MESSAGES: Record<Taken, string> = {
 
 /** Registration, login, password changes and bearer-token authentication. */
 export class Accounts {
-  private readonly perAddress: RateLimiter;
+  /** Shared by every node in cluster mode (src/domain/shared/shared-state.ts). */
+  private readonly perAddress: SharedRateLimiter;
   /** Password checks per account from one client address, and per account from all addresses. */
-  private readonly checksFromAddress: RateLimiter;
-  private readonly checksOfAccount: RateLimiter;
+  private readonly checksFromAddress: SharedRateLimiter;
+  private readonly checksOfAccount: SharedRateLimiter;
   /** Verified against when the login names no account, so both answers take as long. */
   private dummyHash: Promise<string> | null = null;
 
@@ -53,14 +54,15 @@ export class Accounts {
       "authRateLimitPerMinute" | "loginFailuresPerAccountPerMinute" | "loginFailuresPerAccountTotalPerMinute" | "passwordHashing"
     >,
     private readonly settings: PlatformSettings,
+    shared: SharedState,
   ) {
-    this.perAddress = new RateLimiter(config.authRateLimitPerMinute, 60_000);
-    this.checksFromAddress = new RateLimiter(config.loginFailuresPerAccountPerMinute, 60_000);
-    this.checksOfAccount = new RateLimiter(config.loginFailuresPerAccountTotalPerMinute, 60_000);
+    this.perAddress = shared.rateLimiter("auth", config.authRateLimitPerMinute, 60_000);
+    this.checksFromAddress = shared.rateLimiter("login-checks-address", config.loginFailuresPerAccountPerMinute, 60_000);
+    this.checksOfAccount = shared.rateLimiter("login-checks-account", config.loginFailuresPerAccountTotalPerMinute, 60_000);
   }
 
   async register(input: NewAccount, clientAddress: string): Promise<Session> {
-    this.limitAddress("register", clientAddress);
+    await this.limitAddress("register", clientAddress);
     if (!(await this.settings.get(REGISTRATION_OPEN))) throw forbidden(REGISTRATION_CLOSED);
     return this.session(await this.createAccount(input));
   }
@@ -79,11 +81,11 @@ export class Accounts {
   }
 
   async login(input: { login: string; password: string; code?: string }, clientAddress: string): Promise<Session> {
-    this.limitAddress("login", clientAddress);
+    await this.limitAddress("login", clientAddress);
     const user = await this.store.users.findByLogin(input.login);
     // By account when there is one, so its username and email share one budget.
     const accountKey = user ? `account:${user.id}` : `login:${input.login.toLowerCase()}`;
-    const check = this.reservePasswordCheck(accountKey, clientAddress, TOO_MANY_FAILED_LOGINS);
+    const check = await this.reservePasswordCheck(accountKey, clientAddress, TOO_MANY_FAILED_LOGINS);
     const passwordOk = user?.password_hash
       ? await Bun.password.verify(input.password, user.password_hash)
       : (await Bun.password.verify(input.password, await this.dummy()), false);
@@ -91,17 +93,17 @@ export class Accounts {
     if (!user || !passwordOk) throw unauthorized("Invalid login or password");
     // Only someone who knows the password learns that the account is disabled.
     if (user.disabled_at !== null) {
-      check.notAFailure();
+      await check.notAFailure();
       throw forbidden(ACCOUNT_DISABLED);
     }
     if (hasTwoFactor(user)) {
       if (!input.code) {
-        check.notAFailure();
+        await check.notAFailure();
         throw unauthorized("Two-factor code required");
       }
       if (!isValidTotp(this.store.users.totpSecrets(user).active!, input.code)) throw unauthorized("Invalid two-factor code");
     }
-    check.succeeded();
+    await check.succeeded();
     return this.session(user);
   }
 
@@ -112,11 +114,11 @@ export class Accounts {
    * guess it faster than a login could.
    */
   async changePassword(user: UserRow, currentPassword: string, newPassword: string, clientAddress: string): Promise<Session> {
-    const check = this.reservePasswordCheck(`account:${user.id}`, clientAddress);
+    const check = await this.reservePasswordCheck(`account:${user.id}`, clientAddress);
     if (!user.password_hash || !(await Bun.password.verify(currentPassword, user.password_hash))) {
       throw badRequest("currentPassword: Current password is incorrect");
     }
-    check.succeeded();
+    await check.succeeded();
     const updated = await this.store.users.setPassword(user.id, await this.hash(newPassword));
     if (!updated) throw unauthorized();
     this.bus.disconnect(rooms.user(user.id));
@@ -159,30 +161,30 @@ export class Accounts {
    * right but the login stopped short, e.g. a missing 2FA code), `succeeded` gives it back and
    * forgets this address's failures.
    */
-  private reservePasswordCheck(accountKey: string, clientAddress: string, refusal?: string) {
+  private async reservePasswordCheck(accountKey: string, clientAddress: string, refusal?: string) {
     const fromAddress = `${accountKey} ${clientAddress}`;
-    const here = this.checksFromAddress.reserve(fromAddress);
+    const here = await this.checksFromAddress.reserve(fromAddress);
     if (!here.allowed) throw tooManyRequests(here.retryAfter, refusal);
-    const everywhere = this.checksOfAccount.reserve(accountKey);
+    const everywhere = await this.checksOfAccount.reserve(accountKey);
     if (!everywhere.allowed) {
-      this.checksFromAddress.refund(fromAddress);
+      await this.checksFromAddress.refund(fromAddress);
       throw tooManyRequests(everywhere.retryAfter, refusal);
     }
-    const notAFailure = () => {
-      this.checksFromAddress.refund(fromAddress);
-      this.checksOfAccount.refund(accountKey);
+    const notAFailure = async () => {
+      await this.checksFromAddress.refund(fromAddress);
+      await this.checksOfAccount.refund(accountKey);
     };
     return {
       notAFailure,
-      succeeded: () => {
-        notAFailure();
-        this.checksFromAddress.reset(fromAddress);
+      succeeded: async () => {
+        await notAFailure();
+        await this.checksFromAddress.reset(fromAddress);
       },
     };
   }
 
-  private limitAddress(action: string, clientAddress: string) {
-    const decision = this.perAddress.hit(`${action}:${clientAddress}`);
+  private async limitAddress(action: string, clientAddress: string) {
+    const decision = await this.perAddress.hit(`${action}:${clientAddress}`);
     if (!decision.allowed) throw tooManyRequests(decision.retryAfter);
   }
 

@@ -3,55 +3,54 @@ import type { EventBus } from "../shared/events.ts";
 import { rooms } from "../shared/events.ts";
 import type { Activity, PresenceStatus } from "../shared/shapes.ts";
 import { badRequest } from "../shared/errors.ts";
+import type { ConnectionCounts } from "../shared/shared-state.ts";
 
 /**
  * Presence: a user is shown with their chosen status while at least one gateway socket is
  * connected, and `offline` once the last one closes. Choosing `offline` while connected is
- * "invisible". Every change is announced as `user:status`.
+ * "invisible". Every change is announced as `user:status`. Connections are counted over every
+ * node of a cluster (SharedState): a user goes offline when the last one, on any node, closes.
  */
 export class Presence {
-  private readonly sockets = new Map<string, number>();
-  /** Activities (bots set them through PUT /oauth2/bot/presence); kept in memory only while connected. */
-  private readonly activities = new Map<string, Activity>();
-
   constructor(
     private readonly store: Store,
     private readonly bus: EventBus,
+    /** Connections per user and the activities (bots set them through PUT /oauth2/bot/presence), kept only while connected. */
+    private readonly connections: ConnectionCounts,
     /** The rooms that see a user's presence; features that add audiences extend it. */
     private readonly audience: (userId: string) => Promise<string[]> = async (userId) => [rooms.user(userId)],
-  ) {}
+  ) {
+    // A node that died took its connections with it: their users go offline unless connected elsewhere.
+    connections.onLost((userId) => void this.wentAway(userId).catch(() => {}));
+  }
 
-  isConnected(userId: string): boolean {
-    return (this.sockets.get(userId) ?? 0) > 0;
+  async isConnected(userId: string): Promise<boolean> {
+    return (await this.connections.count(userId)) > 0;
   }
 
   async socketConnected(userId: string): Promise<void> {
-    const count = (this.sockets.get(userId) ?? 0) + 1;
-    this.sockets.set(userId, count);
-    if (count > 1) return;
+    if ((await this.connections.connected(userId)) > 1) return;
     const user = await this.store.users.findById(userId);
     if (user) await this.show(userId, user.status, user.preferred_status);
   }
 
   async socketDisconnected(userId: string): Promise<void> {
-    const count = (this.sockets.get(userId) ?? 0) - 1;
-    if (count > 0) {
-      this.sockets.set(userId, count);
-      return;
-    }
-    this.sockets.delete(userId);
-    // An activity lives as long as the connection: it must be sent again after reconnecting.
-    this.activities.delete(userId);
+    // At zero the activity goes too: it must be sent again after reconnecting.
+    if ((await this.connections.disconnected(userId)) > 0) return;
+    await this.wentAway(userId);
+  }
+
+  private async wentAway(userId: string): Promise<void> {
     const user = await this.store.users.findById(userId);
     // A socket may have reconnected while the lookup ran.
-    if (user && !this.isConnected(userId)) await this.show(userId, user.status, "offline");
+    if (user && !(await this.isConnected(userId))) await this.show(userId, user.status, "offline");
   }
 
   /** `status:set`: remembers the choice and shows it while connected. */
   async setStatus(userId: string, chosen: PresenceStatus): Promise<{ status: PresenceStatus }> {
     const user = await this.store.users.findById(userId);
     if (!user) throw badRequest("Unknown user");
-    const shown = this.isConnected(userId) ? chosen : "offline";
+    const shown = (await this.isConnected(userId)) ? chosen : "offline";
     await this.store.users.setPreferredStatus(userId, chosen, shown);
     if (shown !== user.status) await this.announce(userId, shown);
     return { status: shown };
@@ -70,21 +69,21 @@ export class Presence {
   ): Promise<{ status: PresenceStatus; activity: Activity | null }> {
     const user = await this.store.users.findById(userId);
     if (!user) throw badRequest("Unknown user");
-    const connected = this.isConnected(userId);
+    const connected = await this.isConnected(userId);
     const shown = connected ? chosen : "offline";
     await this.store.users.setPreferredStatus(userId, chosen, shown);
-    if (!connected || activity === null) this.activities.delete(userId);
-    else if (activity !== undefined) this.activities.set(userId, activity);
-    const current = this.activities.get(userId) ?? null;
+    if (!connected || activity === null) await this.connections.setActivity(userId, null);
+    else if (activity !== undefined) await this.connections.setActivity(userId, activity);
+    const current = connected ? await this.connections.activity(userId) : null;
     if (connected) await this.announce(userId, shown, customStatusOf(current));
     else if (shown !== user.status) await this.announce(userId, shown);
     return { status: shown, activity: current };
   }
 
   /** The activity others see: only while connected and not shown offline (invisible). */
-  visibleActivity(userId: string, shownStatus: PresenceStatus): Activity | null {
-    if (shownStatus === "offline" || !this.isConnected(userId)) return null;
-    return this.activities.get(userId) ?? null;
+  async visibleActivity(userId: string, shownStatus: PresenceStatus): Promise<Activity | null> {
+    if (shownStatus === "offline" || !(await this.isConnected(userId))) return null;
+    return this.connections.activity(userId);
   }
 
   private async show(userId: string, before: PresenceStatus, after: PresenceStatus) {

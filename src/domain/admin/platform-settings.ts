@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { Config } from "../../config.ts";
 import type { Store } from "../../store/store.ts";
+import type { SharedState } from "../shared/shared-state.ts";
 
 /**
  * One platform setting: its key, its default, and the schema a stored or submitted value must
@@ -25,12 +26,21 @@ export const defineSetting = <T>(
 
 /**
  * Platform settings, JSON by key. Each feature defines its own keys (defineSetting) next to the
- * code that reads them; values are cached in memory and written through.
+ * code that reads them; values are cached in memory and written through. In cluster mode a write
+ * tells the other nodes to drop their cache (they read the database again on next use).
  */
 export class PlatformSettings {
   private cache: Map<string, unknown> | null = null;
 
-  constructor(private readonly store: Store, private readonly config?: Config) {}
+  constructor(
+    private readonly store: Store,
+    private readonly config?: Config,
+    private readonly shared?: SharedState,
+  ) {
+    shared?.onSignal("settings", () => {
+      this.cache = null;
+    });
+  }
 
   private async values(): Promise<Map<string, unknown>> {
     if (!this.cache) {
@@ -59,5 +69,6 @@ export class PlatformSettings {
   async set<T>(setting: SettingDefinition<T>, value: T, updatedBy: string | null): Promise<void> {
     await this.store.platform.putSetting(setting.key, JSON.stringify(value), updatedBy);
     (await this.values()).set(setting.key, value);
+    this.shared?.signal("settings", setting.key);
   }
 }

@@ -8,7 +8,7 @@ import type { AdminUsers } from "./admin-users.ts";
 import type { Admins } from "./admins.ts";
 import { ApiError, badRequest, forbidden, notFound, tooManyRequests } from "../shared/errors.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
-import { RateLimiter } from "../shared/rate-limit.ts";
+import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
 import type { NewReportInput } from "./report-schemas.ts";
@@ -82,7 +82,8 @@ const toAdminReport = (row: ReportRow): AdminReport => ({
  * administrators list them and close them (resolved or dismissed) with an action and a note.
  */
 export class Reports {
-  private readonly perUser = new RateLimiter(LIMITS.report.perHour, 60 * 60_000);
+  /** Shared by every node in cluster mode. */
+  private readonly perUser: SharedRateLimiter;
 
   constructor(
     private readonly store: Store,
@@ -91,7 +92,10 @@ export class Reports {
     private readonly adminUsers: AdminUsers,
     private readonly messages: Messages,
     private readonly dms: Dms,
-  ) {}
+    shared: SharedState,
+  ) {
+    this.perUser = shared.rateLimiter("reports", LIMITS.report.perHour, 60 * 60_000);
+  }
 
   /** Files a report (`created`), or answers the caller's open report about the same target. */
   async file(user: UserRow, input: NewReportInput): Promise<{ created: boolean; report: OwnReport }> {
@@ -110,7 +114,7 @@ export class Reports {
       if (reported.id === user.id) throw badRequest("You cannot report yourself");
       target = { type: "user", id: reported.id, userId: reported.id, message: null };
     }
-    const limit = this.perUser.check(user.id);
+    const limit = await this.perUser.check(user.id);
     if (!limit.allowed) throw tooManyRequests(limit.retryAfter, "You have filed too many reports, try again later");
     const { created, row } = await this.store.reports.file({
       reporterId: user.id,
@@ -120,7 +124,7 @@ export class Reports {
       message: target.message,
       reason: input.reason,
     });
-    if (created) this.perUser.hit(user.id);
+    if (created) await this.perUser.hit(user.id);
     return { created, report: toOwnReport(row) };
   }
 

@@ -74,6 +74,6 @@ export class BotRest {
   /** The public user plus `activity`: shown while that user is connected and not invisible. */
   async user(userId: string): Promise<PublicUser & { activity: Activity | null }> {
     const user = await this.users.get(userId);
-    return { ...toPublicUser(user), activity: this.presence.visibleActivity(user.id, user.status) };
+    return { ...toPublicUser(user), activity: await this.presence.visibleActivity(user.id, user.status) };
   }
 }

@@ -165,6 +165,11 @@ export class DmCalls implements ConversationListener {
     }
   }
 
+  /** The calls held here, with their conversations (cluster mode renews this node's claim on them). */
+  held(): { callId: string; conversationId: string }[] {
+    return [...this.calls.values()].map((call) => ({ callId: call.id, conversationId: call.conversation.id }));
+  }
+
   /** Clears every call's timer (server shutdown). */
   stop(): void {
     for (const call of this.calls.values()) this.stopRinging(call);

@@ -7,7 +7,7 @@ import { ApiError, forbidden, notFound, tooManyRequests, unauthorized } from "..
 import { LIMITS } from "../shared/limits.ts";
 import type { Messages } from "./messages.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
-import { RateLimiter } from "../shared/rate-limit.ts";
+import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
 import type { Message } from "../shared/shapes.ts";
 import { isUuid } from "../shared/validation.ts";
 import type { ExecuteWebhookInput, NewWebhookInput, WebhookChangesInput } from "./webhook-schemas.ts";
@@ -66,13 +66,17 @@ const newToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(TOKEN_B
  * `Messages.sendAsWebhook`, the shared send path. Notes: docs/webhooks.md.
  */
 export class Webhooks {
-  private readonly executes = new RateLimiter(LIMITS.webhookExecutesPerMinute, 60_000, MAX_LIMITED_WEBHOOKS);
+  /** Shared by every node in cluster mode. */
+  private readonly executes: SharedRateLimiter;
 
   constructor(
     private readonly store: Store,
     private readonly access: Access,
     private readonly messages: Messages,
-  ) {}
+    shared: SharedState,
+  ) {
+    this.executes = shared.rateLimiter("webhook-executes", LIMITS.webhookExecutesPerMinute, 60_000, MAX_LIMITED_WEBHOOKS);
+  }
 
   async list(channelId: string, user: UserRow): Promise<Webhook[]> {
     const { channel } = await this.manageChannel(channelId, user);
@@ -110,7 +114,7 @@ export class Webhooks {
   async delete(webhookId: string, user: UserRow): Promise<void> {
     const row = await this.manage(webhookId, user);
     if (!(await this.store.webhooks.delete(row.id))) throw notFound("Webhook");
-    this.executes.reset(row.id);
+    await this.executes.reset(row.id);
   }
 
   /** The URL's id and token, or 401 `Invalid webhook` (never 404: ids are not probed). */
@@ -128,8 +132,8 @@ export class Webhooks {
   }
 
   /** Counts an execute of an authenticated webhook against its limit (429 past it). */
-  admit(row: WebhookRow): void {
-    const decision = this.executes.hit(row.id);
+  async admit(row: WebhookRow): Promise<void> {
+    const decision = await this.executes.hit(row.id);
     if (!decision.allowed) throw tooManyRequests(decision.retryAfter, "This webhook is being rate limited, try again later");
   }
 

@@ -82,7 +82,7 @@ export const webhookRoutes = (domain: Domain, auth: AuthPlugin) =>
     .post("/:id/:token", async ({ params, headers, query, body }) => {
       const webhook = await domain.webhooks.authenticate(params.id, params.token);
       refuseAuthorization(headers);
-      domain.webhooks.admit(webhook);
+      await domain.webhooks.admit(webhook);
       const { wait } = parseInput(ExecuteQuery, query, "query");
       const message = await domain.webhooks.execute(webhook, parseInput(ExecuteBody, body));
       return wait === "true" ? message : new Response(null, { status: 204 });

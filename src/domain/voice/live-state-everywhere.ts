@@ -1,0 +1,63 @@
+import type { LiveStateListener } from "../community/members.ts";
+import type { ConversationListener } from "../dms/dms.ts";
+import type { SharedState } from "../shared/shared-state.ts";
+import type { Logger } from "../../log.ts";
+
+type Change =
+  | { kind: "memberRemoved"; serverId: string; userId: string }
+  | { kind: "accessChanged"; serverId: string; userIds?: string[] }
+  | { kind: "channelDeleted"; channelId: string }
+  | { kind: "conversationMemberLeft"; conversationId: string; userId: string; by: string }
+  | { kind: "conversationDeleted"; conversationId: string; by: string };
+
+/**
+ * Live state (voice rooms, DM calls) is held per node in cluster mode: a member removed, an
+ * access change, a deleted channel, someone leaving a group DM or a deleted conversation is
+ * applied by this node and signalled to the others, which apply it to the rooms and calls they
+ * hold (a kick through node 1 takes the member out of a room on node 2). On one node the signal
+ * goes nowhere.
+ */
+export function onEveryNode(voice: LiveStateListener, calls: ConversationListener, shared: SharedState, log: Logger): { voice: LiveStateListener; calls: ConversationListener } {
+  // Voice's changes are asynchronous, the calls' synchronous (their callers expect both so).
+  const apply = (change: Change): Promise<void> | void => {
+    switch (change.kind) {
+      case "memberRemoved":
+        return voice.memberRemoved(change.serverId, change.userId);
+      case "accessChanged":
+        return voice.accessChanged(change.serverId, change.userIds);
+      case "channelDeleted":
+        return voice.channelDeleted({ id: change.channelId });
+      case "conversationMemberLeft":
+        return calls.memberLeft(change.conversationId, change.userId, change.by);
+      case "conversationDeleted":
+        return calls.conversationDeleted(change.conversationId, change.by);
+    }
+  };
+  shared.onSignal("live-state", (data) => {
+    let change: Change;
+    try {
+      change = JSON.parse(data) as Change;
+    } catch {
+      return;
+    }
+    // Another node's change: nobody here waits for it, so a failure is logged here.
+    void Promise.resolve()
+      .then(() => apply(change))
+      .catch((error) => log.error("live state change from another node failed", { kind: change.kind, error }));
+  });
+  const everywhere = (change: Change) => {
+    shared.signal("live-state", JSON.stringify(change));
+    return apply(change);
+  };
+  return {
+    voice: {
+      memberRemoved: async (serverId, userId) => everywhere({ kind: "memberRemoved", serverId, userId }),
+      accessChanged: async (serverId, userIds) => everywhere({ kind: "accessChanged", serverId, userIds }),
+      channelDeleted: async (channel) => everywhere({ kind: "channelDeleted", channelId: channel.id }),
+    },
+    calls: {
+      memberLeft: (conversationId, userId, by) => void everywhere({ kind: "conversationMemberLeft", conversationId, userId, by }),
+      conversationDeleted: (conversationId, by) => void everywhere({ kind: "conversationDeleted", conversationId, by }),
+    },
+  };
+}
