@@ -86,6 +86,9 @@ export interface AppOptions {
   socketAdapter?: SocketServerOptions["adapter"];
 }
 
+/** Paths answered to a request without a Host header (health checks). */
+const HOSTLESS_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+
 /** How long a stop waits for the closed sockets' presence and voice updates. */
 const SHUTDOWN_DRAIN_MS = 2000;
 
@@ -158,6 +161,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       readiness.draining && !new URL(request.url).searchParams.has("sid") ? drainingResponse() : gateway(request, server!),
     )
     .onRequest(({ request }) => {
+      // HTTP/1.0 allows a request without Host; Bun then gives a bare path as its URL, which
+      // nothing here can make absolute (discovery's links, logs): refused before anything reads it.
+      // Health checks are still answered (a load balancer's plain `option httpchk` sends none).
+      if (!URL.canParse(request.url) && !HOSTLESS_PATHS.has(request.url)) return Response.json({ error: "A Host header is required" }, { status: 400 });
       started.set(request, performance.now());
       // Draining: requests already in flight finish; new ones are refused (src/ops/drain.ts).
       if (readiness.draining && !isAnsweredWhileDraining(request)) return drainingResponse();

@@ -170,8 +170,10 @@ export class VoiceRelay {
     const link: Link = { url, socket, closing: false };
     mine.set(url, link);
     // Everything the home sends on the link is for this client (the link is in no shared room).
-    const emit = client.emit.bind(client) as (event: string, ...args: unknown[]) => boolean;
-    socket.onAny((event: string, ...args: unknown[]) => emit(event, ...args));
+    // Node-local, not `client.emit`: with resume on that goes through the cluster adapter (an XADD
+    // to the Redis stream, stored for replay), and PCM never does; voice is not resumed anyway.
+    const toClient = client.nsp.local.to(client.id) as unknown as { emit(event: string, ...args: unknown[]): boolean };
+    socket.onAny((event: string, ...args: unknown[]) => toClient.emit(event, ...args));
     socket.on("disconnect", () => {
       if (this.links.get(client.id)?.get(url) === link) this.links.get(client.id)!.delete(url);
       if (link.closing || !client.connected) return;

@@ -37,7 +37,8 @@ const decoded = (segment: string) => {
  * appended to it. Only the static `token` of `POST /api/webhooks/:id/token` is kept.
  */
 export function loggablePath(request: Request): string {
-  const segments = new URL(request.url).pathname.split("/");
+  // A base, for a request that carried no Host (its URL is a bare path).
+  const segments = new URL(request.url, "http://host").pathname.split("/");
   const hooks = segments.findIndex((segment) => decoded(segment).toLowerCase() === "webhooks");
   if (hooks < 0) return segments.join("/");
   const id = segments.findIndex((segment, i) => i > hooks && segment !== "");

@@ -4,16 +4,11 @@
  * a node"). Three nodes behind the documented HAProxy configuration.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { SNAPSHOT_MS } from "../../src/gateway/session-snapshots.ts";
 import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
 import { startHaproxy, type Haproxy } from "./haproxy.ts";
 import { api, closeSockets, emitAck, eventually, joinChannel, register, serverWith, startNodes, type HearthNode, type Nodes } from "./nodes.ts";
 
-/**
- * Session resume (issue 20, point 5) is another branch's work. Once it is merged, set this to
- * true: the second test then asserts that the reconnected clients were resumed
- * (`socket.recovered`) and got every acknowledged message over the gateway alone, in order.
- */
-const RESUME_MERGED = true;
 
 let cluster: Nodes;
 let proxy: Haproxy;
@@ -35,7 +30,8 @@ afterAll(async () => {
 /** A WebSocket client through HAProxy, pinned to `node` by the stickiness cookie, reconnecting on loss. */
 function pinned(node: HearthNode, token: string): Promise<ClientSocket> {
   const socket = connectClient(proxy.url, {
-    auth: { token },
+    // resume: true asks for session resume (docs/gateway.md, "Resume").
+    auth: { token, resume: true },
     transports: ["websocket"],
     extraHeaders: { cookie: `HEARTH_NODE=${node.name}` },
     reconnection: true,
@@ -94,6 +90,9 @@ async function conversationThroughAKill(): Promise<Conversation> {
       await Bun.sleep(15);
     }
   };
+  // Node 2 saves its resumable sessions to Redis within SNAPSHOT_MS of a room change (a node
+  // killed earlier leaves nothing to resume from: docs/gateway.md, "A node that dies").
+  await Bun.sleep(SNAPSHOT_MS + 1000);
   const senders = [send(n1.url, owner.token, null, "n1"), send(proxy.url, onTwo.token, "HEARTH_NODE=n2", "via-n2")];
   await Bun.sleep(700);
   await n2.kill("SIGKILL");
@@ -131,7 +130,7 @@ test("killing node 2 with SIGKILL: its client reconnects to another node; no ack
   expect([...onTwo!.values()].every((count) => count === 1)).toBe(true);
 });
 
-test.skipIf(!RESUME_MERGED)("with session resume: the node-2 client is recovered and gets every acknowledged message over the gateway alone", async () => {
+test("with session resume: the node-2 client is recovered and gets every acknowledged message over the gateway alone", async () => {
   const [onTwo] = run.received;
   expect((run.listeners[0] as ClientSocket & { recovered: boolean }).recovered).toBe(true);
   await eventually(() => [...run.acknowledged].every((id) => onTwo!.has(id)), "every acknowledged message over the gateway", 10_000);
