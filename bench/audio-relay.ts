@@ -40,8 +40,8 @@ const FRAME_BYTES = 3840;
 
 /** An audio client process (bench/audio-client.ts) driven by lines. */
 class Client extends LineProcess {
-  constructor(config: object) {
-    super([process.execPath, join(import.meta.dir, "audio-client.ts"), JSON.stringify(config)]);
+  constructor(config: object, script = "audio-client.ts") {
+    super([process.execPath, join(import.meta.dir, script), JSON.stringify(config)]);
   }
   get pid(): number {
     return this.proc.pid;
@@ -102,11 +102,11 @@ async function phase(mode: string, sender: Client, receivers: Client[], n: numbe
   };
 }
 
-async function spawnReceivers(base: object, tokens: string[] | null, n: number): Promise<Client[]> {
+async function spawnReceivers(base: object, tokens: string[] | null, n: number, script?: string, perProcess = PER_PROCESS): Promise<Client[]> {
   const clients: Client[] = [];
-  for (let i = 0; i < n; i += PER_PROCESS) {
-    const k = Math.min(PER_PROCESS, n - i);
-    clients.push(new Client({ ...base, role: "recv", ...(tokens ? { tokens: tokens.slice(i, i + k) } : { count: k }) }));
+  for (let i = 0; i < n; i += perProcess) {
+    const k = Math.min(perProcess, n - i);
+    clients.push(new Client({ ...base, role: "recv", ...(tokens ? { tokens: tokens.slice(i, i + k) } : { count: k }) }, script));
   }
   for (const c of clients) if ((await c.next()) !== "ready") throw new Error("receiver not ready");
   return clients;
@@ -123,17 +123,17 @@ const PER_LISTENER_PROCESS = Number(argOf("per-process", "50"));
 
 /** The baseline: a bare Bun.serve relaying each message with one `ws.publish` to its room's topic. */
 function startRawRelay() {
-  return Bun.serve<{ role: string; room: string }>({
+  return Bun.serve<{ role: string; room: string; listen: boolean }>({
     port: 0,
     hostname: "127.0.0.1",
     fetch(req, server) {
       const params = new URL(req.url).searchParams;
-      const data = { role: params.get("role") ?? "recv", room: params.get("room") ?? "" };
+      const data = { role: params.get("role") ?? "recv", room: params.get("room") ?? "", listen: params.get("listen") === "1" };
       return server.upgrade(req, { data }) ? undefined : new Response("upgrade", { status: 400 });
     },
     websocket: {
       open(ws) {
-        if (ws.data.role === "recv") ws.subscribe(`room:${ws.data.room}`);
+        if (ws.data.role === "recv" || ws.data.listen) ws.subscribe(`room:${ws.data.room}`);
       },
       message(ws, message) {
         ws.publish(`room:${ws.data.room}`, message);
@@ -350,6 +350,174 @@ async function runScenario(name: string): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+// ---- capacity: each path's sustainable deliveries/s, found by raising the offered load ----
+const CAP_RECEIVERS = argOf("receivers", "50,200").split(",").map(Number);
+const CAP_SECONDS = Number(argOf("step-seconds", "1.5"));
+const CAP_SENDERS = Number(argOf("senders", "2"));
+const CAP_START = Number(argOf("start", "20000"));
+const CAP_MAX = Number(argOf("max", "3000000"));
+const CAP_REFINE = Number(argOf("refine", "2"));
+const CAP_MODES = argOf("modes", "tuned,stock,raw").split(",");
+/** Receivers: hand-framed TCP (bench/audio-tcp-receiver.ts, the default) or `WebSocket` clients (bench/audio-client.ts). */
+const CAP_RECEIVER = argOf("receiver-client", "tcp") === "ws" ? "audio-client.ts" : "audio-tcp-receiver.ts";
+const CAP_PER_PROCESS = Number(argOf("receivers-per-process", "50"));
+const CAP_P99_MS = 50;
+const CAP_DELIVERED = 0.99;
+
+interface Step {
+  offered: number;
+  delivered_per_s: number;
+  ratio: number;
+  p99_ms: number;
+  cpu_us: number;
+  ok: boolean;
+}
+
+/**
+ * One step: every sender streams `offered / receivers / senders` frames/s for CAP_SECONDS;
+ * it kept up when the receivers got >= 99% of the frames x receivers and p99 <= 50 ms.
+ */
+async function capacityStep(senders: Client[], receivers: Client[], n: number, offered: number): Promise<Step> {
+  const perSender = offered / n / senders.length;
+  await Promise.all(receivers.map((r) => r.ask("reset")));
+  Bun.gc(true);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const done = await Promise.all(senders.map((s) => s.ask(`go ${perSender} ${CAP_SECONDS}`, CAP_SECONDS * 1000 + 60_000)));
+  const seconds = (performance.now() - t0) / 1000;
+  await Bun.sleep(250);
+  const cpu = process.cpuUsage(cpu0);
+  const reports = (await Promise.all(receivers.map((r) => r.ask("report")))).map((l) => JSON.parse(l) as Report);
+  const sent = done.reduce((a, d) => a + Number(d.split(" ")[1]), 0);
+  const delivered = reports.reduce((a, r) => a + r.frames, 0);
+  const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const p99 = pct(latencies, 0.99);
+  const ratio = delivered / Math.max(1, sent * n);
+  return {
+    offered: Math.round(offered),
+    delivered_per_s: Math.round(delivered / seconds),
+    ratio: Math.round(ratio * 1000) / 1000,
+    p99_ms: p99,
+    cpu_us: delivered ? Math.round(((cpu.user + cpu.system) / delivered) * 100) / 100 : NaN,
+    ok: ratio >= CAP_DELIVERED && p99 <= CAP_P99_MS,
+  };
+}
+
+/**
+ * Raises the offered load by 1.5x from CAP_START deliveries/s until a step falls behind (a
+ * failing step is tried once more before it counts: the machine is shared), then bisects
+ * CAP_REFINE times between the last step that kept up and the first that did not. The
+ * capacity is the delivered rate of the highest step that kept up.
+ */
+async function capacitySearch(label: string, senders: Client[], receivers: Client[], n: number) {
+  const steps: Step[] = [];
+  const tryAt = async (offered: number) => {
+    let s = await capacityStep(senders, receivers, n, offered);
+    steps.push(s);
+    if (!s.ok) {
+      s = await capacityStep(senders, receivers, n, offered);
+      steps.push(s);
+    }
+    log(`  ${label} ${n} receivers: offered ${s.offered}/s -> ${s.delivered_per_s}/s (${s.ratio}), p99 ${s.p99_ms} ms, ${s.cpu_us} µs/delivery ${s.ok ? "ok" : "behind"}`);
+    return s;
+  };
+  let best: Step | null = null;
+  let lo = 0;
+  let hi = 0;
+  for (let offered = CAP_START; offered <= CAP_MAX; offered *= 1.5) {
+    const s = await tryAt(offered);
+    if (!s.ok) {
+      hi = offered;
+      break;
+    }
+    best = s;
+    lo = offered;
+  }
+  for (let i = 0; i < CAP_REFINE && hi > 0 && lo > 0; i++) {
+    const mid = (lo + hi) / 2;
+    const s = await tryAt(mid);
+    if (s.ok) {
+      best = s;
+      lo = mid;
+    } else hi = mid;
+  }
+  return { capacity: best?.delivered_per_s ?? 0, p99_ms: best?.p99_ms ?? NaN, cpu_us: best?.cpu_us ?? NaN, steps };
+}
+
+/**
+ * `--scenario capacity`: for each receiver count, tuned and stock (same Hearth connections)
+ * and raw (its own), `CAP_SENDERS` senders in the room, each a process of its own; the raw
+ * senders hear the room too, as Hearth's senders (voice participants) do. One JSON line per
+ * receiver count.
+ */
+async function runCapacity(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
+  const procs: Client[] = [];
+  const kill = () => {
+    for (const c of procs) c.kill();
+    procs.length = 0;
+  };
+  try {
+    const maxN = Math.max(...CAP_RECEIVERS);
+    const { app, api } = await startHearth(dir);
+    const { users, channels } = await voiceCommunity(app, api, maxN + CAP_SENDERS, ["voice"]);
+    const sio = { proto: "sio", url: app.url, channelId: channels[0]! };
+    const raw = startRawRelay();
+    const rawBase = { proto: "raw", url: `http://127.0.0.1:${raw.port}` };
+    for (const n of CAP_RECEIVERS) {
+      const result: Record<string, unknown> = { bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES };
+      const senderTokens = users.slice(0, CAP_SENDERS).map((u) => u.token);
+      const senders = senderTokens.map((t) => new Client({ ...sio, role: "send", tokens: [t] }));
+      for (const s of senders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
+      procs.push(...senders);
+      const receivers = await spawnReceivers(sio, users.slice(CAP_SENDERS, CAP_SENDERS + n).map((u) => u.token), n, CAP_RECEIVER, CAP_PER_PROCESS);
+      procs.push(...receivers);
+      for (const mode of ["tuned", "stock"].filter((m) => CAP_MODES.includes(m))) {
+        setNativeAudioRelayEnabled(app.io, mode === "tuned");
+        await capacityStep(senders, receivers, n, CAP_START); // warm-up
+        const c = await capacitySearch(mode, senders, receivers, n);
+        result[`${mode}_capacity`] = c.capacity;
+        result[mode] = c;
+      }
+      kill();
+      await Bun.sleep(300);
+      if (!CAP_MODES.includes("raw")) {
+        console.log(JSON.stringify(result));
+        continue;
+      }
+      const rawSenders = Array.from({ length: CAP_SENDERS }, () => new Client({ ...rawBase, role: "send", count: 1, listen: true }));
+      for (const s of rawSenders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
+      procs.push(...rawSenders);
+      const rawReceivers = await spawnReceivers(rawBase, null, n, CAP_RECEIVER, CAP_PER_PROCESS);
+      procs.push(...rawReceivers);
+      await capacityStep(rawSenders, rawReceivers, n, CAP_START);
+      const c = await capacitySearch("raw", rawSenders, rawReceivers, n);
+      result.raw_capacity = c.capacity;
+      result.raw = c;
+      kill();
+      await Bun.sleep(300);
+      const r2 = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+      result.tuned_over_raw = r2(result.tuned_capacity as number, c.capacity);
+      result.tuned_over_stock = r2(result.tuned_capacity as number, result.stock_capacity as number);
+      result.target_tuned_over_raw = 0.8;
+      result.met = (result.tuned_over_raw as number) >= 0.8;
+      log(
+        `capacity at ${n} receivers (deliveries/s): tuned ${result.tuned_capacity}, raw ${c.capacity}, stock ${result.stock_capacity}; tuned/raw ${result.tuned_over_raw}x (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${result.tuned_over_stock}x`,
+      );
+      console.log(JSON.stringify(result));
+    }
+    raw.stop(true);
+    await app.stop();
+  } finally {
+    kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (SCENARIO === "capacity") {
+  await runCapacity();
+  process.exit(0);
+}
 if (SCENARIO !== "compare") {
   await runScenario(SCENARIO);
   process.exit(0);
@@ -373,7 +541,7 @@ try {
     if ((await sender.next()) !== "ready") throw new Error("sender not ready");
     const receivers = await spawnReceivers(sio, users.slice(1, 1 + n).map((u) => u.token), n);
     for (const rate of RATES) {
-      for (const mode of ["tuned", "stock"]) {
+      for (const mode of ["tuned", "stock"].filter((m) => CAP_MODES.includes(m))) {
         setNativeAudioRelayEnabled(app.io, mode === "tuned");
         rows.push(await phase(mode, sender, receivers, n, rate));
       }
