@@ -16,6 +16,7 @@ import { installNativeAudioRelay } from "../audio/native-relay.ts";
 import { installNativeFanout, type NativeFanout } from "./native-fanout.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
+import { releaseHandshakeRequests } from "./handshake-memory.ts";
 import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
 
 /** The largest packet (websocket message or polling POST body) a client may send. */
@@ -32,6 +33,8 @@ export function createSocketServer(options: SocketServerOptions): { io: GatewayS
   const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: GATEWAY_MAX_PACKET_BYTES });
   io.bind(engine);
   installSlowConsumerGuard(engine, options.maxBufferedBytes);
+  // An open connection does not keep its handshake's Request (src/gateway/handshake-memory.ts).
+  releaseHandshakeRequests(engine);
   // Audio frames to websocket members go out as a native Bun publish (docs/audio.md).
   installNativeAudioRelay(io, engine);
   // Room broadcasts of gateway events go out encoded once, natively (docs/gateway.md).
