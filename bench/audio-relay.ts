@@ -352,7 +352,7 @@ async function runScenario(name: string): Promise<void> {
 }
 // ---- capacity: each path's sustainable deliveries/s, found by raising the offered load ----
 const CAP_RECEIVERS = argOf("receivers", "50,200").split(",").map(Number);
-const CAP_SECONDS = Number(argOf("step-seconds", "1.5"));
+const CAP_SECONDS = Number(argOf("step-seconds", "2"));
 const CAP_SENDERS = Number(argOf("senders", "2"));
 const CAP_START = Number(argOf("start", "20000"));
 const CAP_MAX = Number(argOf("max", "3000000"));
@@ -403,52 +403,78 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
   };
 }
 
+/** One path's search: its clients, how to switch to it, and where its search stands. */
+interface Search {
+  mode: string;
+  senders: Client[];
+  receivers: Client[];
+  use(): void;
+  next: number;
+  stage: "up" | "down" | "refine" | "done";
+  lo: number;
+  hi: number;
+  refineLeft: number;
+  best: Step | null;
+  steps: Step[];
+}
+
 /**
- * Raises the offered load by 1.5x from CAP_START deliveries/s until a step falls behind (a
- * failing step is tried once more before it counts: the machine is shared), then bisects
- * CAP_REFINE times between the last step that kept up and the first that did not. The
- * capacity is the delivered rate of the highest step that kept up.
+ * Each path's capacity, the paths taking turns at every step so that the shared machine's
+ * slow moments fall on all of them alike: the offered load rises by 1.5x from CAP_START
+ * deliveries/s until a step falls behind (a failing step is tried once more before it
+ * counts), or, for a path behind from the first step (stock), falls by 1.5x until one keeps
+ * up; then CAP_REFINE bisections between the last step that kept up and the first that did
+ * not. A path's capacity is the delivered rate of its highest step that kept up.
  */
-async function capacitySearch(label: string, senders: Client[], receivers: Client[], n: number) {
-  const steps: Step[] = [];
-  const tryAt = async (offered: number) => {
-    let s = await capacityStep(senders, receivers, n, offered);
-    steps.push(s);
-    if (!s.ok) {
-      s = await capacityStep(senders, receivers, n, offered);
-      steps.push(s);
+async function capacitySearch(searches: Search[], n: number): Promise<void> {
+  const tryAt = async (x: Search, offered: number) => {
+    x.use();
+    let step = await capacityStep(x.senders, x.receivers, n, offered);
+    x.steps.push(step);
+    if (!step.ok) {
+      step = await capacityStep(x.senders, x.receivers, n, offered);
+      x.steps.push(step);
     }
-    log(`  ${label} ${n} receivers: offered ${s.offered}/s -> ${s.delivered_per_s}/s (${s.ratio}), p99 ${s.p99_ms} ms, ${s.cpu_us} µs/delivery ${s.ok ? "ok" : "behind"}`);
-    return s;
+    log(`  ${x.mode} ${n} receivers: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery ${step.ok ? "ok" : "behind"}`);
+    return step;
   };
-  let best: Step | null = null;
-  let lo = 0;
-  let hi = 0;
-  for (let offered = CAP_START; offered <= CAP_MAX; offered *= 1.5) {
-    const s = await tryAt(offered);
-    if (!s.ok) {
-      hi = offered;
-      break;
+  const refine = (x: Search) => {
+    if (x.refineLeft-- <= 0) x.stage = "done";
+    else {
+      x.stage = "refine";
+      x.next = (x.lo + x.hi) / 2;
     }
-    best = s;
-    lo = offered;
+  };
+  while (searches.some((x) => x.stage !== "done")) {
+    for (const x of searches) {
+      if (x.stage === "done") continue;
+      const step = await tryAt(x, x.next);
+      if (step.ok) {
+        x.best = step;
+        x.lo = x.next;
+      } else x.hi = x.next;
+      if (x.stage === "up") {
+        if (step.ok) {
+          x.next *= 1.5;
+          if (x.next > CAP_MAX) x.stage = "done";
+        } else if (x.best) refine(x);
+        else {
+          x.stage = "down";
+          x.next /= 1.5;
+        }
+      } else if (x.stage === "down") {
+        if (step.ok) refine(x);
+        else if ((x.next /= 1.5) < CAP_START / 20) x.stage = "done";
+      } else refine(x);
+    }
   }
-  for (let i = 0; i < CAP_REFINE && hi > 0 && lo > 0; i++) {
-    const mid = (lo + hi) / 2;
-    const s = await tryAt(mid);
-    if (s.ok) {
-      best = s;
-      lo = mid;
-    } else hi = mid;
-  }
-  return { capacity: best?.delivered_per_s ?? 0, p99_ms: best?.p99_ms ?? NaN, cpu_us: best?.cpu_us ?? NaN, steps };
 }
 
 /**
  * `--scenario capacity`: for each receiver count, tuned and stock (same Hearth connections)
- * and raw (its own), `CAP_SENDERS` senders in the room, each a process of its own; the raw
- * senders hear the room too, as Hearth's senders (voice participants) do. One JSON line per
- * receiver count.
+ * and raw (a bare relay and its own connections, open at the same time), `CAP_SENDERS`
+ * senders in the room, each a process of its own; the raw senders hear the room too, as
+ * Hearth's senders (voice participants) do. One JSON line per receiver count.
  */
 async function runCapacity(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
@@ -465,44 +491,45 @@ async function runCapacity(): Promise<void> {
     const raw = startRawRelay();
     const rawBase = { proto: "raw", url: `http://127.0.0.1:${raw.port}` };
     for (const n of CAP_RECEIVERS) {
-      const result: Record<string, unknown> = { bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES };
-      const senderTokens = users.slice(0, CAP_SENDERS).map((u) => u.token);
-      const senders = senderTokens.map((t) => new Client({ ...sio, role: "send", tokens: [t] }));
-      for (const s of senders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
+      const senders = users.slice(0, CAP_SENDERS).map((u) => new Client({ ...sio, role: "send", tokens: [u.token] }));
       procs.push(...senders);
+      for (const s of senders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
       const receivers = await spawnReceivers(sio, users.slice(CAP_SENDERS, CAP_SENDERS + n).map((u) => u.token), n, CAP_RECEIVER, CAP_PER_PROCESS);
       procs.push(...receivers);
-      for (const mode of ["tuned", "stock"].filter((m) => CAP_MODES.includes(m))) {
-        setNativeAudioRelayEnabled(app.io, mode === "tuned");
-        await capacityStep(senders, receivers, n, CAP_START); // warm-up
-        const c = await capacitySearch(mode, senders, receivers, n);
-        result[`${mode}_capacity`] = c.capacity;
-        result[mode] = c;
-      }
-      kill();
-      await Bun.sleep(300);
-      if (!CAP_MODES.includes("raw")) {
-        console.log(JSON.stringify(result));
-        continue;
-      }
       const rawSenders = Array.from({ length: CAP_SENDERS }, () => new Client({ ...rawBase, role: "send", count: 1, listen: true }));
-      for (const s of rawSenders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
       procs.push(...rawSenders);
+      for (const s of rawSenders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
       const rawReceivers = await spawnReceivers(rawBase, null, n, CAP_RECEIVER, CAP_PER_PROCESS);
       procs.push(...rawReceivers);
-      await capacityStep(rawSenders, rawReceivers, n, CAP_START);
-      const c = await capacitySearch("raw", rawSenders, rawReceivers, n);
-      result.raw_capacity = c.capacity;
-      result.raw = c;
+      const search = (mode: string, s: Client[], r: Client[], use: () => void): Search => ({
+        mode, senders: s, receivers: r, use, next: CAP_START, stage: "up", lo: 0, hi: 0, refineLeft: CAP_REFINE, best: null, steps: [],
+      });
+      const searches = [
+        search("tuned", senders, receivers, () => setNativeAudioRelayEnabled(app.io, true)),
+        search("stock", senders, receivers, () => setNativeAudioRelayEnabled(app.io, false)),
+        search("raw", rawSenders, rawReceivers, () => {}),
+      ].filter((x) => CAP_MODES.includes(x.mode));
+      for (const x of searches) {
+        x.use();
+        await capacityStep(x.senders, x.receivers, n, CAP_START); // warm-up
+      }
+      await capacitySearch(searches, n);
       kill();
       await Bun.sleep(300);
-      const r2 = (a: number, b: number) => Math.round((a / b) * 100) / 100;
-      result.tuned_over_raw = r2(result.tuned_capacity as number, c.capacity);
-      result.tuned_over_stock = r2(result.tuned_capacity as number, result.stock_capacity as number);
+      const result: Record<string, unknown> = { bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES, step_seconds: CAP_SECONDS };
+      for (const x of searches) {
+        result[`${x.mode}_capacity`] = x.best?.delivered_per_s ?? 0;
+        result[`${x.mode}_cpu_us_per_delivery`] = x.best?.cpu_us ?? null;
+        result[`${x.mode}_p99_ms`] = x.best?.p99_ms ?? null;
+      }
+      const r2 = (a: unknown, b: unknown) => (typeof a === "number" && typeof b === "number" && b > 0 ? Math.round((a / b) * 100) / 100 : null);
+      result.tuned_over_raw = r2(result.tuned_capacity, result.raw_capacity);
+      result.tuned_over_stock = r2(result.tuned_capacity, result.stock_capacity);
       result.target_tuned_over_raw = 0.8;
-      result.met = (result.tuned_over_raw as number) >= 0.8;
+      result.met = typeof result.tuned_over_raw === "number" ? result.tuned_over_raw >= 0.8 : null;
+      result.steps = Object.fromEntries(searches.map((x) => [x.mode, x.steps]));
       log(
-        `capacity at ${n} receivers (deliveries/s): tuned ${result.tuned_capacity}, raw ${c.capacity}, stock ${result.stock_capacity}; tuned/raw ${result.tuned_over_raw}x (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${result.tuned_over_stock}x`,
+        `capacity at ${n} receivers (deliveries/s): tuned ${result.tuned_capacity}, raw ${result.raw_capacity}, stock ${result.stock_capacity}; tuned/raw ${result.tuned_over_raw}x (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${result.tuned_over_stock}x`,
       );
       console.log(JSON.stringify(result));
     }
