@@ -30,6 +30,8 @@
  *     [--saturate-seconds 4] [--window 16] [--per-process 500] [--light-deliveries 20000] [--yield]
  *
  * `--quick`: 100 and 1000 sockets, 1 s light and 2 s saturate phases (about 25 s in all).
+ * `--capacity [--step-seconds 2] [--start 20000] [--refine 2]`: each path's capacity instead
+ *   (capacitySearch: the offered load raised until the path falls behind), one JSON line per size.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -52,6 +54,13 @@ const PER_PROCESS = Number(argOf("per-process", "500"));
 const YIELD = hasFlag("yield");
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const LIGHT_DELIVERIES = Number(argOf("light-deliveries", "20000"));
+/** `--capacity`: instead of the light and saturate phases, each path's sustainable deliveries/s (see capacitySearch). */
+const CAPACITY = hasFlag("capacity");
+const STEP_SECONDS = Number(argOf("step-seconds", "2"));
+const CAP_START = Number(argOf("start", "20000"));
+const CAP_REFINE = Number(argOf("refine", "2"));
+/** In a capacity step, a path that delivers nothing more for this long after the last send is behind. */
+const STEP_DRAIN_MS = 1500;
 /** A message some receiver never completes within this is given up on (a drop or a stall). */
 const STALL_MS = 10_000;
 const TOPIC = "fanout";
@@ -114,7 +123,7 @@ const allCompleted = (procs: Receivers[]) => procs.reduce((m, p) => Math.min(m, 
 interface Row {
   mode: string;
   sockets: number;
-  phase: "light" | "saturate";
+  phase: "light" | "saturate" | "step";
   messages: number;
   delivered: number;
   expected: number;
@@ -166,7 +175,7 @@ const track = (p: Promise<unknown> | void) => {
 };
 const content = (s: number) => `fo ${s} ${now().toFixed(3)}`;
 
-async function phase(mode: string, kind: Row["phase"], n: number, procs: Receivers[], send: Send, seconds: number): Promise<Row> {
+async function phase(mode: string, kind: Row["phase"], n: number, procs: Receivers[], send: Send, seconds: number, stepRate = 0): Promise<Row> {
   await Promise.all(procs.map((p) => p.ask("reset")));
   for (const p of procs) p.completed = -1;
   Bun.gc(true);
@@ -176,7 +185,17 @@ async function phase(mode: string, kind: Row["phase"], n: number, procs: Receive
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const until = t0 + seconds * 1000;
-  if (kind === "light") {
+  if (kind === "step") {
+    // Capacity step: `stepRate` messages/s on a fixed schedule, each send issued without
+    // waiting for the previous one (requests arriving on their own), whether or not the
+    // receivers keep up.
+    const total = Math.max(1, Math.round(stepRate * seconds));
+    for (let i = 0; i < total; i++) {
+      const wait = t0 + (i * 1000) / stepRate - performance.now();
+      if (wait > 1) await Bun.sleep(wait);
+      track(send(seq++));
+    }
+  } else if (kind === "light") {
     const rate = Math.max(1, LIGHT_DELIVERIES / n);
     const total = Math.max(1, Math.round(rate * seconds));
     for (let i = 0; i < total; i++) {
@@ -221,8 +240,8 @@ async function phase(mode: string, kind: Row["phase"], n: number, procs: Receive
     if (d > done) {
       done = d;
       lastProgress = performance.now();
-    } else if (performance.now() - lastProgress >= STALL_MS) {
-      stalled = true;
+    } else if (performance.now() - lastProgress >= (kind === "step" ? STEP_DRAIN_MS : STALL_MS)) {
+      stalled = kind !== "step";
       break;
     }
   }
@@ -254,6 +273,74 @@ async function phase(mode: string, kind: Row["phase"], n: number, procs: Receive
     send_errors: sendErrors - errors0,
   };
 }
+
+// ---- capacity: raise the offered load until a path falls behind ----
+interface Search {
+  mode: string;
+  use(): void;
+  procs: Receivers[];
+  send: Send;
+  next: number;
+  stage: "up" | "down" | "refine" | "done";
+  lo: number;
+  hi: number;
+  refineLeft: number;
+  best: Row | null;
+  steps: { offered: number; delivered_per_s: number; ratio: number; p99_ms: number; cpu_us: number; ok: boolean }[];
+}
+
+/**
+ * As `bench/audio-relay.ts --scenario capacity`: offered deliveries/s from CAP_START up by 1.5x
+ * until a step falls behind (delivered < 99% of offered by 1.5 s after the last send, or p99
+ * over 50 ms; a failing step is tried once more), down by 1.5x for a path behind from the
+ * start, then CAP_REFINE bisections; the paths in `searches` take turns at every step.
+ */
+async function capacitySearch(searches: Search[], n: number): Promise<void> {
+  const tryAt = async (x: Search, offered: number) => {
+    x.use();
+    let row: Row | null = null;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      row = await phase(x.mode, "step", n, x.procs, x.send, STEP_SECONDS, offered / n);
+      const ratio = row.delivered / Math.max(1, row.expected);
+      const ok = ratio >= 0.99 && row.p99_ms <= 50 && row.send_errors === 0;
+      x.steps.push({ offered: Math.round(offered), delivered_per_s: row.deliveries_per_s, ratio: Math.round(ratio * 1000) / 1000, p99_ms: row.p99_ms, cpu_us: row.cpu_us_per_delivery, ok });
+      log(`  ${x.mode} ${n} sockets: offered ${Math.round(offered)}/s -> ${row.deliveries_per_s}/s (${Math.round(ratio * 1000) / 1000}), p99 ${row.p99_ms} ms, ${row.cpu_us_per_delivery} µs/delivery ${ok ? "ok" : "behind"}`);
+      if (ok) return row;
+    }
+    return null;
+  };
+  const refine = (x: Search) => {
+    if (x.refineLeft-- <= 0) x.stage = "done";
+    else {
+      x.stage = "refine";
+      x.next = (x.lo + x.hi) / 2;
+    }
+  };
+  while (searches.some((x) => x.stage !== "done")) {
+    for (const x of searches) {
+      if (x.stage === "done") continue;
+      const row = await tryAt(x, x.next);
+      if (row) {
+        x.best = row;
+        x.lo = x.next;
+      } else x.hi = x.next;
+      if (x.stage === "up") {
+        if (row) x.next *= 1.5;
+        else if (x.best) refine(x);
+        else {
+          x.stage = "down";
+          x.next /= 1.5;
+        }
+      } else if (x.stage === "down") {
+        if (row) refine(x);
+        else if ((x.next /= 1.5) < CAP_START / 20) x.stage = "done";
+      } else refine(x);
+    }
+  }
+}
+const newSearch = (mode: string, procs: Receivers[], send: Send, use: () => void): Search => ({
+  mode, use, procs, send, next: CAP_START, stage: "up", lo: 0, hi: 0, refineLeft: CAP_REFINE, best: null, steps: [],
+});
 
 // ---- the run ----
 const maxN = Math.max(...SIZES);
@@ -337,6 +424,34 @@ try {
       setNativeFanoutEnabled(app.io, mode === "native");
       await phase(mode, "saturate", n, procs, hearthSend, 0.3); // warm-up
     }
+    if (CAPACITY) {
+      const hearthSearches = ["native", "stock"].map((mode) => newSearch(mode, procs, hearthSend, () => setNativeFanoutEnabled(app.io, mode === "native")));
+      await capacitySearch(hearthSearches, n);
+      setNativeFanoutEnabled(app.io, true);
+      killAll();
+      await Bun.sleep(300);
+      procs.push(...(await spawnReceivers({ proto: "raw", url: `http://127.0.0.1:${raw.port}` }, null, n)));
+      await phase("raw", "saturate", n, procs, rawSend, 0.3); // warm-up
+      const rawSearch = newSearch("raw", procs, rawSend, () => {});
+      await capacitySearch([rawSearch], n);
+      killAll();
+      await Bun.sleep(300);
+      const cap: Record<string, unknown> = { bench: "gateway-fanout", scenario: "capacity", sockets: n, step_seconds: STEP_SECONDS, send_path: sendPath };
+      for (const x of [...hearthSearches, rawSearch]) {
+        cap[`${x.mode}_capacity`] = x.best?.deliveries_per_s ?? 0;
+        cap[`${x.mode}_cpu_us_per_delivery`] = x.best?.cpu_us_per_delivery ?? null;
+        cap[`${x.mode}_p99_ms`] = x.best?.p99_ms ?? null;
+      }
+      const r2 = (a: unknown, b: unknown) => (typeof a === "number" && typeof b === "number" && b > 0 ? Math.round((a / b) * 100) / 100 : null);
+      cap.native_over_raw = r2(cap.native_capacity, cap.raw_capacity);
+      cap.native_over_stock = r2(cap.native_capacity, cap.stock_capacity);
+      cap.steps = Object.fromEntries([...hearthSearches, rawSearch].map((x) => [x.mode, x.steps]));
+      log(
+        `capacity at ${n} sockets (deliveries/s): native ${cap.native_capacity}, raw ${cap.raw_capacity}, stock ${cap.stock_capacity}; native/raw ${cap.native_over_raw}x, native/stock ${cap.native_over_stock}x`,
+      );
+      console.log(JSON.stringify(cap));
+      continue;
+    }
     for (const kind of ["light", "saturate"] as const) {
       for (const mode of ["native", "stock"]) {
         setNativeFanoutEnabled(app.io, mode === "native");
@@ -365,6 +480,7 @@ try {
   killAll();
   rmSync(dataDir, { recursive: true, force: true });
 }
+if (CAPACITY) process.exit(0);
 
 // ---- summary ----
 const find = (mode: string, n: number, kind: Row["phase"]) => rows.find((r) => r.mode === mode && r.sockets === n && r.phase === kind)!;
