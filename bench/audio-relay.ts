@@ -529,7 +529,7 @@ async function runCapacity(): Promise<void> {
       result.met = typeof result.tuned_over_raw === "number" ? result.tuned_over_raw >= 0.8 : null;
       result.steps = Object.fromEntries(searches.map((x) => [x.mode, x.steps]));
       log(
-        `capacity at ${n} receivers (deliveries/s): tuned ${result.tuned_capacity}, raw ${result.raw_capacity}, stock ${result.stock_capacity}; tuned/raw ${result.tuned_over_raw}x (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${result.tuned_over_stock}x`,
+        `capacity at ${n} receivers (deliveries/s): tuned ${result.tuned_capacity}, raw ${result.raw_capacity ?? "-"}, stock ${result.stock_capacity ?? "-"}; tuned/raw ${result.tuned_over_raw}x (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${result.tuned_over_stock}x`,
       );
       console.log(JSON.stringify(result));
     }

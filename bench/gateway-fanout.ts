@@ -30,7 +30,7 @@
  *     [--saturate-seconds 4] [--window 16] [--per-process 500] [--light-deliveries 20000] [--yield]
  *
  * `--quick`: 100 and 1000 sockets, 1 s light and 2 s saturate phases (about 25 s in all).
- * `--capacity [--step-seconds 2] [--start 20000] [--refine 2]`: each path's capacity instead
+ * `--capacity [--step-seconds 2] [--start 20000] [--refine 2] [--p99-ms 50]`: each path's capacity instead
  *   (capacitySearch: the offered load raised until the path falls behind), one JSON line per size.
  */
 import { randomUUID } from "node:crypto";
@@ -59,6 +59,10 @@ const CAPACITY = hasFlag("capacity");
 const STEP_SECONDS = Number(argOf("step-seconds", "2"));
 const CAP_START = Number(argOf("start", "20000"));
 const CAP_REFINE = Number(argOf("refine", "2"));
+/** A capacity step keeps up only with p99 at most this (issue 21: 50 ms). A lone message reaches
+ *  the 5,000th socket 50-90 ms after the first on this machine, on every path, so at 5,000
+ *  sockets no step can meet 50 ms; `--p99-ms 250` measures throughput there instead. */
+const CAP_P99_MS = Number(argOf("p99-ms", "50"));
 /** In a capacity step, a path that delivers nothing more for this long after the last send is behind. */
 const STEP_DRAIN_MS = 1500;
 /** A message some receiver never completes within this is given up on (a drop or a stall). */
@@ -292,7 +296,7 @@ interface Search {
 /**
  * As `bench/audio-relay.ts --scenario capacity`: offered deliveries/s from CAP_START up by 1.5x
  * until a step falls behind (delivered < 99% of offered by 1.5 s after the last send, or p99
- * over 50 ms; a failing step is tried once more), down by 1.5x for a path behind from the
+ * over CAP_P99_MS; a failing step is tried once more), down by 1.5x for a path behind from the
  * start, then CAP_REFINE bisections; the paths in `searches` take turns at every step.
  */
 async function capacitySearch(searches: Search[], n: number): Promise<void> {
@@ -302,7 +306,7 @@ async function capacitySearch(searches: Search[], n: number): Promise<void> {
     for (let attempt = 0; attempt < 2; attempt++) {
       row = await phase(x.mode, "step", n, x.procs, x.send, STEP_SECONDS, offered / n);
       const ratio = row.delivered / Math.max(1, row.expected);
-      const ok = ratio >= 0.99 && row.p99_ms <= 50 && row.send_errors === 0;
+      const ok = ratio >= 0.99 && row.p99_ms <= CAP_P99_MS && row.send_errors === 0;
       x.steps.push({ offered: Math.round(offered), delivered_per_s: row.deliveries_per_s, ratio: Math.round(ratio * 1000) / 1000, p99_ms: row.p99_ms, cpu_us: row.cpu_us_per_delivery, ok });
       log(`  ${x.mode} ${n} sockets: offered ${Math.round(offered)}/s -> ${row.deliveries_per_s}/s (${Math.round(ratio * 1000) / 1000}), p99 ${row.p99_ms} ms, ${row.cpu_us_per_delivery} µs/delivery ${ok ? "ok" : "behind"}`);
       if (ok) return row;
@@ -436,7 +440,7 @@ try {
       await capacitySearch([rawSearch], n);
       killAll();
       await Bun.sleep(300);
-      const cap: Record<string, unknown> = { bench: "gateway-fanout", scenario: "capacity", sockets: n, step_seconds: STEP_SECONDS, send_path: sendPath };
+      const cap: Record<string, unknown> = { bench: "gateway-fanout", scenario: "capacity", sockets: n, step_seconds: STEP_SECONDS, p99_bound_ms: CAP_P99_MS, send_path: sendPath };
       for (const x of [...hearthSearches, rawSearch]) {
         cap[`${x.mode}_capacity`] = x.best?.deliveries_per_s ?? 0;
         cap[`${x.mode}_cpu_us_per_delivery`] = x.best?.cpu_us_per_delivery ?? null;
