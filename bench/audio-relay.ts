@@ -30,6 +30,7 @@ import { join } from "node:path";
 import { nativeRelayFor, setNativeAudioRelayEnabled } from "../src/audio/native-relay.ts";
 import type { App } from "../src/app.ts";
 import { argOf, LineProcess, log, pct, register, startHearth, type Account, type Api } from "./fixture.ts";
+import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, newSearch, STEP_SECONDS, stepOf, type Step } from "./capacity-search.ts";
 
 const SECONDS = Number(argOf("seconds", "2.5"));
 const RATES = argOf("rates", "50,200,800,3200").split(",").map(Number);
@@ -352,30 +353,16 @@ async function runScenario(name: string): Promise<void> {
 }
 // ---- capacity: each path's sustainable deliveries/s, found by raising the offered load ----
 const CAP_RECEIVERS = argOf("receivers", "50,200").split(",").map(Number);
-const CAP_SECONDS = Number(argOf("step-seconds", "2"));
 const CAP_SENDERS = Number(argOf("senders", "2"));
-const CAP_START = Number(argOf("start", "20000"));
-const CAP_MAX = Number(argOf("max", "3000000"));
-const CAP_REFINE = Number(argOf("refine", "2"));
 const CAP_MODES = argOf("modes", "tuned,stock,raw").split(",");
 /** Receivers: hand-framed TCP (bench/audio-tcp-receiver.ts, the default) or `WebSocket` clients (bench/audio-client.ts). */
 const CAP_RECEIVER = argOf("receiver-client", "tcp") === "ws" ? "audio-client.ts" : "audio-tcp-receiver.ts";
 const CAP_PER_PROCESS = Number(argOf("receivers-per-process", "50"));
-const CAP_P99_MS = 50;
-const CAP_DELIVERED = 0.99;
-
-interface Step {
-  offered: number;
-  delivered_per_s: number;
-  ratio: number;
-  p99_ms: number;
-  cpu_us: number;
-  ok: boolean;
-}
 
 /**
- * One step: every sender streams `offered / receivers / senders` frames/s for CAP_SECONDS;
- * it kept up when the receivers got >= 99% of the frames x receivers and p99 <= 50 ms.
+ * One step: every sender streams `offered / receivers / senders` frames/s for `--step-seconds`;
+ * it kept up when the receivers got >= 99% of the frames x receivers and p99 <= 50 ms
+ * (`--p99-ms`).
  */
 async function capacityStep(senders: Client[], receivers: Client[], n: number, offered: number): Promise<Step> {
   const perSender = offered / n / senders.length;
@@ -383,7 +370,7 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
   Bun.gc(true);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const done = await Promise.all(senders.map((s) => s.ask(`go ${perSender} ${CAP_SECONDS}`, CAP_SECONDS * 1000 + 60_000)));
+  const done = await Promise.all(senders.map((s) => s.ask(`go ${perSender} ${STEP_SECONDS}`, STEP_SECONDS * 1000 + 60_000)));
   const seconds = (performance.now() - t0) / 1000;
   await Bun.sleep(250);
   const cpu = process.cpuUsage(cpu0);
@@ -391,90 +378,16 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
   const sent = done.reduce((a, d) => a + Number(d.split(" ")[1]), 0);
   const delivered = reports.reduce((a, r) => a + r.frames, 0);
   const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  const p99 = pct(latencies, 0.99);
-  const ratio = delivered / Math.max(1, sent * n);
-  return {
-    offered: Math.round(offered),
-    delivered_per_s: Math.round(delivered / seconds),
-    ratio: Math.round(ratio * 1000) / 1000,
-    p99_ms: p99,
-    cpu_us: delivered ? Math.round(((cpu.user + cpu.system) / delivered) * 100) / 100 : NaN,
-    ok: ratio >= CAP_DELIVERED && p99 <= CAP_P99_MS,
-  };
-}
-
-/** One path's search: its clients, how to switch to it, and where its search stands. */
-interface Search {
-  mode: string;
-  senders: Client[];
-  receivers: Client[];
-  use(): void;
-  next: number;
-  stage: "up" | "down" | "refine" | "done";
-  lo: number;
-  hi: number;
-  refineLeft: number;
-  best: Step | null;
-  steps: Step[];
-}
-
-/**
- * Each path's capacity, the paths taking turns at every step so that the shared machine's
- * slow moments fall on all of them alike: the offered load rises by 1.5x from CAP_START
- * deliveries/s until a step falls behind (a failing step is tried once more before it
- * counts), or, for a path behind from the first step (stock), falls by 1.5x until one keeps
- * up; then CAP_REFINE bisections between the last step that kept up and the first that did
- * not. A path's capacity is the delivered rate of its highest step that kept up.
- */
-async function capacitySearch(searches: Search[], n: number): Promise<void> {
-  const tryAt = async (x: Search, offered: number) => {
-    x.use();
-    let step = await capacityStep(x.senders, x.receivers, n, offered);
-    x.steps.push(step);
-    if (!step.ok) {
-      step = await capacityStep(x.senders, x.receivers, n, offered);
-      x.steps.push(step);
-    }
-    log(`  ${x.mode} ${n} receivers: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery ${step.ok ? "ok" : "behind"}`);
-    return step;
-  };
-  const refine = (x: Search) => {
-    if (x.refineLeft-- <= 0) x.stage = "done";
-    else {
-      x.stage = "refine";
-      x.next = (x.lo + x.hi) / 2;
-    }
-  };
-  while (searches.some((x) => x.stage !== "done")) {
-    for (const x of searches) {
-      if (x.stage === "done") continue;
-      const step = await tryAt(x, x.next);
-      if (step.ok) {
-        x.best = step;
-        x.lo = x.next;
-      } else x.hi = x.next;
-      if (x.stage === "up") {
-        if (step.ok) {
-          x.next *= 1.5;
-          if (x.next > CAP_MAX) x.stage = "done";
-        } else if (x.best) refine(x);
-        else {
-          x.stage = "down";
-          x.next /= 1.5;
-        }
-      } else if (x.stage === "down") {
-        if (step.ok) refine(x);
-        else if ((x.next /= 1.5) < CAP_START / 20) x.stage = "done";
-      } else refine(x);
-    }
-  }
+  const cpuUs = delivered ? Math.round(((cpu.user + cpu.system) / delivered) * 100) / 100 : NaN;
+  return stepOf(offered, delivered, sent * n, delivered / seconds, pct(latencies, 0.99), cpuUs);
 }
 
 /**
  * `--scenario capacity`: for each receiver count, tuned and stock (same Hearth connections)
  * and raw (a bare relay and its own connections, open at the same time), `CAP_SENDERS`
  * senders in the room, each a process of its own; the raw senders hear the room too, as
- * Hearth's senders (voice participants) do. One JSON line per receiver count.
+ * Hearth's senders (voice participants) do; the search is bench/capacity-search.ts's (its
+ * options apply: `--step-seconds --start --max --refine --p99-ms`). One JSON line per receiver count.
  */
 async function runCapacity(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
@@ -501,9 +414,7 @@ async function runCapacity(): Promise<void> {
       for (const s of rawSenders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
       const rawReceivers = await spawnReceivers(rawBase, null, n, CAP_RECEIVER, CAP_PER_PROCESS);
       procs.push(...rawReceivers);
-      const search = (mode: string, s: Client[], r: Client[], use: () => void): Search => ({
-        mode, senders: s, receivers: r, use, next: CAP_START, stage: "up", lo: 0, hi: 0, refineLeft: CAP_REFINE, best: null, steps: [],
-      });
+      const search = (mode: string, s: Client[], r: Client[], use: () => void) => newSearch({ mode, use, step: (offered) => capacityStep(s, r, n, offered) });
       const searches = [
         search("tuned", senders, receivers, () => setNativeAudioRelayEnabled(app.io, true)),
         search("stock", senders, receivers, () => setNativeAudioRelayEnabled(app.io, false)),
@@ -511,23 +422,17 @@ async function runCapacity(): Promise<void> {
       ].filter((x) => CAP_MODES.includes(x.mode));
       for (const x of searches) {
         x.use();
-        await capacityStep(x.senders, x.receivers, n, CAP_START); // warm-up
+        await x.step(CAP_START); // warm-up
       }
-      await capacitySearch(searches, n);
+      await capacitySearch(searches, `${n} receivers`);
       kill();
       await Bun.sleep(300);
-      const result: Record<string, unknown> = { bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES, step_seconds: CAP_SECONDS };
-      for (const x of searches) {
-        result[`${x.mode}_capacity`] = x.best?.delivered_per_s ?? 0;
-        result[`${x.mode}_cpu_us_per_delivery`] = x.best?.cpu_us ?? null;
-        result[`${x.mode}_p99_ms`] = x.best?.p99_ms ?? null;
-      }
-      const r2 = (a: unknown, b: unknown) => (typeof a === "number" && typeof b === "number" && b > 0 ? Math.round((a / b) * 100) / 100 : null);
-      result.tuned_over_raw = r2(result.tuned_capacity, result.raw_capacity);
-      result.tuned_over_stock = r2(result.tuned_capacity, result.stock_capacity);
+      const result: Record<string, unknown> = { bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES, ...capacityFields(searches) };
+      result.tuned_over_raw = capacityRatio(result.tuned_capacity, result.raw_capacity);
+      result.tuned_over_stock = capacityRatio(result.tuned_capacity, result.stock_capacity);
       result.target_tuned_over_raw = 0.8;
       result.met = typeof result.tuned_over_raw === "number" ? result.tuned_over_raw >= 0.8 : null;
-      result.steps = Object.fromEntries(searches.map((x) => [x.mode, x.steps]));
+      result.steps = capacitySteps(searches);
       log(
         `capacity at ${n} receivers (deliveries/s): tuned ${result.tuned_capacity}, raw ${result.raw_capacity ?? "-"}, stock ${result.stock_capacity ?? "-"}; tuned/raw ${result.tuned_over_raw}x (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${result.tuned_over_stock}x`,
       );

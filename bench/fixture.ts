@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { createApp, type App } from "../src/app.ts";
+import { createApp, type App, type AppOptions } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { EVENT_KINDS, type EventLimits } from "../src/gateway/event-limits.ts";
 
@@ -144,8 +144,8 @@ export async function community(app: App, api: Api, owner: Account): Promise<{ s
   return { serverId, channelId: general.id };
 }
 
-export async function startHearth(dataDir: string, overrides: Partial<Config> = {}): Promise<{ app: App; api: Api }> {
-  const app = await createApp(hearthConfig(dataDir, overrides));
+export async function startHearth(dataDir: string, overrides: Partial<Config> = {}, options: AppOptions = {}): Promise<{ app: App; api: Api }> {
+  const app = await createApp(hearthConfig(dataDir, overrides), options);
   return { app, api: apiFor(app.url) };
 }
 

@@ -4,7 +4,7 @@ import type { Server } from "bun";
 import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
 import { LIMITS } from "./domain/shared/limits.ts";
-import { attachGateway, createSocketServer, GATEWAY_MAX_PACKET_BYTES } from "./gateway/gateway.ts";
+import { attachGateway, createSocketServer, GATEWAY_MAX_PACKET_BYTES, type SocketServerOptions } from "./gateway/gateway.ts";
 import type { GatewayServer } from "./gateway/socket-types.ts";
 import { EventLimiter } from "./gateway/event-limiter.ts";
 import { guardedGatewayHandler } from "./gateway/polling-guard.ts";
@@ -45,14 +45,15 @@ import { aiFileRoutes, aiRoutes } from "./http/routes/ai.ts";
 import { adminAiRoutes } from "./http/routes/admin-ai.ts";
 import { webRoutes } from "./http/web.ts";
 import { referenceRoutes } from "./http/routes/reference.ts";
+import { opsRoutes } from "./http/routes/ops.ts";
+import { Metrics, UNMATCHED_ROUTE } from "./ops/metrics.ts";
+import { Readiness } from "./ops/readiness.ts";
+import { drainingResponse, isAnsweredWhileDraining, waitForRequestsInFlight } from "./ops/drain.ts";
 import { referenceDocuments } from "./reference/documents.ts";
 import type { RegisteredRoute } from "./reference/openapi.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { openConfiguredStore, resolveJwtSecret, secureDataDir } from "./secret.ts";
 import type { Store } from "./store/store.ts";
-
-/** How long a stop waits for requests in flight before closing connections. */
-const SHUTDOWN_DRAIN_MS = 2000;
 
 export interface App {
   /** Where it listens, e.g. http://127.0.0.1:3000 (the bound host). */
@@ -64,12 +65,23 @@ export interface App {
   io: GatewayServer;
   /** Every route the HTTP app registered, as Elysia lists them (the API reference is built from them). */
   routes: readonly { method: string; path: string }[];
-  /** Stops accepting, closes every socket, then closes the database. */
+  /** What /readyz checks; cluster mode adds its Redis client here (`readiness.add("redis", ...)`). */
+  readiness: Readiness;
+  /** The figures /metrics serves. */
+  metrics: Metrics;
+  /**
+   * Drains, then stops (docs/operations.md, "Draining"): /readyz answers 503, new requests and
+   * gateway connections are refused, gateway clients are told to reconnect elsewhere, requests
+   * in flight finish (for DRAIN_TIMEOUT_MS at most), then the write batch is flushed and the
+   * database closed.
+   */
   stop(): Promise<void>;
 }
 
 export interface AppOptions {
   logger?: Logger;
+  /** The Socket.IO adapter (tests and benches of several nodes pass the Redis streams adapter); default: one node's. */
+  socketAdapter?: SocketServerOptions["adapter"];
 }
 
 /** Builds store -> domain -> HTTP + gateway, and listens on one port. No singletons. */
@@ -80,8 +92,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const store = await openConfiguredStore(config);
   await store.users.markEveryoneOffline();
 
-  const { io, engine, fanout } = createSocketServer({ maxBufferedBytes: config.gatewayMaxBufferedBytes });
-  const bus = new SocketIoEventBus(io, fanout);
+  const { io, engine, fanout, audioRelay } = createSocketServer({
+    maxBufferedBytes: config.gatewayMaxBufferedBytes,
+    resumeBuffer: config.gatewayResumeBuffer,
+    adapter: options.socketAdapter,
+  });
+  const bus = new SocketIoEventBus(io);
   const voiceRooms = new VoiceRooms();
   const domain = createDomain({ config, jwtSecret: resolveJwtSecret(config.jwtSecret, config.dataDir), store, bus, voiceRooms, log });
   const limiter = new EventLimiter({
@@ -93,15 +109,25 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   attachGateway(io, domain, log, limiter);
   const gateway = guardedGatewayHandler(engine, GATEWAY_MAX_PACKET_BYTES);
 
+  const readiness = new Readiness();
+  const ping = store.db.prepare("SELECT 1 AS ok");
+  readiness.add("database", () => store.db.get(ping));
+  const metrics = new Metrics({ io, fanout, audioRelay, writes: store.writes, db: store.db, draining: () => readiness.draining });
+
   const started = new WeakMap<Request, number>();
   const auth = authPlugin(domain.accounts);
   // CORS first, so preflights and every answer (errors and the gateway's polling included) carry it.
   const http = withCors(new Elysia(), config.corsOrigins)
     // The gateway comes first: no auth hooks or body parsing touch it; its POST bodies are
     // bounded before the engine reads them (src/gateway/polling-guard.ts).
-    .all("/socket.io/", ({ request, server }) => gateway(request, server!))
+    // While draining, no new gateway session starts; existing ones get their close packet.
+    .all("/socket.io/", ({ request, server }) =>
+      readiness.draining && !new URL(request.url).searchParams.has("sid") ? drainingResponse() : gateway(request, server!),
+    )
     .onRequest(({ request }) => {
       started.set(request, performance.now());
+      // Draining: requests already in flight finish; new ones are refused (src/ops/drain.ts).
+      if (readiness.draining && !isAnsweredWhileDraining(request)) return drainingResponse();
     })
     // Bodies: multipart is left to the upload routes' own capped reader; anything else is
     // size-capped while it streams in, and JSON is depth-bounded before it is parsed.
@@ -119,17 +145,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     })
     .onAfterResponse((ctx) => {
       const { request } = ctx;
-      const route = (ctx as { route?: string }).route ?? loggablePath(request);
-      if (route === "/socket.io/") return;
+      const pattern = (ctx as { route?: string }).route;
+      if (pattern === "/socket.io/") return;
+      const route = pattern ?? loggablePath(request);
       const response = (ctx as { response?: unknown }).response;
       const status = response instanceof Response ? response.status : Number(ctx.set.status ?? 200);
       const begun = started.get(request);
-      log.info("request", {
-        method: request.method,
-        route,
-        status,
-        ms: begun === undefined ? undefined : Math.round((performance.now() - begun) * 10) / 10,
-      });
+      const ms = begun === undefined ? undefined : performance.now() - begun;
+      // The route's pattern, never the raw path: unknown paths share one label.
+      metrics.observeRequest(request.method, pattern || UNMATCHED_ROUTE, status, (ms ?? 0) / 1000);
+      log.info("request", { method: request.method, route, status, ms: ms === undefined ? undefined : Math.round(ms * 10) / 10 });
     })
     .use(discoveryRoutes(domain))
     .use(authRoutes(domain, auth))
@@ -164,6 +189,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(adminAiRoutes(domain, adminPlugin(domain)))
     .use(aiFileRoutes(domain, auth))
     .use(uploadRoutes(domain))
+    .use(opsRoutes(readiness, metrics, config.metricsToken))
     // The API reference, built from the routes above on first request (docs/reference.md).
     .use(referenceRoutes(referenceDocuments((): readonly RegisteredRoute[] => http.routes)))
     // Last: every other GET is a page of the web app.
@@ -191,14 +217,20 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     store,
     io,
     routes: http.routes,
+    readiness,
+    metrics,
     stop() {
       stopping ??= (async () => {
+        // Not ready from now on; new requests and gateway sessions are refused (above).
+        readiness.startDraining();
         // AI replies still streaming would hold the drain below: stop them first (each is stored).
         await domain.ai.assistant.stop();
-        // Stop accepting and let requests in flight finish, for a bounded time.
-        await Promise.race([server.stop(false), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
-        io.disconnectSockets(true);
+        // Every gateway client's transport is closed: socket.io-client takes that for a lost
+        // connection and reconnects on its own (through the load balancer, to another node).
+        // A Socket.IO disconnect would not: the client reads it as "do not come back".
         engine.close();
+        // Requests in flight finish, for DRAIN_TIMEOUT_MS at most; then every connection closes.
+        await waitForRequestsInFlight(server, config.drainTimeoutMs);
         domain.dmCalls.stop();
         // Any AI reply started meanwhile is stopped and stored before the database closes.
         await domain.ai.assistant.stop();

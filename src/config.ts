@@ -52,6 +52,15 @@ export interface Config {
   gatewayMaxConnectionsPerUser: number;
   /** What may be queued for one gateway socket that does not read before it is disconnected. */
   gatewayMaxBufferedBytes: number;
+  /**
+   * The bearer token that lets a non-loopback caller read /metrics; unset: loopback only
+   * (docs/operations.md, "Metrics").
+   */
+  metricsToken: string | undefined;
+  /** How long a stopping node waits for requests in flight before closing them (docs/operations.md, "Draining"). */
+  drainTimeoutMs: number;
+  /** Broadcasts one node keeps for session resume (src/gateway/resumable-adapter.ts). */
+  gatewayResumeBuffer: number;
   /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
   passwordHashing: { memoryCost: number; timeCost: number };
 }
@@ -84,6 +93,7 @@ const EnvSchema = v.object({
   GATEWAY_REFUSALS_BEFORE_DISCONNECT: v.optional(integerFrom("GATEWAY_REFUSALS_BEFORE_DISCONNECT", 1, 1_000_000), "50"),
   GATEWAY_MAX_CONNECTIONS_PER_USER: v.optional(integerFrom("GATEWAY_MAX_CONNECTIONS_PER_USER", 1, 100_000), "20"),
   GATEWAY_MAX_BUFFERED_BYTES: v.optional(integerFrom("GATEWAY_MAX_BUFFERED_BYTES", 65_536, 1_073_741_824), String(4 * 1024 * 1024)),
+  GATEWAY_RESUME_BUFFER: v.optional(integerFrom("GATEWAY_RESUME_BUFFER", 100, 10_000_000), "10000"),
   PORT: v.optional(integerFrom("PORT", 0, 65535), "3000"),
   HOST: v.optional(v.pipe(v.string(), v.minLength(1, "HOST must not be empty")), "0.0.0.0"),
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "DATA_DIR must not be empty")), "./data"),
@@ -117,6 +127,8 @@ const EnvSchema = v.object({
       ),
     ),
   ),
+  METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, "METRICS_TOKEN must be at least 16 characters"))),
+  DRAIN_TIMEOUT_MS: v.optional(integerFrom("DRAIN_TIMEOUT_MS", 0, 600_000), "10000"),
   TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
 });
 
@@ -161,6 +173,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gatewayRefusalsBeforeDisconnect: e.GATEWAY_REFUSALS_BEFORE_DISCONNECT,
     gatewayMaxConnectionsPerUser: e.GATEWAY_MAX_CONNECTIONS_PER_USER,
     gatewayMaxBufferedBytes: e.GATEWAY_MAX_BUFFERED_BYTES,
+    metricsToken: e.METRICS_TOKEN,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    gatewayResumeBuffer: e.GATEWAY_RESUME_BUFFER,
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
   };
 }

@@ -34,10 +34,20 @@ log.info(`Hearth listening on ${app.url} (REST under /api/v1, gateway at /socket
 });
 
 let shuttingDown = false;
+/**
+ * Drains, then exits 0 (docs/operations.md, "Draining"). The drain waits DRAIN_TIMEOUT_MS at
+ * most for requests in flight; should closing the database hang after that, the process still
+ * ends (with 1) a little later.
+ */
 async function shutdown(signal: string) {
   if (shuttingDown) return;
   shuttingDown = true;
-  log.info("shutting down", { signal });
+  log.info("draining", { signal, drainTimeoutMs: config!.drainTimeoutMs });
+  const watchdog = setTimeout(() => {
+    log.error("the drain did not finish in time; exiting", { signal });
+    process.exit(1);
+  }, config!.drainTimeoutMs + 15_000);
+  watchdog.unref();
   await app!.stop();
   log.info("stopped");
   process.exit(0);

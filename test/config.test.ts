@@ -45,6 +45,7 @@ describe("loadConfig", () => {
       gatewayRefusalsBeforeDisconnect: 50,
       gatewayMaxConnectionsPerUser: 20,
       gatewayMaxBufferedBytes: 4 * 1024 * 1024,
+      gatewayResumeBuffer: 10_000,
     });
     const set = loadConfig({
       GATEWAY_RATE_TYPING: "5/8",
@@ -57,6 +58,7 @@ describe("loadConfig", () => {
       GATEWAY_REFUSALS_BEFORE_DISCONNECT: "7",
       GATEWAY_MAX_CONNECTIONS_PER_USER: "3",
       GATEWAY_MAX_BUFFERED_BYTES: "1048576",
+      GATEWAY_RESUME_BUFFER: "5000",
     });
     expect(set.gatewayEventLimits).toEqual({
       typing: { perSecond: 5, burst: 8 },
@@ -66,7 +68,7 @@ describe("loadConfig", () => {
       messages: { perSecond: 6, burst: 7 },
       audio: { perSecond: 4000, burst: 8000 },
     });
-    expect(set).toMatchObject({ gatewayUserRateFactor: 2, gatewayRefusalsBeforeDisconnect: 7, gatewayMaxConnectionsPerUser: 3, gatewayMaxBufferedBytes: 1048576 });
+    expect(set).toMatchObject({ gatewayUserRateFactor: 2, gatewayRefusalsBeforeDisconnect: 7, gatewayMaxConnectionsPerUser: 3, gatewayMaxBufferedBytes: 1048576, gatewayResumeBuffer: 5000 });
   });
 
   test("DATABASE_URL: unset is SQLite; a postgres:// or postgresql:// URL is PostgreSQL; anything else stops the start", () => {
@@ -77,6 +79,11 @@ describe("loadConfig", () => {
     for (const bad of ["mysql://db/hearth", "hearth.db", "postgres://"]) {
       expect(() => loadConfig({ DATABASE_URL: bad })).toThrow("DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/hearth");
     }
+  });
+
+  test("operations: METRICS_TOKEN unset by default, DRAIN_TIMEOUT_MS 10 s", () => {
+    expect(loadConfig({})).toMatchObject({ metricsToken: undefined, drainTimeoutMs: 10_000 });
+    expect(loadConfig({ METRICS_TOKEN: "a-long-metrics-token", DRAIN_TIMEOUT_MS: "0" })).toMatchObject({ metricsToken: "a-long-metrics-token", drainTimeoutMs: 0 });
   });
 
   test("reads the environment", () => {
@@ -100,8 +107,12 @@ describe("loadConfig", () => {
     [{ GATEWAY_RATE_AUDIO: "0/10" }, "GATEWAY_RATE_AUDIO must look like 10/20"],
     [{ GATEWAY_MAX_CONNECTIONS_PER_USER: "0" }, "GATEWAY_MAX_CONNECTIONS_PER_USER must be at least 1"],
     [{ GATEWAY_MAX_BUFFERED_BYTES: "1000" }, "GATEWAY_MAX_BUFFERED_BYTES must be at least 65536"],
+    [{ GATEWAY_RESUME_BUFFER: "99" }, "GATEWAY_RESUME_BUFFER must be at least 100"],
     [{ GATEWAY_USER_RATE_FACTOR: "x" }, "GATEWAY_USER_RATE_FACTOR must be a whole number"],
     [{ GATEWAY_REFUSALS_BEFORE_DISCONNECT: "0" }, "GATEWAY_REFUSALS_BEFORE_DISCONNECT must be at least 1"],
+    [{ METRICS_TOKEN: "short" }, "METRICS_TOKEN must be at least 16 characters"],
+    [{ DRAIN_TIMEOUT_MS: "700000" }, "DRAIN_TIMEOUT_MS must be at most 600000"],
+    [{ DRAIN_TIMEOUT_MS: "soon" }, "DRAIN_TIMEOUT_MS must be a whole number"],
   ])("refuses %j naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -5,30 +5,9 @@ import { join } from "node:path";
 import { migrations } from "../src/store/sqlite/migrations.ts";
 import { openDatabase } from "../src/store/store.ts";
 import { freshDatabase, onPostgres } from "./helpers/database.ts";
+import { startProcess } from "./helpers/process.ts";
 
 const root = join(import.meta.dir, "..");
-
-/** Runs `bun src/main.ts` as `npm start` does, and waits for its listening line. */
-async function startProcess(env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, "src/main.ts"], {
-    cwd: root,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const reader = proc.stdout.getReader();
-  let output = "";
-  const deadline = Date.now() + 10_000;
-  while (!output.includes("listening on")) {
-    if (Date.now() > deadline) throw new Error(`no listening line: ${output}`);
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`exited early: ${output} ${await new Response(proc.stderr).text()}`);
-    output += new TextDecoder().decode(value);
-  }
-  const url = output.match(/listening on (http:\/\/[^\s]+)/)![1]!;
-  reader.releaseLock();
-  return { proc, url, output };
-}
 
 describe("running the server process", () => {
   test("keeps data and tokens across a restart, and stops cleanly on SIGTERM", async () => {

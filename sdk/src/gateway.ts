@@ -7,8 +7,12 @@
  * connected again, the connection joins again the server and channel rooms the bot had joined,
  * runs the resume steps others registered (the voice helper joins its voice channel again, the
  * bot sends its presence and activity again: the server keeps an activity only while the bot is
- * connected), then emits `resumed` with the disconnection window, so the bot can fetch what it
- * may have missed (interactions sent meanwhile are not replayed by the server: see docs/bots.md).
+ * connected), then emits `resumed` with the disconnection window. The connection asks the
+ * server to resume (`auth.resume`): after a drop of up to 2 minutes the server replays, in order,
+ * the events the bot missed (they reach the listeners before `resumed`, which then says
+ * `recovered: true`); when it cannot (`recovered: false`: a longer gap, a server restart, a room
+ * lost meanwhile, or a drop the server asked for), the bot fetches what it may have missed over
+ * REST (`lastMessageIds`, `rest.messagesSince`; see docs/bots.md).
  * A refused token (`Unauthorized`) is final: `error`, then `closed`.
  */
 import { io, type Socket } from "socket.io-client";
@@ -43,6 +47,12 @@ export interface ResumedInfo {
   downtimeMs: number;
   /** Socket.IO's reason for the drop (`transport close`, `io server disconnect`, `ping timeout`, ...). */
   reason: string;
+  /**
+   * True: the server resumed the session and replayed every event sent to the bot while it was
+   * away (already delivered to the listeners, in order). False: nothing was replayed; fetch what
+   * matters over REST (`lastMessageIds`).
+   */
+  recovered: boolean;
   /** Connection attempts it took. */
   attempts: number;
   /**
@@ -99,7 +109,8 @@ export class Gateway {
   constructor(options: GatewayOptions) {
     this.options = options;
     this.socket = io(options.baseUrl, {
-      auth: { token: options.token },
+      // `resume`: the server adds offsets to its events and keeps the session when the connection drops.
+      auth: { token: options.token, resume: true },
       transports: options.transports ?? ["websocket"],
       reconnection: false,
       autoConnect: false,
@@ -268,6 +279,7 @@ export class Gateway {
       this.fire("ready", undefined);
       return;
     }
+    const recovered = this.socket.recovered;
     const dropped = this.dropped ?? { at: Date.now(), reason: "unknown" };
     const attempts = this.attemptsUsed;
     this.dropped = null;
@@ -298,7 +310,7 @@ export class Gateway {
     }
     if (!this.connected) return; // dropped again while resuming: the next connect resumes
     const reconnectedAt = Date.now();
-    this.fire("resumed", { disconnectedAt: dropped.at, reconnectedAt, downtimeMs: reconnectedAt - dropped.at, reason: dropped.reason, attempts, lastMessageIds, lostRooms });
+    this.fire("resumed", { disconnectedAt: dropped.at, reconnectedAt, downtimeMs: reconnectedAt - dropped.at, reason: dropped.reason, recovered, attempts, lastMessageIds, lostRooms });
   }
 
   private attemptsUsed = 0;

@@ -71,7 +71,8 @@ export function deliverToListeners(from: IoSocket, rooms: VoiceRoomMembership, c
       ws.send(frame.pcm as Parameters<typeof ws.send>[0]);
       listenStats.delivered++;
     } else {
-      socket.emit(EVENT, { channelId, pcm: frame.pcm, sampleRate: frame.sampleRate, channels: frame.channels, userId: senderUserId });
+      // Not `socket.emit`: with resume on it goes through the adapter (the cluster's stream, resume storage); PCM never does.
+      from.nsp.local.to(socket.id).emit(EVENT, { channelId, pcm: frame.pcm, sampleRate: frame.sampleRate, channels: frame.channels, userId: senderUserId });
       listenStats.emittedToPolling++;
     }
   }

@@ -308,7 +308,8 @@ export class NativeAudioRelay {
     if (state.polling.size > 0) {
       const to = [...state.polling].filter((id) => id !== from.id);
       if (to.length > 0) {
-        from.to(to).emit(EVENT, { pcm: frame.pcm, sampleRate: frame.sampleRate, channels: frame.channels, botUserId: senderUserId });
+        // `local`: PCM never goes to the cluster adapter's stream, nor into resume storage.
+        from.local.to(to).emit(EVENT, { pcm: frame.pcm, sampleRate: frame.sampleRate, channels: frame.channels, botUserId: senderUserId });
         this.stats.emittedToPolling++;
       }
     }

@@ -45,7 +45,8 @@ export async function admitFrame(voice: VoiceGate, socketId: string, payload: un
 
 /** Where a frame goes: the sender's socket, whose `to()` excludes the sender itself. */
 export interface FrameSender {
-  to(room: string): { emit(event: "bot:audio-data", payload: AudioFramePayload): unknown };
+  /** `local`: PCM never goes to the cluster adapter's stream, nor into resume storage. */
+  local: { to(room: string): { emit(event: "bot:audio-data", payload: AudioFramePayload): unknown } };
 }
 
 export type AudioFramePayload = { pcm: AudioFrame["pcm"]; sampleRate: number; channels: number; botUserId: string };
@@ -61,7 +62,7 @@ export function deliverFrame(from: FrameSender, channelId: string, frame: AudioF
   // websocket members, this same emit to long-polling members only.
   const native = nativeRelayFor(from);
   if (native) return native.deliver(from as Parameters<typeof native.deliver>[0], channelId, frame, senderUserId);
-  from.to(rooms.voice(channelId)).emit("bot:audio-data", {
+  from.local.to(rooms.voice(channelId)).emit("bot:audio-data", {
     pcm: frame.pcm,
     sampleRate: frame.sampleRate,
     channels: frame.channels,

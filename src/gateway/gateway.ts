@@ -1,5 +1,5 @@
 import { Server as Engine } from "@socket.io/bun-engine";
-import { Server } from "socket.io";
+import { Server, type ServerOptions } from "socket.io";
 import type { Domain } from "../domain/domain.ts";
 import { rooms } from "../domain/shared/events.ts";
 import type { Logger } from "../log.ts";
@@ -12,8 +12,10 @@ import { botEvents } from "./handlers/bots.ts";
 import { voiceEvents } from "./handlers/voice.ts";
 import { audioEvents } from "./handlers/audio.ts";
 import { dmCallEvents } from "./handlers/dm-calls.ts";
-import { installNativeAudioRelay } from "../audio/native-relay.ts";
+import { installNativeAudioRelay, type NativeAudioRelay } from "../audio/native-relay.ts";
 import { installNativeFanout, type NativeFanout } from "./native-fanout.ts";
+import { resumableAdapter } from "./resumable-adapter.ts";
+import { installResume, recoveryOptions } from "./resume.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
 import { releaseHandshakeRequests } from "./handshake-memory.ts";
@@ -25,21 +27,25 @@ export const GATEWAY_MAX_PACKET_BYTES = 1e6;
 export interface SocketServerOptions {
   /** What may be queued for one socket before it is closed (src/gateway/slow-consumers.ts). */
   maxBufferedBytes: number;
+  /** The Socket.IO adapter (cluster mode: the Redis streams adapter); one node: a ResumableAdapter keeping `resumeBuffer` events. */
+  adapter?: ServerOptions["adapter"];
+  resumeBuffer: number;
 }
 
 /** The Socket.IO server on the Bun engine, at the default path. */
-export function createSocketServer(options: SocketServerOptions): { io: GatewayServer; engine: Engine; fanout: NativeFanout } {
-  const io: GatewayServer = new Server({ serveClient: false });
+export function createSocketServer(options: SocketServerOptions): { io: GatewayServer; engine: Engine; fanout: NativeFanout; audioRelay: NativeAudioRelay } {
+  // The adapter is given here, before the native fan-out hooks its local delivery (src/gateway/native-fanout.ts).
+  const io: GatewayServer = new Server({ serveClient: false, ...recoveryOptions, adapter: options.adapter ?? resumableAdapter(options.resumeBuffer) });
   const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: GATEWAY_MAX_PACKET_BYTES });
   io.bind(engine);
   installSlowConsumerGuard(engine, options.maxBufferedBytes);
   // An open connection does not keep its handshake's Request (src/gateway/handshake-memory.ts).
   releaseHandshakeRequests(engine);
   // Audio frames to websocket members go out as a native Bun publish (docs/audio.md).
-  installNativeAudioRelay(io, engine);
-  // Room broadcasts of gateway events go out encoded once, natively (docs/gateway.md).
+  const audioRelay = installNativeAudioRelay(io, engine);
+  // The adapter's deliveries to this node's sockets go out encoded once, natively (docs/gateway.md).
   const fanout = installNativeFanout(io);
-  return { io, engine, fanout };
+  return { io, engine, fanout, audioRelay };
 }
 
 /** Every client event's handler, from each feature's table (the events: client-events.ts). */
@@ -61,12 +67,14 @@ export function clientEventHandlers(domain: Domain): ClientEventTable {
  * events of each feature, rate-limited by `limiter` (docs/gateway.md, "Limits").
  */
 export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, limiter: EventLimiter): void {
+  installResume(io, domain, log);
   io.use(async (socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
     try {
       const user = typeof token === "string" ? await domain.accounts.userForToken(token) : null;
       if (!user) return next(new Error("Unauthorized"));
-      socket.data = { userId: user.id, username: user.username, isBot: user.is_bot === 1 };
+      // `resume: true`: the client tracks offsets and may resume (src/gateway/resume.ts).
+      socket.data = { userId: user.id, username: user.username, isBot: user.is_bot === 1, resume: socket.handshake.auth?.resume === true };
       const refused = limiter.handshake(socket);
       if (refused) {
         log.info("gateway handshake refused", { userId: user.id, reason: refused });
@@ -106,12 +114,15 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
   io.on("connection", (socket) => {
     const { userId } = socket.data;
     const transport = socket.conn.transport.name;
-    log.info("gateway connect", { socketId: socket.id, userId, bot: socket.data.isBot, transport });
+    log.info("gateway connect", { socketId: socket.id, userId, bot: socket.data.isBot, transport, resumed: socket.recovered });
     limiter.connected(socket);
     void socket.join(rooms.user(userId));
     void domain.presence.socketConnected(userId).catch((error) => log.error("presence update failed", { error }));
     listenAll(socket, listeners);
     socket.onAny(onAnyEvent);
     socket.on("disconnect", onDisconnect);
+    // After the missed events (a restored socket got them when it was built); stored too, so a
+    // resumable client has an offset from its first connect on.
+    if (socket.data.resume) socket.emit("session:ready", { resumed: socket.recovered });
   });
 }

@@ -1,33 +1,47 @@
 import type { Server as BunServer, ServerWebSocket } from "bun";
 import type { Server as IoServer, Socket as IoSocket } from "socket.io";
+import type { BroadcastOptions } from "socket.io-adapter";
 
 /**
- * Native fan-out of gateway room broadcasts (docs/gateway.md, "Delivery").
+ * Native local delivery of the Socket.IO adapter's broadcasts (docs/gateway.md, "Delivery").
  *
- * Socket.IO's own room emit runs a JavaScript loop per receiver (and, on bun-engine, a
- * `ws.send` each). Here a broadcast is encoded once as the Engine.IO/Socket.IO text frame
- * `42["event",{...}]` and handed to Bun:
- *   - one room, nobody excepted (the common case: a channel, a server, a user): one native
- *     `server.publish` to the Bun topic mirroring the room; no JavaScript per receiver;
+ * Every broadcast goes through the adapter (`io.to(rooms).except(...).emit`), which gives it its
+ * resume offset (src/gateway/resumable-adapter.ts on one node; the Redis stream id in cluster
+ * mode) and, in cluster mode, sends it to the other nodes. Whatever the adapter class, its
+ * delivery to this node's own sockets ends in socket.io-adapter's `Adapter.broadcast`, which
+ * encodes the packet (`this._encode`) and then loops over the receivers (`this.apply`): the
+ * cluster adapter's own broadcast and the broadcasts it reads from Redis alike. This module
+ * replaces those two steps on the adapter instance. The packet is encoded once as the
+ * Engine.IO/Socket.IO text frame `42["event",{...},"offset"]` and handed to Bun:
+ *   - one room, nobody excepted (the common case: a channel, a server, a user, one socket): one
+ *     native `server.publish` per Bun topic mirroring the room; no JavaScript per receiver;
  *   - several rooms or an `except` list: the receivers are the union of the rooms minus the
  *     excepted rooms' members, each counted once, and each websocket receiver gets the same
  *     encoded string with `ws.send` (no encoding per receiver).
- * Long-polling members (and sockets still upgrading) get the ordinary Socket.IO emit,
- * addressed to them alone, so every member receives the event exactly once.
+ * Long-polling members (and sockets still upgrading) get the encoded packet written to their
+ * engine connection, each member once.
+ *
+ * Only sockets that asked to resume (`auth.resume`, src/gateway/resume.ts) get the offset as the
+ * event's last argument; the others get the frame without it (a client that does not track
+ * offsets, e.g. python-socketio, would take it for a second payload). So a room has two Bun
+ * topics, `@room` for resumable sockets and `#room` for the others, and a broadcast is
+ * published to both (a topic without subscribers costs a lookup).
  *
  * Topics follow the Socket.IO rooms through the adapter's `join-room` / `leave-room` events, so
  * a socket that leaves a room (kick, lost VIEW_CHANNEL) stops receiving at once; a socket that
- * upgrades from polling to websocket is subscribed to all its rooms on the engine's `upgrade`.
- * Closed websockets drop their subscriptions in Bun itself.
+ * upgrades from polling to websocket is subscribed to all its rooms on the engine's `upgrade`; a
+ * resumed socket, whose rooms come back before it is in the namespace, on `connection`. Closed
+ * websockets drop their subscriptions in Bun itself.
  *
- * Payloads are JSON (the typed gateway event map has no binary); PCM frames have their own
- * forwarder (src/audio/native-relay.ts).
+ * Left to the stock loop: packets with an ack id (`broadcastWithAck`) and binary packets (PCM:
+ * src/audio/native-relay.ts delivers it natively on its own). `onAnyOutgoing` listeners are not
+ * notified of broadcasts (Hearth registers none).
  */
 
 type Ws = ServerWebSocket<unknown>;
 
-/** Bun topics for rooms get a prefix of their own, apart from the audio relay's topics. */
-const topicOf = (room: string) => `#${room}`;
+/** Bun topics for rooms get prefixes of their own, apart from the audio relay's topics. */
+const topicOf = (room: string, resumable: boolean) => (resumable ? `@${room}` : `#${room}`);
 
 /** The socket's Bun websocket when its transport is a websocket, else null (polling). */
 export function websocketOf(socket: IoSocket): Ws | null {
@@ -37,13 +51,45 @@ export function websocketOf(socket: IoSocket): Ws | null {
   return ws && ws.readyState === 1 ? ws : null;
 }
 
+/** Whether the socket asked for resume offsets (src/gateway/resume.ts sets it from the handshake). */
+export const isResumable = (socket: IoSocket) => (socket.data as { resume?: boolean } | undefined)?.resume === true;
+
 export interface NativeFanoutStats {
-  /** Broadcasts published natively to one topic. */
+  /** Broadcasts published natively to one room's topics. */
   published: number;
   /** Broadcasts delivered receiver by receiver (several rooms, or an except list). */
   sentPerReceiver: number;
-  /** Broadcasts that also went through the Socket.IO emit for long-polling members. */
+  /** Broadcasts that were also written to long-polling members' connections. */
   emittedToPolling: number;
+}
+
+interface EventPacket {
+  type: number;
+  data: unknown[];
+  id?: number;
+}
+interface PacketOptions {
+  preEncoded: boolean;
+  volatile?: boolean;
+  compress?: boolean;
+}
+/** The two steps of socket.io-adapter's `Adapter.broadcast` that this module takes over. */
+interface LocalDelivery {
+  _encode(packet: EventPacket, packetOpts: PacketOptions): unknown[];
+  apply(opts: BroadcastOptions, callback: (socket: IoSocket) => void): void;
+  readonly rooms: Map<string, Set<string>>;
+  readonly encoder: { encode(packet: EventPacket): unknown[] };
+}
+/** What `_encode` handed over to the `apply` that follows it in `Adapter.broadcast`. */
+interface Encoded {
+  /** The Socket.IO packet text with the offset, if it has one (`2[...]`), and without it. */
+  full: string;
+  plain: string;
+  packetOpts: PacketOptions;
+}
+interface Connection {
+  write(packet: string, opts: PacketOptions): void;
+  on(event: "upgrade", cb: () => void): void;
 }
 
 export class NativeFanout {
@@ -52,15 +98,36 @@ export class NativeFanout {
   private readonly polling = new Map<string, Set<string>>();
   private readonly watched = new WeakSet<object>();
   private server: BunServer<unknown> | null = null;
+  /** Set by `_encode`, taken by the `apply` right after it (both run in one synchronous call). */
+  private encoded: Encoded | null = null;
+  /** Off: broadcasts are written receiver by receiver to each connection, as Socket.IO does (the bench's "stock"). */
   enabled = true;
 
   constructor(private readonly io: IoServer) {
-    const adapter = io.of("/").adapter;
-    adapter.on("join-room", (room: string, id: string) => this.onJoin(room, id));
-    adapter.on("leave-room", (room: string, id: string) => this.onLeave(room, id));
+    const nsp = io.of("/");
+    const adapter = nsp.adapter as unknown as LocalDelivery & { on(event: string, cb: (room: string, id: string) => void): void };
+    adapter.on("join-room", (room, id) => this.onJoin(room, id));
+    adapter.on("leave-room", (room, id) => this.onLeave(room, id));
+    nsp.on("connection", (socket: IoSocket) => {
+      if (socket.recovered) this.adopt(socket);
+    });
+    const encode = adapter._encode;
+    const apply = adapter.apply;
+    const fanout = this;
+    adapter._encode = function (packet, packetOpts) {
+      const encoded = textPacket(packet) ? this.encoder.encode(packet) : encode.call(this, packet, packetOpts);
+      fanout.encoded = textPacket(packet) && typeof encoded[0] === "string" && encoded.length === 1 ? withAndWithoutOffset(packet, encoded[0], packetOpts) : null;
+      return encoded;
+    };
+    adapter.apply = function (opts, callback) {
+      const encoded = fanout.encoded;
+      fanout.encoded = null;
+      if (encoded) fanout.deliver(this, opts, encoded);
+      else apply.call(this, opts, callback);
+    };
   }
 
-  /** The Bun server to publish on; until it is known, broadcasts take the Socket.IO path. */
+  /** The Bun server to publish on; until it is known, broadcasts are written receiver by receiver. */
   setServer(server: BunServer<unknown>): void {
     this.server = server;
   }
@@ -70,62 +137,69 @@ export class NativeFanout {
     return [...(this.polling.get(room) ?? [])];
   }
 
-  /**
-   * Delivers `event` to every socket in `rooms` except those in `except`. False when it
-   * cannot (switched off, or no Bun server yet): the caller uses the Socket.IO emit.
-   */
-  publish(rooms: string[], event: string, payload: unknown, except: string[]): boolean {
+  private deliver(adapter: LocalDelivery, opts: BroadcastOptions, encoded: Encoded): void {
     const server = this.server;
-    if (!this.enabled || !server) return false;
-    const packet = `42${JSON.stringify([event, payload])}`;
-    if (rooms.length === 1 && except.length === 0) {
-      const room = rooms[0]!;
-      server.publish(topicOf(room), packet);
+    const except = opts.except ?? new Set<string>();
+    if (this.enabled && server && opts.rooms.size === 1 && except.size === 0) {
+      const [room] = opts.rooms as Set<string>;
+      server.publish(topicOf(room!, false), "4" + encoded.plain);
+      server.publish(topicOf(room!, true), "4" + encoded.full);
       this.stats.published++;
-      const polling = this.polling.get(room);
-      if (polling && polling.size > 0) this.emitTo([...polling], event, payload);
-      return true;
+      const polling = this.polling.get(room!);
+      if (polling && polling.size > 0) this.writeTo(polling, encoded);
+      return;
     }
-    const adapterRooms = this.io.of("/").adapter.rooms;
-    const excluded = new Set<string>();
-    for (const room of except) for (const id of adapterRooms.get(room) ?? []) excluded.add(id);
-    const seen = new Set<string>();
-    const pollingTargets: string[] = [];
     const sockets = this.io.of("/").sockets;
-    for (const room of rooms) {
-      for (const id of adapterRooms.get(room) ?? []) {
-        if (excluded.has(id) || seen.has(id)) continue;
-        seen.add(id);
-        const socket = sockets.get(id);
-        if (!socket) continue;
-        const ws = websocketOf(socket);
-        if (ws) ws.send(packet);
-        else pollingTargets.push(id);
-      }
+    const excluded = new Set<string>();
+    for (const room of except) for (const id of adapter.rooms.get(room) ?? []) excluded.add(id);
+    const receivers = opts.rooms.size > 0 ? union(adapter.rooms, opts.rooms) : new Set(sockets.keys());
+    const native = this.enabled && server !== null;
+    const full = "4" + encoded.full;
+    const plain = "4" + encoded.plain;
+    const pollingTargets: string[] = [];
+    for (const id of receivers) {
+      if (excluded.has(id)) continue;
+      const socket = sockets.get(id);
+      if (!socket) continue;
+      const ws = native ? websocketOf(socket) : null;
+      if (ws) ws.send(isResumable(socket) ? full : plain);
+      else if (native) pollingTargets.push(id);
+      else write(socket, encoded);
     }
     this.stats.sentPerReceiver++;
-    if (pollingTargets.length > 0) this.emitTo(pollingTargets, event, payload);
-    return true;
+    if (pollingTargets.length > 0) this.writeTo(pollingTargets, encoded);
   }
 
-  /** The Socket.IO emit, to the given sockets only (each socket is in a room named by its id). */
-  private emitTo(socketIds: string[], event: string, payload: unknown): void {
-    (this.io.to(socketIds) as unknown as { emit(event: string, payload: unknown): void }).emit(event, payload);
+  /** The encoded packet, written to each given socket's engine connection. */
+  private writeTo(socketIds: Iterable<string>, encoded: Encoded): void {
+    const sockets = this.io.of("/").sockets;
+    for (const id of socketIds) {
+      const socket = sockets.get(id);
+      if (socket) write(socket, encoded);
+    }
     this.stats.emittedToPolling++;
   }
 
   private onJoin(room: string, id: string): void {
     const socket = this.io.of("/").sockets.get(id);
-    if (!socket) return;
+    if (socket) this.subscribe(socket, room);
+  }
+
+  private subscribe(socket: IoSocket, room: string): void {
     const ws = websocketOf(socket);
     if (ws) {
-      ws.subscribe(topicOf(room));
+      ws.subscribe(topicOf(room, isResumable(socket)));
       return;
     }
     let members = this.polling.get(room);
     if (!members) this.polling.set(room, (members = new Set()));
-    members.add(id);
+    members.add(socket.id);
     this.watchUpgrade(socket);
+  }
+
+  /** A resumed socket got its rooms back before it was in the namespace: subscribe it now. */
+  private adopt(socket: IoSocket): void {
+    for (const room of socket.rooms) this.subscribe(socket, room);
   }
 
   private onLeave(room: string, id: string): void {
@@ -136,12 +210,12 @@ export class NativeFanout {
     }
     const socket = this.io.of("/").sockets.get(id);
     const ws = socket ? websocketOf(socket) : null;
-    if (ws) ws.unsubscribe(topicOf(room));
+    if (ws) ws.unsubscribe(topicOf(room, isResumable(socket!)));
   }
 
   /** A polling socket that upgrades moves to native delivery for all of its rooms. */
   private watchUpgrade(socket: IoSocket): void {
-    const conn = socket.conn as unknown as { on(event: "upgrade", cb: () => void): void };
+    const conn = socket.conn as unknown as Connection;
     if (this.watched.has(conn)) return;
     this.watched.add(conn);
     conn.on("upgrade", () => {
@@ -151,15 +225,42 @@ export class NativeFanout {
         const members = this.polling.get(room);
         if (!members?.delete(socket.id)) continue;
         if (members.size === 0) this.polling.delete(room);
-        ws.subscribe(topicOf(room));
+        ws.subscribe(topicOf(room, isResumable(socket)));
       }
     });
   }
 }
 
+/** An event without an ack id: Hearth's broadcasts and direct emits. */
+const textPacket = (packet: EventPacket) => packet.type === 2 && packet.id === undefined;
+
+/**
+ * Every gateway event has exactly one payload argument (SERVER_EVENTS), so a third element is
+ * the offset the adapter appended: `2["e",{...},"off"]` loses `,"off"` for the plain form.
+ */
+function withAndWithoutOffset(packet: EventPacket, full: string, packetOpts: PacketOptions): Encoded {
+  const last = packet.data[packet.data.length - 1];
+  if (packet.data.length < 3 || typeof last !== "string") return { full, plain: full, packetOpts };
+  return { full, plain: full.slice(0, full.length - JSON.stringify(last).length - 2) + "]", packetOpts };
+}
+
+function write(socket: IoSocket, encoded: Encoded): void {
+  (socket.conn as unknown as Connection).write(isResumable(socket) ? encoded.full : encoded.plain, encoded.packetOpts);
+}
+
+function union(rooms: Map<string, Set<string>>, names: Set<string>): Set<string> {
+  if (names.size === 1) {
+    const [name] = names;
+    return rooms.get(name!) ?? new Set();
+  }
+  const ids = new Set<string>();
+  for (const name of names) for (const id of rooms.get(name) ?? []) ids.add(id);
+  return ids;
+}
+
 const installed = new WeakMap<object, NativeFanout>();
 
-/** Installs native fan-out on `io`'s main namespace (createSocketServer does). */
+/** Installs native local delivery on `io`'s main namespace adapter (createSocketServer does). */
 export function installNativeFanout(io: IoServer): NativeFanout {
   const fanout = new NativeFanout(io);
   installed.set(io.of("/"), fanout);
@@ -171,8 +272,9 @@ export function nativeFanoutOf(io: IoServer): NativeFanout | undefined {
 }
 
 /**
- * Switches room broadcasts between native fan-out and the stock Socket.IO emit (the bench
- * compares both on the same connections). Membership tracking goes on while it is off.
+ * Switches local delivery between native fan-out and writing to each receiver's connection as
+ * Socket.IO does (the bench compares both on the same connections). Membership tracking goes on
+ * while it is off.
  */
 export function setNativeFanoutEnabled(io: IoServer, enabled: boolean): void {
   const fanout = installed.get(io.of("/"));

@@ -1,20 +1,16 @@
 import type { Server } from "socket.io";
 import type { EventBus, GatewayEventName, GatewayPayload } from "../domain/shared/events.ts";
-import type { NativeFanout } from "./native-fanout.ts";
 
 /**
- * Delivers the domain's events through Socket.IO rooms: natively encoded once and published
- * by Bun when native fan-out is installed (src/gateway/native-fanout.ts), else the stock emit.
+ * Delivers the domain's events through Socket.IO rooms. Every broadcast goes through the
+ * adapter, which gives it its resume offset and, in cluster mode, carries it to the other nodes;
+ * each node's own sockets get it natively, encoded once (src/gateway/native-fanout.ts).
  */
 export class SocketIoEventBus implements EventBus {
-  constructor(
-    private readonly io: Server,
-    private readonly fanout?: NativeFanout,
-  ) {}
+  constructor(private readonly io: Server) {}
 
   publish<E extends GatewayEventName>(room: string | string[], event: E, payload: GatewayPayload<E>, except: string[] = []): void {
     if (Array.isArray(room) && room.length === 0) return;
-    if (this.fanout?.publish(Array.isArray(room) ? room : [room], event, payload, except)) return;
     const target = this.io.to(room);
     (except.length ? target.except(except) : target).emit(event, payload);
   }

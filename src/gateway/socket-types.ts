@@ -7,6 +7,8 @@ export interface SocketData {
   userId: string;
   username: string;
   isBot: boolean;
+  /** The client asked for resume offsets (`auth.resume: true`, docs/gateway.md "Resume"). */
+  resume: boolean;
 }
 
 export type GatewayServer = Server<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;

@@ -17,12 +17,14 @@ export const NO_CONTENT = { answer: "no-content" } as const;
 export const REDIRECT = { answer: "redirect" } as const;
 export const EVENT_STREAM = { answer: "event-stream" } as const;
 export const FILE = { answer: "file" } as const;
-export type SpecialAnswer = typeof NO_CONTENT | typeof REDIRECT | typeof EVENT_STREAM | typeof FILE;
+/** The Prometheus text exposition format (/metrics). */
+export const PROMETHEUS_TEXT = { answer: "prometheus-text" } as const;
+export type SpecialAnswer = typeof NO_CONTENT | typeof REDIRECT | typeof EVENT_STREAM | typeof FILE | typeof PROMETHEUS_TEXT;
 
 export type Answer = v.GenericSchema | SpecialAnswer;
 
 /** The error statuses a route may add to those derived from its hooks (docs/reference.md). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 503;
 
 export interface OperationDoc {
   /** Success answers by status. */

@@ -97,7 +97,10 @@ export function buildAsyncApiDocument(options: AsyncApiOptions): SchemaObject {
       description:
         "The Socket.IO v4 gateway of a Hearth instance, on the REST port at the default path `/socket.io/`. " +
         "Connect with `io(baseUrl, { auth: { token } })`. Every client event answers its ack callback with " +
-        "`{ok: true, ...}` or `{ok: false, error}`. Rules, limits and guides: docs/gateway.md.",
+        "`{ok: true, ...}` or `{ok: false, error}`. `auth: { token, resume: true }` asks for session resume: each " +
+        "stored event then carries its offset as a last argument, a reconnect within 2 minutes replays what was " +
+        "missed, and `session:ready {resumed}` says on every connect whether it did (`false` after a reconnect: reload " +
+        "over REST). Rules, limits and guides: docs/gateway.md.",
     },
     defaultContentType: "application/json",
     servers: {

@@ -61,6 +61,7 @@ export const TAGS: Record<string, string> = {
   Admin: "Platform administration (administrators only).",
   "AI admin": "The AI assistant's settings and provider keys (administrators only).",
   Files: "Uploaded files at their stable paths.",
+  Operations: "For operators and load balancers: liveness, readiness, metrics (docs/operations.md).",
 };
 
 const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string }> = {
@@ -71,6 +72,7 @@ const ERROR_RESPONSES: Record<ErrorStatus, { name: string; description: string }
   409: { name: "Conflict", description: "It conflicts with what exists (a name taken, already done)." },
   413: { name: "PayloadTooLarge", description: "The body or upload is over its limit." },
   429: { name: "TooManyRequests", description: "Rate limited: retry after the `Retry-After` header's seconds." },
+  503: { name: "ServiceUnavailable", description: "This node cannot serve it now (not ready, or draining before it stops): try another node." },
 };
 
 /** The security schemes: every token is a bearer JWT; which kind a route wants is its scheme. */
@@ -220,6 +222,8 @@ function successResponse(answer: Answer, converter: SchemaConverter): SchemaObje
       return { description: "A stream of server-sent events", content: { "text/event-stream": { schema: { type: "string" } } } };
     case "file":
       return { description: "The file's bytes", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } };
+    case "prometheus-text":
+      return { description: "The Prometheus text exposition format, version 0.0.4", content: { "text/plain": { schema: { type: "string" } } } };
   }
 }
 

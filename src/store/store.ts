@@ -109,7 +109,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
     admin: new AdminRepo(db),
     reports: new ReportsRepo(db),
     /** The group commit shared by message sends (its counters show how sends were grouped). */
-    writes: writes as Pick<WriteBatch, "transactions" | "pending">,
+    writes: writes as Pick<WriteBatch, "transactions" | "pending" | "onCommit">,
     /** The database itself, for the host's commands (backup, copy) and tests. */
     db,
     /**

@@ -36,6 +36,8 @@ export class WriteBatch {
   private scheduled = false;
   private inFlight: Promise<void> | null = null;
   private committed = 0;
+  /** Told each committed batch's size and how long its transaction took (the metrics, src/ops/metrics.ts). */
+  onCommit: ((items: number, seconds: number) => void) | null = null;
 
   constructor(
     private readonly db: Database,
@@ -88,6 +90,7 @@ export class WriteBatch {
 
   private async commitBatch(batch: Item[]): Promise<void> {
     let outcomes: Outcome[] = [];
+    const begun = performance.now();
     try {
       await this.db.transaction(
         async (tx) => {
@@ -105,6 +108,7 @@ export class WriteBatch {
         { writer: true },
       );
       this.committed++;
+      this.onCommit?.(batch.length, (performance.now() - begun) / 1000);
     } catch (error) {
       // The transaction itself failed (BEGIN, COMMIT, a deferred constraint, a lost connection):
       // nothing in it was written, so every caller hears the error.

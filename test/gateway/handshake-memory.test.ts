@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { heapStats } from "bun:jsc";
-import { sleep, startServer, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { startServer, until, type ClientSocket, type TestServer } from "../helpers/server.ts";
 
 /** src/gateway/handshake-memory.ts: an open connection does not keep its handshake's Request. */
 
@@ -15,14 +15,6 @@ const requestsOnHeap = () => {
   Bun.gc(true);
   return heapStats().objectTypeCounts.Request ?? 0;
 };
-
-async function until(check: () => boolean, what: string, timeout = 5000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeout) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 test("open websocket connections hold no handshake Request, and each leaves the engine's sessions when it closes", async () => {
   const user = await server.register();

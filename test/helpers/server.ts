@@ -62,6 +62,8 @@ export async function startServer(overrides: Partial<Config> = {}, options: AppO
     loginFailuresPerAccountPerMinute: 1_000_000,
     loginFailuresPerAccountTotalPerMinute: 1_000_000,
     passwordHashing: { memoryCost: 1024, timeCost: 1 },
+    // A test's stop waits for requests it left in flight no longer than this.
+    drainTimeoutMs: 2000,
     ...overrides,
   };
   let app: App;
@@ -164,6 +166,15 @@ export function recordEvents<T = any>(socket: ClientSocket, event: string): T[] 
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `check()` holds (polled every 10 ms), or fails naming `what` after `timeout` ms. */
+export async function until(check: () => boolean, what: string, timeout = 5000): Promise<void> {
+  const end = Date.now() + timeout;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
 
 /** Resolves once `socket` is disconnected, with the reason. */
 export function waitForDisconnect(socket: ClientSocket, timeout = 3000): Promise<string> {

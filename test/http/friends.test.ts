@@ -14,6 +14,13 @@ const REQUEST_KEYS = ["avatar", "created_at", "direction", "is_bot", "status", "
 const PUBLIC_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "id", "is_bot", "status", "username"];
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/** A connected socket whose presence write (a round trip after the handshake, on PostgreSQL too) is done. */
+async function connectOnline(user: TestUser) {
+  const socket = await server.connect(user.token);
+  for (let i = 0; i < 300 && (await server.app.store.users.findById(user.id))?.status !== "online"; i++) await sleep(10);
+  return socket;
+}
+
 type Caller = TestUser | { token: string } | null;
 const call = (method: string, path: string, user: Caller, body?: unknown) =>
   server.api(method, `/api/v1/friends${path}`, { token: user?.token, body });
@@ -56,9 +63,7 @@ describe("authentication", () => {
 describe("POST /api/v1/friends/request", () => {
   test("creates an outgoing request (case-insensitive name) and tells the target", async () => {
     const [alice, bob] = [await server.register(), await server.register()];
-    const bobSocket = await server.connect(bob.token);
-    // The connection's presence write follows the handshake (a round trip on PostgreSQL).
-    for (let i = 0; i < 100 && (await server.app.store.users.findById(bob.id))?.status !== "online"; i++) await sleep(10);
+    const bobSocket = await connectOnline(bob);
     const heard = waitForEvent(bobSocket, "friend:request");
     const res = await call("POST", "/request", alice, { username: `  ${bob.username.toUpperCase()} ` });
     expect(res.status).toBe(201);
@@ -109,7 +114,7 @@ describe("POST /api/v1/friends/request", () => {
 
   test("asking someone who already asked you accepts their request (200, the friend)", async () => {
     const [alice, bob] = [await server.register(), await server.register()];
-    const aliceSocket = await server.connect(alice.token);
+    const aliceSocket = await connectOnline(alice);
     expect((await call("POST", "/request", alice, { username: bob.username })).status).toBe(201);
     const accepted = waitForEvent(aliceSocket, "friend:accepted");
     const res = await call("POST", "/request", bob, { username: alice.username });
@@ -134,7 +139,7 @@ describe("POST /api/v1/friends/request", () => {
 describe("POST /api/v1/friends/accept/:friendId", () => {
   test("accepts an incoming request and tells the requester", async () => {
     const [alice, bob] = [await server.register(), await server.register()];
-    const aliceSocket = await server.connect(alice.token);
+    const aliceSocket = await connectOnline(alice);
     await call("POST", "/request", alice, { username: bob.username });
     const accepted = waitForEvent(aliceSocket, "friend:accepted");
     const res = await call("POST", `/accept/${alice.id}`, bob);

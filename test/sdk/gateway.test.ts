@@ -4,7 +4,7 @@
  * with the window and what was missed, which messagesSince then fetches).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createBot, Gateway, HearthAckError, type Bot, type ResumedInfo } from "../../sdk/src/index.ts";
+import { createBot, Gateway, HearthAckError, type Bot, type ReconnectOptions, type ResumedInfo } from "../../sdk/src/index.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -21,8 +21,8 @@ afterAll(async () => {
   await server.stop();
 });
 
-async function started(token = place.bot.token): Promise<Bot> {
-  const bot = createBot({ url: server.url, token, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+async function started(token = place.bot.token, reconnect: ReconnectOptions = { initialDelayMs: 50, maxDelayMs: 200 }): Promise<Bot> {
+  const bot = createBot({ url: server.url, token, reconnect });
   bots.push(bot);
   return bot.start();
 }
@@ -69,6 +69,8 @@ test("after the server drops it, the bot reconnects, joins its rooms again, re-s
   const info = await within(resumed);
 
   expect(info.reason).toBe("io server disconnect");
+  // A drop the server asked for is not resumed: nothing replayed, the bot fetches.
+  expect(info.recovered).toBe(false);
   expect(info.downtimeMs).toBeGreaterThanOrEqual(0);
   expect(info.reconnectedAt).toBeGreaterThanOrEqual(info.disconnectedAt);
   expect(info.lastMessageIds).toEqual({ [place.channelId]: before.body.id });
@@ -107,8 +109,42 @@ test("a transport drop reconnects too, and a room lost meanwhile is reported", a
   await server.api("DELETE", `/api/v1/servers/${other.body.id}/members/${place.bot.botUserId}`, { token: member.token });
   const info = await within(resumed);
   expect(info.reason).toBe("transport close");
+  // A room lost meanwhile: the server does not resume the session.
+  expect(info.recovered).toBe(false);
   expect(info.lostRooms).toEqual([{ kind: "server", id: other.body.id, error: "You are not a member of this server" }]);
   expect(bot.gateway.rooms().servers).toEqual([]);
+  bot.stop();
+});
+
+test("a transport drop within the window is resumed: what was missed arrives, in order, before resumed {recovered: true}", async () => {
+  // The first retry comes 1 s after the drop, after the messages below are sent.
+  const bot = await started(place.bot.token, { initialDelayMs: 1000, maxDelayMs: 1000, jitter: 0 });
+  await bot.joinChannel(place.channelId);
+  const seen: string[] = [];
+  bot.on("message:new", (message) => void seen.push(message.content));
+  const first = await server.api("POST", `/api/v1/messages/${place.channelId}`, { token: place.owner.token, body: { content: "seen live" } });
+  expect(first.status).toBe(201);
+  const deadline = Date.now() + 3000;
+  while (!seen.includes("seen live") && Date.now() < deadline) await Bun.sleep(20);
+  const disconnected = new Promise<{ reason: string }>((resolve) => bot.on("disconnected", resolve));
+  let seenAtResume: string[] = [];
+  const resumed = new Promise<ResumedInfo>((resolve) =>
+    bot.on("resumed", (info) => {
+      seenAtResume = [...seen];
+      resolve(info);
+    }),
+  );
+  const sockets = await server.app.io.in(`user:${place.bot.botUserId}`).fetchSockets();
+  for (const socket of sockets) (socket as unknown as { conn: { close(): void } }).conn.close();
+  expect((await within(disconnected)).reason).toBe("transport close");
+  for (const content of ["missed 1", "missed 2"]) {
+    expect((await server.api("POST", `/api/v1/messages/${place.channelId}`, { token: place.owner.token, body: { content } })).status).toBe(201);
+  }
+  const info = await within(resumed);
+  expect(info.recovered).toBe(true);
+  expect(seenAtResume).toEqual(["seen live", "missed 1", "missed 2"]);
+  await Bun.sleep(100);
+  expect(seen).toEqual(["seen live", "missed 1", "missed 2"]);
   bot.stop();
 });
 

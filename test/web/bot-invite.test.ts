@@ -1,9 +1,8 @@
-/** The pure parts of the bot invite page and the developer portal: invite links and the permission groups. */
+/** The pure parts of the bot invite page and the developer portal: invite links. */
 import { describe, expect, test } from "bun:test";
 import { botInviteUrl, parseBotInviteQuery } from "../../web/lib/bot-invite.ts";
-import { PERMISSION_GROUPS, permissionLabel, withPermission } from "../../web/lib/permission-groups.ts";
 import { inviteUrl } from "../../src/domain/bots/applications.ts";
-import { ALL_PERMISSIONS, PERMISSIONS, PERMISSION_LABELS } from "../../src/domain/access/permission-bits.ts";
+import { ALL_PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
 
 const BOT = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 
@@ -36,24 +35,4 @@ test("botInviteUrl is the server's invite_url on this origin, and reads back", (
   const url = new URL(botInviteUrl("https://chat.example.org", BOT, 2048));
   expect(url.pathname).toBe("/invite");
   expect(parseBotInviteQuery(Object.fromEntries(url.searchParams))).toEqual({ botUserId: BOT, permissions: 2048, invalidPermissions: null });
-});
-
-describe("PERMISSION_GROUPS", () => {
-  test("every permission bit is in exactly one group", () => {
-    const names: string[] = PERMISSION_GROUPS.flatMap((group) => group.names);
-    expect(names.length).toBe(Object.keys(PERMISSIONS).length);
-    expect(new Set(names)).toEqual(new Set(Object.keys(PERMISSIONS)));
-  });
-
-  test("labels are the spec's bit names in words", () => {
-    expect(permissionLabel("SEND_MESSAGES")).toBe("Send Messages");
-    expect(permissionLabel("VIEW_CHANNEL")).toBe(PERMISSION_LABELS.VIEW_CHANNEL);
-  });
-
-  test("withPermission sets and clears one bit", () => {
-    expect(withPermission(0, "SEND_MESSAGES", true)).toBe(4096);
-    expect(withPermission(4096 | 2048, "SEND_MESSAGES", false)).toBe(2048);
-    expect(withPermission(2048, "SEND_MESSAGES", false)).toBe(2048);
-    expect(withPermission(2048, "VIEW_CHANNEL", true)).toBe(2048);
-  });
 });

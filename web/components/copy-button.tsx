@@ -1,22 +1,31 @@
 /**
- * A button that copies `text` to the clipboard and says so in a status next to it (its own name
- * stays the same, so it can be pressed again). When the browser refuses, it says how to copy by hand.
+ * A button that copies `text` to the clipboard: it reads "Copied" for two seconds and a status
+ * says so to screen readers, while its accessible name (`name`, or the label) stays the same, so
+ * it can be pressed again. When the browser refuses, the text is shown selected in a field of its
+ * own, "Copy this by hand". Disabled while there is nothing to copy yet.
  */
 import { useEffect, useState } from "preact/hooks";
 
-export function CopyButton({ text, label = "Copy", class: className = "primary" }: { text: string | null; label?: string; class?: string }) {
+export function CopyButton({ text, label = "Copy", name, class: className = "primary" }: {
+  text: string | null;
+  label?: string;
+  /** The button's accessible name when the label alone would be ambiguous ("Copy link of invite abc"). */
+  name?: string;
+  class?: string;
+}) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   useEffect(() => setState("idle"), [text]);
   useEffect(() => {
     if (state !== "copied") return;
-    const timer = setTimeout(() => setState("idle"), 4000);
+    const timer = setTimeout(() => setState("idle"), 2000);
     return () => clearTimeout(timer);
   }, [state]);
   return (
-    <>
+    <span class="copy-button">
       <button
         type="button"
         class={className}
+        aria-label={name ?? label}
         disabled={!text}
         onClick={async () => {
           try {
@@ -27,11 +36,14 @@ export function CopyButton({ text, label = "Copy", class: className = "primary" 
           }
         }}
       >
-        {label}
+        {state === "copied" ? "Copied" : label}
       </button>
-      <span class={state === "failed" ? "error small copy-status" : "muted small copy-status"} role="status">
-        {state === "copied" ? "Copied" : state === "failed" ? "Copying is not allowed here: select the text and copy it." : ""}
+      <span class="sr-only" role="status">
+        {state === "copied" ? "Copied to the clipboard" : ""}
       </span>
-    </>
+      {state === "failed" && text && (
+        <input class="copy-fallback" readOnly aria-label="Copy this by hand" value={text} ref={(el) => el?.select()} onFocus={(e) => e.currentTarget.select()} />
+      )}
+    </span>
   );
 }

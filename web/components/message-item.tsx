@@ -178,7 +178,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
         />
       )}
       {confirmDelete && (
-        <ConfirmDialog title="Delete message" confirm="Delete" onConfirm={() => void act(() => api.remove(place.place, message.id))} onClose={() => setConfirmDelete(false)}>
+        <ConfirmDialog title="Delete message" confirm="Delete" onConfirm={() => api.remove(place.place, message.id)} onClose={() => setConfirmDelete(false)}>
           <p>Delete this message{own ? "" : ` by ${message.username}`}? This cannot be undone.</p>
           <blockquote class="quote">{message.content || (message.attachments[0]?.original_name ?? "(no text)")}</blockquote>
         </ConfirmDialog>

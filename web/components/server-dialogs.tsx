@@ -4,6 +4,7 @@ import { errorMessage } from "../api/client.ts";
 import { inviteCodeFrom } from "../lib/format.ts";
 import type { Server } from "../api/types.ts";
 import { api, store } from "../state/app-state.ts";
+import { CopyButton } from "./copy-button.tsx";
 import { Dialog } from "./dialog.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
 
@@ -101,7 +102,6 @@ export function JoinServerDialog({ onClose }: { onClose: () => void }) {
 export function InviteDialog({ serverId, serverName, onClose }: { serverId: string; serverName: string; onClose: () => void }) {
   const [link, setLink] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
   useEffect(() => {
     api.createInvite(serverId).then(
       (invite) => setLink(`${location.origin}/invite/${invite.code}`),
@@ -114,21 +114,7 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
       <ErrorAlert message={error} />
       <div class="copy-row">
         <input readOnly aria-label="Invite link" value={link ?? "Creating an invite…"} onFocus={(e) => e.currentTarget.select()} />
-        <button
-          type="button"
-          class="primary"
-          disabled={!link}
-          onClick={async () => {
-            try {
-              await navigator.clipboard.writeText(link!);
-              setCopied(true);
-            } catch {
-              setError("Copying is not allowed here: select the link and copy it.");
-            }
-          }}
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
+        <CopyButton text={link} />
       </div>
       <form method="dialog" class="actions">
         <button type="submit" class="secondary">

@@ -227,6 +227,7 @@ function AuthorizeForm({ card, initialBits }: { card: BotInviteCard; initialBits
       </div>
       <ErrorAlert message={serversError} />
       <PermissionCheckboxes
+        bitfield
         legend="Permissions"
         value={bits}
         onChange={setBits}

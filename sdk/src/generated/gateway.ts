@@ -101,6 +101,10 @@ export interface ServerEvents {
     roleId: string;
     reset: true;
   };
+  /** Sent to a socket that connected with `auth.resume: true`, on every connect: `resumed: true` after the events it missed; `resumed: false` after a reconnect means reload over REST (docs/gateway.md "Resume"). */
+  "session:ready": {
+    resumed: boolean;
+  };
   /** Sent to the user's own `user:<id>`, `server:<id>` of each of their servers, and their accepted friends' `user:<id>`. */
   "user:status": {
     userId: string;
@@ -343,6 +347,7 @@ export const SERVER_EVENTS = {
   "channel:deleted": { rooms: ["server"] },
   "channel:permissions-updated": { rooms: ["server"] },
   "category:permissions-updated": { rooms: ["server"] },
+  "session:ready": { rooms: ["socket"] },
   "user:status": { rooms: ["user","server"] },
   "typing:start": { rooms: ["channel"] },
   "typing:stop": { rooms: ["channel"] },

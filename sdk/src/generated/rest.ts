@@ -3163,6 +3163,38 @@ export interface Operations {
     };
     response: Response;
   };
+  /** Get health The process is alive: answers at once, checks nothing else. `GET /healthz` */
+  getHealth: {
+    method: "GET";
+    path: "/healthz";
+    args: {};
+    response: {
+      status: "ok";
+    };
+  };
+  /** Get readiness Whether this node should get traffic: the database (and Redis, in cluster mode) answered, and the node is not draining. 503 names what is not ready. `GET /readyz` */
+  getReadiness: {
+    method: "GET";
+    path: "/readyz";
+    args: {};
+    response: {
+      status: "ready";
+      checks: {
+        [key: string]: "ok";
+      };
+    };
+  };
+  /** Get metrics The node's figures in the Prometheus text format. Served to loopback callers (without a forwarding header); others need METRICS_TOKEN: 401 without it when it is set, 403 when it is not set. `GET /metrics` */
+  getMetrics: {
+    method: "GET";
+    path: "/metrics";
+    args: {
+      headers?: {
+        Authorization?: string;
+      };
+    };
+    response: Response;
+  };
 }
 
 /** The same operations at run time: method, path template, body encoding, answer kind, token kind. */
@@ -3420,4 +3452,7 @@ export const OPERATIONS = {
   updateAiKey: { method: "PATCH", path: "/api/v1/admin/ai/keys/{id}", body: "json", answer: "json", security: "adminToken" },
   getAiFile: { method: "GET", path: "/uploads/ai/{userId}/{name}", body: null, answer: "raw", security: "token" },
   getUpload: { method: "GET", path: "/uploads/{kind}/{name}", body: null, answer: "raw", security: null },
+  getHealth: { method: "GET", path: "/healthz", body: null, answer: "json", security: null },
+  getReadiness: { method: "GET", path: "/readyz", body: null, answer: "json", security: null },
+  getMetrics: { method: "GET", path: "/metrics", body: null, answer: "raw", security: null },
 } as const satisfies Record<keyof Operations, { method: string; path: string; body: "json" | "multipart" | null; answer: "json" | "empty" | "raw"; security: string | null }>;

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { sameSecret } from "../shared/same-secret.ts";
 import type { Store } from "../../store/store.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { WebhookRow } from "../../store/webhooks-repo.ts";
@@ -59,9 +59,6 @@ export function toWebhook(row: WebhookRow): Webhook {
 
 const newToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(TOKEN_BYTES))).toString("base64url");
 
-/** Equal-length digests, so the comparison takes the same time whatever the guess. */
-const sameToken = (a: string, b: string) =>
-  timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
 
 /**
  * Channel webhooks (SPEC.md "Channel webhooks"). Managing them needs a user token and
@@ -120,7 +117,7 @@ export class Webhooks {
   async authenticate(webhookId: string, token: string): Promise<WebhookRow> {
     const row = isUuid(webhookId) ? await this.store.webhooks.find(webhookId.toLowerCase()) : null;
     // Compare even without a row, so a missing id and a wrong token take the same time.
-    const matches = sameToken(row?.token ?? "", token);
+    const matches = sameSecret(row?.token ?? "", token);
     if (!row || !matches) throw unauthorized(INVALID_WEBHOOK);
     return row;
   }

@@ -108,6 +108,12 @@ export const SERVER_EVENTS = {
     audience: "`server:<id>`, except members who cannot see the channel",
   },
   "category:permissions-updated": { payload: permissionsUpdate("categoryId"), rooms: ["server"], audience: "`server:<id>`" },
+  "session:ready": {
+    payload: v.object({ resumed: v.boolean() }),
+    rooms: ["socket"],
+    audience:
+      "a socket that connected with `auth.resume: true`, on every connect: `resumed: true` after the events it missed; `resumed: false` after a reconnect means reload over REST (docs/gateway.md \"Resume\")",
+  },
   "user:status": {
     payload: v.object({ userId: id, status: Presence, customStatus: v.optional(v.nullable(v.string())) }),
     rooms: ["user", "server"],

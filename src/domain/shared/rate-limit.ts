@@ -6,7 +6,7 @@ export interface RateDecision {
 
 /**
  * Fixed-window counters keyed by a string (a client address, an account, a webhook).
- * Memory is bounded: past `maxKeys` expired windows are swept, then the oldest dropped.
+ * Memory is bounded: past `maxKeys` expired windows are swept, then the oldest tenth dropped.
  */
 export class RateLimiter {
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
@@ -77,11 +77,21 @@ export class RateLimiter {
     return window;
   }
 
+  /**
+   * Every window lasts `windowMs` from its creation and a renewed key is inserted again, so the
+   * Map's insertion order is also the order of `resetAt`: expired windows are at the front. The
+   * sweep stops at the first live one, and when it frees nothing a tenth of the oldest go at
+   * once, so a flood of new keys costs O(1) per hit on average, never a scan per hit.
+   */
   private evict(now: number) {
-    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
-    // Still full: drop the oldest windows (Map keeps insertion order).
+    for (const [key, window] of this.windows) {
+      if (window.resetAt > now) break;
+      this.windows.delete(key);
+    }
+    if (this.windows.size < this.maxKeys) return;
+    const keep = this.maxKeys - Math.max(1, Math.floor(this.maxKeys / 10));
     for (const key of this.windows.keys()) {
-      if (this.windows.size < this.maxKeys) break;
+      if (this.windows.size <= keep) break;
       this.windows.delete(key);
     }
   }

@@ -179,6 +179,15 @@ export class PostgresDatabase implements Database {
     return this.writer;
   }
 
+  /**
+   * The pool's configured size (`max` in the URL, Bun's default 10), not counting the writer's
+   * reserved connection. Bun's client exposes no live counts (busy, idle, waiting): operators
+   * read those from pg_stat_activity (docs/operations.md, "Metrics").
+   */
+  get poolMax(): number {
+    return this.sql.options.max ?? 10;
+  }
+
   async tables(): Promise<string[]> {
     const rows = (await this.sql.unsafe(
       "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename",

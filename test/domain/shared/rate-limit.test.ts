@@ -52,8 +52,26 @@ describe("RateLimiter", () => {
     const limiter = new RateLimiter(1, 60_000, 1000, time.now);
     for (let i = 0; i < 50_000; i++) limiter.hit(`key-${i}`);
     expect(limiter.size).toBeLessThanOrEqual(1000);
+    expect(limiter.size).toBeGreaterThanOrEqual(900);
     // The newest keys are still limited.
     expect(limiter.hit("key-49999").allowed).toBe(false);
+  });
+
+  test("a full table drops its oldest tenth at once, so a flood of new keys does not scan it per hit", () => {
+    const time = clock();
+    const limiter = new RateLimiter(1, 60_000, 1000, time.now);
+    for (let i = 0; i < 1000; i++) limiter.hit(`key-${i}`);
+    expect(limiter.size).toBe(1000);
+    limiter.hit("one-more");
+    expect(limiter.size).toBe(901);
+    // The oldest went, the newest stay limited.
+    expect(limiter.check("key-0").allowed).toBe(true);
+    expect(limiter.check("key-99").allowed).toBe(true);
+    expect(limiter.check("key-100").allowed).toBe(false);
+    expect(limiter.check("one-more").allowed).toBe(false);
+    // The next 99 new keys fit without another eviction.
+    for (let i = 0; i < 99; i++) limiter.hit(`next-${i}`);
+    expect(limiter.size).toBe(1000);
   });
 
   test("expired windows are swept before anything live is dropped", () => {

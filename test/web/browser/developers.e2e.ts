@@ -72,11 +72,14 @@ test("from the app to the portal: create an application by keyboard, see and cop
   const confirm = page.getByRole("dialog", { name: "Reset bot token" });
   await confirm.getByRole("button", { name: "Cancel" }).click();
   expect(await field.inputValue()).toBe(first);
+  await eventually(async () => expect(await isFocused(token.getByRole("button", { name: "Reset token", exact: true }))).toBe(true));
   expect((await api("GET", "/users/me/info", first)).status).toBe(200);
   await token.getByRole("button", { name: "Reset token", exact: true }).click();
+  await eventually(async () => expect(await isFocused(confirm.getByRole("button", { name: "Cancel" }))).toBe(true));
   await suite.shot(page, "developers-4-reset-confirm");
   await confirm.getByRole("button", { name: "Reset token", exact: true }).click();
   await eventually(async () => expect(await field.inputValue()).not.toBe(first));
+  await eventually(async () => expect(await isFocused(field)).toBe(true));
   const second = await field.inputValue();
   expect((await api("GET", "/users/me/info", first)).status).toBe(401);
   expect((await api("GET", "/users/me/info", second)).status).toBe(200);

@@ -4,31 +4,30 @@ import { useLocation } from "preact-iso/router";
 import type { Application } from "../../api/application-types.ts";
 import { applications } from "../../state/applications.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
-import { ErrorAlert } from "../../components/error-alert.tsx";
-import { useAction } from "../../components/use-async.ts";
 import { Section } from "./portal-layout.tsx";
 
 export function DeleteSection({ app }: { app: Application }) {
   const { route } = useLocation();
   const [confirming, setConfirming] = useState(false);
-  const deleting = useAction();
-  const remove = () =>
-    deleting.run(async () => {
-      await applications.remove(app.id);
-      route("/developers");
-    });
 
   return (
     <Section id="delete-heading" title="Delete application" tone="danger">
       <p class="muted">The bot leaves every server, its messages and commands are deleted, and its token stops working. This cannot be undone.</p>
-      <ErrorAlert message={deleting.error} />
       <div class="actions start">
-        <button type="button" class="danger" disabled={deleting.busy} onClick={() => setConfirming(true)}>
-          {deleting.busy ? "Deleting…" : "Delete application"}
+        <button type="button" class="danger" onClick={() => setConfirming(true)}>
+          Delete application
         </button>
       </div>
       {confirming && (
-        <ConfirmDialog title={`Delete ${app.name}`} confirm="Delete" onConfirm={remove} onClose={() => setConfirming(false)}>
+        <ConfirmDialog
+          title={`Delete ${app.name}`}
+          confirm="Delete"
+          onConfirm={async () => {
+            await applications.remove(app.id);
+            route("/developers");
+          }}
+          onClose={() => setConfirming(false)}
+        >
           <p>
             Delete <strong>{app.name}</strong> and its bot? The bot leaves every server it is in, and its messages and commands are deleted. This cannot be undone.
           </p>

@@ -2,40 +2,33 @@
  * An application's avatar or banner: the picture as it is (or the file being sent, shown at
  * once), a button to choose a new one, which is uploaded right away, and the server's refusal.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { Application } from "../../api/application-types.ts";
-import { errorMessage } from "../../api/client.ts";
 import { applications } from "../../state/applications.ts";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
+import { useAction } from "../../components/use-async.ts";
+import { useObjectUrl } from "../../components/use-chosen-file.ts";
 import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 
 const TYPES = "image/png,image/jpeg,image/gif,image/webp";
 
 export function ImagePicker({ app, kind, onChange }: { app: Application; kind: "avatar" | "banner"; onChange: (app: Application) => void }) {
-  const [preview, setPreview] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  useEffect(() => () => void (preview && URL.revokeObjectURL(preview)), [preview]);
-  const current = preview ?? app[kind];
+  const [sending, setSending] = useState<File | null>(null);
+  const preview = useObjectUrl(sending);
+  const upload = useAction();
+  const busy = upload.busy;
+  const current = (sending ? preview : null) ?? app[kind];
   const label = kind === "avatar" ? "Avatar" : "Banner";
 
   async function choose(input: HTMLInputElement) {
     const file = input.files?.[0];
     input.value = "";
     if (!file) return;
-    setError(null);
-    setBusy(true);
-    setPreview(URL.createObjectURL(file));
-    try {
-      onChange(await applications.uploadImage(app.id, kind, file));
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setPreview(null);
-      setBusy(false);
-    }
+    setSending(file);
+    await upload.run(async () => onChange(await applications.uploadImage(app.id, kind, file)));
+    setSending(null);
   }
 
   return (
@@ -55,7 +48,7 @@ export function ImagePicker({ app, kind, onChange }: { app: Application; kind: "
       <small id={`${kind}-hint`} class="muted">
         PNG, JPEG, GIF or WEBP, at most {formatFileSize(kind === "avatar" ? LIMITS.userAvatarBytes : LIMITS.userBannerBytes)}.{kind === "avatar" ? " Also the bot's avatar." : ""}
       </small>
-      <ErrorAlert message={error} />
+      <ErrorAlert message={upload.error} />
     </div>
   );
 }

@@ -68,6 +68,7 @@ export function InstallSection({ app, onChange }: { app: Application; onChange: 
         }}
       >
         <PermissionCheckboxes
+          bitfield
           legend="Default permissions"
           value={bits}
           onChange={setBits}

@@ -8,26 +8,25 @@ import type { Application } from "../../api/application-types.ts";
 import { applications } from "../../state/applications.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { CopyButton } from "../../components/copy-button.tsx";
-import { ErrorAlert } from "../../components/error-alert.tsx";
-import { useAction } from "../../components/use-async.ts";
 import { freshToken } from "./fresh-token.ts";
 import { Section } from "./portal-layout.tsx";
 
 export function TokenSection({ app }: { app: Application }) {
   const [confirming, setConfirming] = useState(false);
-  const resetting = useAction();
   const token = freshToken.value?.appId === app.id ? freshToken.value.token : null;
   const field = useRef<HTMLInputElement>(null);
-  // A new token takes the focus, so a keyboard or screen-reader user lands on it.
+  // A new token takes the focus (once the reset's dialog has closed), so a keyboard or screen-reader user lands on it.
+  const focused = useRef<string | null>(null);
   useEffect(() => {
-    if (token) field.current?.focus();
-  }, [token]);
+    if (!token || confirming || focused.current === token) return;
+    focused.current = token;
+    field.current?.focus();
+  }, [token, confirming]);
 
-  const reset = () =>
-    resetting.run(async () => {
-      const { bot_token } = await applications.resetToken(app.id);
-      freshToken.value = { appId: app.id, token: bot_token };
-    });
+  const reset = async () => {
+    const { bot_token } = await applications.resetToken(app.id);
+    freshToken.value = { appId: app.id, token: bot_token };
+  };
 
   return (
     <Section id="bot-token-heading" title="Bot token" intro="Your program logs in as the bot with this token (Authorization: Bearer <token>). Keep it secret: anyone with it can act as your bot.">
@@ -44,10 +43,9 @@ export function TokenSection({ app }: { app: Application }) {
       ) : (
         <p class="muted">The token was shown when it was created. Reset it to get a new one.</p>
       )}
-      <ErrorAlert message={resetting.error} />
       <div class="actions start">
-        <button type="button" class="secondary" disabled={resetting.busy} onClick={() => setConfirming(true)}>
-          {resetting.busy ? "Resetting…" : "Reset token"}
+        <button type="button" class="secondary" onClick={() => setConfirming(true)}>
+          Reset token
         </button>
       </div>
       {confirming && (

@@ -56,6 +56,8 @@ export interface SettingsAccess {
   has(bit: keyof typeof PERMISSIONS): boolean;
   /** Whether the reader holds every bit of `bits` (the grant rule). */
   holds(bits: number): boolean;
+  /** Why the reader cannot grant or deny `bit` (they do not hold it), or null when they can. */
+  notHeld(bit: number): string | null;
   /** Edit or delete a role (and move it). */
   canEditRole(role: Role): boolean;
   /** Give `role` to `target` or take it away. */
@@ -88,6 +90,7 @@ export function settingsAccess(members: Member[], roles: Role[], ownerId: string
   const highest = myRank?.highestRolePosition ?? 0;
   const above = (target: Member) => Boolean(myRank && target.user_id !== meId && outranks(myRank, rankOf(target, roles, ownerId)));
   const belowMe = (role: Role) => isAdmin || role.position < highest;
+  const holds = (wanted: number) => isAdmin || (wanted & ~bits) === 0;
 
   const sections = new Set<SectionId>();
   if (me) {
@@ -108,7 +111,8 @@ export function settingsAccess(members: Member[], roles: Role[], ownerId: string
     highest,
     sections: SECTIONS.map((s) => s.id).filter((id) => sections.has(id)),
     has,
-    holds: (wanted) => isAdmin || (wanted & ~bits) === 0,
+    holds,
+    notHeld: (bit) => (holds(bit) ? null : "You do not hold it, so you cannot change it."),
     canEditRole: (role) => has("MANAGE_ROLES") && belowMe(role) && (role.managed_bot_id === null || isAdmin),
     canAssignRole: (role, target) => {
       if (!has("MANAGE_ROLES") || role.is_default === 1 || !belowMe(role)) return false;

@@ -5,10 +5,10 @@ import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime } from "../../lib/format.ts";
 import { gateway } from "../../state/app-state.ts";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useLoaded } from "./hooks.ts";
+import { useAction, useLoad } from "../../components/use-async.ts";
 
 export function BansSection({ server, state }: SectionProps) {
-  const bans = useLoaded(() => settingsApi.bans(server.id), [server.id]);
+  const bans = useLoad(() => settingsApi.bans(server.id), [server.id]);
   const action = useAction();
   useEffect(
     () =>

@@ -6,9 +6,9 @@
  */
 import { useState } from "preact/hooks";
 import type { Member } from "../../api/types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
 import { permissionNames, PERMISSION_LABELS } from "../../lib/shared-rules.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
 
 export function BotsSection({ server, state, access }: SectionProps) {

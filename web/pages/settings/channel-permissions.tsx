@@ -8,15 +8,15 @@ import { useEffect, useState } from "preact/hooks";
 import type { OverrideTarget } from "../../api/settings-api.ts";
 import type { PermissionOverride } from "../../api/settings-types.ts";
 import type { Role } from "../../api/types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { Icon } from "../../components/icons.tsx";
+import { OverrideGrid } from "../../components/permission-checkboxes.tsx";
 import { channelTree } from "../../lib/channel-tree.ts";
 import { permissionNames, PERMISSION_LABELS } from "../../lib/shared-rules.ts";
 import { gateway } from "../../state/app-state.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useLoaded } from "./hooks.ts";
-import { OverrideGrid } from "./permission-checkboxes.tsx";
+import { useAction, useLoad } from "../../components/use-async.ts";
 
 type Target = OverrideTarget & { name: string };
 
@@ -76,7 +76,7 @@ export function ChannelPermissionsSection(props: SectionProps) {
 
 function OverridesEditor({ target, server, state, access }: SectionProps & { target: Target }) {
   const roles = state.roles.value;
-  const overrides = useLoaded(() => settingsApi.overrides(target), [target.kind, target.id]);
+  const overrides = useLoad(() => settingsApi.overrides(target), [target.kind, target.id]);
   const [roleId, setRoleId] = useState<string | null>(null);
   const [adding, setAdding] = useState("");
 
@@ -185,7 +185,6 @@ function OverrideForm({ target, role, override, access, onSaved, onRemoved }: {
   const foreign = access.isAdmin ? 0 : (override.allow | override.deny) & ~access.bits;
   const editable = canManage && foreign === 0;
   const dirty = draft.allow !== override.allow || draft.deny !== override.deny;
-  const prefix = `override-${role.id}`;
   return (
     <form
       class="form"
@@ -205,10 +204,10 @@ function OverrideForm({ target, role, override, access, onSaved, onRemoved }: {
         </p>
       )}
       <OverrideGrid
-        idPrefix={prefix}
         allow={draft.allow}
         deny={draft.deny}
-        canChange={(bit) => editable && access.holds(bit)}
+        disabled={!editable}
+        lockedReason={access.notHeld}
         onChange={(next) => {
           setDraft(next);
           setTouched(true);

@@ -5,18 +5,18 @@
  */
 import { useState } from "preact/hooks";
 import type { ServerEmoji } from "../../api/settings-types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useLoaded } from "./hooks.ts";
+import { useAction, useLoad } from "../../components/use-async.ts";
 import { UploadForm } from "./upload-form.tsx";
 
 const NAME_PATTERN = "[A-Za-z0-9_\\-]{1,32}";
 
 export function EmojisSection({ server, state }: SectionProps) {
-  const emojis = useLoaded(async () => (await settingsApi.emojis(server.id)).emojis, [server.id]);
+  const emojis = useLoad(async () => (await settingsApi.emojis(server.id)).emojis, [server.id]);
   const [deleting, setDeleting] = useState<ServerEmoji | null>(null);
   const list = emojis.data ?? [];
   const full = list.length >= LIMITS.emojisPerServer;
@@ -129,7 +129,7 @@ function EmojiRow({ emoji, serverId, onRenamed, onDelete }: { emoji: ServerEmoji
               onClick={() => {
                 setEditing(false);
                 setName(emoji.name);
-                action.clear();
+                action.reset();
               }}
             >
               Cancel

@@ -5,12 +5,12 @@
  */
 import { useState } from "preact/hooks";
 import type { ServerInvite } from "../../api/settings-types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
+import { CopyButton } from "../../components/copy-button.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime } from "../../lib/format.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useLoaded } from "./hooks.ts";
-import { CopyButton } from "./copy-button.tsx";
+import { useAction, useLoad } from "../../components/use-async.ts";
 
 const MAX_USES = [0, 1, 5, 10, 25, 50, 100];
 const EXPIRY: { seconds: number; label: string }[] = [
@@ -27,7 +27,7 @@ const EXPIRY: { seconds: number; label: string }[] = [
 export const inviteLink = (code: string) => `${location.origin}/invite/${code}`;
 
 export function InvitesSection({ server, state }: SectionProps) {
-  const invites = useLoaded(() => settingsApi.invites(server.id), [server.id]);
+  const invites = useLoad(() => settingsApi.invites(server.id), [server.id]);
   const [maxUses, setMaxUses] = useState(0);
   const [expiresIn, setExpiresIn] = useState(7 * 86400);
   const [created, setCreated] = useState<ServerInvite | null>(null);
@@ -73,7 +73,7 @@ export function InvitesSection({ server, state }: SectionProps) {
         {created && (
           <div class="copy-row" role="status">
             <input readOnly aria-label="New invite link" value={inviteLink(created.code)} onFocus={(e) => e.currentTarget.select()} />
-            <CopyButton text={inviteLink(created.code)} label="Copy link" />
+            <CopyButton class="secondary small" text={inviteLink(created.code)} label="Copy link" />
           </div>
         )}
         <div class="actions">
@@ -117,7 +117,7 @@ export function InvitesSection({ server, state }: SectionProps) {
                   <td data-label="Created by">{nameOf(invite.created_by)}</td>
                   <td>
                     <div class="row-actions">
-                      <CopyButton text={inviteLink(invite.code)} label="Copy link" name={`Copy link of invite ${invite.code}`} />
+                      <CopyButton class="secondary small" text={inviteLink(invite.code)} label="Copy link" name={`Copy link of invite ${invite.code}`} />
                       {!invite.is_primary && (
                         <button type="button" class="danger small" aria-label={`Delete invite ${invite.code}`} onClick={() => setConfirm({ kind: "delete", invite })}>
                           Delete

@@ -7,14 +7,14 @@
  */
 import { useState } from "preact/hooks";
 import type { Member } from "../../api/types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { isTimedOut } from "./access.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction } from "./hooks.ts";
+import { useAction } from "../../components/use-async.ts";
 
 export const BUILTIN_LABELS: Record<string, string> = { owner: "Owner", admin: "Admin", moderator: "Moderator", member: "Member" };
 

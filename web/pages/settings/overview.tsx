@@ -5,7 +5,8 @@ import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { replaceServer, settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useChosenFile } from "./hooks.ts";
+import { useAction } from "../../components/use-async.ts";
+import { useChosenFile } from "../../components/use-chosen-file.ts";
 
 const IMAGE_TYPES = "image/png,image/jpeg,image/webp,image/gif";
 
@@ -93,7 +94,7 @@ function ImageForm({ server, kind }: { server: SectionProps["server"]; kind: "ic
           accept={IMAGE_TYPES}
           onChange={(e) => {
             chosen.choose(e.currentTarget.files?.[0] ?? null);
-            upload.clear();
+            upload.reset();
           }}
         />
       </label>

@@ -5,13 +5,13 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import type { Member, Role } from "../../api/types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
+import { PermissionCheckboxes } from "../../components/permission-checkboxes.tsx";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction } from "./hooks.ts";
-import { PermissionCheckboxes } from "./permission-checkboxes.tsx";
+import { useAction } from "../../components/use-async.ts";
 
 interface Fields {
   name: string;
@@ -96,9 +96,14 @@ export function RoleEditor({ role, server, state, access, onDeleted }: SectionPr
             <input id={`${prefix}-hoist`} type="checkbox" checked={draft.hoist} onChange={(e) => edit({ hoist: e.currentTarget.checked })} />
             <label for={`${prefix}-hoist`}>Show members with this role separately in the member list</label>
           </div>
-          <h3 class="subhead">Permissions</h3>
-          {!access.isAdmin && <p class="hint">You can turn on or off only the permissions you hold yourself.</p>}
-          <PermissionCheckboxes idPrefix={prefix} value={draft.permissions} canChange={(bit) => access.holds(bit)} onChange={(permissions) => edit({ permissions })} />
+          <PermissionCheckboxes
+            legend="Permissions"
+            note={access.isAdmin ? undefined : "You can turn on or off only the permissions you hold yourself."}
+            value={draft.permissions}
+            hints
+            lockedReason={access.notHeld}
+            onChange={(permissions) => edit({ permissions })}
+          />
         </fieldset>
         {canEdit && (
           <div class="actions sticky-actions">
@@ -118,7 +123,7 @@ export function RoleEditor({ role, server, state, access, onDeleted }: SectionPr
               onClick={() => {
                 setDraft(fieldsOf(role));
                 setTouched(false);
-                save.clear();
+                save.reset();
               }}
             >
               Reset

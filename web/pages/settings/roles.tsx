@@ -8,7 +8,7 @@ import { useLocation } from "preact-iso/router";
 import type { Role } from "../../api/types.ts";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction } from "./hooks.ts";
+import { useAction } from "../../components/use-async.ts";
 import { RoleEditor } from "./role-editor.tsx";
 import { allowedIndexes, customRolesHighestFirst, moveTo, positionAt } from "./role-order.ts";
 
@@ -68,7 +68,7 @@ export function RolesSection(props: SectionProps) {
         setGrabbed(null);
         void commit(role.id, ids);
       } else {
-        move.clear();
+        move.reset();
         setGrabbed(role.id);
         setDraftOrder(ids);
         setAnnouncement(
@@ -127,7 +127,7 @@ export function RolesSection(props: SectionProps) {
                 onDragStart={(e) => {
                   dragging.current = id;
                   setDraftOrder(ids);
-                  move.clear();
+                  move.reset();
                   e.dataTransfer?.setData("text/plain", role.name);
                   if (e.dataTransfer) e.dataTransfer.effectAllowed = "move";
                 }}

@@ -5,19 +5,19 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Sound } from "../../api/settings-types.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { useAction, useLoaded } from "./hooks.ts";
+import { useAction, useLoad } from "../../components/use-async.ts";
 import { UploadForm } from "./upload-form.tsx";
 
 const AUDIO_TYPES = "audio/mpeg,audio/ogg,audio/wav,audio/x-wav,audio/webm,audio/flac,audio/mp4,audio/x-m4a,.mp3,.ogg,.wav,.webm,.flac,.m4a";
 const SOUNDS_PER_SERVER = LIMITS.soundboard.soundsPerServer;
 
 export function SoundboardSection({ server }: SectionProps) {
-  const sounds = useLoaded(() => settingsApi.sounds(server.id), [server.id]);
+  const sounds = useLoad(() => settingsApi.sounds(server.id), [server.id]);
   const [deleting, setDeleting] = useState<Sound | null>(null);
   const list = sounds.data ?? [];
   const full = list.length >= SOUNDS_PER_SERVER;
@@ -151,7 +151,7 @@ function SoundRow({ sound, serverId, onSaved, onDelete }: { sound: Sound; server
                 setEditing(false);
                 setName(sound.name);
                 setIcon(sound.icon);
-                action.clear();
+                action.reset();
               }}
             >
               Cancel

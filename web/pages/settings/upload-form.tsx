@@ -1,7 +1,8 @@
 import type { ComponentChildren } from "preact";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFileSize } from "../../lib/format.ts";
-import { useAction, useChosenFile } from "./hooks.ts";
+import { useAction } from "../../components/use-async.ts";
+import { useChosenFile } from "../../components/use-chosen-file.ts";
 
 /**
  * A card that uploads one file: the file input, a preview of the chosen file, the caller's own
@@ -49,7 +50,7 @@ export function UploadForm({ id, title, fileLabel, accept, limit, what, preview,
           required
           onChange={(e) => {
             chosen.choose(e.currentTarget.files?.[0] ?? null);
-            action.clear();
+            action.reset();
           }}
         />
       </label>

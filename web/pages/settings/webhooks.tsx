@@ -7,15 +7,15 @@ import { useState } from "preact/hooks";
 import type { Webhook } from "../../api/settings-types.ts";
 import type { Channel } from "../../api/types.ts";
 import { errorMessage } from "../../api/client.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
+import { CopyButton } from "../../components/copy-button.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { channelTree } from "../../lib/channel-tree.ts";
 import { formatFullTime } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { settingsApi, type SectionProps } from "./context.ts";
-import { CopyButton } from "./copy-button.tsx";
-import { useAction, useLoaded } from "./hooks.ts";
+import { useAction, useLoad } from "../../components/use-async.ts";
 
 type ChannelHooks = { channel: Channel; webhooks: Webhook[] | null; error: string | null };
 
@@ -24,7 +24,7 @@ export const webhookUrl = (webhook: Webhook) => `${location.origin}${webhook.url
 export function WebhooksSection({ state }: SectionProps) {
   const channels = channelTree(state.channels.value ?? [], state.categories.value).flatMap((g) => g.channels);
   const key = channels.map((c) => c.id).join(",");
-  const all = useLoaded<ChannelHooks[]>(
+  const all = useLoad<ChannelHooks[]>(
     () =>
       Promise.all(
         channels.map(async (channel) => {
@@ -78,7 +78,7 @@ export function WebhooksSection({ state }: SectionProps) {
                       <div class="row-detail muted small">Created {formatFullTime(webhook.created_at)}</div>
                     </div>
                     <div class="row-actions">
-                      <CopyButton text={webhookUrl(webhook)} label="Copy URL" name={`Copy URL of ${webhook.name}`} />
+                      <CopyButton class="secondary small" text={webhookUrl(webhook)} label="Copy URL" name={`Copy URL of ${webhook.name}`} />
                       <button type="button" class="secondary small" aria-label={`Regenerate URL of ${webhook.name}`} onClick={() => setConfirm({ kind: "regenerate", webhook })}>
                         Regenerate URL
                       </button>

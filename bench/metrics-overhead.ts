@@ -1,0 +1,113 @@
+/**
+ * What counting requests for /metrics costs on the REST read path: authenticated
+ * GET /api/v1/users/me/info against one Hearth, with the request metrics on and off in turn
+ * (`app.metrics.httpEnabled`), alternating rounds so drift on a shared machine falls on both;
+ * then the counting alone (`observeRequest` in a loop), which noise on the machine cannot hide.
+ *
+ * Load comes from a separate process (bench/load-client.ts). Prints a human summary on stderr
+ * and one JSON line on stdout.
+ *
+ *   bun bench/metrics-overhead.ts [--seconds 3] [--rounds 2] [--concurrency 32]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const seconds = arg("seconds", 3);
+const rounds = arg("rounds", 2);
+const concurrency = arg("concurrency", 32);
+
+interface LoadResult {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  /** Server CPU (this process: Hearth runs in it) during the load, in microseconds. */
+  cpu_us?: number;
+}
+
+async function load(url: string, token: string): Promise<LoadResult> {
+  const cpu = process.cpuUsage();
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "load-client.ts"), url, String(seconds), String(concurrency), token], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error("load client failed");
+  const used = process.cpuUsage(cpu);
+  return { ...(JSON.parse(out.trim().split("\n").at(-1)!) as LoadResult), cpu_us: used.user + used.system };
+}
+
+const sum = (results: LoadResult[]) => {
+  const requests = results.reduce((n, r) => n + r.requests, 0);
+  return {
+    requests,
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    rps: Math.round(requests / (seconds * results.length)),
+    p50_ms: Math.max(...results.map((r) => r.p50_ms)),
+    p99_ms: Math.max(...results.map((r) => r.p99_ms)),
+    cpu_us_per_request: Math.round((results.reduce((n, r) => n + (r.cpu_us ?? 0), 0) / requests) * 10) / 10,
+  };
+};
+
+const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-"));
+try {
+  const app = await createApp({ ...loadConfig({}), port: 0, host: "127.0.0.1", dataDir, databaseFile: join(dataDir, "hearth.db"), logLevel: "silent", authRateLimitPerMinute: 1_000_000 });
+  const reg = await fetch(`${app.url}/api/v1/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "bench", email: "bench@example.test", password: "bench-password" }),
+  });
+  const { token } = (await reg.json()) as { token: string };
+  const url = `${app.url}/api/v1/users/me/info`;
+  const on: LoadResult[] = [];
+  const off: LoadResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    // Alternate which goes first, so neither always gets the warmer process.
+    for (const enabled of round % 2 === 0 ? [true, false] : [false, true]) {
+      app.metrics.httpEnabled = enabled;
+      (enabled ? on : off).push(await load(url, token));
+    }
+  }
+  console.error("in-server observe µs:", ((globalThis as any).__obs * 1000) / (globalThis as any).__n, (globalThis as any).__n);
+  app.metrics.httpEnabled = true;
+  // The counting alone, without the load: what one answered request adds.
+  const calls = 200_000;
+  const observeStarted = performance.now();
+  for (let i = 0; i < calls; i++) app.metrics.observeRequest("GET", "/api/v1/users/me/info", 200, 0.001);
+  const observeUs = Math.round(((performance.now() - observeStarted) * 1000 * 1000) / calls) / 1000;
+  const scrapeStarted = performance.now();
+  const text = await (await fetch(`${app.url}/metrics`)).text();
+  const scrapeMs = Math.round((performance.now() - scrapeStarted) * 10) / 10;
+  await app.stop();
+
+  const metricsOn = sum(on);
+  const metricsOff = sum(off);
+  const result = {
+    bench: "metrics-overhead",
+    seconds,
+    rounds,
+    concurrency,
+    metrics_on: metricsOn,
+    metrics_off: metricsOff,
+    ratio_rps: Math.round((metricsOn.rps / metricsOff.rps) * 1000) / 1000,
+    ratio_cpu_per_request: Math.round((metricsOn.cpu_us_per_request / metricsOff.cpu_us_per_request) * 1000) / 1000,
+    observe_us: observeUs,
+    scrape_ms: scrapeMs,
+    scrape_bytes: text.length,
+  };
+  console.error(
+    `metrics-overhead: request metrics on ${metricsOn.rps} req/s (p99 ${metricsOn.p99_ms} ms, ${metricsOn.cpu_us_per_request} µs CPU/request), ` +
+      `off ${metricsOff.rps} req/s (p99 ${metricsOff.p99_ms} ms, ${metricsOff.cpu_us_per_request} µs): ratio ${result.ratio_rps}, CPU ${result.ratio_cpu_per_request}x; counting one request ${observeUs} µs; one scrape ${scrapeMs} ms, ${text.length} bytes`,
+  );
+  console.log(JSON.stringify(result));
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,116 @@
+import { Socket, type ServerOptions } from "socket.io";
+import type { Session } from "socket.io-adapter";
+import type { Domain } from "../domain/domain.ts";
+import type { Logger } from "../log.ts";
+import { ResumableAdapter } from "./resumable-adapter.ts";
+import { installSessionSnapshots } from "./session-snapshots.ts";
+import type { GatewayServer, SocketData } from "./socket-types.ts";
+
+/**
+ * Session resume (docs/gateway.md, "Resume"), on Socket.IO's connection state recovery: a
+ * socket that connected with `auth: {token, resume: true}` and drops can reconnect within
+ * `RESUME_WINDOW_MS` with the session id and the last offset its client saw (socket.io-client
+ * sends both by itself) and gets back its socket id, its rooms, its data and, in order, the
+ * events it missed; `socket.recovered` tells the client. The adapter keeps the sessions and
+ * the stored broadcasts (src/gateway/resumable-adapter.ts on one node, the Redis stream in
+ * cluster mode), so a client may resume on another node.
+ *
+ * A session is restored only if, at reconnect time:
+ *   - the token is still valid (a token revoked or an account disabled meanwhile does not
+ *     resume) and belongs to the session's user;
+ *   - the user may still be in every server and channel room of the session (a kick, a ban or
+ *     a lost VIEW_CHANNEL meanwhile: no resume, the client reloads).
+ * Voice rooms are not restored: a dropped socket left its voice channel (the disconnect
+ * handler), and the client joins again. These checks run before the socket is built, so a
+ * refused session never has a missed event written to it. In cluster mode sessions are also
+ * saved while connected (src/gateway/session-snapshots.ts), for nodes that die.
+ */
+
+/** How long a dropped session can be resumed. */
+export const RESUME_WINDOW_MS = 120_000;
+
+/** Socket.IO options: recovery on; no middleware skipped or run again (the checks are here). */
+export const recoveryOptions: Pick<ServerOptions, "connectionStateRecovery"> = {
+  connectionStateRecovery: { maxDisconnectionDuration: RESUME_WINDOW_MS, skipMiddlewares: true },
+};
+
+interface Namespace {
+  _createSocket(client: unknown, auth: Record<string, unknown>): Promise<Socket>;
+}
+interface SessionStore {
+  persistSession(session: Omit<Session, "missedPackets">): void;
+  restoreSession(pid: string, offset: string): Promise<Session>;
+}
+
+/** Installs the resume checks on `io`'s main namespace (attachGateway does). */
+export function installResume(io: GatewayServer, domain: Domain, log: Logger): void {
+  const nsp = io.of("/");
+  const adapter = nsp.adapter as unknown as SessionStore;
+  const persist = adapter.persistSession.bind(adapter);
+  // Only sockets that asked for it get offsets, so only theirs can resume.
+  adapter.persistSession = (session) => {
+    if ((session.data as Partial<SocketData> | undefined)?.resume === true) persist(session);
+  };
+  // A shared store (cluster mode) also gets each session while it is connected, so a node that dies still leaves them.
+  if (!(nsp.adapter instanceof ResumableAdapter)) installSessionSnapshots(io, persist);
+
+  async function restore(auth: Record<string, unknown>): Promise<Session | null> {
+    const { pid, offset, token } = auth;
+    if (typeof pid !== "string" || typeof offset !== "string" || typeof token !== "string") return null;
+    const user = await domain.accounts.userForToken(token);
+    if (!user) return null;
+    let session: Session | null = null;
+    try {
+      session = await adapter.restoreSession(pid, offset);
+    } catch {
+      // Both adapters reject an unknown or expired session, or an offset no longer stored.
+    }
+    if (!session) return null;
+    const data = session.data as Partial<SocketData> | undefined;
+    if (data?.userId !== user.id || data.resume !== true) return null;
+    const kept = await allowedRooms(domain, user.id, session.sid, session.rooms);
+    if (!kept) return null;
+    const fresh: SocketData = { userId: user.id, username: user.username, isBot: user.is_bot === 1, resume: true };
+    return { ...session, rooms: kept, data: fresh };
+  }
+
+  // Socket.IO's own `_createSocket` restores any session whose id and offset match; this one
+  // checks the token and the rooms first (the middleware is skipped for a restored socket).
+  (nsp as unknown as Namespace)._createSocket = async function (client, auth) {
+    let session: Session | null = null;
+    try {
+      session = await restore(auth);
+    } catch (error) {
+      log.error("gateway resume check failed", { error });
+    }
+    type Args = ConstructorParameters<typeof Socket>;
+    return session ? new Socket(nsp as Args[0], client as Args[1], auth, session) : new Socket(nsp as Args[0], client as Args[1], auth);
+  };
+}
+
+/**
+ * The session's rooms the user may still be in, voice rooms left out; null when one server or
+ * channel room is no longer allowed (or the room is of no known kind).
+ */
+async function allowedRooms(domain: Domain, userId: string, socketId: string, rooms: string[]): Promise<string[] | null> {
+  const kept: string[] = [];
+  for (const room of rooms) {
+    const colon = room.indexOf(":");
+    const kind = colon < 0 ? "" : room.slice(0, colon);
+    const id = room.slice(colon + 1);
+    if (room === socketId || room === `user:${userId}`) {
+      kept.push(room);
+      continue;
+    }
+    if (kind === "voice") continue;
+    if (kind !== "server" && kind !== "channel") return null;
+    try {
+      if (kind === "server") await domain.access.member(id, userId);
+      else await domain.access.requireChannel(id, userId);
+    } catch {
+      return null;
+    }
+    kept.push(room);
+  }
+  return kept;
+}

@@ -1,0 +1,200 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Server as IoServer } from "socket.io";
+import { listenStats } from "../audio/listen-relay.ts";
+import type { NativeAudioRelay } from "../audio/native-relay.ts";
+import type { NativeFanout } from "../gateway/native-fanout.ts";
+import type { Database } from "../store/database.ts";
+import { PostgresDatabase } from "../store/postgres/postgres-database.ts";
+import type { WriteBatch } from "../store/write-batch.ts";
+import { RequestFigures } from "./request-figures.ts";
+
+/**
+ * The node's figures in the Prometheus text format, through prom-client (docs/operations.md,
+ * "Metrics" lists every name). One registry per app (a test process runs several); the figures
+ * other modules already count (native fan-out, the audio relays) are read when scraped, in
+ * `collect()`, so the hot paths carry no extra work. Served by src/http/routes/ops.ts.
+ */
+
+/** The route label of a request no route matched: unknown paths share one label. */
+export const UNMATCHED_ROUTE = "(unmatched)";
+
+/** Redis and cluster adapter errors, process-wide (like the listen relay's counters). */
+const clusterErrors = { redis: 0, adapter: 0 };
+
+/**
+ * Counts one error of the Redis client ("redis": an `error` event, a failed command) or of the
+ * Socket.IO cluster adapter ("adapter"); shown as hearth_cluster_errors_total{source}. Without
+ * Redis nothing calls it and both stay 0.
+ */
+export function countClusterError(source: keyof typeof clusterErrors): void {
+  clusterErrors[source]++;
+}
+
+export interface MetricsSources {
+  io: IoServer;
+  fanout: NativeFanout;
+  audioRelay: NativeAudioRelay;
+  writes: Pick<WriteBatch, "pending" | "onCommit">;
+  db: Database;
+  /** Whether the node is draining (src/ops/readiness.ts). */
+  draining: () => boolean;
+}
+
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** A counter whose value is another module's running total, read at scrape time. */
+function mirroredCounter<L extends string>(registry: Registry, name: string, help: string, labelNames: L[], read: () => [Partial<Record<L, string>>, number][]) {
+  return new Counter({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [labels, value] of read()) this.inc(labels, value);
+    },
+  });
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  /** Off: requests are not observed (the bench compares both in one run). */
+  httpEnabled = true;
+  private readonly requests = new RequestFigures(SECONDS_BUCKETS);
+
+  constructor(sources: MetricsSources) {
+    const registry = this.registry;
+    collectDefaultMetrics({ register: registry });
+
+    this.requests.register(registry, { requests: "hearth_http_requests_total", duration: "hearth_http_request_duration_seconds" }, {
+      requests: "HTTP requests answered, by method, route pattern and status (the gateway's /socket.io/ excluded)",
+      duration: "Time from a request's arrival to its answer, by method and route pattern",
+    });
+
+    const { io, fanout, audioRelay, writes, db } = sources;
+    new Gauge({
+      name: "hearth_gateway_connections",
+      help: "Gateway sockets connected now, by transport (websocket, polling)",
+      labelNames: ["transport"],
+      registers: [registry],
+      collect() {
+        let websocket = 0;
+        let polling = 0;
+        for (const socket of io.of("/").sockets.values()) {
+          if ((socket.conn?.transport as { name?: string } | undefined)?.name === "websocket") websocket++;
+          else polling++;
+        }
+        this.set({ transport: "websocket" }, websocket);
+        this.set({ transport: "polling" }, polling);
+      },
+    });
+    const opened = new Counter({ name: "hearth_gateway_connections_opened_total", help: "Gateway sockets accepted since start", registers: [registry] });
+    io.on("connection", () => opened.inc());
+
+    mirroredCounter(
+      registry,
+      "hearth_gateway_broadcasts_total",
+      "Gateway event broadcasts, by delivery path: native_publish (one Bun publish to a room), native_per_receiver (encoded once, sent to each websocket receiver), socketio_polling (the Socket.IO emit to long-polling members)",
+      ["path"],
+      () => [
+        [{ path: "native_publish" }, fanout.stats.published],
+        [{ path: "native_per_receiver" }, fanout.stats.sentPerReceiver],
+        [{ path: "socketio_polling" }, fanout.stats.emittedToPolling],
+      ],
+    );
+    mirroredCounter(
+      registry,
+      "hearth_audio_frames_relayed_total",
+      "Audio frames relayed: relay=room counts frames published natively to a voice room (path=native) or emitted to its long-polling members (path=polling); relay=listen counts frames sent to each listening bot (process-wide)",
+      ["relay", "path"],
+      () => [
+        [{ relay: "room", path: "native" }, audioRelay.stats.published],
+        [{ relay: "room", path: "polling" }, audioRelay.stats.emittedToPolling],
+        [{ relay: "listen", path: "native" }, listenStats.delivered],
+        [{ relay: "listen", path: "polling" }, listenStats.emittedToPolling],
+      ],
+    );
+    mirroredCounter(
+      registry,
+      "hearth_audio_frames_dropped_total",
+      "Audio frame deliveries skipped because the receiver was stalled (relay=room: per stalled member per frame; relay=listen: per listening bot, process-wide)",
+      ["relay"],
+      () => [
+        [{ relay: "room" }, audioRelay.stats.dropped],
+        [{ relay: "listen" }, listenStats.dropped],
+      ],
+    );
+
+    const batchSize = new Histogram({
+      name: "hearth_write_batch_size",
+      help: "Writes committed together in one group-commit transaction (message sends)",
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers: [registry],
+    });
+    const commitSeconds = new Histogram({
+      name: "hearth_write_batch_commit_seconds",
+      help: "Time one group-commit transaction took, from BEGIN to COMMIT",
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    });
+    writes.onCommit = (items, seconds) => {
+      batchSize.observe(items);
+      commitSeconds.observe(seconds);
+    };
+    new Gauge({
+      name: "hearth_write_batch_pending",
+      help: "Writes waiting for their group-commit transaction",
+      registers: [registry],
+      collect() {
+        this.set(writes.pending);
+      },
+    });
+
+    const postgres = db instanceof PostgresDatabase ? db : null;
+    new Gauge({
+      name: "hearth_db_info",
+      help: "The database backend (always 1)",
+      labelNames: ["backend"],
+      registers: [registry],
+    }).set({ backend: db.dialect.name }, 1);
+    new Gauge({
+      name: "hearth_db_pool_max_connections",
+      help: "Connections the database pool may open (PostgreSQL: the URL's max, plus the writer's reserved one; SQLite: 1)",
+      registers: [registry],
+      collect() {
+        this.set(postgres ? postgres.poolMax + 1 : 1);
+      },
+    });
+
+    mirroredCounter(registry, "hearth_cluster_errors_total", "Errors of the Redis client (source=redis) and of the cluster adapter (source=adapter), process-wide", ["source"], () => [
+      [{ source: "redis" }, clusterErrors.redis],
+      [{ source: "adapter" }, clusterErrors.adapter],
+    ]);
+    new Gauge({
+      name: "hearth_draining",
+      help: "1 while this node is draining (being stopped), else 0",
+      registers: [registry],
+      collect() {
+        this.set(sources.draining() ? 1 : 0);
+      },
+    });
+  }
+
+  /** One answered HTTP request: `route` is the route's pattern, or UNMATCHED_ROUTE. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    if (!this.httpEnabled) return;
+    // A made-up method must not add labels: the client chooses it.
+    if (!KNOWN_METHODS.has(method)) method = "OTHER";
+    this.requests.observe(method, route, status, seconds);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * What /readyz answers (docs/operations.md, "Health and readiness"): ready when every
+ * registered dependency answers within `timeoutMs` and the node is not draining.
+ *
+ * The app registers "database" (a trivial query); cluster mode adds "redis" (a PING) the same
+ * way: `app.readiness.add("redis", () => redis.ping())`.
+ */
+export type ReadinessCheck = () => Promise<unknown>;
+
+export type ReadinessResult = { ready: true; checks: Record<string, "ok"> } | { ready: false; error: string };
+
+export const DRAINING = "draining: this node is shutting down";
+
+export class Readiness {
+  private readonly checks = new Map<string, ReadinessCheck>();
+  private drainingSince: number | null = null;
+
+  constructor(private readonly timeoutMs = 2000) {}
+
+  /** A dependency that must answer (resolve) for the node to be ready; a rejection or a timeout is "not ready". */
+  add(name: string, check: ReadinessCheck): void {
+    this.checks.set(name, check);
+  }
+
+  /** From now on the node is not ready (it is being stopped). */
+  startDraining(): void {
+    this.drainingSince ??= Date.now();
+  }
+
+  get draining(): boolean {
+    return this.drainingSince !== null;
+  }
+
+  /** Runs every check at once; the error names each one that failed, and why. */
+  async check(): Promise<ReadinessResult> {
+    if (this.draining) return { ready: false, error: DRAINING };
+    const names = [...this.checks.keys()];
+    const outcomes = await Promise.all([...this.checks.values()].map((check) => this.bounded(check)));
+    const failed = names.flatMap((name, i) => (outcomes[i] === null ? [] : [`${name}: ${outcomes[i]}`]));
+    if (failed.length > 0) return { ready: false, error: `not ready: ${failed.join("; ")}` };
+    return { ready: true, checks: Object.fromEntries(names.map((name) => [name, "ok" as const])) };
+  }
+
+  /** null when the check answered in time, else why not. */
+  private async bounded(check: ReadinessCheck): Promise<string | null> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`no answer within ${this.timeoutMs} ms`), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([
+        check().then(
+          () => null,
+          (error: unknown) => (error instanceof Error ? error.message : String(error)) || "failed",
+        ),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

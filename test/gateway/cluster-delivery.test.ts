@@ -1,0 +1,155 @@
+/**
+ * Two Hearth nodes in this process on one database (a shared SQLite file) and the Socket.IO
+ * Redis streams adapter on a throwaway Debian redis-server: a broadcast made on node A is
+ * delivered natively on node B, once to each socket; a session dropped on A resumes on B.
+ * Skipped, with the reason, when /usr/bin/redis-server is missing.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Socket as ClientSocket } from "socket.io-client";
+import { nativeFanoutOf } from "../../src/gateway/native-fanout.ts";
+import { SNAPSHOT_MS } from "../../src/gateway/session-snapshots.ts";
+import { community, type Community } from "../helpers/community.ts";
+import { redisServerInstalled, REDIS_SERVER, startRedis, type RedisServer } from "../helpers/redis-server.ts";
+import { connectResumable, drop, reconnect } from "../helpers/resume.ts";
+import { recordEvents, sleep, startServer, until, type TestServer } from "../helpers/server.ts";
+
+if (!redisServerInstalled) console.warn(`cluster delivery tests skipped: ${REDIS_SERVER} is not installed (apt-get install redis-server)`);
+
+let redis: RedisServer;
+let nodeA: TestServer;
+let nodeB: TestServer;
+let place: Community;
+let dir: string;
+const clients: ClientSocket[] = [];
+
+beforeAll(async () => {
+  if (!redisServerInstalled) return;
+  redis = await startRedis();
+  dir = mkdtempSync(join(tmpdir(), "hearth-cluster-"));
+  // One database and one data dir (its secrets key) for both nodes, as a cluster shares them.
+  const shared = { databaseUrl: undefined, databaseFile: join(dir, "hearth.db"), dataDir: dir };
+  nodeA = await startServer(shared, { socketAdapter: redis.adapter() });
+  nodeB = await startServer(shared, { socketAdapter: redis.adapter() });
+  place = await community(nodeA);
+});
+
+afterAll(async () => {
+  if (!redisServerInstalled) return;
+  // Whatever started (a node may have failed to), and redis-server in any case.
+  try {
+    for (const socket of clients) socket.close();
+    const nodes = [nodeA, nodeB].filter(Boolean);
+    for (const node of nodes) node.app.io.of("/").adapter.close();
+    // The adapters' readers stop after their current blocking read (500 ms).
+    await sleep(700);
+    for (const node of nodes) await node.stop();
+  } finally {
+    await redis?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const post = async (node: TestServer, token: string, channelId: string, content: string) => {
+  const sent = await node.api("POST", `/api/v1/messages/${channelId}`, { token, body: { content } });
+  expect(sent.status).toBe(201);
+  return sent.body as { id: string };
+};
+
+
+describe.skipIf(!redisServerInstalled)("two nodes on the Redis streams adapter", () => {
+  test("a message sent through node A reaches sockets on node B natively, once each (websocket and polling)", async () => {
+    const { owner, member, channelId } = place;
+    const onB = await nodeB.connect(member.token);
+    const pollingOnB = await nodeB.connect(member.token, { transports: ["polling"] });
+    const onA = await nodeA.connect(owner.token);
+    for (const socket of [onB, pollingOnB, onA]) expect((await socket.emitWithAck("channel:join", channelId)).ok).toBe(true);
+    const seen = [onB, pollingOnB, onA].map((socket) => recordEvents<{ id: string }>(socket, "message:new"));
+    const statsB = { ...nativeFanoutOf(nodeB.app.io)!.stats };
+    const sent = await post(nodeA, owner.token, channelId, "across the cluster");
+    await until(() => seen.every((events) => events.length >= 1), "the message on both nodes");
+    await sleep(200);
+    for (const events of seen) expect(events.map((m) => m.id)).toEqual([sent.id]);
+    // Node B delivered it itself: one native publish for the room, and the polling member written to.
+    const after = nativeFanoutOf(nodeB.app.io)!.stats;
+    expect(after.published).toBeGreaterThan(statsB.published);
+    expect(after.emittedToPolling).toBeGreaterThan(statsB.emittedToPolling);
+    for (const socket of [onB, pollingOnB, onA]) socket.close();
+  });
+
+  test("a session dropped on node A resumes on node B: same id, rooms and data, the missed events in order", async () => {
+    const { owner, member, channelId } = place;
+    const socket = await connectResumable(nodeA.url, member.token);
+    clients.push(socket);
+    expect((await socket.emitWithAck("channel:join", channelId)).ok).toBe(true);
+    const seen = recordEvents<{ id: string }>(socket, "message:new");
+    const ready = recordEvents<{ resumed: boolean }>(socket, "session:ready");
+    const first = await post(nodeA, owner.token, channelId, "before the drop");
+    await until(() => seen.length === 1, "the first message");
+    const id = socket.id!;
+    await drop(socket);
+    await until(() => !nodeA.app.io.of("/").sockets.has(id), "node A to see the drop");
+    const missed = [];
+    for (let i = 0; i < 4; i++) missed.push((await post(i % 2 ? nodeA : nodeB, owner.token, channelId, `missed ${i}`)).id);
+
+    await reconnect(socket, nodeB.url);
+    expect(socket.recovered).toBe(true);
+    expect(socket.id).toBe(id);
+    // The first connect's session:ready went through Redis too, so it may have come after the listener.
+    await until(() => ready.some((r) => r.resumed), "session:ready");
+    expect(ready.filter((r) => r.resumed)).toEqual([{ resumed: true }]);
+    expect(seen.map((m) => m.id)).toEqual([first.id, ...missed]);
+    const restored = nodeB.app.io.of("/").sockets.get(id)!;
+    expect(restored.data).toMatchObject({ userId: member.id, resume: true });
+    expect(restored.rooms.has(`channel:${channelId}`)).toBe(true);
+
+    // Live again, on node B, from a send on node A.
+    const published = nativeFanoutOf(nodeB.app.io)!.stats.published;
+    const after = await post(nodeA, owner.token, channelId, "after the resume");
+    await until(() => seen.length === 6, "the message after the resume");
+    expect(seen.at(-1)!.id).toBe(after.id);
+    expect(nativeFanoutOf(nodeB.app.io)!.stats.published).toBeGreaterThan(published);
+  });
+
+  test("a node that dies without saving sessions: its clients resume on another node from the snapshot; a socket closed on purpose does not", async () => {
+    const { owner, member, channelId } = place;
+    const dying = await connectResumable(nodeA.url, member.token);
+    const leaving = await connectResumable(nodeA.url, member.token);
+    clients.push(dying, leaving);
+    for (const socket of [dying, leaving]) expect((await socket.emitWithAck("channel:join", channelId)).ok).toBe(true);
+    const seen = recordEvents<{ id: string }>(dying, "message:new");
+    // The snapshot of the new rooms is written within SNAPSHOT_MS.
+    await sleep(SNAPSHOT_MS + 500);
+    const adapterA = nodeA.app.io.of("/").adapter as unknown as { persistSession: (session: unknown) => void };
+    const persist = adapterA.persistSession;
+    try {
+      // Node A "dies": nothing it would save on a disconnect reaches Redis any more.
+      adapterA.persistSession = () => {};
+      const ids = [dying.id!, leaving.id!];
+      await drop(dying);
+      leaving.disconnect();
+      await until(() => ids.every((id) => !nodeA.app.io.of("/").sockets.has(id)), "node A to see both go");
+    } finally {
+      adapterA.persistSession = persist;
+    }
+    const missed = await post(nodeB, owner.token, channelId, "while node A is gone");
+    await reconnect(dying, nodeB.url);
+    expect(dying.recovered).toBe(true);
+    await until(() => seen.some((m) => m.id === missed.id), "the missed message");
+    await sleep(200); // the consuming GETDEL of the socket closed on purpose
+    await reconnect(leaving, nodeB.url);
+    expect(leaving.recovered).toBe(false);
+  }, 20_000);
+
+  test("a token revoked while disconnected does not resume on the other node", async () => {
+    const member = await nodeA.register();
+    const socket = await connectResumable(nodeA.url, member.token);
+    clients.push(socket);
+    await drop(socket);
+    const changed = await nodeA.api("PUT", "/api/v1/users/me/password", { token: member.token, body: { currentPassword: member.password, newPassword: "a brand new password" } });
+    expect(changed.status).toBe(200);
+    await expect(reconnect(socket, nodeB.url)).rejects.toThrow("Unauthorized");
+  });
+});

@@ -1,0 +1,44 @@
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+
+const ROOT = join(import.meta.dir, "..", "..");
+
+export interface HearthProcess {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  /** Where it listens, from its listening line. */
+  url: string;
+  /** Everything it wrote to stdout so far (read on, so the pipe never fills). */
+  output(): string;
+}
+
+/** Runs `bun src/main.ts` as `npm start` does, on port 0, and waits for its listening line. */
+export async function startProcess(env: Record<string, string>): Promise<HearthProcess> {
+  const proc = Bun.spawn([process.execPath, "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let output = "";
+  const listening = Promise.withResolvers<string>();
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) {
+      output += decoder.decode(chunk, { stream: true });
+      const url = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
+      if (url) listening.resolve(url);
+    }
+    listening.reject(new Error(`exited before listening: ${output} ${await new Response(proc.stderr).text()}`));
+  })();
+  const timer = setTimeout(() => listening.reject(new Error(`no listening line within 10 s: ${output}`)), 10_000);
+  try {
+    const url = await listening.promise;
+    return { proc, url, output: () => output };
+  } catch (error) {
+    proc.kill("SIGKILL");
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
