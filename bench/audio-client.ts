@@ -20,6 +20,8 @@ const cfg = JSON.parse(process.argv[2]!) as {
   tokens?: string[];
   count?: number;
   channelId?: string;
+  /** raw, role "send": the sender also hears the room (as a Hearth sender, a voice participant, does). */
+  listen?: boolean;
   /** One voice channel per token (several rooms from one process); defaults to channelId. */
   channels?: string[];
 };
@@ -38,7 +40,7 @@ const dangling = new Set<WebSocket>();
 function open(token: string | null, channelId = cfg.channelId): Promise<WebSocket> {
   const base = cfg.url.replace(/^http/, "ws");
   const ws = new WebSocket(
-    cfg.proto === "sio" ? `${base}/socket.io/?EIO=4&transport=websocket` : `${base}/?role=${cfg.role}&room=${encodeURIComponent(channelId ?? "")}`,
+    cfg.proto === "sio" ? `${base}/socket.io/?EIO=4&transport=websocket` : `${base}/?role=${cfg.role}&room=${encodeURIComponent(channelId ?? "")}${cfg.listen ? "&listen=1" : ""}`,
   );
   ws.binaryType = "arraybuffer";
   let expectBinary = false;

@@ -30,6 +30,7 @@ import { join } from "node:path";
 import { nativeRelayFor, setNativeAudioRelayEnabled } from "../src/audio/native-relay.ts";
 import type { App } from "../src/app.ts";
 import { argOf, LineProcess, log, pct, register, startHearth, type Account, type Api } from "./fixture.ts";
+import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, newSearch, STEP_SECONDS, stepOf, type Step } from "./capacity-search.ts";
 
 const SECONDS = Number(argOf("seconds", "2.5"));
 const RATES = argOf("rates", "50,200,800,3200").split(",").map(Number);
@@ -40,8 +41,8 @@ const FRAME_BYTES = 3840;
 
 /** An audio client process (bench/audio-client.ts) driven by lines. */
 class Client extends LineProcess {
-  constructor(config: object) {
-    super([process.execPath, join(import.meta.dir, "audio-client.ts"), JSON.stringify(config)]);
+  constructor(config: object, script = "audio-client.ts") {
+    super([process.execPath, join(import.meta.dir, script), JSON.stringify(config)]);
   }
   get pid(): number {
     return this.proc.pid;
@@ -102,11 +103,11 @@ async function phase(mode: string, sender: Client, receivers: Client[], n: numbe
   };
 }
 
-async function spawnReceivers(base: object, tokens: string[] | null, n: number): Promise<Client[]> {
+async function spawnReceivers(base: object, tokens: string[] | null, n: number, script?: string, perProcess = PER_PROCESS): Promise<Client[]> {
   const clients: Client[] = [];
-  for (let i = 0; i < n; i += PER_PROCESS) {
-    const k = Math.min(PER_PROCESS, n - i);
-    clients.push(new Client({ ...base, role: "recv", ...(tokens ? { tokens: tokens.slice(i, i + k) } : { count: k }) }));
+  for (let i = 0; i < n; i += perProcess) {
+    const k = Math.min(perProcess, n - i);
+    clients.push(new Client({ ...base, role: "recv", ...(tokens ? { tokens: tokens.slice(i, i + k) } : { count: k }) }, script));
   }
   for (const c of clients) if ((await c.next()) !== "ready") throw new Error("receiver not ready");
   return clients;
@@ -123,17 +124,17 @@ const PER_LISTENER_PROCESS = Number(argOf("per-process", "50"));
 
 /** The baseline: a bare Bun.serve relaying each message with one `ws.publish` to its room's topic. */
 function startRawRelay() {
-  return Bun.serve<{ role: string; room: string }>({
+  return Bun.serve<{ role: string; room: string; listen: boolean }>({
     port: 0,
     hostname: "127.0.0.1",
     fetch(req, server) {
       const params = new URL(req.url).searchParams;
-      const data = { role: params.get("role") ?? "recv", room: params.get("room") ?? "" };
+      const data = { role: params.get("role") ?? "recv", room: params.get("room") ?? "", listen: params.get("listen") === "1" };
       return server.upgrade(req, { data }) ? undefined : new Response("upgrade", { status: 400 });
     },
     websocket: {
       open(ws) {
-        if (ws.data.role === "recv") ws.subscribe(`room:${ws.data.room}`);
+        if (ws.data.role === "recv" || ws.data.listen) ws.subscribe(`room:${ws.data.room}`);
       },
       message(ws, message) {
         ws.publish(`room:${ws.data.room}`, message);
@@ -350,6 +351,105 @@ async function runScenario(name: string): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+// ---- capacity: each path's sustainable deliveries/s, found by raising the offered load ----
+const CAP_RECEIVERS = argOf("receivers", "50,200").split(",").map(Number);
+const CAP_SENDERS = Number(argOf("senders", "2"));
+const CAP_MODES = argOf("modes", "tuned,stock,raw").split(",");
+/** Receivers: hand-framed TCP (bench/audio-tcp-receiver.ts, the default) or `WebSocket` clients (bench/audio-client.ts). */
+const CAP_RECEIVER = argOf("receiver-client", "tcp") === "ws" ? "audio-client.ts" : "audio-tcp-receiver.ts";
+const CAP_PER_PROCESS = Number(argOf("receivers-per-process", "50"));
+
+/**
+ * One step: every sender streams `offered / receivers / senders` frames/s for `--step-seconds`;
+ * it kept up when the receivers got >= 99% of the frames x receivers and p99 <= 50 ms
+ * (`--p99-ms`).
+ */
+async function capacityStep(senders: Client[], receivers: Client[], n: number, offered: number): Promise<Step> {
+  const perSender = offered / n / senders.length;
+  await Promise.all(receivers.map((r) => r.ask("reset")));
+  Bun.gc(true);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const done = await Promise.all(senders.map((s) => s.ask(`go ${perSender} ${STEP_SECONDS}`, STEP_SECONDS * 1000 + 60_000)));
+  const seconds = (performance.now() - t0) / 1000;
+  await Bun.sleep(250);
+  const cpu = process.cpuUsage(cpu0);
+  const reports = (await Promise.all(receivers.map((r) => r.ask("report")))).map((l) => JSON.parse(l) as Report);
+  const sent = done.reduce((a, d) => a + Number(d.split(" ")[1]), 0);
+  const delivered = reports.reduce((a, r) => a + r.frames, 0);
+  const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const cpuUs = delivered ? Math.round(((cpu.user + cpu.system) / delivered) * 100) / 100 : NaN;
+  return stepOf(offered, delivered, sent * n, delivered / seconds, pct(latencies, 0.99), cpuUs);
+}
+
+/**
+ * `--scenario capacity`: for each receiver count, tuned and stock (same Hearth connections)
+ * and raw (a bare relay and its own connections, open at the same time), `CAP_SENDERS`
+ * senders in the room, each a process of its own; the raw senders hear the room too, as
+ * Hearth's senders (voice participants) do; the search is bench/capacity-search.ts's (its
+ * options apply: `--step-seconds --start --max --refine --p99-ms`). One JSON line per receiver count.
+ */
+async function runCapacity(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
+  const procs: Client[] = [];
+  const kill = () => {
+    for (const c of procs) c.kill();
+    procs.length = 0;
+  };
+  try {
+    const maxN = Math.max(...CAP_RECEIVERS);
+    const { app, api } = await startHearth(dir);
+    const { users, channels } = await voiceCommunity(app, api, maxN + CAP_SENDERS, ["voice"]);
+    const sio = { proto: "sio", url: app.url, channelId: channels[0]! };
+    const raw = startRawRelay();
+    const rawBase = { proto: "raw", url: `http://127.0.0.1:${raw.port}` };
+    for (const n of CAP_RECEIVERS) {
+      const senders = users.slice(0, CAP_SENDERS).map((u) => new Client({ ...sio, role: "send", tokens: [u.token] }));
+      procs.push(...senders);
+      for (const s of senders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
+      const receivers = await spawnReceivers(sio, users.slice(CAP_SENDERS, CAP_SENDERS + n).map((u) => u.token), n, CAP_RECEIVER, CAP_PER_PROCESS);
+      procs.push(...receivers);
+      const rawSenders = Array.from({ length: CAP_SENDERS }, () => new Client({ ...rawBase, role: "send", count: 1, listen: true }));
+      procs.push(...rawSenders);
+      for (const s of rawSenders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
+      const rawReceivers = await spawnReceivers(rawBase, null, n, CAP_RECEIVER, CAP_PER_PROCESS);
+      procs.push(...rawReceivers);
+      const search = (mode: string, s: Client[], r: Client[], use: () => void) => newSearch({ mode, use, step: (offered) => capacityStep(s, r, n, offered) });
+      const searches = [
+        search("tuned", senders, receivers, () => setNativeAudioRelayEnabled(app.io, true)),
+        search("stock", senders, receivers, () => setNativeAudioRelayEnabled(app.io, false)),
+        search("raw", rawSenders, rawReceivers, () => {}),
+      ].filter((x) => CAP_MODES.includes(x.mode));
+      for (const x of searches) {
+        x.use();
+        await x.step(CAP_START); // warm-up
+      }
+      await capacitySearch(searches, `${n} receivers`);
+      kill();
+      await Bun.sleep(300);
+      const result: Record<string, unknown> = { bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES, ...capacityFields(searches) };
+      result.tuned_over_raw = capacityRatio(result.tuned_capacity, result.raw_capacity);
+      result.tuned_over_stock = capacityRatio(result.tuned_capacity, result.stock_capacity);
+      result.target_tuned_over_raw = 0.8;
+      result.met = typeof result.tuned_over_raw === "number" ? result.tuned_over_raw >= 0.8 : null;
+      result.steps = capacitySteps(searches);
+      log(
+        `capacity at ${n} receivers (deliveries/s): tuned ${result.tuned_capacity}, raw ${result.raw_capacity ?? "-"}, stock ${result.stock_capacity ?? "-"}; tuned/raw ${result.tuned_over_raw}x (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${result.tuned_over_stock}x`,
+      );
+      console.log(JSON.stringify(result));
+    }
+    raw.stop(true);
+    await app.stop();
+  } finally {
+    kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (SCENARIO === "capacity") {
+  await runCapacity();
+  process.exit(0);
+}
 if (SCENARIO !== "compare") {
   await runScenario(SCENARIO);
   process.exit(0);
@@ -373,7 +473,7 @@ try {
     if ((await sender.next()) !== "ready") throw new Error("sender not ready");
     const receivers = await spawnReceivers(sio, users.slice(1, 1 + n).map((u) => u.token), n);
     for (const rate of RATES) {
-      for (const mode of ["tuned", "stock"]) {
+      for (const mode of ["tuned", "stock"].filter((m) => CAP_MODES.includes(m))) {
         setNativeAudioRelayEnabled(app.io, mode === "tuned");
         rows.push(await phase(mode, sender, receivers, n, rate));
       }

@@ -2,10 +2,12 @@
  * The receivers and the paced/saturating phases of the fan-out benches (bench/gateway-fanout.ts
  * on one node, bench/cluster-fanout.ts over three): receiver processes of bench/fanout-client.ts,
  * a window of messages not yet complete at every receiver, deliveries/s, latency percentiles
- * and the bench process's CPU per delivery. Options (both benches): `--window 16
- * --per-process 500 --light-deliveries 20000 --yield`.
+ * and the bench process's CPU per delivery; and a fan-out path for the capacity search
+ * (`--capacity`, bench/capacity-search.ts, whose options apply). Options (both benches):
+ * `--window 16 --per-process 500 --light-deliveries 20000 --yield`.
  */
 import { join } from "node:path";
+import { STEP_SECONDS, stepOf, type Path } from "./capacity-search.ts";
 import { argOf, hasFlag, LineProcess, log } from "./fixture.ts";
 
 export const WINDOW = Number(argOf("window", "16"));
@@ -19,6 +21,10 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const LIGHT_DELIVERIES = Number(argOf("light-deliveries", "20000"));
 /** A message some receiver never completes within this is given up on (a drop or a stall). */
 const STALL_MS = 10_000;
+/** `--capacity`: instead of the light and saturate phases, each path's sustainable deliveries/s (bench/capacity-search.ts). */
+export const CAPACITY = hasFlag("capacity");
+/** In a capacity step, a path that delivers nothing more for this long after the last send is behind. */
+const STEP_DRAIN_MS = 1500;
 const now = () => performance.timeOrigin + performance.now();
 
 interface Report {
@@ -76,7 +82,7 @@ export const allCompleted = (procs: Receivers[]) => procs.reduce((m, p) => Math.
 export interface Row {
   mode: string;
   sockets: number;
-  phase: "light" | "saturate";
+  phase: "light" | "saturate" | "step";
   messages: number;
   delivered: number;
   expected: number;
@@ -130,7 +136,8 @@ const track = (p: Promise<unknown> | void) => {
 };
 export const content = (s: number) => `fo ${s} ${now().toFixed(3)}`;
 
-export async function phase(mode: string, kind: Row["phase"], n: number, procs: Receivers[], send: Send, seconds: number): Promise<Row> {
+/** One phase; a capacity step (`kind` "step") offers `stepRate` messages/s. */
+export async function phase(mode: string, kind: Row["phase"], n: number, procs: Receivers[], send: Send, seconds: number, stepRate = 0): Promise<Row> {
   await Promise.all(procs.map((p) => p.ask("reset")));
   for (const p of procs) p.completed = -1;
   Bun.gc(true);
@@ -140,7 +147,17 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const until = t0 + seconds * 1000;
-  if (kind === "light") {
+  if (kind === "step") {
+    // Capacity step: `stepRate` messages/s on a fixed schedule, each send issued without
+    // waiting for the previous one (requests arriving on their own), whether or not the
+    // receivers keep up.
+    const total = Math.max(1, Math.round(stepRate * seconds));
+    for (let i = 0; i < total; i++) {
+      const wait = t0 + (i * 1000) / stepRate - performance.now();
+      if (wait > 1) await Bun.sleep(wait);
+      track(send(nextSeq()));
+    }
+  } else if (kind === "light") {
     const rate = Math.max(1, LIGHT_DELIVERIES / n);
     const total = Math.max(1, Math.round(rate * seconds));
     for (let i = 0; i < total; i++) {
@@ -185,8 +202,8 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
     if (d > done) {
       done = d;
       lastProgress = performance.now();
-    } else if (performance.now() - lastProgress >= STALL_MS) {
-      stalled = true;
+    } else if (performance.now() - lastProgress >= (kind === "step" ? STEP_DRAIN_MS : STALL_MS)) {
+      stalled = kind !== "step";
       break;
     }
   }
@@ -222,9 +239,22 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
 /** The rows as a table on stderr. */
 export function logRows(rows: Row[]): void {
   log("mode    sockets  phase      messages  delivered/expected   deliveries/s   p50 ms    p99 ms    max ms  cpu µs/deliv (sys)   cpu%");
-for (const r of rows.slice().sort((a, b) => a.sockets - b.sockets || a.phase.localeCompare(b.phase))) {
-  log(
-    `${r.mode.padEnd(7)} ${String(r.sockets).padStart(7)}  ${r.phase.padEnd(9)} ${String(r.messages).padStart(9)} ${`${r.delivered}/${r.expected}`.padStart(19)} ${String(r.deliveries_per_s).padStart(14)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(9)} ${String(r.max_ms).padStart(9)} ${String(r.cpu_us_per_delivery).padStart(13)} ${`(${r.cpu_sys_us_per_delivery})`.padStart(7)} ${String(r.server_cpu_pct).padStart(6)}${r.stalled ? "  STALLED" : ""}${r.send_errors ? `  ${r.send_errors} SEND ERRORS` : ""}`,
-  );
+  for (const r of rows.slice().sort((a, b) => a.sockets - b.sockets || a.phase.localeCompare(b.phase))) {
+    log(
+      `${r.mode.padEnd(7)} ${String(r.sockets).padStart(7)}  ${r.phase.padEnd(9)} ${String(r.messages).padStart(9)} ${`${r.delivered}/${r.expected}`.padStart(19)} ${String(r.deliveries_per_s).padStart(14)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(9)} ${String(r.max_ms).padStart(9)} ${String(r.cpu_us_per_delivery).padStart(13)} ${`(${r.cpu_sys_us_per_delivery})`.padStart(7)} ${String(r.server_cpu_pct).padStart(6)}${r.stalled ? "  STALLED" : ""}${r.send_errors ? `  ${r.send_errors} SEND ERRORS` : ""}`,
+    );
+  }
 }
+
+// ---- capacity (bench/capacity-search.ts): a step is `phase("step")` at the offered load ----
+/** A fan-out path for the capacity search: `send` to the receivers of `procs`, after `use()`. */
+export function fanoutPath(mode: string, n: number, procs: Receivers[], send: Send, use: () => void = () => {}): Path {
+  return {
+    mode,
+    use,
+    async step(offered) {
+      const row = await phase(mode, "step", n, procs, send, STEP_SECONDS, offered / n);
+      return stepOf(offered, row.delivered, row.expected, row.deliveries_per_s, row.p99_ms, row.cpu_us_per_delivery, row.send_errors);
+    },
+  };
 }

@@ -30,6 +30,9 @@
  *     [--saturate-seconds 4] [--window 16] [--per-process 500] [--light-deliveries 20000] [--yield]
  *
  * `--quick`: 100 and 1000 sockets, 1 s light and 2 s saturate phases (about 25 s in all).
+ * `--capacity [--step-seconds 2] [--start 20000] [--refine 2] [--p99-ms 50]`: each path's capacity instead
+ *   (bench/capacity-search.ts: the offered load raised until the path falls behind, native and
+ *   stock taking turns, then raw), one JSON line per size.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -37,7 +40,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setNativeFanoutEnabled } from "../src/gateway/native-fanout.ts";
 import type { Message } from "../src/domain/shared/shapes.ts";
-import { content, LIGHT_DELIVERIES, logRows, nextSeq, PER_PROCESS, phase, spawnReceivers, WINDOW, YIELD, type Receivers, type Row, type Send } from "./fanout-phases.ts";
+import { capacityFields, capacityRatio, capacitySearch, capacitySteps, newSearch } from "./capacity-search.ts";
+import {
+  CAPACITY, content, fanoutPath, LIGHT_DELIVERIES, logRows, nextSeq, PER_PROCESS, phase, spawnReceivers, WINDOW, YIELD, type Receivers, type Row, type Send,
+} from "./fanout-phases.ts";
 import { argOf, hasFlag, log, register, startHearth, type Account } from "./fixture.ts";
 
 const QUICK = hasFlag("quick");
@@ -129,6 +135,28 @@ try {
       setNativeFanoutEnabled(app.io, mode === "native");
       await phase(mode, "saturate", n, procs, hearthSend, 0.3); // warm-up
     }
+    if (CAPACITY) {
+      const hearthSearches = ["native", "stock"].map((mode) => newSearch(fanoutPath(mode, n, procs, hearthSend, () => setNativeFanoutEnabled(app.io, mode === "native"))));
+      await capacitySearch(hearthSearches, `${n} sockets`);
+      setNativeFanoutEnabled(app.io, true);
+      killAll();
+      await Bun.sleep(300);
+      procs.push(...(await spawnReceivers({ proto: "raw", url: `http://127.0.0.1:${raw.port}` }, null, n)));
+      await phase("raw", "saturate", n, procs, rawSend, 0.3); // warm-up
+      const rawSearch = newSearch(fanoutPath("raw", n, procs, rawSend));
+      await capacitySearch([rawSearch], `${n} sockets`);
+      killAll();
+      await Bun.sleep(300);
+      const cap: Record<string, unknown> = { bench: "gateway-fanout", scenario: "capacity", sockets: n, send_path: sendPath, ...capacityFields([...hearthSearches, rawSearch]) };
+      cap.native_over_raw = capacityRatio(cap.native_capacity, cap.raw_capacity);
+      cap.native_over_stock = capacityRatio(cap.native_capacity, cap.stock_capacity);
+      cap.steps = capacitySteps([...hearthSearches, rawSearch]);
+      log(
+        `capacity at ${n} sockets (deliveries/s): native ${cap.native_capacity}, raw ${cap.raw_capacity}, stock ${cap.stock_capacity}; native/raw ${cap.native_over_raw}x, native/stock ${cap.native_over_stock}x`,
+      );
+      console.log(JSON.stringify(cap));
+      continue;
+    }
     for (const kind of ["light", "saturate"] as const) {
       for (const mode of ["native", "stock"]) {
         setNativeFanoutEnabled(app.io, mode === "native");
@@ -157,6 +185,7 @@ try {
   killAll();
   rmSync(dataDir, { recursive: true, force: true });
 }
+if (CAPACITY) process.exit(0);
 
 // ---- summary ----
 const find = (mode: string, n: number, kind: Row["phase"]) => rows.find((r) => r.mode === mode && r.sockets === n && r.phase === kind)!;

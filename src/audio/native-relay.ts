@@ -71,10 +71,116 @@ export interface NativeRelayStats {
   sweeps: number;
   /** Frames sent through the ordinary emit to long-polling members. */
   emittedToPolling: number;
+  /** Frames read by the fast read path (FastAudioReader) rather than Socket.IO's decoder. */
+  readFast: number;
 }
 
 const EVENT = "bot:audio-data";
 const VOICE_PREFIX = "voice:";
+/** A `bot:audio-data` event with one binary attachment, in the main namespace, without an ack id
+ *  (a Socket.IO packet as Engine.IO hands it over: `51-[...]`, without the `4` of the message). */
+const FAST_HEADER_PREFIX = '51-["bot:audio-data",';
+
+/** What the fast read path needs from Socket.IO's per-connection Client (socket.io/dist/client.js). */
+interface IoClient {
+  ondata(data: unknown): void;
+  decoder: { reconstructor: unknown };
+}
+interface EngineConn {
+  readyState: string;
+  on(event: "data", cb: (data: unknown) => void): unknown;
+  off(event: "data", cb: (data: unknown) => void): unknown;
+}
+
+/**
+ * The sender's read path for audio frames (docs/audio.md, "Delivery, tuned path"), installed
+ * on a connection while its socket is in a voice room. Socket.IO would decode each frame's
+ * header (JSON.parse), rebuild the packet around the attachment, and reach the event's
+ * listeners after two `process.nextTick` hops; a bot sends the same header text for every
+ * frame, so this parses it once, pairs the next binary message with it, and calls the
+ * socket's own `bot:audio-data` listeners (the gateway's rate limit, admission and delivery)
+ * and its `onAny` listeners with the payload Socket.IO would have built. Anything else (other
+ * events, an ack id, another namespace, a header with other placeholders) goes to Socket.IO's
+ * decoder untouched, in order; so does a header whose next message is not binary, which the
+ * decoder then refuses as it always did.
+ */
+class FastAudioReader {
+  private lastHeader = "";
+  private template: Record<string, unknown> | null = null;
+  private pending = false;
+  private readonly onData = (data: unknown) => this.read(data);
+
+  constructor(
+    private readonly socket: RelaySocket,
+    private readonly client: IoClient,
+    private readonly conn: EngineConn,
+    private readonly stats: NativeRelayStats,
+  ) {
+    conn.off("data", client.ondata);
+    conn.on("data", this.onData);
+  }
+
+  /** Gives the connection back to Socket.IO's decoder (not when it is closing: Socket.IO has let go of it). */
+  uninstall(): void {
+    this.conn.off("data", this.onData);
+    if (this.conn.readyState !== "open") return;
+    this.conn.on("data", this.client.ondata);
+    this.flushPending();
+  }
+
+  private flushPending(): void {
+    if (!this.pending) return;
+    this.pending = false;
+    this.client.ondata(this.lastHeader);
+  }
+
+  private read(data: unknown): void {
+    if (this.pending) {
+      this.pending = false;
+      if (typeof data !== "string" && (ArrayBuffer.isView(data) || data instanceof ArrayBuffer)) return this.dispatch(data);
+      // Not the attachment: Socket.IO decides, on the header and this, as it always did.
+      this.client.ondata(this.lastHeader);
+      return this.client.ondata(data);
+    }
+    if (typeof data === "string" && data.startsWith(FAST_HEADER_PREFIX) && this.client.decoder.reconstructor == null && this.parse(data)) {
+      this.pending = true;
+      return;
+    }
+    this.client.ondata(data);
+  }
+
+  /** Remembers the header's payload (parsed once per distinct header text); false if it is not a plain frame header. */
+  private parse(header: string): boolean {
+    if (header === this.lastHeader && this.template) return true;
+    this.template = null;
+    // Exactly one placeholder, `pcm`, attachment 0 (the prefix says one attachment).
+    if (header.indexOf('"_placeholder"') !== header.lastIndexOf('"_placeholder"')) return false;
+    let packet: unknown;
+    try {
+      packet = JSON.parse(header.slice(FAST_HEADER_PREFIX.indexOf("[")));
+    } catch {
+      return false;
+    }
+    if (!Array.isArray(packet) || packet.length !== 2) return false;
+    const payload = packet[1] as Record<string, unknown> | null;
+    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return false;
+    const pcm = payload.pcm as { _placeholder?: unknown; num?: unknown } | null;
+    if (typeof pcm !== "object" || pcm === null || pcm._placeholder !== true || pcm.num !== 0) return false;
+    this.lastHeader = header;
+    this.template = payload;
+    return true;
+  }
+
+  /** What Socket.IO's `onevent` would do with the rebuilt packet, without its ticks. */
+  private dispatch(pcm: unknown): void {
+    const socket = this.socket;
+    if (!socket.connected) return;
+    const payload = { ...this.template, pcm };
+    this.stats.readFast++;
+    for (const listener of socket.listenersAny()) listener.call(socket, EVENT, payload);
+    for (const listener of socket.listeners(EVENT)) (listener as (p: unknown) => void).call(socket, payload);
+  }
+}
 
 const wsOf = (socket: RelaySocket): Ws | null => {
   const transport = socket.conn?.transport as unknown as { name?: string; socket?: Ws } | undefined;
@@ -84,11 +190,15 @@ const wsOf = (socket: RelaySocket): Ws | null => {
 };
 
 export class NativeAudioRelay {
-  readonly stats: NativeRelayStats = { published: 0, dropped: 0, emittedToPolling: 0, sweeps: 0 };
+  readonly stats: NativeRelayStats = { published: 0, dropped: 0, emittedToPolling: 0, sweeps: 0, readFast: 0 };
   private readonly rooms = new Map<string, RoomState>();
   /** The rooms each socket is in, for moving it on upgrade. */
   private readonly roomsOf = new Map<string, Set<string>>();
   private readonly watched = new WeakSet<object>();
+  /** The fast read path of each socket in a voice room (FastAudioReader), by socket id. */
+  private readonly readers = new Map<string, FastAudioReader>();
+  /** Each sender's last frame header, rebuilt only when its format changes. */
+  private readonly headers = new Map<string, { sampleRate: number; channels: number; userId: string; text: string }>();
   private bunServer: BunServer<unknown> | null = null;
   private readonly high: number;
   private readonly low: number;
@@ -181,12 +291,7 @@ export class NativeAudioRelay {
     const self = state.ws.get(from.id);
     const others = state.listening - (self?.subscribed ? 1 : 0);
     if (others > 0) {
-      const header =
-        "451-" +
-        JSON.stringify([
-          EVENT,
-          { pcm: { _placeholder: true, num: 0 }, sampleRate: frame.sampleRate, channels: frame.channels, botUserId: senderUserId },
-        ]);
+      const header = this.header(from.id, frame, senderUserId);
       const senderWs = wsOf(from);
       const data = frame.pcm as Parameters<Ws["publish"]>[1];
       if (senderWs) {
@@ -210,6 +315,17 @@ export class NativeAudioRelay {
     }
   }
 
+  /** The Socket.IO header of a frame from `socketId`, built again only when the format or sender changes. */
+  private header(socketId: string, frame: AudioFrame, userId: string): string {
+    const last = this.headers.get(socketId);
+    if (last && last.sampleRate === frame.sampleRate && last.channels === frame.channels && last.userId === userId) return last.text;
+    const text =
+      "451-" +
+      JSON.stringify([EVENT, { pcm: { _placeholder: true, num: 0 }, sampleRate: frame.sampleRate, channels: frame.channels, botUserId: userId }]);
+    this.headers.set(socketId, { sampleRate: frame.sampleRate, channels: frame.channels, userId, text });
+    return text;
+  }
+
   private socket(id: string): RelaySocket | undefined {
     return this.io.of("/").sockets.get(id);
   }
@@ -223,6 +339,7 @@ export class NativeAudioRelay {
     let mine = this.roomsOf.get(id);
     if (!mine) this.roomsOf.set(id, (mine = new Set()));
     mine.add(room);
+    this.installReader(socket);
     const ws = wsOf(socket);
     if (ws) {
       if (state.ws.has(id)) return;
@@ -239,7 +356,12 @@ export class NativeAudioRelay {
     const state = this.rooms.get(room);
     const mine = this.roomsOf.get(id);
     mine?.delete(room);
-    if (mine && mine.size === 0) this.roomsOf.delete(id);
+    if (mine && mine.size === 0) {
+      this.roomsOf.delete(id);
+      this.readers.get(id)?.uninstall();
+      this.readers.delete(id);
+      this.headers.delete(id);
+    }
     if (!state) return;
     const member = state.ws.get(id);
     if (member) {
@@ -252,6 +374,15 @@ export class NativeAudioRelay {
     state.polling.delete(id);
     if (state.ws.size === 0 && state.polling.size === 0) this.rooms.delete(room);
     if (this.rooms.size === 0) this.stopSweep();
+  }
+
+  /** The fast read path for a socket's frames while it is in a voice room (FastAudioReader). */
+  private installReader(socket: RelaySocket): void {
+    if (this.readers.has(socket.id)) return;
+    const client = (socket as unknown as { client?: IoClient }).client;
+    const conn = socket.conn as unknown as EngineConn | undefined;
+    if (!client || typeof client.ondata !== "function" || !client.decoder || !conn) return;
+    this.readers.set(socket.id, new FastAudioReader(socket, client, conn, this.stats));
   }
 
   /** A polling socket that upgrades later moves to the native path for its voice rooms. */

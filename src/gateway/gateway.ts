@@ -18,6 +18,7 @@ import { resumableAdapter } from "./resumable-adapter.ts";
 import { installResume, recoveryOptions } from "./resume.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
+import { releaseHandshakeRequests } from "./handshake-memory.ts";
 import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
 import { isVoiceLinkHandshake, type VoiceRelay } from "./voice-proxy.ts";
 
@@ -48,6 +49,8 @@ export function createSocketServer(options: SocketServerOptions): { io: GatewayS
   const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: GATEWAY_MAX_PACKET_BYTES });
   io.bind(engine);
   installSlowConsumerGuard(engine, options.maxBufferedBytes);
+  // An open connection does not keep its handshake's Request (src/gateway/handshake-memory.ts).
+  releaseHandshakeRequests(engine);
   // Audio frames to websocket members go out as a native Bun publish (docs/audio.md).
   const audioRelay = installNativeAudioRelay(io, engine);
   // The adapter's deliveries to this node's sockets go out encoded once, natively (docs/gateway.md).

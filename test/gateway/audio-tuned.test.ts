@@ -169,3 +169,84 @@ describe("bot:audio-data, tuned path", () => {
     leaver.close();
   });
 });
+
+/** A raw WebSocket speaking Engine.IO/Socket.IO by hand, joined to a voice channel: for packets a socket.io-client never sends. */
+async function rawVoiceSocket(token: string, channelId: string): Promise<{ ws: WebSocket; closed: Promise<number> }> {
+  const ws = new WebSocket(`${server.app.url.replace(/^http/, "ws")}/socket.io/?EIO=4&transport=websocket`);
+  ws.binaryType = "arraybuffer";
+  const closed = new Promise<number>((resolve) => ws.addEventListener("close", (event) => resolve(event.code)));
+  await new Promise<void>((resolve, reject) => {
+    ws.onmessage = (event) => {
+      const data = event.data;
+      if (typeof data !== "string") return;
+      if (data === "2") return ws.send("3");
+      if (data.startsWith("0{")) return ws.send(`40${JSON.stringify({ token })}`);
+      if (data.startsWith("40{")) return ws.send(`420${JSON.stringify(["voice:join", { channelId }])}`);
+      if (data.startsWith("430")) return JSON.parse(data.slice(3))[0]?.ok ? resolve() : reject(new Error(data));
+    };
+  });
+  return { ws, closed };
+}
+
+describe("bot:audio-data, the sender's read path (native-relay.ts FastAudioReader)", () => {
+  test("frames whose format changes mid-stream, and a frame sent with an ack, arrive as sent", async () => {
+    const { member, bot, channelId } = await setup();
+    const sender = await join(await server.connect(bot.token), channelId);
+    const receiver = await join(await server.connect(member.token), channelId);
+    const got = recordEvents(receiver, "bot:audio-data");
+    const fast0 = relay.stats.readFast;
+    sender.emit("bot:audio-data", { channelId, pcm: frame(1) });
+    sender.emit("bot:audio-data", { channelId, pcm: frame(2, 960), sampleRate: 24000, channels: 1 });
+    sender.emit("bot:audio-data", { channelId, pcm: frame(3, 960), sampleRate: 24000, channels: 1 });
+    const ack = await sender.emitWithAck("bot:audio-data", { channelId, pcm: frame(4) });
+    expect(ack).toEqual({ ok: true });
+    await until(() => got.length >= 4, "four frames");
+    expect(got.map((p) => [p.sampleRate, p.channels, asBytes(p.pcm)[0]])).toEqual([
+      [48000, 2, 1],
+      [24000, 1, 2],
+      [24000, 1, 3],
+      [48000, 2, 4],
+    ]);
+    // The three without an ack took the fast read path; the one with an ack id, Socket.IO's decoder.
+    expect(relay.stats.readFast - fast0).toBe(3);
+    expect(asBytes(got[1].pcm)).toEqual(frame(2, 960));
+    sender.close();
+    receiver.close();
+  });
+
+  test("refusals still answer voice:error, in the room and after leaving it", async () => {
+    const { member, bot, channelId } = await setup();
+    const sender = await join(await server.connect(bot.token), channelId);
+    const receiver = await join(await server.connect(member.token), channelId);
+    const got = recordEvents(receiver, "bot:audio-data");
+    const errors = recordEvents(sender, "voice:error");
+    sender.emit("bot:audio-data", { channelId, pcm: frame(1, 3839) });
+    await until(() => errors.length === 1, "voice:error");
+    expect(errors[0].error).toMatch(/^pcm: /);
+    expect((await sender.emitWithAck("voice:leave")).ok).toBe(true);
+    sender.emit("bot:audio-data", { channelId, pcm: frame(2) });
+    await until(() => errors.length === 2, "the second voice:error");
+    expect(errors[1].error).toMatch(/voice channel/i);
+    expect(got).toEqual([]);
+    sender.close();
+    receiver.close();
+  });
+
+  test("a frame header followed by text instead of its attachment closes the connection, as Socket.IO's decoder does", async () => {
+    const { member, bot, channelId } = await setup();
+    const receiver = await join(await server.connect(member.token), channelId);
+    const got = recordEvents(receiver, "bot:audio-data");
+    const { ws, closed } = await rawVoiceSocket(bot.token, channelId);
+    const header = `451-${JSON.stringify(["bot:audio-data", { channelId, pcm: { _placeholder: true, num: 0 } }])}`;
+    ws.send(header);
+    ws.send(frame(7));
+    await until(() => got.length === 1, "the well-formed frame");
+    expect(asBytes(got[0].pcm)).toEqual(frame(7));
+    ws.send(header);
+    ws.send(`42${JSON.stringify(["typing:start", { channelId }])}`);
+    expect(await closed).toBeGreaterThan(0);
+    await sleep(100);
+    expect(got.length).toBe(1);
+    receiver.close();
+  });
+});

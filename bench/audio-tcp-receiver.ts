@@ -1,0 +1,208 @@
+/**
+ * A light audio receiver for `bench/audio-relay.ts --scenario capacity`, run as its own process.
+ * Like bench/fanout-client.ts, each connection is a plain TCP socket (Bun.connect) speaking
+ * WebSocket by hand, so the receivers (which share the machine's two cores with the server
+ * under test) measure the server rather than themselves: a `WebSocket` client pays a
+ * MessageEvent and, for the Socket.IO header, a decoded string per message, and Hearth's
+ * frames are two messages (the header and the attachment) where the raw baseline's are one.
+ * Here the bytes of both arrive in one chunk and cost a few byte comparisons.
+ *   "sio": Engine.IO v4 / Socket.IO framing for Hearth (handshake with the token, then
+ *          `voice:join`; Engine.IO pings answered). A frame counts when its binary message
+ *          follows its `451-["bot:audio-data",` header; a binary message without a header, or
+ *          a header followed by another header, is an orphan.
+ *   "raw": the bare relay's room (`?room=`): every binary message is a frame.
+ * The first 8 bytes of each frame are the sender's clock (epoch ms, f64 little-endian).
+ *
+ *   bun bench/audio-tcp-receiver.ts '<json {proto, url, tokens | count, channelId}>'
+ *
+ * Lines out: `ready`, then answers: `reset` -> `ok`; `report` -> one JSON line {frames, bytes,
+ * orphans, dangling, latencies (ms)}; `quit`.
+ */
+import type { Socket } from "bun";
+
+const cfg = JSON.parse(process.argv[2]!) as { proto: "sio" | "raw"; url: string; tokens?: string[]; count?: number; channelId?: string };
+const now = () => performance.timeOrigin + performance.now();
+const out = (line: string) => process.stdout.write(line + "\n");
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const HEADER = enc.encode('451-["bot:audio-data"');
+
+let frames = 0;
+let bytes = 0;
+let orphans = 0;
+let latencies: number[] = [];
+
+interface Conn {
+  token: string | null;
+  rest: Buffer | null;
+  upgraded: boolean;
+  ready: boolean;
+  /** The last audio message was a header still waiting for its data. */
+  expectBinary: boolean;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/** A client-to-server text frame, masked with a zero key (valid, and no XOR to pay). */
+function textFrame(text: string): Uint8Array {
+  const payload = enc.encode(text);
+  const n = payload.length;
+  const head = n < 126 ? 2 : 4;
+  const f = new Uint8Array(head + 4 + n);
+  f[0] = 0x81;
+  if (n < 126) f[1] = 0x80 | n;
+  else {
+    f[1] = 0x80 | 126;
+    f[2] = n >> 8;
+    f[3] = n & 0xff;
+  }
+  f.set(payload, head + 4);
+  return f;
+}
+const sendText = (s: Socket<Conn>, text: string) => s.write(textFrame(text));
+
+function onSetupText(s: Socket<Conn>, text: string): void {
+  const c = s.data;
+  if (text === "2") return void sendText(s, "3");
+  if (text.startsWith("0{")) return void sendText(s, `40${JSON.stringify({ token: c.token })}`);
+  if (text.startsWith("40{")) return void sendText(s, `420${JSON.stringify(["voice:join", { channelId: cfg.channelId }])}`);
+  if (text.startsWith("430")) {
+    const [ack] = JSON.parse(text.slice(3)) as [{ ok?: boolean }];
+    if (!ack?.ok) return c.reject(new Error(`voice:join: ${text}`));
+    c.ready = true;
+    return c.resolve();
+  }
+  if (text.startsWith("44")) c.reject(new Error(`connect refused: ${text}`));
+}
+
+function isHeader(buf: Buffer, start: number, end: number): boolean {
+  if (end - start < HEADER.length) return false;
+  for (let i = 0; i < HEADER.length; i++) if (buf[start + i] !== HEADER[i]) return false;
+  return true;
+}
+
+const CRLF2 = Buffer.from("\r\n\r\n");
+
+function onData(s: Socket<Conn>, chunk: Buffer): void {
+  const c = s.data;
+  const buf = c.rest ? Buffer.concat([c.rest, chunk]) : chunk;
+  c.rest = null;
+  let off = 0;
+  if (!c.upgraded) {
+    const end = buf.indexOf(CRLF2);
+    if (end < 0) {
+      c.rest = Buffer.from(buf);
+      return;
+    }
+    const head = dec.decode(buf.subarray(0, end));
+    if (!head.startsWith("HTTP/1.1 101")) return c.reject(new Error(`upgrade refused: ${head.split("\r\n")[0]}`));
+    c.upgraded = true;
+    off = end + 4;
+    if (cfg.proto === "raw") {
+      c.ready = true;
+      c.resolve();
+    }
+  }
+  while (buf.length - off >= 2) {
+    const b0 = buf[off]!;
+    let len = buf[off + 1]! & 0x7f;
+    let head = 2;
+    if (len === 126) {
+      if (buf.length - off < 4) break;
+      len = (buf[off + 2]! << 8) | buf[off + 3]!;
+      head = 4;
+    } else if (len === 127) {
+      if (buf.length - off < 10) break;
+      len = Number(buf.readBigUInt64BE(off + 2));
+      head = 10;
+    }
+    if (buf.length - off < head + len) break;
+    const start = off + head;
+    const end = start + len;
+    off = end;
+    const opcode = b0 & 0x0f;
+    if (opcode === 0x2) {
+      if (cfg.proto === "sio") {
+        if (!c.expectBinary) {
+          orphans++;
+          continue;
+        }
+        c.expectBinary = false;
+      }
+      frames++;
+      bytes += len;
+      latencies.push(now() - buf.readDoubleLE(start));
+    } else if (opcode === 0x1) {
+      if (!c.ready) onSetupText(s, dec.decode(buf.subarray(start, end)));
+      else if (len === 1 && buf[start] === 0x32) sendText(s, "3"); // Engine.IO ping
+      else if (isHeader(buf, start, end)) {
+        if (c.expectBinary) orphans++;
+        c.expectBinary = true;
+      }
+    } else if (opcode === 0x9) {
+      const pong = new Uint8Array(6 + len);
+      pong[0] = 0x8a;
+      pong[1] = 0x80 | len;
+      pong.set(buf.subarray(start, end), 6);
+      s.write(pong);
+    } else if (opcode === 0x8) s.end();
+  }
+  if (off < buf.length) c.rest = Buffer.from(buf.subarray(off));
+}
+
+const url = new URL(cfg.url);
+const path = cfg.proto === "sio" ? "/socket.io/?EIO=4&transport=websocket" : `/?role=recv&room=${encodeURIComponent(cfg.channelId ?? "")}`;
+const upgrade = () =>
+  enc.encode(
+    `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
+
+async function open(token: string | null): Promise<Socket<Conn>> {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const ready = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  const socket = await Bun.connect<Conn>({
+    hostname: url.hostname,
+    port: Number(url.port),
+    data: { token, rest: null, upgraded: false, ready: false, expectBinary: false, resolve, reject },
+    socket: {
+      open(s) {
+        s.write(upgrade());
+      },
+      data: onData,
+      close(s) {
+        if (!s.data.ready) s.data.reject(new Error("closed before ready"));
+      },
+      error(s, error) {
+        s.data.reject(error);
+      },
+    },
+  });
+  await ready;
+  return socket;
+}
+
+const conns: Socket<Conn>[] = [];
+const total = cfg.proto === "sio" ? cfg.tokens!.length : (cfg.count ?? 1);
+for (let i = 0; i < total; i++) conns.push(await open(cfg.proto === "sio" ? cfg.tokens![i]! : null));
+out("ready");
+
+for await (const line of console) {
+  const cmd = line.trim();
+  if (cmd === "reset") {
+    frames = bytes = orphans = 0;
+    latencies = [];
+    out("ok");
+  } else if (cmd === "report") {
+    const dangling = conns.filter((s) => s.data.expectBinary).length;
+    out(JSON.stringify({ frames, bytes, orphans, dangling, latencies }));
+  } else if (cmd === "quit") {
+    for (const s of conns) s.end();
+    process.exit(0);
+  }
+}
+export {};
