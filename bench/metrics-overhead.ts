@@ -76,7 +76,6 @@ try {
       (enabled ? on : off).push(await load(url, token));
     }
   }
-  console.error("in-server observe µs:", ((globalThis as any).__obs * 1000) / (globalThis as any).__n, (globalThis as any).__n);
   app.metrics.httpEnabled = true;
   // The counting alone, without the load: what one answered request adds.
   const calls = 200_000;
