@@ -16,6 +16,8 @@ export class Microphone {
   readonly voiceDetected = signal(false);
   /** PCM frames handed to `onFrame` since opening. */
   framesSent = 0;
+  /** Whether frames are wanted now (the last capture() call). */
+  private capturing = false;
   private stream: MediaStream | null = null;
   /** What WebRTC sends: a clone of the microphone, enabled only while transmitting (a disabled
    *  track is silence everywhere, so the level and voice detection read the original). */
@@ -51,6 +53,9 @@ export class Microphone {
       this.outgoing = track;
       this.pipe = await engine.microphone(stream, (report) => {
         if (report.type === "frame") {
+          // Frames the worklet cut before it heard capture(false) still cross its port: dropped
+          // here, so nothing goes out after a mute is sent (the server would refuse it).
+          if (!this.capturing) return;
           this.framesSent++;
           this.onFrame(report.pcm, report.sampleRate);
           return;
@@ -73,6 +78,7 @@ export class Microphone {
 
   /** Whether PCM frames are cut for the bots that listen. */
   capture(on: boolean): void {
+    this.capturing = on;
     this.pipe?.capture(on);
   }
 

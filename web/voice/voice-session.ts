@@ -254,6 +254,9 @@ export class VoiceSession {
       if (bytes && bytes instanceof ArrayBuffer) this.engine.playFrame(p.botUserId, bytes, p.sampleRate, p.channels);
     });
     on("voice:error", (p: Payload) => {
+      // Once out of voice (another device took over, a moderator disconnected us), a refusal of
+      // something sent just before (a speaking update, a frame) is no news: the status says it.
+      if (this.status.value === "idle") return;
       if (typeof p.error === "string") this.error.value = p.error;
     });
     on("voice:force-leave", () => this.end("You joined voice from another device, so you left here."));
