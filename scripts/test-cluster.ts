@@ -10,6 +10,7 @@ import { readdirSync } from "node:fs";
 import { openMigratedDatabase } from "../src/store/store.ts";
 import { createDatabase, startCluster } from "./pg-cluster.ts";
 import { startRedis } from "./redis-server.ts";
+import { runTests } from "./run-tests.ts";
 
 const postgres = await startCluster();
 let code = 1;
@@ -18,17 +19,9 @@ try {
   try {
     const databaseUrl = await createDatabase(postgres.url, "hearth_cluster");
     await (await openMigratedDatabase(databaseUrl)).close();
-    const args = process.argv.slice(2);
     // Named *.cluster.ts so that `npm test` (bun test test/) leaves them alone.
     const suites = readdirSync("test/cluster").filter((name) => name.endsWith(".cluster.ts")).sort().map((name) => `./test/cluster/${name}`);
-    const child = Bun.spawn([process.execPath, "test", "--timeout", "60000", ...(args.length ? args : suites)], {
-      env: { ...process.env, HEARTH_CLUSTER_DATABASE_URL: databaseUrl, HEARTH_CLUSTER_REDIS_URL: redis.url },
-      stdio: ["inherit", "inherit", "inherit"],
-    });
-    const stop = () => child.kill("SIGINT");
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-    code = await child.exited;
+    code = await runTests(suites, { HEARTH_CLUSTER_DATABASE_URL: databaseUrl, HEARTH_CLUSTER_REDIS_URL: redis.url }, 60_000);
   } finally {
     await redis.stop();
   }

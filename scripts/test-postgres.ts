@@ -7,23 +7,16 @@
  */
 import { openMigratedDatabase } from "../src/store/store.ts";
 import { createDatabase, startCluster } from "./pg-cluster.ts";
+import { runTests } from "./run-tests.ts";
 
 const cluster = await startCluster();
 let code = 1;
 try {
   const template = await openMigratedDatabase(await createDatabase(cluster.url, "hearth_template"));
   await template.close();
-  const args = process.argv.slice(2);
   // Each statement is a round trip to a server here rather than a call into a library, so a
   // test gets more time than bun's default 5 s.
-  const child = Bun.spawn([process.execPath, "test", "--timeout", "30000", ...(args.length ? args : ["test/"])], {
-    env: { ...process.env, HEARTH_TEST_POSTGRES: cluster.url },
-    stdio: ["inherit", "inherit", "inherit"],
-  });
-  const stop = () => child.kill("SIGINT");
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  code = await child.exited;
+  code = await runTests(["test/"], { HEARTH_TEST_POSTGRES: cluster.url }, 30_000);
 } finally {
   await cluster.stop();
 }
