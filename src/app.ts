@@ -118,7 +118,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     adapter: cluster?.adapter ?? options.socketAdapter,
   });
   const bus = new SocketIoEventBus(io);
-  const voiceRooms = new VoiceRooms();
+  const homes = cluster?.voiceHomes;
+  // Cluster mode: each user's voice channel is shared, so any node can find the room's home.
+  const shareVoiceUser = (write: Promise<void>) => write.catch((error: Error) => log.warn("voice membership update failed", { error: error.message }));
+  const voiceRooms = new VoiceRooms(
+    homes && {
+      joined: (p) => void shareVoiceUser(homes.userJoined(p.userId, p.channelId)),
+      left: (p) => void shareVoiceUser(homes.userLeft(p.userId, p.channelId)),
+    },
+  );
   const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
   const domain = createDomain({
     config,
@@ -128,7 +136,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     voiceRooms,
     log,
     shared: cluster?.shared,
+    voiceHomes: homes && {
+      channelOf: async (userId) => {
+        const room = await homes.userRoom(userId);
+        // A room held here is answered by this node's own rooms.
+        return room?.url ? room.channelId : null;
+      },
+      mayHold: async (channelId) => (await homes.claim(homeKeys.voice(channelId))) === null,
+    },
+    callRecords: homes,
   });
+  // A node that died held calls nobody can end any more: the node that sweeps it ends them (docs/dm-calls.md).
+  if (cluster && homes)
+    cluster.shared.onNodeLost((nodeId) => {
+      homes
+        .takeCallsOf(nodeId)
+        .then((calls) => domain.dmCalls.homeLost(calls))
+        .catch((error: Error) => log.warn("ending a dead node's DM calls failed", { node: nodeId, error: error.message }));
+    });
   const limiter = new EventLimiter({
     limits: config.gatewayEventLimits,
     userFactor: config.gatewayUserRateFactor,

@@ -1,5 +1,11 @@
 import type { Participant, VoiceRoomMembership } from "../domain/voice/voice-rooms.ts";
 
+/** Told of every join and leave (cluster mode: the user's voice channel, shared in Redis). */
+export interface MembershipWatcher {
+  joined(participant: Participant): void;
+  left(participant: Participant): void;
+}
+
 /**
  * Voice-room membership, in memory: who is in which voice channel, with which socket and
  * state. One voice channel per user at a time. No Socket.IO and no rules in here: the voice
@@ -14,6 +20,8 @@ export class VoiceRooms implements VoiceRoomMembership {
   private readonly listening = new Map<string, Set<Participant>>();
   private static readonly NONE: ReadonlySet<Participant> = new Set();
 
+  constructor(private readonly watcher?: MembershipWatcher) {}
+
   /**
    * Adds the participant. A user is in one voice channel at a time: the participant they
    * had before (another channel, or another device) is removed and returned.
@@ -27,6 +35,7 @@ export class VoiceRooms implements VoiceRoomMembership {
     if (!room) this.byChannel.set(participant.channelId, (room = new Map()));
     room.set(participant.socketId, participant);
     if (participant.listening) this.setListening(participant, true);
+    this.watcher?.joined(participant);
     return { previous };
   }
 
@@ -40,6 +49,7 @@ export class VoiceRooms implements VoiceRoomMembership {
     room?.delete(socketId);
     if (room && room.size === 0) this.byChannel.delete(participant.channelId);
     this.setListening(participant, false);
+    this.watcher?.left(participant);
     return participant;
   }
 

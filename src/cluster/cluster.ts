@@ -3,8 +3,7 @@ import type { ServerOptions } from "socket.io";
 import type { Logger } from "../log.ts";
 import { connectRedis } from "./redis-client.ts";
 import { redisSharedState, type RedisSharedState } from "./redis-shared-state.ts";
-import { redisVoiceHomes } from "./voice-homes.ts";
-import type { VoiceHomes } from "../gateway/voice-proxy.ts";
+import { redisVoiceHomes, type ClusterHomes } from "./voice-homes.ts";
 
 /**
  * Cluster mode (REDIS_URL; docs/operations.md, "Running several nodes"): what one node needs to
@@ -16,8 +15,8 @@ export interface ClusterNode {
   readonly nodeId: string;
   readonly adapter: NonNullable<ServerOptions["adapter"]>;
   readonly shared: RedisSharedState;
-  /** Which node holds each voice room and DM call (src/cluster/voice-homes.ts). */
-  readonly voiceHomes: VoiceHomes;
+  /** Which node holds each voice room and DM call, and the calls held here (src/cluster/voice-homes.ts). */
+  readonly voiceHomes: ClusterHomes;
   /** Resolves when Redis answers PING (/readyz). */
   ping(): Promise<unknown>;
   stop(): Promise<void>;
@@ -41,7 +40,7 @@ export async function joinCluster(redisUrl: string, log: Logger, onRedisError?: 
     nodeId,
     adapter,
     shared,
-    voiceHomes: redisVoiceHomes(redis.client, nodeId),
+    voiceHomes: redisVoiceHomes(redis.client, nodeId, log),
     ping: () => redis.client.ping(),
     async stop() {
       await shared.stop();

@@ -66,6 +66,8 @@ export interface RedisSharedState extends SharedState {
    * there), and starts the heartbeat and the sweep of dead nodes.
    */
   start(url: string): Promise<void>;
+  /** Runs `handler` with the id of each dead node this node sweeps (once over the cluster). */
+  onNodeLost(handler: (nodeId: string) => void): void;
   /** Stops the heartbeat and withdraws this node's connections (a clean stop). */
   stop(): Promise<void>;
 }
@@ -78,6 +80,7 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
   const scripted = redis as Scripted;
 
   const lostHandlers: ((userId: string) => void)[] = [];
+  const nodeLostHandlers: ((nodeId: string) => void)[] = [];
   const signalHandlers = new Map<SignalTopic, ((data: string) => void)[]>();
   let heartbeat: ReturnType<typeof setInterval> | null = null;
 
@@ -129,6 +132,7 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
       await redis.srem(NODES, id);
       log.info("cluster node gone: its connections taken back", { node: id, usersOffline: gone.length });
       for (const userId of gone) for (const handler of lostHandlers) handler(userId);
+      for (const handler of nodeLostHandlers) handler(id);
     }
   }
 
@@ -143,6 +147,9 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
       const list = signalHandlers.get(topic) ?? [];
       list.push(handler);
       signalHandlers.set(topic, list);
+    },
+    onNodeLost(handler) {
+      nodeLostHandlers.push(handler);
     },
     async othersAlive() {
       return (await liveNodes()).alive.some((id) => id !== nodeId);

@@ -1,14 +1,30 @@
 import type { Redis } from "ioredis";
 import type { VoiceHomes } from "../gateway/voice-proxy.ts";
+import type { CallRecords, LostCall } from "../domain/dms/dm-calls.ts";
+import type { Logger } from "../log.ts";
 import { NODE_TTL_MS } from "./redis-shared-state.ts";
 
 /**
  * Which node holds each voice room and DM call (docs/audio.md, "Several nodes"):
  * `hearth:home:voice:<channelId>`, `hearth:home:dm-conversation:<id>` and `hearth:home:dm-call:<id>`
- * name the node, for as long as that node is alive and keeps renewing them (while it holds them). The first node to claim a room with no living home gets it. A node's
- * address for the others is the value of its heartbeat key `hearth:node:<id>`.
+ * name the node, for as long as that node is alive and keeps renewing them (while it holds them).
+ * The first node to claim a room with no living home gets it. A node's address for the others is
+ * the value of its heartbeat key `hearth:node:<id>`.
+ *
+ * `hearth:voice-user:<userId>` names the voice channel a user is in, written by the channel's home
+ * when the user joins and removed when they leave. It only says where to ask: it counts while the
+ * channel has a living home (an entry left by a node that died counts for nothing), and the home's
+ * own rooms stay the authority.
  */
 const homeKey = (key: string) => `hearth:home:${key}`;
+const userKey = (userId: string) => `hearth:voice-user:${userId}`;
+const NODE_PREFIX = "hearth:node:";
+/** The DM calls a node holds: call id -> the JSON list of its members (docs/dm-calls.md, "Several nodes"). */
+const callsKey = (nodeId: string) => `hearth:calls:node:${nodeId}`;
+
+const TAKE_CALLS = `local calls = redis.call('HGETALL', KEYS[1])
+redis.call('DEL', KEYS[1])
+return calls`;
 
 const CLAIM = `local home = redis.call('GET', KEYS[1])
 if home and home ~= ARGV[1] then
@@ -22,25 +38,76 @@ const FIND = `local home = redis.call('GET', KEYS[1])
 if not home or home == ARGV[1] then return '' end
 return redis.call('GET', ARGV[2] .. home) or ''`;
 
+/** Deletes a user's entry only when it still names that channel (they may have joined another since). */
+const USER_LEFT = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** The user's channel and its home's address ('' when the home is this node); {} when none is alive. */
+const USER_ROOM = `local channel = redis.call('GET', KEYS[1])
+if not channel then return {} end
+local home = redis.call('GET', ARGV[2] .. channel)
+if not home then return {} end
+if home == ARGV[1] then return {channel, ''} end
+local url = redis.call('GET', ARGV[3] .. home)
+if not url then return {} end
+return {channel, url}`;
+
 type Scripted = Redis & {
   hearthVoiceFind(key: string, nodeId: string, nodePrefix: string): Promise<string>;
   hearthVoiceClaim(key: string, nodeId: string, ttl: number, nodePrefix: string): Promise<[string, string]>;
+  hearthVoiceUserLeft(key: string, channelId: string): Promise<number>;
+  hearthVoiceUserRoom(key: string, nodeId: string, homePrefix: string, nodePrefix: string): Promise<[string, string] | []>;
+  hearthTakeCalls(key: string): Promise<string[]>;
 };
 
-export function redisVoiceHomes(redis: Redis, nodeId: string): VoiceHomes {
+/** Voice rooms' and DM calls' homes, and the calls this node holds (for the others if it dies). */
+export type ClusterHomes = VoiceHomes &
+  CallRecords & {
+    /** The calls a dead node held, taken once (the surviving node that swept it ends them). */
+    takeCallsOf(nodeId: string): Promise<LostCall[]>;
+  };
+
+export function redisVoiceHomes(redis: Redis, nodeId: string, log: Logger): ClusterHomes {
   redis.defineCommand("hearthVoiceClaim", { numberOfKeys: 1, lua: CLAIM });
   redis.defineCommand("hearthVoiceFind", { numberOfKeys: 1, lua: FIND });
+  redis.defineCommand("hearthVoiceUserLeft", { numberOfKeys: 1, lua: USER_LEFT });
+  redis.defineCommand("hearthVoiceUserRoom", { numberOfKeys: 1, lua: USER_ROOM });
+  redis.defineCommand("hearthTakeCalls", { numberOfKeys: 1, lua: TAKE_CALLS });
+  const recordFailed = (error: Error) => log.warn("DM call record update failed", { error: error.message });
   const scripted = redis as Scripted;
   return {
     async claim(key) {
-      const [home, url] = await scripted.hearthVoiceClaim(homeKey(key), nodeId, NODE_TTL_MS, "hearth:node:");
+      const [home, url] = await scripted.hearthVoiceClaim(homeKey(key), nodeId, NODE_TTL_MS, NODE_PREFIX);
       return home === nodeId ? null : url;
     },
     async find(key) {
-      return (await scripted.hearthVoiceFind(homeKey(key), nodeId, "hearth:node:")) || null;
+      return (await scripted.hearthVoiceFind(homeKey(key), nodeId, NODE_PREFIX)) || null;
     },
     async renew(keys) {
-      for (const key of keys) await scripted.hearthVoiceClaim(homeKey(key), nodeId, NODE_TTL_MS, "hearth:node:");
+      for (const key of keys) await scripted.hearthVoiceClaim(homeKey(key), nodeId, NODE_TTL_MS, NODE_PREFIX);
+    },
+    async userJoined(userId, channelId) {
+      await redis.set(userKey(userId), channelId);
+    },
+    async userLeft(userId, channelId) {
+      await scripted.hearthVoiceUserLeft(userKey(userId), channelId);
+    },
+    async userRoom(userId) {
+      const found = await scripted.hearthVoiceUserRoom(userKey(userId), nodeId, homeKey("voice:"), NODE_PREFIX);
+      if (found.length !== 2) return null;
+      return { channelId: found[0], url: found[1] || null };
+    },
+    callHeld(callId, memberIds) {
+      redis.hset(callsKey(nodeId), callId, JSON.stringify(memberIds)).catch(recordFailed);
+    },
+    callReleased(callId) {
+      redis.hdel(callsKey(nodeId), callId).catch(recordFailed);
+    },
+    async takeCallsOf(deadNodeId) {
+      const flat = await scripted.hearthTakeCalls(callsKey(deadNodeId));
+      const calls: LostCall[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) calls.push({ callId: flat[i]!, memberIds: JSON.parse(flat[i + 1]!) as string[] });
+      return calls;
     },
   };
 }

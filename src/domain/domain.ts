@@ -35,7 +35,7 @@ import { Roles } from "./community/roles.ts";
 import { ServerGifs } from "./community/server-gifs.ts";
 import { Servers } from "./community/servers.ts";
 import { Discovery } from "./discovery/discovery.ts";
-import { DmCalls } from "./dms/dm-calls.ts";
+import { DmCalls, type CallRecords } from "./dms/dm-calls.ts";
 import { Dms, type ConversationListener } from "./dms/dms.ts";
 import { GifProviderClient } from "./messaging/gif-provider.ts";
 import { Gifs } from "./messaging/gifs.ts";
@@ -49,8 +49,8 @@ import { localSharedState, type SharedState } from "./shared/shared-state.ts";
 import { UploadStore } from "./shared/uploads.ts";
 import { Soundboard } from "./voice/soundboard.ts";
 import type { VoiceRoomMembership } from "./voice/voice-rooms.ts";
-import { Voice } from "./voice/voice.ts";
-import { onEveryNode } from "./voice/live-state-everywhere.ts";
+import { ONE_NODE, Voice, type VoiceElsewhere } from "./voice/voice.ts";
+import { onEveryNode, signalVoiceJoined } from "./voice/live-state-everywhere.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export type Domain = ReturnType<typeof createDomain>;
@@ -68,6 +68,10 @@ export interface DomainDeps {
    * Redis in cluster mode (src/cluster/), this process's memory when absent.
    */
   shared?: SharedState;
+  /** Cluster mode: where users are in voice on other nodes, and which rooms this node may hold. */
+  voiceHomes?: Pick<VoiceElsewhere, "channelOf" | "mayHold">;
+  /** Cluster mode: where the DM calls held here are recorded for the other nodes. */
+  callRecords?: CallRecords;
   /** Operator-facing warnings (an external provider failing), never secrets or payloads. */
   log: Logger;
 }
@@ -99,7 +103,14 @@ export function createDomain(deps: DomainDeps) {
 
   // Voice keeps live state per member and channel: leaving a server, losing access, or a
   // deleted channel takes members out of voice (LiveStateListener, given to the community below).
-  const voice = new Voice(deps.voiceRooms, store, access, audit, bus);
+  const voice = new Voice(
+    deps.voiceRooms,
+    store,
+    access,
+    audit,
+    bus,
+    deps.voiceHomes ? { ...deps.voiceHomes, joined: signalVoiceJoined(shared) } : ONE_NODE,
+  );
   // Filled below once the DM calls exist (read only when something changes).
   const liveState: LiveStateListener[] = [];
 
@@ -112,7 +123,7 @@ export function createDomain(deps: DomainDeps) {
   // (a ConversationListener of Dms, which DmCalls itself uses: registered once here).
   const conversationListeners: ConversationListener[] = [];
   const dms = new Dms(store, uploads, bus, conversationListeners);
-  const dmCalls = new DmCalls(store, bus, dms);
+  const dmCalls = new DmCalls(store, bus, dms, deps.callRecords);
   // In cluster mode voice rooms and calls live on one node each: changes reach every node.
   const everywhere = onEveryNode(voice, dmCalls, shared, deps.log);
   liveState.push(everywhere.voice);
@@ -157,7 +168,7 @@ export function createDomain(deps: DomainDeps) {
     interactions: new Interactions(store, access, messages, bus),
     // voice
     voice,
-    soundboard: new Soundboard(store, access, audit, uploads, bus, voice.rooms),
+    soundboard: new Soundboard(store, access, audit, uploads, bus, voice),
     // public facts about the instance
     discovery: new Discovery(store, settings),
     // platform administration

@@ -25,11 +25,24 @@ export interface VoiceHomes {
   find(key: string): Promise<string | null>;
   /** Keeps this node the home of rooms and calls it holds. */
   renew(keys: string[]): Promise<void>;
+  /** Written by a voice room's home: the user is now in voice in `channelId`. */
+  userJoined(userId: string, channelId: string): Promise<void>;
+  /** Written by a voice room's home: the user left `channelId` (kept if they are in another since). */
+  userLeft(userId: string, channelId: string): Promise<void>;
+  /** The voice channel the user is in, with its living home's address (null when this node). */
+  userRoom(userId: string): Promise<{ channelId: string; url: string | null } | null>;
 }
 
 /** The client events that belong to a voice room (the ones that answer `voice:error`). */
 export const isVoiceEvent = (event: string) => event.startsWith("voice:") || event.startsWith("bot:voice-") || event === "bot:audio-data";
 const isCallEvent = (event: string) => event.startsWith("dm:call-");
+/**
+ * Events that act on, or read, a voice room other than the sender's own (moderation, meetings,
+ * queries): they go to the home of the room they name, by its channel or by the user in it,
+ * whatever room the sender is in (none, or one on another node).
+ */
+const byTargetUser = new Set(["voice:server-mute", "voice:server-deafen", "voice:move", "voice:disconnect", "bot:voice-query"]);
+const byChannel = new Set(["voice:lower-hand", "voice:set-meeting-role", "bot:voice-participants"]);
 /** Frames: passed on without waiting (a refusal still comes back as `voice:error`). */
 const isFrame = (event: string) => event === "bot:audio-data" || event === "voice:audio-data";
 
@@ -125,6 +138,15 @@ export class VoiceRelay {
 
   /** Where a voice event goes; a `voice:join` chooses (and may move the client between nodes). */
   private async voiceHome(socket: GatewaySocket, event: string, payload: unknown, leaveHere: (socket: GatewaySocket) => Promise<unknown>): Promise<string | null> {
+    if (byTargetUser.has(event)) {
+      // A malformed payload is refused by the local handler, with its usual message.
+      const userId = stringField(payload, "userId");
+      return userId === null ? null : ((await this.homes.userRoom(userId))?.url ?? null);
+    }
+    if (byChannel.has(event)) {
+      const channelId = stringField(payload, "channelId");
+      return channelId === null ? null : this.homes.find(homeKeys.voice(channelId));
+    }
     const current = this.voiceHomeOf.get(socket.id) ?? null;
     if (event !== "voice:join") return current;
     const channelId = stringField(payload, "channelId");

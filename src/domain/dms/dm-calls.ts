@@ -27,6 +27,21 @@ interface DmCall {
 }
 
 /**
+ * Cluster mode (docs/dm-calls.md, "Several nodes"): the calls this node holds, with who takes
+ * part, recorded where the other nodes find them if this node dies; absent on one node.
+ */
+export interface CallRecords {
+  callHeld(callId: string, memberIds: string[]): void;
+  callReleased(callId: string): void;
+}
+
+/** A call held by a node that died, as it was recorded. */
+export interface LostCall {
+  callId: string;
+  memberIds: string[];
+}
+
+/**
  * DM and group DM calls, signaling only (docs/dm-calls.md). Calls live in memory on this
  * node: a call starts ringing for the other members, they accept or decline, the joined
  * participants exchange WebRTC signaling through `signal`, and the call ends when the caller
@@ -48,6 +63,7 @@ export class DmCalls implements ConversationListener {
     private readonly store: Store,
     private readonly bus: EventBus,
     private readonly dms: Pick<Dms, "requireCanSend">,
+    private readonly records?: CallRecords,
   ) {}
 
   /** Starts a call in a conversation the caller belongs to and may send to; one call per conversation at a time. */
@@ -77,6 +93,7 @@ export class DmCalls implements ConversationListener {
     call.timer.unref?.();
     this.calls.set(call.id, call);
     this.byConversation.set(id, call.id);
+    this.records?.callHeld(call.id, call.memberIds);
     if (others.length > 0) {
       this.bus.publish(others.map(rooms.user), "dm:call-incoming", {
         callId: call.id,
@@ -145,6 +162,7 @@ export class DmCalls implements ConversationListener {
     const call = this.callIn(conversationId);
     if (!call || !call.memberIds.includes(userId)) return;
     call.memberIds = call.memberIds.filter((m) => m !== userId);
+    this.records?.callHeld(call.id, call.memberIds);
     call.ringing.delete(userId);
     const wasJoined = call.joined.delete(userId);
     this.bus.publish(rooms.user(userId), "dm:call-ended", { callId: call.id, endedBy: by, reason: "removed" });
@@ -165,6 +183,17 @@ export class DmCalls implements ConversationListener {
     }
   }
 
+  /**
+   * The node that held these calls died (cluster mode): nobody can hang up or leave them any
+   * more, so they end for their members as when the caller's socket goes away, with
+   * `reason: "disconnect"` and `endedBy: null` (no member ended them).
+   */
+  homeLost(calls: LostCall[]): void {
+    for (const call of calls) {
+      this.bus.publish(call.memberIds.map(rooms.user), "dm:call-ended", { callId: call.callId, endedBy: null, reason: "disconnect" });
+    }
+  }
+
   /** The calls held here, with their conversations (cluster mode renews this node's claim on them). */
   held(): { callId: string; conversationId: string }[] {
     return [...this.calls.values()].map((call) => ({ callId: call.id, conversationId: call.conversation.id }));
@@ -172,7 +201,10 @@ export class DmCalls implements ConversationListener {
 
   /** Clears every call's timer (server shutdown). */
   stop(): void {
-    for (const call of this.calls.values()) this.stopRinging(call);
+    for (const call of this.calls.values()) {
+      this.stopRinging(call);
+      this.records?.callReleased(call.id);
+    }
     this.calls.clear();
     this.byConversation.clear();
   }
@@ -215,6 +247,7 @@ export class DmCalls implements ConversationListener {
     this.stopRinging(call);
     this.calls.delete(call.id);
     this.byConversation.delete(call.conversation.id);
+    this.records?.callReleased(call.id);
     this.toMembers(call, "dm:call-ended", { callId: call.id, endedBy, reason });
   }
 

@@ -8,7 +8,20 @@ type Change =
   | { kind: "accessChanged"; serverId: string; userIds?: string[] }
   | { kind: "channelDeleted"; channelId: string }
   | { kind: "conversationMemberLeft"; conversationId: string; userId: string; by: string }
-  | { kind: "conversationDeleted"; conversationId: string; by: string };
+  | { kind: "conversationDeleted"; conversationId: string; by: string }
+  | { kind: "voiceJoined"; userId: string; socketId: string };
+
+/** What a node does with another node's voice join: leaves the user's room held here (one room per user). */
+interface VoiceJoins {
+  joinedElsewhere(userId: string, socketId: string): Promise<void>;
+}
+
+/**
+ * Tells the other nodes that a user joined a voice room held here; each takes them out of the
+ * room it holds (Voice.joinedElsewhere: one voice room per user over the whole cluster).
+ */
+export const signalVoiceJoined = (shared: SharedState) => (userId: string, socketId: string) =>
+  shared.signal("live-state", JSON.stringify({ kind: "voiceJoined", userId, socketId } satisfies Change));
 
 /**
  * Live state (voice rooms, DM calls) is held per node in cluster mode: a member removed, an
@@ -17,7 +30,7 @@ type Change =
  * hold (a kick through node 1 takes the member out of a room on node 2). On one node the signal
  * goes nowhere.
  */
-export function onEveryNode(voice: LiveStateListener, calls: ConversationListener, shared: SharedState, log: Logger): { voice: LiveStateListener; calls: ConversationListener } {
+export function onEveryNode(voice: LiveStateListener & VoiceJoins, calls: ConversationListener, shared: SharedState, log: Logger): { voice: LiveStateListener; calls: ConversationListener } {
   // Voice's changes are asynchronous, the calls' synchronous (their callers expect both so).
   const apply = (change: Change): Promise<void> | void => {
     switch (change.kind) {
@@ -31,6 +44,8 @@ export function onEveryNode(voice: LiveStateListener, calls: ConversationListene
         return calls.memberLeft(change.conversationId, change.userId, change.by);
       case "conversationDeleted":
         return calls.conversationDeleted(change.conversationId, change.by);
+      case "voiceJoined":
+        return voice.joinedElsewhere(change.userId, change.socketId);
     }
   };
   shared.onSignal("live-state", (data) => {

@@ -12,7 +12,6 @@ import { hasPermission } from "../access/permissions.ts";
 import { fileStem, type UploadStore } from "../shared/uploads.ts";
 import { originalNameOf } from "../messaging/attachments.ts";
 import { isUuid, stripUnprintable } from "../shared/validation.ts";
-import type { VoiceRoomMembership } from "./voice-rooms.ts";
 
 /** Sounds one server may hold (the spec sets no number; docs/soundboard.md). */
 export const DEFAULT_SOUND_ICON = "🎵";
@@ -103,7 +102,8 @@ export class Soundboard {
     private readonly audit: Audit,
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
-    private readonly voiceRooms: VoiceRoomMembership,
+    /** Where a user is in voice, wherever the room is held (Voice.channelOf). */
+    private readonly voice: { channelOf(userId: string): Promise<string | null> },
   ) {}
 
   async list(serverId: string, user: UserRow): Promise<Sound[]> {
@@ -210,9 +210,10 @@ export class Soundboard {
    */
   async play(user: UserRow, soundId: string): Promise<{ played: true; channelId: string }> {
     requirePremium(user, "Playing soundboard sounds is a premium feature");
-    const participant = this.voiceRooms.ofUser(user.id);
-    if (!participant) throw badRequest("Join a voice channel first");
-    await this.access.requireChannel(participant.channelId, user.id, PERMISSIONS.USE_SOUNDBOARD);
+    // The room may be held by another node (cluster mode): the broadcast reaches its members there.
+    const channelId = await this.voice.channelOf(user.id);
+    if (!channelId) throw badRequest("Join a voice channel first");
+    await this.access.requireChannel(channelId, user.id, PERMISSIONS.USE_SOUNDBOARD);
     const sound: SoundRow | null = isUuid(soundId) ? await this.store.soundboard.findRow(soundId.toLowerCase()) : null;
     if (!sound) throw notFound("Sound");
     const server = await this.store.servers.findById(sound.server_id);
@@ -220,13 +221,13 @@ export class Soundboard {
     // A sound of a server the caller is not in reads as missing, so ids do not leak.
     if (!member) throw notFound("Sound");
     if (!hasPermission(member.permissions, PERMISSIONS.USE_SOUNDBOARD)) throw forbidden("Missing permission: USE_SOUNDBOARD");
-    this.bus.publish(rooms.voice(participant.channelId), "voice:soundboard", {
-      channelId: participant.channelId,
+    this.bus.publish(rooms.voice(channelId), "voice:soundboard", {
+      channelId,
       sound: { id: sound.id, name: sound.name, icon: sound.icon, file_url: sound.file_path },
       userId: user.id,
       username: user.username,
     });
-    return { played: true, channelId: participant.channelId };
+    return { played: true, channelId };
   }
 
   private async canUseIn(serverId: string, userId: string): Promise<boolean> {

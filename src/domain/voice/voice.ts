@@ -2,7 +2,7 @@ import type { Store } from "../../store/store.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
 import { missingPermission, type Access, type ChannelContext, type MemberContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
-import { badRequest, forbidden, notFound } from "../shared/errors.ts";
+import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import type { VoiceParticipant } from "../shared/shapes.ts";
 import { isTimedOut } from "../community/moderation.ts";
@@ -34,6 +34,28 @@ export interface FriendVoiceActivity {
   server_id: string;
   server_name: string;
 }
+
+/**
+ * Voice rooms held by other nodes (cluster mode; docs/audio.md, "Several nodes"). On one node
+ * there are none: `ONE_NODE`.
+ */
+export interface VoiceElsewhere {
+  /** Tells the other nodes that the user is now in voice here: each takes them out of the room it holds. */
+  joined(userId: string, socketId: string): void;
+  /** The voice channel the user is in on another node, or null. */
+  channelOf(userId: string): Promise<string | null>;
+  /** Whether this node holds, or may now hold, the channel's room (false: another living node does). */
+  mayHold(channelId: string): Promise<boolean>;
+}
+
+export const ONE_NODE: VoiceElsewhere = {
+  joined: () => {},
+  channelOf: async () => null,
+  mayHold: async () => true,
+};
+
+/** `voice:move` into a room another node holds (docs/audio.md, "Several nodes"). */
+export const MOVE_ACROSS_NODES = "channelId: that voice channel is held by another node; the member must join it themselves";
 
 export const FORCE_LEAVE_OTHER_DEVICE = "joined from another device";
 export const FORCE_DISCONNECT_MODERATOR = "Disconnected by a moderator";
@@ -78,6 +100,7 @@ export class Voice {
     private readonly access: Access,
     private readonly audit: Audit,
     private readonly bus: EventBus,
+    private readonly elsewhere: VoiceElsewhere = ONE_NODE,
   ) {}
 
   /**
@@ -160,6 +183,20 @@ export class Voice {
     return { channelId: channel.id, participants: this.rooms.inChannel(channel.id).map(toVoiceParticipant) };
   }
 
+  /**
+   * Another node let the user join a room it holds (cluster mode): one voice room per user, so
+   * the one held here is left as when they join from another device (`voice:force-leave`).
+   */
+  async joinedElsewhere(userId: string, socketId: string): Promise<void> {
+    const current = this.rooms.ofUser(userId);
+    if (!current || current.socketId === socketId) return;
+    // A signal that arrives after a later join here (the user went back and forth quickly) is
+    // stale: the room named for the user (written before the signal is sent) is then held here.
+    if ((await this.elsewhere.channelOf(userId)) === null) return;
+    this.bus.publish(current.socketId, "voice:force-leave", { reason: FORCE_LEAVE_OTHER_DEVICE, channelId: current.channelId });
+    await this.removeParticipant(current, { audit: true });
+  }
+
   /** Leaves the socket's voice channel (a no-op answer when it is in none). */
   async leave(socketId: string): Promise<{ channelId: string | null }> {
     const participant = this.rooms.participant(socketId);
@@ -191,6 +228,7 @@ export class Voice {
     const room = rooms.voice(channel.id);
     const others = this.rooms.inChannel(channel.id).filter((p) => p.socketId !== client.socketId);
     this.rooms.join(participant);
+    this.elsewhere.joined(participant.userId, participant.socketId);
     this.bus.addToRoom(client.socketId, room);
     this.bus.publish(client.socketId, "voice:existing", others.map(toVoiceParticipant));
     this.bus.publish(room, "voice:user-joined", toVoiceParticipant(participant), [client.socketId]);
@@ -349,6 +387,7 @@ export class Voice {
     if (!allowed || !hasPermission(allowed, PERMISSIONS.VIEW_CHANNEL | PERMISSIONS.CONNECT)) {
       throw forbidden("That member cannot connect to the target channel");
     }
+    if (!(await this.elsewhere.mayHold(channel.id))) throw conflict(MOVE_ACROSS_NODES);
     const from = target.channelId;
     this.bus.publish(target.socketId, "voice:force-move", { channelId: channel.id, fromChannelId: from });
     await this.removeParticipant(target, { audit: false });
@@ -389,17 +428,19 @@ export class Voice {
     return { channelId: channel.id, participants: this.rooms.inChannel(channel.id).map(toVoiceParticipant) };
   }
 
+  /** The voice channel the user is in, in a room held here or (cluster mode) by another node; null when none. */
+  async channelOf(userId: string): Promise<string | null> {
+    return this.rooms.ofUser(userId)?.channelId ?? (await this.elsewhere.channelOf(userId));
+  }
+
   /** The caller's accepted friends in voice, in channels the caller can see. */
   async friendsActivity(userId: string): Promise<FriendVoiceActivity[]> {
     const activity: FriendVoiceActivity[] = [];
     for (const friendId of await this.store.friends.friendIds(userId)) {
-      const participant = this.rooms.ofUser(friendId);
-      if (!participant) continue;
-      const [server, channel, friend] = await Promise.all([
-        this.store.servers.findById(participant.serverId),
-        this.store.channels.findById(participant.channelId),
-        this.store.users.findById(friendId),
-      ]);
+      const channelId = await this.channelOf(friendId);
+      if (!channelId) continue;
+      const channel = await this.store.channels.findById(channelId);
+      const [server, friend] = await Promise.all([channel ? this.store.servers.findById(channel.server_id) : null, this.store.users.findById(friendId)]);
       if (!server || !channel || !friend) continue;
       const caller = await this.access.memberOf(server, userId);
       if (!caller || !hasPermission(await this.access.channelPermissions(channel, caller), PERMISSIONS.VIEW_CHANNEL)) continue;
