@@ -1,6 +1,6 @@
 /** Formatting for the reader (web/lib/format.ts) and the typing throttle (web/lib/typing.ts). */
 import { expect, test } from "bun:test";
-import { formatEmbedTimestamp, formatFileSize, formatMessageTime, initials, inviteCodeFrom, typingText } from "../../web/lib/format.ts";
+import { channelLabel, formatEmbedTimestamp, formatFileSize, formatMessageTime, initials, inviteCodeFrom, typingText } from "../../web/lib/format.ts";
 import { TYPING_SEND_EVERY_MS, TypingSender } from "../../web/lib/typing.ts";
 
 test("an embed timestamp in the reader's locale and time zone", () => {
@@ -61,4 +61,9 @@ test("typing:start at most once per interval while typing, one stop after sendin
   now += 60_000;
   typing.stop();
   expect(sent).toEqual(["start", "start", "stop", "start", "stop", "start"]);
+});
+
+test("channelLabel: a text channel with #, a voice channel as the sidebar shows it", () => {
+  expect(channelLabel({ name: "general", type: "text" })).toBe("#general");
+  expect(channelLabel({ name: "Lounge", type: "voice" })).toBe("Lounge");
 });

@@ -11,6 +11,8 @@ import { continuesGroup } from "../lib/message-list.ts";
 import { ErrorAlert } from "./error-alert.tsx";
 import { MessageItem } from "./message-item.tsx";
 import { usePlace } from "./place-context.ts";
+import { Icon } from "./icons.tsx";
+import { channelLabel } from "../lib/format.ts";
 
 /** Load the previous page when the reader is this close to the top (px). */
 const LOAD_OLDER_AT = 400;
@@ -135,15 +137,20 @@ export function MessageList({ onReply, stickSignal }: { onReply: (m: Message) =>
 
 function Intro() {
   const place = usePlace();
+  const channel = place.channel;
+  const voice = channel?.type === "voice";
+  const shown = channel ? channelLabel(channel) : "";
   return (
     <div class="intro">
       <div class="intro-icon" aria-hidden="true">
-        {place.channel ? "#" : "@"}
+        {voice ? <Icon name="speaker" size={32} /> : channel ? "#" : "@"}
       </div>
-      <h2>{place.channel ? `Welcome to #${place.channel.name}!` : place.label}</h2>
+      <h2>{channel ? `Welcome to ${shown}!` : place.label}</h2>
       <p class="muted">
-        {place.channel
-          ? `This is the start of the #${place.channel.name} channel.`
+        {channel
+          ? voice
+            ? `This is the start of the text chat of the voice channel ${shown}.`
+            : `This is the start of the ${shown} channel.`
           : `This is the beginning of your conversation with ${place.label}.`}
       </p>
     </div>

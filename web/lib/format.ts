@@ -84,3 +84,8 @@ export function inviteCodeFrom(input: string): string | null {
   if (link) return link[1]!;
   return /^[A-Za-z0-9-]+$/.test(text) ? text : null;
 }
+
+/** A channel's name as people read it: `#general` for a text channel, `Lounge` for a voice one (as the sidebar shows it). */
+export function channelLabel(channel: { name: string; type: string }): string {
+  return channel.type === "voice" ? channel.name : `#${channel.name}`;
+}

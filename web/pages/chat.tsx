@@ -23,6 +23,7 @@ import { STATUS_LABELS } from "../components/avatar.tsx";
 import { Icon } from "../components/icons.tsx";
 import { VoiceRoom } from "../voice/voice-room.tsx";
 import { CallButton } from "../voice/call-ui.tsx";
+import { channelLabel } from "../lib/format.ts";
 
 export function ChatPage() {
   const { params } = useRoute();
@@ -111,7 +112,7 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
     server: state,
     channel,
     conversation: null,
-    label: `#${channel.name}`,
+    label: channelLabel(channel),
     permissions: basePermissionsOf(
       members.find((m) => m.user_id === me.id),
       roles,

@@ -39,6 +39,8 @@ test("a bot's 440 Hz tone plays through the page's AudioWorklet; volume per spea
   await join(person, serverId, channelId);
   await tile(person.page, `${person.username} (you)`).waitFor();
   await tile(person.page, "Tuner").waitFor();
+  // The voice channel's text chat is named without a "#", as in the sidebar.
+  await person.page.getByRole("heading", { name: "Welcome to Lounge!" }).waitFor();
 
   bot.send({ do: "tone", hz: 440, seconds: 8 });
   const botId = bot.bot.botUserId;
