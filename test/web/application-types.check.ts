@@ -1,7 +1,7 @@
 /**
  * Checked by `npm run typecheck` (not a test file): the server's own types of applications,
  * invite cards, bot servers and commands still fit what the web app reads
- * (web/api/application-types.ts).
+ * (web/api/application-types.ts, generated from the reference).
  */
 import type { Application, BotInviteCard, BotServer } from "../../src/domain/bots/applications.ts";
 import type { BotAddResult } from "../../src/domain/bots/bot-membership.ts";

@@ -66,6 +66,8 @@ const channel = (id: string, position: number, category_id: string | null = null
   category_id,
   position,
   topic: null,
+  slowmode: 0,
+  nsfw: false,
   chat_enabled: false,
   is_meeting: false,
 });

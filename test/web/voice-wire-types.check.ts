@@ -1,6 +1,6 @@
 /**
  * Checked by `npm run typecheck` (not a test file): the server's voice wire types still fit
- * the shapes the web app's voice pages read (web/voice/types.ts).
+ * the shapes the web app's voice pages read (web/voice/types.ts, generated from the reference).
  */
 import type { GatewayPayload } from "../../src/domain/shared/events.ts";
 import type { VoiceParticipant } from "../../src/domain/shared/shapes.ts";

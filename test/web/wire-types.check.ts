@@ -1,7 +1,8 @@
 /**
  * Checked by `npm run typecheck` (not a test file): the server's own wire types still fit the
- * shapes the web app reads (web/api/types.ts). A field renamed or retyped on the server fails
- * the type check here instead of breaking the app at run time.
+ * shapes the web app reads (web/api/types.ts, the reference's schemas as sdk/src/generated/
+ * has them). A field renamed or retyped on the server without the reference and the generated
+ * SDK following fails the type check here instead of breaking the app at run time.
  */
 import type { Category, Channel } from "../../src/domain/shared/shapes.ts";
 import type { ServerCommand } from "../../src/domain/bots/commands.ts";

@@ -1,60 +1,16 @@
 /**
  * The voice wire shapes the app reads (docs/voice.md, docs/audio.md, docs/soundboard.md,
- * docs/dm-calls.md). test/web/voice-wire-types.check.ts checks the server's types still fit.
+ * docs/dm-calls.md): the reference's schemas and gateway events as sdk/src/generated/
+ * generates them (see web/api/types.ts).
  */
+import type { ServerEvents } from "../../sdk/src/generated/gateway.ts";
+import type * as S from "../../sdk/src/generated/schemas.ts";
 
-export type MeetingRole = "audience" | "speaker";
-
-export interface VoiceParticipant {
-  socketId: string;
-  userId: string;
-  username: string;
-  isBot: boolean;
-  muted: boolean;
-  deafened: boolean;
-  video: boolean;
-  serverMuted: boolean;
-  serverDeafened: boolean;
-  speaking: boolean;
-  meetingRole: MeetingRole | null;
-  handRaised: boolean;
-  listening: boolean;
-}
-
-export interface StateUpdate {
-  socketId: string;
-  userId: string;
-  muted: boolean;
-  deafened: boolean;
-  video: boolean;
-}
-
-export interface MeetingUpdate {
-  socketId: string;
-  userId: string;
-  meetingRole: MeetingRole;
-  handRaised: boolean;
-}
-
+export type VoiceParticipant = S.VoiceParticipant;
+export type MeetingRole = NonNullable<VoiceParticipant["meetingRole"]>;
+export type StateUpdate = ServerEvents["voice:state-update"];
+export type MeetingUpdate = ServerEvents["voice:meeting-update"];
 /** A sound of the premium catalog (`GET /premium/soundboard/catalog`). */
-export interface CatalogSound {
-  id: string;
-  name: string;
-  icon: string;
-  file_url: string;
-  server_id: string;
-  server_name: string;
-}
-
-export interface SoundboardPlayed {
-  channelId: string;
-  sound: { id: string; name: string; icon: string; file_url: string };
-  userId: string;
-  username: string;
-}
-
-export interface IncomingCall {
-  callId: string;
-  conversationId: string;
-  from: { id: string; username: string; avatar: string | null };
-}
+export type CatalogSound = S.CatalogSound;
+export type SoundboardPlayed = ServerEvents["voice:soundboard"];
+export type IncomingCall = ServerEvents["dm:call-incoming"];
