@@ -1,7 +1,11 @@
 /**
- * The app's Socket.IO connection to Hearth's gateway (same origin, `auth.token`). It remembers
- * the server and channel rooms the app wants and joins them again after every reconnect, and
- * reports an `Unauthorized` refusal so the app can return to the login page.
+ * The app's Socket.IO connection to Hearth's gateway (same origin, `auth.token`). It asks to
+ * resume (`auth.resume`, docs/gateway.md "Resume"): after a dropped connection the server gives
+ * back the socket's rooms and replays the events it missed, so nothing is fetched again; only a
+ * reconnect that did not resume calls `onReconnect` (reload over REST). It remembers the server
+ * and channel rooms the app wants and joins them again after every reconnect (and leaves those
+ * the app let go of while away, which a resumed session still holds), and reports an
+ * `Unauthorized` refusal so the app can return to the login page.
  */
 import { signal } from "@preact/signals";
 import { io, type Socket } from "socket.io-client";
@@ -14,10 +18,12 @@ export class Gateway {
   private socket: Socket | null = null;
   private readonly servers = new Set<string>();
   private readonly channels = new Set<string>();
+  /** Rooms left while disconnected: a resumed session still holds them. */
+  private readonly leftWhileAway = { servers: new Set<string>(), channels: new Set<string>() };
   private readonly listeners = new Map<string, Set<Listener>>();
   /** True while connected; false before the first connection and while reconnecting. */
   readonly connected = signal(false);
-  /** Called after every reconnection (not the first connection), to refetch what may have been missed. */
+  /** Called after a reconnection that did not resume (not the first connection), to refetch what may have been missed. */
   onReconnect: () => void = () => {};
 
   constructor(private readonly onUnauthorized: () => void) {}
@@ -25,13 +31,20 @@ export class Gateway {
   connect(token: string): void {
     this.disconnect();
     let everConnected = false;
-    const socket = io({ auth: { token }, transports: ["websocket", "polling"], tryAllTransports: true });
+    const socket = io({ auth: { token, resume: true }, transports: ["websocket", "polling"], tryAllTransports: true });
     this.socket = socket;
     socket.on("connect", () => {
       this.connected.value = true;
+      if (socket.recovered) {
+        for (const id of this.leftWhileAway.servers) socket.emit("server:leave", id);
+        for (const id of this.leftWhileAway.channels) socket.emit("channel:leave", id);
+      }
+      this.leftWhileAway.servers.clear();
+      this.leftWhileAway.channels.clear();
+      // Joining a room the socket is in is a no-op; a resumed socket lacks only those added while away.
       for (const id of this.servers) socket.emit("server:join", id);
       for (const id of this.channels) socket.emit("channel:join", id);
-      if (everConnected) this.onReconnect();
+      if (everConnected && !socket.recovered) this.onReconnect();
       everConnected = true;
     });
     socket.on("disconnect", (reason) => {
@@ -55,6 +68,8 @@ export class Gateway {
     this.socket?.disconnect();
     this.socket = null;
     this.connected.value = false;
+    this.leftWhileAway.servers.clear();
+    this.leftWhileAway.channels.clear();
   }
 
   /** Subscribes to a server event; returns the unsubscribe function. */
@@ -68,21 +83,27 @@ export class Gateway {
   joinServer(serverId: string): void {
     if (this.servers.has(serverId)) return;
     this.servers.add(serverId);
+    this.leftWhileAway.servers.delete(serverId);
     if (this.socket?.connected) this.socket.emit("server:join", serverId);
   }
 
   leaveServer(serverId: string): void {
-    if (this.servers.delete(serverId) && this.socket?.connected) this.socket.emit("server:leave", serverId);
+    if (!this.servers.delete(serverId)) return;
+    if (this.socket?.connected) this.socket.emit("server:leave", serverId);
+    else this.leftWhileAway.servers.add(serverId);
   }
 
   joinChannel(channelId: string): void {
     if (this.channels.has(channelId)) return;
     this.channels.add(channelId);
+    this.leftWhileAway.channels.delete(channelId);
     if (this.socket?.connected) this.socket.emit("channel:join", channelId);
   }
 
   leaveChannel(channelId: string): void {
-    if (this.channels.delete(channelId) && this.socket?.connected) this.socket.emit("channel:leave", channelId);
+    if (!this.channels.delete(channelId)) return;
+    if (this.socket?.connected) this.socket.emit("channel:leave", channelId);
+    else this.leftWhileAway.channels.add(channelId);
   }
 
   /** Emits without waiting for an answer (typing). Dropped while disconnected. */

@@ -1,0 +1,103 @@
+/**
+ * A dropped gateway connection (docs/web.md, "Reconnects"): the app asks to resume, so the
+ * messages sent while it was away arrive as replayed events, in order, with nothing fetched again
+ * over REST; a reconnect that cannot resume (the server closed the socket on purpose) reloads
+ * the open channel over REST instead.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import type { Socket } from "socket.io";
+import { addMember, createServer } from "../../helpers/community.ts";
+import { say } from "../../helpers/bot-platform.ts";
+import { uniqueName, type TestUser } from "../../helpers/server.ts";
+import { rooms } from "../../../src/domain/shared/events.ts";
+import { eventually, messageLog, startWebSuite, type WebSuite } from "./harness.ts";
+
+let suite: WebSuite;
+beforeAll(async () => {
+  suite = await startWebSuite();
+});
+afterAll(() => suite.stop());
+
+async function twoPeople() {
+  const owner = await suite.server.register(uniqueName("owner"));
+  const serverId = await createServer(suite.server, owner, "Reconnects");
+  const member = await suite.server.register(uniqueName("member"));
+  await addMember(suite.server, serverId, member);
+  const [general] = await suite.server.app.store.channels.listByServer(serverId);
+  return { owner, member, channelId: general!.id, path: `/channels/${serverId}/${general!.id}` };
+}
+
+/** The user's sockets on the server (one node: the local Socket objects). */
+async function socketsOf(user: TestUser): Promise<Socket[]> {
+  return (await suite.server.app.io.in(rooms.user(user.id)).fetchSockets()) as unknown as Socket[];
+}
+
+/** The texts of the messages shown, oldest first. */
+const shownTexts = (page: Page) => messageLog(page).getByRole("article").locator(".message-text").allTextContents();
+
+/** Counts the page's REST reads of the channel's messages from now on. */
+function countMessageReads(page: Page, channelId: string): { count: number } {
+  const reads = { count: 0 };
+  page.on("request", (request) => {
+    if (request.method() === "GET" && new URL(request.url()).pathname.startsWith(`/api/v1/messages/${channelId}`)) reads.count++;
+  });
+  return reads;
+}
+
+const account = (page: Page) => page.getByRole("region", { name: "Your account" });
+
+async function openChannel(user: TestUser, path: string): Promise<Page> {
+  const { page } = await suite.person({ user, path });
+  await page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
+  await account(page).getByText("Online").waitFor();
+  return page;
+}
+
+test("a dropped connection resumes: the messages sent meanwhile appear in order, with no reload", async () => {
+  const { owner, member, channelId, path } = await twoPeople();
+  await say(suite.server, member, channelId, "before the drop");
+  const page = await openChannel(owner, path);
+  await messageLog(page).getByText("before the drop").waitFor();
+  const [before] = await socketsOf(owner);
+  expect(before).toBeDefined();
+  const reads = countMessageReads(page, channelId);
+
+  // The transport closes under the socket (as a network drop or a node going away does).
+  before!.conn.close();
+  await account(page).getByText("Connecting…").waitFor();
+  for (const text of ["missed one", "missed two", "missed three"]) await say(suite.server, member, channelId, text);
+  await account(page).getByText("Online").waitFor({ timeout: 10_000 });
+
+  await eventually(async () => expect(await shownTexts(page)).toEqual(["before the drop", "missed one", "missed two", "missed three"]));
+  // Resumed: the same Socket.IO session, and the channel was not read again.
+  const after = await socketsOf(owner);
+  expect(after.map((socket) => socket.id)).toEqual([before!.id]);
+  expect(after[0]!.recovered).toBe(true);
+  expect(reads.count).toBe(0);
+
+  // Still live after the resume, and the channel room is still joined.
+  await say(suite.server, member, channelId, "live again");
+  await eventually(async () => expect((await shownTexts(page)).at(-1)).toBe("live again"));
+  await suite.shot(page, "reconnect-1-resumed");
+});
+
+test("a reconnect that cannot resume reloads the channel over REST and shows what was missed", async () => {
+  const { owner, member, channelId, path } = await twoPeople();
+  const page = await openChannel(owner, path);
+  const [before] = await socketsOf(owner);
+  const reads = countMessageReads(page, channelId);
+
+  // Closed on purpose by the server: no session is kept, the app connects again without one.
+  before!.disconnect(true);
+  await say(suite.server, member, channelId, "sent while closed");
+  await eventually(async () => {
+    const after = await socketsOf(owner);
+    expect(after).toHaveLength(1);
+    expect(after[0]!.id).not.toBe(before!.id);
+    expect(after[0]!.recovered).toBe(false);
+  }, 10_000);
+  await messageLog(page).getByText("sent while closed").waitFor();
+  await eventually(() => expect(reads.count).toBeGreaterThan(0));
+  await account(page).getByText("Online").waitFor();
+});
