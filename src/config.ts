@@ -27,6 +27,12 @@ export interface Config {
    * when every node runs on one machine.
    */
   clusterNodeUrl: string | undefined;
+  /**
+   * Where uploaded files' bytes live (docs/operations.md, "Uploaded files"): `disk`, files under
+   * `<dataDir>/uploads` (one node, or a volume every node mounts), or `database`, rows of the
+   * database every node shares. Defaults to `database` in cluster mode, else `disk`.
+   */
+  uploadStorage: "disk" | "database";
   /** When unset, a secret is generated once and kept in `<dataDir>/jwt-secret`. */
   jwtSecret: string | undefined;
   /** The key sealing stored secrets, 64 hex characters; when unset, generated once into `<dataDir>/secrets.key`. */
@@ -124,6 +130,7 @@ const EnvSchema = v.object({
       v.regex(/^https?:\/\/[^/\s?#]+$/i, "CLUSTER_NODE_URL must be this node's address for the other nodes, like http://10.0.0.11:3000"),
     ),
   ),
+  UPLOAD_STORAGE: v.optional(v.picklist(["disk", "database"], "UPLOAD_STORAGE must be disk or database")),
   JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "JWT_SECRET must be at least 32 characters"))),
   SECRETS_KEY: v.optional(
     v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "SECRETS_KEY must be 64 hexadecimal characters (32 bytes), e.g. from openssl rand -hex 32")),
@@ -174,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     clusterNodeUrl: e.CLUSTER_NODE_URL,
+    uploadStorage: e.UPLOAD_STORAGE ?? (e.REDIS_URL ? "database" : "disk"),
     jwtSecret: e.JWT_SECRET,
     secretsKey: e.SECRETS_KEY,
     logLevel: e.LOG_LEVEL,

@@ -86,6 +86,16 @@ describe("loadConfig", () => {
     expect(loadConfig({ METRICS_TOKEN: "a-long-metrics-token", DRAIN_TIMEOUT_MS: "0" })).toMatchObject({ metricsToken: "a-long-metrics-token", drainTimeoutMs: 0 });
   });
 
+  test("UPLOAD_STORAGE: disk on one node, database in cluster mode, either when named; anything else names the variable", () => {
+    const database = "postgres://db/hearth";
+    expect(loadConfig({}).uploadStorage).toBe("disk");
+    expect(loadConfig({ DATABASE_URL: database }).uploadStorage).toBe("disk");
+    expect(loadConfig({ DATABASE_URL: database, REDIS_URL: "redis://cache:6379" }).uploadStorage).toBe("database");
+    expect(loadConfig({ DATABASE_URL: database, REDIS_URL: "redis://cache:6379", UPLOAD_STORAGE: "disk" }).uploadStorage).toBe("disk");
+    expect(loadConfig({ UPLOAD_STORAGE: "database" }).uploadStorage).toBe("database");
+    expect(() => loadConfig({ UPLOAD_STORAGE: "s3" })).toThrow("Invalid configuration: UPLOAD_STORAGE: UPLOAD_STORAGE must be disk or database");
+  });
+
   test("REDIS_URL: unset is one node; a redis:// or rediss:// URL is cluster mode and needs DATABASE_URL; CLUSTER_NODE_URL is an origin", () => {
     expect(loadConfig({}).redisUrl).toBeUndefined();
     expect(loadConfig({}).clusterNodeUrl).toBeUndefined();

@@ -47,6 +47,7 @@ import { Webhooks } from "./messaging/webhooks.ts";
 import { rooms, type EventBus } from "./shared/events.ts";
 import { localSharedState, type SharedState } from "./shared/shared-state.ts";
 import { UploadStore } from "./shared/uploads.ts";
+import { fileStorage } from "./shared/file-storage.ts";
 import { Soundboard } from "./voice/soundboard.ts";
 import type { VoiceRoomMembership } from "./voice/voice-rooms.ts";
 import { ONE_NODE, Voice, type VoiceElsewhere } from "./voice/voice.ts";
@@ -81,7 +82,7 @@ export function createDomain(deps: DomainDeps) {
   const shared = deps.shared ?? localSharedState();
 
   // shared and access: what nearly every feature is given.
-  const uploads = new UploadStore(config.dataDir);
+  const uploads = new UploadStore(fileStorage(config.uploadStorage, config.dataDir, store.storedFiles));
   const access = new Access(store, shared);
   const audit = new Audit(store, access);
 
@@ -178,6 +179,6 @@ export function createDomain(deps: DomainDeps) {
     adminServers: new AdminServers(store, admins),
     generalSettings: new GeneralSettings(settings, admins),
     reports: new Reports(store, access, admins, adminUsers, messages, dms, shared),
-    ai: createAi({ store, settings, admins, uploadsRoot: uploads.root, providerTimeoutMs: config.aiProviderTimeoutMs, log: deps.log }),
+    ai: createAi({ store, settings, admins, files: uploads.files, providerTimeoutMs: config.aiProviderTimeoutMs, log: deps.log }),
   };
 }

@@ -31,6 +31,7 @@ import { PlatformRepo } from "./platform-repo.ts";
 import { AiKeysRepo } from "./ai-keys-repo.ts";
 import { AiConversationsRepo } from "./ai-conversations-repo.ts";
 import { AiUploadsRepo } from "./ai-uploads-repo.ts";
+import { StoredFilesRepo } from "./stored-files-repo.ts";
 import { AdminRepo } from "./admin-repo.ts";
 import { ReportsRepo } from "./reports-repo.ts";
 import { WriteBatch } from "./write-batch.ts";
@@ -106,6 +107,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
     aiKeys: new AiKeysRepo(db, secrets),
     aiConversations: new AiConversationsRepo(db),
     aiUploads: new AiUploadsRepo(db),
+    storedFiles: new StoredFilesRepo(db),
     admin: new AdminRepo(db),
     reports: new ReportsRepo(db),
     /** The group commit shared by message sends (its counters show how sends were grouped). */

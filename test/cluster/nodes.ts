@@ -41,7 +41,7 @@ export interface HearthNode {
 
 export interface Nodes {
   nodes: HearthNode[];
-  /** Shared by every node (uploads live there; docs/operations.md). */
+  /** Each node's DATA_DIR is `<dataDir>/<name>`: nodes share nothing on disk, as on separate machines (uploads live in the database). */
   dataDir: string;
   start(name: string, env?: Record<string, string>): Promise<HearthNode>;
   stop(): Promise<void>;
@@ -73,7 +73,7 @@ export async function startNodes(count: number, env: Record<string, string> = {}
     const logFile = join(logDir, `${name}-${port}.log`);
     const child = Bun.spawn([process.execPath, "src/main.ts"], {
       cwd: ROOT,
-      env: { ...process.env, ...CLUSTER_ENV, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info", ...env, ...extra, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir },
+      env: { ...process.env, ...CLUSTER_ENV, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info", ...env, ...extra, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: join(dataDir, name) },
       stdout: process.env.TEST_LOG_LEVEL ? "inherit" : Bun.file(logFile),
       stderr: "inherit",
     });

@@ -8,6 +8,7 @@ import { AiKeys } from "./keys.ts";
 import { AiSettings } from "./settings.ts";
 import { ReplyStreams } from "./reply-streams.ts";
 import { AiUploads } from "./uploads.ts";
+import type { FileStorage } from "../shared/file-storage.ts";
 
 /** The AI assistant (docs/ai.md): settings and keys for administrators; conversations, files and turns for users. */
 export type Ai = ReturnType<typeof createAi>;
@@ -16,7 +17,8 @@ export function createAi(deps: {
   store: Store;
   settings: PlatformSettings;
   admins: Admins;
-  uploadsRoot: string;
+  /** Where the uploads' bytes live (the same storage as every other upload). */
+  files: FileStorage;
   providerTimeoutMs: number;
   log: Logger;
 }) {
@@ -24,7 +26,7 @@ export function createAi(deps: {
   const keys = new AiKeys(deps.store, deps.admins);
   const streams = new ReplyStreams();
   const conversations = new AiConversations(deps.store, settings, keys, streams);
-  const uploads = new AiUploads(deps.store, deps.uploadsRoot);
+  const uploads = new AiUploads(deps.store, deps.files);
   const assistant = new Assistant(deps.store, settings, keys, conversations, uploads, streams, deps.providerTimeoutMs, deps.log);
   return { settings, keys, conversations, uploads, assistant };
 }

@@ -1,10 +1,9 @@
-import { unlink } from "node:fs/promises";
-import { join } from "node:path";
 import type { Store } from "../../store/store.ts";
 import type { AiUploadRow } from "../../store/ai-uploads-repo.ts";
 import { originalNameOf } from "../messaging/attachments.ts";
 import { badRequest, payloadTooLarge } from "../shared/errors.ts";
-import { formatBytes, sniffImage, writePrivateFile } from "../shared/uploads.ts";
+import type { FileStorage } from "../shared/file-storage.ts";
+import { aiUploadKey, formatBytes, sniffImage } from "../shared/uploads.ts";
 
 /** An uploaded file, as the upload route answers it and as a message lists its attachments. */
 export interface AiUploadView {
@@ -27,16 +26,14 @@ export const toUploadView = (row: AiUploadRow): AiUploadView => ({
 
 /** Generated images larger than this are not kept. */
 const MAX_GENERATED_IMAGE_BYTES = 20 * 1024 * 1024;
-const STORED_NAME = /^[0-9a-f-]{36}\.[a-z0-9]{1,8}$/;
-const USER_ID = /^[0-9a-f-]{36}$/;
 
 /**
- * The AI assistant's files, per user: `<DATA_DIR>/uploads/ai/<user id>/<uuid>.<ext>`, addressed
- * as `/uploads/ai/<user id>/<uuid>.<ext>` and served to their owner only. A file is an image
- * (by its bytes) or UTF-8 text; anything else is refused.
+ * The AI assistant's files, per user: addressed as `/uploads/ai/<user id>/<uuid>.<ext>`, kept by
+ * the uploads' FileStorage as `ai/<user id>/<uuid>.<ext>`, and served to their owner only. A file
+ * is an image (by its bytes) or UTF-8 text; anything else is refused.
  */
 export class AiUploads {
-  constructor(private readonly store: Store, private readonly uploadsRoot: string) {}
+  constructor(private readonly store: Store, private readonly files: FileStorage) {}
 
   async save(userId: string, file: unknown, maxBytes: number): Promise<AiUploadView> {
     if (!(file instanceof Blob)) throw badRequest("file: a file is required");
@@ -93,34 +90,33 @@ export class AiUploads {
     return rows;
   }
 
-  /** The file's bytes, or null when it is gone from disk. */
+  /** The file's bytes, or null when it is gone. */
   async read(row: AiUploadRow): Promise<Uint8Array | null> {
-    const path = this.pathOf(row.url);
-    const file = path ? Bun.file(path) : null;
-    if (!file || !(await file.exists())) return null;
-    return new Uint8Array(await file.arrayBuffer());
+    const key = this.keyOf(row.url);
+    const file = key ? await this.files.read(key) : null;
+    return file ? new Uint8Array(await file.arrayBuffer()) : null;
   }
 
-  /** The file on disk for `/uploads/ai/<userId>/<name>`, or null when the path is not one of ours. */
-  fileFor(userId: string, name: string): string | null {
-    if (!USER_ID.test(userId) || !STORED_NAME.test(name)) return null;
-    return join(this.uploadsRoot, "ai", userId, name);
+  /** The file at `/uploads/ai/<userId>/<name>`, or null when there is none or the path is not one of ours. */
+  async open(userId: string, name: string): Promise<Blob | null> {
+    const key = aiUploadKey(userId, name);
+    return key ? this.files.read(key) : null;
   }
 
-  private pathOf(url: string): string | null {
+  private keyOf(url: string): string | null {
     const match = /^\/uploads\/ai\/([^/]+)\/([^/]+)$/.exec(url);
-    return match ? this.fileFor(match[1]!, match[2]!) : null;
+    return match ? aiUploadKey(match[1]!, match[2]!) : null;
   }
 
   private async write(userId: string, bytes: Uint8Array, ext: string): Promise<string> {
     const name = `${Bun.randomUUIDv7()}.${ext}`;
-    await writePrivateFile(join(this.uploadsRoot, "ai", userId), name, bytes);
+    await this.files.write(`ai/${userId}/${name}`, bytes);
     return `/uploads/ai/${userId}/${name}`;
   }
 
   private async remove(url: string): Promise<void> {
-    const path = this.pathOf(url);
-    if (path) await unlink(path).catch(() => undefined);
+    const key = this.keyOf(url);
+    if (key) await this.files.remove(key);
   }
 }
 

@@ -1,6 +1,5 @@
-import { mkdir, unlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { badRequest, payloadTooLarge } from "./errors.ts";
+import type { FileStorage } from "./file-storage.ts";
 
 export interface ImageType {
   ext: "png" | "jpg" | "gif" | "webp";
@@ -31,33 +30,40 @@ export const SERVED_TYPES: Record<string, string> = {
   webp: "image/webp",
 };
 
-/** Upload folders; each is a URL segment under /uploads and a folder under DATA_DIR/uploads. */
+/** Upload folders; each is a URL segment under /uploads (and a folder under DATA_DIR/uploads on disk). */
 export type UploadKind = "avatars" | "banners" | "server-icons" | "server-banners" | "server-gifs" | "attachments" | "group-icons" | "emojis" | "sounds";
 export const UPLOAD_KINDS: readonly UploadKind[] = ["avatars", "banners", "server-icons", "server-banners", "server-gifs", "attachments", "group-icons", "emojis", "sounds"];
 
 const STORED_NAME = /^[0-9a-f-]{36}\.[a-z0-9]{1,8}$/;
+const USER_ID = /^[0-9a-f-]{36}$/;
 
-/** Writes a new upload readable by the server's user only (0600, folders 0700: docs/operations.md "Data layout"). */
-export async function writePrivateFile(dir: string, name: string, bytes: Uint8Array): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(join(dir, name), bytes, { mode: 0o600 });
+/** A stored file's key (`<kind>/<name>`), or null when `kind` or `name` is not one the server generates. */
+export const uploadKey = (kind: string, name: string): string | null =>
+  UPLOAD_KINDS.includes(kind as UploadKind) && STORED_NAME.test(name) ? `${kind}/${name}` : null;
+
+/** An AI assistant file's key (`ai/<user id>/<name>`, docs/ai.md), or null when not one the server generates. */
+export const aiUploadKey = (userId: string, name: string): string | null =>
+  USER_ID.test(userId) && STORED_NAME.test(name) ? `ai/${userId}/${name}` : null;
+
+/** Whether `key` names a file the server stores (either form above). */
+export function isStoredKey(key: string): boolean {
+  const parts = key.split("/");
+  if (parts.length === 2) return uploadKey(parts[0]!, parts[1]!) === key;
+  return parts.length === 3 && parts[0] === "ai" && aiUploadKey(parts[1]!, parts[2]!) === key;
 }
 
 /**
- * Files on disk under `<dataDir>/uploads/<kind>/<uuid>.<ext>`, addressed by the URL path
- * `/uploads/<kind>/<uuid>.<ext>`. Names are generated: no user-controlled path reaches the disk.
+ * Uploaded files, addressed by the URL path `/uploads/<kind>/<uuid>.<ext>` and kept by a
+ * FileStorage (disk or database: ./file-storage.ts) as `<kind>/<uuid>.<ext>`. Names are
+ * generated: no user-controlled path reaches the storage.
  */
 export class UploadStore {
-  readonly root: string;
-
-  constructor(dataDir: string) {
-    this.root = join(dataDir, "uploads");
-  }
+  constructor(readonly files: FileStorage) {}
 
   /** Writes the bytes and returns the URL path to store in records. */
   async save(kind: UploadKind, bytes: Uint8Array, ext: string): Promise<string> {
     const name = `${Bun.randomUUIDv7()}.${ext}`;
-    await writePrivateFile(join(this.root, kind), name, bytes);
+    await this.files.write(`${kind}/${name}`, bytes);
     return `/uploads/${kind}/${name}`;
   }
 
@@ -79,17 +85,17 @@ export class UploadStore {
     return row;
   }
 
-  /** The file behind a URL path, or null when the path is not one of ours. */
-  fileFor(kind: string, name: string): string | null {
-    if (!UPLOAD_KINDS.includes(kind as UploadKind) || !STORED_NAME.test(name)) return null;
-    return join(this.root, kind, name);
+  /** The file at `/uploads/<kind>/<name>`, or null when there is none or the path is not one of ours. */
+  async open(kind: string, name: string): Promise<Blob | null> {
+    const key = uploadKey(kind, name);
+    return key ? this.files.read(key) : null;
   }
 
   /** Removes a stored file; paths that are not ours, and files already gone, are ignored. */
   async remove(urlPath: string | null): Promise<void> {
     const match = urlPath?.match(/^\/uploads\/([a-z-]+)\/([^/]+)$/);
-    const file = match ? this.fileFor(match[1]!, match[2]!) : null;
-    if (file) await unlink(file).catch(() => undefined);
+    const key = match ? uploadKey(match[1]!, match[2]!) : null;
+    if (key) await this.files.remove(key);
   }
 }
 

@@ -173,9 +173,8 @@ export const aiFileRoutes = (domain: Domain, auth: AuthPlugin): AnyElysia =>
     "/uploads/ai/:userId/:name",
     async ({ user, params }) => {
       requireHuman(user);
-      const path = user.id === params.userId ? domain.ai.uploads.fileFor(params.userId, params.name) : null;
-      const file = path ? Bun.file(path) : null;
-      if (!file || !(await file.exists())) throw notFound("File");
+      const file = user.id === params.userId ? await domain.ai.uploads.open(params.userId, params.name) : null;
+      if (!file) throw notFound("File");
       const type = SERVED_TYPES[params.name.slice(params.name.lastIndexOf(".") + 1)];
       const headers: Record<string, string> = {
         "content-type": type ?? "application/octet-stream",

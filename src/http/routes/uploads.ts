@@ -10,9 +10,8 @@ import { doc, FILE } from "../operation-doc.ts";
  */
 export const uploadRoutes = (domain: Domain) =>
   new Elysia({ tags: ["Files"] }).get("/uploads/:kind/:name", async ({ params }) => {
-    const path = domain.uploads.fileFor(params.kind, params.name);
-    const file = path ? Bun.file(path) : null;
-    if (!file || !(await file.exists())) throw notFound("File");
+    const file = await domain.uploads.open(params.kind, params.name);
+    if (!file) throw notFound("File");
     const ext = params.name.slice(params.name.lastIndexOf(".") + 1);
     const type = SERVED_TYPES[ext];
     const headers: Record<string, string> = {

@@ -653,4 +653,15 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: "stored-files",
+    sql: `
+      CREATE TABLE stored_files (
+        path text PRIMARY KEY,
+        bytes bytea NOT NULL,
+        created_at bigint NOT NULL
+      );
+    `,
+  },
 ];

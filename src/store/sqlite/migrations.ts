@@ -667,4 +667,18 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: "stored-files",
+    // Uploaded files' bytes when UPLOAD_STORAGE=database (the default in cluster mode: every
+    // node serves every file; src/domain/shared/file-storage.ts, docs/operations.md "Uploaded
+    // files"). Keyed by the path under /uploads the records store.
+    sql: `
+      CREATE TABLE stored_files (
+        path TEXT PRIMARY KEY,
+        bytes BLOB NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,4 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DiskFiles } from "../../../src/domain/shared/file-storage.ts";
 import { formatBytes, sniffImage, UploadStore } from "../../../src/domain/shared/uploads.ts";
 import { GIF_1X1, JPEG_HEADER, NOT_AN_IMAGE, PNG_1X1, WEBP_HEADER } from "../../helpers/images.ts";
 
@@ -24,17 +28,30 @@ describe("sniffImage", () => {
 });
 
 describe("UploadStore paths", () => {
-  const store = new UploadStore("/data");
+  // A real disk storage in a temp DATA_DIR, with a file beside uploads/ that no path may reach.
+  const dataDir = mkdtempSync(join(tmpdir(), "hearth-uploads-"));
+  writeFileSync(join(dataDir, "jwt-secret"), "secret");
+  const store = new UploadStore(new DiskFiles(join(dataDir, "uploads")));
+
+  test("a saved file opens at its URL path and is gone once removed", async () => {
+    const url = await store.save("avatars", PNG_1X1, "png");
+    expect(url).toMatch(/^\/uploads\/avatars\/[0-9a-f-]{36}\.png$/);
+    const [, , kind, name] = url.split("/");
+    expect(new Uint8Array(await (await store.open(kind!, name!))!.arrayBuffer())).toEqual(PNG_1X1);
+    await store.remove(url);
+    expect(await store.open(kind!, name!)).toBeNull();
+  });
+
   test.each([
-    ["avatars", "01a207fb-b730-735d-99cf-a96dc74ccf39.png", "/data/uploads/avatars/01a207fb-b730-735d-99cf-a96dc74ccf39.png"],
-    ["banners", "01a207fb-b730-735d-99cf-a96dc74ccf39.gif", "/data/uploads/banners/01a207fb-b730-735d-99cf-a96dc74ccf39.gif"],
-    ["avatars", "../../etc/passwd", null],
-    ["..", "01a207fb-b730-735d-99cf-a96dc74ccf39.png", null],
-    ["secrets", "01a207fb-b730-735d-99cf-a96dc74ccf39.png", null],
-    ["avatars", "01a207fb-b730-735d-99cf-a96dc74ccf39.png/../x", null],
-    ["avatars", "jwt-secret", null],
-  ])("fileFor(%s, %s)", (kind, name, expected) => {
-    expect(store.fileFor(kind, name)).toBe(expected);
+    ["avatars", "01a207fb-b730-735d-99cf-a96dc74ccf39.png"],
+    ["avatars", "../../jwt-secret"],
+    ["..", "jwt-secret"],
+    ["..", "01a207fb-b730-735d-99cf-a96dc74ccf39.png"],
+    ["secrets", "01a207fb-b730-735d-99cf-a96dc74ccf39.png"],
+    ["avatars", "01a207fb-b730-735d-99cf-a96dc74ccf39.png/../x"],
+    ["avatars", "jwt-secret"],
+  ])("open(%s, %s) finds nothing", async (kind, name) => {
+    expect(await store.open(kind, name)).toBeNull();
   });
 });
 
