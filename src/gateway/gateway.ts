@@ -111,7 +111,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
   // Built once: every socket registers these same listeners (an idle connection holds no closures of its own).
   // In cluster mode, voice events of a room held by another node are relayed there.
   const handlers = clientEventHandlers(domain);
-  const table = voice ? voice.relay.wrap(handlers, (socket) => domain.voice.leave(socket.id)) : handlers;
+  const table = voice ? voice.relay.wrap(handlers, io, domain.voice) : handlers;
   const listeners = sharedListeners(table, log, limiter);
   // Events no handler knows are dropped by Socket.IO after decoding; each counts as a refusal,
   // so a flood of them ends in a disconnect like any other (docs/gateway.md, "Limits").
@@ -148,6 +148,8 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
       void domain.presence.socketConnected(userId).catch((error) => log.error("presence update failed", { error }));
     }
     listenAll(socket, listeners);
+    // What the other nodes ask of this one over a voice link (joins across homes, moves).
+    if (socket.data.voiceLink) voice?.relay.serveLink(socket);
     socket.onAny(onAnyEvent);
     socket.on("disconnect", onDisconnect);
     // After the missed events (a restored socket got them when it was built); stored too, so a
