@@ -20,7 +20,7 @@ import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
 import { releaseHandshakeRequests } from "./handshake-memory.ts";
 import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
-import { isVoiceLinkHandshake, type VoiceRelay } from "./voice-proxy.ts";
+import { isLinkEvent, isVoiceLinkHandshake, type VoiceRelay } from "./voice-proxy.ts";
 
 /** Cluster mode's voice relay (src/gateway/voice-proxy.ts) and the secret that proves a voice link. */
 export interface GatewayVoiceRelay {
@@ -118,6 +118,8 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
   const known = new Set(listeners.map(([event]) => event));
   function onAnyEvent(this: GatewaySocket, event: unknown) {
     if (typeof event === "string" && known.has(event)) return;
+    // The nodes' own events on a voice link are known there (VoiceRelay.serveLink).
+    if (this.data.voiceLink && typeof event === "string" && isLinkEvent(event)) return;
     if (!limiter.unknownEvent(this)) return;
     log.warn("gateway socket disconnected: too many events refused", { socketId: this.id, userId: this.data.userId, event: String(event).slice(0, 50) });
     this.disconnect(true);

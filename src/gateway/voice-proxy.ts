@@ -62,7 +62,7 @@ export const homeKeys = {
  * link's node: `moved` (a `voice:move` into a room another node holds: the client joins it).
  */
 export const LINK_EVENTS = { check: "link:voice-check", handOver: "link:voice-hand-over", join: "link:voice-join", moved: "link:voice-moved" } as const;
-const isLinkEvent = (event: string) => event.startsWith("link:");
+export const isLinkEvent = (event: string) => event.startsWith("link:");
 
 /** This node's voice rooms, as the relay uses them (src/domain/voice/voice.ts). */
 export type LocalVoice = Pick<Voice, "rooms" | "admits" | "handOver" | "join">;
