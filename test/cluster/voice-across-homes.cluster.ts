@@ -326,3 +326,35 @@ describe("joining a room another node holds", () => {
     await audioFlows(other, host, created.body.id, [11], third.id);
   });
 });
+
+describe("the nodes' own link events", () => {
+  test("a client cannot send them: unanswered, and nobody is taken out or unmuted", async () => {
+    const { owner, members, serverId, voiceIds } = await community(2, 2);
+    const [second, third] = members as [ClusterUser, ClusterUser];
+    const [roomA, roomB] = voiceIds as [string, string];
+    const b = await connect(n1, second.token);
+    await join(b, roomA);
+    const c = await connect(n2, third.token);
+    await join(c, roomA);
+    const mod = await connect(n3, owner.token);
+    expect((await emitAck(mod, "voice:server-mute", { userId: third.id, muted: true })).ok).toBe(true);
+
+    // On the client's own node, and straight to the room's home (two each: an unknown event is a
+    // refusal, and these nodes disconnect a socket after two).
+    const onHome = await connect(n1, third.token);
+    const left = record(b, "voice:user-left");
+    const handover = { serverId, serverMuted: false, serverDeafened: false, moved: true };
+    const unanswered: Promise<unknown>[] = [];
+    for (const socket of [c, onHome]) {
+      unanswered.push(expect(socket.timeout(500).emitWithAck("link:voice-hand-over", { otherDevice: false })).rejects.toThrow());
+      unanswered.push(expect(socket.timeout(500).emitWithAck("link:voice-join", { channelId: roomB, handover })).rejects.toThrow());
+    }
+    await Promise.all(unanswered);
+    await Bun.sleep(200);
+    expect(c.connected && onHome.connected).toBe(true);
+    expect(left).toEqual([]);
+    expect(await inRoom(mod, roomA)).toEqual([second.id, third.id]);
+    expect(await inRoom(mod, roomB)).toEqual([]);
+    expect(await emitAck(mod, "bot:voice-query", { userId: third.id, serverId })).toMatchObject({ ok: true, channelId: roomA, participant: { serverMuted: true } });
+  });
+});
