@@ -313,15 +313,7 @@ export class VoiceRelay {
 
   /** Asks `url`, over the client's voice link there, one of LINK_EVENTS; throws its refusal. */
   private async ask(client: GatewaySocket, url: string, event: string, payload: unknown): Promise<LinkAnswer> {
-    const link = await this.link(client, url);
-    let answer: LinkAnswer;
-    try {
-      answer = await link.socket.timeout(LINK_ACK_TIMEOUT_MS).emitWithAck(event, payload);
-    } catch {
-      throw new ApiError(503, "The node holding this room did not answer; try again");
-    }
-    if (!answer?.ok) throw new ApiError(400, typeof answer?.error === "string" ? answer.error : "Internal error");
-    return answer;
+    return accepted(await request(await this.link(client, url), event, payload));
   }
 
   /** Where a call event goes: the conversation's call home for a start, the call's home otherwise. */
@@ -397,15 +389,9 @@ export class VoiceRelay {
       link.socket.emit(event, payload);
       return {};
     }
-    let answer: LinkAnswer;
-    try {
-      answer = await link.socket.timeout(LINK_ACK_TIMEOUT_MS).emitWithAck(event, payload);
-    } catch {
-      throw new ApiError(503, "The node holding this room did not answer; try again");
-    }
+    const answer = await request(link, event, payload);
     if (event === "voice:leave") this.voiceHomeOf.delete(client.id);
-    if (!answer?.ok) throw new ApiError(400, typeof answer?.error === "string" ? answer.error : "Internal error");
-    const { ok: _ok, ...fields } = answer;
+    const { ok: _ok, ...fields } = accepted(answer);
     return fields;
   }
 
@@ -413,6 +399,21 @@ export class VoiceRelay {
     link.closing = true;
     link.socket.close();
   }
+}
+
+/** Sends `event` over a link and waits for the home's answer (503 when none comes). */
+async function request(link: Link, event: string, payload: unknown): Promise<LinkAnswer> {
+  try {
+    return await link.socket.timeout(LINK_ACK_TIMEOUT_MS).emitWithAck(event, payload);
+  } catch {
+    throw new ApiError(503, "The node holding this room did not answer; try again");
+  }
+}
+
+/** The home's answer when it is `{ok: true, ...}`; its refusal thrown otherwise. */
+function accepted(answer: LinkAnswer): LinkAnswer {
+  if (!answer?.ok) throw new ApiError(400, typeof answer?.error === "string" ? answer.error : "Internal error");
+  return answer;
 }
 
 const LINK_REFUSED = "The node holding this room cannot be reached; try again";
