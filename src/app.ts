@@ -143,6 +143,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         return room?.url ? room.channelId : null;
       },
       mayHold: async (channelId) => (await homes.claim(homeKeys.voice(channelId))) === null,
+      // The relay is built below, before any socket can ask for a move.
+      moveAcross: (socketId, channelId, handover) => voiceRelay!.moveAcross(socketId, channelId, handover),
     },
     callRecords: homes,
   });

@@ -70,7 +70,7 @@ export interface DomainDeps {
    */
   shared?: SharedState;
   /** Cluster mode: where users are in voice on other nodes, and which rooms this node may hold. */
-  voiceHomes?: Pick<VoiceElsewhere, "channelOf" | "mayHold">;
+  voiceHomes?: Pick<VoiceElsewhere, "channelOf" | "mayHold" | "moveAcross">;
   /** Cluster mode: where the DM calls held here are recorded for the other nodes. */
   callRecords?: CallRecords;
   /** Operator-facing warnings (an external provider failing), never secrets or payloads. */

@@ -20,7 +20,7 @@ import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
 import { releaseHandshakeRequests } from "./handshake-memory.ts";
 import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
-import { isVoiceLinkHandshake, type VoiceRelay } from "./voice-proxy.ts";
+import { isLinkEvent, isVoiceLinkHandshake, type VoiceRelay } from "./voice-proxy.ts";
 
 /** Cluster mode's voice relay (src/gateway/voice-proxy.ts) and the secret that proves a voice link. */
 export interface GatewayVoiceRelay {
@@ -111,13 +111,15 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
   // Built once: every socket registers these same listeners (an idle connection holds no closures of its own).
   // In cluster mode, voice events of a room held by another node are relayed there.
   const handlers = clientEventHandlers(domain);
-  const table = voice ? voice.relay.wrap(handlers, (socket) => domain.voice.leave(socket.id)) : handlers;
+  const table = voice ? voice.relay.wrap(handlers, io, domain.voice) : handlers;
   const listeners = sharedListeners(table, log, limiter);
   // Events no handler knows are dropped by Socket.IO after decoding; each counts as a refusal,
   // so a flood of them ends in a disconnect like any other (docs/gateway.md, "Limits").
   const known = new Set(listeners.map(([event]) => event));
   function onAnyEvent(this: GatewaySocket, event: unknown) {
     if (typeof event === "string" && known.has(event)) return;
+    // The nodes' own events on a voice link are known there (VoiceRelay.serveLink).
+    if (this.data.voiceLink && typeof event === "string" && isLinkEvent(event)) return;
     if (!limiter.unknownEvent(this)) return;
     log.warn("gateway socket disconnected: too many events refused", { socketId: this.id, userId: this.data.userId, event: String(event).slice(0, 50) });
     this.disconnect(true);
@@ -148,6 +150,8 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
       void domain.presence.socketConnected(userId).catch((error) => log.error("presence update failed", { error }));
     }
     listenAll(socket, listeners);
+    // What the other nodes ask of this one over a voice link (joins across homes, moves).
+    if (socket.data.voiceLink) voice?.relay.serveLink(socket);
     socket.onAny(onAnyEvent);
     socket.on("disconnect", onDisconnect);
     // After the missed events (a restored socket got them when it was built); stored too, so a

@@ -2,8 +2,9 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { io as connectTo, type Socket as NodeLink } from "socket.io-client";
 import { ApiError } from "../domain/shared/errors.ts";
 import type { Logger } from "../log.ts";
+import type { Handover, Voice } from "../domain/voice/voice.ts";
 import type { ClientEventHandler, ClientEventTable } from "./ack.ts";
-import type { GatewaySocket } from "./socket-types.ts";
+import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
 
 /**
  * Live rooms on several nodes (docs/audio.md, "Several nodes"; docs/dm-calls.md). Each voice
@@ -53,6 +54,21 @@ export const homeKeys = {
   call: (callId: string) => `dm-call:${callId}`,
 };
 
+/**
+ * What nodes ask each other over a voice link, besides the client's own events (never a
+ * client's: only a link, which only a node can open, is listened to for them). Sent to the home:
+ * `check` (may the user join this channel?), `hand-over` (take the user out of the room held
+ * there; answers what they carry), `join` (join, carrying that). Sent by the home back to the
+ * link's node: `moved` (a `voice:move` into a room another node holds: the client joins it).
+ */
+export const LINK_EVENTS = { check: "link:voice-check", handOver: "link:voice-hand-over", join: "link:voice-join", moved: "link:voice-moved" } as const;
+export const isLinkEvent = (event: string) => event.startsWith("link:");
+
+/** This node's voice rooms, as the relay uses them (src/domain/voice/voice.ts). */
+export type LocalVoice = Pick<Voice, "rooms" | "admits" | "handOver" | "join">;
+
+type LinkAnswer = { ok?: boolean; error?: string } & Record<string, unknown>;
+
 const LINK_CONNECT_TIMEOUT_MS = 5000;
 const LINK_ACK_TIMEOUT_MS = 10_000;
 
@@ -80,12 +96,22 @@ const stringField = (payload: unknown, field: string): string | null => {
   return typeof value === "string" ? value.toLowerCase() : null;
 };
 
+/** The `handover` a node sent with a link event (only nodes open links; src/domain/voice/voice.ts Handover). */
+const handoverOf = (payload: unknown): Handover | undefined => {
+  const handover = (payload as { handover?: unknown } | null)?.handover as Handover | null | undefined;
+  if (!handover || typeof handover.serverId !== "string") return undefined;
+  return { serverId: handover.serverId, serverMuted: handover.serverMuted === true, serverDeafened: handover.serverDeafened === true, moved: handover.moved === true };
+};
+
 export class VoiceRelay {
   /** Each client socket's links, by home address. */
   private readonly links = new Map<string, Map<string, Link>>();
   /** The home address of the voice room each client socket is relayed to. */
   private readonly voiceHomeOf = new Map<string, string>();
   private readonly renewal: ReturnType<typeof setInterval>;
+  /** This node's sockets and voice rooms (given by `wrap`). */
+  private io: GatewayServer | null = null;
+  private local: LocalVoice | null = null;
 
   constructor(
     private readonly homes: VoiceHomes,
@@ -101,19 +127,65 @@ export class VoiceRelay {
   }
 
   /** Wraps the voice and call events of `table`: relayed to the home when it is another node. */
-  wrap(table: ClientEventTable, leaveHere: (socket: GatewaySocket) => Promise<unknown>): ClientEventTable {
+  wrap(table: ClientEventTable, io: GatewayServer, local: LocalVoice): ClientEventTable {
+    this.io = io;
+    this.local = local;
     const wrapped: ClientEventTable = { ...table };
     for (const [event, handler] of Object.entries(table) as [string, ClientEventHandler][]) {
       if (!isVoiceEvent(event) && !isCallEvent(event)) continue;
       (wrapped as Record<string, ClientEventHandler>)[event] = async (socket, payload) => {
         // What arrives on a link is for this node: it is the home (no relaying twice).
         if (socket.data.voiceLink) return this.here(event, handler, socket, payload);
-        const home = isVoiceEvent(event) ? await this.voiceHome(socket, event, payload, leaveHere) : await this.callHome(event, payload);
+        if (event === "voice:join") return this.join(socket, payload, handler);
+        const home = isVoiceEvent(event) ? await this.voiceHome(socket, event, payload) : await this.callHome(event, payload);
         if (home === null) return this.here(event, handler, socket, payload);
         return this.pass(socket, await this.link(socket, home), event, payload);
       };
     }
     return wrapped;
+  }
+
+  /** On the home: what another node asks over a voice link (LINK_EVENTS), answered on the link. */
+  serveLink(socket: GatewaySocket): void {
+    const local = this.local!;
+    const client = { socketId: socket.id, userId: socket.data.userId, username: socket.data.username, isBot: socket.data.isBot };
+    const on = socket.on.bind(socket) as unknown as (event: string, listener: (payload: unknown, ack?: (answer: LinkAnswer) => void) => void) => void;
+    const serve = (event: string, work: (payload: unknown) => Promise<object | null | void>) =>
+      on(event, (payload, ack) => {
+        work(payload).then(
+          (fields) => ack?.({ ok: true, ...(fields ?? {}) }),
+          (error: unknown) => {
+            if (!(error instanceof ApiError)) this.log.error("voice link request failed", { event, error });
+            ack?.({ ok: false, error: error instanceof ApiError ? error.message : "Internal error" });
+          },
+        );
+      });
+    serve(LINK_EVENTS.check, (payload) => local.admits(client.userId, stringField(payload, "channelId") ?? ""));
+    serve(LINK_EVENTS.handOver, async (payload) => ({ handover: await local.handOver(client.userId, (payload as { otherDevice?: unknown } | null)?.otherDevice === true) }));
+    serve(LINK_EVENTS.join, (payload) => local.join(client, stringField(payload, "channelId") ?? "", handoverOf(payload)));
+  }
+
+  /**
+   * On the home of a moved member's room (`voice:move` into a room another node holds): the
+   * member's socket joins `channelId` at its home, through the client's node when the socket is
+   * a voice link. Throws the join's refusal.
+   */
+  async moveAcross(socketId: string, channelId: string, handover: Handover): Promise<void> {
+    const socket = this.io?.of("/").sockets.get(socketId);
+    if (!socket) throw new ApiError(404, "Member in voice not found");
+    if (!socket.data.voiceLink) {
+      await this.moveInto(socket, channelId, handover);
+      return;
+    }
+    // An event of the nodes' own, not a client's (the socket's typed events do not list it).
+    const link = socket as unknown as { timeout(ms: number): { emitWithAck(event: string, payload: unknown): Promise<LinkAnswer> } };
+    let answer: LinkAnswer;
+    try {
+      answer = await link.timeout(LINK_ACK_TIMEOUT_MS).emitWithAck(LINK_EVENTS.moved, { channelId, handover });
+    } catch {
+      throw new ApiError(503, "The member's node did not answer; try again");
+    }
+    if (!answer?.ok) throw new ApiError(400, typeof answer?.error === "string" ? answer.error : "Internal error");
   }
 
   /** The client's socket closed: so do its links. */
@@ -136,8 +208,8 @@ export class VoiceRelay {
     return result;
   }
 
-  /** Where a voice event goes; a `voice:join` chooses (and may move the client between nodes). */
-  private async voiceHome(socket: GatewaySocket, event: string, payload: unknown, leaveHere: (socket: GatewaySocket) => Promise<unknown>): Promise<string | null> {
+  /** Where a voice event other than `voice:join` goes. */
+  private async voiceHome(socket: GatewaySocket, event: string, payload: unknown): Promise<string | null> {
     if (byTargetUser.has(event)) {
       // A malformed payload is refused by the local handler, with its usual message.
       const userId = stringField(payload, "userId");
@@ -147,24 +219,101 @@ export class VoiceRelay {
       const channelId = stringField(payload, "channelId");
       return channelId === null ? null : this.homes.find(homeKeys.voice(channelId));
     }
-    const current = this.voiceHomeOf.get(socket.id) ?? null;
-    if (event !== "voice:join") return current;
+    return this.voiceHomeOf.get(socket.id) ?? null;
+  }
+
+  /**
+   * A client's `voice:join`. Its room's home (chosen here) handles it, as on one node, when the
+   * user is in no room or in one held by the same home. Otherwise the user's room is held by
+   * another node than the new one's, and the join goes as on one node in three steps: the new
+   * home checks it, the old home takes the user out (their leave events, and
+   * `voice:force-leave` to another device), then the new home lets them in, carrying server
+   * mute and deafen.
+   */
+  private async join(socket: GatewaySocket, payload: unknown, handler: ClientEventHandler) {
     const channelId = stringField(payload, "channelId");
     // A malformed join is refused by the local handler, with its usual message.
-    if (channelId === null) return null;
+    if (channelId === null) return this.here("voice:join", handler, socket, payload);
     const home = await this.homes.claim(homeKeys.voice(channelId));
-    if (home === current) return home;
-    if (current !== null) {
-      // Leaving the room elsewhere first (one voice room at a time).
-      this.voiceHomeOf.delete(socket.id);
-      const link = this.links.get(socket.id)?.get(current);
-      await link?.socket.timeout(LINK_ACK_TIMEOUT_MS).emitWithAck("voice:leave", {}).catch(() => {});
-    } else if (home !== null) {
-      // Leaving a room here first.
-      await leaveHere(socket);
+    const prior = await this.roomOf(socket);
+    if (prior === null || prior.home === home) {
+      if (home === null) return this.here("voice:join", handler, socket, payload);
+      return this.relayTo(socket, home, prior?.sameSocket === true, async () => this.pass(socket, await this.link(socket, home), "voice:join", payload));
     }
-    if (home !== null) this.voiceHomeOf.set(socket.id, home);
-    return home;
+    return this.joinAcross(socket, channelId, home, prior);
+  }
+
+  /** Where the user of `socket` is in voice: the room's home (null: here), and whether it is this very socket. */
+  private async roomOf(socket: GatewaySocket): Promise<{ home: string | null; sameSocket: boolean } | null> {
+    const here = this.local!.rooms.ofUser(socket.data.userId);
+    if (here) return { home: null, sameSocket: here.socketId === socket.id };
+    const relayed = this.voiceHomeOf.get(socket.id);
+    if (relayed !== undefined) return { home: relayed, sameSocket: true };
+    const room = await this.homes.userRoom(socket.data.userId);
+    return room?.url ? { home: room.url, sameSocket: false } : null;
+  }
+
+  /**
+   * The user of `socket` joins `channelId`, whose home (`home`, null: here) is not that of the
+   * room they are in (`prior`): the new home checks the join, the old one takes them out and
+   * answers what they carry, then the new home lets them in.
+   */
+  private joinAcross(socket: GatewaySocket, channelId: string, home: string | null, prior: { home: string | null; sameSocket: boolean }): Promise<object> {
+    const { userId } = socket.data;
+    return this.reportingTo(socket, async () => {
+      if (home === null) await this.local!.admits(userId, channelId);
+      else await this.ask(socket, home, LINK_EVENTS.check, { channelId });
+      const handover =
+        prior.home === null
+          ? await this.local!.handOver(userId, !prior.sameSocket)
+          : (((await this.ask(socket, prior.home, LINK_EVENTS.handOver, { otherDevice: !prior.sameSocket })).handover as Handover | null) ?? null);
+      return this.enter(socket, channelId, home, handover);
+    });
+  }
+
+  /** `voice:move` into a room another node holds: the socket, out of its old room already, joins it at its home. */
+  private moveInto(socket: GatewaySocket, channelId: string, handover: Handover): Promise<object> {
+    return this.reportingTo(socket, async () => this.enter(socket, channelId, await this.homes.claim(homeKeys.voice(channelId)), handover));
+  }
+
+  /** Joins `channelId` at `home` (null: here) carrying `handover`; the socket's voice events go there from then on. */
+  private async enter(socket: GatewaySocket, channelId: string, home: string | null, handover: Handover | null): Promise<object> {
+    // Out of the old room: the socket's events no longer go to its home.
+    this.voiceHomeOf.delete(socket.id);
+    const client = { socketId: socket.id, userId: socket.data.userId, username: socket.data.username, isBot: socket.data.isBot };
+    if (home === null) return this.local!.join(client, channelId, handover ?? undefined);
+    const { ok: _ok, ...room } = await this.relayTo(socket, home, false, () => this.ask(socket, home, LINK_EVENTS.join, { channelId, handover }));
+    return room;
+  }
+
+  /**
+   * Runs `join`, a join at `home`, with the socket's voice events going there from the start (a
+   * client may act in the room as soon as it is told it is in, before the join's answer).
+   * Refused, they go where they went before when `stays` (still in a room at that home), nowhere otherwise.
+   */
+  private async relayTo<T>(socket: GatewaySocket, home: string, stays: boolean, join: () => Promise<T>): Promise<T> {
+    this.voiceHomeOf.set(socket.id, home);
+    try {
+      return await join();
+    } catch (error) {
+      if (!stays && this.voiceHomeOf.get(socket.id) === home) this.voiceHomeOf.delete(socket.id);
+      throw error;
+    }
+  }
+
+  /** Runs `work`; its refusal also reaches the client as `voice:error` (a link that could not open has said so already). */
+  private async reportingTo<T>(socket: GatewaySocket, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof LinkRefused)) socket.emit("voice:error", { error: error instanceof ApiError ? error.message : "Internal error" });
+      throw error;
+    }
+  }
+
+  /** Asks `url`, over the client's voice link there, one of LINK_EVENTS; throws its refusal. */
+  private async ask(client: GatewaySocket, url: string, event: string, payload: unknown): Promise<LinkAnswer> {
+    return accepted(await request(await this.link(client, url), event, payload));
   }
 
   /** Where a call event goes: the conversation's call home for a start, the call's home otherwise. */
@@ -195,7 +344,19 @@ export class VoiceRelay {
     // Node-local, not `client.emit`: with resume on that goes through the cluster adapter (an XADD
     // to the Redis stream, stored for replay), and PCM never does; voice is not resumed anyway.
     const toClient = client.nsp.local.to(client.id) as unknown as { emit(event: string, ...args: unknown[]): boolean };
-    socket.onAny((event: string, ...args: unknown[]) => toClient.emit(event, ...args));
+    socket.onAny((event: string, ...args: unknown[]) => {
+      if (!isLinkEvent(event)) toClient.emit(event, ...args);
+    });
+    // The home moved the client (`voice:move`) into a room another node holds.
+    socket.on(LINK_EVENTS.moved, (payload: unknown, ack?: (answer: LinkAnswer) => void) => {
+      const channelId = stringField(payload, "channelId") ?? "";
+      const handover = handoverOf(payload);
+      if (!handover) return ack?.({ ok: false, error: "handover: is required" });
+      this.moveInto(client, channelId, { ...handover, moved: true }).then(
+        () => ack?.({ ok: true }),
+        (error: unknown) => ack?.({ ok: false, error: error instanceof ApiError ? error.message : "Internal error" }),
+      );
+    });
     socket.on("disconnect", () => {
       if (this.links.get(client.id)?.get(url) === link) this.links.get(client.id)!.delete(url);
       if (link.closing || !client.connected) return;
@@ -217,9 +378,8 @@ export class VoiceRelay {
       this.close(link);
       if (this.voiceHomeOf.get(client.id) === url) this.voiceHomeOf.delete(client.id);
       this.log.warn("voice link failed", { url, error: error instanceof Error ? error.message : String(error) });
-      const refusal = "The node holding this room cannot be reached; try again";
-      client.emit("voice:error", { error: refusal });
-      throw new ApiError(503, refusal);
+      client.emit("voice:error", { error: LINK_REFUSED });
+      throw new LinkRefused();
     }
     return link;
   }
@@ -229,20 +389,38 @@ export class VoiceRelay {
       link.socket.emit(event, payload);
       return {};
     }
-    let answer: { ok?: boolean; error?: string } & Record<string, unknown>;
-    try {
-      answer = await link.socket.timeout(LINK_ACK_TIMEOUT_MS).emitWithAck(event, payload);
-    } catch {
-      throw new ApiError(503, "The node holding this room did not answer; try again");
-    }
+    const answer = await request(link, event, payload);
     if (event === "voice:leave") this.voiceHomeOf.delete(client.id);
-    if (!answer?.ok) throw new ApiError(400, typeof answer?.error === "string" ? answer.error : "Internal error");
-    const { ok: _ok, ...fields } = answer;
+    const { ok: _ok, ...fields } = accepted(answer);
     return fields;
   }
 
   private close(link: Link): void {
     link.closing = true;
     link.socket.close();
+  }
+}
+
+/** Sends `event` over a link and waits for the home's answer (503 when none comes). */
+async function request(link: Link, event: string, payload: unknown): Promise<LinkAnswer> {
+  try {
+    return await link.socket.timeout(LINK_ACK_TIMEOUT_MS).emitWithAck(event, payload);
+  } catch {
+    throw new ApiError(503, "The node holding this room did not answer; try again");
+  }
+}
+
+/** The home's answer when it is `{ok: true, ...}`; its refusal thrown otherwise. */
+function accepted(answer: LinkAnswer): LinkAnswer {
+  if (!answer?.ok) throw new ApiError(400, typeof answer?.error === "string" ? answer.error : "Internal error");
+  return answer;
+}
+
+const LINK_REFUSED = "The node holding this room cannot be reached; try again";
+
+/** A voice link that could not open (the client has been told with `voice:error`). */
+class LinkRefused extends ApiError {
+  constructor() {
+    super(503, LINK_REFUSED);
   }
 }

@@ -19,8 +19,6 @@ afterAll(async () => {
 });
 afterEach(() => closeSockets());
 
-const MOVE_ACROSS_NODES = "channelId: that voice channel is held by another node; the member must join it themselves";
-
 /** An owner (every permission), three members, and `rooms` voice channels. */
 async function community(rooms = 1, fields: Record<string, unknown> = {}) {
   const owner = await register(n1);
@@ -115,9 +113,9 @@ describe("voice moderation sent through a node that is not the room's home", () 
     ]);
   });
 
-  test("voice:move from node 3 moves a relayed member on their room's home; a move into a room another node holds is refused", async () => {
-    const { owner, second, third, fourth, serverId, voiceIds } = await community(3);
-    const [roomA, roomB, roomC] = voiceIds as [string, string, string];
+  test("voice:move from node 3 moves a relayed member on their room's home", async () => {
+    const { owner, second, third, serverId, voiceIds } = await community(2);
+    const [roomA, roomB] = voiceIds as [string, string];
     const { b, c, thirdSid } = await homeOnNode1(roomA, second, third);
     const mod = await connect(n3, owner.token);
 
@@ -134,11 +132,6 @@ describe("voice moderation sent through a node that is not the room's home", () 
     expect((await emitAck(mod, "bot:voice-participants", { channelId: roomA })).participants.map((p: { userId: string }) => p.userId)).toEqual([second.id]);
     expect(await emitAck(mod, "bot:voice-query", { userId: third.id, serverId })).toMatchObject({ ok: true, channelId: roomB, participant: { userId: third.id } });
 
-    // Room C is held by node 3 (its first member joined there): a move into it is refused.
-    const d = await connect(n3, fourth.token);
-    await join(d, roomC);
-    expect(await emitAck(mod, "voice:move", { userId: third.id, channelId: roomC })).toEqual({ ok: false, error: MOVE_ACROSS_NODES });
-    expect(await emitAck(mod, "bot:voice-query", { userId: third.id, serverId })).toMatchObject({ ok: true, channelId: roomB });
 
     expect(await voiceAudit(n1, owner, serverId)).toEqual([["VOICE_MOVE", owner.id, third.id, { fromChannelId: roomA, toChannelId: roomB }]]);
   });

@@ -2,7 +2,7 @@ import type { Store } from "../../store/store.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
 import { missingPermission, type Access, type ChannelContext, type MemberContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
-import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
+import { badRequest, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import type { VoiceParticipant } from "../shared/shapes.ts";
 import { isTimedOut } from "../community/moderation.ts";
@@ -46,16 +46,36 @@ export interface VoiceElsewhere {
   channelOf(userId: string): Promise<string | null>;
   /** Whether this node holds, or may now hold, the channel's room (false: another living node does). */
   mayHold(channelId: string): Promise<boolean>;
+  /**
+   * `voice:move` into a room another living node holds: the moved member's socket (here, or a
+   * voice link whose client is on another node) joins `channelId` at that room's home, carrying
+   * `handover`. Resolves once that join is answered; throws its refusal.
+   */
+  moveAcross(socketId: string, channelId: string, handover: Handover): Promise<void>;
 }
+
+/** Only reached when another node holds a room: one node holds them all (`mayHold` is always true). */
+const NO_OTHER_NODE = () => Promise.reject(new Error("one node holds every voice room"));
 
 export const ONE_NODE: VoiceElsewhere = {
   joined: () => {},
   channelOf: async () => null,
   mayHold: async () => true,
+  moveAcross: NO_OTHER_NODE,
 };
 
-/** `voice:move` into a room another node holds (docs/audio.md, "Several nodes"). */
-export const MOVE_ACROSS_NODES = "channelId: that voice channel is held by another node; the member must join it themselves";
+/**
+ * What a member takes from the room they leave into the one they join when the two rooms have
+ * different homes (cluster mode; docs/audio.md, "Several nodes"): server mute and deafen, which
+ * stay with them within the server, and, for a `voice:move`, that the join is a move (no
+ * VOICE_JOIN, as on one node).
+ */
+export interface Handover {
+  serverId: string;
+  serverMuted: boolean;
+  serverDeafened: boolean;
+  moved?: boolean;
+}
 
 export const FORCE_LEAVE_OTHER_DEVICE = "joined from another device";
 export const FORCE_DISCONNECT_MODERATOR = "Disconnected by a moderator";
@@ -160,15 +180,18 @@ export class Voice {
   /**
    * Joins a voice channel the user can see with CONNECT. The user's earlier voice channel is
    * left first; an earlier socket of the same user gets `voice:force-leave`. Answers the room.
+   * `handover`: the user comes from a room held by another node, already left (cluster mode).
    */
-  async join(client: VoiceClient, channelId: string): Promise<{ channelId: string; participants: VoiceParticipant[] }> {
+  async join(client: VoiceClient, channelId: string, handover?: Handover): Promise<{ channelId: string; participants: VoiceParticipant[] }> {
     const { channel } = await this.requireVoiceChannel(channelId, client.userId, PERMISSIONS.CONNECT);
     const current = this.rooms.ofUser(client.userId);
     if (current && current.socketId === client.socketId && current.channelId === channel.id) {
       return { channelId: channel.id, participants: this.rooms.inChannel(channel.id).map(toVoiceParticipant) };
     }
-    // Server mute and deafen stay with the user while they remain in voice in that server.
-    const carried = current && current.serverId === channel.server_id ? current : null;
+    // Server mute and deafen stay with the user while they remain in voice in that server
+    // (from a room held by another node, they come as `handover`).
+    const from = current ?? handover ?? null;
+    const carried = from && from.serverId === channel.server_id ? from : null;
     if (current) {
       if (current.socketId !== client.socketId) {
         this.bus.publish(current.socketId, "voice:force-leave", { reason: FORCE_LEAVE_OTHER_DEVICE, channelId: current.channelId });
@@ -176,11 +199,34 @@ export class Voice {
       await this.removeParticipant(current, { audit: true });
     }
     await this.enter(client, channel, carried);
-    await this.audit.record(channel.server_id, client.userId, "VOICE_JOIN", { type: "member", id: client.userId }, {
-      channelId: channel.id,
-      channelName: channel.name,
-    });
+    if (!handover?.moved) {
+      await this.audit.record(channel.server_id, client.userId, "VOICE_JOIN", { type: "member", id: client.userId }, {
+        channelId: channel.id,
+        channelName: channel.name,
+      });
+    }
     return { channelId: channel.id, participants: this.rooms.inChannel(channel.id).map(toVoiceParticipant) };
+  }
+
+  /**
+   * Whether the user may join the channel (`voice:join`'s checks, nothing done): asked of a
+   * room's home before the user's room held by another node is left (cluster mode).
+   */
+  async admits(userId: string, channelId: string): Promise<void> {
+    await this.requireVoiceChannel(channelId, userId, PERMISSIONS.CONNECT);
+  }
+
+  /**
+   * The user joins a room held by another node (cluster mode): their room held here is left
+   * first, as a join on one node leaves it (`voice:user-left`, VOICE_LEAVE, and
+   * `voice:force-leave` when the join comes from another device). Answers what they carry.
+   */
+  async handOver(userId: string, otherDevice: boolean): Promise<Handover | null> {
+    const current = this.rooms.ofUser(userId);
+    if (!current) return null;
+    if (otherDevice) this.bus.publish(current.socketId, "voice:force-leave", { reason: FORCE_LEAVE_OTHER_DEVICE, channelId: current.channelId });
+    await this.removeParticipant(current, { audit: true });
+    return { serverId: current.serverId, serverMuted: current.serverMuted, serverDeafened: current.serverDeafened };
   }
 
   /**
@@ -205,7 +251,7 @@ export class Voice {
     return { channelId: participant.channelId };
   }
 
-  private async enter(client: VoiceClient, channel: ChannelRow, carried: Participant | null): Promise<Participant> {
+  private async enter(client: VoiceClient, channel: ChannelRow, carried: Pick<Participant, "serverMuted" | "serverDeafened"> | null): Promise<Participant> {
     const meeting = channel.is_meeting === 1;
     const participant: Participant = {
       socketId: client.socketId,
@@ -387,11 +433,15 @@ export class Voice {
     if (!allowed || !hasPermission(allowed, PERMISSIONS.VIEW_CHANNEL | PERMISSIONS.CONNECT)) {
       throw forbidden("That member cannot connect to the target channel");
     }
-    if (!(await this.elsewhere.mayHold(channel.id))) throw conflict(MOVE_ACROSS_NODES);
     const from = target.channelId;
+    // Another living node holds the target room (cluster mode): the member joins it there.
+    const across = !(await this.elsewhere.mayHold(channel.id));
     this.bus.publish(target.socketId, "voice:force-move", { channelId: channel.id, fromChannelId: from });
     await this.removeParticipant(target, { audit: false });
-    await this.enter(target, channel, target);
+    if (across) {
+      const handover = { serverId: target.serverId, serverMuted: target.serverMuted, serverDeafened: target.serverDeafened, moved: true };
+      await this.elsewhere.moveAcross(target.socketId, channel.id, handover);
+    } else await this.enter(target, channel, target);
     await this.audit.record(member.server.id, actorId, "VOICE_MOVE", { type: "member", id: target.userId }, {
       fromChannelId: from,
       toChannelId: channel.id,
