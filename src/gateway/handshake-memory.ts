@@ -43,14 +43,21 @@ export function releaseHandshakeRequests(engine: Engine): void {
 /** One frozen empty object shared by every trimmed handshake's `headers`, `query` (and `auth`). */
 const NOTHING: Readonly<Record<string, never>> = Object.freeze({});
 
+/** `time` as Socket.IO builds it (`new Date() + ""`), from `issued`. */
+function handshakeTime(this: { issued: number }): string {
+  return new Date(this.issued).toString();
+}
+
 /**
  * What `socket.handshake` keeps once the socket is connected: the fields Socket.IO documents,
  * with the request's header copy, query copy and (unless kept) `auth` replaced by one shared
- * empty object. `time` is built from `issued` when read, as Socket.IO builds it.
+ * empty object. `time` is built from `issued` when read (an own enumerable getter, so a copy
+ * of the object, as the cluster adapter makes for `fetchSockets`, has it too).
  */
 class TrimmedHandshake {
   readonly headers = NOTHING;
   readonly query = NOTHING;
+  declare readonly time: string;
   constructor(
     readonly address: string,
     readonly xdomain: boolean,
@@ -58,9 +65,8 @@ class TrimmedHandshake {
     readonly issued: number,
     readonly url: string,
     readonly auth: Readonly<Record<string, unknown>>,
-  ) {}
-  get time(): string {
-    return new Date(this.issued).toString();
+  ) {
+    Object.defineProperty(this, "time", { get: handshakeTime, enumerable: true });
   }
 }
 

@@ -57,6 +57,8 @@ for (const transports of [["websocket"], ["polling"]] as const) {
     expect(JSON.stringify(handshake)).not.toContain(user.token);
     expect(handshake.url).toContain("/socket.io/?EIO=4");
     expect(handshake.time).toBe(new Date(handshake.issued).toString());
+    // A copy (the cluster adapter's fetchSockets answer) has every field Socket.IO documents.
+    expect(Object.keys({ ...handshake }).sort()).toEqual(["address", "auth", "headers", "issued", "query", "secure", "time", "url", "xdomain"]);
     expect(Math.abs(handshake.issued - Date.now())).toBeLessThan(60_000);
     expect(socket.request.headers).toEqual({});
     expect(socket.data.userId).toBe(user.id);
