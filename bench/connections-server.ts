@@ -6,6 +6,8 @@
  *   mem   - one JSON line: process.memoryUsage() after two full collections
  *   count - the number of open gateway (or raw) connections
  *   types - one JSON line: live JS objects by type (bun:jsc heapStats) after a full collection
+ *   snapshot <file> - writes a JSC heap snapshot (Bun.generateHeapSnapshot) to <file>, answers "ok"
+ *   snapshot <file> - writes a JSC heap snapshot (Bun.generateHeapSnapshot) to <file>, answers "ok"
  *   quit  - exits
  *
  *   bun bench/connections-server.ts <hearth|bare> <dataDir>
@@ -57,6 +59,14 @@ for await (const line of console) {
   } else if (cmd === "types") {
     Bun.gc(true);
     out(JSON.stringify(heapStats().objectTypeCounts));
+  } else if (cmd.startsWith("snapshot ")) {
+    Bun.gc(true);
+    await Bun.write(cmd.slice("snapshot ".length), JSON.stringify(Bun.generateHeapSnapshot()));
+    out("ok");
+  } else if (cmd.startsWith("snapshot ")) {
+    Bun.gc(true);
+    await Bun.write(cmd.slice("snapshot ".length), JSON.stringify(Bun.generateHeapSnapshot()));
+    out("ok");
   } else if (cmd === "count") {
     out(String(count()));
   } else if (cmd === "quit") {

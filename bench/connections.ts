@@ -13,7 +13,7 @@
  *
  * Memory: RSS and JS heap of the server before (after a warm-up of 200 connections that
  * come and go, so the handshake's code is loaded) and after every connection is up and idle
- * for a second, divided by the connections. Connect rate: connections over the wall time
+ * for `--idle-seconds` (1), divided by the connections. Connect rate: connections over the wall time
  * from "go" to the last client process being done (all processes start together).
  *
  * Open files: the server needs one per connection; every child is started through
@@ -24,7 +24,12 @@
  *
  * `--heap-types` also lists the JS object types that grew most per connection (where the heap goes).
  *
- *   bun bench/connections.ts [--connections 10000] [--per-process 2500] [--inflight 64] [--users N] [--heap-types] [--quick]
+ * `--snapshot <file>` writes JSC heap snapshots of the server (`<file>.before`, `<file>`) for
+ * bench/heap-snapshot.ts (what grew per connection, by type and by retainer); the RSS of such a
+ * run includes the snapshots' own garbage. `--idle-seconds` (1) is how long the connections stay
+ * idle before "after" is read; past 25 s the engine has pinged each of them once.
+ *
+ *   bun bench/connections.ts [--connections 10000] [--per-process 2500] [--inflight 64] [--users N] [--heap-types] [--snapshot FILE] [--idle-seconds 1] [--quick]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,6 +44,10 @@ const USERS = Number(argOf("users", String(Math.max(1, Math.round(CONNECTIONS / 
 const WARMUP = Math.min(200, CONNECTIONS);
 const MODES = argOf("modes", "hearth,bare").split(",") as ("hearth" | "bare")[];
 const HEAP_TYPES = hasFlag("heap-types");
+/** A JSC heap snapshot of the server with every connection up is written there (bench/heap-snapshot.ts reads it). */
+const SNAPSHOT = argOf("snapshot", "");
+/** How long every connection is left idle before "after" is read (past 25 s: after the engine's first ping and pong). */
+const IDLE_SECONDS = Number(argOf("idle-seconds", "1"));
 
 /**
  * Shell that raises the open-files limit to at least `files` (never lowers it): past the hard
@@ -120,6 +129,7 @@ async function measure(mode: "hearth" | "bare", dataDir: string) {
     await warm!.proc.exited;
     if ((await waitForCount(server, 0)) !== 0) log(`  ${mode}: warm-up connections still open`);
     const before = JSON.parse(await server.ask("mem")) as Memory;
+    if (SNAPSHOT && mode === "hearth") await server.ask(`snapshot ${SNAPSHOT}.before`, 120_000);
     const typesBefore = HEAP_TYPES ? (JSON.parse(await server.ask("types")) as Record<string, number>) : {};
 
     procs.push(...(await clients(CONNECTIONS, base)));
@@ -130,9 +140,10 @@ async function measure(mode: "hearth" | "bare", dataDir: string) {
     const connected = dones.reduce((s, d) => s + d.connected, 0);
     const failed = dones.reduce((s, d) => s + d.failed, 0);
     const errors = [...new Set(dones.flatMap((d) => d.errors))].slice(0, 5);
-    await Bun.sleep(1000); // idle
+    await Bun.sleep(IDLE_SECONDS * 1000); // idle
     const open = Number(await server.ask("count"));
     const after = JSON.parse(await server.ask("mem")) as Memory;
+    if (SNAPSHOT && mode === "hearth") await server.ask(`snapshot ${SNAPSHOT}`, 120_000);
     const per = (key: keyof Memory) => Math.round((after[key] - before[key]) / Math.max(1, open));
     if (HEAP_TYPES) {
       const typesAfter = JSON.parse(await server.ask("types")) as Record<string, number>;
@@ -174,6 +185,7 @@ try {
   const result = {
     bench: "connections",
     quick: QUICK,
+    idle_seconds: IDLE_SECONDS,
     connections: CONNECTIONS,
     per_process: PER_PROCESS,
     inflight: INFLIGHT,

@@ -18,7 +18,8 @@ import { resumableAdapter } from "./resumable-adapter.ts";
 import { installResume, recoveryOptions } from "./resume.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
-import { releaseHandshakeRequests } from "./handshake-memory.ts";
+import { releaseHandshakeRequests, trimHandshake } from "./handshake-memory.ts";
+import { slimConnectionState } from "./connection-memory.ts";
 import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
 import { isLinkEvent, isVoiceLinkHandshake, type VoiceRelay } from "./voice-proxy.ts";
 
@@ -44,6 +45,8 @@ export interface SocketServerOptions {
 
 /** The Socket.IO server on the Bun engine, at the default path. */
 export function createSocketServer(options: SocketServerOptions): { io: GatewayServer; engine: Engine; fanout: NativeFanout; audioRelay: NativeAudioRelay } {
+  // Socket.IO's and the engine's per-connection state, smaller (src/gateway/connection-memory.ts).
+  slimConnectionState();
   // The adapter is given here, before the native fan-out hooks its local delivery (src/gateway/native-fanout.ts).
   const io: GatewayServer = new Server({ serveClient: false, ...recoveryOptions, adapter: options.adapter ?? resumableAdapter(options.resumeBuffer) });
   const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: GATEWAY_MAX_PACKET_BYTES });
@@ -157,6 +160,9 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
     // After the missed events (a restored socket got them when it was built); stored too, so a
     // resumable client has an offset from its first connect on.
     if (socket.data.resume) socket.emit("session:ready", { resumed: socket.recovered });
+    // What the handshake told is in socket.data now; its request copy goes (cluster mode keeps
+    // `auth`: the voice relay links with the client's token).
+    trimHandshake(socket, voice !== undefined);
   });
 
   return {

@@ -11,19 +11,21 @@ import type { Server as Engine } from "@socket.io/bun-engine";
  * listener). The listener only removes the session from the engine's `clients` map on close;
  * here it is swapped, as the session opens, for one function shared by every socket that
  * does the same. What Socket.IO keeps for `socket.handshake` (a plain copy of the headers,
- * the URL string and the query) is untouched.
+ * the URL string and the query) goes once the socket is connected: `trimHandshake` below.
  */
 interface EngineSocketLike {
   id: string;
   listeners(event: "close"): ((...args: unknown[]) => void)[];
   off(event: "close", listener: (...args: unknown[]) => void): unknown;
-  once(event: "close", listener: (this: EngineSocketLike) => void): unknown;
+  on(event: "close", listener: (this: EngineSocketLike) => void): unknown;
 }
 
 export function releaseHandshakeRequests(engine: Engine): void {
   const clients = (engine as unknown as { clients?: Map<string, unknown> }).clients;
   if (!(clients instanceof Map)) return;
+  // Removes itself, as the engine's `once` wrapper did (without a wrapper closure per socket).
   function dropClient(this: EngineSocketLike) {
+    this.off("close", dropClient);
     clients!.delete(this.id);
   }
   engine.on("connection", (engineSocket: unknown) => {
@@ -34,6 +36,55 @@ export function releaseHandshakeRequests(engine: Engine): void {
     const [first] = socket.listeners("close");
     if (!first || typeof (first as { fn?: unknown }).fn !== "function") return;
     socket.off("close", first);
-    socket.once("close", dropClient);
+    socket.on("close", dropClient);
   });
+}
+
+/** One frozen empty object shared by every trimmed handshake's `headers`, `query` (and `auth`). */
+const NOTHING: Readonly<Record<string, never>> = Object.freeze({});
+
+/** `time` as Socket.IO builds it (`new Date() + ""`), from `issued`. */
+function handshakeTime(this: { issued: number }): string {
+  return new Date(this.issued).toString();
+}
+
+/**
+ * What `socket.handshake` keeps once the socket is connected: the fields Socket.IO documents,
+ * with the request's header copy, query copy and (unless kept) `auth` replaced by one shared
+ * empty object. `time` is built from `issued` when read (an own enumerable getter, so a copy
+ * of the object, as the cluster adapter makes for `fetchSockets`, has it too).
+ */
+class TrimmedHandshake {
+  readonly headers = NOTHING;
+  readonly query = NOTHING;
+  declare readonly time: string;
+  constructor(
+    readonly address: string,
+    readonly xdomain: boolean,
+    readonly secure: boolean,
+    readonly issued: number,
+    readonly url: string,
+    readonly auth: Readonly<Record<string, unknown>>,
+  ) {
+    Object.defineProperty(this, "time", { get: handshakeTime, enumerable: true });
+  }
+}
+
+interface TrimmableSocket {
+  handshake: { address: string; xdomain: boolean; secure: boolean; issued: number; url: string; auth: Record<string, unknown> };
+  conn: { request?: { url?: string; headers?: unknown; _query?: unknown; connection?: unknown } };
+}
+
+/**
+ * Lets a connected socket's copy of its handshake request go (docs/gateway.md, "Memory per
+ * connection"): the gateway reads the token and the resume flag in its handshake middleware and
+ * keeps what it needs in `socket.data`, so the header copy (a browser sends a kilobyte or more),
+ * the query copy and the engine's request record are dropped, and `auth` too unless `keepAuth`
+ * (cluster mode: the voice relay opens links with the client's token, src/gateway/voice-proxy.ts).
+ */
+export function trimHandshake(socket: TrimmableSocket, keepAuth: boolean): void {
+  const h = socket.handshake;
+  socket.handshake = new TrimmedHandshake(h.address, h.xdomain, h.secure, h.issued, h.url, keepAuth ? h.auth : NOTHING);
+  const request = socket.conn.request;
+  if (request) socket.conn.request = { url: request.url, headers: NOTHING, _query: NOTHING, connection: request.connection };
 }

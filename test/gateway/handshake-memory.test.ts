@@ -2,7 +2,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { heapStats } from "bun:jsc";
 import { startServer, until, type ClientSocket, type TestServer } from "../helpers/server.ts";
 
-/** src/gateway/handshake-memory.ts: an open connection does not keep its handshake's Request. */
+/**
+ * src/gateway/handshake-memory.ts and connection-memory.ts: an open connection keeps neither its
+ * handshake's Request nor a copy of its headers, and few maps of its own.
+ */
 
 let server: TestServer;
 beforeAll(async () => {
@@ -38,4 +41,54 @@ test("the same for long-polling connections, and a refused handshake leaves no s
   await expect(server.connect("not-a-token")).rejects.toThrow("Unauthorized");
   for (const s of pollers) s.close();
   await until(() => engineClients().size === sessions0, "the sessions to end");
+});
+
+const serverSocketOf = (client: ClientSocket) => server.app.io.of("/").sockets.get(client.id!)!;
+
+for (const transports of [["websocket"], ["polling"]] as const) {
+  test(`over ${transports[0]}: once connected, the socket keeps no copy of the handshake's headers, query or auth (the token), and works as before`, async () => {
+    const user = await server.register();
+    const client = await server.connect(user.token, { transports: [...transports] });
+    const socket = serverSocketOf(client);
+    const { handshake } = socket;
+    expect(handshake.headers).toEqual({});
+    expect(handshake.query).toEqual({});
+    expect(handshake.auth).toEqual({});
+    expect(JSON.stringify(handshake)).not.toContain(user.token);
+    expect(handshake.url).toContain("/socket.io/?EIO=4");
+    expect(handshake.time).toBe(new Date(handshake.issued).toString());
+    // A copy (the cluster adapter's fetchSockets answer) has every field Socket.IO documents.
+    expect(Object.keys({ ...handshake }).sort()).toEqual(["address", "auth", "headers", "issued", "query", "secure", "time", "url", "xdomain"]);
+    expect(Math.abs(handshake.issued - Date.now())).toBeLessThan(60_000);
+    expect(socket.request.headers).toEqual({});
+    expect(socket.data.userId).toBe(user.id);
+    // An event goes through the shared listeners and is answered.
+    const ack = (await client.timeout(3000).emitWithAck("channel:join", "not-a-channel")) as { ok: boolean; error?: string };
+    expect(ack.ok).toBe(false);
+    expect(ack.error).toBeString();
+    client.close();
+  });
+}
+
+test("an open connection adds about one Map and no Set (Socket.IO's, the engine's and the adapter's are small maps and sets; five Maps and two Sets before)", async () => {
+  const user = await server.register();
+  const counts = () => {
+    Bun.gc(true);
+    const types = heapStats().objectTypeCounts;
+    return { maps: types.Map ?? 0, sets: types.Set ?? 0 };
+  };
+  const warm = await server.connect(user.token);
+  warm.close();
+  const before = counts();
+  const sockets: ClientSocket[] = [];
+  for (let i = 0; i < 20; i++) sockets.push(await server.connect(user.token, { transports: ["websocket"] }));
+  const after = counts();
+  // Server and client share this process: the server's socket keeps its (empty) `acks` Map.
+  expect((after.maps - before.maps) / 20).toBeLessThan(2);
+  expect((after.sets - before.sets) / 20).toBeLessThan(1);
+  // Rooms still work: the account's own room reaches every one of its sockets.
+  const heard = sockets.map((s) => new Promise<void>((resolve) => (s as unknown as { once(event: string, fn: () => void): void }).once("memory:test", () => resolve())));
+  (server.app.io as unknown as { to(room: string): { emit(event: string, payload: unknown): void } }).to(`user:${user.id}`).emit("memory:test", {});
+  await Promise.all(heard);
+  for (const s of sockets) s.close();
 });
