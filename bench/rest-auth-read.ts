@@ -1,31 +1,48 @@
 /**
- * Authenticated REST read: GET /api/v1/users/me/info through the whole stack (Elysia,
- * JWT verify, token-version lookup, JSON) against a baseline measured in the same run: a bare
- * Bun.serve handler doing the same SQLite primary-key read with no framework and no auth.
+ * Authenticated REST reads through the whole stack against a baseline measured in the same run.
  *
- * Load comes from a separate process (bench/load-client.ts) so the server's CPU is its own.
+ *   --read me (default): GET /api/v1/users/me/info (JWT, token version, JSON) against a bare
+ *     Bun.serve handler doing the same SQLite primary-key read with no framework and no auth.
+ *   --read page: GET /api/v1/messages/:channelId?before=<id>&limit=50 (auth, channel access and
+ *     permission bits, the keyset page, attachments, hydrate, JSON) against a bare handler
+ *     running the same keyset SELECT and answering the rows (as bench/message-send.ts's read).
+ *
+ * Paths: `hearth` (as configured: the hot GET routes on Bun's router, src/http/native-routes.ts),
+ * `elysia` (the same app with `nativeRoutes: false`: every route through Elysia, as before issue
+ * 21's change) and `bare`, all on the same database file.
+ *
+ * Load comes from a separate process so the server's CPU is its own ("server CPU" is
+ * `process.cpuUsage()` of this process, which runs only the servers; the loaded one alone is busy).
+ *
+ *   bun bench/rest-auth-read.ts [--read me|page] [--seconds 5] [--concurrency 32] [--rounds 3]
+ *     Closed loop (bench/load-client.ts): rounds alternate the paths; the ratios are the medians
+ *     (and ranges) over the rounds, of req/s and of the server's CPU per request.
+ *   bun bench/rest-auth-read.ts --capacity [--read me|page] [--start 2000] [--step-seconds 2] [--p99-ms 50]
+ *     Each path's capacity (bench/capacity-search.ts): open-loop GETs at an offered rate
+ *     (bench/rate-client.ts) rising by 1.5x until a step falls behind (under 99% answered, or
+ *     p99 over the bound), the paths taking turns at every step; and the server CPU per request
+ *     at each offered load both kept up at.
+ *
  * Prints a human summary on stderr and one JSON line on stdout.
- *
- *   bun bench/rest-auth-read.ts [--seconds 5] [--concurrency 32] [--rounds 3]
- *
- * Rounds alternate Hearth and the baseline; the ratios are the median (and range) over the
- * rounds, of req/s and of the server's CPU per request (the load client takes about a core of
- * the two, so req/s is partly the machine's; CPU per request is the server's own).
  */
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
+import { argOf, community, hasFlag, log, register, startHearth } from "./fixture.ts";
+import { CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, newSearch, stepOf, type Search, type Step } from "./capacity-search.ts";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const seconds = arg("seconds", 5);
-const concurrency = arg("concurrency", 32);
-const rounds = arg("rounds", 3);
+const READ = argOf("read", "me");
+if (READ !== "me" && READ !== "page") throw new Error("--read me|page");
+const seconds = Number(argOf("seconds", "5"));
+const concurrency = Number(argOf("concurrency", "32"));
+const rounds = Number(argOf("rounds", "3"));
+const CAPACITY = hasFlag("capacity");
+/** Open requests at most, in the capacity mode: a server that falls behind has them dropped. */
+const MAX_IN_FLIGHT = 256;
+/** Messages seeded for the page read: a page `before` one of them is full. */
+const SEEDED = 500;
+const PAGE = 50;
 
 interface LoadResult {
   requests: number;
@@ -37,12 +54,12 @@ interface LoadResult {
   server_cpu_us_per_request?: number;
 }
 
-async function load(url: string, token: string | null): Promise<LoadResult> {
+async function load(url: string, token: string): Promise<LoadResult> {
   const cpu0 = process.cpuUsage();
-  const proc = Bun.spawn(
-    [process.execPath, join(import.meta.dir, "load-client.ts"), url, String(seconds), String(concurrency), token ?? ""],
-    { stdout: "pipe", stderr: "inherit" },
-  );
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "load-client.ts"), url, String(seconds), String(concurrency), token], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const out = await new Response(proc.stdout).text();
   if ((await proc.exited) !== 0) throw new Error("load client failed");
   const cpu = process.cpuUsage(cpu0);
@@ -52,62 +69,131 @@ async function load(url: string, token: string | null): Promise<LoadResult> {
   return result;
 }
 
+/** One capacity step: `offered` requests/s for STEP_SECONDS from bench/rate-client.ts. */
+async function rateStep(url: string, token: string, offered: number): Promise<Step> {
+  const cpu0 = process.cpuUsage();
+  const proc = Bun.spawn(
+    [process.execPath, join(import.meta.dir, "rate-client.ts"), url, String(STEP_SECONDS), String(Math.round(offered)), String(MAX_IN_FLIGHT), token],
+    { stdout: "pipe", stderr: "inherit" },
+  );
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error("rate client failed");
+  const cpu = process.cpuUsage(cpu0);
+  const r = JSON.parse(out.trim().split("\n").at(-1)!) as { offered: number; completed: number; errors: number; dropped: number; warm_up: number; p99_ms: number };
+  const cpuUs = Math.round(((cpu.user + cpu.system) / Math.max(1, r.completed + r.warm_up)) * 10) / 10;
+  return stepOf(offered, r.completed, r.offered, r.completed / STEP_SECONDS, r.p99_ms, cpuUs, r.errors);
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-"));
 try {
-  // Hearth, with a file database as in production.
-  const app = await createApp({ ...loadConfig({}), port: 0, host: "127.0.0.1", dataDir, databaseFile: join(dataDir, "hearth.db"), logLevel: "silent", authRateLimitPerMinute: 1_000_000 });
-  const reg = await fetch(`${app.url}/api/v1/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username: "bench", email: "bench@example.test", password: "bench-password" }),
-  });
-  const { token, user } = (await reg.json()) as { token: string; user: { id: string } };
-
-  // Baseline: the same row read from the same file (a second connection), straight into JSON.
+  // Hearth, with a file database as in production; the same app with every route through Elysia.
+  const { app, api } = await startHearth(dataDir);
+  const { app: elysiaApp } = await startHearth(dataDir, {}, { nativeRoutes: false });
+  const user = await register(api, "bench");
   const db = new Database(join(dataDir, "hearth.db"));
-  const read = db.prepare("SELECT id, username, email, avatar, banner, banner_offset, bio, status, is_bot, created_at FROM users WHERE id = ?");
-  const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json(read.get(user.id)) });
+  let path: string;
+  let bareAnswer: () => Response;
+  if (READ === "me") {
+    path = "/api/v1/users/me/info";
+    // Baseline: the same row read from the same file (a second connection), straight into JSON.
+    const read = db.prepare("SELECT id, username, email, avatar, banner, banner_offset, bio, status, is_bot, created_at FROM users WHERE id = ?");
+    bareAnswer = () => Response.json(read.get(user.id));
+  } else {
+    const { serverId, channelId } = await community(app, api, user);
+    const seeded: string[] = [];
+    for (let i = 0; i < SEEDED; i++) seeded.push((await app.store.messages.insert({ channelId, serverId, userId: user.id, content: `seed ${i}`, embeds: "[]", replyTo: null })).id);
+    const before = seeded[SEEDED - 100]!; // 399 older messages: a full page
+    path = `/api/v1/messages/${channelId}?before=${before}&limit=${PAGE}`;
+    // Baseline: message-send.ts's bare read, the same keyset SELECT answered as JSON.
+    const page = db.prepare(
+      "SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id WHERE m.channel_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?",
+    );
+    bareAnswer = () => Response.json(page.all(channelId, before, PAGE));
+  }
+  const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => bareAnswer() });
+  const targets = { hearth: [`${app.url}${path}`, user.token], elysia: [`${elysiaApp.url}${path}`, user.token], bare: [`http://127.0.0.1:${bare.port}/`, ""] } as const;
+  type Mode = keyof typeof targets;
+  const modes = Object.keys(targets) as Mode[];
+  const headersOf = (mode: Mode): Record<string, string> => (targets[mode][1] ? { authorization: `Bearer ${targets[mode][1]}` } : {});
+  for (const mode of modes) {
+    const res = await fetch(targets[mode][0], { headers: headersOf(mode) });
+    if (res.status !== 200) throw new Error(`${mode}: ${res.status} ${await res.text()}`);
+  }
+  // Warm-up (JIT), not counted: a thousand requests per path.
+  for (const mode of modes) {
+    const headers = headersOf(mode);
+    for (let i = 0; i < 50; i++) await Promise.all(Array.from({ length: 20 }, () => fetch(targets[mode][0], { headers }).then((r) => r.arrayBuffer())));
+  }
 
-  // Rounds alternate Hearth and the baseline, so the shared machine's slow moments fall on both.
-  const runs: { hearth: LoadResult; baseline: LoadResult }[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const hearth = await load(`${app.url}/api/v1/users/me/info`, token);
-    const baseline = await load(`http://127.0.0.1:${bare.port}/`, null);
-    runs.push({ hearth, baseline });
-    console.error(
-      `  round ${r + 1}: Hearth ${hearth.rps} req/s, ${hearth.server_cpu_us_per_request} µs CPU/req (p99 ${hearth.p99_ms} ms, ${hearth.errors} errors); ` +
-        `bare ${baseline.rps} req/s, ${baseline.server_cpu_us_per_request} µs (p99 ${baseline.p99_ms} ms)`,
+  let result: Record<string, unknown>;
+  if (CAPACITY) {
+    const searches: Search[] = modes.map((mode) => newSearch({ mode, use: () => {}, step: (offered) => rateStep(targets[mode][0], targets[mode][1], offered) }));
+    await capacitySearch(searches, `${READ} read`);
+    const fields = capacityFields(searches);
+    // CPU per request at the offered loads every path kept up at.
+    const steps = capacitySteps(searches);
+    const okAt = (mode: Mode) => new Map(steps[mode]!.filter((s) => s.ok).map((s) => [s.offered, s.cpu_us]));
+    const common = [...okAt("bare").keys()].filter((offered) => okAt("hearth").has(offered) && okAt("elysia").has(offered));
+    const cpuRatio = (mode: Mode) => (common.length ? r3(median(common.map((o) => okAt(mode).get(o)! / okAt("bare").get(o)!))) : null);
+    result = {
+      bench: "rest-auth-read",
+      read: READ,
+      mode: "capacity",
+      start: CAP_START,
+      ...fields,
+      hearth_over_bare: capacityRatio(fields.hearth_capacity, fields.bare_capacity),
+      elysia_over_bare: capacityRatio(fields.elysia_capacity, fields.bare_capacity),
+      cpu_per_request_over_bare: { hearth: cpuRatio("hearth"), elysia: cpuRatio("elysia"), at_offered: common },
+      steps,
+    };
+    log(
+      `rest-auth-read ${READ} capacity: hearth ${fields.hearth_capacity}/s, elysia ${fields.elysia_capacity}/s, bare ${fields.bare_capacity}/s; ` +
+        `hearth/bare ${result.hearth_over_bare}, elysia/bare ${result.elysia_over_bare}; server CPU per request over bare at the same offered load: ` +
+        `hearth ${cpuRatio("hearth")}, elysia ${cpuRatio("elysia")} (${common.length} common steps)`,
+    );
+  } else {
+    // Rounds alternate the paths, so the shared machine's slow moments fall on each.
+    const runs: Record<Mode, LoadResult>[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const round = {} as Record<Mode, LoadResult>;
+      for (const mode of modes) round[mode] = await load(targets[mode][0], targets[mode][1]);
+      runs.push(round);
+      log(`  round ${r + 1}: ` + modes.map((m) => `${m} ${round[m].rps} req/s, ${round[m].server_cpu_us_per_request} µs CPU/req (p99 ${round[m].p99_ms} ms, ${round[m].errors} errors)`).join("; "));
+    }
+    const ratios = (mode: Mode) => {
+      const rps = runs.map((x) => x[mode].rps / x.bare.rps);
+      const cpu = runs.map((x) => x[mode].server_cpu_us_per_request! / x.bare.server_cpu_us_per_request!);
+      return { ratio_rps: r3(median(rps)), ratio_rps_range: [r3(Math.min(...rps)), r3(Math.max(...rps))], cpu_over_bare: r3(median(cpu)), cpu_range: [r3(Math.min(...cpu)), r3(Math.max(...cpu))] };
+    };
+    const hearth = ratios("hearth");
+    const elysia = ratios("elysia");
+    result = {
+      bench: "rest-auth-read",
+      read: READ,
+      seconds,
+      concurrency,
+      rounds,
+      ratio_rps: hearth.ratio_rps,
+      ratio_rps_range: hearth.ratio_rps_range,
+      cpu_per_request_hearth_over_bare: hearth.cpu_over_bare,
+      cpu_ratio_range: hearth.cpu_range,
+      elysia,
+      errors: runs.reduce((a, x) => a + modes.reduce((b, m) => b + x[m].errors, 0), 0),
+      runs,
+    };
+    log(
+      `rest-auth-read ${READ}: req/s over bare, median (range) over ${rounds} alternating rounds: hearth ${hearth.ratio_rps} (${hearth.ratio_rps_range.join("-")}), ` +
+        `elysia ${elysia.ratio_rps} (${elysia.ratio_rps_range.join("-")}); server CPU per request over bare: hearth ${hearth.cpu_over_bare} (${hearth.cpu_range.join("-")}), ` +
+        `elysia ${elysia.cpu_over_bare} (${elysia.cpu_range.join("-")})`,
     );
   }
   await bare.stop(true);
   db.close();
+  await elysiaApp.stop();
   await app.stop();
-
-  const rps = runs.map((x) => x.hearth.rps / x.baseline.rps);
-  const cpu = runs.map((x) => x.hearth.server_cpu_us_per_request! / x.baseline.server_cpu_us_per_request!);
-  const hearth = runs.find((x) => x.hearth.rps === median(runs.map((y) => y.hearth.rps)))!.hearth;
-  const baseline = runs.find((x) => x.baseline.rps === median(runs.map((y) => y.baseline.rps)))!.baseline;
-  const result = {
-    bench: "rest-auth-read",
-    seconds,
-    concurrency,
-    rounds,
-    hearth,
-    baseline,
-    ratio_rps: r3(median(rps)),
-    ratio_rps_range: [r3(Math.min(...rps)), r3(Math.max(...rps))],
-    cpu_per_request_hearth_over_bare: r3(median(cpu)),
-    cpu_ratio_range: [r3(Math.min(...cpu)), r3(Math.max(...cpu))],
-    errors: runs.reduce((a, x) => a + x.hearth.errors + x.baseline.errors, 0),
-    runs,
-  };
-  console.error(
-    `rest-auth-read: req/s Hearth/bare median ${result.ratio_rps} (${result.ratio_rps_range.join("-")}) over ${rounds} alternating rounds; ` +
-      `server CPU per request Hearth/bare ${result.cpu_per_request_hearth_over_bare} (${result.cpu_ratio_range.join("-")})`,
-  );
   console.log(JSON.stringify(result));
 } finally {
   rmSync(dataDir, { recursive: true, force: true });

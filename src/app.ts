@@ -13,15 +13,16 @@ import { SocketIoEventBus } from "./gateway/socket-bus.ts";
 import { homeKeys, VoiceRelay } from "./gateway/voice-proxy.ts";
 import { VoiceRooms } from "./audio/voice-rooms.ts";
 import { authPlugin } from "./http/auth.ts";
-import { errorResponse, loggablePath } from "./http/errors.ts";
+import { requestLifecycle } from "./http/request-lifecycle.ts";
+import { nativeGetRoutes } from "./http/native-routes.ts";
 import { parseJsonBounded, readBodyCapped } from "./http/body.ts";
 import { authRoutes } from "./http/routes/auth.ts";
 import { discoveryRoutes } from "./http/routes/discovery.ts";
 import { uploadRoutes } from "./http/routes/uploads.ts";
-import { userRoutes } from "./http/routes/users.ts";
+import { meInfoRoute, userRoutes } from "./http/routes/users.ts";
 import { serverRoutes } from "./http/routes/servers.ts";
 import { emojiFileRoutes, emojiRoutes } from "./http/routes/emojis.ts";
-import { messageRoutes } from "./http/routes/messages.ts";
+import { messagePageRoute, messageRoutes } from "./http/routes/messages.ts";
 import { applicationRoutes } from "./http/routes/applications.ts";
 import { botRestRoutes } from "./http/routes/bot-rest.ts";
 import { botInviteRoutes } from "./http/routes/bot-invites.ts";
@@ -47,9 +48,9 @@ import { adminAiRoutes } from "./http/routes/admin-ai.ts";
 import { webRoutes } from "./http/web.ts";
 import { referenceRoutes } from "./http/routes/reference.ts";
 import { opsRoutes } from "./http/routes/ops.ts";
-import { countClusterError, Metrics, UNMATCHED_ROUTE } from "./ops/metrics.ts";
+import { countClusterError, Metrics } from "./ops/metrics.ts";
 import { Readiness } from "./ops/readiness.ts";
-import { drainingResponse, isAnsweredWhileDraining, waitForRequestsInFlight } from "./ops/drain.ts";
+import { drainingResponse, waitForRequestsInFlight } from "./ops/drain.ts";
 import { referenceDocuments } from "./reference/documents.ts";
 import type { RegisteredRoute } from "./reference/openapi.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -84,10 +85,9 @@ export interface AppOptions {
   logger?: Logger;
   /** The Socket.IO adapter (tests and benches of several nodes pass the Redis streams adapter); default: one node's. */
   socketAdapter?: SocketServerOptions["adapter"];
+  /** `false`: Elysia serves the native GET routes too (src/http/native-routes.ts; tests compare both). Default: on. */
+  nativeRoutes?: boolean;
 }
-
-/** Paths answered to a request without a Host header (health checks). */
-const HOSTLESS_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 
 /** How long a stop waits for the closed sockets' presence and voice updates. */
 const SHUTDOWN_DRAIN_MS = 2000;
@@ -178,9 +178,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const metrics = new Metrics({ io, fanout, audioRelay, writes: store.writes, db: store.db, draining: () => readiness.draining });
 
   const started = new WeakMap<Request, number>();
+  const life = requestLifecycle(readiness, metrics, log);
   const auth = authPlugin(domain.accounts);
+  // The hottest authenticated reads skip Elysia's per-request machinery: Bun's router calls
+  // the same route objects through the same checks (src/http/native-routes.ts). With CORS
+  // origins configured, Elysia serves them too (its CORS plugin adds the headers).
+  const native = config.corsOrigins.length === 0 && options.nativeRoutes !== false ? nativeGetRoutes([meInfoRoute(domain), messagePageRoute(domain)], domain.accounts, life) : undefined;
   // CORS first, so preflights and every answer (errors and the gateway's polling included) carry it.
-  const http = withCors(new Elysia(), config.corsOrigins)
+  const http = withCors(new Elysia({ serve: { routes: native } }), config.corsOrigins)
     // The gateway comes first: no auth hooks or body parsing touch it; its POST bodies are
     // bounded before the engine reads them (src/gateway/polling-guard.ts).
     // While draining, no new gateway session starts; existing ones get their close packet.
@@ -188,13 +193,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       readiness.draining && !new URL(request.url).searchParams.has("sid") ? drainingResponse() : gateway(request, server!),
     )
     .onRequest(({ request }) => {
-      // HTTP/1.0 allows a request without Host; Bun then gives a bare path as its URL, which
-      // nothing here can make absolute (discovery's links, logs): refused before anything reads it.
-      // Health checks are still answered (a load balancer's plain `option httpchk` sends none).
-      if (!URL.canParse(request.url) && !HOSTLESS_PATHS.has(request.url)) return Response.json({ error: "A Host header is required" }, { status: 400 });
+      const refused = life.refuse(request);
+      if (refused) return refused;
       started.set(request, performance.now());
-      // Draining: requests already in flight finish; new ones are refused (src/ops/drain.ts).
-      if (readiness.draining && !isAnsweredWhileDraining(request)) return drainingResponse();
     })
     // Bodies: multipart is left to the upload routes' own capped reader; anything else is
     // size-capped while it streams in, and JSON is depth-bounded before it is parsed.
@@ -206,7 +207,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       return contentType.startsWith("application/json") ? parseJsonBounded(text) : text;
     })
     .onError(({ code, error, request, set }) => {
-      const response = errorResponse(code, error, request, log);
+      const response = life.error(code, error, request);
       set.status = response.status; // for the request log
       return response;
     })
@@ -214,14 +215,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const { request } = ctx;
       const pattern = (ctx as { route?: string }).route;
       if (pattern === "/socket.io/") return;
-      const route = pattern ?? loggablePath(request);
       const response = (ctx as { response?: unknown }).response;
       const status = response instanceof Response ? response.status : Number(ctx.set.status ?? 200);
       const begun = started.get(request);
-      const ms = begun === undefined ? undefined : performance.now() - begun;
-      // The route's pattern, never the raw path: unknown paths share one label.
-      metrics.observeRequest(request.method, pattern || UNMATCHED_ROUTE, status, (ms ?? 0) / 1000);
-      log.info("request", { method: request.method, route, status, ms: ms === undefined ? undefined : Math.round(ms * 10) / 10 });
+      life.record(request, pattern, status, begun === undefined ? undefined : performance.now() - begun);
     })
     .use(discoveryRoutes(domain))
     .use(authRoutes(domain, auth))

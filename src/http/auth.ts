@@ -10,6 +10,14 @@ export function bearerToken(header: string | null | undefined): string | null {
 }
 
 /**
+ * The account behind a request's bearer token, or a 401 (a disabled account: 403). The header
+ * straight from the request: naming `headers` in an Elysia hook would make Elysia copy every
+ * request header into an object first, on every authenticated route.
+ */
+export const authenticateRequest = (accounts: Accounts, request: Request): Promise<UserRow> =>
+  accounts.authenticate(bearerToken(request.headers.get("authorization")));
+
+/**
  * `{ auth: true }` on a route resolves `user` (the account behind the bearer token) or
  * answers 401, before the body is validated.
  */
@@ -22,10 +30,9 @@ export function authPlugin(accounts: Accounts) {
       detail: { security: [{ token: [] }] },
       // `transform` runs before validation; the app's parse hook never throws on bad input
       // (MalformedBody), so a caller without a valid token always learns 401 first.
-      // The header straight from the request: naming `headers` here would make Elysia copy
-      // every request header into an object first, on every authenticated route.
+      // The native GET routes (src/http/native-routes.ts) run the same check.
       async transform({ request }) {
-        authenticated.set(request, await accounts.authenticate(bearerToken(request.headers.get("authorization"))));
+        authenticated.set(request, await authenticateRequest(accounts, request));
       },
       resolve({ request }) {
         const user = authenticated.get(request);

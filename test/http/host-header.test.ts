@@ -28,7 +28,8 @@ async function raw(request: string): Promise<{ status: number; body: string }> {
 }
 
 test("an HTTP/1.0 request without a Host header is 400 {error}, never a 500, on any route", async () => {
-  for (const path of ["/api/v1", "/api/v1/no-such-route", "/api/v1/servers", "/", "/socket.io/?EIO=4&transport=polling", "/api/webhooks/x/y"]) {
+  // /api/v1/users/me/info and a message page: the native GET routes (src/http/native-routes.ts).
+  for (const path of ["/api/v1", "/api/v1/no-such-route", "/api/v1/servers", "/api/v1/users/me/info", "/api/v1/messages/x?limit=2", "/", "/socket.io/?EIO=4&transport=polling", "/api/webhooks/x/y"]) {
     const answer = await raw(`GET ${path} HTTP/1.0\r\n\r\n`);
     expect({ path, status: answer.status }).toEqual({ path, status: 400 });
     expect(JSON.parse(answer.body)).toEqual({ error: "A Host header is required" });

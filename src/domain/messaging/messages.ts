@@ -118,7 +118,8 @@ export function toMessage(row: MessageRow, attachments: Attachment[]): Message {
     username: row.webhook_username ?? row.username,
     avatar: row.webhook_id ? row.webhook_avatar : row.avatar,
     is_bot: row.webhook_id ? 1 : row.is_bot,
-    embeds: JSON.parse(row.embeds) as Embed[],
+    // Most messages have none: a page of 50 parsed "[]" 50 times (~6 µs of a page read).
+    embeds: row.embeds === "[]" ? [] : (JSON.parse(row.embeds) as Embed[]),
     attachments,
     reply_to: row.reply_to,
   };

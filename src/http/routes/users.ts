@@ -9,6 +9,7 @@ import { clientAddress } from "../client-address.ts";
 import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
 import { doc } from "../operation-doc.ts";
+import { authedGet } from "../native-routes.ts";
 import { FileField } from "../../reference/json-schema.ts";
 import { MeUser, PublicUser, Success } from "../../domain/shared/shapes.ts";
 import { Connection, MutedUser, NotificationSettings, Session, UserProfile } from "../responses/accounts.ts";
@@ -49,11 +50,15 @@ const ConnectionBody = body({
   visible: v.optional(boolean),
 });
 
+/** GET /api/v1/users/me/info, also served by Bun's router directly (src/http/native-routes.ts). */
+export const meInfoRoute = (domain: Domain) => authedGet({ prefix: "/api/v1/users", path: "/me/info", handler: ({ user }) => domain.users.me(user) });
+
 /** /api/v1/users: the caller's account and other users' public views. */
-export const userRoutes = (domain: Domain, auth: AuthPlugin) =>
-  new Elysia({ prefix: "/api/v1/users", tags: ["Users"] })
+export const userRoutes = (domain: Domain, auth: AuthPlugin) => {
+  const meInfo = meInfoRoute(domain);
+  return new Elysia({ prefix: meInfo.prefix, tags: ["Users"] })
     .use(auth)
-    .get("/me/info", ({ user }) => domain.users.me(user), { auth: true, detail: doc("getMe", MeUser) })
+    .get(meInfo.path, meInfo.handler, { auth: true, detail: doc("getMe", MeUser) })
     .put("/me/profile", ({ user, body }) => domain.users.updateProfile(user, body), { auth: true, body: ProfileBody, detail: doc("updateMyProfile", MeUser, { errors: [409] }) })
     .post(
       "/me/avatar",
@@ -122,3 +127,4 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) =>
     )
     .get("/:id", ({ params }) => domain.users.publicUser(params.id), { auth: true, detail: doc("getUser", PublicUser) })
     .get("/:id/profile", ({ user, params }) => domain.users.profile(params.id, user), { auth: true, detail: doc("getUserProfile", UserProfile) });
+};

@@ -1,0 +1,97 @@
+/**
+ * The hot authenticated GET routes served by Bun's own router without Elysia's per-request
+ * machinery (its context, hook chain, `setImmediate` after-response and response mapping: about
+ * half of an authenticated read's server CPU; bench/README.md, "Capacity (issue 21)").
+ *
+ * Each route is the SAME route object the Elysia plugin registers (`authedGet`: its path, its
+ * query schema, its handler), and every step Elysia would take runs here through the same
+ * functions, in the same order: the app's request checks (`RequestLifecycle.refuse`: Host,
+ * draining), the bearer check (`authenticateRequest`, the `auth` macro's), the query parsed by
+ * Elysia's own parser and validated by the route's schema (a 400 said by the same
+ * `describeIssue`), the handler, the JSON answer, errors through the app's error mapping, and
+ * the request's metrics and log line (`RequestLifecycle.record`). Elysia still registers each
+ * route, so the API reference and the route list are unchanged; only the GET entry of Bun's
+ * routing table points here (docs/architecture.md, "Native GET routes").
+ *
+ * Left to Elysia when CORS origins are configured (its CORS plugin answers through Elysia's
+ * hooks), so the CORS headers have one place too.
+ */
+import type { BunRequest } from "bun";
+import type * as v from "valibot";
+import { parseQueryStandardSchema } from "elysia/parse-query";
+import type { Accounts } from "../domain/accounts/accounts.ts";
+import { badRequest } from "../domain/shared/errors.ts";
+import { describeIssue } from "../domain/shared/validation.ts";
+import type { UserRow } from "../store/users-repo.ts";
+import { authenticateRequest } from "./auth.ts";
+import type { RequestLifecycle } from "./request-lifecycle.ts";
+
+type Query = Record<string, unknown>;
+
+/** What an authenticated GET handler gets: the caller, the path parameters, the validated query. */
+export interface AuthedGetContext<P extends Record<string, string>, Q> {
+  user: UserRow;
+  params: P;
+  query: Q;
+}
+
+/** One authenticated GET route: registered by its Elysia plugin, and served natively from `nativeGetRoutes`. */
+export interface AuthedGet<P extends Record<string, string> = Record<string, string>, Q = Query> {
+  /** The plugin's prefix. */
+  prefix: string;
+  /** The path under it, as the plugin registers it. */
+  path: string;
+  /** The query schema (Elysia validates the same one on its own route). */
+  query?: v.GenericSchema<unknown, Q>;
+  handler(context: AuthedGetContext<P, Q>): unknown;
+}
+
+/** A route both the Elysia plugin and the native table use. */
+export const authedGet = <const Path extends string, P extends Record<string, string>, Q = Query>(route: AuthedGet<P, Q> & { path: Path }) => route;
+
+/**
+ * A URL's query as Elysia gives it to a Standard Schema (a repeated key becomes an array): the
+ * `?` after the path's first `/` past the scheme, as Elysia finds it.
+ */
+function queryOf(url: string): Query {
+  const pathStart = url.indexOf("/", 11);
+  const qi = url.indexOf("?", pathStart + 1);
+  return qi === -1 ? Object.create(null) : parseQueryStandardSchema(url, qi + 1);
+}
+
+type NativeHandler = (request: BunRequest) => Promise<Response> | Response;
+
+/** Bun `routes` entries (`{ [path]: { GET } }`) serving these routes; Elysia keeps the other methods of each path. */
+export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string>, unknown>[], accounts: Accounts, life: RequestLifecycle): Record<string, { GET: NativeHandler }> {
+  const table: Record<string, { GET: NativeHandler }> = {};
+  for (const route of routes) {
+    // The full pattern, as Elysia names the route (the label of its metrics and log lines).
+    const pattern = route.prefix + route.path;
+    const serve = async (request: BunRequest): Promise<Response> => {
+      const begun = performance.now();
+      let response: Response;
+      try {
+        // Parsed before the bearer check and validated after it, as Elysia does.
+        const query = route.query ? queryOf(request.url) : undefined;
+        const user = await authenticateRequest(accounts, request);
+        let validated: unknown = query;
+        if (route.query) {
+          // What Elysia runs for a Standard Schema (valibot's dataset: `value`, and `issues` on failure).
+          const result = route.query["~standard"].validate(query) as { value: unknown; issues?: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]] } | Promise<never>;
+          if (result instanceof Promise) throw new Error("async query schemas are not supported");
+          if (result.issues) throw badRequest(describeIssue(result.issues[0], "query"));
+          validated = result.value;
+        }
+        const answer = route.handler({ user, params: request.params, query: validated });
+        response = Response.json(answer instanceof Promise ? await answer : answer);
+      } catch (error) {
+        // The code Elysia would give the error hook.
+        response = life.error((error as { code?: string } | null)?.code ?? "UNKNOWN", error, request);
+      }
+      life.record(request, pattern, response.status, performance.now() - begun);
+      return response;
+    };
+    table[pattern] = { GET: (request) => life.refuse(request) ?? serve(request) };
+  }
+  return table;
+}

@@ -1,0 +1,44 @@
+import type { Logger } from "../log.ts";
+import { UNMATCHED_ROUTE, type Metrics } from "../ops/metrics.ts";
+import { drainingResponse, isAnsweredWhileDraining } from "../ops/drain.ts";
+import type { Readiness } from "../ops/readiness.ts";
+import { errorResponse, loggablePath } from "./errors.ts";
+
+/**
+ * What the app does around every HTTP request: Elysia's global hooks call it (src/app.ts), and
+ * so do the native GET routes (src/http/native-routes.ts), so each rule is written once.
+ */
+export interface RequestLifecycle {
+  /** The checks before anything reads the request: a Response refuses it. */
+  refuse(request: Request): Response | undefined;
+  /** A failure as `{error}` with its status. */
+  error(code: string | number, error: unknown, request: Request): Response;
+  /**
+   * The request's metrics and log line. `pattern` is the matched route's pattern (none for an
+   * unknown path); `ms` the time since the request was taken (unknown when it never was).
+   */
+  record(request: Request, pattern: string | undefined, status: number, ms: number | undefined): void;
+}
+
+/** Paths answered to a request without a Host header (health checks). */
+const HOSTLESS_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+
+export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Logger): RequestLifecycle {
+  return {
+    refuse(request) {
+      // HTTP/1.0 allows a request without Host; Bun then gives a bare path as its URL, which
+      // nothing here can make absolute (discovery's links, logs): refused before anything reads it.
+      // Health checks are still answered (a load balancer's plain `option httpchk` sends none).
+      if (!URL.canParse(request.url) && !HOSTLESS_PATHS.has(request.url)) return Response.json({ error: "A Host header is required" }, { status: 400 });
+      // Draining: requests already in flight finish; new ones are refused (src/ops/drain.ts).
+      if (readiness.draining && !isAnsweredWhileDraining(request)) return drainingResponse();
+      return undefined;
+    },
+    error: (code, error, request) => errorResponse(code, error, request, log),
+    record(request, pattern, status, ms) {
+      // The route's pattern, never the raw path: unknown paths share one label.
+      metrics.observeRequest(request.method, pattern || UNMATCHED_ROUTE, status, (ms ?? 0) / 1000);
+      log.info("request", { method: request.method, route: pattern ?? loggablePath(request), status, ms: ms === undefined ? undefined : Math.round(ms * 10) / 10 });
+    },
+  };
+}
