@@ -6,6 +6,7 @@ import { nativeFanoutOf } from "./native-fanout.ts";
 import { ResumeCatchUp } from "./resume-catch-up.ts";
 import { ResumableAdapter } from "./resumable-adapter.ts";
 import { installSessionSnapshots } from "./session-snapshots.ts";
+import { installStreamOrder } from "./stream-order.ts";
 import type { GatewayServer, SocketData } from "./socket-types.ts";
 
 /**
@@ -56,7 +57,11 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger): v
     if ((session.data as Partial<SocketData> | undefined)?.resume === true) persist(session);
   };
   // A shared store (cluster mode) also gets each session while it is connected, so a node that dies still leaves them.
-  if (!(nsp.adapter instanceof ResumableAdapter)) installSessionSnapshots(io, persist);
+  if (!(nsp.adapter instanceof ResumableAdapter)) {
+    installSessionSnapshots(io, persist);
+    // Each node delivers in stream order, so a client's last offset covers all it has.
+    installStreamOrder(nsp.adapter as unknown as Parameters<typeof installStreamOrder>[0]);
+  }
   const fanout = nativeFanoutOf(io);
   if (!fanout) throw new Error("installResume needs the native fan-out installed first");
   const catchUp = new ResumeCatchUp(io, nsp.adapter as unknown as ConstructorParameters<typeof ResumeCatchUp>[1], persist, fanout);
