@@ -204,10 +204,12 @@ export class NativeFanout {
 
   /** Hands the packet to each held socket it is for (a held socket has no topic and is in no polling set). */
   private toHeld(adapter: LocalDelivery, opts: BroadcastOptions, except: Set<string>, encoded: Encoded): void {
-    const member = (room: string, id: string) => adapter.rooms.get(room)?.has(id) === true;
+    const inAny = (rooms: Set<string>, id: string) => {
+      for (const room of rooms) if (adapter.rooms.get(room)?.has(id)) return true;
+      return false;
+    };
     for (const [id, held] of this.held) {
-      if (opts.rooms.size > 0 && ![...opts.rooms].some((room) => member(room, id))) continue;
-      if ([...except].some((room) => member(room, id))) continue;
+      if ((opts.rooms.size > 0 && !inAny(opts.rooms, id)) || inAny(except, id)) continue;
       held.deliver(encoded.offset, encoded.full, encoded.packetOpts);
     }
   }
