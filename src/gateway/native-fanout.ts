@@ -33,6 +33,11 @@ import type { BroadcastOptions } from "socket.io-adapter";
  * resumed socket, whose rooms come back before it is in the namespace, on `connection`. Closed
  * websockets drop their subscriptions in Bun itself.
  *
+ * A socket being resumed is *held* (`hold`, src/gateway/resume-catch-up.ts): from the moment it
+ * is rebuilt in its rooms until it has been sent what it missed, each broadcast to it is handed
+ * to the resume code (encoded, with its offset) instead of being delivered, so none is lost or
+ * sent twice between reading the missed events and going live; `release` subscribes it then.
+ *
  * Left to the stock loop: packets with an ack id (`broadcastWithAck`) and binary packets (PCM:
  * src/audio/native-relay.ts delivers it natively on its own). `onAnyOutgoing` listeners are not
  * notified of broadcasts (Hearth registers none).
@@ -68,7 +73,7 @@ interface EventPacket {
   data: unknown[];
   id?: number;
 }
-interface PacketOptions {
+export interface PacketOptions {
   preEncoded: boolean;
   volatile?: boolean;
   compress?: boolean;
@@ -85,7 +90,15 @@ interface Encoded {
   /** The Socket.IO packet text with the offset, if it has one (`2[...]`), and without it. */
   full: string;
   plain: string;
+  /** The resume offset the adapter gave the packet, null when it has none. */
+  offset: string | null;
   packetOpts: PacketOptions;
+}
+/** Where a held socket's broadcasts go instead (the Engine.IO text frame is "4" + `full`). */
+export type HeldDelivery = (offset: string | null, full: string, packetOpts: PacketOptions) => void;
+interface Held {
+  socket: IoSocket;
+  deliver: HeldDelivery;
 }
 interface Connection {
   write(packet: string, opts: PacketOptions): void;
@@ -97,6 +110,8 @@ export class NativeFanout {
   /** Long-polling members of each room, by socket id. */
   private readonly polling = new Map<string, Set<string>>();
   private readonly watched = new WeakSet<object>();
+  /** Sockets being resumed, by id: their broadcasts go to the resume code. */
+  private readonly held = new Map<string, Held>();
   private server: BunServer<unknown> | null = null;
   /** Set by `_encode`, taken by the `apply` right after it (both run in one synchronous call). */
   private encoded: Encoded | null = null;
@@ -109,7 +124,7 @@ export class NativeFanout {
     adapter.on("join-room", (room, id) => this.onJoin(room, id));
     adapter.on("leave-room", (room, id) => this.onLeave(room, id));
     nsp.on("connection", (socket: IoSocket) => {
-      if (socket.recovered) this.adopt(socket);
+      if (socket.recovered && !this.held.has(socket.id)) this.adopt(socket);
     });
     const encode = adapter._encode;
     const apply = adapter.apply;
@@ -132,6 +147,22 @@ export class NativeFanout {
     this.server = server;
   }
 
+  /**
+   * From now until `release`, broadcasts to `socket` (a resumed socket, rebuilt in its rooms but
+   * not live yet) are handed to `deliver` rather than sent. Ack and binary packets (never
+   * stored for replay) are left to the stock delivery.
+   */
+  hold(socket: IoSocket, deliver: HeldDelivery): void {
+    this.held.set(socket.id, { socket, deliver });
+  }
+
+  /** Ends the hold: a socket that is connected is subscribed to its rooms (delivered natively from now on). */
+  release(socket: IoSocket): void {
+    if (this.held.get(socket.id)?.socket !== socket) return;
+    this.held.delete(socket.id);
+    if (this.io.of("/").sockets.get(socket.id) === socket) this.adopt(socket);
+  }
+
   /** Long-polling members of a room (for tests). */
   pollingMembers(room: string): string[] {
     return [...(this.polling.get(room) ?? [])];
@@ -140,6 +171,7 @@ export class NativeFanout {
   private deliver(adapter: LocalDelivery, opts: BroadcastOptions, encoded: Encoded): void {
     const server = this.server;
     const except = opts.except ?? new Set<string>();
+    if (this.held.size > 0) this.toHeld(adapter, opts, except, encoded);
     if (this.enabled && server && opts.rooms.size === 1 && except.size === 0) {
       const [room] = opts.rooms as Set<string>;
       server.publish(topicOf(room!, false), "4" + encoded.plain);
@@ -158,7 +190,7 @@ export class NativeFanout {
     const plain = "4" + encoded.plain;
     const pollingTargets: string[] = [];
     for (const id of receivers) {
-      if (excluded.has(id)) continue;
+      if (excluded.has(id) || this.held.has(id)) continue;
       const socket = sockets.get(id);
       if (!socket) continue;
       const ws = native ? websocketOf(socket) : null;
@@ -168,6 +200,18 @@ export class NativeFanout {
     }
     this.stats.sentPerReceiver++;
     if (pollingTargets.length > 0) this.writeTo(pollingTargets, encoded);
+  }
+
+  /** Hands the packet to each held socket it is for (a held socket has no topic and is in no polling set). */
+  private toHeld(adapter: LocalDelivery, opts: BroadcastOptions, except: Set<string>, encoded: Encoded): void {
+    const inAny = (rooms: Set<string>, id: string) => {
+      for (const room of rooms) if (adapter.rooms.get(room)?.has(id)) return true;
+      return false;
+    };
+    for (const [id, held] of this.held) {
+      if ((opts.rooms.size > 0 && !inAny(opts.rooms, id)) || inAny(except, id)) continue;
+      held.deliver(encoded.offset, encoded.full, encoded.packetOpts);
+    }
   }
 
   /** The encoded packet, written to each given socket's engine connection. */
@@ -181,6 +225,8 @@ export class NativeFanout {
   }
 
   private onJoin(room: string, id: string): void {
+    // A held socket is subscribed to all its rooms when released.
+    if (this.held.has(id)) return;
     const socket = this.io.of("/").sockets.get(id);
     if (socket) this.subscribe(socket, room);
   }
@@ -240,8 +286,8 @@ const textPacket = (packet: EventPacket) => packet.type === 2 && packet.id === u
  */
 function withAndWithoutOffset(packet: EventPacket, full: string, packetOpts: PacketOptions): Encoded {
   const last = packet.data[packet.data.length - 1];
-  if (packet.data.length < 3 || typeof last !== "string") return { full, plain: full, packetOpts };
-  return { full, plain: full.slice(0, full.length - JSON.stringify(last).length - 2) + "]", packetOpts };
+  if (packet.data.length < 3 || typeof last !== "string") return { full, plain: full, offset: null, packetOpts };
+  return { full, plain: full.slice(0, full.length - JSON.stringify(last).length - 2) + "]", offset: last, packetOpts };
 }
 
 function write(socket: IoSocket, encoded: Encoded): void {

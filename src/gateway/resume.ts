@@ -2,8 +2,11 @@ import { Socket, type ServerOptions } from "socket.io";
 import type { Session } from "socket.io-adapter";
 import type { Domain } from "../domain/domain.ts";
 import type { Logger } from "../log.ts";
+import { nativeFanoutOf } from "./native-fanout.ts";
+import { ResumeCatchUp } from "./resume-catch-up.ts";
 import { ResumableAdapter } from "./resumable-adapter.ts";
 import { installSessionSnapshots } from "./session-snapshots.ts";
+import { installStreamOrder } from "./stream-order.ts";
 import type { GatewayServer, SocketData } from "./socket-types.ts";
 
 /**
@@ -22,8 +25,10 @@ import type { GatewayServer, SocketData } from "./socket-types.ts";
  *     a lost VIEW_CHANNEL meanwhile: no resume, the client reloads).
  * Voice rooms are not restored: a dropped socket left its voice channel (the disconnect
  * handler), and the client joins again. These checks run before the socket is built, so a
- * refused session never has a missed event written to it. In cluster mode sessions are also
- * saved while connected (src/gateway/session-snapshots.ts), for nodes that die.
+ * refused session never has a missed event written to it. The missed events are then read
+ * again and sent with those broadcast meanwhile, each once (src/gateway/resume-catch-up.ts).
+ * In cluster mode sessions are also saved while connected (src/gateway/session-snapshots.ts),
+ * for nodes that die.
  */
 
 /** How long a dropped session can be resumed. */
@@ -52,9 +57,17 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger): v
     if ((session.data as Partial<SocketData> | undefined)?.resume === true) persist(session);
   };
   // A shared store (cluster mode) also gets each session while it is connected, so a node that dies still leaves them.
-  if (!(nsp.adapter instanceof ResumableAdapter)) installSessionSnapshots(io, persist);
+  if (!(nsp.adapter instanceof ResumableAdapter)) {
+    installSessionSnapshots(io, persist);
+    // Each node delivers in stream order, so a client's last offset covers all it has.
+    installStreamOrder(nsp.adapter as unknown as Parameters<typeof installStreamOrder>[0]);
+  }
+  const fanout = nativeFanoutOf(io);
+  if (!fanout) throw new Error("installResume needs the native fan-out installed first");
+  const catchUp = new ResumeCatchUp(io, nsp.adapter as unknown as ConstructorParameters<typeof ResumeCatchUp>[1], persist, fanout);
 
-  async function restore(auth: Record<string, unknown>): Promise<Session | null> {
+  /** The session to rebuild (its missed events left to the catch-up) and the client's offset, or null. */
+  async function restore(auth: Record<string, unknown>): Promise<{ session: Session; offset: string } | null> {
     const { pid, offset, token } = auth;
     if (typeof pid !== "string" || typeof offset !== "string" || typeof token !== "string") return null;
     const user = await domain.accounts.userForToken(token);
@@ -71,20 +84,28 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger): v
     const kept = await allowedRooms(domain, user.id, session.sid, session.rooms);
     if (!kept) return null;
     const fresh: SocketData = { userId: user.id, username: user.username, isBot: user.is_bot === 1, resume: true };
-    return { ...session, rooms: kept, data: fresh };
+    return { session: { ...session, rooms: kept, data: fresh, missedPackets: [] }, offset };
   }
 
   // Socket.IO's own `_createSocket` restores any session whose id and offset match; this one
-  // checks the token and the rooms first (the middleware is skipped for a restored socket).
+  // checks the token and the rooms first (the middleware is skipped for a restored socket), and
+  // sends the missed events itself, after the socket is back in its rooms.
+  type Args = ConstructorParameters<typeof Socket>;
   (nsp as unknown as Namespace)._createSocket = async function (client, auth) {
-    let session: Session | null = null;
+    let restored: { session: Session; offset: string } | null = null;
     try {
-      session = await restore(auth);
+      restored = await restore(auth);
     } catch (error) {
       log.error("gateway resume check failed", { error });
     }
-    type Args = ConstructorParameters<typeof Socket>;
-    return session ? new Socket(nsp as Args[0], client as Args[1], auth, session) : new Socket(nsp as Args[0], client as Args[1], auth);
+    if (restored) {
+      const socket = new Socket(nsp as Args[0], client as Args[1], auth, restored.session);
+      if (await catchUp.start(socket, restored.offset)) return socket;
+      // The events could not be read again: not resumed after all (the client reloads).
+      socket._cleanup();
+      log.warn("gateway resume failed: the missed events could not be read", { socketId: socket.id });
+    }
+    return new Socket(nsp as Args[0], client as Args[1], auth);
   };
 }
 

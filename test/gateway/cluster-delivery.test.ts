@@ -79,6 +79,25 @@ describe.skipIf(!redisServerInstalled)("two nodes on the Redis streams adapter",
     for (const socket of [onB, pollingOnB, onA]) socket.close();
   });
 
+  test("each node delivers in the stream's order, its own broadcasts included: a resumable socket's offsets only go up", async () => {
+    const { owner, member, channelId } = place;
+    const socket = await connectResumable(nodeA.url, member.token);
+    clients.push(socket);
+    expect((await socket.emitWithAck("channel:join", channelId)).ok).toBe(true);
+    const offsets: string[] = [];
+    socket.on("message:new", (_message: unknown, offset: string) => offsets.push(offset));
+    // Two senders at once, one through each node: node A's own messages and node B's interleave.
+    const sender = async (node: TestServer, tag: string) => {
+      for (let i = 0; i < 60; i++) await post(node, owner.token, channelId, `${tag} ${i}`);
+    };
+    await Promise.all([sender(nodeA, "a"), sender(nodeB, "b"), sender(nodeA, "a2"), sender(nodeB, "b2")]);
+    await until(() => offsets.length === 240, "every message on node A", 10_000);
+    const [ms, seq] = [(o: string) => Number(o.split("-")[0]), (o: string) => Number(o.split("-")[1])];
+    const backwards = offsets.filter((o, i) => i > 0 && (ms(o) < ms(offsets[i - 1]!) || (ms(o) === ms(offsets[i - 1]!) && seq(o) <= seq(offsets[i - 1]!))));
+    expect(backwards).toEqual([]);
+    socket.close();
+  });
+
   test("a session dropped on node A resumes on node B: same id, rooms and data, the missed events in order", async () => {
     const { owner, member, channelId } = place;
     const socket = await connectResumable(nodeA.url, member.token);

@@ -1,0 +1,77 @@
+import { Adapter, type BroadcastOptions } from "socket.io-adapter";
+
+/**
+ * Cluster mode: each node delivers the broadcasts to its own sockets in the order of the Redis
+ * stream (docs/gateway.md, "Resume"). The Redis streams adapter delivers a node's own broadcast
+ * as soon as its XADD is answered, and the other nodes' when its stream reader gets to them, so
+ * under load a socket could get a newer event before an older one. Its client's last offset
+ * (what it resumes from) would then not cover everything it has, and a resume would send an
+ * event a second time; two messages posted one after the other through two nodes could also
+ * arrive swapped. Here a node's own broadcasts are delivered when its stream reader reads them
+ * back, like everyone else's, so a socket's offsets only go up. Broadcasts flagged `local`
+ * (never in the stream) are delivered at once, as before; so is a broadcast whose XADD failed
+ * (without an offset, as the adapter does).
+ */
+
+/** socket.io-adapter's cluster message type for a broadcast. */
+const BROADCAST = 3;
+
+interface StreamAdapter {
+  readonly uid: string;
+  broadcast(packet: Packet, opts: BroadcastOptions): Promise<void> | void;
+  publishAndReturnOffset(message: { type: number; data: unknown }): Promise<string>;
+  addOffsetIfNecessary(packet: Packet, opts: BroadcastOptions, offset: string): void;
+  onRawMessage(raw: RawMessage, offset: string): void;
+  constructor: { decode(raw: RawMessage): DecodedMessage };
+}
+interface Packet {
+  type: number;
+  data: unknown[];
+  nsp?: string;
+}
+interface RawMessage {
+  uid?: string;
+  type?: string;
+}
+interface EncodedOptions {
+  rooms: string[];
+  except: string[];
+  flags: BroadcastOptions["flags"];
+}
+interface DecodedMessage {
+  data: { packet: Packet; opts: EncodedOptions; requestId?: string };
+}
+
+/** The cluster adapter's way of sending options through the stream (socket.io-adapter's encodeOptions). */
+const encodeOptions = (opts: BroadcastOptions): EncodedOptions => ({ rooms: [...opts.rooms], except: [...(opts.except ?? [])], flags: opts.flags });
+const decodeOptions = (opts: EncodedOptions): BroadcastOptions => ({ rooms: new Set(opts.rooms), except: new Set(opts.except), flags: opts.flags });
+
+/** Installs it on a Redis streams adapter instance (resume.ts does, in cluster mode). */
+export function installStreamOrder(adapter: StreamAdapter): void {
+  if (typeof adapter.onRawMessage !== "function" || typeof adapter.publishAndReturnOffset !== "function") return;
+  const deliverHere = Adapter.prototype.broadcast as (this: StreamAdapter, packet: Packet, opts: BroadcastOptions) => void;
+  adapter.broadcast = async function (packet, opts) {
+    if (opts.flags?.local) return deliverHere.call(this, packet, opts);
+    try {
+      await this.publishAndReturnOffset({ type: BROADCAST, data: { packet, opts: encodeOptions(opts) } });
+    } catch {
+      deliverHere.call(this, packet, opts);
+    }
+  };
+  const onRawMessage = adapter.onRawMessage;
+  adapter.onRawMessage = function (raw, offset) {
+    if (raw.uid !== this.uid || raw.type !== String(BROADCAST)) return onRawMessage.call(this, raw, offset);
+    // Our own broadcast, read back: delivered here now (the adapter skips its own messages).
+    let message: DecodedMessage;
+    try {
+      message = this.constructor.decode(raw);
+    } catch {
+      return;
+    }
+    if (message.data.requestId !== undefined) return;
+    const { packet } = message.data;
+    const opts = decodeOptions(message.data.opts);
+    this.addOffsetIfNecessary(packet, opts, offset);
+    deliverHere.call(this, packet, opts);
+  };
+}
