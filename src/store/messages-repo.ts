@@ -62,6 +62,9 @@ const SELECT = `SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN 
  * this one runs for every send (the read-back). A message never outlives its author (ON DELETE
  * CASCADE), so the author's columns are always there, as with the JOIN.
  */
+/** How long after a send its message waits for the search index at most (unless a search comes first). */
+export const INDEX_DELAY_MS = 250;
+
 const SELECT_ONE = `SELECT m.*, (SELECT u.username FROM users u WHERE u.id = m.user_id) AS username,
   (SELECT u.avatar FROM users u WHERE u.id = m.user_id) AS avatar,
   (SELECT u.is_bot FROM users u WHERE u.id = m.user_id) AS is_bot FROM messages m`;
@@ -84,6 +87,11 @@ export class MessagesRepo {
   private readonly filesOfChannel;
   private readonly searchStmt;
   private readonly upsertRead;
+  /** The search index's backlog (SQLite; none on PostgreSQL): see `indexPending`. */
+  private readonly indexPendingStmts;
+  /** Messages may be waiting for the search index (true at start: a previous run's backlog). */
+  private unindexed = true;
+  private indexTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly db: Database,
@@ -131,15 +139,57 @@ export class MessagesRepo {
       `INSERT INTO channel_read_states (user_id, channel_id, last_read_message_id, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id, channel_id) DO UPDATE SET last_read_message_id = excluded.last_read_message_id, updated_at = excluded.updated_at`,
     );
+    this.indexPendingStmts = db.dialect.search.indexPendingMessages.map((sql) => db.prepare(sql));
   }
 
   /**
-   * The message and its attachments (and, by triggers, its search entry and the counters),
+   * Adds the messages still waiting to the search index, in one transaction of the group
+   * commit: on SQLite one FTS5 statement for all of them, where indexing each by its own INSERT
+   * cost a flush of the index per message (sqlite/migrations.ts, version 12). Runs a moment
+   * after sends (`INDEX_DELAY_MS`) and before every search, so a search always sees every
+   * message sent before it.
+   */
+  async indexPending(): Promise<void> {
+    if (!this.indexPendingStmts.length) return;
+    this.unindexed = false;
+    const statements = this.indexPendingStmts;
+    try {
+      await this.writes.run(async (tx) => {
+        for (const statement of statements) await tx.run(statement);
+      });
+    } catch (error) {
+      this.unindexed = true; // the backlog is still there
+      throw error;
+    }
+  }
+
+  /** No more indexing a moment later (the database is closing; the backlog stays, indexed at the next search). */
+  stopIndexing(): void {
+    if (this.indexTimer) clearTimeout(this.indexTimer);
+    this.indexTimer = null;
+    this.indexPendingStmts.length = 0;
+  }
+
+  private scheduleIndex(): void {
+    if (!this.indexPendingStmts.length) return;
+    this.unindexed = true;
+    if (this.indexTimer) return;
+    this.indexTimer = setTimeout(() => {
+      this.indexTimer = null;
+      // A failure leaves the backlog in place: the next search runs it again, and answers its error.
+      this.indexPending().catch(() => {});
+    }, INDEX_DELAY_MS);
+    this.indexTimer.unref?.();
+  }
+
+  /**
+   * The message and its attachments (and, by triggers, its search backlog entry and the counters),
    * committed with the other sends that arrive in the same event-loop turn: the answer comes
    * only once that transaction has committed (see WriteBatch). A refused or failing insert
    * (slowmode, a constraint) fails alone.
    */
   async insert(message: NewMessage): Promise<MessageRow> {
+    this.scheduleIndex();
     return this.writes.run((tx) => this.insertNow(tx, message));
   }
 
@@ -234,6 +284,7 @@ export class MessagesRepo {
 
   /** Full-text matches of every one of `words` in one channel, newest first (docs/messages.md, search). */
   async search(channelId: string, words: string[], limit: number): Promise<MessageRow[]> {
+    if (this.unindexed) await this.indexPending();
     return this.db.all(this.searchStmt, this.db.dialect.search.param(words), channelId, limit);
   }
 
