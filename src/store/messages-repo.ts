@@ -56,18 +56,20 @@ export class SlowmodeActive extends Error {
 }
 
 const SELECT = `SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id`;
-/**
- * The same columns for one message, as scalar subqueries: a JOIN's fixed cost per execution
- * (~15-30 µs on Bun's SQLite, docs/architecture.md "The store") is most of a one-row read, and
- * this one runs for every send (the read-back). A message never outlives its author (ON DELETE
- * CASCADE), so the author's columns are always there, as with the JOIN.
- */
 /** How long after a send its message waits for the search index at most (unless a search comes first). */
 export const INDEX_DELAY_MS = 250;
 
-const SELECT_ONE = `SELECT m.*, (SELECT u.username FROM users u WHERE u.id = m.user_id) AS username,
-  (SELECT u.avatar FROM users u WHERE u.id = m.user_id) AS avatar,
-  (SELECT u.is_bot FROM users u WHERE u.id = m.user_id) AS is_bot FROM messages m`;
+/**
+ * The author's columns of message `m` (a table name or alias), as scalar subqueries: a JOIN's
+ * fixed cost per execution (~15-30 µs on Bun's SQLite, docs/architecture.md "The store") is
+ * most of a one-row read, and one runs for every send (the insert's RETURNING). A message
+ * never outlives its author (ON DELETE CASCADE), so the author's columns are always there, as
+ * with the JOIN.
+ */
+const authorColumns = (m: string) => `(SELECT u.username FROM users u WHERE u.id = ${m}.user_id) AS username,
+  (SELECT u.avatar FROM users u WHERE u.id = ${m}.user_id) AS avatar,
+  (SELECT u.is_bot FROM users u WHERE u.id = ${m}.user_id) AS is_bot`;
+const SELECT_ONE = `SELECT m.*, ${authorColumns("m")} FROM messages m`;
 
 /** Channel messages and their attachments. Pages are keyset (`id < ?`), newest first. */
 export class MessagesRepo {
@@ -99,9 +101,10 @@ export class MessagesRepo {
     private readonly writes: WriteBatch = new WriteBatch(db),
   ) {
     const { json, inJsonArray } = db.dialect;
-    this.insertStmt = db.prepare(
+    this.insertStmt = db.prepare<MessageRow>(
       `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at)
-       VALUES ($id, $channel_id, $server_id, $user_id, $content, ${json("$embeds")}, $reply_to, $webhook_id, $webhook_username, $webhook_avatar, $now)`,
+       VALUES ($id, $channel_id, $server_id, $user_id, $content, ${json("$embeds")}, $reply_to, $webhook_id, $webhook_username, $webhook_avatar, $now)
+       RETURNING *, ${authorColumns("messages")}`,
     );
     this.insertAttachment = db.prepare(
       `INSERT INTO attachments (id, message_id, filename, original_name, mime_type, size, created_at)
@@ -204,7 +207,8 @@ export class MessagesRepo {
       if (wait > 0) throw new SlowmodeActive(wait);
     }
     const id = Bun.randomUUIDv7();
-    await tx.run(this.insertStmt, {
+    // The stored row with its author's columns, from the INSERT itself (no read-back).
+    const row = await tx.get(this.insertStmt, {
       id,
       channel_id: message.channelId,
       server_id: message.serverId,
@@ -220,7 +224,7 @@ export class MessagesRepo {
     for (const a of message.attachments ?? []) {
       await tx.run(this.insertAttachment, { id: Bun.randomUUIDv7(), message_id: id, ...a, now });
     }
-    return (await tx.get(this.byId, id))!;
+    return row!;
   }
 
   async findById(id: string): Promise<MessageRow | null> {
