@@ -376,12 +376,14 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
   await Bun.sleep(250);
   const lag = loop.stop();
   const cpu = process.cpuUsage(cpu0);
+  const wall = (performance.now() - t0) / 1000;
   const reports = (await Promise.all(receivers.map((r) => r.ask("report")))).map((l) => JSON.parse(l) as Report);
   const sent = done.reduce((a, d) => a + Number(d.split(" ")[1]), 0);
   const delivered = reports.reduce((a, r) => a + r.frames, 0);
   const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const cpuUs = delivered ? Math.round(((cpu.user + cpu.system) / delivered) * 100) / 100 : NaN;
-  return { ...stepOf(offered, delivered, sent * n, delivered / seconds, pct(latencies, 0.99), cpuUs), loop_lag_ms: lag };
+  const cpuPct = Math.round(((cpu.user + cpu.system) / 1e4 / wall) * 10) / 10;
+  return { ...stepOf(offered, delivered, sent * n, delivered / seconds, pct(latencies, 0.99), cpuUs), loop_lag_ms: lag, server_cpu_pct: cpuPct };
 }
 
 /**

@@ -32,6 +32,9 @@ export interface Step {
   ok: boolean;
   /** The longest the bench process's event loop (the servers') was late during the step, ms. */
   loop_lag_ms?: number;
+  /** The bench process's CPU over the step's wall time, % of one core: a long loop lag with a
+   *  low share means the servers were waiting for the machine, not busy. */
+  server_cpu_pct?: number;
 }
 
 /**
@@ -157,7 +160,7 @@ async function searchRound(searches: Search[], what: string): Promise<void> {
       x.path.use();
       const step = await x.path.step(x.next);
       x.steps.push(step);
-      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms ${step.ok ? "ok" : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
+      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms, server CPU ${step.server_cpu_pct ?? "-"}% ${step.ok ? "ok" : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
       if (!step.ok && x.misses < CAP_CONFIRM) {
         x.misses++; // tried again at the same load on this path's next turn
         continue;

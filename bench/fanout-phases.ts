@@ -259,7 +259,7 @@ export function fanoutPath(mode: string, n: number, procs: Receivers[], send: Se
     use,
     async step(offered) {
       const row = await phase(mode, "step", n, procs, send, STEP_SECONDS, offered / n);
-      return { ...stepOf(offered, row.delivered, row.expected, row.deliveries_per_s, row.p99_ms, row.cpu_us_per_delivery, row.send_errors), loop_lag_ms: row.loop_lag_ms };
+      return { ...stepOf(offered, row.delivered, row.expected, row.deliveries_per_s, row.p99_ms, row.cpu_us_per_delivery, row.send_errors), loop_lag_ms: row.loop_lag_ms, server_cpu_pct: row.server_cpu_pct };
     },
   };
 }
