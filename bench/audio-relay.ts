@@ -55,6 +55,8 @@ interface Report {
   orphans: number;
   dangling?: number;
   latencies: number[];
+  /** The receiver process's CPU since the reset (bench/audio-tcp-receiver.ts). */
+  cpu_us?: number;
 }
 interface Row {
   mode: string;
@@ -382,8 +384,18 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
   const delivered = reports.reduce((a, r) => a + r.frames, 0);
   const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const cpuUs = delivered ? Math.round(((cpu.user + cpu.system) / delivered) * 100) / 100 : NaN;
-  const cpuPct = Math.round(((cpu.user + cpu.system) / 1e4 / wall) * 10) / 10;
-  return { ...stepOf(offered, delivered, sent * n, delivered / seconds, pct(latencies, 0.99), cpuUs), loop_lag_ms: lag, server_cpu_pct: cpuPct };
+  const share = (us: number) => Math.round((us / 1e4 / wall) * 10) / 10;
+  // The load generators' CPU too (% of one core, all their processes together): a step that
+  // falls behind while neither the servers nor they are busy was held up by the machine.
+  const senderCpu = done.reduce((a, d) => a + Number(d.split(" ")[2] ?? 0), 0);
+  const receiverCpu = reports.reduce((a, r) => a + (r.cpu_us ?? 0), 0);
+  return {
+    ...stepOf(offered, delivered, sent * n, delivered / seconds, pct(latencies, 0.99), cpuUs),
+    loop_lag_ms: lag,
+    server_cpu_pct: share(cpu.user + cpu.system),
+    senders_cpu_pct: share(senderCpu),
+    receivers_cpu_pct: share(receiverCpu),
+  };
 }
 
 /**

@@ -35,6 +35,9 @@ export interface Step {
   /** The bench process's CPU over the step's wall time, % of one core: a long loop lag with a
    *  low share means the servers were waiting for the machine, not busy. */
   server_cpu_pct?: number;
+  /** The audio bench's load generators: all sender / receiver processes' CPU, % of one core. */
+  senders_cpu_pct?: number;
+  receivers_cpu_pct?: number;
 }
 
 /**
@@ -160,7 +163,7 @@ async function searchRound(searches: Search[], what: string): Promise<void> {
       x.path.use();
       const step = await x.path.step(x.next);
       x.steps.push(step);
-      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms, server CPU ${step.server_cpu_pct ?? "-"}% ${step.ok ? "ok" : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
+      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms, server CPU ${step.server_cpu_pct ?? "-"}%${step.receivers_cpu_pct === undefined ? "" : ` (senders ${step.senders_cpu_pct}%, receivers ${step.receivers_cpu_pct}%)`} ${step.ok ? "ok" : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
       if (!step.ok && x.misses < CAP_CONFIRM) {
         x.misses++; // tried again at the same load on this path's next turn
         continue;
