@@ -11,7 +11,7 @@
  *   latencies in ms). The first 8 bytes of each frame are the sender's clock (epoch ms, f64).
  * role "send": one connection per token (optionally each in its own room, `channels`);
  *   `go <rate> <seconds>` streams 3840-byte frames at `rate`/s on each and answers
- *   `done <sent>` (frames per connection).
+ *   `done <sent> <cpu µs>` (frames per connection, and this process's CPU while streaming).
  */
 const cfg = JSON.parse(process.argv[2]!) as {
   role: "recv" | "send";
@@ -141,7 +141,10 @@ for await (const line of console) {
   } else if (cmd === "report") {
     out(JSON.stringify({ frames, bytes, orphans, dangling: dangling.size, latencies }));
   } else if (cmd === "go") {
-    out(`done ${await stream(sockets, Number(a), Number(b))}`);
+    const cpu0 = process.cpuUsage();
+    const sent = await stream(sockets, Number(a), Number(b));
+    const cpu = process.cpuUsage(cpu0);
+    out(`done ${sent} ${cpu.user + cpu.system}`);
   } else if (cmd === "quit") {
     for (const ws of sockets) ws.close();
     process.exit(0);

@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { nativeRelayFor, setNativeAudioRelayEnabled } from "../src/audio/native-relay.ts";
 import type { App } from "../src/app.ts";
 import { argOf, LineProcess, log, pct, register, startHearth, type Account, type Api } from "./fixture.ts";
-import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, newSearch, STEP_SECONDS, stepOf, type Step } from "./capacity-search.ts";
+import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioText, STEP_SECONDS, stepOf, watchLoop, type Path, type Step } from "./capacity-search.ts";
 
 const SECONDS = Number(argOf("seconds", "2.5"));
 const RATES = argOf("rates", "50,200,800,3200").split(",").map(Number);
@@ -55,6 +55,8 @@ interface Report {
   orphans: number;
   dangling?: number;
   latencies: number[];
+  /** The receiver process's CPU since the reset (bench/audio-tcp-receiver.ts). */
+  cpu_us?: number;
 }
 interface Row {
   mode: string;
@@ -370,16 +372,30 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
   Bun.gc(true);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
+  const loop = watchLoop();
   const done = await Promise.all(senders.map((s) => s.ask(`go ${perSender} ${STEP_SECONDS}`, STEP_SECONDS * 1000 + 60_000)));
   const seconds = (performance.now() - t0) / 1000;
   await Bun.sleep(250);
+  const lag = loop.stop();
   const cpu = process.cpuUsage(cpu0);
+  const wall = (performance.now() - t0) / 1000;
   const reports = (await Promise.all(receivers.map((r) => r.ask("report")))).map((l) => JSON.parse(l) as Report);
   const sent = done.reduce((a, d) => a + Number(d.split(" ")[1]), 0);
   const delivered = reports.reduce((a, r) => a + r.frames, 0);
   const latencies = reports.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const cpuUs = delivered ? Math.round(((cpu.user + cpu.system) / delivered) * 100) / 100 : NaN;
-  return stepOf(offered, delivered, sent * n, delivered / seconds, pct(latencies, 0.99), cpuUs);
+  const share = (us: number) => Math.round((us / 1e4 / wall) * 10) / 10;
+  // The load generators' CPU too (% of one core, all their processes together): a step that
+  // falls behind while neither the servers nor they are busy was held up by the machine.
+  const senderCpu = done.reduce((a, d) => a + Number(d.split(" ")[2] ?? 0), 0);
+  const receiverCpu = reports.reduce((a, r) => a + (r.cpu_us ?? 0), 0);
+  return {
+    ...stepOf(offered, delivered, sent * n, delivered / seconds, pct(latencies, 0.99), cpuUs),
+    loop_lag_ms: lag,
+    server_cpu_pct: share(cpu.user + cpu.system),
+    senders_cpu_pct: share(senderCpu),
+    receivers_cpu_pct: share(receiverCpu),
+  };
 }
 
 /**
@@ -414,27 +430,34 @@ async function runCapacity(): Promise<void> {
       for (const s of rawSenders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
       const rawReceivers = await spawnReceivers(rawBase, null, n, CAP_RECEIVER, CAP_PER_PROCESS);
       procs.push(...rawReceivers);
-      const search = (mode: string, s: Client[], r: Client[], use: () => void) => newSearch({ mode, use, step: (offered) => capacityStep(s, r, n, offered) });
-      const searches = [
-        search("tuned", senders, receivers, () => setNativeAudioRelayEnabled(app.io, true)),
-        search("stock", senders, receivers, () => setNativeAudioRelayEnabled(app.io, false)),
-        search("raw", rawSenders, rawReceivers, () => {}),
+      const path = (mode: string, s: Client[], r: Client[], use: () => void): Path => ({ mode, use, step: (offered) => capacityStep(s, r, n, offered) });
+      const paths = [
+        path("tuned", senders, receivers, () => setNativeAudioRelayEnabled(app.io, true)),
+        path("stock", senders, receivers, () => setNativeAudioRelayEnabled(app.io, false)),
+        path("raw", rawSenders, rawReceivers, () => {}),
       ].filter((x) => CAP_MODES.includes(x.mode));
-      for (const x of searches) {
+      for (const x of paths) {
         x.use();
         await x.step(CAP_START); // warm-up
       }
-      await capacitySearch(searches, `${n} receivers`);
+      const load0 = loadAverage();
+      const results = await capacitySearch(paths, `${n} receivers`);
       kill();
       await Bun.sleep(300);
-      const result: Record<string, unknown> = { bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES, ...capacityFields(searches) };
-      result.tuned_over_raw = capacityRatio(result.tuned_capacity, result.raw_capacity);
-      result.tuned_over_stock = capacityRatio(result.tuned_capacity, result.stock_capacity);
+      const overRaw = capacityRatio(results, "tuned", "raw");
+      const overStock = capacityRatio(results, "tuned", "stock");
+      const result: Record<string, unknown> = { bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES, ...capacityFields(results) };
+      result.tuned_over_raw = overRaw.median;
+      result.tuned_over_raw_range = [overRaw.min, overRaw.max];
+      result.tuned_over_raw_runs = overRaw.runs;
+      result.tuned_over_stock = overStock.median;
+      result.tuned_over_stock_runs = overStock.runs;
       result.target_tuned_over_raw = 0.8;
       result.met = typeof result.tuned_over_raw === "number" ? result.tuned_over_raw >= 0.8 : null;
-      result.steps = capacitySteps(searches);
+      result.load_average = [load0, loadAverage()];
+      result.steps = capacitySteps(results);
       log(
-        `capacity at ${n} receivers (deliveries/s): tuned ${result.tuned_capacity}, raw ${result.raw_capacity ?? "-"}, stock ${result.stock_capacity ?? "-"}; tuned/raw ${result.tuned_over_raw}x (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${result.tuned_over_stock}x`,
+        `capacity at ${n} receivers (deliveries/s, median of ${results[0]?.runs.length} rounds): tuned ${result.tuned_capacity}, raw ${result.raw_capacity ?? "-"}, stock ${result.stock_capacity ?? "-"}; tuned/raw ${ratioText(overRaw)} (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${ratioText(overStock)}; load average ${load0} -> ${loadAverage()}`,
       );
       console.log(JSON.stringify(result));
     }

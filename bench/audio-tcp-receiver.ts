@@ -16,7 +16,7 @@
  *   bun bench/audio-tcp-receiver.ts '<json {proto, url, tokens | count, channelId}>'
  *
  * Lines out: `ready`, then answers: `reset` -> `ok`; `report` -> one JSON line {frames, bytes,
- * orphans, dangling, latencies (ms)}; `quit`.
+ * orphans, dangling, latencies (ms), cpu_us (this process's CPU since the reset)}; `quit`.
  */
 import type { Socket } from "bun";
 
@@ -191,15 +191,19 @@ const total = cfg.proto === "sio" ? cfg.tokens!.length : (cfg.count ?? 1);
 for (let i = 0; i < total; i++) conns.push(await open(cfg.proto === "sio" ? cfg.tokens![i]! : null));
 out("ready");
 
+/** This process's CPU since the last `reset` goes into `report` (`cpu_us`). */
+let cpu0 = process.cpuUsage();
 for await (const line of console) {
   const cmd = line.trim();
   if (cmd === "reset") {
     frames = bytes = orphans = 0;
     latencies = [];
+    cpu0 = process.cpuUsage();
     out("ok");
   } else if (cmd === "report") {
     const dangling = conns.filter((s) => s.data.expectBinary).length;
-    out(JSON.stringify({ frames, bytes, orphans, dangling, latencies }));
+    const cpu = process.cpuUsage(cpu0);
+    out(JSON.stringify({ frames, bytes, orphans, dangling, latencies, cpu_us: cpu.user + cpu.system }));
   } else if (cmd === "quit") {
     for (const s of conns) s.end();
     process.exit(0);

@@ -3,8 +3,9 @@
  * benches' `--capacity` (bench/fanout-phases.ts; bench/README.md, "Capacity"): each path's
  * highest offered load (deliveries/s) it sustains, the paths taking turns at every step so that
  * the shared machine's slow moments fall on all of them alike. Options (every bench that uses
- * it): `--step-seconds 2 --start 20000 --max 3000000 --refine 2 --p99-ms 50`.
+ * it): `--step-seconds 2 --start 20000 --max 3000000 --refine 2 --p99-ms 50 --confirm 2 --rounds 1`.
  */
+import { loadavg } from "node:os";
 import { argOf, log } from "./fixture.ts";
 
 export const STEP_SECONDS = Number(argOf("step-seconds", "2"));
@@ -29,6 +30,36 @@ export interface Step {
   /** Server CPU per delivery, µs. */
   cpu_us: number;
   ok: boolean;
+  /** The longest the bench process's event loop (the servers') was late during the step, ms. */
+  loop_lag_ms?: number;
+  /** The bench process's CPU over the step's wall time, % of one core: a long loop lag with a
+   *  low share means the servers were waiting for the machine, not busy. */
+  server_cpu_pct?: number;
+  /** The audio bench's load generators: all sender / receiver processes' CPU, % of one core. */
+  senders_cpu_pct?: number;
+  receivers_cpu_pct?: number;
+}
+
+/**
+ * Watches the event loop of this process (which runs the servers under test) from now: a 5 ms
+ * timer's lateness. `stop()` answers the worst, in ms: a long pause of the server itself (a GC,
+ * a sweep) shows here, while a step that falls behind with a short one was slowed elsewhere
+ * (the receivers, the senders, the rest of the machine).
+ */
+export function watchLoop(): { stop(): number } {
+  let worst = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last - 5);
+    last = now;
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.round(Math.max(worst, performance.now() - last - 5));
+    },
+  };
 }
 /** A step's figures, `ok` when it kept up (and nothing failed to send, `failures`). */
 export function stepOf(offered: number, delivered: number, expected: number, deliveredPerSecond: number, p99_ms: number, cpu_us: number, failures = 0): Step {
@@ -49,36 +80,76 @@ export interface Path {
   use(): void;
   step(offered: number): Promise<Step>;
 }
-/** A path's search: where it stands; `best` is its highest step that kept up. */
-export interface Search extends Path {
+
+/** `--confirm`: a step that falls behind is tried up to this many more times before it counts. */
+const CAP_CONFIRM = Number(argOf("confirm", "2"));
+/** `--rounds`: the whole search is run this many times; capacities and ratios are the medians, with their range. */
+export const CAP_ROUNDS = Number(argOf("rounds", "1"));
+
+/** A path's search in one round: where it stands; `best` is its highest step that kept up. */
+interface Search {
+  path: Path;
   next: number;
   stage: "up" | "down" | "refine" | "done";
   lo: number;
   hi: number;
   refineLeft: number;
+  /** Tries of the current offered load that fell behind so far. */
+  misses: number;
   best: Step | null;
   steps: Step[];
 }
-export const newSearch = (path: Path): Search => ({ ...path, next: CAP_START, stage: "up", lo: 0, hi: 0, refineLeft: CAP_REFINE, best: null, steps: [] });
+
+/** Each path's figures over the rounds. */
+export interface Capacity {
+  mode: string;
+  /** Per round: the delivered rate of the highest step that kept up (0: none did). */
+  runs: number[];
+  /** Per round: server CPU per delivery at that step (µs). */
+  cpu_us: (number | null)[];
+  steps: Step[][];
+}
+
+/** The median of numbers (null when there are none). */
+export const median = (values: number[]): number | null => {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (!sorted.length) return null;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 
 /**
- * Each path's capacity: the offered load rises by 1.5x from `--start` deliveries/s until a step
- * falls behind (a failing step is tried once more before it counts), or, for a path behind from
- * the first step (stock), falls by 1.5x until one keeps up; then `--refine` bisections between
- * the last step that kept up and the first that did not. A path's capacity is the delivered
- * rate of its highest step that kept up. `what` names the load in the log ("50 receivers").
+ * Each path's capacity, `--rounds` times. In a round the offered load rises by 1.5x from
+ * `--start` deliveries/s (later rounds: from half the path's previous capacity) until a step
+ * falls behind, or, for a path behind from the first step (stock), falls by 1.5x until one keeps
+ * up; then `--refine` bisections between the last load that kept up and the first that did not.
+ * A step that falls behind counts only when `--confirm` more tries at the same load fall behind
+ * too; the paths take turns step by step, retries included, so the tries of one load are seconds
+ * apart with the other paths' steps between them, not back to back in one slow moment of the
+ * shared machine. One try that keeps up is enough: the machine's noise only ever makes a path
+ * look slower, never faster. A path's capacity in a round is the delivered rate of its highest
+ * step that kept up. `what` names the load in the log ("50 receivers").
  */
-export async function capacitySearch(searches: Search[], what: string): Promise<void> {
-  const tryAt = async (x: Search, offered: number) => {
-    x.use();
-    let step: Step | null = null;
-    for (let attempt = 0; attempt < 2 && !step?.ok; attempt++) {
-      step = await x.step(offered);
-      x.steps.push(step);
-      log(`  ${x.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery ${step.ok ? "ok" : "behind"}`);
-    }
-    return step!;
-  };
+export async function capacitySearch(paths: Path[], what: string): Promise<Capacity[]> {
+  const results: Capacity[] = paths.map((p) => ({ mode: p.mode, runs: [], cpu_us: [], steps: [] }));
+  for (let round = 0; round < CAP_ROUNDS; round++) {
+    const searches: Search[] = paths.map((path, i) => {
+      const previous = results[i]!.runs.at(-1);
+      const next = previous ? Math.max(CAP_START, previous / 2.25) : CAP_START;
+      return { path, next, stage: "up", lo: 0, hi: 0, refineLeft: CAP_REFINE, misses: 0, best: null, steps: [] };
+    });
+    if (CAP_ROUNDS > 1) log(`  round ${round + 1} of ${CAP_ROUNDS}`);
+    await searchRound(searches, what);
+    searches.forEach((x, i) => {
+      results[i]!.runs.push(x.best?.delivered_per_s ?? 0);
+      results[i]!.cpu_us.push(x.best?.cpu_us ?? null);
+      results[i]!.steps.push(x.steps);
+    });
+  }
+  return results;
+}
+
+async function searchRound(searches: Search[], what: string): Promise<void> {
   const refine = (x: Search) => {
     if (x.refineLeft-- <= 0) x.stage = "done";
     else {
@@ -89,9 +160,17 @@ export async function capacitySearch(searches: Search[], what: string): Promise<
   while (searches.some((x) => x.stage !== "done")) {
     for (const x of searches) {
       if (x.stage === "done") continue;
-      const step = await tryAt(x, x.next);
+      x.path.use();
+      const step = await x.path.step(x.next);
+      x.steps.push(step);
+      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms, server CPU ${step.server_cpu_pct ?? "-"}%${step.receivers_cpu_pct === undefined ? "" : ` (senders ${step.senders_cpu_pct}%, receivers ${step.receivers_cpu_pct}%)`} ${step.ok ? "ok" : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
+      if (!step.ok && x.misses < CAP_CONFIRM) {
+        x.misses++; // tried again at the same load on this path's next turn
+        continue;
+      }
+      x.misses = 0;
       if (step.ok) {
-        x.best = step;
+        if (!x.best || step.delivered_per_s > x.best.delivered_per_s) x.best = step;
         x.lo = x.next;
       } else x.hi = x.next;
       if (x.stage === "up") {
@@ -111,17 +190,39 @@ export async function capacitySearch(searches: Search[], what: string): Promise<
   }
 }
 
-/** The searches' results for a JSON line: `<mode>_capacity`, its CPU per delivery and p99. */
-export function capacityFields(searches: Search[]): Record<string, unknown> {
-  const fields: Record<string, unknown> = { step_seconds: STEP_SECONDS, p99_bound_ms: CAP_P99_MS };
-  for (const x of searches) {
-    fields[`${x.mode}_capacity`] = x.best?.delivered_per_s ?? 0;
-    fields[`${x.mode}_cpu_us_per_delivery`] = x.best?.cpu_us ?? null;
-    fields[`${x.mode}_p99_ms`] = x.best?.p99_ms ?? null;
+/** The capacities for a JSON line: `<mode>_capacity` (the median over rounds), its runs, CPU per delivery. */
+export function capacityFields(results: Capacity[]): Record<string, unknown> {
+  const fields: Record<string, unknown> = { step_seconds: STEP_SECONDS, p99_bound_ms: CAP_P99_MS, confirm: CAP_CONFIRM, rounds: CAP_ROUNDS };
+  for (const x of results) {
+    fields[`${x.mode}_capacity`] = median(x.runs);
+    fields[`${x.mode}_capacity_runs`] = x.runs;
+    fields[`${x.mode}_cpu_us_per_delivery`] = median(x.cpu_us.filter((c): c is number => c !== null));
   }
   return fields;
 }
-/** Every step of every path, by mode. */
-export const capacitySteps = (searches: Search[]) => Object.fromEntries(searches.map((x) => [x.mode, x.steps]));
+
 /** a / b to two decimals, or null when either is missing. */
-export const capacityRatio = (a: unknown, b: unknown) => (typeof a === "number" && typeof b === "number" && b > 0 ? Math.round((a / b) * 100) / 100 : null);
+const ratioOf = (a: number | undefined, b: number | undefined) => (typeof a === "number" && typeof b === "number" && a > 0 && b > 0 ? Math.round((a / b) * 100) / 100 : null);
+
+/**
+ * `a`'s capacity over `b`'s, round by round (both measured in the same round, so in the same
+ * stretch of the machine's load): the median, the range and each round's.
+ */
+export function capacityRatio(results: Capacity[], a: string, b: string): { median: number | null; min: number | null; max: number | null; runs: (number | null)[] } {
+  const ra = results.find((x) => x.mode === a);
+  const rb = results.find((x) => x.mode === b);
+  const runs = ra && rb ? ra.runs.map((v, i) => ratioOf(v, rb.runs[i])) : [];
+  const known = runs.filter((r): r is number => r !== null);
+  const m = median(known);
+  return { median: m === null ? null : Math.round(m * 100) / 100, min: known.length ? Math.min(...known) : null, max: known.length ? Math.max(...known) : null, runs };
+}
+
+/** Every step of every path, by mode (one list per round). */
+export const capacitySteps = (results: Capacity[]) => Object.fromEntries(results.map((x) => [x.mode, x.steps]));
+
+/** "0.83 (0.61-1.02)" for the log. */
+export const ratioText = (r: ReturnType<typeof capacityRatio>) =>
+  r.median === null ? "-" : r.runs.length > 1 ? `${r.median} (${r.min}-${r.max}; ${r.runs.join(", ")})` : String(r.median);
+
+/** The machine's 1-minute load average, to one decimal (the figures depend on it: the machine is shared). */
+export const loadAverage = () => Math.round(loadavg()[0]! * 10) / 10;

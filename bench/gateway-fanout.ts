@@ -30,9 +30,11 @@
  *     [--saturate-seconds 4] [--window 16] [--per-process 500] [--light-deliveries 20000] [--yield]
  *
  * `--quick`: 100 and 1000 sockets, 1 s light and 2 s saturate phases (about 25 s in all).
- * `--capacity [--step-seconds 2] [--start 20000] [--refine 2] [--p99-ms 50]`: each path's capacity instead
- *   (bench/capacity-search.ts: the offered load raised until the path falls behind, native and
- *   stock taking turns, then raw), one JSON line per size.
+ * `--capacity [--step-seconds 2] [--start 20000] [--refine 2] [--p99-ms 50] [--confirm 2] [--rounds 1]`:
+ *   each path's capacity instead (bench/capacity-search.ts: the offered load raised until the
+ *   path falls behind; native, stock and raw take turns step by step when the open-files limit
+ *   allows both sets of receivers at once, else raw after them), one JSON line per size;
+ *   `--modes native,raw` leaves stock out.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -40,7 +42,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setNativeFanoutEnabled } from "../src/gateway/native-fanout.ts";
 import type { Message } from "../src/domain/shared/shapes.ts";
-import { capacityFields, capacityRatio, capacitySearch, capacitySteps, newSearch } from "./capacity-search.ts";
+import { capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioText } from "./capacity-search.ts";
 import {
   CAPACITY, content, fanoutPath, LIGHT_DELIVERIES, logRows, nextSeq, PER_PROCESS, phase, spawnReceivers, WINDOW, YIELD, type Receivers, type Row, type Send,
 } from "./fanout-phases.ts";
@@ -51,6 +53,8 @@ const SIZES = argOf("sockets", QUICK ? "100,1000" : "100,1000,5000").split(",").
 const LIGHT_SECONDS = Number(argOf("light-seconds", QUICK ? "1" : "3"));
 const SATURATE_SECONDS = Number(argOf("saturate-seconds", QUICK ? "2" : "4"));
 const TOPIC = "fanout";
+/** `--capacity --modes native,raw`: the paths searched (all three by default). */
+const CAP_MODES = argOf("modes", "native,stock,raw").split(",");
 const started = performance.now();
 
 // ---- the run ----
@@ -136,23 +140,43 @@ try {
       await phase(mode, "saturate", n, procs, hearthSend, 0.3); // warm-up
     }
     if (CAPACITY) {
-      const hearthSearches = ["native", "stock"].map((mode) => newSearch(fanoutPath(mode, n, procs, hearthSend, () => setNativeFanoutEnabled(app.io, mode === "native"))));
-      await capacitySearch(hearthSearches, `${n} sockets`);
+      const hearthProcs = procs.slice(); // raw's join `procs` (for killAll), not these paths
+      const hearthPaths = ["native", "stock"].filter((mode) => CAP_MODES.includes(mode)).map((mode) => fanoutPath(mode, n, hearthProcs, hearthSend, () => setNativeFanoutEnabled(app.io, mode === "native")));
+      // Raw's receivers on their own connections: at the same time as Hearth's when the
+      // open-files limit allows both (the three paths then take turns step by step), else after.
+      const withRaw = CAP_MODES.includes("raw");
+      const together = !Number.isFinite(fdLimit) || fdLimit >= 2 * n + 512;
+      const rawProcs: Receivers[] = [];
+      const rawPath = fanoutPath("raw", n, rawProcs, rawSend);
+      const connectRaw = async () => {
+        rawProcs.push(...(await spawnReceivers({ proto: "raw", url: `http://127.0.0.1:${raw.port}` }, null, n)));
+        procs.push(...rawProcs);
+        await phase("raw", "saturate", n, rawProcs, rawSend, 0.3); // warm-up
+      };
+      if (together && withRaw) await connectRaw();
+      const load0 = loadAverage();
+      const results = await capacitySearch(together && withRaw ? [...hearthPaths, rawPath] : hearthPaths, `${n} sockets`);
       setNativeFanoutEnabled(app.io, true);
+      if (!together && withRaw) {
+        killAll();
+        await Bun.sleep(300);
+        await connectRaw();
+        results.push(...(await capacitySearch([rawPath], `${n} sockets`)));
+      }
       killAll();
       await Bun.sleep(300);
-      procs.push(...(await spawnReceivers({ proto: "raw", url: `http://127.0.0.1:${raw.port}` }, null, n)));
-      await phase("raw", "saturate", n, procs, rawSend, 0.3); // warm-up
-      const rawSearch = newSearch(fanoutPath("raw", n, procs, rawSend));
-      await capacitySearch([rawSearch], `${n} sockets`);
-      killAll();
-      await Bun.sleep(300);
-      const cap: Record<string, unknown> = { bench: "gateway-fanout", scenario: "capacity", sockets: n, send_path: sendPath, ...capacityFields([...hearthSearches, rawSearch]) };
-      cap.native_over_raw = capacityRatio(cap.native_capacity, cap.raw_capacity);
-      cap.native_over_stock = capacityRatio(cap.native_capacity, cap.stock_capacity);
-      cap.steps = capacitySteps([...hearthSearches, rawSearch]);
+      const overRaw = capacityRatio(results, "native", "raw");
+      const overStock = capacityRatio(results, "native", "stock");
+      const cap: Record<string, unknown> = { bench: "gateway-fanout", scenario: "capacity", sockets: n, raw_interleaved: together, send_path: sendPath, ...capacityFields(results) };
+      cap.native_over_raw = overRaw.median;
+      cap.native_over_raw_range = [overRaw.min, overRaw.max];
+      cap.native_over_raw_runs = overRaw.runs;
+      cap.native_over_stock = overStock.median;
+      cap.native_over_stock_runs = overStock.runs;
+      cap.load_average = [load0, loadAverage()];
+      cap.steps = capacitySteps(results);
       log(
-        `capacity at ${n} sockets (deliveries/s): native ${cap.native_capacity}, raw ${cap.raw_capacity}, stock ${cap.stock_capacity}; native/raw ${cap.native_over_raw}x, native/stock ${cap.native_over_stock}x`,
+        `capacity at ${n} sockets (deliveries/s, median of ${results[0]?.runs.length} rounds): native ${cap.native_capacity}, raw ${cap.raw_capacity}, stock ${cap.stock_capacity}; native/raw ${ratioText(overRaw)}, native/stock ${ratioText(overStock)}; load average ${load0} -> ${loadAverage()}`,
       );
       console.log(JSON.stringify(cap));
       continue;

@@ -30,7 +30,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { argOf, community, hasFlag, log, register, startHearth } from "./fixture.ts";
-import { CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, newSearch, stepOf, type Search, type Step } from "./capacity-search.ts";
+import { CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
 
 const READ = argOf("read", "me");
 if (READ !== "me" && READ !== "page") throw new Error("--read me|page");
@@ -130,12 +130,12 @@ try {
 
   let result: Record<string, unknown>;
   if (CAPACITY) {
-    const searches: Search[] = modes.map((mode) => newSearch({ mode, use: () => {}, step: (offered) => rateStep(targets[mode][0], targets[mode][1], offered) }));
-    await capacitySearch(searches, `${READ} read`);
-    const fields = capacityFields(searches);
-    // CPU per request at the offered loads every path kept up at.
-    const steps = capacitySteps(searches);
-    const okAt = (mode: Mode) => new Map(steps[mode]!.filter((s) => s.ok).map((s) => [s.offered, s.cpu_us]));
+    const paths: Path[] = modes.map((mode) => ({ mode, use: () => {}, step: (offered: number) => rateStep(targets[mode][0], targets[mode][1], offered) }));
+    const results = await capacitySearch(paths, `${READ} read`);
+    const fields = capacityFields(results);
+    // CPU per request at the offered loads every path kept up at (every round's steps).
+    const steps = capacitySteps(results);
+    const okAt = (mode: Mode) => new Map(steps[mode]!.flat().filter((s) => s.ok).map((s) => [s.offered, s.cpu_us]));
     const common = [...okAt("bare").keys()].filter((offered) => okAt("hearth").has(offered) && okAt("elysia").has(offered));
     const cpuRatio = (mode: Mode) => (common.length ? r3(median(common.map((o) => okAt(mode).get(o)! / okAt("bare").get(o)!))) : null);
     result = {
@@ -144,14 +144,15 @@ try {
       mode: "capacity",
       start: CAP_START,
       ...fields,
-      hearth_over_bare: capacityRatio(fields.hearth_capacity, fields.bare_capacity),
-      elysia_over_bare: capacityRatio(fields.elysia_capacity, fields.bare_capacity),
+      load_average: loadAverage(),
+      hearth_over_bare: capacityRatio(results, "hearth", "bare"),
+      elysia_over_bare: capacityRatio(results, "elysia", "bare"),
       cpu_per_request_over_bare: { hearth: cpuRatio("hearth"), elysia: cpuRatio("elysia"), at_offered: common },
       steps,
     };
     log(
       `rest-auth-read ${READ} capacity: hearth ${fields.hearth_capacity}/s, elysia ${fields.elysia_capacity}/s, bare ${fields.bare_capacity}/s; ` +
-        `hearth/bare ${result.hearth_over_bare}, elysia/bare ${result.elysia_over_bare}; server CPU per request over bare at the same offered load: ` +
+        `hearth/bare ${ratioText(capacityRatio(results, "hearth", "bare"))}, elysia/bare ${ratioText(capacityRatio(results, "elysia", "bare"))}; server CPU per request over bare at the same offered load: ` +
         `hearth ${cpuRatio("hearth")}, elysia ${cpuRatio("elysia")} (${common.length} common steps)`,
     );
   } else {

@@ -103,6 +103,12 @@ export interface SearchDialect {
   channelMessages(columns: string): string;
   /** The same for DM messages of conversation `?2`, best match first, then newest. */
   dmMessages(columns: string): string;
+  /**
+   * Statements that add the channel messages not yet indexed to the index, run in one
+   * transaction before a search and a moment after sends (SQLite: the messages_fts_pending
+   * backlog, sqlite/migrations.ts version 13); empty where the INSERT maintains the index.
+   */
+  indexPendingMessages: string[];
 }
 
 /** The database holds a schema newer than this build's migrations: the server must not start. */

@@ -56,15 +56,20 @@ export class SlowmodeActive extends Error {
 }
 
 const SELECT = `SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id`;
+/** How long after a send its message waits for the search index at most (unless a search comes first). */
+export const INDEX_DELAY_MS = 250;
+
 /**
- * The same columns for one message, as scalar subqueries: a JOIN's fixed cost per execution
- * (~15-30 µs on Bun's SQLite, docs/architecture.md "The store") is most of a one-row read, and
- * this one runs for every send (the read-back). A message never outlives its author (ON DELETE
- * CASCADE), so the author's columns are always there, as with the JOIN.
+ * The author's columns of message `m` (a table name or alias), as scalar subqueries: a JOIN's
+ * fixed cost per execution (~15-30 µs on Bun's SQLite, docs/architecture.md "The store") is
+ * most of a one-row read, and one runs for every send (the insert's RETURNING). A message
+ * never outlives its author (ON DELETE CASCADE), so the author's columns are always there, as
+ * with the JOIN.
  */
-const SELECT_ONE = `SELECT m.*, (SELECT u.username FROM users u WHERE u.id = m.user_id) AS username,
-  (SELECT u.avatar FROM users u WHERE u.id = m.user_id) AS avatar,
-  (SELECT u.is_bot FROM users u WHERE u.id = m.user_id) AS is_bot FROM messages m`;
+const authorColumns = (m: string) => `(SELECT u.username FROM users u WHERE u.id = ${m}.user_id) AS username,
+  (SELECT u.avatar FROM users u WHERE u.id = ${m}.user_id) AS avatar,
+  (SELECT u.is_bot FROM users u WHERE u.id = ${m}.user_id) AS is_bot`;
+const SELECT_ONE = `SELECT m.*, ${authorColumns("m")} FROM messages m`;
 
 /** Channel messages and their attachments. Pages are keyset (`id < ?`), newest first. */
 export class MessagesRepo {
@@ -84,6 +89,11 @@ export class MessagesRepo {
   private readonly filesOfChannel;
   private readonly searchStmt;
   private readonly upsertRead;
+  /** The search index's backlog (SQLite; none on PostgreSQL): see `indexPending`. */
+  private readonly indexPendingStmts;
+  /** Messages may be waiting for the search index (true at start: a previous run's backlog). */
+  private unindexed = true;
+  private indexTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly db: Database,
@@ -91,9 +101,10 @@ export class MessagesRepo {
     private readonly writes: WriteBatch = new WriteBatch(db),
   ) {
     const { json, inJsonArray } = db.dialect;
-    this.insertStmt = db.prepare(
+    this.insertStmt = db.prepare<MessageRow>(
       `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at)
-       VALUES ($id, $channel_id, $server_id, $user_id, $content, ${json("$embeds")}, $reply_to, $webhook_id, $webhook_username, $webhook_avatar, $now)`,
+       VALUES ($id, $channel_id, $server_id, $user_id, $content, ${json("$embeds")}, $reply_to, $webhook_id, $webhook_username, $webhook_avatar, $now)
+       RETURNING *, ${authorColumns("messages")}`,
     );
     this.insertAttachment = db.prepare(
       `INSERT INTO attachments (id, message_id, filename, original_name, mime_type, size, created_at)
@@ -131,15 +142,57 @@ export class MessagesRepo {
       `INSERT INTO channel_read_states (user_id, channel_id, last_read_message_id, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id, channel_id) DO UPDATE SET last_read_message_id = excluded.last_read_message_id, updated_at = excluded.updated_at`,
     );
+    this.indexPendingStmts = db.dialect.search.indexPendingMessages.map((sql) => db.prepare(sql));
   }
 
   /**
-   * The message and its attachments (and, by triggers, its search entry and the counters),
+   * Adds the messages still waiting to the search index, in one transaction of the group
+   * commit: on SQLite one FTS5 statement for all of them, where indexing each by its own INSERT
+   * cost a flush of the index per message (sqlite/migrations.ts, version 13). Runs a moment
+   * after sends (`INDEX_DELAY_MS`) and before every search, so a search always sees every
+   * message sent before it.
+   */
+  async indexPending(): Promise<void> {
+    if (!this.indexPendingStmts.length) return;
+    this.unindexed = false;
+    const statements = this.indexPendingStmts;
+    try {
+      await this.writes.run(async (tx) => {
+        for (const statement of statements) await tx.run(statement);
+      });
+    } catch (error) {
+      this.unindexed = true; // the backlog is still there
+      throw error;
+    }
+  }
+
+  /** No more indexing a moment later (the database is closing; the backlog stays, indexed at the next search). */
+  stopIndexing(): void {
+    if (this.indexTimer) clearTimeout(this.indexTimer);
+    this.indexTimer = null;
+    this.indexPendingStmts.length = 0;
+  }
+
+  private scheduleIndex(): void {
+    if (!this.indexPendingStmts.length) return;
+    this.unindexed = true;
+    if (this.indexTimer) return;
+    this.indexTimer = setTimeout(() => {
+      this.indexTimer = null;
+      // A failure leaves the backlog in place: the next search runs it again, and answers its error.
+      this.indexPending().catch(() => {});
+    }, INDEX_DELAY_MS);
+    this.indexTimer.unref?.();
+  }
+
+  /**
+   * The message and its attachments (and, by triggers, its search backlog entry and the counters),
    * committed with the other sends that arrive in the same event-loop turn: the answer comes
    * only once that transaction has committed (see WriteBatch). A refused or failing insert
    * (slowmode, a constraint) fails alone.
    */
   async insert(message: NewMessage): Promise<MessageRow> {
+    this.scheduleIndex();
     return this.writes.run((tx) => this.insertNow(tx, message));
   }
 
@@ -154,7 +207,8 @@ export class MessagesRepo {
       if (wait > 0) throw new SlowmodeActive(wait);
     }
     const id = Bun.randomUUIDv7();
-    await tx.run(this.insertStmt, {
+    // The stored row with its author's columns, from the INSERT itself (no read-back).
+    const row = await tx.get(this.insertStmt, {
       id,
       channel_id: message.channelId,
       server_id: message.serverId,
@@ -170,7 +224,7 @@ export class MessagesRepo {
     for (const a of message.attachments ?? []) {
       await tx.run(this.insertAttachment, { id: Bun.randomUUIDv7(), message_id: id, ...a, now });
     }
-    return (await tx.get(this.byId, id))!;
+    return row!;
   }
 
   async findById(id: string): Promise<MessageRow | null> {
@@ -234,6 +288,7 @@ export class MessagesRepo {
 
   /** Full-text matches of every one of `words` in one channel, newest first (docs/messages.md, search). */
   async search(channelId: string, words: string[], limit: number): Promise<MessageRow[]> {
+    if (this.unindexed) await this.indexPending();
     return this.db.all(this.searchStmt, this.db.dialect.search.param(words), channelId, limit);
   }
 

@@ -79,6 +79,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
   }
   // Group commit for message sends, channel and DM: one per connection (src/store/write-batch.ts).
   const writes = new WriteBatch(db);
+  const messages = new MessagesRepo(db, writes);
   return {
     users: new UsersRepo(db, secrets),
     userSettings: new UserSettingsRepo(db),
@@ -89,7 +90,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
     audit: new AuditRepo(db),
     channels: new ChannelsRepo(db),
     serverGifs: new ServerGifsRepo(db),
-    messages: new MessagesRepo(db, writes),
+    messages,
     emojis: new EmojisRepo(db),
     applications: new ApplicationsRepo(db, secrets),
     reactions: new ReactionsRepo(db),
@@ -120,6 +121,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
      */
     async close(): Promise<void> {
       try {
+        messages.stopIndexing();
         await writes.drain();
       } finally {
         await db.close();

@@ -10,6 +10,11 @@ interface Item {
   reject: (error: unknown) => void;
 }
 
+/** Thrown inside a pass without savepoints to roll it back: an item failed with `error`. */
+class ItemFailed {
+  constructor(readonly error: unknown) {}
+}
+
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
@@ -89,37 +94,63 @@ export class WriteBatch {
   }
 
   private async commitBatch(batch: Item[]): Promise<void> {
-    let outcomes: Outcome[] = [];
     const begun = performance.now();
+    let outcomes: Outcome[];
     try {
-      await this.db.transaction(
-        async (tx) => {
-          outcomes = []; // a batch run again starts over
-          for (const item of batch) {
-            try {
-              outcomes.push({ ok: true, value: await tx.savepoint((sp) => item.work(sp)) });
-            } catch (error) {
-              // A lost deadlock dooms the whole transaction: it is run again, every item with it.
-              if (isRetryable(error)) throw error;
-              outcomes.push({ ok: false, error });
-            }
-          }
-        },
-        { writer: true },
-      );
-      this.committed++;
-      this.onCommit?.(batch.length, (performance.now() - begun) / 1000);
+      // Most batches fail nowhere: the first pass runs without a savepoint per item. A failed
+      // item rolls that whole pass back; then a lone item has its answer, and a batch of several
+      // is run again with each item in its own savepoint, so the failure stays its own.
+      const first = await this.pass(batch, false, begun);
+      if (first instanceof ItemFailed) outcomes = batch.length === 1 ? [{ ok: false, error: first.error }] : ((await this.pass(batch, true, begun)) as Outcome[]);
+      else outcomes = first;
     } catch (error) {
       // The transaction itself failed (BEGIN, COMMIT, a deferred constraint, a lost connection):
       // nothing in it was written, so every caller hears the error.
       for (const item of batch) item.reject(error);
       return;
     }
-    // Committed: only now does anyone hear back.
+    // Committed (or, for a lone failed item, rolled back): only now does anyone hear back.
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     });
+  }
+
+  /**
+   * One transaction over the batch, answering each item's outcome once it has committed.
+   * `isolated`: each item in its own savepoint, rolled back alone when it throws. Without: the
+   * first item that throws rolls the whole transaction back, answered as `ItemFailed`.
+   * Savepoints are not free: two more statements per item, and an FTS5 write inside one writes
+   * the index's pending entries out as a new segment at its RELEASE (in a profile of the send
+   * path: 17% of the CPU; bench/README.md, "Capacity"). A lost deadlock is thrown on, for the
+   * database to run the transaction again.
+   */
+  private async pass(batch: Item[], isolated: boolean, begun: number): Promise<Outcome[] | ItemFailed> {
+    try {
+      const outcomes = await this.db.transaction(
+        async (tx) => {
+          const done: Outcome[] = []; // a transaction run again starts over
+          for (const item of batch) {
+            try {
+              done.push({ ok: true, value: isolated ? await tx.savepoint((sp) => item.work(sp)) : await item.work(tx) });
+            } catch (error) {
+              // A lost deadlock dooms the whole transaction: it is run again, every item with it.
+              if (isRetryable(error)) throw error;
+              if (!isolated) throw new ItemFailed(error);
+              done.push({ ok: false, error });
+            }
+          }
+          return done;
+        },
+        { writer: true },
+      );
+      this.committed++;
+      this.onCommit?.(batch.length, (performance.now() - begun) / 1000);
+      return outcomes;
+    } catch (error) {
+      if (error instanceof ItemFailed) return error;
+      throw error;
+    }
   }
 }

@@ -4,6 +4,7 @@ import { startServer, type TestServer, type TestUser, expectError } from "../hel
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 import { searchWords } from "../../src/domain/messaging/search-query.ts";
 import { toFtsMatch } from "../../src/store/sqlite/dialect.ts";
+import { onPostgres } from "../helpers/database.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -91,6 +92,43 @@ describe("GET /api/v1/messages/:channelId/search", () => {
     expect(contents(await search(channelId, member, q("replaced")))).toEqual(["replaced text"]);
     await server.api("DELETE", `/api/v1/messages/${m.id}`, { token: member.token });
     expect(contents(await search(channelId, member, q("replaced")))).toEqual([]);
+  });
+
+  // SQLite indexes sends in batches (messages_fts_pending, docs/messages.md "Search"): an edit or a
+  // delete may come before or after its message reached the index; the index must end up right
+  // either way (FTS5's integrity check compares it with the messages table).
+  const sqlite = !onPostgres;
+  const pending = async () => (await server.app.store.db.get(server.app.store.db.prepare<{ n: number }, []>("SELECT count(*) AS n FROM messages_fts_pending")))!.n;
+  const integrityCheck = () => server.app.store.db.exec("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)");
+
+  test.skipIf(!sqlite)("edits and deletes before and after the search index caught up leave it right", async () => {
+    const { member, channelId } = await withOtherChannel();
+    await server.app.store.messages.indexPending();
+    const early = await send(channelId, member, "early words");
+    const gone = await send(channelId, member, "vanishing words");
+    expect(await pending()).toBeGreaterThanOrEqual(2); // not indexed yet (they wait for a moment or a search)
+    await server.api("PUT", `/api/v1/messages/${early.id}`, { token: member.token, body: { content: "edited while pending" } });
+    await server.api("DELETE", `/api/v1/messages/${gone.id}`, { token: member.token });
+    expect(contents(await search(channelId, member, q("words")))).toEqual([]);
+    expect(contents(await search(channelId, member, q("pending")))).toEqual(["edited while pending"]);
+    expect(await pending()).toBe(0);
+    await server.api("PUT", `/api/v1/messages/${early.id}`, { token: member.token, body: { content: "edited once indexed" } });
+    expect(contents(await search(channelId, member, q("pending")))).toEqual([]);
+    expect(contents(await search(channelId, member, q("indexed")))).toEqual(["edited once indexed"]);
+    await integrityCheck();
+    await server.api("DELETE", `/api/v1/messages/${early.id}`, { token: member.token });
+    expect(contents(await search(channelId, member, q("indexed")))).toEqual([]);
+    await integrityCheck();
+  });
+
+  test.skipIf(!sqlite)("without a search, sent messages reach the index a moment later, in one go", async () => {
+    const { member, channelId } = await withOtherChannel();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => send(channelId, member, `batch word ${i}`)));
+    // Counted, not timed: the backlog empties by itself (INDEX_DELAY_MS), well within 10 s.
+    for (let i = 0; i < 200 && (await pending()) > 0; i++) await Bun.sleep(50);
+    expect(await pending()).toBe(0);
+    await integrityCheck();
+    expect(contents(await search(channelId, member, q("batch word", 100))).length).toBe(20);
   });
 
   test("limit: default 25, 1-100, otherwise 400", async () => {

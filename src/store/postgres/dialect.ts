@@ -23,5 +23,7 @@ export const postgresDialect: Dialect = {
          CROSS JOIN hearth_search_query(CAST(?1 AS text[])) AS q
        WHERE m.conversation_id = ?2 AND hearth_search_vector(m.content) @@ q
        ORDER BY ts_rank(hearth_search_vector(m.content), q) DESC, m.id DESC LIMIT ?3`,
+    // The expression index is maintained by the INSERT.
+    indexPendingMessages: [],
   },
 };

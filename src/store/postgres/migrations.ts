@@ -664,4 +664,11 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 13,
+    name: "search-index-backlog",
+    // SQLite's FTS5 index is filled in batches (sqlite/migrations.ts, version 13). PostgreSQL's
+    // expression index is maintained by the INSERT itself, nothing to change.
+    sql: "SELECT 1",
+  },
 ];

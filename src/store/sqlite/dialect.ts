@@ -23,5 +23,11 @@ export const sqliteDialect: Dialect = {
     dmMessages: (columns) =>
       `SELECT ${columns} FROM dm_messages_fts f JOIN dm_messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
        WHERE dm_messages_fts MATCH ?1 AND m.conversation_id = ?2 ORDER BY f.rank, m.id DESC LIMIT ?3`,
+    // One FTS5 statement for the whole backlog: one flush of the index's pending entries.
+    indexPendingMessages: [
+      `INSERT INTO messages_fts (rowid, content)
+       SELECT m.rowid, m.content FROM messages_fts_pending p JOIN messages m ON m.rowid = p.message_rowid`,
+      "DELETE FROM messages_fts_pending",
+    ],
   },
 };

@@ -681,4 +681,34 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 13,
+    name: "search-index-backlog",
+    // A channel message is added to the FTS5 index in batches, not by its own INSERT (docs/messages.md,
+    // "Search"): an FTS5 write inside a transaction flushes the index's pending entries to a new
+    // segment at every statement, ~60 µs per message sent alone (bench/README.md, "Capacity").
+    // The INSERT now records the row in messages_fts_pending (in the same transaction); the
+    // repository indexes what is pending in one statement a moment later, and before any search.
+    // A row still pending was never indexed: deleting or editing it leaves the index alone.
+    // Written to run again safely (a test re-applies migrations from 11 on).
+    sql: `
+      CREATE TABLE IF NOT EXISTS messages_fts_pending (message_rowid INTEGER PRIMARY KEY);
+      DROP TRIGGER IF EXISTS messages_fts_insert;
+      DROP TRIGGER IF EXISTS messages_fts_delete;
+      DROP TRIGGER IF EXISTS messages_fts_update;
+      CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts_pending (message_rowid) VALUES (NEW.rowid);
+      END;
+      CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content) SELECT 'delete', OLD.rowid, OLD.content
+          WHERE NOT EXISTS (SELECT 1 FROM messages_fts_pending WHERE message_rowid = OLD.rowid);
+        DELETE FROM messages_fts_pending WHERE message_rowid = OLD.rowid;
+      END;
+      CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages
+        WHEN NOT EXISTS (SELECT 1 FROM messages_fts_pending WHERE message_rowid = OLD.rowid) BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', OLD.rowid, OLD.content);
+        INSERT INTO messages_fts (rowid, content) VALUES (NEW.rowid, NEW.content);
+      END;
+    `,
+  },
 ];
