@@ -167,6 +167,27 @@ export class Metrics {
         this.set(postgres ? postgres.poolMax + 1 : 1);
       },
     });
+    if (postgres) {
+      const pool = postgres;
+      new Gauge({
+        name: "hearth_db_pool_in_use_connections",
+        help: "PostgreSQL: pool connections held by a statement or transaction now (operations in flight, at most the pool's max), and the writer's reserved one (1 while a group commit runs)",
+        labelNames: ["connection"],
+        registers: [registry],
+        collect() {
+          this.set({ connection: "pool" }, Math.min(pool.inFlight.pool, pool.poolMax));
+          this.set({ connection: "writer" }, pool.inFlight.writer);
+        },
+      });
+      new Gauge({
+        name: "hearth_db_pool_waiting_operations",
+        help: "PostgreSQL: statements and transactions waiting for a pool connection now (in flight beyond the pool's max)",
+        registers: [registry],
+        collect() {
+          this.set(Math.max(0, pool.inFlight.pool - pool.poolMax));
+        },
+      });
+    }
 
     mirroredCounter(registry, "hearth_cluster_errors_total", "Errors of the Redis client (source=redis) and of the cluster adapter (source=adapter), process-wide", ["source"], () => [
       [{ source: "redis" }, clusterErrors.redis],

@@ -77,6 +77,25 @@ describe("/metrics", () => {
     expect(valueOf(samples, "hearth_db_pool_max_connections")).toBe(server.config.databaseUrl ? 11 : 1);
   });
 
+  test("PostgreSQL: the pool's connections in use and the operations waiting for one, counted live; none of it on SQLite", async () => {
+    const names = new Set((await scrape()).map((sample) => sample.name));
+    if (!server.config.databaseUrl) {
+      expect(names.has("hearth_db_pool_in_use_connections")).toBe(false);
+      expect(names.has("hearth_db_pool_waiting_operations")).toBe(false);
+      return;
+    }
+    const { db } = server.app.store;
+    const sleep = db.prepare<unknown, []>("SELECT pg_sleep(0.6)");
+    // Three more than the pool holds (max 10): ten run, three wait.
+    const running = Array.from({ length: 13 }, () => db.get(sleep));
+    const busy = await until((samples) => valueOf(samples, "hearth_db_pool_in_use_connections", { connection: "pool" }) === 10);
+    expect(valueOf(busy, "hearth_db_pool_waiting_operations")).toBe(3);
+    await Promise.all(running);
+    const idle = await until((samples) => valueOf(samples, "hearth_db_pool_in_use_connections", { connection: "pool" }) === 0);
+    expect(valueOf(idle, "hearth_db_pool_waiting_operations")).toBe(0);
+    expect(valueOf(idle, "hearth_db_pool_in_use_connections", { connection: "writer" })).toBe(0);
+  });
+
   test("rejects what is not the exposition format (the checker itself)", () => {
     expect(() => parsePrometheus("# TYPE a counter\na 1\n")).not.toThrow();
     expect(() => parsePrometheus("a 1\n")).toThrow("no TYPE line");

@@ -118,6 +118,12 @@ export class PostgresDatabase implements Database {
   readonly dialect = postgresDialect;
   private readonly pool: PostgresQueries;
   private writer: Promise<ReturnType<SQL["reserve"]> extends Promise<infer R> ? R : never> | null = null;
+  /**
+   * Operations running now, by connection: on the pool (statements and transactions, each holding
+   * one of its connections or waiting for one) and on the writer's reserved connection. Bun's
+   * client exposes no pool counts, so these are counted here (the `/metrics` pool gauges).
+   */
+  readonly inFlight = { pool: 0, writer: 0 };
 
   private constructor(private readonly sql: SQL) {
     this.pool = new PostgresQueries(sql);
@@ -142,27 +148,29 @@ export class PostgresDatabase implements Database {
   }
 
   get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
-    return this.pool.get(statement, ...params);
+    return this.counted("pool", () => this.pool.get(statement, ...params));
   }
 
   all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]> {
-    return this.pool.all(statement, ...params);
+    return this.counted("pool", () => this.pool.all(statement, ...params));
   }
 
   run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number> {
-    return this.pool.run(statement, ...params);
+    return this.counted("pool", () => this.pool.run(statement, ...params));
   }
 
   exec(sql: string): Promise<void> {
-    return this.pool.exec(sql);
+    return this.counted("pool", () => this.pool.exec(sql));
   }
 
   async transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const client = options.writer ? await this.writerConnection() : this.sql;
-        // Boxed: Bun would take an array returned from the callback for queries to pipeline.
-        const box = await client.begin(async (tx) => ({ value: await work(new PostgresQueries(tx)) }));
+        const box = await this.counted(options.writer ? "writer" : "pool", async () => {
+          const client = options.writer ? await this.writerConnection() : this.sql;
+          // Boxed: Bun would take an array returned from the callback for queries to pipeline.
+          return client.begin(async (tx) => ({ value: await work(new PostgresQueries(tx)) }));
+        });
         return box.value;
       } catch (error) {
         if (options.writer && isConnectionLost(error)) this.writer = null;
@@ -170,6 +178,15 @@ export class PostgresDatabase implements Database {
         // Lost a deadlock: both sides were rolled back; wait a little, at random, and go again.
         await Bun.sleep(Math.random() * 5 * attempt);
       }
+    }
+  }
+
+  private async counted<T>(connection: "pool" | "writer", operation: () => Promise<T>): Promise<T> {
+    this.inFlight[connection]++;
+    try {
+      return await operation();
+    } finally {
+      this.inFlight[connection]--;
     }
   }
 
@@ -181,8 +198,9 @@ export class PostgresDatabase implements Database {
 
   /**
    * The pool's configured size (`max` in the URL, Bun's default 10), not counting the writer's
-   * reserved connection. Bun's client exposes no live counts (busy, idle, waiting): operators
-   * read those from pg_stat_activity (docs/operations.md, "Metrics").
+   * reserved connection. Bun's client exposes no live counts (busy, idle, waiting): `inFlight`
+   * counts the operations instead, and pg_stat_activity shows the server's side
+   * (docs/operations.md, "Metrics").
    */
   get poolMax(): number {
     return this.sql.options.max ?? 10;
