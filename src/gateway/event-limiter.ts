@@ -106,6 +106,11 @@ export class EventLimiter {
     return null;
   }
 
+  /** Gives back the place `handshake` reserved for a socket that will not connect after all. */
+  release(socket: LimitedSocket): void {
+    this.users.get(socket.data.userId)?.pending.delete(socket);
+  }
+
   /** The socket's CONNECT is done: it counts as connected until `disconnected`. */
   connected(socket: LimitedSocket): void {
     const user = this.user(socket.data.userId, this.now());

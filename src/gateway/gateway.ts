@@ -85,7 +85,7 @@ export interface AttachedGateway {
 }
 
 export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, limiter: EventLimiter, voice?: GatewayVoiceRelay): AttachedGateway {
-  installResume(io, domain, log);
+  installResume(io, domain, log, limiter);
   const closing = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
     closing.add(work);

@@ -2,6 +2,7 @@ import { Socket, type ServerOptions } from "socket.io";
 import type { Session } from "socket.io-adapter";
 import type { Domain } from "../domain/domain.ts";
 import type { Logger } from "../log.ts";
+import type { EventLimiter } from "./event-limiter.ts";
 import { nativeFanoutOf } from "./native-fanout.ts";
 import { ResumeCatchUp } from "./resume-catch-up.ts";
 import { ResumableAdapter } from "./resumable-adapter.ts";
@@ -48,7 +49,7 @@ interface SessionStore {
 }
 
 /** Installs the resume checks on `io`'s main namespace (attachGateway does). */
-export function installResume(io: GatewayServer, domain: Domain, log: Logger): void {
+export function installResume(io: GatewayServer, domain: Domain, log: Logger, limiter: Pick<EventLimiter, "handshake" | "release">): void {
   const nsp = io.of("/");
   const adapter = nsp.adapter as unknown as SessionStore;
   const persist = adapter.persistSession.bind(adapter);
@@ -100,10 +101,18 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger): v
     }
     if (restored) {
       const socket = new Socket(nsp as Args[0], client as Args[1], auth, restored.session);
-      if (await catchUp.start(socket, restored.offset)) return socket;
-      // The events could not be read again: not resumed after all (the client reloads).
-      socket._cleanup();
-      log.warn("gateway resume failed: the missed events could not be read", { socketId: socket.id });
+      // The connection cap and refusal strikes, as the (skipped) middleware checks every handshake.
+      const refused = limiter.handshake(socket);
+      if (refused) {
+        socket._cleanup();
+        log.info("gateway resume refused", { socketId: socket.id, userId: socket.data.userId, reason: refused });
+      } else {
+        if (await catchUp.start(socket, restored.offset)) return socket;
+        // The events could not be read again: not resumed after all (the client reloads).
+        limiter.release(socket);
+        socket._cleanup();
+        log.warn("gateway resume failed: the missed events could not be read", { socketId: socket.id });
+      }
     }
     return new Socket(nsp as Args[0], client as Args[1], auth);
   };

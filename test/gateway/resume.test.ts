@@ -157,6 +157,30 @@ describe("session resume on one node", () => {
     expect(ready).toEqual([{ resumed: false }]);
   });
 
+  test("a resume over the per-user connection cap is refused as a new connection would be, and leaves nothing behind", async () => {
+    const capped = await startServer({ gatewayMaxConnectionsPerUser: 2 });
+    try {
+      const { member } = await community(capped);
+      const socket = await connectResumable(capped.url, member.token);
+      const id = socket.id!;
+      // session:ready gives the client an offset to resume from.
+      await until(() => typeof (socket as unknown as { _lastOffset?: string })._lastOffset === "string", "an offset");
+      await drop(socket);
+      await until(() => !capped.app.io.of("/").sockets.has(id), "the server to see the drop");
+      // Two other connections take the user's two places meanwhile.
+      const others = [await connectResumable(capped.url, member.token), await connectResumable(capped.url, member.token)];
+      await expect(reconnect(socket)).rejects.toThrow("Too many connections: at most 2 per user");
+      const nsp = capped.app.io.of("/");
+      expect([...nsp.sockets.keys()].sort()).toEqual(others.map((o) => o.id!).sort());
+      // The session's socket was not rebuilt: not in its own room nor the user's.
+      expect(nsp.adapter.rooms.has(id)).toBe(false);
+      expect([...(nsp.adapter.rooms.get(`user:${member.id}`) ?? [])].sort()).toEqual(others.map((o) => o.id!).sort());
+      for (const s of [socket, ...others]) s.close();
+    } finally {
+      await capped.stop();
+    }
+  }, 20_000);
+
   test("a client that missed more than GATEWAY_RESUME_BUFFER events is not resumed", async () => {
     const small = await startServer({ gatewayResumeBuffer: 100 });
     try {
