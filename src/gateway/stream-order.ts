@@ -11,14 +11,27 @@ import { Adapter, type BroadcastOptions } from "socket.io-adapter";
  * back, like everyone else's, so a socket's offsets only go up. Broadcasts flagged `local`
  * (never in the stream) are delivered at once, as before; so is a broadcast whose XADD failed
  * (without an offset, as the adapter does).
+ *
+ * A node's own room joins and leaves (`io.in(...).socketsJoin/socketsLeave`) are applied here
+ * when read back too, in the same order as its broadcasts. The adapter applies them when their
+ * XADD is answered, and that answer (on the publishing connection) and the stream reader's
+ * (another connection) come in either order: a socket that left a voice room could then still
+ * be in it when the room's `voice:user-left`, sent right after, was read back, and get it
+ * (a moved member got its own `voice:user-left`), where one node's adapter leaves first. In
+ * stream order, a leave then a broadcast to the room skips the socket, and a broadcast then a
+ * leave reaches it, as on one node. A join or leave whose XADD failed is applied at once.
  */
 
-/** socket.io-adapter's cluster message type for a broadcast. */
+/** socket.io-adapter's cluster message types: a broadcast, a room join and a room leave. */
 const BROADCAST = 3;
+const SOCKETS_JOIN = 4;
+const SOCKETS_LEAVE = 5;
 
 interface StreamAdapter {
   readonly uid: string;
   broadcast(packet: Packet, opts: BroadcastOptions): Promise<void> | void;
+  addSockets(opts: BroadcastOptions, rooms: string[]): Promise<void> | void;
+  delSockets(opts: BroadcastOptions, rooms: string[]): Promise<void> | void;
   publishAndReturnOffset(message: { type: number; data: unknown }): Promise<string>;
   addOffsetIfNecessary(packet: Packet, opts: BroadcastOptions, offset: string): void;
   onRawMessage(raw: RawMessage, offset: string): void;
@@ -39,8 +52,9 @@ interface EncodedOptions {
   flags: BroadcastOptions["flags"];
 }
 interface DecodedMessage {
-  data: { packet: Packet; opts: EncodedOptions; requestId?: string };
+  data: { packet: Packet; opts: EncodedOptions; requestId?: string; rooms?: string[] };
 }
+type Membership = (this: StreamAdapter, opts: BroadcastOptions, rooms: string[]) => void;
 
 /** The cluster adapter's way of sending options through the stream (socket.io-adapter's encodeOptions). */
 const encodeOptions = (opts: BroadcastOptions): EncodedOptions => ({ rooms: [...opts.rooms], except: [...(opts.except ?? [])], flags: opts.flags });
@@ -58,14 +72,35 @@ export function installStreamOrder(adapter: StreamAdapter): void {
       deliverHere.call(this, packet, opts);
     }
   };
+  // The in-memory adapter's own joins and leaves: this node's sockets only, at once.
+  const membership: Record<string, Membership> = {
+    [SOCKETS_JOIN]: Adapter.prototype.addSockets as Membership,
+    [SOCKETS_LEAVE]: Adapter.prototype.delSockets as Membership,
+  };
+  const inStreamOrder = (type: number) =>
+    async function (this: StreamAdapter, opts: BroadcastOptions, rooms: string[]) {
+      if (opts.flags?.local) return membership[type]!.call(this, opts, rooms);
+      try {
+        await this.publishAndReturnOffset({ type, data: { opts: encodeOptions(opts), rooms } });
+      } catch {
+        membership[type]!.call(this, opts, rooms);
+      }
+    };
+  adapter.addSockets = inStreamOrder(SOCKETS_JOIN);
+  adapter.delSockets = inStreamOrder(SOCKETS_LEAVE);
   const onRawMessage = adapter.onRawMessage;
   adapter.onRawMessage = function (raw, offset) {
-    if (raw.uid !== this.uid || raw.type !== String(BROADCAST)) return onRawMessage.call(this, raw, offset);
-    // Our own broadcast, read back: delivered here now (the adapter skips its own messages).
+    const own = raw.uid === this.uid && (raw.type === String(BROADCAST) || raw.type === String(SOCKETS_JOIN) || raw.type === String(SOCKETS_LEAVE));
+    if (!own) return onRawMessage.call(this, raw, offset);
+    // Our own broadcast, join or leave, read back: done here now (the adapter skips its own messages).
     let message: DecodedMessage;
     try {
       message = this.constructor.decode(raw);
     } catch {
+      return;
+    }
+    if (raw.type !== String(BROADCAST)) {
+      membership[raw.type!]!.call(this, decodeOptions(message.data.opts), message.data.rooms ?? []);
       return;
     }
     if (message.data.requestId !== undefined) return;

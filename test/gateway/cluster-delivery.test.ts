@@ -98,6 +98,33 @@ describe.skipIf(!redisServerInstalled)("two nodes on the Redis streams adapter",
     socket.close();
   });
 
+  test("a node's own room joins and leaves take effect in the stream's order with its broadcasts: join then send reaches the socket, leave then send does not", async () => {
+    const { member } = place;
+    const socket = await nodeA.connect(member.token);
+    clients.push(socket);
+    const seen: number[] = [];
+    socket.on("test:order" as never, (n: number) => {
+      seen.push(n);
+    });
+    // What the domain does through the event bus (src/gateway/socket-bus.ts): a socket joins a
+    // room and the room is sent to (voice:join), it leaves and the room is sent to (voice:user-left
+    // to those who stay). Each join or leave, then the send, right away, many times over.
+    const io = nodeA.app.io as unknown as { in(room: string): { socketsJoin(room: string): void; socketsLeave(room: string): void }; to(room: string): { emit(event: string, n: number): void } };
+    const room = "test:order-room";
+    for (let i = 1; i <= 150; i++) {
+      io.in(socket.id!).socketsJoin(room);
+      io.to(room).emit("test:order", i);
+      io.in(socket.id!).socketsLeave(room);
+      io.to(room).emit("test:order", -i);
+      if (i % 10 === 0) await sleep(5);
+    }
+    // Last, to the socket itself (always in its own room): delivered after all of the above.
+    io.to(socket.id!).emit("test:order", 0);
+    await until(() => seen.at(-1) === 0, "the last send");
+    expect(seen).toEqual([...Array.from({ length: 150 }, (_, i) => i + 1), 0]);
+    socket.close();
+  });
+
   test("a session dropped on node A resumes on node B: same id, rooms and data, the missed events in order", async () => {
     const { owner, member, channelId } = place;
     const socket = await connectResumable(nodeA.url, member.token);
