@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { nativeRelayFor, setNativeAudioRelayEnabled } from "../src/audio/native-relay.ts";
 import type { App } from "../src/app.ts";
 import { argOf, LineProcess, log, pct, register, startHearth, type Account, type Api } from "./fixture.ts";
-import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioText, STEP_SECONDS, stepOf, watchLoop, type Path, type Step } from "./capacity-search.ts";
+import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioFields, ratioText, STEP_SECONDS, stepOf, watchLoop, type Path, type Step } from "./capacity-search.ts";
 
 const SECONDS = Number(argOf("seconds", "2.5"));
 const RATES = argOf("rates", "50,200,800,3200").split(",").map(Number);
@@ -446,12 +446,10 @@ async function runCapacity(): Promise<void> {
       await Bun.sleep(300);
       const overRaw = capacityRatio(results, "tuned", "raw");
       const overStock = capacityRatio(results, "tuned", "stock");
-      const result: Record<string, unknown> = { bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES, ...capacityFields(results) };
-      result.tuned_over_raw = overRaw.median;
-      result.tuned_over_raw_range = [overRaw.min, overRaw.max];
-      result.tuned_over_raw_runs = overRaw.runs;
-      result.tuned_over_stock = overStock.median;
-      result.tuned_over_stock_runs = overStock.runs;
+      const result: Record<string, unknown> = {
+        bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES,
+        ...capacityFields(results), ...ratioFields(results, "tuned", "raw"), ...ratioFields(results, "tuned", "stock"),
+      };
       result.target_tuned_over_raw = 0.8;
       result.met = typeof result.tuned_over_raw === "number" ? result.tuned_over_raw >= 0.8 : null;
       result.load_average = [load0, loadAverage()];

@@ -217,6 +217,12 @@ export function capacityRatio(results: Capacity[], a: string, b: string): { medi
   return { median: m === null ? null : Math.round(m * 100) / 100, min: known.length ? Math.min(...known) : null, max: known.length ? Math.max(...known) : null, runs };
 }
 
+/** `<a>_over_<b>` (the median over rounds), its `_range` and its `_runs`, for a JSON line. */
+export function ratioFields(results: Capacity[], a: string, b: string): Record<string, unknown> {
+  const r = capacityRatio(results, a, b);
+  return { [`${a}_over_${b}`]: r.median, [`${a}_over_${b}_range`]: [r.min, r.max], [`${a}_over_${b}_runs`]: r.runs };
+}
+
 /** Every step of every path, by mode (one list per round). */
 export const capacitySteps = (results: Capacity[]) => Object.fromEntries(results.map((x) => [x.mode, x.steps]));
 

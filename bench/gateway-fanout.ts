@@ -42,7 +42,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setNativeFanoutEnabled } from "../src/gateway/native-fanout.ts";
 import type { Message } from "../src/domain/shared/shapes.ts";
-import { capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioText } from "./capacity-search.ts";
+import { capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioFields, ratioText } from "./capacity-search.ts";
 import {
   CAPACITY, content, fanoutPath, LIGHT_DELIVERIES, logRows, nextSeq, PER_PROCESS, phase, spawnReceivers, WINDOW, YIELD, type Receivers, type Row, type Send,
 } from "./fanout-phases.ts";
@@ -167,12 +167,10 @@ try {
       await Bun.sleep(300);
       const overRaw = capacityRatio(results, "native", "raw");
       const overStock = capacityRatio(results, "native", "stock");
-      const cap: Record<string, unknown> = { bench: "gateway-fanout", scenario: "capacity", sockets: n, raw_interleaved: together, send_path: sendPath, ...capacityFields(results) };
-      cap.native_over_raw = overRaw.median;
-      cap.native_over_raw_range = [overRaw.min, overRaw.max];
-      cap.native_over_raw_runs = overRaw.runs;
-      cap.native_over_stock = overStock.median;
-      cap.native_over_stock_runs = overStock.runs;
+      const cap: Record<string, unknown> = {
+        bench: "gateway-fanout", scenario: "capacity", sockets: n, raw_interleaved: together, send_path: sendPath,
+        ...capacityFields(results), ...ratioFields(results, "native", "raw"), ...ratioFields(results, "native", "stock"),
+      };
       cap.load_average = [load0, loadAverage()];
       cap.steps = capacitySteps(results);
       log(
