@@ -45,6 +45,32 @@ export function latency(values: number[]): Latency {
 }
 export const ratio = (a: number, b: number): number => Math.round((a / b) * 1000) / 1000;
 
+/** What bench/load-client.ts reports for a closed-loop load. */
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+}
+
+/**
+ * Runs bench/load-client.ts (`concurrency` clients for `seconds` GETting `url` with `token`) in
+ * its own process; answers its result and this process's CPU meanwhile, in µs (the servers
+ * under test run here).
+ */
+export async function runLoadClient(url: string, token: string, seconds: number, concurrency: number): Promise<{ result: LoadResult; cpu_us: number }> {
+  const cpu0 = process.cpuUsage();
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "load-client.ts"), url, String(seconds), String(concurrency), token], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error("load client failed");
+  const cpu = process.cpuUsage(cpu0);
+  return { result: JSON.parse(out.trim().split("\n").at(-1)!) as LoadResult, cpu_us: cpu.user + cpu.system };
+}
+
 export interface Spread {
   n: number;
   p50_ms: number;

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
+import { runLoadClient, type LoadResult } from "./fixture.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,29 +24,14 @@ const seconds = arg("seconds", 3);
 const rounds = arg("rounds", 2);
 const concurrency = arg("concurrency", 32);
 
-interface LoadResult {
-  requests: number;
-  errors: number;
-  rps: number;
-  p50_ms: number;
-  p99_ms: number;
-  /** Server CPU (this process: Hearth runs in it) during the load, in microseconds. */
-  cpu_us?: number;
+/** A closed-loop load, with the server CPU (this process: Hearth runs in it) during it, in µs. */
+type Loaded = LoadResult & { cpu_us: number };
+async function load(url: string, token: string): Promise<Loaded> {
+  const { result, cpu_us } = await runLoadClient(url, token, seconds, concurrency);
+  return { ...result, cpu_us };
 }
 
-async function load(url: string, token: string): Promise<LoadResult> {
-  const cpu = process.cpuUsage();
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "load-client.ts"), url, String(seconds), String(concurrency), token], {
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const out = await new Response(proc.stdout).text();
-  if ((await proc.exited) !== 0) throw new Error("load client failed");
-  const used = process.cpuUsage(cpu);
-  return { ...(JSON.parse(out.trim().split("\n").at(-1)!) as LoadResult), cpu_us: used.user + used.system };
-}
-
-const sum = (results: LoadResult[]) => {
+const sum = (results: Loaded[]) => {
   const requests = results.reduce((n, r) => n + r.requests, 0);
   return {
     requests,
@@ -53,7 +39,7 @@ const sum = (results: LoadResult[]) => {
     rps: Math.round(requests / (seconds * results.length)),
     p50_ms: Math.max(...results.map((r) => r.p50_ms)),
     p99_ms: Math.max(...results.map((r) => r.p99_ms)),
-    cpu_us_per_request: Math.round((results.reduce((n, r) => n + (r.cpu_us ?? 0), 0) / requests) * 10) / 10,
+    cpu_us_per_request: Math.round((results.reduce((n, r) => n + r.cpu_us, 0) / requests) * 10) / 10,
   };
 };
 
@@ -67,8 +53,8 @@ try {
   });
   const { token } = (await reg.json()) as { token: string };
   const url = `${app.url}/api/v1/users/me/info`;
-  const on: LoadResult[] = [];
-  const off: LoadResult[] = [];
+  const on: Loaded[] = [];
+  const off: Loaded[] = [];
   for (let round = 0; round < rounds; round++) {
     // Alternate which goes first, so neither always gets the warmer process.
     for (const enabled of round % 2 === 0 ? [true, false] : [false, true]) {

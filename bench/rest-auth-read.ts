@@ -29,7 +29,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { argOf, community, hasFlag, log, register, startHearth } from "./fixture.ts";
+import { argOf, community, hasFlag, log, register, runLoadClient, startHearth, type LoadResult as FixtureLoad } from "./fixture.ts";
 import { CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
 
 const READ = argOf("read", "me");
@@ -44,29 +44,15 @@ const MAX_IN_FLIGHT = 256;
 const SEEDED = 500;
 const PAGE = 50;
 
-interface LoadResult {
-  requests: number;
-  errors: number;
-  rps: number;
-  p50_ms: number;
-  p99_ms: number;
+type LoadResult = FixtureLoad & {
   /** CPU of this process (which runs only the servers; the loaded one alone is busy) per request. */
   server_cpu_us_per_request?: number;
-}
+};
 
 async function load(url: string, token: string): Promise<LoadResult> {
-  const cpu0 = process.cpuUsage();
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "load-client.ts"), url, String(seconds), String(concurrency), token], {
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const out = await new Response(proc.stdout).text();
-  if ((await proc.exited) !== 0) throw new Error("load client failed");
-  const cpu = process.cpuUsage(cpu0);
-  const result = JSON.parse(out.trim().split("\n").at(-1)!) as LoadResult;
+  const { result, cpu_us } = await runLoadClient(url, token, seconds, concurrency);
   // The client's warm-up requests (`concurrency` of them) are served too.
-  result.server_cpu_us_per_request = Math.round(((cpu.user + cpu.system) / (result.requests + concurrency)) * 10) / 10;
-  return result;
+  return { ...result, server_cpu_us_per_request: Math.round((cpu_us / (result.requests + concurrency)) * 10) / 10 };
 }
 
 /** One capacity step: `offered` requests/s for STEP_SECONDS from bench/rate-client.ts. */
