@@ -12,26 +12,30 @@ import { Adapter, type BroadcastOptions } from "socket.io-adapter";
  * (never in the stream) are delivered at once, as before; so is a broadcast whose XADD failed
  * (without an offset, as the adapter does).
  *
- * A node's own room joins and leaves (`io.in(...).socketsJoin/socketsLeave`) are applied here
- * when read back too, in the same order as its broadcasts. The adapter applies them when their
- * XADD is answered, and that answer (on the publishing connection) and the stream reader's
+ * A node's own room joins and leaves (`io.in(...).socketsJoin/socketsLeave`) and its own
+ * disconnects (`disconnectSockets`: an account disabled, a password changed, a bot deleted) are
+ * applied here when read back too, in the same order as its broadcasts. The adapter applies
+ * them when their XADD is answered, and that answer (on the publishing connection) and the stream reader's
  * (another connection) come in either order: a socket that left a voice room could then still
  * be in it when the room's `voice:user-left`, sent right after, was read back, and get it
  * (a moved member got its own `voice:user-left`), where one node's adapter leaves first. In
  * stream order, a leave then a broadcast to the room skips the socket, and a broadcast then a
- * leave reaches it, as on one node. A join or leave whose XADD failed is applied at once.
+ * leave reaches it, as on one node. Likewise a bot deleted gets its own `member:left` before its
+ * socket is closed. A join, leave or disconnect whose XADD failed is applied at once.
  */
 
-/** socket.io-adapter's cluster message types: a broadcast, a room join and a room leave. */
+/** socket.io-adapter's cluster message types: a broadcast, a room join, a room leave and a disconnect. */
 const BROADCAST = 3;
 const SOCKETS_JOIN = 4;
 const SOCKETS_LEAVE = 5;
+const DISCONNECT_SOCKETS = 6;
 
 interface StreamAdapter {
   readonly uid: string;
   broadcast(packet: Packet, opts: BroadcastOptions): Promise<void> | void;
   addSockets(opts: BroadcastOptions, rooms: string[]): Promise<void> | void;
   delSockets(opts: BroadcastOptions, rooms: string[]): Promise<void> | void;
+  disconnectSockets(opts: BroadcastOptions, close: boolean): Promise<void> | void;
   publishAndReturnOffset(message: { type: number; data: unknown }): Promise<string>;
   addOffsetIfNecessary(packet: Packet, opts: BroadcastOptions, offset: string): void;
   onRawMessage(raw: RawMessage, offset: string): void;
@@ -52,9 +56,15 @@ interface EncodedOptions {
   flags: BroadcastOptions["flags"];
 }
 interface DecodedMessage {
-  data: { packet: Packet; opts: EncodedOptions; requestId?: string; rooms?: string[] };
+  data: { packet: Packet; opts: EncodedOptions; requestId?: string; rooms?: string[]; close?: boolean };
 }
-type Membership = (this: StreamAdapter, opts: BroadcastOptions, rooms: string[]) => void;
+/** `addSockets(opts, rooms)`, `delSockets(opts, rooms)` or `disconnectSockets(opts, close)`. */
+type Here = (this: StreamAdapter, opts: BroadcastOptions, arg: string[] | boolean) => void;
+interface RoomOperation {
+  here: Here;
+  data(opts: EncodedOptions, arg: string[] | boolean): Omit<DecodedMessage["data"], "packet">;
+  arg(data: DecodedMessage["data"]): string[] | boolean;
+}
 
 /** The cluster adapter's way of sending options through the stream (socket.io-adapter's encodeOptions). */
 const encodeOptions = (opts: BroadcastOptions): EncodedOptions => ({ rooms: [...opts.rooms], except: [...(opts.except ?? [])], flags: opts.flags });
@@ -72,27 +82,31 @@ export function installStreamOrder(adapter: StreamAdapter): void {
       deliverHere.call(this, packet, opts);
     }
   };
-  // The in-memory adapter's own joins and leaves: this node's sockets only, at once.
-  const membership: Record<string, Membership> = {
-    [SOCKETS_JOIN]: Adapter.prototype.addSockets as Membership,
-    [SOCKETS_LEAVE]: Adapter.prototype.delSockets as Membership,
+  // Joins, leaves and disconnects: `arg` is the rooms or the `close` flag; `here` is the
+  // in-memory adapter's own (this node's sockets only, at once); `data` what the stream carries.
+  const operations: Record<string, RoomOperation> = {
+    [SOCKETS_JOIN]: { here: Adapter.prototype.addSockets as Here, data: (opts, rooms) => ({ opts, rooms: rooms as string[] }), arg: (data) => data.rooms ?? [] },
+    [SOCKETS_LEAVE]: { here: Adapter.prototype.delSockets as Here, data: (opts, rooms) => ({ opts, rooms: rooms as string[] }), arg: (data) => data.rooms ?? [] },
+    [DISCONNECT_SOCKETS]: { here: Adapter.prototype.disconnectSockets as Here, data: (opts, close) => ({ opts, close: close === true }), arg: (data) => data.close === true },
   };
   const inStreamOrder = (type: number) =>
-    async function (this: StreamAdapter, opts: BroadcastOptions, rooms: string[]) {
-      if (opts.flags?.local) return membership[type]!.call(this, opts, rooms);
+    async function (this: StreamAdapter, opts: BroadcastOptions, arg: string[] | boolean) {
+      const { here, data } = operations[type]!;
+      if (opts.flags?.local) return here.call(this, opts, arg);
       try {
-        await this.publishAndReturnOffset({ type, data: { opts: encodeOptions(opts), rooms } });
+        await this.publishAndReturnOffset({ type, data: data(encodeOptions(opts), arg) });
       } catch {
-        membership[type]!.call(this, opts, rooms);
+        here.call(this, opts, arg);
       }
     };
   adapter.addSockets = inStreamOrder(SOCKETS_JOIN);
   adapter.delSockets = inStreamOrder(SOCKETS_LEAVE);
+  adapter.disconnectSockets = inStreamOrder(DISCONNECT_SOCKETS);
   const onRawMessage = adapter.onRawMessage;
   adapter.onRawMessage = function (raw, offset) {
-    const own = raw.uid === this.uid && (raw.type === String(BROADCAST) || raw.type === String(SOCKETS_JOIN) || raw.type === String(SOCKETS_LEAVE));
+    const own = raw.uid === this.uid && (raw.type === String(BROADCAST) || raw.type! in operations);
     if (!own) return onRawMessage.call(this, raw, offset);
-    // Our own broadcast, join or leave, read back: done here now (the adapter skips its own messages).
+    // Our own broadcast, join, leave or disconnect, read back: done here now (the adapter skips its own messages).
     let message: DecodedMessage;
     try {
       message = this.constructor.decode(raw);
@@ -100,8 +114,8 @@ export function installStreamOrder(adapter: StreamAdapter): void {
       return;
     }
     if (raw.type !== String(BROADCAST)) {
-      membership[raw.type!]!.call(this, decodeOptions(message.data.opts), message.data.rooms ?? []);
-      return;
+      const { here, arg } = operations[raw.type!]!;
+      return here.call(this, decodeOptions(message.data.opts), arg(message.data));
     }
     if (message.data.requestId !== undefined) return;
     const { packet } = message.data;

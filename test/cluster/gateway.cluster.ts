@@ -2,10 +2,9 @@
  * Three Hearth nodes on one PostgreSQL and one Redis (npm run test:cluster): what one node does
  * alone holds across nodes (docs/operations.md, "Running several nodes").
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   api,
-  closeSockets,
   connect,
   emitAck,
   eventually,
@@ -14,23 +13,12 @@ import {
   record,
   register,
   serverWith,
-  startNodes,
+  useThreeNodes,
   type HearthNode,
-  type Nodes,
 } from "./nodes.ts";
 
-let cluster: Nodes;
 let n1: HearthNode, n2: HearthNode, n3: HearthNode;
-
-beforeAll(async () => {
-  cluster = await startNodes(3);
-  [n1, n2, n3] = cluster.nodes as [HearthNode, HearthNode, HearthNode];
-});
-afterAll(async () => {
-  closeSockets();
-  await cluster.stop();
-});
-afterEach(() => closeSockets());
+useThreeNodes((nodes) => ([n1, n2, n3] = nodes));
 
 /** Waits long enough for a stray duplicate to arrive after the expected deliveries. */
 const settle = () => Bun.sleep(400);
@@ -189,6 +177,31 @@ describe("moderation and revocation reach every node", () => {
     expect(reset.status).toBe(200);
     await eventually(() => closed, "the bot's socket closed");
     await expect(connect(n1, botToken)).rejects.toThrow("Unauthorized");
+  });
+
+  test("an application deleted through a node: its bot's socket there gets its own member:left before it is closed, as on one node", async () => {
+    // The node's own broadcast (member:left) and its own disconnect both go through the stream:
+    // the disconnect must not overtake the broadcast. Several bots, so a race would show.
+    const owner = await register(n1);
+    const { serverId, channelId } = await serverWith(n1, owner, []);
+    for (let i = 0; i < 8; i++) {
+      const app = await api(n1, "POST", "/api/v1/oauth2/applications", { token: owner.token, body: { name: `order${i}${Date.now().toString(36)}`, description: "deleted at once" } });
+      expect(app.status).toBe(201);
+      const botUserId: string = app.body.application.bot_user_id;
+      const added = await api(n1, "POST", `/api/v1/oauth2/invite/${botUserId}/add/${serverId}`, { token: owner.token, body: { permissions: 0 } });
+      expect(added.status).toBe(200);
+      const bot = await connect(n1, app.body.bot_token);
+      await emitAck(bot, "server:join", serverId);
+      const seen: string[] = [];
+      bot.on("member:left", (event: { userId: string }) => seen.push(`left ${event.userId === botUserId ? "self" : "other"}`));
+      bot.on("disconnect", () => seen.push("disconnect"));
+      // Other broadcasts in flight, so this node's stream reader is behind its own writes.
+      const busy = Array.from({ length: 40 }, (_, k) => api(n1, "POST", `/api/v1/messages/${channelId}`, { token: owner.token, body: { content: `busy ${k}` } }));
+      expect((await api(n1, "DELETE", `/api/v1/oauth2/applications/${app.body.application.id}`, { token: owner.token })).status).toBe(200);
+      await Promise.all(busy);
+      await eventually(() => seen.includes("disconnect"), "the bot's socket closed");
+      expect(seen).toEqual(["left self", "disconnect"]);
+    }
   });
 
   test("an administrator disabling an account through node 3 closes its sockets on nodes 1 and 2", async () => {

@@ -4,6 +4,7 @@
  * with the same JWT_SECRET and SECRETS_KEY, as in production. Clients are real socket.io-client
  * sockets and fetch.
  */
+import { afterAll, afterEach, beforeAll } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -182,6 +183,25 @@ export function connect(
 export function closeSockets(): void {
   for (const socket of opened) socket.close();
   opened.clear();
+}
+
+export type ThreeNodes = [HearthNode, HearthNode, HearthNode];
+
+/**
+ * A suite's three nodes: started before its tests (`started` gets them), stopped after them; the
+ * sockets its tests opened are closed after each test.
+ */
+export function useThreeNodes(started: (nodes: ThreeNodes) => void, env: Record<string, string> = {}): void {
+  let cluster: Nodes | undefined;
+  beforeAll(async () => {
+    cluster = await startNodes(3, env);
+    started(cluster.nodes as ThreeNodes);
+  });
+  afterAll(async () => {
+    closeSockets();
+    await cluster?.stop();
+  });
+  afterEach(() => closeSockets());
 }
 
 /** Every `event` a socket receives from now on, in order. */

@@ -5,23 +5,13 @@
  * the join is answered, server mute and deafen come along within the server, and audio flows in
  * the new room (a server-muted member's frames refused there too).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { api, closeSockets, connect, emitAck, eventually, record, register, serverWith, startNodes, type ClientSocket, type ClusterUser, type HearthNode, type Nodes } from "./nodes.ts";
+import { describe, expect, test } from "bun:test";
+import { api, connect, emitAck, eventually, record, register, serverWith, useThreeNodes, type ClientSocket, type ClusterUser, type HearthNode } from "./nodes.ts";
 
-let cluster: Nodes;
 let n1: HearthNode, n2: HearthNode, n3: HearthNode;
-
-beforeAll(async () => {
-  // Few refusals before a disconnect: the nodes' own events on a voice link (link:voice-*) must
-  // not count as unknown client events, or the links of these tests would be cut.
-  cluster = await startNodes(3, { GATEWAY_REFUSALS_BEFORE_DISCONNECT: "2" });
-  [n1, n2, n3] = cluster.nodes as [HearthNode, HearthNode, HearthNode];
-});
-afterAll(async () => {
-  closeSockets();
-  await cluster.stop();
-});
-afterEach(() => closeSockets());
+// Few refusals before a disconnect: the nodes' own events on a voice link (link:voice-*) must
+// not count as unknown client events, or the links of these tests would be cut.
+useThreeNodes((nodes) => ([n1, n2, n3] = nodes), { GATEWAY_REFUSALS_BEFORE_DISCONNECT: "2" });
 
 type Participant = { socketId: string; userId: string; serverMuted: boolean; serverDeafened: boolean };
 

@@ -3,21 +3,11 @@
  * moderation and meeting roles act on the room at its home, queries answer from it, and a user
  * is in one voice room at a time over the whole cluster.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { api, closeSockets, promote, connect, emitAck, eventually, record, register, serverWith, startNodes, type ClientSocket, type ClusterUser, type HearthNode, type Nodes } from "./nodes.ts";
+import { describe, expect, test } from "bun:test";
+import { api, promote, connect, emitAck, eventually, record, register, serverWith, useThreeNodes, type ClientSocket, type ClusterUser, type HearthNode } from "./nodes.ts";
 
-let cluster: Nodes;
 let n1: HearthNode, n2: HearthNode, n3: HearthNode;
-
-beforeAll(async () => {
-  cluster = await startNodes(3);
-  [n1, n2, n3] = cluster.nodes as [HearthNode, HearthNode, HearthNode];
-});
-afterAll(async () => {
-  closeSockets();
-  await cluster.stop();
-});
-afterEach(() => closeSockets());
+useThreeNodes((nodes) => ([n1, n2, n3] = nodes));
 
 /** An owner (every permission), three members, and `rooms` voice channels. */
 async function community(rooms = 1, fields: Record<string, unknown> = {}) {

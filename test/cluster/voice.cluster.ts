@@ -2,22 +2,12 @@
  * Voice on several nodes (docs/audio.md, "Several nodes"): a voice room lives on one node, its
  * home; members whose sockets are on other nodes are relayed node to node, never through Redis.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
-import { api, closeSockets, connect, emitAck, eventually, record, register, REDIS_URL, serverWith, startNodes, type ClientSocket, type HearthNode, type Nodes } from "./nodes.ts";
+import { api, connect, emitAck, eventually, record, register, REDIS_URL, serverWith, useThreeNodes, type ClientSocket, type HearthNode } from "./nodes.ts";
 
-let cluster: Nodes;
 let n1: HearthNode, n2: HearthNode, n3: HearthNode;
-
-beforeAll(async () => {
-  cluster = await startNodes(3);
-  [n1, n2, n3] = cluster.nodes as [HearthNode, HearthNode, HearthNode];
-});
-afterAll(async () => {
-  closeSockets();
-  await cluster.stop();
-});
-afterEach(() => closeSockets());
+useThreeNodes((nodes) => ([n1, n2, n3] = nodes));
 
 const frame = (bytes: number, seed: number) => {
   const pcm = new Uint8Array(bytes);
