@@ -106,9 +106,12 @@ export interface SearchDialect {
   /**
    * Statements that add the channel messages not yet indexed to the index, run in one
    * transaction before a search and a moment after sends (SQLite: the messages_fts_pending
-   * backlog, sqlite/migrations.ts version 13); empty where the INSERT maintains the index.
+   * backlog, sqlite/migrations.ts version 13; src/store/search-backlog.ts); empty where the
+   * INSERT maintains the index.
    */
   indexPendingMessages: string[];
+  /** The same for DM messages (SQLite: dm_messages_fts_pending, version 14). */
+  indexPendingDmMessages: string[];
 }
 
 /** The database holds a schema newer than this build's migrations: the server must not start. */

@@ -1,6 +1,7 @@
 import { WriteBatch } from "./write-batch.ts";
 import type { Database, SqlValue } from "./database.ts";
 import type { PresenceStatus } from "./types.ts";
+import { SearchBacklog } from "./search-backlog.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface ConversationRow {
@@ -94,6 +95,8 @@ export class DmsRepo {
   private readonly updateMessageStmt;
   private readonly deleteMessageStmt;
   private readonly searchStmt;
+  /** Messages waiting for the search index (SQLite; none on PostgreSQL). */
+  readonly searchBacklog: SearchBacklog;
   private readonly pinsStmt;
   private readonly pinCount;
   private readonly insertPin;
@@ -114,6 +117,7 @@ export class DmsRepo {
     /** Group commit for sends (src/store/write-batch.ts); one per database, shared with channel messages. */
     private readonly writes: WriteBatch = new WriteBatch(db),
   ) {
+    this.searchBacklog = new SearchBacklog(db, writes, db.dialect.search.indexPendingDmMessages);
     this.byId = db.prepare<ConversationRow, [string]>("SELECT * FROM conversations WHERE id = ?");
     this.byKey = db.prepare<ConversationRow, [string]>("SELECT * FROM conversations WHERE dm_key = ?");
     this.insertConversation = db.prepare<ConversationRow, [string, string, string | null, string | null, string | null, number, number]>(
@@ -353,6 +357,7 @@ export class DmsRepo {
     replyTo: string | null;
     attachments: NewDmAttachment[];
   }): Promise<DmMessageRow> {
+    this.searchBacklog.added();
     // Committed with the other sends of the same event-loop turn, answered after the COMMIT.
     return this.writes.run(async (tx) => {
       const id = Bun.randomUUIDv7();
@@ -407,6 +412,7 @@ export class DmsRepo {
 
   /** `match` must already be a safe FTS5 expression (see Dms.search). */
   async search(conversationId: string, words: string[], limit: number): Promise<DmMessageRow[]> {
+    await this.searchBacklog.caughtUp();
     return this.db.all(this.searchStmt, this.db.dialect.search.param(words), conversationId, limit);
   }
 

@@ -1,4 +1,5 @@
 import type { Database, SqlValue, Transaction } from "./database.ts";
+import { SearchBacklog } from "./search-backlog.ts";
 import { nowSeconds } from "./time.ts";
 import { WriteBatch } from "./write-batch.ts";
 
@@ -56,9 +57,6 @@ export class SlowmodeActive extends Error {
 }
 
 const SELECT = `SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id`;
-/** How long after a send its message waits for the search index at most (unless a search comes first). */
-export const INDEX_DELAY_MS = 250;
-
 /**
  * The author's columns of message `m` (a table name or alias), as scalar subqueries: a JOIN's
  * fixed cost per execution (~15-30 µs on Bun's SQLite, docs/architecture.md "The store") is
@@ -89,11 +87,8 @@ export class MessagesRepo {
   private readonly filesOfChannel;
   private readonly searchStmt;
   private readonly upsertRead;
-  /** The search index's backlog (SQLite; none on PostgreSQL): see `indexPending`. */
-  private readonly indexPendingStmts;
-  /** Messages may be waiting for the search index (true at start: a previous run's backlog). */
-  private unindexed = true;
-  private indexTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Messages waiting for the search index (SQLite; none on PostgreSQL). */
+  readonly searchBacklog: SearchBacklog;
 
   constructor(
     private readonly db: Database,
@@ -142,47 +137,7 @@ export class MessagesRepo {
       `INSERT INTO channel_read_states (user_id, channel_id, last_read_message_id, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id, channel_id) DO UPDATE SET last_read_message_id = excluded.last_read_message_id, updated_at = excluded.updated_at`,
     );
-    this.indexPendingStmts = db.dialect.search.indexPendingMessages.map((sql) => db.prepare(sql));
-  }
-
-  /**
-   * Adds the messages still waiting to the search index, in one transaction of the group
-   * commit: on SQLite one FTS5 statement for all of them, where indexing each by its own INSERT
-   * cost a flush of the index per message (sqlite/migrations.ts, version 13). Runs a moment
-   * after sends (`INDEX_DELAY_MS`) and before every search, so a search always sees every
-   * message sent before it.
-   */
-  async indexPending(): Promise<void> {
-    if (!this.indexPendingStmts.length) return;
-    this.unindexed = false;
-    const statements = this.indexPendingStmts;
-    try {
-      await this.writes.run(async (tx) => {
-        for (const statement of statements) await tx.run(statement);
-      });
-    } catch (error) {
-      this.unindexed = true; // the backlog is still there
-      throw error;
-    }
-  }
-
-  /** No more indexing a moment later (the database is closing; the backlog stays, indexed at the next search). */
-  stopIndexing(): void {
-    if (this.indexTimer) clearTimeout(this.indexTimer);
-    this.indexTimer = null;
-    this.indexPendingStmts.length = 0;
-  }
-
-  private scheduleIndex(): void {
-    if (!this.indexPendingStmts.length) return;
-    this.unindexed = true;
-    if (this.indexTimer) return;
-    this.indexTimer = setTimeout(() => {
-      this.indexTimer = null;
-      // A failure leaves the backlog in place: the next search runs it again, and answers its error.
-      this.indexPending().catch(() => {});
-    }, INDEX_DELAY_MS);
-    this.indexTimer.unref?.();
+    this.searchBacklog = new SearchBacklog(db, writes, db.dialect.search.indexPendingMessages);
   }
 
   /**
@@ -192,7 +147,7 @@ export class MessagesRepo {
    * (slowmode, a constraint) fails alone.
    */
   async insert(message: NewMessage): Promise<MessageRow> {
-    this.scheduleIndex();
+    this.searchBacklog.added();
     return this.writes.run((tx) => this.insertNow(tx, message));
   }
 
@@ -288,7 +243,7 @@ export class MessagesRepo {
 
   /** Full-text matches of every one of `words` in one channel, newest first (docs/messages.md, search). */
   async search(channelId: string, words: string[], limit: number): Promise<MessageRow[]> {
-    if (this.unindexed) await this.indexPending();
+    await this.searchBacklog.caughtUp();
     return this.db.all(this.searchStmt, this.db.dialect.search.param(words), channelId, limit);
   }
 

@@ -80,6 +80,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
   // Group commit for message sends, channel and DM: one per connection (src/store/write-batch.ts).
   const writes = new WriteBatch(db);
   const messages = new MessagesRepo(db, writes);
+  const dms = new DmsRepo(db, writes);
   return {
     users: new UsersRepo(db, secrets),
     userSettings: new UserSettingsRepo(db),
@@ -99,7 +100,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
     invites: new InvitesRepo(db),
     moderation: new ModerationRepo(db),
     friends: new FriendsRepo(db),
-    dms: new DmsRepo(db, writes),
+    dms,
     interactions: new InteractionsRepo(db),
     commands: new CommandsRepo(db),
     webhooks: new WebhooksRepo(db, secrets),
@@ -121,7 +122,8 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
      */
     async close(): Promise<void> {
       try {
-        messages.stopIndexing();
+        messages.searchBacklog.stop();
+        dms.searchBacklog.stop();
         await writes.drain();
       } finally {
         await db.close();

@@ -103,7 +103,7 @@ describe("GET /api/v1/messages/:channelId/search", () => {
 
   test.skipIf(!sqlite)("edits and deletes before and after the search index caught up leave it right", async () => {
     const { member, channelId } = await withOtherChannel();
-    await server.app.store.messages.indexPending();
+    await server.app.store.messages.searchBacklog.index();
     const early = await send(channelId, member, "early words");
     const gone = await send(channelId, member, "vanishing words");
     expect(await pending()).toBeGreaterThanOrEqual(2); // not indexed yet (they wait for a moment or a search)

@@ -25,5 +25,6 @@ export const postgresDialect: Dialect = {
        ORDER BY ts_rank(hearth_search_vector(m.content), q) DESC, m.id DESC LIMIT ?3`,
     // The expression index is maintained by the INSERT.
     indexPendingMessages: [],
+    indexPendingDmMessages: [],
   },
 };

@@ -671,4 +671,11 @@ export const migrations: Migration[] = [
     // expression index is maintained by the INSERT itself, nothing to change.
     sql: "SELECT 1",
   },
+  {
+    version: 14,
+    name: "dm-search-index-backlog",
+    // SQLite's DM FTS5 index is filled in batches too (sqlite/migrations.ts, version 14).
+    // PostgreSQL's expression index is maintained by the INSERT itself, nothing to change.
+    sql: "SELECT 1",
+  },
 ];

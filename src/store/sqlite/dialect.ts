@@ -29,5 +29,10 @@ export const sqliteDialect: Dialect = {
        SELECT m.rowid, m.content FROM messages_fts_pending p JOIN messages m ON m.rowid = p.message_rowid`,
       "DELETE FROM messages_fts_pending",
     ],
+    indexPendingDmMessages: [
+      `INSERT INTO dm_messages_fts (rowid, content)
+       SELECT m.rowid, m.content FROM dm_messages_fts_pending p JOIN dm_messages m ON m.rowid = p.message_rowid`,
+      "DELETE FROM dm_messages_fts_pending",
+    ],
   },
 };
