@@ -176,7 +176,7 @@ try {
       cap.load_average = [load0, loadAverage()];
       cap.steps = capacitySteps(results);
       log(
-        `capacity at ${n} sockets (deliveries/s, median of ${results[0]?.runs.length} rounds): native ${cap.native_capacity}, raw ${cap.raw_capacity}, stock ${cap.stock_capacity}; native/raw ${ratioText(overRaw)}, native/stock ${ratioText(overStock)}; load average ${load0} -> ${loadAverage()}`,
+        `capacity at ${n} sockets (deliveries/s, median of ${results[0]?.runs.length} rounds): native ${cap.native_capacity ?? "-"}, raw ${cap.raw_capacity ?? "-"}, stock ${cap.stock_capacity ?? "-"}; native/raw ${ratioText(overRaw)}, native/stock ${ratioText(overStock)}; load average ${load0} -> ${loadAverage()}`,
       );
       console.log(JSON.stringify(cap));
       continue;
