@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { nativeRelayFor, setNativeAudioRelayEnabled } from "../src/audio/native-relay.ts";
 import type { App } from "../src/app.ts";
 import { argOf, LineProcess, log, pct, register, startHearth, type Account, type Api } from "./fixture.ts";
-import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioFields, ratioText, STEP_SECONDS, stepOf, watchLoop, type Path, type Step } from "./capacity-search.ts";
+import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, pinCores, ratioFields, ratioText, STEP_SECONDS, stepOf, watchLoop, watchMachine, type Path, type Step } from "./capacity-search.ts";
 
 const SECONDS = Number(argOf("seconds", "2.5"));
 const RATES = argOf("rates", "50,200,800,3200").split(",").map(Number);
@@ -373,10 +373,12 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const loop = watchLoop();
+  const machine = watchMachine();
   const done = await Promise.all(senders.map((s) => s.ask(`go ${perSender} ${STEP_SECONDS}`, STEP_SECONDS * 1000 + 60_000)));
   const seconds = (performance.now() - t0) / 1000;
   await Bun.sleep(250);
   const lag = loop.stop();
+  const box = machine.stop();
   const cpu = process.cpuUsage(cpu0);
   const wall = (performance.now() - t0) / 1000;
   const reports = (await Promise.all(receivers.map((r) => r.ask("report")))).map((l) => JSON.parse(l) as Report);
@@ -395,6 +397,9 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
     server_cpu_pct: share(cpu.user + cpu.system),
     senders_cpu_pct: share(senderCpu),
     receivers_cpu_pct: share(receiverCpu),
+    lag_run_ms: loop.worst().run_ms,
+    lag_runq_wait_ms: loop.worst().runq_wait_ms,
+    ...box,
   };
 }
 
@@ -414,6 +419,7 @@ async function runCapacity(): Promise<void> {
   };
   try {
     const maxN = Math.max(...CAP_RECEIVERS);
+    const pinned = pinCores();
     const { app, api } = await startHearth(dir);
     const { users, channels } = await voiceCommunity(app, api, maxN + CAP_SENDERS, ["voice"]);
     const sio = { proto: "sio", url: app.url, channelId: channels[0]! };
@@ -447,7 +453,7 @@ async function runCapacity(): Promise<void> {
       const overRaw = capacityRatio(results, "tuned", "raw");
       const overStock = capacityRatio(results, "tuned", "stock");
       const result: Record<string, unknown> = {
-        bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES,
+        bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES, pinned,
         ...capacityFields(results), ...ratioFields(results, "tuned", "raw"), ...ratioFields(results, "tuned", "stock"),
       };
       result.target_tuned_over_raw = 0.8;

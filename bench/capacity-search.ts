@@ -3,12 +3,38 @@
  * benches' `--capacity` (bench/fanout-phases.ts; bench/README.md, "Capacity"): each path's
  * highest offered load (deliveries/s) it sustains, the paths taking turns at every step so that
  * the shared machine's slow moments fall on all of them alike. Options (every bench that uses
- * it): `--step-seconds 2 --start 20000 --max 3000000 --refine 2 --p99-ms 50 --confirm 2 --rounds 1`.
+ * it): `--step-seconds 2 --start 20000 --max 3000000 --refine 2 --p99-ms 50 --confirm 2 --void-tries 4
+ * --rounds 1 --pin 0`.
  */
-import { loadavg } from "node:os";
-import { argOf, log } from "./fixture.ts";
+import { openSync, readFileSync, readSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
+import { argOf, log, setLoadPrefix } from "./fixture.ts";
 
 export const STEP_SECONDS = Number(argOf("step-seconds", "2"));
+/**
+ * `--pin 1` (off by default: see bench/README.md, "Why the loop lags"): the servers under test (this process, every
+ * thread) on CPU 0, and every load process started after this (senders, receivers) on the
+ * other CPUs, with `taskset`, so that the servers never wait behind their own load generators
+ * for a core and the load's bursts land on the other core. Every path gets the same: they run
+ * in this one process and share the same load processes' cores. Where `taskset` is missing or
+ * there is one CPU, nothing is pinned and the JSON line says so (`pinned: null`). The rest of
+ * the machine (other processes, the host's steal) can still use both CPUs.
+ */
+export function pinCores(): string | null {
+  if (argOf("pin", "0") !== "1") return null;
+  const taskset = Bun.which("taskset");
+  const cpus = availableParallelism();
+  if (!taskset || cpus < 2 || process.platform !== "linux") return null;
+  const pinned = Bun.spawnSync([taskset, "-a", "-p", "-c", "0", String(process.pid)], { stdout: "ignore", stderr: "pipe" });
+  if (pinned.exitCode !== 0) {
+    log(`  not pinned: taskset said ${pinned.stderr.toString().trim()}`);
+    return null;
+  }
+  const load = cpus === 2 ? "1" : `1-${cpus - 1}`;
+  setLoadPrefix([taskset, "-c", load]);
+  return `servers on cpu 0, load processes on cpu ${load}`;
+}
+
 /** The first offered load (deliveries/s); a bench's warm-up step may use it too. */
 export const CAP_START = Number(argOf("start", "20000"));
 const CAP_MAX = Number(argOf("max", "3000000"));
@@ -38,26 +64,99 @@ export interface Step {
   /** The audio bench's load generators: all sender / receiver processes' CPU, % of one core. */
   senders_cpu_pct?: number;
   receivers_cpu_pct?: number;
+  /** The worst loop lag split by the JS thread's scheduler statistics (watchLoop). */
+  lag_run_ms?: number | null;
+  lag_runq_wait_ms?: number | null;
+  /** The whole machine during the step, % of all cores (watchMachine). */
+  steal_pct?: number;
+  softirq_pct?: number;
+  idle_pct?: number;
+  /** Fell behind while the servers waited for a core at least the p99 bound: not counted (`--void-tries`). */
+  void?: boolean;
+}
+
+/** The main thread's CPU time and time spent runnable but waiting for a core, ns (Linux
+ *  `/proc/thread-self/schedstat`); null where it cannot be read. */
+function schedOfThisThread(): [number, number] | null {
+  try {
+    // An open file read again at offset 0 (procfs regenerates it): ~2 µs against ~8 for readFileSync.
+    schedFd ??= openSync("/proc/thread-self/schedstat", "r");
+    const n = readSync(schedFd, schedBuf, 0, schedBuf.length, 0);
+    const [run, wait] = schedBuf.toString("latin1", 0, n).split(" ").map(Number);
+    return Number.isFinite(run) && Number.isFinite(wait) ? [run!, wait!] : null;
+  } catch {
+    return null;
+  }
+}
+let schedFd: number | undefined;
+const schedBuf = Buffer.alloc(128);
+
+/** Where the longest loop lag of a step went: ms the JS thread ran, ms it waited for a core
+ *  (runnable, not running: the machine's scheduling), and the rest, ms it slept (blocked in the
+ *  kernel or idle in its poll). */
+export interface LagDetail {
+  lag_ms: number;
+  run_ms: number | null;
+  runq_wait_ms: number | null;
 }
 
 /**
  * Watches the event loop of this process (which runs the servers under test) from now: a 5 ms
  * timer's lateness. `stop()` answers the worst, in ms: a long pause of the server itself (a GC,
  * a sweep) shows here, while a step that falls behind with a short one was slowed elsewhere
- * (the receivers, the senders, the rest of the machine).
+ * (the receivers, the senders, the rest of the machine). `worst()` (after `stop`) splits the
+ * worst lateness by the JS thread's scheduler statistics: a GC pause or long task is `run_ms`,
+ * the machine not giving the thread a core is `runq_wait_ms`.
  */
-export function watchLoop(): { stop(): number } {
-  let worst = 0;
+export function watchLoop(): { stop(): number; worst(): LagDetail } {
+  let worst: LagDetail = { lag_ms: 0, run_ms: null, runq_wait_ms: null };
   let last = performance.now();
-  const timer = setInterval(() => {
+  let sched = schedOfThisThread();
+  const tick = () => {
     const now = performance.now();
-    worst = Math.max(worst, now - last - 5);
+    const lag = now - last - 5;
+    const s = schedOfThisThread();
+    if (lag > worst.lag_ms) {
+      worst = {
+        lag_ms: Math.round(lag),
+        run_ms: s && sched ? Math.round((s[0] - sched[0]) / 1e5) / 10 : null,
+        runq_wait_ms: s && sched ? Math.round((s[1] - sched[1]) / 1e5) / 10 : null,
+      };
+    }
     last = now;
-  }, 5);
+    sched = s;
+  };
+  const timer = setInterval(tick, 5);
   return {
     stop() {
       clearInterval(timer);
-      return Math.round(Math.max(worst, performance.now() - last - 5));
+      tick();
+      return Math.round(Math.max(worst.lag_ms, 0));
+    },
+    worst: () => worst,
+  };
+}
+
+/** The machine's CPU time over a step, % of all cores (Linux `/proc/stat`): stolen by the host,
+ *  in softirq (the network stack's receive work lands here), idle; null where unreadable. */
+export function watchMachine(): { stop(): { steal_pct: number; softirq_pct: number; idle_pct: number } | null } {
+  const read = (): number[] | null => {
+    try {
+      return readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    } catch {
+      return null;
+    }
+  };
+  const a = read();
+  return {
+    stop() {
+      const b = read();
+      if (!a || !b) return null;
+      const d = b.map((v, i) => v - (a[i] ?? 0));
+      const total = d.slice(0, 8).reduce((x, y) => x + y, 0) || 1;
+      const pc = (v: number) => Math.round((v / total) * 1000) / 10;
+      // user nice system idle iowait irq softirq steal
+      return { idle_pct: pc(d[3]! + d[4]!), softirq_pct: pc(d[6]!), steal_pct: pc(d[7]!) };
     },
   };
 }
@@ -83,6 +182,14 @@ export interface Path {
 
 /** `--confirm`: a step that falls behind is tried up to this many more times before it counts. */
 const CAP_CONFIRM = Number(argOf("confirm", "2"));
+/**
+ * `--void-tries`: a try that falls behind while this process's JS thread (the servers) waited
+ * for a core, runnable but not running, for at least the p99 bound in one stretch (watchLoop's
+ * `runq_wait_ms`: the machine's other work or the host's steal held the core, not the server's
+ * own work) is void: it is run again on the path's next turn and does not count as a miss, up
+ * to this many times per offered load; after that it counts like any other.
+ */
+const CAP_VOID_TRIES = Number(argOf("void-tries", "4"));
 /** `--rounds`: the whole search is run this many times; capacities and ratios are the medians, with their range. */
 export const CAP_ROUNDS = Number(argOf("rounds", "1"));
 
@@ -96,6 +203,8 @@ interface Search {
   refineLeft: number;
   /** Tries of the current offered load that fell behind so far. */
   misses: number;
+  /** Tries of the current offered load made void so far (`--void-tries`). */
+  voids: number;
   best: Step | null;
   steps: Step[];
 }
@@ -136,7 +245,7 @@ export async function capacitySearch(paths: Path[], what: string): Promise<Capac
     const searches: Search[] = paths.map((path, i) => {
       const previous = results[i]!.runs.at(-1);
       const next = previous ? Math.max(CAP_START, previous / 2.25) : CAP_START;
-      return { path, next, stage: "up", lo: 0, hi: 0, refineLeft: CAP_REFINE, misses: 0, best: null, steps: [] };
+      return { path, next, stage: "up", lo: 0, hi: 0, refineLeft: CAP_REFINE, misses: 0, voids: 0, best: null, steps: [] };
     });
     if (CAP_ROUNDS > 1) log(`  round ${round + 1} of ${CAP_ROUNDS}`);
     await searchRound(searches, what);
@@ -162,13 +271,20 @@ async function searchRound(searches: Search[], what: string): Promise<void> {
       if (x.stage === "done") continue;
       x.path.use();
       const step = await x.path.step(x.next);
+      const waited = step.lag_runq_wait_ms ?? 0;
+      if (!step.ok && waited >= CAP_P99_MS && x.voids < CAP_VOID_TRIES) {
+        step.void = true;
+        x.voids++;
+      }
       x.steps.push(step);
-      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms, server CPU ${step.server_cpu_pct ?? "-"}%${step.receivers_cpu_pct === undefined ? "" : ` (senders ${step.senders_cpu_pct}%, receivers ${step.receivers_cpu_pct}%)`} ${step.ok ? "ok" : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
+      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms${step.lag_runq_wait_ms == null ? "" : ` (ran ${step.lag_run_ms}, waited for a core ${step.lag_runq_wait_ms})`}, server CPU ${step.server_cpu_pct ?? "-"}%${step.receivers_cpu_pct === undefined ? "" : ` (senders ${step.senders_cpu_pct}%, receivers ${step.receivers_cpu_pct}%)`}${step.steal_pct === undefined ? "" : `, machine: idle ${step.idle_pct}%, steal ${step.steal_pct}%, softirq ${step.softirq_pct}%`} ${step.ok ? "ok" : step.void ? `void: the servers waited ${waited} ms for a core (${x.voids} of ${CAP_VOID_TRIES})` : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
+      if (step.void) continue; // tried again at the same load on this path's next turn
       if (!step.ok && x.misses < CAP_CONFIRM) {
         x.misses++; // tried again at the same load on this path's next turn
         continue;
       }
       x.misses = 0;
+      x.voids = 0;
       if (step.ok) {
         if (!x.best || step.delivered_per_s > x.best.delivered_per_s) x.best = step;
         x.lo = x.next;
@@ -192,7 +308,8 @@ async function searchRound(searches: Search[], what: string): Promise<void> {
 
 /** The capacities for a JSON line: `<mode>_capacity` (the median over rounds), its runs, CPU per delivery. */
 export function capacityFields(results: Capacity[]): Record<string, unknown> {
-  const fields: Record<string, unknown> = { step_seconds: STEP_SECONDS, p99_bound_ms: CAP_P99_MS, confirm: CAP_CONFIRM, rounds: CAP_ROUNDS };
+  const fields: Record<string, unknown> = { step_seconds: STEP_SECONDS, p99_bound_ms: CAP_P99_MS, confirm: CAP_CONFIRM, void_tries: CAP_VOID_TRIES, rounds: CAP_ROUNDS };
+  for (const x of results) fields[`${x.mode}_void_tries`] = x.steps.flat().filter((s) => s.void).length;
   for (const x of results) {
     fields[`${x.mode}_capacity`] = median(x.runs);
     fields[`${x.mode}_capacity_runs`] = x.runs;

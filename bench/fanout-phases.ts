@@ -7,7 +7,7 @@
  * `--window 16 --per-process 500 --light-deliveries 20000 --yield`.
  */
 import { join } from "node:path";
-import { STEP_SECONDS, stepOf, watchLoop, type Path } from "./capacity-search.ts";
+import { STEP_SECONDS, stepOf, watchLoop, watchMachine, type Path } from "./capacity-search.ts";
 import { argOf, hasFlag, LineProcess, log } from "./fixture.ts";
 
 export const WINDOW = Number(argOf("window", "16"));
@@ -100,6 +100,10 @@ export interface Row {
   send_errors: number;
   /** The worst lateness of this process's event loop during the phase, ms (capacity-search.ts `watchLoop`). */
   loop_lag_ms: number;
+  /** Where that lateness went, and the machine during the phase (capacity-search.ts). */
+  lag_run_ms: number | null;
+  lag_runq_wait_ms: number | null;
+  machine: { steal_pct: number; softirq_pct: number; idle_pct: number } | null;
 }
 
 /** The histogram's buckets are ~1% wide: bucket b holds (1.01^(b-1), 1.01^b] µs. */
@@ -150,6 +154,7 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
   const t0 = performance.now();
   const until = t0 + seconds * 1000;
   const loop = watchLoop();
+  const machine = watchMachine();
   if (kind === "step") {
     // Capacity step: `stepRate` messages/s on a fixed schedule, each send issued without
     // waiting for the previous one (requests arriving on their own), whether or not the
@@ -213,6 +218,7 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
   if (done >= last) tEnd = performance.now();
   await Bun.sleep(50);
   const loopLag = loop.stop();
+  const box = machine.stop();
   const cpu = process.cpuUsage(cpu0);
   const reports = (await Promise.all(procs.map((p) => p.ask("report")))).map((l) => JSON.parse(l) as Report);
   const messages = seq - first;
@@ -238,6 +244,9 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
     stalled,
     send_errors: sendErrors - errors0,
     loop_lag_ms: loopLag,
+    lag_run_ms: loop.worst().run_ms,
+    lag_runq_wait_ms: loop.worst().runq_wait_ms,
+    machine: box,
   };
 }
 
@@ -259,7 +268,7 @@ export function fanoutPath(mode: string, n: number, procs: Receivers[], send: Se
     use,
     async step(offered) {
       const row = await phase(mode, "step", n, procs, send, STEP_SECONDS, offered / n);
-      return { ...stepOf(offered, row.delivered, row.expected, row.deliveries_per_s, row.p99_ms, row.cpu_us_per_delivery, row.send_errors), loop_lag_ms: row.loop_lag_ms, server_cpu_pct: row.server_cpu_pct };
+      return { ...stepOf(offered, row.delivered, row.expected, row.deliveries_per_s, row.p99_ms, row.cpu_us_per_delivery, row.send_errors), loop_lag_ms: row.loop_lag_ms, server_cpu_pct: row.server_cpu_pct, lag_run_ms: row.lag_run_ms, lag_runq_wait_ms: row.lag_runq_wait_ms, ...row.machine };
     },
   };
 }

@@ -175,6 +175,12 @@ export async function startHearth(dataDir: string, overrides: Partial<Config> = 
   return { app, api: apiFor(app.url) };
 }
 
+/** A command put before every LineProcess's own (bench/capacity-search.ts `pinCores`: `taskset -c 1`). */
+let loadPrefix: string[] = [];
+export const setLoadPrefix = (prefix: string[]): void => {
+  loadPrefix = prefix;
+};
+
 /** A child process driven by lines: `next()` reads one, `ask()` writes one and reads the answer. */
 export class LineProcess {
   readonly proc: Subprocess<"pipe", "pipe", "inherit">;
@@ -183,7 +189,7 @@ export class LineProcess {
   private closed = false;
 
   constructor(cmd: string[]) {
-    const proc = Bun.spawn(cmd, { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+    const proc = Bun.spawn([...loadPrefix, ...cmd], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
     this.proc = proc;
     void (async () => {
       let buffer = "";

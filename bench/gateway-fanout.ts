@@ -42,7 +42,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setNativeFanoutEnabled } from "../src/gateway/native-fanout.ts";
 import type { Message } from "../src/domain/shared/shapes.ts";
-import { capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioFields, ratioText } from "./capacity-search.ts";
+import { capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, pinCores, ratioFields, ratioText } from "./capacity-search.ts";
 import {
   CAPACITY, content, fanoutPath, LIGHT_DELIVERIES, logRows, nextSeq, PER_PROCESS, phase, spawnReceivers, WINDOW, YIELD, type Receivers, type Row, type Send,
 } from "./fanout-phases.ts";
@@ -64,6 +64,8 @@ if (Number.isFinite(fdLimit) && fdLimit < maxN + 256) {
   throw new Error(`ulimit -n is ${fdLimit}: ${maxN} sockets need more (raise it, e.g. ulimit -n ${maxN * 2 + 1024})`);
 }
 
+/** `--capacity`: the servers (this process) on one CPU, the receivers on the other (capacity-search.ts `pinCores`). */
+const pinned = CAPACITY ? pinCores() : null;
 const rows: Row[] = [];
 let sendPath: { messages: number; cpu_us_per_message: number; wall_us_per_message: number } | null = null;
 const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-fanout-"));
@@ -168,13 +170,13 @@ try {
       const overRaw = capacityRatio(results, "native", "raw");
       const overStock = capacityRatio(results, "native", "stock");
       const cap: Record<string, unknown> = {
-        bench: "gateway-fanout", scenario: "capacity", sockets: n, raw_interleaved: together, send_path: sendPath,
+        bench: "gateway-fanout", scenario: "capacity", sockets: n, raw_interleaved: together, pinned, send_path: sendPath,
         ...capacityFields(results), ...ratioFields(results, "native", "raw"), ...ratioFields(results, "native", "stock"),
       };
       cap.load_average = [load0, loadAverage()];
       cap.steps = capacitySteps(results);
       log(
-        `capacity at ${n} sockets (deliveries/s, median of ${results[0]?.runs.length} rounds): native ${cap.native_capacity}, raw ${cap.raw_capacity}, stock ${cap.stock_capacity}; native/raw ${ratioText(overRaw)}, native/stock ${ratioText(overStock)}; load average ${load0} -> ${loadAverage()}`,
+        `capacity at ${n} sockets (deliveries/s, median of ${results[0]?.runs.length} rounds): native ${cap.native_capacity ?? "-"}, raw ${cap.raw_capacity ?? "-"}, stock ${cap.stock_capacity ?? "-"}; native/raw ${ratioText(overRaw)}, native/stock ${ratioText(overStock)}; load average ${load0} -> ${loadAverage()}`,
       );
       console.log(JSON.stringify(cap));
       continue;

@@ -16,6 +16,8 @@ import { nativeRelayFor } from "./native-relay.ts";
 export interface VoiceGate {
   rooms: VoiceRoomMembership;
   speakError(participant: Participant, memo?: boolean): Promise<string | null>;
+  /** The memo's answer when it has one, else undefined (Voice.speakErrorNow). */
+  speakErrorNow(participant: Participant): string | null | undefined;
 }
 
 export type Admission = { ok: true; frame: AudioFrame; sender: Participant } | { ok: false; error: string };
@@ -28,6 +30,16 @@ export type Admission = { ok: true; frame: AudioFrame; sender: Participant } | {
  * Cheapest checks first: the frame, then membership, then the permission lookup.
  */
 export async function admitFrame(voice: VoiceGate, socketId: string, payload: unknown): Promise<Admission> {
+  return admitFrameNow(voice, socketId, payload);
+}
+
+/**
+ * `admitFrame`, answered synchronously whenever it can be: every check but the permission
+ * lookup is synchronous, and the lookup's memo usually has its answer (Voice.speakErrorNow);
+ * only when the store must be asked is the answer a promise. The relay's per-frame path uses
+ * this, so an admitted frame is delivered without a promise hop.
+ */
+export function admitFrameNow(voice: VoiceGate, socketId: string, payload: unknown): Admission | Promise<Admission> {
   if (typeof payload !== "object" || payload === null) {
     return { ok: false, error: "payload: must be an object {channelId, pcm, sampleRate?, channels?}" };
   }
@@ -38,9 +50,9 @@ export async function admitFrame(voice: VoiceGate, socketId: string, payload: un
   const sender = voice.rooms.participant(socketId);
   if (!sender || sender.channelId !== channelId.toLowerCase()) return { ok: false, error: NOT_IN_THIS_VOICE_CHANNEL };
   // Memoized between permission changes: this runs for every frame (Voice.speakError).
-  const refusal = await voice.speakError(sender, true);
-  if (refusal) return { ok: false, error: refusal };
-  return { ok: true, frame: checked.frame, sender };
+  const known = voice.speakErrorNow(sender);
+  if (known !== undefined) return known ? { ok: false, error: known } : { ok: true, frame: checked.frame, sender };
+  return voice.speakError(sender, true).then((refusal): Admission => (refusal ? { ok: false, error: refusal } : { ok: true, frame: checked.frame, sender }));
 }
 
 /**

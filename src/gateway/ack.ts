@@ -48,13 +48,33 @@ export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: 
       socket.disconnect(true);
     }
 
-    async function handle(socket: GatewaySocket, payload: unknown, ack: AckFn | null): Promise<void> {
+    function fail(socket: GatewaySocket, error: unknown, ack: AckFn | null): void {
+      if (!(error instanceof ApiError)) log.error("gateway handler failed", { event, userId: socket.data.userId, error });
+      ack?.({ ok: false, error: error instanceof ApiError ? error.message : "Internal error" });
+    }
+
+    // A handler that answers synchronously is acked at once; only a promise costs a hop (the
+    // audio relay's frames are admitted and delivered without one: handlers/audio.ts).
+    function handle(socket: GatewaySocket, payload: unknown, ack: AckFn | null): void {
+      let result: ReturnType<ClientEventHandler>;
       try {
-        const result = await handler(socket, payload);
-        ack?.({ ok: true, ...(result ?? {}) });
+        result = handler(socket, payload);
       } catch (error) {
-        if (!(error instanceof ApiError)) log.error("gateway handler failed", { event, userId: socket.data.userId, error });
-        ack?.({ ok: false, error: error instanceof ApiError ? error.message : "Internal error" });
+        return fail(socket, error, ack);
+      }
+      if (result instanceof Promise) {
+        result.then(
+          (fields: object | void) => succeed(socket, fields, ack),
+          (error: unknown) => fail(socket, error, ack),
+        );
+      } else if (ack) succeed(socket, result, ack);
+    }
+
+    function succeed(socket: GatewaySocket, fields: object | void, ack: AckFn | null): void {
+      try {
+        ack?.({ ok: true, ...(fields ?? {}) });
+      } catch (error) {
+        fail(socket, error, ack);
       }
     }
 
@@ -65,7 +85,7 @@ export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: 
         const ack: AckFn | null = typeof last === "function" ? (last as AckFn) : null;
         const refusal = limiter?.admit(this, kind);
         if (refusal) return refuse(this, refusal, ack);
-        void handle(this, ack ? (args.length > 1 ? args[0] : undefined) : args[0], ack);
+        handle(this, ack ? (args.length > 1 ? args[0] : undefined) : args[0], ack);
       },
     ];
   });

@@ -214,6 +214,31 @@ describe("bot:audio-data relay", () => {
     receiver.close();
   });
 
+  test("frames sent back to back arrive in order, across the admission's store lookups (the first frame, a permission change) and its memo", async () => {
+    const { owner, member, bot, channelId, everyoneId } = await setup();
+    const sender = await inVoice(member.token, channelId);
+    const receiver = await inVoice(bot.token, channelId);
+    const got: number[] = [];
+    receiver.on("bot:audio-data", (p: { pcm: ArrayBuffer | ArrayBufferView }) => got.push(asBytes(p.pcm)[0]! | (asBytes(p.pcm)[1]! << 8)));
+    const numbered = (n: number) => {
+      const pcm = frame(3840, n);
+      pcm[0] = n & 0xff;
+      pcm[1] = n >> 8;
+      return pcm;
+    };
+    // 0-59: the first frame asks the store; the ones behind it wait for that answer, the later ones read the memo.
+    for (let n = 0; n < 60; n++) sender.emit("bot:audio-data", { channelId, pcm: numbered(n) });
+    // A permission change that keeps SPEAK: the memo is dropped, the store asked again mid-stream.
+    const res = await server.api("PUT", `/api/v1/channels/${channelId}/permissions/${everyoneId}`, { token: owner.token, body: { allow: SPEAK, deny: 0 } });
+    expect(res.status).toBeLessThan(300);
+    for (let n = 60; n < 120; n++) sender.emit("bot:audio-data", { channelId, pcm: numbered(n) });
+    const deadline = Date.now() + 5000;
+    while (got.length < 120 && Date.now() < deadline) await sleep(20);
+    expect(got).toEqual(Array.from({ length: 120 }, (_, n) => n));
+    sender.close();
+    receiver.close();
+  });
+
   test("malformed frames are dropped and answered with voice:error", async () => {
     const { member, bot, channelId } = await setup();
     const sender = await inVoice(bot.token, channelId);

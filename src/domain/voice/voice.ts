@@ -129,7 +129,7 @@ export class Voice {
    * (Access.permissionsEpoch) and for at most STANDING_TTL_MS, so a timeout that simply runs
    * out is noticed too. Participant fields (server mute, meeting role) are always read live.
    */
-  private standingMemo = new WeakMap<Participant, { standing: Promise<SpeakStanding>; epoch: number; until: number }>();
+  private standingMemo = new WeakMap<Participant, { standing: Promise<SpeakStanding>; epoch: number; until: number; settled?: SpeakStanding }>();
   private static readonly STANDING_TTL_MS = 1000;
 
   /**
@@ -140,7 +140,23 @@ export class Voice {
   async speakError(participant: Participant, memo = false): Promise<string | null> {
     if (participant.serverMuted) return "You are server muted";
     if (participant.meetingRole === "audience") return AUDIENCE_CANNOT_SPEAK;
-    const { error, meeting } = memo ? await this.memoStanding(participant) : await this.standing(participant);
+    return this.speakVerdict(participant, memo ? await this.memoStanding(participant) : await this.standing(participant));
+  }
+
+  /**
+   * `speakError` with the memo, answered at once when the memo holds an answer the store has
+   * already given (the relay's per-frame path: no promise per frame); undefined when the store
+   * must be asked (then `speakError(participant, true)`). The same rules, read the same way.
+   */
+  speakErrorNow(participant: Participant): string | null | undefined {
+    if (participant.serverMuted) return "You are server muted";
+    if (participant.meetingRole === "audience") return AUDIENCE_CANNOT_SPEAK;
+    const hit = this.standingMemo.get(participant);
+    if (!hit?.settled || hit.epoch !== this.access.permissionsEpoch || hit.until <= performance.now()) return undefined;
+    return this.speakVerdict(participant, hit.settled);
+  }
+
+  private speakVerdict(participant: Participant, { error, meeting }: SpeakStanding): string | null {
     if (error) return error;
     if (meeting && participant.meetingRole !== "speaker") return AUDIENCE_CANNOT_SPEAK;
     return null;
@@ -153,9 +169,18 @@ export class Voice {
     if (hit && hit.epoch === epoch && hit.until > now) return hit.standing;
     // The promise is kept, not only its answer: frames arriving while the store is asked wait
     // for the same answer, so they are admitted in the order they came (the store may answer
-    // concurrent questions in any order).
+    // concurrent questions in any order). Once it has answered, `speakErrorNow` reads the
+    // answer without a promise; the frames that waited are through by then (their continuations
+    // run in the same microtask checkpoint as the answer, before any later frame is read).
     const standing = this.standing(participant);
-    this.standingMemo.set(participant, { standing, epoch, until: now + Voice.STANDING_TTL_MS });
+    const entry: { standing: Promise<SpeakStanding>; epoch: number; until: number; settled?: SpeakStanding } = { standing, epoch, until: now + Voice.STANDING_TTL_MS };
+    this.standingMemo.set(participant, entry);
+    standing.then(
+      (answer) => {
+        entry.settled = answer;
+      },
+      () => {},
+    );
     return standing;
   }
 

@@ -1,5 +1,5 @@
 import { admitPersonFrame, deliverToListeners } from "../../audio/listen-relay.ts";
-import { admitFrame, deliverFrame } from "../../audio/relay.ts";
+import { admitFrameNow, deliverFrame, type Admission } from "../../audio/relay.ts";
 import type { Domain } from "../../domain/domain.ts";
 import { badRequest } from "../../domain/shared/errors.ts";
 import type { ClientEventTable } from "../ack.ts";
@@ -13,13 +13,18 @@ import type { ClientEventTable } from "../ack.ts";
  */
 export function audioEvents(domain: Domain): ClientEventTable {
   return {
-    "bot:audio-data": async (socket, payload) => {
-      const admitted = await admitFrame(domain.voice, socket.id, payload);
-      if (!admitted.ok) {
-        socket.emit("voice:error", { error: admitted.error });
-        throw badRequest(admitted.error);
-      }
-      deliverFrame(socket, admitted.sender.channelId, admitted.frame, admitted.sender.userId);
+    // Synchronous whenever the admission is (admitFrameNow): no promise per frame on the
+    // relay's hot path; a promise only while the store is asked about the sender.
+    "bot:audio-data": (socket, payload) => {
+      const relay = (admitted: Admission): void => {
+        if (!admitted.ok) {
+          socket.emit("voice:error", { error: admitted.error });
+          throw badRequest(admitted.error);
+        }
+        deliverFrame(socket, admitted.sender.channelId, admitted.frame, admitted.sender.userId);
+      };
+      const admitted = admitFrameNow(domain.voice, socket.id, payload);
+      return admitted instanceof Promise ? admitted.then(relay) : relay(admitted);
     },
     "voice:audio-data": async (socket, payload) => {
       const admitted = await admitPersonFrame(domain.voice, socket.id, payload);
