@@ -16,6 +16,8 @@ export interface MessageRow {
   webhook_avatar: string | null;
   created_at: number;
   updated_at: number | null;
+  /** 1 when the message was stored with attachments (set by its insert; sqlite/migrations.ts, version 14). */
+  has_attachments: 0 | 1;
   username: string;
   avatar: string | null;
   is_bot: 0 | 1;
@@ -102,8 +104,8 @@ export class MessagesRepo {
   ) {
     const { json, inJsonArray } = db.dialect;
     this.insertStmt = db.prepare<MessageRow>(
-      `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at)
-       VALUES ($id, $channel_id, $server_id, $user_id, $content, ${json("$embeds")}, $reply_to, $webhook_id, $webhook_username, $webhook_avatar, $now)
+      `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at, has_attachments)
+       VALUES ($id, $channel_id, $server_id, $user_id, $content, ${json("$embeds")}, $reply_to, $webhook_id, $webhook_username, $webhook_avatar, $now, $has_attachments)
        RETURNING *, ${authorColumns("messages")}`,
     );
     this.insertAttachment = db.prepare(
@@ -220,6 +222,7 @@ export class MessagesRepo {
       webhook_username: message.webhook?.username ?? null,
       webhook_avatar: message.webhook?.avatar ?? null,
       now,
+      has_attachments: message.attachments?.length ? 1 : 0,
     });
     for (const a of message.attachments ?? []) {
       await tx.run(this.insertAttachment, { id: Bun.randomUUIDv7(), message_id: id, ...a, now });

@@ -388,9 +388,16 @@ export class Messages {
     this.bus.publish(rooms.channel(channel.id), event, { userId: user.id, username: user.username, channelId: channel.id }, [rooms.user(user.id)]);
   }
 
+  /**
+   * The wire messages of stored rows, with their attachments. Only the rows stored with
+   * attachments (`has_attachments`) are looked up: a page without any reads nothing more.
+   */
   async hydrate(rows: MessageRow[]): Promise<Message[]> {
+    const withFiles: string[] = [];
+    for (const row of rows) if (row.has_attachments) withFiles.push(row.id);
+    if (!withFiles.length) return rows.map((row) => toMessage(row, []));
     const byMessage = new Map<string, Attachment[]>();
-    for (const a of await this.store.messages.attachments(rows.map((r) => r.id))) {
+    for (const a of await this.store.messages.attachments(withFiles)) {
       const list = byMessage.get(a.message_id);
       if (list) list.push(toAttachment(a));
       else byMessage.set(a.message_id, [toAttachment(a)]);

@@ -671,4 +671,13 @@ export const migrations: Migration[] = [
     // expression index is maintained by the INSERT itself, nothing to change.
     sql: "SELECT 1",
   },
+  {
+    version: 14,
+    name: "message-attachment-flag",
+    // See sqlite/migrations.ts, version 14.
+    sql: `
+      ALTER TABLE messages ADD COLUMN has_attachments flag NOT NULL DEFAULT 0;
+      UPDATE messages SET has_attachments = 1 WHERE id IN (SELECT message_id FROM attachments);
+    `,
+  },
 ];
