@@ -247,7 +247,7 @@ export class Messages {
    * the newest). With `after`: the `limit` messages right after it (below `before` when given).
    */
   async page(channelId: string, user: UserRow, query: MessagePage): Promise<Message[]> {
-    const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
+    const { channel } = await this.access.requireChannelRead(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
     const before = query.before === undefined ? null : query.before.toLowerCase();
     const after = query.after === undefined ? null : query.after.toLowerCase();
     if (before !== null && !isUuid(before)) throw badRequest("before: must be a message id");

@@ -680,4 +680,12 @@ export const migrations: Migration[] = [
       UPDATE messages SET has_attachments = 1 WHERE id IN (SELECT message_id FROM attachments);
     `,
   },
+  {
+    version: 15,
+    name: "access-version",
+    // SQLite only (sqlite/migrations.ts, version 15): on PostgreSQL the message page does not
+    // cache access decisions (several nodes, and one counter row every permission write would
+    // queue on), so there is nothing to keep.
+    sql: "SELECT 1",
+  },
 ];
