@@ -73,8 +73,13 @@ const authorColumns = (m: string) => `(SELECT u.username FROM users u WHERE u.id
   (SELECT u.is_bot FROM users u WHERE u.id = ${m}.user_id) AS is_bot`;
 const SELECT_ONE = `SELECT m.*, ${authorColumns("m")} FROM messages m`;
 
-/** A message row before its author's columns are added. */
-type OwnColumns = Omit<MessageRow, "username" | "avatar" | "is_bot">;
+/** What a message's wire shape needs of its row (a page reads no more): every column but `server_id`. */
+export type MessageView = Omit<MessageRow, "server_id">;
+/** A page's columns, `m` being the message (`server_id` left out: ~15 µs less a page of 50). */
+const PAGE_COLUMNS =
+  "m.id, m.channel_id, m.user_id, m.content, m.embeds, m.reply_to, m.webhook_id, m.webhook_username, m.webhook_avatar, m.created_at, m.updated_at, m.has_attachments";
+/** A page row before its author's columns are added. */
+type OwnColumns = Omit<MessageView, "username" | "avatar" | "is_bot">;
 type Author = Pick<MessageRow, "username" | "avatar" | "is_bot"> & { id: string };
 
 /** Channel messages and their attachments. Pages are keyset (`id < ?`), newest first. */
@@ -125,7 +130,9 @@ export class MessagesRepo {
     );
     this.byId = db.prepare<MessageRow, [string]>(`${SELECT_ONE} WHERE m.id = ?`);
     this.authorsApart = db.dialect.name === "sqlite";
-    const PAGE = this.authorsApart ? "SELECT m.* FROM messages m" : SELECT;
+    const PAGE = this.authorsApart
+      ? `SELECT ${PAGE_COLUMNS} FROM messages m`
+      : `SELECT ${PAGE_COLUMNS}, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id`;
     this.authorsStmt = db.prepare<Author, [string]>(`SELECT id, username, avatar, is_bot FROM users WHERE id ${inJsonArray("?")}`);
     this.pageStmt = db.prepare<OwnColumns, [string, string, number]>(
       `${PAGE} WHERE m.channel_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?`,
@@ -249,7 +256,7 @@ export class MessagesRepo {
   }
 
   /** Newest first; `before` is a message id (exclusive). */
-  async page(channelId: string, before: string | null, limit: number): Promise<MessageRow[]> {
+  async page(channelId: string, before: string | null, limit: number): Promise<MessageView[]> {
     return this.withAuthors(before ? await this.db.all(this.pageStmt, channelId, before, limit) : await this.db.all(this.latestStmt, channelId, limit));
   }
 
@@ -258,17 +265,17 @@ export class MessagesRepo {
    * the JOIN). A message whose author is gone by now was deleted with them (ON DELETE CASCADE)
    * and is left out, as the JOIN would have.
    */
-  private async withAuthors(rows: OwnColumns[]): Promise<MessageRow[]> {
-    if (!this.authorsApart || rows.length === 0) return rows as MessageRow[];
+  private async withAuthors(rows: OwnColumns[]): Promise<MessageView[]> {
+    if (!this.authorsApart || rows.length === 0) return rows as MessageView[];
     const ids = new Set<string>();
     for (const row of rows) ids.add(row.user_id);
     const authors = new Map<string, Author>();
     for (const author of await this.db.all(this.authorsStmt, JSON.stringify([...ids]))) authors.set(author.id, author);
-    const page: MessageRow[] = [];
+    const page: MessageView[] = [];
     for (const row of rows) {
       const author = authors.get(row.user_id);
       if (!author) continue;
-      const full = row as MessageRow;
+      const full = row as MessageView;
       full.username = author.username;
       full.avatar = author.avatar;
       full.is_bot = author.is_bot;
@@ -281,7 +288,7 @@ export class MessagesRepo {
    * The `limit` messages right after `after` (exclusive), below `before` when given (exclusive),
    * newest first like every page.
    */
-  async pageAfter(channelId: string, after: string, before: string | null, limit: number): Promise<MessageRow[]> {
+  async pageAfter(channelId: string, after: string, before: string | null, limit: number): Promise<MessageView[]> {
     // Every id is below "g" (UUIDs are lower-case hex), so it stands for "no upper bound".
     return (await this.withAuthors(await this.db.all(this.afterStmt, channelId, after, before ?? "g", limit))).reverse();
   }

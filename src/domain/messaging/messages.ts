@@ -1,5 +1,5 @@
 import type { Store } from "../../store/store.ts";
-import { SlowmodeActive, type AttachmentRow, type MessageRow, type NewMessage } from "../../store/messages-repo.ts";
+import { SlowmodeActive, type AttachmentRow, type MessageRow, type MessageView, type NewMessage } from "../../store/messages-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import { missingPermission, type Access, type ChannelContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
@@ -107,7 +107,7 @@ export function toAttachment(row: AttachmentRow): Attachment {
   return { id: row.id, filename: row.filename, original_name: row.original_name, mime_type: row.mime_type, size: row.size };
 }
 
-export function toMessage(row: MessageRow, attachments: Attachment[]): Message {
+export function toMessage(row: MessageView, attachments: Attachment[]): Message {
   const message: Message = {
     id: row.id,
     channel_id: row.channel_id,
@@ -392,7 +392,7 @@ export class Messages {
    * The wire messages of stored rows, with their attachments. Only the rows stored with
    * attachments (`has_attachments`) are looked up: a page without any reads nothing more.
    */
-  async hydrate(rows: MessageRow[]): Promise<Message[]> {
+  async hydrate(rows: MessageView[]): Promise<Message[]> {
     const withFiles: string[] = [];
     for (const row of rows) if (row.has_attachments) withFiles.push(row.id);
     if (!withFiles.length) return rows.map((row) => toMessage(row, []));
