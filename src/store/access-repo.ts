@@ -27,6 +27,8 @@ export class AccessRepo {
   private readonly rolesStmt;
   private readonly channelOverridesStmt;
   private readonly categoryOverridesStmt;
+  /** SQLite only: the `access_version` row (sqlite/migrations.ts, version 16). */
+  private readonly versionStmt;
 
   // Scalar subqueries rather than JOINs: these run on every permission check, and with Bun's
   // SQLite (3.54) a JOIN costs ~15-30 µs more per execution than the same lookups as
@@ -56,6 +58,15 @@ export class AccessRepo {
     this.categoryOverridesStmt = db.prepare<OverrideRow, [string]>(
       "SELECT role_id, allow, deny FROM category_overrides WHERE category_id = ?",
     );
+    this.versionStmt = db.dialect.name === "sqlite" ? db.prepare<{ version: number }, []>("SELECT version FROM access_version WHERE id = 1") : null;
+  }
+
+  /**
+   * A value that changes with every committed or pending write to what a permission check
+   * reads (triggers, sqlite/migrations.ts version 16), or null where none is kept (PostgreSQL).
+   */
+  async version(): Promise<number | null> {
+    return this.versionStmt ? ((await this.db.get(this.versionStmt))?.version ?? null) : null;
   }
 
   /** The member's standing in a server, or null for a non-member. */

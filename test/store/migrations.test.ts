@@ -79,6 +79,32 @@ describe("migrations", () => {
   });
 });
 
+describe("migration 15 (message-attachment-flag)", () => {
+  test("marks the stored messages that have attachments, and only those", async () => {
+    const location = await empty();
+    const store = await createStore(location, KEY);
+    const created = await store.users.create({ username: "ann", email: "ann@x.test", passwordHash: "h", isBot: false });
+    if (!created.ok) throw new Error("create failed");
+    const server = await store.servers.create({ ownerId: created.user.id, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: "inv14" });
+    const [channel] = await store.channels.listByServer(server.id);
+    const base = { channelId: channel!.id, serverId: server.id, userId: created.user.id, embeds: "[]", replyTo: null };
+    const file = (name: string) => ({ filename: `/uploads/attachments/${name}`, original_name: name, mime_type: "text/plain", size: 3 });
+    const withFiles = await store.messages.insert({ ...base, content: "files", attachments: [file("a.txt"), file("b.txt")] });
+    const plain = await store.messages.insert({ ...base, content: "plain" });
+    expect(withFiles.has_attachments).toBe(1);
+    expect(plain.has_attachments).toBe(0);
+    // Back to a database of version 14: the column gone, as a build before it left it.
+    await store.db.exec("ALTER TABLE messages DROP COLUMN has_attachments; DELETE FROM schema_migrations WHERE version >= 15");
+    await store.close();
+
+    const upgraded = await createStore(location, KEY);
+    const flags = Object.fromEntries((await upgraded.messages.page(channel!.id, null, 10)).map((m) => [m.content, m.has_attachments]));
+    expect(flags).toEqual({ files: 1, plain: 0 });
+    expect((await upgraded.messages.findById(withFiles.id))!.has_attachments).toBe(1);
+    await upgraded.close();
+  });
+});
+
 describe("users repository", () => {
   test("create is atomic about uniqueness and counts users and bots", async () => {
     const store = await createStore(await empty(), KEY);

@@ -1,5 +1,5 @@
 import type { Store } from "../../store/store.ts";
-import { SlowmodeActive, type AttachmentRow, type MessageRow, type NewMessage } from "../../store/messages-repo.ts";
+import { SlowmodeActive, type AttachmentRow, type MessageRow, type MessageView, type NewMessage } from "../../store/messages-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import { missingPermission, type Access, type ChannelContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
@@ -107,7 +107,7 @@ export function toAttachment(row: AttachmentRow): Attachment {
   return { id: row.id, filename: row.filename, original_name: row.original_name, mime_type: row.mime_type, size: row.size };
 }
 
-export function toMessage(row: MessageRow, attachments: Attachment[]): Message {
+export function toMessage(row: MessageView, attachments: Attachment[]): Message {
   const message: Message = {
     id: row.id,
     channel_id: row.channel_id,
@@ -247,7 +247,7 @@ export class Messages {
    * the newest). With `after`: the `limit` messages right after it (below `before` when given).
    */
   async page(channelId: string, user: UserRow, query: MessagePage): Promise<Message[]> {
-    const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
+    const { channel } = await this.access.requireChannelRead(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
     const before = query.before === undefined ? null : query.before.toLowerCase();
     const after = query.after === undefined ? null : query.after.toLowerCase();
     if (before !== null && !isUuid(before)) throw badRequest("before: must be a message id");
@@ -388,9 +388,16 @@ export class Messages {
     this.bus.publish(rooms.channel(channel.id), event, { userId: user.id, username: user.username, channelId: channel.id }, [rooms.user(user.id)]);
   }
 
-  async hydrate(rows: MessageRow[]): Promise<Message[]> {
+  /**
+   * The wire messages of stored rows, with their attachments. Only the rows stored with
+   * attachments (`has_attachments`) are looked up: a page without any reads nothing more.
+   */
+  async hydrate(rows: MessageView[]): Promise<Message[]> {
+    const withFiles: string[] = [];
+    for (const row of rows) if (row.has_attachments) withFiles.push(row.id);
+    if (!withFiles.length) return rows.map((row) => toMessage(row, []));
     const byMessage = new Map<string, Attachment[]>();
-    for (const a of await this.store.messages.attachments(rows.map((r) => r.id))) {
+    for (const a of await this.store.messages.attachments(withFiles)) {
       const list = byMessage.get(a.message_id);
       if (list) list.push(toAttachment(a));
       else byMessage.set(a.message_id, [toAttachment(a)]);

@@ -678,4 +678,21 @@ export const migrations: Migration[] = [
     // PostgreSQL's expression index is maintained by the INSERT itself, nothing to change.
     sql: "SELECT 1",
   },
+  {
+    version: 15,
+    name: "message-attachment-flag",
+    // See sqlite/migrations.ts, version 15.
+    sql: `
+      ALTER TABLE messages ADD COLUMN has_attachments flag NOT NULL DEFAULT 0;
+      UPDATE messages SET has_attachments = 1 WHERE id IN (SELECT message_id FROM attachments);
+    `,
+  },
+  {
+    version: 16,
+    name: "access-version",
+    // SQLite only (sqlite/migrations.ts, version 16): on PostgreSQL the message page does not
+    // cache access decisions (several nodes, and one counter row every permission write would
+    // queue on), so there is nothing to keep.
+    sql: "SELECT 1",
+  },
 ];

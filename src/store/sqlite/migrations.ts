@@ -728,4 +728,46 @@ export const migrations: Migration[] = [
     // Rows already there were indexed by the old trigger, so nothing is pending at first.
     sql: ftsBacklog("dm_messages"),
   },
+  {
+    version: 15,
+    name: "message-attachment-flag",
+    // Whether a message was stored with attachments (1) or not (0), so a page of messages without
+    // any skips the attachment lookup (~25 µs of a page of 50; bench/README.md, "REST reads").
+    // Set by the message's INSERT, with its attachments, in one transaction; attachments are never
+    // added to a stored message nor removed from one (only deleted with it, by ON DELETE CASCADE),
+    // so the flag stays true for the message's life. Existing rows are filled from the table.
+    sql: `
+      ALTER TABLE messages ADD COLUMN has_attachments INTEGER NOT NULL DEFAULT 0;
+      UPDATE messages SET has_attachments = 1 WHERE id IN (SELECT message_id FROM attachments);
+    `,
+  },
+  {
+    version: 16,
+    name: "access-version",
+    // One number that changes with every write to what a channel permission check reads (servers,
+    // their members, roles, member roles, categories, channels, and both kinds of overrides),
+    // by triggers in the writing statement's own transaction; FK cascades fire them too. The
+    // message page caches its access decisions while it stays the same (src/domain/access/
+    // access.ts, `requireChannelRead`; docs/architecture.md "Access decisions of message reads").
+    // A random value rather than a count: a rolled-back write puts the old value back, and the
+    // next write must still give a value no cached decision was made under.
+    // Written to run again safely (tests re-apply migrations from 11 and 15 on).
+    sql: `
+      CREATE TABLE IF NOT EXISTS access_version (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        version INTEGER NOT NULL
+      );
+      INSERT OR REPLACE INTO access_version (id, version) VALUES (1, (random() & 9007199254740991));
+      ${["servers", "server_members", "roles", "member_roles", "categories", "channels", "channel_overrides", "category_overrides"]
+        .flatMap((table) =>
+          ["INSERT", "UPDATE", "DELETE"].map(
+            (op) => `DROP TRIGGER IF EXISTS access_version_${table}_${op.toLowerCase()};
+      CREATE TRIGGER access_version_${table}_${op.toLowerCase()} AFTER ${op} ON ${table} BEGIN
+        UPDATE access_version SET version = (random() & 9007199254740991) WHERE id = 1;
+      END;`,
+          ),
+        )
+        .join("\n      ")}
+    `,
+  },
 ];
