@@ -55,10 +55,10 @@ export class Access {
    * timeouts, channel settings): caches of permission decisions (voice admission) compare it.
    */
   private epoch = 0;
-  /** `requireChannelRead`'s decisions ("<user id> <channel id>"), all made under `readVersion`. */
-  private readonly readDecisions = new Map<string, Pick<ChannelContext, "channel" | "permissions">>();
-  private readVersion: number | null = null;
-  private static readonly READ_DECISIONS = 10_000;
+  /** `requireChannelCached`'s decisions ("<user id> <channel id>"), all made under `decisionsVersion`. */
+  private readonly decisions = new Map<string, ChannelContext>();
+  private decisionsVersion: number | null = null;
+  private static readonly DECISIONS = 10_000;
 
   constructor(
     private readonly store: Store,
@@ -172,32 +172,34 @@ export class Access {
   }
 
   /**
-   * `requireChannel` for the message page, answering only the channel and the permission bits,
-   * from a cache of the decisions already made when the database keeps an access version
-   * (SQLite: `AccessRepo.version`, changed by triggers with every write to the servers,
-   * members, roles, member roles, categories, channels and overrides a decision reads). The
-   * version is read at every call, and any change empties the cache, so a change of permissions
-   * counts from the very next read, whichever process wrote it. Only decisions that let the
-   * caller see the channel are kept; a refusal is worked out again each time. Without a version
-   * (PostgreSQL: several nodes) every call is a `requireChannel`.
+   * `requireChannel` from a cache of the decisions already made, when the database keeps an
+   * access version (SQLite: `AccessRepo.version`, changed by triggers with every write to the
+   * servers, members, roles, member roles, categories, channels and overrides a decision
+   * reads). Used where it is paid most often: the message page and the send. The version is
+   * read at every call, and any change empties the cache, so a change of permissions counts
+   * from the very next call, whichever process wrote it. Only decisions that let the caller
+   * see the channel are kept; a refusal is worked out again each time. A kept context is
+   * purely a function of those rows: what depends on the time as well (a timeout that runs
+   * out, slowmode) is for the caller to judge at each call from it. Shared between calls: read
+   * it, never change it. Without a version (PostgreSQL: several nodes) every call is a
+   * `requireChannel`.
    */
-  async requireChannelRead(channelId: string, userId: string, bit: number): Promise<Pick<ChannelContext, "channel" | "permissions">> {
+  async requireChannelCached(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
     // Read before the decision: a write landing while it is worked out changes the version the
     // next call reads, so what is kept under this one is never older than this one.
     const version = await this.store.access.version();
     if (version === null) return this.requireChannel(channelId, userId, bit);
-    if (version !== this.readVersion) {
-      this.readDecisions.clear();
-      this.readVersion = version;
+    if (version !== this.decisionsVersion) {
+      this.decisions.clear();
+      this.decisionsVersion = version;
     }
     const key = `${userId} ${channelId}`;
-    let decision = this.readDecisions.get(key);
+    let decision = this.decisions.get(key);
     if (!decision) {
-      const { channel, permissions } = await this.requireChannel(channelId, userId);
-      decision = { channel, permissions };
-      if (this.readDecisions.size >= Access.READ_DECISIONS) this.readDecisions.delete(this.readDecisions.keys().next().value!);
+      decision = await this.requireChannel(channelId, userId);
+      if (this.decisions.size >= Access.DECISIONS) this.decisions.delete(this.decisions.keys().next().value!);
       // Under the version read above, unless it changed meanwhile (then kept nowhere).
-      if (this.readVersion === version) this.readDecisions.set(key, decision);
+      if (this.decisionsVersion === version) this.decisions.set(key, decision);
     }
     if (bit && !hasPermission(decision.permissions, bit)) throw missingPermission(bit);
     return decision;

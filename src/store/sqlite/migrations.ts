@@ -747,8 +747,9 @@ export const migrations: Migration[] = [
     // One number that changes with every write to what a channel permission check reads (servers,
     // their members, roles, member roles, categories, channels, and both kinds of overrides),
     // by triggers in the writing statement's own transaction; FK cascades fire them too. The
-    // message page caches its access decisions while it stays the same (src/domain/access/
-    // access.ts, `requireChannelRead`; docs/architecture.md "Access decisions of message reads").
+    // message page and the send cache their access decisions while it stays the same
+    // (src/domain/access/access.ts, `requireChannelCached`; docs/architecture.md, "Access
+    // decisions cached while nothing they read changes").
     // A random value rather than a count: a rolled-back write puts the old value back, and the
     // next write must still give a value no cached decision was made under.
     // Written to run again safely (tests re-apply migrations from 11 and 15 on).
