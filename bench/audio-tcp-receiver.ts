@@ -5,7 +5,8 @@
  * under test) measure the server rather than themselves: a `WebSocket` client pays a
  * MessageEvent and, for the Socket.IO header, a decoded string per message, and Hearth's
  * frames are two messages (the header and the attachment) where the raw baseline's are one.
- * Here the bytes of both arrive in one chunk and cost a few byte comparisons.
+ * Here the bytes of both arrive in one chunk and cost a few byte comparisons, and the audio
+ * itself is never copied or read past its clock (bench/server-frames.ts).
  *   "sio": Engine.IO v4 / Socket.IO framing for Hearth (handshake with the token, then
  *          `voice:join`; Engine.IO pings answered). A frame counts when its binary message
  *          follows its `451-["bot:audio-data",` header; a binary message without a header, or
@@ -19,6 +20,7 @@
  * orphans, dangling, latencies (ms), cpu_us (this process's CPU since the reset)}; `quit`.
  */
 import type { Socket } from "bun";
+import { ServerFrames } from "./server-frames.ts";
 
 const cfg = JSON.parse(process.argv[2]!) as { proto: "sio" | "raw"; url: string; tokens?: string[]; count?: number; channelId?: string };
 const now = () => performance.timeOrigin + performance.now();
@@ -34,11 +36,14 @@ let latencies: number[] = [];
 
 interface Conn {
   token: string | null;
+  /** Bytes of an incomplete upgrade answer from the previous chunk. */
   rest: Buffer | null;
   upgraded: boolean;
   ready: boolean;
   /** The last audio message was a header still waiting for its data. */
   expectBinary: boolean;
+  /** The websocket frames (from `open`). */
+  frames: ServerFrames | null;
   resolve: () => void;
   reject: (error: Error) => void;
 }
@@ -85,69 +90,57 @@ const CRLF2 = Buffer.from("\r\n\r\n");
 
 function onData(s: Socket<Conn>, chunk: Buffer): void {
   const c = s.data;
+  if (c.upgraded) return c.frames!.push(chunk);
   const buf = c.rest ? Buffer.concat([c.rest, chunk]) : chunk;
   c.rest = null;
-  let off = 0;
-  if (!c.upgraded) {
-    const end = buf.indexOf(CRLF2);
-    if (end < 0) {
-      c.rest = Buffer.from(buf);
-      return;
-    }
-    const head = dec.decode(buf.subarray(0, end));
-    if (!head.startsWith("HTTP/1.1 101")) return c.reject(new Error(`upgrade refused: ${head.split("\r\n")[0]}`));
-    c.upgraded = true;
-    off = end + 4;
-    if (cfg.proto === "raw") {
-      c.ready = true;
-      c.resolve();
-    }
+  const end = buf.indexOf(CRLF2);
+  if (end < 0) {
+    c.rest = Buffer.from(buf);
+    return;
   }
-  while (buf.length - off >= 2) {
-    const b0 = buf[off]!;
-    let len = buf[off + 1]! & 0x7f;
-    let head = 2;
-    if (len === 126) {
-      if (buf.length - off < 4) break;
-      len = (buf[off + 2]! << 8) | buf[off + 3]!;
-      head = 4;
-    } else if (len === 127) {
-      if (buf.length - off < 10) break;
-      len = Number(buf.readBigUInt64BE(off + 2));
-      head = 10;
-    }
-    if (buf.length - off < head + len) break;
-    const start = off + head;
-    const end = start + len;
-    off = end;
-    const opcode = b0 & 0x0f;
-    if (opcode === 0x2) {
-      if (cfg.proto === "sio") {
-        if (!c.expectBinary) {
-          orphans++;
-          continue;
+  const head = dec.decode(buf.subarray(0, end));
+  if (!head.startsWith("HTTP/1.1 101")) return c.reject(new Error(`upgrade refused: ${head.split("\r\n")[0]}`));
+  c.upgraded = true;
+  if (cfg.proto === "raw") {
+    c.ready = true;
+    c.resolve();
+  }
+  c.frames!.push(buf, end + 4);
+}
+
+/**
+ * A connection's frames. Only what is looked at is read: a binary frame's clock (8 bytes), an
+ * audio header's prefix; setup texts and pings whole.
+ */
+function framesOf(s: Socket<Conn>): ServerFrames {
+  const c = s.data;
+  return new ServerFrames(
+    (opcode, len) => (opcode === 0x2 ? 8 : opcode === 0x1 && c.ready && len > 1 ? HEADER.length : opcode === 0x8 ? 0 : len),
+    (buf, start, len, opcode) => {
+      if (opcode === 0x2) {
+        if (cfg.proto === "sio") {
+          if (!c.expectBinary) return void orphans++;
+          c.expectBinary = false;
         }
-        c.expectBinary = false;
-      }
-      frames++;
-      bytes += len;
-      latencies.push(now() - buf.readDoubleLE(start));
-    } else if (opcode === 0x1) {
-      if (!c.ready) onSetupText(s, dec.decode(buf.subarray(start, end)));
-      else if (len === 1 && buf[start] === 0x32) sendText(s, "3"); // Engine.IO ping
-      else if (isHeader(buf, start, end)) {
-        if (c.expectBinary) orphans++;
-        c.expectBinary = true;
-      }
-    } else if (opcode === 0x9) {
-      const pong = new Uint8Array(6 + len);
-      pong[0] = 0x8a;
-      pong[1] = 0x80 | len;
-      pong.set(buf.subarray(start, end), 6);
-      s.write(pong);
-    } else if (opcode === 0x8) s.end();
-  }
-  if (off < buf.length) c.rest = Buffer.from(buf.subarray(off));
+        frames++;
+        bytes += len;
+        latencies.push(now() - buf.readDoubleLE(start));
+      } else if (opcode === 0x1) {
+        if (!c.ready) onSetupText(s, dec.decode(buf.subarray(start, start + len)));
+        else if (len === 1 && buf[start] === 0x32) sendText(s, "3"); // Engine.IO ping
+        else if (isHeader(buf, start, start + len)) {
+          if (c.expectBinary) orphans++;
+          c.expectBinary = true;
+        }
+      } else if (opcode === 0x9) {
+        const pong = new Uint8Array(6 + len);
+        pong[0] = 0x8a;
+        pong[1] = 0x80 | len;
+        pong.set(buf.subarray(start, start + len), 6);
+        s.write(pong);
+      } else if (opcode === 0x8) s.end();
+    },
+  );
 }
 
 const url = new URL(cfg.url);
@@ -168,9 +161,10 @@ async function open(token: string | null): Promise<Socket<Conn>> {
   const socket = await Bun.connect<Conn>({
     hostname: url.hostname,
     port: Number(url.port),
-    data: { token, rest: null, upgraded: false, ready: false, expectBinary: false, resolve, reject },
+    data: { token, rest: null, frames: null, upgraded: false, ready: false, expectBinary: false, resolve, reject },
     socket: {
       open(s) {
+        s.data.frames = framesOf(s);
         s.write(upgrade());
       },
       data: onData,

@@ -22,6 +22,7 @@
  * other frames, the latency histogram as [bucket, count] pairs), `quit`.
  */
 import type { Socket } from "bun";
+import { ServerFrames } from "./server-frames.ts";
 
 const lines = console[Symbol.asyncIterator]();
 const cfg = JSON.parse(((await lines.next()).value as string | undefined) ?? "{}") as {
@@ -122,8 +123,10 @@ const sendText = (s: Socket<Conn>, text: string) => s.write(frame(0x1, enc.encod
 
 interface Conn {
   token: string | null;
-  /** Bytes of an incomplete frame (or of the upgrade answer) from the previous chunk. */
+  /** Bytes of an incomplete upgrade answer from the previous chunk. */
   rest: Buffer | null;
+  /** The websocket frames (from `open`). */
+  frames: ServerFrames | null;
   upgraded: boolean;
   ready: boolean;
   resolve: () => void;
@@ -150,53 +153,42 @@ const CRLF2 = Buffer.from("\r\n\r\n");
 
 function onData(s: Socket<Conn>, chunk: Buffer): void {
   const c = s.data;
-  let buf = c.rest ? Buffer.concat([c.rest, chunk]) : chunk;
+  if (c.upgraded) return c.frames!.push(chunk);
+  const buf = c.rest ? Buffer.concat([c.rest, chunk]) : chunk;
   c.rest = null;
-  let off = 0;
-  if (!c.upgraded) {
-    const end = buf.indexOf(CRLF2);
-    if (end < 0) {
-      c.rest = Buffer.from(buf);
-      return;
-    }
-    const head = dec.decode(buf.subarray(0, end));
-    if (!head.startsWith("HTTP/1.1 101")) return c.reject(new Error(`upgrade refused: ${head.split("\r\n")[0]}`));
-    c.upgraded = true;
-    off = end + 4;
-    if (cfg.proto === "raw") {
-      c.ready = true;
-      c.resolve();
-    }
+  const end = buf.indexOf(CRLF2);
+  if (end < 0) {
+    c.rest = Buffer.from(buf);
+    return;
   }
-  while (buf.length - off >= 2) {
-    const b0 = buf[off]!;
-    let len = buf[off + 1]! & 0x7f;
-    let head = 2;
-    if (len === 126) {
-      if (buf.length - off < 4) break;
-      len = (buf[off + 2]! << 8) | buf[off + 3]!;
-      head = 4;
-    } else if (len === 127) {
-      if (buf.length - off < 10) break;
-      len = Number(buf.readBigUInt64BE(off + 2));
-      head = 10;
-    }
-    if (buf.length - off < head + len) break;
-    const start = off + head;
-    const end = start + len;
-    off = end;
-    // Server frames are unmasked and, at these sizes, never fragmented (FIN set).
-    const opcode = b0 & 0x0f;
-    if (opcode === 0x1) {
-      if (c.ready) {
-        if (len === 1 && buf[start] === 0x32) sendText(s, "3"); // Engine.IO ping "2"
-        else onMessage(buf, start, end);
-      } else onSetupText(s, dec.decode(buf.subarray(start, end)));
-    } else if (opcode === 0x9) s.write(frame(0xa, buf.subarray(start, end))); // ping -> pong
-    else if (opcode === 0x8) s.end();
-    else other++;
+  const head = dec.decode(buf.subarray(0, end));
+  if (!head.startsWith("HTTP/1.1 101")) return c.reject(new Error(`upgrade refused: ${head.split("\r\n")[0]}`));
+  c.upgraded = true;
+  if (cfg.proto === "raw") {
+    c.ready = true;
+    c.resolve();
   }
-  if (off < buf.length) c.rest = Buffer.from(buf.subarray(off));
+  c.frames!.push(buf, end + 4);
+}
+
+/** A connection's frames: every payload is read whole (a `message:new` is read up to its send time). */
+function framesOf(s: Socket<Conn>): ServerFrames {
+  return new ServerFrames(
+    (_opcode, len) => len,
+    (buf, start, len, opcode) => {
+      const c = s.data;
+      const end = start + len;
+      // Server frames are unmasked and, at these sizes, never fragmented (FIN set).
+      if (opcode === 0x1) {
+        if (c.ready) {
+          if (len === 1 && buf[start] === 0x32) sendText(s, "3"); // Engine.IO ping "2"
+          else onMessage(buf, start, end);
+        } else onSetupText(s, dec.decode(buf.subarray(start, end)));
+      } else if (opcode === 0x9) s.write(frame(0xa, buf.subarray(start, end))); // ping -> pong
+      else if (opcode === 0x8) s.end();
+      else other++;
+    },
+  );
 }
 
 const url = new URL(cfg.url);
@@ -217,9 +209,10 @@ async function open(token: string | null): Promise<Socket<Conn>> {
   const socket = await Bun.connect<Conn>({
     hostname: url.hostname,
     port: Number(url.port),
-    data: { token, rest: null, upgraded: false, ready: false, resolve, reject },
+    data: { token, rest: null, frames: null, upgraded: false, ready: false, resolve, reject },
     socket: {
       open(s) {
+        s.data.frames = framesOf(s);
         s.write(upgrade);
       },
       data: onData,

@@ -9,7 +9,7 @@ import type { TokenService } from "./tokens.ts";
 import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
 import { hasTwoFactor, isValidTotp } from "./two-factor.ts";
 import { defineSetting, type PlatformSettings } from "../admin/platform-settings.ts";
-import { badRequest, conflict, forbidden, tooManyRequests, unauthorized } from "../shared/errors.ts";
+import { ApiError, badRequest, conflict, forbidden, tooManyRequests, unauthorized } from "../shared/errors.ts";
 import { toMeUser } from "./users.ts";
 
 export interface NewAccount {
@@ -125,27 +125,29 @@ export class Accounts {
     return this.session(updated);
   }
 
-  /** The account behind a bearer token, or a 401; a disabled account is a 403. */
+  /**
+   * The account behind a bearer token, or a 401; a disabled account is a 403. Every
+   * authenticated request runs this: a token already verified costs one primary-key read and a
+   * single promise turn (`TokenService.known`; bench/README.md, "The me read, third pass").
+   */
   async authenticate(token: string | null | undefined): Promise<UserRow> {
-    const user = token ? await this.tokenOwner(token) : null;
-    if (!user) throw unauthorized();
+    let claims = token ? this.tokens.known(token) : null;
+    if (claims === undefined) claims = await this.tokens.verify(token!);
+    const user = claims ? await this.store.users.findById(claims.userId) : null;
+    // A bumped token version revokes every older token.
+    if (!user || user.token_version !== claims!.version) throw unauthorized();
     if (user.disabled_at !== null) throw forbidden(ACCOUNT_DISABLED);
     return user;
   }
 
   /** Same as `authenticate` without throwing: for the gateway handshake (a disabled account is null). */
   async userForToken(token: string): Promise<UserRow | null> {
-    const user = await this.tokenOwner(token);
-    return user && user.disabled_at === null ? user : null;
-  }
-
-  /** The account a validly signed, unrevoked token belongs to, disabled or not. */
-  private async tokenOwner(token: string): Promise<UserRow | null> {
-    const claims = await this.tokens.verify(token);
-    if (!claims) return null;
-    const user = await this.store.users.findById(claims.userId);
-    if (!user || user.token_version !== claims.version) return null;
-    return user;
+    try {
+      return await this.authenticate(token);
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return null;
+      throw error;
+    }
   }
 
   private async session(user: UserRow): Promise<Session> {

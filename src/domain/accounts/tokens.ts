@@ -17,7 +17,7 @@ export class TokenService {
    * largest cost of an authenticated request). A signature never becomes invalid, so only the
    * expiry is checked again; revocation is the token version, checked by the caller every time.
    */
-  private readonly verified = new Map<string, TokenClaims & { expiresAt: number }>();
+  private readonly verified = new Map<string, { claims: Readonly<TokenClaims>; expiresAt: number }>();
   private static readonly CACHE_SIZE = 10_000;
 
   constructor(secret: string, private readonly lifetime: string) {
@@ -35,14 +35,23 @@ export class TokenService {
     return jwt.sign(this.key);
   }
 
-  /** The claims of a valid token, or null for anything else (bad signature, expired, malformed). */
-  async verify(token: string): Promise<TokenClaims | null> {
+  /**
+   * What is already known of a token without verifying it again: its claims if its signature was
+   * verified and it has not expired, null if it has expired, undefined if it was not seen (then
+   * `verify` it). Synchronous: an authenticated request's common case has no promise to wait for.
+   */
+  known(token: string): Readonly<TokenClaims> | null | undefined {
     const cached = this.verified.get(token);
-    if (cached) {
-      if (cached.expiresAt > Date.now()) return { userId: cached.userId, version: cached.version };
-      this.verified.delete(token);
-      return null;
-    }
+    if (!cached) return undefined;
+    if (cached.expiresAt > Date.now()) return cached.claims;
+    this.verified.delete(token);
+    return null;
+  }
+
+  /** The claims of a valid token, or null for anything else (bad signature, expired, malformed). */
+  async verify(token: string): Promise<Readonly<TokenClaims> | null> {
+    const known = this.known(token);
+    if (known !== undefined) return known;
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ["HS256"] });
       if (typeof payload.sub !== "string" || typeof payload.ver !== "number") return null;
@@ -60,6 +69,6 @@ export class TokenService {
       // Drop the oldest entry (Map keeps insertion order).
       this.verified.delete(this.verified.keys().next().value!);
     }
-    this.verified.set(token, { ...claims, expiresAt });
+    this.verified.set(token, { claims: Object.freeze({ ...claims }), expiresAt });
   }
 }

@@ -25,6 +25,19 @@ describe("TokenService", () => {
     expect(await fresh.verify(token)).toBeNull();
   });
 
+  test("known(): nothing before a verify, the claims after it, null once expired; a bad token is never known", async () => {
+    const tokens = new TokenService(SECRET, "1h");
+    const token = await tokens.sign({ userId: USER, version: 2 });
+    expect(tokens.known(token)).toBeUndefined();
+    expect(await tokens.verify(token)).toEqual({ userId: USER, version: 2 });
+    expect(tokens.known(token)).toEqual({ userId: USER, version: 2 });
+    expect(await tokens.verify("a.b.c")).toBeNull();
+    expect(tokens.known("a.b.c")).toBeUndefined();
+    setSystemTime(new Date(Date.now() + 2 * 60 * 60 * 1000));
+    expect(tokens.known(token)).toBeNull();
+    expect(await tokens.verify(token)).toBeNull();
+  });
+
   test("bot tokens (no expiry) keep verifying", async () => {
     const tokens = new TokenService(SECRET, "1h");
     const token = await tokens.sign({ userId: USER, version: 1 }, false);
