@@ -30,7 +30,7 @@ import { join } from "node:path";
 import { nativeRelayFor, setNativeAudioRelayEnabled } from "../src/audio/native-relay.ts";
 import type { App } from "../src/app.ts";
 import { argOf, LineProcess, log, pct, register, startHearth, type Account, type Api } from "./fixture.ts";
-import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, pinCores, ratioFields, ratioText, STEP_SECONDS, stepOf, watchLoop, watchMachine, type Path, type Step } from "./capacity-search.ts";
+import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, pinCores, ratioFields, ratioText, STEP_SECONDS, stepOf, watchLoop, watchMachine, type Path, type Step } from "./capacity-search.ts";
 
 const SECONDS = Number(argOf("seconds", "2.5"));
 const RATES = argOf("rates", "50,200,800,3200").split(",").map(Number);
@@ -359,7 +359,12 @@ const CAP_SENDERS = Number(argOf("senders", "2"));
 const CAP_MODES = argOf("modes", "tuned,stock,raw").split(",");
 /** Receivers: hand-framed TCP (bench/audio-tcp-receiver.ts, the default) or `WebSocket` clients (bench/audio-client.ts). */
 const CAP_RECEIVER = argOf("receiver-client", "tcp") === "ws" ? "audio-client.ts" : "audio-tcp-receiver.ts";
-const CAP_PER_PROCESS = Number(argOf("receivers-per-process", "50"));
+/**
+ * Receivers per process: by default at most 50, and at least two processes, so the receivers
+ * can use both of a 2-core machine's cores (one process of 50 ran at 75-93% of its core at
+ * 380-510k deliveries/s, near where the paths' searches ended).
+ */
+const capPerProcess = (n: number): number => Number(argOf("receivers-per-process", "0")) || Math.ceil(n / Math.max(2, Math.ceil(n / 50)));
 
 /**
  * One step: every sender streams `offered / receivers / senders` frames/s for `--step-seconds`;
@@ -429,12 +434,12 @@ async function runCapacity(): Promise<void> {
       const senders = users.slice(0, CAP_SENDERS).map((u) => new Client({ ...sio, role: "send", tokens: [u.token] }));
       procs.push(...senders);
       for (const s of senders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
-      const receivers = await spawnReceivers(sio, users.slice(CAP_SENDERS, CAP_SENDERS + n).map((u) => u.token), n, CAP_RECEIVER, CAP_PER_PROCESS);
+      const receivers = await spawnReceivers(sio, users.slice(CAP_SENDERS, CAP_SENDERS + n).map((u) => u.token), n, CAP_RECEIVER, capPerProcess(n));
       procs.push(...receivers);
       const rawSenders = Array.from({ length: CAP_SENDERS }, () => new Client({ ...rawBase, role: "send", count: 1, listen: true }));
       procs.push(...rawSenders);
       for (const s of rawSenders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
-      const rawReceivers = await spawnReceivers(rawBase, null, n, CAP_RECEIVER, CAP_PER_PROCESS);
+      const rawReceivers = await spawnReceivers(rawBase, null, n, CAP_RECEIVER, capPerProcess(n));
       procs.push(...rawReceivers);
       const path = (mode: string, s: Client[], r: Client[], use: () => void): Path => ({ mode, use, step: (offered) => capacityStep(s, r, n, offered) });
       const paths = [
@@ -459,9 +464,12 @@ async function runCapacity(): Promise<void> {
       result.target_tuned_over_raw = 0.8;
       result.met = typeof result.tuned_over_raw === "number" ? result.tuned_over_raw >= 0.8 : null;
       result.load_average = [load0, loadAverage()];
+      const cpu = cpuRatioAtCommonLoads(results, "tuned", "raw");
+      result.cpu_per_delivery_tuned_over_raw = cpu;
       result.steps = capacitySteps(results);
       log(
-        `capacity at ${n} receivers (deliveries/s, median of ${results[0]?.runs.length} rounds): tuned ${result.tuned_capacity}, raw ${result.raw_capacity ?? "-"}, stock ${result.stock_capacity ?? "-"}; tuned/raw ${ratioText(overRaw)} (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${ratioText(overStock)}; load average ${load0} -> ${loadAverage()}`,
+        `capacity at ${n} receivers (deliveries/s, median of ${results[0]?.runs.length} rounds): tuned ${result.tuned_capacity}, raw ${result.raw_capacity ?? "-"}, stock ${result.stock_capacity ?? "-"}; tuned/raw ${ratioText(overRaw)} (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${ratioText(overStock)}; ` +
+          `server CPU per delivery tuned/raw at the same offered load ${cpu.ratio ?? "-"} (${cpu.at_offered.length} loads); load average ${load0} -> ${loadAverage()}`,
       );
       console.log(JSON.stringify(result));
     }

@@ -340,6 +340,25 @@ export function ratioFields(results: Capacity[], a: string, b: string): Record<s
   return { [`${a}_over_${b}`]: r.median, [`${a}_over_${b}_range`]: [r.min, r.max], [`${a}_over_${b}_runs`]: r.runs };
 }
 
+/**
+ * Server CPU per delivery of `a` over `b` where both were offered the same load and kept up
+ * (any round; the first round's loads are the same ladder for every path): the median over
+ * those loads of a's median over b's. Steadier than the capacities when the machine's steal
+ * decides where a search ends, and read at loads that both paths carried in full.
+ */
+export function cpuRatioAtCommonLoads(results: Capacity[], a: string, b: string): { ratio: number | null; at_offered: number[] } {
+  const okAt = (mode: string) => {
+    const byLoad = new Map<number, number[]>();
+    for (const s of results.find((x) => x.mode === mode)?.steps.flat() ?? []) if (s.ok && Number.isFinite(s.cpu_us)) byLoad.set(s.offered, [...(byLoad.get(s.offered) ?? []), s.cpu_us]);
+    return byLoad;
+  };
+  const ca = okAt(a);
+  const cb = okAt(b);
+  const common = [...ca.keys()].filter((load) => cb.has(load)).sort((x, y) => x - y);
+  const ratio = median(common.map((load) => median(ca.get(load)!)! / median(cb.get(load)!)!));
+  return { ratio: ratio === null ? null : Math.round(ratio * 1000) / 1000, at_offered: common };
+}
+
 /** Every step of every path, by mode (one list per round). */
 export const capacitySteps = (results: Capacity[]) => Object.fromEntries(results.map((x) => [x.mode, x.steps]));
 

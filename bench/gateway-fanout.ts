@@ -42,7 +42,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setNativeFanoutEnabled } from "../src/gateway/native-fanout.ts";
 import type { Message } from "../src/domain/shared/shapes.ts";
-import { capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, pinCores, ratioFields, ratioText } from "./capacity-search.ts";
+import { capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, pinCores, ratioFields, ratioText } from "./capacity-search.ts";
 import {
   CAPACITY, content, fanoutPath, LIGHT_DELIVERIES, logRows, nextSeq, PER_PROCESS, phase, spawnReceivers, WINDOW, YIELD, type Receivers, type Row, type Send,
 } from "./fanout-phases.ts";
@@ -174,9 +174,12 @@ try {
         ...capacityFields(results), ...ratioFields(results, "native", "raw"), ...ratioFields(results, "native", "stock"),
       };
       cap.load_average = [load0, loadAverage()];
+      const cpu = cpuRatioAtCommonLoads(results, "native", "raw");
+      cap.cpu_per_delivery_native_over_raw = cpu;
       cap.steps = capacitySteps(results);
       log(
-        `capacity at ${n} sockets (deliveries/s, median of ${results[0]?.runs.length} rounds): native ${cap.native_capacity ?? "-"}, raw ${cap.raw_capacity ?? "-"}, stock ${cap.stock_capacity ?? "-"}; native/raw ${ratioText(overRaw)}, native/stock ${ratioText(overStock)}; load average ${load0} -> ${loadAverage()}`,
+        `capacity at ${n} sockets (deliveries/s, median of ${results[0]?.runs.length} rounds): native ${cap.native_capacity ?? "-"}, raw ${cap.raw_capacity ?? "-"}, stock ${cap.stock_capacity ?? "-"}; native/raw ${ratioText(overRaw)}, native/stock ${ratioText(overStock)}; ` +
+          `server CPU per delivery native/raw at the same offered load ${cpu.ratio ?? "-"} (${cpu.at_offered.length} loads); load average ${load0} -> ${loadAverage()}`,
       );
       console.log(JSON.stringify(cap));
       continue;

@@ -30,7 +30,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { argOf, community, hasFlag, log, register, runLoadClient, startHearth, type LoadResult as FixtureLoad } from "./fixture.ts";
-import { CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, loadAverage, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
+import { CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
 
 const READ = argOf("read", "me");
 if (READ !== "me" && READ !== "page") throw new Error("--read me|page");
@@ -119,11 +119,9 @@ try {
     const paths: Path[] = modes.map((mode) => ({ mode, use: () => {}, step: (offered: number) => rateStep(targets[mode][0], targets[mode][1], offered) }));
     const results = await capacitySearch(paths, `${READ} read`);
     const fields = capacityFields(results);
-    // CPU per request at the offered loads every path kept up at (every round's steps).
-    const steps = capacitySteps(results);
-    const okAt = (mode: Mode) => new Map(steps[mode]!.flat().filter((s) => s.ok).map((s) => [s.offered, s.cpu_us]));
-    const common = [...okAt("bare").keys()].filter((offered) => okAt("hearth").has(offered) && okAt("elysia").has(offered));
-    const cpuRatio = (mode: Mode) => (common.length ? r3(median(common.map((o) => okAt(mode).get(o)! / okAt("bare").get(o)!))) : null);
+    // CPU per request at the offered loads both paths kept up at (every round's steps).
+    const hearthCpu = cpuRatioAtCommonLoads(results, "hearth", "bare");
+    const elysiaCpu = cpuRatioAtCommonLoads(results, "elysia", "bare");
     result = {
       bench: "rest-auth-read",
       read: READ,
@@ -133,13 +131,13 @@ try {
       load_average: loadAverage(),
       hearth_over_bare: capacityRatio(results, "hearth", "bare"),
       elysia_over_bare: capacityRatio(results, "elysia", "bare"),
-      cpu_per_request_over_bare: { hearth: cpuRatio("hearth"), elysia: cpuRatio("elysia"), at_offered: common },
-      steps,
+      cpu_per_request_over_bare: { hearth: hearthCpu.ratio, elysia: elysiaCpu.ratio, at_offered: hearthCpu.at_offered },
+      steps: capacitySteps(results),
     };
     log(
       `rest-auth-read ${READ} capacity: hearth ${fields.hearth_capacity}/s, elysia ${fields.elysia_capacity}/s, bare ${fields.bare_capacity}/s; ` +
         `hearth/bare ${ratioText(capacityRatio(results, "hearth", "bare"))}, elysia/bare ${ratioText(capacityRatio(results, "elysia", "bare"))}; server CPU per request over bare at the same offered load: ` +
-        `hearth ${cpuRatio("hearth")}, elysia ${cpuRatio("elysia")} (${common.length} common steps)`,
+        `hearth ${hearthCpu.ratio} (${hearthCpu.at_offered.length} common loads), elysia ${elysiaCpu.ratio} (${elysiaCpu.at_offered.length})`,
     );
   } else {
     // Rounds alternate the paths, so the shared machine's slow moments fall on each.
