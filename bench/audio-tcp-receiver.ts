@@ -36,13 +36,10 @@ let latencies: number[] = [];
 
 interface Conn {
   token: string | null;
-  /** Bytes of an incomplete upgrade answer from the previous chunk. */
-  rest: Buffer | null;
-  upgraded: boolean;
   ready: boolean;
   /** The last audio message was a header still waiting for its data. */
   expectBinary: boolean;
-  /** The websocket frames (from `open`). */
+  /** The upgrade answer and the websocket frames (from `open`). */
   frames: ServerFrames | null;
   resolve: () => void;
   reject: (error: Error) => void;
@@ -86,26 +83,9 @@ function isHeader(buf: Buffer, start: number, end: number): boolean {
   return true;
 }
 
-const CRLF2 = Buffer.from("\r\n\r\n");
 
 function onData(s: Socket<Conn>, chunk: Buffer): void {
-  const c = s.data;
-  if (c.upgraded) return c.frames!.push(chunk);
-  const buf = c.rest ? Buffer.concat([c.rest, chunk]) : chunk;
-  c.rest = null;
-  const end = buf.indexOf(CRLF2);
-  if (end < 0) {
-    c.rest = Buffer.from(buf);
-    return;
-  }
-  const head = dec.decode(buf.subarray(0, end));
-  if (!head.startsWith("HTTP/1.1 101")) return c.reject(new Error(`upgrade refused: ${head.split("\r\n")[0]}`));
-  c.upgraded = true;
-  if (cfg.proto === "raw") {
-    c.ready = true;
-    c.resolve();
-  }
-  c.frames!.push(buf, end + 4);
+  s.data.frames!.push(chunk);
 }
 
 /**
@@ -140,6 +120,14 @@ function framesOf(s: Socket<Conn>): ServerFrames {
         s.write(pong);
       } else if (opcode === 0x8) s.end();
     },
+    (refusal) => {
+      if (refusal) return s.data.reject(new Error(refusal));
+      // The raw relay's connection is ready as soon as it is upgraded; Hearth's after its join.
+      if (cfg.proto === "raw") {
+        s.data.ready = true;
+        s.data.resolve();
+      }
+    },
   );
 }
 
@@ -161,7 +149,7 @@ async function open(token: string | null): Promise<Socket<Conn>> {
   const socket = await Bun.connect<Conn>({
     hostname: url.hostname,
     port: Number(url.port),
-    data: { token, rest: null, frames: null, upgraded: false, ready: false, expectBinary: false, resolve, reject },
+    data: { token, frames: null, ready: false, expectBinary: false, resolve, reject },
     socket: {
       open(s) {
         s.data.frames = framesOf(s);

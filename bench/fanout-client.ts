@@ -123,11 +123,8 @@ const sendText = (s: Socket<Conn>, text: string) => s.write(frame(0x1, enc.encod
 
 interface Conn {
   token: string | null;
-  /** Bytes of an incomplete upgrade answer from the previous chunk. */
-  rest: Buffer | null;
-  /** The websocket frames (from `open`). */
+  /** The upgrade answer and the websocket frames (from `open`). */
   frames: ServerFrames | null;
-  upgraded: boolean;
   ready: boolean;
   resolve: () => void;
   reject: (error: Error) => void;
@@ -149,26 +146,9 @@ function onSetupText(s: Socket<Conn>, text: string): void {
   if (text.startsWith("44")) c.reject(new Error(`connect refused: ${text}`));
 }
 
-const CRLF2 = Buffer.from("\r\n\r\n");
 
 function onData(s: Socket<Conn>, chunk: Buffer): void {
-  const c = s.data;
-  if (c.upgraded) return c.frames!.push(chunk);
-  const buf = c.rest ? Buffer.concat([c.rest, chunk]) : chunk;
-  c.rest = null;
-  const end = buf.indexOf(CRLF2);
-  if (end < 0) {
-    c.rest = Buffer.from(buf);
-    return;
-  }
-  const head = dec.decode(buf.subarray(0, end));
-  if (!head.startsWith("HTTP/1.1 101")) return c.reject(new Error(`upgrade refused: ${head.split("\r\n")[0]}`));
-  c.upgraded = true;
-  if (cfg.proto === "raw") {
-    c.ready = true;
-    c.resolve();
-  }
-  c.frames!.push(buf, end + 4);
+  s.data.frames!.push(chunk);
 }
 
 /** A connection's frames: every payload is read whole (a `message:new` is read up to its send time). */
@@ -187,6 +167,14 @@ function framesOf(s: Socket<Conn>): ServerFrames {
       } else if (opcode === 0x9) s.write(frame(0xa, buf.subarray(start, end))); // ping -> pong
       else if (opcode === 0x8) s.end();
       else other++;
+    },
+    (refusal) => {
+      if (refusal) return s.data.reject(new Error(refusal));
+      // The raw relay's connection is ready as soon as it is upgraded; Hearth's after its join.
+      if (cfg.proto === "raw") {
+        s.data.ready = true;
+        s.data.resolve();
+      }
     },
   );
 }
@@ -209,7 +197,7 @@ async function open(token: string | null): Promise<Socket<Conn>> {
   const socket = await Bun.connect<Conn>({
     hostname: url.hostname,
     port: Number(url.port),
-    data: { token, rest: null, frames: null, upgraded: false, ready: false, resolve, reject },
+    data: { token, frames: null, ready: false, resolve, reject },
     socket: {
       open(s) {
         s.data.frames = framesOf(s);

@@ -1,7 +1,11 @@
+const CRLF2 = Buffer.from("\r\n\r\n");
+const decoder = new TextDecoder();
+
 /**
- * Server-to-client websocket frames (unmasked, unfragmented at the benches' sizes) read from a
- * TCP stream's chunks, for the benches' hand-framed receivers (bench/fanout-client.ts,
- * bench/audio-tcp-receiver.ts). Nothing of a chunk is copied: payload bytes the receiver does
+ * What a hand-framed websocket client receives, read from its TCP stream's chunks, for the
+ * benches' receivers (bench/fanout-client.ts, bench/audio-tcp-receiver.ts): the server's answer
+ * to the upgrade request, then server-to-client frames (unmasked, unfragmented at the benches'
+ * sizes). Nothing of a chunk is copied: payload bytes the receiver does
  * not read (most of an audio frame) are skipped, across chunks too, and only a frame cut by a
  * chunk's end is kept and completed from the start of the next chunk, with no more of it than
  * the frame needs. The raw and Hearth paths' receivers read alike, so neither path's load costs
@@ -12,16 +16,24 @@ export class ServerFrames {
   private rest: Buffer | null = null;
   /** Payload bytes of the last frame still to come, unread. */
   private skip = 0;
+  /** The upgrade's answer was read (and, unless refused, frames follow). */
+  private answered = false;
+  /** The upgrade was refused: nothing more is read. */
+  private refused = false;
 
   constructor(
     /** How many bytes of a frame's payload the handler reads (the rest is skipped unread). */
     private readonly reads: (opcode: number, len: number) => number,
     /** One frame: `reads(opcode, len)` bytes of its payload are at `buf[start..]`; `len` is the whole payload's. */
     private readonly handle: (buf: Buffer, start: number, len: number, opcode: number) => void,
+    /** The upgrade's answer: null when it switched protocols, else why not (its status line). */
+    private readonly upgraded: (refusal: string | null) => void,
   ) {}
 
-  /** The frames in `buf` from `off`. */
+  /** A chunk of the stream (from `off`). */
   push(buf: Buffer, off = 0): void {
+    if (this.refused) return;
+    if (!this.answered) return this.answer(buf);
     if (this.skip > 0) {
       const n = Math.min(this.skip, buf.length - off);
       this.skip -= n;
@@ -59,6 +71,22 @@ export class ServerFrames {
       off += frame.head + frame.len;
     }
     this.skip = off - buf.length;
+  }
+
+  /** The upgrade's answer, up to its blank line (kept across chunks), then the frames after it. */
+  private answer(chunk: Buffer): void {
+    const buf = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
+    this.rest = null;
+    const end = buf.indexOf(CRLF2);
+    if (end < 0) {
+      this.rest = Buffer.from(buf);
+      return;
+    }
+    this.answered = true;
+    const status = decoder.decode(buf.subarray(0, end)).split("\r\n")[0]!;
+    this.refused = !status.startsWith("HTTP/1.1 101");
+    this.upgraded(this.refused ? `upgrade refused: ${status}` : null);
+    this.push(buf, end + 4);
   }
 
   /** The frame at `off`, or null while its head is incomplete. */

@@ -33,16 +33,23 @@ const payloads: [number, Uint8Array][] = [
   [0x1, bytes(300, 4)],
   [0x2, bytes(126, 5)],
 ];
-const stream = Buffer.concat(payloads.map(([op, p]) => frame(op, p)));
+const ANSWER = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
+const stream = Buffer.concat([Buffer.from(ANSWER), ...payloads.map(([op, p]) => frame(op, p))]);
 /** What a reader must see of each frame: its opcode, its whole length, the bytes it reads. */
 const expected = payloads.map(([op, p]) => ({ op, len: p.length, seen: Buffer.from(p.subarray(0, Math.min(p.length, reads(op, p.length)))).toString("hex") }));
 
 function readAll(chunks: Buffer[]) {
   const seen: { op: number; len: number; seen: string }[] = [];
-  const reader = new ServerFrames(reads, (buf, start, len, op) => {
-    seen.push({ op, len, seen: buf.subarray(start, start + Math.min(len, reads(op, len))).toString("hex") });
-  });
+  const answers: (string | null)[] = [];
+  const reader = new ServerFrames(
+    reads,
+    (buf, start, len, op) => {
+      seen.push({ op, len, seen: buf.subarray(start, start + Math.min(len, reads(op, len))).toString("hex") });
+    },
+    (refusal) => answers.push(refusal),
+  );
   for (const chunk of chunks) reader.push(chunk);
+  expect(answers).toEqual([null]);
   return seen;
 }
 
@@ -65,12 +72,15 @@ describe("ServerFrames (the benches' receivers)", () => {
     }
   });
 
-  test("push from an offset (the upgrade answer's end)", () => {
-    const answer = Buffer.from("HTTP/1.1 101 Switching Protocols\r\n\r\n");
-    const reader: { op: number }[] = [];
-    const r = new ServerFrames(reads, (_b, _s, _l, op) => void reader.push({ op }));
-    r.push(Buffer.concat([answer, stream.subarray(0, 100)]), answer.length);
-    r.push(stream.subarray(100));
-    expect(reader.map((x) => x.op)).toEqual(payloads.map(([op]) => op));
+  test("a refused upgrade: its status line, and nothing after it is read as frames", () => {
+    const answers: (string | null)[] = [];
+    let frames = 0;
+    const r = new ServerFrames(reads, () => void frames++, (refusal) => answers.push(refusal));
+    const refusal = Buffer.concat([Buffer.from("HTTP/1.1 400 Bad Request\r\nContent-Length: 9\r\n\r\n"), frame(0x1, Buffer.from("x"))]);
+    r.push(refusal.subarray(0, 20));
+    r.push(refusal.subarray(20));
+    r.push(frame(0x2, bytes(10, 1)));
+    expect(answers).toEqual(["upgrade refused: HTTP/1.1 400 Bad Request"]);
+    expect(frames).toBe(0);
   });
 });
