@@ -5,11 +5,10 @@ const decoder = new TextDecoder();
  * What a hand-framed websocket client receives, read from its TCP stream's chunks, for the
  * benches' receivers (bench/fanout-client.ts, bench/audio-tcp-receiver.ts): the server's answer
  * to the upgrade request, then server-to-client frames (unmasked, unfragmented at the benches'
- * sizes). Nothing of a chunk is copied: payload bytes the receiver does
- * not read (most of an audio frame) are skipped, across chunks too, and only a frame cut by a
- * chunk's end is kept and completed from the start of the next chunk, with no more of it than
- * the frame needs. The raw and Hearth paths' receivers read alike, so neither path's load costs
- * the machine more per byte.
+ * sizes). Nothing of a chunk is copied: payload bytes the receiver does not read (most of an
+ * audio frame) are skipped, across chunks too, and only a frame cut by a chunk's end is kept and
+ * completed from the start of the next chunk, with no more of it than the frame needs. The raw
+ * and Hearth paths' receivers read alike, so neither path's load costs the machine more per byte.
  */
 export class ServerFrames {
   /** The start of a frame cut by the last chunk's end. */

@@ -128,7 +128,7 @@ export class Accounts {
   /**
    * The account behind a bearer token, or a 401; a disabled account is a 403. Every
    * authenticated request runs this: a token already verified costs one primary-key read and a
-   * single promise turn (`TokenService.known`; bench/README.md, "The me read, third pass").
+   * single promise turn (`TokenService.known`; bench/README.md, "Fifth pass", the me read).
    */
   async authenticate(token: string | null | undefined): Promise<UserRow> {
     let claims = token ? this.tokens.known(token) : null;
