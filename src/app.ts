@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
 import { LIMITS } from "./domain/shared/limits.ts";
 import { attachGateway, createSocketServer, GATEWAY_MAX_PACKET_BYTES, type SocketServerOptions } from "./gateway/gateway.ts";
+import { whenPublished } from "./gateway/stream-order.ts";
 import type { GatewayServer } from "./gateway/socket-types.ts";
 import { EventLimiter } from "./gateway/event-limiter.ts";
 import { guardedGatewayHandler } from "./gateway/polling-guard.ts";
@@ -177,6 +178,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (cluster) readiness.add("redis", cluster.ping);
   const metrics = new Metrics({ io, fanout, audioRelay, writes: store.writes, db: store.db, draining: () => readiness.draining });
 
+  const published = whenPublished(io.of("/").adapter);
   const started = new WeakMap<Request, number>();
   const life = requestLifecycle(readiness, metrics, log);
   const auth = authPlugin(domain.accounts);
@@ -211,6 +213,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       set.status = response.status; // for the request log
       return response;
     })
+    // Cluster mode: a write is answered once the events it made are in the stream, so writes one
+    // after the other through different nodes reach every socket in that order (src/gateway/stream-order.ts).
+    .onAfterHandle(published ? [async () => void (await published())] : [])
     .onAfterResponse((ctx) => {
       const { request } = ctx;
       const pattern = (ctx as { route?: string }).route;

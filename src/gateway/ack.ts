@@ -4,6 +4,7 @@ import type { Logger } from "../log.ts";
 import { EVENT_KIND } from "./event-limits.ts";
 import { EventLimiter, type Refusal } from "./event-limiter.ts";
 import type { GatewaySocket } from "./socket-types.ts";
+import type { WhenPublished } from "./stream-order.ts";
 
 type AckFn = (answer: Ack) => void;
 
@@ -33,9 +34,10 @@ const answersVoiceError = (event: string) => event.startsWith("voice:") || event
  * `{ok: false, error: "Rate limited: ..."}`, and a socket refused too often is disconnected.
  *
  * Every ack is `{ok: true, ...}` or `{ok: false, error}` with the REST routes' messages; a
- * client that passed no callback simply gets nothing back.
+ * client that passed no callback simply gets nothing back. With `published` (cluster mode), a
+ * success is acked once the events its handler made are in the stream, as a REST write is answered.
  */
-export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: EventLimiter): [event: string, listener: SharedListener][] {
+export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: EventLimiter, published?: WhenPublished | null): [event: string, listener: SharedListener][] {
   return (Object.entries(table) as [string, ClientEventHandler][]).map(([event, handler]) => {
     const kind = EventLimiter.kindIndex(EVENT_KIND[event as keyof ClientToServerEvents]);
     const voiceError = answersVoiceError(event);
@@ -71,8 +73,16 @@ export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: 
     }
 
     function succeed(socket: GatewaySocket, fields: object | void, ack: AckFn | null): void {
+      if (!ack) return;
+      // Cluster mode: acked once the events it made are in the stream (src/gateway/stream-order.ts).
+      const wait = published?.();
+      if (wait) void wait.then(() => answer(socket, fields, ack));
+      else answer(socket, fields, ack);
+    }
+
+    function answer(socket: GatewaySocket, fields: object | void, ack: AckFn): void {
       try {
-        ack?.({ ok: true, ...(fields ?? {}) });
+        ack({ ok: true, ...(fields ?? {}) });
       } catch (error) {
         fail(socket, error, ack);
       }

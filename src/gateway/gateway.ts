@@ -16,6 +16,7 @@ import { installNativeAudioRelay, type NativeAudioRelay } from "../audio/native-
 import { installNativeFanout, type NativeFanout } from "./native-fanout.ts";
 import { resumableAdapter } from "./resumable-adapter.ts";
 import { installResume, recoveryOptions } from "./resume.ts";
+import { whenPublished } from "./stream-order.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
 import { releaseHandshakeRequests, trimHandshake } from "./handshake-memory.ts";
@@ -115,7 +116,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
   // In cluster mode, voice events of a room held by another node are relayed there.
   const handlers = clientEventHandlers(domain);
   const table = voice ? voice.relay.wrap(handlers, io, domain.voice) : handlers;
-  const listeners = sharedListeners(table, log, limiter);
+  const listeners = sharedListeners(table, log, limiter, whenPublished(io.of("/").adapter));
   // Events no handler knows are dropped by Socket.IO after decoding; each counts as a refusal,
   // so a flood of them ends in a disconnect like any other (docs/gateway.md, "Limits").
   const known = new Set(listeners.map(([event]) => event));

@@ -22,6 +22,12 @@ import { Adapter, type BroadcastOptions } from "socket.io-adapter";
  * stream order, a leave then a broadcast to the room skips the socket, and a broadcast then a
  * leave reaches it, as on one node. Likewise a bot deleted gets its own `member:left` before its
  * socket is closed. A join, leave or disconnect whose XADD failed is applied at once.
+ *
+ * Answers wait for their events (`whenPublished`): a REST write's response and a gateway event's
+ * ack are sent once every XADD made so far on this node is answered, so a client that waits for
+ * the answer before its next write, through whichever node, has its events in the stream, and so
+ * at every socket, in the order it made them (docs/gateway.md, "Resume"). Bounded: an XADD not
+ * answered within `PUBLISH_WAIT_MS` (Redis unreachable) no longer holds the answer.
  */
 
 /** socket.io-adapter's cluster message types: a broadcast, a room join, a room leave and a disconnect. */
@@ -70,10 +76,53 @@ interface RoomOperation {
 const encodeOptions = (opts: BroadcastOptions): EncodedOptions => ({ rooms: [...opts.rooms], except: [...(opts.except ?? [])], flags: opts.flags });
 const decodeOptions = (opts: EncodedOptions): BroadcastOptions => ({ rooms: new Set(opts.rooms), except: new Set(opts.except), flags: opts.flags });
 
+/** How long an answer waits at most for its events' XADDs (Redis unreachable: answered anyway). */
+export const PUBLISH_WAIT_MS = 2000;
+
+/** An adapter's XADDs not yet answered, and a promise that settles once all of them made so far have. */
+interface InFlight {
+  pending: number;
+  all: Promise<unknown>;
+}
+const inFlight = new WeakMap<object, InFlight>();
+
+/** What an answer waits for: a promise while this node has XADDs not yet answered, else nothing. */
+export type WhenPublished = () => Promise<void> | undefined;
+
+/**
+ * For an adapter with the stream order installed: a function whose promise settles once every
+ * XADD made so far through it is answered (or failed), at most `PUBLISH_WAIT_MS` later, and
+ * which returns nothing when none is pending. Null for any other adapter (one node).
+ */
+export function whenPublished(adapter: object): WhenPublished | null {
+  const state = inFlight.get(adapter);
+  if (!state) return null;
+  return () => {
+    if (state.pending === 0) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, PUBLISH_WAIT_MS)));
+    return Promise.race([state.all.then(() => undefined), bound]).finally(() => clearTimeout(timer));
+  };
+}
+
 /** Installs it on a Redis streams adapter instance (resume.ts does, in cluster mode). */
 export function installStreamOrder(adapter: StreamAdapter): void {
   if (typeof adapter.onRawMessage !== "function" || typeof adapter.publishAndReturnOffset !== "function") return;
   const deliverHere = Adapter.prototype.broadcast as (this: StreamAdapter, packet: Packet, opts: BroadcastOptions) => void;
+  const state: InFlight = { pending: 0, all: Promise.resolve() };
+  inFlight.set(adapter, state);
+  const publish = adapter.publishAndReturnOffset;
+  // Every XADD of this node goes through here, counted until answered (whenPublished).
+  adapter.publishAndReturnOffset = function (message) {
+    const offset = publish.call(this, message);
+    state.pending++;
+    const settled = offset.then(
+      () => void state.pending--,
+      () => void state.pending--,
+    );
+    state.all = Promise.all([state.all, settled]);
+    return offset;
+  };
   adapter.broadcast = async function (packet, opts) {
     if (opts.flags?.local) return deliverHere.call(this, packet, opts);
     try {
