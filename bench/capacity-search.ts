@@ -185,9 +185,11 @@ const CAP_CONFIRM = Number(argOf("confirm", "2"));
 /**
  * `--void-tries`: a try that falls behind while this process's JS thread (the servers) waited
  * for a core, runnable but not running, for at least the p99 bound in one stretch (watchLoop's
- * `runq_wait_ms`: the machine's other work or the host's steal held the core, not the server's
- * own work) is void: it is run again on the path's next turn and does not count as a miss, up
- * to this many times per offered load; after that it counts like any other.
+ * `runq_wait_ms`: the machine's other work or the host's steal held the core), and ran less than
+ * that bound in the same stretch (`run_ms`: not the server's own work), is void: it is run again
+ * on the path's next turn and does not count as a miss, up to this many times per offered load;
+ * after that it counts like any other. A server that is itself behind (its thread running for
+ * longer than the bound at a stretch) is not given another try, however long it also waited.
  */
 const CAP_VOID_TRIES = Number(argOf("void-tries", "4"));
 /** `--rounds`: the whole search is run this many times; capacities and ratios are the medians, with their range. */
@@ -272,7 +274,8 @@ async function searchRound(searches: Search[], what: string): Promise<void> {
       x.path.use();
       const step = await x.path.step(x.next);
       const waited = step.lag_runq_wait_ms ?? 0;
-      if (!step.ok && waited >= CAP_P99_MS && x.voids < CAP_VOID_TRIES) {
+      const ran = step.lag_run_ms ?? 0;
+      if (!step.ok && waited >= CAP_P99_MS && ran < CAP_P99_MS && x.voids < CAP_VOID_TRIES) {
         step.void = true;
         x.voids++;
       }
