@@ -179,6 +179,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const metrics = new Metrics({ io, fanout, audioRelay, writes: store.writes, db: store.db, draining: () => readiness.draining });
 
   const published = whenPublished(io.of("/").adapter);
+  const isRead = (request: Request) => request.method === "GET" || request.method === "HEAD";
   const started = new WeakMap<Request, number>();
   const life = requestLifecycle(readiness, metrics, log);
   const auth = authPlugin(domain.accounts);
@@ -215,7 +216,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     })
     // Cluster mode: a write is answered once the events it made are in the stream, so writes one
     // after the other through different nodes reach every socket in that order (src/gateway/stream-order.ts).
-    .onAfterHandle(published ? [async () => void (await published())] : [])
+    // Reads make no events, so they do not wait for other requests' writes.
+    .onAfterHandle(
+      published
+        ? [
+            async ({ request }) => {
+              if (!isRead(request)) await published();
+            },
+          ]
+        : [],
+    )
     .onAfterResponse((ctx) => {
       const { request } = ctx;
       const pattern = (ctx as { route?: string }).route;
