@@ -124,8 +124,12 @@ const REALISTIC_SECONDS = Number(argOf("realistic-seconds", "10"));
 const STALL_LONG_SECONDS = Number(argOf("stall-seconds", "30"));
 const PER_LISTENER_PROCESS = Number(argOf("per-process", "50"));
 
-/** The baseline: a bare Bun.serve relaying each message with one `ws.publish` to its room's topic. */
-function startRawRelay() {
+/**
+ * The baseline: a bare Bun.serve relaying each message with one `ws.publish` to its room's topic.
+ * With `header` (the capacity scenario's `raw2`, a diagnostic), each message is published after
+ * that text, as Socket.IO frames a binary event: two websocket messages per frame, as tuned sends.
+ */
+function startRawRelay(header?: string) {
   return Bun.serve<{ role: string; room: string; listen: boolean }>({
     port: 0,
     hostname: "127.0.0.1",
@@ -139,6 +143,7 @@ function startRawRelay() {
         if (ws.data.role === "recv" || ws.data.listen) ws.subscribe(`room:${ws.data.room}`);
       },
       message(ws, message) {
+        if (header) ws.publish(`room:${ws.data.room}`, header);
         ws.publish(`room:${ws.data.room}`, message);
       },
     },
@@ -410,7 +415,8 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
 
 /**
  * `--scenario capacity`: for each receiver count, tuned and stock (same Hearth connections)
- * and raw (a bare relay and its own connections, open at the same time), `CAP_SENDERS`
+ * and raw (a bare relay and its own connections, open at the same time; with `--modes ...,raw2`
+ * also the bare relay with Socket.IO's two messages per frame, a diagnostic), `CAP_SENDERS`
  * senders in the room, each a process of its own; the raw senders hear the room too, as
  * Hearth's senders (voice participants) do; the search is bench/capacity-search.ts's (its
  * options apply: `--step-seconds --start --max --refine --p99-ms`). One JSON line per receiver count.
@@ -430,6 +436,9 @@ async function runCapacity(): Promise<void> {
     const sio = { proto: "sio", url: app.url, channelId: channels[0]! };
     const raw = startRawRelay();
     const rawBase = { proto: "raw", url: `http://127.0.0.1:${raw.port}` };
+    // `raw2`: the bare relay with Socket.IO's two messages per frame (Hearth's header text, its length).
+    const raw2 = CAP_MODES.includes("raw2") ? startRawRelay(`451-${JSON.stringify(["bot:audio-data", { pcm: { _placeholder: true, num: 0 }, sampleRate: 48000, channels: 2, botUserId: users[0]!.id }])}`) : null;
+    const raw2Base = raw2 && { proto: "raw", url: `http://127.0.0.1:${raw2.port}` };
     for (const n of CAP_RECEIVERS) {
       const senders = users.slice(0, CAP_SENDERS).map((u) => new Client({ ...sio, role: "send", tokens: [u.token] }));
       procs.push(...senders);
@@ -441,11 +450,17 @@ async function runCapacity(): Promise<void> {
       for (const s of rawSenders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
       const rawReceivers = await spawnReceivers(rawBase, null, n, CAP_RECEIVER, capPerProcess(n));
       procs.push(...rawReceivers);
+      const raw2Senders = raw2Base ? Array.from({ length: CAP_SENDERS }, () => new Client({ ...raw2Base, role: "send", count: 1, listen: true })) : [];
+      procs.push(...raw2Senders);
+      for (const s of raw2Senders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
+      const raw2Receivers = raw2Base ? await spawnReceivers(raw2Base, null, n, CAP_RECEIVER, capPerProcess(n)) : [];
+      procs.push(...raw2Receivers);
       const path = (mode: string, s: Client[], r: Client[], use: () => void): Path => ({ mode, use, step: (offered) => capacityStep(s, r, n, offered) });
       const paths = [
         path("tuned", senders, receivers, () => setNativeAudioRelayEnabled(app.io, true)),
         path("stock", senders, receivers, () => setNativeAudioRelayEnabled(app.io, false)),
         path("raw", rawSenders, rawReceivers, () => {}),
+        path("raw2", raw2Senders, raw2Receivers, () => {}),
       ].filter((x) => CAP_MODES.includes(x.mode));
       for (const x of paths) {
         x.use();
@@ -460,6 +475,7 @@ async function runCapacity(): Promise<void> {
       const result: Record<string, unknown> = {
         bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES, pinned,
         ...capacityFields(results), ...ratioFields(results, "tuned", "raw"), ...ratioFields(results, "tuned", "stock"),
+        ...(raw2 ? { ...ratioFields(results, "tuned", "raw2"), ...ratioFields(results, "raw2", "raw"), cpu_per_delivery_tuned_over_raw2: cpuRatioAtCommonLoads(results, "tuned", "raw2") } : {}),
       };
       result.target_tuned_over_raw = 0.8;
       result.met = typeof result.tuned_over_raw === "number" ? result.tuned_over_raw >= 0.8 : null;
@@ -469,11 +485,13 @@ async function runCapacity(): Promise<void> {
       result.steps = capacitySteps(results);
       log(
         `capacity at ${n} receivers (deliveries/s, median of ${results[0]?.runs.length} rounds): tuned ${result.tuned_capacity}, raw ${result.raw_capacity ?? "-"}, stock ${result.stock_capacity ?? "-"}; tuned/raw ${ratioText(overRaw)} (target 0.8: ${result.met ? "met" : "NOT met"}), tuned/stock ${ratioText(overStock)}; ` +
-          `server CPU per delivery tuned/raw at the same offered load ${cpu.ratio ?? "-"} (${cpu.at_offered.length} loads); load average ${load0} -> ${loadAverage()}`,
+          `server CPU per delivery tuned/raw at the same offered load ${cpu.ratio ?? "-"} (${cpu.at_offered.length} loads); load average ${load0} -> ${loadAverage()}` +
+          (raw2 ? `; raw2 (two messages per frame) ${result.raw2_capacity}: tuned/raw2 ${ratioText(capacityRatio(results, "tuned", "raw2"))}, raw2/raw ${ratioText(capacityRatio(results, "raw2", "raw"))}` : ""),
       );
       console.log(JSON.stringify(result));
     }
     raw.stop(true);
+    raw2?.stop(true);
     await app.stop();
   } finally {
     kill();

@@ -100,8 +100,8 @@ function framesOf(s: Socket<Conn>): ServerFrames {
       if (opcode === 0x2) {
         if (cfg.proto === "sio") {
           if (!c.expectBinary) return void orphans++;
-          c.expectBinary = false;
         }
+        c.expectBinary = false;
         frames++;
         bytes += len;
         latencies.push(now() - buf.readDoubleLE(start));
