@@ -79,7 +79,11 @@ const decodeOptions = (opts: EncodedOptions): BroadcastOptions => ({ rooms: new 
 /** How long an answer waits at most for its events' XADDs (Redis unreachable: answered anyway). */
 export const PUBLISH_WAIT_MS = 2000;
 
-/** An adapter's XADDs not yet answered, and a promise that settles once all of them made so far have. */
+/**
+ * An adapter's XADDs not yet answered, and a promise that settles once all of them made so far
+ * have (ioredis settles every command: answered, or failed once its retries are spent, so a Redis
+ * outage holds answers only for the bound, and the chain frees itself once Redis is back).
+ */
 interface InFlight {
   pending: number;
   all: Promise<unknown>;
