@@ -28,6 +28,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nativeRelayFor, setNativeAudioRelayEnabled } from "../src/audio/native-relay.ts";
+import { pcmEventHeader } from "../src/audio/frames.ts";
 import type { App } from "../src/app.ts";
 import { argOf, LineProcess, log, pct, register, startHearth, type Account, type Api } from "./fixture.ts";
 import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, pinCores, ratioFields, ratioText, STEP_SECONDS, stepOf, watchLoop, watchMachine, type Path, type Step } from "./capacity-search.ts";
@@ -437,7 +438,7 @@ async function runCapacity(): Promise<void> {
     const raw = startRawRelay();
     const rawBase = { proto: "raw", url: `http://127.0.0.1:${raw.port}` };
     // `raw2`: the bare relay with Socket.IO's two messages per frame (Hearth's header text, its length).
-    const raw2 = CAP_MODES.includes("raw2") ? startRawRelay(`451-${JSON.stringify(["bot:audio-data", { pcm: { _placeholder: true, num: 0 }, sampleRate: 48000, channels: 2, botUserId: users[0]!.id }])}`) : null;
+    const raw2 = CAP_MODES.includes("raw2") ? startRawRelay(pcmEventHeader("bot:audio-data", { sampleRate: 48000, channels: 2, botUserId: users[0]!.id })) : null;
     const raw2Base = raw2 && { proto: "raw", url: `http://127.0.0.1:${raw2.port}` };
     for (const n of CAP_RECEIVERS) {
       const senders = users.slice(0, CAP_SENDERS).map((u) => new Client({ ...sio, role: "send", tokens: [u.token] }));

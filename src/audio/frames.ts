@@ -53,3 +53,12 @@ export function checkFrame(input: { pcm: unknown; sampleRate?: unknown; channels
   }
   return { ok: true, frame: { pcm, sampleRate: sampleRate as number, channels: channels as number } };
 }
+
+/**
+ * The text half of a binary Socket.IO event whose one attachment is `pcm`, as the tuned relays
+ * write it themselves: Engine.IO message `4`, binary event `5`, one attachment `1-`, then the
+ * event and its payload with `pcm` as placeholder 0. A standard client pairs it with the binary
+ * websocket message sent right after it.
+ */
+export const pcmEventHeader = (event: string, fields: Record<string, unknown>): string =>
+  "451-" + JSON.stringify([event, { pcm: { _placeholder: true, num: 0 }, ...fields }]);

@@ -1,7 +1,7 @@
 import type { Socket as IoSocket } from "socket.io";
 import { websocketOf } from "../gateway/native-fanout.ts";
 import type { VoiceRoomMembership } from "../domain/voice/voice-rooms.ts";
-import type { AudioFrame } from "./frames.ts";
+import { pcmEventHeader, type AudioFrame } from "./frames.ts";
 import { admitFrame, type Admission, type VoiceGate } from "./relay.ts";
 
 /**
@@ -61,12 +61,7 @@ export function deliverToListeners(from: IoSocket, rooms: VoiceRoomMembership, c
         listenStats.dropped++;
         continue;
       }
-      header ??=
-        "451-" +
-        JSON.stringify([
-          EVENT,
-          { channelId, pcm: { _placeholder: true, num: 0 }, sampleRate: frame.sampleRate, channels: frame.channels, userId: senderUserId },
-        ]);
+      header ??= pcmEventHeader(EVENT, { channelId, sampleRate: frame.sampleRate, channels: frame.channels, userId: senderUserId });
       ws.send(header);
       ws.send(frame.pcm as Parameters<typeof ws.send>[0]);
       listenStats.delivered++;

@@ -1,6 +1,6 @@
 import type { Server as BunServer, ServerWebSocket } from "bun";
 import type { Server as IoServer, Socket as IoSocket } from "socket.io";
-import type { AudioFrame } from "./frames.ts";
+import { pcmEventHeader, type AudioFrame } from "./frames.ts";
 import { rooms } from "../domain/shared/events.ts";
 
 /**
@@ -319,9 +319,7 @@ export class NativeAudioRelay {
   private header(socketId: string, frame: AudioFrame, userId: string): string {
     const last = this.headers.get(socketId);
     if (last && last.sampleRate === frame.sampleRate && last.channels === frame.channels && last.userId === userId) return last.text;
-    const text =
-      "451-" +
-      JSON.stringify([EVENT, { pcm: { _placeholder: true, num: 0 }, sampleRate: frame.sampleRate, channels: frame.channels, botUserId: userId }]);
+    const text = pcmEventHeader(EVENT, { sampleRate: frame.sampleRate, channels: frame.channels, botUserId: userId });
     this.headers.set(socketId, { sampleRate: frame.sampleRate, channels: frame.channels, userId, text });
     return text;
   }

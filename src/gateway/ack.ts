@@ -69,7 +69,7 @@ export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: 
           (fields: object | void) => succeed(socket, fields, ack),
           (error: unknown) => fail(socket, error, ack),
         );
-      } else if (ack) succeed(socket, result, ack);
+      } else succeed(socket, result, ack);
     }
 
     function succeed(socket: GatewaySocket, fields: object | void, ack: AckFn | null): void {
