@@ -9,7 +9,7 @@ import { expectError, startServer, type TestServer, type TestUser } from "../hel
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 
 /**
- * The message page's access decisions are cached on SQLite (Access.requireChannelCached, under
+ * The message page's access decisions are cached on SQLite (Access.requireChannel, under
  * the database's access version): every change of what a member may read counts from the very
  * next page. Each test reads the page first (the decision is then cached), changes one thing,
  * and reads again at once.

@@ -6,7 +6,7 @@ import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 
 /**
  * The send's access decisions are cached on SQLite like the message page's
- * (Access.requireChannelCached, under the database's access version): every change of what a
+ * (Access.requireChannel, under the database's access version): every change of what a
  * member may do counts from the very next send, and what depends on the time (a timeout that
  * runs out, slowmode) is judged at every send. Each test sends first (the decision is then
  * cached), changes one thing, and sends again at once.

@@ -55,7 +55,7 @@ export class Access {
    * timeouts, channel settings): caches of permission decisions (voice admission) compare it.
    */
   private epoch = 0;
-  /** `requireChannelCached`'s decisions ("<user id> <channel id>"), all made under `decisionsVersion`. */
+  /** `requireChannel`'s decisions ("<user id> <channel id>"), all made under `decisionsVersion`. */
   private readonly decisions = new Map<string, ChannelContext>();
   private decisionsVersion: number | null = null;
   private static readonly DECISIONS = 10_000;
@@ -161,48 +161,50 @@ export class Access {
    * exist, 403 for a non-member and for a member who may not view it (SPEC "Errors": exists
    * but forbidden). The 403 tells a member no more than a non-member already learns of any
    * existing channel id; the channel itself (name, topic, messages) is never shown.
+   *
+   * Decisions are cached when the database keeps an access version (SQLite:
+   * `AccessRepo.version`, changed by triggers with every write to the servers, members, roles,
+   * member roles, categories, channels and overrides a decision reads; docs/architecture.md,
+   * "Access decisions cached while nothing they read changes"). The version is read at every
+   * call, and any change empties the cache, so a change of permissions counts from the very
+   * next call, whichever process wrote it. Only decisions that let the caller see the channel
+   * are kept; a refusal is worked out again each time. A kept context is purely a function of
+   * those rows: what depends on the time as well (a timeout that runs out, slowmode) is for
+   * the caller to judge at each call from it. Shared between calls: read it, never change it.
+   * Without a version (PostgreSQL: several nodes) every call works the decision out.
    */
   async requireChannel(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
+    // Read before the decision: a write landing while it is worked out changes the version the
+    // next call reads, so what is kept under this one is never older than this one.
+    const version = await this.store.access.version();
+    let decision: ChannelContext | undefined;
+    if (version === null) {
+      decision = await this.decideChannel(channelId, userId);
+    } else {
+      if (version !== this.decisionsVersion) {
+        this.decisions.clear();
+        this.decisionsVersion = version;
+      }
+      const key = `${userId} ${channelId}`;
+      decision = this.decisions.get(key);
+      if (!decision) {
+        decision = await this.decideChannel(channelId, userId);
+        if (this.decisions.size >= Access.DECISIONS) this.decisions.delete(this.decisions.keys().next().value!);
+        // Under the version read above, unless it changed meanwhile (then kept nowhere).
+        if (this.decisionsVersion === version) this.decisions.set(key, decision);
+      }
+    }
+    if (bit && !hasPermission(decision.permissions, bit)) throw missingPermission(bit);
+    return decision;
+  }
+
+  /** `requireChannel`'s decision read from the rows: the channel, the member, VIEW_CHANNEL. */
+  private async decideChannel(channelId: string, userId: string): Promise<ChannelContext> {
     const channel = await this.channel(channelId);
     const member = await this.member(channel.server_id, userId);
     const permissions = await this.channelPermissions(channel, member);
     if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) throw missingPermission(PERMISSIONS.VIEW_CHANNEL);
-    if (bit && !hasPermission(permissions, bit)) throw missingPermission(bit);
     return { channel, member, permissions };
-  }
-
-  /**
-   * `requireChannel` from a cache of the decisions already made, when the database keeps an
-   * access version (SQLite: `AccessRepo.version`, changed by triggers with every write to the
-   * servers, members, roles, member roles, categories, channels and overrides a decision
-   * reads). Used where it is paid most often: the message page and the send. The version is
-   * read at every call, and any change empties the cache, so a change of permissions counts
-   * from the very next call, whichever process wrote it. Only decisions that let the caller
-   * see the channel are kept; a refusal is worked out again each time. A kept context is
-   * purely a function of those rows: what depends on the time as well (a timeout that runs
-   * out, slowmode) is for the caller to judge at each call from it. Shared between calls: read
-   * it, never change it. Without a version (PostgreSQL: several nodes) every call is a
-   * `requireChannel`.
-   */
-  async requireChannelCached(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
-    // Read before the decision: a write landing while it is worked out changes the version the
-    // next call reads, so what is kept under this one is never older than this one.
-    const version = await this.store.access.version();
-    if (version === null) return this.requireChannel(channelId, userId, bit);
-    if (version !== this.decisionsVersion) {
-      this.decisions.clear();
-      this.decisionsVersion = version;
-    }
-    const key = `${userId} ${channelId}`;
-    let decision = this.decisions.get(key);
-    if (!decision) {
-      decision = await this.requireChannel(channelId, userId);
-      if (this.decisions.size >= Access.DECISIONS) this.decisions.delete(this.decisions.keys().next().value!);
-      // Under the version read above, unless it changed meanwhile (then kept nowhere).
-      if (this.decisionsVersion === version) this.decisions.set(key, decision);
-    }
-    if (bit && !hasPermission(decision.permissions, bit)) throw missingPermission(bit);
-    return decision;
   }
 
   /**

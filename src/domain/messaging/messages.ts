@@ -144,7 +144,7 @@ export class Messages {
   async send(channelId: string, author: UserRow, input: SendInput): Promise<Message> {
     try {
       // Cached on SQLite: the timeout and slowmode are judged below at every send, from the time now.
-      return await this.sendIn(await this.access.requireChannelCached(channelId, author.id), author, input);
+      return await this.sendIn(await this.access.requireChannel(channelId, author.id), author, input);
     } catch (error) {
       // A refused upload leaves no file behind.
       for (const file of input.attachments ?? []) await this.uploads.remove(file.filename);
@@ -248,7 +248,7 @@ export class Messages {
    * the newest). With `after`: the `limit` messages right after it (below `before` when given).
    */
   async page(channelId: string, user: UserRow, query: MessagePage): Promise<Message[]> {
-    const { channel } = await this.access.requireChannelCached(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
+    const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
     const before = query.before === undefined ? null : query.before.toLowerCase();
     const after = query.after === undefined ? null : query.after.toLowerCase();
     if (before !== null && !isUuid(before)) throw badRequest("before: must be a message id");

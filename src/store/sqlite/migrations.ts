@@ -748,7 +748,7 @@ export const migrations: Migration[] = [
     // their members, roles, member roles, categories, channels, and both kinds of overrides),
     // by triggers in the writing statement's own transaction; FK cascades fire them too. The
     // message page and the send cache their access decisions while it stays the same
-    // (src/domain/access/access.ts, `requireChannelCached`; docs/architecture.md, "Access
+    // (src/domain/access/access.ts, `requireChannel`; docs/architecture.md, "Access
     // decisions cached while nothing they read changes").
     // A random value rather than a count: a rolled-back write puts the old value back, and the
     // next write must still give a value no cached decision was made under.
