@@ -18,18 +18,23 @@ import { rooms } from "../domain/shared/events.ts";
  * a socket that upgrades from polling to websocket later is moved over on the engine's
  * `upgrade` event.
  *
- * Stalled listeners: a periodic sweep (every `sweepIntervalMs`, 25 ms by default; an unref'd
- * timer that runs only while some voice room has members) reads every websocket member's
- * buffered amount. A member above `highWaterBytes` is unsubscribed from the topic (it
- * misses whole frames: neither message of the pair is published to it), and subscribed
- * again once it is back under `lowWaterBytes`. Per frame the work is O(1) JavaScript
- * whatever the number of receivers. Both messages of a frame are published in one
+ * Stalled listeners: a sweep reads every websocket member's buffered amount. A member above
+ * `highWaterBytes` is unsubscribed from the topic (it misses whole frames: neither message of
+ * the pair is published to it), and subscribed again once it is back under `lowWaterBytes`.
+ * A room is swept every `sweepEveryFrames` frames published to it (32 by default), and every
+ * room on a timer (every `sweepIntervalMs`, 25 ms by default; an unref'd timer that runs only
+ * while some voice room has members) so that a listener that drains is heard again when the
+ * room is quiet. The frame count is what bounds a stalled listener's buffer: an overloaded
+ * server can run its thread for hundreds of ms without the timer firing, and at 15,000 frames/s
+ * per listener that let a listener pass Bun's 4 MiB bound and be closed (bench/README.md,
+ * "Seventh pass"). Per frame the work is O(1) JavaScript whatever the number of receivers
+ * (one room sweep, O(members), per 32 frames). Both messages of a frame are published in one
  * synchronous step to the same subscriber set, so a listener gets both or neither, as long
- * as Bun itself does not drop one: Bun drops only past the connection's
- * `backpressureLimit` (GATEWAY_MAX_BUFFERED_BYTES, 4 MiB by default), and then closes the
- * connection (src/gateway/slow-consumers.ts). Between two sweeps a stalled listener can queue
- * at most `highWaterBytes` + interval x frame rate x frame size (256 KiB + 25 ms x 3200/s x
- * ~3.9 KB = ~0.57 MB at the benchmarked 3200 frames/s), far below that limit.
+ * as Bun itself does not drop one: Bun drops only past the connection's `backpressureLimit`
+ * (GATEWAY_MAX_BUFFERED_BYTES, 4 MiB by default), and then closes the connection
+ * (src/gateway/slow-consumers.ts). A stalled listener queues at most `highWaterBytes` +
+ * `sweepEveryFrames` frames (256 KiB + 32 x ~3.9 KB = ~0.38 MB at the largest frame), far
+ * below that limit, however long the thread runs.
  */
 
 /** What the relay needs from a Socket.IO socket (a GatewaySocket fits). */
@@ -50,6 +55,8 @@ interface RoomState {
   listening: number;
   /** Websocket members currently unsubscribed because they were stalled. */
   stalled: number;
+  /** Frames published to the room since it was last swept. */
+  sinceSweep: number;
 }
 
 export interface NativeRelayOptions {
@@ -59,6 +66,8 @@ export interface NativeRelayOptions {
   lowWaterBytes?: number;
   /** How often every websocket member's buffered amount is checked, in ms. */
   sweepIntervalMs?: number;
+  /** ... and a room's members, every this many frames published to it. */
+  sweepEveryFrames?: number;
 }
 
 export interface NativeRelayStats {
@@ -67,7 +76,7 @@ export interface NativeRelayStats {
   /** Frame deliveries skipped because a listener was stalled (whole frames; counted per
    *  stalled member per published frame, the sender included if it is the one stalled). */
   dropped: number;
-  /** Stall sweeps run. */
+  /** Stall sweeps run (a room's, or every room's on the timer). */
   sweeps: number;
   /** Frames sent through the ordinary emit to long-polling members. */
   emittedToPolling: number;
@@ -203,6 +212,7 @@ export class NativeAudioRelay {
   private readonly high: number;
   private readonly low: number;
   private readonly sweepMs: number;
+  private readonly sweepEvery: number;
   private timer: ReturnType<typeof setInterval> | null = null;
   private closed = false;
 
@@ -213,6 +223,7 @@ export class NativeAudioRelay {
     this.high = options.highWaterBytes ?? 256 * 1024;
     this.low = options.lowWaterBytes ?? Math.floor(this.high / 2);
     this.sweepMs = options.sweepIntervalMs ?? 25;
+    this.sweepEvery = options.sweepEveryFrames ?? 32;
     const adapter = io.of("/").adapter;
     adapter.on("join-room", (room: string, id: string) => {
       if (room.startsWith(VOICE_PREFIX)) this.onJoin(room, id);
@@ -250,30 +261,34 @@ export class NativeAudioRelay {
     this.timer = null;
   }
 
-  /**
-   * The stall check, off the per-frame path: every websocket member above `high` buffered is
-   * unsubscribed from its room's topic (it misses whole frames from then on), and one that
-   * is back under `low` is subscribed again.
-   */
+  /** The stall check of every room (the timer's). */
   sweep(): void {
+    for (const [topic, state] of this.rooms) this.sweepRoom(topic, state);
+  }
+
+  /**
+   * The stall check of one room: every websocket member above `high` buffered is unsubscribed
+   * from the room's topic (it misses whole frames from then on), and one that is back under
+   * `low` is subscribed again.
+   */
+  private sweepRoom(topic: string, state: RoomState): void {
     this.stats.sweeps++;
-    for (const [topic, state] of this.rooms) {
-      for (const member of state.ws.values()) {
-        if (member.ws.readyState !== 1) continue;
-        const buffered = member.ws.getBufferedAmount();
-        if (member.subscribed) {
-          if (buffered > this.high) {
-            member.subscribed = false;
-            member.ws.unsubscribe(topic);
-            state.listening--;
-            state.stalled++;
-          }
-        } else if (buffered <= this.low) {
-          member.subscribed = true;
-          member.ws.subscribe(topic);
-          state.listening++;
-          state.stalled--;
+    state.sinceSweep = 0;
+    for (const member of state.ws.values()) {
+      if (member.ws.readyState !== 1) continue;
+      const buffered = member.ws.getBufferedAmount();
+      if (member.subscribed) {
+        if (buffered > this.high) {
+          member.subscribed = false;
+          member.ws.unsubscribe(topic);
+          state.listening--;
+          state.stalled++;
         }
+      } else if (buffered <= this.low) {
+        member.subscribed = true;
+        member.ws.subscribe(topic);
+        state.listening++;
+        state.stalled--;
       }
     }
   }
@@ -286,8 +301,9 @@ export class NativeAudioRelay {
     const topic = rooms.voice(channelId);
     const state = this.rooms.get(topic);
     if (!state) return;
-    // O(1) JavaScript per frame whatever the number of receivers: the stall check runs on a
-    // timer (sweep()), not here. A stalled listener is simply not subscribed to the topic.
+    // O(1) JavaScript per frame whatever the number of receivers: the stall check runs once
+    // per `sweepEvery` frames and on a timer. A stalled listener is simply not subscribed to the topic.
+    if (++state.sinceSweep >= this.sweepEvery) this.sweepRoom(topic, state);
     const self = state.ws.get(from.id);
     const others = state.listening - (self?.subscribed ? 1 : 0);
     if (others > 0) {
@@ -332,7 +348,7 @@ export class NativeAudioRelay {
     const socket = this.socket(id);
     if (!socket) return;
     let state = this.rooms.get(room);
-    if (!state) this.rooms.set(room, (state = { ws: new Map(), polling: new Set(), listening: 0, stalled: 0 }));
+    if (!state) this.rooms.set(room, (state = { ws: new Map(), polling: new Set(), listening: 0, stalled: 0, sinceSweep: 0 }));
     this.startSweep();
     let mine = this.roomsOf.get(id);
     if (!mine) this.roomsOf.set(id, (mine = new Set()));
