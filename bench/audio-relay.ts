@@ -58,6 +58,8 @@ interface Report {
   latencies: number[];
   /** The receiver process's CPU since the reset (bench/audio-tcp-receiver.ts). */
   cpu_us?: number;
+  /** Connections the server closed since the reset, opened again (bench/audio-tcp-receiver.ts). */
+  reconnects?: number;
 }
 interface Row {
   mode: string;
@@ -408,6 +410,7 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
     server_cpu_pct: share(cpu.user + cpu.system),
     senders_cpu_pct: share(senderCpu),
     receivers_cpu_pct: share(receiverCpu),
+    receivers_reconnected: reports.reduce((a, r) => a + (r.reconnects ?? 0), 0),
     lag_run_ms: loop.worst().run_ms,
     lag_runq_wait_ms: loop.worst().runq_wait_ms,
     ...box,

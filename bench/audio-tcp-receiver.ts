@@ -16,11 +16,18 @@
  *
  *   bun bench/audio-tcp-receiver.ts '<json {proto, url, tokens | count, channelId}>'
  *
+ * A connection the server closes (Hearth closes a websocket whose send buffer passes
+ * GATEWAY_MAX_BUFFERED_BYTES, src/gateway/slow-consumers.ts, which an overloaded step can
+ * cause) is opened again at once, as a real client reconnects, so one overloaded step does not
+ * leave the later steps and rounds short of receivers.
+ *
  * Lines out: `ready`, then answers: `reset` -> `ok`; `report` -> one JSON line {frames, bytes,
- * orphans, dangling, latencies (ms), cpu_us (this process's CPU since the reset)}; `quit`.
+ * orphans, dangling, latencies (ms), cpu_us (this process's CPU since the reset), reconnects
+ * (since the reset)}; `quit`.
  */
 import type { Socket } from "bun";
 import { ServerFrames } from "./server-frames.ts";
+import { reopen } from "./reopen.ts";
 
 const cfg = JSON.parse(process.argv[2]!) as { proto: "sio" | "raw"; url: string; tokens?: string[]; count?: number; channelId?: string };
 const now = () => performance.timeOrigin + performance.now();
@@ -32,10 +39,14 @@ const HEADER = enc.encode('451-["bot:audio-data"');
 let frames = 0;
 let bytes = 0;
 let orphans = 0;
+let reconnects = 0;
+let quitting = false;
 let latencies: number[] = [];
 
 interface Conn {
   token: string | null;
+  /** Its place in `conns`. */
+  index: number;
   ready: boolean;
   /** The last audio message was a header still waiting for its data. */
   expectBinary: boolean;
@@ -139,7 +150,7 @@ const upgrade = () =>
       `Sec-WebSocket-Key: ${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64")}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
   );
 
-async function open(token: string | null): Promise<Socket<Conn>> {
+async function open(token: string | null, index: number): Promise<Socket<Conn>> {
   let resolve!: () => void;
   let reject!: (error: Error) => void;
   const ready = new Promise<void>((res, rej) => {
@@ -149,7 +160,7 @@ async function open(token: string | null): Promise<Socket<Conn>> {
   const socket = await Bun.connect<Conn>({
     hostname: url.hostname,
     port: Number(url.port),
-    data: { token, frames: null, ready: false, expectBinary: false, resolve, reject },
+    data: { token, index, frames: null, ready: false, expectBinary: false, resolve, reject },
     socket: {
       open(s) {
         s.data.frames = framesOf(s);
@@ -158,6 +169,11 @@ async function open(token: string | null): Promise<Socket<Conn>> {
       data: onData,
       close(s) {
         if (!s.data.ready) s.data.reject(new Error("closed before ready"));
+        else if (!quitting) {
+          reconnects++;
+          const { token, index } = s.data;
+          reopen(() => open(token, index), (conn) => (conns[index] = conn), () => quitting);
+        }
       },
       error(s, error) {
         s.data.reject(error);
@@ -170,7 +186,7 @@ async function open(token: string | null): Promise<Socket<Conn>> {
 
 const conns: Socket<Conn>[] = [];
 const total = cfg.proto === "sio" ? cfg.tokens!.length : (cfg.count ?? 1);
-for (let i = 0; i < total; i++) conns.push(await open(cfg.proto === "sio" ? cfg.tokens![i]! : null));
+for (let i = 0; i < total; i++) conns.push(await open(cfg.proto === "sio" ? cfg.tokens![i]! : null, i));
 out("ready");
 
 /** This process's CPU since the last `reset` goes into `report` (`cpu_us`). */
@@ -178,15 +194,16 @@ let cpu0 = process.cpuUsage();
 for await (const line of console) {
   const cmd = line.trim();
   if (cmd === "reset") {
-    frames = bytes = orphans = 0;
+    frames = bytes = orphans = reconnects = 0;
     latencies = [];
     cpu0 = process.cpuUsage();
     out("ok");
   } else if (cmd === "report") {
     const dangling = conns.filter((s) => s.data.expectBinary).length;
     const cpu = process.cpuUsage(cpu0);
-    out(JSON.stringify({ frames, bytes, orphans, dangling, latencies, cpu_us: cpu.user + cpu.system }));
+    out(JSON.stringify({ frames, bytes, orphans, dangling, latencies, cpu_us: cpu.user + cpu.system, reconnects }));
   } else if (cmd === "quit") {
+    quitting = true;
     for (const s of conns) s.end();
     process.exit(0);
   }

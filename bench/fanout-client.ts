@@ -19,10 +19,17 @@
  * of this process has received message `seq` (coalesced: the highest such seq, at most once
  * per event-loop turn), which the sender uses as its window; answers to commands.
  * Commands: `reset` (zero the counters, answers `ok`), `report` (one JSON line: deliveries,
- * other frames, the latency histogram as [bucket, count] pairs), `quit`.
+ * other frames, the latency histogram as [bucket, count] pairs, reconnects since the reset),
+ * `quit`.
+ *
+ * A connection the server closes (Hearth closes a websocket whose send buffer passes
+ * GATEWAY_MAX_BUFFERED_BYTES, src/gateway/slow-consumers.ts, which an overloaded step can
+ * cause) is opened again at once, as a real client reconnects, so one overloaded step does not
+ * leave the later steps short of receivers.
  */
 import type { Socket } from "bun";
 import { ServerFrames } from "./server-frames.ts";
+import { reopen } from "./reopen.ts";
 
 const lines = console[Symbol.asyncIterator]();
 const cfg = JSON.parse(((await lines.next()).value as string | undefined) ?? "{}") as {
@@ -45,6 +52,8 @@ const BUCKETS = 2200; // 1.01^2200 µs is about 3 hours
 let hist = new Uint32Array(BUCKETS);
 let deliveries = 0;
 let other = 0;
+let reconnects = 0;
+let quitting = false;
 
 /** How many of this process's connections have received each sequence number not yet complete. */
 const pending = new Map<number, number>();
@@ -123,6 +132,8 @@ const sendText = (s: Socket<Conn>, text: string) => s.write(frame(0x1, enc.encod
 
 interface Conn {
   token: string | null;
+  /** Its place in `conns`. */
+  index: number;
   /** The upgrade answer and the websocket frames (from `open`). */
   frames: ServerFrames | null;
   ready: boolean;
@@ -187,7 +198,7 @@ const upgrade = enc.encode(
 );
 
 /** Opens one connection; resolves once it receives the channel's messages. */
-async function open(token: string | null): Promise<Socket<Conn>> {
+async function open(token: string | null, index: number): Promise<Socket<Conn>> {
   let resolve!: () => void;
   let reject!: (error: Error) => void;
   const ready = new Promise<void>((res, rej) => {
@@ -197,7 +208,7 @@ async function open(token: string | null): Promise<Socket<Conn>> {
   const socket = await Bun.connect<Conn>({
     hostname: url.hostname,
     port: Number(url.port),
-    data: { token, frames: null, ready: false, resolve, reject },
+    data: { token, index, frames: null, ready: false, resolve, reject },
     socket: {
       open(s) {
         s.data.frames = framesOf(s);
@@ -206,6 +217,11 @@ async function open(token: string | null): Promise<Socket<Conn>> {
       data: onData,
       close(s) {
         if (!s.data.ready) s.data.reject(new Error("closed before ready"));
+        else if (!quitting) {
+          reconnects++;
+          const { token, index } = s.data;
+          reopen(() => open(token, index), (conn) => (conns[index] = conn), () => quitting);
+        }
       },
       error(s, error) {
         s.data.reject(error);
@@ -221,7 +237,7 @@ const total = cfg.proto === "sio" ? cfg.tokens!.length : (cfg.count ?? 1);
 const BATCH = 50;
 for (let i = 0; i < total; i += BATCH) {
   const batch = [];
-  for (let k = i; k < Math.min(total, i + BATCH); k++) batch.push(open(cfg.proto === "sio" ? cfg.tokens![k]! : null));
+  for (let k = i; k < Math.min(total, i + BATCH); k++) batch.push(open(cfg.proto === "sio" ? cfg.tokens![k]! : null, k));
   conns.push(...(await Promise.all(batch)));
 }
 sockets = conns.length;
@@ -231,15 +247,16 @@ for (let next = await lines.next(); !next.done; next = await lines.next()) {
   const cmd = (next.value as string).trim();
   if (cmd === "reset") {
     hist = new Uint32Array(BUCKETS);
-    deliveries = other = 0;
+    deliveries = other = reconnects = 0;
     pending.clear();
     completed = reported = -1;
     out("ok");
   } else if (cmd === "report") {
     const buckets: [number, number][] = [];
     for (let b = 0; b < BUCKETS; b++) if (hist[b]) buckets.push([b, hist[b]!]);
-    out(JSON.stringify({ deliveries, other, buckets }));
+    out(JSON.stringify({ deliveries, other, buckets, reconnects }));
   } else if (cmd === "quit") {
+    quitting = true;
     for (const s of conns) s.end();
     process.exit(0);
   }

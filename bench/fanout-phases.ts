@@ -31,6 +31,8 @@ interface Report {
   deliveries: number;
   other: number;
   buckets: [number, number][];
+  /** Connections the server closed since the reset, opened again (bench/fanout-client.ts). */
+  reconnects?: number;
 }
 
 /** Wakes the sender whenever any receiver process reports progress. */
@@ -98,6 +100,8 @@ export interface Row {
   server_cpu_pct: number;
   stalled: boolean;
   send_errors: number;
+  /** Receiver connections the server closed during the phase (each opened again at once). */
+  receivers_reconnected: number;
   /** The worst lateness of this process's event loop during the phase, ms (capacity-search.ts `watchLoop`). */
   loop_lag_ms: number;
   /** Where that lateness went, and the machine during the phase (capacity-search.ts). */
@@ -243,6 +247,7 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
     server_cpu_pct: Math.round(((cpu.user + cpu.system) / 1e4 / elapsed) * 10) / 10,
     stalled,
     send_errors: sendErrors - errors0,
+    receivers_reconnected: reports.reduce((a, r) => a + (r.reconnects ?? 0), 0),
     loop_lag_ms: loopLag,
     lag_run_ms: loop.worst().run_ms,
     lag_runq_wait_ms: loop.worst().runq_wait_ms,
@@ -255,7 +260,7 @@ export function logRows(rows: Row[]): void {
   log("mode    sockets  phase      messages  delivered/expected   deliveries/s   p50 ms    p99 ms    max ms  cpu µs/deliv (sys)   cpu%");
   for (const r of rows.slice().sort((a, b) => a.sockets - b.sockets || a.phase.localeCompare(b.phase))) {
     log(
-      `${r.mode.padEnd(7)} ${String(r.sockets).padStart(7)}  ${r.phase.padEnd(9)} ${String(r.messages).padStart(9)} ${`${r.delivered}/${r.expected}`.padStart(19)} ${String(r.deliveries_per_s).padStart(14)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(9)} ${String(r.max_ms).padStart(9)} ${String(r.cpu_us_per_delivery).padStart(13)} ${`(${r.cpu_sys_us_per_delivery})`.padStart(7)} ${String(r.server_cpu_pct).padStart(6)}${r.stalled ? "  STALLED" : ""}${r.send_errors ? `  ${r.send_errors} SEND ERRORS` : ""}`,
+      `${r.mode.padEnd(7)} ${String(r.sockets).padStart(7)}  ${r.phase.padEnd(9)} ${String(r.messages).padStart(9)} ${`${r.delivered}/${r.expected}`.padStart(19)} ${String(r.deliveries_per_s).padStart(14)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(9)} ${String(r.max_ms).padStart(9)} ${String(r.cpu_us_per_delivery).padStart(13)} ${`(${r.cpu_sys_us_per_delivery})`.padStart(7)} ${String(r.server_cpu_pct).padStart(6)}${r.stalled ? "  STALLED" : ""}${r.send_errors ? `  ${r.send_errors} SEND ERRORS` : ""}${r.receivers_reconnected ? `  ${r.receivers_reconnected} RECONNECTED` : ""}`,
     );
   }
 }
@@ -268,7 +273,7 @@ export function fanoutPath(mode: string, n: number, procs: Receivers[], send: Se
     use,
     async step(offered) {
       const row = await phase(mode, "step", n, procs, send, STEP_SECONDS, offered / n);
-      return { ...stepOf(offered, row.delivered, row.expected, row.deliveries_per_s, row.p99_ms, row.cpu_us_per_delivery, row.send_errors), loop_lag_ms: row.loop_lag_ms, server_cpu_pct: row.server_cpu_pct, lag_run_ms: row.lag_run_ms, lag_runq_wait_ms: row.lag_runq_wait_ms, ...row.machine };
+      return { ...stepOf(offered, row.delivered, row.expected, row.deliveries_per_s, row.p99_ms, row.cpu_us_per_delivery, row.send_errors), loop_lag_ms: row.loop_lag_ms, server_cpu_pct: row.server_cpu_pct, receivers_reconnected: row.receivers_reconnected, lag_run_ms: row.lag_run_ms, lag_runq_wait_ms: row.lag_runq_wait_ms, ...row.machine };
     },
   };
 }
