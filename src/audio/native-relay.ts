@@ -33,8 +33,10 @@ import { rooms } from "../domain/shared/events.ts";
  * as Bun itself does not drop one: Bun drops only past the connection's `backpressureLimit`
  * (GATEWAY_MAX_BUFFERED_BYTES, 4 MiB by default), and then closes the connection
  * (src/gateway/slow-consumers.ts). A stalled listener queues at most `highWaterBytes` +
- * `sweepEveryFrames` frames (256 KiB + 32 x ~3.9 KB = ~0.38 MB at the largest frame), far
- * below that limit, however long the thread runs.
+ * `sweepEveryFrames` frames + what Bun's pub/sub still held for it when it was swept (uWS's
+ * TopicTree drains a subscriber at 32 messages, 16 frames): 256 KiB + 48 x ~3.96 KB =
+ * ~0.45 MB at the benchmarked 3,840-byte frames, ~0.83 MB at the largest (11,520), far below
+ * that limit, however long the thread runs.
  */
 
 /** What the relay needs from a Socket.IO socket (a GatewaySocket fits). */

@@ -212,13 +212,14 @@ export function record<T = any>(socket: ClientSocket, event: string): T[] {
 }
 
 /** Resolves when `check` holds, polling; rejects with `what` after `ms`. */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+/** `what` may be a function, to tell what was there when it timed out. */
+export async function eventually(check: () => boolean | Promise<boolean>, what: string | (() => string), ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (await check()) return;
     await Bun.sleep(20);
   }
-  throw new Error(`timed out waiting for ${what}`);
+  throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
 }
 
 /** An ack'ed client event; resolves with the ack. */

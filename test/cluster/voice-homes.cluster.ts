@@ -113,7 +113,10 @@ describe("voice moderation sent through a node that is not the room's home", () 
     const existing = record(c, "voice:existing");
     const left = record(b, "voice:user-left");
     expect(await emitAck(mod, "voice:move", { userId: third.id, channelId: roomB })).toEqual({ ok: true, userId: third.id, channelId: roomB });
-    await eventually(() => forced.length === 1 && left.length === 1 && existing.length === 1, "force-move, user-left and the new room's existing list");
+    await eventually(
+      () => forced.length === 1 && left.length === 1 && existing.length === 1,
+      () => `force-move, user-left and the new room's existing list (got ${JSON.stringify({ forced, left, existing })})`,
+    );
     expect(forced).toEqual([{ channelId: roomB, fromChannelId: roomA }]);
     expect(left).toEqual([{ socketId: thirdSid }]);
     expect(existing).toEqual([[]]);
