@@ -10,7 +10,7 @@ import { LIMITS } from "../../src/domain/shared/limits.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, createVoiceChannel } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
-import { StalledGatewayClient } from "../helpers/stalled-gateway-client.ts";
+import { StalledGatewayClient, streamPastStalled } from "../helpers/stalled-gateway-client.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -352,21 +352,10 @@ describe("voice:audio-data", () => {
       const before = { ...listenStats };
       const pcm = frame(LIMITS.audioFrameBytes, 3);
       const frames = 1200; // ~13.8 MB: far more than the kernel and the threshold hold
-      let maxBuffered = 0;
-      for (let i = 0; i < frames; i++) {
-        speaker.emit("voice:audio-data", { channelId, pcm });
-        if (i % 10 === 9) {
-          // Paced by the reader, as a healthy listener keeps up: at most 10 frames (115 KB) ahead
-          // of it, under the threshold. Unpaced, a loaded machine once let even this reader (in
-          // this process) fall 256 KB behind, and it rightly missed frames (CI: 782 of 1200).
-          const until = Date.now() + 5000;
-          while (received < i + 1 - 10 && Date.now() < until) await sleep(2);
-          maxBuffered = Math.max(maxBuffered, ws.getBufferedAmount());
-        }
-      }
-      const deadline = Date.now() + 15_000;
-      while (received < frames && Date.now() < deadline) await sleep(20);
-      maxBuffered = Math.max(maxBuffered, ws.getBufferedAmount());
+      // Paced by the reader, as a healthy listener keeps up: at most 10 frames (115 KB) ahead of
+      // it, under the threshold. Unpaced, a loaded machine once let even this reader (in this
+      // process) fall 256 KB behind, and it rightly missed frames (CI: 782 of 1200).
+      const maxBuffered = await streamPastStalled(() => speaker.emit("voice:audio-data", { channelId, pcm }), () => received, ws, frames);
       expect(received).toBe(frames);
       expect(listenStats.dropped - before.dropped).toBeGreaterThan(0);
       // It did fill up to the threshold, and then held at most one frame (its header and bytes)

@@ -4,8 +4,8 @@ import { websocketOf } from "../../src/gateway/native-fanout.ts";
 import { LIMITS } from "../../src/domain/shared/limits.ts";
 import { DEFAULT_EVENT_LIMITS } from "../../src/gateway/event-limits.ts";
 import { community } from "../helpers/community.ts";
-import { sleep, startServer } from "../helpers/server.ts";
-import { StalledGatewayClient } from "../helpers/stalled-gateway-client.ts";
+import { startServer } from "../helpers/server.ts";
+import { StalledGatewayClient, streamPastStalled } from "../helpers/stalled-gateway-client.ts";
 
 /**
  * The tuned relay's stalled listeners (src/audio/native-relay.ts, docs/audio.md "Memory bounds
@@ -44,19 +44,7 @@ describe("bot:audio-data, a stalled listener on the tuned path", () => {
       reader.on("bot:audio-data", () => received++);
       const pcm = new Uint8Array(LIMITS.audioFrameBytes).fill(7);
       const frames = 1200; // ~13.8 MB: far more than the kernel, the threshold and the 4 MiB bound hold
-      let maxBuffered = 0;
-      for (let i = 0; i < frames; i++) {
-        sender.emit("bot:audio-data", { channelId, pcm });
-        if (i % 10 === 9) {
-          // Paced by the reader, as a healthy listener keeps up: at most 10 frames ahead of it.
-          const until = Date.now() + 5000;
-          while (received < i + 1 - 10 && Date.now() < until) await sleep(2);
-          maxBuffered = Math.max(maxBuffered, ws.getBufferedAmount());
-        }
-      }
-      const deadline = Date.now() + 15_000;
-      while (received < frames && Date.now() < deadline) await sleep(20);
-      maxBuffered = Math.max(maxBuffered, ws.getBufferedAmount());
+      const maxBuffered = await streamPastStalled(() => sender.emit("bot:audio-data", { channelId, pcm }), () => received, ws, frames);
 
       expect(received).toBe(frames);
       // Still connected, having filled up past the threshold and then held at most the frames of
