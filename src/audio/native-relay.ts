@@ -303,8 +303,8 @@ export class NativeAudioRelay {
     const topic = rooms.voice(channelId);
     const state = this.rooms.get(topic);
     if (!state) return;
-    // O(1) JavaScript per frame whatever the number of receivers: the stall check runs once
-    // per `sweepEvery` frames and on a timer. A stalled listener is simply not subscribed to the topic.
+    // O(1) JavaScript per frame whatever the number of receivers, and one room sweep (a native
+    // call per member) every `sweepEvery` frames. A stalled listener is simply not subscribed to the topic.
     if (++state.sinceSweep >= this.sweepEvery) this.sweepRoom(topic, state);
     const self = state.ws.get(from.id);
     const others = state.listening - (self?.subscribed ? 1 : 0);
