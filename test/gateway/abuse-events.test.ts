@@ -5,6 +5,7 @@ import { addBot } from "../helpers/bots.ts";
 import { recordEvents, sleep, startServer, waitForDisconnect, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
 import { LineProcess, watchLatency } from "../../bench/fixture.ts";
 import { onPostgres } from "../helpers/database.ts";
+import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 
 /**
  * Issue 14, point 8: client gateway events are rate-limited per socket and per user, by kind
@@ -145,6 +146,46 @@ describe("typing starts are coalesced", () => {
     expect(starts).toEqual([{ userId: a.id, username: a.username, conversationId }]);
     sa.close();
     sb.close();
+  });
+});
+
+describe("a coalesced typing start is still checked", () => {
+  test("typing:start repeated after the channel is hidden is refused, and nothing is relayed", async () => {
+    const { owner, member, channelId, everyone } = await community(server);
+    const typist = await server.connect(member.token);
+    const watcher = await server.connect(owner.token);
+    expect((await watcher.emitWithAck("channel:join", channelId)).ok).toBe(true);
+    const starts = recordEvents(watcher, "typing:start");
+    expect(await typist.emitWithAck("typing:start", channelId)).toEqual({ ok: true, channelId });
+    const hidden = await server.api("PUT", `/api/v1/channels/${channelId}/permissions/${everyone}`, {
+      token: owner.token,
+      body: { allow: 0, deny: P.VIEW_CHANNEL },
+    });
+    expect(hidden.status).toBe(200);
+    // Within the 3 s window: a repeat, so not relayed, but refused as any start would be.
+    expect(await typist.emitWithAck("typing:start", channelId)).toEqual({ ok: false, error: "Missing permission: VIEW_CHANNEL" });
+    await sleep(100);
+    expect(starts).toEqual([{ userId: member.id, username: member.username, channelId }]);
+    typist.close();
+    watcher.close();
+  });
+
+  test("dm:typing:start repeated after leaving a group is refused, and nothing is relayed", async () => {
+    const [a, b, c] = [await server.register(), await server.register(), await server.register()];
+    const serverId = await createServer(server, a);
+    for (const u of [b, c]) await addMember(server, serverId, u);
+    const created = await server.api("POST", "/api/v1/dm/groups", { token: a.token, body: { member_ids: [b.id, c.id] } });
+    expect(created.status).toBe(201);
+    const conversationId: string = created.body.id;
+    const [sb, sc] = await Promise.all([server.connect(b.token), server.connect(c.token)]);
+    const starts = recordEvents(sc, "dm:typing:start");
+    expect(await sb.emitWithAck("dm:typing:start", { conversationId })).toEqual({ ok: true, conversationId });
+    expect((await server.api("POST", `/api/v1/dm/groups/${conversationId}/leave`, { token: b.token })).status).toBe(200);
+    expect(await sb.emitWithAck("dm:typing:start", { conversationId })).toEqual({ ok: false, error: "Conversation not found" });
+    await sleep(100);
+    expect(starts).toEqual([{ userId: b.id, username: b.username, conversationId }]);
+    sb.close();
+    sc.close();
   });
 });
 

@@ -41,8 +41,8 @@ function operations(member: TestUser, socket: ClientSocket, channelId: string, v
     "PUT reaction": rest("PUT", `/messages/${channelId}/reactions/${messageId}`, { emoji: "👍" }),
     "GET reactions": rest("GET", `/messages/${channelId}/reactions/${messageId}`),
     "GET pins": rest("GET", `/messages/${channelId}/pins`),
-    // A stop ends the streak, so the next start is checked (and relayed) again rather than
-    // acknowledged as a repeat (src/gateway/typing-repeats.ts).
+    // A stop ends the streak, so each round's start is relayed, not coalesced as a repeat
+    // (src/gateway/typing-repeats.ts; a repeat is checked too: test/gateway/abuse-events.test.ts).
     "typing:start, typing:stop": async () => {
       const start = await event("typing:start", channelId)();
       return start.status === 200 ? event("typing:stop", channelId)() : start;

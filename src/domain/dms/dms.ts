@@ -311,10 +311,14 @@ export class Dms {
     return payload;
   }
 
-  /** Relays typing to the other members (not to those who muted the typist). */
-  async typing(userId: string, username: string, conversationId: string, started: boolean): Promise<void> {
+  /**
+   * Relays typing to the other members (not to those who muted the typist). With `relay` false
+   * only the membership check runs (a start coalesced as a repeat, src/gateway/typing-repeats.ts).
+   */
+  async typing(userId: string, username: string, conversationId: string, started: boolean, relay = true): Promise<void> {
     const repo = this.store.dms;
     if (!isUuid(conversationId) || !(await repo.isMember(conversationId.toLowerCase(), userId))) throw notFound("Conversation");
+    if (!relay) return;
     const id = conversationId.toLowerCase();
     const muters = await repo.mutersOf(id, userId);
     const audience = await this.memberRooms(id, [userId, ...muters]);

@@ -382,10 +382,14 @@ export class Messages {
     return { channel_id: channel.id, last_read_message_id: upTo };
   }
 
-  /** `typing:start` / `typing:stop` to the channel room, for members who may send there. */
-  async typing(channelId: string, user: UserRow, event: "typing:start" | "typing:stop"): Promise<void> {
+  /**
+   * `typing:start` / `typing:stop` to the channel room, for members who may send there. With
+   * `relay` false only the check runs (a start coalesced as a repeat, src/gateway/typing-repeats.ts).
+   */
+  async typing(channelId: string, user: Pick<UserRow, "id" | "username">, event: "typing:start" | "typing:stop", relay = true): Promise<void> {
     const { channel, permissions } = await this.access.requireChannel(channelId, user.id);
     this.requireBit(permissions, PERMISSIONS.SEND_MESSAGES);
+    if (!relay) return;
     this.bus.publish(rooms.channel(channel.id), event, { userId: user.id, username: user.username, channelId: channel.id }, [rooms.user(user.id)]);
   }
 

@@ -7,7 +7,7 @@ import { DmTyping } from "../client-events.ts";
 /**
  * `dm:typing:start` / `dm:typing:stop {conversationId}`: relayed to the other members' user rooms
  * as `{userId, username, conversationId}`. Only members may type; others get "Conversation not found".
- * A repeated start from the same socket within 3 s is acknowledged without being relayed again.
+ * A repeated start from the same socket within 3 s is checked and acknowledged, but not relayed again.
  */
 export function dmEvents(domain: Domain): ClientEventTable {
   const repeats = new TypingRepeats();
@@ -16,7 +16,11 @@ export function dmEvents(domain: Domain): ClientEventTable {
     async (socket, payload) => {
       const { conversationId } = parseInput(DmTyping, payload, "payload");
       const key = conversationId.toLowerCase();
-      if (start && !repeats.claim(socket, key)) return { conversationId };
+      if (start && !repeats.claim(socket, key)) {
+        // A repeat is not relayed, but still checked: a member who just left is refused.
+        await domain.dms.typing(socket.data.userId, socket.data.username, conversationId, start, false);
+        return { conversationId };
+      }
       try {
         await domain.dms.typing(socket.data.userId, socket.data.username, conversationId, start);
       } catch (error) {

@@ -6,7 +6,7 @@ import { ChannelId } from "../client-events.ts";
 
 /**
  * `typing:start` / `typing:stop <channelId>`: relayed to the channel room as `{userId, username, channelId}`.
- * A repeated start from the same socket within 3 s is acknowledged without being relayed again.
+ * A repeated start from the same socket within 3 s is checked and acknowledged, but not relayed again.
  */
 export function typingEvents(domain: Domain): ClientEventTable {
   const repeats = new TypingRepeats();
@@ -15,7 +15,11 @@ export function typingEvents(domain: Domain): ClientEventTable {
     async (socket, payload) => {
       const channelId = parseInput(ChannelId, payload, "channelId");
       const key = channelId.toLowerCase();
-      if (event === "typing:start" && !repeats.claim(socket, key)) return { channelId };
+      if (event === "typing:start" && !repeats.claim(socket, key)) {
+        // A repeat is not relayed, but still checked: a typist who just lost the channel is refused.
+        await domain.messages.typing(channelId, { id: socket.data.userId, username: socket.data.username }, event, false);
+        return { channelId };
+      }
       try {
         const user = await domain.users.get(socket.data.userId);
         await domain.messages.typing(channelId, user, event);
