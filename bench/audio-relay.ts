@@ -153,19 +153,6 @@ function startRawRelay(header?: string) {
   });
 }
 
-/**
- * What the server holds for a user's socket: its websocket's buffered bytes in Bun, and what
- * the tuned relay queued for it while it is behind (src/audio/native-relay.ts).
- */
-function heldFor(app: App, userId: string): number {
-  for (const s of app.io.of("/").sockets.values()) {
-    if (s.data.userId !== userId) continue;
-    const ws = (s.conn.transport as unknown as { socket?: { getBufferedAmount(): number } }).socket;
-    return (ws?.getBufferedAmount() ?? 0) + (nativeRelayFor(s)?.queuedBytes(s.id) ?? 0);
-  }
-  return 0;
-}
-
 /** `n` registered accounts (bench0, bench1, ...), all members of a server owned by the first, and a voice channel per name. */
 async function voiceCommunity(app: App, api: Api, n: number, channelNames: string[]) {
   const users: Account[] = [];
@@ -302,6 +289,12 @@ async function runScenario(name: string): Promise<void> {
       const stalled = new Client({ ...base, role: "recv", tokens: [stalledUser.token], channels: [rooms[0]!] });
       procs.push(stalled);
       if ((await stalled.next()) !== "ready") throw new Error("stalled listener not ready");
+      const stalledWs = () => {
+        for (const s of app.io.of("/").sockets.values()) {
+          if (s.data.userId === stalledUser.id) return (s.conn.transport as unknown as { socket: { getBufferedAmount(): number } }).socket;
+        }
+        return null;
+      };
       await run(3); // warm-up (JIT, socket buffers)
       const { rssAfter: _b, ...before } = await run(REALISTIC_SECONDS);
       Bun.gc(true);
@@ -315,7 +308,7 @@ async function runScenario(name: string): Promise<void> {
       process.kill(stalled.pid, "SIGSTOP");
       const { rssAfter: rss1, ...during } = await run(STALL_LONG_SECONDS, () => {
         rssMax = Math.max(rssMax, process.memoryUsage().rss);
-        maxBuffered = Math.max(maxBuffered, heldFor(app, stalledUser.id));
+        maxBuffered = Math.max(maxBuffered, stalledWs()?.getBufferedAmount() ?? 0);
       });
       const droppedForIt = relay.stats.dropped - dropped0;
       process.kill(stalled.pid, "SIGCONT");
@@ -555,11 +548,17 @@ try {
     const receivers = await spawnReceivers(sio, users.slice(1, 1 + n).map((u) => u.token), n);
     const stalledUser = users[n + 1]!;
     const [stalled] = await spawnReceivers(sio, [stalledUser.token], 1);
+    const stalledWs = () => {
+      for (const s of app.io.of("/").sockets.values()) {
+        if (s.data.userId === stalledUser.id) return (s.conn.transport as unknown as { socket: { getBufferedAmount(): number } }).socket;
+      }
+      return null;
+    };
     process.kill(stalled!.pid, "SIGSTOP");
     const dropped0 = relay.stats.dropped;
     let maxBuffered = 0;
     const probe = setInterval(() => {
-      maxBuffered = Math.max(maxBuffered, heldFor(app, stalledUser.id));
+      maxBuffered = Math.max(maxBuffered, stalledWs()?.getBufferedAmount() ?? 0);
     }, 50);
     const rate = 800;
     const sent = Number((await sender.ask(`go ${rate} ${STALL_SECONDS}`)).split(" ")[1]);

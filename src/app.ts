@@ -279,8 +279,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     port: config.port,
     hostname: config.host,
     // A connection that does not read is closed once this much waits for it (src/gateway/slow-consumers.ts).
-    // `drain`: the tuned audio relay feeds listeners that fell behind from their queues (src/audio/native-relay.ts).
-    websocket: { ...websocket, ...websocketBackpressure(config.gatewayMaxBufferedBytes), drain: (ws) => audioRelay.onDrain(ws) },
+    websocket: { ...websocket, ...websocketBackpressure(config.gatewayMaxBufferedBytes) },
     idleTimeout,
     maxRequestBodySize: LIMITS.request.bodyBytes,
   });

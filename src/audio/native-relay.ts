@@ -18,52 +18,34 @@ import { rooms } from "../domain/shared/events.ts";
  * a socket that upgrades from polling to websocket later is moved over on the engine's
  * `upgrade` event.
  *
- * Listeners that fall behind (docs/audio.md, "Listeners behind"): a sweep reads the buffered
- * amount of every websocket member still subscribed to the topic, in a room every
- * `sweepEveryFrames` frames published to it (32 by default) and in every room on a timer
- * (`sweepIntervalMs`, 25 ms). A member with anything buffered in Bun (more than `lagBytes`, 0
- * by default) is taken off the topic and fed from its own queue instead: each frame's two
- * messages are queued for it (references, no copy), and written when Bun reports the
- * connection drained (`onDrain`, the server's websocket `drain` handler) and nothing is left
- * buffered: under one cork, up to the first send that Bun has to buffer. Once its queue is
- * empty with nothing buffered, it is subscribed again. Why: for a connection with anything
- * buffered, uWS tries a `send()` system call for every message published to it (its whole
- * buffer, at every message), and a Socket.IO frame is two messages; at capacity that made
- * the server's CPU per delivery double just as the receivers fell behind (bench/README.md,
- * "Eighth pass"). Fed from the queue, a member behind costs a syscall per ~16 KB written.
- * A member whose queue and buffered bytes would pass `highWaterBytes` (256 KiB) misses whole
- * frames (neither message of the pair is queued) until it drains. So a stalled listener holds at
- * most what Bun buffered for it before a sweep found it behind (the 32 frames of a sweep's span
- * and the 16 that Bun's pub/sub may hold for a subscriber: uWS's TopicTree drains one at 32
- * messages), or `highWaterBytes` with its queue plus those 16 frames if that is more: ~0.32 MB
- * at the benchmarked 3,840-byte frames, ~0.57 MB at the largest (11,520), far below Bun's 4 MiB bound (GATEWAY_MAX_BUFFERED_BYTES, past which Bun drops and closes the
- * connection: src/gateway/slow-consumers.ts), however long the thread runs. Per frame the
- * work is O(1) JavaScript plus one queue push per member behind (one room sweep, O(members), per
- * 32 frames). A listener gets both messages of a frame or neither: they are published in one
- * synchronous step to the same subscriber set, or queued and written as a pair, and uWS
- * writes a subscriber's pending topic messages before any direct send to it, so the order holds
- * when a member moves between the topic and its queue.
+ * Stalled listeners: a sweep reads every websocket member's buffered amount. A member above
+ * `highWaterBytes` is unsubscribed from the topic (it misses whole frames: neither message of
+ * the pair is published to it), and subscribed again once it is back under `lowWaterBytes`.
+ * A room is swept every `sweepEveryFrames` frames published to it (32 by default), and every
+ * room on a timer (every `sweepIntervalMs`, 25 ms by default; an unref'd timer that runs only
+ * while some voice room has members) so that a listener that drains is heard again when the
+ * room is quiet. The frame count is what bounds a stalled listener's buffer: an overloaded
+ * server can run its thread for hundreds of ms without the timer firing, and at 15,000 frames/s
+ * per listener that let a listener pass Bun's 4 MiB bound and be closed (bench/README.md,
+ * "Seventh pass"). Per frame the work is O(1) JavaScript whatever the number of receivers
+ * (one room sweep, O(members), per 32 frames). Both messages of a frame are published in one
+ * synchronous step to the same subscriber set, so a listener gets both or neither, as long
+ * as Bun itself does not drop one: Bun drops only past the connection's `backpressureLimit`
+ * (GATEWAY_MAX_BUFFERED_BYTES, 4 MiB by default), and then closes the connection
+ * (src/gateway/slow-consumers.ts). A stalled listener queues at most `highWaterBytes` +
+ * `sweepEveryFrames` frames + what Bun's pub/sub still held for it when it was swept (uWS's
+ * TopicTree drains a subscriber at 32 messages, 16 frames): 256 KiB + 48 x ~3.96 KB =
+ * ~0.45 MB at the benchmarked 3,840-byte frames, ~0.83 MB at the largest (11,520), far below
+ * that limit, however long the thread runs.
  */
 
 /** What the relay needs from a Socket.IO socket (a GatewaySocket fits). */
 type RelaySocket = IoSocket;
 type Ws = ServerWebSocket<unknown>;
 
-/** A frame's two messages as Bun sends them: the Socket.IO header (text) and the PCM (binary). */
-type Message = Exclude<Parameters<Ws["send"]>[0], Blob>;
-
 interface WsMember {
   ws: Ws;
-  /** Its room's topic. */
-  topic: string;
-  /** On the topic (keeping up); else behind, fed from `queue`. */
   subscribed: boolean;
-  /** While behind: the frames waiting for it, two messages each (header, PCM, header, ...). */
-  queue: Message[];
-  /** Their bytes, with the websocket framing. */
-  queuedBytes: number;
-  /** Its buffered amount in Bun when last read (a sweep or a drain). */
-  buffered: number;
 }
 
 interface RoomState {
@@ -73,17 +55,17 @@ interface RoomState {
   polling: Set<string>;
   /** Websocket members currently subscribed to the topic. */
   listening: number;
-  /** Websocket members behind: off the topic, fed from their queues. */
-  behind: Set<WsMember>;
+  /** Websocket members currently unsubscribed because they were stalled. */
+  stalled: number;
   /** Frames published to the room since it was last swept. */
   sinceSweep: number;
 }
 
 export interface NativeRelayOptions {
-  /** A listener behind misses whole frames while its queued and buffered bytes would pass this. */
+  /** A listener with more than this many bytes buffered misses frames until it drains. */
   highWaterBytes?: number;
-  /** A listener with more than this buffered in Bun at a sweep is behind (fed from its queue). */
-  lagBytes?: number;
+  /** ... and hears again once it is back under this. */
+  lowWaterBytes?: number;
   /** How often every websocket member's buffered amount is checked, in ms. */
   sweepIntervalMs?: number;
   /** ... and a room's members, every this many frames published to it. */
@@ -93,11 +75,9 @@ export interface NativeRelayOptions {
 export interface NativeRelayStats {
   /** Frames handed to the native publish. */
   published: number;
-  /** Frame deliveries skipped because a listener behind held too much (whole frames; counted
-   *  per such member per frame). */
+  /** Frame deliveries skipped because a listener was stalled (whole frames; counted per
+   *  stalled member per published frame, the sender included if it is the one stalled). */
   dropped: number;
-  /** Frame deliveries queued for listeners behind (per member per frame). */
-  queued: number;
   /** Stall sweeps run (a room's, or every room's on the timer). */
   sweeps: number;
   /** Frames sent through the ordinary emit to long-polling members. */
@@ -213,9 +193,6 @@ class FastAudioReader {
   }
 }
 
-/** A message's bytes on the wire: its payload and at most 14 bytes of websocket framing. */
-const messageBytes = (message: Message): number => (typeof message === "string" ? Buffer.byteLength(message) : message.byteLength) + 14;
-
 const wsOf = (socket: RelaySocket): Ws | null => {
   const transport = socket.conn?.transport as unknown as { name?: string; socket?: Ws } | undefined;
   if (!transport || transport.name !== "websocket") return null;
@@ -224,12 +201,10 @@ const wsOf = (socket: RelaySocket): Ws | null => {
 };
 
 export class NativeAudioRelay {
-  readonly stats: NativeRelayStats = { published: 0, dropped: 0, queued: 0, emittedToPolling: 0, sweeps: 0, readFast: 0 };
+  readonly stats: NativeRelayStats = { published: 0, dropped: 0, emittedToPolling: 0, sweeps: 0, readFast: 0 };
   private readonly rooms = new Map<string, RoomState>();
   /** The rooms each socket is in, for moving it on upgrade. */
   private readonly roomsOf = new Map<string, Set<string>>();
-  /** Each websocket's memberships, for its drain. */
-  private readonly membersOf = new WeakMap<Ws, WsMember[]>();
   private readonly watched = new WeakSet<object>();
   /** The fast read path of each socket in a voice room (FastAudioReader), by socket id. */
   private readonly readers = new Map<string, FastAudioReader>();
@@ -237,7 +212,7 @@ export class NativeAudioRelay {
   private readonly headers = new Map<string, { sampleRate: number; channels: number; userId: string; text: string }>();
   private bunServer: BunServer<unknown> | null = null;
   private readonly high: number;
-  private readonly lag: number;
+  private readonly low: number;
   private readonly sweepMs: number;
   private readonly sweepEvery: number;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -248,7 +223,7 @@ export class NativeAudioRelay {
     options: NativeRelayOptions = {},
   ) {
     this.high = options.highWaterBytes ?? 256 * 1024;
-    this.lag = options.lagBytes ?? 0;
+    this.low = options.lowWaterBytes ?? Math.floor(this.high / 2);
     this.sweepMs = options.sweepIntervalMs ?? 25;
     this.sweepEvery = options.sweepEveryFrames ?? 32;
     const adapter = io.of("/").adapter;
@@ -265,21 +240,13 @@ export class NativeAudioRelay {
     this.bunServer = server;
   }
 
-  /** Members of a room by transport, and the websocket members behind (for tests and the bench). */
-  membership(channelId: string): { websocket: string[]; polling: string[]; behind: string[] } {
+  /** Members of a room by transport (for tests and the bench). */
+  membership(channelId: string): { websocket: string[]; polling: string[] } {
     const state = this.rooms.get(rooms.voice(channelId));
-    const behind = [...(state?.ws ?? [])].filter(([, member]) => !member.subscribed).map(([id]) => id);
-    return { websocket: [...(state?.ws.keys() ?? [])], polling: [...(state?.polling ?? [])], behind };
+    return { websocket: [...(state?.ws.keys() ?? [])], polling: [...(state?.polling ?? [])] };
   }
 
-  /** Bytes queued for a socket while it is behind, in every room it is in (tests, the bench). */
-  queuedBytes(socketId: string): number {
-    let bytes = 0;
-    for (const room of this.roomsOf.get(socketId) ?? []) bytes += this.rooms.get(room)?.ws.get(socketId)?.queuedBytes ?? 0;
-    return bytes;
-  }
-
-  /** Stops the sweep's timer for good (server shutdown). */
+  /** Stops the stall sweep for good (server shutdown). */
   close(): void {
     this.closed = true;
     this.stopSweep();
@@ -296,88 +263,35 @@ export class NativeAudioRelay {
     this.timer = null;
   }
 
-  /** The check of every room (the timer's): members that fell behind, and members behind that drained. */
+  /** The stall check of every room (the timer's). */
   sweep(): void {
-    for (const state of this.rooms.values()) {
-      this.sweepRoom(state);
-      for (const member of state.behind) this.feed(state, member);
-    }
-  }
-
-  /** The check of one room: every member on the topic with more than `lag` buffered in Bun is now behind. */
-  private sweepRoom(state: RoomState): void {
-    this.stats.sweeps++;
-    state.sinceSweep = 0;
-    for (const member of state.ws.values()) {
-      if (!member.subscribed || member.ws.readyState !== 1) continue;
-      const buffered = member.ws.getBufferedAmount();
-      if (buffered <= this.lag) continue;
-      member.subscribed = false;
-      member.buffered = buffered;
-      member.ws.unsubscribe(member.topic);
-      state.listening--;
-      state.behind.add(member);
-    }
-  }
-
-  /** The server's websocket `drain` handler: Bun wrote some of what `ws` had buffered. */
-  onDrain(ws: Ws): void {
-    const members = this.membersOf.get(ws);
-    if (!members) return;
-    for (const member of members) {
-      if (member.subscribed) continue;
-      const state = this.rooms.get(member.topic);
-      if (state) this.feed(state, member);
-    }
+    for (const [topic, state] of this.rooms) this.sweepRoom(topic, state);
   }
 
   /**
-   * Writes a member's queue once Bun has nothing buffered for it: under one cork (a syscall per
-   * ~16 KB), up to the first frame Bun has to buffer; the rest waits for the next drain. With
-   * its queue empty and nothing buffered, the member is back on the topic.
+   * The stall check of one room: every websocket member above `high` buffered is unsubscribed
+   * from the room's topic (it misses whole frames from then on), and one that is back under
+   * `low` is subscribed again.
    */
-  private feed(state: RoomState, member: WsMember): void {
-    const ws = member.ws;
-    if (ws.readyState !== 1) return;
-    member.buffered = ws.getBufferedAmount();
-    if (member.buffered > 0) return;
-    const queue = member.queue;
-    let sent = 0;
-    let full = false;
-    if (queue.length > 0) {
-      ws.cork(() => {
-        while (sent < queue.length && !full) {
-          // Both messages of the frame, whatever the first answers: a pair is never split.
-          const header = ws.send(queue[sent]!);
-          const data = ws.send(queue[sent + 1]!);
-          sent += 2;
-          full = header === -1 || data === -1;
+  private sweepRoom(topic: string, state: RoomState): void {
+    this.stats.sweeps++;
+    state.sinceSweep = 0;
+    for (const member of state.ws.values()) {
+      if (member.ws.readyState !== 1) continue;
+      const buffered = member.ws.getBufferedAmount();
+      if (member.subscribed) {
+        if (buffered > this.high) {
+          member.subscribed = false;
+          member.ws.unsubscribe(topic);
+          state.listening--;
+          state.stalled++;
         }
-      });
-      queue.splice(0, sent);
-      member.queuedBytes = 0;
-      for (const message of queue) member.queuedBytes += messageBytes(message);
-      member.buffered = ws.getBufferedAmount();
-    }
-    if (full || queue.length > 0 || member.buffered > 0) return;
-    member.subscribed = true;
-    ws.subscribe(member.topic);
-    state.listening++;
-    state.behind.delete(member);
-  }
-
-  /** Queues a frame for every member behind but the sender, or drops it whole for one that holds too much. */
-  private queueBehind(state: RoomState, self: WsMember | undefined, header: string, data: Message): void {
-    const bytes = messageBytes(header) + messageBytes(data);
-    for (const member of state.behind) {
-      if (member === self) continue;
-      if (member.buffered + member.queuedBytes + bytes > this.high) {
-        this.stats.dropped++;
-        continue;
+      } else if (buffered <= this.low) {
+        member.subscribed = true;
+        member.ws.subscribe(topic);
+        state.listening++;
+        state.stalled--;
       }
-      member.queue.push(header, data);
-      member.queuedBytes += bytes;
-      this.stats.queued++;
     }
   }
 
@@ -389,28 +303,25 @@ export class NativeAudioRelay {
     const topic = rooms.voice(channelId);
     const state = this.rooms.get(topic);
     if (!state) return;
-    // O(1) JavaScript per frame whatever the number of receivers, plus a queue push per member
-    // behind, and one room sweep (a native call per member) every `sweepEvery` frames.
-    if (++state.sinceSweep >= this.sweepEvery) this.sweepRoom(state);
+    // O(1) JavaScript per frame whatever the number of receivers, and one room sweep (a native
+    // call per member) every `sweepEvery` frames. A stalled listener is simply not subscribed to the topic.
+    if (++state.sinceSweep >= this.sweepEvery) this.sweepRoom(topic, state);
     const self = state.ws.get(from.id);
     const others = state.listening - (self?.subscribed ? 1 : 0);
-    const behind = state.behind.size - (self && !self.subscribed ? 1 : 0);
-    if (others > 0 || behind > 0) {
+    if (others > 0) {
       const header = this.header(from.id, frame, senderUserId);
-      const data = frame.pcm as Message;
-      if (others > 0) {
-        const senderWs = wsOf(from);
-        if (senderWs) {
-          senderWs.publish(topic, header);
-          senderWs.publish(topic, data);
-        } else if (this.bunServer) {
-          // The sender is not subscribed (it is not on a websocket), so nobody is skipped.
-          this.bunServer.publish(topic, header, false);
-          this.bunServer.publish(topic, data, false);
-        }
-        this.stats.published++;
+      const senderWs = wsOf(from);
+      const data = frame.pcm as Parameters<Ws["publish"]>[1];
+      if (senderWs) {
+        senderWs.publish(topic, header);
+        senderWs.publish(topic, data);
+      } else if (this.bunServer) {
+        // The sender is not subscribed (it is not on a websocket), so nobody is skipped.
+        this.bunServer.publish(topic, header, false);
+        this.bunServer.publish(topic, data, false);
       }
-      if (behind > 0) this.queueBehind(state, self, header, data);
+      this.stats.published++;
+      if (state.stalled > 0) this.stats.dropped += state.stalled - (self && !self.subscribed ? 1 : 0);
     }
     if (state.polling.size > 0) {
       const to = [...state.polling].filter((id) => id !== from.id);
@@ -439,7 +350,7 @@ export class NativeAudioRelay {
     const socket = this.socket(id);
     if (!socket) return;
     let state = this.rooms.get(room);
-    if (!state) this.rooms.set(room, (state = { ws: new Map(), polling: new Set(), listening: 0, behind: new Set(), sinceSweep: 0 }));
+    if (!state) this.rooms.set(room, (state = { ws: new Map(), polling: new Set(), listening: 0, stalled: 0, sinceSweep: 0 }));
     this.startSweep();
     let mine = this.roomsOf.get(id);
     if (!mine) this.roomsOf.set(id, (mine = new Set()));
@@ -447,7 +358,10 @@ export class NativeAudioRelay {
     this.installReader(socket);
     const ws = wsOf(socket);
     if (ws) {
-      if (!state.ws.has(id)) this.addWsMember(state, id, ws, room);
+      if (state.ws.has(id)) return;
+      ws.subscribe(room);
+      state.ws.set(id, { ws, subscribed: true });
+      state.listening++;
     } else {
       state.polling.add(id);
       this.watchUpgrade(socket);
@@ -471,24 +385,11 @@ export class NativeAudioRelay {
       if (member.subscribed) {
         state.listening--;
         if (member.ws.readyState === 1) member.ws.unsubscribe(room);
-      } else state.behind.delete(member);
-      member.queue = [];
-      const others = this.membersOf.get(member.ws)?.filter((m) => m !== member) ?? [];
-      if (others.length > 0) this.membersOf.set(member.ws, others);
-      else this.membersOf.delete(member.ws);
+      } else state.stalled--;
     }
     state.polling.delete(id);
     if (state.ws.size === 0 && state.polling.size === 0) this.rooms.delete(room);
     if (this.rooms.size === 0) this.stopSweep();
-  }
-
-  /** A websocket member joins the room's topic. */
-  private addWsMember(state: RoomState, id: string, ws: Ws, topic: string): void {
-    const member: WsMember = { ws, topic, subscribed: true, queue: [], queuedBytes: 0, buffered: 0 };
-    ws.subscribe(topic);
-    state.ws.set(id, member);
-    state.listening++;
-    this.membersOf.set(ws, [...(this.membersOf.get(ws) ?? []), member]);
   }
 
   /** The fast read path for a socket's frames while it is in a voice room (FastAudioReader). */
@@ -511,7 +412,9 @@ export class NativeAudioRelay {
       for (const room of this.roomsOf.get(socket.id) ?? []) {
         const state = this.rooms.get(room);
         if (!state || !state.polling.delete(socket.id)) continue;
-        this.addWsMember(state, socket.id, ws, room);
+        ws.subscribe(room);
+        state.ws.set(socket.id, { ws, subscribed: true });
+        state.listening++;
       }
     });
   }

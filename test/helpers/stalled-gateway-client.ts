@@ -96,43 +96,6 @@ export class StalledGatewayClient {
     });
   }
 
-  /**
-   * Reads again: every websocket message from here on goes to `onMessage` (text as a string,
-   * binary as a Buffer), Engine.IO pings aside (answered). Server frames are unmasked and, here,
-   * unfragmented.
-   */
-  resume(onMessage: (message: string | Buffer) => void): void {
-    let pending: Buffer<ArrayBufferLike> = Buffer.alloc(0);
-    this.socket.on("data", (chunk: Buffer) => {
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      for (;;) {
-        if (pending.length < 2) return;
-        const opcode = pending[0]! & 0x0f;
-        let length = pending[1]! & 0x7f;
-        let at = 2;
-        if (length === 126) {
-          if (pending.length < 4) return;
-          length = pending.readUInt16BE(2);
-          at = 4;
-        } else if (length === 127) {
-          if (pending.length < 10) return;
-          length = Number(pending.readBigUInt64BE(2));
-          at = 10;
-        }
-        if (pending.length < at + length) return;
-        const payload = pending.subarray(at, at + length);
-        pending = pending.subarray(at + length);
-        if (opcode === 0x1) {
-          const text = payload.toString("utf8");
-          if (text === "2") this.socket.write(textFrame("3")); // Engine.IO ping
-          else onMessage(text);
-        }
-        else if (opcode === 0x2) onMessage(Buffer.from(payload));
-      }
-    });
-    this.socket.resume();
-  }
-
   private stopPongs(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
