@@ -150,7 +150,7 @@ describe("typing starts are coalesced", () => {
 });
 
 describe("a coalesced typing start is still checked", () => {
-  test("typing:start repeated after the channel is hidden is refused, and nothing is relayed", async () => {
+  test("typing:start repeated after the channel is hidden is refused, and nothing is relayed; shown again, the next start is relayed", async () => {
     const { owner, member, channelId, everyone } = await community(server);
     const typist = await server.connect(member.token);
     const watcher = await server.connect(owner.token);
@@ -166,6 +166,12 @@ describe("a coalesced typing start is still checked", () => {
     expect(await typist.emitWithAck("typing:start", channelId)).toEqual({ ok: false, error: "Missing permission: VIEW_CHANNEL" });
     await sleep(100);
     expect(starts).toEqual([{ userId: member.id, username: member.username, channelId }]);
+    // A refused start ends the streak: allowed again (still within 3 s), the next start is relayed.
+    const shown = await server.api("DELETE", `/api/v1/channels/${channelId}/permissions/${everyone}`, { token: owner.token });
+    expect(shown.status).toBe(200);
+    expect(await typist.emitWithAck("typing:start", channelId)).toEqual({ ok: true, channelId });
+    await sleep(100);
+    expect(starts).toEqual(Array(2).fill({ userId: member.id, username: member.username, channelId }));
     typist.close();
     watcher.close();
   });

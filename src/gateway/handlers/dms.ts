@@ -16,14 +16,12 @@ export function dmEvents(domain: Domain): ClientEventTable {
     async (socket, payload) => {
       const { conversationId } = parseInput(DmTyping, payload, "payload");
       const key = conversationId.toLowerCase();
-      if (start && !repeats.claim(socket, key)) {
-        // A repeat is not relayed, but still checked: a member who just left is refused.
-        await domain.dms.typing(socket.data.userId, socket.data.username, conversationId, start, false);
-        return { conversationId };
-      }
+      // A repeat is checked, so a member who just left is refused, but not relayed.
+      const repeat = start && !repeats.claim(socket, key);
       try {
-        await domain.dms.typing(socket.data.userId, socket.data.username, conversationId, start);
+        await domain.dms.typing(socket.data.userId, socket.data.username, conversationId, start, !repeat);
       } catch (error) {
+        // A refused start holds no streak: once allowed again, the next start is relayed.
         if (start) repeats.stopped(socket, key);
         throw error;
       }

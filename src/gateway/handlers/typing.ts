@@ -15,15 +15,14 @@ export function typingEvents(domain: Domain): ClientEventTable {
     async (socket, payload) => {
       const channelId = parseInput(ChannelId, payload, "channelId");
       const key = channelId.toLowerCase();
-      if (event === "typing:start" && !repeats.claim(socket, key)) {
-        // A repeat is not relayed, but still checked: a typist who just lost the channel is refused.
-        await domain.messages.typing(channelId, { id: socket.data.userId, username: socket.data.username }, event, false);
-        return { channelId };
-      }
+      // A repeat is checked, so a typist who just lost the channel is refused, but not relayed
+      // (its username is not needed, so the account is not read for it).
+      const repeat = event === "typing:start" && !repeats.claim(socket, key);
       try {
-        const user = await domain.users.get(socket.data.userId);
-        await domain.messages.typing(channelId, user, event);
+        const user = repeat ? { id: socket.data.userId, username: socket.data.username } : await domain.users.get(socket.data.userId);
+        await domain.messages.typing(channelId, user, event, !repeat);
       } catch (error) {
+        // A refused start holds no streak: once allowed again, the next start is relayed.
         if (event === "typing:start") repeats.stopped(socket, key);
         throw error;
       }
