@@ -45,23 +45,33 @@ export function latency(values: number[]): Latency {
 }
 export const ratio = (a: number, b: number): number => Math.round((a / b) * 1000) / 1000;
 
-/** What bench/load-client.ts reports for a closed-loop load. */
+/** What bench/load-client.ts (and bench/raw-load-client.ts) reports for a closed-loop load. */
 export interface LoadResult {
   requests: number;
   errors: number;
   rps: number;
   p50_ms: number;
   p99_ms: number;
+  /** raw-load-client.ts: every request the server answered or had open, the warm-up included. */
+  served?: number;
 }
 
 /**
- * Runs bench/load-client.ts (`concurrency` clients for `seconds` GETting `url` with `token`) in
+ * The closed-loop load clients: `fetch` (bench/load-client.ts: ~20 µs of client CPU a request)
+ * and `raw` (bench/raw-load-client.ts: prepared requests on keep-alive sockets, a few µs), which
+ * saturates a server that answers in under ~20 µs, where `fetch` runs out of CPU first.
+ */
+export type LoadClient = "fetch" | "raw";
+
+/**
+ * Runs a load client (`concurrency` connections for `seconds` GETting `url` with `token`) in
  * its own process; answers its result and this process's CPU meanwhile, in µs (the servers
  * under test run here).
  */
-export async function runLoadClient(url: string, token: string, seconds: number, concurrency: number): Promise<{ result: LoadResult; cpu_us: number }> {
+export async function runLoadClient(url: string, token: string, seconds: number, concurrency: number, client: LoadClient = "fetch"): Promise<{ result: LoadResult; cpu_us: number }> {
   const cpu0 = process.cpuUsage();
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "load-client.ts"), url, String(seconds), String(concurrency), token], {
+  const script = client === "raw" ? "raw-load-client.ts" : "load-client.ts";
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, script), url, String(seconds), String(concurrency), token], {
     stdout: "pipe",
     stderr: "inherit",
   });

@@ -14,9 +14,13 @@
  * Load comes from a separate process so the server's CPU is its own ("server CPU" is
  * `process.cpuUsage()` of this process, which runs only the servers; the loaded one alone is busy).
  *
- *   bun bench/rest-auth-read.ts [--read me|page] [--seconds 5] [--concurrency 32] [--rounds 3]
- *     Closed loop (bench/load-client.ts): rounds alternate the paths; the ratios are the medians
- *     (and ranges) over the rounds, of req/s and of the server's CPU per request.
+ *   bun bench/rest-auth-read.ts [--read me|page] [--seconds 5] [--concurrency 32] [--rounds 3] [--client raw|fetch]
+ *     Closed loop: rounds alternate the paths; the ratios are the medians (and ranges) over the
+ *     rounds, of req/s and of the server's CPU per request. `--client raw` (the default,
+ *     bench/raw-load-client.ts) costs a few µs a request, so the server is what saturates and
+ *     req/s is each server's capacity; `--client fetch` (bench/load-client.ts, the client of
+ *     the passes before the ninth) spends more CPU than a fast server, so its req/s is partly the
+ *     client's (bench/README.md, "Ninth pass").
  *   bun bench/rest-auth-read.ts --capacity [--read me|page] [--start 2000] [--step-seconds 2] [--p99-ms 50]
  *     Each path's capacity (bench/capacity-search.ts): open-loop GETs at an offered rate
  *     (bench/rate-client.ts) rising by 1.5x until a step falls behind (under 99% answered, or
@@ -29,7 +33,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { argOf, community, hasFlag, log, register, runLoadClient, startHearth, type LoadResult as FixtureLoad } from "./fixture.ts";
+import { argOf, community, hasFlag, log, register, runLoadClient, startHearth, type LoadClient, type LoadResult as FixtureLoad } from "./fixture.ts";
 import { CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
 
 const READ = argOf("read", "me");
@@ -38,6 +42,8 @@ const seconds = Number(argOf("seconds", "5"));
 const concurrency = Number(argOf("concurrency", "32"));
 const rounds = Number(argOf("rounds", "3"));
 const CAPACITY = hasFlag("capacity");
+const CLIENT = argOf("client", "raw") as LoadClient;
+if (CLIENT !== "raw" && CLIENT !== "fetch") throw new Error("--client raw|fetch");
 /** Open requests at most, in the capacity mode: a server that falls behind has them dropped. */
 const MAX_IN_FLIGHT = 256;
 /** Messages seeded for the page read: a page `before` one of them is full. */
@@ -50,9 +56,9 @@ type LoadResult = FixtureLoad & {
 };
 
 async function load(url: string, token: string): Promise<LoadResult> {
-  const { result, cpu_us } = await runLoadClient(url, token, seconds, concurrency);
-  // The client's warm-up requests (`concurrency` of them) are served too.
-  return { ...result, server_cpu_us_per_request: Math.round((cpu_us / (result.requests + concurrency)) * 10) / 10 };
+  const { result, cpu_us } = await runLoadClient(url, token, seconds, concurrency, CLIENT);
+  // The client's warm-up requests are served too (the fetch client: `concurrency` of them).
+  return { ...result, server_cpu_us_per_request: Math.round((cpu_us / (result.served ?? result.requests + concurrency)) * 10) / 10 };
 }
 
 /** One capacity step: `offered` requests/s for STEP_SECONDS from bench/rate-client.ts. */
@@ -158,6 +164,7 @@ try {
     result = {
       bench: "rest-auth-read",
       read: READ,
+      client: CLIENT,
       seconds,
       concurrency,
       rounds,
@@ -170,7 +177,7 @@ try {
       runs,
     };
     log(
-      `rest-auth-read ${READ}: req/s over bare, median (range) over ${rounds} alternating rounds: hearth ${hearth.ratio_rps} (${hearth.ratio_rps_range.join("-")}), ` +
+      `rest-auth-read ${READ} (${CLIENT} client): req/s over bare, median (range) over ${rounds} alternating rounds: hearth ${hearth.ratio_rps} (${hearth.ratio_rps_range.join("-")}), ` +
         `elysia ${elysia.ratio_rps} (${elysia.ratio_rps_range.join("-")}); server CPU per request over bare: hearth ${hearth.cpu_over_bare} (${hearth.cpu_range.join("-")}), ` +
         `elysia ${elysia.cpu_over_bare} (${elysia.cpu_range.join("-")})`,
     );
