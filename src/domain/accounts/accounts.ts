@@ -5,7 +5,7 @@ import type { UserRow, Taken } from "../../store/users-repo.ts";
 import type { EventBus } from "../shared/events.ts";
 import { rooms } from "../shared/events.ts";
 import type { MeUser } from "../shared/shapes.ts";
-import type { TokenService } from "./tokens.ts";
+import type { TokenClaims, TokenService } from "./tokens.ts";
 import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
 import { hasTwoFactor, isValidTotp } from "./two-factor.ts";
 import { defineSetting, type PlatformSettings } from "../admin/platform-settings.ts";
@@ -29,6 +29,13 @@ export const REGISTRATION_OPEN = defineSetting("registration_open", v.boolean(),
 export const REGISTRATION_CLOSED = "Registration is closed on this server: ask an administrator for an account";
 export const ACCOUNT_DISABLED = "This account has been disabled by an administrator";
 const TOO_MANY_FAILED_LOGINS = "Too many failed logins for this account, try again later";
+
+/** A token's account as found: a bumped token version revokes every older token; disabled is 403. */
+function checkAccount(user: UserRow | null, claims: Readonly<TokenClaims>): UserRow {
+  if (!user || user.token_version !== claims.version) throw unauthorized();
+  if (user.disabled_at !== null) throw forbidden(ACCOUNT_DISABLED);
+  return user;
+}
 
 const TAKEN_MESSAGES: Record<Taken, string> = {
   username: "Username is already taken",
@@ -127,17 +134,27 @@ export class Accounts {
 
   /**
    * The account behind a bearer token, or a 401; a disabled account is a 403. Every
-   * authenticated request runs this: a token already verified costs one primary-key read and a
-   * single promise turn (`TokenService.known`; bench/README.md, "Fifth pass", the me read).
+   * authenticated request runs this: a token already verified costs one primary-key read.
+   * Not `async`: on SQLite that read answers at once, and so does this (an already settled
+   * promise), so the native GET routes can answer in the same turn (src/http/native-routes.ts;
+   * bench/README.md, "Ninth pass").
    */
-  async authenticate(token: string | null | undefined): Promise<UserRow> {
-    let claims = token ? this.tokens.known(token) : null;
-    if (claims === undefined) claims = await this.tokens.verify(token!);
-    const user = claims ? await this.store.users.findById(claims.userId) : null;
-    // A bumped token version revokes every older token.
-    if (!user || user.token_version !== claims!.version) throw unauthorized();
-    if (user.disabled_at !== null) throw forbidden(ACCOUNT_DISABLED);
-    return user;
+  authenticate(token: string | null | undefined): Promise<UserRow> {
+    const claims = token ? this.tokens.known(token) : null;
+    if (claims === undefined) return this.tokens.verify(token!).then((verified) => this.accountOf(verified));
+    return this.accountOf(claims);
+  }
+
+  /** The account of a token's claims (null: no valid token), checked by `checkAccount`. */
+  private accountOf(claims: Readonly<TokenClaims> | null): Promise<UserRow> {
+    if (!claims) return Promise.reject(unauthorized());
+    const found = this.store.users.findById(claims.userId);
+    if (Bun.peek.status(found) !== "fulfilled") return found.then((user) => checkAccount(user, claims));
+    try {
+      return Promise.resolve(checkAccount(Bun.peek(found) as UserRow | null, claims));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Same as `authenticate` without throwing: for the gateway handshake (a disabled account is null). */
