@@ -3,7 +3,7 @@
  * benches' `--capacity` (bench/fanout-phases.ts; bench/README.md, "Capacity"): each path's
  * highest offered load (deliveries/s) it sustains, the paths taking turns at every step so that
  * the shared machine's slow moments fall on all of them alike. Options (every bench that uses
- * it): `--step-seconds 2 --start 20000 --max 3000000 --refine 2 --p99-ms 50 --confirm 2 --void-tries 4
+ * it): `--step-seconds 2 --start 20000 --max 20000000 --refine 2 --p99-ms 50 --confirm 2 --void-tries 4
  * --rounds 1 --pin 0`.
  */
 import { openSync, readFileSync, readSync } from "node:fs";
@@ -37,7 +37,8 @@ export function pinCores(): string | null {
 
 /** The first offered load (deliveries/s); a bench's warm-up step may use it too. */
 export const CAP_START = Number(argOf("start", "20000"));
-const CAP_MAX = Number(argOf("max", "3000000"));
+/** Where a search stops rising (deliveries/s). A path still keeping up there is reported as `capped`, with no ratio. */
+const CAP_MAX = Number(argOf("max", "20000000"));
 const CAP_REFINE = Number(argOf("refine", "2"));
 /** A step keeps up only with p99 at most this (issue 21: 50 ms). A lone message reaches the
  *  5,000th socket of the fan-out 50-90 ms after the first on this machine, on every path, so at
@@ -212,6 +213,8 @@ interface Search {
   voids: number;
   best: Step | null;
   steps: Step[];
+  /** The search passed `--max` without a step falling behind: the capacity is at least `best`, not measured. */
+  capped: boolean;
 }
 
 /** Each path's figures over the rounds. */
@@ -222,6 +225,8 @@ export interface Capacity {
   /** Per round: server CPU per delivery at that step (µs). */
   cpu_us: (number | null)[];
   steps: Step[][];
+  /** Per round: the search passed `--max` still keeping up, so `runs` holds a lower bound, not a capacity. */
+  capped: boolean[];
 }
 
 /** The median of numbers (null when there are none). */
@@ -245,12 +250,12 @@ export const median = (values: number[]): number | null => {
  * step that kept up. `what` names the load in the log ("50 receivers").
  */
 export async function capacitySearch(paths: Path[], what: string): Promise<Capacity[]> {
-  const results: Capacity[] = paths.map((p) => ({ mode: p.mode, runs: [], cpu_us: [], steps: [] }));
+  const results: Capacity[] = paths.map((p) => ({ mode: p.mode, runs: [], cpu_us: [], steps: [], capped: [] }));
   for (let round = 0; round < CAP_ROUNDS; round++) {
     const searches: Search[] = paths.map((path, i) => {
       const previous = results[i]!.runs.at(-1);
       const next = previous ? Math.max(CAP_START, previous / 2.25) : CAP_START;
-      return { path, next, stage: "up", lo: 0, hi: 0, refineLeft: CAP_REFINE, misses: 0, voids: 0, best: null, steps: [] };
+      return { path, next, stage: "up", lo: 0, hi: 0, refineLeft: CAP_REFINE, misses: 0, voids: 0, best: null, steps: [], capped: false };
     });
     if (CAP_ROUNDS > 1) log(`  round ${round + 1} of ${CAP_ROUNDS}`);
     await searchRound(searches, what);
@@ -258,6 +263,8 @@ export async function capacitySearch(paths: Path[], what: string): Promise<Capac
       results[i]!.runs.push(x.best?.delivered_per_s ?? 0);
       results[i]!.cpu_us.push(x.best?.cpu_us ?? null);
       results[i]!.steps.push(x.steps);
+      results[i]!.capped.push(x.capped);
+      if (x.capped) log(`  ${x.path.mode}: still keeping up past --max ${CAP_MAX}/s: its capacity was not reached (no ratio with it this round; raise --max)`);
     });
   }
   return results;
@@ -298,7 +305,10 @@ async function searchRound(searches: Search[], what: string): Promise<void> {
       if (x.stage === "up") {
         if (step.ok) {
           x.next *= 1.5;
-          if (x.next > CAP_MAX) x.stage = "done";
+          if (x.next > CAP_MAX) {
+            x.stage = "done";
+            x.capped = true;
+          }
         } else if (x.best) refine(x);
         else {
           x.stage = "down";
@@ -319,6 +329,7 @@ export function capacityFields(results: Capacity[]): Record<string, unknown> {
   for (const x of results) {
     fields[`${x.mode}_capacity`] = median(x.runs);
     fields[`${x.mode}_capacity_runs`] = x.runs;
+    if (x.capped.some(Boolean)) fields[`${x.mode}_capped_runs`] = x.capped;
     fields[`${x.mode}_cpu_us_per_delivery`] = median(x.cpu_us.filter((c): c is number => c !== null));
   }
   return fields;
@@ -334,7 +345,8 @@ const ratioOf = (a: number | undefined, b: number | undefined) => (typeof a === 
 export function capacityRatio(results: Capacity[], a: string, b: string): { median: number | null; min: number | null; max: number | null; runs: (number | null)[] } {
   const ra = results.find((x) => x.mode === a);
   const rb = results.find((x) => x.mode === b);
-  const runs = ra && rb ? ra.runs.map((v, i) => ratioOf(v, rb.runs[i])) : [];
+  // A round where either search passed --max has no ratio: one side's capacity is only a lower bound.
+  const runs = ra && rb ? ra.runs.map((v, i) => (ra.capped[i] || rb.capped[i] ? null : ratioOf(v, rb.runs[i]))) : [];
   const known = runs.filter((r): r is number => r !== null);
   const m = median(known);
   return { median: m === null ? null : Math.round(m * 100) / 100, min: known.length ? Math.min(...known) : null, max: known.length ? Math.max(...known) : null, runs };
@@ -370,7 +382,7 @@ export const capacitySteps = (results: Capacity[]) => Object.fromEntries(results
 
 /** "0.83 (0.61-1.02)" for the log. */
 export const ratioText = (r: ReturnType<typeof capacityRatio>) =>
-  r.median === null ? "-" : r.runs.length > 1 ? `${r.median} (${r.min}-${r.max}; ${r.runs.join(", ")})` : String(r.median);
+  r.median === null ? "-" : r.runs.length > 1 ? `${r.median} (${r.min}-${r.max}; ${r.runs.map((x) => x ?? "-").join(", ")})` : String(r.median);
 
 /** The machine's 1-minute load average, to one decimal (the figures depend on it: the machine is shared). */
 export const loadAverage = () => Math.round(loadavg()[0]! * 10) / 10;
