@@ -2,10 +2,11 @@ export {};
 /**
  * A closed-loop HTTP/1.1 load client that costs the machine little per request, run as its own
  * process: `concurrency` keep-alive connections (Bun.connect), each sending the same prepared GET
- * as soon as the previous answer has fully arrived (no pipelining), for `seconds`. Then one JSON
- * line in bench/load-client.ts's shape: requests, errors (answers other than 200), rate and
- * latency percentiles, and `served`: every request the server answered or had open at the end,
- * the warm-up included (what its CPU was spent on).
+ * as soon as the previous answer has fully arrived (no pipelining; answers are framed by their
+ * Content-Length, as every JSON answer here is), for `seconds`. Then one JSON line in
+ * bench/load-client.ts's shape: requests, errors (answers other than 200, and connections the
+ * server closed), rate and latency percentiles; and `served`, every request the server answered
+ * or had open at the end, the warm-up included (what its CPU was spent on).
  *
  * Why: `fetch` spends ~20 µs of client CPU per request here, more than the servers under test
  * spend answering it (8-12 µs), so a fetch client on this 2-core machine runs out of CPU before
@@ -64,6 +65,10 @@ const connection = () =>
             }
             if (running) send(socket);
           }
+        },
+        // A connection the server ends during the run is an error: it sends nothing more.
+        close: () => {
+          if (running) errors++;
         },
         error: (_socket, error) => reject(error),
       },
