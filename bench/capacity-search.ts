@@ -59,6 +59,8 @@ export interface Step {
   ok: boolean;
   /** The longest the bench process's event loop (the servers') was late during the step, ms. */
   loop_lag_ms?: number;
+  /** Fan-out steps: the p99 of how late the in-process sender issued its sends, ms (held to the p99 bound). */
+  send_lag_p99_ms?: number;
   /** The bench process's CPU over the step's wall time, % of one core: a long loop lag with a
    *  low share means the servers were waiting for the machine, not busy. */
   server_cpu_pct?: number;
@@ -164,8 +166,8 @@ export function watchMachine(): { stop(): { steal_pct: number; softirq_pct: numb
     },
   };
 }
-/** A step's figures, `ok` when it kept up (and nothing failed to send, `failures`). */
-export function stepOf(offered: number, delivered: number, expected: number, deliveredPerSecond: number, p99_ms: number, cpu_us: number, failures = 0): Step {
+/** A step's figures, `ok` when it kept up (nothing failed to send, `failures`; the sender kept its schedule, `sendLagP99Ms`). */
+export function stepOf(offered: number, delivered: number, expected: number, deliveredPerSecond: number, p99_ms: number, cpu_us: number, failures = 0, sendLagP99Ms = 0): Step {
   const ratio = delivered / Math.max(1, expected);
   return {
     offered: Math.round(offered),
@@ -173,7 +175,10 @@ export function stepOf(offered: number, delivered: number, expected: number, del
     ratio: Math.round(ratio * 1000) / 1000,
     p99_ms,
     cpu_us,
-    ok: ratio >= CAP_DELIVERED && p99_ms <= CAP_P99_MS && failures === 0,
+    // Latency is timed from each send, so a sender that fell behind its schedule (in the fan-out
+    // bench it shares the servers' thread) would hide the wait before it: that lateness is held
+    // to the same bound.
+    ok: ratio >= CAP_DELIVERED && p99_ms <= CAP_P99_MS && sendLagP99Ms <= CAP_P99_MS && failures === 0,
   };
 }
 
@@ -290,7 +295,7 @@ async function searchRound(searches: Search[], what: string): Promise<void> {
         x.voids++;
       }
       x.steps.push(step);
-      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms${step.lag_runq_wait_ms == null ? "" : ` (ran ${step.lag_run_ms}, waited for a core ${step.lag_runq_wait_ms})`}, server CPU ${step.server_cpu_pct ?? "-"}%${step.receivers_cpu_pct === undefined ? "" : ` (senders ${step.senders_cpu_pct}%, receivers ${step.receivers_cpu_pct}%)`}${step.receivers_reconnected ? `, ${step.receivers_reconnected} receivers closed by the server and reconnected` : ""}${step.steal_pct === undefined ? "" : `, machine: idle ${step.idle_pct}%, steal ${step.steal_pct}%, softirq ${step.softirq_pct}%`} ${step.ok ? "ok" : step.void ? `void: the servers waited ${waited} ms for a core (${x.voids} of ${CAP_VOID_TRIES})` : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
+      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms${step.send_lag_p99_ms ? `, sends late by ${step.send_lag_p99_ms} ms (p99)` : ""}, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms${step.lag_runq_wait_ms == null ? "" : ` (ran ${step.lag_run_ms}, waited for a core ${step.lag_runq_wait_ms})`}, server CPU ${step.server_cpu_pct ?? "-"}%${step.receivers_cpu_pct === undefined ? "" : ` (senders ${step.senders_cpu_pct}%, receivers ${step.receivers_cpu_pct}%)`}${step.receivers_reconnected ? `, ${step.receivers_reconnected} receivers closed by the server and reconnected` : ""}${step.steal_pct === undefined ? "" : `, machine: idle ${step.idle_pct}%, steal ${step.steal_pct}%, softirq ${step.softirq_pct}%`} ${step.ok ? "ok" : step.void ? `void: the servers waited ${waited} ms for a core (${x.voids} of ${CAP_VOID_TRIES})` : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
       if (step.void) continue; // tried again at the same load on this path's next turn
       if (!step.ok && x.misses < CAP_CONFIRM) {
         x.misses++; // tried again at the same load on this path's next turn

@@ -104,6 +104,11 @@ export interface Row {
   receivers_reconnected: number;
   /** The worst lateness of this process's event loop during the phase, ms (capacity-search.ts `watchLoop`). */
   loop_lag_ms: number;
+  /**
+   * A capacity step: how late this process issued its sends against their schedule, p99, ms. A
+   * send issued late was not offered at the step's rate (the sender shares the servers' thread).
+   */
+  send_lag_p99_ms: number;
   /** Where that lateness went, and the machine during the phase (capacity-search.ts). */
   lag_run_ms: number | null;
   lag_runq_wait_ms: number | null;
@@ -159,6 +164,7 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
   const until = t0 + seconds * 1000;
   const loop = watchLoop();
   const machine = watchMachine();
+  const sendLags: number[] = [];
   if (kind === "step") {
     // Capacity step: `stepRate` messages/s on a fixed schedule, each send issued without
     // waiting for the previous one (requests arriving on their own), whether or not the
@@ -167,6 +173,7 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
     for (let i = 0; i < total; i++) {
       const wait = t0 + (i * 1000) / stepRate - performance.now();
       if (wait > 1) await Bun.sleep(wait);
+      sendLags.push(Math.max(0, -(t0 + (i * 1000) / stepRate - performance.now())));
       track(send(nextSeq()));
     }
   } else if (kind === "light") {
@@ -249,6 +256,7 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
     send_errors: sendErrors - errors0,
     receivers_reconnected: reports.reduce((a, r) => a + (r.reconnects ?? 0), 0),
     loop_lag_ms: loopLag,
+    send_lag_p99_ms: Math.round((sendLags.sort((a, b) => a - b)[Math.floor(sendLags.length * 0.99)] ?? 0) * 100) / 100,
     lag_run_ms: loop.worst().run_ms,
     lag_runq_wait_ms: loop.worst().runq_wait_ms,
     machine: box,
@@ -273,7 +281,7 @@ export function fanoutPath(mode: string, n: number, procs: Receivers[], send: Se
     use,
     async step(offered) {
       const row = await phase(mode, "step", n, procs, send, STEP_SECONDS, offered / n);
-      return { ...stepOf(offered, row.delivered, row.expected, row.deliveries_per_s, row.p99_ms, row.cpu_us_per_delivery, row.send_errors), loop_lag_ms: row.loop_lag_ms, server_cpu_pct: row.server_cpu_pct, receivers_reconnected: row.receivers_reconnected, lag_run_ms: row.lag_run_ms, lag_runq_wait_ms: row.lag_runq_wait_ms, ...row.machine };
+      return { ...stepOf(offered, row.delivered, row.expected, row.deliveries_per_s, row.p99_ms, row.cpu_us_per_delivery, row.send_errors, row.send_lag_p99_ms), send_lag_p99_ms: row.send_lag_p99_ms, loop_lag_ms: row.loop_lag_ms, server_cpu_pct: row.server_cpu_pct, receivers_reconnected: row.receivers_reconnected, lag_run_ms: row.lag_run_ms, lag_runq_wait_ms: row.lag_runq_wait_ms, ...row.machine };
     },
   };
 }
