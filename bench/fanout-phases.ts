@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { STEP_SECONDS, stepOf, watchLoop, watchMachine, type Path } from "./capacity-search.ts";
-import { argOf, hasFlag, LineProcess, log } from "./fixture.ts";
+import { argOf, hasFlag, LineProcess, log, pct } from "./fixture.ts";
 
 export const WINDOW = Number(argOf("window", "16"));
 export const PER_PROCESS = Number(argOf("per-process", "500"));
@@ -256,7 +256,7 @@ export async function phase(mode: string, kind: Row["phase"], n: number, procs: 
     send_errors: sendErrors - errors0,
     receivers_reconnected: reports.reduce((a, r) => a + (r.reconnects ?? 0), 0),
     loop_lag_ms: loopLag,
-    send_lag_p99_ms: Math.round((sendLags.sort((a, b) => a - b)[Math.floor(sendLags.length * 0.99)] ?? 0) * 100) / 100,
+    send_lag_p99_ms: pct(sendLags.sort((a, b) => a - b), 0.99, 0),
     lag_run_ms: loop.worst().run_ms,
     lag_runq_wait_ms: loop.worst().runq_wait_ms,
     machine: box,

@@ -9,6 +9,7 @@ import type { Subprocess } from "bun";
 import { createApp, type App, type AppOptions } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { EVENT_KINDS, type EventLimits } from "../src/gateway/event-limits.ts";
+import { pct } from "./quantile.ts";
 
 /**
  * The gateway's abuse limits raised far past any real client (docs/gateway.md, "Limits"): a
@@ -29,9 +30,7 @@ export const argOf = (name: string, fallback: string): string => {
 export const hasFlag = (name: string): boolean => process.argv.includes(`--${name}`);
 export const log = (line: string): void => void process.stderr.write(line + "\n");
 
-/** A sorted array's `p` quantile, rounded to 0.01. */
-export const pct = (sorted: number[], p: number): number =>
-  Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN) * 100) / 100;
+export { pct } from "./quantile.ts";
 
 export interface Latency {
   n: number;

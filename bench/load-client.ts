@@ -1,10 +1,10 @@
-export {};
 /**
  * A light HTTP load client, run as its own process: `concurrency` loops issuing GET `url`
  * for `seconds`, then one JSON line with the request count, errors, rate and latency percentiles.
  *
  *   bun bench/load-client.ts <url> <seconds> <concurrency> [token]
  */
+import { pct } from "./quantile.ts";
 const [url, secondsArg, concurrencyArg, token] = process.argv.slice(2);
 if (!url) throw new Error("usage: load-client.ts <url> <seconds> <concurrency> [token]");
 const seconds = Number(secondsArg ?? 5);
@@ -31,5 +31,4 @@ await Promise.all(
 );
 const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
-const pct = (p: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0) * 100) / 100;
-console.log(JSON.stringify({ requests: latencies.length, errors, rps: Math.round(latencies.length / elapsed), p50_ms: pct(0.5), p99_ms: pct(0.99) }));
+console.log(JSON.stringify({ requests: latencies.length, errors, rps: Math.round(latencies.length / elapsed), p50_ms: pct(latencies, 0.5, 0), p99_ms: pct(latencies, 0.99, 0) }));

@@ -7,6 +7,7 @@
  *
  *   bun bench/post-client.ts <url> <seconds> <concurrency> <token|""> <json body>
  */
+import { pct } from "./quantile.ts";
 const [url, secondsArg, concurrencyArg, token, bodyTemplate] = process.argv.slice(2);
 if (!url || bodyTemplate === undefined) throw new Error("usage: post-client.ts <url> <seconds> <concurrency> <token|\"\"> <json body>");
 const seconds = Number(secondsArg ?? 5);
@@ -45,8 +46,6 @@ await Promise.all(
 );
 const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
-const pct = (p: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0) * 100) / 100;
 console.log(
-  JSON.stringify({ requests: latencies.length, errors, statuses, rps: Math.round(latencies.length / elapsed), p50_ms: pct(0.5), p99_ms: pct(0.99) }),
+  JSON.stringify({ requests: latencies.length, errors, statuses, rps: Math.round(latencies.length / elapsed), p50_ms: pct(latencies, 0.5, 0), p99_ms: pct(latencies, 0.99, 0) }),
 );
-export {};

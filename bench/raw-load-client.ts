@@ -1,4 +1,3 @@
-export {};
 /**
  * A closed-loop HTTP/1.1 load client that costs the machine little per request, run as its own
  * process: `concurrency` keep-alive connections (Bun.connect), each sending the same prepared GET
@@ -15,6 +14,7 @@ export {};
  *
  *   bun bench/raw-load-client.ts <url> <seconds> <concurrency> [token]
  */
+import { pct } from "./quantile.ts";
 const [url, secondsArg, concurrencyArg, token] = process.argv.slice(2);
 if (!url) throw new Error("usage: raw-load-client.ts <url> <seconds> <concurrency> [token]");
 const target = new URL(url);
@@ -85,6 +85,5 @@ measuring = false;
 const elapsed = (performance.now() - started) / 1000;
 running = false;
 latencies.sort((a, b) => a - b);
-const pct = (p: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0) * 100) / 100;
-console.log(JSON.stringify({ requests: latencies.length, errors, rps: Math.round(latencies.length / elapsed), p50_ms: pct(0.5), p99_ms: pct(0.99), served: answered + concurrency }));
+console.log(JSON.stringify({ requests: latencies.length, errors, rps: Math.round(latencies.length / elapsed), p50_ms: pct(latencies, 0.5, 0), p99_ms: pct(latencies, 0.99, 0), served: answered + concurrency }));
 process.exit(0);
