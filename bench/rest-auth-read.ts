@@ -2,14 +2,16 @@
  * Authenticated REST reads through the whole stack against a baseline measured in the same run.
  *
  *   --read me (default): GET /api/v1/users/me/info (JWT, token version, JSON) against a bare
- *     Bun.serve handler doing the same SQLite primary-key read with no framework and no auth.
+ *     Bun.serve handler doing the same SQLite primary-key read with no framework and no auth,
+ *     answering the same thirteen fields (since the tenth pass; ten before).
  *   --read page: GET /api/v1/messages/:channelId?before=<id>&limit=50 (auth, channel access and
  *     permission bits, the keyset page, attachments, hydrate, JSON) against a bare handler
  *     running the same keyset SELECT and answering the rows (as bench/message-send.ts's read).
  *
  * Paths: `hearth` (as configured: the hot GET routes on Bun's router, src/http/native-routes.ts),
  * `elysia` (the same app with `nativeRoutes: false`: every route through Elysia, as before issue
- * 21's change) and `bare`, all on the same database file.
+ * 21's change) and `bare`, all on the same database file, each sent the same request (path,
+ * query, bearer token; before the tenth pass the baseline was sent a shorter one).
  *
  * Load comes from a separate process so the server's CPU is its own ("server CPU" is
  * `process.cpuUsage()` of this process, which runs only the servers; the loaded one alone is busy).
@@ -90,8 +92,12 @@ try {
   let bareAnswer: () => Response;
   if (READ === "me") {
     path = "/api/v1/users/me/info";
-    // Baseline: the same row read from the same file (a second connection), straight into JSON.
-    const read = db.prepare("SELECT id, username, email, avatar, banner, banner_offset, bio, status, is_bot, created_at FROM users WHERE id = ?");
+    // Baseline: the same row read from the same file (a second connection), straight into JSON:
+    // the me answer's thirteen fields (its three flags as SQL expressions, 0/1 for false/true).
+    const read = db.prepare(
+      "SELECT id, username, COALESCE(email, '') AS email, avatar, banner, banner_offset, bio, status, is_bot, totp_secret IS NOT NULL AS two_factor_enabled, " +
+        "premium = 1 AS premium, (platform_admin = 1 AND is_bot = 0) AS platform_admin, created_at FROM users WHERE id = ?",
+    );
     bareAnswer = () => Response.json(read.get(user.id));
   } else {
     const { serverId, channelId } = await community(app, api, user);
@@ -106,17 +112,21 @@ try {
     bareAnswer = () => Response.json(page.all(channelId, before, PAGE));
   }
   const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => bareAnswer() });
-  const targets = { hearth: [`${app.url}${path}`, user.token], elysia: [`${elysiaApp.url}${path}`, user.token], bare: [`http://127.0.0.1:${bare.port}/`, ""] } as const;
+  // Every path is sent the same request (path, query and bearer token): the baseline ignores them.
+  const targets = { hearth: [`${app.url}${path}`, user.token], elysia: [`${elysiaApp.url}${path}`, user.token], bare: [`http://127.0.0.1:${bare.port}${path}`, user.token] } as const;
   type Mode = keyof typeof targets;
   const modes = Object.keys(targets) as Mode[];
-  const headersOf = (mode: Mode): Record<string, string> => (targets[mode][1] ? { authorization: `Bearer ${targets[mode][1]}` } : {});
+  const headers = { authorization: `Bearer ${user.token}` };
+  const sizes: string[] = [];
   for (const mode of modes) {
-    const res = await fetch(targets[mode][0], { headers: headersOf(mode) });
-    if (res.status !== 200) throw new Error(`${mode}: ${res.status} ${await res.text()}`);
+    const res = await fetch(targets[mode][0], { headers });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`${mode}: ${res.status} ${body}`);
+    sizes.push(`${mode} ${body.length} B`);
   }
+  log(`rest-auth-read ${READ}: answers ${sizes.join(", ")}`);
   // Warm-up (JIT), not counted: a thousand requests per path.
   for (const mode of modes) {
-    const headers = headersOf(mode);
     for (let i = 0; i < 50; i++) await Promise.all(Array.from({ length: 20 }, () => fetch(targets[mode][0], { headers }).then((r) => r.arrayBuffer())));
   }
 
