@@ -8,12 +8,12 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 /** Sends `request` as raw bytes (fetch always adds a Host header) and reads the whole answer. */
-async function raw(request: string): Promise<{ status: number; body: string }> {
+async function raw(request: string, port = server.app.port): Promise<{ status: number; body: string }> {
   const chunks: Uint8Array[] = [];
   const done = Promise.withResolvers<void>();
   const socket = await Bun.connect({
     hostname: "127.0.0.1",
-    port: server.app.port,
+    port,
     socket: {
       data: (_socket, data) => void chunks.push(new Uint8Array(data)),
       close: () => done.resolve(),
@@ -48,4 +48,34 @@ test("health checks are answered without a Host header (a load balancer's plain 
 test("with a Host header the same request is served", async () => {
   const answer = await raw("GET /api/v1 HTTP/1.0\r\nHost: hearth.example\r\n\r\n");
   expect(answer.status).toBe(200);
+});
+
+test("a Host Bun cannot make an absolute URL of is refused, and one it can is served: the rule is Bun's own (URL.canParse(request.url))", async () => {
+  // The oracle: what Bun gives a handler as its URL for the same bytes.
+  const oracle = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request) => new Response(String(URL.canParse(request.url))) });
+  try {
+    const hosts = [
+      "hearth.example", "localhost:3000", "127.0.0.1:1", "[::1]:80", "[1:2:3:4:5:6:7:8]", "A.COM", "a.com.", "a..b", "-a", "a_b", "a%41", "0x7f.1", "a:", "xn--nxasmq6b.com",
+      "a,b", "a;b", "a'b", "a(b)", "a!b", "a$b", "a&b", "a+b", "a=b", "a*b", "a~b",
+      "a b", "a\tb", "@", "a@b", "a:b@c", "a/b", "a?b", "a#b", "a\\b", "a\"b", "a{b", "a|b", "a^b", "a`b", "<x>", "\u00e9.com",
+      "[::1", "[zz]", "[a", "a[b", "a]b", "a:99999", "a:x", ":80", "a:80:80", "%zz", "a%20b", "1.2.3.256", "",
+    ];
+    for (const host of hosts) {
+      const head = `Host: ${host}\r\nConnection: close\r\n\r\n`;
+      const usable = (await raw(`GET /api/v1 HTTP/1.1\r\n${head}`, oracle.port)).body === "true";
+      // An Elysia route and a native GET route (401 without a token, once the Host is usable).
+      expect({ host, status: (await raw(`GET /api/v1 HTTP/1.1\r\n${head}`)).status }).toEqual({ host, status: usable ? 200 : 400 });
+      expect({ host, status: (await raw(`GET /api/v1/users/me/info HTTP/1.1\r\n${head}`)).status }).toEqual({ host, status: usable ? 401 : 400 });
+    }
+  } finally {
+    await oracle.stop(true);
+  }
+});
+
+test("a request with two Host headers is 400 (RFC 9112), on an Elysia route and a native one", async () => {
+  for (const path of ["/api/v1", "/api/v1/users/me/info", "/healthz"]) {
+    const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: hearth.example\r\nHost: other.example\r\nConnection: close\r\n\r\n`);
+    expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+    expect(JSON.parse(answer.body)).toEqual({ error: "A Host header is required" });
+  }
 });
