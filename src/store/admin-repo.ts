@@ -1,5 +1,5 @@
 import type { Database } from "./database.ts";
-import type { UserRow } from "./users-repo.ts";
+import { userColumns, type UserRow } from "./users-repo.ts";
 import { containsPattern } from "./like.ts";
 import { nowSeconds } from "./time.ts";
 
@@ -40,7 +40,7 @@ export class AdminRepo {
 
   constructor(private readonly db: Database) {
     this.usersStmt = db.prepare<UserRow, [Record<string, string | number | null>]>(
-      `SELECT * FROM users
+      `SELECT ${userColumns()} FROM users
        WHERE (CAST($before AS TEXT) IS NULL OR id < $before)
          AND (CAST($q AS TEXT) IS NULL OR username LIKE $q ESCAPE '\\' OR email LIKE $q ESCAPE '\\')
          AND (CAST($bot AS INTEGER) IS NULL OR is_bot = $bot)

@@ -1,6 +1,6 @@
 import type { Database } from "./database.ts";
 import type { RoleRow } from "./roles-repo.ts";
-import type { UserRow } from "./users-repo.ts";
+import { userColumns, type UserRow } from "./users-repo.ts";
 import { nowSeconds } from "./time.ts";
 import { secretContext, type SecretBox } from "./secret-box.ts";
 
@@ -82,7 +82,7 @@ export class ApplicationsRepo {
     this.botAvatar = db.prepare<{ avatar: string | null }, [string]>("SELECT avatar FROM users WHERE id = ?");
     this.setBotAvatar = db.prepare("UPDATE users SET avatar = ?, updated_at = ? WHERE id = ?");
     this.revokeStmt = db.prepare<UserRow, [number, string]>(
-      "UPDATE users SET token_version = token_version + 1, updated_at = ? WHERE id = ? AND is_bot = 1 RETURNING *",
+      `UPDATE users SET token_version = token_version + 1, updated_at = ? WHERE id = ? AND is_bot = 1 RETURNING ${userColumns()}`,
     );
     this.deleteBotServers = db.prepare("DELETE FROM servers WHERE owner_id = ?");
     this.deleteBot = db.prepare("DELETE FROM users WHERE id = ? AND is_bot = 1");

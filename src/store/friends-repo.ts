@@ -1,5 +1,5 @@
 import type { Database } from "./database.ts";
-import type { UserRow } from "./users-repo.ts";
+import { userColumns, type UserRow } from "./users-repo.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface FriendshipRow {
@@ -95,12 +95,12 @@ export class FriendsRepo {
        SELECT u.id, u.username, u.avatar FROM fa JOIN fb ON fb.id = fa.id JOIN users u ON u.id = fa.id
        ORDER BY u.username${nocase}, u.id`,
     );
-    this.humanByName = db.prepare<UserRow, [string]>(`SELECT * FROM users WHERE is_bot = 0 AND username = ?${nocase}`);
-    this.botByName = db.prepare<UserRow, [string]>(`SELECT * FROM users WHERE is_bot = 1 AND username = ?${nocase} LIMIT 1`);
+    this.humanByName = db.prepare<UserRow, [string]>(`SELECT ${userColumns()} FROM users WHERE is_bot = 0 AND username = ?${nocase}`);
+    this.botByName = db.prepare<UserRow, [string]>(`SELECT ${userColumns()} FROM users WHERE is_bot = 1 AND username = ?${nocase} LIMIT 1`);
     // A substring match cannot use an index; the scan is bounded by the human user count.
     // Usernames are ASCII, so lower() is a full case fold.
     this.searchStmt = db.prepare<SearchRow, [{ me: string; q: string; limit: number }]>(
-      `SELECT u.*, f.status AS f_status, f.requester_id AS f_requester
+      `SELECT ${userColumns("u")}, f.status AS f_status, f.requester_id AS f_requester
        FROM users u
        LEFT JOIN friendships f ON f.user_low = CASE WHEN u.id < $me THEN u.id ELSE $me END
          AND f.user_high = CASE WHEN u.id < $me THEN $me ELSE u.id END

@@ -1,5 +1,5 @@
 import type { Database } from "./database.ts";
-import type { UserRow } from "./users-repo.ts";
+import { userColumns, type UserRow } from "./users-repo.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface PlatformLogRow {
@@ -43,14 +43,14 @@ export class PlatformRepo {
          updated_at = excluded.updated_at`,
     );
     this.setAdminStmt = db.prepare<UserRow, [number, number, string]>(
-      "UPDATE users SET platform_admin = ?, updated_at = ? WHERE id = ? AND is_bot = 0 RETURNING *",
+      `UPDATE users SET platform_admin = ?, updated_at = ? WHERE id = ? AND is_bot = 0 RETURNING ${userColumns()}`,
     );
-    this.humanById = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE id = ? AND is_bot = 0");
+    this.humanById = db.prepare<UserRow, [string]>(`SELECT ${userColumns()} FROM users WHERE id = ? AND is_bot = 0`);
     this.adminCountStmt = db.prepare<{ n: number }, []>(
       "SELECT count(*) AS n FROM users WHERE platform_admin = 1 AND is_bot = 0 AND disabled_at IS NULL",
     );
     this.setDisabledStmt = db.prepare<UserRow, [number | null, number, string]>(
-      "UPDATE users SET disabled_at = ?, updated_at = ? WHERE id = ? RETURNING *",
+      `UPDATE users SET disabled_at = ?, updated_at = ? WHERE id = ? RETURNING ${userColumns()}`,
     );
     this.insertLogStmt = db.prepare(
       `INSERT INTO platform_log (id, actor_id, action, target_type, target_id, changes, created_at)

@@ -3,11 +3,16 @@ import type { PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
 import { secretContext, type SecretBox } from "./secret-box.ts";
 
+/**
+ * An account as every handler gets it: each column of `users` but `password_hash`, which is read
+ * only to check a password (`findByLogin`, `passwordHashOf`), so the hash never rides on the
+ * caller of every authenticated request (nor costs that read the string: bench/README.md,
+ * "Tenth pass"). The columns are `USER_COLUMNS`.
+ */
 export interface UserRow {
   id: string;
   username: string;
   email: string | null;
-  password_hash: string | null;
   avatar: string | null;
   banner: string | null;
   banner_offset: number;
@@ -33,6 +38,19 @@ export interface UserRow {
   updated_at: number;
 }
 
+/** A human account found by its login, with the hash to check the password against. */
+export type LoginRow = UserRow & { password_hash: string | null };
+
+/** The columns of a `UserRow`: every statement that answers one names these (`userColumns`). */
+export const USER_COLUMNS = [
+  "id", "username", "email", "avatar", "banner", "banner_offset", "bio", "status", "preferred_status", "is_bot",
+  "token_version", "totp_secret", "totp_pending_secret", "premium", "platform_admin", "disabled_at", "created_at", "updated_at",
+] as const satisfies readonly (keyof UserRow)[];
+
+/** `USER_COLUMNS` as a select list, qualified by a table alias when given (`u.id, u.username, ...`). */
+export const userColumns = (alias?: string): string => USER_COLUMNS.map((column) => (alias ? `${alias}.${column}` : column)).join(", ");
+const USER = userColumns();
+
 export interface NewUser {
   username: string;
   email: string | null;
@@ -53,6 +71,7 @@ export type WriteResult = { ok: true; user: UserRow } | { ok: false; taken: Take
 export class UsersRepo {
   private readonly byId;
   private readonly byLogin;
+  private readonly passwordHashStmt;
   private readonly usernameOwner;
   private readonly emailOwner;
   private readonly insert;
@@ -72,9 +91,10 @@ export class UsersRepo {
     private readonly secrets: SecretBox,
   ) {
     const { nocase } = db.dialect;
-    this.byId = db.prepare<UserRow, [string]>("SELECT * FROM users WHERE id = ?");
-    this.byLogin = db.prepare<UserRow, [{ login: string }]>(
-      `SELECT * FROM users WHERE is_bot = 0 AND (email = $login${nocase} OR username = $login${nocase}) LIMIT 1`,
+    this.byId = db.prepare<UserRow, [string]>(`SELECT ${USER} FROM users WHERE id = ?`);
+    this.passwordHashStmt = db.prepare<{ password_hash: string | null }, [string]>("SELECT password_hash FROM users WHERE id = ?");
+    this.byLogin = db.prepare<LoginRow, [{ login: string }]>(
+      `SELECT ${USER}, password_hash FROM users WHERE is_bot = 0 AND (email = $login${nocase} OR username = $login${nocase}) LIMIT 1`,
     );
     this.usernameOwner = db.prepare<{ id: string }, [string]>(
       `SELECT id FROM users WHERE is_bot = 0 AND username = ?${nocase}`,
@@ -84,35 +104,35 @@ export class UsersRepo {
       // The first human account is a platform administrator.
       `INSERT INTO users (id, username, email, password_hash, is_bot, platform_admin, created_at, updated_at)
        VALUES ($id, $username, $email, $password_hash, $is_bot,
-         CASE WHEN $is_bot = 0 AND NOT EXISTS (SELECT 1 FROM users WHERE is_bot = 0) THEN 1 ELSE 0 END, $now, $now) RETURNING *`,
+         CASE WHEN $is_bot = 0 AND NOT EXISTS (SELECT 1 FROM users WHERE is_bot = 0) THEN 1 ELSE 0 END, $now, $now) RETURNING ${USER}`,
     );
     this.updateProfileStmt = db.prepare<UserRow, [Record<string, string | number | null>]>(
       `UPDATE users SET username = coalesce($username, username), bio = coalesce($bio, bio),
          banner_offset = coalesce($banner_offset, banner_offset), updated_at = $now
-       WHERE id = $id RETURNING *`,
+       WHERE id = $id RETURNING ${USER}`,
     );
     this.setPasswordStmt = db.prepare<UserRow, [string, number, string]>(
-      "UPDATE users SET password_hash = ?, token_version = token_version + 1, updated_at = ? WHERE id = ? RETURNING *",
+      `UPDATE users SET password_hash = ?, token_version = token_version + 1, updated_at = ? WHERE id = ? RETURNING ${USER}`,
     );
     this.setImageStmt = {
       avatar: db.prepare("UPDATE users SET avatar = ?, updated_at = ? WHERE id = ?"),
       banner: db.prepare("UPDATE users SET banner = ?, updated_at = ? WHERE id = ?"),
     };
     this.setPendingTotp = db.prepare<UserRow, [string | null, number, string]>(
-      "UPDATE users SET totp_pending_secret = ?, updated_at = ? WHERE id = ? RETURNING *",
+      `UPDATE users SET totp_pending_secret = ?, updated_at = ? WHERE id = ? RETURNING ${USER}`,
     );
     this.enableTotpStmt = db.prepare<UserRow, [number, string]>(
       `UPDATE users SET totp_secret = totp_pending_secret, totp_pending_secret = NULL, updated_at = ?
-       WHERE id = ? AND totp_pending_secret IS NOT NULL RETURNING *`,
+       WHERE id = ? AND totp_pending_secret IS NOT NULL RETURNING ${USER}`,
     );
     this.disableTotpStmt = db.prepare<UserRow, [number, string]>(
-      "UPDATE users SET totp_secret = NULL, totp_pending_secret = NULL, updated_at = ? WHERE id = ? RETURNING *",
+      `UPDATE users SET totp_secret = NULL, totp_pending_secret = NULL, updated_at = ? WHERE id = ? RETURNING ${USER}`,
     );
     this.setStatusStmt = db.prepare("UPDATE users SET status = ? WHERE id = ?");
     this.setPreferredStmt = db.prepare("UPDATE users SET preferred_status = ?, status = ? WHERE id = ?");
     this.resetStatuses = db.prepare("UPDATE users SET status = 'offline' WHERE status != 'offline'");
     this.setPremiumStmt = db.prepare<UserRow, [number, number, string]>(
-      "UPDATE users SET premium = ?, updated_at = ? WHERE id = ? RETURNING *",
+      `UPDATE users SET premium = ?, updated_at = ? WHERE id = ? RETURNING ${USER}`,
     );
   }
 
@@ -122,9 +142,14 @@ export class UsersRepo {
     return this.db.get(this.byId, id);
   }
 
-  /** A human account by email or username, case-insensitively. */
-  async findByLogin(login: string): Promise<UserRow | null> {
+  /** A human account by email or username, case-insensitively, with its password hash. */
+  async findByLogin(login: string): Promise<LoginRow | null> {
     return this.db.get(this.byLogin, { login });
+  }
+
+  /** An account's password hash (null: none, as a bot's, or no such account). */
+  async passwordHashOf(id: string): Promise<string | null> {
+    return (await this.db.get(this.passwordHashStmt, id))?.password_hash ?? null;
   }
 
   async create(user: NewUser): Promise<WriteResult> {

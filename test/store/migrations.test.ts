@@ -8,6 +8,7 @@ import { migrations as postgresMigrations } from "../../src/store/postgres/migra
 import { openSqliteFile } from "../../src/store/sqlite/sqlite-database.ts";
 import { migrations as sqliteMigrations } from "../../src/store/sqlite/migrations.ts";
 import { createStore, migrationsOf, openDatabase } from "../../src/store/store.ts";
+import { USER_COLUMNS } from "../../src/store/users-repo.ts";
 import { freshDatabase, onPostgres, type TestDatabase } from "../helpers/database.ts";
 
 /** The secrets key of these throw-away databases. */
@@ -140,7 +141,25 @@ describe("users repository", () => {
     expect(created.user.token_version).toBe(0);
     const changed = await store.users.setPassword(created.user.id, "h2");
     expect(changed?.token_version).toBe(1);
-    expect(changed?.password_hash).toBe("h2");
+    expect(await store.users.passwordHashOf(created.user.id)).toBe("h2");
+    await store.close();
+  });
+
+  test("a user row holds every column of users but the password hash, which only the login lookup reads", async () => {
+    const location = await empty();
+    const db = await openDatabase(location);
+    await migrate(db, migrationsOf(db));
+    const id = "u1";
+    await db.run(db.prepare("INSERT INTO users (id, username, email, password_hash, is_bot, created_at, updated_at) VALUES (?, 'Dee', 'dee@x.test', 'h', 0, 1, 1)"), id);
+    const all = await db.get<Record<string, unknown>, [string]>(db.prepare("SELECT * FROM users WHERE id = ?"), id);
+    await db.close();
+    expect([...USER_COLUMNS, "password_hash"].sort()).toEqual(Object.keys(all!).sort());
+    const store = await createStore(location, KEY);
+    const row = await store.users.findById(id);
+    expect(Object.keys(row!).sort()).toEqual([...USER_COLUMNS].sort());
+    expect(row).not.toHaveProperty("password_hash");
+    expect(await store.users.findByLogin("dee@x.test")).toMatchObject({ id, password_hash: "h" });
+    expect(await store.users.passwordHashOf(id)).toBe("h");
     await store.close();
   });
 });

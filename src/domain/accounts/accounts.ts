@@ -122,7 +122,8 @@ export class Accounts {
    */
   async changePassword(user: UserRow, currentPassword: string, newPassword: string, clientAddress: string): Promise<Session> {
     const check = await this.reservePasswordCheck(`account:${user.id}`, clientAddress);
-    if (!user.password_hash || !(await Bun.password.verify(currentPassword, user.password_hash))) {
+    const hash = await this.store.users.passwordHashOf(user.id);
+    if (!hash || !(await Bun.password.verify(currentPassword, hash))) {
       throw badRequest("currentPassword: Current password is incorrect");
     }
     await check.succeeded();
