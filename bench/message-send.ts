@@ -11,7 +11,9 @@
  *          handler running the same keyset SELECT and answering the rows as JSON.
  * Hearth runs with a file database in a temp dir, logLevel silent. Load comes from separate
  * processes (bench/post-client.ts, bench/load-client.ts) so this process's CPU is the
- * server's. Then the same two loads run against Hearth on PostgreSQL (a throwaway cluster of
+ * server's; the read's client is bench/raw-load-client.ts since the tenth pass (bench/load-client.ts's
+ * `fetch` ran out of CPU before the servers did: bench/README.md, "Ninth pass"), and the
+ * baseline is sent the same GET as Hearth. Then the same two loads run against Hearth on PostgreSQL (a throwaway cluster of
  * Debian's postgresql, scripts/pg-cluster.ts, with its default durability: fsync on), and the
  * PostgreSQL/SQLite ratios are printed; skipped, with a note, when PostgreSQL is not installed
  * or with --sqlite-only. Prints a human summary on stderr and one JSON line on stdout.
@@ -41,6 +43,8 @@ interface LoadResult {
   rps: number;
   p50_ms: number;
   p99_ms: number;
+  /** The raw client: requests the server answered, its warm-up included. */
+  served?: number;
 }
 
 async function run(script: string, args: string[]): Promise<LoadResult> {
@@ -50,13 +54,13 @@ async function run(script: string, args: string[]): Promise<LoadResult> {
   if ((await proc.exited) !== 0) throw new Error(`${script} failed`);
   const cpu = process.cpuUsage(cpu0);
   const result = JSON.parse(out.trim().split("\n").at(-1)!) as LoadResult;
-  // Includes the client's warm-up requests (`concurrency` of them) in the count.
-  result.server_cpu_us_per_request = Math.round((cpu.user + cpu.system) / (result.requests + CONCURRENCY));
+  // Includes the client's warm-up requests (the fetch clients: `concurrency` of them) in the count.
+  result.server_cpu_us_per_request = Math.round(((cpu.user + cpu.system) / (result.served ?? result.requests + CONCURRENCY)) * 10) / 10;
   return result;
 }
 const sendLoad = (url: string, token: string) =>
   run("post-client.ts", [url, String(SECONDS), String(CONCURRENCY), token, JSON.stringify({ content: "bench message {seq}" })]);
-const readLoad = (url: string, token: string) => run("load-client.ts", [url, String(SECONDS), String(CONCURRENCY), token]);
+const readLoad = (url: string, token: string) => run("raw-load-client.ts", [url, String(SECONDS), String(CONCURRENCY), token]);
 
 /** A user, a server, its general channel and SEEDED messages on `overrides`' database; the id to page before. */
 async function setup(dir: string, overrides: Parameters<typeof startHearth>[1] = {}) {
@@ -119,7 +123,7 @@ try {
   });
   const baseUrl = `http://127.0.0.1:${bare.port}`;
   const baselineSend = await sendLoad(`${baseUrl}/send`, "");
-  const baselineRead = await readLoad(`${baseUrl}/page`, "");
+  const baselineRead = await readLoad(`${baseUrl}/api/v1/messages/${channelId}?before=${before}&limit=${PAGE}`, user.token);
   await bare.stop(true);
   db.close();
 

@@ -4,17 +4,21 @@
  * (`app.metrics.httpEnabled`), alternating rounds so drift on a shared machine falls on both;
  * then the counting alone (`observeRequest` in a loop), which noise on the machine cannot hide.
  *
- * Load comes from a separate process (bench/load-client.ts). Prints a human summary on stderr
- * and one JSON line on stdout.
+ * Load comes from a separate process: bench/raw-load-client.ts (`--client raw`, the default since
+ * the tenth pass), which costs a few µs a request so the server is what saturates, or
+ * bench/load-client.ts (`--client fetch`), which runs out of CPU before this server does
+ * (bench/README.md, "Ninth pass"). Prints a human summary on stderr and one JSON line on stdout:
+ * the totals of every round, and the median and range of the rounds' ratios (each round runs
+ * both, in alternating order).
  *
- *   bun bench/metrics-overhead.ts [--seconds 3] [--rounds 2] [--concurrency 32]
+ *   bun bench/metrics-overhead.ts [--seconds 3] [--rounds 2] [--concurrency 32] [--client raw|fetch]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { runLoadClient, type LoadResult } from "./fixture.ts";
+import { argOf, runLoadClient, type LoadClient, type LoadResult } from "./fixture.ts";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,13 +27,24 @@ const arg = (name: string, fallback: number) => {
 const seconds = arg("seconds", 3);
 const rounds = arg("rounds", 2);
 const concurrency = arg("concurrency", 32);
+const client = argOf("client", "raw") as LoadClient;
+if (client !== "raw" && client !== "fetch") throw new Error("--client is raw or fetch");
 
 /** A closed-loop load, with the server CPU (this process: Hearth runs in it) during it, in µs. */
 type Loaded = LoadResult & { cpu_us: number };
 async function load(url: string, token: string): Promise<Loaded> {
-  const { result, cpu_us } = await runLoadClient(url, token, seconds, concurrency);
+  const { result, cpu_us } = await runLoadClient(url, token, seconds, concurrency, client);
   return { ...result, cpu_us };
 }
+
+/** Requests the server answered during a run: the raw client counts its warm-up too (`served`). */
+const served = (r: Loaded) => r.served ?? r.requests;
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+/** Median and range of paired ratios. */
+const spread = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return { median: r3(sorted[Math.floor(sorted.length / 2)]!), range: [r3(sorted[0]!), r3(sorted.at(-1)!)] };
+};
 
 const sum = (results: Loaded[]) => {
   const requests = results.reduce((n, r) => n + r.requests, 0);
@@ -39,7 +54,7 @@ const sum = (results: Loaded[]) => {
     rps: Math.round(requests / (seconds * results.length)),
     p50_ms: Math.max(...results.map((r) => r.p50_ms)),
     p99_ms: Math.max(...results.map((r) => r.p99_ms)),
-    cpu_us_per_request: Math.round((results.reduce((n, r) => n + r.cpu_us, 0) / requests) * 10) / 10,
+    cpu_us_per_request: Math.round((results.reduce((n, r) => n + r.cpu_us, 0) / results.reduce((n, r) => n + served(r), 0)) * 10) / 10,
   };
 };
 
@@ -75,8 +90,11 @@ try {
 
   const metricsOn = sum(on);
   const metricsOff = sum(off);
+  const roundsRps = spread(on.map((r, i) => r.rps / off[i]!.rps));
+  const roundsCpu = spread(on.map((r, i) => r.cpu_us / served(r) / (off[i]!.cpu_us / served(off[i]!))));
   const result = {
     bench: "metrics-overhead",
+    client,
     seconds,
     rounds,
     concurrency,
@@ -84,13 +102,15 @@ try {
     metrics_off: metricsOff,
     ratio_rps: Math.round((metricsOn.rps / metricsOff.rps) * 1000) / 1000,
     ratio_cpu_per_request: Math.round((metricsOn.cpu_us_per_request / metricsOff.cpu_us_per_request) * 1000) / 1000,
+    ratio_rps_rounds: roundsRps,
+    ratio_cpu_rounds: roundsCpu,
     observe_us: observeUs,
     scrape_ms: scrapeMs,
     scrape_bytes: text.length,
   };
   console.error(
-    `metrics-overhead: request metrics on ${metricsOn.rps} req/s (p99 ${metricsOn.p99_ms} ms, ${metricsOn.cpu_us_per_request} µs CPU/request), ` +
-      `off ${metricsOff.rps} req/s (p99 ${metricsOff.p99_ms} ms, ${metricsOff.cpu_us_per_request} µs): ratio ${result.ratio_rps}, CPU ${result.ratio_cpu_per_request}x; counting one request ${observeUs} µs; one scrape ${scrapeMs} ms, ${text.length} bytes`,
+    `metrics-overhead (${client} client): request metrics on ${metricsOn.rps} req/s (p99 ${metricsOn.p99_ms} ms, ${metricsOn.cpu_us_per_request} µs CPU/request), ` +
+      `off ${metricsOff.rps} req/s (p99 ${metricsOff.p99_ms} ms, ${metricsOff.cpu_us_per_request} µs): ratio ${result.ratio_rps} (rounds: median ${roundsRps.median}, ${roundsRps.range.join("-")}), CPU ${result.ratio_cpu_per_request}x (rounds ${roundsCpu.median}, ${roundsCpu.range.join("-")}); counting one request ${observeUs} µs; one scrape ${scrapeMs} ms, ${text.length} bytes`,
   );
   console.log(JSON.stringify(result));
 } finally {
