@@ -15,16 +15,13 @@
  *   bun bench/raw-load-client.ts <url> <seconds> <concurrency> [token]
  */
 import { pct } from "./quantile.ts";
+import { answerReader, preparedGet } from "./raw-http.ts";
 const [url, secondsArg, concurrencyArg, token] = process.argv.slice(2);
 if (!url) throw new Error("usage: raw-load-client.ts <url> <seconds> <concurrency> [token]");
 const target = new URL(url);
 const seconds = Number(secondsArg ?? 5);
 const concurrency = Number(concurrencyArg ?? 32);
-const request = new TextEncoder().encode(
-  `GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n${token ? `Authorization: Bearer ${token}\r\n` : ""}\r\n`,
-);
-const HEAD_END = Buffer.from("\r\n\r\n");
-const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i;
+const request = preparedGet(target, token);
 
 let measuring = false;
 let running = true;
@@ -35,37 +32,30 @@ const latencies: number[] = [];
 /** One connection: resolves once open; answers are counted while `measuring`. */
 const connection = () =>
   new Promise<void>((resolve, reject) => {
-    let pending: Buffer = Buffer.alloc(0);
     let sentAt = 0;
-    const send = (socket: { write(data: Uint8Array): number }) => {
+    let socket: { write(data: Uint8Array): number } | null = null;
+    const send = () => {
       sentAt = performance.now();
-      socket.write(request);
+      socket!.write(request);
     };
+    const read = answerReader((ok) => {
+      answered++;
+      if (measuring) {
+        latencies.push(performance.now() - sentAt);
+        if (!ok) errors++;
+      }
+      if (running) send();
+    });
     void Bun.connect({
       hostname: target.hostname,
       port: Number(target.port),
       socket: {
-        open(socket) {
-          send(socket);
+        open(opened) {
+          socket = opened;
+          send();
           resolve();
         },
-        data(socket, data) {
-          pending = pending.length ? Buffer.concat([pending, data]) : data;
-          for (;;) {
-            const headEnd = pending.indexOf(HEAD_END);
-            if (headEnd < 0) return;
-            const head = pending.subarray(0, headEnd).toString("latin1");
-            const length = Number(CONTENT_LENGTH.exec(head)?.[1] ?? 0);
-            if (pending.length < headEnd + 4 + length) return;
-            pending = pending.subarray(headEnd + 4 + length);
-            answered++;
-            if (measuring) {
-              latencies.push(performance.now() - sentAt);
-              if (!head.startsWith("HTTP/1.1 200")) errors++;
-            }
-            if (running) send(socket);
-          }
-        },
+        data: (_socket, data) => read(data),
         // A connection the server ends during the run is an error: it sends nothing more.
         close: () => {
           if (running) errors++;

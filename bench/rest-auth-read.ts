@@ -23,11 +23,13 @@
  *     req/s is each server's capacity; `--client fetch` (bench/load-client.ts, the client of
  *     the passes before the ninth) spends more CPU than a fast server, so its req/s is partly the
  *     client's (bench/README.md, "Ninth pass").
- *   bun bench/rest-auth-read.ts --capacity [--read me|page] [--start 2000] [--step-seconds 2] [--p99-ms 50]
+ *   bun bench/rest-auth-read.ts --capacity [--read me|page] [--start 2000] [--step-seconds 2] [--p99-ms 50] [--client raw|fetch]
  *     Each path's capacity (bench/capacity-search.ts): open-loop GETs at an offered rate
- *     (bench/rate-client.ts) rising by 1.5x until a step falls behind (under 99% answered, or
- *     p99 over the bound), the paths taking turns at every step; and the server CPU per request
- *     at each offered load both kept up at.
+ *     (`--client raw`, the default since the tenth pass: bench/raw-rate-client.ts, prepared
+ *     requests pipelined on keep-alive sockets; `--client fetch`: bench/rate-client.ts, which
+ *     tops out below the servers here) rising by 1.5x until a step falls behind (under 99%
+ *     answered, or p99 over the bound), the paths taking turns at every step; and the server
+ *     CPU per request at each offered load both kept up at.
  *
  * Prints a human summary on stderr and one JSON line on stdout.
  */
@@ -36,7 +38,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { argOf, community, hasFlag, log, register, runLoadClient, startHearth, type LoadClient, type LoadResult as FixtureLoad } from "./fixture.ts";
-import { CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
+import { CAP_P99_MS, CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
 
 const READ = argOf("read", "me");
 if (READ !== "me" && READ !== "page") throw new Error("--read me|page");
@@ -46,8 +48,13 @@ const rounds = Number(argOf("rounds", "3"));
 const CAPACITY = hasFlag("capacity");
 const CLIENT = argOf("client", "raw") as LoadClient;
 if (CLIENT !== "raw" && CLIENT !== "fetch") throw new Error("--client raw|fetch");
-/** Open requests at most, in the capacity mode: a server that falls behind has them dropped. */
-const MAX_IN_FLIGHT = 256;
+/**
+ * Open requests at most, in the capacity mode: the p99 bound's worth at the offered rate (a
+ * server answering within the bound never reaches it; one that falls behind has the rest
+ * dropped), and at least 256 (the fixed cap before the tenth pass, which bursts of a late tick
+ * reached at 100k requests/s with the server half idle).
+ */
+const maxInFlight = (offered: number) => Math.max(256, Math.ceil((offered * CAP_P99_MS) / 1000));
 /** Messages seeded for the page read: a page `before` one of them is full. */
 const SEEDED = 500;
 const PAGE = 50;
@@ -63,11 +70,11 @@ async function load(url: string, token: string): Promise<LoadResult> {
   return { ...result, server_cpu_us_per_request: Math.round((cpu_us / (result.served ?? result.requests + concurrency)) * 10) / 10 };
 }
 
-/** One capacity step: `offered` requests/s for STEP_SECONDS from bench/rate-client.ts. */
+/** One capacity step: `offered` requests/s for STEP_SECONDS from the open-loop client (raw-rate-client.ts or rate-client.ts). */
 async function rateStep(url: string, token: string, offered: number): Promise<Step> {
   const cpu0 = process.cpuUsage();
   const proc = Bun.spawn(
-    [process.execPath, join(import.meta.dir, "rate-client.ts"), url, String(STEP_SECONDS), String(Math.round(offered)), String(MAX_IN_FLIGHT), token],
+    [process.execPath, join(import.meta.dir, CLIENT === "raw" ? "raw-rate-client.ts" : "rate-client.ts"), url, String(STEP_SECONDS), String(Math.round(offered)), String(maxInFlight(offered)), token],
     { stdout: "pipe", stderr: "inherit" },
   );
   const out = await new Response(proc.stdout).text();
@@ -142,6 +149,7 @@ try {
       bench: "rest-auth-read",
       read: READ,
       mode: "capacity",
+      client: CLIENT,
       start: CAP_START,
       ...fields,
       load_average: loadAverage(),
