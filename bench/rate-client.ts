@@ -1,4 +1,3 @@
-export {};
 /**
  * An open-loop HTTP load client, run as its own process (the capacity mode of
  * bench/rest-auth-read.ts): GET `url` at `rate` requests/s for `seconds`, whatever the answers'
@@ -7,6 +6,9 @@ export {};
  *
  *   bun bench/rate-client.ts <url> <seconds> <rate> <maxInFlight> [token]
  */
+import { openLoop } from "./open-loop.ts";
+import { pct } from "./quantile.ts";
+
 const [url, secondsArg, rateArg, maxArg, token] = process.argv.slice(2);
 if (!url) throw new Error("usage: rate-client.ts <url> <seconds> <rate> <maxInFlight> [token]");
 const seconds = Number(secondsArg);
@@ -19,10 +21,8 @@ const WARM_UP = 64;
 await Promise.all(Array.from({ length: WARM_UP }, () => fetch(url, { headers }).then((r) => r.arrayBuffer())));
 
 let inFlight = 0;
-let offered = 0;
 let completed = 0;
 let errors = 0;
-let dropped = 0;
 const latencies: number[] = [];
 const fire = () => {
   inFlight++;
@@ -39,22 +39,6 @@ const fire = () => {
     .finally(() => inFlight--);
 };
 
-const started = performance.now();
-const end = started + seconds * 1000;
-let due = 0;
-for (let now = started; now < end; now = performance.now()) {
-  // Requests due by now, at `rate` per second since the start.
-  const target = Math.floor(((now - started) / 1000) * rate);
-  for (; due < target; due++) {
-    offered++;
-    if (inFlight >= maxInFlight) dropped++;
-    else fire();
-  }
-  await Bun.sleep(1);
-}
-// Answers still on their way get a second.
-const grace = performance.now() + 1000;
-while (inFlight > 0 && performance.now() < grace) await Bun.sleep(5);
+const { offered, dropped } = await openLoop(rate, seconds, () => inFlight < maxInFlight && (fire(), true), () => inFlight);
 latencies.sort((a, b) => a - b);
-const p99 = latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]! : 0;
-console.log(JSON.stringify({ offered, completed, errors, dropped, warm_up: WARM_UP, p99_ms: Math.round(p99 * 100) / 100 }));
+console.log(JSON.stringify({ offered, completed, errors, dropped, warm_up: WARM_UP, p99_ms: pct(latencies, 0.99, 0) }));

@@ -1,4 +1,3 @@
-export {};
 /**
  * An open-loop HTTP/1.1 load client that costs the machine little per request, run as its own
  * process (the capacity mode of bench/rest-auth-read.ts, `--client raw`): GET `url` at `rate`
@@ -15,6 +14,7 @@ export {};
  *
  *   bun bench/raw-rate-client.ts <url> <seconds> <rate> <maxInFlight> [token]
  */
+import { openLoop } from "./open-loop.ts";
 import { pct } from "./quantile.ts";
 import { answerReader, preparedGet } from "./raw-http.ts";
 
@@ -36,10 +36,8 @@ const WARM_UP = 64;
 let measuring = false;
 let running = true;
 let inFlight = 0;
-let offered = 0;
 let completed = 0;
 let errors = 0;
-let dropped = 0;
 const latencies: number[] = [];
 
 interface Connection {
@@ -129,22 +127,7 @@ const warmUntil = performance.now() + 5000;
 while (inFlight > 0 && performance.now() < warmUntil) await Bun.sleep(1);
 
 measuring = true;
-const started = performance.now();
-const end = started + seconds * 1000;
-let due = 0;
-for (let now = started; now < end; now = performance.now()) {
-  // Requests due by now, at `rate` per second since the start.
-  const target = Math.floor(((now - started) / 1000) * rate);
-  for (; due < target; due++) {
-    offered++;
-    if (inFlight >= maxInFlight || !fire(now)) dropped++;
-  }
-  writeQueued();
-  await Bun.sleep(1);
-}
-// Answers still on their way get a second.
-const grace = performance.now() + 1000;
-while (inFlight > 0 && performance.now() < grace) await Bun.sleep(5);
+const { offered, dropped } = await openLoop(rate, seconds, (now) => inFlight < maxInFlight && fire(now), () => inFlight, writeQueued);
 running = false;
 latencies.sort((a, b) => a - b);
 console.log(JSON.stringify({ offered, completed, errors, dropped, warm_up: WARM_UP, p99_ms: pct(latencies, 0.99, 0) }));
