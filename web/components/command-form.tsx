@@ -4,7 +4,7 @@
  * or inferred from the option's name) that insert mentions. Enter sends, Escape goes back to
  * the text box, Tab moves between fields.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Channel, CommandOption, Member, Role, ServerCommand } from "../api/types.ts";
 import { optionInput } from "../lib/command-wire.ts";
 import { Avatar } from "./avatar.tsx";
@@ -37,7 +37,9 @@ export function CommandForm(props: CommandFormProps) {
   const { command } = props;
   const formRef = useRef<HTMLFormElement>(null);
 
-  useEffect(() => {
+  // Before the browser paints, in the same task as the render: a key pressed right after the
+  // command is chosen (the text box it was typed in is gone) reaches the field, not the page.
+  useLayoutEffect(() => {
     const target = props.focusOption
       ? formRef.current?.querySelector<HTMLElement>(`[data-option="${props.focusOption}"]`)
       : formRef.current?.querySelector<HTMLElement>("[data-option]") ?? formRef.current?.querySelector<HTMLElement>("button[type=submit]");

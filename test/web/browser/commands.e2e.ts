@@ -229,6 +229,8 @@ test("a missing required option is named before anything is sent; Escape goes ba
   await box.press("Enter");
   const sides = page.getByRole("spinbutton", { name: "sides" });
   await sides.waitFor();
+  // Focus moves with the form, not a frame later: a key pressed at once reaches the field.
+  expect(await isFocused(sides)).toBe(true);
   await page.keyboard.press("Enter");
   const alert = page.getByRole("alert").filter({ hasText: "Missing required option: sides" });
   await alert.waitFor();
