@@ -34,6 +34,7 @@
  * Prints a human summary on stderr and one JSON line on stdout.
  */
 import { Database } from "bun:sqlite";
+import { PAGE_COLUMNS } from "../src/store/messages-repo.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,9 +113,10 @@ try {
     for (let i = 0; i < SEEDED; i++) seeded.push((await app.store.messages.insert({ channelId, serverId, userId: user.id, content: `seed ${i}`, embeds: "[]", replyTo: null })).id);
     const before = seeded[SEEDED - 100]!; // 399 older messages: a full page
     path = `/api/v1/messages/${channelId}?before=${before}&limit=${PAGE}`;
-    // Baseline: message-send.ts's bare read, the same keyset SELECT answered as JSON.
+    // Baseline: message-send.ts's bare read, the same keyset SELECT answered as JSON: the
+    // columns Hearth's page reads and their authors' (since the tenth pass; every column before).
     const page = db.prepare(
-      "SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id WHERE m.channel_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?",
+      `SELECT ${PAGE_COLUMNS}, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id WHERE m.channel_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?`,
     );
     bareAnswer = () => Response.json(page.all(channelId, before, PAGE));
   }
