@@ -9,6 +9,7 @@ import type { Subprocess } from "bun";
 import { createApp, type App, type AppOptions } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { EVENT_KINDS, type EventLimits } from "../src/gateway/event-limits.ts";
+import { PAGE_COLUMNS } from "../src/store/messages-repo.ts";
 import { pct } from "./quantile.ts";
 
 /**
@@ -31,6 +32,14 @@ export const hasFlag = (name: string): boolean => process.argv.includes(`--${nam
 export const log = (line: string): void => void process.stderr.write(line + "\n");
 
 export { pct } from "./quantile.ts";
+
+/**
+ * The REST benches' bare page read (rest-auth-read.ts --read page, message-send.ts): the
+ * keyset SELECT of the columns Hearth's page reads (`PAGE_COLUMNS`) and their authors', one
+ * JOIN; parameters channel id, before, limit. Every column before the tenth pass.
+ */
+export const BARE_PAGE_SQL = `SELECT ${PAGE_COLUMNS}, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id
+  WHERE m.channel_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?`;
 
 export interface Latency {
   n: number;

@@ -23,9 +23,8 @@
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PAGE_COLUMNS } from "../src/store/messages-repo.ts";
 import { openSqliteFile } from "../src/store/sqlite/sqlite-database.ts";
-import { argOf, community, hasFlag, log, ratio, register, startHearth } from "./fixture.ts";
+import { argOf, BARE_PAGE_SQL, community, hasFlag, log, ratio, register, startHearth } from "./fixture.ts";
 import { createDatabase, postgresBinDir, startCluster } from "../scripts/pg-cluster.ts";
 
 const QUICK = hasFlag("quick");
@@ -103,10 +102,8 @@ try {
     `INSERT INTO messages (id, channel_id, server_id, user_id, content, embeds, reply_to, webhook_id, webhook_username, webhook_avatar, created_at)
      VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, ?)`,
   );
-  const JOIN = "FROM messages m JOIN users u ON u.id = m.user_id";
-  const byId = db.prepare(`SELECT m.*, u.username, u.avatar, u.is_bot ${JOIN} WHERE m.id = ?`);
-  // The columns Hearth's page reads, and their authors' (since the tenth pass; every column before).
-  const page = db.prepare(`SELECT ${PAGE_COLUMNS}, u.username, u.avatar, u.is_bot ${JOIN} WHERE m.channel_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?`);
+  const byId = db.prepare("SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id WHERE m.id = ?");
+  const page = db.prepare(BARE_PAGE_SQL);
   const send = db.transaction((content: string) => {
     const id = Bun.randomUUIDv7();
     insert.run(id, channelId, serverId, user.id, content, "[]", Math.floor(Date.now() / 1000));

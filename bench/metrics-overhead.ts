@@ -19,14 +19,11 @@ import { join } from "node:path";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { argOf, runLoadClient, type LoadClient, type LoadResult } from "./fixture.ts";
+import { medianRange } from "./quantile.ts";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const seconds = arg("seconds", 3);
-const rounds = arg("rounds", 2);
-const concurrency = arg("concurrency", 32);
+const seconds = Number(argOf("seconds", "3"));
+const rounds = Number(argOf("rounds", "2"));
+const concurrency = Number(argOf("concurrency", "32"));
 const client = argOf("client", "raw") as LoadClient;
 if (client !== "raw" && client !== "fetch") throw new Error("--client is raw or fetch");
 
@@ -39,12 +36,6 @@ async function load(url: string, token: string): Promise<Loaded> {
 
 /** Requests the server answered during a run: the raw client counts its warm-up too (`served`). */
 const served = (r: Loaded) => r.served ?? r.requests;
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
-/** Median and range of paired ratios. */
-const spread = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return { median: r3(sorted[Math.floor(sorted.length / 2)]!), range: [r3(sorted[0]!), r3(sorted.at(-1)!)] };
-};
 
 const sum = (results: Loaded[]) => {
   const requests = results.reduce((n, r) => n + r.requests, 0);
@@ -90,8 +81,8 @@ try {
 
   const metricsOn = sum(on);
   const metricsOff = sum(off);
-  const roundsRps = spread(on.map((r, i) => r.rps / off[i]!.rps));
-  const roundsCpu = spread(on.map((r, i) => r.cpu_us / served(r) / (off[i]!.cpu_us / served(off[i]!))));
+  const roundsRps = medianRange(on.map((r, i) => r.rps / off[i]!.rps));
+  const roundsCpu = medianRange(on.map((r, i) => r.cpu_us / served(r) / (off[i]!.cpu_us / served(off[i]!))));
   const result = {
     bench: "metrics-overhead",
     client,

@@ -34,11 +34,11 @@
  * Prints a human summary on stderr and one JSON line on stdout.
  */
 import { Database } from "bun:sqlite";
-import { PAGE_COLUMNS } from "../src/store/messages-repo.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { argOf, community, hasFlag, log, register, runLoadClient, startHearth, type LoadClient, type LoadResult as FixtureLoad } from "./fixture.ts";
+import { argOf, BARE_PAGE_SQL, community, hasFlag, log, register, runLoadClient, startHearth, type LoadClient, type LoadResult as FixtureLoad } from "./fixture.ts";
+import { medianRange } from "./quantile.ts";
 import { CAP_P99_MS, CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
 
 const READ = argOf("read", "me");
@@ -86,8 +86,6 @@ async function rateStep(url: string, token: string, offered: number): Promise<St
   return stepOf(offered, r.completed, r.offered, r.completed / STEP_SECONDS, r.p99_ms, cpuUs, r.errors);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-"));
 try {
@@ -113,11 +111,8 @@ try {
     for (let i = 0; i < SEEDED; i++) seeded.push((await app.store.messages.insert({ channelId, serverId, userId: user.id, content: `seed ${i}`, embeds: "[]", replyTo: null })).id);
     const before = seeded[SEEDED - 100]!; // 399 older messages: a full page
     path = `/api/v1/messages/${channelId}?before=${before}&limit=${PAGE}`;
-    // Baseline: message-send.ts's bare read, the same keyset SELECT answered as JSON: the
-    // columns Hearth's page reads and their authors' (since the tenth pass; every column before).
-    const page = db.prepare(
-      `SELECT ${PAGE_COLUMNS}, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id WHERE m.channel_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?`,
-    );
+    // Baseline: message-send.ts's bare read, the same keyset SELECT answered as JSON.
+    const page = db.prepare(BARE_PAGE_SQL);
     bareAnswer = () => Response.json(page.all(channelId, before, PAGE));
   }
   const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => bareAnswer() });
@@ -177,7 +172,9 @@ try {
     const ratios = (mode: Mode) => {
       const rps = runs.map((x) => x[mode].rps / x.bare.rps);
       const cpu = runs.map((x) => x[mode].server_cpu_us_per_request! / x.bare.server_cpu_us_per_request!);
-      return { ratio_rps: r3(median(rps)), ratio_rps_range: [r3(Math.min(...rps)), r3(Math.max(...rps))], cpu_over_bare: r3(median(cpu)), cpu_range: [r3(Math.min(...cpu)), r3(Math.max(...cpu))] };
+      const r = medianRange(rps);
+      const c = medianRange(cpu);
+      return { ratio_rps: r.median, ratio_rps_range: r.range, cpu_over_bare: c.median, cpu_range: c.range };
     };
     const hearth = ratios("hearth");
     const elysia = ratios("elysia");

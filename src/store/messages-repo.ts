@@ -75,7 +75,7 @@ const SELECT_ONE = `SELECT m.*, ${authorColumns("m")} FROM messages m`;
 export type MessageView = Omit<MessageRow, "server_id">;
 /**
  * A page's columns, `m` being the message (`server_id` left out: ~15 µs less a page of 50).
- * The REST benches' bare baselines read the same (bench/rest-auth-read.ts, bench/message-send.ts).
+ * The REST benches' bare page read reads the same (BARE_PAGE_SQL, bench/fixture.ts).
  */
 export const PAGE_COLUMNS =
   "m.id, m.channel_id, m.user_id, m.content, m.embeds, m.reply_to, m.webhook_id, m.webhook_username, m.webhook_avatar, m.created_at, m.updated_at, m.has_attachments";
