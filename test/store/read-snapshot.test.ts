@@ -1,7 +1,8 @@
 /**
  * SQLite: a turn's reads share one read transaction (SqliteDatabase, "Reads share a snapshot per
- * event-loop turn"). Writes are never held in it, this connection's writes are seen at once,
- * other connections' from the next turn, and the turn's end leaves no transaction open.
+ * event-loop turn"). Writes are never held in it (`run`, `exec`, `transaction`, and a writing
+ * statement run by `get` or `all`), this connection's writes are seen at once, other
+ * connections' from the next turn, and the turn's end leaves no transaction open.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Database as Sqlite } from "bun:sqlite";
@@ -62,6 +63,19 @@ describe.skipIf(onPostgres)("SQLite read snapshot per turn", () => {
     ).rejects.toThrow("no");
     expect(otherValue()).toBe("c");
     expect(await value()).toBe("c");
+  });
+
+  test("a write answered through get or all (INSERT ... RETURNING) after a read is committed at once", async () => {
+    expect(await value()).toBe("a");
+    const insert = db.prepare<{ id: number }, [number, string]>("INSERT INTO t (id, v) VALUES (?, ?) RETURNING id");
+    const update = db.prepare<{ v: string }, [string, number]>("UPDATE t SET v = ? WHERE id = ? RETURNING v");
+    expect((await db.get(insert, 2, "g"))!.id).toBe(2);
+    expect(db.native.inTransaction).toBe(false);
+    expect(other.query<{ v: string }, []>("SELECT v FROM t WHERE id = 2").get()!.v).toBe("g");
+    expect(await value()).toBe("a");
+    expect(await db.all(update, "h", 1)).toEqual([{ v: "h" }]);
+    expect(db.native.inTransaction).toBe(false);
+    expect(otherValue()).toBe("h");
   });
 
   test("exec after a read is not held in the snapshot", async () => {

@@ -28,9 +28,12 @@ export function openSqliteFile(file: string): Sqlite {
 
 interface SqliteStatementHandle<Row, P extends Params> extends Statement<Row, P> {
   readonly native: SqliteStatement;
+  /** SQLite's own word (`sqlite3_stmt_readonly`): the statement writes nothing, so it may run in a turn's read snapshot. */
+  readonly readOnly: boolean;
 }
 
-const native = <Row, P extends Params>(statement: Statement<Row, P>) => (statement as SqliteStatementHandle<Row, P>).native;
+const handle = <Row, P extends Params>(statement: Statement<Row, P>) => statement as SqliteStatementHandle<Row, P>;
+const native = <Row, P extends Params>(statement: Statement<Row, P>) => handle(statement).native;
 
 /** Statements run at once, on the one connection (inside a transaction: by that transaction). */
 class Direct implements Transaction {
@@ -106,7 +109,8 @@ class Direct implements Transaction {
  *
  * Reads share a snapshot per event-loop turn: the first read outside a transaction opens a
  * read transaction (`BEGIN`, deferred), and it ends at the next `setImmediate` or before
- * anything that writes (`run`, `exec`, `transaction`, `close`). In WAL mode every read on its
+ * anything that may write: `run`, `exec`, `transaction`, `close`, and a `get` or `all` of a
+ * statement SQLite does not call read-only (an `INSERT ... RETURNING`). In WAL mode every read on its
  * own takes and drops SQLite's shared-memory read lock (two `fcntl` calls and the snapshot's
  * setup: ~0.8 µs in a loop, ~4 µs a statement at saturation, and a page read runs four); a turn
  * that serves many requests now does that once (bench/README.md, "Eleventh pass"). What a read
@@ -148,8 +152,16 @@ export class SqliteDatabase implements Database {
     this.snapshotStmt = native.prepare("BEGIN DEFERRED");
   }
 
-  /** The connection, inside the turn's read snapshot (opened here if none is). */
-  private reader(): Direct {
+  /**
+   * The connection for a statement outside a transaction: for a read-only one, inside the turn's
+   * read snapshot (opened here if none is); for any other, with the snapshot ended first, so its
+   * write commits at once, on its own.
+   */
+  private connectionFor<Row, P extends Params>(statement: Statement<Row, P>): Direct {
+    if (!handle(statement).readOnly) {
+      this.endSnapshot();
+      return this.direct;
+    }
     // (A transaction left open by a failure, which should not happen: reads join it, as before.)
     if (!this.snapshot && !this.native.inTransaction) {
       this.snapshotStmt.run();
@@ -164,8 +176,9 @@ export class SqliteDatabase implements Database {
   }
 
   prepare<Row = unknown, P extends Params = Params>(sql: string): Statement<Row, P> {
-    const handle: SqliteStatementHandle<Row, P> = { sql, native: this.native.prepare(sql) };
-    return handle;
+    const statement = this.native.prepare(sql);
+    const prepared: SqliteStatementHandle<Row, P> = { sql, native: statement, readOnly: statement.readonly };
+    return prepared;
   }
 
   /** Resolves when the open transaction has ended. */
@@ -174,11 +187,11 @@ export class SqliteDatabase implements Database {
   }
 
   get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
-    return this.busy ? this.turn().then(() => this.get(statement, ...params)) : this.reader().get(statement, ...params);
+    return this.busy ? this.turn().then(() => this.get(statement, ...params)) : this.connectionFor(statement).get(statement, ...params);
   }
 
   all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]> {
-    return this.busy ? this.turn().then(() => this.all(statement, ...params)) : this.reader().all(statement, ...params);
+    return this.busy ? this.turn().then(() => this.all(statement, ...params)) : this.connectionFor(statement).all(statement, ...params);
   }
 
   run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number> {
