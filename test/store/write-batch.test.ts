@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Database as Sqlite } from "bun:sqlite";
 import type { Database, Statement, Transaction } from "../../src/store/database.ts";
 import { openDatabase } from "../../src/store/store.ts";
 import { MAX_BATCH_ITEMS, WriteBatch } from "../../src/store/write-batch.ts";
@@ -8,6 +9,11 @@ let database: TestDatabase;
 let db: Database;
 /** A second connection to the same database: sees only what has committed. */
 let reader: Database;
+/**
+ * On SQLite, a plain connection as well, for the counts: the store's reads share one snapshot per
+ * event-loop turn (SqliteDatabase), and the counts must see each commit at once.
+ */
+let plain: Sqlite | null = null;
 let batch: WriteBatch;
 let insertStmt: Statement<{ id: number }, [string]>;
 let countStmt: Statement<{ n: number }, []>;
@@ -20,29 +26,29 @@ beforeEach(async () => {
     CREATE TABLE t (${id}, v TEXT NOT NULL UNIQUE);
     CREATE TABLE child (${id}, parent_id INTEGER NOT NULL REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`);
   reader = await openDatabase(database.location);
+  plain = onPostgres ? null : new Sqlite(database.location);
   batch = new WriteBatch(db);
   insertStmt = db.prepare("INSERT INTO t (v) VALUES (?) RETURNING id");
   countStmt = reader.prepare("SELECT count(*) AS n FROM t");
 });
 afterEach(async () => {
+  plain?.close();
   await reader.close();
   await db.close();
   await database.drop();
 });
 
 const insert = (v: string) => async (tx: Transaction) => (await tx.get(insertStmt, v))!.id;
-const committedCount = async () => (await reader.get(countStmt))!.n;
+const committedCount = async () => (plain ? plain.query<{ n: number }, []>("SELECT count(*) AS n FROM t").get()! : (await reader.get(countStmt))!).n;
 const sql = (text: string) => db.prepare(text);
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("WriteBatch", () => {
   test("writes queued in one turn commit in one transaction, and are answered only after the commit", async () => {
     const seenAtAnswer: Promise<number>[] = [];
     const writes = Array.from({ length: 50 }, (_, i) =>
       batch.run(insert(`v${i}`)).then((id) => {
-        // By the time anyone hears back, another connection sees every write of the batch (on
-        // SQLite from its next turn: a turn's reads share one snapshot, SqliteDatabase).
-        seenAtAnswer.push(nextTurn().then(committedCount));
+        // By the time anyone hears back, another connection sees every write of the batch.
+        seenAtAnswer.push(committedCount());
         return id;
       }),
     );
