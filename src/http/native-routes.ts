@@ -80,14 +80,18 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
       const body = route.handler({ user, params: request.params, query: validated });
       return body instanceof Promise ? body.then((value) => Response.json(value)) : Response.json(body);
     };
+    /** The request's metrics and log line, then its answer. */
+    const done = (request: BunRequest, begun: number, response: Response): Response => {
+      life.record(request, pattern, response.status, performance.now() - begun);
+      return response;
+    };
+    // The code Elysia would give the error hook.
+    const fail = (request: BunRequest, begun: number, error: unknown): Response =>
+      done(request, begun, life.error((error as { code?: string } | null)?.code ?? "UNKNOWN", error, request));
+    // `done` and `fail` are made once per route, not once per request: a request that is answered
+    // in its own turn allocates no closure here.
     const serve = (request: BunRequest): Response | Promise<Response> => {
       const begun = performance.now();
-      const done = (response: Response): Response => {
-        life.record(request, pattern, response.status, performance.now() - begun);
-        return response;
-      };
-      // The code Elysia would give the error hook.
-      const fail = (error: unknown): Response => done(life.error((error as { code?: string } | null)?.code ?? "UNKNOWN", error, request));
       try {
         // Parsed before the bearer check and validated after it, as Elysia does.
         const query = route.query ? queryOf(request.url) : undefined;
@@ -96,9 +100,14 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
         // in this turn, and Bun is given a Response, not a promise to follow (the me read: ~2% of
         // its server CPU; bench/README.md, "Ninth pass").
         const response = Bun.peek.status(user) === "fulfilled" ? answer(Bun.peek(user) as UserRow, query, request) : user.then((found) => answer(found, query, request));
-        return response instanceof Promise ? response.then(done, fail) : done(response);
+        return response instanceof Promise
+          ? response.then(
+              (answered) => done(request, begun, answered),
+              (error: unknown) => fail(request, begun, error),
+            )
+          : done(request, begun, response);
       } catch (error) {
-        return fail(error);
+        return fail(request, begun, error);
       }
     };
     table[pattern] = { GET: (request) => life.refuse(request) ?? serve(request) };
