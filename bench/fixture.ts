@@ -76,6 +76,14 @@ export type LoadClient = "fetch" | "raw";
  * its own process; answers its result and this process's CPU meanwhile, in µs (the servers
  * under test run here).
  */
+/**
+ * Requests the server handled during a closed-loop run, for its CPU per request: the raw client
+ * counts them itself (`served`: its warm-up and the requests open at its end included); the
+ * fetch clients (load-client.ts, post-client.ts) report the measured ones and warm up with
+ * `concurrency` more.
+ */
+export const servedIn = (result: { requests: number; served?: number }, concurrency: number): number => result.served ?? result.requests + concurrency;
+
 export async function runLoadClient(url: string, token: string, seconds: number, concurrency: number, client: LoadClient = "fetch"): Promise<{ result: LoadResult; cpu_us: number }> {
   const cpu0 = process.cpuUsage();
   const script = client === "raw" ? "raw-load-client.ts" : "load-client.ts";

@@ -24,7 +24,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteFile } from "../src/store/sqlite/sqlite-database.ts";
-import { argOf, BARE_PAGE_SQL, community, hasFlag, log, ratio, register, startHearth } from "./fixture.ts";
+import { argOf, BARE_PAGE_SQL, community, hasFlag, log, ratio, register, servedIn, startHearth } from "./fixture.ts";
 import { createDatabase, postgresBinDir, startCluster } from "../scripts/pg-cluster.ts";
 
 const QUICK = hasFlag("quick");
@@ -54,8 +54,7 @@ async function run(script: string, args: string[]): Promise<LoadResult> {
   if ((await proc.exited) !== 0) throw new Error(`${script} failed`);
   const cpu = process.cpuUsage(cpu0);
   const result = JSON.parse(out.trim().split("\n").at(-1)!) as LoadResult;
-  // Includes the client's warm-up requests (the fetch clients: `concurrency` of them) in the count.
-  result.server_cpu_us_per_request = Math.round(((cpu.user + cpu.system) / (result.served ?? result.requests + CONCURRENCY)) * 10) / 10;
+  result.server_cpu_us_per_request = Math.round(((cpu.user + cpu.system) / servedIn(result, CONCURRENCY)) * 10) / 10;
   return result;
 }
 const sendLoad = (url: string, token: string) =>

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { argOf, runLoadClient, type LoadClient, type LoadResult } from "./fixture.ts";
+import { argOf, runLoadClient, servedIn, type LoadClient, type LoadResult } from "./fixture.ts";
 import { medianRange } from "./quantile.ts";
 
 const seconds = Number(argOf("seconds", "3"));
@@ -34,8 +34,7 @@ async function load(url: string, token: string): Promise<Loaded> {
   return { ...result, cpu_us };
 }
 
-/** Requests the server answered during a run: the raw client counts its warm-up too (`served`). */
-const served = (r: Loaded) => r.served ?? r.requests;
+const served = (r: Loaded) => servedIn(r, concurrency);
 
 const sum = (results: Loaded[]) => {
   const requests = results.reduce((n, r) => n + r.requests, 0);

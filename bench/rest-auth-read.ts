@@ -37,7 +37,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { argOf, BARE_PAGE_SQL, community, hasFlag, log, register, runLoadClient, startHearth, type LoadClient, type LoadResult as FixtureLoad } from "./fixture.ts";
+import { argOf, BARE_PAGE_SQL, community, hasFlag, log, register, runLoadClient, servedIn, startHearth, type LoadClient, type LoadResult as FixtureLoad } from "./fixture.ts";
 import { medianRange } from "./quantile.ts";
 import { CAP_P99_MS, CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
 
@@ -67,8 +67,7 @@ type LoadResult = FixtureLoad & {
 
 async function load(url: string, token: string): Promise<LoadResult> {
   const { result, cpu_us } = await runLoadClient(url, token, seconds, concurrency, CLIENT);
-  // The client's warm-up requests are served too (the fetch client: `concurrency` of them).
-  return { ...result, server_cpu_us_per_request: Math.round((cpu_us / (result.served ?? result.requests + concurrency)) * 10) / 10 };
+  return { ...result, server_cpu_us_per_request: Math.round((cpu_us / servedIn(result, concurrency)) * 10) / 10 };
 }
 
 /** One capacity step: `offered` requests/s for STEP_SECONDS from the open-loop client (raw-rate-client.ts or rate-client.ts). */
@@ -85,7 +84,6 @@ async function rateStep(url: string, token: string, offered: number): Promise<St
   const cpuUs = Math.round(((cpu.user + cpu.system) / Math.max(1, r.completed + r.warm_up)) * 10) / 10;
   return stepOf(offered, r.completed, r.offered, r.completed / STEP_SECONDS, r.p99_ms, cpuUs, r.errors);
 }
-
 
 const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-"));
 try {
