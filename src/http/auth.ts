@@ -3,9 +3,20 @@ import type { Accounts } from "../domain/accounts/accounts.ts";
 import type { UserRow } from "../store/users-repo.ts";
 import { forbidden } from "../domain/shared/errors.ts";
 
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const WHITESPACE = /\s/;
+
 /** The token of an `Authorization: Bearer <token>` header, if there is one. */
 export function bearerToken(header: string | null | undefined): string | null {
-  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  if (header == null) return null;
+  // The form every client sends, "Bearer <token>" with one space and nothing after the token, is
+  // taken without the full pattern's match array and capture (~0.13 µs in a loop, every
+  // authenticated request; bench/README.md, "Twelfth pass"). It answers what the pattern would.
+  if (header.length > 7 && header.startsWith("Bearer ")) {
+    const token = header.slice(7);
+    if (!WHITESPACE.test(token)) return token;
+  }
+  const match = BEARER.exec(header);
   return match ? match[1]! : null;
 }
 
