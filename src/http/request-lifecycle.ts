@@ -33,9 +33,15 @@ const HOSTLESS_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
  * test/http/host-header.test.ts holds this to `URL.canParse(request.url)` on raw requests.
  */
 const HOST_CHARS = /^[A-Za-z0-9\-._~%!$&'()*+,;=:[\]]+$/;
+/** The last Host found usable: nearly every request names the same one, and it is then one string compare. */
+let usableHost = "";
 function hasUsableHost(request: Request): boolean {
   const host = request.headers.get("host");
-  return host !== null && HOST_CHARS.test(host) && URL.canParse(`http://${host}/`);
+  if (host === null) return false;
+  if (host === usableHost) return true;
+  if (!HOST_CHARS.test(host) || !URL.canParse(`http://${host}/`)) return false;
+  usableHost = host;
+  return true;
 }
 
 export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Logger): RequestLifecycle {
@@ -53,8 +59,9 @@ export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Lo
     error: (code, error, request) => errorResponse(code, error, request, log),
     record(request, pattern, status, ms) {
       // The route's pattern, never the raw path: unknown paths share one label.
-      metrics.observeRequest(request.method, pattern || UNMATCHED_ROUTE, status, (ms ?? 0) / 1000);
-      log.info("request", { method: request.method, route: pattern ?? loggablePath(request), status, ms: ms === undefined ? undefined : Math.round(ms * 10) / 10 });
+      const method = request.method;
+      metrics.observeRequest(method, pattern || UNMATCHED_ROUTE, status, (ms ?? 0) / 1000);
+      log.info("request", { method, route: pattern ?? loggablePath(request), status, ms: ms === undefined ? undefined : Math.round(ms * 10) / 10 });
     },
   };
 }
