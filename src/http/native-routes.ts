@@ -59,6 +59,9 @@ function queryOf(url: string): Query {
   return qi === -1 ? Object.create(null) : parseQueryStandardSchema(url, qi + 1);
 }
 
+/** The parameters of a path that has none. */
+const NO_PARAMS: Record<string, string> = Object.freeze({});
+
 type NativeHandler = (request: BunRequest) => Promise<Response> | Response;
 
 /** Bun `routes` entries (`{ [path]: { GET } }`) serving these routes; Elysia keeps the other methods of each path. */
@@ -67,6 +70,8 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
   for (const route of routes) {
     // The full pattern, as Elysia names the route (the label of its metrics and log lines).
     const pattern = route.prefix + route.path;
+    // Bun builds `request.params` on each read; a path without parameters has none to build.
+    const hasParams = /[:*]/.test(pattern);
     /** The handler's answer for an authenticated caller: a Response, or its promise if the handler waits. */
     const answer = (user: UserRow, query: Query | undefined, request: BunRequest): Response | Promise<Response> => {
       let validated: unknown = query;
@@ -77,7 +82,7 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
         if (result.issues) throw badRequest(describeIssue(result.issues[0], "query"));
         validated = result.value;
       }
-      const body = route.handler({ user, params: request.params, query: validated });
+      const body = route.handler({ user, params: hasParams ? request.params : NO_PARAMS, query: validated });
       return body instanceof Promise ? body.then((value) => Response.json(value)) : Response.json(body);
     };
     /** The request's metrics and log line, then its answer. */
