@@ -9,7 +9,7 @@ const WHITESPACE = /\s/;
 /** The token of an `Authorization: Bearer <token>` header, if there is one. */
 export function bearerToken(header: string | null | undefined): string | null {
   if (header == null) return null;
-  // The form every client sends, "Bearer <token>" with one space and nothing after the token, is
+  // The form clients send, "Bearer <token>" with one space and nothing after the token, is
   // taken without the full pattern's match array and capture (~0.13 µs in a loop, every
   // authenticated request; bench/README.md, "Twelfth pass"). It answers what the pattern would.
   if (header.length > 7 && header.startsWith("Bearer ")) {
