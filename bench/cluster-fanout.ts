@@ -20,6 +20,10 @@
  *     [--window 16] [--per-process 500] [--light-deliveries 20000] [--yield]
  *
  * `--quick`: 600 sockets, 1 s light and 2 s saturate phases.
+ * `--capacity [--step-seconds 2] [--start 20000] [--refine 2] [--p99-ms 50] [--confirm 2] [--rounds 1]`:
+ *   each side's capacity instead (bench/capacity-search.ts, as gateway-fanout's): the one node and
+ *   the three nodes run at the same time, each with its own receivers, and take turns step by
+ *   step; one JSON line per size with `one_capacity`, `three_capacity` and `three_over_one`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,7 +31,8 @@ import { join } from "node:path";
 import type { App } from "../src/app.ts";
 import { nativeFanoutOf } from "../src/gateway/native-fanout.ts";
 import { redisServerInstalled, REDIS_SERVER, startRedis } from "../test/helpers/redis-server.ts";
-import { content, logRows, nextSeq, PER_PROCESS, phase, spawnReceivers, WINDOW, type Receivers, type Row, type Send } from "./fanout-phases.ts";
+import { capacityFields, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, ratioFields, ratioText, capacityRatio } from "./capacity-search.ts";
+import { CAPACITY, content, fanoutPath, logRows, nextSeq, PER_PROCESS, phase, spawnReceivers, WINDOW, type Receivers, type Row, type Send } from "./fanout-phases.ts";
 import { argOf, hasFlag, log, register, startHearth, type Account } from "./fixture.ts";
 
 if (!redisServerInstalled) {
@@ -65,6 +70,59 @@ async function measure(mode: string, n: number, send: Send): Promise<void> {
   }
 }
 
+/** The three nodes on Redis, on the one database, warmed up with 200 sends on node 1. */
+async function startNodes(sender: (app: App) => Send): Promise<App[]> {
+  const nodes: App[] = [];
+  for (let i = 0; i < NODES; i++) nodes.push((await startHearth(dataDir, {}, { socketAdapter: redis.adapter() })).app);
+  for (let i = 0; i < 200; i++) await sender(nodes[0]!)(nextSeq());
+  return nodes;
+}
+
+/** Receivers for `tokens` spread evenly over `nodes`. */
+async function receiversOn(nodes: App[], tokens: string[], channelId: string): Promise<Receivers[]> {
+  const per = Math.ceil(tokens.length / nodes.length);
+  const spawned: Receivers[] = [];
+  for (let i = 0; i < nodes.length; i++) {
+    const slice = tokens.slice(i * per, (i + 1) * per);
+    if (slice.length) spawned.push(...(await spawnReceivers({ proto: "sio", url: nodes[i]!.url, channelId }, slice, slice.length)));
+  }
+  procs.push(...spawned);
+  return spawned;
+}
+
+/**
+ * `--capacity`: the one node and the three nodes at once, each size's receivers on both (the
+ * same users: a user may hold several connections), the two paths taking turns in the search.
+ */
+async function capacityRun(one: App, users: Account[], channelId: string, sender: (app: App) => Send): Promise<void> {
+  const nodes = await startNodes(sender);
+  for (const n of SIZES) {
+    const tokens = users.slice(1, 1 + n).map((u) => u.token);
+    const oneProcs = await receiversOn([one], tokens, channelId);
+    const threeProcs = await receiversOn(nodes, tokens, channelId);
+    await phase("one", "saturate", n, oneProcs, sender(one), 0.3); // warm-up
+    await phase("three", "saturate", n, threeProcs, sender(nodes[0]!), 0.3);
+    const load0 = loadAverage();
+    const results = await capacitySearch([fanoutPath("one", n, oneProcs, sender(one)), fanoutPath("three", n, threeProcs, sender(nodes[0]!))], `${n} sockets`);
+    killAll();
+    await Bun.sleep(300);
+    const cpu = cpuRatioAtCommonLoads(results, "three", "one");
+    const cap: Record<string, unknown> = {
+      bench: "cluster-fanout", scenario: "capacity", sockets: n, nodes: NODES,
+      ...capacityFields(results), ...ratioFields(results, "three", "one"),
+      cpu_per_delivery_three_over_one: cpu, load_average: [load0, loadAverage()], steps: capacitySteps(results),
+    };
+    log(
+      `capacity at ${n} sockets (deliveries/s, median of ${results[0]?.runs.length} rounds): one node ${cap.one_capacity ?? "-"}, three nodes ${cap.three_capacity ?? "-"}; ` +
+        `three/one ${ratioText(capacityRatio(results, "three", "one"))}; CPU per delivery three/one at the same offered load ${cpu.ratio ?? "-"} (${cpu.at_offered.length} loads)`,
+    );
+    console.log(JSON.stringify(cap));
+  }
+  for (const node of nodes) node.io.of("/").adapter.close();
+  await Bun.sleep(600);
+  for (const node of nodes) await node.stop();
+}
+
 try {
   // ---- one node: the users, the server and its channel (the nodes below share this database) ----
   const one = await startHearth(dataDir);
@@ -84,20 +142,21 @@ try {
     return async (s) => app.domain.messages.send(channelId, (await author)!, { content: content(s) });
   };
   for (let i = 0; i < 200; i++) await sender(one.app)(nextSeq());
-  for (const n of SIZES) {
+  if (CAPACITY) {
+    await capacityRun(one.app, users, channelId, sender);
+    await one.app.stop();
+  } else for (const n of SIZES) {
     procs.push(...(await spawnReceivers({ proto: "sio", url: one.app.url, channelId }, users.slice(1, 1 + n).map((u) => u.token), n)));
     log(`${n} sockets on one node`);
     await measure("one", n, sender(one.app));
     killAll();
     await Bun.sleep(300);
   }
-  await one.app.stop();
+  if (!CAPACITY) await one.app.stop();
 
   // ---- three nodes on Redis ----
-  const nodes: App[] = [];
-  for (let i = 0; i < NODES; i++) nodes.push((await startHearth(dataDir, {}, { socketAdapter: redis.adapter() })).app);
-  for (let i = 0; i < 200; i++) await sender(nodes[0]!)(nextSeq());
-  for (const n of SIZES) {
+  const nodes = CAPACITY ? [] : await startNodes(sender);
+  for (const n of CAPACITY ? [] : SIZES) {
     const tokens = users.slice(1, 1 + n).map((u) => u.token);
     const per = Math.ceil(n / NODES);
     const before = nodes.map((node) => ({ ...nativeFanoutOf(node.io)!.stats }));
@@ -128,6 +187,7 @@ try {
   await redis.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
+if (CAPACITY) process.exit(0);
 
 // ---- summary ----
 log(`\ncluster fan-out: message:new to one channel; sender on node 1 (domain send path); receivers in processes of ${PER_PROCESS}; window ${WINDOW}; cpu = this process (every node) µs per delivery`);
