@@ -12,7 +12,7 @@ import { argOf, log, setLoadPrefix } from "./fixture.ts";
 
 export const STEP_SECONDS = Number(argOf("step-seconds", "2"));
 /**
- * `--pin 1` (off by default: see bench/README.md, "Why the loop lags"): the servers under test (this process, every
+ * `--pin 1` (off by default: see bench/history.md, "Why the loop lags"): the servers under test (this process, every
  * thread) on CPU 0, and every load process started after this (senders, receivers) on the
  * other CPUs, with `taskset`, so that the servers never wait behind their own load generators
  * for a core and the load's bursts land on the other core. Every path gets the same: they run

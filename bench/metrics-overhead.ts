@@ -7,7 +7,7 @@
  * Load comes from a separate process: bench/raw-load-client.ts (`--client raw`, the default since
  * the tenth pass), which costs a few µs a request so the server is what saturates, or
  * bench/load-client.ts (`--client fetch`), which runs out of CPU before this server does
- * (bench/README.md, "Ninth pass"). Prints a human summary on stderr and one JSON line on stdout:
+ * (bench/history.md, "Ninth pass"). Prints a human summary on stderr and one JSON line on stdout:
  * the totals of every round, and the median and range of the rounds' ratios (each round runs
  * both, in alternating order).
  *

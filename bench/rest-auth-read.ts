@@ -22,7 +22,7 @@
  *     bench/raw-load-client.ts) costs a few µs a request, so the server is what saturates and
  *     req/s is each server's capacity; `--client fetch` (bench/load-client.ts, the client of
  *     the passes before the ninth) spends more CPU than a fast server, so its req/s is partly the
- *     client's (bench/README.md, "Ninth pass").
+ *     client's (bench/history.md, "Ninth pass").
  *   bun bench/rest-auth-read.ts --capacity [--read me|page] [--start 2000] [--step-seconds 2] [--p99-ms 50] [--client raw|fetch]
  *     Each path's capacity (bench/capacity-search.ts): open-loop GETs at an offered rate
  *     (`--client raw`, the default since the tenth pass: bench/raw-rate-client.ts, prepared

@@ -11,7 +11,7 @@ export function bearerToken(header: string | null | undefined): string | null {
   if (header == null) return null;
   // The form clients send, "Bearer <token>" with one space and nothing after the token, is
   // taken without the full pattern's match array and capture (~0.13 µs in a loop, every
-  // authenticated request; bench/README.md, "Twelfth pass"). It answers what the pattern would.
+  // authenticated request; bench/history.md, "Twelfth pass"). It answers what the pattern would.
   if (header.length > 7 && header.startsWith("Bearer ")) {
     const token = header.slice(7);
     if (!WHITESPACE.test(token)) return token;

@@ -103,7 +103,7 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
         const user = authenticateRequest(accounts, request);
         // On SQLite the bearer check is settled at once: a handler that does not wait is answered
         // in this turn, and Bun is given a Response, not a promise to follow (the me read: ~2% of
-        // its server CPU; bench/README.md, "Ninth pass").
+        // its server CPU; bench/history.md, "Ninth pass").
         const response = Bun.peek.status(user) === "fulfilled" ? answer(Bun.peek(user) as UserRow, query, request) : user.then((found) => answer(found, query, request));
         return response instanceof Promise
           ? response.then(

@@ -26,7 +26,7 @@ const HOSTLESS_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 /**
  * Whether Bun gives this request an absolute URL that parses: the rule is read off the Host
  * header, not off `request.url`, whose getter formats and parses the URL again (~0.5 µs of a
- * ~11 µs authenticated read; bench/README.md, "Tenth pass"). Bun builds `http://<host><path>`
+ * ~11 µs authenticated read; bench/history.md, "Tenth pass"). Bun builds `http://<host><path>`
  * only when the first Host header is made of RFC 3986's host and port characters
  * (`HOST_CHARS`), and a bare path otherwise; the path cannot make the URL unparsable. A
  * repeated Host header (RFC 9112 says 400) reads as "a, b" and is refused.

@@ -32,7 +32,7 @@ export class AccessRepo {
 
   // Scalar subqueries rather than JOINs: these run on every permission check, and with Bun's
   // SQLite (3.54) a JOIN costs ~15-30 µs more per execution than the same lookups as
-  // subqueries (bench/README.md, "Where the send path's and the reads' time went"). The
+  // subqueries (bench/history.md, "Where the time went (profiles) and what changed"). The
   // outer WHERE keeps the JOIN's meaning: no row without the server and its default role.
   constructor(private readonly db: Database) {
     this.memberStmt = db.prepare<AccessRow, [string, string]>(

@@ -90,7 +90,7 @@ export class MessagesRepo {
   private readonly byId;
   /**
    * On SQLite a page is read without the users JOIN and its authors (one or a few) by id
-   * after it: ~25 µs less for a page of 50 (bench/README.md, "REST reads"). On PostgreSQL the
+   * after it: ~25 µs less for a page of 50 (bench/history.md, "REST reads"). On PostgreSQL the
    * JOIN stays (a second statement would be a second round trip).
    */
   private readonly authorsApart: boolean;

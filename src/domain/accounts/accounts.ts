@@ -138,7 +138,7 @@ export class Accounts {
    * authenticated request runs this: a token already verified costs one primary-key read.
    * Not `async`: on SQLite that read answers at once, and so does this (an already settled
    * promise), so the native GET routes can answer in the same turn (src/http/native-routes.ts;
-   * bench/README.md, "Ninth pass").
+   * bench/history.md, "Ninth pass").
    */
   authenticate(token: string | null | undefined): Promise<UserRow> {
     const claims = token ? this.tokens.known(token) : null;

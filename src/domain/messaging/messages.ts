@@ -110,7 +110,7 @@ export function toAttachment(row: AttachmentRow): Attachment {
 /**
  * The empty list of every message without embeds or attachments (most of them): one shared,
  * frozen array instead of two new ones a message (~4 µs of a 50-message page read at
- * saturation; bench/README.md, "Eleventh pass"). Frozen, so code that tried to add to one
+ * saturation; bench/history.md, "Eleventh pass"). Frozen, so code that tried to add to one
  * message's list would throw rather than change them all.
  */
 const NONE: never[] = Object.freeze([]) as unknown as never[];
