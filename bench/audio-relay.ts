@@ -27,7 +27,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { nativeRelayFor, setNativeAudioRelayEnabled } from "../src/audio/native-relay.ts";
+import { nativeRelayFor, setNativeAudioRelayEnabled, type NativeAudioRelay } from "../src/audio/native-relay.ts";
 import { pcmEventHeader } from "../src/audio/frames.ts";
 import type { App } from "../src/app.ts";
 import { argOf, LineProcess, log, pct, register, startHearth, type Account, type Api } from "./fixture.ts";
@@ -379,9 +379,10 @@ const capPerProcess = (n: number): number => Number(argOf("receivers-per-process
  * it kept up when the receivers got >= 99% of the frames x receivers and p99 <= 50 ms
  * (`--p99-ms`).
  */
-async function capacityStep(senders: Client[], receivers: Client[], n: number, offered: number): Promise<Step> {
+async function capacityStep(senders: Client[], receivers: Client[], n: number, offered: number, relay?: NativeAudioRelay): Promise<Step> {
   const perSender = offered / n / senders.length;
   await Promise.all(receivers.map((r) => r.ask("reset")));
+  const relay0 = relay && { ...relay.stats };
   Bun.gc(true);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -413,6 +414,7 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
     receivers_reconnected: reports.reduce((a, r) => a + (r.reconnects ?? 0), 0),
     lag_run_ms: loop.worst().run_ms,
     lag_runq_wait_ms: loop.worst().runq_wait_ms,
+    ...(relay && relay0 ? { relay_dropped: relay.stats.dropped - relay0.dropped, relay_sweeps: relay.stats.sweeps - relay0.sweeps } : {}),
     ...box,
   };
 }
@@ -459,7 +461,7 @@ async function runCapacity(): Promise<void> {
       for (const s of raw2Senders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
       const raw2Receivers = raw2Base ? await spawnReceivers(raw2Base, null, n, CAP_RECEIVER, capPerProcess(n)) : [];
       procs.push(...raw2Receivers);
-      const path = (mode: string, s: Client[], r: Client[], use: () => void): Path => ({ mode, use, step: (offered) => capacityStep(s, r, n, offered) });
+      const path = (mode: string, s: Client[], r: Client[], use: () => void): Path => ({ mode, use, step: (offered) => capacityStep(s, r, n, offered, mode === "tuned" ? nativeRelayFor({ nsp: app.io.of("/") }) : undefined) });
       const paths = [
         path("tuned", senders, receivers, () => setNativeAudioRelayEnabled(app.io, true)),
         path("stock", senders, receivers, () => setNativeAudioRelayEnabled(app.io, false)),

@@ -79,6 +79,9 @@ export interface Step {
   idle_pct?: number;
   /** Fell behind while the servers waited for a core at least the p99 bound: not counted (`--void-tries`). */
   void?: boolean;
+  /** The tuned audio relay's step: frame deliveries it skipped for listeners over its high-water mark, and its stall sweeps. */
+  relay_dropped?: number;
+  relay_sweeps?: number;
 }
 
 /** The main thread's CPU time and time spent runnable but waiting for a core, ns (Linux
@@ -295,7 +298,7 @@ async function searchRound(searches: Search[], what: string): Promise<void> {
         x.voids++;
       }
       x.steps.push(step);
-      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms${step.send_lag_p99_ms ? `, sends late by ${step.send_lag_p99_ms} ms (p99)` : ""}, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms${step.lag_runq_wait_ms == null ? "" : ` (ran ${step.lag_run_ms}, waited for a core ${step.lag_runq_wait_ms})`}, server CPU ${step.server_cpu_pct ?? "-"}%${step.receivers_cpu_pct === undefined ? "" : ` (senders ${step.senders_cpu_pct}%, receivers ${step.receivers_cpu_pct}%)`}${step.receivers_reconnected ? `, ${step.receivers_reconnected} receivers closed by the server and reconnected` : ""}${step.steal_pct === undefined ? "" : `, machine: idle ${step.idle_pct}%, steal ${step.steal_pct}%, softirq ${step.softirq_pct}%`} ${step.ok ? "ok" : step.void ? `void: the servers waited ${waited} ms for a core (${x.voids} of ${CAP_VOID_TRIES})` : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
+      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms${step.send_lag_p99_ms ? `, sends late by ${step.send_lag_p99_ms} ms (p99)` : ""}, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms${step.lag_runq_wait_ms == null ? "" : ` (ran ${step.lag_run_ms}, waited for a core ${step.lag_runq_wait_ms})`}, server CPU ${step.server_cpu_pct ?? "-"}%${step.receivers_cpu_pct === undefined ? "" : ` (senders ${step.senders_cpu_pct}%, receivers ${step.receivers_cpu_pct}%)`}${step.receivers_reconnected ? `, ${step.receivers_reconnected} receivers closed by the server and reconnected` : ""}${step.relay_dropped === undefined ? "" : `, relay: ${step.relay_dropped} deliveries dropped for listeners behind, ${step.relay_sweeps} sweeps`}${step.steal_pct === undefined ? "" : `, machine: idle ${step.idle_pct}%, steal ${step.steal_pct}%, softirq ${step.softirq_pct}%`} ${step.ok ? "ok" : step.void ? `void: the servers waited ${waited} ms for a core (${x.voids} of ${CAP_VOID_TRIES})` : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
       if (step.void) continue; // tried again at the same load on this path's next turn
       if (!step.ok && x.misses < CAP_CONFIRM) {
         x.misses++; // tried again at the same load on this path's next turn
