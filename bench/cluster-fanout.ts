@@ -78,6 +78,13 @@ async function startNodes(sender: (app: App) => Send): Promise<App[]> {
   return nodes;
 }
 
+/** Closes the nodes' adapters (their blocking stream reads end), then the nodes. */
+async function stopNodes(nodes: App[]): Promise<void> {
+  for (const node of nodes) node.io.of("/").adapter.close();
+  await Bun.sleep(600);
+  for (const node of nodes) await node.stop();
+}
+
 /** Receivers for `tokens` spread evenly over `nodes`. */
 async function receiversOn(nodes: App[], tokens: string[], channelId: string): Promise<Receivers[]> {
   const per = Math.ceil(tokens.length / nodes.length);
@@ -118,9 +125,41 @@ async function capacityRun(one: App, users: Account[], channelId: string, sender
     );
     console.log(JSON.stringify(cap));
   }
-  for (const node of nodes) node.io.of("/").adapter.close();
-  await Bun.sleep(600);
-  for (const node of nodes) await node.stop();
+  await stopNodes(nodes);
+  await one.stop();
+}
+
+/** The light and saturate phases: every size on the one node, then the one node stopped and every size over three nodes. */
+async function phasesRun(one: App, users: Account[], channelId: string, sender: (app: App) => Send): Promise<void> {
+  for (const n of SIZES) {
+    await receiversOn([one], users.slice(1, 1 + n).map((u) => u.token), channelId);
+    log(`${n} sockets on one node`);
+    await measure("one", n, sender(one));
+    killAll();
+    await Bun.sleep(300);
+  }
+  await one.stop();
+  const nodes = await startNodes(sender);
+  for (const n of SIZES) {
+    const per = Math.ceil(n / NODES);
+    const before = nodes.map((node) => ({ ...nativeFanoutOf(node.io)!.stats }));
+    await receiversOn(nodes, users.slice(1, 1 + n).map((u) => u.token), channelId);
+    log(`${n} sockets over ${NODES} nodes (${per} a node)`);
+    await measure("three", n, sender(nodes[0]!));
+    nodes.forEach((node, i) => {
+      const stats = nativeFanoutOf(node.io)!.stats;
+      nodeStats.push({
+        sockets: n,
+        node: i + 1,
+        receivers: Math.min(per, n - i * per),
+        published: stats.published - before[i]!.published,
+        sent_per_receiver: stats.sentPerReceiver - before[i]!.sentPerReceiver,
+      });
+    });
+    killAll();
+    await Bun.sleep(300);
+  }
+  await stopNodes(nodes);
 }
 
 try {
@@ -142,46 +181,7 @@ try {
     return async (s) => app.domain.messages.send(channelId, (await author)!, { content: content(s) });
   };
   for (let i = 0; i < 200; i++) await sender(one.app)(nextSeq());
-  if (CAPACITY) {
-    await capacityRun(one.app, users, channelId, sender);
-    await one.app.stop();
-  } else for (const n of SIZES) {
-    procs.push(...(await spawnReceivers({ proto: "sio", url: one.app.url, channelId }, users.slice(1, 1 + n).map((u) => u.token), n)));
-    log(`${n} sockets on one node`);
-    await measure("one", n, sender(one.app));
-    killAll();
-    await Bun.sleep(300);
-  }
-  if (!CAPACITY) await one.app.stop();
-
-  // ---- three nodes on Redis ----
-  const nodes = CAPACITY ? [] : await startNodes(sender);
-  for (const n of CAPACITY ? [] : SIZES) {
-    const tokens = users.slice(1, 1 + n).map((u) => u.token);
-    const per = Math.ceil(n / NODES);
-    const before = nodes.map((node) => ({ ...nativeFanoutOf(node.io)!.stats }));
-    for (let i = 0; i < NODES; i++) {
-      const slice = tokens.slice(i * per, (i + 1) * per);
-      procs.push(...(await spawnReceivers({ proto: "sio", url: nodes[i]!.url, channelId }, slice, slice.length)));
-    }
-    log(`${n} sockets over ${NODES} nodes (${per} a node)`);
-    await measure("three", n, sender(nodes[0]!));
-    nodes.forEach((node, i) => {
-      const stats = nativeFanoutOf(node.io)!.stats;
-      nodeStats.push({
-        sockets: n,
-        node: i + 1,
-        receivers: Math.min(per, n - i * per),
-        published: stats.published - before[i]!.published,
-        sent_per_receiver: stats.sentPerReceiver - before[i]!.sentPerReceiver,
-      });
-    });
-    killAll();
-    await Bun.sleep(300);
-  }
-  for (const node of nodes) node.io.of("/").adapter.close();
-  await Bun.sleep(600);
-  for (const node of nodes) await node.stop();
+  await (CAPACITY ? capacityRun : phasesRun)(one.app, users, channelId, sender);
 } finally {
   killAll();
   await redis.stop();
