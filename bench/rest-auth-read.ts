@@ -159,11 +159,15 @@ try {
         `hearth ${hearthCpu.ratio} (${hearthCpu.at_offered.length} common loads), elysia ${elysiaCpu.ratio} (${elysiaCpu.at_offered.length})`,
     );
   } else {
-    // Rounds alternate the paths, so the shared machine's slow moments fall on each.
+    // Rounds alternate the paths, so the shared machine's slow moments fall on each; the order
+    // turns by one each round, so no path is always first (or always next to the baseline).
     const runs: Record<Mode, LoadResult>[] = [];
     for (let r = 0; r < rounds; r++) {
       const round = {} as Record<Mode, LoadResult>;
-      for (const mode of modes) round[mode] = await load(targets[mode][0], targets[mode][1]);
+      for (let i = 0; i < modes.length; i++) {
+        const mode = modes[(r + i) % modes.length]!;
+        round[mode] = await load(targets[mode][0], targets[mode][1]);
+      }
       runs.push(round);
       log(`  round ${r + 1}: ` + modes.map((m) => `${m} ${round[m].rps} req/s, ${round[m].server_cpu_us_per_request} µs CPU/req (p99 ${round[m].p99_ms} ms, ${round[m].errors} errors)`).join("; "));
     }
