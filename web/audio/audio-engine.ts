@@ -8,11 +8,10 @@
 import { signal } from "@preact/signals";
 import type { MicMessage, MicReport, PlayerMessage, PlayerReport } from "./worklet-messages.ts";
 import { workletUrl } from "./worklets.ts";
+import { sameMembers, speakingNow } from "./speaking.ts";
 
 /** The relay's best rate; the microphone is captured at it, and bot frames at it need no resampling. */
 export const CONTEXT_RATE = 48000;
-/** A speaker counts as speaking above this level (RMS, 0-1). */
-export const SPEAKING_LEVEL = 0.01;
 /** Delays kept per speaker for the diagnostics (the latency bench reads them). */
 const DELAYS_KEPT = 4000;
 
@@ -100,8 +99,10 @@ export class AudioEngine {
   private readonly speakers = new Map<string, Speaker>();
   private readonly volumes = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | null = null;
-  /** Each speaker's level, refreshed ten times a second while any speaker exists. */
-  readonly levels = signal<ReadonlyMap<string, number>>(new Map());
+  /** The speakers speaking now, from their levels read ten times a second while any speaker exists (web/audio/speaking.ts: a threshold and a hold). */
+  readonly speaking = signal<ReadonlySet<string>>(new Set());
+  /** Each speaker's last level above the threshold (performance.now()), for the hold. */
+  private readonly heardAt = new Map<string, number>();
   private deafened = false;
   /** Soundboard sounds played (decoded and started). */
   private soundsPlayed = 0;
@@ -262,22 +263,24 @@ export class AudioEngine {
   /** Stops everything heard and suspends the context (leaving voice). */
   stop(): void {
     for (const id of [...this.speakers.keys()]) this.detach(id);
-    this.levels.value = new Map();
     if (this.ctx?.state === "running") void this.ctx.suspend();
   }
 
   private watchLevels(): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      const next = new Map<string, number>();
-      for (const [id, speaker] of this.speakers) next.set(id, speaker.level());
-      this.levels.value = next;
+      const levels = new Map<string, number>();
+      for (const [id, speaker] of this.speakers) levels.set(id, speaker.level());
+      const speaking = speakingNow(levels, this.heardAt, performance.now());
+      if (!sameMembers(speaking, this.speaking.value)) this.speaking.value = speaking;
     }, 100);
   }
 
   private stopWatching(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.heardAt.clear();
+    if (this.speaking.value.size > 0) this.speaking.value = new Set();
   }
 
   /** What tests, the latency bench and a curious developer read (window.hearthVoice). */

@@ -2,7 +2,6 @@
  * DM calls on the page (docs/dm-calls.md): the ringing dialog (answer or decline), the bar of
  * the call one is in, and the conversation's "Start a call" button.
  */
-import { SPEAKING_LEVEL } from "../audio/audio-engine.ts";
 import type { Conversation } from "../api/types.ts";
 import { Avatar } from "../components/avatar.tsx";
 import { ErrorAlert } from "../components/error-alert.tsx";
@@ -45,7 +44,7 @@ const nameOf = (userId: string) => {
 /** The call the reader is in (for the sidebars), or why the last one ended. */
 export function CallBar() {
   const call = calls.call.value;
-  const levels = engine.levels.value;
+  const speakingNow = engine.speaking.value;
   if (!call) {
     const said = calls.notice.value ?? calls.error.value;
     if (!said) return null;
@@ -66,7 +65,7 @@ export function CallBar() {
         <strong class={call.state === "connected" ? "ok" : undefined}>{call.state === "connected" ? "In a call" : "Calling…"}</strong>
         <ul class="call-peers" aria-label="In the call">
           {call.peers.map((id) => {
-            const speaking = (levels.get(callSpeaker(id)) ?? 0) > SPEAKING_LEVEL;
+            const speaking = speakingNow.has(callSpeaker(id));
             return (
               <li key={id} class={speaking ? "speaking" : undefined}>
                 {nameOf(id)}

@@ -3,7 +3,6 @@
  * panel with their volume and, for those with the bits, meeting and moderation actions.
  */
 import { useState } from "preact/hooks";
-import { SPEAKING_LEVEL } from "../audio/audio-engine.ts";
 import { Avatar } from "../components/avatar.tsx";
 import { can } from "../lib/permissions.ts";
 import { VoiceIcon, type VoiceIconName } from "./voice-icons.tsx";
@@ -35,8 +34,7 @@ function Flag({ icon, label, tone }: { icon: VoiceIconName; label: string; tone?
  */
 export function ParticipantTile({ p, ctx, open, onToggle }: { p: VoiceParticipant; ctx: TileContext; open: boolean; onToggle: () => void }) {
   const self = p.userId === ctx.meId;
-  const level = ctx.session.engine.levels.value.get(p.userId) ?? 0;
-  const speaking = p.speaking || (!self && level > SPEAKING_LEVEL);
+  const speaking = p.speaking || (!self && ctx.session.engine.speaking.value.has(p.userId));
   const name = p.username;
   return (
     <li class={`voice-tile${speaking ? " speaking" : ""}${self ? " self" : ""}`} aria-label={self ? `${name} (you)` : name}>
