@@ -1,6 +1,6 @@
-/** The voice room's pure rules in the web app (web/voice/room.ts): events applied to the room, who transmits, voice activity. */
+/** The voice room's pure rules in the web app (web/voice/room.ts): events applied to the room, who transmits. */
 import { describe, expect, test } from "bun:test";
-import { applyRoomEvent, listeningBots, meetingSections, transmitting, VoiceActivity } from "../../web/voice/room.ts";
+import { applyRoomEvent, listeningBots, meetingSections, transmitting } from "../../web/voice/room.ts";
 import type { VoiceParticipant } from "../../web/voice/types.ts";
 
 const person = (socketId: string, extra: Partial<VoiceParticipant> = {}): VoiceParticipant => ({
@@ -76,14 +76,4 @@ test("listening bots and meeting sections", () => {
   const { speakers, audience } = meetingSections(room);
   expect(speakers.map((p) => p.socketId)).toEqual(["a"]);
   expect(audience.map((p) => p.socketId)).toEqual(["b", "bot"]);
-});
-
-test("voice activity: on at once above the threshold, off after the hangover", () => {
-  const vad = new VoiceActivity(0.02, 400);
-  expect(vad.update(0.001, 0)).toBe(false);
-  expect(vad.update(0.05, 20)).toBe(true);
-  expect(vad.update(0.001, 300)).toBe(true); // between syllables
-  expect(vad.update(0.001, 420)).toBe(true);
-  expect(vad.update(0.001, 421)).toBe(false);
-  expect(vad.update(0.03, 500)).toBe(true);
 });

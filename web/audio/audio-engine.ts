@@ -8,7 +8,7 @@
 import { signal } from "@preact/signals";
 import type { MicMessage, MicReport, PlayerMessage, PlayerReport } from "./worklet-messages.ts";
 import { workletUrl } from "./worklets.ts";
-import { sameMembers, speakingNow } from "./speaking.ts";
+import { sameMembers, speakingNow, type VoiceActivity } from "./speaking.ts";
 
 /** The relay's best rate; the microphone is captured at it, and bot frames at it need no resampling. */
 export const CONTEXT_RATE = 48000;
@@ -99,10 +99,10 @@ export class AudioEngine {
   private readonly speakers = new Map<string, Speaker>();
   private readonly volumes = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | null = null;
-  /** The speakers speaking now, from their levels read ten times a second while any speaker exists (web/audio/speaking.ts: a threshold and a hold). */
+  /** The speakers speaking now, from their levels read ten times a second while any speaker exists (web/audio/speaking.ts: a threshold and a hangover). */
   readonly speaking = signal<ReadonlySet<string>>(new Set());
-  /** Each speaker's last level above the threshold (performance.now()), for the hold. */
-  private readonly heardAt = new Map<string, number>();
+  /** Each heard speaker's voice activity, for `speaking`. */
+  private readonly activity = new Map<string, VoiceActivity>();
   private deafened = false;
   /** Soundboard sounds played (decoded and started). */
   private soundsPlayed = 0;
@@ -271,7 +271,7 @@ export class AudioEngine {
     this.timer = setInterval(() => {
       const levels = new Map<string, number>();
       for (const [id, speaker] of this.speakers) levels.set(id, speaker.level());
-      const speaking = speakingNow(levels, this.heardAt, performance.now());
+      const speaking = speakingNow(levels, this.activity, performance.now());
       if (!sameMembers(speaking, this.speaking.value)) this.speaking.value = speaking;
     }, 100);
   }
@@ -279,7 +279,7 @@ export class AudioEngine {
   private stopWatching(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    this.heardAt.clear();
+    this.activity.clear();
     if (this.speaking.value.size > 0) this.speaking.value = new Set();
   }
 

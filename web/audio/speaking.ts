@@ -1,26 +1,47 @@
 /**
- * Who is speaking, from the levels the page measures (docs/web.md, "Voice"): a speaker counts as
- * speaking from a level above SPEAKING_LEVEL until SPEAKING_HOLD_MS after the last one. Speech
- * (and a beeping test microphone) dips below the threshold between syllables, and the levels
- * are sampled ten times a second, so without the hold the indicator would blink on for one
- * sample and off for the next.
+ * Voice activity from a level (docs/web.md, "Voice"): on at once when the level reaches a
+ * threshold, off after a hangover below it, so the state does not drop between syllables (or
+ * between a test microphone's beeps). One rule for the page's two uses: the microphone's own
+ * voice detection (web/voice/microphone.ts, RMS every 20 ms) and who is heard speaking
+ * (`AudioEngine.speaking`, each speaker's level read ten times a second), which the voice
+ * tiles' ring and the DM call bar's Speaking flag show. Pure: unit-tested in
+ * test/web/speaking.test.ts.
  */
 
-/** A level above this (RMS, 0-1) is someone speaking. */
+/** A heard speaker's level (RMS, 0-1) from which they count as speaking. */
 export const SPEAKING_LEVEL = 0.01;
-/** ... and they still count as speaking this long after it. */
-export const SPEAKING_HOLD_MS = 400;
+/** How long voice stays detected after the last loud reading. */
+export const HANGOVER_MS = 400;
 
-/** The speakers who are speaking, given their levels now; `heardAt` carries each one's last loud moment between calls. */
-export function speakingNow(levels: ReadonlyMap<string, number>, heardAt: Map<string, number>, now: number): Set<string> {
+export class VoiceActivity {
+  private lastLoud = -Infinity;
+  active = false;
+
+  constructor(
+    readonly threshold = 0.015,
+    readonly hangoverMs = HANGOVER_MS,
+  ) {}
+
+  /** Feeds one level reading; returns whether voice is detected now. */
+  update(level: number, nowMs: number): boolean {
+    if (level >= this.threshold) this.lastLoud = nowMs;
+    this.active = nowMs - this.lastLoud <= this.hangoverMs;
+    return this.active;
+  }
+}
+
+/**
+ * The heard speakers speaking now, given each one's level: one `VoiceActivity` per speaker in
+ * `detectors`, kept between calls; a speaker no longer in `levels` is forgotten.
+ */
+export function speakingNow(levels: ReadonlyMap<string, number>, detectors: Map<string, VoiceActivity>, nowMs: number): Set<string> {
   const speaking = new Set<string>();
   for (const [id, level] of levels) {
-    if (level > SPEAKING_LEVEL) heardAt.set(id, now);
-    const at = heardAt.get(id);
-    if (at !== undefined && now - at < SPEAKING_HOLD_MS) speaking.add(id);
+    let detector = detectors.get(id);
+    if (!detector) detectors.set(id, (detector = new VoiceActivity(SPEAKING_LEVEL)));
+    if (detector.update(level, nowMs)) speaking.add(id);
   }
-  // A speaker who is gone is forgotten.
-  for (const id of heardAt.keys()) if (!levels.has(id)) heardAt.delete(id);
+  for (const id of detectors.keys()) if (!levels.has(id)) detectors.delete(id);
   return speaking;
 }
 

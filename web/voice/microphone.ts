@@ -5,7 +5,7 @@
  */
 import { signal } from "@preact/signals";
 import type { AudioEngine, MicPipe } from "../audio/audio-engine.ts";
-import { VoiceActivity } from "./room.ts";
+import { VoiceActivity } from "../audio/speaking.ts";
 
 export type MicState = "off" | "asking" | "on" | "denied" | "unavailable";
 

@@ -1,7 +1,8 @@
 /**
  * A voice room as the page holds it: the participants (in join order) and how each gateway
  * event changes them, plus the rules the page applies on its side (who may talk, when the
- * microphone goes out). Pure: unit-tested in test/web/voice-room.test.ts.
+ * microphone goes out; its voice detection is web/audio/speaking.ts). Pure: unit-tested in
+ * test/web/voice-room.test.ts.
  */
 import type { MeetingUpdate, StateUpdate, VoiceParticipant } from "./types.ts";
 
@@ -75,26 +76,4 @@ export const listeningBots = (list: VoiceParticipant[]) => list.filter((p) => p.
 /** A meeting's speakers and audience, each in join order. */
 export function meetingSections(list: VoiceParticipant[]): { speakers: VoiceParticipant[]; audience: VoiceParticipant[] } {
   return { speakers: list.filter((p) => p.meetingRole === "speaker"), audience: list.filter((p) => p.meetingRole !== "speaker") };
-}
-
-/**
- * Voice-activity detection on the microphone's level (RMS every 20 ms): on at once when the
- * level passes `threshold`, off after `hangoverMs` below it, so words are not cut between
- * syllables.
- */
-export class VoiceActivity {
-  private lastLoud = -Infinity;
-  active = false;
-
-  constructor(
-    readonly threshold = 0.015,
-    readonly hangoverMs = 400,
-  ) {}
-
-  /** Feeds one level reading; returns whether voice is detected now. */
-  update(level: number, nowMs: number): boolean {
-    if (level >= this.threshold) this.lastLoud = nowMs;
-    this.active = nowMs - this.lastLoud <= this.hangoverMs;
-    return this.active;
-  }
 }
