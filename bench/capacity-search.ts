@@ -37,6 +37,8 @@ export function pinCores(): string | null {
 
 /** The first offered load (deliveries/s); a bench's warm-up step may use it too. */
 export const CAP_START = Number(argOf("start", "20000"));
+/** `--start` for a bench whose loads are of another size than deliveries (slash-command trips/s). */
+export const capStart = (benchDefault: number): number => Number(argOf("start", String(benchDefault)));
 /** Where a search stops rising (deliveries/s). A path still keeping up there is reported as `capped`, with no ratio. */
 const CAP_MAX = Number(argOf("max", "20000000"));
 const CAP_REFINE = Number(argOf("refine", "2"));
@@ -64,7 +66,8 @@ export interface Step {
   /** The bench process's CPU over the step's wall time, % of one core: a long loop lag with a
    *  low share means the servers were waiting for the machine, not busy. */
   server_cpu_pct?: number;
-  /** The audio bench's load generators: all sender / receiver processes' CPU, % of one core. */
+  /** The load generators' CPU, % of one core: the audio bench's sender / receiver processes;
+   *  the slash-command bench's client process (as `senders_cpu_pct`). */
   senders_cpu_pct?: number;
   receivers_cpu_pct?: number;
   /** Receiver connections the server closed during the step (a slow consumer past its send
@@ -255,18 +258,19 @@ export const median = (values: number[]): number | null => {
  * apart with the other paths' steps between them, not back to back in one slow moment of the
  * shared machine. One try that keeps up is enough: the machine's noise only ever makes a path
  * look slower, never faster. A path's capacity in a round is the delivered rate of its highest
- * step that kept up. `what` names the load in the log ("50 receivers").
+ * step that kept up. `what` names the load in the log ("50 receivers"); `start` is `--start`
+ * (a bench's own default through `capStart`).
  */
-export async function capacitySearch(paths: Path[], what: string): Promise<Capacity[]> {
+export async function capacitySearch(paths: Path[], what: string, start = CAP_START): Promise<Capacity[]> {
   const results: Capacity[] = paths.map((p) => ({ mode: p.mode, runs: [], cpu_us: [], steps: [], capped: [] }));
   for (let round = 0; round < CAP_ROUNDS; round++) {
     const searches: Search[] = paths.map((path, i) => {
       const previous = results[i]!.runs.at(-1);
-      const next = previous ? Math.max(CAP_START, previous / 2.25) : CAP_START;
+      const next = previous ? Math.max(start, previous / 2.25) : start;
       return { path, next, stage: "up", lo: 0, hi: 0, refineLeft: CAP_REFINE, misses: 0, voids: 0, best: null, steps: [], capped: false };
     });
     if (CAP_ROUNDS > 1) log(`  round ${round + 1} of ${CAP_ROUNDS}`);
-    await searchRound(searches, what);
+    await searchRound(searches, what, start);
     searches.forEach((x, i) => {
       results[i]!.runs.push(x.best?.delivered_per_s ?? 0);
       results[i]!.cpu_us.push(x.best?.cpu_us ?? null);
@@ -278,7 +282,7 @@ export async function capacitySearch(paths: Path[], what: string): Promise<Capac
   return results;
 }
 
-async function searchRound(searches: Search[], what: string): Promise<void> {
+async function searchRound(searches: Search[], what: string, start: number): Promise<void> {
   const refine = (x: Search) => {
     if (x.refineLeft-- <= 0) x.stage = "done";
     else {
@@ -298,7 +302,7 @@ async function searchRound(searches: Search[], what: string): Promise<void> {
         x.voids++;
       }
       x.steps.push(step);
-      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms${step.send_lag_p99_ms ? `, sends late by ${step.send_lag_p99_ms} ms (p99)` : ""}, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms${step.lag_runq_wait_ms == null ? "" : ` (ran ${step.lag_run_ms}, waited for a core ${step.lag_runq_wait_ms})`}, server CPU ${step.server_cpu_pct ?? "-"}%${step.receivers_cpu_pct === undefined ? "" : ` (senders ${step.senders_cpu_pct}%, receivers ${step.receivers_cpu_pct}%)`}${step.receivers_reconnected ? `, ${step.receivers_reconnected} receivers closed by the server and reconnected` : ""}${step.relay_dropped === undefined ? "" : `, relay: ${step.relay_dropped} deliveries dropped for listeners behind, ${step.relay_sweeps} sweeps`}${step.steal_pct === undefined ? "" : `, machine: idle ${step.idle_pct}%, steal ${step.steal_pct}%, softirq ${step.softirq_pct}%`} ${step.ok ? "ok" : step.void ? `void: the servers waited ${waited} ms for a core (${x.voids} of ${CAP_VOID_TRIES})` : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
+      log(`  ${x.path.mode} ${what}: offered ${step.offered}/s -> ${step.delivered_per_s}/s (${step.ratio}), p99 ${step.p99_ms} ms${step.send_lag_p99_ms ? `, sends late by ${step.send_lag_p99_ms} ms (p99)` : ""}, ${step.cpu_us} µs/delivery, loop lag ${step.loop_lag_ms ?? "-"} ms${step.lag_runq_wait_ms == null ? "" : ` (ran ${step.lag_run_ms}, waited for a core ${step.lag_runq_wait_ms})`}, server CPU ${step.server_cpu_pct ?? "-"}%${step.senders_cpu_pct === undefined ? "" : ` (senders ${step.senders_cpu_pct}%${step.receivers_cpu_pct === undefined ? "" : `, receivers ${step.receivers_cpu_pct}%`})`}${step.receivers_reconnected ? `, ${step.receivers_reconnected} receivers closed by the server and reconnected` : ""}${step.relay_dropped === undefined ? "" : `, relay: ${step.relay_dropped} deliveries dropped for listeners behind, ${step.relay_sweeps} sweeps`}${step.steal_pct === undefined ? "" : `, machine: idle ${step.idle_pct}%, steal ${step.steal_pct}%, softirq ${step.softirq_pct}%`} ${step.ok ? "ok" : step.void ? `void: the servers waited ${waited} ms for a core (${x.voids} of ${CAP_VOID_TRIES})` : `behind (${x.misses + 1} of ${CAP_CONFIRM + 1})`}`);
       if (step.void) continue; // tried again at the same load on this path's next turn
       if (!step.ok && x.misses < CAP_CONFIRM) {
         x.misses++; // tried again at the same load on this path's next turn
@@ -324,7 +328,7 @@ async function searchRound(searches: Search[], what: string): Promise<void> {
         }
       } else if (x.stage === "down") {
         if (step.ok) refine(x);
-        else if ((x.next /= 1.5) < CAP_START / 20) x.stage = "done";
+        else if ((x.next /= 1.5) < start / 20) x.stage = "done";
       } else refine(x);
     }
   }

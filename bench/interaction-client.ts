@@ -4,7 +4,8 @@
  * to the channel, the bot gets `interaction:create` and at once answers `interaction:response`
  * with `pong <nonce>`, and the user's socket (joined to the channel) gets that answer as
  * `message:new`. Runs `sequential` round trips one after another, then `concurrent` more
- * spread over `loops` parallel loops, and prints one JSON line.
+ * spread over `loops` parallel loops, and prints one JSON line. With `capacity`: after the
+ * warm-up, open-loop steps at the rates the driver asks for, one JSON line each (`RateStep`).
  *
  * proto "sio": Hearth, through the real socket.io-client (websocket transport).
  * proto "raw": the bare baseline server, plain WebSockets carrying JSON.
@@ -25,6 +26,8 @@ const cfg = JSON.parse(process.argv[2]!) as {
   concurrent: number;
   loops: number;
   warmup?: number;
+  /** Open-loop steps on request instead of the two phases (bench/interaction-roundtrip.ts `--capacity`). */
+  capacity?: boolean;
 };
 const now = () => performance.now();
 const ROUND_TIMEOUT_MS = 10_000;
@@ -124,29 +127,44 @@ const sendUrl = cfg.proto === "sio" ? `${cfg.url}/api/v1/messages/${cfg.channelI
 const headers = { "content-type": "application/json", authorization: `Bearer ${cfg.userToken}` };
 let seq = 0;
 
-async function roundTrip(record: Round[]): Promise<void> {
+/**
+ * One round trip, timed from `t0` (an open-loop step's scheduled time, so a client or server
+ * that falls behind shows as latency, not as a later start): the round when it closed, or null
+ * (failed, counted in `errors`; or not closed within `timeoutMs`, counted there too unless
+ * `quietTimeout`, an open-loop step counting its late trips itself as not delivered).
+ */
+async function roundTrip(t0 = now(), timeoutMs = ROUND_TIMEOUT_MS, quietTimeout = false): Promise<Round | null> {
   const nonce = `${process.pid.toString(36)}-${(++seq).toString(36)}`;
   let timer: Timer | undefined;
   const finished = new Promise<boolean>((resolve) => {
-    const round: Round = { t0: now(), finish: () => resolve(true) };
-    rounds.set(nonce, round);
-    timer = setTimeout(() => resolve(false), ROUND_TIMEOUT_MS);
+    rounds.set(nonce, { t0, finish: () => resolve(true) });
+    timer = setTimeout(() => resolve(false), timeoutMs);
   });
   const round = rounds.get(nonce)!;
-  const res = await fetch(sendUrl, { method: "POST", headers, body: JSON.stringify({ content: `/ping ${nonce}` }) });
-  round.rest = now();
-  if (res.status !== 201) {
-    fail(`POST: ${res.status} ${await res.text()}`);
+  try {
+    const res = await fetch(sendUrl, { method: "POST", headers, body: JSON.stringify({ content: `/ping ${nonce}` }) });
+    round.rest = now();
+    if (res.status !== 201) {
+      fail(`POST: ${res.status} ${await res.text()}`);
+      return null;
+    }
+    await res.arrayBuffer();
+    const ok = await finished;
+    if (!ok && !quietTimeout) fail(`round trip ${nonce} timed out`);
+    return ok ? round : null;
+  } catch (error) {
+    fail(`POST: ${String(error)}`);
+    return null;
+  } finally {
     clearTimeout(timer);
     rounds.delete(nonce);
-    return;
   }
-  await res.arrayBuffer();
-  const ok = await finished;
-  clearTimeout(timer);
-  rounds.delete(nonce);
-  if (!ok) fail(`round trip ${nonce} timed out`);
-  else record.push(round);
+}
+
+/** Closed loop: `record` gets every round trip that closed. */
+async function closedTrip(record: Round[]): Promise<void> {
+  const round = await roundTrip();
+  if (round) record.push(round);
 }
 
 /** One phase's figures as this client reports them (bench/interaction-roundtrip.ts adds the server's CPU). */
@@ -173,14 +191,89 @@ function phase(record: Round[], seconds: number): Phase {
 }
 
 const warm: Round[] = [];
-for (let i = 0; i < (cfg.warmup ?? 100); i++) await roundTrip(warm);
+for (let i = 0; i < (cfg.warmup ?? 100); i++) await closedTrip(warm);
 const out = (line: string) => process.stdout.write(line + "\n");
+
+/** What one open-loop step reports (bench/interaction-roundtrip.ts `--capacity`). */
+export interface RateStep {
+  /** Round trips scheduled during the step. */
+  offered: number;
+  /** ... that closed (the bot's answer reached the user) within the trip's time limit. */
+  completed: number;
+  /** ... not started: `maxInFlight` trips were already open (the server had fallen behind). */
+  dropped: number;
+  /** POSTs answered with anything but 201, and failed acks, during the step. */
+  errors: number;
+  /** Of the closed trips, timed from each one's scheduled start. */
+  p99_ms: number;
+  /** This client process's CPU over the step (until its last trip closed), % of one core. */
+  cpu_pct: number;
+}
+
+/** A step's trips still open after this long are not delivered. */
+const RATE_TRIP_TIMEOUT_MS = 3_000;
+
+/**
+ * Open loop: `rate` round trips a second for `seconds`, each started at its scheduled time
+ * whatever the others are doing, at most `maxInFlight` open at once (the rest dropped). Answers
+ * once every trip has closed or timed out, so no step's trips run into the next step.
+ */
+async function rateStep(rate: number, seconds: number, maxInFlight: number): Promise<RateStep> {
+  const total = Math.round(rate * seconds);
+  const errors0 = errors;
+  const closed: Round[] = [];
+  const trips: Promise<void>[] = [];
+  let open = 0;
+  let dropped = 0;
+  const cpu0 = process.cpuUsage();
+  const start = now();
+  for (let started = 0; started < total; ) {
+    const due = Math.min(total, Math.floor(((now() - start) / 1000) * rate) + 1);
+    for (; started < due; started++) {
+      if (open >= maxInFlight) {
+        dropped++;
+        continue;
+      }
+      open++;
+      trips.push(
+        roundTrip(start + (started * 1000) / rate, RATE_TRIP_TIMEOUT_MS, true).then((round) => {
+          open--;
+          if (round) closed.push(round);
+        }),
+      );
+    }
+    await Bun.sleep(1);
+  }
+  await Promise.all(trips);
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    offered: total,
+    completed: closed.length,
+    dropped,
+    errors: errors - errors0,
+    p99_ms: latency(closed.map((r) => r.done! - r.t0)).p99_ms,
+    cpu_pct: Math.round(((cpu.user + cpu.system) / 1000 / (now() - start)) * 1000) / 10,
+  };
+}
+
+if (cfg.capacity) {
+  // Driven by lines: `step <trips/s> <seconds> <max in flight>` answers a RateStep; `exit`.
+  out("ready");
+  for await (const line of console) {
+    const [cmd, rate, seconds, inFlight] = line.trim().split(" ");
+    if (cmd === "step") out(JSON.stringify(await rateStep(Number(rate), Number(seconds), Number(inFlight))));
+    else if (cmd === "exit") break;
+  }
+  closeAll();
+  process.exit(0);
+}
+
 // Tell the driver where each measured phase starts (it reads the server's CPU there).
 out("sequential");
 
 const sequential: Round[] = [];
 let t = now();
-for (let i = 0; i < cfg.sequential; i++) await roundTrip(sequential);
+for (let i = 0; i < cfg.sequential; i++) await closedTrip(sequential);
 const sequentialSeconds = (now() - t) / 1000;
 
 out("concurrent");
@@ -189,7 +282,7 @@ t = now();
 const perLoop = Math.ceil(cfg.concurrent / cfg.loops);
 await Promise.all(
   Array.from({ length: cfg.loops }, async () => {
-    for (let i = 0; i < perLoop; i++) await roundTrip(concurrent);
+    for (let i = 0; i < perLoop; i++) await closedTrip(concurrent);
   }),
 );
 const concurrentSeconds = (now() - t) / 1000;
