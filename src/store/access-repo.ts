@@ -1,4 +1,5 @@
 import type { Database } from "./database.ts";
+import { thenAtOnce } from "./then-at-once.ts";
 import type { BuiltinRole } from "./types.ts";
 
 export interface AccessRow {
@@ -64,9 +65,10 @@ export class AccessRepo {
   /**
    * A value that changes with every committed or pending write to what a permission check
    * reads (triggers, sqlite/migrations.ts version 16), or null where none is kept (PostgreSQL).
+   * Settled when it returns on SQLite (every permission check reads it first).
    */
-  async version(): Promise<number | null> {
-    return this.versionStmt ? ((await this.db.get(this.versionStmt))?.version ?? null) : null;
+  version(): Promise<number | null> {
+    return this.versionStmt ? thenAtOnce(this.db.get(this.versionStmt), (row) => row?.version ?? null) : Promise.resolve(null);
   }
 
   /** The member's standing in a server, or null for a non-member. */

@@ -1,5 +1,6 @@
 import type { Database, SqlValue, Transaction } from "./database.ts";
 import { SearchBacklog } from "./search-backlog.ts";
+import { thenAtOnce } from "./then-at-once.ts";
 import { nowSeconds } from "./time.ts";
 import { WriteBatch } from "./write-batch.ts";
 
@@ -213,9 +214,10 @@ export class MessagesRepo {
     return this.db.get(this.byId, id);
   }
 
-  /** Newest first; `before` is a message id (exclusive). */
-  async page(channelId: string, before: string | null, limit: number): Promise<MessageView[]> {
-    return this.withAuthors(before ? await this.db.all(this.pageStmt, channelId, before, limit) : await this.db.all(this.latestStmt, channelId, limit));
+  /** Newest first; `before` is a message id (exclusive). Settled when it returns on SQLite (`thenAtOnce`). */
+  page(channelId: string, before: string | null, limit: number): Promise<MessageView[]> {
+    const rows = before ? this.db.all(this.pageStmt, channelId, before, limit) : this.db.all(this.latestStmt, channelId, limit);
+    return thenAtOnce(rows, (found) => this.withAuthors(found));
   }
 
   /**
@@ -223,23 +225,25 @@ export class MessagesRepo {
    * the JOIN). A message whose author is gone by now was deleted with them (ON DELETE CASCADE)
    * and is left out, as the JOIN would have.
    */
-  private async withAuthors(rows: OwnColumns[]): Promise<MessageView[]> {
-    if (!this.authorsApart || rows.length === 0) return rows as MessageView[];
+  private withAuthors(rows: OwnColumns[]): Promise<MessageView[]> {
+    if (!this.authorsApart || rows.length === 0) return Promise.resolve(rows as MessageView[]);
     const ids = new Set<string>();
     for (const row of rows) ids.add(row.user_id);
-    const authors = new Map<string, Author>();
-    for (const author of await this.db.all(this.authorsStmt, JSON.stringify([...ids]))) authors.set(author.id, author);
-    const page: MessageView[] = [];
-    for (const row of rows) {
-      const author = authors.get(row.user_id);
-      if (!author) continue;
-      const full = row as MessageView;
-      full.username = author.username;
-      full.avatar = author.avatar;
-      full.is_bot = author.is_bot;
-      page.push(full);
-    }
-    return page;
+    return thenAtOnce(this.db.all(this.authorsStmt, JSON.stringify([...ids])), (found) => {
+      const authors = new Map<string, Author>();
+      for (const author of found) authors.set(author.id, author);
+      const page: MessageView[] = [];
+      for (const row of rows) {
+        const author = authors.get(row.user_id);
+        if (!author) continue;
+        const full = row as MessageView;
+        full.username = author.username;
+        full.avatar = author.avatar;
+        full.is_bot = author.is_bot;
+        page.push(full);
+      }
+      return page;
+    });
   }
 
   /**

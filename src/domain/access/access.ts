@@ -2,6 +2,7 @@ import type { Store } from "../../store/store.ts";
 import type { ServerRow } from "../../store/servers-repo.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
 import type { AccessRole } from "../../store/access-repo.ts";
+import { thenAtOnce } from "../../store/then-at-once.ts";
 import { forbidden, notFound } from "../shared/errors.ts";
 import { PERMISSIONS, permissionNames } from "./permission-bits.ts";
 import {
@@ -44,6 +45,12 @@ export interface ChannelContext {
 
 /** 403 naming the permission(s) the caller lacks. */
 export const missingPermission = (bit: number) => forbidden(`Missing permission: ${permissionNames(bit).join(", ")}`);
+
+/** A channel decision for a caller who also needs `bit` (none: 0), or the 403 naming it. */
+function withBit(decision: ChannelContext, bit: number): ChannelContext {
+  if (bit && !hasPermission(decision.permissions, bit)) throw missingPermission(bit);
+  return decision;
+}
 
 /**
  * Who may do what: membership, server permissions, channel permissions and rank. Every route
@@ -172,30 +179,29 @@ export class Access {
    * those rows: what depends on the time as well (a timeout that runs out, slowmode) is for
    * the caller to judge at each call from it. Shared between calls: read it, never change it.
    * Without a version (PostgreSQL: several nodes) every call works the decision out.
+   *
+   * Not `async`: a kept decision is answered settled (`thenAtOnce`), so a read behind it can
+   * answer in the same turn (the page read).
    */
-  async requireChannel(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
+  requireChannel(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
     // Read before the decision: a write landing while it is worked out changes the version the
     // next call reads, so what is kept under this one is never older than this one.
-    const version = await this.store.access.version();
-    let decision: ChannelContext | undefined;
-    if (version === null) {
-      decision = await this.decideChannel(channelId, userId);
-    } else {
+    return thenAtOnce(this.store.access.version(), (version) => {
+      if (version === null) return this.decideChannel(channelId, userId).then((decision) => withBit(decision, bit));
       if (version !== this.decisionsVersion) {
         this.decisions.clear();
         this.decisionsVersion = version;
       }
       const key = `${userId} ${channelId}`;
-      decision = this.decisions.get(key);
-      if (!decision) {
-        decision = await this.decideChannel(channelId, userId);
+      const kept = this.decisions.get(key);
+      if (kept) return withBit(kept, bit);
+      return this.decideChannel(channelId, userId).then((decision) => {
         if (this.decisions.size >= Access.DECISIONS) this.decisions.delete(this.decisions.keys().next().value!);
         // Under the version read above, unless it changed meanwhile (then kept nowhere).
         if (this.decisionsVersion === version) this.decisions.set(key, decision);
-      }
-    }
-    if (bit && !hasPermission(decision.permissions, bit)) throw missingPermission(bit);
-    return decision;
+        return withBit(decision, bit);
+      });
+    });
   }
 
   /** `requireChannel`'s decision read from the rows: the channel, the member, VIEW_CHANNEL. */

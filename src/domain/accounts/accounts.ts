@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { Config } from "../../config.ts";
 import type { Store } from "../../store/store.ts";
+import { thenAtOnce } from "../../store/then-at-once.ts";
 import type { UserRow, Taken } from "../../store/users-repo.ts";
 import type { EventBus } from "../shared/events.ts";
 import { rooms } from "../shared/events.ts";
@@ -149,13 +150,7 @@ export class Accounts {
   /** The account of a token's claims (null: no valid token), checked by `checkAccount`. */
   private accountOf(claims: Readonly<TokenClaims> | null): Promise<UserRow> {
     if (!claims) return Promise.reject(unauthorized());
-    const found = this.store.users.findById(claims.userId);
-    if (Bun.peek.status(found) !== "fulfilled") return found.then((user) => checkAccount(user, claims));
-    try {
-      return Promise.resolve(checkAccount(Bun.peek(found) as UserRow | null, claims));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return thenAtOnce(this.store.users.findById(claims.userId), (user) => checkAccount(user, claims));
   }
 
   /** Same as `authenticate` without throwing: for the gateway handshake (a disabled account is null). */

@@ -1,6 +1,7 @@
 import type { Store } from "../../store/store.ts";
 import { SlowmodeActive, type AttachmentRow, type MessageRow, type MessageView, type NewMessage } from "../../store/messages-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
+import { thenAtOnce } from "../../store/then-at-once.ts";
 import { missingPermission, type Access, type ChannelContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
 import { normalizeEmbeds } from "./embeds.ts";
@@ -247,25 +248,25 @@ export class Messages {
   }
 
   /** Keyset pages of `limit` messages before `before` (a message id), newest first. */
-  async list(channelId: string, user: UserRow, before: string | undefined, limit: number): Promise<Message[]> {
+  list(channelId: string, user: UserRow, before: string | undefined, limit: number): Promise<Message[]> {
     return this.page(channelId, user, { before, limit });
   }
 
   /**
    * A page, newest first. Without `after`: the `limit` newest messages before `before` (or
    * the newest). With `after`: the `limit` messages right after it (below `before` when given).
+   * Not `async`: on SQLite, with the caller's access decision kept, the page is settled when
+   * this returns (`thenAtOnce`), and the native route answers it in the same turn.
    */
-  async page(channelId: string, user: UserRow, query: MessagePage): Promise<Message[]> {
-    const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
-    const before = query.before === undefined ? null : query.before.toLowerCase();
-    const after = query.after === undefined ? null : query.after.toLowerCase();
-    if (before !== null && !isUuid(before)) throw badRequest("before: must be a message id");
-    if (after !== null && !isUuid(after)) throw badRequest("after: must be a message id");
-    const rows =
-      after === null
-        ? await this.store.messages.page(channel.id, before, query.limit)
-        : await this.store.messages.pageAfter(channel.id, after, before, query.limit);
-    return this.hydrate(rows);
+  page(channelId: string, user: UserRow, query: MessagePage): Promise<Message[]> {
+    return thenAtOnce(this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY), ({ channel }) => {
+      const before = query.before === undefined ? null : query.before.toLowerCase();
+      const after = query.after === undefined ? null : query.after.toLowerCase();
+      if (before !== null && !isUuid(before)) throw badRequest("before: must be a message id");
+      if (after !== null && !isUuid(after)) throw badRequest("after: must be a message id");
+      const rows = after === null ? this.store.messages.page(channel.id, before, query.limit) : this.store.messages.pageAfter(channel.id, after, before, query.limit);
+      return thenAtOnce(rows, (found) => this.hydrate(found));
+    });
   }
 
   /**
@@ -405,17 +406,19 @@ export class Messages {
    * The wire messages of stored rows, with their attachments. Only the rows stored with
    * attachments (`has_attachments`) are looked up: a page without any reads nothing more.
    */
-  async hydrate(rows: MessageView[]): Promise<Message[]> {
+  hydrate(rows: MessageView[]): Promise<Message[]> {
     const withFiles: string[] = [];
     for (const row of rows) if (row.has_attachments) withFiles.push(row.id);
-    if (!withFiles.length) return rows.map((row) => toMessage(row));
-    const byMessage = new Map<string, Attachment[]>();
-    for (const a of await this.store.messages.attachments(withFiles)) {
-      const list = byMessage.get(a.message_id);
-      if (list) list.push(toAttachment(a));
-      else byMessage.set(a.message_id, [toAttachment(a)]);
-    }
-    return rows.map((row) => toMessage(row, byMessage.get(row.id)));
+    if (!withFiles.length) return Promise.resolve(rows.map((row) => toMessage(row)));
+    return thenAtOnce(this.store.messages.attachments(withFiles), (attachments) => {
+      const byMessage = new Map<string, Attachment[]>();
+      for (const a of attachments) {
+        const list = byMessage.get(a.message_id);
+        if (list) list.push(toAttachment(a));
+        else byMessage.set(a.message_id, [toAttachment(a)]);
+      }
+      return rows.map((row) => toMessage(row, byMessage.get(row.id)));
+    });
   }
 
   private async hydrateOne(row: MessageRow): Promise<Message> {
