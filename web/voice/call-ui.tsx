@@ -93,11 +93,15 @@ export function CallBar() {
   );
 }
 
-/** A conversation's "Start a call". */
+/**
+ * A conversation's "Start a call". One call at a time: during a call it is disabled, and its
+ * description (the tooltip, and what a screen reader reads after the name) says why.
+ */
 export function CallButton({ conversation }: { conversation: Conversation }) {
-  const busy = calls.call.value !== null;
+  const current = calls.call.value;
+  const why = current === null ? undefined : current.conversationId === conversation.id ? "You are in a call here" : "Hang up your current call first";
   return (
-    <button type="button" class="tool" disabled={busy} onClick={() => calls.start(conversation.id)}>
+    <button type="button" class="tool" disabled={current !== null} title={why} onClick={() => calls.start(conversation.id)}>
       <VoiceIcon name="phone" size={16} /> Start a call
     </button>
   );

@@ -35,6 +35,10 @@ test("a DM call rings, is answered, and both hear each other over WebRTC; hangin
   const { caller, callee } = await pair();
   await caller.page.getByRole("button", { name: "Start a call" }).click();
   await callBar(caller.page).getByText("Calling…").waitFor();
+  // One call at a time: the button says why it is disabled (its title, the accessible description).
+  const start = caller.page.getByRole("button", { name: "Start a call" });
+  expect(await start.isDisabled()).toBe(true);
+  expect(await start.getAttribute("title")).toBe("You are in a call here");
 
   await ringing(callee.page).getByText(`${caller.username} is calling you`).waitFor();
   await suite.shot(callee.page, "call-1-incoming");
