@@ -46,6 +46,13 @@ const CAP_REFINE = Number(argOf("refine", "2"));
  *  5,000th socket of the fan-out 50-90 ms after the first on this machine, on every path, so at
  *  5,000 sockets no step can meet 50 ms; `--p99-ms 250` measures throughput there instead. */
 export const CAP_P99_MS = Number(argOf("p99-ms", "50"));
+/**
+ * Open requests at most for an open-loop client at `offered` a second: the p99 bound's worth (a
+ * server answering within the bound never reaches it; one that falls behind has the rest
+ * dropped), and at least 256 (the fixed cap before the tenth pass, which bursts of a late tick
+ * reached at 100k requests/s with the server half idle).
+ */
+export const maxInFlight = (offered: number): number => Math.max(256, Math.ceil((offered * CAP_P99_MS) / 1000));
 /** ... and with at least this share of the offered deliveries delivered. */
 const CAP_DELIVERED = 0.99;
 

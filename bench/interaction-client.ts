@@ -14,6 +14,7 @@
  */
 import { io, type Socket } from "socket.io-client";
 import { latency, type Latency } from "./fixture.ts";
+import { openLoop } from "./open-loop.ts";
 
 const cfg = JSON.parse(process.argv[2]!) as {
   proto: "sio" | "raw";
@@ -128,8 +129,8 @@ const headers = { "content-type": "application/json", authorization: `Bearer ${c
 let seq = 0;
 
 /**
- * One round trip, timed from `t0` (an open-loop step's scheduled time, so a client or server
- * that falls behind shows as latency, not as a later start): the round when it closed, or null
+ * One round trip, timed from `t0` (in an open-loop step, the tick it fell due in, as the other
+ * open-loop clients time their requests): the round when it closed, or null
  * (failed, counted in `errors`; or not closed within `timeoutMs`, counted there too unless
  * `quietTimeout`, an open-loop step counting its late trips itself as not delivered).
  */
@@ -196,7 +197,7 @@ const out = (line: string) => process.stdout.write(line + "\n");
 
 /** What one open-loop step reports (bench/interaction-roundtrip.ts `--capacity`). */
 export interface RateStep {
-  /** Round trips scheduled during the step. */
+  /** Round trips due during the step. */
   offered: number;
   /** ... that closed (the bot's answer reached the user) within the trip's time limit. */
   completed: number;
@@ -204,7 +205,7 @@ export interface RateStep {
   dropped: number;
   /** POSTs answered with anything but 201, and failed acks, during the step. */
   errors: number;
-  /** Of the closed trips, timed from each one's scheduled start. */
+  /** Of the closed trips, timed from the tick each fell due in. */
   p99_ms: number;
   /** This client process's CPU over the step (until its last trip closed), % of one core. */
   cpu_pct: number;
@@ -214,40 +215,38 @@ export interface RateStep {
 const RATE_TRIP_TIMEOUT_MS = 3_000;
 
 /**
- * Open loop: `rate` round trips a second for `seconds`, each started at its scheduled time
- * whatever the others are doing, at most `maxInFlight` open at once (the rest dropped). Answers
- * once every trip has closed or timed out, so no step's trips run into the next step.
+ * Open loop (the schedule of bench/open-loop.ts): `rate` round trips a second for `seconds`,
+ * each started when due whatever the others are doing, at most `maxInFlight` open at once (the
+ * rest dropped). Answers once every trip has closed or timed out, so no step's trips run into
+ * the next step.
  */
 async function rateStep(rate: number, seconds: number, maxInFlight: number): Promise<RateStep> {
-  const total = Math.round(rate * seconds);
   const errors0 = errors;
   const closed: Round[] = [];
   const trips: Promise<void>[] = [];
   let open = 0;
-  let dropped = 0;
   const cpu0 = process.cpuUsage();
   const start = now();
-  for (let started = 0; started < total; ) {
-    const due = Math.min(total, Math.floor(((now() - start) / 1000) * rate) + 1);
-    for (; started < due; started++) {
-      if (open >= maxInFlight) {
-        dropped++;
-        continue;
-      }
+  const { offered, dropped } = await openLoop(
+    rate,
+    seconds,
+    (due) => {
+      if (open >= maxInFlight) return false;
       open++;
       trips.push(
-        roundTrip(start + (started * 1000) / rate, RATE_TRIP_TIMEOUT_MS, true).then((round) => {
+        roundTrip(due, RATE_TRIP_TIMEOUT_MS, true).then((round) => {
           open--;
           if (round) closed.push(round);
         }),
       );
-    }
-    await Bun.sleep(1);
-  }
+      return true;
+    },
+    () => open,
+  );
   await Promise.all(trips);
   const cpu = process.cpuUsage(cpu0);
   return {
-    offered: total,
+    offered,
     completed: closed.length,
     dropped,
     errors: errors - errors0,

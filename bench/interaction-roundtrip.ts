@@ -18,7 +18,7 @@
  * `--capacity`: each side's capacity in round trips a second (bench/capacity-search.ts), both
  * servers up at once, each with its own client process (the same one, in open-loop mode:
  * round trips started at the offered rate whatever the open ones are doing). A step keeps up
- * when at least 99% of its trips closed, the p99 of a whole trip (from its scheduled start to
+ * when at least 99% of its trips closed, the p99 of a whole trip (from the tick it fell due in to
  * the user's `message:new`) is within the bound, and no POST or ack failed.
  *
  *   bun bench/interaction-roundtrip.ts --capacity [--rounds 3] [--start 400] [--step-seconds 2] [--p99-ms 50]
@@ -31,7 +31,7 @@ import { openSqliteFile } from "../src/store/sqlite/sqlite-database.ts";
 import type { Phase } from "./interaction-client.ts";
 import type { RateStep } from "./interaction-client.ts";
 import { argOf, community, hasFlag, LineProcess, log, ratio, register, startHearth } from "./fixture.ts";
-import { CAP_P99_MS, STEP_SECONDS, capStart, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, ratioText, stepOf, type Path } from "./capacity-search.ts";
+import { STEP_SECONDS, capStart, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, maxInFlight, ratioText, stepOf, type Path } from "./capacity-search.ts";
 
 const QUICK = hasFlag("quick");
 const SEQUENTIAL = Number(argOf("sequential", QUICK ? "300" : "1000"));
@@ -83,11 +83,9 @@ async function capacity(hearthUrl: string, bareUrl: string, common: object): Pro
   try {
     for (const c of Object.values(clients)) if ((await c.next()) !== "ready") throw new Error("interaction client did not start");
     const step = async (c: LineProcess, offered: number) => {
-      // Open trips at most: the p99 bound's worth at the offered rate, and at least 256.
-      const maxInFlight = Math.max(256, Math.ceil((offered * CAP_P99_MS) / 1000));
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
-      const r = JSON.parse(await c.ask(`step ${Math.round(offered)} ${STEP_SECONDS} ${maxInFlight}`, 60_000)) as RateStep;
+      const r = JSON.parse(await c.ask(`step ${Math.round(offered)} ${STEP_SECONDS} ${maxInFlight(offered)}`, 60_000)) as RateStep;
       const cpu = process.cpuUsage(cpu0);
       const cpuUs = Math.round(((cpu.user + cpu.system) / Math.max(1, r.completed)) * 10) / 10;
       // Both processes' CPU over the step, so a side that fell behind shows which one ran out.

@@ -39,7 +39,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { argOf, BARE_PAGE_SQL, community, hasFlag, log, register, runLoadClient, servedIn, startHearth, type LoadClient, type LoadResult as FixtureLoad } from "./fixture.ts";
 import { medianRange } from "./quantile.ts";
-import { CAP_P99_MS, CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
+import { CAP_START, STEP_SECONDS, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, maxInFlight, ratioText, stepOf, type Path, type Step } from "./capacity-search.ts";
 
 const READ = argOf("read", "me");
 if (READ !== "me" && READ !== "page") throw new Error("--read me|page");
@@ -49,13 +49,6 @@ const rounds = Number(argOf("rounds", "3"));
 const CAPACITY = hasFlag("capacity");
 const CLIENT = argOf("client", "raw") as LoadClient;
 if (CLIENT !== "raw" && CLIENT !== "fetch") throw new Error("--client raw|fetch");
-/**
- * Open requests at most, in the capacity mode: the p99 bound's worth at the offered rate (a
- * server answering within the bound never reaches it; one that falls behind has the rest
- * dropped), and at least 256 (the fixed cap before the tenth pass, which bursts of a late tick
- * reached at 100k requests/s with the server half idle).
- */
-const maxInFlight = (offered: number) => Math.max(256, Math.ceil((offered * CAP_P99_MS) / 1000));
 /** Messages seeded for the page read: a page `before` one of them is full. */
 const SEEDED = 500;
 const PAGE = 50;
