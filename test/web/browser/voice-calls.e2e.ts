@@ -15,17 +15,28 @@ beforeAll(async () => {
 afterAll(() => suite.stop());
 afterEach(() => closePages(suite));
 
-/** Two people who share a server (so they may message and call), the caller on their DM. */
-async function pair(): Promise<{ caller: Person; callee: Person }> {
+/**
+ * Two people who share a server (so they may message and call), the caller on their DM; with
+ * `otherDm`, the caller also has a DM with a third member (`other`: their username).
+ */
+async function pair(otherDm = false): Promise<{ caller: Person; callee: Person; other?: string }> {
   const callerUser = await suite.server.register();
   const calleeUser = await suite.server.register();
   const serverId = await createServer(suite.server, callerUser, "Callers");
   await addMember(suite.server, serverId, calleeUser);
+  let other: string | undefined;
+  if (otherDm) {
+    const third = await suite.server.register();
+    await addMember(suite.server, serverId, third);
+    const made = await suite.server.api("POST", `/api/v1/dm/channels/${third.id}`, { token: callerUser.token });
+    expect(made.status).toBeLessThan(300);
+    other = third.username;
+  }
   const dm = await suite.server.api("POST", `/api/v1/dm/channels/${calleeUser.id}`, { token: callerUser.token });
   expect(dm.status).toBeLessThan(300);
   const caller = await suite.person({ user: callerUser, path: `/channels/@me/${dm.body.id}` });
   const callee = await suite.person({ user: calleeUser, path: "/channels/@me" });
-  return { caller, callee };
+  return { caller, callee, other };
 }
 
 const callBar = (page: Page) => page.getByRole("region", { name: "Call", exact: true });
@@ -67,8 +78,15 @@ test("a DM call rings, is answered, and both hear each other over WebRTC; hangin
 });
 
 test("a DM call can be declined: the caller is told", async () => {
-  const { caller, callee } = await pair();
+  const { caller, callee, other } = await pair(true);
   await caller.page.getByRole("button", { name: "Start a call" }).click();
+  await callBar(caller.page).getByText("Calling…").waitFor();
+  // In another conversation during the call, "Start a call" says why it is disabled.
+  await caller.page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("link", { name: other! }).click();
+  await caller.page.getByRole("textbox", { name: `Message @${other!}`, exact: true }).waitFor();
+  const start = caller.page.getByRole("button", { name: "Start a call" });
+  expect(await start.isDisabled()).toBe(true);
+  expect(await start.getAttribute("title")).toBe("Hang up your current call first");
   await ringing(callee.page).getByRole("button", { name: "Decline" }).click();
   await ringing(callee.page).waitFor({ state: "detached" });
   await callBar(caller.page).getByRole("status").filter({ hasText: "The call was declined." }).waitFor();
