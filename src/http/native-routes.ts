@@ -22,7 +22,6 @@ import { parseQueryStandardSchema } from "elysia/parse-query";
 import type { Accounts } from "../domain/accounts/accounts.ts";
 import { badRequest } from "../domain/shared/errors.ts";
 import { describeIssue } from "../domain/shared/validation.ts";
-import { valueOrThen } from "../store/then-at-once.ts";
 import type { UserRow } from "../store/users-repo.ts";
 import { authenticateRequest } from "./auth.ts";
 import type { RequestLifecycle } from "./request-lifecycle.ts";
@@ -88,7 +87,7 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
       // A handler whose reads SQLite answered at once (`thenAtOnce`) is answered in this turn:
       // a pending promise as the answer costs Bun's server 5-6% more CPU (bench/history.md,
       // "Fifteenth pass").
-      return valueOrThen(body, (value) => Response.json(value));
+      return Bun.peek.status(body) === "fulfilled" ? Response.json(Bun.peek(body)) : body.then((value) => Response.json(value));
     };
     /** The request's metrics and log line, then its answer. */
     const done = (request: BunRequest, begun: number, response: Response): Response => {
@@ -109,7 +108,7 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
         // On SQLite the bearer check is settled at once: a handler that does not wait is answered
         // in this turn, and Bun is given a Response, not a promise to follow (the me read: ~2% of
         // its server CPU; bench/history.md, "Ninth pass").
-        const response = valueOrThen(user, (found) => answer(found, query, request));
+        const response = Bun.peek.status(user) === "fulfilled" ? answer(Bun.peek(user) as UserRow, query, request) : user.then((found) => answer(found, query, request));
         return response instanceof Promise
           ? response.then(
               (answered) => done(request, begun, answered),

@@ -27,14 +27,3 @@ export function thenAtOnce<T, U>(promise: Promise<T>, f: (value: T) => U | Promi
       return promise.then(f);
   }
 }
-
-/**
- * `f` applied to what `promise` holds, now and as a plain value when `promise` is already
- * fulfilled, else `promise.then(f)`. For a caller that can take either, as Bun's server takes a
- * `Response` or its promise (src/http/native-routes.ts): nothing is wrapped, and what `f` throws
- * is thrown to the caller here and now, where `thenAtOnce` would make it a rejection.
- */
-export function valueOrThen<T, U>(promise: Promise<T>, f: (value: T) => U): U | Promise<Awaited<U>> {
-  // `then` flattens a promise that `f` answers, which its declared type does not say.
-  return Bun.peek.status(promise) === "fulfilled" ? f(Bun.peek(promise) as T) : (promise.then(f) as Promise<Awaited<U>>);
-}

@@ -4,7 +4,7 @@
  * a kept access decision, is settled when it returns, so the native route answers in its turn.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { thenAtOnce, valueOrThen } from "../../src/store/then-at-once.ts";
+import { thenAtOnce } from "../../src/store/then-at-once.ts";
 import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
 import { onPostgres } from "../helpers/database.ts";
 import { community, type Community } from "../helpers/community.ts";
@@ -55,40 +55,6 @@ describe("thenAtOnce", () => {
     expect(Bun.peek.status(answer)).toBe("pending");
     expect(await answer).toBe(4);
     expect(ran).toBe(true);
-  });
-});
-
-describe("valueOrThen", () => {
-  test("a fulfilled promise: f's answer itself, not a promise", () => {
-    expect(valueOrThen(Promise.resolve(2), (n) => n * 21)).toBe(42);
-  });
-
-  test("f throwing on a fulfilled promise: thrown here and now", () => {
-    expect(() =>
-      valueOrThen(Promise.resolve(1), () => {
-        throw new Error("now");
-      }),
-    ).toThrow("now");
-  });
-
-  test("a pending promise: a promise of f's answer, f run when it settles", async () => {
-    let ran = false;
-    const answer = valueOrThen(Bun.sleep(5).then(() => 3), (n) => {
-      ran = true;
-      return n + 1;
-    });
-    expect(ran).toBe(false);
-    expect(answer).toBeInstanceOf(Promise);
-    expect(await answer).toBe(4);
-  });
-
-  test("a rejected promise: f does not run, the rejection is the answer", async () => {
-    let ran = false;
-    const answer = valueOrThen(Promise.reject(new Error("before")), () => {
-      ran = true;
-    });
-    expect(ran).toBe(false);
-    await expect(answer).rejects.toThrow("before");
   });
 });
 
