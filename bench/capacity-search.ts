@@ -35,10 +35,10 @@ export function pinCores(): string | null {
   return `servers on cpu 0, load processes on cpu ${load}`;
 }
 
-/** The first offered load (deliveries/s); a bench's warm-up step may use it too. */
-export const CAP_START = Number(argOf("start", "20000"));
-/** `--start` for a bench whose loads are of another size than deliveries (slash-command trips/s). */
+/** `--start`, the first offered load, with a bench's own default (slash-command trips/s are fewer than deliveries). */
 export const capStart = (benchDefault: number): number => Number(argOf("start", String(benchDefault)));
+/** The first offered load in deliveries/s; a bench's warm-up step may use it too. */
+export const CAP_START = capStart(20000);
 /** Where a search stops rising (deliveries/s). A path still keeping up there is reported as `capped`, with no ratio. */
 const CAP_MAX = Number(argOf("max", "20000000"));
 const CAP_REFINE = Number(argOf("refine", "2"));
