@@ -37,6 +37,19 @@ afterEach(async () => {
 });
 
 describe.skipIf(onPostgres)("SQLite read snapshot per turn", () => {
+  test("a read whose snapshot cannot be opened (a closed connection) answers a promise, never a throw", async () => {
+    const lone = SqliteDatabase.open(":memory:");
+    const one = lone.prepare<{ x: number }, []>("SELECT 1 AS x");
+    expect(await lone.get(one)).toEqual({ x: 1 });
+    await nextTurn();
+    // bun:sqlite refuses the connection's own calls from here ("Database has closed"); SQLite
+    // keeps a closed connection's prepared statements usable until they are finalized.
+    lone.native.close();
+    const settled = (read: () => Promise<unknown>) => read().then((value) => ({ value }), (error: unknown) => ({ error: String(error) }));
+    expect(await settled(() => lone.get(one))).toEqual({ value: { x: 1 } });
+    expect(await settled(() => lone.all(one))).toEqual({ value: [{ x: 1 }] });
+  });
+
   test("a write after a read in the same turn is committed at once, and the next read sees it", async () => {
     expect(await value()).toBe("a");
     expect(db.native.inTransaction).toBe(true);

@@ -163,10 +163,18 @@ export class SqliteDatabase implements Database {
       return this.direct;
     }
     // (A transaction left open by a failure, which should not happen: reads join it, as before.)
-    if (!this.snapshot && !this.native.inTransaction) {
-      this.snapshotStmt.run();
-      this.snapshot = true;
-      setImmediate(this.endSnapshot);
+    if (!this.snapshot) {
+      try {
+        if (!this.native.inTransaction) {
+          this.snapshotStmt.run();
+          this.snapshot = true;
+          setImmediate(this.endSnapshot);
+        }
+      } catch {
+        // No snapshot (a closed connection, SQLite out of memory): the statement runs as a read
+        // of its own, as before snapshots, and its own failure is the promise it rejects, never
+        // a throw out of `get` or `all`.
+      }
     }
     return this.direct;
   }
