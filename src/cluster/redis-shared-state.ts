@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "../log.ts";
 import type { Activity } from "../domain/shared/shapes.ts";
 import type { ConnectionCounts, SharedState, SignalTopic } from "../domain/shared/shared-state.ts";
-import { defineRateScripts, redisRateLimiter } from "./redis-rate-limiter.ts";
+import { redisRateLimiter } from "./redis-rate-limiter.ts";
 
 /**
  * SharedState in Redis (cluster mode; docs/operations.md, "What the nodes share").
@@ -73,7 +73,6 @@ export interface RedisSharedState extends SharedState {
 }
 
 export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string, log: Logger): RedisSharedState {
-  defineRateScripts(redis);
   redis.defineCommand("hearthConnected", { numberOfKeys: 2, lua: SCRIPTS.connected });
   redis.defineCommand("hearthDisconnected", { numberOfKeys: 3, lua: SCRIPTS.disconnected });
   redis.defineCommand("hearthReclaim", { numberOfKeys: 3, lua: SCRIPTS.reclaim });

@@ -15,8 +15,6 @@ import type { ExecuteWebhookInput, NewWebhookInput, WebhookChangesInput } from "
 export const INVALID_WEBHOOK = "Invalid webhook";
 /** Token bytes: 32 random bytes, 43 characters of base64url. */
 const TOKEN_BYTES = 32;
-/** Execute windows kept in memory at most, whatever the number of webhooks. */
-const MAX_LIMITED_WEBHOOKS = 10_000;
 
 /** A webhook as its managers see it, token and execute URL included. */
 export interface Webhook {
@@ -75,7 +73,7 @@ export class Webhooks {
     private readonly messages: Messages,
     shared: SharedState,
   ) {
-    this.executes = shared.rateLimiter("webhook-executes", LIMITS.webhookExecutesPerMinute, 60_000, MAX_LIMITED_WEBHOOKS);
+    this.executes = shared.rateLimiter("webhook-executes", LIMITS.webhookExecutesPerMinute, 60_000);
   }
 
   async list(channelId: string, user: UserRow): Promise<Webhook[]> {

@@ -1,98 +1,146 @@
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+
 export interface RateDecision {
   allowed: boolean;
-  /** Seconds until the window that refused this resets. */
+  /** Seconds until the window that refused this resets (0 when allowed). */
   retryAfter: number;
+  /** Attempts a window allows. */
+  limit: number;
+  /** Attempts left in the current window. */
+  remaining: number;
+  /** When the current window ends, in epoch milliseconds. */
+  resetAt: number;
 }
 
 /**
- * Fixed-window counters keyed by a string (a client address, an account, a webhook).
- * Memory is bounded: past `maxKeys` expired windows are swept, then the oldest tenth dropped.
+ * Fixed-window counts keyed by a string (a client address, an account, a webhook), kept by
+ * rate-limiter-flexible: in this process (RateLimiterMemory) or, in cluster mode, in Redis for
+ * every node (src/cluster/redis-rate-limiter.ts). Every window lasts the limiter's `windowMs`
+ * from its key's first attempt.
  */
-export class RateLimiter {
-  private readonly windows = new Map<string, { count: number; resetAt: number }>();
-
-  constructor(
-    private readonly limit: number,
-    private readonly windowMs: number,
-    private readonly maxKeys = 100_000,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Counts one attempt and says whether it is within the limit. */
-  hit(key: string): RateDecision {
-    const window = this.current(key, true)!;
-    window.count += 1;
-    return this.decide(window, window.count <= this.limit);
-  }
-
+export interface SharedRateLimiter {
+  /** Counts one attempt (refused ones too) and says whether it is within the limit. */
+  hit(key: string): Promise<RateDecision>;
   /** Whether `key` is already at its limit, without counting anything. */
-  check(key: string): RateDecision {
-    const window = this.current(key, false);
-    if (!window) return { allowed: true, retryAfter: 0 };
-    return this.decide(window, window.count < this.limit);
-  }
-
+  check(key: string): Promise<RateDecision>;
   /**
    * Takes one unit of `key`'s budget when one is left, and refuses without counting when none
    * is. Reserve before the work the limit guards (a password check): concurrent attempts then
    * cannot all pass a check made before any of them was counted.
    */
-  reserve(key: string): RateDecision {
-    const window = this.current(key, true)!;
-    if (window.count >= this.limit) return this.decide(window, false);
-    window.count += 1;
-    return this.decide(window, true);
-  }
-
+  reserve(key: string): Promise<RateDecision>;
   /** Gives back one unit taken by `reserve` (the attempt turned out not to count), within the same window. */
-  refund(key: string): void {
-    const window = this.current(key, false);
-    if (window && window.count > 0) window.count -= 1;
-  }
+  refund(key: string): Promise<void>;
+  reset(key: string): Promise<void>;
+}
 
-  reset(key: string): void {
-    this.windows.delete(key);
-  }
+/** What the adapter uses of a rate-limiter-flexible limiter: RateLimiterMemory and RateLimiterRedis have it alike. */
+export type PointsLimiter = Pick<RateLimiterAbstract, "consume" | "get" | "reward" | "delete">;
 
-  get size(): number {
-    return this.windows.size;
-  }
+/**
+ * A window as rate-limiter-flexible counts it, in whole seconds: its Redis store drops a
+ * fraction of a second, and a window of 0 would never end.
+ */
+export const windowSeconds = (windowMs: number): number => Math.max(1, Math.ceil(windowMs / 1000));
 
-  private decide(window: { resetAt: number }, allowed: boolean): RateDecision {
-    return { allowed, retryAfter: allowed ? 0 : Math.max(1, Math.ceil((window.resetAt - this.now()) / 1000)) };
-  }
+/** A limiter of `limit` attempts per `windowMs` in this process's memory; `name` keeps its keys apart. */
+export function memoryRateLimiter(name: string, limit: number, windowMs: number): SharedRateLimiter {
+  return pointsRateLimiter(new RateLimiterMemory({ keyPrefix: name, points: limit, duration: windowSeconds(windowMs) }), limit, windowMs);
+}
 
-  private current(key: string, create: boolean) {
-    const now = this.now();
-    let window = this.windows.get(key);
-    if (window && window.resetAt <= now) {
-      this.windows.delete(key);
-      window = undefined;
-    }
-    if (!window && create) {
-      if (this.windows.size >= this.maxKeys) this.evict(now);
-      window = { count: 0, resetAt: now + this.windowMs };
-      this.windows.set(key, window);
-    }
-    return window;
-  }
+const noop = () => {};
 
-  /**
-   * Every window lasts `windowMs` from its creation and a renewed key is inserted again, so the
-   * Map's insertion order is also the order of `resetAt`: expired windows are at the front. The
-   * sweep stops at the first live one, and when it frees nothing a tenth of the oldest go at
-   * once, so a flood of new keys costs O(1) per hit on average, never a scan per hit.
-   */
-  private evict(now: number) {
-    for (const [key, window] of this.windows) {
-      if (window.resetAt > now) break;
-      this.windows.delete(key);
-    }
-    if (this.windows.size < this.maxKeys) return;
-    const keep = this.maxKeys - Math.max(1, Math.floor(this.maxKeys / 10));
-    for (const key of this.windows.keys()) {
-      if (this.windows.size <= keep) break;
-      this.windows.delete(key);
-    }
+/**
+ * `ok` of what `promise` gives, or `refused` of the RateLimiterRes it is rejected with (the
+ * library's way of saying "over the limit"); another rejection (a store error) passes through.
+ * A promise already settled (every memory-store operation) gives an answer already settled, so
+ * a native route can answer in the same turn (src/http/native-routes.ts).
+ */
+function settle<V, T>(promise: Promise<V>, ok: (value: V) => T | Promise<T>, refused: (res: RateLimiterRes) => T | Promise<T>): Promise<T> {
+  const onRejected = (error: unknown): T | Promise<T> => {
+    if (error instanceof RateLimiterRes) return refused(error);
+    throw error;
+  };
+  switch (Bun.peek.status(promise)) {
+    case "fulfilled":
+      return now(() => ok(Bun.peek(promise) as V));
+    case "rejected":
+      // Handled here, not by a later `then`: marked so, or it would be reported as unhandled.
+      promise.catch(noop);
+      return now(() => onRejected(Bun.peek(promise)));
+    default:
+      return promise.then(ok, onRejected);
   }
+}
+
+function now<T>(run: () => T | Promise<T>): Promise<T> {
+  try {
+    const answer = run();
+    return answer instanceof Promise ? answer : Promise.resolve(answer);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * SharedRateLimiter over a rate-limiter-flexible limiter of `limit` points per `windowMs`.
+ *
+ * The library counts every consume, refused ones included; `reserve` gives a refused unit back
+ * at once, and `refund` gives one back only while the window that took it lasts (the library's
+ * `reward` on an ended window would open a new one below zero). On the Redis store each call is
+ * atomic but a reserve's give-back is a second call: a window ending between the two leaves the
+ * next window one unit short or, for a refund, one unit long, at most once per attempt in flight.
+ */
+export function pointsRateLimiter(limiter: PointsLimiter, limit: number, windowMs: number): SharedRateLimiter {
+  const decision = (res: RateLimiterRes | null, allowed: boolean): RateDecision => {
+    const msLeft = res && res.msBeforeNext > 0 ? res.msBeforeNext : windowMs;
+    return {
+      allowed,
+      retryAfter: allowed ? 0 : Math.max(1, Math.ceil(msLeft / 1000)),
+      limit,
+      remaining: res ? res.remainingPoints : limit,
+      resetAt: Date.now() + msLeft,
+    };
+  };
+  /** The current window of `res`, or null when there is none (the memory store keeps an ended one until its timer runs). */
+  const live = (res: RateLimiterRes | null) => (res && res.msBeforeNext > 0 ? res : null);
+  return {
+    hit: (key) =>
+      settle(
+        limiter.consume(key),
+        (res) => decision(res, true),
+        (res) => decision(res, false),
+      ),
+    check: (key) =>
+      settle(
+        limiter.get(key),
+        (res) => {
+          const window = live(res);
+          return decision(window, !window || window.consumedPoints < limit);
+        },
+        (res) => decision(res, false),
+      ),
+    reserve: (key) =>
+      settle(
+        limiter.consume(key),
+        (res) => decision(res, true),
+        (res) =>
+          settle(
+            limiter.reward(key),
+            () => decision(res, false),
+            () => decision(res, false),
+          ),
+      ),
+    refund: (key) =>
+      settle(
+        limiter.get(key),
+        (res) => {
+          const window = live(res);
+          if (!window || window.consumedPoints <= 0) return;
+          return settle(limiter.reward(key), noop, noop);
+        },
+        noop,
+      ),
+    reset: (key) => settle(limiter.delete(key), noop, noop),
+  };
 }

@@ -1,5 +1,7 @@
 import type { Activity } from "./shapes.ts";
-import { RateLimiter, type RateDecision } from "./rate-limit.ts";
+import { memoryRateLimiter, type SharedRateLimiter } from "./rate-limit.ts";
+
+export type { SharedRateLimiter } from "./rate-limit.ts";
 
 /**
  * The state that every node of a cluster must see alike (docs/operations.md, "Running several
@@ -9,8 +11,12 @@ import { RateLimiter, type RateDecision } from "./rate-limit.ts";
  * The domain never knows which one runs.
  */
 export interface SharedState {
-  /** A fixed-window limit named `name` (the same name on every node shares the counts). */
-  rateLimiter(name: string, limit: number, windowMs: number, maxKeys?: number): SharedRateLimiter;
+  /**
+   * A fixed-window limit of `limit` attempts per `windowMs` (whole seconds, rounded up) named
+   * `name`: the same name on every node shares the counts. Each key's window is dropped when it
+   * ends, so memory follows the keys seen within one window.
+   */
+  rateLimiter(name: string, limit: number, windowMs: number): SharedRateLimiter;
   readonly connections: ConnectionCounts;
   /** Tells the other nodes (never this one) that `topic` changed; `data` says what. */
   signal(topic: SignalTopic, data?: string): void;
@@ -23,15 +29,6 @@ export interface SharedState {
  * live state (voice rooms) held by each node (src/domain/voice/live-state-everywhere.ts).
  */
 export type SignalTopic = "permissions" | "settings" | "live-state";
-
-/** RateLimiter's operations (src/domain/shared/rate-limit.ts), answered by whichever keeps the counts. */
-export interface SharedRateLimiter {
-  hit(key: string): Promise<RateDecision>;
-  check(key: string): Promise<RateDecision>;
-  reserve(key: string): Promise<RateDecision>;
-  refund(key: string): Promise<void>;
-  reset(key: string): Promise<void>;
-}
 
 /** Gateway connections per user, counted over every node, and the activities of connected users. */
 export interface ConnectionCounts {
@@ -54,7 +51,7 @@ export function localSharedState(): SharedState {
   const sockets = new Map<string, number>();
   const activities = new Map<string, Activity>();
   return {
-    rateLimiter: (_name, limit, windowMs, maxKeys) => localRateLimiter(new RateLimiter(limit, windowMs, maxKeys)),
+    rateLimiter: (name, limit, windowMs) => memoryRateLimiter(name, limit, windowMs),
     connections: {
       async connected(userId) {
         const count = (sockets.get(userId) ?? 0) + 1;
@@ -84,15 +81,5 @@ export function localSharedState(): SharedState {
     },
     signal() {},
     onSignal() {},
-  };
-}
-
-function localRateLimiter(limiter: RateLimiter): SharedRateLimiter {
-  return {
-    hit: async (key) => limiter.hit(key),
-    check: async (key) => limiter.check(key),
-    reserve: async (key) => limiter.reserve(key),
-    refund: async (key) => limiter.refund(key),
-    reset: async (key) => limiter.reset(key),
   };
 }

@@ -1,88 +1,115 @@
-import { describe, expect, test } from "bun:test";
-import { RateLimiter } from "../../../src/domain/shared/rate-limit.ts";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Redis } from "ioredis";
+import { memoryRateLimiter, type SharedRateLimiter } from "../../../src/domain/shared/rate-limit.ts";
+import { redisRateLimiter } from "../../../src/cluster/redis-rate-limiter.ts";
+import { redisServerInstalled, startRedis, type RedisServer } from "../../helpers/redis-server.ts";
 
-const clock = () => {
-  let now = 1_000_000;
-  return { now: () => now, advance: (ms: number) => (now += ms) };
-};
+/**
+ * The SharedRateLimiter contract, held alike by the memory store (one node) and the Redis store
+ * (cluster mode): both are rate-limiter-flexible underneath, these are the behaviours the login,
+ * registration, webhook, report and REST limits rely on. Windows are whole seconds; the tests
+ * that wait for one to end use a window of 1 s.
+ */
+let redis: RedisServer | null = null;
+let client: Redis | null = null;
+let names = 0;
 
-describe("RateLimiter", () => {
-  test("allows `limit` hits per window, then refuses with the seconds left", () => {
-    const time = clock();
-    const limiter = new RateLimiter(3, 60_000, 100, time.now);
-    expect([1, 2, 3].map(() => limiter.hit("a").allowed)).toEqual([true, true, true]);
-    time.advance(15_000);
-    expect(limiter.hit("a")).toEqual({ allowed: false, retryAfter: 45 });
-    expect(limiter.hit("b").allowed).toBe(true);
-    time.advance(45_000);
-    expect(limiter.hit("a").allowed).toBe(true);
+beforeAll(async () => {
+  if (!redisServerInstalled) return;
+  redis = await startRedis();
+  client = new Redis(redis.url);
+});
+
+afterAll(async () => {
+  client?.disconnect();
+  await redis?.stop();
+});
+
+const stores: [string, (limit: number, windowMs: number) => SharedRateLimiter][] = [
+  ["memory", (limit, windowMs) => memoryRateLimiter(`test-${++names}`, limit, windowMs)],
+  ["redis", (limit, windowMs) => redisRateLimiter(client!, `test-${++names}`, limit, windowMs)],
+];
+
+describe.each(stores)("SharedRateLimiter on %s", (store, make) => {
+  const skip = store === "redis" && !redisServerInstalled;
+
+  test.skipIf(skip)("allows `limit` hits per window, then refuses with the seconds left; keys are apart", async () => {
+    const limiter = make(3, 60_000);
+    const first = await limiter.hit("a");
+    expect(first).toMatchObject({ allowed: true, retryAfter: 0, limit: 3, remaining: 2 });
+    expect(first.resetAt).toBeGreaterThan(Date.now() + 59_000);
+    expect((await limiter.hit("a")).remaining).toBe(1);
+    expect(await limiter.hit("a")).toMatchObject({ allowed: true, remaining: 0 });
+    const refused = await limiter.hit("a");
+    expect(refused).toMatchObject({ allowed: false, limit: 3, remaining: 0 });
+    expect(refused.retryAfter).toBeGreaterThanOrEqual(59);
+    expect(refused.retryAfter).toBeLessThanOrEqual(60);
+    expect((await limiter.hit("b")).allowed).toBe(true);
   });
 
-  test("check does not count; reset forgets", () => {
-    const time = clock();
-    const limiter = new RateLimiter(2, 1000, 100, time.now);
-    expect(limiter.check("k").allowed).toBe(true);
-    limiter.hit("k");
-    expect(limiter.check("k").allowed).toBe(true);
-    limiter.hit("k");
-    expect(limiter.check("k")).toEqual({ allowed: false, retryAfter: 1 });
-    limiter.reset("k");
-    expect(limiter.check("k").allowed).toBe(true);
+  test.skipIf(skip)("a window ends after its duration and the next attempt opens a new one", async () => {
+    const limiter = make(1, 1000);
+    expect((await limiter.hit("k")).allowed).toBe(true);
+    expect((await limiter.hit("k")).allowed).toBe(false);
+    await Bun.sleep(1100);
+    expect((await limiter.hit("k")).allowed).toBe(true);
   });
 
-  test("reserve takes a unit only while one is left; refund gives one back within the window", () => {
-    const time = clock();
-    const limiter = new RateLimiter(2, 60_000, 100, time.now);
-    expect(limiter.reserve("k")).toEqual({ allowed: true, retryAfter: 0 });
-    expect(limiter.reserve("k").allowed).toBe(true);
+  test.skipIf(skip)("check does not count; reset forgets", async () => {
+    const limiter = make(2, 60_000);
+    expect((await limiter.check("k")).allowed).toBe(true);
+    await limiter.hit("k");
+    expect((await limiter.check("k")).allowed).toBe(true);
+    await limiter.hit("k");
+    expect(await limiter.check("k")).toMatchObject({ allowed: false, remaining: 0 });
+    await limiter.reset("k");
+    expect((await limiter.check("k")).allowed).toBe(true);
+    expect((await limiter.hit("k")).remaining).toBe(1);
+  });
+
+  test.skipIf(skip)("reserve takes a unit only while one is left; refund gives one back within the window", async () => {
+    const limiter = make(2, 1000);
+    expect(await limiter.reserve("k")).toMatchObject({ allowed: true, retryAfter: 0 });
+    expect((await limiter.reserve("k")).allowed).toBe(true);
     // Refused reservations are not counted: one refund makes room for exactly one more.
-    for (let i = 0; i < 5; i++) expect(limiter.reserve("k")).toEqual({ allowed: false, retryAfter: 60 });
-    limiter.refund("k");
-    expect(limiter.reserve("k").allowed).toBe(true);
-    expect(limiter.reserve("k").allowed).toBe(false);
-    // A refund never goes below zero, and a refund after the window ended changes nothing.
-    limiter.refund("unknown");
-    time.advance(60_000);
-    limiter.refund("k");
-    expect([1, 2, 3].map(() => limiter.reserve("k").allowed)).toEqual([true, true, false]);
+    for (let i = 0; i < 5; i++) expect((await limiter.reserve("k")).allowed).toBe(false);
+    await limiter.refund("k");
+    expect((await limiter.reserve("k")).allowed).toBe(true);
+    expect((await limiter.reserve("k")).allowed).toBe(false);
+    // A refund of nothing changes nothing, and a refund after the window ended adds nothing to the next.
+    await limiter.refund("unknown");
+    expect((await limiter.check("unknown")).remaining).toBe(2);
+    await Bun.sleep(1100);
+    await limiter.refund("k");
+    expect([await limiter.reserve("k"), await limiter.reserve("k"), await limiter.reserve("k")].map((d) => d.allowed)).toEqual([true, true, false]);
   });
 
-  test("memory stays bounded whatever the number of keys", () => {
-    const time = clock();
-    const limiter = new RateLimiter(1, 60_000, 1000, time.now);
-    for (let i = 0; i < 50_000; i++) limiter.hit(`key-${i}`);
-    expect(limiter.size).toBeLessThanOrEqual(1000);
-    expect(limiter.size).toBeGreaterThanOrEqual(900);
-    // The newest keys are still limited.
-    expect(limiter.hit("key-49999").allowed).toBe(false);
+  test.skipIf(skip)("concurrent reservations never take more than the limit", async () => {
+    const limiter = make(10, 60_000);
+    const decisions = await Promise.all(Array.from({ length: 50 }, () => limiter.reserve("k")));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+    expect((await limiter.check("k")).remaining).toBe(0);
   });
+});
 
-  test("a full table drops its oldest tenth at once, so a flood of new keys does not scan it per hit", () => {
-    const time = clock();
-    const limiter = new RateLimiter(1, 60_000, 1000, time.now);
-    for (let i = 0; i < 1000; i++) limiter.hit(`key-${i}`);
-    expect(limiter.size).toBe(1000);
-    limiter.hit("one-more");
-    expect(limiter.size).toBe(901);
-    // The oldest went, the newest stay limited.
-    expect(limiter.check("key-0").allowed).toBe(true);
-    expect(limiter.check("key-99").allowed).toBe(true);
-    expect(limiter.check("key-100").allowed).toBe(false);
-    expect(limiter.check("one-more").allowed).toBe(false);
-    // The next 99 new keys fit without another eviction.
-    for (let i = 0; i < 99; i++) limiter.hit(`next-${i}`);
-    expect(limiter.size).toBe(1000);
+describe("SharedRateLimiter on memory answers at once", () => {
+  test("every operation's promise is already settled, so a native route can answer in the same turn", () => {
+    const limiter = memoryRateLimiter("at-once", 1, 60_000);
+    const answers: Promise<unknown>[] = [limiter.hit("k"), limiter.hit("k"), limiter.check("k"), limiter.reserve("k"), limiter.refund("k"), limiter.reset("k")];
+    for (const answer of answers) {
+      expect(Bun.peek.status(answer)).toBe("fulfilled");
+    }
   });
+});
 
-  test("expired windows are swept before anything live is dropped", () => {
-    const time = clock();
-    const limiter = new RateLimiter(1, 1000, 3, time.now);
-    limiter.hit("old-1");
-    limiter.hit("old-2");
-    time.advance(2000);
-    limiter.hit("live");
-    limiter.hit("new");
-    expect(limiter.size).toBe(2);
-    expect(limiter.hit("live").allowed).toBe(false);
+describe.skipIf(!redisServerInstalled)("SharedRateLimiter on redis without Redis", () => {
+  test("counts in this node's memory instead of failing", async () => {
+    const gone = new Redis("redis://127.0.0.1:1", { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+    gone.on("error", () => {});
+    const limiter = redisRateLimiter(gone, "no-redis", 2, 60_000);
+    expect((await limiter.hit("k")).allowed).toBe(true);
+    expect((await limiter.hit("k")).allowed).toBe(true);
+    expect((await limiter.hit("k")).allowed).toBe(false);
+    gone.disconnect();
   });
 });
