@@ -1,7 +1,8 @@
 /**
  * Display names with NUL, other control, line-separator and bidi-override characters (issue 14,
- * point 13): every kind of name is stored and shown without them, as attachment names already
- * were; a name of nothing but such characters is empty, so 400 naming the field.
+ * point 13), and with zero-width characters, fillers and towers of combining marks (issue 39,
+ * point 9): every kind of name is stored and shown normalised (docs/names.md); a name of nothing
+ * visible is 400 naming the field; real names in other scripts and emoji sequences survive.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createBot } from "../helpers/bots.ts";
@@ -26,9 +27,13 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 /** What a client sent, and what must be stored and shown. */
-const DIRTY = "\u0000\u202e Nice\u0007 \u2066Name\u2069\u200f\u2028 ";
+const DIRTY = "\u0000\u202e Ni\u200bce\u0007 \u2066Na\u200dm\u2060e\ufeff\u2069\u200f\u2028\u3164\u2800 ";
 const CLEAN = "Nice Name";
 const ONLY_UNPRINTABLE = "\u0000\u202e\u2066\u0007 \u200f";
+/** Blank to the eye: zero-width characters, fillers, a lone combining mark (issue 39, row 13). */
+const ONLY_INVISIBLE = "\u200b\u200d\u2060\ufeff\u3164\u2800\u115f\u1160\uffa0\u00ad\u0301";
+/** A name in other scripts with an emoji ZWJ sequence: kept as typed. */
+const REAL = "👨\u200d👩\u200d👧 नमस्ते می\u200cخواهم";
 
 const WAV = new Uint8Array([..."RIFF"].map((c) => c.charCodeAt(0)).concat([36, 0, 0, 0], [..."WAVEfmt "].map((c) => c.charCodeAt(0))));
 
@@ -115,6 +120,17 @@ const cases: NameCase[] = [
     required: false,
   },
   {
+    kind: "slash command choice name",
+    send: async (name) => {
+      const bot = await createBot(server, owner);
+      const options = [{ name: "pick", type: "string", choices: [{ name, value: "v" }] }];
+      return server.api("POST", "/api/v1/oauth2/commands", { token: bot.token, body: [{ name: "choose", options }] });
+    },
+    field: "0.options.0.choices.0.name",
+    pick: (b) => b[0].options[0].choices[0].name,
+    required: true,
+  },
+  {
     kind: "connection name",
     send: (name) => server.api("POST", "/api/v1/users/me/connections", { token: owner.token, body: { type: "github", name } }),
     field: "name",
@@ -162,16 +178,40 @@ describe.each(cases)("$kind", (c) => {
     else expect(shown).toBe(CLEAN);
   });
 
-  test(c.required ? "a name of nothing but such characters is 400 naming the field" : "a name of nothing but such characters clears it", async () => {
+  test("a name of nothing but such characters is 400 naming the field", async () => {
     const res = await c.send(ONLY_UNPRINTABLE);
-    if (c.required) {
-      expect(res.status).toBe(400);
-      expect(res.body.error).toStartWith(`${c.field}: `);
-    } else {
+    expect(res.status).toBe(400);
+    expect(res.body.error).toStartWith(`${c.field}: `);
+  });
+
+  test("a name blank to the eye (zero-width characters, fillers, a lone mark) is 400: must contain visible characters", async () => {
+    const res = await c.send(ONLY_INVISIBLE);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe(`${c.field}: must contain visible characters`);
+  });
+
+  test("a name in other scripts with an emoji ZWJ sequence is kept as typed", async () => {
+    const res = await c.send(REAL);
+    expect(res.status).toBeLessThan(300);
+    const shown = c.pick(res.body);
+    if (Array.isArray(shown)) for (const name of shown) expect(name).toBe(REAL);
+    else expect(shown).toBe(REAL);
+  });
+
+  test("a tower of combining marks is cut to 4 per character", async () => {
+    const res = await c.send(`Z${"\u0336".repeat(40)}algo`);
+    expect(res.status).toBeLessThan(300);
+    const shown = c.pick(res.body);
+    for (const name of Array.isArray(shown) ? shown : [shown]) expect(name).toBe(`Z${"\u0336".repeat(4)}algo`);
+  });
+
+  if (!c.required) {
+    test("an empty name clears it", async () => {
+      const res = await c.send("");
       expect(res.status).toBeLessThan(300);
       expect(c.pick(res.body)).toBeNull();
-    }
-  });
+    });
+  }
 });
 
 test("a bot's activity details and state are cleaned too", async () => {

@@ -24,6 +24,7 @@
  */
 import { badRequest } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
+import { normalizeDisplayName, NO_VISIBLE_CHARACTERS } from "../shared/display-name.ts";
 
 export const OPTION_TYPES = {
   STRING: 3,
@@ -420,14 +421,17 @@ export function normalizeOption(input: unknown, index: number): CommandOption {
     const normalized = choices.map((choice, k) => {
       const where = at(`choices.${k}`);
       if (!isRecord(choice)) throw badRequest(`${where}: must be an object`);
-      if (typeof choice.name !== "string" || choice.name.length < 1 || choice.name.length > LIMITS.bot.choiceNameLength) {
+      // A choice's name is shown to the people picking it: a display name (docs/names.md).
+      const name = typeof choice.name === "string" ? normalizeDisplayName(choice.name) : "";
+      if (name === "" && typeof choice.name === "string" && choice.name.trim() !== "") throw badRequest(`${where}.name: ${NO_VISIBLE_CHARACTERS}`);
+      if (name.length < 1 || name.length > LIMITS.bot.choiceNameLength) {
         throw badRequest(`${where}.name: must be 1-${LIMITS.bot.choiceNameLength} characters`);
       }
       const value = choice.value;
       if (!(typeof value === "string" && value.length <= LIMITS.bot.choiceValueLength) && !isFiniteNumber(value)) {
         throw badRequest(`${where}.value: must be a string (at most ${LIMITS.bot.choiceValueLength} characters) or a number`);
       }
-      return { name: choice.name, value };
+      return { name, value };
     });
     if (normalized.length > 0) option.choices = normalized;
   }

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { badRequest } from "./errors.ts";
 import { LIMITS } from "./limits.ts";
+import { normalizeDisplayName, NO_VISIBLE_CHARACTERS } from "./display-name.ts";
 
 type Issue = v.BaseIssue<unknown>;
 
@@ -36,10 +37,21 @@ export const stripUnprintable = (text: string): string => text.replace(UNPRINTAB
 
 /**
  * A name shown to others (servers, channels, categories, roles, webhooks and a webhook
- * message's `username`, applications, group DMs, ...): unprintable characters removed, then
- * trimmed. The one place names are cleaned; each field adds its own length rule after it.
+ * message's `username`, applications, group DMs, ...), normalised by `normalizeDisplayName`
+ * (docs/names.md). The one place names are cleaned; each field adds its own length rule after
+ * it, so lengths count what is kept. A name that had characters but none visible is refused
+ * here; a blank one is left to the field's own rule (a required name's "must not be empty",
+ * or a group DM's name being cleared).
  */
-export const displayName = v.pipe(v.string("must be a string"), v.transform(stripUnprintable), v.trim());
+export const displayName = v.pipe(
+  v.string("must be a string"),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const name = normalizeDisplayName(dataset.value);
+    if (name !== "" || dataset.value.trim() === "") return name;
+    addIssue({ message: NO_VISIBLE_CHARACTERS });
+    return NEVER;
+  }),
+);
 
 /** Common pieces of request schemas. */
 /** A string of at most `max` characters; empty is allowed (it clears a bio, a topic, a reason). */

@@ -11,7 +11,8 @@ import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { fileStem, type UploadStore } from "../shared/uploads.ts";
 import { originalNameOf } from "../messaging/attachments.ts";
-import { isUuid, stripUnprintable } from "../shared/validation.ts";
+import { isUuid } from "../shared/validation.ts";
+import { normalizeDisplayName, NO_VISIBLE_CHARACTERS } from "../shared/display-name.ts";
 
 /** Sounds one server may hold (the spec sets no number; docs/soundboard.md). */
 export const DEFAULT_SOUND_ICON = "🎵";
@@ -62,13 +63,14 @@ export const toSound = (row: SoundView): Sound => ({
 });
 
 /**
- * A sound name: unprintable characters removed and trimmed, as every display name is
- * (`displayName` in validation.ts; this one comes from a multipart form too), then 1-40
- * characters. 400 naming the field otherwise.
+ * A sound name: normalised as every display name is (`normalizeDisplayName`, docs/names.md;
+ * this one comes from a multipart form too, so not through the `displayName` schema), then
+ * 1-40 characters. 400 naming the field otherwise.
  */
 export function checkSoundName(raw: unknown): string {
   if (typeof raw !== "string") throw badRequest("name: must be a string");
-  const name = stripUnprintable(raw).trim();
+  const name = normalizeDisplayName(raw);
+  if (name === "" && raw.trim() !== "") throw badRequest(`name: ${NO_VISIBLE_CHARACTERS}`);
   const length = [...name].length;
   if (length < 1 || length > LIMITS.soundboardNameLength) throw badRequest(`name: must be 1-${LIMITS.soundboardNameLength} characters`);
   return name;
@@ -83,9 +85,9 @@ export function checkSoundIcon(raw: unknown): string {
   return icon;
 }
 
-/** The file name without its extension, as a sound name ("sound" when nothing printable is left). */
+/** The file name without its extension, as a sound name ("sound" when nothing visible is left). */
 export function soundStem(file: unknown): string {
-  const cleaned = [...stripUnprintable(fileStem(file)).trim()].slice(0, LIMITS.soundboardNameLength).join("").trim();
+  const cleaned = normalizeDisplayName([...normalizeDisplayName(fileStem(file))].slice(0, LIMITS.soundboardNameLength).join(""));
   return cleaned || "sound";
 }
 
