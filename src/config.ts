@@ -47,6 +47,8 @@ export interface Config {
   /** How long issued user tokens live, in the `jose` duration syntax ("30d"). */
   tokenLifetime: string;
   /**
+  /** The window of both failure budgets, in seconds (60: the budgets are "per minute"; docs/auth.md). */
+  loginFailuresWindowSeconds: number;
    * Creating an application needs two-factor authentication (and the current code). The default
    * of the platform setting of that name; administrators change it at runtime (docs/admin.md).
    */
@@ -149,6 +151,7 @@ const EnvSchema = v.object({
       v.string(),
       v.transform((value) => value.split(",").map((origin) => origin.trim().replace(/\/+$/, "")).filter((origin) => origin !== "")),
       v.check(
+  LOGIN_FAILURES_WINDOW_SECONDS: v.optional(integerFrom("LOGIN_FAILURES_WINDOW_SECONDS", 1, 86_400), "60"),
         (origins) => origins.every((origin) => origin === "*" || /^https?:\/\/[^/\s?#]+$/i.test(origin)),
         "CORS_ORIGINS must be * or a comma-separated list of origins like https://chat.example.com",
       ),
@@ -211,5 +214,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
     gatewayResumeBuffer: e.GATEWAY_RESUME_BUFFER,
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
+    loginFailuresWindowSeconds: e.LOGIN_FAILURES_WINDOW_SECONDS,
   };
 }

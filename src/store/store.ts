@@ -34,6 +34,7 @@ import { AiUploadsRepo } from "./ai-uploads-repo.ts";
 import { StoredFilesRepo } from "./stored-files-repo.ts";
 import { AdminRepo } from "./admin-repo.ts";
 import { ReportsRepo } from "./reports-repo.ts";
+import { RevokedTokensRepo } from "./revoked-tokens-repo.ts";
 import { WriteBatch } from "./write-batch.ts";
 import { prepareSecrets, SecretBox } from "./secret-box.ts";
 
@@ -112,6 +113,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
     storedFiles: new StoredFilesRepo(db),
     admin: new AdminRepo(db),
     reports: new ReportsRepo(db),
+    revokedTokens: new RevokedTokensRepo(db),
     /** The group commit shared by message sends (its counters show how sends were grouped). */
     writes: writes as Pick<WriteBatch, "transactions" | "pending" | "onCommit">,
     /** The database itself, for the host's commands (backup, copy) and tests. */

@@ -1,4 +1,4 @@
-import type { Database } from "./database.ts";
+import type { Database, Queries } from "./database.ts";
 import type { PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
 import { secretContext, type SecretBox } from "./secret-box.ts";
@@ -21,6 +21,8 @@ export interface UserRow {
   preferred_status: PresenceStatus;
   is_bot: 0 | 1;
   token_version: number;
+  /** How many single tokens of the account were revoked (logout): a change makes a node re-check the token it holds. */
+  token_revocations: number;
   /**
    * The TOTP secrets, **sealed** (encrypted at rest, docs/operations.md): test them against
    * null here, read their cleartext with `UsersRepo.totpSecrets`. They stay sealed in the row
@@ -44,7 +46,7 @@ export type LoginRow = UserRow & { password_hash: string | null };
 /** The columns of a `UserRow`: every statement that answers one names these (`userColumns`). */
 export const USER_COLUMNS = [
   "id", "username", "email", "avatar", "banner", "banner_offset", "bio", "status", "preferred_status", "is_bot",
-  "token_version", "totp_secret", "totp_pending_secret", "premium", "platform_admin", "disabled_at", "created_at", "updated_at",
+  "token_version", "token_revocations", "totp_secret", "totp_pending_secret", "premium", "platform_admin", "disabled_at", "created_at", "updated_at",
 ] as const satisfies readonly (keyof UserRow)[];
 
 /** `USER_COLUMNS` as a select list, qualified by a table alias when given (`u.id, u.username, ...`). */
@@ -85,6 +87,10 @@ export class UsersRepo {
   private readonly setPreferredStmt;
   private readonly resetStatuses;
   private readonly setPremiumStmt;
+  private readonly bumpTokenVersion;
+  private readonly insertRecoveryCode;
+  private readonly deleteRecoveryCodes;
+  private readonly useRecoveryCodeStmt;
 
   constructor(
     private readonly db: Database,
@@ -134,6 +140,12 @@ export class UsersRepo {
     this.setPremiumStmt = db.prepare<UserRow, [number, number, string]>(
       `UPDATE users SET premium = ?, updated_at = ? WHERE id = ? RETURNING ${USER}`,
     );
+    this.bumpTokenVersion = db.prepare<UserRow, [number, string]>(
+      `UPDATE users SET token_version = token_version + 1, updated_at = ? WHERE id = ? RETURNING ${USER}`,
+    );
+    this.insertRecoveryCode = db.prepare<unknown, [string, string]>("INSERT INTO two_factor_recovery_codes (user_id, code_hash) VALUES (?, ?)");
+    this.deleteRecoveryCodes = db.prepare<unknown, [string]>("DELETE FROM two_factor_recovery_codes WHERE user_id = ?");
+    this.useRecoveryCodeStmt = db.prepare<unknown, [string, string]>("DELETE FROM two_factor_recovery_codes WHERE user_id = ? AND code_hash = ?");
   }
 
   // Not `async`: the database's promise as it is (an async wrapper adds promise hops to every
@@ -214,13 +226,44 @@ export class UsersRepo {
     return { active: this.secrets.openNullable(user.totp_secret, context), pending: this.secrets.openNullable(user.totp_pending_secret, context) };
   }
 
-  /** Promotes the pending secret; null when there was none. */
-  async enableTotp(id: string): Promise<UserRow | null> {
-    return this.db.get(this.enableTotpStmt, nowSeconds(), id);
+  /**
+   * Promotes the pending secret and stores the hashes of its recovery codes (replacing any), in
+   * one transaction; null when there was no pending secret (then nothing is stored).
+   */
+  async enableTotp(id: string, recoveryCodeHashes: readonly string[]): Promise<UserRow | null> {
+    return this.db.transaction(async (tx) => {
+      const user = await tx.get(this.enableTotpStmt, nowSeconds(), id);
+      if (user) await this.storeRecoveryCodes(tx, id, recoveryCodeHashes);
+      return user;
+    });
   }
 
+  /** Turns 2FA off: both secrets and every recovery code go, in one transaction. */
   async disableTotp(id: string): Promise<UserRow | null> {
-    return this.db.get(this.disableTotpStmt, nowSeconds(), id);
+    return this.db.transaction(async (tx) => {
+      await tx.run(this.deleteRecoveryCodes, id);
+      return tx.get(this.disableTotpStmt, nowSeconds(), id);
+    });
+  }
+
+  /** The account's recovery codes become these (the earlier set stops working). */
+  async replaceRecoveryCodes(id: string, recoveryCodeHashes: readonly string[]): Promise<void> {
+    await this.db.transaction((tx) => this.storeRecoveryCodes(tx, id, recoveryCodeHashes));
+  }
+
+  /** Uses up one recovery code: true when the account held it (it is gone now), false otherwise. */
+  async useRecoveryCode(id: string, codeHash: string): Promise<boolean> {
+    return (await this.db.run(this.useRecoveryCodeStmt, id, codeHash)) > 0;
+  }
+
+  /** Every token issued before stops working (their version no longer matches); the new row. */
+  async revokeAllTokens(id: string): Promise<UserRow | null> {
+    return this.db.get(this.bumpTokenVersion, nowSeconds(), id);
+  }
+
+  private async storeRecoveryCodes(tx: Queries, id: string, hashes: readonly string[]): Promise<void> {
+    await tx.run(this.deleteRecoveryCodes, id);
+    for (const hash of hashes) await tx.run(this.insertRecoveryCode, id, hash);
   }
 
   /** The presence others see (online while connected, offline otherwise). */

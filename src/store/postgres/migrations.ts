@@ -695,4 +695,24 @@ export const migrations: Migration[] = [
     // queue on), so there is nothing to keep.
     sql: "SELECT 1",
   },
+  {
+    version: 17,
+    name: "two-factor-recovery-codes-and-token-revocation",
+    // See sqlite/migrations.ts, version 17.
+    sql: `
+      CREATE TABLE two_factor_recovery_codes (
+        user_id hearth_id NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        code_hash text NOT NULL,
+        PRIMARY KEY (user_id, code_hash)
+      );
+      CREATE TABLE revoked_tokens (
+        token_id text PRIMARY KEY,
+        user_id hearth_id NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX revoked_tokens_user ON revoked_tokens (user_id);
+      CREATE INDEX revoked_tokens_expiry ON revoked_tokens (expires_at);
+      ALTER TABLE users ADD COLUMN token_revocations integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -771,4 +771,28 @@ export const migrations: Migration[] = [
         .join("\n      ")}
     `,
   },
+  {
+    version: 17,
+    name: "two-factor-recovery-codes-and-token-revocation",
+    // Recovery codes (docs/auth.md, "Recovery codes"): only their SHA-256 is kept, one row per
+    // code, deleted when it is used. Revoked tokens (logout): one row per token id (its `jti`)
+    // until the token would have expired anyway; `token_revocations` counts an account's
+    // revocations so a node re-checks a token it verified earlier only when the count moved
+    // (src/domain/accounts/token-revocations.ts), and sees another node's logout at once.
+    sql: `
+      CREATE TABLE two_factor_recovery_codes (
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        code_hash TEXT NOT NULL,
+        PRIMARY KEY (user_id, code_hash)
+      );
+      CREATE TABLE revoked_tokens (
+        token_id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX revoked_tokens_user ON revoked_tokens (user_id);
+      CREATE INDEX revoked_tokens_expiry ON revoked_tokens (expires_at);
+      ALTER TABLE users ADD COLUMN token_revocations INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
