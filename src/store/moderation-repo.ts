@@ -10,13 +10,22 @@ export interface BanRow {
   created_at: number;
 }
 
-/** Bans and member timeouts. */
+/** A member's server mute and deafen (0/1), kept while they are out of voice too. */
+export interface VoiceModerationRow {
+  server_muted: number;
+  server_deafened: number;
+}
+
+/** Bans, member timeouts, and server mutes and deafens. */
 export class ModerationRepo {
   private readonly insertBanStmt;
   private readonly deleteBanStmt;
   private readonly banStmt;
   private readonly bansStmt;
   private readonly setTimeoutStmt;
+  private readonly voiceModerationStmt;
+  private readonly setServerMutedStmt;
+  private readonly setServerDeafenedStmt;
 
   constructor(private readonly db: Database) {
     this.insertBanStmt = db.prepare<{ user_id: string }, [string, string, string | null, string, number]>(
@@ -31,6 +40,11 @@ export class ModerationRepo {
     this.setTimeoutStmt = db.prepare<{ timeout_until: number | null }, [number | null, string, string]>(
       "UPDATE server_members SET timeout_until = ? WHERE server_id = ? AND user_id = ? RETURNING timeout_until",
     );
+    this.voiceModerationStmt = db.prepare<VoiceModerationRow, [string, string]>(
+      "SELECT server_muted, server_deafened FROM server_members WHERE server_id = ? AND user_id = ?",
+    );
+    this.setServerMutedStmt = db.prepare("UPDATE server_members SET server_muted = ? WHERE server_id = ? AND user_id = ?");
+    this.setServerDeafenedStmt = db.prepare("UPDATE server_members SET server_deafened = ? WHERE server_id = ? AND user_id = ?");
   }
 
   /** Records a ban; null when the user is already banned. */
@@ -54,5 +68,19 @@ export class ModerationRepo {
   /** Sets (a unix time) or clears (null) a member's timeout; false when not a member. */
   async setTimeout(serverId: string, userId: string, until: number | null): Promise<boolean> {
     return (await this.db.get(this.setTimeoutStmt, until, serverId, userId)) !== null;
+  }
+
+  /** Null when not a member. */
+  async voiceModeration(serverId: string, userId: string): Promise<VoiceModerationRow | null> {
+    return this.db.get(this.voiceModerationStmt, serverId, userId);
+  }
+
+  /** False when not a member. */
+  async setServerMuted(serverId: string, userId: string, muted: boolean): Promise<boolean> {
+    return (await this.db.run(this.setServerMutedStmt, muted ? 1 : 0, serverId, userId)) > 0;
+  }
+
+  async setServerDeafened(serverId: string, userId: string, deafened: boolean): Promise<boolean> {
+    return (await this.db.run(this.setServerDeafenedStmt, deafened ? 1 : 0, serverId, userId)) > 0;
   }
 }

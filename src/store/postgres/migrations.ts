@@ -715,4 +715,13 @@ export const migrations: Migration[] = [
       ALTER TABLE users ADD COLUMN token_revocations integer NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 18,
+    name: "kept-server-mute",
+    // See sqlite/migrations.ts, version 18.
+    sql: `
+      ALTER TABLE server_members ADD COLUMN server_muted flag NOT NULL DEFAULT 0;
+      ALTER TABLE server_members ADD COLUMN server_deafened flag NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -795,4 +795,15 @@ export const migrations: Migration[] = [
       ALTER TABLE users ADD COLUMN token_revocations INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 18,
+    name: "kept-server-mute",
+    // A member's server mute and deafen (voice moderation) are kept per member of the server, so
+    // leaving voice and joining again does not lift them; only a moderator does (docs/voice.md,
+    // "Server mute and deafen").
+    sql: `
+      ALTER TABLE server_members ADD COLUMN server_muted INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE server_members ADD COLUMN server_deafened INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
