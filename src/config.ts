@@ -44,11 +44,11 @@ export interface Config {
   loginFailuresPerAccountPerMinute: number;
   /** The same, from all addresses together: the ceiling a many-address guesser meets (docs/auth.md). */
   loginFailuresPerAccountTotalPerMinute: number;
+  /** The window of both failure budgets, in seconds (60: the budgets are "per minute"; docs/auth.md). */
+  loginFailuresWindowSeconds: number;
   /** How long issued user tokens live, in the `jose` duration syntax ("30d"). */
   tokenLifetime: string;
   /**
-  /** The window of both failure budgets, in seconds (60: the budgets are "per minute"; docs/auth.md). */
-  loginFailuresWindowSeconds: number;
    * Creating an application needs two-factor authentication (and the current code). The default
    * of the platform setting of that name; administrators change it at runtime (docs/admin.md).
    */
@@ -141,6 +141,7 @@ const EnvSchema = v.object({
   AUTH_RATE_LIMIT_PER_MINUTE: v.optional(integerFrom("AUTH_RATE_LIMIT_PER_MINUTE", 1, 1_000_000), "30"),
   LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE: v.optional(integerFrom("LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE", 1, 1_000_000), "10"),
   LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE: v.optional(integerFrom("LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE", 1, 1_000_000), "100"),
+  LOGIN_FAILURES_WINDOW_SECONDS: v.optional(integerFrom("LOGIN_FAILURES_WINDOW_SECONDS", 1, 86_400), "60"),
   REQUIRE_2FA_FOR_APPLICATIONS: v.optional(v.picklist(["true", "false", "1", "0"], "REQUIRE_2FA_FOR_APPLICATIONS must be true or false"), "false"),
   GIF_PROVIDER_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\/\S+$/i, "GIF_PROVIDER_URL must be an http(s) URL"))),
   GIF_PROVIDER_KEY: v.optional(v.string()),
@@ -151,7 +152,6 @@ const EnvSchema = v.object({
       v.string(),
       v.transform((value) => value.split(",").map((origin) => origin.trim().replace(/\/+$/, "")).filter((origin) => origin !== "")),
       v.check(
-  LOGIN_FAILURES_WINDOW_SECONDS: v.optional(integerFrom("LOGIN_FAILURES_WINDOW_SECONDS", 1, 86_400), "60"),
         (origins) => origins.every((origin) => origin === "*" || /^https?:\/\/[^/\s?#]+$/i.test(origin)),
         "CORS_ORIGINS must be * or a comma-separated list of origins like https://chat.example.com",
       ),
@@ -191,6 +191,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
     loginFailuresPerAccountPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE,
     loginFailuresPerAccountTotalPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE,
+    loginFailuresWindowSeconds: e.LOGIN_FAILURES_WINDOW_SECONDS,
     tokenLifetime: e.TOKEN_LIFETIME,
     requireTwoFactorForApplications: e.REQUIRE_2FA_FOR_APPLICATIONS === "true" || e.REQUIRE_2FA_FOR_APPLICATIONS === "1",
     aiProviderTimeoutMs: e.AI_PROVIDER_TIMEOUT_MS,
@@ -214,6 +215,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
     gatewayResumeBuffer: e.GATEWAY_RESUME_BUFFER,
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
-    loginFailuresWindowSeconds: e.LOGIN_FAILURES_WINDOW_SECONDS,
   };
 }
