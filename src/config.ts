@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import { join } from "node:path";
 import { describeIssue } from "./domain/shared/validation.ts";
+import { DEFAULT_CAPS, type ResourceCaps } from "./domain/shared/caps.ts";
+import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from "./domain/shared/image-dimensions.ts";
 import { DEFAULT_EVENT_LIMITS, DEFAULT_USER_RATE_FACTOR, parseRateLimit, type EventLimits, type RateLimit } from "./gateway/event-limits.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -80,6 +82,10 @@ export interface Config {
   drainTimeoutMs: number;
   /** Broadcasts one node keeps for session resume (src/gateway/resumable-adapter.ts). */
   gatewayResumeBuffer: number;
+  /** How many channels, roles, invites, ... one server, channel, message or user may hold (docs/operations.md, "Caps"). */
+  caps: ResourceCaps;
+  /** The largest declared dimensions of an uploaded image (docs/operations.md, "Caps"). */
+  imageLimits: ImageLimits;
   /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
   passwordHashing: { memoryCost: number; timeCost: number };
 }
@@ -159,6 +165,17 @@ const EnvSchema = v.object({
   ),
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, "METRICS_TOKEN must be at least 16 characters"))),
   DRAIN_TIMEOUT_MS: v.optional(integerFrom("DRAIN_TIMEOUT_MS", 0, 600_000), "10000"),
+  MAX_CHANNELS_PER_SERVER: v.optional(integerFrom("MAX_CHANNELS_PER_SERVER", 1, 100_000), String(DEFAULT_CAPS.channelsPerServer)),
+  MAX_ROLES_PER_SERVER: v.optional(integerFrom("MAX_ROLES_PER_SERVER", 1, 100_000), String(DEFAULT_CAPS.rolesPerServer)),
+  MAX_INVITES_PER_SERVER: v.optional(integerFrom("MAX_INVITES_PER_SERVER", 1, 1_000_000), String(DEFAULT_CAPS.invitesPerServer)),
+  MAX_WEBHOOKS_PER_CHANNEL: v.optional(integerFrom("MAX_WEBHOOKS_PER_CHANNEL", 1, 10_000), String(DEFAULT_CAPS.webhooksPerChannel)),
+  MAX_REACTIONS_PER_MESSAGE: v.optional(integerFrom("MAX_REACTIONS_PER_MESSAGE", 1, 1000), String(DEFAULT_CAPS.reactionsPerMessage)),
+  MAX_SERVERS_PER_USER: v.optional(integerFrom("MAX_SERVERS_PER_USER", 1, 100_000), String(DEFAULT_CAPS.serversPerUser)),
+  MAX_SERVERS_PER_BOT: v.optional(integerFrom("MAX_SERVERS_PER_BOT", 1, 10_000_000), String(DEFAULT_CAPS.serversPerBot)),
+  MAX_APPLICATIONS_PER_USER: v.optional(integerFrom("MAX_APPLICATIONS_PER_USER", 1, 10_000), String(DEFAULT_CAPS.applicationsPerUser)),
+  MAX_GROUP_DMS_PER_USER: v.optional(integerFrom("MAX_GROUP_DMS_PER_USER", 1, 100_000), String(DEFAULT_CAPS.groupDmsPerUser)),
+  MAX_IMAGE_SIDE: v.optional(integerFrom("MAX_IMAGE_SIDE", 16, 1_000_000), String(DEFAULT_IMAGE_LIMITS.maxSide)),
+  MAX_IMAGE_MEGAPIXELS: v.optional(integerFrom("MAX_IMAGE_MEGAPIXELS", 1, 100_000), String(DEFAULT_IMAGE_LIMITS.maxPixels / 1_000_000)),
   TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
 });
 
@@ -214,6 +231,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
     gatewayResumeBuffer: e.GATEWAY_RESUME_BUFFER,
+    caps: {
+      channelsPerServer: e.MAX_CHANNELS_PER_SERVER,
+      rolesPerServer: e.MAX_ROLES_PER_SERVER,
+      invitesPerServer: e.MAX_INVITES_PER_SERVER,
+      webhooksPerChannel: e.MAX_WEBHOOKS_PER_CHANNEL,
+      reactionsPerMessage: e.MAX_REACTIONS_PER_MESSAGE,
+      serversPerUser: e.MAX_SERVERS_PER_USER,
+      serversPerBot: e.MAX_SERVERS_PER_BOT,
+      applicationsPerUser: e.MAX_APPLICATIONS_PER_USER,
+      groupDmsPerUser: e.MAX_GROUP_DMS_PER_USER,
+    },
+    imageLimits: { maxSide: e.MAX_IMAGE_SIDE, maxPixels: e.MAX_IMAGE_MEGAPIXELS * 1_000_000 },
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
   };
 }

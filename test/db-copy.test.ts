@@ -45,7 +45,7 @@ describe.skipIf(!onPostgres)("moving an installation from SQLite to PostgreSQL",
     const dm = await before.api("POST", `/api/v1/dm/${owner.id}/messages`, { token: member.token, body: { content: "a direct word" } });
     expect(dm.status).toBe(201);
     const setup = await before.api("POST", "/api/v1/auth/2fa/setup", { token: member.token });
-    expect((await before.api("POST", "/api/v1/auth/2fa/enable", { token: member.token, body: { code: totpCode(setup.body.secret) } })).status).toBe(200);
+    expect((await before.api("POST", "/api/v1/auth/2fa/enable", { token: member.token, body: { code: totpCode(setup.body.secret), password: member.password } })).status).toBe(200);
     const hook = await before.api("POST", `/api/v1/channels/${channelId}/webhooks`, { token: owner.token, body: { name: "Hook" } });
     const app = await before.api("POST", "/api/v1/oauth2/applications", { token: owner.token, body: { name: "Mover", description: "d" } });
     const form = new FormData();

@@ -95,7 +95,7 @@ describe("a server's data", () => {
     totpUser = await server.register();
     const setup = await server.api("POST", "/api/v1/auth/2fa/setup", { token: totpUser.token });
     secrets.totp = setup.body.secret;
-    expect((await server.api("POST", "/api/v1/auth/2fa/enable", { token: totpUser.token, body: { code: totpCode(setup.body.secret) } })).status).toBe(200);
+    expect((await server.api("POST", "/api/v1/auth/2fa/enable", { token: totpUser.token, body: { code: totpCode(setup.body.secret), password: totpUser.password } })).status).toBe(200);
     const pendingUser = await server.register();
     secrets.pendingTotp = (await server.api("POST", "/api/v1/auth/2fa/setup", { token: pendingUser.token })).body.secret;
 

@@ -13,6 +13,8 @@ import { Friends } from "./accounts/friends.ts";
 import { Presence } from "./accounts/presence.ts";
 import { TokenService } from "./accounts/tokens.ts";
 import { TwoFactor } from "./accounts/two-factor.ts";
+import { CredentialChecks } from "./accounts/credential-checks.ts";
+import { TokenRevocations } from "./accounts/token-revocations.ts";
 import { Users } from "./accounts/users.ts";
 import { AdminServers } from "./admin/admin-servers.ts";
 import { AdminUsers } from "./admin/admin-users.ts";
@@ -82,16 +84,17 @@ export function createDomain(deps: DomainDeps) {
   const shared = deps.shared ?? localSharedState();
 
   // shared and access: what nearly every feature is given.
-  const uploads = new UploadStore(fileStorage(config.uploadStorage, config.dataDir, store.storedFiles));
+  const uploads = new UploadStore(fileStorage(config.uploadStorage, config.dataDir, store.storedFiles), config.imageLimits);
   const access = new Access(store, shared);
   const audit = new Audit(store, access);
 
   // accounts and platform administration.
   const tokens = new TokenService(deps.jwtSecret, config.tokenLifetime);
-  const twoFactor = new TwoFactor(store);
+  const credentialChecks = new CredentialChecks(shared, config);
+  const twoFactor = new TwoFactor(store, credentialChecks);
   const settings = new PlatformSettings(store, config, shared);
   const admins = new Admins(store);
-  const accounts = new Accounts(store, tokens, bus, config, settings, shared);
+  const accounts = new Accounts(store, tokens, bus, config, settings, shared, credentialChecks, twoFactor, new TokenRevocations(store));
   const users = new Users(store, uploads);
   const adminUsers = new AdminUsers(store, admins, accounts, bus);
   // Presence reaches the user's own sockets, every server they belong to, and their friends.
@@ -116,20 +119,20 @@ export function createDomain(deps: DomainDeps) {
   const liveState: LiveStateListener[] = [];
 
   // community, messaging, direct messages.
-  const members = new Members(store, access, audit, bus, liveState);
-  const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus, liveState);
-  const channels = new Channels(store, access, audit, members, bus, uploads, liveState);
+  const members = new Members(store, access, audit, bus, liveState, config.caps);
+  const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus, liveState, config.caps);
+  const channels = new Channels(store, access, audit, members, bus, uploads, liveState, config.caps);
   const messages = new Messages(store, access, audit, uploads, bus);
   // Calling is messaging: DM calls apply the DM send rule, and leaving a group DM leaves its call
   // (a ConversationListener of Dms, which DmCalls itself uses: registered once here).
   const conversationListeners: ConversationListener[] = [];
-  const dms = new Dms(store, uploads, bus, conversationListeners);
+  const dms = new Dms(store, uploads, bus, conversationListeners, config.caps);
   const dmCalls = new DmCalls(store, bus, dms, deps.callRecords);
   // In cluster mode voice rooms and calls live on one node each: changes reach every node.
   const everywhere = onEveryNode(voice, dmCalls, shared, deps.log);
   liveState.push(everywhere.voice);
   conversationListeners.push(everywhere.calls);
-  const botMembership = new BotMembership(store, access, audit, members, bus);
+  const botMembership = new BotMembership(store, access, audit, members, bus, config.caps);
 
   return {
     // accounts
@@ -146,23 +149,23 @@ export function createDomain(deps: DomainDeps) {
     members,
     servers,
     channels,
-    roles: new Roles(store, access, audit, members, bus),
-    invites: new Invites(store, access, audit, members, servers),
+    roles: new Roles(store, access, audit, members, bus, config.caps),
+    invites: new Invites(store, access, audit, members, servers, config.caps),
     moderation: new Moderation(store, access, audit, members, bus),
     emojis: new Emojis(store, access, audit, uploads),
     serverGifs: new ServerGifs(store, access, uploads),
     // messaging
     messages,
     messageUploads: new MessageUploads(store, access, messages, uploads),
-    reactions: new Reactions(store, access, bus),
+    reactions: new Reactions(store, access, bus, config.caps),
     pins: new Pins(store, access, audit, messages, bus),
-    webhooks: new Webhooks(store, access, messages, shared),
+    webhooks: new Webhooks(store, access, messages, shared, config.caps),
     gifs: new Gifs(store, config.gifProvider ? new GifProviderClient(config.gifProvider, deps.log) : null),
     // direct messages
     dms,
     dmCalls,
     // bots
-    applications: new Applications(store, tokens, twoFactor, settings, uploads, bus, botMembership),
+    applications: new Applications(store, tokens, twoFactor, settings, uploads, bus, botMembership, config.caps),
     botMembership,
     botRest: new BotRest(messages, dms, channels, members, presence, users),
     commands: new Commands(store, access),

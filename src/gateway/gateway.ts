@@ -23,6 +23,7 @@ import { releaseHandshakeRequests, trimHandshake } from "./handshake-memory.ts";
 import { slimConnectionState } from "./connection-memory.ts";
 import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
 import { isLinkEvent, isVoiceLinkHandshake, type VoiceRelay } from "./voice-proxy.ts";
+import { TokenExpiry } from "./token-expiry.ts";
 
 /** Cluster mode's voice relay (src/gateway/voice-proxy.ts) and the secret that proves a voice link. */
 export interface GatewayVoiceRelay {
@@ -86,6 +87,7 @@ export interface AttachedGateway {
 }
 
 export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, limiter: EventLimiter, voice?: GatewayVoiceRelay): AttachedGateway {
+  const tokenExpiry = new TokenExpiry();
   installResume(io, domain, log, limiter);
   const closing = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
@@ -95,10 +97,13 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
   io.use(async (socket, next) => {
     const token: unknown = socket.handshake.auth?.token;
     try {
-      const user = typeof token === "string" ? await domain.accounts.userForToken(token) : null;
-      if (!user) return next(new Error("Unauthorized"));
+      const identity = typeof token === "string" ? await domain.accounts.identify(token) : null;
+      if (!identity) return next(new Error("Unauthorized"));
+      const { user } = identity;
       // `resume: true`: the client tracks offsets and may resume (src/gateway/resume.ts).
       socket.data = { userId: user.id, username: user.username, isBot: user.is_bot === 1, resume: socket.handshake.auth?.resume === true };
+      if (identity.tokenId) socket.data.tokenId = identity.tokenId;
+      if (identity.expiresAt !== undefined) socket.data.tokenExpiresAt = identity.expiresAt;
       if (voice && isVoiceLinkHandshake(voice.secret, socket.handshake.auth)) socket.data.voiceLink = true;
       const refused = limiter.handshake(socket);
       if (refused) {
@@ -130,6 +135,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
   }
   function onDisconnect(this: GatewaySocket, reason: string) {
     const { userId } = this.data;
+    tokenExpiry.forget(this);
     limiter.disconnected(this);
     voice?.relay.disconnected(this.id);
     log.info("gateway disconnect", { socketId: this.id, userId, reason });
@@ -148,6 +154,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
     const transport = socket.conn.transport.name;
     log.info("gateway connect", { socketId: socket.id, userId, bot: socket.data.isBot, transport, resumed: socket.recovered });
     limiter.connected(socket);
+    tokenExpiry.watch(socket, socket.data.tokenExpiresAt);
     // A voice link joins no shared room and is no presence: its events are its client's voice only.
     if (!socket.data.voiceLink) {
       void socket.join(rooms.user(userId));

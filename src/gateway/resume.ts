@@ -71,8 +71,9 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger, li
   async function restore(auth: Record<string, unknown>): Promise<{ session: Session; offset: string } | null> {
     const { pid, offset, token } = auth;
     if (typeof pid !== "string" || typeof offset !== "string" || typeof token !== "string") return null;
-    const user = await domain.accounts.userForToken(token);
-    if (!user) return null;
+    const identity = await domain.accounts.identify(token);
+    if (!identity) return null;
+    const { user } = identity;
     let session: Session | null = null;
     try {
       session = await adapter.restoreSession(pid, offset);
@@ -85,6 +86,8 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger, li
     const kept = await allowedRooms(domain, user.id, session.sid, session.rooms);
     if (!kept) return null;
     const fresh: SocketData = { userId: user.id, username: user.username, isBot: user.is_bot === 1, resume: true };
+    if (identity.tokenId) fresh.tokenId = identity.tokenId;
+    if (identity.expiresAt !== undefined) fresh.tokenExpiresAt = identity.expiresAt;
     return { session: { ...session, rooms: kept, data: fresh, missedPackets: [] }, offset };
   }
 

@@ -1,5 +1,6 @@
 import type { Server } from "socket.io";
-import type { EventBus, GatewayEventName, GatewayPayload } from "../domain/shared/events.ts";
+import { rooms, type EventBus, type GatewayEventName, type GatewayPayload } from "../domain/shared/events.ts";
+import type { SocketData } from "./socket-types.ts";
 
 /**
  * Delivers the domain's events through Socket.IO rooms. Every broadcast goes through the
@@ -25,6 +26,19 @@ export class SocketIoEventBus implements EventBus {
 
   disconnect(selector: string): void {
     this.io.in(selector).disconnectSockets(true);
+  }
+
+  disconnectToken(userId: string, tokenId: string): void {
+    // Through the user's room: fetchSockets reaches every node's sockets once a cluster adapter is installed.
+    void this.io
+      .in(rooms.user(userId))
+      .fetchSockets()
+      .then((sockets) => {
+        for (const socket of sockets) if ((socket.data as SocketData).tokenId === tokenId) socket.disconnect(true);
+      })
+      .catch(() => {
+        // A node that did not answer in time keeps its sockets until their next handshake, which the revocation refuses.
+      });
   }
 
   async usersIn(room: string): Promise<string[]> {

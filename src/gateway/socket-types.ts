@@ -11,6 +11,10 @@ export interface SocketData {
   resume: boolean;
   /** A voice link opened by another node for one of its clients (src/gateway/voice-proxy.ts). */
   voiceLink?: true;
+  /** The token's id (its `jti`), so a logout of that token finds the socket (EventBus.disconnectToken). */
+  tokenId?: string;
+  /** When that token expires (ms since the epoch): the socket is disconnected then (src/gateway/token-expiry.ts). */
+  tokenExpiresAt?: number;
 }
 
 export type GatewayServer = Server<ClientToServerEvents, ServerToClientEvents, Record<never, never>, SocketData>;

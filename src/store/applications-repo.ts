@@ -48,6 +48,7 @@ export class ApplicationsRepo {
   private readonly deleteBotServers;
   private readonly deleteBot;
   private readonly deleteApp;
+  private readonly countOfOwner;
 
   constructor(
     private readonly db: Database,
@@ -62,6 +63,8 @@ export class ApplicationsRepo {
        VALUES ($id, $owner_id, $bot_user_id, $name, $description, $client_secret, $now, $now) RETURNING *`,
     );
     this.byId = db.prepare<ApplicationRow, [string]>("SELECT * FROM applications WHERE id = ?");
+    // applications_owner serves it.
+    this.countOfOwner = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM applications WHERE owner_id = ?");
     this.byBot = db.prepare<ApplicationRow, [string]>("SELECT * FROM applications WHERE bot_user_id = ?");
     this.byOwner = db.prepare<ApplicationRow, [string]>("SELECT * FROM applications WHERE owner_id = ? ORDER BY created_at, id");
     this.updateStmt = db.prepare<ApplicationRow, [Record<string, string | number | null>]>(
@@ -89,9 +92,11 @@ export class ApplicationsRepo {
     this.deleteApp = db.prepare("DELETE FROM applications WHERE id = ?");
   }
 
-  /** The application and its bot user (named after it), in one transaction. */
-  async create(app: { ownerId: string; name: string; description: string; clientSecret: string }): Promise<ApplicationRow> {
+  /** The application and its bot user (named after it), in one transaction; null when the owner already has `maxPerOwner`. */
+  async create(app: { ownerId: string; name: string; description: string; clientSecret: string }, maxPerOwner: number): Promise<ApplicationRow | null> {
     return this.db.transaction(async (tx) => {
+      await tx.lock(`applications:${app.ownerId}`);
+      if (((await tx.get(this.countOfOwner, app.ownerId))?.n ?? 0) >= maxPerOwner) return null;
       const now = nowSeconds();
       const botUserId = Bun.randomUUIDv7();
       await tx.run(this.insertBot, botUserId, app.name, now, now);

@@ -56,6 +56,7 @@ export class ChannelsRepo {
   private readonly categoriesByServer;
   private readonly nextChannelPosition;
   private readonly nextCategoryPosition;
+  private readonly countOfServer;
   private readonly insertChannel;
   private readonly updateChannel;
   private readonly deleteChannelStmt;
@@ -86,6 +87,10 @@ export class ChannelsRepo {
     );
     this.nextCategoryPosition = db.prepare<{ next: number }, [string]>(
       "SELECT coalesce(max(position) + 1, 0) AS next FROM categories WHERE server_id = ?",
+    );
+    // channels_server and categories_server serve both counts.
+    this.countOfServer = db.prepare<{ n: number }, [string]>(
+      "SELECT (SELECT count(*) FROM channels WHERE server_id = ?1) + (SELECT count(*) FROM categories WHERE server_id = ?1) AS n",
     );
     this.insertChannel = db.prepare<ChannelRow, [Record<string, string | number | null>]>(
       `INSERT INTO channels (id, server_id, name, type, category_id, position, topic, slowmode, nsfw, is_meeting, chat_enabled, created_at)
@@ -149,14 +154,18 @@ export class ChannelsRepo {
     return this.db.all(this.categoriesByServer, serverId);
   }
 
-  /** A new channel at the end of the server's list. */
-  async create(channel: NewChannel): Promise<ChannelRow> {
-    return this.db.transaction((tx) => this.insert(tx, channel));
+  /** A new channel at the end of the server's list; null when the server already holds `maxPerServer` channels and categories. */
+  async create(channel: NewChannel, maxPerServer: number): Promise<ChannelRow | null> {
+    return this.db.transaction((tx) => this.insert(tx, channel, maxPerServer));
   }
 
-  /** Inserts at the end of the server's list, holding the lock on its positions. */
-  private async insert(tx: Transaction, channel: NewChannel): Promise<ChannelRow> {
+  /**
+   * Inserts at the end of the server's list, holding the lock on its positions, which is also
+   * the lock of its channel-and-category count (createCategory takes it too).
+   */
+  private async insert(tx: Transaction, channel: NewChannel, maxPerServer: number): Promise<ChannelRow | null> {
     await tx.lock(`channels:${channel.serverId}`);
+    if (await this.isFull(tx, channel.serverId, maxPerServer)) return null;
     return (await tx.get(this.insertChannel, {
       id: Bun.randomUUIDv7(),
       server_id: channel.serverId,
@@ -193,8 +202,15 @@ export class ChannelsRepo {
     });
   }
 
-  /** A copy of the channel (settings and permission overrides) named `name`, at the end of the list. */
-  async duplicate(id: string, name: string): Promise<ChannelRow | null> {
+  private async isFull(tx: Transaction, serverId: string, maxPerServer: number): Promise<boolean> {
+    return ((await tx.get(this.countOfServer, serverId))?.n ?? 0) >= maxPerServer;
+  }
+
+  /**
+   * A copy of the channel (settings and permission overrides) named `name`, at the end of the
+   * list; null when the channel is gone, "full" when the server holds `maxPerServer` channels and categories.
+   */
+  async duplicate(id: string, name: string, maxPerServer: number): Promise<ChannelRow | "full" | null> {
     return this.db.transaction(async (tx) => {
       const source = await tx.get(this.byId, id);
       if (!source) return null;
@@ -208,7 +224,8 @@ export class ChannelsRepo {
         nsfw: source.nsfw === 1,
         isMeeting: source.is_meeting === 1,
         chatEnabled: source.chat_enabled === 1,
-      });
+      }, maxPerServer);
+      if (!copy) return "full";
       await tx.run(this.copyChannelOverrides, copy.id, source.id);
       return copy;
     });
@@ -231,8 +248,11 @@ export class ChannelsRepo {
     });
   }
 
-  async createCategory(serverId: string, name: string): Promise<CategoryRow> {
+  /** A new category at the end; null when the server already holds `maxPerServer` channels and categories. */
+  async createCategory(serverId: string, name: string, maxPerServer: number): Promise<CategoryRow | null> {
     return this.db.transaction(async (tx) => {
+      await tx.lock(`channels:${serverId}`);
+      if (await this.isFull(tx, serverId, maxPerServer)) return null;
       await tx.lock(`categories:${serverId}`);
       const position = (await tx.get(this.nextCategoryPosition, serverId))?.next ?? 0;
       return (await tx.get(this.insertCategory, Bun.randomUUIDv7(), serverId, name, position, nowSeconds()))!;

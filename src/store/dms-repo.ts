@@ -1,5 +1,5 @@
 import { WriteBatch } from "./write-batch.ts";
-import type { Database, SqlValue } from "./database.ts";
+import type { Database, SqlValue, Transaction } from "./database.ts";
 import type { PresenceStatus } from "./types.ts";
 import { SearchBacklog } from "./search-backlog.ts";
 import { nowSeconds } from "./time.ts";
@@ -106,6 +106,9 @@ export class DmsRepo {
   private readonly reactionExists;
   private readonly insertReaction;
   private readonly deleteReaction;
+  private readonly reactionTypeExists;
+  private readonly reactionTypeCount;
+  private readonly groupCountOfUser;
   private readonly sharedServerStmt;
   private readonly friendsStmt;
   private readonly mutersStmt;
@@ -207,6 +210,16 @@ export class DmsRepo {
     );
     this.insertReaction = db.prepare("INSERT INTO dm_reactions (message_id, emoji, user_id, created_at) VALUES (?, ?, ?, ?)");
     this.deleteReaction = db.prepare("DELETE FROM dm_reactions WHERE message_id = ? AND emoji = ? AND user_id = ?");
+    // The primary key (message_id, emoji, user_id) serves both.
+    this.reactionTypeExists = db.prepare<{ one: number }, [string, string]>(
+      "SELECT 1 AS one FROM dm_reactions WHERE message_id = ? AND emoji = ? LIMIT 1",
+    );
+    this.reactionTypeCount = db.prepare<{ n: number }, [string]>("SELECT count(DISTINCT emoji) AS n FROM dm_reactions WHERE message_id = ?");
+    // conversation_members_user serves it.
+    this.groupCountOfUser = db.prepare<{ n: number }, [string]>(
+      `SELECT count(*) AS n FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
+       WHERE cm.user_id = ? AND c.type = 'group'`,
+    );
     this.sharedServerStmt = db.prepare<{ one: number }, [string, string]>(
       `SELECT 1 AS one FROM server_members a JOIN server_members b ON b.server_id = a.server_id AND b.user_id = ?
        WHERE a.user_id = ? LIMIT 1`,
@@ -246,9 +259,17 @@ export class DmsRepo {
     });
   }
 
-  /** A group with its owner and members, in one transaction. */
-  async createGroup(ownerId: string, name: string | null, memberIds: string[]): Promise<ConversationRow> {
-    return this.db.transaction(async (tx) => {
+  /**
+   * A group with its owner and members, in one transaction; `{ full }` names the first of them
+   * (the owner first) already in `maxGroupsPerUser` groups, and nothing is written.
+   */
+  async createGroup(ownerId: string, name: string | null, memberIds: string[], maxGroupsPerUser: number): Promise<ConversationRow | { full: string }> {
+    return this.db.transaction(async (tx): Promise<ConversationRow | { full: string }> => {
+      // Each user's group count has its lock, taken in one order so two creations never deadlock.
+      for (const id of [ownerId, ...memberIds].sort()) await tx.lock(`group-dms:${id}`);
+      for (const id of [ownerId, ...memberIds]) {
+        if (await this.inTooManyGroups(tx, id, maxGroupsPerUser)) return { full: id };
+      }
       const now = nowSeconds();
       const row = (await tx.get(this.insertConversation, Bun.randomUUIDv7(), "group", name, ownerId, null, now, now))!;
       await tx.run(this.insertMember, row.id, ownerId, now);
@@ -275,12 +296,21 @@ export class DmsRepo {
     return this.db.all(this.recipientsStmt, JSON.stringify(conversationIds));
   }
 
-  /** Adds a member unless the group already holds `maxMembers` (owner included). */
-  async addMember(conversationId: string, userId: string, maxMembers: number): Promise<"added" | "exists" | "full"> {
+  private async inTooManyGroups(tx: Transaction, userId: string, maxGroupsPerUser: number): Promise<boolean> {
+    return ((await tx.get(this.groupCountOfUser, userId))?.n ?? 0) >= maxGroupsPerUser;
+  }
+
+  /**
+   * Adds a member unless the group already holds `maxMembers` (owner included: "full") or the
+   * user is already in `maxGroupsPerUser` groups ("user_full").
+   */
+  async addMember(conversationId: string, userId: string, maxMembers: number, maxGroupsPerUser: number): Promise<"added" | "exists" | "full" | "user_full"> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`conversation:${conversationId}`);
       if (await tx.get(this.memberStmt, conversationId, userId)) return "exists" as const;
       if (((await tx.get(this.memberCount, conversationId))?.n ?? 0) >= maxMembers) return "full" as const;
+      await tx.lock(`group-dms:${userId}`);
+      if (await this.inTooManyGroups(tx, userId, maxGroupsPerUser)) return "user_full" as const;
       await tx.run(this.insertMember, conversationId, userId, nowSeconds());
       await tx.run(this.touchUpdated, nowSeconds(), conversationId);
       return "added" as const;
@@ -447,13 +477,19 @@ export class DmsRepo {
     return (await this.db.get(this.memberStmt, conversationId, userId))?.last_read_message_id ?? null;
   }
 
-  /** Adds the reaction, or removes it when the user already reacted with that emoji. */
-  async toggleReaction(messageId: string, emoji: string, userId: string): Promise<"added" | "removed"> {
+  /**
+   * Adds the reaction, or removes it when the user already reacted with that emoji; "full" when
+   * the emoji is new on a message that already carries `maxTypes` distinct ones.
+   */
+  async toggleReaction(messageId: string, emoji: string, userId: string, maxTypes: number): Promise<"added" | "removed" | "full"> {
     return this.db.transaction(async (tx) => {
-      await tx.lock(`dm-reactions:${messageId}:${emoji}:${userId}`);
+      await tx.lock(`dm-reactions:${messageId}`);
       if (await tx.get(this.reactionExists, messageId, emoji, userId)) {
         await tx.run(this.deleteReaction, messageId, emoji, userId);
         return "removed" as const;
+      }
+      if (!(await tx.get(this.reactionTypeExists, messageId, emoji)) && ((await tx.get(this.reactionTypeCount, messageId))?.n ?? 0) >= maxTypes) {
+        return "full" as const;
       }
       await tx.run(this.insertReaction, messageId, emoji, userId, nowSeconds());
       return "added" as const;

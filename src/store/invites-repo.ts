@@ -55,6 +55,8 @@ export class InvitesRepo {
   private readonly insertUseStmt;
   private readonly uncountUseStmt;
   private readonly deleteUseStmt;
+  private readonly countActiveStmt;
+  private readonly purgeExpiredUnusedStmt;
 
   constructor(private readonly db: Database) {
     this.insertStmt = db.prepare<InviteRow, [string, string, string, number | null, number | null, string, number]>(
@@ -67,6 +69,14 @@ export class InvitesRepo {
       `SELECT * FROM invites WHERE server_id = ?
          AND (expires_at IS NULL OR expires_at > ?) AND (max_uses IS NULL OR uses < max_uses)
        ORDER BY is_primary DESC, created_at DESC, id DESC`,
+    );
+    // invites_server serves both: the server's invites, live or not.
+    this.countActiveStmt = db.prepare<{ n: number }, [string, number]>(
+      `SELECT count(*) AS n FROM invites WHERE server_id = ?
+         AND (expires_at IS NULL OR expires_at > ?) AND (max_uses IS NULL OR uses < max_uses)`,
+    );
+    this.purgeExpiredUnusedStmt = db.prepare<unknown, [string, number]>(
+      "DELETE FROM invites WHERE server_id = ? AND is_primary = 0 AND uses = 0 AND expires_at IS NOT NULL AND expires_at <= ?",
     );
     this.deleteStmt = db.prepare("DELETE FROM invites WHERE id = ?");
     this.primaryStmt = db.prepare<InviteRow, [string]>("SELECT * FROM invites WHERE server_id = ? AND is_primary = 1");
@@ -91,16 +101,19 @@ export class InvitesRepo {
     this.deleteUseStmt = db.prepare("DELETE FROM invite_uses WHERE id = ?");
   }
 
-  async create(invite: NewInvite): Promise<InviteRow> {
-    return (await this.db.get(this.insertStmt, 
-      Bun.randomUUIDv7(),
-      invite.serverId,
-      invite.code,
-      invite.maxUses,
-      invite.expiresAt,
-      invite.createdBy,
-      nowSeconds(),
-    ))!;
+  /**
+   * A new invite, unless the server already has `maxActive` live ones (not expired, not used
+   * up: null then), in one transaction. Invites that expired unused are deleted first: they have
+   * no history to keep, and would otherwise pile up without bound.
+   */
+  async create(invite: NewInvite, maxActive: number): Promise<InviteRow | null> {
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`invites:${invite.serverId}`);
+      const now = nowSeconds();
+      await tx.run(this.purgeExpiredUnusedStmt, invite.serverId, now);
+      if (((await tx.get(this.countActiveStmt, invite.serverId, now))?.n ?? 0) >= maxActive) return null;
+      return (await tx.get(this.insertStmt, Bun.randomUUIDv7(), invite.serverId, invite.code, invite.maxUses, invite.expiresAt, invite.createdBy, now))!;
+    });
   }
 
   async findById(id: string): Promise<InviteRow | null> {

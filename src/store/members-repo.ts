@@ -49,6 +49,7 @@ export class MembersRepo {
   private readonly deleteStmt;
   private readonly nextListPosition;
   private readonly userIdsStmt;
+  private readonly serverCountOfUser;
 
   constructor(private readonly db: Database) {
     this.findStmt = db.prepare<MemberRow, [string, string]>("SELECT * FROM server_members WHERE server_id = ? AND user_id = ?");
@@ -92,16 +93,25 @@ export class MembersRepo {
     this.nextListPosition = db.prepare<{ next: number }, [string]>(
       "SELECT coalesce(max(list_position) + 1, 0) AS next FROM server_members WHERE user_id = ?",
     );
+    // server_members_user serves it.
+    this.serverCountOfUser = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM server_members WHERE user_id = ?");
     this.userIdsStmt = db.prepare<{ user_id: string }, [string]>("SELECT user_id FROM server_members WHERE server_id = ?");
     this.markReadStmt = db.prepare<MemberRow, [number, string, string]>(
       "UPDATE server_members SET last_read_at = ? WHERE server_id = ? AND user_id = ? RETURNING *",
     );
   }
 
-  /** Adds a member at the end of their server list; null when already a member. */
-  async add(serverId: string, userId: string, role: BuiltinRole = "member"): Promise<MemberRow | null> {
+  /**
+   * Adds a member at the end of their server list; null when already a member, "full" when
+   * they already belong to `maxServers` servers (the domain always passes its cap; tests that
+   * seed members directly leave it out). Server creation takes the same lock and count
+   * (ServersRepo.create).
+   */
+  async add(serverId: string, userId: string, role: BuiltinRole = "member", maxServers = Number.POSITIVE_INFINITY): Promise<MemberRow | "full" | null> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`server-list:${userId}`);
+      if (await tx.get(this.findStmt, serverId, userId)) return null;
+      if (((await tx.get(this.serverCountOfUser, userId))?.n ?? 0) >= maxServers) return "full" as const;
       const position = (await tx.get(this.nextListPosition, userId))?.next ?? 0;
       return tx.get(this.insertStmt, serverId, userId, role, position, nowSeconds());
     });

@@ -11,7 +11,9 @@ export interface ReactionUserRow {
 export type ToggleOutcome =
   | { action: "added" | "removed"; count: number }
   /** The emoji is new on the message and the caller may not start a new emoji type. */
-  | { action: "refused" };
+  | { action: "refused" }
+  /** The emoji is new on the message, which already carries the most distinct emojis allowed. */
+  | { action: "full" };
 
 /**
  * Channel-message reactions. `reactions.created_at` holds milliseconds, not the usual seconds:
@@ -28,6 +30,7 @@ export class ReactionsRepo {
   private readonly countStmt;
   private readonly listStmt;
   private readonly lastStampStmt;
+  private readonly typeCountStmt;
 
   constructor(private readonly db: Database) {
     this.exists = db.prepare<{ one: number }, [string, string, string]>(
@@ -37,6 +40,7 @@ export class ReactionsRepo {
     this.insertStmt = db.prepare("INSERT INTO reactions (message_id, emoji, user_id, created_at) VALUES (?, ?, ?, ?)");
     this.deleteStmt = db.prepare("DELETE FROM reactions WHERE message_id = ? AND emoji = ? AND user_id = ?");
     this.lastStampStmt = db.prepare<{ last: number | null }, [string]>("SELECT max(created_at) AS last FROM reactions WHERE message_id = ?");
+    this.typeCountStmt = db.prepare<{ n: number }, [string]>("SELECT count(DISTINCT emoji) AS n FROM reactions WHERE message_id = ?");
     this.countStmt = db.prepare<{ n: number }, [string, string]>("SELECT count(*) AS n FROM reactions WHERE message_id = ? AND emoji = ?");
     // The primary key (message_id, emoji, user_id) serves every lookup here.
     this.listStmt = db.prepare<ReactionUserRow, [string]>(
@@ -47,16 +51,20 @@ export class ReactionsRepo {
 
   /**
    * Adds the user's reaction, or removes it when present, in one transaction. Adding a new
-   * emoji type to the message needs `mayStartType`; adding to an existing type does not.
+   * emoji type to the message needs `mayStartType` and room under `maxTypes`; adding to an
+   * existing type needs neither.
    */
-  async toggle(messageId: string, emoji: string, userId: string, mayStartType: boolean): Promise<ToggleOutcome> {
+  async toggle(messageId: string, emoji: string, userId: string, mayStartType: boolean, maxTypes: number): Promise<ToggleOutcome> {
     return this.db.transaction(async (tx): Promise<ToggleOutcome> => {
       await tx.lock(`reactions:${messageId}`);
       if (await tx.get(this.exists, messageId, emoji, userId)) {
         await tx.run(this.deleteStmt, messageId, emoji, userId);
         return { action: "removed", count: await this.count(tx, messageId, emoji) };
       }
-      if (!mayStartType && !await tx.get(this.typeExists, messageId, emoji)) return { action: "refused" };
+      if (!await tx.get(this.typeExists, messageId, emoji)) {
+        if (!mayStartType) return { action: "refused" };
+        if (((await tx.get(this.typeCountStmt, messageId))?.n ?? 0) >= maxTypes) return { action: "full" };
+      }
       const last = (await tx.get(this.lastStampStmt, messageId))?.last ?? 0;
       await tx.run(this.insertStmt, messageId, emoji, userId, Math.max(Date.now(), last + 1));
       return { action: "added", count: await this.count(tx, messageId, emoji) };

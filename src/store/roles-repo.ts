@@ -1,4 +1,4 @@
-import type { Database } from "./database.ts";
+import type { Database, Transaction } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface RoleRow {
@@ -62,10 +62,13 @@ export class RolesRepo {
   private readonly unassignStmt;
   private readonly holdersStmt;
   private readonly managedStmt;
+  private readonly countOfServer;
 
   constructor(private readonly db: Database) {
     this.listStmt = db.prepare<RoleRow, [string]>("SELECT * FROM roles WHERE server_id = ? ORDER BY position DESC, id");
     this.findStmt = db.prepare<RoleRow, [string, string]>("SELECT * FROM roles WHERE server_id = ? AND id = ?");
+    // roles_server serves it; `@everyone` is not counted.
+    this.countOfServer = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM roles WHERE server_id = ? AND is_default = 0");
     this.topStmt = db.prepare<{ top: number }, [string]>("SELECT coalesce(max(position), 0) AS top FROM roles WHERE server_id = ?");
     this.insertStmt = db.prepare<RoleRow, [string, string, string, string, number, number, number, string | null, number]>(
       `INSERT INTO roles (id, server_id, name, color, position, permissions, hoist, is_default, managed_bot_id, created_at)
@@ -113,10 +116,14 @@ export class RolesRepo {
     return this.db.get(this.findStmt, serverId, roleId);
   }
 
-  /** The new role, and the roles it pushed up when inserted below the top. */
-  async create(role: NewRole): Promise<{ role: RoleRow; moved: MovedRole[] }> {
+  /**
+   * The new role, and the roles it pushed up when inserted below the top; null when the server
+   * already holds `maxPerServer` roles besides `@everyone`.
+   */
+  async create(role: NewRole, maxPerServer: number): Promise<{ role: RoleRow; moved: MovedRole[] } | null> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`roles:${role.serverId}`);
+      if (await this.isFull(tx, role.serverId, maxPerServer)) return null;
       const top = (await tx.get(this.topStmt, role.serverId))?.top ?? 0;
       const position = role.position === undefined ? top + 1 : Math.min(Math.max(role.position, 1), top + 1);
       const moved = (await tx.all(this.shiftUpStmt, role.serverId, position)).map((r) => ({ role: r, from: r.position - 1 }));
@@ -133,6 +140,10 @@ export class RolesRepo {
       ))!;
       return { role: row, moved };
     });
+  }
+
+  private async isFull(tx: Transaction, serverId: string, maxPerServer: number): Promise<boolean> {
+    return ((await tx.get(this.countOfServer, serverId))?.n ?? 0) >= maxPerServer;
   }
 
   async update(serverId: string, roleId: string, changes: RoleChanges): Promise<RoleRow | null> {
@@ -193,9 +204,10 @@ export class RolesRepo {
 
   /**
    * The bot's managed role in the server with `permissions` set, created (as `role` says) when
-   * it has none: one transaction, so two concurrent adds never make two roles.
+   * it has none: one transaction, so two concurrent adds never make two roles. Null when a new
+   * role is needed and the server already holds `maxPerServer` roles.
    */
-  async upsertManaged(role: NewRole & { managedBotId: string }): Promise<{ role: RoleRow; before: RoleRow | null }> {
+  async upsertManaged(role: NewRole & { managedBotId: string }, maxPerServer: number): Promise<{ role: RoleRow; before: RoleRow | null } | null> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`roles:${role.serverId}`);
       const before = await tx.get(this.managedStmt, role.serverId, role.managedBotId);
@@ -203,6 +215,7 @@ export class RolesRepo {
         const row = (await tx.get(this.updateStmt, null, null, role.permissions, null, role.serverId, before.id))!;
         return { role: row, before };
       }
+      if (await this.isFull(tx, role.serverId, maxPerServer)) return null;
       const top = (await tx.get(this.topStmt, role.serverId))?.top ?? 0;
       const inserted = (await tx.get(this.insertStmt, 
         Bun.randomUUIDv7(), role.serverId, role.name, role.color, top + 1, role.permissions, role.hoist ? 1 : 0, role.managedBotId, nowSeconds(),

@@ -34,6 +34,7 @@ export class ServersRepo {
   private readonly insertMember;
   private readonly insertInvite;
   private readonly nextListPosition;
+  private readonly serverCountOfUser;
   private readonly updateStmt;
   private readonly deleteStmt;
   private readonly setIcon;
@@ -66,6 +67,8 @@ export class ServersRepo {
     this.insertInvite = db.prepare(
       "INSERT INTO invites (id, server_id, code, is_primary, created_by, created_at) VALUES (?, ?, ?, 1, ?, ?)",
     );
+    // server_members_user serves it.
+    this.serverCountOfUser = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM server_members WHERE user_id = ?");
     this.nextListPosition = db.prepare<{ next: number }, [string]>(
       "SELECT coalesce(max(list_position) + 1, 0) AS next FROM server_members WHERE user_id = ?",
     );
@@ -103,11 +106,13 @@ export class ServersRepo {
 
   /**
    * One transaction: the server, its `@everyone` role, a `general` text channel, the owner's
-   * membership and the primary invite.
+   * membership and the primary invite. Null when the owner already belongs to `maxServers`
+   * servers (the same lock and count as MembersRepo.add).
    */
-  async create(server: NewServer): Promise<ServerRow> {
+  async create(server: NewServer, maxServers: number): Promise<ServerRow | null> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`server-list:${server.ownerId}`);
+      if (((await tx.get(this.serverCountOfUser, server.ownerId))?.n ?? 0) >= maxServers) return null;
       const now = nowSeconds();
       const row = (await tx.get(this.insertServer, {
         id: Bun.randomUUIDv7(),

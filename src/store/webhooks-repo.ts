@@ -39,6 +39,7 @@ export class WebhooksRepo {
   private readonly updateStmt;
   private readonly tokenStmt;
   private readonly deleteStmt;
+  private readonly countOfChannel;
 
   constructor(
     private readonly db: Database,
@@ -53,6 +54,8 @@ export class WebhooksRepo {
     this.updateStmt = db.prepare("UPDATE webhooks SET name = ?, avatar = ?, updated_at = ? WHERE id = ?");
     this.tokenStmt = db.prepare("UPDATE webhooks SET token = ?, updated_at = ? WHERE id = ?");
     this.deleteStmt = db.prepare("DELETE FROM webhooks WHERE id = ?");
+    // webhooks_channel serves it.
+    this.countOfChannel = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM webhooks WHERE channel_id = ?");
   }
 
   async find(id: string): Promise<WebhookRow | null> {
@@ -68,19 +71,24 @@ export class WebhooksRepo {
     return row && { ...row, token: this.secrets.open(row.token, secretContext("webhooks.token", row.id)) };
   }
 
-  async insert(webhook: NewWebhook): Promise<WebhookRow> {
-    const id = Bun.randomUUIDv7();
-    await this.db.run(this.insertStmt, {
-      id,
-      channel_id: webhook.channelId,
-      server_id: webhook.serverId,
-      name: webhook.name,
-      avatar: webhook.avatar,
-      token: this.secrets.seal(webhook.token, secretContext("webhooks.token", id)),
-      created_by: webhook.createdBy,
-      now: nowSeconds(),
+  /** The new webhook, or null when the channel already has `maxPerChannel`; one transaction. */
+  async insert(webhook: NewWebhook, maxPerChannel: number): Promise<WebhookRow | null> {
+    return this.db.transaction(async (tx) => {
+      await tx.lock(`webhooks:${webhook.channelId}`);
+      if (((await tx.get(this.countOfChannel, webhook.channelId))?.n ?? 0) >= maxPerChannel) return null;
+      const id = Bun.randomUUIDv7();
+      await tx.run(this.insertStmt, {
+        id,
+        channel_id: webhook.channelId,
+        server_id: webhook.serverId,
+        name: webhook.name,
+        avatar: webhook.avatar,
+        token: this.secrets.seal(webhook.token, secretContext("webhooks.token", id)),
+        created_by: webhook.createdBy,
+        now: nowSeconds(),
+      });
+      return this.open(await tx.get(this.byId, id))!;
     });
-    return this.open(await this.db.get(this.byId, id))!;
   }
 
   /** The updated row, or null when it is gone. */

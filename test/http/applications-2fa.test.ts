@@ -19,7 +19,7 @@ test("creating an application needs two-factor authentication and the current co
   expect(without.body).toEqual({ error: "Enable two-factor authentication to create applications" });
 
   const { body } = await server.api("POST", "/api/v1/auth/2fa/setup", { token: user.token });
-  await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: totpCode(body.secret) } });
+  await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: totpCode(body.secret), password: user.password } });
   expect((await create(user.token)).status).toBe(403);
   expect((await create(user.token, { "x-2fa-code": wrongCode(body.secret) })).status).toBe(403);
   const created = await create(user.token, { "x-2fa-code": totpCode(body.secret) });

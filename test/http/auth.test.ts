@@ -130,13 +130,14 @@ describe("two-factor authentication", () => {
     const before = await server.api("POST", "/api/v1/auth/login", { body: { login: user.username, password: user.password } });
     expect(before.status).toBe(200);
 
-    const bad = await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: wrongCode(secret) } });
+    const bad = await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: wrongCode(secret), password: user.password } });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: "Invalid two-factor code" });
 
-    const enabled = await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: totpCode(secret) } });
+    const enabled = await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: totpCode(secret), password: user.password } });
     expect(enabled.status).toBe(200);
-    expect(enabled.body).toEqual({ two_factor_enabled: true });
+    expect(enabled.body.two_factor_enabled).toBe(true);
+    expect(enabled.body.recovery_codes).toHaveLength(10);
     const me = await server.api("GET", "/api/v1/users/me/info", { token: user.token });
     expect(me.body.two_factor_enabled).toBe(true);
 
@@ -161,9 +162,9 @@ describe("two-factor authentication", () => {
     });
     expect(wrongPassword.status).toBe(401);
 
-    const badDisable = await server.api("POST", "/api/v1/auth/2fa/disable", { token: user.token, body: { code: wrongCode(secret) } });
+    const badDisable = await server.api("POST", "/api/v1/auth/2fa/disable", { token: user.token, body: { code: wrongCode(secret), password: user.password } });
     expect(badDisable.status).toBe(400);
-    const disabled = await server.api("POST", "/api/v1/auth/2fa/disable", { token: user.token, body: { code: totpCode(secret) } });
+    const disabled = await server.api("POST", "/api/v1/auth/2fa/disable", { token: user.token, body: { code: totpCode(secret), password: user.password } });
     expect(disabled.status).toBe(200);
     expect(disabled.body).toEqual({ two_factor_enabled: false });
     const plain = await server.api("POST", "/api/v1/auth/login", { body: { login: user.username, password: user.password } });
@@ -172,10 +173,10 @@ describe("two-factor authentication", () => {
 
   test("enable before setup, and disable when off, are 400", async () => {
     const user = await server.register();
-    const enable = await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: "123456" } });
+    const enable = await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: "123456", password: user.password } });
     expect(enable.status).toBe(400);
     expect(enable.body.error).toContain("setup");
-    const disable = await server.api("POST", "/api/v1/auth/2fa/disable", { token: user.token, body: { code: "123456" } });
+    const disable = await server.api("POST", "/api/v1/auth/2fa/disable", { token: user.token, body: { code: "123456", password: user.password } });
     expect(disable.status).toBe(400);
     expect(disable.body).toEqual({ error: "Two-factor authentication is not enabled" });
   });
@@ -184,19 +185,19 @@ describe("two-factor authentication", () => {
     const user = await server.register();
     const { body } = await server.api("POST", "/api/v1/auth/2fa/setup", { token: user.token });
     for (const code of ["12345", "abcdef", "", null, true]) {
-      const res = await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code } });
+      const res = await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code, password: user.password } });
       expect(res.status).toBe(400);
       expect(res.body.error).toStartWith("code: ");
     }
     const code = totpCode(body.secret);
     if (!code.startsWith("0")) {
-      const res = await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: Number(code) } });
+      const res = await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: Number(code), password: user.password } });
       expect(res.status).toBe(200);
     }
   });
 
-  test.each(["/2fa/setup", "/2fa/enable", "/2fa/disable"])("%s needs a token (401)", async (path) => {
-    const res = await server.api("POST", `/api/v1/auth${path}`, { body: { code: "123456" } });
+  test.each(["/2fa/setup", "/2fa/enable", "/2fa/disable", "/2fa/recovery-codes", "/logout", "/logout/all"])("%s needs a token (401)", async (path) => {
+    const res = await server.api("POST", `/api/v1/auth${path}`, { body: { code: "123456", password: "whatever" } });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "Unauthorized" });
   });

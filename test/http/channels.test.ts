@@ -641,7 +641,7 @@ describe("channel permission overrides", () => {
 
   test("a custom role's override; a reset brings a hidden channel back", async () => {
     const { serverId, general } = await withGeneral();
-    const { role } = await server.app.store.roles.create({ serverId, name: "muted", color: "#000000", permissions: 0, hoist: false });
+    const { role } = (await server.app.store.roles.create({ serverId, name: "muted", color: "#000000", permissions: 0, hoist: false }, 250))!;
     await server.app.store.roles.assign(serverId, member.id, role.id);
     const res = await call("PUT", `/${general.id}/permissions/${role.id}`, admin, { allow: 0, deny: PERMISSIONS.VIEW_CHANNEL });
     expect(res.body).toEqual({ role_id: role.id, allow: 0, deny: PERMISSIONS.VIEW_CHANNEL });
@@ -672,13 +672,13 @@ describe("channel permission overrides", () => {
     expectError(await call("PUT", path, member, { allow: 0, deny: 0 }), 403, "Missing permission: MANAGE_ROLES");
     expectError(await call("DELETE", path, member), 403, "Missing permission: MANAGE_ROLES");
 
-    const { role: manager } = await server.app.store.roles.create({
+    const { role: manager } = (await server.app.store.roles.create({
       serverId,
       name: "role-manager",
       color: "#000000",
       permissions: PERMISSIONS.MANAGE_ROLES,
       hoist: false,
-    });
+    }, 250))!;
     await server.app.store.roles.assign(serverId, member.id, manager.id);
     expect((await call("GET", `/${general.id}/permissions`, member)).status).toBe(200);
     expect((await call("PUT", path, member, { allow: 0, deny: PERMISSIONS.SEND_MESSAGES })).status).toBe(200);

@@ -47,7 +47,7 @@ beforeAll(async () => {
   const { owner, serverId, everyone } = c;
   const api = (method: string, path: string, body?: unknown, token = owner.token) => server.api(method, path, { token, body });
 
-  const { role } = await server.app.store.roles.create({ serverId, name: "mods", color: "#000000", permissions: MODERATION, hoist: false });
+  const { role } = (await server.app.store.roles.create({ serverId, name: "mods", color: "#000000", permissions: MODERATION, hoist: false }, 250))!;
   await server.app.store.roles.assign(serverId, member.id, role.id);
   const bot = await addBot(server, owner, serverId);
   botToken = bot.token;

@@ -348,7 +348,7 @@ describe("PUT /roles/:serverId/:roleId", () => {
 
   test("a bot's managed role is edited by administrators only", async () => {
     const f = await setup();
-    const { role: managed } = await server.app.store.roles.create({
+    const { role: managed } = (await server.app.store.roles.create({
       serverId: f.serverId,
       name: "Bot",
       color: "#99AAB5",
@@ -356,7 +356,7 @@ describe("PUT /roles/:serverId/:roleId", () => {
       hoist: false,
       managedBotId: UNKNOWN_ID,
       position: 1,
-    });
+    }, 250))!;
     const { member } = await memberWith(f, P.MANAGE_ROLES, "managers");
     expectError(await as(member).put(`/${f.serverId}/${managed.id}`, { color: "#000000" }), 403, /managed role/);
     expect((await as(f.owner).put(`/${f.serverId}/${managed.id}`, { color: "#000000" })).status).toBe(200);
@@ -412,7 +412,7 @@ describe("DELETE /roles/:serverId/:roleId", () => {
     const { member, role: own } = await memberWith(f, P.MANAGE_ROLES, "own");
     const below = await createRole(f, { name: "below" });
     expectError(await as(member).del(`/${f.serverId}/${own.id}`), 403);
-    const { role: managed } = await server.app.store.roles.create({
+    const { role: managed } = (await server.app.store.roles.create({
       serverId: f.serverId,
       name: "Bot",
       color: "#99AAB5",
@@ -420,7 +420,7 @@ describe("DELETE /roles/:serverId/:roleId", () => {
       hoist: false,
       managedBotId: UNKNOWN_ID,
       position: 1,
-    });
+    }, 250))!;
     expectError(await as(member).del(`/${f.serverId}/${managed.id}`), 403, /managed role/);
     expect((await as(member).del(`/${f.serverId}/${below.id}`)).status).toBe(200);
     expect((await as(f.owner).del(`/${f.serverId}/${managed.id}`)).status).toBe(200);
@@ -444,7 +444,7 @@ describe("PUT /roles/:serverId/reorder", () => {
   test("moves roles into slots, answers the list, emits role:updated for each moved role", async () => {
     const f = await setup();
     // Straight into the store (on top, in order: a 1, b 2, c 3), so no create's events are in flight.
-    const stored = (name: string) => server.app.store.roles.create({ serverId: f.serverId, name, color: "#336699", permissions: 0, hoist: false });
+    const stored = async (name: string) => (await server.app.store.roles.create({ serverId: f.serverId, name, color: "#336699", permissions: 0, hoist: false }, 250))!;
     const { role: a } = await stored("a");
     const { role: b } = await stored("b");
     const { role: c } = await stored("c");
@@ -541,14 +541,14 @@ describe("POST /roles/:serverId/assign", () => {
     const f = await setup();
     const member = await addMember(f.serverId);
     const role = await createRole(f, { name: "r" });
-    const { role: managed } = await server.app.store.roles.create({
+    const { role: managed } = (await server.app.store.roles.create({
       serverId: f.serverId,
       name: "Bot",
       color: "#99AAB5",
       permissions: 0,
       hoist: false,
       managedBotId: UNKNOWN_ID,
-    });
+    }, 250))!;
     const post = (body: unknown) => as(f.owner).post(`/${f.serverId}/assign`, body);
     expectError(await post({ targetUserId: member.id, roleId: f.everyone.id }), 400, /default role/);
     expectError(await post({ targetUserId: member.id, roleId: managed.id }), 400, /managed role/);

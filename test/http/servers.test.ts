@@ -172,7 +172,7 @@ describe("changing servers", () => {
     expect((await call("POST", `/${serverId}/vanity`, owner, { code: null })).body.vanity_code).toBeNull();
     // With 2FA on, the header is required.
     const { body: setupBody } = await server.api("POST", "/api/v1/auth/2fa/setup", { token: owner.token });
-    await server.api("POST", "/api/v1/auth/2fa/enable", { token: owner.token, body: { code: totpCode(setupBody.secret) } });
+    await server.api("POST", "/api/v1/auth/2fa/enable", { token: owner.token, body: { code: totpCode(setupBody.secret), password: owner.password } });
     const without = await call("POST", `/${serverId}/vanity`, owner, { code: "needs-2fa" });
     expect(without.status).toBe(403);
     expect(without.body.error).toContain("X-2FA-Code");
@@ -188,7 +188,7 @@ describe("changing servers", () => {
     await addMember(server, serverId, admin, "admin");
     expect((await call("DELETE", `/${serverId}`, admin)).status).toBe(403);
     const { body: s } = await server.api("POST", "/api/v1/auth/2fa/setup", { token: owner.token });
-    await server.api("POST", "/api/v1/auth/2fa/enable", { token: owner.token, body: { code: totpCode(s.secret) } });
+    await server.api("POST", "/api/v1/auth/2fa/enable", { token: owner.token, body: { code: totpCode(s.secret), password: owner.password } });
     expect((await call("DELETE", `/${serverId}`, owner)).status).toBe(403);
     const res = await call("DELETE", `/${serverId}`, owner, undefined, { "x-2fa-code": totpCode(s.secret) });
     expect(res.status).toBe(200);

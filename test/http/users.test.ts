@@ -160,7 +160,7 @@ describe("GET /api/v1/users/me/info", () => {
     const pending = await as(user).get("/me/info");
     expect(pending.body.two_factor_enabled).toBe(false);
     expect(JSON.stringify(pending.body)).not.toContain(setup.body.secret);
-    await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: totpCode(setup.body.secret) } });
+    await server.api("POST", "/api/v1/auth/2fa/enable", { token: user.token, body: { code: totpCode(setup.body.secret), password: user.password } });
     const res = await as(user).get("/me/info");
     expectMeUser(res.body, user);
     expect(res.body.two_factor_enabled).toBe(true);

@@ -26,7 +26,7 @@ beforeAll(async () => {
   const owner = await a.users.create({ username: "owner", email: "owner@x.test", passwordHash: "h", isBot: false });
   if (!owner.ok) throw new Error("setup");
   ownerId = owner.user.id;
-  const server = await a.servers.create({ ownerId, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: "primary" });
+  const server = (await a.servers.create({ ownerId, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: "primary" }, 200))!;
   serverId = server.id;
   channelId = (await a.channels.listByServer(serverId))[0]!.id;
 });
@@ -52,7 +52,7 @@ describe("check-then-write under concurrency", () => {
   });
 
   test("an invite's max_uses: 12 redeems at once of a 3-use invite admit exactly 3", async () => {
-    const invite = await a.invites.create({ serverId, code: "three-uses", maxUses: 3, expiresAt: null, createdBy: ownerId });
+    const invite = (await a.invites.create({ serverId, code: "three-uses", maxUses: 3, expiresAt: null, createdBy: ownerId }, 1000))!;
     const joiners = await users(12, "joiner");
     const results = await both(12, (store, i) => store.invites.redeem("three-uses", joiners[i]!));
     expect(results.filter((r) => r.result === "joinable")).toHaveLength(3);
@@ -63,13 +63,13 @@ describe("check-then-write under concurrency", () => {
 
   test("reaction toggles: 11 at once by one user end added, counted once, ordered by first use", async () => {
     const message = await a.messages.insert({ channelId, serverId, userId: ownerId, content: "react", embeds: "[]", replyTo: null });
-    const outcomes = await both(11, (store) => store.reactions.toggle(message.id, "🚀", ownerId, true));
+    const outcomes = await both(11, (store) => store.reactions.toggle(message.id, "🚀", ownerId, true, 20));
     expect(outcomes.filter((o) => o.action === "added")).toHaveLength(6);
     expect(outcomes.filter((o) => o.action === "removed")).toHaveLength(5);
     expect(await a.reactions.list(message.id)).toHaveLength(1);
     // Types keep the order of their first use even within one millisecond, whichever store wrote them.
     const emojis = ["🅰", "🅱", "🆎", "🆑", "🆒", "🆓"];
-    for (const [i, e] of emojis.entries()) await (i % 2 ? b : a).reactions.toggle(message.id, e, ownerId, true);
+    for (const [i, e] of emojis.entries()) await (i % 2 ? b : a).reactions.toggle(message.id, e, ownerId, true, 20);
     expect((await b.reactions.list(message.id)).map((r) => r.emoji)).toEqual(["🚀", ...emojis]);
   });
 
@@ -85,8 +85,9 @@ describe("check-then-write under concurrency", () => {
 
   test("a group's member cap: 10 adds at once to a group of 2 that holds 5 add exactly 3", async () => {
     const people = await users(10, "member");
-    const group = await a.dms.createGroup(ownerId, "G", [people[0]!]);
-    const outcomes = await both(9, (store, i) => store.dms.addMember(group.id, people[i + 1]!, 5));
+    const group = await a.dms.createGroup(ownerId, "G", [people[0]!], 100);
+    if ("full" in group) throw new Error("setup");
+    const outcomes = await both(9, (store, i) => store.dms.addMember(group.id, people[i + 1]!, 5, 100));
     expect(outcomes.filter((o) => o === "added")).toHaveLength(3);
     expect(await a.dms.memberIds(group.id)).toHaveLength(5);
   });
@@ -102,7 +103,7 @@ describe("check-then-write under concurrency", () => {
   });
 
   test("role positions stay dense when roles are created at once", async () => {
-    await both(10, (store, i) => store.roles.create({ serverId, name: `r${i}`, color: "#000000", permissions: 0, hoist: false }));
+    await both(10, (store, i) => store.roles.create({ serverId, name: `r${i}`, color: "#000000", permissions: 0, hoist: false }, 250));
     const positions = (await a.roles.list(serverId)).map((r) => r.position).sort((x, y) => x - y);
     expect(positions).toEqual(Array.from({ length: 11 }, (_, i) => i));
   });

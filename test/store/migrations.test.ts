@@ -86,7 +86,7 @@ describe("migration 15 (message-attachment-flag)", () => {
     const store = await createStore(location, KEY);
     const created = await store.users.create({ username: "ann", email: "ann@x.test", passwordHash: "h", isBot: false });
     if (!created.ok) throw new Error("create failed");
-    const server = await store.servers.create({ ownerId: created.user.id, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: "inv14" });
+    const server = (await store.servers.create({ ownerId: created.user.id, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: "inv14" }, 200))!;
     const [channel] = await store.channels.listByServer(server.id);
     const base = { channelId: channel!.id, serverId: server.id, userId: created.user.id, embeds: "[]", replyTo: null };
     const file = (name: string) => ({ filename: `/uploads/attachments/${name}`, original_name: name, mime_type: "text/plain", size: 3 });

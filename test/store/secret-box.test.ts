@@ -47,10 +47,10 @@ describe("upgrading a database that holds plaintext secrets", () => {
       const created = await store.users.create({ username: "ann", email: "ann@x.test", passwordHash: "h", isBot: false });
       if (!created.ok) throw new Error("create failed");
       const ann = created.user;
-      const server = await store.servers.create({ ownerId: ann.id, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: "inv123" });
+      const server = (await store.servers.create({ ownerId: ann.id, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: "inv123" }, 200))!;
       const [channel] = await store.channels.listByServer(server.id);
-      const hook = await store.webhooks.insert({ channelId: channel!.id, serverId: server.id, name: "H", avatar: null, token: "x", createdBy: ann.id });
-      const app = await store.applications.create({ ownerId: ann.id, name: "Bot", description: "", clientSecret: "x" });
+      const hook = (await store.webhooks.insert({ channelId: channel!.id, serverId: server.id, name: "H", avatar: null, token: "x", createdBy: ann.id }, 15))!;
+      const app = (await store.applications.create({ ownerId: ann.id, name: "Bot", description: "", clientSecret: "x" }, 25))!;
       const aiKey = await store.aiKeys.create({ name: "K", baseUrl: "http://127.0.0.1:9", apiKey: "x", models: "[]", enabled: true, createdBy: ann.id });
 
       const plaintext = {

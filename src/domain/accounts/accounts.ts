@@ -6,9 +6,11 @@ import type { UserRow, Taken } from "../../store/users-repo.ts";
 import type { EventBus } from "../shared/events.ts";
 import { rooms } from "../shared/events.ts";
 import type { MeUser } from "../shared/shapes.ts";
-import type { TokenClaims, TokenService } from "./tokens.ts";
+import type { TokenClaims, TokenService, VerifiedClaims } from "./tokens.ts";
 import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
-import { hasTwoFactor, isValidTotp } from "./two-factor.ts";
+import { hasTwoFactor, type TwoFactor } from "./two-factor.ts";
+import { accountKey, type CredentialChecks } from "./credential-checks.ts";
+import type { TokenRevocations } from "./token-revocations.ts";
 import { defineSetting, type PlatformSettings } from "../admin/platform-settings.ts";
 import { ApiError, badRequest, conflict, forbidden, tooManyRequests, unauthorized } from "../shared/errors.ts";
 import { toMeUser } from "./users.ts";
@@ -30,6 +32,7 @@ export const REGISTRATION_OPEN = defineSetting("registration_open", v.boolean(),
 export const REGISTRATION_CLOSED = "Registration is closed on this server: ask an administrator for an account";
 export const ACCOUNT_DISABLED = "This account has been disabled by an administrator";
 const TOO_MANY_FAILED_LOGINS = "Too many failed logins for this account, try again later";
+const BOT_LOGOUT = "Bot tokens cannot log out: regenerate the bot's token instead (POST /api/v1/oauth2/applications/:appId/token)";
 
 /** A token's account as found: a bumped token version revokes every older token; disabled is 403. */
 function checkAccount(user: UserRow | null, claims: Readonly<TokenClaims>): UserRow {
@@ -47,9 +50,6 @@ const TAKEN_MESSAGES: Record<Taken, string> = {
 export class Accounts {
   /** Shared by every node in cluster mode (src/domain/shared/shared-state.ts). */
   private readonly perAddress: SharedRateLimiter;
-  /** Password checks per account from one client address, and per account from all addresses. */
-  private readonly checksFromAddress: SharedRateLimiter;
-  private readonly checksOfAccount: SharedRateLimiter;
   /** Verified against when the login names no account, so both answers take as long. */
   private dummyHash: Promise<string> | null = null;
 
@@ -57,16 +57,15 @@ export class Accounts {
     private readonly store: Store,
     private readonly tokens: TokenService,
     private readonly bus: EventBus,
-    private readonly config: Pick<
-      Config,
-      "authRateLimitPerMinute" | "loginFailuresPerAccountPerMinute" | "loginFailuresPerAccountTotalPerMinute" | "passwordHashing"
-    >,
+    private readonly config: Pick<Config, "authRateLimitPerMinute" | "passwordHashing">,
     private readonly settings: PlatformSettings,
     shared: SharedState,
+    /** Password and code checks per account (shared with the two-factor routes). */
+    private readonly checks: CredentialChecks,
+    private readonly twoFactor: TwoFactor,
+    private readonly revocations: TokenRevocations,
   ) {
     this.perAddress = shared.rateLimiter("auth", config.authRateLimitPerMinute, 60_000);
-    this.checksFromAddress = shared.rateLimiter("login-checks-address", config.loginFailuresPerAccountPerMinute, 60_000);
-    this.checksOfAccount = shared.rateLimiter("login-checks-account", config.loginFailuresPerAccountTotalPerMinute, 60_000);
   }
 
   async register(input: NewAccount, clientAddress: string): Promise<Session> {
@@ -92,8 +91,8 @@ export class Accounts {
     await this.limitAddress("login", clientAddress);
     const user = await this.store.users.findByLogin(input.login);
     // By account when there is one, so its username and email share one budget.
-    const accountKey = user ? `account:${user.id}` : `login:${input.login.toLowerCase()}`;
-    const check = await this.reservePasswordCheck(accountKey, clientAddress, TOO_MANY_FAILED_LOGINS);
+    const key = user ? accountKey(user.id) : `login:${input.login.toLowerCase()}`;
+    const check = await this.checks.reserve(key, clientAddress, TOO_MANY_FAILED_LOGINS);
     const passwordOk = user?.password_hash
       ? await Bun.password.verify(input.password, user.password_hash)
       : (await Bun.password.verify(input.password, await this.dummy()), false);
@@ -109,7 +108,8 @@ export class Accounts {
         await check.notAFailure();
         throw unauthorized("Two-factor code required");
       }
-      if (!isValidTotp(this.store.users.totpSecrets(user).active!, input.code)) throw unauthorized("Invalid two-factor code");
+      // A recovery code is used up here, once the password was right.
+      if (!(await this.twoFactor.matches(user, input.code))) throw unauthorized("Invalid two-factor code");
     }
     await check.succeeded();
     return this.session(user);
@@ -122,7 +122,7 @@ export class Accounts {
    * guess it faster than a login could.
    */
   async changePassword(user: UserRow, currentPassword: string, newPassword: string, clientAddress: string): Promise<Session> {
-    const check = await this.reservePasswordCheck(`account:${user.id}`, clientAddress);
+    const check = await this.checks.reserve(accountKey(user.id), clientAddress, "Too many requests, try again later");
     const hash = await this.store.users.passwordHashOf(user.id);
     if (!hash || !(await Bun.password.verify(currentPassword, hash))) {
       throw badRequest("currentPassword: Current password is incorrect");
@@ -147,55 +147,68 @@ export class Accounts {
     return this.accountOf(claims);
   }
 
-  /** The account of a token's claims (null: no valid token), checked by `checkAccount`. */
-  private accountOf(claims: Readonly<TokenClaims> | null): Promise<UserRow> {
+  /**
+   * The account of a token's claims (null: no valid token), checked by `checkAccount`, and the
+   * token not revoked by a logout (TokenRevocations: a look-up only after a logout of the account).
+   */
+  private accountOf(claims: Readonly<VerifiedClaims> | null): Promise<UserRow> {
     if (!claims) return Promise.reject(unauthorized());
-    return thenAtOnce(this.store.users.findById(claims.userId), (user) => checkAccount(user, claims));
+    return thenAtOnce(this.store.users.findById(claims.userId), (found) => {
+      const user = checkAccount(found, claims);
+      const stands = this.revocations.stands(user, claims);
+      if (stands === true) return user;
+      if (stands === false) throw unauthorized();
+      return stands.then((ok) => {
+        if (!ok) throw unauthorized();
+        return user;
+      });
+    });
   }
 
-  /** Same as `authenticate` without throwing: for the gateway handshake (a disabled account is null). */
-  async userForToken(token: string): Promise<UserRow | null> {
+  /**
+   * For the gateway handshake and a resumed session: the account behind a token and what its
+   * socket keeps of the token (its id, for a logout, and its expiry, to disconnect then), or null
+   * for any token `authenticate` refuses (a disabled account too).
+   */
+  async identify(token: string): Promise<{ user: UserRow; tokenId?: string; expiresAt?: number } | null> {
     try {
-      return await this.authenticate(token);
+      const user = await this.authenticate(token);
+      const claims = await this.tokens.verify(token);
+      return claims && { user, tokenId: claims.tokenId, expiresAt: claims.expiresAt };
     } catch (error) {
       if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return null;
       throw error;
     }
   }
 
+  /**
+   * Revokes the token of this request alone, on every node: it answers 401 from now on, and the
+   * sockets it opened are disconnected. Bot tokens are refused (a bot's token is regenerated
+   * instead), and so is a token issued before tokens carried an id (log out everywhere instead).
+   */
+  async logout(user: UserRow, token: string): Promise<{ logged_out: true }> {
+    if (user.is_bot === 1) throw forbidden(BOT_LOGOUT);
+    const claims = await this.tokens.verify(token);
+    if (!claims) throw unauthorized();
+    if (!claims.tokenId || claims.expiresAt === undefined) {
+      throw badRequest("This token has no id and cannot be revoked alone: use POST /api/v1/auth/logout/all");
+    }
+    await this.revocations.revoke(user.id, claims.tokenId, Math.ceil(claims.expiresAt / 1000));
+    this.bus.disconnectToken(user.id, claims.tokenId);
+    return { logged_out: true };
+  }
+
+  /** Revokes every token of the account (the token version moves on) and disconnects all its sockets. */
+  async logoutEverywhere(user: UserRow): Promise<{ logged_out: true }> {
+    if (user.is_bot === 1) throw forbidden(BOT_LOGOUT);
+    if (!(await this.store.users.revokeAllTokens(user.id))) throw unauthorized();
+    this.bus.disconnect(rooms.user(user.id));
+    return { logged_out: true };
+  }
+
   private async session(user: UserRow): Promise<Session> {
     const token = await this.tokens.sign({ userId: user.id, version: user.token_version });
     return { token, user: toMeUser(user) };
-  }
-
-  /**
-   * Takes one password check from the account's budget for this address and from its budget
-   * for all addresses, before the check is made (concurrent guesses are each counted), or
-   * throws 429 when either is spent (docs/auth.md "Rate limits"). The check then counts as a
-   * failure unless the caller says otherwise: `notAFailure` gives it back (the password was
-   * right but the login stopped short, e.g. a missing 2FA code), `succeeded` gives it back and
-   * forgets this address's failures.
-   */
-  private async reservePasswordCheck(accountKey: string, clientAddress: string, refusal?: string) {
-    const fromAddress = `${accountKey} ${clientAddress}`;
-    const here = await this.checksFromAddress.reserve(fromAddress);
-    if (!here.allowed) throw tooManyRequests(here.retryAfter, refusal);
-    const everywhere = await this.checksOfAccount.reserve(accountKey);
-    if (!everywhere.allowed) {
-      await this.checksFromAddress.refund(fromAddress);
-      throw tooManyRequests(everywhere.retryAfter, refusal);
-    }
-    const notAFailure = async () => {
-      await this.checksFromAddress.refund(fromAddress);
-      await this.checksOfAccount.refund(accountKey);
-    };
-    return {
-      notAFailure,
-      succeeded: async () => {
-        await notAFailure();
-        await this.checksFromAddress.reset(fromAddress);
-      },
-    };
   }
 
   private async limitAddress(action: string, clientAddress: string) {

@@ -6,6 +6,14 @@ export interface TokenClaims {
   version: number;
 }
 
+/** What a verified token says about itself, beyond whose it is. */
+export interface VerifiedClaims extends TokenClaims {
+  /** Its `jti`, by which logout revokes it alone; absent from tokens issued before they carried one. */
+  tokenId?: string;
+  /** When it expires, in ms since the epoch; absent for bot tokens, which do not. */
+  expiresAt?: number;
+}
+
 /**
  * Signs and verifies the bearer tokens of users and bots (JWT, HS256 only). One service,
  * used by REST and by the gateway handshake alike.
@@ -17,7 +25,7 @@ export class TokenService {
    * largest cost of an authenticated request). A signature never becomes invalid, so only the
    * expiry is checked again; revocation is the token version, checked by the caller every time.
    */
-  private readonly verified = new Map<string, { claims: Readonly<TokenClaims>; expiresAt: number }>();
+  private readonly verified = new Map<string, { claims: Readonly<VerifiedClaims>; expiresAt: number }>();
   private static readonly CACHE_SIZE = 10_000;
 
   constructor(secret: string, private readonly lifetime: string) {
@@ -40,7 +48,7 @@ export class TokenService {
    * verified and it has not expired, null if it has expired, undefined if it was not seen (then
    * `verify` it). Synchronous: an authenticated request's common case has no promise to wait for.
    */
-  known(token: string): Readonly<TokenClaims> | null | undefined {
+  known(token: string): Readonly<VerifiedClaims> | null | undefined {
     const cached = this.verified.get(token);
     if (!cached) return undefined;
     if (cached.expiresAt > Date.now()) return cached.claims;
@@ -49,14 +57,16 @@ export class TokenService {
   }
 
   /** The claims of a valid token, or null for anything else (bad signature, expired, malformed). */
-  async verify(token: string): Promise<Readonly<TokenClaims> | null> {
+  async verify(token: string): Promise<Readonly<VerifiedClaims> | null> {
     const known = this.known(token);
     if (known !== undefined) return known;
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ["HS256"] });
       if (typeof payload.sub !== "string" || typeof payload.ver !== "number") return null;
-      const claims = { userId: payload.sub, version: payload.ver };
-      this.remember(token, claims, payload.exp === undefined ? Infinity : payload.exp * 1000);
+      const claims: VerifiedClaims = { userId: payload.sub, version: payload.ver };
+      if (typeof payload.jti === "string") claims.tokenId = payload.jti;
+      if (payload.exp !== undefined) claims.expiresAt = payload.exp * 1000;
+      this.remember(token, claims, claims.expiresAt ?? Infinity);
       return claims;
     } catch (error) {
       if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return null;
@@ -64,7 +74,7 @@ export class TokenService {
     }
   }
 
-  private remember(token: string, claims: TokenClaims, expiresAt: number) {
+  private remember(token: string, claims: VerifiedClaims, expiresAt: number) {
     if (this.verified.size >= TokenService.CACHE_SIZE) {
       // Drop the oldest entry (Map keeps insertion order).
       this.verified.delete(this.verified.keys().next().value!);

@@ -8,11 +8,12 @@ import { managedRoleName } from "./bot-membership.ts";
 import { forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
+import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import { normalizeBotPermissions, permissionLabels, permissionNames, type PermissionName } from "../access/permission-bits.ts";
 import { toRole } from "../community/roles.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import type { TokenService } from "../accounts/tokens.ts";
-import type { TwoFactor } from "../accounts/two-factor.ts";
+import type { TwoFactor, TwoFactorProof } from "../accounts/two-factor.ts";
 import { hasTwoFactor } from "../accounts/two-factor.ts";
 import { isUuid } from "../shared/validation.ts";
 
@@ -109,6 +110,7 @@ export class Applications {
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
     private readonly botMembership: BotMembership,
+    private readonly caps: ResourceCaps,
   ) {}
 
   /**
@@ -118,19 +120,20 @@ export class Applications {
   async create(
     user: UserRow,
     input: { name: string; description: string },
-    twoFactorCode: string | null,
+    twoFactor: TwoFactorProof,
   ): Promise<{ application: Application; bot_token: string }> {
     this.requireHuman(user);
     if (await this.settings.get(REQUIRE_2FA_FOR_APPLICATIONS)) {
       if (!hasTwoFactor(user)) throw forbidden("Enable two-factor authentication to create applications");
-      this.twoFactor.requireCode(user, twoFactorCode);
+      await this.twoFactor.requireCode(user, twoFactor.code, twoFactor.clientAddress);
     }
     const row = await this.store.applications.create({
       ownerId: user.id,
       name: input.name,
       description: input.description,
       clientSecret: newClientSecret(),
-    });
+    }, this.caps.applicationsPerUser);
+    if (!row) throw capReached.applications(this.caps);
     return { application: toApplication(row), bot_token: await this.botToken(row.bot_user_id) };
   }
 

@@ -6,6 +6,7 @@ import type { UserRow } from "../../store/users-repo.ts";
 import type { Access } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
 import { forbidden, notFound } from "../shared/errors.ts";
+import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import type { Members } from "../community/members.ts";
 import { normalizeBotPermissions } from "../access/permission-bits.ts";
@@ -37,6 +38,7 @@ export class BotMembership {
     private readonly audit: Audit,
     private readonly members: Members,
     private readonly bus: EventBus,
+    private readonly caps: ResourceCaps,
   ) {}
 
   /**
@@ -95,14 +97,16 @@ export class BotMembership {
 
   /** Reuses the bot's managed role in the server (setting its bits) or creates it, on top. */
   private async upsertManagedRole(serverId: string, bot: UserRow, permissions: number, actorId: string): Promise<RoleRow> {
-    const { role, before } = await this.store.roles.upsertManaged({
+    const upserted = await this.store.roles.upsertManaged({
       serverId,
       name: managedRoleName(bot.username),
       color: DEFAULT_ROLE_COLOR,
       permissions,
       hoist: false,
       managedBotId: bot.id,
-    });
+    }, this.caps.rolesPerServer);
+    if (!upserted) throw capReached.roles(this.caps);
+    const { role, before } = upserted;
     if (!before) {
       this.bus.publish(rooms.server(serverId), "role:created", { ...toRole(role) });
     } else if (before.permissions !== role.permissions) {

@@ -13,6 +13,7 @@ import type { Category, Channel } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
+import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import type { ChannelChangesInput, ChannelPlacementInput, NewChannelInput } from "./channel-schemas.ts";
 
 export interface PermissionOverride {
@@ -80,6 +81,7 @@ export class Channels {
     private readonly uploads: UploadStore,
     /** Told after a channel is deleted (voice disconnects its participants, docs/voice.md). */
     private readonly liveState: readonly LiveStateListener[],
+    private readonly caps: ResourceCaps,
   ) {}
 
   /** Every channel and category the member can see. */
@@ -131,7 +133,8 @@ export class Channels {
       nsfw: false,
       isMeeting,
       chatEnabled: input.type === "voice" && (input.chat_enabled ?? isMeeting),
-    });
+    }, this.caps.channelsPerServer);
+    if (!row) throw capReached.channels(this.caps);
     const channel = toChannel(row);
     await this.publishAbout(row, "channel:created", channel);
     await this.audit.record(row.server_id, user.id, "CHANNEL_CREATE", { type: "channel", id: row.id }, {
@@ -178,8 +181,9 @@ export class Channels {
 
   async duplicate(channelId: string, user: UserRow): Promise<Channel> {
     const { channel } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_CHANNELS);
-    const row = await this.store.channels.duplicate(channel.id, duplicateName(channel.name));
+    const row = await this.store.channels.duplicate(channel.id, duplicateName(channel.name), this.caps.channelsPerServer);
     if (!row) throw notFound("Channel");
+    if (row === "full") throw capReached.channels(this.caps);
     const copy = toChannel(row);
     await this.publishAbout(row, "channel:created", copy);
     await this.audit.record(row.server_id, user.id, "CHANNEL_DUPLICATE", { type: "channel", id: row.id }, {
@@ -240,7 +244,8 @@ export class Channels {
 
   async createCategory(serverId: string, user: UserRow, name: string): Promise<Category> {
     const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
-    const row = await this.store.channels.createCategory(member.server.id, name);
+    const row = await this.store.channels.createCategory(member.server.id, name, this.caps.channelsPerServer);
+    if (!row) throw capReached.channels(this.caps);
     await this.audit.record(row.server_id, user.id, "CATEGORY_CREATE", { type: "category", id: row.id }, { name: row.name });
     return toCategory(row);
   }

@@ -10,6 +10,7 @@ import { hasPermission } from "../access/permissions.ts";
 import { newInviteCode, type Server, type Servers } from "./servers.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
+import { capReached, type ResourceCaps } from "../shared/caps.ts";
 
 /** The invite object (CONTRACT.md), plus whether it is the server's primary invite. */
 export interface Invite {
@@ -48,6 +49,7 @@ export class Invites {
     private readonly audit: Audit,
     private readonly members: Members,
     private readonly servers: Servers,
+    private readonly caps: ResourceCaps,
   ) {}
 
   /** `maxUses` 0 or absent: unlimited; `expiresIn` seconds, 0 or absent: never. */
@@ -59,7 +61,8 @@ export class Invites {
       maxUses: options.maxUses ? options.maxUses : null,
       expiresAt: options.expiresIn ? Math.floor(Date.now() / 1000) + options.expiresIn : null,
       createdBy: userId,
-    });
+    }, this.caps.invitesPerServer);
+    if (!row) throw capReached.invites(this.caps);
     await this.audit.record(member.server.id, userId, "INVITE_CREATE", { type: "invite", id: row.id }, {
       code: row.code,
       max_uses: row.max_uses,
@@ -120,9 +123,19 @@ export class Invites {
     }
     const server = await this.access.server(redemption.serverId);
     if (redemption.result === "member") return { server: await this.servers.toServer(server), joined: false };
-    const joined = await this.members.join(server.id, user);
-    // Joined by another request between the count and the insert: that use did not happen.
-    if (!joined && redemption.inviteId && redemption.useId) await this.store.invites.uncountUse(redemption.inviteId, redemption.useId);
+    // Joined by another request between the count and the insert, or refused (the user's server
+    // cap): that use did not happen.
+    const uncount = async () => {
+      if (redemption.inviteId && redemption.useId) await this.store.invites.uncountUse(redemption.inviteId, redemption.useId);
+    };
+    let joined: boolean;
+    try {
+      joined = await this.members.join(server.id, user);
+    } catch (error) {
+      await uncount();
+      throw error;
+    }
+    if (!joined) await uncount();
     return { server: await this.servers.toServer(server), joined };
   }
 

@@ -7,6 +7,7 @@ import { rooms, type EventBus } from "../shared/events.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import type { PresenceStatus } from "../shared/shapes.ts";
+import { capReached, type ResourceCaps } from "../shared/caps.ts";
 
 export interface Member {
   user_id: string;
@@ -42,6 +43,7 @@ export class Members {
     private readonly audit: Audit,
     private readonly bus: EventBus,
     private readonly liveState: readonly LiveStateListener[],
+    private readonly caps: ResourceCaps,
   ) {}
 
   async list(serverId: string, userId: string): Promise<Member[]> {
@@ -51,10 +53,12 @@ export class Members {
 
   /**
    * Adds `user` to the server: `member:joined` to the server room and MEMBER_JOIN in the audit
-   * log (the actor is the joiner unless `actorId` says who added them). False when already in.
+   * log (the actor is the joiner unless `actorId` says who added them). False when already in;
+   * 400 when they already belong to as many servers as their cap allows (a bot's is its own).
    */
   async join(serverId: string, user: UserRow, actorId = user.id): Promise<boolean> {
-    const added = await this.store.members.add(serverId, user.id);
+    const added = await this.store.members.add(serverId, user.id, "member", user.is_bot ? this.caps.serversPerBot : this.caps.serversPerUser);
+    if (added === "full") throw user.is_bot ? capReached.botServers(this.caps) : capReached.servers(this.caps);
     if (!added) return false;
     this.bus.publish(rooms.server(serverId), "member:joined", {
       serverId,

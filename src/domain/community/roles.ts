@@ -10,6 +10,7 @@ import { hasPermission } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
 import type { NewRoleInput, RoleChangesInput } from "./role-schemas.ts";
 import type { Role } from "../shared/shapes.ts";
+import { capReached, type ResourceCaps } from "../shared/caps.ts";
 
 /**
  * SPEC.md "Role" (its shape: ../shared/shapes.ts). `hoist` is a boolean; `is_default` 1 only for
@@ -48,6 +49,7 @@ export class Roles {
     private readonly audit: Audit,
     private readonly members: Members,
     private readonly bus: EventBus,
+    private readonly caps: ResourceCaps,
   ) {}
 
   async list(serverId: string, userId: string): Promise<Role[]> {
@@ -76,14 +78,16 @@ export class Roles {
     const actor = await this.access.requirePermission(serverId, userId, PERMISSIONS.MANAGE_ROLES);
     const permissions = input.permissions ?? 0;
     this.access.requireHeldBits(actor, permissions);
-    const { role, moved } = await this.store.roles.create({
+    const inserted = await this.store.roles.create({
       serverId: actor.server.id,
       name: input.name,
       color: normalizeColor(input.color ?? DEFAULT_ROLE_COLOR),
       permissions,
       hoist: input.hoist ?? false,
       position: 1,
-    });
+    }, this.caps.rolesPerServer);
+    if (!inserted) throw capReached.roles(this.caps);
+    const { role, moved } = inserted;
     const created = toRole(role);
     this.bus.publish(rooms.server(actor.server.id), "role:created", { ...created });
     this.publishMoved(actor.server.id, moved);

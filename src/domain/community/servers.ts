@@ -6,9 +6,10 @@ import type { Audit } from "../access/audit.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
+import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import type { LiveStateListener, Members } from "./members.ts";
 import { DEFAULT_EVERYONE_PERMISSIONS, PERMISSIONS } from "../access/permission-bits.ts";
-import type { TwoFactor } from "../accounts/two-factor.ts";
+import type { TwoFactor, TwoFactorProof } from "../accounts/two-factor.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 
 export interface ServerSettings {
@@ -54,6 +55,7 @@ export class Servers {
     private readonly bus: EventBus,
     /** Told about each of the server's channels just before the server is deleted. */
     private readonly liveState: readonly LiveStateListener[],
+    private readonly caps: ResourceCaps,
   ) {}
 
   async toServer(row: ServerRow): Promise<Server> {
@@ -81,7 +83,8 @@ export class Servers {
       description: input.description ?? "",
       everyonePermissions: DEFAULT_EVERYONE_PERMISSIONS,
       primaryInviteCode: newInviteCode(),
-    });
+    }, this.caps.serversPerUser);
+    if (!row) throw capReached.servers(this.caps);
     await this.audit.record(row.id, user.id, "SERVER_CREATE", { type: "server", id: row.id }, { name: row.name });
     return this.toServer(row);
   }
@@ -144,9 +147,9 @@ export class Servers {
   }
 
   /** Vanity code (2FA): owner or MANAGE_SERVER; null clears it. */
-  async setVanity(serverId: string, user: UserRow, code: string | null, twoFactorCode: string | null): Promise<Server> {
+  async setVanity(serverId: string, user: UserRow, code: string | null, twoFactor: TwoFactorProof): Promise<Server> {
     const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_SERVER);
-    this.twoFactor.requireCode(user, twoFactorCode);
+    await this.twoFactor.requireCode(user, twoFactor.code, twoFactor.clientAddress);
     const row = await this.store.servers.setVanity(member.server.id, code);
     if (row === false) throw conflict("That vanity code is taken");
     if (!row) throw notFound("Server");
@@ -155,10 +158,10 @@ export class Servers {
   }
 
   /** Owner only, with the two-factor code when the owner has 2FA on. */
-  async delete(serverId: string, user: UserRow, twoFactorCode: string | null): Promise<void> {
+  async delete(serverId: string, user: UserRow, twoFactor: TwoFactorProof): Promise<void> {
     const member = await this.access.member(serverId, user.id);
     if (!member.isOwner) throw forbidden("Only the owner can delete the server");
-    this.twoFactor.requireCode(user, twoFactorCode);
+    await this.twoFactor.requireCode(user, twoFactor.code, twoFactor.clientAddress);
     const channels = await this.store.channels.listByServer(member.server.id);
     const files = await this.store.servers.files(member.server.id);
     // Before the rows go: features holding live state per channel (voice rooms) clear it.

@@ -10,6 +10,7 @@ import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
+import { capReached, type ResourceCaps } from "../shared/caps.ts";
 
 /** One emoji "piece": a pictograph, with an optional presentation selector and skin tone. */
 const PIECE = String.raw`(?:\p{Extended_Pictographic}|\p{Emoji_Presentation})\uFE0F?\p{Emoji_Modifier}?`;
@@ -82,6 +83,7 @@ export class Reactions {
     private readonly store: Store,
     private readonly access: Access,
     private readonly bus: EventBus,
+    private readonly caps: ResourceCaps,
   ) {}
 
   /** Adds the caller's reaction, or removes it when present; `message:reaction` either way. */
@@ -92,7 +94,8 @@ export class Reactions {
     if (!parsed) throw badRequest(INVALID_EMOJI);
     if (parsed.custom) await checkCustomEmoji(this.store, context, parsed.custom.name, parsed.custom.id, "emoji");
     const mayStartType = hasPermission(context.permissions, PERMISSIONS.ADD_REACTIONS);
-    const outcome = await this.store.reactions.toggle(message.id, parsed.key, user.id, mayStartType);
+    const outcome = await this.store.reactions.toggle(message.id, parsed.key, user.id, mayStartType, this.caps.reactionsPerMessage);
+    if (outcome.action === "full") throw capReached.reactions(this.caps);
     if (outcome.action === "refused") throw missingPermission(PERMISSIONS.ADD_REACTIONS);
     this.publish(message, parsed.key, user.id, outcome.action);
     return { emoji: parsed.key, action: outcome.action, count: outcome.count };

@@ -5,6 +5,7 @@ import type { WebhookRow } from "../../store/webhooks-repo.ts";
 import type { Access, ChannelContext } from "../access/access.ts";
 import { ApiError, forbidden, notFound, tooManyRequests, unauthorized } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
+import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import type { Messages } from "./messages.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
@@ -72,6 +73,7 @@ export class Webhooks {
     private readonly access: Access,
     private readonly messages: Messages,
     shared: SharedState,
+    private readonly caps: ResourceCaps,
   ) {
     this.executes = shared.rateLimiter("webhook-executes", LIMITS.webhookExecutesPerMinute, 60_000);
   }
@@ -90,7 +92,8 @@ export class Webhooks {
       avatar: input.avatar ?? null,
       token: newToken(),
       createdBy: user.id,
-    });
+    }, this.caps.webhooksPerChannel);
+    if (!row) throw capReached.webhooks(this.caps);
     return toWebhook(row);
   }
 

@@ -245,6 +245,8 @@ export interface EventBus {
   removeFromRoom(selector: string, room: string): void;
   /** Disconnects every socket in `selector` (token revoked, account removed). */
   disconnect(selector: string): void;
+  /** Disconnects the sockets of `userId` opened with the token `tokenId` (that token logged out), on every node. */
+  disconnectToken(userId: string, tokenId: string): void;
   /** The users with at least one socket in `room` (each once). */
   usersIn(room: string): Promise<string[]>;
 }

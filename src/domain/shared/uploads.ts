@@ -1,5 +1,6 @@
 import { badRequest, payloadTooLarge } from "./errors.ts";
 import type { FileStorage } from "./file-storage.ts";
+import { checkImageDimensions, DEFAULT_IMAGE_LIMITS, type ImageLimits } from "./image-dimensions.ts";
 
 export interface ImageType {
   ext: "png" | "jpg" | "gif" | "webp";
@@ -56,12 +57,21 @@ export function isStoredKey(key: string): boolean {
  * Uploaded files, addressed by the URL path `/uploads/<kind>/<uuid>.<ext>` and kept by a
  * FileStorage (disk or database: ./file-storage.ts) as `<kind>/<uuid>.<ext>`. Names are
  * generated: no user-controlled path reaches the storage.
+ *
+ * Every upload is written through `save`, so that is where an image's declared dimensions are
+ * checked (avatars, banners, icons, emojis, GIFs and stickers, attachments alike): a file whose
+ * bytes are an image is refused (400) when its header is corrupt or declares more pixels than
+ * `imageLimits` allow, before anything is stored.
  */
 export class UploadStore {
-  constructor(readonly files: FileStorage) {}
+  constructor(
+    readonly files: FileStorage,
+    private readonly imageLimits: ImageLimits = DEFAULT_IMAGE_LIMITS,
+  ) {}
 
   /** Writes the bytes and returns the URL path to store in records. */
   async save(kind: UploadKind, bytes: Uint8Array, ext: string): Promise<string> {
+    this.checkImage(bytes);
     const name = `${Bun.randomUUIDv7()}.${ext}`;
     await this.files.write(`${kind}/${name}`, bytes);
     return `/uploads/${kind}/${name}`;
@@ -83,6 +93,12 @@ export class UploadStore {
     }
     if (row === null) await this.remove(path);
     return row;
+  }
+
+  /** Refuses an image (by its bytes) whose header is corrupt or declares too many pixels; anything else passes. */
+  checkImage(bytes: Uint8Array): void {
+    const image = sniffImage(bytes);
+    if (image) checkImageDimensions(bytes, image.ext, this.imageLimits);
   }
 
   /** The file at `/uploads/<kind>/<name>`, or null when there is none or the path is not one of ours. */

@@ -11,6 +11,10 @@ import type { Assert, Same } from "./same-type.ts";
 export const Session = v.object({ token: v.string(), user: MeUser });
 export const TwoFactorSetup = v.object({ secret: v.string(), otpauth_url: v.string() });
 export const TwoFactorState = v.object({ two_factor_enabled: v.boolean() });
+/** 2FA enabled, with the recovery codes shown this once (docs/auth.md, "Recovery codes"). */
+export const TwoFactorEnabled = v.object({ two_factor_enabled: v.literal(true), recovery_codes: v.array(v.string()) });
+export const RecoveryCodes = v.object({ recovery_codes: v.array(v.string()) });
+export const LoggedOut = v.object({ logged_out: v.literal(true) });
 
 export const Connection = v.object({
   id: Uuid,

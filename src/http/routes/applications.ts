@@ -7,6 +7,7 @@ import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
 import { boolean, displayName, integer } from "../../domain/shared/validation.ts";
 import { doc } from "../operation-doc.ts";
+import { twoFactorProof } from "../two-factor-proof.ts";
 import { FileField } from "../../reference/json-schema.ts";
 import { Success } from "../../domain/shared/shapes.ts";
 import { Application, ApplicationPermissions, BotAddResult, BotServer, BotToken, NewApplication } from "../responses/bots.ts";
@@ -40,8 +41,8 @@ export const applicationRoutes = (domain: Domain, auth: AuthPlugin) =>
     .use(auth)
     .post(
       "/",
-      async ({ user, body, headers, set }) => {
-        const created = await domain.applications.create(user, body, headers["x-2fa-code"] ?? null);
+      async ({ user, body, headers, request, server, set }) => {
+        const created = await domain.applications.create(user, body, twoFactorProof({ headers, request, server }));
         set.status = 201;
         return created;
       },
@@ -49,6 +50,7 @@ export const applicationRoutes = (domain: Domain, auth: AuthPlugin) =>
         auth: true,
         body: CreateBody,
         detail: doc("createApplication", { 201: NewApplication }, {
+          errors: [429],
           headers: { "x-2fa-code": "The current TOTP code, when the platform requires two-factor authentication for applications" },
         }),
       },

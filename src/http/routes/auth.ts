@@ -2,18 +2,22 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { password, totpCode, username } from "../../domain/shared/validation.ts";
-import type { AuthPlugin } from "../auth.ts";
+import { bearerToken, type AuthPlugin } from "../auth.ts";
 import { clientAddress } from "../client-address.ts";
 import { body } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { doc } from "../operation-doc.ts";
-import { Session, TwoFactorSetup, TwoFactorState } from "../responses/accounts.ts";
+import { LoggedOut, RecoveryCodes, Session, TwoFactorEnabled, TwoFactorSetup, TwoFactorState } from "../responses/accounts.ts";
+import { twoFactorCode } from "../../domain/accounts/recovery-codes.ts";
 
 const RegisterBody = body({
   username,
   email: v.pipe(v.string("must be a string"), v.trim(), v.maxLength(LIMITS.account.emailLength, `must be at most ${LIMITS.account.emailLength} characters`), v.email("must be a valid email address")),
   password,
 });
+
+/** A password to check (not to set: the length rules of `password` are for new ones). */
+const currentPassword = v.pipe(v.string("must be a string"), v.maxLength(LIMITS.account.passwordMax, `must be at most ${LIMITS.account.passwordMax} characters`));
 
 const LoginBody = body({
   login: v.pipe(
@@ -22,11 +26,14 @@ const LoginBody = body({
     v.minLength(1, "must not be empty"),
     v.maxLength(LIMITS.account.loginLength, `must be at most ${LIMITS.account.loginLength} characters`),
   ),
-  password: v.pipe(v.string("must be a string"), v.maxLength(LIMITS.account.passwordMax, `must be at most ${LIMITS.account.passwordMax} characters`)),
-  code: v.optional(totpCode),
+  password: currentPassword,
+  code: v.optional(twoFactorCode),
 });
 
-const CodeBody = body({ code: totpCode });
+/** Enabling confirms a code of the pending secret (there are no recovery codes yet). */
+const EnableBody = body({ code: totpCode, password: currentPassword });
+/** Disabling and regenerating take a code of the active secret or a recovery code. */
+const CredentialsBody = body({ code: twoFactorCode, password: currentPassword });
 
 /** /api/v1/auth: accounts and two-factor authentication (CONTRACT.md "Accounts"). */
 export const authRoutes = (domain: Domain, auth: AuthPlugin) =>
@@ -45,6 +52,24 @@ export const authRoutes = (domain: Domain, auth: AuthPlugin) =>
       body: LoginBody,
       detail: doc("login", Session, { errors: [401, 403, 429] }),
     })
+    .post("/logout", ({ user, request }) => domain.accounts.logout(user, bearerToken(request.headers.get("authorization"))!), {
+      auth: true,
+      detail: doc("logout", LoggedOut),
+    })
+    .post("/logout/all", ({ user }) => domain.accounts.logoutEverywhere(user), { auth: true, detail: doc("logoutEverywhere", LoggedOut) })
     .post("/2fa/setup", ({ user }) => domain.twoFactor.setup(user), { auth: true, detail: doc("setupTwoFactor", TwoFactorSetup) })
-    .post("/2fa/enable", ({ user, body }) => domain.twoFactor.enable(user, body.code), { auth: true, body: CodeBody, detail: doc("enableTwoFactor", TwoFactorState) })
-    .post("/2fa/disable", ({ user, body }) => domain.twoFactor.disable(user, body.code), { auth: true, body: CodeBody, detail: doc("disableTwoFactor", TwoFactorState) });
+    .post("/2fa/enable", ({ user, body, request, server }) => domain.twoFactor.enable(user, body, clientAddress(request, server)), {
+      auth: true,
+      body: EnableBody,
+      detail: doc("enableTwoFactor", TwoFactorEnabled, { errors: [429] }),
+    })
+    .post("/2fa/disable", ({ user, body, request, server }) => domain.twoFactor.disable(user, body, clientAddress(request, server)), {
+      auth: true,
+      body: CredentialsBody,
+      detail: doc("disableTwoFactor", TwoFactorState, { errors: [429] }),
+    })
+    .post(
+      "/2fa/recovery-codes",
+      ({ user, body, request, server }) => domain.twoFactor.regenerateRecoveryCodes(user, body, clientAddress(request, server)),
+      { auth: true, body: CredentialsBody, detail: doc("regenerateRecoveryCodes", RecoveryCodes, { errors: [429] }) },
+    );

@@ -7,6 +7,7 @@ import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
 import { doc } from "../operation-doc.ts";
+import { twoFactorProof } from "../two-factor-proof.ts";
 import { FileField } from "../../reference/json-schema.ts";
 import { Success } from "../../domain/shared/shapes.ts";
 import { Member, MutedServer, Server, ServerGif, ServerMute, ServerReadState } from "../responses/community.ts";
@@ -51,8 +52,6 @@ const GifFields = v.object({
   kind: v.optional(v.picklist(["gif", "sticker"], "must be gif or sticker"), "gif"),
 });
 
-const twoFactorHeader = (headers: Record<string, string | undefined>) => headers["x-2fa-code"] ?? null;
-
 /** /api/v1/servers: servers, their settings and images, the caller's list, members. */
 export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
   new Elysia({ prefix: "/api/v1/servers", tags: ["Servers"] })
@@ -72,11 +71,11 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
     .put("/:id", ({ user, params, body }) => domain.servers.update(params.id, user, body), { auth: true, body: UpdateBody, detail: doc("updateServer", Server) })
     .delete(
       "/:id",
-      async ({ user, params, headers }) => {
-        await domain.servers.delete(params.id, user, twoFactorHeader(headers));
+      async ({ user, params, headers, request, server }) => {
+        await domain.servers.delete(params.id, user, twoFactorProof({ headers, request, server }));
         return { success: true };
       },
-      { auth: true, detail: doc("deleteServer", Success, { headers: TWO_FACTOR_HEADER }) },
+      { auth: true, detail: doc("deleteServer", Success, { errors: [429], headers: TWO_FACTOR_HEADER }) },
     )
     .get("/:id/members", ({ user, params }) => domain.members.list(params.id, user.id), { auth: true, detail: doc("listMembers", v.array(Member)) })
     .post(
@@ -101,10 +100,10 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
       body: SettingsBody,
       detail: doc("updateServerSettings", Server),
     })
-    .post("/:id/vanity", ({ user, params, body, headers }) => domain.servers.setVanity(params.id, user, body.code, twoFactorHeader(headers)), {
+    .post("/:id/vanity", ({ user, params, body, headers, request, server }) => domain.servers.setVanity(params.id, user, body.code, twoFactorProof({ headers, request, server })), {
       auth: true,
       body: VanityBody,
-      detail: doc("setServerVanity", Server, { errors: [409], headers: TWO_FACTOR_HEADER }),
+      detail: doc("setServerVanity", Server, { errors: [409, 429], headers: TWO_FACTOR_HEADER }),
     })
     .delete(
       "/:id/leave",

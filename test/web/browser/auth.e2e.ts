@@ -56,7 +56,7 @@ test("the login page asks for the two-factor code when the account needs one", a
   const person = await suite.server.register("two_factor");
   const setup = await suite.server.api("POST", "/api/v1/auth/2fa/setup", { token: person.token });
   const secret = setup.body.secret as string;
-  expect((await suite.server.api("POST", "/api/v1/auth/2fa/enable", { token: person.token, body: { code: totpCode(secret) } })).status).toBe(200);
+  expect((await suite.server.api("POST", "/api/v1/auth/2fa/enable", { token: person.token, body: { code: totpCode(secret), password: person.password } })).status).toBe(200);
 
   const { page } = await suite.visitor("/login");
   await page.getByRole("textbox", { name: "Email or username", exact: true }).fill(person.email);
