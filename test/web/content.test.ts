@@ -1,6 +1,7 @@
 /** Mention parsing, markdown and outgoing mention encoding (web/lib/content.ts). */
 import { expect, test } from "bun:test";
-import { encodeMentions, mentionedUserIds, parseContent, parseRich } from "../../web/lib/content.ts";
+import { encodeMentions, mentionedUserIds, parseContent, parseRich, type RichNode } from "../../web/lib/content.ts";
+import { LONG_MESSAGES } from "./long-messages.ts";
 
 const U = "01a20800-c4e8-7038-887d-a4220bb2df5c";
 const C = "01a20800-c4e8-7038-887d-a4220bb2df5d";
@@ -90,4 +91,66 @@ test("encodeMentions turns @member and #channel into markup, and leaves the rest
   expect(encodeMentions("@Alice.", lookup)).toBe(`<@${U}>.`);
   expect(encodeMentions("mail alice@example.com, @bob, #random, x#general", lookup)).toBe("mail alice@example.com, @bob, #random, x#general");
   expect(encodeMentions("@everyone", lookup)).toBe("@everyone");
+});
+
+/** Rich nodes as short markup, so a table of long cases stays readable. */
+const TAG = { bold: "b", italic: "i", underline: "u", strike: "s" } as const;
+function show(nodes: RichNode[]): string {
+  return nodes
+    .map((node) => {
+      switch (node.kind) {
+        case "text":
+          return node.text;
+        case "bold":
+        case "italic":
+        case "underline":
+        case "strike":
+          return `<${TAG[node.kind]}>${show(node.children)}</${TAG[node.kind]}>`;
+        case "code":
+          return `<code>${node.text}</code>`;
+        case "codeblock":
+          return `<pre${node.language ? ` ${node.language}` : ""}>${node.text}</pre>`;
+        case "link":
+          return `<a ${node.url}>`;
+        case "emoji":
+          return `{emoji ${node.name}}`;
+        case "everyone":
+          return `{${node.text}}`;
+        default:
+          return `{${node.kind}}`;
+      }
+    })
+    .join("");
+}
+
+test("parseRich: the edges of a span, nesting, and text after a span read on its own", () => {
+  const cases: [string, string][] = [
+    ["**a <@U> b**", "<b>a {user} b</b>"],
+    ["**__~~*x*~~__**", "<b><u><s><i>x</i></s></u></b>"],
+    ["***a**", "<b>*a</b>"],
+    ["**a*", "*<i>a</i>"],
+    ["*a**b*", "<i>a</i><i>b</i>"],
+    ["*a *b*", "<i>a *b</i>"],
+    ["_a_b_", "<i>a_b</i>"],
+    ["a_b_ c", "a_b_ c"],
+    ["__init__ and _x_", "<u>init</u> and <i>x</i>"],
+    // The text after a span is read as a string of its own: its first `_` has nothing before it.
+    ["__a___b_", "<u>a</u><i>b</i>"],
+    ["_<@U>_", "<i>{user}</i>"],
+    ["** a**", "** a**"],
+    ["~~ a~~", "~~ a~~"],
+    ["**x\ny**", "<b>x\ny</b>"],
+    ["*`a`*", "*<code>a</code>*"],
+    ["```\nunclosed **b**", "```\nunclosed <b>b</b>"],
+    ["a ``` b ``` c", "a <pre> b </pre> c"],
+    ["|| not a spoiler ||", "|| not a spoiler ||"],
+    ["[text](https://x.y/(a))", "[text](<a https://x.y/(a)>)"],
+    // A private-use character in the text is text, never taken for a token.
+    ["\ue000 <@U>", "\ue000 {user}"],
+  ];
+  for (const [content, expected] of cases) expect([content, show(parseRich(content.replaceAll("<@U>", `<@${U}>`)))]).toEqual([content, expected]);
+});
+
+test("parseRich on long crafted messages: the output, whatever the time (bench/web-parser.ts times it)", () => {
+  for (const { name, content, expected } of LONG_MESSAGES) expect([name, show(parseRich(content))]).toEqual([name, expected]);
 });

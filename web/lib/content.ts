@@ -5,6 +5,8 @@
  * `#general`) into the stored markup. Pure.
  */
 
+import { emphasize, type Placeholders } from "./emphasis.ts";
+
 const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
 
 export type ContentToken =
@@ -30,12 +32,22 @@ const TOKEN_RE = new RegExp(
 
 /** Trailing punctuation that ends a sentence rather than a URL (a closing parenthesis only when unbalanced). */
 function trimUrl(url: string): string {
+  // Parentheses are counted once: trimming the others never changes the balance.
+  let opens = 0;
+  let closes = 0;
+  for (let i = 0; i < url.length; i++) {
+    const ch = url.charCodeAt(i);
+    if (ch === 0x28) opens++;
+    else if (ch === 0x29) closes++;
+  }
   let end = url.length;
   while (end > 0) {
     const ch = url[end - 1]!;
     if (".,;:!?'\"".includes(ch)) end--;
-    else if (ch === ")" && (url.slice(0, end).match(/\(/g)?.length ?? 0) < (url.slice(0, end).match(/\)/g)?.length ?? 0)) end--;
-    else break;
+    else if (ch === ")" && opens < closes) {
+      end--;
+      closes--;
+    } else break;
   }
   return url.slice(0, end);
 }
@@ -108,80 +120,47 @@ export type RichNode =
   | { kind: "code"; text: string }
   | { kind: "codeblock"; text: string; language: string | null };
 
-const PLACEHOLDER_BASE = 0xe000;
-type Emphasis = "bold" | "italic" | "underline" | "strike";
-const EMPHASIS: { kinds: Emphasis[]; re: RegExp }[] = [
-  { kinds: ["bold", "italic"], re: /\*\*\*(?=\S)([\s\S]*?\S)\*\*\*/ },
-  { kinds: ["bold"], re: /\*\*(?=\S)([\s\S]*?\S)\*\*/ },
-  { kinds: ["underline"], re: /__(?=\S)([\s\S]*?\S)__/ },
-  { kinds: ["strike"], re: /~~(?=\S)([\s\S]*?\S)~~/ },
-  { kinds: ["italic"], re: /\*(?=[^\s*])([\s\S]*?[^\s*])\*/ },
-  // Underscores only at word edges, so snake_case stays as it is.
-  { kinds: ["italic"], re: /(?<![\w])_(?=[^\s_])([\s\S]*?[^\s_])_(?![\w])/ },
-];
+/** What stands in for a token while emphasis is parsed: neither white space, a word character nor a marker. */
+const PLACEHOLDER = "\ufffc";
 
-function emphasis(text: string, tokens: ContentToken[]): RichNode[] {
-  let best: { kinds: Emphasis[]; match: RegExpExecArray } | null = null;
-  for (const { kinds, re } of EMPHASIS) {
-    const match = re.exec(text);
-    if (match && (best === null || match.index < best.match.index)) best = { kinds, match };
-  }
-  if (!best) return restore(text, tokens);
-  const { match } = best;
-  const inner = best.kinds.reduceRight<RichNode[]>((children, kind) => [{ kind, children }], emphasis(match[1]!, tokens));
-  return [...restore(text.slice(0, match.index), tokens), ...inner, ...emphasis(text.slice(match.index + match[0].length), tokens)];
-}
-
-/** Text with placeholders back to text and tokens. */
-function restore(text: string, tokens: ContentToken[]): RichNode[] {
-  const nodes: RichNode[] = [];
-  let plain = "";
-  for (const ch of text) {
-    const index = ch.charCodeAt(0) - PLACEHOLDER_BASE;
-    if (index >= 0 && index < tokens.length) {
-      if (plain) nodes.push({ kind: "text", text: plain });
-      plain = "";
-      nodes.push(tokens[index]!);
-    } else plain += ch;
-  }
-  if (plain) nodes.push({ kind: "text", text: plain });
-  return nodes;
-}
-
-function inline(text: string): RichNode[] {
-  const nodes: RichNode[] = [];
+/** Inline code spans and, around them, the text's tokens and emphasis. */
+function inline(text: string, out: RichNode[]): void {
   let last = 0;
   for (const match of text.matchAll(/`([^`\n]+)`/g)) {
-    nodes.push(...formatted(text.slice(last, match.index)));
-    nodes.push({ kind: "code", text: match[1]! });
+    formatted(text.slice(last, match.index), out);
+    out.push({ kind: "code", text: match[1]! });
     last = match.index! + match[0].length;
   }
-  nodes.push(...formatted(text.slice(last)));
-  return nodes;
+  formatted(text.slice(last), out);
 }
 
-function formatted(text: string): RichNode[] {
-  if (!text) return [];
-  const tokens: ContentToken[] = [];
-  let masked = "";
+function formatted(text: string, out: RichNode[]): void {
+  if (!text) return;
+  const parts: string[] = [];
+  const placeholders: Placeholders = { at: [], tokens: [] };
+  let length = 0;
   for (const token of parseContent(text)) {
-    if (token.kind === "text") masked += token.text;
-    else {
-      masked += String.fromCharCode(PLACEHOLDER_BASE + tokens.length);
-      tokens.push(token);
+    if (token.kind === "text") {
+      parts.push(token.text);
+      length += token.text.length;
+    } else {
+      parts.push(PLACEHOLDER);
+      placeholders.at.push(length);
+      placeholders.tokens.push(token);
+      length += 1;
     }
   }
-  return emphasis(masked, tokens);
+  for (const node of emphasize(parts.join(""), placeholders)) out.push(node);
 }
 
 export function parseRich(content: string): RichNode[] {
   const nodes: RichNode[] = [];
   let last = 0;
   for (const match of content.matchAll(/```(?:([\w+-]+)\n)?([\s\S]*?)```/g)) {
-    nodes.push(...inline(content.slice(last, match.index)));
+    inline(content.slice(last, match.index), nodes);
     nodes.push({ kind: "codeblock", text: match[2]!.replace(/^\n|\n$/g, ""), language: match[1] ?? null });
     last = match.index! + match[0].length;
   }
-  nodes.push(...inline(content.slice(last)));
+  inline(content.slice(last), nodes);
   return nodes;
 }
