@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describeIssue } from "./domain/shared/validation.ts";
 import { DEFAULT_CAPS, type ResourceCaps } from "./domain/shared/caps.ts";
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from "./domain/shared/image-dimensions.ts";
+import { DEFAULT_SOUNDBOARD_PLAY_RATE, type SoundboardPlayRate } from "./domain/voice/soundboard-play-rate.ts";
 import { DEFAULT_EVENT_LIMITS, DEFAULT_USER_RATE_FACTOR, parseRateLimit, type EventLimits, type RateLimit } from "./gateway/event-limits.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -86,6 +87,8 @@ export interface Config {
   caps: ResourceCaps;
   /** The largest declared dimensions of an uploaded image (docs/operations.md, "Caps"). */
   imageLimits: ImageLimits;
+  /** Soundboard plays per user per window (docs/soundboard.md, "Playing"). */
+  soundboardPlayRate: SoundboardPlayRate;
   /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
   passwordHashing: { memoryCost: number; timeCost: number };
 }
@@ -112,6 +115,7 @@ const EnvSchema = v.object({
   GATEWAY_RATE_ROOMS: v.optional(rateFrom("GATEWAY_RATE_ROOMS")),
   GATEWAY_RATE_PRESENCE: v.optional(rateFrom("GATEWAY_RATE_PRESENCE")),
   GATEWAY_RATE_VOICE: v.optional(rateFrom("GATEWAY_RATE_VOICE")),
+  GATEWAY_RATE_SIGNAL: v.optional(rateFrom("GATEWAY_RATE_SIGNAL")),
   GATEWAY_RATE_MESSAGES: v.optional(rateFrom("GATEWAY_RATE_MESSAGES")),
   GATEWAY_RATE_AUDIO: v.optional(rateFrom("GATEWAY_RATE_AUDIO")),
   GATEWAY_USER_RATE_FACTOR: v.optional(integerFrom("GATEWAY_USER_RATE_FACTOR", 1, 1000), String(DEFAULT_USER_RATE_FACTOR)),
@@ -176,6 +180,8 @@ const EnvSchema = v.object({
   MAX_GROUP_DMS_PER_USER: v.optional(integerFrom("MAX_GROUP_DMS_PER_USER", 1, 100_000), String(DEFAULT_CAPS.groupDmsPerUser)),
   MAX_IMAGE_SIDE: v.optional(integerFrom("MAX_IMAGE_SIDE", 16, 1_000_000), String(DEFAULT_IMAGE_LIMITS.maxSide)),
   MAX_IMAGE_MEGAPIXELS: v.optional(integerFrom("MAX_IMAGE_MEGAPIXELS", 1, 100_000), String(DEFAULT_IMAGE_LIMITS.maxPixels / 1_000_000)),
+  SOUNDBOARD_PLAYS_PER_WINDOW: v.optional(integerFrom("SOUNDBOARD_PLAYS_PER_WINDOW", 1, 10_000), String(DEFAULT_SOUNDBOARD_PLAY_RATE.plays)),
+  SOUNDBOARD_PLAY_WINDOW_SECONDS: v.optional(integerFrom("SOUNDBOARD_PLAY_WINDOW_SECONDS", 1, 3600), String(DEFAULT_SOUNDBOARD_PLAY_RATE.windowSeconds)),
   TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
 });
 
@@ -221,6 +227,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       rooms: e.GATEWAY_RATE_ROOMS ?? DEFAULT_EVENT_LIMITS.rooms,
       presence: e.GATEWAY_RATE_PRESENCE ?? DEFAULT_EVENT_LIMITS.presence,
       voice: e.GATEWAY_RATE_VOICE ?? DEFAULT_EVENT_LIMITS.voice,
+      signal: e.GATEWAY_RATE_SIGNAL ?? DEFAULT_EVENT_LIMITS.signal,
       messages: e.GATEWAY_RATE_MESSAGES ?? DEFAULT_EVENT_LIMITS.messages,
       audio: e.GATEWAY_RATE_AUDIO ?? DEFAULT_EVENT_LIMITS.audio,
     },
@@ -243,6 +250,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       groupDmsPerUser: e.MAX_GROUP_DMS_PER_USER,
     },
     imageLimits: { maxSide: e.MAX_IMAGE_SIDE, maxPixels: e.MAX_IMAGE_MEGAPIXELS * 1_000_000 },
+    soundboardPlayRate: { plays: e.SOUNDBOARD_PLAYS_PER_WINDOW, windowSeconds: e.SOUNDBOARD_PLAY_WINDOW_SECONDS },
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
   };
 }

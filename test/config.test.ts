@@ -53,6 +53,7 @@ describe("loadConfig", () => {
       GATEWAY_RATE_PRESENCE: "0.5/1",
       GATEWAY_RATE_VOICE: "3/4",
       GATEWAY_RATE_MESSAGES: "6/7",
+      GATEWAY_RATE_SIGNAL: "9/10",
       GATEWAY_RATE_AUDIO: "4000/8000",
       GATEWAY_USER_RATE_FACTOR: "2",
       GATEWAY_REFUSALS_BEFORE_DISCONNECT: "7",
@@ -65,6 +66,7 @@ describe("loadConfig", () => {
       rooms: { perSecond: 1, burst: 2 },
       presence: { perSecond: 0.5, burst: 1 },
       voice: { perSecond: 3, burst: 4 },
+      signal: { perSecond: 9, burst: 10 },
       messages: { perSecond: 6, burst: 7 },
       audio: { perSecond: 4000, burst: 8000 },
     });

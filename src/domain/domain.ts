@@ -172,7 +172,7 @@ export function createDomain(deps: DomainDeps) {
     interactions: new Interactions(store, access, messages, bus),
     // voice
     voice,
-    soundboard: new Soundboard(store, access, audit, uploads, bus, voice),
+    soundboard: new Soundboard(store, access, audit, uploads, bus, voice, shared, config.soundboardPlayRate),
     // public facts about the instance
     discovery: new Discovery(store, settings),
     // platform administration

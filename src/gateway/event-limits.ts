@@ -6,7 +6,7 @@ import type { ClientToServerEvents } from "./client-events.ts";
  * are src/gateway/event-limiter.ts.
  */
 
-export const EVENT_KINDS = ["typing", "rooms", "presence", "voice", "messages", "audio"] as const;
+export const EVENT_KINDS = ["typing", "rooms", "presence", "voice", "signal", "messages", "audio"] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** `perSecond` events on average, up to `burst` at once (a token bucket). */
@@ -27,8 +27,12 @@ export const DEFAULT_EVENT_LIMITS: EventLimits = {
   rooms: { perSecond: 20, burst: 200 },
   // A person changes status now and then; an idle detector a little more often.
   presence: { perSecond: 2, burst: 10 },
-  // Voice signalling: a burst of ICE candidates when a call starts, speaking indicators.
+  // Joining, leaving, speaking indicators, moderation.
   voice: { perSecond: 20, burst: 100 },
+  // WebRTC signalling: joining a peer-to-peer room of ten sends an offer or answer to each of
+  // nine peers and a trickle of ICE candidates (about 10-20 per connection) within a second or
+  // two; each payload is capped too (LIMITS.voice.signalBytes).
+  signal: { perSecond: 50, burst: 200 },
   // A bot's messages and interaction responses, a user's component presses.
   messages: { perSecond: 20, burst: 50 },
   // PCM frames: 50 a second per stream of 20 ms frames; room for a bot streaming five rooms.
@@ -43,6 +47,7 @@ export const KIND_LABELS: Record<EventKind, string> = {
   rooms: "room joins and leaves",
   presence: "status changes",
   voice: "voice events",
+  signal: "signaling messages",
   messages: "message events",
   audio: "audio frames",
 };
@@ -62,7 +67,7 @@ export const EVENT_KIND: Record<keyof ClientToServerEvents, EventKind> = {
   "voice:leave": "voice",
   "voice:state": "voice",
   "voice:speaking": "voice",
-  "voice:signal": "voice",
+  "voice:signal": "signal",
   "voice:raise-hand": "voice",
   "voice:lower-hand": "voice",
   "voice:set-meeting-role": "voice",
@@ -77,7 +82,7 @@ export const EVENT_KIND: Record<keyof ClientToServerEvents, EventKind> = {
   "dm:call-accept": "voice",
   "dm:call-decline": "voice",
   "dm:call-end": "voice",
-  "dm:call-signal": "voice",
+  "dm:call-signal": "signal",
   "interaction:response": "messages",
   "bot:send_message": "messages",
   "bot:edit_message": "messages",

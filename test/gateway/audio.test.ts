@@ -202,9 +202,12 @@ describe("bot:audio-data relay", () => {
     ok(await server.api("DELETE", overrides, { token: owner.token }));
     await accepted();
 
+    // A timeout takes the member out of voice (Discord's), so their frames have no room.
     ok(await server.api("POST", `/api/v1/servers/${serverId}/timeouts`, { token: owner.token, body: { targetUserId: member.id, duration: 600 } }));
-    await refusedWith("You are timed out in this server");
+    await refusedWith("You are not in this voice channel");
+    expect(await sender.emitWithAck("voice:join", { channelId })).toEqual({ ok: false, error: "You are timed out in this server" });
     ok(await server.api("DELETE", `/api/v1/servers/${serverId}/timeouts/${member.id}`, { token: owner.token }));
+    expect((await sender.emitWithAck("voice:join", { channelId })).ok).toBe(true);
     await accepted();
 
     // The channel becomes a meeting: a participant who is not a speaker may not transmit.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditLog, community, createServer, createVoiceChannel } from "../helpers/community.ts";
+import { addMember, auditLog, community, createServer, createVoiceChannel } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -84,16 +84,70 @@ describe("voice:server-mute / voice:server-deafen", () => {
 });
 
 describe("timeouts", () => {
-  test("a timed-out member stays in voice but cannot speak", async () => {
+  test("a member timed out in voice is disconnected, cannot join or speak until it is lifted", async () => {
     const { owner, member, serverId, voiceId } = await community(server, { voice: true, moderator: true });
     const m = await join(member, voiceId);
+    const o = await join(owner, voiceId);
     expect((await m.emitWithAck("voice:speaking", { speaking: true })).ok).toBe(true);
+    const forced = waitForEvent(m, "voice:force-disconnect");
+    const left = waitForEvent(o, "voice:user-left");
     const res = await server.api("POST", `/api/v1/servers/${serverId}/timeouts`, { token: owner.token, body: { targetUserId: member.id, duration: 600 } });
-    expect(res.status).toBeLessThan(300);
-    expect(server.app.domain.voice.rooms.ofUser(member.id)).not.toBeNull();
-    expect(await m.emitWithAck("voice:speaking", { speaking: true })).toEqual({ ok: false, error: "You are timed out in this server" });
-    expect(await m.emitWithAck("voice:speaking", { speaking: false })).toEqual({ ok: true, speaking: false });
+    expect(res.status).toBe(200);
+    expect(await forced).toEqual({ reason: "You are timed out in this server", channelId: voiceId });
+    expect(await left).toEqual({ socketId: m.id });
+    expect(server.app.domain.voice.rooms.ofUser(member.id)).toBeNull();
+    const leaves = (await auditLog(server, serverId, owner)).filter((e) => e.action === "VOICE_LEAVE" && e.actor_id === member.id);
+    expect(leaves.length).toBe(1);
+
+    const timedOut = { ok: false, error: "You are timed out in this server" };
+    const err = waitForEvent(m, "voice:error");
+    expect(await m.emitWithAck("voice:join", { channelId: voiceId })).toEqual(timedOut);
+    expect(await err).toEqual({ error: "You are timed out in this server" });
+    expect(await m.emitWithAck("voice:speaking", { speaking: true })).toEqual({ ok: false, error: "You are not in a voice channel" });
+
+    expect((await server.api("DELETE", `/api/v1/servers/${serverId}/timeouts/${member.id}`, { token: owner.token })).status).toBe(200);
+    expect((await m.emitWithAck("voice:join", { channelId: voiceId })).ok).toBe(true);
+    expect(await m.emitWithAck("voice:speaking", { speaking: true })).toEqual({ ok: true, speaking: true });
+    for (const s of [m, o]) s.close();
+  });
+});
+
+describe("server mute and deafen are kept", () => {
+  test("leaving and joining again keeps them until a moderator lifts them; another server's are apart", async () => {
+    const { owner, member, moderator, serverId, voiceId } = await community(server, { voice: true, moderator: true });
+    const mod = await join(moderator, voiceId);
+    let m = await join(member, voiceId);
+    expect((await mod.emitWithAck("voice:server-mute", { userId: member.id, muted: true })).ok).toBe(true);
+    expect((await mod.emitWithAck("voice:server-deafen", { userId: member.id, deafened: true })).ok).toBe(true);
+
+    // Leave and join again, then from a new socket: still muted and deafened.
+    expect(await m.emitWithAck("voice:leave")).toEqual({ ok: true, channelId: voiceId });
+    const back = await m.emitWithAck("voice:join", { channelId: voiceId });
+    const self = back.participants.find((p: { userId: string }) => p.userId === member.id);
+    expect(self).toMatchObject({ serverMuted: true, serverDeafened: true });
+    expect(await m.emitWithAck("voice:speaking", { speaking: true })).toEqual({ ok: false, error: "You are server muted" });
     m.close();
+    const seen = waitForEvent(mod, "voice:user-joined");
+    m = await join(member, voiceId);
+    expect(await seen).toMatchObject({ userId: member.id, serverMuted: true, serverDeafened: true });
+
+    // Another server's voice: not muted there.
+    const otherServer = await createServer(server, owner);
+    await addMember(server, otherServer, member);
+    const otherVoice = await createVoiceChannel(server, owner, otherServer);
+    const there = await m.emitWithAck("voice:join", { channelId: otherVoice });
+    expect(there.participants.find((p: { userId: string }) => p.userId === member.id)).toMatchObject({ serverMuted: false, serverDeafened: false });
+
+    // Lifted by a moderator: gone on the next join too.
+    expect((await m.emitWithAck("voice:join", { channelId: voiceId })).ok).toBe(true);
+    expect((await mod.emitWithAck("voice:server-mute", { userId: member.id, muted: false })).ok).toBe(true);
+    expect((await mod.emitWithAck("voice:server-deafen", { userId: member.id, deafened: false })).ok).toBe(true);
+    await m.emitWithAck("voice:leave");
+    const again = await m.emitWithAck("voice:join", { channelId: voiceId });
+    expect(again.participants.find((p: { userId: string }) => p.userId === member.id)).toMatchObject({ serverMuted: false, serverDeafened: false });
+    expect(await m.emitWithAck("voice:speaking", { speaking: true })).toEqual({ ok: true, speaking: true });
+    expect(await server.app.store.moderation.voiceModeration(serverId, member.id)).toEqual({ server_muted: 0, server_deafened: 0 });
+    for (const s of [m, mod]) s.close();
   });
 });
 

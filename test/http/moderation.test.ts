@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { isTimedOut } from "../../src/domain/community/moderation.ts";
+import { isTimedOut } from "../../src/domain/access/permissions.ts";
 import { addMember, auditLog, community } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 

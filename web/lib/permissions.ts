@@ -17,6 +17,7 @@ export function basePermissionsOf(member: Member | undefined, roles: Role[], own
     everyonePermissions: everyone?.permissions ?? 0,
     everyoneRoleId: everyone?.id ?? "",
     roles: roles.filter((role) => held.has(role.id) && role.is_default !== 1),
+    timeoutUntil: member.timeout_until,
   });
 }
 

@@ -9,7 +9,10 @@ import {
   computeBasePermissions,
   computeChannelPermissions,
   hasPermission,
+  isRestrainedByTimeout,
+  nowSeconds,
   outranks,
+  TIMEOUT_PERMISSIONS,
   type BuiltinRole,
   type MemberPermissionInput,
   type Override,
@@ -33,6 +36,11 @@ export interface MemberContext {
   permissions: number;
   highestRolePosition: number;
   timeoutUntil: number | null;
+  /**
+   * Whether a running timeout restrains them (isRestrainedByTimeout) as of when `permissions`
+   * were worked out; those, and any channel's worked out with them, hold only the read bits.
+   */
+  timedOut: boolean;
   input: MemberPermissionInput;
 }
 
@@ -43,14 +51,35 @@ export interface ChannelContext {
   permissions: number;
 }
 
-/** 403 naming the permission(s) the caller lacks. */
-export const missingPermission = (bit: number) => forbidden(`Missing permission: ${permissionNames(bit).join(", ")}`);
+/** The refusal of anything a timeout forbids, to a timed-out member. */
+export const timedOutError = () => forbidden("You are timed out in this server");
+
+/**
+ * 403 naming the permission(s) the caller lacks; to a timed-out `member` (pass it whenever it
+ * is known) asking for a bit the timeout took away, the timeout's refusal instead.
+ */
+export const missingPermission = (bit: number, member?: Pick<MemberContext, "timedOut">) =>
+  member?.timedOut && bit & ~TIMEOUT_PERMISSIONS ? timedOutError() : forbidden(`Missing permission: ${permissionNames(bit).join(", ")}`);
+
+/**
+ * For the few actions no permission bit covers (joining an existing reaction, creating an
+ * invite): refused while the member's timeout restrains them, as the bits are.
+ */
+export function requireNotTimedOut(member: Pick<MemberContext, "timedOut">): void {
+  if (member.timedOut) throw timedOutError();
+}
 
 /** A channel decision for a caller who also needs `bit` (none: 0), or the 403 naming it. */
 function withBit(decision: ChannelContext, bit: number): ChannelContext {
-  if (bit && !hasPermission(decision.permissions, bit)) throw missingPermission(bit);
+  if (bit && !hasPermission(decision.permissions, bit)) throw missingPermission(bit, decision.member);
   return decision;
 }
+
+/**
+ * Whether a kept decision's timeout state has changed with the clock alone (a timeout that ran
+ * out; one that starts is a write, which changes the access version).
+ */
+const timeoutRanOut = (member: MemberContext): boolean => member.timedOut && member.timeoutUntil! <= nowSeconds();
 
 /**
  * Who may do what: membership, server permissions, channel permissions and rank. Every route
@@ -112,23 +141,26 @@ export class Access {
       everyonePermissions: row.everyone_permissions,
       everyoneRoleId: row.everyone_id,
       roles: row.roles,
+      timeoutUntil: row.timeout_until,
     };
+    const now = nowSeconds();
     return {
       server,
       userId,
       isOwner,
       builtinRole: input.builtinRole,
       roles: row.roles,
-      permissions: computeBasePermissions(input),
+      permissions: computeBasePermissions(input, now),
       highestRolePosition: row.roles.reduce((max, r) => Math.max(max, r.position), 0),
       timeoutUntil: row.timeout_until,
+      timedOut: isRestrainedByTimeout(input, now),
       input,
     };
   }
 
   async requirePermission(serverId: string, userId: string, bit: number): Promise<MemberContext> {
     const member = await this.member(serverId, userId);
-    if (!hasPermission(member.permissions, bit)) throw missingPermission(bit);
+    if (!hasPermission(member.permissions, bit)) throw missingPermission(bit, member);
     return member;
   }
 
@@ -175,9 +207,11 @@ export class Access {
    * "Access decisions cached while nothing they read changes"). The version is read at every
    * call, and any change empties the cache, so a change of permissions counts from the very
    * next call, whichever process wrote it. Only decisions that let the caller see the channel
-   * are kept; a refusal is worked out again each time. A kept context is purely a function of
-   * those rows: what depends on the time as well (a timeout that runs out, slowmode) is for
-   * the caller to judge at each call from it. Shared between calls: read it, never change it.
+   * are kept; a refusal is worked out again each time. A kept context is a function of those
+   * rows and of whether a timeout is running: a decision made under a timeout is dropped once
+   * it has run out (starting or lifting one is a write). What else depends on the time
+   * (slowmode) is for the caller to judge at each call. Shared between calls: read it, never
+   * change it.
    * Without a version (PostgreSQL: several nodes) every call works the decision out.
    *
    * Not `async`: a kept decision is answered settled (`thenAtOnce`), so a read behind it can
@@ -194,7 +228,7 @@ export class Access {
       }
       const key = `${userId} ${channelId}`;
       const kept = this.decisions.get(key);
-      if (kept) return withBit(kept, bit);
+      if (kept && !timeoutRanOut(kept.member)) return withBit(kept, bit);
       return this.decideChannel(channelId, userId).then((decision) => {
         if (this.decisions.size >= Access.DECISIONS) this.decisions.delete(this.decisions.keys().next().value!);
         // Under the version read above, unless it changed meanwhile (then kept nowhere).

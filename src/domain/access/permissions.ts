@@ -40,13 +40,33 @@ export interface MemberPermissionInput {
   everyoneRoleId: string;
   /** The member's custom roles (the bot's managed role included). */
   roles: { id: string; permissions: number }[];
+  /** Unix seconds when the member's timeout ends; null (or a time past) when not timed out. */
+  timeoutUntil: number | null;
+}
+
+/** What a timed-out member keeps (Discord's timeout): reading the channels they can see. */
+export const TIMEOUT_PERMISSIONS = PERMISSIONS.VIEW_CHANNEL | PERMISSIONS.READ_MESSAGE_HISTORY;
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * Whether a timeout is running at `now` (unix seconds). An expired timeout needs no clean-up:
+ * it simply stops counting.
+ */
+export function isTimedOut(member: { timeoutUntil: number | null }, now = nowSeconds()): boolean {
+  return member.timeoutUntil !== null && member.timeoutUntil > now;
 }
 
 /**
- * Server-wide permissions: owner and ADMINISTRATOR hold every bit; otherwise the default role
- * OR the member's custom roles OR the bits of their built-in role.
+ * Whether a running timeout takes the member's bits away: always, except for the owner and
+ * ADMINISTRATOR, whom a timeout does not bind (as on Discord).
  */
-export function computeBasePermissions(member: MemberPermissionInput): number {
+export function isRestrainedByTimeout(member: MemberPermissionInput, now = nowSeconds()): boolean {
+  return isTimedOut(member, now) && heldPermissions(member) !== ALL_PERMISSIONS;
+}
+
+/** What the member's roles give server-wide, before a timeout is applied. */
+function heldPermissions(member: MemberPermissionInput): number {
   if (member.isOwner) return ALL_PERMISSIONS;
   let base = member.everyonePermissions | BUILTIN_ROLE_PERMISSIONS[member.builtinRole];
   for (const role of member.roles) base |= role.permissions;
@@ -54,25 +74,37 @@ export function computeBasePermissions(member: MemberPermissionInput): number {
 }
 
 /**
+ * Server-wide permissions: owner and ADMINISTRATOR hold every bit; otherwise the default role
+ * OR the member's custom roles OR the bits of their built-in role. A running timeout leaves
+ * only TIMEOUT_PERMISSIONS of that (the one timeout rule: every check of a bit follows it).
+ */
+export function computeBasePermissions(member: MemberPermissionInput, now = nowSeconds()): number {
+  const held = heldPermissions(member);
+  return held !== ALL_PERMISSIONS && isTimedOut(member, now) ? held & TIMEOUT_PERMISSIONS : held;
+}
+
+/**
  * Permissions in a channel: the base, then the category's overrides (when the channel has a
  * category), then the channel's own. At each level the `@everyone` override applies first
  * (`p &= ~deny; p |= allow`), then the member's role overrides together
  * (`p &= ~(OR of denies); p |= (OR of allows)`). A bit both allowed and denied by one
- * override counts as denied. Owner and ADMINISTRATOR skip overrides entirely.
+ * override counts as denied. Owner and ADMINISTRATOR skip overrides entirely. A running
+ * timeout leaves only TIMEOUT_PERMISSIONS of the result, so no override gives a bit back.
  */
 export function computeChannelPermissions(
   member: MemberPermissionInput,
   categoryOverrides: Override[],
   channelOverrides: Override[],
+  now = nowSeconds(),
 ): number {
-  const base = computeBasePermissions(member);
-  if (base === ALL_PERMISSIONS && (member.isOwner || base & PERMISSIONS.ADMINISTRATOR)) return ALL_PERMISSIONS;
+  const held = heldPermissions(member);
+  if (held === ALL_PERMISSIONS) return ALL_PERMISSIONS;
   const memberRoleIds = new Set(member.roles.map((r) => r.id));
-  let p = base;
+  let p = held;
   for (const overrides of [categoryOverrides, channelOverrides]) {
     p = applyOverrides(p, overrides, member.everyoneRoleId, memberRoleIds);
   }
-  return p;
+  return isTimedOut(member, now) ? p & TIMEOUT_PERMISSIONS : p;
 }
 
 function applyOverrides(p: number, overrides: Override[], everyoneRoleId: string, memberRoleIds: Set<string>): number {

@@ -54,6 +54,8 @@ export const ComponentPress = v.object(
   "must be an object {message_id, custom_id, values?}",
 );
 
+export const BOTS_CANNOT_PRESS = "Bots cannot press components";
+
 /** Responses, the bot-only message events and component presses. */
 export class Interactions {
   constructor(
@@ -97,13 +99,16 @@ export class Interactions {
   }
 
   /**
-   * `message:component`: a user presses a component on a bot's message. The presser must see
-   * the channel; the values must fit the component (a channel select's values must be channels
-   * of the same server the presser can see). The interaction goes to the authoring bot alone.
+   * `message:component`: a person presses a component on a bot's message; bots never do (one
+   * bot could otherwise drive another, or itself). The presser must see the channel and hold
+   * USE_APPLICATION_COMMANDS there (which a timeout takes away); the values must fit the
+   * component (a channel select's values must be channels of the same server the presser can
+   * see). The interaction goes to the authoring bot alone.
    */
   async press(user: UserRow, input: v.InferOutput<typeof ComponentPress>): Promise<{ interaction_id: string }> {
+    if (user.is_bot === 1) throw forbidden(BOTS_CANNOT_PRESS);
     const row = await this.findMessage(input.message_id);
-    const { channel } = await this.access.requireChannel(row.channel_id, user.id);
+    const { channel } = await this.access.requireChannel(row.channel_id, user.id, PERMISSIONS.USE_APPLICATION_COMMANDS);
     const component = findComponent(JSON.parse(row.embeds), input.custom_id);
     if (!component) throw badRequest("custom_id: no such component on this message");
     if (row.is_bot !== 1 || row.webhook_id !== null) throw badRequest("Only components on a bot's messages can be pressed");

@@ -40,7 +40,7 @@ export async function detectSlashCommand(store: Store, context: ChannelContext, 
   if (!invocation) return null;
   const candidates = uniqueByBot(await store.commands.findForInvocation(context.channel.server_id, invocation.name));
   if (candidates.length === 0) return null;
-  if (!hasPermission(context.permissions, PERMISSIONS.USE_APPLICATION_COMMANDS)) throw missingPermission(PERMISSIONS.USE_APPLICATION_COMMANDS);
+  if (!hasPermission(context.permissions, PERMISSIONS.USE_APPLICATION_COMMANDS)) throw missingPermission(PERMISSIONS.USE_APPLICATION_COMMANDS, context.member);
 
   const name = candidates[0]!.command.name;
   const choices = candidates.map((c) => mention(c.botUserId)).join(", ");

@@ -364,7 +364,7 @@ export class Channels {
   /** The channel, visible to the caller (404 otherwise), and a server-wide bit (any of `bits`). */
   private async manageChannel(channelId: string, user: UserRow, ...bits: number[]) {
     const context = await this.access.requireChannel(channelId, user.id);
-    if (!bits.some((bit) => hasPermission(context.member.permissions, bit))) throw missingPermission(bits[0]!);
+    if (!bits.some((bit) => hasPermission(context.member.permissions, bit))) throw missingPermission(bits[0]!, context.member);
     return context;
   }
 
@@ -373,7 +373,7 @@ export class Channels {
     const category = isUuid(categoryId) ? await this.store.channels.findCategory(categoryId) : null;
     if (!category) throw notFound("Category");
     const member = await this.access.member(category.server_id, user.id);
-    if (!bits.some((bit) => hasPermission(member.permissions, bit))) throw missingPermission(bits[0]!);
+    if (!bits.some((bit) => hasPermission(member.permissions, bit))) throw missingPermission(bits[0]!, member);
     return category;
   }
 

@@ -1,7 +1,7 @@
 import type { Store } from "../../store/store.ts";
 import type { InviteRow, InviteUseRow } from "../../store/invites-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import type { Access } from "../access/access.ts";
+import { requireNotTimedOut, type Access } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
 import { badRequest, forbidden, notFound } from "../shared/errors.ts";
 import type { Members } from "./members.ts";
@@ -38,9 +38,10 @@ export const toInvite = (row: InviteRow): Invite => ({
 });
 
 /**
- * Server invites: any member may create one (the spec has no CREATE_INSTANT_INVITE bit, and
- * Discord's `@everyone` holds it by default); listing, use history and regenerating the primary
- * code need MANAGE_SERVER; deleting needs the creator or MANAGE_SERVER.
+ * Server invites: any member may create one, unless a timeout restrains them (the spec has no
+ * CREATE_INSTANT_INVITE bit for the timeout to take away, and Discord's `@everyone` holds it by
+ * default); listing, use history and regenerating the primary code need MANAGE_SERVER;
+ * deleting needs the creator or MANAGE_SERVER.
  */
 export class Invites {
   constructor(
@@ -55,6 +56,7 @@ export class Invites {
   /** `maxUses` 0 or absent: unlimited; `expiresIn` seconds, 0 or absent: never. */
   async create(serverId: string, userId: string, options: { maxUses?: number; expiresIn?: number }): Promise<Invite> {
     const member = await this.access.member(serverId, userId);
+    requireNotTimedOut(member);
     const row = await this.store.invites.create({
       serverId: member.server.id,
       code: newInviteCode(),

@@ -7,19 +7,8 @@ import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import type { Members } from "./members.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
-import type { BuiltinRole } from "../access/permissions.ts";
+import { isTimedOut, type BuiltinRole } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
-
-/**
- * Whether a member is timed out now. Sending messages, reacting and speaking refuse a timed-out
- * member; an expired timeout needs no clean-up, it simply stops counting.
- */
-export function isTimedOut(member: { timeoutUntil: number | null }, now = Math.floor(Date.now() / 1000)): boolean {
-  return member.timeoutUntil !== null && member.timeoutUntil > now;
-}
-
-/** The error a timed-out member gets from any refused action. */
-export const timedOutError = () => forbidden("You are timed out in this server");
 
 /** Built-in roles that `PUT /members/:id/role` may set; `owner` changes only by a transfer. */
 export const ASSIGNABLE_BUILTIN_ROLES = ["admin", "moderator", "member"] as const;
@@ -98,15 +87,20 @@ export class Moderation {
 
   /**
    * MUTE_MEMBERS (the spec has no MODERATE_MEMBERS; a timeout mutes a member everywhere) and a
-   * higher rank. A new timeout replaces a running one. `member:timeout`, MEMBER_TIMEOUT.
+   * higher rank. A new timeout replaces a running one. While it runs the member keeps only the
+   * read bits (computeBasePermissions: docs/moderation.md, "Timeouts"), so they leave voice at
+   * once (no CONNECT). A timeout does not bind ADMINISTRATOR, so one is refused for them.
+   * `member:timeout`, MEMBER_TIMEOUT.
    */
   async timeout(serverId: string, actorId: string, targetUserId: string, duration: number, reason: string | null): Promise<TimeoutState> {
     const actor = await this.access.requirePermission(serverId, actorId, PERMISSIONS.MUTE_MEMBERS);
     const { target, user } = await this.target(actor, targetUserId);
     this.access.requireOutranks(actor, target);
+    if (target.permissions & PERMISSIONS.ADMINISTRATOR) throw forbidden("Members with ADMINISTRATOR cannot be timed out");
     const expiresAt = Math.floor(Date.now() / 1000) + duration;
     if (!(await this.store.moderation.setTimeout(actor.server.id, target.userId, expiresAt))) throw notFound("Member");
-    this.access.permissionsChanged();
+    // Bumps the permission caches, and takes the member out of voice (on whichever node).
+    await this.members.syncChannelRooms(actor.server.id, { userIds: [target.userId] });
     const state = { serverId: actor.server.id, userId: target.userId, expiresAt };
     this.bus.publish([rooms.server(actor.server.id), rooms.user(target.userId)], "member:timeout", state);
     await this.audit.record(actor.server.id, actorId, "MEMBER_TIMEOUT", { type: "member", id: target.userId }, {

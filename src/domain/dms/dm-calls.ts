@@ -5,6 +5,7 @@ import type { ConversationListener, Dms } from "./dms.ts";
 import { badRequest, conflict, notFound } from "../shared/errors.ts";
 import { rooms, type CallEndReason, type EventBus, type GatewayPayload } from "../shared/events.ts";
 import { isUuid } from "../shared/validation.ts";
+import { requireSignalSize } from "../voice/signal-size.ts";
 
 /** How long a call rings before it ends unanswered. */
 export const RING_TIMEOUT_MS = 60_000;
@@ -138,9 +139,11 @@ export class DmCalls implements ConversationListener {
 
   /**
    * Relays a signaling payload between two participants of the call, to the target's call
-   * socket only, while the sender may still send in the conversation.
+   * socket only, while the sender may still send in the conversation; an oversized payload is
+   * refused (requireSignalSize).
    */
   async signal(user: UserRow, callId: unknown, to: unknown, payload: Record<string, unknown>): Promise<{ callId: string }> {
+    requireSignalSize(payload);
     const call = this.callOf(user.id, callId);
     if (!call.joined.has(user.id)) throw badRequest("You are not in this call");
     const targetId = typeof to === "string" ? to.toLowerCase() : undefined;

@@ -8,7 +8,6 @@ import { normalizeEmbeds } from "./embeds.ts";
 import { badRequest, forbidden, notFound, tooManyRequests } from "../shared/errors.ts";
 import { deliverSlashCommand, detectSlashCommand } from "../bots/slash-commands.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
-import { isTimedOut, timedOutError } from "../community/moderation.ts";
 import { ALL_PERMISSIONS, PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { searchWords } from "./search-query.ts";
@@ -43,8 +42,11 @@ export async function checkCustomEmoji(store: Store, { channel, permissions }: S
 }
 const MASS_MENTION = /@(everyone|here)\b/;
 
-/** What the shared send rules read: the channel, and the sender's permissions in it. */
-export type SendContext = Pick<ChannelContext, "channel" | "permissions">;
+/**
+ * What the shared send rules read: the channel, and the sender's permissions in it; the member
+ * when the sender is one (a webhook is not), so a refusal can say it is due to a timeout.
+ */
+export type SendContext = Pick<ChannelContext, "channel" | "permissions"> & Partial<Pick<ChannelContext, "member">>;
 
 /** A webhook posting to its channel: the account its messages are stored under, and what they show. */
 export interface WebhookSender {
@@ -176,15 +178,13 @@ export class Messages {
 
   /** A member's (user's or bot's) message: the member checks around the shared rules. */
   private async sendIn(context: ChannelContext, author: UserRow, input: SendInput): Promise<Message> {
-    const { member, permissions } = context;
     this.requireChatEnabled(context);
-    this.requireBit(permissions, PERMISSIONS.SEND_MESSAGES);
-    if (isTimedOut(member)) throw timedOutError();
+    this.requireBit(context, PERMISSIONS.SEND_MESSAGES);
     // A user's `/<command>` line runs a bot's slash command; bots never do (nor webhooks: sendAsWebhook).
     const command = author.is_bot !== 1 ? await detectSlashCommand(this.store, context, input.content ?? "") : null;
     const checked = await this.check(context, { ...input, content: command?.content ?? input.content });
-    if (checked.embeds.length) this.requireBit(permissions, PERMISSIONS.EMBED_LINKS);
-    if (checked.attachments.length) this.requireBit(permissions, PERMISSIONS.ATTACH_FILES);
+    if (checked.embeds.length) this.requireBit(context, PERMISSIONS.EMBED_LINKS);
+    if (checked.attachments.length) this.requireBit(context, PERMISSIONS.ATTACH_FILES);
     const message = await this.commit(context, { userId: author.id }, checked, this.slowmodeFor(context));
     if (command) await deliverSlashCommand(this.store, this.bus, command, message, author, context.channel.server_id);
     return message;
@@ -287,18 +287,19 @@ export class Messages {
   }
 
   /**
-   * The author edits their own message; a member with MANAGE_MESSAGES may edit another's
-   * (audited as MESSAGE_EDIT). Content and embeds go through the same rules as sending.
+   * The author edits their own message, which needs SEND_MESSAGES as sending does (so a timeout
+   * stops edits too); a member with MANAGE_MESSAGES may edit another's (audited as
+   * MESSAGE_EDIT). Content and embeds go through the same rules as sending.
    */
   async edit(messageId: string, user: UserRow, input: MessageBodyInput, scope: MessageScope = {}): Promise<Message> {
     const row = await this.find(messageId, scope);
     const context = await this.access.requireChannel(row.channel_id, user.id);
     const own = row.user_id === user.id && row.webhook_id === null;
     if (!own && scope.ownOnly) throw forbidden("You can only edit your own messages");
-    if (!own) this.requireBit(context.permissions, PERMISSIONS.MANAGE_MESSAGES);
+    this.requireBit(context, own ? PERMISSIONS.SEND_MESSAGES : PERMISSIONS.MANAGE_MESSAGES);
     const content = input.content ?? row.content;
     const embeds = input.embeds === undefined ? (JSON.parse(row.embeds) as Embed[]) : normalizeEmbeds(input.embeds ?? [], { lenient: false });
-    if (input.embeds !== undefined && embeds.length) this.requireBit(context.permissions, PERMISSIONS.EMBED_LINKS);
+    if (input.embeds !== undefined && embeds.length) this.requireBit(context, PERMISSIONS.EMBED_LINKS);
     const hasFiles = (await this.store.messages.attachments([row.id])).length > 0;
     if (!content.trim() && embeds.length === 0 && !hasFiles) throw badRequest("A message needs content, embeds or attachments");
     if (input.content !== undefined) await this.checkContent(content, context);
@@ -321,7 +322,7 @@ export class Messages {
     const context = await this.access.requireChannel(row.channel_id, user.id);
     const own = row.user_id === user.id && row.webhook_id === null;
     if (!own && scope.ownOnly) throw forbidden("You can only delete your own messages");
-    if (!own) this.requireBit(context.permissions, PERMISSIONS.MANAGE_MESSAGES);
+    if (!own) this.requireBit(context, PERMISSIONS.MANAGE_MESSAGES);
     if (!(await this.erase(row))) throw notFound("Message");
     if (!own) {
       await this.audit.record(row.server_id, user.id, "MESSAGE_DELETE", { type: "member", id: row.user_id }, {
@@ -396,9 +397,10 @@ export class Messages {
    * `relay` false only the check runs (a start coalesced as a repeat, src/gateway/typing-repeats.ts).
    */
   async typing(channelId: string, user: Pick<UserRow, "id" | "username">, event: "typing:start" | "typing:stop", relay = true): Promise<void> {
-    const { channel, permissions } = await this.access.requireChannel(channelId, user.id);
-    this.requireBit(permissions, PERMISSIONS.SEND_MESSAGES);
+    const context = await this.access.requireChannel(channelId, user.id);
+    this.requireBit(context, PERMISSIONS.SEND_MESSAGES);
     if (!relay) return;
+    const { channel } = context;
     this.bus.publish(rooms.channel(channel.id), event, { userId: user.id, username: user.username, channelId: channel.id }, [rooms.user(user.id)]);
   }
 
@@ -431,14 +433,14 @@ export class Messages {
     return row;
   }
 
-  private requireBit(permissions: number, bit: number) {
-    if (!hasPermission(permissions, bit)) throw missingPermission(bit);
+  private requireBit(context: SendContext, bit: number) {
+    if (!hasPermission(context.permissions, bit)) throw missingPermission(bit, context.member);
   }
 
   /** Length, @everyone/@here, and custom emojis that exist (another server's need USE_EXTERNAL_EMOJIS). */
   private async checkContent(content: string, context: SendContext): Promise<void> {
     if (content.length > LIMITS.message.contentLength) throw badRequest(`content: must be at most ${LIMITS.message.contentLength} characters`);
-    if (MASS_MENTION.test(content)) this.requireBit(context.permissions, PERMISSIONS.MENTION_EVERYONE);
+    if (MASS_MENTION.test(content)) this.requireBit(context, PERMISSIONS.MENTION_EVERYONE);
     for (const [, name, id] of content.matchAll(CUSTOM_EMOJI)) await checkCustomEmoji(this.store, context, name!, id!, "content");
   }
 

@@ -1,11 +1,10 @@
 import type { Store } from "../../store/store.ts";
 import type { MessageRow } from "../../store/messages-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import { missingPermission, type Access, type ChannelContext } from "../access/access.ts";
+import { missingPermission, requireNotTimedOut, type Access, type ChannelContext } from "../access/access.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { checkCustomEmoji, parseCustomEmoji } from "./messages.ts";
-import { isTimedOut, timedOutError } from "../community/moderation.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
@@ -89,14 +88,15 @@ export class Reactions {
   /** Adds the caller's reaction, or removes it when present; `message:reaction` either way. */
   async toggle(channelId: string, messageId: string, user: UserRow, emoji: string): Promise<ReactionChange> {
     const { context, message } = await this.target(channelId, messageId, user);
-    if (isTimedOut(context.member)) throw timedOutError();
+    // Joining an existing reaction needs no bit, so the timeout is asked here.
+    requireNotTimedOut(context.member);
     const parsed = reactionEmojiKey(emoji);
     if (!parsed) throw badRequest(INVALID_EMOJI);
     if (parsed.custom) await checkCustomEmoji(this.store, context, parsed.custom.name, parsed.custom.id, "emoji");
     const mayStartType = hasPermission(context.permissions, PERMISSIONS.ADD_REACTIONS);
     const outcome = await this.store.reactions.toggle(message.id, parsed.key, user.id, mayStartType, this.caps.reactionsPerMessage);
     if (outcome.action === "full") throw capReached.reactions(this.caps);
-    if (outcome.action === "refused") throw missingPermission(PERMISSIONS.ADD_REACTIONS);
+    if (outcome.action === "refused") throw missingPermission(PERMISSIONS.ADD_REACTIONS, context.member);
     this.publish(message, parsed.key, user.id, outcome.action);
     return { emoji: parsed.key, action: outcome.action, count: outcome.count };
   }

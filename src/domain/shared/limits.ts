@@ -194,6 +194,14 @@ export const LIMITS = {
   soundboard: {
     soundsPerServer: 50,
   },
+  /** docs/voice.md, "Signaling". */
+  voice: {
+    /**
+     * A `voice:signal` or `dm:call-signal` payload, serialized as JSON: a real SDP offer is 2-6
+     * KB (audio and video, several codecs, simulcast), an ICE candidate a few hundred bytes.
+     */
+    signalBytes: 16 * KB,
+  },
   /** docs/gifs.md. */
   gif: {
     pageDefault: 25,

@@ -1,10 +1,12 @@
 import type { Store } from "../../store/store.ts";
 import type { SoundChanges, SoundRow, SoundView } from "../../store/soundboard-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import type { Access } from "../access/access.ts";
+import { missingPermission, type Access, type ChannelContext } from "../access/access.ts";
 import { readAudioUpload } from "./audio-files.ts";
 import type { Audit } from "../access/audit.ts";
-import { badRequest, forbidden, notFound } from "../shared/errors.ts";
+import { badRequest, forbidden, notFound, tooManyRequests } from "../shared/errors.ts";
+import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
+import { DEFAULT_SOUNDBOARD_PLAY_RATE, type SoundboardPlayRate } from "./soundboard-play-rate.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
@@ -95,18 +97,26 @@ export function soundStem(file: unknown): string {
 /**
  * Server soundboards (docs/soundboard.md). Members list; MANAGE_SERVER uploads, updates and
  * deletes. Premium users browse a catalog across their servers and play a sound into the voice
- * channel they are in, which needs USE_SOUNDBOARD there.
+ * channel they are in, where they must be able to speak and hold USE_SOUNDBOARD, a few plays
+ * per window at most.
  */
 export class Soundboard {
+  /** Shared by every node in cluster mode. */
+  private readonly plays: SharedRateLimiter;
+
   constructor(
     private readonly store: Store,
     private readonly access: Access,
     private readonly audit: Audit,
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
-    /** Where a user is in voice, wherever the room is held (Voice.channelOf). */
-    private readonly voice: { channelOf(userId: string): Promise<string | null> },
-  ) {}
+    /** The voice channel where the user may speak now, wherever its room is held (Voice.requireSpeaker). */
+    private readonly voice: { requireSpeaker(userId: string): Promise<ChannelContext> },
+    shared: SharedState,
+    rate: SoundboardPlayRate = DEFAULT_SOUNDBOARD_PLAY_RATE,
+  ) {
+    this.plays = shared.rateLimiter("soundboard-plays", rate.plays, rate.windowSeconds * 1000);
+  }
 
   async list(serverId: string, user: UserRow): Promise<Sound[]> {
     const member = await this.access.member(serverId, user.id);
@@ -206,23 +216,28 @@ export class Soundboard {
   }
 
   /**
-   * Premium: plays a sound into the caller's current voice channel. The caller needs
-   * USE_SOUNDBOARD in that channel; the sound may come from any server where the caller is a
-   * member holding USE_SOUNDBOARD (the catalog's rule), not only the channel's own server.
+   * Premium: plays a sound into the caller's current voice channel. The caller must be able to
+   * speak there as a microphone must (Voice.requireSpeaker: CONNECT, SPEAK, not server-muted,
+   * not timed out, not a meeting's audience) and hold USE_SOUNDBOARD there; the sound may come
+   * from any server where the caller is a member holding USE_SOUNDBOARD (the catalog's rule),
+   * not only the channel's own server. Every play that passes those checks counts against the
+   * caller's rate, refused or not: past it, 429 with Retry-After.
    */
   async play(user: UserRow, soundId: string): Promise<{ played: true; channelId: string }> {
     requirePremium(user, "Playing soundboard sounds is a premium feature");
     // The room may be held by another node (cluster mode): the broadcast reaches its members there.
-    const channelId = await this.voice.channelOf(user.id);
-    if (!channelId) throw badRequest("Join a voice channel first");
-    await this.access.requireChannel(channelId, user.id, PERMISSIONS.USE_SOUNDBOARD);
+    const context = await this.voice.requireSpeaker(user.id);
+    const channelId = context.channel.id;
+    if (!hasPermission(context.permissions, PERMISSIONS.USE_SOUNDBOARD)) throw missingPermission(PERMISSIONS.USE_SOUNDBOARD, context.member);
+    const rate = await this.plays.hit(user.id);
+    if (!rate.allowed) throw tooManyRequests(rate.retryAfter, "You are playing sounds too fast, try again in a moment");
     const sound: SoundRow | null = isUuid(soundId) ? await this.store.soundboard.findRow(soundId.toLowerCase()) : null;
     if (!sound) throw notFound("Sound");
     const server = await this.store.servers.findById(sound.server_id);
     const member = server ? await this.access.memberOf(server, user.id) : null;
     // A sound of a server the caller is not in reads as missing, so ids do not leak.
     if (!member) throw notFound("Sound");
-    if (!hasPermission(member.permissions, PERMISSIONS.USE_SOUNDBOARD)) throw forbidden("Missing permission: USE_SOUNDBOARD");
+    if (!hasPermission(member.permissions, PERMISSIONS.USE_SOUNDBOARD)) throw missingPermission(PERMISSIONS.USE_SOUNDBOARD, member);
     this.bus.publish(rooms.voice(channelId), "voice:soundboard", {
       channelId,
       sound: { id: sound.id, name: sound.name, icon: sound.icon, file_url: sound.file_path },

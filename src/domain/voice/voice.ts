@@ -5,10 +5,10 @@ import type { Audit } from "../access/audit.ts";
 import { badRequest, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import type { VoiceParticipant } from "../shared/shapes.ts";
-import { isTimedOut } from "../community/moderation.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import type { MeetingRole, Participant, VoiceRoomMembership } from "./voice-rooms.ts";
+import { requireSignalSize } from "./signal-size.ts";
 
 /** The store's part of the right to speak: a refusal, or whether the channel is a meeting. */
 interface SpeakStanding {
@@ -66,9 +66,9 @@ export const ONE_NODE: VoiceElsewhere = {
 
 /**
  * What a member takes from the room they leave into the one they join when the two rooms have
- * different homes (cluster mode; docs/audio.md, "Several nodes"): server mute and deafen, which
- * stay with them within the server, and, for a `voice:move`, that the join is a move (no
- * VOICE_JOIN, as on one node).
+ * different homes (cluster mode; docs/audio.md, "Several nodes"): for a `voice:move`, that the
+ * join is a move (no VOICE_JOIN, as on one node). Server mute and deafen travel too, but the
+ * join reads them from the store, which keeps them per member until a moderator lifts them.
  */
 export interface Handover {
   serverId: string;
@@ -82,12 +82,14 @@ export const FORCE_DISCONNECT_MODERATOR = "Disconnected by a moderator";
 export const FORCE_DISCONNECT_REMOVED = "You are no longer a member of this server";
 export const FORCE_DISCONNECT_ACCESS = "You can no longer connect to this voice channel";
 export const FORCE_DISCONNECT_DELETED = "The voice channel was deleted";
+export const FORCE_DISCONNECT_TIMED_OUT = "You are timed out in this server";
 
 const NOT_IN_VOICE = "You are not in a voice channel";
 /** The audio relay's refusal too (src/audio/relay.ts). */
 export const NOT_IN_THIS_VOICE_CHANNEL = "You are not in this voice channel";
 export const ONLY_BOTS_LISTEN = "Only bots can listen to a voice room";
 const AUDIENCE_CANNOT_SPEAK = "Audience members cannot speak in a meeting";
+const SERVER_MUTED = "You are server muted";
 
 /** The participant as clients see it (no server/channel ids, no join time). */
 export const toVoiceParticipant = (p: Participant): VoiceParticipant => ({
@@ -138,7 +140,7 @@ export class Voice {
    * `memo` lets the audio relay reuse the store's answer between permission changes.
    */
   async speakError(participant: Participant, memo = false): Promise<string | null> {
-    if (participant.serverMuted) return "You are server muted";
+    if (participant.serverMuted) return SERVER_MUTED;
     if (participant.meetingRole === "audience") return AUDIENCE_CANNOT_SPEAK;
     return this.speakVerdict(participant, memo ? await this.memoStanding(participant) : await this.standing(participant));
   }
@@ -149,7 +151,7 @@ export class Voice {
    * must be asked (then `speakError(participant, true)`). The same rules, read the same way.
    */
   speakErrorNow(participant: Participant): string | null | undefined {
-    if (participant.serverMuted) return "You are server muted";
+    if (participant.serverMuted) return SERVER_MUTED;
     if (participant.meetingRole === "audience") return AUDIENCE_CANNOT_SPEAK;
     const hit = this.standingMemo.get(participant);
     if (!hit?.settled || hit.epoch !== this.access.permissionsEpoch || hit.until <= performance.now()) return undefined;
@@ -184,7 +186,7 @@ export class Voice {
     return standing;
   }
 
-  /** What the store says: the channel, membership, timeout, VIEW_CHANNEL and SPEAK. */
+  /** What the store says: the channel, membership, VIEW_CHANNEL and SPEAK (which a timeout takes away). */
   private async standing(participant: Participant): Promise<SpeakStanding> {
     const refuse = (error: string): SpeakStanding => ({ error, meeting: false });
     const channel = await this.store.channels.findById(participant.channelId);
@@ -193,10 +195,9 @@ export class Voice {
     if (!server) return refuse("Server not found");
     const member = await this.access.memberOf(server, participant.userId);
     if (!member) return refuse("You are not a member of this server");
-    if (isTimedOut(member)) return refuse("You are timed out in this server");
     const permissions = await this.access.channelPermissions(channel, member);
     if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) return refuse(missingPermission(PERMISSIONS.VIEW_CHANNEL).message);
-    if (!hasPermission(permissions, PERMISSIONS.SPEAK)) return refuse(missingPermission(PERMISSIONS.SPEAK).message);
+    if (!hasPermission(permissions, PERMISSIONS.SPEAK)) return refuse(missingPermission(PERMISSIONS.SPEAK, member).message);
     return { error: null, meeting: channel.is_meeting === 1 };
   }
 
@@ -213,17 +214,13 @@ export class Voice {
     if (current && current.socketId === client.socketId && current.channelId === channel.id) {
       return { channelId: channel.id, participants: this.rooms.inChannel(channel.id).map(toVoiceParticipant) };
     }
-    // Server mute and deafen stay with the user while they remain in voice in that server
-    // (from a room held by another node, they come as `handover`).
-    const from = current ?? handover ?? null;
-    const carried = from && from.serverId === channel.server_id ? from : null;
     if (current) {
       if (current.socketId !== client.socketId) {
         this.bus.publish(current.socketId, "voice:force-leave", { reason: FORCE_LEAVE_OTHER_DEVICE, channelId: current.channelId });
       }
       await this.removeParticipant(current, { audit: true });
     }
-    await this.enter(client, channel, carried);
+    await this.enter(client, channel);
     if (!handover?.moved) {
       await this.audit.record(channel.server_id, client.userId, "VOICE_JOIN", { type: "member", id: client.userId }, {
         channelId: channel.id,
@@ -276,8 +273,13 @@ export class Voice {
     return { channelId: participant.channelId };
   }
 
-  private async enter(client: VoiceClient, channel: ChannelRow, carried: Pick<Participant, "serverMuted" | "serverDeafened"> | null): Promise<Participant> {
+  /**
+   * Server mute and deafen come from the store (kept per member of the server, so leaving and
+   * joining again does not lift them: only a moderator does).
+   */
+  private async enter(client: VoiceClient, channel: ChannelRow): Promise<Participant> {
     const meeting = channel.is_meeting === 1;
+    const moderated = await this.store.moderation.voiceModeration(channel.server_id, client.userId);
     const participant: Participant = {
       socketId: client.socketId,
       userId: client.userId,
@@ -288,8 +290,8 @@ export class Voice {
       muted: meeting,
       deafened: false,
       video: false,
-      serverMuted: carried?.serverMuted ?? false,
-      serverDeafened: carried?.serverDeafened ?? false,
+      serverMuted: moderated?.server_muted === 1,
+      serverDeafened: moderated?.server_deafened === 1,
       speaking: false,
       meetingRole: meeting ? "audience" : null,
       handRaised: false,
@@ -352,8 +354,32 @@ export class Voice {
     return { speaking };
   }
 
-  /** Relays a signaling payload to one peer of the sender's voice room, and nobody else. */
+  /**
+   * The voice channel the user is in (held here or, in cluster mode, by another node) with
+   * their access there, when they may make themselves heard in it now: CONNECT and SPEAK (both
+   * of which a timeout takes away), not server-muted (kept in the store, so read on any node),
+   * and not in a meeting's audience (known where the room is held). The soundboard asks it.
+   */
+  async requireSpeaker(userId: string): Promise<ChannelContext> {
+    const here = this.rooms.ofUser(userId);
+    const channelId = here?.channelId ?? (await this.elsewhere.channelOf(userId));
+    if (!channelId) throw badRequest("Join a voice channel first");
+    const context = await this.access.requireChannel(channelId, userId);
+    for (const bit of [PERMISSIONS.CONNECT, PERMISSIONS.SPEAK]) {
+      if (!hasPermission(context.permissions, bit)) throw missingPermission(bit, context.member);
+    }
+    const moderated = await this.store.moderation.voiceModeration(context.channel.server_id, userId);
+    if (moderated?.server_muted === 1) throw forbidden(SERVER_MUTED);
+    if (here && context.channel.is_meeting === 1 && here.meetingRole !== "speaker") throw forbidden(AUDIENCE_CANNOT_SPEAK);
+    return context;
+  }
+
+  /**
+   * Relays a signaling payload to one peer of the sender's voice room, and nobody else; an
+   * oversized payload is refused and relayed to no one (requireSignalSize).
+   */
   signal(socketId: string, to: string, payload: Record<string, unknown>): { to: string } {
+    requireSignalSize(payload);
     const sender = this.requireParticipant(socketId);
     const peer = this.rooms.participant(to);
     if (to === socketId) throw badRequest("to: cannot signal yourself");
@@ -394,9 +420,9 @@ export class Voice {
 
   /** Lowers the caller's hand, or another participant's with MUTE_MEMBERS. */
   async lowerHand(userId: string, channelId: string, targetUserId?: string) {
-    const { permissions } = await this.requireMeeting(channelId, userId);
+    const { permissions, member } = await this.requireMeeting(channelId, userId);
     const targetId = targetUserId ?? userId;
-    if (targetId !== userId && !hasPermission(permissions, PERMISSIONS.MUTE_MEMBERS)) throw missingPermission(PERMISSIONS.MUTE_MEMBERS);
+    if (targetId !== userId && !hasPermission(permissions, PERMISSIONS.MUTE_MEMBERS)) throw missingPermission(PERMISSIONS.MUTE_MEMBERS, member);
     const target = this.participantIn(channelId, targetId);
     this.rooms.update(target.socketId, { handRaised: false });
     return this.publishMeeting(target);
@@ -419,9 +445,13 @@ export class Voice {
 
   // ---- moderation ----
 
-  /** MUTE_MEMBERS in the target's channel and a higher rank (or oneself). */
+  /**
+   * MUTE_MEMBERS in the target's channel and a higher rank (or oneself). Kept in the store until
+   * lifted: leaving and joining again does not end it.
+   */
   async serverMute(actorId: string, targetUserId: string, muted: boolean) {
     const { target, member } = await this.moderate(actorId, targetUserId, PERMISSIONS.MUTE_MEMBERS);
+    await this.store.moderation.setServerMuted(target.serverId, target.userId, muted);
     this.rooms.update(target.socketId, muted ? { serverMuted: true, speaking: false } : { serverMuted: false });
     const payload = { socketId: target.socketId, userId: target.userId, serverMuted: target.serverMuted };
     this.bus.publish(rooms.voice(target.channelId), "voice:admin-mute-update", payload);
@@ -431,9 +461,10 @@ export class Voice {
     return payload;
   }
 
-  /** DEAFEN_MEMBERS in the target's channel and a higher rank (or oneself). */
+  /** DEAFEN_MEMBERS in the target's channel and a higher rank (or oneself); kept as server mute is. */
   async serverDeafen(actorId: string, targetUserId: string, deafened: boolean) {
     const { target, member } = await this.moderate(actorId, targetUserId, PERMISSIONS.DEAFEN_MEMBERS);
+    await this.store.moderation.setServerDeafened(target.serverId, target.userId, deafened);
     this.rooms.update(target.socketId, { serverDeafened: deafened });
     const payload = { socketId: target.socketId, userId: target.userId, serverDeafened: target.serverDeafened };
     this.bus.publish(rooms.voice(target.channelId), "voice:admin-deafen-update", payload);
@@ -466,7 +497,7 @@ export class Voice {
     if (across) {
       const handover = { serverId: target.serverId, serverMuted: target.serverMuted, serverDeafened: target.serverDeafened, moved: true };
       await this.elsewhere.moveAcross(target.socketId, channel.id, handover);
-    } else await this.enter(target, channel, target);
+    } else await this.enter(target, channel);
     await this.audit.record(member.server.id, actorId, "VOICE_MOVE", { type: "member", id: target.userId }, {
       fromChannelId: from,
       toChannelId: channel.id,
@@ -541,7 +572,10 @@ export class Voice {
     await this.forceOut(participant, FORCE_DISCONNECT_REMOVED);
   }
 
-  /** After permissions changed: participants who can no longer see or connect are taken out. */
+  /**
+   * After permissions changed: participants who can no longer see or connect are taken out
+   * (a timeout takes CONNECT away: Discord disconnects a member it times out, too).
+   */
   async accessChanged(serverId: string, userIds?: string[]): Promise<void> {
     const server = await this.store.servers.findById(serverId);
     if (!server) return;
@@ -551,7 +585,7 @@ export class Voice {
       const member = await this.access.memberOf(server, participant.userId);
       const permissions = channel && member ? await this.access.channelPermissions(channel, member) : 0;
       if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL | PERMISSIONS.CONNECT)) {
-        await this.forceOut(participant, FORCE_DISCONNECT_ACCESS);
+        await this.forceOut(participant, member?.timedOut ? FORCE_DISCONNECT_TIMED_OUT : FORCE_DISCONNECT_ACCESS);
       }
     }
   }
@@ -586,7 +620,7 @@ export class Voice {
   private async requireVoiceChannel(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
     const context = await this.access.requireChannel(channelId, userId);
     if (context.channel.type !== "voice") throw badRequest("Not a voice channel");
-    if (bit && !hasPermission(context.permissions, bit)) throw missingPermission(bit);
+    if (bit && !hasPermission(context.permissions, bit)) throw missingPermission(bit, context.member);
     return context;
   }
 
@@ -604,7 +638,7 @@ export class Voice {
     const member = await this.access.member(channel.server_id, actorId);
     const permissions = await this.access.channelPermissions(channel, member);
     if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) throw notFound("Member in voice");
-    if (!hasPermission(permissions, bit)) throw missingPermission(bit);
+    if (!hasPermission(permissions, bit)) throw missingPermission(bit, member);
     if (targetUserId !== actorId) await this.requireOutranks(member, targetUserId);
     return { target, member };
   }

@@ -16,6 +16,7 @@ const member = (overrides: Partial<MemberPermissionInput> = {}): MemberPermissio
   everyonePermissions: P.VIEW_CHANNEL | P.SEND_MESSAGES,
   everyoneRoleId: EVERYONE,
   roles: [],
+  timeoutUntil: null,
   ...overrides,
 });
 const o = (roleId: string, allow: number, deny: number): Override => ({ roleId, allow, deny });
