@@ -64,6 +64,7 @@ export class FriendsRepo {
   private readonly humanByName;
   private readonly botByName;
   private readonly searchStmt;
+  private readonly presenceVisibleStmt;
 
   constructor(private readonly db: Database) {
     this.getStmt = db.prepare<FriendshipRow, [string, string]>("SELECT * FROM friendships WHERE user_low = ? AND user_high = ?");
@@ -97,16 +98,28 @@ export class FriendsRepo {
     );
     this.humanByName = db.prepare<UserRow, [string]>(`SELECT ${userColumns()} FROM users WHERE is_bot = 0 AND username = ?${nocase}`);
     this.botByName = db.prepare<UserRow, [string]>(`SELECT ${userColumns()} FROM users WHERE is_bot = 1 AND username = ?${nocase} LIMIT 1`);
-    // A substring match cannot use an index; the scan is bounded by the human user count.
-    // Usernames are ASCII, so lower() is a full case fold.
-    this.searchStmt = db.prepare<SearchRow, [{ me: string; q: string; limit: number }]>(
+    // An exact username regardless of case: the unique users_username index (NOCASE in
+    // SQLite, citext in PostgreSQL) serves it, and it finds at most one human.
+    this.searchStmt = db.prepare<SearchRow, [{ me: string; q: string }]>(
       `SELECT ${userColumns("u")}, f.status AS f_status, f.requester_id AS f_requester
        FROM users u
        LEFT JOIN friendships f ON f.user_low = CASE WHEN u.id < $me THEN u.id ELSE $me END
          AND f.user_high = CASE WHEN u.id < $me THEN $me ELSE u.id END
-       WHERE u.is_bot = 0 AND u.id != $me AND ${instr("lower(u.username)", "lower($q)")} > 0
-       ORDER BY ${instr("lower(u.username)", "lower($q)")} != 1, length(u.username), u.username${nocase}, u.id
-       LIMIT $limit`,
+       WHERE u.is_bot = 0 AND u.username = $q${nocase} AND u.id != $me`,
+    );
+    // Each candidate (found by the users primary key) is $me, an accepted friend (the friendships primary key) or shares
+    // a server with $me (server_members_user finds the candidate's servers, the primary key
+    // probes $me in each): one indexed query for the whole list, never a scan.
+    this.presenceVisibleStmt = db.prepare<{ id: string }, [{ me: string; ids: string }]>(
+      `SELECT c.id FROM users c
+       WHERE c.id ${db.dialect.inJsonArray("$ids")} AND (c.id = $me
+         OR EXISTS (SELECT 1 FROM friendships f
+                    WHERE f.user_low = CASE WHEN c.id < $me THEN c.id ELSE $me END
+                      AND f.user_high = CASE WHEN c.id < $me THEN $me ELSE c.id END
+                      AND f.status = 'accepted')
+         OR EXISTS (SELECT 1 FROM server_members theirs
+                    JOIN server_members mine ON mine.server_id = theirs.server_id AND mine.user_id = $me
+                    WHERE theirs.user_id = c.id))`,
     );
   }
 
@@ -169,7 +182,14 @@ export class FriendsRepo {
   }
 
   /** Humans other than `me` whose username contains `q` (any case); prefix matches first, then shorter names. */
-  async search(me: string, q: string, limit: number): Promise<SearchRow[]> {
-    return this.db.all(this.searchStmt, { me, q, limit });
+  /** The human (other than `me`) whose username is `q` regardless of case, with `me`'s relationship row. */
+  async search(me: string, q: string): Promise<SearchRow[]> {
+    return this.db.all(this.searchStmt, { me, q });
+  }
+
+  /** Those of `ids` who are `me`, an accepted friend of `me`, or share a server with `me`. */
+  async presenceVisible(me: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    return new Set((await this.db.all(this.presenceVisibleStmt, { me, ids: JSON.stringify(ids) })).map((r) => r.id));
   }
 }

@@ -51,8 +51,7 @@ export const LIMITS = {
     "emailLength": 254,
     "loginLength": 254,
     "connectionNameLength": 100,
-    "connectionUrlLength": 512,
-    "friendSearchResults": 25
+    "connectionUrlLength": 512
   },
   "server": {
     "nameLength": 100,

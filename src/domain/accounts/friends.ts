@@ -6,7 +6,7 @@ import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { toPublicUser } from "./users.ts";
 import { isUuid } from "../shared/validation.ts";
-import { LIMITS } from "../shared/limits.ts";
+import { presenceShownTo } from "./presence-visibility.ts";
 
 /** An accepted friend, as `GET /friends` lists them. */
 export interface Friend {
@@ -69,22 +69,30 @@ const friendOf = (other: UserRow, row: FriendshipRow): Friend => ({
 export class Friends {
   constructor(private readonly store: Store, private readonly bus: EventBus) {}
 
+  /** Accepted friends see each other's presence, so their status is shown as it is. */
   async list(user: UserRow): Promise<Friend[]> {
     return (await this.store.friends.listFriends(user.id)).map(toFriend);
   }
 
+  /** Pending requests do not share presence: a requester shows `offline` unless a server is shared. */
   async requests(user: UserRow): Promise<{ incoming: FriendRequest[]; outgoing: FriendRequest[] }> {
-    const all = (await this.store.friends.listPending(user.id)).map((row) => toRequest(row, user.id));
+    const rows = (await this.store.friends.listPending(user.id)).map((row) => toRequest(row, user.id));
+    const all = await presenceShownTo(this.store, user.id, rows, (r) => r.user_id);
     return { incoming: all.filter((r) => r.direction === "incoming"), outgoing: all.filter((r) => r.direction === "outgoing") };
   }
 
+  /**
+   * The human whose username is `q` regardless of case (0 or 1 of them): a whole name, so the
+   * search cannot list accounts letter by letter; presence as presenceShownTo says.
+   */
   async search(user: UserRow, q: string): Promise<FriendSearchResult[]> {
-    const rows = await this.store.friends.search(user.id, q, LIMITS.account.friendSearchResults);
-    return rows.map(({ f_status, f_requester, ...row }) => ({
+    const rows = await this.store.friends.search(user.id, q);
+    const found = rows.map(({ f_status, f_requester, ...row }): FriendSearchResult => ({
       ...toPublicUser(row),
       relationship:
         f_status === null ? "none" : f_status === "accepted" ? "friend" : f_requester === user.id ? "outgoing" : "incoming",
     }));
+    return presenceShownTo(this.store, user.id, found, (u) => u.id);
   }
 
   /**
@@ -109,22 +117,22 @@ export class Friends {
       case "accepted":
         this.bus.publish(rooms.user(target.id), "friend:accepted", { userId: user.id, username: user.username });
         return { accepted: true, friend: friendOf(target, result.row) };
-      case "requested":
+      case "requested": {
         this.bus.publish(rooms.user(target.id), "friend:request", {
           from: { id: user.id, username: user.username, avatar: user.avatar },
         });
-        return {
-          accepted: false,
-          request: {
-            user_id: target.id,
-            username: target.username,
-            avatar: target.avatar,
-            status: target.status,
-            is_bot: target.is_bot,
-            direction: "outgoing",
-            created_at: result.row.created_at,
-          },
+        const request: FriendRequest = {
+          user_id: target.id,
+          username: target.username,
+          avatar: target.avatar,
+          status: target.status,
+          is_bot: target.is_bot,
+          direction: "outgoing",
+          created_at: result.row.created_at,
         };
+        const [shown] = await presenceShownTo(this.store, user.id, [request], (r) => r.user_id);
+        return { accepted: false, request: shown! };
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import { badRequest, conflict, notFound } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
+import { presenceShownTo } from "./presence-visibility.ts";
 
 export function toMeUser(user: UserRow): MeUser {
   return {
@@ -96,8 +97,9 @@ export class Users {
     return toMeUser(user);
   }
 
-  async publicUser(id: string): Promise<PublicUser> {
-    return toPublicUser(await this.get(id));
+  /** The public user as `viewer` sees it: its presence only if presenceShownTo says so. */
+  async publicUser(id: string, viewer: UserRow): Promise<PublicUser> {
+    return this.seenBy(viewer, await this.get(id));
   }
 
   /** The public user, their visible connections, and the servers they share with the viewer. */
@@ -105,12 +107,17 @@ export class Users {
     const user = await this.get(id);
     const connections = (await this.store.userSettings.listConnections(user.id)).filter((c) => c.visible === 1);
     return {
-      ...toPublicUser(user),
+      ...(await this.seenBy(viewer, user)),
       connections: connections.map(toConnection),
       mutual_servers: await this.store.members.mutualServers(viewer.id, user.id),
       // On one's own profile the list would be every friend, so it is empty there.
       mutual_friends: viewer.id === user.id ? [] : await this.store.friends.mutualFriends(viewer.id, user.id),
     };
+  }
+
+  private async seenBy(viewer: UserRow, user: UserRow): Promise<PublicUser> {
+    const [shown] = await presenceShownTo(this.store, viewer.id, [toPublicUser(user)], (u) => u.id);
+    return shown!;
   }
 
   async updateProfile(user: UserRow, changes: { username?: string; bio?: string; banner_offset?: number }): Promise<MeUser> {

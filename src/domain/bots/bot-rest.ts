@@ -1,6 +1,6 @@
 import type { UserRow } from "../../store/users-repo.ts";
 import type { Presence } from "../accounts/presence.ts";
-import { toPublicUser, type Users } from "../accounts/users.ts";
+import type { Users } from "../accounts/users.ts";
 import type { Channels } from "../community/channels.ts";
 import type { Member, Members } from "../community/members.ts";
 import type { Dms, DmMessage } from "../dms/dms.ts";
@@ -71,9 +71,12 @@ export class BotRest {
     return this.presence.setPresence(bot.id, status, activity);
   }
 
-  /** The public user plus `activity`: shown while that user is connected and not invisible. */
-  async user(userId: string): Promise<PublicUser & { activity: Activity | null }> {
-    const user = await this.users.get(userId);
-    return { ...toPublicUser(user), activity: await this.presence.visibleActivity(user.id, user.status) };
+  /**
+   * The public user plus `activity`: shown while that user is connected and not invisible, and
+   * only to a bot that shares a server with them (presenceShownTo: an offline status has none).
+   */
+  async user(bot: UserRow, userId: string): Promise<PublicUser & { activity: Activity | null }> {
+    const user = await this.users.publicUser(userId, bot);
+    return { ...user, activity: await this.presence.visibleActivity(user.id, user.status) };
   }
 }

@@ -4,8 +4,8 @@ import type { UserRow } from "../../store/users-repo.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
-import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import type { Conversation, DmMessage, Embed, Message, PresenceStatus, Recipient } from "../shared/shapes.ts";
+import { presenceShownTo } from "../accounts/presence-visibility.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import { normalizeEmbeds } from "../messaging/embeds.ts";
 import { checkAttachmentFiles, storeAttachmentFiles } from "../messaging/attachments.ts";
@@ -40,8 +40,7 @@ export class Dms {
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
     /** Told when someone leaves a group DM or it is deleted (DM calls; registered in the composition root). */
-    private readonly listeners: readonly ConversationListener[],
-    private readonly caps: ResourceCaps,
+    private readonly listeners: readonly ConversationListener[] = [],
   ) {}
 
   // --- who may talk to whom -------------------------------------------------------------
@@ -102,8 +101,10 @@ export class Dms {
 
   // --- shapes ------------------------------------------------------------------------------
 
+  /** The conversations as `viewerId` sees them: the other members, with presence as presenceShownTo decides. */
   async toConversations(rows: ConversationRow[], viewerId: string): Promise<Conversation[]> {
-    const recipients = await this.store.dms.recipients(rows.map((r) => r.id));
+    const others = (await this.store.dms.recipients(rows.map((r) => r.id))).filter((r) => r.id !== viewerId);
+    const recipients = await presenceShownTo(this.store, viewerId, others, (r) => r.id);
     return rows.map((row) => ({
       id: row.id,
       type: row.type,
@@ -111,7 +112,7 @@ export class Dms {
       icon: row.icon,
       owner_id: row.owner_id,
       recipients: recipients
-        .filter((r) => r.conversation_id === row.id && r.id !== viewerId)
+        .filter((r) => r.conversation_id === row.id)
         .map(({ id, username, avatar, status, is_bot }) => ({ id, username, avatar, status, is_bot })),
       last_message_at: row.last_message_at,
     }));
@@ -307,8 +308,7 @@ export class Dms {
 
   async toggleReaction(conversation: ConversationRow, user: UserRow, messageId: string, emoji: string) {
     const message = await this.message(conversation, messageId);
-    const action = await this.store.dms.toggleReaction(message.id, emoji, user.id, this.caps.reactionsPerMessage);
-    if (action === "full") throw capReached.reactions(this.caps);
+    const action = await this.store.dms.toggleReaction(message.id, emoji, user.id);
     const payload = { conversationId: conversation.id, messageId: message.id, emoji, userId: user.id, action };
     this.bus.publish(await this.memberRooms(conversation.id), "dm:reaction", payload);
     return payload;
@@ -335,22 +335,8 @@ export class Dms {
     const row = await this.store.dms.findById(conversationId);
     if (!row) return;
     const memberIds = await this.store.dms.memberIds(conversationId);
-    // Each member sees the others as recipients, so the shape is built per member.
-    const recipients = await this.store.dms.recipients([conversationId]);
-    for (const memberId of memberIds) {
-      const group: Conversation = {
-        id: row.id,
-        type: row.type,
-        name: row.name,
-        icon: row.icon,
-        owner_id: row.owner_id,
-        recipients: recipients
-          .filter((r) => r.id !== memberId)
-          .map(({ id, username, avatar, status, is_bot }) => ({ id, username, avatar, status, is_bot })),
-        last_message_at: row.last_message_at,
-      };
-      this.bus.publish(rooms.user(memberId), event, group);
-    }
+    // Each member sees the others as recipients, with the presence they may see: built per member.
+    for (const memberId of memberIds) this.bus.publish(rooms.user(memberId), event, await this.toConversation(row, memberId));
   }
 
   async createGroup(owner: UserRow, input: { name?: string | null; member_ids: string[] }): Promise<Conversation> {
@@ -358,14 +344,8 @@ export class Dms {
     if (ids.length < LIMITS.dm.groupMinOthers || ids.length > LIMITS.dm.groupMaxOthers) {
       throw badRequest(`member_ids: must name ${LIMITS.dm.groupMinOthers}-${LIMITS.dm.groupMaxOthers} other users`);
     }
-    const others = new Map<string, UserRow>();
-    for (const id of ids) {
-      const other = await this.user(id);
-      await this.requireCanMessage(owner, other);
-      others.set(other.id, other);
-    }
-    const row = await this.store.dms.createGroup(owner.id, input.name ?? null, [...others.keys()], this.caps.groupDmsPerUser);
-    if ("full" in row) throw capReached.groupDms(this.caps, row.full === owner.id ? null : (others.get(row.full)?.username ?? null));
+    for (const id of ids) await this.requireCanMessage(owner, await this.user(id));
+    const row = await this.store.dms.createGroup(owner.id, input.name ?? null, ids);
     await this.publishGroup(row.id, "dm:group:created");
     return this.toConversation(row, owner.id);
   }
@@ -406,8 +386,7 @@ export class Dms {
     const group = await this.group(caller, groupId);
     const target = await this.user(userId);
     await this.requireCanMessage(caller, target);
-    const result = await this.store.dms.addMember(group.id, target.id, LIMITS.dm.groupMaxOthers + 1, this.caps.groupDmsPerUser);
-    if (result === "user_full") throw capReached.groupDms(this.caps, target.username);
+    const result = await this.store.dms.addMember(group.id, target.id, LIMITS.dm.groupMaxOthers + 1);
     if (result === "exists") throw conflict("That user is already in this group");
     if (result === "full") throw badRequest(`A group DM can have at most ${LIMITS.dm.groupMaxOthers + 1} members`);
     await this.publishGroup(group.id, "dm:group:updated");

@@ -75,8 +75,6 @@ export const LIMITS = {
     loginLength: 254,
     connectionNameLength: 100,
     connectionUrlLength: 512,
-    /** `GET /friends/search`: how many users it answers. */
-    friendSearchResults: 25,
   },
   /** docs/servers.md. */
   server: {

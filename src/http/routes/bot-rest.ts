@@ -180,6 +180,6 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
       )
       // --- presence and users ---
       .put("/presence", ({ user, body }) => bot.setPresence(user, body.status, body.activity), { bot: true, body: PresenceBody, detail: doc("botSetPresence", BotPresence) })
-      .get("/users/:userId", ({ params }) => bot.user(params.userId), { bot: true, detail: doc("botGetUser", UserWithActivity) })
+      .get("/users/:userId", ({ user, params }) => bot.user(user, params.userId), { bot: true, detail: doc("botGetUser", UserWithActivity) })
   );
 };

@@ -125,6 +125,6 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) => {
       },
       { auth: true, detail: doc("unmuteUser", Success) },
     )
-    .get("/:id", ({ params }) => domain.users.publicUser(params.id), { auth: true, detail: doc("getUser", PublicUser) })
+    .get("/:id", ({ user, params }) => domain.users.publicUser(params.id, user), { auth: true, detail: doc("getUser", PublicUser) })
     .get("/:id/profile", ({ user, params }) => domain.users.profile(params.id, user), { auth: true, detail: doc("getUserProfile", UserProfile) });
 };

@@ -1,0 +1,25 @@
+import type { Store } from "../../store/store.ts";
+import type { PresenceStatus } from "../shared/shapes.ts";
+
+/**
+ * Who sees whose presence (status and activity), as Discord shows it: oneself, accepted
+ * friends, and people who share a server. Everyone else (a stranger, someone with only a
+ * pending friend request, a DM or group DM partner who is neither) sees `offline` and no
+ * activity (docs/users.md#presence-privacy). This is the one rule for every answer that carries
+ * another user's status; the gateway's `user:status` reaches the same people through its rooms
+ * (the presence audience in domain.ts: the user's servers and friends).
+ *
+ * One indexed query for a whole list (FriendsRepo.presenceVisible), however long.
+ */
+export async function presenceShownTo<T extends { status: PresenceStatus }>(
+  store: Store,
+  viewerId: string,
+  entries: readonly T[],
+  idOf: (entry: T) => string,
+): Promise<T[]> {
+  // Only a status other than offline has anything to hide.
+  const present = entries.filter((entry) => entry.status !== "offline");
+  if (present.length === 0) return [...entries];
+  const visible = await store.friends.presenceVisible(viewerId, present.map(idOf));
+  return entries.map((entry) => (entry.status === "offline" || visible.has(idOf(entry)) ? entry : { ...entry, status: "offline" }));
+}
