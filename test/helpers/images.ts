@@ -16,30 +16,30 @@ const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
  * refuse an image too large in pixels (src/domain/shared/image-dimensions.ts). A PNG's
  * signature and IHDR chunk (its CRC is not checked).
  */
-export function pngDeclaring(width: number, height: number): Uint8Array {
+export function pngDeclaring(width: number, height: number): Uint8Array<ArrayBuffer> {
   return Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...u32be(13), ...ascii("IHDR"), ...u32be(width), ...u32be(height), 8, 6, 0, 0, 0, 0, 0, 0, 0]);
 }
 
 /** A JPEG's SOI, a JFIF APP0 segment, then a baseline SOF0 segment (found by walking the segments) and EOI. */
-export function jpegDeclaring(width: number, height: number): Uint8Array {
+export function jpegDeclaring(width: number, height: number): Uint8Array<ArrayBuffer> {
   const app0 = [0xff, 0xe0, ...u16be(16), ...ascii("JFIF"), 0, 1, 1, 0, 0, 1, 0, 1, 0, 0];
   const sof0 = [0xff, 0xc0, ...u16be(17), 8, ...u16be(height), ...u16be(width), 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
   return Uint8Array.from([0xff, 0xd8, ...app0, ...sof0, 0xff, 0xd9]);
 }
 
 /** A GIF89a header and logical screen descriptor. */
-export function gifDeclaring(width: number, height: number): Uint8Array {
+export function gifDeclaring(width: number, height: number): Uint8Array<ArrayBuffer> {
   return Uint8Array.from([...ascii("GIF89a"), ...u16le(width), ...u16le(height), 0, 0, 0, 0x3b]);
 }
 
 /** A WebP RIFF header with a VP8X (extended) chunk, whose canvas may be up to 2^24 pixels a side. */
-export function webpDeclaring(width: number, height: number): Uint8Array {
+export function webpDeclaring(width: number, height: number): Uint8Array<ArrayBuffer> {
   const chunk = [...ascii("VP8X"), 10, 0, 0, 0, 0, 0, 0, 0, ...u24le(width - 1), ...u24le(height - 1)];
   return Uint8Array.from([...ascii("RIFF"), chunk.length + 4, 0, 0, 0, ...ascii("WEBP"), ...chunk]);
 }
 
 /** A WebP with a VP8L (lossless) header: 14 bits a side, so at most 16384. */
-export function webpLosslessDeclaring(width: number, height: number): Uint8Array {
+export function webpLosslessDeclaring(width: number, height: number): Uint8Array<ArrayBuffer> {
   const w = width - 1;
   const h = height - 1;
   const bits = [w & 0xff, ((w >> 8) & 0x3f) | ((h & 0x3) << 6), (h >> 2) & 0xff, (h >> 10) & 0xf];
@@ -48,7 +48,7 @@ export function webpLosslessDeclaring(width: number, height: number): Uint8Array
 }
 
 /** A WebP with a VP8 (lossy) key frame header: 14 bits a side. */
-export function webpLossyDeclaring(width: number, height: number): Uint8Array {
+export function webpLossyDeclaring(width: number, height: number): Uint8Array<ArrayBuffer> {
   const chunk = [...ascii("VP8 "), 10, 0, 0, 0, 0x30, 0x01, 0x00, 0x9d, 0x01, 0x2a, ...u16le(width), ...u16le(height)];
   return Uint8Array.from([...ascii("RIFF"), chunk.length + 4, 0, 0, 0, ...ascii("WEBP"), ...chunk]);
 }
