@@ -95,5 +95,5 @@ export const premiumSoundboardRoutes = (domain: Domain, auth: AuthPlugin) =>
     .post(
       "/soundboard/play",
       ({ user, body: raw }) => domain.soundboard.play(user, parseInput(PlayBody, raw).sound_id),
-      { auth: true, detail: doc("playSound", SoundPlayed, { body: PlayBody, errors: [404] }) },
+      { auth: true, detail: doc("playSound", SoundPlayed, { body: PlayBody, errors: [404, 429] }) },
     );

@@ -3,7 +3,10 @@ import { ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, PERMISSIONS as P } from 
 import {
   computeBasePermissions,
   computeChannelPermissions,
+  isRestrainedByTimeout,
+  isTimedOut,
   outranks,
+  TIMEOUT_PERMISSIONS,
   type BuiltinRole,
   type MemberPermissionInput,
   type Override,
@@ -88,5 +91,61 @@ describe("outranks", () => {
     ["admin over admin with a lower role", m("admin", 3), m("admin", 1), true],
   ])("%s", (_name, actor, target, expected) => {
     expect(outranks(actor, target)).toBe(expected);
+  });
+});
+
+describe("the timeout rule", () => {
+  const NOW = 1_700_000_000;
+  const READ = P.VIEW_CHANNEL | P.READ_MESSAGE_HISTORY;
+  const running = { timeoutUntil: NOW + 60 };
+  const moderatorBits = P.KICK_MEMBERS | P.BAN_MEMBERS | P.MANAGE_MESSAGES | P.MUTE_MEMBERS | P.DEAFEN_MEMBERS | P.MOVE_MEMBERS | P.MANAGE_REACTIONS;
+  const withRoles = (...ids: string[]) => ({ roles: ids.map((id) => role(id, 0)) });
+
+  test("what a timeout leaves is reading", () => {
+    expect(TIMEOUT_PERMISSIONS).toBe(READ);
+  });
+
+  test.each<[string, Partial<MemberPermissionInput>, number]>([
+    ["no timeout: the roles' bits", { everyonePermissions: DEFAULT_EVERYONE_PERMISSIONS }, DEFAULT_EVERYONE_PERMISSIONS],
+    ["a timeout that ran out counts for nothing", { everyonePermissions: DEFAULT_EVERYONE_PERMISSIONS, timeoutUntil: NOW - 1 }, DEFAULT_EVERYONE_PERMISSIONS],
+    ["a timeout ending now has ended", { everyonePermissions: DEFAULT_EVERYONE_PERMISSIONS, timeoutUntil: NOW }, DEFAULT_EVERYONE_PERMISSIONS],
+    ["a running timeout leaves the read bits of @everyone's default", { everyonePermissions: DEFAULT_EVERYONE_PERMISSIONS, ...running }, READ],
+    ["a timed-out moderator keeps no moderation bit", { builtinRole: "moderator", everyonePermissions: DEFAULT_EVERYONE_PERMISSIONS, ...running }, READ],
+    ["nor does a role's management bits", { everyonePermissions: VIEW, roles: [role("mgr", P.MANAGE_CHANNELS | P.MANAGE_ROLES | P.MANAGE_SERVER | P.MANAGE_MESSAGES)], ...running }, VIEW],
+    ["a timeout gives no bit the roles lack", { everyonePermissions: SEND, ...running }, 0],
+    ["the owner is not bound", { isOwner: true, ...running }, ALL_PERMISSIONS],
+    ["the built-in admin is not bound", { builtinRole: "admin", ...running }, ALL_PERMISSIONS],
+    ["a custom ADMINISTRATOR role is not bound", { roles: [role("root", P.ADMINISTRATOR)], ...running }, ALL_PERMISSIONS],
+  ])("base: %s", (_name, input, expected) => {
+    expect(computeBasePermissions(member(input), NOW)).toBe(expected);
+  });
+
+  test.each<[string, Partial<MemberPermissionInput>, Override[], Override[], number]>([
+    ["a channel allow gives nothing back", { ...withRoles("r"), ...running }, [], [o("r", SEND | REACT | P.MANAGE_MESSAGES, 0)], VIEW],
+    ["an @everyone allow on the category neither", { ...running }, [o(EVERYONE, P.CONNECT | P.SPEAK, 0)], [], VIEW],
+    ["a deny of VIEW still hides the channel", { ...running }, [], [o(EVERYONE, 0, VIEW)], 0],
+    ["READ_MESSAGE_HISTORY allowed on the channel is kept", { ...running }, [], [o(EVERYONE, P.READ_MESSAGE_HISTORY, 0)], READ],
+    ["moderator bits allowed per channel are not kept", { builtinRole: "moderator", everyonePermissions: VIEW, ...running }, [], [o(EVERYONE, P.MANAGE_MESSAGES, 0)], VIEW],
+    ["the owner ignores both", { isOwner: true, ...running }, [], [o(EVERYONE, 0, ALL_PERMISSIONS)], ALL_PERMISSIONS],
+    ["ADMINISTRATOR ignores both", { roles: [role("adm", P.ADMINISTRATOR)], ...running }, [], [o(EVERYONE, 0, VIEW)], ALL_PERMISSIONS],
+    ["after it ran out, the overrides apply as ever", { ...withRoles("r"), timeoutUntil: NOW - 5 }, [], [o("r", REACT, 0)], VIEW | SEND | REACT],
+  ])("channel: %s", (_name, input, category, channel, expected) => {
+    expect(computeChannelPermissions(member(input), category, channel, NOW)).toBe(expected);
+  });
+
+  test.each<[string, Partial<MemberPermissionInput>, boolean, boolean]>([
+    ["no timeout", {}, false, false],
+    ["a running timeout", running, true, true],
+    ["one that ran out", { timeoutUntil: NOW - 1 }, false, false],
+    ["the owner under a running timeout", { isOwner: true, ...running }, true, false],
+    ["an administrator under a running timeout", { builtinRole: "admin", ...running }, true, false],
+    ["a moderator under a running timeout", { builtinRole: "moderator", ...running }, true, true],
+  ])("isTimedOut / isRestrainedByTimeout: %s", (_name, input, timedOut, restrained) => {
+    expect(isTimedOut(member(input), NOW)).toBe(timedOut);
+    expect(isRestrainedByTimeout(member(input), NOW)).toBe(restrained);
+  });
+
+  test("moderator bits are there without the timeout (the table above is not vacuous)", () => {
+    expect(computeBasePermissions(member({ builtinRole: "moderator", everyonePermissions: 0 }), NOW)).toBe(moderatorBits);
   });
 });
