@@ -11,8 +11,11 @@ describe("TokenService", () => {
   test("round-trips the claims; a cached token verifies the same", async () => {
     const tokens = new TokenService(SECRET, "30d");
     const token = await tokens.sign({ userId: USER, version: 3 });
-    expect(await tokens.verify(token)).toEqual({ userId: USER, version: 3 });
-    expect(await tokens.verify(token)).toEqual({ userId: USER, version: 3 });
+    const claims = { userId: USER, version: 3, tokenId: expect.stringMatching(/^[0-9a-f-]{36}$/), expiresAt: expect.any(Number) };
+    expect(await tokens.verify(token)).toEqual(claims);
+    expect(await tokens.verify(token)).toEqual(claims);
+    // The expiry in ms, 30 days on (exp is whole seconds).
+    expect(Math.abs((await tokens.verify(token))!.expiresAt! - (Date.now() + 30 * 86_400_000))).toBeLessThan(2000);
   });
 
   test("a token stops verifying at its expiry, cached or not", async () => {
@@ -29,8 +32,8 @@ describe("TokenService", () => {
     const tokens = new TokenService(SECRET, "1h");
     const token = await tokens.sign({ userId: USER, version: 2 });
     expect(tokens.known(token)).toBeUndefined();
-    expect(await tokens.verify(token)).toEqual({ userId: USER, version: 2 });
-    expect(tokens.known(token)).toEqual({ userId: USER, version: 2 });
+    expect(await tokens.verify(token)).toMatchObject({ userId: USER, version: 2 });
+    expect(tokens.known(token)).toMatchObject({ userId: USER, version: 2 });
     expect(await tokens.verify("a.b.c")).toBeNull();
     expect(tokens.known("a.b.c")).toBeUndefined();
     setSystemTime(new Date(Date.now() + 2 * 60 * 60 * 1000));
@@ -42,7 +45,14 @@ describe("TokenService", () => {
     const tokens = new TokenService(SECRET, "1h");
     const token = await tokens.sign({ userId: USER, version: 1 }, false);
     setSystemTime(new Date(Date.now() + 400 * 24 * 60 * 60 * 1000));
-    expect(await tokens.verify(token)).toEqual({ userId: USER, version: 1 });
+    expect(await tokens.verify(token)).toEqual({ userId: USER, version: 1, tokenId: expect.any(String) });
+  });
+
+  test("a token without a jti (issued before tokens carried one) still verifies, with no tokenId", async () => {
+    const tokens = new TokenService(SECRET, "1h");
+    const old = await new SignJWT({ ver: 0 }).setProtectedHeader({ alg: "HS256" }).setSubject(USER).setIssuedAt().setExpirationTime("1h").sign(new TextEncoder().encode(SECRET));
+    const claims = await tokens.verify(old);
+    expect(claims).toEqual({ userId: USER, version: 0, expiresAt: expect.any(Number) });
   });
 
   test.each([
