@@ -452,4 +452,100 @@ describe("POST /api/v1/premium/soundboard/play", () => {
     expect(denied.body).toEqual({ error: "Missing permission: USE_SOUNDBOARD" });
     void outsider;
   });
+
+  test("checks what speaking checks: SPEAK, CONNECT, server mute, timeout, a meeting's audience (issue 39, row 4); nothing is played", async () => {
+    const { owner, member, serverId, voiceId, sound, everyone, listener } = await voiceSetup();
+    await premium(member);
+    const player = await joinVoice(member, voiceId);
+    const inRoom = await joinVoice(listener, voiceId);
+    const heard = recordEvents(inRoom, "voice:soundboard");
+    const refused = async (status: number, error: string) => {
+      const res = await play(member, { sound_id: sound.id });
+      expect(res.status).toBe(status);
+      expect(res.body).toEqual({ error });
+    };
+    const overrides = `/api/v1/channels/${voiceId}/permissions/${everyone}`;
+
+    // SPEAK denied on the channel: still in the room, but silent.
+    expect((await server.api("PUT", overrides, { token: owner.token, body: { allow: 0, deny: PERMISSIONS.SPEAK } })).status).toBe(200);
+    await refused(403, "Missing permission: SPEAK");
+    expect((await server.api("DELETE", overrides, { token: owner.token })).status).toBe(200);
+
+    // Server-muted by a moderator (the owner, from outside the room).
+    const mod = await server.connect(owner.token);
+    expect((await mod.emitWithAck("voice:server-mute", { userId: member.id, muted: true })).ok).toBe(true);
+    await refused(403, "You are server muted");
+    expect((await mod.emitWithAck("voice:server-mute", { userId: member.id, muted: false })).ok).toBe(true);
+
+    // A timeout written straight to the store (an API timeout also takes the member out of voice: below).
+    await server.app.store.moderation.setTimeout(serverId, member.id, Math.floor(Date.now() / 1000) + 600);
+    await refused(403, "You are timed out in this server");
+    await server.app.store.moderation.setTimeout(serverId, member.id, null);
+    expect((await play(member, { sound_id: sound.id })).status).toBe(200);
+    expect((await server.api("POST", `/api/v1/servers/${serverId}/timeouts`, { token: owner.token, body: { targetUserId: member.id, duration: 600 } })).status).toBe(200);
+    await refused(400, "Join a voice channel first");
+    await server.api("DELETE", `/api/v1/servers/${serverId}/timeouts/${member.id}`, { token: owner.token });
+
+    // CONNECT denied: the member is taken out of the room, so there is nowhere to play.
+    await joinVoice(member, voiceId);
+    expect((await server.api("PUT", overrides, { token: owner.token, body: { allow: 0, deny: PERMISSIONS.CONNECT } })).status).toBe(200);
+    await refused(400, "Join a voice channel first");
+    expect((await server.api("DELETE", overrides, { token: owner.token })).status).toBe(200);
+
+    // An audience member of a meeting.
+    const meetingId = await createVoiceChannel(server, owner, serverId, { name: "Town hall", is_meeting: true });
+    await joinVoice(member, meetingId);
+    await refused(403, "Audience members cannot speak in a meeting");
+
+    await sleep(50);
+    expect(heard.length).toBe(1); // the one play while nothing stood in the way
+    for (const s of [player, inRoom, mod]) s.close();
+  });
+
+  test("a few plays per user: 3 within 6 s, then 429 with Retry-After; another user's are apart", async () => {
+    const { member, voiceId, sound, listener } = await voiceSetup();
+    await premium(member);
+    await premium(listener);
+    await joinVoice(member, voiceId);
+    const inRoom = await joinVoice(listener, voiceId);
+    const heard = recordEvents(inRoom, "voice:soundboard");
+    for (let i = 0; i < 3; i++) expect((await play(member, { sound_id: sound.id })).status).toBe(200);
+    const flood = await Promise.all(Array.from({ length: 20 }, () => play(member, { sound_id: sound.id })));
+    for (const res of flood) {
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({ error: "You are playing sounds too fast, try again in a moment" });
+      const retryAfter = Number(res.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(6);
+    }
+    expect((await play(listener, { sound_id: sound.id })).status).toBe(200);
+    await sleep(100);
+    expect(heard.filter((e: { userId: string }) => e.userId === member.id).length).toBe(3);
+    inRoom.close();
+  });
+});
+
+describe("the play rate is configurable", () => {
+  test("SOUNDBOARD_PLAYS_PER_WINDOW / SOUNDBOARD_PLAY_WINDOW_SECONDS: one play a second", async () => {
+    const strict = await startServer({ soundboardPlayRate: { plays: 1, windowSeconds: 1 } });
+    try {
+      const owner = await strict.register();
+      const serverId = (await strict.api("POST", "/api/v1/servers", { token: owner.token, body: { name: "Strict" } })).body.id;
+      const voiceId = (await strict.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name: "Room", type: "voice" } })).body.id;
+      const data = new FormData();
+      data.append("sound", new File([MP3_ID3], "beep.mp3"));
+      const sound = (await strict.api("POST", `/api/v1/servers/${serverId}/soundboard`, { token: owner.token, raw: data })).body;
+      await strict.app.store.users.setPremium(owner.id, true);
+      const socket = await strict.connect(owner.token);
+      expect((await socket.emitWithAck("voice:join", { channelId: voiceId })).ok).toBe(true);
+      const playOnce = () => strict.api("POST", "/api/v1/premium/soundboard/play", { token: owner.token, body: { sound_id: sound.id } });
+      expect((await playOnce()).status).toBe(200);
+      expect((await playOnce()).status).toBe(429);
+      await sleep(1100);
+      expect((await playOnce()).status).toBe(200);
+      socket.close();
+    } finally {
+      await strict.stop();
+    }
+  });
 });
