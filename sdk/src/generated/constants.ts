@@ -144,6 +144,9 @@ export const LIMITS = {
   "soundboard": {
     "soundsPerServer": 50
   },
+  "voice": {
+    "signalBytes": 16384
+  },
   "gif": {
     "pageDefault": 25,
     "pageMax": 50,

@@ -52,6 +52,20 @@ export interface Operations {
     };
     response: S.Session;
   };
+  /** Logout `POST /api/v1/auth/logout` */
+  logout: {
+    method: "POST";
+    path: "/api/v1/auth/logout";
+    args: {};
+    response: S.LoggedOut;
+  };
+  /** Logout everywhere `POST /api/v1/auth/logout/all` */
+  logoutEverywhere: {
+    method: "POST";
+    path: "/api/v1/auth/logout/all";
+    args: {};
+    response: S.LoggedOut;
+  };
   /** Setup two factor `POST /api/v1/auth/2fa/setup` */
   setupTwoFactor: {
     method: "POST";
@@ -66,9 +80,10 @@ export interface Operations {
     args: {
       body: {
         code: string | number;
+        password: string;
       };
     };
-    response: S.TwoFactorState;
+    response: S.TwoFactorEnabled;
   };
   /** Disable two factor `POST /api/v1/auth/2fa/disable` */
   disableTwoFactor: {
@@ -77,9 +92,22 @@ export interface Operations {
     args: {
       body: {
         code: string | number;
+        password: string;
       };
     };
     response: S.TwoFactorState;
+  };
+  /** Regenerate recovery codes `POST /api/v1/auth/2fa/recovery-codes` */
+  regenerateRecoveryCodes: {
+    method: "POST";
+    path: "/api/v1/auth/2fa/recovery-codes";
+    args: {
+      body: {
+        code: string | number;
+        password: string;
+      };
+    };
+    response: S.RecoveryCodes;
   };
   /** Get me `GET /api/v1/users/me/info` */
   getMe: {
@@ -3204,9 +3232,12 @@ export const OPERATIONS = {
   getPlatformStats: { method: "GET", path: "/api/v1/stats", body: null, answer: "json", security: null },
   register: { method: "POST", path: "/api/v1/auth/register", body: "json", answer: "json", security: null },
   login: { method: "POST", path: "/api/v1/auth/login", body: "json", answer: "json", security: null },
+  logout: { method: "POST", path: "/api/v1/auth/logout", body: null, answer: "json", security: "token" },
+  logoutEverywhere: { method: "POST", path: "/api/v1/auth/logout/all", body: null, answer: "json", security: "token" },
   setupTwoFactor: { method: "POST", path: "/api/v1/auth/2fa/setup", body: null, answer: "json", security: "token" },
   enableTwoFactor: { method: "POST", path: "/api/v1/auth/2fa/enable", body: "json", answer: "json", security: "token" },
   disableTwoFactor: { method: "POST", path: "/api/v1/auth/2fa/disable", body: "json", answer: "json", security: "token" },
+  regenerateRecoveryCodes: { method: "POST", path: "/api/v1/auth/2fa/recovery-codes", body: "json", answer: "json", security: "token" },
   getMe: { method: "GET", path: "/api/v1/users/me/info", body: null, answer: "json", security: "token" },
   updateMyProfile: { method: "PUT", path: "/api/v1/users/me/profile", body: "json", answer: "json", security: "token" },
   setMyAvatar: { method: "POST", path: "/api/v1/users/me/avatar", body: "multipart", answer: "json", security: "token" },

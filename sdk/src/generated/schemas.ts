@@ -331,6 +331,10 @@ export type FriendVoiceActivity = {
   server_name: string;
 };
 
+export type LoggedOut = {
+  logged_out: true;
+};
+
 export type MutedUser = {
   user_id: string;
   username: string;
@@ -347,9 +351,18 @@ export type NotificationSettings = {
   desktop: boolean;
 };
 
+export type RecoveryCodes = {
+  recovery_codes: string[];
+};
+
 export type Session = {
   token: string;
   user: MeUser;
+};
+
+export type TwoFactorEnabled = {
+  two_factor_enabled: true;
+  recovery_codes: string[];
 };
 
 export type TwoFactorSetup = {
