@@ -187,6 +187,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // the same route objects through the same checks (src/http/native-routes.ts). With CORS
   // origins configured, Elysia serves them too (its CORS plugin adds the headers).
   const native = config.corsOrigins.length === 0 && options.nativeRoutes !== false ? nativeGetRoutes([meInfoRoute(domain), messagePageRoute(domain)], domain.accounts, life) : undefined;
+  /** Where clients reach this instance (PUBLIC_URL); the absolute URLs the server builds start with it, never with a request's Host. */
+  let publicUrl = config.publicUrl ?? "";
   // CORS first, so preflights and every answer (errors and the gateway's polling included) carry it.
   const http = withCors(new Elysia({ serve: { routes: native } }), config.corsOrigins)
     // The gateway comes first: no auth hooks or body parsing touch it; its POST bodies are
@@ -195,10 +197,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .all("/socket.io/", ({ request, server }) =>
       readiness.draining && !new URL(request.url).searchParams.has("sid") ? drainingResponse() : gateway(request, server!),
     )
-    .onRequest(({ request }) => {
+    .onRequest(({ request, set }) => {
       const refused = life.refuse(request);
       if (refused) return refused;
       started.set(request, performance.now());
+      // A route's own Cache-Control wins: Elysia adds `set.headers` only where a Response has none.
+      const cache = life.cacheControl(request);
+      if (cache) set.headers["cache-control"] = cache;
     })
     // Bodies: multipart is left to the upload routes' own capped reader; anything else is
     // size-capped while it streams in, and JSON is depth-bounded before it is parsed.
@@ -235,7 +240,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const begun = started.get(request);
       life.record(request, pattern, status, begun === undefined ? undefined : performance.now() - begun);
     })
-    .use(discoveryRoutes(domain))
+    .use(discoveryRoutes(domain, () => publicUrl))
     .use(authRoutes(domain, auth))
     .use(userRoutes(domain, auth))
     .use(serverRoutes(domain, auth))
@@ -286,6 +291,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const server = http.server!;
   fanout.setServer(server);
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  // Known once listening (port 0 picks one); no request is served before this line.
+  publicUrl = config.publicUrl ?? `http://${shownHost}:${server.port}`;
   // Joins the cluster's heartbeat once listening: the address is where other nodes relay voice to.
   await cluster?.shared.start(config.clusterNodeUrl ?? `http://${shownHost}:${server.port}`);
 

@@ -31,6 +31,13 @@ export interface Config {
    */
   clusterNodeUrl: string | undefined;
   /**
+   * The origin clients reach this instance at, e.g. `https://chat.example.com`: discovery's
+   * gateway URL and links are built on it, never on a request's Host header
+   * (docs/operations.md, "Public URL"). Unset: `http://<host>:<port>` as listened on, right only
+   * for a local instance.
+   */
+  publicUrl: string | undefined;
+  /**
    * Where uploaded files' bytes live (docs/operations.md, "Uploaded files"): `disk`, files under
    * `<dataDir>/uploads` (one node, or a volume every node mounts), or `database`, rows of the
    * database every node shares. Defaults to `database` in cluster mode, else `disk`.
@@ -142,6 +149,18 @@ const EnvSchema = v.object({
       v.regex(/^https?:\/\/[^/\s?#]+$/i, "CLUSTER_NODE_URL must be this node's address for the other nodes, like http://10.0.0.11:3000"),
     ),
   ),
+  PUBLIC_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value) => value.trim().replace(/\/+$/, "")),
+      v.check(
+        (url) => /^https?:\/\/[^/\s?#@]+$/i.test(url) && URL.canParse(url),
+        "PUBLIC_URL must be the origin clients reach this instance at, like https://chat.example.com (no path)",
+      ),
+      // The canonical origin: a lowercase host, no default port.
+      v.transform((url) => new URL(url).origin),
+    ),
+  ),
   UPLOAD_STORAGE: v.optional(v.picklist(["disk", "database"], "UPLOAD_STORAGE must be disk or database")),
   JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "JWT_SECRET must be at least 32 characters"))),
   SECRETS_KEY: v.optional(
@@ -207,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     clusterNodeUrl: e.CLUSTER_NODE_URL,
+    publicUrl: e.PUBLIC_URL,
     uploadStorage: e.UPLOAD_STORAGE ?? (e.REDIS_URL ? "database" : "disk"),
     jwtSecret: e.JWT_SECRET,
     secretsKey: e.SECRETS_KEY,

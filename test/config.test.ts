@@ -117,6 +117,16 @@ describe("loadConfig", () => {
     }
   });
 
+  test("PUBLIC_URL: unset by default; an http(s) origin, normalised; a path, a query or user info stops the start", () => {
+    expect(loadConfig({}).publicUrl).toBeUndefined();
+    expect(loadConfig({ PUBLIC_URL: "https://chat.example.com" }).publicUrl).toBe("https://chat.example.com");
+    expect(loadConfig({ PUBLIC_URL: " HTTPS://Chat.Example.COM:443/ " }).publicUrl).toBe("https://chat.example.com");
+    expect(loadConfig({ PUBLIC_URL: "http://10.0.0.5:3000" }).publicUrl).toBe("http://10.0.0.5:3000");
+    for (const bad of ["chat.example.com", "ftp://chat.example.com", "https://chat.example.com/hearth", "https://chat.example.com?x=1", "https://user@chat.example.com", "https://", "https://a b"]) {
+      expect(() => loadConfig({ PUBLIC_URL: bad })).toThrow("Invalid configuration: PUBLIC_URL: PUBLIC_URL must be the origin clients reach this instance at");
+    }
+  });
+
   test("reads the environment", () => {
     const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn" });
     expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn" });

@@ -91,6 +91,8 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
     };
     /** The request's metrics and log line, then its answer. */
     const done = (request: BunRequest, begun: number, response: Response): Response => {
+      const cache = response.headers.has("cache-control") ? undefined : life.cacheControl(request);
+      if (cache) response.headers.set("cache-control", cache);
       life.record(request, pattern, response.status, performance.now() - begun);
       return response;
     };

@@ -18,6 +18,13 @@ export interface RequestLifecycle {
    * unknown path); `ms` the time since the request was taken (unknown when it never was).
    */
   record(request: Request, pattern: string | undefined, status: number, ms: number | undefined): void;
+  /**
+   * The Cache-Control an answer gets when its route set none: `no-store` for everything under
+   * `/api` (answers for a token, and public ones that change: discovery, stats), so no browser
+   * or proxy keeps a copy; undefined elsewhere (the web app's pages and assets, uploaded files
+   * and health checks set their own). docs/operations.md#caching.
+   */
+  cacheControl(request: Request): string | undefined;
 }
 
 /** Paths answered to a request without a Host header (health checks). */
@@ -44,6 +51,14 @@ function hasUsableHost(request: Request): boolean {
   return true;
 }
 
+/** Whether the request's path is `/api` or under it; `request.url` is absolute except for a Host-less request's bare path. */
+function isApiPath(url: string): boolean {
+  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0 || !url.startsWith("/api", start)) return false;
+  const next = url[start + 4];
+  return next === undefined || next === "/" || next === "?";
+}
+
 export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Logger): RequestLifecycle {
   return {
     refuse(request) {
@@ -57,6 +72,7 @@ export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Lo
       return undefined;
     },
     error: (code, error, request) => errorResponse(code, error, request, log),
+    cacheControl: (request) => (isApiPath(request.url) ? "no-store" : undefined),
     record(request, pattern, status, ms) {
       // The route's pattern, never the raw path: unknown paths share one label.
       const method = request.method;
