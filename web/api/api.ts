@@ -1,5 +1,5 @@
 /** The REST routes the app calls, typed. Every path is a public route documented in docs/. */
-import type { Http, UploadProgress } from "./client.ts";
+import type { Http, HttpOptions, UploadProgress } from "./client.ts";
 import type {
   ChannelList,
   Conversation,
@@ -59,6 +59,14 @@ export class Api {
   }
   me() {
     return this.http.get<MeUser>("/users/me/info");
+  }
+  /** Revokes the token the request carries (docs/auth.md); the answer's body is not needed. */
+  logout(options?: HttpOptions) {
+    return this.http.post<unknown>("/auth/logout", undefined, options);
+  }
+  /** Revokes every token of the account, this one included. */
+  logoutEverywhere(options?: HttpOptions) {
+    return this.http.post<unknown>("/auth/logout/all", undefined, options);
   }
 
   // Servers

@@ -50,6 +50,31 @@ export const api = new Api(new Http(() => session.value?.token ?? null, expired)
 export const gateway = new Gateway(expired);
 export const store = new ChatStore(api, gateway, () => session.value?.user ?? null);
 
+/** How long "Log out" waits for the server before forgetting the token anyway. */
+const LOG_OUT_WAIT_MS = 5000;
+
+/**
+ * "Log out": the server revokes the token, then this device forgets it whatever the answer, so a
+ * network failure or a token already refused (401) never keeps anyone logged in here.
+ */
+export async function logOut(): Promise<void> {
+  try {
+    await api.logout({ signal: AbortSignal.timeout(LOG_OUT_WAIT_MS) });
+  } catch {
+    // Forgotten below all the same.
+  }
+  signOut();
+}
+
+/**
+ * "Log out everywhere": every token of the account is revoked, then this device forgets its own.
+ * A failure is thrown to the caller, who shows it: the other sessions would still be logged in.
+ */
+export async function logOutEverywhere(): Promise<void> {
+  await api.logoutEverywhere();
+  signOut();
+}
+
 // One connection per token: logging in connects and loads, logging out disconnects and forgets.
 let connectedToken: string | null = null;
 effect(() => {
