@@ -70,6 +70,8 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
   for (const route of routes) {
     // The full pattern, as Elysia names the route (the label of its metrics and log lines).
     const pattern = route.prefix + route.path;
+    // Read off the pattern once: `request.url` would cost each request a URL formatting.
+    const cacheControl = life.cacheControl(pattern);
     // Bun builds `request.params` on each read; a path without parameters has none to build.
     const hasParams = /[:*]/.test(pattern);
     /** The handler's answer for an authenticated caller: a Response, or its promise if the handler waits. */
@@ -91,8 +93,7 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
     };
     /** The request's metrics and log line, then its answer. */
     const done = (request: BunRequest, begun: number, response: Response): Response => {
-      const cache = response.headers.has("cache-control") ? undefined : life.cacheControl(request);
-      if (cache) response.headers.set("cache-control", cache);
+      if (cacheControl && !response.headers.has("cache-control")) response.headers.set("cache-control", cacheControl);
       life.record(request, pattern, response.status, performance.now() - begun);
       return response;
     };

@@ -19,12 +19,13 @@ export interface RequestLifecycle {
    */
   record(request: Request, pattern: string | undefined, status: number, ms: number | undefined): void;
   /**
-   * The Cache-Control an answer gets when its route set none: `no-store` for everything under
-   * `/api` (answers for a token, and public ones that change: discovery, stats), so no browser
-   * or proxy keeps a copy; undefined elsewhere (the web app's pages and assets, uploaded files
-   * and health checks set their own). docs/operations.md#caching.
+   * The Cache-Control an answer for `path` (a pathname, or a route's pattern) gets when its route
+   * set none: `no-store` for everything under `/api` (answers for a token, and public ones that
+   * change: discovery, stats), so no browser or proxy keeps a copy; undefined elsewhere (the web
+   * app's pages and assets, uploaded files and health checks set their own).
+   * docs/operations.md#caching.
    */
-  cacheControl(request: Request): string | undefined;
+  cacheControl(path: string): string | undefined;
 }
 
 /** Paths answered to a request without a Host header (health checks). */
@@ -51,14 +52,6 @@ function hasUsableHost(request: Request): boolean {
   return true;
 }
 
-/** Whether the request's path is `/api` or under it; `request.url` is absolute except for a Host-less request's bare path. */
-function isApiPath(url: string): boolean {
-  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0 || !url.startsWith("/api", start)) return false;
-  const next = url[start + 4];
-  return next === undefined || next === "/" || next === "?";
-}
-
 export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Logger): RequestLifecycle {
   return {
     refuse(request) {
@@ -72,7 +65,7 @@ export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Lo
       return undefined;
     },
     error: (code, error, request) => errorResponse(code, error, request, log),
-    cacheControl: (request) => (isApiPath(request.url) ? "no-store" : undefined),
+    cacheControl: (path) => (path === "/api" || path.startsWith("/api/") ? "no-store" : undefined),
     record(request, pattern, status, ms) {
       // The route's pattern, never the raw path: unknown paths share one label.
       const method = request.method;
