@@ -91,6 +91,9 @@ test("encodeMentions turns @member and #channel into markup, and leaves the rest
   expect(encodeMentions("@Alice.", lookup)).toBe(`<@${U}>.`);
   expect(encodeMentions("mail alice@example.com, @bob, #random, x#general", lookup)).toBe("mail alice@example.com, @bob, #random, x#general");
   expect(encodeMentions("@everyone", lookup)).toBe("@everyone");
+  // Long runs of what may end a name (a crafted composer text) keep their dots.
+  expect(encodeMentions(`hi @alice${".".repeat(3990)}`, lookup)).toBe(`hi <@${U}>${".".repeat(3990)}`);
+  expect(encodeMentions(`@${".-".repeat(1999)}a`, lookup)).toBe(`@${".-".repeat(1999)}a`);
 });
 
 /** Rich nodes as short markup, so a table of long cases stays readable. */

@@ -101,7 +101,10 @@ export function encodeMentions(
   const channels = new Map(lookup.channels.map((c) => [c.name, c.id]));
   return text.replace(/(^|\s)([@#])([\w.-]+)/g, (whole, lead: string, sigil: string, name: string) => {
     // A sentence may end right after the name: "thanks @bob." keeps its full stop.
-    const bare = name.replace(/[.-]+$/, "");
+    // Trimmed by a loop: `/[.-]+$/` retries from every dot of a long run, in quadratic time.
+    let end = name.length;
+    while (end > 0 && (name[end - 1] === "." || name[end - 1] === "-")) end--;
+    const bare = name.slice(0, end);
     const rest = name.slice(bare.length);
     const id = sigil === "@" ? users.get(bare.toLowerCase()) : channels.get(bare);
     if (!id) return whole;

@@ -57,6 +57,19 @@ test("Log out forgets the token here even when the server cannot be reached", as
   expect(await meStatus(person.token)).toBe(200);
 });
 
+test("Log out answered 401 (a token already refused) still logs out here, as a plain log out", async () => {
+  const person = await suite.person();
+  const { page } = person;
+  await accountPanel(page).getByText(person.username).waitFor();
+  await page.route("**/api/v1/auth/logout", (route) => route.fulfill({ status: 401, contentType: "application/json", body: JSON.stringify({ error: "Unauthorized" }) }));
+
+  await accountPanel(page).getByRole("button", { name: "Log out" }).click();
+  await page.waitForURL(/\/login/);
+  await page.getByRole("button", { name: "Log in" }).waitFor();
+  expect(await storedSession(page)).toBeNull();
+  expect(await page.getByText("Your session has ended").count()).toBe(0);
+});
+
 test("Log out everywhere, from the account settings, asks first and then ends every session", async () => {
   const person = await suite.person();
   const { page } = person;
