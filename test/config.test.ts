@@ -36,6 +36,12 @@ describe("loadConfig", () => {
     });
   });
 
+  test("LOGIN_FAILURES_WINDOW_SECONDS: 60 by default, 1-86,400", () => {
+    expect(loadConfig({}).loginFailuresWindowSeconds).toBe(60);
+    expect(loadConfig({ LOGIN_FAILURES_WINDOW_SECONDS: "5" }).loginFailuresWindowSeconds).toBe(5);
+    for (const bad of ["0", "86401", "1.5", "soon"]) expect(() => loadConfig({ LOGIN_FAILURES_WINDOW_SECONDS: bad })).toThrow(ConfigError);
+  });
+
   test("gateway abuse limits: safe defaults, each settable (docs/operations.md)", () => {
     const config = loadConfig({});
     expect(config.gatewayEventLimits).toEqual(DEFAULT_EVENT_LIMITS);

@@ -43,6 +43,11 @@ export interface SocketServerOptions {
    */
   adapter?: ServerOptions["adapter"];
   resumeBuffer: number;
+  /**
+   * How long a session may wait for its Socket.IO connect (a valid token) before it is closed
+   * (Socket.IO's `connectTimeout`; src/gateway/pending-sessions.ts).
+   */
+  handshakeTimeoutMs: number;
 }
 
 /** The Socket.IO server on the Bun engine, at the default path. */
@@ -50,7 +55,12 @@ export function createSocketServer(options: SocketServerOptions): { io: GatewayS
   // Socket.IO's and the engine's per-connection state, smaller (src/gateway/connection-memory.ts).
   slimConnectionState();
   // The adapter is given here, before the native fan-out hooks its local delivery (src/gateway/native-fanout.ts).
-  const io: GatewayServer = new Server({ serveClient: false, ...recoveryOptions, adapter: options.adapter ?? resumableAdapter(options.resumeBuffer) });
+  const io: GatewayServer = new Server({
+    serveClient: false,
+    ...recoveryOptions,
+    connectTimeout: options.handshakeTimeoutMs,
+    adapter: options.adapter ?? resumableAdapter(options.resumeBuffer),
+  });
   const engine = new Engine({ path: "/socket.io/", maxHttpBufferSize: GATEWAY_MAX_PACKET_BYTES });
   io.bind(engine);
   installSlowConsumerGuard(engine, options.maxBufferedBytes);
