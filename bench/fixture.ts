@@ -9,6 +9,7 @@ import type { Subprocess } from "bun";
 import { createApp, type App, type AppOptions } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { EVENT_KINDS, type EventLimits } from "../src/gateway/event-limits.ts";
+import { raisedRestRateLimits } from "../test/helpers/rate-limits.ts";
 import { PAGE_COLUMNS } from "../src/store/messages-repo.ts";
 import { pct } from "./quantile.ts";
 
@@ -22,6 +23,13 @@ export const BENCH_GATEWAY_LIMITS = {
   gatewayEventLimits: Object.fromEntries(EVENT_KINDS.map((kind) => [kind, { perSecond: 1_000_000, burst: 1_000_000 }])) as EventLimits,
   gatewayMaxConnectionsPerUser: 100_000,
 } satisfies Partial<Config>;
+
+/**
+ * The REST rate limits raised far past any bench's load (docs/operations.md, "Rate limits"): a
+ * bench reads or sends as one user thousands of times a second. The limiter still counts every
+ * request, as in production; bench/rest-rate-limit.ts measures what that costs.
+ */
+export const BENCH_REST_LIMITS = raisedRestRateLimits() satisfies Partial<Config>;
 
 /** `--name value` from argv, else `fallback`. */
 export const argOf = (name: string, fallback: string): string => {
@@ -142,7 +150,7 @@ export function watchLatency(url: string, gatewayRoundTrip: () => Promise<unknow
   };
 }
 
-/** Hearth as in production (file database in `dataDir`), silent, with the auth rate limit and the gateway's event limits raised. */
+/** Hearth as in production (file database in `dataDir`), silent, with the auth rate limit, the REST rate limits and the gateway's event limits raised. */
 export function hearthConfig(dataDir: string, overrides: Partial<Config> = {}): Config {
   return {
     ...loadConfig({}),
@@ -153,6 +161,7 @@ export function hearthConfig(dataDir: string, overrides: Partial<Config> = {}): 
     logLevel: "silent",
     authRateLimitPerMinute: 1_000_000,
     ...BENCH_GATEWAY_LIMITS,
+    ...BENCH_REST_LIMITS,
     // Setting users up is not what is measured; the login path is not on any measured path.
     passwordHashing: { memoryCost: 1024, timeCost: 1 },
     ...overrides,

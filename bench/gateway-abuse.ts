@@ -57,6 +57,8 @@ async function startServer(dataDir: string) {
       LOG_LEVEL: "error",
       // Setting users up is not what is measured.
       AUTH_RATE_LIMIT_PER_MINUTE: "1000000",
+      // The stalled-socket scenario posts hundreds of messages to one channel on purpose.
+      REST_RATE_SENDS: "1000000000/60s",
       ...EXTRA_ENV,
     },
     stdout: "inherit",

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { argOf, runLoadClient, servedIn, type LoadClient, type LoadResult } from "./fixture.ts";
+import { argOf, BENCH_REST_LIMITS, runLoadClient, servedIn, type LoadClient, type LoadResult } from "./fixture.ts";
 import { medianRange } from "./quantile.ts";
 
 const seconds = Number(argOf("seconds", "3"));
@@ -50,7 +50,7 @@ const sum = (results: Loaded[]) => {
 
 const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-"));
 try {
-  const app = await createApp({ ...loadConfig({}), port: 0, host: "127.0.0.1", dataDir, databaseFile: join(dataDir, "hearth.db"), logLevel: "silent", authRateLimitPerMinute: 1_000_000 });
+  const app = await createApp({ ...loadConfig({}), port: 0, host: "127.0.0.1", dataDir, databaseFile: join(dataDir, "hearth.db"), logLevel: "silent", authRateLimitPerMinute: 1_000_000, ...BENCH_REST_LIMITS });
   const reg = await fetch(`${app.url}/api/v1/auth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -9,11 +9,14 @@ import { whenPublished } from "./gateway/stream-order.ts";
 import type { GatewayServer } from "./gateway/socket-types.ts";
 import { EventLimiter } from "./gateway/event-limiter.ts";
 import { guardedGatewayHandler } from "./gateway/polling-guard.ts";
+import { PendingSessions } from "./gateway/pending-sessions.ts";
 import { websocketBackpressure } from "./gateway/slow-consumers.ts";
 import { SocketIoEventBus } from "./gateway/socket-bus.ts";
 import { homeKeys, VoiceRelay } from "./gateway/voice-proxy.ts";
 import { VoiceRooms } from "./audio/voice-rooms.ts";
 import { authPlugin } from "./http/auth.ts";
+import { RestRateLimiter } from "./http/rest-rate-limits.ts";
+import { localSharedState } from "./domain/shared/shared-state.ts";
 import { requestLifecycle } from "./http/request-lifecycle.ts";
 import { nativeGetRoutes } from "./http/native-routes.ts";
 import { parseJsonBounded, readBodyCapped } from "./http/body.ts";
@@ -115,6 +118,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const { io, engine, fanout, audioRelay } = createSocketServer({
     maxBufferedBytes: config.gatewayMaxBufferedBytes,
     resumeBuffer: config.gatewayResumeBuffer,
+    handshakeTimeoutMs: config.gatewayHandshakeTimeoutMs,
     // Cluster mode: the Redis streams adapter; its local deliveries are native too (docs/gateway.md, "Delivery").
     adapter: cluster?.adapter ?? options.socketAdapter,
   });
@@ -129,6 +133,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
   );
   const jwtSecret = resolveJwtSecret(config.jwtSecret, config.dataDir);
+  // What the nodes share (Redis in cluster mode): the domain's limits and the REST rate limits count into it alike.
+  const shared = cluster?.shared ?? localSharedState();
   const domain = createDomain({
     config,
     jwtSecret,
@@ -136,7 +142,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     bus,
     voiceRooms,
     log,
-    shared: cluster?.shared,
+    shared,
     voiceHomes: homes && {
       channelOf: async (userId) => {
         const room = await homes.userRoom(userId);
@@ -170,7 +176,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   ];
   const voiceRelay = cluster ? new VoiceRelay(cluster.voiceHomes, jwtSecret, log, held) : null;
   const gatewayAttached = attachGateway(io, domain, log, limiter, voiceRelay ? { relay: voiceRelay, secret: jwtSecret } : undefined);
-  const gateway = guardedGatewayHandler(engine, GATEWAY_MAX_PACKET_BYTES);
+  // Sessions without a connect yet are capped per client address and close after GATEWAY_HANDSHAKE_TIMEOUT_MS.
+  const pendingSessions = new PendingSessions(engine, io, config.gatewayMaxPendingSessionsPerAddress, Math.ceil(config.gatewayHandshakeTimeoutMs / 1000));
+  const gateway = guardedGatewayHandler(engine, GATEWAY_MAX_PACKET_BYTES, pendingSessions);
 
   const readiness = new Readiness();
   const ping = store.db.prepare("SELECT 1 AS ok");
@@ -182,11 +190,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const isRead = (request: Request) => request.method === "GET" || request.method === "HEAD";
   const started = new WeakMap<Request, number>();
   const life = requestLifecycle(readiness, metrics, log);
-  const auth = authPlugin(domain.accounts);
+  const restLimits = config.restRateLimits ? new RestRateLimiter(shared, config.restRateLimits) : undefined;
+  const auth = authPlugin(domain.accounts, restLimits);
   // The hottest authenticated reads skip Elysia's per-request machinery: Bun's router calls
   // the same route objects through the same checks (src/http/native-routes.ts). With CORS
   // origins configured, Elysia serves them too (its CORS plugin adds the headers).
-  const native = config.corsOrigins.length === 0 && options.nativeRoutes !== false ? nativeGetRoutes([meInfoRoute(domain), messagePageRoute(domain)], domain.accounts, life) : undefined;
+  const native = config.corsOrigins.length === 0 && options.nativeRoutes !== false ? nativeGetRoutes([meInfoRoute(domain), messagePageRoute(domain)], domain.accounts, life, restLimits) : undefined;
   /** Where clients reach this instance (PUBLIC_URL); the absolute URLs the server builds start with it, never with a request's Host. */
   let publicUrl = config.publicUrl ?? "";
   // CORS first, so preflights and every answer (errors and the gateway's polling included) carry it.

@@ -5,6 +5,7 @@ import { DEFAULT_CAPS, type ResourceCaps } from "./domain/shared/caps.ts";
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from "./domain/shared/image-dimensions.ts";
 import { DEFAULT_SOUNDBOARD_PLAY_RATE, type SoundboardPlayRate } from "./domain/voice/soundboard-play-rate.ts";
 import { DEFAULT_EVENT_LIMITS, DEFAULT_USER_RATE_FACTOR, parseRateLimit, type EventLimits, type RateLimit } from "./gateway/event-limits.ts";
+import { DEFAULT_REST_RATE_LIMITS, parseRestRateWindow, type RestRateLimits, type RestRateWindow } from "./http/rate-limit-families.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
@@ -79,6 +80,10 @@ export interface Config {
   gatewayRefusalsBeforeDisconnect: number;
   /** Gateway connections per user (per node), connected or connecting. */
   gatewayMaxConnectionsPerUser: number;
+  /** Gateway sessions per client address waiting for their Socket.IO connect (a valid token); past it a handshake is 429. */
+  gatewayMaxPendingSessionsPerAddress: number;
+  /** How long a gateway session may wait for its connect before it is closed. */
+  gatewayHandshakeTimeoutMs: number;
   /** What may be queued for one gateway socket that does not read before it is disconnected. */
   gatewayMaxBufferedBytes: number;
   /**
@@ -96,6 +101,11 @@ export interface Config {
   imageLimits: ImageLimits;
   /** Soundboard plays per user per window (docs/soundboard.md, "Playing"). */
   soundboardPlayRate: SoundboardPlayRate;
+  /**
+   * REST requests per caller and route family per window (docs/operations.md, "Rate limits");
+   * null: no REST rate limits (not settable from the environment; a bench compares both).
+   */
+  restRateLimits: RestRateLimits | null;
   /** argon2id cost. OWASP's minimum by default; not settable from the environment (tests lower it). */
   passwordHashing: { memoryCost: number; timeCost: number };
 }
@@ -117,7 +127,20 @@ const rateFrom = (name: string) =>
     v.check((limit): limit is RateLimit => limit !== null, `${name} must look like 10/20 (events per second / burst)`),
   );
 
+/** `REST_RATE_<FAMILY>`: "<requests>/<seconds>s". */
+const restWindowFrom = (name: string) =>
+  v.pipe(
+    v.string(),
+    v.transform(parseRestRateWindow),
+    v.check((window): window is RestRateWindow => window !== null, `${name} must look like 100/10s (requests / window in seconds)`),
+  );
+
 const EnvSchema = v.object({
+  REST_RATE_SENDS: v.optional(restWindowFrom("REST_RATE_SENDS")),
+  REST_RATE_MESSAGE_WRITES: v.optional(restWindowFrom("REST_RATE_MESSAGE_WRITES")),
+  REST_RATE_REACTIONS: v.optional(restWindowFrom("REST_RATE_REACTIONS")),
+  REST_RATE_READS: v.optional(restWindowFrom("REST_RATE_READS")),
+  REST_RATE_WRITES: v.optional(restWindowFrom("REST_RATE_WRITES")),
   GATEWAY_RATE_TYPING: v.optional(rateFrom("GATEWAY_RATE_TYPING")),
   GATEWAY_RATE_ROOMS: v.optional(rateFrom("GATEWAY_RATE_ROOMS")),
   GATEWAY_RATE_PRESENCE: v.optional(rateFrom("GATEWAY_RATE_PRESENCE")),
@@ -128,6 +151,8 @@ const EnvSchema = v.object({
   GATEWAY_USER_RATE_FACTOR: v.optional(integerFrom("GATEWAY_USER_RATE_FACTOR", 1, 1000), String(DEFAULT_USER_RATE_FACTOR)),
   GATEWAY_REFUSALS_BEFORE_DISCONNECT: v.optional(integerFrom("GATEWAY_REFUSALS_BEFORE_DISCONNECT", 1, 1_000_000), "50"),
   GATEWAY_MAX_CONNECTIONS_PER_USER: v.optional(integerFrom("GATEWAY_MAX_CONNECTIONS_PER_USER", 1, 100_000), "20"),
+  GATEWAY_MAX_PENDING_SESSIONS_PER_ADDRESS: v.optional(integerFrom("GATEWAY_MAX_PENDING_SESSIONS_PER_ADDRESS", 1, 1_000_000), "50"),
+  GATEWAY_HANDSHAKE_TIMEOUT_MS: v.optional(integerFrom("GATEWAY_HANDSHAKE_TIMEOUT_MS", 500, 120_000), "10000"),
   GATEWAY_MAX_BUFFERED_BYTES: v.optional(integerFrom("GATEWAY_MAX_BUFFERED_BYTES", 65_536, 1_073_741_824), String(4 * 1024 * 1024)),
   GATEWAY_RESUME_BUFFER: v.optional(integerFrom("GATEWAY_RESUME_BUFFER", 100, 10_000_000), "10000"),
   PORT: v.optional(integerFrom("PORT", 0, 65535), "3000"),
@@ -254,6 +279,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gatewayUserRateFactor: e.GATEWAY_USER_RATE_FACTOR,
     gatewayRefusalsBeforeDisconnect: e.GATEWAY_REFUSALS_BEFORE_DISCONNECT,
     gatewayMaxConnectionsPerUser: e.GATEWAY_MAX_CONNECTIONS_PER_USER,
+    gatewayMaxPendingSessionsPerAddress: e.GATEWAY_MAX_PENDING_SESSIONS_PER_ADDRESS,
+    gatewayHandshakeTimeoutMs: e.GATEWAY_HANDSHAKE_TIMEOUT_MS,
     gatewayMaxBufferedBytes: e.GATEWAY_MAX_BUFFERED_BYTES,
     metricsToken: e.METRICS_TOKEN,
     drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
@@ -271,6 +298,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     imageLimits: { maxSide: e.MAX_IMAGE_SIDE, maxPixels: e.MAX_IMAGE_MEGAPIXELS * 1_000_000 },
     soundboardPlayRate: { plays: e.SOUNDBOARD_PLAYS_PER_WINDOW, windowSeconds: e.SOUNDBOARD_PLAY_WINDOW_SECONDS },
+    restRateLimits: {
+      sends: e.REST_RATE_SENDS ?? DEFAULT_REST_RATE_LIMITS.sends,
+      "message-writes": e.REST_RATE_MESSAGE_WRITES ?? DEFAULT_REST_RATE_LIMITS["message-writes"],
+      reactions: e.REST_RATE_REACTIONS ?? DEFAULT_REST_RATE_LIMITS.reactions,
+      reads: e.REST_RATE_READS ?? DEFAULT_REST_RATE_LIMITS.reads,
+      writes: e.REST_RATE_WRITES ?? DEFAULT_REST_RATE_LIMITS.writes,
+    },
     passwordHashing: { memoryCost: 19456, timeCost: 2 },
   };
 }

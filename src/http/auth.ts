@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Accounts } from "../domain/accounts/accounts.ts";
 import type { UserRow } from "../store/users-repo.ts";
 import { forbidden } from "../domain/shared/errors.ts";
+import type { RestRateLimiter } from "./rest-rate-limits.ts";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const WHITESPACE = /\s/;
@@ -28,12 +29,27 @@ export function bearerToken(header: string | null | undefined): string | null {
 export const authenticateRequest = (accounts: Accounts, request: Request): Promise<UserRow> =>
   accounts.authenticate(bearerToken(request.headers.get("authorization")));
 
+/** What the macros' transforms are given (Elysia's context). */
+interface TransformContext {
+  request: Request;
+  route: string;
+  params: Record<string, string>;
+  set: { headers: Record<string, string | number> };
+}
+
 /**
  * `{ auth: true }` on a route resolves `user` (the account behind the bearer token) or
- * answers 401, before the body is validated.
+ * answers 401, before the body is validated. With `limits`, the request is then counted
+ * against its route family's bucket (src/http/rest-rate-limits.ts): its answer carries the
+ * X-RateLimit headers, and past the limit it is a 429.
  */
-export function authPlugin(accounts: Accounts) {
+export function authPlugin(accounts: Accounts, limits?: RestRateLimiter) {
   const authenticated = new WeakMap<Request, UserRow>();
+  const admit = async ({ request, route, params, set }: TransformContext, user: UserRow) => {
+    authenticated.set(request, user);
+    const limit = limits?.forRoute(request.method, route);
+    if (limit) Object.assign(set.headers, await limit.take(user.id, params));
+  };
   // The seed makes the plugin unique per app, so several apps in one process (tests) never share it.
   return new Elysia({ name: "hearth.auth", seed: Bun.randomUUIDv7() }).macro({
     auth: {
@@ -42,8 +58,8 @@ export function authPlugin(accounts: Accounts) {
       // `transform` runs before validation; the app's parse hook never throws on bad input
       // (MalformedBody), so a caller without a valid token always learns 401 first.
       // The native GET routes (src/http/native-routes.ts) run the same check.
-      async transform({ request }) {
-        authenticated.set(request, await authenticateRequest(accounts, request));
+      async transform(context) {
+        await admit(context, await authenticateRequest(accounts, context.request));
       },
       resolve({ request }) {
         const user = authenticated.get(request);
@@ -54,10 +70,10 @@ export function authPlugin(accounts: Accounts) {
     /** Bot REST (`/oauth2/bot/...`): a valid token of a bot user; a user token is 403. */
     bot: {
       detail: { security: [{ botToken: [] }] },
-      async transform({ request }) {
-        const user = await accounts.authenticate(bearerToken(request.headers.get("authorization")));
+      async transform(context) {
+        const user = await accounts.authenticate(bearerToken(context.request.headers.get("authorization")));
         if (!user.is_bot) throw forbidden("This route needs a bot token");
-        authenticated.set(request, user);
+        await admit(context, user);
       },
       resolve({ request }) {
         const user = authenticated.get(request);

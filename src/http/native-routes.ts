@@ -9,7 +9,9 @@
  * draining), the bearer check (`authenticateRequest`, the `auth` macro's), the query parsed by
  * Elysia's own parser and validated by the route's schema (a 400 said by the same
  * `describeIssue`), the handler, the JSON answer, errors through the app's error mapping, and
- * the request's metrics and log line (`RequestLifecycle.record`). Elysia still registers each
+ * the request's metrics and log line (`RequestLifecycle.record`). With `limits`, the request is
+ * counted against its route family's bucket right after the bearer check, as the `auth` macro
+ * does (src/http/rest-rate-limits.ts), and every answer after the count carries its headers. Elysia still registers each
  * route, so the API reference and the route list are unchanged; only the GET entry of Bun's
  * routing table points here (docs/architecture.md, "Native GET routes").
  *
@@ -25,6 +27,7 @@ import { describeIssue } from "../domain/shared/validation.ts";
 import type { UserRow } from "../store/users-repo.ts";
 import { authenticateRequest } from "./auth.ts";
 import type { RequestLifecycle } from "./request-lifecycle.ts";
+import type { RateHeaders, RestRateLimiter } from "./rest-rate-limits.ts";
 
 type Query = Record<string, unknown>;
 
@@ -65,7 +68,12 @@ const NO_PARAMS: Record<string, string> = Object.freeze({});
 type NativeHandler = (request: BunRequest) => Promise<Response> | Response;
 
 /** Bun `routes` entries (`{ [path]: { GET } }`) serving these routes; Elysia keeps the other methods of each path. */
-export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string>, unknown>[], accounts: Accounts, life: RequestLifecycle): Record<string, { GET: NativeHandler }> {
+export function nativeGetRoutes(
+  routes: readonly AuthedGet<Record<string, string>, unknown>[],
+  accounts: Accounts,
+  life: RequestLifecycle,
+  limits?: RestRateLimiter,
+): Record<string, { GET: NativeHandler }> {
   const table: Record<string, { GET: NativeHandler }> = {};
   for (const route of routes) {
     // The full pattern, as Elysia names the route (the label of its metrics and log lines).
@@ -74,8 +82,9 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
     const cacheControl = life.cacheControl(pattern);
     // Bun builds `request.params` on each read; a path without parameters has none to build.
     const hasParams = /[:*]/.test(pattern);
+    const limit = limits?.forRoute("GET", pattern) ?? null;
     /** The handler's answer for an authenticated caller: a Response, or its promise if the handler waits. */
-    const answer = (user: UserRow, query: Query | undefined, request: BunRequest): Response | Promise<Response> => {
+    const answer = (user: UserRow, query: Query | undefined, params: Record<string, string>, rate: RateHeaders | undefined): Response | Promise<Response> => {
       let validated: unknown = query;
       if (route.query) {
         // What Elysia runs for a Standard Schema (valibot's dataset: `value`, and `issues` on failure).
@@ -84,12 +93,31 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
         if (result.issues) throw badRequest(describeIssue(result.issues[0], "query"));
         validated = result.value;
       }
-      const body = route.handler({ user, params: hasParams ? request.params : NO_PARAMS, query: validated });
-      if (!(body instanceof Promise)) return Response.json(body);
+      const body = route.handler({ user, params, query: validated });
+      const init = rate && { headers: rate };
+      if (!(body instanceof Promise)) return Response.json(body, init);
       // A handler whose reads SQLite answered at once (`thenAtOnce`) is answered in this turn:
       // a pending promise as the answer costs Bun's server 5-6% more CPU (bench/history.md,
       // "Fifteenth pass").
-      return Bun.peek.status(body) === "fulfilled" ? Response.json(Bun.peek(body)) : body.then((value) => Response.json(value));
+      return Bun.peek.status(body) === "fulfilled" ? Response.json(Bun.peek(body), init) : body.then((value) => Response.json(value, init));
+    };
+    /** The code Elysia would give the error hook. */
+    const failure = (request: BunRequest, error: unknown): Response => life.error((error as { code?: string } | null)?.code ?? "UNKNOWN", error, request);
+    /** The answer once the request is counted; a failure after the count is answered here, with the count's headers (as Elysia's `set.headers`). */
+    const rated = (request: BunRequest, user: UserRow, query: Query | undefined, params: Record<string, string>, rate: RateHeaders): Response | Promise<Response> => {
+      try {
+        const response = answer(user, query, params, rate);
+        return response instanceof Promise ? response.catch((error: unknown) => withHeaders(failure(request, error), rate)) : response;
+      } catch (error) {
+        return withHeaders(failure(request, error), rate);
+      }
+    };
+    /** The answer for an authenticated caller: counted against the route family's bucket first (a 429 is thrown). */
+    const counted = (request: BunRequest, user: UserRow, query: Query | undefined): Response | Promise<Response> => {
+      const params = hasParams ? request.params : NO_PARAMS;
+      if (!limit) return answer(user, query, params, undefined);
+      const rate = limit.take(user.id, params);
+      return rate instanceof Promise ? rate.then((taken) => rated(request, user, query, params, taken)) : rated(request, user, query, params, rate);
     };
     /** The request's metrics and log line, then its answer. */
     const done = (request: BunRequest, begun: number, response: Response): Response => {
@@ -97,9 +125,7 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
       life.record(request, pattern, response.status, performance.now() - begun);
       return response;
     };
-    // The code Elysia would give the error hook.
-    const fail = (request: BunRequest, begun: number, error: unknown): Response =>
-      done(request, begun, life.error((error as { code?: string } | null)?.code ?? "UNKNOWN", error, request));
+    const fail = (request: BunRequest, begun: number, error: unknown): Response => done(request, begun, failure(request, error));
     // `done` and `fail` are made once per route, not once per request: a request that is answered
     // in its own turn allocates no closure here.
     const serve = (request: BunRequest): Response | Promise<Response> => {
@@ -111,7 +137,7 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
         // On SQLite the bearer check is settled at once: a handler that does not wait is answered
         // in this turn, and Bun is given a Response, not a promise to follow (the me read: ~2% of
         // its server CPU; bench/history.md, "Ninth pass").
-        const response = Bun.peek.status(user) === "fulfilled" ? answer(Bun.peek(user) as UserRow, query, request) : user.then((found) => answer(found, query, request));
+        const response = Bun.peek.status(user) === "fulfilled" ? counted(request, Bun.peek(user) as UserRow, query) : user.then((found) => counted(request, found, query));
         return response instanceof Promise
           ? response.then(
               (answered) => done(request, begun, answered),
@@ -125,4 +151,9 @@ export function nativeGetRoutes(routes: readonly AuthedGet<Record<string, string
     table[pattern] = { GET: (request) => life.refuse(request) ?? serve(request) };
   }
   return table;
+}
+
+function withHeaders(response: Response, headers: RateHeaders): Response {
+  for (const name in headers) response.headers.set(name, headers[name]!);
+  return response;
 }

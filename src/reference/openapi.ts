@@ -9,6 +9,7 @@ import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import { OPERATION_DOC, isSpecialAnswer, type Answer, type ErrorStatus, type OperationDoc } from "../http/operation-doc.ts";
 import { SchemaConverter, type SchemaObject } from "./json-schema.ts";
+import { restRateFamilyOf } from "../http/rate-limit-families.ts";
 
 /** A route as Elysia lists it (`app.routes`). */
 export interface RegisteredRoute {
@@ -140,6 +141,7 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], options
     components: {
       schemas: { Error: ERROR_SCHEMA, ...converter.definitions() },
       responses: Object.fromEntries(Object.values(ERROR_RESPONSES).map(({ name, description }) => [name, errorResponse(name, description)])),
+      headers: RATE_LIMIT_HEADERS,
       securitySchemes: SECURITY_SCHEMES,
     },
   };
@@ -152,9 +154,19 @@ const ERROR_SCHEMA = {
   additionalProperties: false,
 };
 
+/** The REST rate limits' headers (docs/operations.md, "Rate limits"), on every answer of a limited route. */
+const RATE_LIMIT_HEADERS: Record<string, SchemaObject> = {
+  "X-RateLimit-Limit": { description: "Requests the route family's bucket allows per window.", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
+  "X-RateLimit-Reset": { description: "When the window ends, in epoch seconds (to the millisecond).", schema: { type: "number" } },
+  "X-RateLimit-Reset-After": { description: "Seconds until the window ends (to the millisecond).", schema: { type: "number" } },
+  "X-RateLimit-Bucket": { description: "The bucket's name: its route family (`messages.send`, `messages.write`, `reactions`, `reads`, `writes`).", schema: { type: "string" } },
+};
+const rateLimitHeaderRefs = () => Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
 function errorResponse(name: string, description: string): SchemaObject {
   const response: SchemaObject = { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
-  if (name === "TooManyRequests") response.headers = { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } };
+  if (name === "TooManyRequests") response.headers = { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } }, ...rateLimitHeaderRefs() };
   return response;
 }
 
@@ -181,7 +193,11 @@ function describe(generated: Operation, route: RegisteredRoute, converter: Schem
   if (body) out.requestBody = body;
 
   const responses: Record<string, unknown> = {};
-  for (const [status, answer] of Object.entries(described?.responses ?? {})) responses[status] = successResponse(answer, converter);
+  const limited = isRateLimited(route, out);
+  for (const [status, answer] of Object.entries(described?.responses ?? {})) {
+    const response = successResponse(answer, converter);
+    responses[status] = limited ? { ...response, headers: { ...(response.headers as Record<string, unknown> | undefined), ...rateLimitHeaderRefs() } } : response;
+  }
   // A route without `doc()` is marked so; the reference test fails on it.
   if (!described) responses.default = { description: "Not described yet" };
   for (const status of errorStatuses(route, out, body !== undefined, described)) {
@@ -231,8 +247,15 @@ function successResponse(answer: Answer, converter: SchemaConverter): SchemaObje
  * The error statuses of a route: derived from what it takes, plus the route's own `errors`,
  * minus its `never`. A token: 401, and 403 (a disabled account, the wrong kind of token, a
  * permission); a change made with a token: 400 (a rule refused it); a body or a query: 400;
- * a body: 413; a path parameter: 404.
+ * a body: 413; a path parameter: 404; a user's or bot's token on a route of a rate-limit family
+ * (src/http/rate-limit-families.ts): 429.
  */
+/** Whether the REST rate limits count this route: it takes a user's or a bot's token (the `auth` and `bot` macros) and has a family. */
+function isRateLimited(route: RegisteredRoute, operation: Operation): boolean {
+  const byToken = (operation.security ?? []).some((scheme) => "token" in scheme || "botToken" in scheme);
+  return byToken && restRateFamilyOf(route.method, route.path) !== null;
+}
+
 function errorStatuses(route: RegisteredRoute, operation: Operation, hasBody: boolean, described: OperationDoc | undefined): ErrorStatus[] {
   const statuses = new Set<ErrorStatus>(described?.errors ?? []);
   const parameters = operation.parameters ?? [];
@@ -243,6 +266,7 @@ function errorStatuses(route: RegisteredRoute, operation: Operation, hasBody: bo
     statuses.add(401);
     statuses.add(403);
     if (route.method !== "GET") statuses.add(400);
+    if (isRateLimited(route, operation)) statuses.add(429);
   }
   if (parameters.some((p) => p.in === "path")) statuses.add(404);
   for (const status of described?.never ?? []) statuses.delete(status);

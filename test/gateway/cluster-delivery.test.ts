@@ -17,6 +17,7 @@ import { community, type Community } from "../helpers/community.ts";
 import { redisServerInstalled, REDIS_SERVER, startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { connectResumable, drop, reconnect } from "../helpers/resume.ts";
 import { recordEvents, sleep, startServer, until, type TestServer } from "../helpers/server.ts";
+import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 
 if (!redisServerInstalled) console.warn(`cluster delivery tests skipped: ${REDIS_SERVER} is not installed (apt-get install redis-server)`);
 
@@ -32,7 +33,8 @@ beforeAll(async () => {
   redis = await startRedis();
   dir = mkdtempSync(join(tmpdir(), "hearth-cluster-"));
   // One database and one data dir (its secrets key) for both nodes, as a cluster shares them.
-  const shared = { databaseUrl: undefined, databaseFile: join(dir, "hearth.db"), dataDir: dir };
+  // The ordering tests post hundreds of messages into one channel: the REST sends limit is raised.
+  const shared = { databaseUrl: undefined, databaseFile: join(dir, "hearth.db"), dataDir: dir, ...raisedRestRateLimits("sends") };
   nodeA = await startServer(shared, { socketAdapter: redis.adapter() });
   nodeB = await startServer(shared, { socketAdapter: redis.adapter() });
   place = await community(nodeA);

@@ -5,6 +5,7 @@ import type { ResumableAdapter } from "../../src/gateway/resumable-adapter.ts";
 import { community } from "../helpers/community.ts";
 import { connectResumable, drop, reconnect, recordArgs } from "../helpers/resume.ts";
 import { recordEvents, sleep, startServer, until, type TestServer } from "../helpers/server.ts";
+import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -182,7 +183,8 @@ describe("session resume on one node", () => {
   }, 20_000);
 
   test("a client that missed more than GATEWAY_RESUME_BUFFER events is not resumed", async () => {
-    const small = await startServer({ gatewayResumeBuffer: 100 });
+    // 101 sends to one channel at once, past the REST sends limit (100 per 10 s): raised.
+    const small = await startServer({ gatewayResumeBuffer: 100, ...raisedRestRateLimits("sends") });
     try {
       const { owner, member, channelId } = await community(small);
       const socket = await connectResumable(small.url, member.token);

@@ -2,10 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, auditEntries, community, joinChannel } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
+import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  // "1000 messages page back" sends 1000 messages to one channel as fast as it can: the REST
+  // sends limit (100 per 10 s) is raised; the limits are tested in test/http/rate-limits.test.ts.
+  server = await startServer(raisedRestRateLimits("sends"));
 });
 afterAll(() => server.stop());
 

@@ -34,6 +34,7 @@ import {
   type UploadRoute,
 } from "../helpers/robustness.ts";
 import { startServer, uniqueName, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 import { DEFAULT_EVENT_LIMITS } from "../../src/gateway/event-limits.ts";
 
 let server: TestServer;
@@ -49,7 +50,9 @@ let setupUser: TestUser;
 beforeAll(async () => {
   // The gateway garbage table sends dozens of status:set at once, past a person's rate
   // (presence: 2/s, bursts of 10); the limits themselves are tested in test/gateway/abuse.test.ts.
-  server = await startServer({ gatewayEventLimits: { ...DEFAULT_EVENT_LIMITS, presence: { perSecond: 1000, burst: 1000 } } });
+  // The REST tables send hundreds of bad requests with one token: the REST rate limits are
+  // raised too (they are tested in test/http/rate-limits.test.ts).
+  server = await startServer({ gatewayEventLimits: { ...DEFAULT_EVENT_LIMITS, presence: { perSecond: 1000, burst: 1000 } }, ...raisedRestRateLimits() });
   [main, other, loginUser, setupUser] = await Promise.all([server.register(), server.register(), server.register(), server.register()]);
 });
 afterAll(() => server.stop());
