@@ -83,8 +83,15 @@ const JSON_ROUTES: JsonRoute[] = [
     fields: [req("login"), req("password"), opt("code", "code")],
     valid: () => ({ login: loginUser.username, password: loginUser.password }),
   },
-  { method: "POST", path: "/api/v1/auth/2fa/enable", auth: true, fields: [req("code", "code")], valid: () => ({ code: "123456" }) },
-  { method: "POST", path: "/api/v1/auth/2fa/disable", auth: true, fields: [req("code", "code")], valid: () => ({ code: "123456" }) },
+  { method: "POST", path: "/api/v1/auth/2fa/enable", auth: true, fields: [req("code", "code"), req("password")], valid: () => ({ code: "123456", password: main.password }) },
+  { method: "POST", path: "/api/v1/auth/2fa/disable", auth: true, fields: [req("code", "code"), req("password")], valid: () => ({ code: "123456", password: main.password }) },
+  {
+    method: "POST",
+    path: "/api/v1/auth/2fa/recovery-codes",
+    auth: true,
+    fields: [req("code", "code"), req("password")],
+    valid: () => ({ code: "123456", password: main.password }),
+  },
   {
     method: "PUT",
     path: "/api/v1/users/me/profile",
