@@ -182,6 +182,6 @@ export function createDomain(deps: DomainDeps) {
     adminServers: new AdminServers(store, admins),
     generalSettings: new GeneralSettings(settings, admins),
     reports: new Reports(store, access, admins, adminUsers, messages, dms, shared),
-    ai: createAi({ store, settings, admins, files: uploads.files, providerTimeoutMs: config.aiProviderTimeoutMs, log: deps.log }),
+    ai: createAi({ store, settings, admins, files: uploads.files, checkImage: (bytes) => uploads.checkImage(bytes), providerTimeoutMs: config.aiProviderTimeoutMs, log: deps.log }),
   };
 }

@@ -14,6 +14,8 @@ beforeAll(async () => {
   server = await startServer();
   c = await community(server, { extraMembers: 1 });
   const bot = await createBot(server, c.owner);
+  // The first account is the platform's administrator: it switches the AI assistant on.
+  expect((await server.api("PATCH", "/api/v1/admin/ai/settings", { token: c.owner.token, body: { enabled: true } })).status).toBe(200);
   const group = await server.api("POST", "/api/v1/dm/groups", { token: c.owner.token, body: { member_ids: c.members.map((m) => m.id) } });
   routes = [
     { name: "user avatar", path: "/api/v1/users/me/avatar", field: "avatar" },
@@ -28,6 +30,7 @@ beforeAll(async () => {
     { name: "group DM icon", path: `/api/v1/dm/groups/${group.body.id}/icon`, field: "icon" },
     { name: "channel attachment", path: `/api/v1/messages/${c.channelId}/upload`, field: "files" },
     { name: "DM attachment", path: `/api/v1/dm/${c.member.id}/upload`, field: "files" },
+    { name: "AI assistant file", path: "/api/v1/ai/uploads", field: "file" },
   ];
 });
 afterAll(() => server.stop());

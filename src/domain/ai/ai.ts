@@ -19,6 +19,8 @@ export function createAi(deps: {
   admins: Admins;
   /** Where the uploads' bytes live (the same storage as every other upload). */
   files: FileStorage;
+  /** The check every upload's image passes (its declared dimensions: UploadStore.checkImage). */
+  checkImage: (bytes: Uint8Array) => void;
   providerTimeoutMs: number;
   log: Logger;
 }) {
@@ -26,7 +28,7 @@ export function createAi(deps: {
   const keys = new AiKeys(deps.store, deps.admins);
   const streams = new ReplyStreams();
   const conversations = new AiConversations(deps.store, settings, keys, streams);
-  const uploads = new AiUploads(deps.store, deps.files);
+  const uploads = new AiUploads(deps.store, deps.files, deps.checkImage);
   const assistant = new Assistant(deps.store, settings, keys, conversations, uploads, streams, deps.providerTimeoutMs, deps.log);
   return { settings, keys, conversations, uploads, assistant };
 }

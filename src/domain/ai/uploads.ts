@@ -33,7 +33,12 @@ const MAX_GENERATED_IMAGE_BYTES = 20 * 1024 * 1024;
  * is an image (by its bytes) or UTF-8 text; anything else is refused.
  */
 export class AiUploads {
-  constructor(private readonly store: Store, private readonly files: FileStorage) {}
+  constructor(
+    private readonly store: Store,
+    private readonly files: FileStorage,
+    /** Refuses (400) an image whose header is corrupt or declares too many pixels, as for every upload. */
+    private readonly checkImage: (bytes: Uint8Array) => void,
+  ) {}
 
   async save(userId: string, file: unknown, maxBytes: number): Promise<AiUploadView> {
     if (!(file instanceof Blob)) throw badRequest("file: a file is required");
@@ -44,6 +49,7 @@ export class AiUploads {
     let ext: string;
     let mime: string;
     if (image) {
+      this.checkImage(bytes);
       ext = image.ext;
       mime = image.mime;
     } else if (isUtf8Text(bytes)) {
@@ -74,6 +80,11 @@ export class AiUploads {
     const bytes = new Uint8Array(Buffer.from(match[1]!, "base64"));
     const type = sniffImage(bytes);
     if (!type) return null;
+    try {
+      this.checkImage(bytes);
+    } catch {
+      return null; // a generated image no client could show is dropped like any unusable one
+    }
     const stored = await this.write(userId, bytes, type.ext);
     await this.store.aiUploads.create({ userId, url: stored, name: `image.${type.ext}`, mimeType: type.mime, size: bytes.byteLength });
     return stored;
