@@ -107,9 +107,10 @@ export class FriendsRepo {
          AND f.user_high = CASE WHEN u.id < $me THEN $me ELSE u.id END
        WHERE u.is_bot = 0 AND u.username = $q${nocase} AND u.id != $me`,
     );
-    // Each candidate (found by the users primary key) is $me, an accepted friend (the friendships primary key) or shares
-    // a server with $me (server_members_user finds the candidate's servers, the primary key
-    // probes $me in each): one indexed query for the whole list, never a scan.
+    // Each candidate (found by the users primary key) is $me, an accepted friend (the
+    // friendships primary key) or shares a server with $me (server_members_user finds the
+    // candidate's servers, the primary key probes $me in each): one indexed query for the
+    // whole list, never a scan.
     this.presenceVisibleStmt = db.prepare<{ id: string }, [{ me: string; ids: string }]>(
       `SELECT c.id FROM users c
        WHERE c.id ${db.dialect.inJsonArray("$ids")} AND (c.id = $me

@@ -1,8 +1,9 @@
 /**
  * Display names with NUL, other control, line-separator and bidi-override characters (issue 14,
  * point 13), and with zero-width characters, fillers and towers of combining marks (issue 39,
- * point 9): every kind of name is stored and shown normalised (docs/names.md); a name of nothing
- * visible is 400 naming the field; real names in other scripts and emoji sequences survive.
+ * point 9): every kind of name is stored and shown normalised (docs/README.md#display-names);
+ * a name of nothing visible is 400 naming the field; real names in other scripts and emoji
+ * sequences survive.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createBot } from "../helpers/bots.ts";

@@ -421,7 +421,7 @@ export function normalizeOption(input: unknown, index: number): CommandOption {
     const normalized = choices.map((choice, k) => {
       const where = at(`choices.${k}`);
       if (!isRecord(choice)) throw badRequest(`${where}: must be an object`);
-      // A choice's name is shown to the people picking it: a display name (docs/names.md).
+      // A choice's name is shown to the people picking it: a display name (docs/README.md#display-names).
       const name = typeof choice.name === "string" ? normalizeDisplayName(choice.name) : "";
       if (name === "" && typeof choice.name === "string" && choice.name.trim() !== "") throw badRequest(`${where}.name: ${NO_VISIBLE_CHARACTERS}`);
       if (name.length < 1 || name.length > LIMITS.bot.choiceNameLength) {

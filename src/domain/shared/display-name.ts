@@ -3,7 +3,8 @@
  * roles, webhooks and a webhook message's `username`, applications and their bots, group DMs,
  * connections, sounds, command choices, AI keys and models, a bot's activity): a name must look
  * like what it is, so nothing in it may be invisible, blank to the eye or drawn over its
- * neighbours. docs/names.md lists the rules; test/domain/display-name.test.ts holds them.
+ * neighbours. docs/README.md#display-names lists the rules;
+ * test/domain/shared/display-name.test.ts holds them.
  *
  * 1. Removed everywhere: control characters (C0, DEL, C1), the line and paragraph separators,
  *    U+2800 (the blank braille pattern, used as a "filler") and every Default_Ignorable code

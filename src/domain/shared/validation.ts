@@ -38,8 +38,8 @@ export const stripUnprintable = (text: string): string => text.replace(UNPRINTAB
 /**
  * A name shown to others (servers, channels, categories, roles, webhooks and a webhook
  * message's `username`, applications, group DMs, ...), normalised by `normalizeDisplayName`
- * (docs/names.md). The one place names are cleaned; each field adds its own length rule after
- * it, so lengths count what is kept. A name that had characters but none visible is refused
+ * (docs/README.md#display-names). The one place names are cleaned; each field adds its own
+ * length rule after it, so lengths count what is kept. A name that had characters but none visible is refused
  * here; a blank one is left to the field's own rule (a required name's "must not be empty",
  * or a group DM's name being cleared).
  */

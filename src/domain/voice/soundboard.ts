@@ -65,9 +65,9 @@ export const toSound = (row: SoundView): Sound => ({
 });
 
 /**
- * A sound name: normalised as every display name is (`normalizeDisplayName`, docs/names.md;
- * this one comes from a multipart form too, so not through the `displayName` schema), then
- * 1-40 characters. 400 naming the field otherwise.
+ * A sound name: normalised as every display name is (`normalizeDisplayName`,
+ * docs/README.md#display-names; this one comes from a multipart form too, so not through the
+ * `displayName` schema), then 1-40 characters. 400 naming the field otherwise.
  */
 export function checkSoundName(raw: unknown): string {
   if (typeof raw !== "string") throw badRequest("name: must be a string");

@@ -1,7 +1,8 @@
 /**
- * The one normalisation of display names (src/domain/shared/display-name.ts, docs/names.md):
- * real names in many scripts and emoji sequences come through as typed; invisible, filler and
- * blank characters go; towers of combining marks are cut down; nothing visible is "".
+ * The one normalisation of display names (src/domain/shared/display-name.ts,
+ * docs/README.md#display-names): real names in many scripts and emoji sequences come through
+ * as typed; invisible, filler and blank characters go; towers of combining marks are cut down;
+ * nothing visible is "".
  */
 import { describe, expect, test } from "bun:test";
 import { MAX_MARKS_IN_A_ROW, normalizeDisplayName } from "../../../src/domain/shared/display-name.ts";
