@@ -47,7 +47,8 @@ export const SPEC_LIMITS = {
  * messages are built from them, so a number is changed in one place. Sizes are bytes, durations
  * seconds, lengths characters (embeds: code points).
  *
- * Not here: abuse limits a host tunes (rate limits, connections per user: src/config.ts), and
+ * Not here: abuse limits a host tunes (rate limits, connections per user: src/config.ts; the
+ * resource caps and image dimensions, ./caps.ts and ./image-dimensions.ts, set there too), and
  * internal bounds no client can reach by a request of its own (the store's group-commit size,
  * caps on what an external AI or GIF provider answers).
  */
