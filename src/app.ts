@@ -211,7 +211,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       if (refused) return refused;
       started.set(request, performance.now());
       // A route's own Cache-Control wins: Elysia adds `set.headers` only where a Response has none.
-      const cache = life.cacheControl(new URL(request.url).pathname);
+      const cache = life.cacheControl(request.url);
       if (cache) set.headers["cache-control"] = cache;
     })
     // Bodies: multipart is left to the upload routes' own capped reader; anything else is

@@ -19,13 +19,13 @@ export interface RequestLifecycle {
    */
   record(request: Request, pattern: string | undefined, status: number, ms: number | undefined): void;
   /**
-   * The Cache-Control an answer for `path` (a pathname, or a route's pattern) gets when its route
-   * set none: `no-store` for everything under `/api` (answers for a token, and public ones that
-   * change: discovery, stats), so no browser or proxy keeps a copy; undefined elsewhere (the web
-   * app's pages and assets, uploaded files and health checks set their own).
+   * The Cache-Control an answer gets when its route set none, from the request's URL (or a
+   * route's pattern): `no-store` for everything under `/api` (answers for a token, and public
+   * ones that change: discovery, stats), so no browser or proxy keeps a copy; undefined
+   * elsewhere (the web app's pages and assets, uploaded files and health checks set their own).
    * docs/operations.md#caching.
    */
-  cacheControl(path: string): string | undefined;
+  cacheControl(url: string): string | undefined;
 }
 
 /** Paths answered to a request without a Host header (health checks). */
@@ -52,6 +52,17 @@ function hasUsableHost(request: Request): boolean {
   return true;
 }
 
+/**
+ * Whether `url`'s path is `/api` or under it. `url` is absolute, or a bare path (a route's
+ * pattern, a Host-less request's URL); read without parsing it, as every request does this.
+ */
+function isUnderApi(url: string): boolean {
+  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0 || !url.startsWith("/api", start)) return false;
+  const next = url[start + 4];
+  return next === undefined || next === "/" || next === "?";
+}
+
 export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Logger): RequestLifecycle {
   return {
     refuse(request) {
@@ -65,7 +76,7 @@ export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Lo
       return undefined;
     },
     error: (code, error, request) => errorResponse(code, error, request, log),
-    cacheControl: (path) => (path === "/api" || path.startsWith("/api/") ? "no-store" : undefined),
+    cacheControl: (url) => (isUnderApi(url) ? "no-store" : undefined),
     record(request, pattern, status, ms) {
       // The route's pattern, never the raw path: unknown paths share one label.
       const method = request.method;

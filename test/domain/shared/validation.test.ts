@@ -78,6 +78,11 @@ describe("field rules", () => {
   });
 });
 
+test("displayName refuses a name that had characters but none visible; a blank one is left to the field", () => {
+  expect(() => v.parse(displayName, "\u0000\u202e")).toThrow("must contain visible characters");
+  expect(v.parse(displayName, "   ")).toBe("");
+});
+
 describe("displayName strips control and bidi characters, then trims", () => {
   const clean = (input: string) => v.parse(displayName, input);
   test.each([
@@ -92,7 +97,6 @@ describe("displayName strips control and bidi characters, then trims", () => {
     ["marks\u200e\u200f\u061c", "marks"],
     ["line\u2028para\u2029", "linepara"],
     ["\u0000 \u202e padded \u2069", "padded"],
-    ["\u0000\u202e", ""],
     // What names legitimately hold is kept: letters of any script, emoji (with their joiners), spaces inside.
     ["Café – 東京 🎵", "Café – 東京 🎵"],
     ["👩‍💻 team", "👩‍💻 team"],
