@@ -51,7 +51,7 @@ export const applicationRoutes = (domain: Domain, auth: AuthPlugin) =>
         body: CreateBody,
         detail: doc("createApplication", { 201: NewApplication }, {
           errors: [429],
-          headers: { "x-2fa-code": "The current TOTP code, when the platform requires two-factor authentication for applications" },
+          headers: { "x-2fa-code": "The current TOTP code (or an unused recovery code), when the platform requires two-factor authentication for applications" },
         }),
       },
     )

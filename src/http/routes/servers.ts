@@ -13,7 +13,7 @@ import { Success } from "../../domain/shared/shapes.ts";
 import { Member, MutedServer, Server, ServerGif, ServerMute, ServerReadState } from "../responses/community.ts";
 
 /** Routes the spec marks "(2FA)" read the current code here when the account has 2FA on (403 when missing or wrong). */
-const TWO_FACTOR_HEADER = { "x-2fa-code": "The current TOTP code, when the account has two-factor authentication on" };
+const TWO_FACTOR_HEADER = { "x-2fa-code": "The current TOTP code (or an unused recovery code), when the account has two-factor authentication on" };
 
 const { server } = LIMITS;
 const name = v.pipe(
