@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
 import { addBot } from "../helpers/bots.ts";
 import { addMember, auditLog, community, createVoiceChannel, joinChannel } from "../helpers/community.ts";
-import { expectError, recordEvents, sleep, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { expectError, recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
 
 /**
  * A timeout as Discord's (docs/moderation.md, "Timeouts"): the timed-out member reads, and
@@ -37,6 +37,11 @@ describe("a timed-out moderator (issue 39, row 3)", () => {
     const other = await send(member, channelId, "someone else's");
     await timeOut(owner, serverId, member2);
     await timeOut(owner, serverId, moderator);
+    // The owner watches the server and the channel: none of the refused actions emits anything.
+    const watcher = await joinChannel(server, owner, channelId);
+    expect((await watcher.emitWithAck("server:join", serverId)).ok).toBe(true);
+    const WATCHED = ["message:deleted", "message:new", "message:pin", "member:left", "member:banned", "member:timeout", "channel:created"];
+    const seen = WATCHED.map((event) => recordEvents(watcher, event));
 
     const refusals: [string, string, unknown?][] = [
       ["DELETE", `/messages/${other}`],
@@ -58,11 +63,19 @@ describe("a timed-out moderator (issue 39, row 3)", () => {
     expect((await api("GET", `/channels/${channelId}/webhooks`, owner)).body).toEqual([]);
     const log = await auditLog(server, serverId, owner);
     expect(log.filter((e) => e.actor_id === moderator.id)).toEqual([]);
+    await sleep(50);
+    expect(seen.flat()).toEqual([]);
 
     // Reading still works.
     expect((await api("GET", `/messages/${channelId}`, moderator)).status).toBe(200);
     expect((await api("GET", `/messages/id/${other}`, moderator)).status).toBe(200);
     expect((await api("GET", `/servers/${serverId}/members`, moderator)).status).toBe(200);
+
+    // The watcher does hear them when they happen (the owner is not bound).
+    const deleted = waitForEvent(watcher, "message:deleted");
+    expect((await api("DELETE", `/messages/${other}`, owner)).status).toBe(200);
+    expect(await deleted).toMatchObject({ messageId: other });
+    watcher.close();
   });
 
   test("a moderator who is not timed out still moderates; the timed-out one moderates again once it is lifted", async () => {
