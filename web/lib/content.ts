@@ -6,17 +6,11 @@
  */
 
 import { emphasize, type Placeholders } from "./emphasis.ts";
+import type { ContentToken, RichNode } from "./rich-node.ts";
+
+export type { ContentToken, RichNode } from "./rich-node.ts";
 
 const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
-
-export type ContentToken =
-  | { kind: "text"; text: string }
-  | { kind: "user"; id: string }
-  | { kind: "role"; id: string }
-  | { kind: "channel"; id: string }
-  | { kind: "emoji"; name: string; id: string; animated: boolean }
-  | { kind: "everyone"; text: "@everyone" | "@here" }
-  | { kind: "link"; url: string };
 
 const TOKEN_RE = new RegExp(
   [
@@ -112,17 +106,6 @@ export function encodeMentions(
   });
 }
 
-/**
- * Message text with Discord's inline markdown: ``` code blocks ```, `code`, **bold**,
- * *italic* or _italic_, __underline__ and ~~strike~~, around the tokens of `parseContent`
- * (mentions, emoji and links are never split by a marker).
- */
-export type RichNode =
-  | ContentToken
-  | { kind: "bold" | "italic" | "underline" | "strike"; children: RichNode[] }
-  | { kind: "code"; text: string }
-  | { kind: "codeblock"; text: string; language: string | null };
-
 /** What stands in for a token while emphasis is parsed: neither white space, a word character nor a marker. */
 const PLACEHOLDER = "\ufffc";
 
@@ -137,6 +120,7 @@ function inline(text: string, out: RichNode[]): void {
   formatted(text.slice(last), out);
 }
 
+/** A segment's tokens, each standing as one placeholder character while emphasis is parsed around them. */
 function formatted(text: string, out: RichNode[]): void {
   if (!text) return;
   const parts: string[] = [];
@@ -156,6 +140,7 @@ function formatted(text: string, out: RichNode[]): void {
   for (const node of emphasize(parts.join(""), placeholders)) out.push(node);
 }
 
+/** Stored content as the app shows it: code blocks, inline code, and around them tokens and emphasis. */
 export function parseRich(content: string): RichNode[] {
   const nodes: RichNode[] = [];
   let last = 0;

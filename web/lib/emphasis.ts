@@ -13,7 +13,7 @@
  * any part of the segment is two look-ups: the closers a part offers do not depend on the opener,
  * so when the part's first opener has no closer after it, no later opener has one either.
  */
-import type { ContentToken, RichNode } from "./content.ts";
+import type { ContentToken, RichNode } from "./rich-node.ts";
 
 type Emphasis = "bold" | "italic" | "underline" | "strike";
 
