@@ -143,7 +143,8 @@ export class Access {
       roles: row.roles,
       timeoutUntil: row.timeout_until,
     };
-    const now = nowSeconds();
+    // One reading of the clock for both, so they agree.
+    const now = input.timeoutUntil === null ? undefined : nowSeconds();
     return {
       server,
       userId,

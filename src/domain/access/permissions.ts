@@ -50,18 +50,18 @@ export const TIMEOUT_PERMISSIONS = PERMISSIONS.VIEW_CHANNEL | PERMISSIONS.READ_M
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
- * Whether a timeout is running at `now` (unix seconds). An expired timeout needs no clean-up:
- * it simply stops counting.
+ * Whether a timeout is running at `now` (unix seconds; the clock when absent, read only for a
+ * member who has a timeout). An expired timeout needs no clean-up: it simply stops counting.
  */
-export function isTimedOut(member: { timeoutUntil: number | null }, now = nowSeconds()): boolean {
-  return member.timeoutUntil !== null && member.timeoutUntil > now;
+export function isTimedOut(member: { timeoutUntil: number | null }, now?: number): boolean {
+  return member.timeoutUntil !== null && member.timeoutUntil > (now ?? nowSeconds());
 }
 
 /**
  * Whether a running timeout takes the member's bits away: always, except for the owner and
  * ADMINISTRATOR, whom a timeout does not bind (as on Discord).
  */
-export function isRestrainedByTimeout(member: MemberPermissionInput, now = nowSeconds()): boolean {
+export function isRestrainedByTimeout(member: MemberPermissionInput, now?: number): boolean {
   return isTimedOut(member, now) && heldPermissions(member) !== ALL_PERMISSIONS;
 }
 
@@ -78,7 +78,7 @@ function heldPermissions(member: MemberPermissionInput): number {
  * OR the member's custom roles OR the bits of their built-in role. A running timeout leaves
  * only TIMEOUT_PERMISSIONS of that (the one timeout rule: every check of a bit follows it).
  */
-export function computeBasePermissions(member: MemberPermissionInput, now = nowSeconds()): number {
+export function computeBasePermissions(member: MemberPermissionInput, now?: number): number {
   const held = heldPermissions(member);
   return held !== ALL_PERMISSIONS && isTimedOut(member, now) ? held & TIMEOUT_PERMISSIONS : held;
 }
@@ -95,7 +95,7 @@ export function computeChannelPermissions(
   member: MemberPermissionInput,
   categoryOverrides: Override[],
   channelOverrides: Override[],
-  now = nowSeconds(),
+  now?: number,
 ): number {
   const held = heldPermissions(member);
   if (held === ALL_PERMISSIONS) return ALL_PERMISSIONS;
