@@ -3,6 +3,7 @@ import type { ServerRow } from "../../store/servers-repo.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
 import type { AccessRole } from "../../store/access-repo.ts";
 import { thenAtOnce } from "../../store/then-at-once.ts";
+import { nowSeconds } from "../../store/time.ts";
 import { forbidden, notFound } from "../shared/errors.ts";
 import { PERMISSIONS, permissionNames } from "./permission-bits.ts";
 import {
@@ -10,7 +11,6 @@ import {
   computeChannelPermissions,
   hasPermission,
   isRestrainedByTimeout,
-  nowSeconds,
   outranks,
   TIMEOUT_PERMISSIONS,
   type BuiltinRole,

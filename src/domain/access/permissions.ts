@@ -1,4 +1,5 @@
 import { BUILTIN_ROLES, type BuiltinRole } from "../../store/types.ts";
+import { nowSeconds } from "../../store/time.ts";
 import { ALL_PERMISSIONS, PERMISSIONS } from "./permission-bits.ts";
 
 /** Built-in member roles (CONTRACT.md): the store owns the values (`members.role`). */
@@ -46,8 +47,6 @@ export interface MemberPermissionInput {
 
 /** What a timed-out member keeps (Discord's timeout): reading the channels they can see. */
 export const TIMEOUT_PERMISSIONS = PERMISSIONS.VIEW_CHANNEL | PERMISSIONS.READ_MESSAGE_HISTORY;
-
-export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
  * Whether a timeout is running at `now` (unix seconds; the clock when absent, read only for a
