@@ -6,9 +6,10 @@
  * neighbours. docs/README.md#display-names lists the rules;
  * test/domain/shared/display-name.test.ts holds them.
  *
- * 1. Removed everywhere: control characters (C0, DEL, C1), the line and paragraph separators,
- *    U+2800 (the blank braille pattern, used as a "filler") and every Default_Ignorable code
- *    point (Unicode's own list of what renders as nothing: U+00AD soft hyphen, U+034F, U+061C,
+ * 1. Removed everywhere: control characters (C0, DEL, C1), lone surrogates, the line and
+ *    paragraph separators, U+2800 (the blank braille pattern, used as a "filler") and every
+ *    Default_Ignorable code point (Unicode's own list of what renders as nothing: U+00AD soft
+ *    hyphen, U+034F, U+061C,
  *    the Hangul fillers U+115F U+1160 U+3164 U+FFA0, U+17B4 U+17B5, U+180B-U+180F,
  *    U+200B-U+200F, the bidi embeddings and overrides U+202A-U+202E, U+2060-U+206F with the
  *    isolates U+2066-U+2069, U+FEFF, U+FFF0-U+FFF8, U+1BCA0-U+1BCA3, U+1D173-U+1D17A and the
@@ -32,12 +33,19 @@
 
 export const MAX_MARKS_IN_A_ROW = 4;
 
+/**
+ * Input past this many UTF-16 units is cut before the work: no name limit comes near it (the
+ * longest is 128), so the field's own length rule still refuses such a name, and a name of
+ * a whole 1 MiB body costs what a long one does.
+ */
+export const MAX_INPUT_LENGTH = 1024;
+
 /** The refusal of a name that had characters but none visible. */
 export const NO_VISIBLE_CHARACTERS = "must contain visible characters";
 
 const JOINERS_AND_SELECTORS = "\\u200c\\u200d\\ufe00-\\ufe0f\\u{e0020}-\\u{e007f}\\u{e0100}-\\u{e01ef}";
 const REMOVED = new RegExp(
-  `[\\p{Cc}\\u2028\\u2029\\u2800]|(?![${JOINERS_AND_SELECTORS}])\\p{Default_Ignorable_Code_Point}`,
+  `[\\p{Cc}\\p{Cs}\\u2028\\u2029\\u2800]|(?![${JOINERS_AND_SELECTORS}])\\p{Default_Ignorable_Code_Point}`,
   "gu",
 );
 
@@ -72,7 +80,7 @@ const joins = (c: string | undefined) => c !== undefined && JOINING_SCRIPT.test(
 
 /** `raw` as a display name (see above); "" when nothing visible is left. */
 export function normalizeDisplayName(raw: string): string {
-  const chars = [...raw.replace(REMOVED, "").normalize("NFC")];
+  const chars = [...raw.slice(0, MAX_INPUT_LENGTH).replace(REMOVED, "").normalize("NFC")];
   const out: string[] = [];
   let marks = 0;
   for (let i = 0; i < chars.length; i++) {

@@ -5,7 +5,7 @@
  * nothing visible is "".
  */
 import { describe, expect, test } from "bun:test";
-import { MAX_MARKS_IN_A_ROW, normalizeDisplayName } from "../../../src/domain/shared/display-name.ts";
+import { MAX_INPUT_LENGTH, MAX_MARKS_IN_A_ROW, normalizeDisplayName } from "../../../src/domain/shared/display-name.ts";
 
 /** Names that must survive unchanged (they are already NFC and hold nothing invisible out of place). */
 const KEPT: [string, string][] = [
@@ -61,6 +61,7 @@ const CLEANED: [string, string, string][] = [
   ["NFC: decomposed accents compose", "Cafe\u0301", "Café"],
   ["NFC after removal: a mark separated by a ZWSP composes", "e\u200b\u0301", "é"],
   ["surrounding spaces after removal", " \u200b name \u200b ", "name"],
+  ["lone surrogates (half an emoji)", "a\ud83db\udc68c", "abc"],
 ];
 
 describe("kept as typed", () => {
@@ -102,4 +103,10 @@ test("it is idempotent", () => {
     const once = normalizeDisplayName(raw);
     expect(normalizeDisplayName(once)).toBe(once);
   }
+});
+
+test(`input past ${MAX_INPUT_LENGTH} UTF-16 units is cut first, so a huge name costs what a long one does (and is still too long for any field)`, () => {
+  const name = normalizeDisplayName("a".repeat(1_000_000));
+  expect(name).toBe("a".repeat(MAX_INPUT_LENGTH));
+  expect(normalizeDisplayName("é".repeat(2000)).length).toBe(MAX_INPUT_LENGTH);
 });
