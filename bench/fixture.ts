@@ -22,6 +22,8 @@ import { pct } from "./quantile.ts";
 export const BENCH_GATEWAY_LIMITS = {
   gatewayEventLimits: Object.fromEntries(EVENT_KINDS.map((kind) => [kind, { perSecond: 1_000_000, burst: 1_000_000 }])) as EventLimits,
   gatewayMaxConnectionsPerUser: 100_000,
+  // Thousands of sockets connect at once from this machine's one address.
+  gatewayMaxPendingSessionsPerAddress: 1_000_000,
 } satisfies Partial<Config>;
 
 /**

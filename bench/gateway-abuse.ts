@@ -14,6 +14,10 @@
  *     One user's `--stalled` raw WebSockets in a channel stop reading (pinging back blindly)
  *     while another user posts `--messages` messages of ~61 KB there: the server's RSS before,
  *     at its peak and after, and how many of the stalled sockets the server still holds.
+ *   bun bench/gateway-abuse.ts --scenario handshakes [--count 20000] [--parallel 20] [--settle 60]
+ *     Without a token, from this machine's one address: `--count` polling handshakes, `--parallel`
+ *     at a time, none ever connecting (issue 39, finding 11): the answers' statuses, and the
+ *     server's RSS before, right after and every 5 s for `--settle` seconds after.
  *
  * Extra environment for the server (e.g. raised limits) can be given as `--env K=V,K=V`.
  */
@@ -120,6 +124,34 @@ async function pollingScenario(url: string, pid: number) {
   const rss1 = rssOf(pid);
   log(`server RSS ${mib(rss0)} -> ${mib(rss1)} MiB`);
   return { scenario: "polling", mib: size / 1048576, posts: results, rss_before_mb: mib(rss0), rss_after_mb: mib(rss1) };
+}
+
+async function handshakesScenario(url: string, pid: number) {
+  const count = Number(argOf("count", "20000"));
+  const parallel = Number(argOf("parallel", "20"));
+  const settle = Number(argOf("settle", "60"));
+  const rss0 = rssOf(pid);
+  const statuses: Record<number, number> = {};
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next++ < count) {
+        const res = await fetch(`${url}/socket.io/?EIO=4&transport=polling`);
+        await res.arrayBuffer();
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      }
+    }),
+  );
+  const floodMs = Math.round(performance.now() - t0);
+  const rss1 = rssOf(pid);
+  const after: { s: number; rss_mb: number }[] = [];
+  for (let s = 5; s <= settle; s += 5) {
+    await Bun.sleep(5000);
+    after.push({ s, rss_mb: mib(rssOf(pid)) });
+  }
+  log(`${count} handshakes in ${floodMs} ms: ${JSON.stringify(statuses)}; server RSS ${mib(rss0)} -> ${mib(rss1)} MiB, then ${after.map((a) => `${a.s} s: ${a.rss_mb}`).join(", ")}`);
+  return { scenario: "handshakes", count, parallel, flood_ms: floodMs, statuses, rss_before_mb: mib(rss0), rss_after_flood_mb: mib(rss1), rss_after: after };
 }
 
 async function floodScenario(url: string, pid: number) {
@@ -240,7 +272,9 @@ try {
       ? await pollingScenario(server.url, server.pid)
       : SCENARIO === "stall"
         ? await stallScenario(server.url, server.pid)
-        : await floodScenario(server.url, server.pid);
+        : SCENARIO === "handshakes"
+          ? await handshakesScenario(server.url, server.pid)
+          : await floodScenario(server.url, server.pid);
   process.stdout.write(JSON.stringify({ ...result, env: EXTRA_ENV }) + "\n");
 } finally {
   server.proc.kill("SIGKILL");
