@@ -69,10 +69,14 @@ const VISIBLE = /[^\p{Z}\p{M}\p{C}]/u;
 const ZWNJ = "\u200c";
 const ZWJ = "\u200d";
 const BLACK_FLAG = "\u{1f3f4}";
+const within = (c: string, first: number, last: number) => {
+  const point = c.codePointAt(0)!;
+  return point >= first && point <= last;
+};
 const isEmojiSelector = (c: string) => c === "\ufe0e" || c === "\ufe0f";
-const isOtherSelector = (c: string) => c >= "\ufe00" && c <= "\ufe0d";
-const isIdeographicSelector = (c: string) => c >= "\u{e0100}" && c <= "\u{e01ef}";
-const isTag = (c: string) => c >= "\u{e0020}" && c <= "\u{e007f}";
+const isOtherSelector = (c: string) => within(c, 0xfe00, 0xfe0d);
+const isIdeographicSelector = (c: string) => within(c, 0xe0100, 0xe01ef);
+const isTag = (c: string) => within(c, 0xe0020, 0xe007f);
 
 /** Whether `c` can end the emoji before a ZWJ: the pictograph, its skin tone or its emoji selector. */
 const endsEmoji = (c: string | undefined) => c !== undefined && (PICTOGRAPH.test(c) || EMOJI_MODIFIER.test(c) || c === "\ufe0f");
