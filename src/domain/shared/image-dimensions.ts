@@ -1,5 +1,6 @@
 import { imageSize } from "image-size";
 import { badRequest } from "./errors.ts";
+import { jpegDimensions } from "./jpeg-dimensions.ts";
 
 /**
  * The largest image accepted, by its declared dimensions: a small file can declare a huge
@@ -17,26 +18,32 @@ export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxSide: 8192, maxPixels: 40_
 
 const NAMES: Record<string, string> = { png: "PNG", jpg: "JPEG", gif: "GIF", webp: "WEBP" };
 
+/** Where PNG's IHDR (or a CgBI PNG's), GIF's logical screen and WebP's frame header end, at the latest. */
+const FIXED_HEADER_BYTES = 64;
+
 /**
- * The width and height an image's header declares, read without decoding any pixel (PNG's
- * IHDR, JPEG's SOF segment found by walking the segments, GIF's logical screen, WebP's
- * VP8/VP8L/VP8X header; image-size does the reading, from the bytes only). Null when the header
- * is truncated or corrupt, declares an empty image, or is not of the type `ext` the caller
- * sniffed.
+ * The width and height an image's header declares, read without decoding any pixel: PNG's
+ * IHDR, GIF's logical screen and WebP's VP8/VP8L/VP8X header (read by image-size, from the
+ * bytes only), JPEG's frame header found by walking its segments (./jpeg-dimensions.ts). Null
+ * when the header is truncated or corrupt, declares an empty image, or is not of the type `ext`
+ * the caller sniffed.
  */
 export function declaredDimensions(bytes: Uint8Array, ext: string): { width: number; height: number } | null {
-  // image-size reads through a DataView of the whole underlying buffer, so a view into a larger
-  // buffer is copied first: a header cut short must fail, not read the bytes after the view.
-  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-  let result: ReturnType<typeof imageSize>;
+  const size = ext === "jpg" ? jpegDimensions(bytes) : fixedHeaderDimensions(bytes, ext);
+  if (!size || !Number.isSafeInteger(size.width) || !Number.isSafeInteger(size.height) || size.width < 1 || size.height < 1) return null;
+  return size;
+}
+
+function fixedHeaderDimensions(bytes: Uint8Array, ext: string): { width: number; height: number } | null {
+  // A copy of the header alone: image-size reads through a DataView of the whole underlying
+  // buffer, so a header cut short must end where the bytes do, and the work stays the same
+  // whatever the file's size.
   try {
-    result = imageSize(own);
+    const { width, height, type } = imageSize(bytes.slice(0, FIXED_HEADER_BYTES));
+    return type === ext ? { width, height } : null;
   } catch {
     return null;
   }
-  const { width, height, type } = result;
-  if (type !== ext || !Number.isSafeInteger(width) || !Number.isSafeInteger(height) || width < 1 || height < 1) return null;
-  return { width, height };
 }
 
 /** Refuses (400) an image whose header cannot be read, or whose declared size is over `limits`. */
