@@ -228,3 +228,19 @@ test("stored rows hold no control or bidi character in any name", async () => {
   ];
   for (const name of names) expect(name).not.toMatch(/[\p{Cc}\u202a-\u202e\u2066-\u2069\u200e\u200f\u2028]/u);
 });
+
+test("a text channel's name is normalised before its Discord-style lowercasing; nothing visible is 400", async () => {
+  const create = (name: string) => server.api("POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name, type: "text" } });
+  const made = await create(DIRTY);
+  expect(made.status).toBe(201);
+  expect(made.body.name).toBe("nice-name");
+  expect((await create(ONLY_INVISIBLE)).body).toEqual({ error: "name: must contain visible characters" });
+});
+
+test("a sound named after its file: a stem with nothing visible falls back to `sound`", async () => {
+  const form = new FormData();
+  form.append("sound", new File([WAV], "\u200b\u3164\u2800.wav"));
+  const res = await server.api("POST", `/api/v1/servers/${serverId}/soundboard`, { token: owner.token, raw: form });
+  expect(res.status).toBe(201);
+  expect(res.body.name).toBe("sound");
+});
