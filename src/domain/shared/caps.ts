@@ -17,7 +17,7 @@ export interface ResourceCaps {
   reactionsPerMessage: number;
   /** Servers a person belongs to, owned ones included (docs/servers.md). */
   serversPerUser: number;
-  /** Servers a bot belongs to: bots serve many communities, so theirs is larger (docs/bots.md). */
+  /** Servers a bot belongs to: bots serve many communities, so theirs is larger (docs/applications.md). */
   serversPerBot: number;
   applicationsPerUser: number;
   /** Group DMs a user is a member of (1:1 DMs are not capped; docs/dms.md). */
