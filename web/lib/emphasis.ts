@@ -81,6 +81,30 @@ function firstIndexFrom(list: number[], from: number): number {
   return low;
 }
 
+/** Whether `c` may stand first or last inside a span (NaN: past the end of the text). */
+function insideOk(rule: Rule, c: number): boolean {
+  return !Number.isNaN(c) && !isSpace(c) && c !== rule.barred;
+}
+
+/** Whether the rule's marker starts at `i`. */
+function markerAt(text: string, rule: Rule, i: number): boolean {
+  for (let j = 0; j < rule.marker.length; j++) if (text.charCodeAt(i + j) !== rule.code) return false;
+  return true;
+}
+
+/** What an opener at `i` of a part starting at `start` needs besides its marker: a character inside, and for `_` no word before it. */
+function opensAround(text: string, rule: Rule, i: number, start: number): boolean {
+  if (!insideOk(rule, text.charCodeAt(i + rule.marker.length))) return false;
+  return !rule.wordEdges || i === start || !isWord(text.charCodeAt(i - 1));
+}
+
+/** What a closer after `k`, in a part ending at `end`, needs besides its marker: `k` itself inside, and for `_` no word after it. */
+function closesAround(text: string, rule: Rule, k: number, end: number): boolean {
+  if (!insideOk(rule, text.charCodeAt(k))) return false;
+  const after = k + 1 + rule.marker.length;
+  return !rule.wordEdges || after === end || !isWord(text.charCodeAt(after));
+}
+
 class Segment {
   private readonly marks: (Marks | null)[];
 
@@ -91,47 +115,17 @@ class Segment {
     this.marks = RULES.map((rule) => (text.includes(rule.marker) ? this.listMarks(rule) : null));
   }
 
-  private insideOk(rule: Rule, c: number): boolean {
-    return !Number.isNaN(c) && !isSpace(c) && c !== rule.barred;
-  }
-
-  /** Whether the rule's marker starts at `i`. */
-  private markerAt(rule: Rule, i: number): boolean {
-    for (let j = 0; j < rule.marker.length; j++) if (this.text.charCodeAt(i + j) !== rule.code) return false;
-    return true;
-  }
-
-  /** An opener at `i` of a part starting at `start`; what follows is checked by the closer's bound. */
-  private opensAt(rule: Rule, i: number, start: number): boolean {
-    const { text } = this;
-    if (!this.markerAt(rule, i) || !this.insideOk(rule, text.charCodeAt(i + rule.marker.length))) return false;
-    return !rule.wordEdges || i === start || !isWord(text.charCodeAt(i - 1));
-  }
-
-  /** A closer whose last inside character is `k`, in a part ending at `end`. */
-  private closesAt(rule: Rule, k: number, end: number): boolean {
-    const { text } = this;
-    const after = k + 1 + rule.marker.length;
-    if (after > end || !this.markerAt(rule, k + 1) || !this.insideOk(rule, text.charCodeAt(k))) return false;
-    return !rule.wordEdges || after === end || !isWord(text.charCodeAt(after));
-  }
-
-  /** One pass from the end, with the length of the run of marker characters at each position. */
+  /** One pass from the end; the run of marker characters at each position says where a marker stands. */
   private listMarks(rule: Rule): Marks {
     const { text } = this;
     const n = text.length;
-    const length = rule.marker.length;
     const opens = new Array<number>(n + 1).fill(-1);
     const closes = new Array<number>(n + 1).fill(-1);
     let runAfter = 0;
     for (let p = n - 1; p >= 0; p--) {
-      const c = text.charCodeAt(p);
-      const run = c === rule.code ? runAfter + 1 : 0;
-      const opener = run >= length && this.insideOk(rule, text.charCodeAt(p + length)) && (!rule.wordEdges || p === 0 || !isWord(text.charCodeAt(p - 1)));
-      opens[p] = opener ? p : opens[p + 1]!;
-      const after = p + 1 + length;
-      const closer = runAfter >= length && this.insideOk(rule, c) && (!rule.wordEdges || after === n || !isWord(text.charCodeAt(after)));
-      closes[p] = closer ? p : closes[p + 1]!;
+      const run = text.charCodeAt(p) === rule.code ? runAfter + 1 : 0;
+      opens[p] = run >= rule.marker.length && opensAround(text, rule, p, 0) ? p : opens[p + 1]!;
+      closes[p] = runAfter >= rule.marker.length && closesAround(text, rule, p, n) ? p : closes[p + 1]!;
       runAfter = run;
     }
     return { opens, closes };
@@ -144,14 +138,14 @@ class Segment {
    */
   private spanIn(rule: Rule, marks: Marks, start: number, end: number): { open: number; last: number } | null {
     let open = marks.opens[start]!;
-    if (rule.wordEdges && open !== start && this.opensAt(rule, start, start)) open = start;
+    if (rule.wordEdges && open !== start && markerAt(this.text, rule, start) && opensAround(this.text, rule, start, start)) open = start;
     if (open === -1) return null;
     const from = open + rule.marker.length;
     let last = from < end ? marks.closes[from]! : -1;
     if (last !== -1 && last + 1 + rule.marker.length > end) last = -1;
     if (last === -1 && rule.wordEdges) {
       const atEnd = end - 1 - rule.marker.length;
-      if (atEnd >= from && this.closesAt(rule, atEnd, end)) last = atEnd;
+      if (atEnd >= from && markerAt(this.text, rule, atEnd + 1) && closesAround(this.text, rule, atEnd, end)) last = atEnd;
     }
     return last === -1 ? null : { open, last };
   }
