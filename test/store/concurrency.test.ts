@@ -102,6 +102,32 @@ describe("check-then-write under concurrency", () => {
     expect(outcomes.filter((o) => !o.ok && o.reason === "last_admin")).toHaveLength(1);
   });
 
+  test("resource caps (src/domain/shared/caps.ts): creates at once with room for 5 store exactly 5, from both stores", async () => {
+    // Channels and categories together, in a server of their own.
+    const server = (await a.servers.create({ ownerId, name: "Caps", description: "", everyonePermissions: 0, primaryInviteCode: "caps" }, 200))!;
+    const channel = (i: number) => ({ serverId: server.id, name: `c${i}`, type: "text" as const, categoryId: null, topic: null, slowmode: 0, nsfw: false, isMeeting: false, chatEnabled: false });
+    const made = await both(40, (store, i) => (i % 4 ? store.channels.create(channel(i), 6) : store.channels.createCategory(server.id, `k${i}`, 6)));
+    expect(made.filter((row) => row !== null)).toHaveLength(5); // with #general: 6
+    // Servers a user belongs to: 40 joins with room for 5.
+    const [joiner] = await users(1, "joiner-cap");
+    const servers = await both(40, (store, i) => store.servers.create({ ownerId, name: `S${i}`, description: "", everyonePermissions: 0, primaryInviteCode: `cap${i}` }, 1000));
+    const joins = await both(40, (store, i) => store.members.add(servers[i]!.id, joiner!, "member", 5));
+    expect(joins.filter((row) => row !== null && row !== "full")).toHaveLength(5);
+    expect(joins.filter((row) => row === "full")).toHaveLength(35);
+    expect(await a.members.serverIdsOf(joiner!)).toHaveLength(5);
+    // Distinct reactions on one message.
+    const message = await a.messages.insert({ channelId, serverId, userId: ownerId, content: "caps", embeds: "[]", replyTo: null });
+    const reacted = await both(12, (store, i) => store.reactions.toggle(message.id, String.fromCodePoint(0x1f600 + i), ownerId, true, 5));
+    expect(reacted.filter((o) => o.action === "added")).toHaveLength(5);
+    expect(reacted.filter((o) => o.action === "full")).toHaveLength(7);
+    // Group DMs of a user: creations at once, each also locking its other members (in one order), with room for 2.
+    const people = await users(12, "grouped");
+    const groups = await both(10, (store, i) => store.dms.createGroup(people[i]!, null, [people[11]!, people[10]!], 2));
+    expect(groups.filter((g) => !("full" in g))).toHaveLength(2);
+    expect(groups.filter((g) => "full" in g && g.full === people[10] || "full" in g && g.full === people[11])).toHaveLength(8);
+    expect(await a.dms.listForUser(people[10]!, "group")).toHaveLength(2);
+  });
+
   test("role positions stay dense when roles are created at once", async () => {
     await both(10, (store, i) => store.roles.create({ serverId, name: `r${i}`, color: "#000000", permissions: 0, hoist: false }, 250));
     const positions = (await a.roles.list(serverId)).map((r) => r.position).sort((x, y) => x - y);
