@@ -117,6 +117,11 @@ export class MembersRepo {
     });
   }
 
+  /** How many servers the user belongs to. */
+  async countServersOf(userId: string): Promise<number> {
+    return (await this.db.get(this.serverCountOfUser, userId))?.n ?? 0;
+  }
+
   /** Removes the membership and its custom roles (cascade); false when not a member. */
   async remove(serverId: string, userId: string): Promise<boolean> {
     return (await this.db.run(this.deleteStmt, serverId, userId)) > 0;

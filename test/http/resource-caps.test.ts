@@ -218,6 +218,7 @@ describe("servers a user or bot may be in", () => {
       `This bot has reached its limit of ${CAPS.serversPerBot} servers`,
     );
     expect(await server.app.store.members.find(serverId, bot.botUserId)).toBeNull();
+    expect(await server.app.store.roles.findManaged(serverId, bot.botUserId)).toBeNull();
   });
 });
 

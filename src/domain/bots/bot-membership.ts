@@ -64,6 +64,7 @@ export class BotMembership {
     if (await this.store.moderation.findBan(server.id, bot.id)) throw forbidden("This bot is banned from this server");
 
     const bits = normalizeBotPermissions(permissions);
+    await this.members.requireRoomToJoin(server.id, bot);
     const role = await this.upsertManagedRole(server.id, bot, bits, actor.id);
     const joined = await this.members.join(server.id, bot, actor.id);
     await this.store.roles.assign(server.id, bot.id, role.id);

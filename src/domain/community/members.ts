@@ -57,8 +57,8 @@ export class Members {
    * 400 when they already belong to as many servers as their cap allows (a bot's is its own).
    */
   async join(serverId: string, user: UserRow, actorId = user.id): Promise<boolean> {
-    const added = await this.store.members.add(serverId, user.id, "member", user.is_bot ? this.caps.serversPerBot : this.caps.serversPerUser);
-    if (added === "full") throw user.is_bot ? capReached.botServers(this.caps) : capReached.servers(this.caps);
+    const added = await this.store.members.add(serverId, user.id, "member", this.serverCap(user));
+    if (added === "full") throw this.serverCapReached(user);
     if (!added) return false;
     this.bus.publish(rooms.server(serverId), "member:joined", {
       serverId,
@@ -68,6 +68,23 @@ export class Members {
     });
     await this.audit.record(serverId, actorId, "MEMBER_JOIN", { type: "member", id: user.id });
     return true;
+  }
+
+  /**
+   * Refuses (400) a user or bot already at their server cap, before work a refused join must not
+   * leave behind (a bot's managed role); `join` checks again, atomically, when it adds them.
+   */
+  async requireRoomToJoin(serverId: string, user: UserRow): Promise<void> {
+    if (await this.store.members.find(serverId, user.id)) return;
+    if ((await this.store.members.countServersOf(user.id)) >= this.serverCap(user)) throw this.serverCapReached(user);
+  }
+
+  private serverCap(user: UserRow): number {
+    return user.is_bot ? this.caps.serversPerBot : this.caps.serversPerUser;
+  }
+
+  private serverCapReached(user: UserRow) {
+    return user.is_bot ? capReached.botServers(this.caps) : capReached.servers(this.caps);
   }
 
   /**
