@@ -100,7 +100,7 @@ const stringField = (payload: unknown, field: string): string | null => {
 const handoverOf = (payload: unknown): Handover | undefined => {
   const handover = (payload as { handover?: unknown } | null)?.handover as Handover | null | undefined;
   if (!handover || typeof handover.serverId !== "string") return undefined;
-  return { serverId: handover.serverId, serverMuted: handover.serverMuted === true, serverDeafened: handover.serverDeafened === true, moved: handover.moved === true };
+  return { serverId: handover.serverId, moved: handover.moved === true };
 };
 
 export class VoiceRelay {

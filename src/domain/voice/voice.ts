@@ -66,14 +66,12 @@ export const ONE_NODE: VoiceElsewhere = {
 
 /**
  * What a member takes from the room they leave into the one they join when the two rooms have
- * different homes (cluster mode; docs/audio.md, "Several nodes"): for a `voice:move`, that the
- * join is a move (no VOICE_JOIN, as on one node). Server mute and deafen travel too, but the
- * join reads them from the store, which keeps them per member until a moderator lifts them.
+ * different homes (cluster mode; docs/audio.md, "Several nodes"): the server they were in voice
+ * in and, for a `voice:move`, that the join is a move (no VOICE_JOIN, as on one node). Server
+ * mute and deafen need no carrying: the store keeps them per member, and every join reads them.
  */
 export interface Handover {
   serverId: string;
-  serverMuted: boolean;
-  serverDeafened: boolean;
   moved?: boolean;
 }
 
@@ -248,7 +246,7 @@ export class Voice {
     if (!current) return null;
     if (otherDevice) this.bus.publish(current.socketId, "voice:force-leave", { reason: FORCE_LEAVE_OTHER_DEVICE, channelId: current.channelId });
     await this.removeParticipant(current, { audit: true });
-    return { serverId: current.serverId, serverMuted: current.serverMuted, serverDeafened: current.serverDeafened };
+    return { serverId: current.serverId };
   }
 
   /**
@@ -495,7 +493,7 @@ export class Voice {
     this.bus.publish(target.socketId, "voice:force-move", { channelId: channel.id, fromChannelId: from });
     await this.removeParticipant(target, { audit: false });
     if (across) {
-      const handover = { serverId: target.serverId, serverMuted: target.serverMuted, serverDeafened: target.serverDeafened, moved: true };
+      const handover = { serverId: target.serverId, moved: true };
       await this.elsewhere.moveAcross(target.socketId, channel.id, handover);
     } else await this.enter(target, channel);
     await this.audit.record(member.server.id, actorId, "VOICE_MOVE", { type: "member", id: target.userId }, {
