@@ -4,6 +4,7 @@ import type { UserRow } from "../../store/users-repo.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
+import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import type { Conversation, DmMessage, Embed, Message, PresenceStatus, Recipient } from "../shared/shapes.ts";
 import { presenceShownTo } from "../accounts/presence-visibility.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
@@ -40,7 +41,8 @@ export class Dms {
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
     /** Told when someone leaves a group DM or it is deleted (DM calls; registered in the composition root). */
-    private readonly listeners: readonly ConversationListener[] = [],
+    private readonly listeners: readonly ConversationListener[],
+    private readonly caps: ResourceCaps,
   ) {}
 
   // --- who may talk to whom -------------------------------------------------------------
@@ -308,7 +310,8 @@ export class Dms {
 
   async toggleReaction(conversation: ConversationRow, user: UserRow, messageId: string, emoji: string) {
     const message = await this.message(conversation, messageId);
-    const action = await this.store.dms.toggleReaction(message.id, emoji, user.id);
+    const action = await this.store.dms.toggleReaction(message.id, emoji, user.id, this.caps.reactionsPerMessage);
+    if (action === "full") throw capReached.reactions(this.caps);
     const payload = { conversationId: conversation.id, messageId: message.id, emoji, userId: user.id, action };
     this.bus.publish(await this.memberRooms(conversation.id), "dm:reaction", payload);
     return payload;
@@ -344,8 +347,14 @@ export class Dms {
     if (ids.length < LIMITS.dm.groupMinOthers || ids.length > LIMITS.dm.groupMaxOthers) {
       throw badRequest(`member_ids: must name ${LIMITS.dm.groupMinOthers}-${LIMITS.dm.groupMaxOthers} other users`);
     }
-    for (const id of ids) await this.requireCanMessage(owner, await this.user(id));
-    const row = await this.store.dms.createGroup(owner.id, input.name ?? null, ids);
+    const others = new Map<string, UserRow>();
+    for (const id of ids) {
+      const other = await this.user(id);
+      await this.requireCanMessage(owner, other);
+      others.set(other.id, other);
+    }
+    const row = await this.store.dms.createGroup(owner.id, input.name ?? null, [...others.keys()], this.caps.groupDmsPerUser);
+    if ("full" in row) throw capReached.groupDms(this.caps, row.full === owner.id ? null : (others.get(row.full)?.username ?? null));
     await this.publishGroup(row.id, "dm:group:created");
     return this.toConversation(row, owner.id);
   }
@@ -386,7 +395,8 @@ export class Dms {
     const group = await this.group(caller, groupId);
     const target = await this.user(userId);
     await this.requireCanMessage(caller, target);
-    const result = await this.store.dms.addMember(group.id, target.id, LIMITS.dm.groupMaxOthers + 1);
+    const result = await this.store.dms.addMember(group.id, target.id, LIMITS.dm.groupMaxOthers + 1, this.caps.groupDmsPerUser);
+    if (result === "user_full") throw capReached.groupDms(this.caps, target.username);
     if (result === "exists") throw conflict("That user is already in this group");
     if (result === "full") throw badRequest(`A group DM can have at most ${LIMITS.dm.groupMaxOthers + 1} members`);
     await this.publishGroup(group.id, "dm:group:updated");
