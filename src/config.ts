@@ -137,6 +137,7 @@ const restWindowFrom = (name: string) =>
 
 const EnvSchema = v.object({
   REST_RATE_SENDS: v.optional(restWindowFrom("REST_RATE_SENDS")),
+  REST_RATE_USER_SENDS: v.optional(restWindowFrom("REST_RATE_USER_SENDS")),
   REST_RATE_MESSAGE_WRITES: v.optional(restWindowFrom("REST_RATE_MESSAGE_WRITES")),
   REST_RATE_REACTIONS: v.optional(restWindowFrom("REST_RATE_REACTIONS")),
   REST_RATE_READS: v.optional(restWindowFrom("REST_RATE_READS")),
@@ -300,6 +301,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     soundboardPlayRate: { plays: e.SOUNDBOARD_PLAYS_PER_WINDOW, windowSeconds: e.SOUNDBOARD_PLAY_WINDOW_SECONDS },
     restRateLimits: {
       sends: e.REST_RATE_SENDS ?? DEFAULT_REST_RATE_LIMITS.sends,
+      "user-sends": e.REST_RATE_USER_SENDS ?? DEFAULT_REST_RATE_LIMITS["user-sends"],
       "message-writes": e.REST_RATE_MESSAGE_WRITES ?? DEFAULT_REST_RATE_LIMITS["message-writes"],
       reactions: e.REST_RATE_REACTIONS ?? DEFAULT_REST_RATE_LIMITS.reactions,
       reads: e.REST_RATE_READS ?? DEFAULT_REST_RATE_LIMITS.reads,

@@ -6,7 +6,12 @@
  * names a route's family; the buckets are src/http/rest-rate-limits.ts.
  */
 
-export const REST_RATE_FAMILIES = ["sends", "message-writes", "reactions", "reads", "writes"] as const;
+/**
+ * `user-sends` is no route's family: every send also counts against it, the caller's sends over
+ * all channels, so varying the channel (real ones, or ids that do not exist) cannot multiply the
+ * sends budget nor the buckets kept.
+ */
+export const REST_RATE_FAMILIES = ["sends", "user-sends", "message-writes", "reactions", "reads", "writes"] as const;
 export type RestRateFamily = (typeof REST_RATE_FAMILIES)[number];
 
 /** `requests` per fixed window of `windowSeconds`, per caller (and, for sends, per channel or conversation). */
@@ -24,6 +29,8 @@ export const DEFAULT_REST_RATE_LIMITS: RestRateLimits = {
   // A burst of 100 messages into one channel, then 10 a second on average: a bot filling a
   // channel before a bulk delete (100 at most) still gets through in one go.
   sends: { requests: 100, windowSeconds: 10 },
+  // Over every channel: a bot announcing in 500 channels at once still gets through.
+  "user-sends": { requests: 500, windowSeconds: 10 },
   // Edits, deletes, bulk deletes and pins over every channel: a moderator cleaning up by hand.
   "message-writes": { requests: 100, windowSeconds: 10 },
   // A person reacts a few times a second at most.
@@ -38,6 +45,7 @@ export const DEFAULT_REST_RATE_LIMITS: RestRateLimits = {
 /** What a bucket is called in `X-RateLimit-Bucket` and in a refusal's message. */
 export const FAMILY_LABELS: Record<RestRateFamily, { bucket: string; refusal: string }> = {
   sends: { bucket: "messages.send", refusal: "too many messages sent to this channel" },
+  "user-sends": { bucket: "messages.send.all", refusal: "too many messages sent" },
   "message-writes": { bucket: "messages.write", refusal: "too many message edits and deletes" },
   reactions: { bucket: "reactions", refusal: "too many reactions" },
   reads: { bucket: "reads", refusal: "too many reads" },

@@ -50,6 +50,23 @@ export class RestRateLimiter {
   }
 
   private limitOf(family: RestRateFamily, scope: string | null): RouteRateLimit {
+    const count = this.counter(family);
+    if (family !== "sends") return { family, take: (userId) => count(userId) };
+    // A send counts against the caller's sends over all channels first: past that, no bucket of
+    // the channel is made at all.
+    const overall = this.counter("user-sends");
+    const ofChannel = (userId: string, params: Record<string, string> | undefined) => count(`${userId}:${(scope && params?.[scope]) ?? ""}`);
+    return {
+      family,
+      take(userId, params) {
+        const first = overall(userId);
+        return first instanceof Promise ? first.then(() => ofChannel(userId, params)) : ofChannel(userId, params);
+      },
+    };
+  }
+
+  /** Counts one request under `key` in the family's bucket: its headers, or a 429 (thrown at once when the count is). */
+  private counter(family: RestRateFamily): (key: string) => RateHeaders | Promise<RateHeaders> {
     const bucket = this.buckets.get(family)!;
     const { bucket: bucketName, refusal } = FAMILY_LABELS[family];
     const answer = (decision: RateDecision): RateHeaders => {
@@ -59,12 +76,9 @@ export class RestRateLimiter {
       }
       return headers;
     };
-    return {
-      family,
-      take(userId, params) {
-        const decided = bucket.hit(scope ? `${userId}:${params?.[scope] ?? ""}` : userId);
-        return Bun.peek.status(decided) === "fulfilled" ? answer(Bun.peek(decided) as RateDecision) : decided.then(answer);
-      },
+    return (key) => {
+      const decided = bucket.hit(key);
+      return Bun.peek.status(decided) === "fulfilled" ? answer(Bun.peek(decided) as RateDecision) : decided.then(answer);
     };
   }
 }

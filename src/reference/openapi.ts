@@ -160,7 +160,7 @@ const RATE_LIMIT_HEADERS: Record<string, SchemaObject> = {
   "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
   "X-RateLimit-Reset": { description: "When the window ends, in epoch seconds (to the millisecond).", schema: { type: "number" } },
   "X-RateLimit-Reset-After": { description: "Seconds until the window ends (to the millisecond).", schema: { type: "number" } },
-  "X-RateLimit-Bucket": { description: "The bucket's name: its route family (`messages.send`, `messages.write`, `reactions`, `reads`, `writes`).", schema: { type: "string" } },
+  "X-RateLimit-Bucket": { description: "The bucket's name: its route family (`messages.send`, `messages.send.all`, `messages.write`, `reactions`, `reads`, `writes`).", schema: { type: "string" } },
 };
 const rateLimitHeaderRefs = () => Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 

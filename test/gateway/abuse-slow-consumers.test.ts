@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { community } from "../helpers/community.ts";
 import { MB } from "../helpers/robustness.ts";
 import { recordEvents, sleep, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 import { StalledGatewayClient } from "../helpers/stalled-gateway-client.ts";
 
 /**
@@ -21,6 +22,9 @@ const BIG = {
 };
 
 const socketsOf = (server: TestServer, user: TestUser) => [...server.app.io.of("/").sockets.values()].filter((s) => s.data.userId === user.id).length;
+
+/** The tests post big messages as fast as they can until a socket falls behind: the REST sends limits are raised. */
+const POSTING = raisedRestRateLimits("sends");
 
 /** Posts BIG messages to `channelId` until `done()` holds or `max` were sent; how many were sent. */
 async function postUntil(server: TestServer, poster: TestUser, channelId: string, done: () => boolean, max: number): Promise<number> {
@@ -42,7 +46,7 @@ function rss(): number {
 describe("websocket clients that stop reading", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ gatewayMaxBufferedBytes: 1 * MB });
+    server = await startServer({ gatewayMaxBufferedBytes: 1 * MB, ...POSTING });
   });
   afterAll(() => server.stop());
 
@@ -70,7 +74,7 @@ describe("websocket clients that stop reading", () => {
 
   test("a stalled socket that answers pings blindly is closed at its second heartbeat behind", async () => {
     // A bound far above what is sent: only the heartbeat check can close it.
-    const roomy = await startServer({ gatewayMaxBufferedBytes: 512 * MB });
+    const roomy = await startServer({ gatewayMaxBufferedBytes: 512 * MB, ...POSTING });
     try {
       const { owner: poster, member, channelId } = await community(roomy);
       const blind = await StalledGatewayClient.open(roomy.url, member.token, [["channel:join", channelId]], 200);
@@ -87,7 +91,7 @@ describe("websocket clients that stop reading", () => {
 describe("long-polling clients that stop polling", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ gatewayMaxBufferedBytes: 1 * MB });
+    server = await startServer({ gatewayMaxBufferedBytes: 1 * MB, ...POSTING });
   });
   afterAll(() => server.stop());
 

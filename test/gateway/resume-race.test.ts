@@ -3,6 +3,7 @@ import type { Socket as ClientSocket } from "socket.io-client";
 import { community } from "../helpers/community.ts";
 import { connectResumable, drop, reconnect, recordArgs } from "../helpers/resume.ts";
 import { startServer, until, type TestServer } from "../helpers/server.ts";
+import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 
 /**
  * Session resume while events keep coming (docs/gateway.md, "Resume"): an event published
@@ -18,7 +19,8 @@ import { startServer, until, type TestServer } from "../helpers/server.ts";
 let server: TestServer;
 const clients: ClientSocket[] = [];
 beforeAll(async () => {
-  server = await startServer();
+  // The posters send into one channel in a loop while clients resume: the REST sends limits are raised.
+  server = await startServer(raisedRestRateLimits("sends"));
 });
 afterAll(async () => {
   for (const socket of clients) socket.close();

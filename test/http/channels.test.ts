@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEntries, community } from "../helpers/community.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
 import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
+import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 
 let server: TestServer;
 let owner: TestUser;
@@ -10,7 +11,9 @@ let outsider: TestUser;
 let admin: TestUser;
 
 beforeAll(async () => {
-  server = await startServer();
+  // One owner makes hundreds of channel, category and override changes within seconds, faster
+  // than any client: the REST writes and reads limits are raised (tested in rate-limits.test.ts).
+  server = await startServer(raisedRestRateLimits("writes", "reads"));
   [owner, member, outsider, admin] = await Promise.all([server.register(), server.register(), server.register(), server.register()]);
 });
 afterAll(() => server.stop());

@@ -42,6 +42,7 @@ describe("with small windows (set for the test)", () => {
     server = await startServer({
       restRateLimits: {
         sends: { requests: 5, windowSeconds: 60 },
+        "user-sends": { requests: 10, windowSeconds: 60 },
         "message-writes": { requests: 3, windowSeconds: 60 },
         reactions: { requests: 3, windowSeconds: 60 },
         reads: { requests: 20, windowSeconds: 60 },
@@ -69,6 +70,18 @@ describe("with small windows (set for the test)", () => {
     const page = await server.api("GET", `/api/v1/messages/${c.channelId}`, { token: c.member.token });
     expect(page.status).toBe(200);
     expect(page.body.map((m: { content: string }) => m.content)).not.toContain("one too many");
+  });
+
+  test("sends over all channels have a ceiling of their own: varying the channel (here ids of no channel) does not multiply the budget", async () => {
+    const user = await server.register();
+    for (let i = 0; i < 10; i++) {
+      const missing = await server.api("POST", `/api/v1/messages/0198c0de-0000-7000-8000-${String(i).padStart(12, "0")}`, { token: user.token, body: { content: "anyone?" } });
+      expect(missing.status).toBe(404);
+      expectRateHeaders(missing, "messages.send", 5, 4);
+    }
+    const refused = await server.api("POST", "/api/v1/messages/0198c0de-0000-7000-8000-999999999999", { token: user.token, body: { content: "anyone?" } });
+    expect429(refused, "messages.send.all", /rate limited: too many messages sent; retry in \d+ s/);
+    expect(refused.headers.get("x-ratelimit-limit")).toBe("10");
   });
 
   test("reads: one user's concurrent readers meet 429 quickly (the native page route too) while another user still reads", async () => {
@@ -186,6 +199,7 @@ describe("configuration", () => {
     expect(config.restRateLimits).toMatchObject({ sends: { requests: 30, windowSeconds: 5 }, reads: { requests: 1000, windowSeconds: 60 }, reactions: { requests: 50, windowSeconds: 10 } });
     expect(loadConfig({}).restRateLimits).toEqual({
       sends: { requests: 100, windowSeconds: 10 },
+      "user-sends": { requests: 500, windowSeconds: 10 },
       "message-writes": { requests: 100, windowSeconds: 10 },
       reactions: { requests: 50, windowSeconds: 10 },
       reads: { requests: 500, windowSeconds: 10 },
