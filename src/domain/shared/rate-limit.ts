@@ -57,30 +57,33 @@ const noop = () => {};
  * a native route can answer in the same turn (src/http/native-routes.ts).
  */
 function settle<V, T>(promise: Promise<V>, ok: (value: V) => T | Promise<T>, refused: (res: RateLimiterRes) => T | Promise<T>): Promise<T> {
-  const onRejected = (error: unknown): T | Promise<T> => {
-    if (error instanceof RateLimiterRes) return refused(error);
-    throw error;
-  };
   switch (Bun.peek.status(promise)) {
     case "fulfilled":
-      return now(() => ok(Bun.peek(promise) as V));
-    case "rejected":
+      try {
+        return settled(ok(Bun.peek(promise) as V));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    case "rejected": {
       // Handled here, not by a later `then`: marked so, or it would be reported as unhandled.
       promise.catch(noop);
-      return now(() => onRejected(Bun.peek(promise)));
+      const error = Bun.peek(promise);
+      if (!(error instanceof RateLimiterRes)) return promise as unknown as Promise<T>;
+      try {
+        return settled(refused(error));
+      } catch (thrown) {
+        return Promise.reject(thrown);
+      }
+    }
     default:
-      return promise.then(ok, onRejected);
+      return promise.then(ok, (error: unknown) => {
+        if (error instanceof RateLimiterRes) return refused(error);
+        throw error;
+      });
   }
 }
 
-function now<T>(run: () => T | Promise<T>): Promise<T> {
-  try {
-    const answer = run();
-    return answer instanceof Promise ? answer : Promise.resolve(answer);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
+const settled = <T>(answer: T | Promise<T>): Promise<T> => (answer instanceof Promise ? answer : Promise.resolve(answer));
 
 /**
  * SharedRateLimiter over a rate-limiter-flexible limiter of `limit` points per `windowMs`.
@@ -104,13 +107,11 @@ export function pointsRateLimiter(limiter: PointsLimiter, limit: number, windowM
   };
   /** The current window of `res`, or null when there is none (the memory store keeps an ended one until its timer runs). */
   const live = (res: RateLimiterRes | null) => (res && res.msBeforeNext > 0 ? res : null);
+  // Made once per limiter: a count allocates no closure of its own on the memory store.
+  const allowed = (res: RateLimiterRes | null) => decision(res, true);
+  const refused = (res: RateLimiterRes) => decision(res, false);
   return {
-    hit: (key) =>
-      settle(
-        limiter.consume(key),
-        (res) => decision(res, true),
-        (res) => decision(res, false),
-      ),
+    hit: (key) => settle(limiter.consume(key), allowed, refused),
     check: (key) =>
       settle(
         limiter.get(key),
@@ -118,12 +119,12 @@ export function pointsRateLimiter(limiter: PointsLimiter, limit: number, windowM
           const window = live(res);
           return decision(window, !window || window.consumedPoints < limit);
         },
-        (res) => decision(res, false),
+        refused,
       ),
     reserve: (key) =>
       settle(
         limiter.consume(key),
-        (res) => decision(res, true),
+        allowed,
         (res) =>
           settle(
             limiter.reward(key),
