@@ -1,15 +1,18 @@
 /**
  * What the REST rate limits (src/http/rest-rate-limits.ts) cost a request: the authenticated
- * `GET /api/v1/users/me/info` (or, with `--read page`, a page of 50 messages) against three
+ * `GET /api/v1/users/me/info` (or, with `--read page`, a page of 50 messages) against four
  * Hearths in this process, loaded one at a time at capacity by a separate raw load client
  * (bench/raw-load-client.ts, a few µs a request, so the server is what saturates):
  *
  * - `on`: the limiter counts every request (the limits raised so none is refused, as every bench);
  * - `off`: no REST rate limits (`restRateLimits: null`), the same code otherwise;
+ * - `control`: a second `off`, loaded like the others: two Hearths in one process differ by a
+ *   few percent with the same code (the A/A ratio printed), so an on/off ratio means something
+ *   only beyond that;
  * - `refused`: the reads bucket is spent, so every request is answered 429: what a flooder's
  *   refused request costs the server.
  *
- * `on` and `off` alternate their order each round, so drift on a shared machine falls on both.
+ * `on`, `off` and `control` alternate their order each round, so drift on a shared machine falls on all.
  * Prints a human summary on stderr and one JSON line on stdout: each mode's totals (requests a
  * second, p50/p99, server CPU per request), and the median and range of the rounds' on/off ratios.
  *
@@ -86,10 +89,11 @@ if (hasFlag("flood")) {
   process.exit(0);
 }
 
-type Mode = "on" | "off" | "refused";
+type Mode = "on" | "off" | "control" | "refused";
 const MODES: Record<Mode, Partial<Config>> = {
   on: BENCH_REST_LIMITS,
   off: { restRateLimits: null },
+  control: { restRateLimits: null },
   // One read a day: spent by the first request, every other one is a 429.
   refused: { restRateLimits: { ...BENCH_REST_LIMITS.restRateLimits!, reads: { requests: 1, windowSeconds: 86_400 } } },
 };
@@ -128,9 +132,9 @@ try {
     const { result, cpu_us } = await runLoadClient(targets[mode].url, targets[mode].token, seconds, concurrency, "raw");
     return { ...result, cpu_us };
   };
-  const results: Record<Mode, Loaded[]> = { on: [], off: [], refused: [] };
+  const results: Record<Mode, Loaded[]> = { on: [], off: [], control: [], refused: [] };
   for (let round = 0; round < rounds; round++) {
-    for (const mode of round % 2 === 0 ? (["on", "off"] as const) : (["off", "on"] as const)) results[mode].push(await load(mode));
+    for (const mode of round % 2 === 0 ? (["on", "off", "control"] as const) : (["control", "off", "on"] as const)) results[mode].push(await load(mode));
     results.refused.push(await load("refused"));
   }
   for (const target of Object.values(targets)) await target.stop();
@@ -138,6 +142,7 @@ try {
   const on = sum(results.on);
   const off = sum(results.off);
   const refused = sum(results.refused);
+  const control = sum(results.control);
   const cpuOf = (r: Loaded) => r.cpu_us / served(r);
   const result = {
     bench: "rest-rate-limit",
@@ -154,12 +159,14 @@ try {
     ratio_rps_rounds: medianRange(results.on.map((r, i) => r.rps / results.off[i]!.rps)),
     ratio_cpu_rounds: medianRange(results.on.map((r, i) => cpuOf(r) / cpuOf(results.off[i]!))),
     limiter_us_per_request: Math.round((on.cpu_us_per_request - off.cpu_us_per_request) * 10) / 10,
+    control_ratio_rps: Math.round((control.rps / off.rps) * 1000) / 1000,
+    control_ratio_cpu_per_request: Math.round((control.cpu_us_per_request / off.cpu_us_per_request) * 1000) / 1000,
     refused_cpu_vs_off: Math.round((refused.cpu_us_per_request / off.cpu_us_per_request) * 1000) / 1000,
   };
   console.error(
     `rest-rate-limit (${read}): limiter on ${on.rps} req/s (p99 ${on.p99_ms} ms, ${on.cpu_us_per_request} µs CPU/request), ` +
       `off ${off.rps} req/s (p99 ${off.p99_ms} ms, ${off.cpu_us_per_request} µs): ratio ${result.ratio_rps} (rounds ${result.ratio_rps_rounds.median}, ${result.ratio_rps_rounds.range.join("-")}), ` +
-      `CPU ${result.ratio_cpu_per_request}x (+${result.limiter_us_per_request} µs); every request refused: ${refused.rps} req/s, ${refused.cpu_us_per_request} µs CPU per 429 (${result.refused_cpu_vs_off}x an unlimited answer)`,
+      `CPU ${result.ratio_cpu_per_request}x (+${result.limiter_us_per_request} µs); A/A control ${result.control_ratio_rps} (CPU ${result.control_ratio_cpu_per_request}x); every request refused: ${refused.rps} req/s, ${refused.cpu_us_per_request} µs CPU per 429 (${result.refused_cpu_vs_off}x an unlimited answer)`,
   );
   console.log(JSON.stringify(result));
 } finally {
