@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
-import { pointsRateLimiter, windowSeconds, type SharedRateLimiter } from "../domain/shared/rate-limit.ts";
+import { pointsRateLimiter, windowSeconds, type RateLimiterOptions, type SharedRateLimiter } from "../domain/shared/rate-limit.ts";
 
 /**
  * A SharedRateLimiter whose windows are kept in Redis by rate-limiter-flexible's RateLimiterRedis,
@@ -10,9 +10,10 @@ import { pointsRateLimiter, windowSeconds, type SharedRateLimiter } from "../dom
  * The client is ioredis (the library tells it from node-redis by its class: `useRedisPackage`
  * stays off). While Redis is unreachable (`rejectIfRedisNotReady`, or a command failing) this
  * node counts in its own memory instead (`insuranceLimiter`), so a Redis outage loosens the
- * limits to one node's share instead of failing the requests.
+ * limits to one node's share instead of failing the requests. A `hitOnly` limiter's spent keys
+ * are refused from this node's memory until their window ends (RateLimiterOptions).
  */
-export function redisRateLimiter(redis: Redis, name: string, limit: number, windowMs: number): SharedRateLimiter {
+export function redisRateLimiter(redis: Redis, name: string, limit: number, windowMs: number, options: RateLimiterOptions = {}): SharedRateLimiter {
   const duration = windowSeconds(windowMs);
   const limiter = new RateLimiterRedis({
     storeClient: redis,
@@ -20,6 +21,7 @@ export function redisRateLimiter(redis: Redis, name: string, limit: number, wind
     points: limit,
     duration,
     rejectIfRedisNotReady: true,
+    ...(options.hitOnly ? { inMemoryBlockOnConsumed: limit } : {}),
     insuranceLimiter: new RateLimiterMemory({ keyPrefix: name, points: limit, duration }),
   });
   return pointsRateLimiter(limiter, limit, windowMs);

@@ -137,7 +137,7 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
 
   return {
     nodeId,
-    rateLimiter: (name, limit, windowMs) => redisRateLimiter(redis, name, limit, windowMs),
+    rateLimiter: (name, limit, windowMs, options) => redisRateLimiter(redis, name, limit, windowMs, options),
     connections,
     signal(topic, data = "") {
       redis.publish(SIGNALS, JSON.stringify({ from: nodeId, topic, data })).catch((error: Error) => log.warn("cluster signal failed", { topic, error: error.message }));

@@ -33,7 +33,8 @@ export class RestRateLimiter {
   constructor(shared: SharedState, limits: RestRateLimits) {
     for (const family of REST_RATE_FAMILIES) {
       const { requests, windowSeconds } = limits[family];
-      this.buckets.set(family, shared.rateLimiter(`rest-${family}`, requests, windowSeconds * 1000));
+      // Only ever hit: in cluster mode a spent bucket is refused from memory, without Redis.
+      this.buckets.set(family, shared.rateLimiter(`rest-${family}`, requests, windowSeconds * 1000, { hitOnly: true }));
     }
   }
 

@@ -34,6 +34,16 @@ export interface SharedRateLimiter {
   reset(key: string): Promise<void>;
 }
 
+export interface RateLimiterOptions {
+  /**
+   * The limiter is only ever `hit` (never reserved, refunded or reset): once a key's window is
+   * spent, a node refuses the key from its own memory until the window ends instead of asking
+   * the store again (rate-limiter-flexible's `inMemoryBlockOnConsumed`), so a flood of refused
+   * requests costs no Redis round trip. A refund would not lift that, hence hits only.
+   */
+  hitOnly?: boolean;
+}
+
 /** What the adapter uses of a rate-limiter-flexible limiter: RateLimiterMemory and RateLimiterRedis have it alike. */
 export type PointsLimiter = Pick<RateLimiterAbstract, "consume" | "get" | "reward" | "delete">;
 

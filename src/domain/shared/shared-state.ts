@@ -1,5 +1,5 @@
 import type { Activity } from "./shapes.ts";
-import { memoryRateLimiter, type SharedRateLimiter } from "./rate-limit.ts";
+import { memoryRateLimiter, type RateLimiterOptions, type SharedRateLimiter } from "./rate-limit.ts";
 
 export type { SharedRateLimiter } from "./rate-limit.ts";
 
@@ -16,7 +16,7 @@ export interface SharedState {
    * `name`: the same name on every node shares the counts. Each key's window is dropped when it
    * ends, so memory follows the keys seen within one window.
    */
-  rateLimiter(name: string, limit: number, windowMs: number): SharedRateLimiter;
+  rateLimiter(name: string, limit: number, windowMs: number, options?: RateLimiterOptions): SharedRateLimiter;
   readonly connections: ConnectionCounts;
   /** Tells the other nodes (never this one) that `topic` changed; `data` says what. */
   signal(topic: SignalTopic, data?: string): void;

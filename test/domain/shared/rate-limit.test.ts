@@ -102,6 +102,26 @@ describe("SharedRateLimiter on memory answers at once", () => {
   });
 });
 
+describe.skipIf(!redisServerInstalled)("a hit-only limiter on redis", () => {
+  test("once a key's window is spent, this node refuses it from memory: Redis is not asked again until the window ends", async () => {
+    const name = `test-${++names}`;
+    const limiter = redisRateLimiter(client!, name, 2, 1000, { hitOnly: true });
+    expect((await limiter.hit("k")).allowed).toBe(true);
+    expect((await limiter.hit("k")).allowed).toBe(true);
+    // The count in Redis is removed behind the limiter's back: a plain limiter would start over.
+    await client!.del(`hearth:rate:${name}:k`);
+    const refused = await limiter.hit("k");
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, limit: 2 });
+    expect(refused.retryAfter).toBe(1);
+    expect(await client!.exists(`hearth:rate:${name}:k`)).toBe(0);
+    // Another key still counts in Redis.
+    expect((await limiter.hit("other")).allowed).toBe(true);
+    expect(await client!.get(`hearth:rate:${name}:other`)).toBe("1");
+    await Bun.sleep(1100);
+    expect((await limiter.hit("k")).allowed).toBe(true);
+  });
+});
+
 describe.skipIf(!redisServerInstalled)("SharedRateLimiter on redis without Redis", () => {
   test("counts in this node's memory instead of failing", async () => {
     const gone = new Redis("redis://127.0.0.1:1", { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
