@@ -113,7 +113,7 @@ export class FriendsRepo {
     // whole list, never a scan.
     this.presenceVisibleStmt = db.prepare<{ id: string }, [{ me: string; ids: string }]>(
       `SELECT c.id FROM users c
-       WHERE c.id ${db.dialect.inJsonArray("$ids")} AND (c.id = $me
+       WHERE c.id ${db.dialect.inJsonArray("$ids")} AND (c.id = $me OR c.is_bot = 1
          OR EXISTS (SELECT 1 FROM friendships f
                     WHERE f.user_low = CASE WHEN c.id < $me THEN c.id ELSE $me END
                       AND f.user_high = CASE WHEN c.id < $me THEN $me ELSE c.id END

@@ -8,6 +8,7 @@ import {
   type ClientSocket,
   type TestServer,
 } from "../helpers/server.ts";
+import { addMember, createServer } from "../helpers/community.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -85,7 +86,10 @@ describe("handshake", () => {
 describe("presence", () => {
   test("online while connected, offline once the last socket closes", async () => {
     const user = await server.register();
+    // A server-mate: presence is shown to friends and people who share a server (docs/users.md).
     const watcher = await server.register();
+    const serverId = await createServer(server, user);
+    await addMember(server, serverId, watcher);
     expect(await statusOf(watcher.token, user.id)).toBe("offline");
     const first = await server.connect(user.token);
     const second = await server.connect(user.token, { transports: ["polling"] });
@@ -112,7 +116,9 @@ describe("presence", () => {
     const ack = await socket.emitWithAck("status:set", { status: "dnd" });
     expect(ack).toEqual({ ok: true, status: "dnd" });
     expect(await announced).toEqual({ userId: user.id, status: "dnd" });
-    expect(await statusOf(stranger.token, user.id)).toBe("dnd");
+    expect(await statusOf(user.token, user.id)).toBe("dnd");
+    // A stranger (no friendship, no shared server) is shown offline (docs/users.md#presence-privacy).
+    expect(await statusOf(stranger.token, user.id)).toBe("offline");
 
     // The choice survives reconnecting.
     socket.close();
@@ -125,9 +131,10 @@ describe("presence", () => {
     const invisible = waitForEvent(back, "user:status", { filter: (p) => p.status === "offline" });
     expect(await back.emitWithAck("status:set", { status: "offline" })).toEqual({ ok: true, status: "offline" });
     await invisible;
-    expect(await statusOf(stranger.token, user.id)).toBe("offline");
+    expect(await statusOf(user.token, user.id)).toBe("offline");
     expect(await back.emitWithAck("status:set", { status: "idle" })).toEqual({ ok: true, status: "idle" });
-    expect(await statusOf(stranger.token, user.id)).toBe("idle");
+    expect(await statusOf(user.token, user.id)).toBe("idle");
+    expect(await statusOf(stranger.token, user.id)).toBe("offline");
 
     // Presence goes to the rooms that should see it: so far, only the user's own.
     expect(strangerSaw.filter((p) => p.userId === user.id)).toEqual([]);

@@ -3,7 +3,8 @@ import type { PresenceStatus } from "../shared/shapes.ts";
 
 /**
  * Who sees whose presence (status and activity), as Discord shows it: oneself, accepted
- * friends, and people who share a server. Everyone else (a stranger, someone with only a
+ * friends, and people who share a server. A bot's presence is everyone's to see: a bot is a
+ * service whose being up is what its users look for, not a person to keep private. Everyone else (a stranger, someone with only a
  * pending friend request, a DM or group DM partner who is neither) sees `offline` and no
  * activity (docs/users.md#presence-privacy). This is the one rule for every answer that carries
  * another user's status; the gateway's `user:status` reaches the same people through its rooms
