@@ -1,6 +1,6 @@
 import type { Server as Engine } from "@socket.io/bun-engine";
 import type { Server as BunServer } from "bun";
-import { clientAddress } from "../http/client-address.ts";
+import { limitedClientAddress } from "../http/client-address.ts";
 import type { GatewayServer } from "./socket-types.ts";
 
 /** What is used of an engine session: its "close" listeners. */
@@ -62,7 +62,7 @@ export class PendingSessions {
    * `answered` once the engine has answered it.
    */
   admit(request: Request, server: BunServer<unknown>): Response | null {
-    const address = clientAddress(request, server);
+    const address = limitedClientAddress(request, server);
     const count = this.count(address);
     if (count >= this.maxPerAddress) {
       return Response.json(

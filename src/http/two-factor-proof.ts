@@ -1,6 +1,6 @@
 import type { Server } from "bun";
 import type { TwoFactorProof } from "../domain/accounts/two-factor.ts";
-import { clientAddress } from "./client-address.ts";
+import { limitedClientAddress } from "./client-address.ts";
 
 /** The `X-2FA-Code` header of a "(2FA)" route and the caller's address, for TwoFactor.requireCode. */
 export function twoFactorProof(context: {
@@ -8,5 +8,5 @@ export function twoFactorProof(context: {
   request: Request;
   server: Server<unknown> | null;
 }): TwoFactorProof {
-  return { code: context.headers["x-2fa-code"] ?? null, clientAddress: clientAddress(context.request, context.server) };
+  return { code: context.headers["x-2fa-code"] ?? null, clientAddress: limitedClientAddress(context.request, context.server) };
 }

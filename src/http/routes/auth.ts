@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { password, totpCode, username } from "../../domain/shared/validation.ts";
 import { bearerToken, type AuthPlugin } from "../auth.ts";
-import { clientAddress } from "../client-address.ts";
+import { limitedClientAddress } from "../client-address.ts";
 import { body } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { doc } from "../operation-doc.ts";
@@ -42,13 +42,13 @@ export const authRoutes = (domain: Domain, auth: AuthPlugin) =>
     .post(
       "/register",
       async ({ body, request, server, set }) => {
-        const session = await domain.accounts.register(body, clientAddress(request, server));
+        const session = await domain.accounts.register(body, limitedClientAddress(request, server));
         set.status = 201;
         return session;
       },
       { body: RegisterBody, detail: doc("register", { 201: Session }, { errors: [403, 409, 429] }) },
     )
-    .post("/login", ({ body, request, server }) => domain.accounts.login(body, clientAddress(request, server)), {
+    .post("/login", ({ body, request, server }) => domain.accounts.login(body, limitedClientAddress(request, server)), {
       body: LoginBody,
       detail: doc("login", Session, { errors: [401, 403, 429] }),
     })
@@ -58,18 +58,18 @@ export const authRoutes = (domain: Domain, auth: AuthPlugin) =>
     })
     .post("/logout/all", ({ user }) => domain.accounts.logoutEverywhere(user), { auth: true, detail: doc("logoutEverywhere", LoggedOut) })
     .post("/2fa/setup", ({ user }) => domain.twoFactor.setup(user), { auth: true, detail: doc("setupTwoFactor", TwoFactorSetup) })
-    .post("/2fa/enable", ({ user, body, request, server }) => domain.twoFactor.enable(user, body, clientAddress(request, server)), {
+    .post("/2fa/enable", ({ user, body, request, server }) => domain.twoFactor.enable(user, body, limitedClientAddress(request, server)), {
       auth: true,
       body: EnableBody,
       detail: doc("enableTwoFactor", TwoFactorEnabled, { errors: [429] }),
     })
-    .post("/2fa/disable", ({ user, body, request, server }) => domain.twoFactor.disable(user, body, clientAddress(request, server)), {
+    .post("/2fa/disable", ({ user, body, request, server }) => domain.twoFactor.disable(user, body, limitedClientAddress(request, server)), {
       auth: true,
       body: CredentialsBody,
       detail: doc("disableTwoFactor", TwoFactorState, { errors: [429] }),
     })
     .post(
       "/2fa/recovery-codes",
-      ({ user, body, request, server }) => domain.twoFactor.regenerateRecoveryCodes(user, body, clientAddress(request, server)),
+      ({ user, body, request, server }) => domain.twoFactor.regenerateRecoveryCodes(user, body, limitedClientAddress(request, server)),
       { auth: true, body: CredentialsBody, detail: doc("regenerateRecoveryCodes", RecoveryCodes, { errors: [429] }) },
     );

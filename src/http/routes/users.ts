@@ -5,11 +5,10 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { CONNECTION_TYPES } from "../../domain/accounts/users.ts";
 import { boolean, boundedText, displayName, integer, password, username } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
-import { clientAddress } from "../client-address.ts";
+import { limitedClientAddress } from "../client-address.ts";
 import { readMultipart } from "../multipart.ts";
 import { body } from "../schemas.ts";
 import { doc } from "../operation-doc.ts";
-import { authedGet } from "../native-routes.ts";
 import { FileField } from "../../reference/json-schema.ts";
 import { MeUser, PublicUser, Success } from "../../domain/shared/shapes.ts";
 import { Connection, MutedUser, NotificationSettings, Session, UserProfile } from "../responses/accounts.ts";
@@ -50,15 +49,11 @@ const ConnectionBody = body({
   visible: v.optional(boolean),
 });
 
-/** GET /api/v1/users/me/info, also served by Bun's router directly (src/http/native-routes.ts). */
-export const meInfoRoute = (domain: Domain) => authedGet({ prefix: "/api/v1/users", path: "/me/info", handler: ({ user }) => domain.users.me(user) });
-
 /** /api/v1/users: the caller's account and other users' public views. */
 export const userRoutes = (domain: Domain, auth: AuthPlugin) => {
-  const meInfo = meInfoRoute(domain);
-  return new Elysia({ prefix: meInfo.prefix, tags: ["Users"] })
+  return new Elysia({ prefix: "/api/v1/users", tags: ["Users"] })
     .use(auth)
-    .get(meInfo.path, meInfo.handler, { auth: true, detail: doc("getMe", MeUser) })
+    .get("/me/info", ({ user }) => domain.users.me(user), { auth: true, detail: doc("getMe", MeUser) })
     .put("/me/profile", ({ user, body }) => domain.users.updateProfile(user, body), { auth: true, body: ProfileBody, detail: doc("updateMyProfile", MeUser, { errors: [409] }) })
     .post(
       "/me/avatar",
@@ -81,7 +76,7 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) => {
     .put(
       "/me/password",
       ({ user, body, request, server }) =>
-        domain.accounts.changePassword(user, body.currentPassword, body.newPassword, clientAddress(request, server)),
+        domain.accounts.changePassword(user, body.currentPassword, body.newPassword, limitedClientAddress(request, server)),
       { auth: true, body: PasswordBody, detail: doc("changePassword", Session, { errors: [429] }) },
     )
     .get("/me/notifications", ({ user }) => domain.users.notificationSettings(user), { auth: true, detail: doc("getNotificationSettings", NotificationSettings) })
