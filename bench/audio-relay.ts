@@ -13,7 +13,7 @@
  *
  *   bun bench/audio-relay.ts [--seconds 2.5] [--rates 50,200,800,3200] [--receivers 10,50] [--stall-seconds 8]
  *
- * The highest rate saturates the stock path (and, at 50 receivers, nearly the raw one): issue 7's
+ * The highest rate saturates the stock path (and, at 50 receivers, nearly the raw one): the
  * target is read there, at the most receivers: tuned throughput >= 0.8x raw and >= 5x stock.
  *
  * Two more scenarios on the tuned path, each its own run (see runScenario):
@@ -365,7 +365,7 @@ async function runScenario(name: string): Promise<void> {
 const CAP_RECEIVERS = argOf("receivers", "50,200").split(",").map(Number);
 const CAP_SENDERS = Number(argOf("senders", "2"));
 const CAP_MODES = argOf("modes", "tuned,stock,raw").split(",");
-/** Issue 21's bar for tuned/raw capacity; read over several runs' median (bench/README.md, "Where issue 21 stands"). */
+/** The bar for tuned/raw capacity, read over several runs' median (bench/README.md, "Current figures"). */
 const CAP_TARGET = 0.8;
 /** Receivers: hand-framed TCP (bench/audio-tcp-receiver.ts, the default) or `WebSocket` clients (bench/audio-client.ts). */
 const CAP_RECEIVER = argOf("receiver-client", "tcp") === "ws" ? "audio-client.ts" : "audio-tcp-receiver.ts";
@@ -663,7 +663,7 @@ if (RECEIVERS.length >= 2) {
     log(`  rate ${rate}/s: tuned ${m.tuned}, stock ${m.stock}, raw ${m.raw}  (stock/tuned ${m.stock_over_tuned}x, tuned/raw ${m.tuned_over_raw}x)`);
   }
 }
-// Issue 7's target, at the saturating (highest) rate with the most receivers.
+// The target, at the saturating (highest) rate with the most receivers.
 const top = ratios.find((r) => r.receivers === Math.max(...RECEIVERS) && r.rate === Math.max(...RATES))!;
 const target = {
   receivers: top.receivers,

@@ -12,7 +12,7 @@ import { argOf, log, setLoadPrefix } from "./fixture.ts";
 
 export const STEP_SECONDS = Number(argOf("step-seconds", "2"));
 /**
- * `--pin 1` (off by default: see bench/history.md, "Why the loop lags"): the servers under test (this process, every
+ * `--pin 1` (off by default): the servers under test (this process, every
  * thread) on CPU 0, and every load process started after this (senders, receivers) on the
  * other CPUs, with `taskset`, so that the servers never wait behind their own load generators
  * for a core and the load's bursts land on the other core. Every path gets the same: they run
@@ -42,15 +42,15 @@ export const CAP_START = capStart(20000);
 /** Where a search stops rising (deliveries/s). A path still keeping up there is reported as `capped`, with no ratio. */
 const CAP_MAX = Number(argOf("max", "20000000"));
 const CAP_REFINE = Number(argOf("refine", "2"));
-/** A step keeps up only with p99 at most this (issue 21: 50 ms). A lone message reaches the
+/** A step keeps up only with p99 at most this (50 ms by default). A lone message reaches the
  *  5,000th socket of the fan-out 50-90 ms after the first on this machine, on every path, so at
  *  5,000 sockets no step can meet 50 ms; `--p99-ms 250` measures throughput there instead. */
 export const CAP_P99_MS = Number(argOf("p99-ms", "50"));
 /**
  * Open requests at most for an open-loop client at `offered` a second: the p99 bound's worth (a
  * server answering within the bound never reaches it; one that falls behind has the rest
- * dropped), and at least 256 (the fixed cap before the tenth pass, which bursts of a late tick
- * reached at 100k requests/s with the server half idle).
+ * dropped), and at least 256, which the bursts of a late tick reach at 100k requests/s with
+ * the server half idle.
  */
 export const maxInFlight = (offered: number): number => Math.max(256, Math.ceil((offered * CAP_P99_MS) / 1000));
 /** ... and with at least this share of the offered deliveries delivered. */

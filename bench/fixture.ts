@@ -46,7 +46,7 @@ export { pct } from "./quantile.ts";
 /**
  * The REST benches' bare page read (rest-auth-read.ts --read page, message-send.ts): the
  * keyset SELECT of the columns Hearth's page reads (`PAGE_COLUMNS`) and their authors', one
- * JOIN; parameters channel id, before, limit. Every column before the tenth pass.
+ * JOIN; parameters channel id, before, limit.
  */
 export const BARE_PAGE_SQL = `SELECT ${PAGE_COLUMNS}, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id
   WHERE m.channel_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?`;

@@ -11,8 +11,8 @@
  *          handler running the same keyset SELECT and answering the rows as JSON.
  * Hearth runs with a file database in a temp dir, logLevel silent. Load comes from separate
  * processes (bench/post-client.ts, bench/load-client.ts) so this process's CPU is the
- * server's; the read's client is bench/raw-load-client.ts since the tenth pass (bench/load-client.ts's
- * `fetch` ran out of CPU before the servers did: bench/history.md, "Ninth pass"), and the
+ * server's; the read's client is bench/raw-load-client.ts (bench/load-client.ts's `fetch` runs
+ * out of CPU before the servers do), and the
  * baseline is sent the same GET as Hearth. Then the same two loads run against Hearth on PostgreSQL (a throwaway cluster of
  * Debian's postgresql, scripts/pg-cluster.ts, with its default durability: fsync on), and the
  * PostgreSQL/SQLite ratios are printed; skipped, with a note, when PostgreSQL is not installed

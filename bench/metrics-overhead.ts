@@ -4,10 +4,10 @@
  * (`app.metrics.httpEnabled`), alternating rounds so drift on a shared machine falls on both;
  * then the counting alone (`observeRequest` in a loop), which noise on the machine cannot hide.
  *
- * Load comes from a separate process: bench/raw-load-client.ts (`--client raw`, the default since
- * the tenth pass), which costs a few µs a request so the server is what saturates, or
+ * Load comes from a separate process: bench/raw-load-client.ts (`--client raw`, the default),
+ * which costs a few µs a request so the server is what saturates, or
  * bench/load-client.ts (`--client fetch`), which runs out of CPU before this server does
- * (bench/history.md, "Ninth pass"). Prints a human summary on stderr and one JSON line on stdout:
+ * Prints a human summary on stderr and one JSON line on stdout:
  * the totals of every round, and the median and range of the rounds' ratios (each round runs
  * both, in alternating order).
  *

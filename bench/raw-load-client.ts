@@ -10,7 +10,7 @@
  * Why: `fetch` spends ~20 µs of client CPU per request here, more than the servers under test
  * spend answering it (8-12 µs), so a fetch client on this 2-core machine runs out of CPU before
  * a fast server does, and a ratio of two servers' rates read through it is partly the client's.
- * This one answers in a few µs, so the server is what saturates (bench/history.md, "Ninth pass").
+ * This one answers in a few µs, so the server is what saturates.
  *
  *   bun bench/raw-load-client.ts <url> <seconds> <concurrency> [token]
  */

@@ -10,7 +10,7 @@
  * bench/rate-client.ts prints it: offered, completed (200s), errors, dropped, warm_up, p99.
  *
  * Why: bench/rate-client.ts's `fetch` tops out at 45-55k requests/s here, below every server
- * under test, so a capacity read through it is the client's (bench/history.md, "Ninth pass").
+ * under test, so a capacity read through it is the client's.
  *
  *   bun bench/raw-rate-client.ts <url> <seconds> <rate> <maxInFlight> [token]
  */

@@ -3,7 +3,7 @@
  *
  *   --read me (default): GET /api/v1/users/me/info (JWT, token version, JSON) against a bare
  *     Bun.serve handler doing the same SQLite primary-key read with no framework and no auth,
- *     answering the same thirteen fields (since the tenth pass; ten before).
+ *     answering the same thirteen fields.
  *   --read page: GET /api/v1/messages/:channelId?before=<id>&limit=50 (auth, channel access and
  *     permission bits, the keyset page, attachments, hydrate, JSON) against a bare handler
  *     running the same keyset SELECT and answering the rows (as bench/message-send.ts's read).
@@ -11,7 +11,7 @@
  * Paths: `hearth` (as configured: the hot GET routes on Bun's router, src/http/native-routes.ts),
  * `elysia` (the same app with `nativeRoutes: false`: every route through Elysia, as before issue
  * 21's change) and `bare`, all on the same database file, each sent the same request (path,
- * query, bearer token; before the tenth pass the baseline was sent a shorter one).
+ * query, bearer token).
  *
  * Load comes from a separate process so the server's CPU is its own ("server CPU" is
  * `process.cpuUsage()` of this process, which runs only the servers; the loaded one alone is busy).
@@ -20,12 +20,11 @@
  *     Closed loop: rounds alternate the paths; the ratios are the medians (and ranges) over the
  *     rounds, of req/s and of the server's CPU per request. `--client raw` (the default,
  *     bench/raw-load-client.ts) costs a few µs a request, so the server is what saturates and
- *     req/s is each server's capacity; `--client fetch` (bench/load-client.ts, the client of
- *     the passes before the ninth) spends more CPU than a fast server, so its req/s is partly the
- *     client's (bench/history.md, "Ninth pass").
+ *     req/s is each server's capacity; `--client fetch` (bench/load-client.ts) spends more CPU
+ *     than a fast server, so its req/s is partly the client's.
  *   bun bench/rest-auth-read.ts --capacity [--read me|page] [--start 2000] [--step-seconds 2] [--p99-ms 50] [--client raw|fetch]
  *     Each path's capacity (bench/capacity-search.ts): open-loop GETs at an offered rate
- *     (`--client raw`, the default since the tenth pass: bench/raw-rate-client.ts, prepared
+ *     (`--client raw`, the default: bench/raw-rate-client.ts, prepared
  *     requests pipelined on keep-alive sockets; `--client fetch`: bench/rate-client.ts, which
  *     tops out below the servers here) rising by 1.5x until a step falls behind (under 99%
  *     answered, or p99 over the bound), the paths taking turns at every step; and the server

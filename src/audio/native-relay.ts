@@ -26,8 +26,7 @@ import { rooms } from "../domain/shared/events.ts";
  * while some voice room has members) so that a listener that drains is heard again when the
  * room is quiet. The frame count is what bounds a stalled listener's buffer: an overloaded
  * server can run its thread for hundreds of ms without the timer firing, and at 15,000 frames/s
- * per listener that let a listener pass Bun's 4 MiB bound and be closed (bench/history.md,
- * "Seventh pass"). Per frame the work is O(1) JavaScript whatever the number of receivers
+ * per listener that would let a listener pass Bun's 4 MiB bound and be closed. Per frame the work is O(1) JavaScript whatever the number of receivers
  * (one room sweep, O(members), per 32 frames). Both messages of a frame are published in one
  * synchronous step to the same subscriber set, so a listener gets both or neither, as long
  * as Bun itself does not drop one: Bun drops only past the connection's `backpressureLimit`

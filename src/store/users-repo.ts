@@ -6,8 +6,7 @@ import { secretContext, type SecretBox } from "./secret-box.ts";
 /**
  * An account as every handler gets it: each column of `users` but `password_hash`, which is read
  * only to check a password (`findByLogin`, `passwordHashOf`), so the hash never rides on the
- * caller of every authenticated request (nor costs that read the string: bench/history.md,
- * "Tenth pass"). The columns are `USER_COLUMNS`.
+ * caller of every authenticated request (nor costs reading the string). The columns are `USER_COLUMNS`.
  */
 export interface UserRow {
   id: string;

@@ -732,7 +732,7 @@ export const migrations: Migration[] = [
     version: 15,
     name: "message-attachment-flag",
     // Whether a message was stored with attachments (1) or not (0), so a page of messages without
-    // any skips the attachment lookup (~25 µs of a page of 50; bench/history.md, "REST reads").
+    // any skips the attachment lookup.
     // Set by the message's INSERT, with its attachments, in one transaction; attachments are never
     // added to a stored message nor removed from one (only deleted with it, by ON DELETE CASCADE),
     // so the flag stays true for the message's life. Existing rows are filled from the table.

@@ -112,8 +112,8 @@ class Direct implements Transaction {
  * anything that may write: `run`, `exec`, `transaction`, `close`, and a `get` or `all` of a
  * statement SQLite does not call read-only (an `INSERT ... RETURNING`). In WAL mode every read on its
  * own takes and drops SQLite's shared-memory read lock (two `fcntl` calls and the snapshot's
- * setup: ~0.8 µs in a loop, ~4 µs a statement at saturation, and a page read runs four); a turn
- * that serves many requests now does that once (bench/history.md, "Eleventh pass"). What a read
+ * setup, a cost paid per statement, and a page read runs four); a turn that serves many
+ * requests does that once. What a read
  * sees: every write of this connection (a write ends the snapshot first, so it is never held
  * in one), and other processes' writes (the admin CLI) committed before the turn's first read,
  * as if the turn's reads had all run at that moment.
