@@ -9,7 +9,8 @@ import { websocketOf } from "../../src/gateway/native-fanout.ts";
 import { LIMITS } from "../../src/domain/shared/limits.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, createVoiceChannel } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { quietWindow, until } from "../helpers/wait.ts";
 import { StalledGatewayClient, streamPastStalled } from "../helpers/stalled-gateway-client.ts";
 
 let server: TestServer;
@@ -48,7 +49,8 @@ async function setup() {
 async function send(socket: ClientSocket, event: string, payload: unknown) {
   const errors = recordEvents(socket, "voice:error");
   const ack = await socket.emitWithAck(event, payload);
-  await sleep(30);
+  // A refusal's voice:error is emitted right after its ack, on the same socket.
+  if (!ack.ok) await until(() => errors.length > 0, `voice:error after ${event}`);
   socket.off("voice:error");
   return { ack, errors };
 }
@@ -84,11 +86,11 @@ describe("voice:listen", () => {
 
     // The same answer again changes nothing and tells nobody.
     expect(await listener.emitWithAck("voice:listen", { channelId, listening: true })).toEqual({ ok: true, channelId, listening: true });
-    await sleep(50);
-    expect(atPerson).toHaveLength(1);
     const stopped = waitForEvent(person, "voice:listening");
     expect(await listener.emitWithAck("voice:listen", { channelId: channelId.toUpperCase(), listening: false })).toEqual({ ok: true, channelId, listening: false });
     expect(await stopped).toEqual({ ...event, listening: false });
+    // In order on one socket: had the repeat told anyone, it would sit between the two.
+    expect(atPerson).toEqual([event, { ...event, listening: false }]);
     expect(inText).toEqual([]);
     expect(server.app.domain.voice.rooms.listeners(channelId).size).toBe(0);
     expect(serverId).toBeTruthy();
@@ -116,7 +118,7 @@ describe("voice:listen", () => {
 
     const elsewhere = await inVoice(otherBot.token, await createVoiceChannel(server, owner, serverId, { name: "Other" }));
     expect((await send(elsewhere, "voice:listen", { channelId, listening: true })).ack).toEqual({ ok: false, error: "You are not in this voice channel" });
-    await sleep(30);
+    await quietWindow(50);
     expect(seen).toEqual([]);
     for (const s of [person, outside, elsewhere]) s.close();
   });
@@ -172,7 +174,7 @@ describe("voice:audio-data", () => {
       expect(p).toMatchObject({ sampleRate: 48000, channels: 2, userId: member.id });
       expect(asBytes(p.pcm)).toEqual(stereo);
     }
-    await sleep(100);
+    await quietWindow(); // other sockets: no ordering to lean on
     for (const seen of unwanted) expect(seen).toEqual([]);
     for (const seen of asBotAudio) expect(seen).toEqual([]);
     for (const s of [speaker, otherPerson, listener, deafBot, textRoom, poller]) s.close();
@@ -193,7 +195,7 @@ describe("voice:audio-data", () => {
     const got = waitForEvent(listener, "voice:audio-data");
     expect(await speaker.emitWithAck("voice:audio-data", { channelId, pcm: frame(), channels: 1 })).toEqual({ ok: true });
     await got;
-    await sleep(100);
+    await quietWindow(); // other sockets: no ordering to lean on
     for (const seen of leaked) expect(seen).toEqual([]);
     expect([...server.app.domain.voice.rooms.listeners(channelId)].map((p) => p.isBot)).toEqual([true]);
     for (const s of [speaker, eavesdropper, spare, speakersOwn, listener]) s.close();
@@ -241,7 +243,7 @@ describe("voice:audio-data", () => {
     expect((await meetingBot.emitWithAck("voice:listen", { channelId: meetingId, listening: true })).ok).toBe(true);
     const heardInMeeting = recordEvents(meetingBot, "voice:audio-data");
     await refused(audience, "Audience members cannot speak in a meeting", meetingId);
-    await sleep(50);
+    await quietWindow(50);
     expect(heard).toEqual([]);
     expect(heardInMeeting).toEqual([]);
     for (const s of [listener, outside, speaker, owners, botSpeaker, second, audience, meetingBot]) s.close();
@@ -267,7 +269,7 @@ describe("voice:audio-data", () => {
       expect(answer.ack).toEqual({ ok: false, error });
       expect(answer.errors).toEqual([{ error }]);
     }
-    await sleep(50);
+    await quietWindow(50);
     expect(heard).toEqual([]);
     speaker.close();
     listener.close();
@@ -282,12 +284,12 @@ describe("voice:audio-data", () => {
     expect((await owners.emitWithAck("voice:server-deafen", { userId: bot.botUserId, deafened: true })).ok).toBe(true);
     const whileDeaf = recordEvents(listener, "voice:audio-data");
     expect(await speaker.emitWithAck("voice:audio-data", { channelId, pcm: frame(), channels: 1 })).toEqual({ ok: true });
-    await sleep(80);
-    expect(whileDeaf).toEqual([]);
     expect((await owners.emitWithAck("voice:server-deafen", { userId: bot.botUserId, deafened: false })).ok).toBe(true);
     const got = waitForEvent(listener, "voice:audio-data");
     expect(await speaker.emitWithAck("voice:audio-data", { channelId, pcm: frame(), channels: 1 })).toEqual({ ok: true });
     await got;
+    // In order on the listener's socket: the frame sent while deafened would have come first.
+    expect(whileDeaf).toHaveLength(1);
 
     // Leaving and coming back: not listening until asked again.
     const left = waitForEvent(speaker, "voice:user-left");
@@ -297,8 +299,9 @@ describe("voice:audio-data", () => {
     listener = await inVoice(bot.token, channelId);
     const afterRejoin = recordEvents(listener, "voice:audio-data");
     expect(await speaker.emitWithAck("voice:audio-data", { channelId, pcm: frame(), channels: 1 })).toEqual({ ok: true });
-    await sleep(80);
+    await quietWindow();
     expect(afterRejoin).toEqual([]);
+
     for (const s of [speaker, listener, owners]) s.close();
   });
 

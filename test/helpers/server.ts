@@ -165,28 +165,8 @@ export function recordEvents<T = any>(socket: ClientSocket, event: string): T[] 
   return seen;
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Resolves once `check()` holds (polled every 10 ms), or fails naming `what` after `timeout` ms. */
-export async function until(check: () => boolean, what: string, timeout = 5000): Promise<void> {
-  const end = Date.now() + timeout;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-/** Resolves once `socket` is disconnected, with the reason. */
-export function waitForDisconnect(socket: ClientSocket, timeout = 3000): Promise<string> {
-  if (socket.disconnected) return Promise.resolve("already disconnected");
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("timed out waiting for disconnect")), timeout);
-    socket.once("disconnect", (reason) => {
-      clearTimeout(timer);
-      resolve(reason);
-    });
-  });
-}
+// The waiting helpers live in ./wait.ts (the cluster and browser suites use them without the app).
+export { sleep, until, eventually, waitForDisconnect, expectNoEvent, quietWindow, letTimePass } from "./wait.ts";
 
 /** An error answer: exactly `{error: <string>}` with `status`, and the message when given. */
 export function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp): void {

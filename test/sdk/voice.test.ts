@@ -10,6 +10,7 @@ import { tone } from "../../sdk/src/wav.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { letTimePass, quietWindow, until } from "../helpers/wait.ts";
 
 type Heard = { pcm: Uint8Array; sampleRate: number; channels: number; botUserId: string };
 const concat = (chunks: ArrayLike<number>[]) => Buffer.concat(chunks.map((c) => Buffer.from(c as Uint8Array)));
@@ -39,11 +40,6 @@ async function voiceBot(name: string) {
   return { bot, app, voice: await joinVoice(bot, place.voiceId) };
 }
 
-const until = async (check: () => boolean, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!check() && Date.now() < deadline) await Bun.sleep(10);
-};
-
 test("play() sends decoded audio as paced 20 ms frames, every byte in order", async () => {
   const { app, voice } = await voiceBot("Player");
   const heard = recordEvents<Heard>(listener, "bot:audio-data");
@@ -52,7 +48,7 @@ test("play() sends decoded audio as paced 20 ms frames, every byte in order", as
   const stats = await voice.play(sound).finished;
   const elapsed = performance.now() - started;
   expect(stats).toMatchObject({ frames: 50, bytes: 192000, audioMs: 1000, resyncs: 0, ended: "finished" });
-  await until(() => heard.length === 50);
+  await until(() => heard.length === 50, "heard.length === 50");
   expect(heard.every((f) => f.botUserId === app.botUserId && f.sampleRate === 48000 && f.channels === 2 && f.pcm.byteLength === 3840)).toBe(true);
   expect(concat(heard.map((f) => f.pcm)).equals(asBytes(sound.pcm))).toBe(true);
   // Paced over about a second, not sent at once (bounds generous for a shared machine).
@@ -68,13 +64,13 @@ test("a raw PCM stream in chunks of any size is cut into whole frames; the last 
   const all = asBytes(sound.pcm);
   async function* chunks(): AsyncGenerator<PcmChunk> {
     for (let at = 0; at < all.length; at += 777) {
-      await Bun.sleep(1);
+      await Promise.resolve(); // an asynchronous source, as a file or a socket is
       yield all.subarray(at, at + 777);
     }
   }
   const stats = await voice.play(chunks(), { sampleRate: 16000, channels: 1 }).finished;
   expect(stats.frames).toBe(7);
-  await until(() => heard.length === 7);
+  await until(() => heard.length === 7, "heard.length === 7");
   expect(heard.map((f) => f.pcm.byteLength)).toEqual([640, 640, 640, 640, 640, 640, 320]);
   expect(concat(heard.map((f) => f.pcm)).equals(all)).toBe(true);
   await voice.leave();
@@ -84,19 +80,19 @@ test("pause holds the frames, resume goes on from the next one, stop ends it", a
   const { voice } = await voiceBot("Pauser");
   const heard = recordEvents<Heard>(listener, "bot:audio-data");
   const playback = voice.play(tone({ durationMs: 2000, sampleRate: 48000, channels: 1 }));
-  await until(() => heard.length >= 5);
+  await until(() => heard.length >= 5, "heard.length >= 5");
   playback.pause();
-  await Bun.sleep(100);
+  await quietWindow(60); // a frame already on the wire still lands
   const atPause = heard.length;
-  await Bun.sleep(400);
+  await quietWindow(200); // ten frames' worth
   expect(heard.length).toBe(atPause); // nothing while paused
   playback.resume();
-  await until(() => heard.length >= atPause + 5);
+  await until(() => heard.length >= atPause + 5, "heard.length >= atPause + 5");
   playback.stop();
   const stats = await playback.finished;
   expect(stats.ended).toBe("stopped");
   expect(stats.frames).toBeLessThan(100);
-  await Bun.sleep(100);
+  await until(() => heard.length >= stats.frames, "every frame sent before the stop");
   expect(heard.length).toBe(stats.frames);
   await voice.leave();
 });
@@ -108,9 +104,10 @@ test("frames are scheduled on a monotonic clock: after a short stall they catch 
     const end = performance.now() + ms;
     while (performance.now() < end);
   };
-  await Bun.sleep(200);
+  // The playback's clock against the wall clock is what is tested: real time runs between stalls.
+  await letTimePass(200, "playback under way");
   busy(150); // shorter than maxLagMs: the frames due meanwhile go out at once, late
-  await Bun.sleep(300);
+  await letTimePass(300, "the schedule catches up");
   busy(450); // longer: the schedule moves forward rather than sending the backlog in a burst
   const stats = await playback.finished;
   expect(stats.frames).toBe(75);
@@ -129,13 +126,14 @@ test("receiving: per speaker, as async iterators of frames that end at a pause",
     for await (const frame of all) everything.push(frame);
   })();
   const fromA = ear.voice.receive(a.app.botUserId, { idleMs: 300 });
-  const utterances: { userId: string; frames: ReceivedFrame[] }[] = [];
+  const utterances: { userId: string; frames: ReceivedFrame[]; ended: boolean }[] = [];
   const speakers = ear.voice.speakers({ idleMs: 300 });
   const collecting = (async () => {
     for await (const speaker of speakers) {
-      const frames: ReceivedFrame[] = [];
-      utterances.push({ userId: speaker.userId, frames });
-      for await (const frame of speaker.frames) frames.push(frame);
+      const utterance = { userId: speaker.userId, frames: [] as ReceivedFrame[], ended: false };
+      utterances.push(utterance);
+      for await (const frame of speaker.frames) utterance.frames.push(frame);
+      utterance.ended = true;
     }
   })();
 
@@ -147,8 +145,8 @@ test("receiving: per speaker, as async iterators of frames that end at a pause",
   expect(onlyA.length).toBe(10);
   expect(asBytes(joinFrames(onlyA).pcm).equals(asBytes(soundA.pcm))).toBe(true);
 
-  await until(() => utterances.length === 2 && everything.length === 20);
-  await Bun.sleep(400);
+  await until(() => utterances.length === 2 && everything.length === 20, "both utterances, every frame");
+  await until(() => utterances.every((u) => u.ended), "both utterances to end at the pause");
   const byUser = Object.fromEntries(utterances.map((u) => [u.userId, joinFrames(u.frames)]));
   expect(asBytes(byUser[a.app.botUserId]!.pcm).equals(asBytes(soundA.pcm))).toBe(true);
   expect(byUser[b.app.botUserId]).toMatchObject({ sampleRate: 24000, channels: 2 });
@@ -157,7 +155,7 @@ test("receiving: per speaker, as async iterators of frames that end at a pause",
 
   // A speaks again: a new utterance. Then the ear leaves: everything ends.
   await a.voice.play(soundA).finished;
-  await until(() => utterances.length === 3);
+  await until(() => utterances.length === 3, "utterances.length === 3");
   expect(utterances[2]!.userId).toBe(a.app.botUserId);
   await ear.voice.leave();
   await collecting;
@@ -169,14 +167,14 @@ test("a drop mid-song: the bot joins its voice channel again and the song goes o
   const { bot, app, voice } = await voiceBot("Resilient");
   const heard = recordEvents<Heard>(listener, "bot:audio-data");
   const playback = voice.play(tone({ durationMs: 3000, sampleRate: 48000, channels: 1 }));
-  await until(() => heard.length >= 10);
+  await until(() => heard.length >= 10, "heard.length >= 10");
   const resumed = new Promise((resolve) => bot.on("resumed", resolve));
   const rejoined = waitForEvent(listener, "voice:user-joined", { filter: (p) => p.userId === app.botUserId, timeout: 5000 });
   server.app.io.in(`user:${app.botUserId}`).disconnectSockets();
   await resumed;
   await rejoined;
   const afterResume = heard.length;
-  await until(() => heard.length >= afterResume + 10);
+  await until(() => heard.length >= afterResume + 10, "heard.length >= afterResume + 10");
   expect(heard.length).toBeGreaterThanOrEqual(afterResume + 10);
   expect(voice.active).toBe(true);
   playback.stop();
@@ -186,8 +184,9 @@ test("a drop mid-song: the bot joins its voice channel again and the song goes o
 
 test("leaving ends playback with 'left'; formats the relay refuses are refused before sending", async () => {
   const { voice } = await voiceBot("Leaver");
+  const heard = recordEvents<Heard>(listener, "bot:audio-data");
   const playback = voice.play(tone({ durationMs: 2000 }));
-  await Bun.sleep(100);
+  await until(() => heard.length > 0, "playback under way");
   await voice.leave();
   expect((await playback.finished).ended).toBe("left");
   expect(() => voice.play(tone())).toThrow("the bot left this voice channel");
