@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { AuditEntryRow, AuditFilter } from "../../store/audit-repo.ts";
 import type { Access } from "./access.ts";
@@ -5,22 +6,24 @@ import { forbidden, notFound } from "../shared/errors.ts";
 import { PERMISSIONS } from "./permission-bits.ts";
 import { hasPermission } from "./permissions.ts";
 import type { AuditAction } from "./audit-actions.ts";
+import { ImageUrl, UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 export type { AuditAction };
 
-export interface AuditEntry {
-  id: string;
-  server_id: string;
-  actor_id: string | null;
-  actor_username: string | null;
-  actor_avatar: string | null;
-  action: string;
-  target_type: string | null;
-  target_id: string | null;
-  target_username: string | null;
-  changes: Record<string, unknown>;
-  created_at: number;
-}
+export const AuditEntry = v.object({
+  id: Uuid,
+  server_id: Uuid,
+  actor_id: v.nullable(Uuid),
+  actor_username: v.nullable(v.string()),
+  actor_avatar: ImageUrl,
+  action: v.string(),
+  target_type: v.nullable(v.string()),
+  target_id: v.nullable(v.string()),
+  target_username: v.nullable(v.string()),
+  changes: v.record(v.string(), v.unknown()),
+  created_at: UnixSeconds,
+});
+export type AuditEntry = v.InferOutput<typeof AuditEntry>;
 
 const toEntry = (row: AuditEntryRow): AuditEntry => ({ ...row, changes: JSON.parse(row.changes) as Record<string, unknown> });
 

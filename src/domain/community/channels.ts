@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { CategoryRow, ChannelPatch, ChannelRow } from "../../store/channels-repo.ts";
 import type { OverrideRow } from "../../store/access-repo.ts";
@@ -9,23 +10,18 @@ import { rooms, type EventBus, type GatewayEventName, type GatewayPayload } from
 import type { LiveStateListener, Members } from "./members.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { computeChannelPermissions, hasPermission } from "../access/permissions.ts";
-import type { Category, Channel } from "../shared/shapes.ts";
+import { Category, Channel, Uuid } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import type { ChannelChangesInput, ChannelPlacementInput, NewChannelInput } from "./channel-schemas.ts";
 
-export interface PermissionOverride {
-  role_id: string;
-  allow: number;
-  deny: number;
-}
+export const PermissionOverride = v.object({ role_id: Uuid, allow: v.number(), deny: v.number() });
+export type PermissionOverride = v.InferOutput<typeof PermissionOverride>;
 
-export interface ChannelList {
-  channels: Channel[];
-  categories: Category[];
-}
+export const ChannelList = v.object({ channels: v.array(Channel), categories: v.array(Category) });
+export type ChannelList = v.InferOutput<typeof ChannelList>;
 
 
 export const toChannel = (row: ChannelRow): Channel => ({

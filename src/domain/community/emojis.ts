@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { EmojiView, EmojiWithServer } from "../../store/emojis-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
@@ -10,6 +11,7 @@ import { hasPermission } from "../access/permissions.ts";
 import { fileStem, readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import { originalNameOf } from "../messaging/attachments.ts";
 import { isUuid } from "../shared/validation.ts";
+import { UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 /** An emoji name: what `<:name:id>` markup accepts (letters, digits, `_`, `-`). */
 export const EMOJI_NAME = new RegExp(`^[A-Za-z0-9_-]{1,${LIMITS.emojiNameLength}}$`);
@@ -18,18 +20,19 @@ export const EMOJI_NAME_MESSAGE = `must be 1-${LIMITS.emojiNameLength} letters, 
 /** The longest `original_name` kept (the client's file name, for display only). */
 
 /** SPEC.md "Emoji". */
-export interface Emoji {
-  id: string;
-  server_id: string;
-  name: string;
-  file_path: string;
-  original_name: string;
-  mime_type: string;
-  size: number;
-  uploaded_by: string | null;
-  created_at: number;
-  uploaded_by_username: string | null;
-}
+export const Emoji = v.object({
+  id: Uuid,
+  server_id: Uuid,
+  name: v.string(),
+  file_path: v.string(),
+  original_name: v.string(),
+  mime_type: v.string(),
+  size: v.number(),
+  uploaded_by: v.nullable(Uuid),
+  created_at: UnixSeconds,
+  uploaded_by_username: v.nullable(v.string()),
+});
+export type Emoji = v.InferOutput<typeof Emoji>;
 
 export const toEmoji = (row: EmojiView): Emoji => ({
   id: row.id,

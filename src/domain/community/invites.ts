@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { InviteRow, InviteUseRow } from "../../store/invites-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
@@ -11,19 +12,21 @@ import { newInviteCode, type Server, type Servers } from "./servers.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
+import { UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 /** The invite object (CONTRACT.md), plus whether it is the server's primary invite. */
-export interface Invite {
-  id: string;
-  code: string;
-  server_id: string;
-  max_uses: number | null;
-  uses: number;
-  expires_at: number | null;
-  is_primary: boolean;
-  created_by: string | null;
-  created_at: number;
-}
+export const Invite = v.object({
+  id: Uuid,
+  code: v.string(),
+  server_id: Uuid,
+  max_uses: v.nullable(v.number()),
+  uses: v.number(),
+  expires_at: v.nullable(UnixSeconds),
+  is_primary: v.boolean(),
+  created_by: v.nullable(Uuid),
+  created_at: UnixSeconds,
+});
+export type Invite = v.InferOutput<typeof Invite>;
 
 export const toInvite = (row: InviteRow): Invite => ({
   id: row.id,

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
@@ -6,20 +7,22 @@ import type { Audit } from "../access/audit.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
-import type { PresenceStatus } from "../shared/shapes.ts";
+import { BotFlag, ImageUrl, Presence, UnixSeconds, Uuid } from "../shared/shapes.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
 
-export interface Member {
-  user_id: string;
-  username: string;
-  avatar: string | null;
-  status: PresenceStatus;
-  role: string;
-  roles: string[];
-  is_bot: 0 | 1;
-  joined_at: number;
-  timeout_until: number | null;
-}
+/** A member of a server (CONTRACT.md): `role` is the built-in role, `roles` the custom role ids. */
+export const Member = v.object({
+  user_id: Uuid,
+  username: v.string(),
+  avatar: ImageUrl,
+  status: Presence,
+  role: v.string(),
+  roles: v.array(Uuid),
+  is_bot: BotFlag,
+  joined_at: UnixSeconds,
+  timeout_until: v.nullable(UnixSeconds),
+});
+export type Member = v.InferOutput<typeof Member>;
 
 /**
  * Joining and leaving servers, in one place for every path that does it (invite join, leave,

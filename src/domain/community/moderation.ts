@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { BanRow } from "../../store/moderation-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
@@ -9,16 +10,14 @@ import type { Members } from "./members.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { isTimedOut, type BuiltinRole } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
+import { UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 /** Built-in roles that `PUT /members/:id/role` may set; `owner` changes only by a transfer. */
 export const ASSIGNABLE_BUILTIN_ROLES = ["admin", "moderator", "member"] as const;
 export type AssignableBuiltinRole = (typeof ASSIGNABLE_BUILTIN_ROLES)[number];
 
-export interface TimeoutState {
-  serverId: string;
-  userId: string;
-  expiresAt: number | null;
-}
+export const TimeoutState = v.object({ serverId: Uuid, userId: Uuid, expiresAt: v.nullable(UnixSeconds) });
+export type TimeoutState = v.InferOutput<typeof TimeoutState>;
 
 /**
  * Member moderation: kick, ban, timeout and built-in role changes. The shared routes and the

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { ServerGifRow } from "../../store/server-gifs-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
@@ -7,19 +8,21 @@ import { LIMITS } from "../shared/limits.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { fileStem, readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
+import { UnixSeconds, Uuid } from "../shared/shapes.ts";
 
-export interface ServerGif {
-  id: string;
-  server_id: string;
-  name: string;
-  kind: "gif" | "sticker";
-  url: string;
-  mime_type: string;
-  size: number;
-  uploaded_by: string | null;
-  uploaded_by_username: string | null;
-  created_at: number;
-}
+export const ServerGif = v.object({
+  id: Uuid,
+  server_id: Uuid,
+  name: v.string(),
+  kind: v.picklist(["gif", "sticker"]),
+  url: v.string(),
+  mime_type: v.string(),
+  size: v.number(),
+  uploaded_by: v.nullable(Uuid),
+  uploaded_by_username: v.nullable(v.string()),
+  created_at: UnixSeconds,
+});
+export type ServerGif = v.InferOutput<typeof ServerGif>;
 
 export const toGif = (row: ServerGifRow): ServerGif => ({
   id: row.id,

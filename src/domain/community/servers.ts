@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { ServerRow } from "../../store/servers-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
@@ -11,30 +12,33 @@ import type { LiveStateListener, Members } from "./members.ts";
 import { DEFAULT_EVERYONE_PERMISSIONS, PERMISSIONS } from "../access/permission-bits.ts";
 import type { TwoFactor, TwoFactorProof } from "../accounts/two-factor.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
+import { ImageUrl, UnixSeconds, Uuid } from "../shared/shapes.ts";
 
-export interface ServerSettings {
-  system_channel_id: string | null;
-  default_notifications: "all" | "mentions";
-  welcome_message: string;
-}
+export const ServerSettings = v.object({
+  system_channel_id: v.nullable(Uuid),
+  default_notifications: v.picklist(["all", "mentions"]),
+  welcome_message: v.string(),
+});
+export type ServerSettings = v.InferOutput<typeof ServerSettings>;
 
 const DEFAULT_SETTINGS: ServerSettings = { system_channel_id: null, default_notifications: "all", welcome_message: "" };
 
-export interface Server {
-  id: string;
-  name: string;
-  description: string;
-  icon: string | null;
-  banner: string | null;
-  banner_offset: number;
-  owner_id: string;
-  vanity_code: string | null;
-  verified: boolean;
-  settings: ServerSettings;
-  member_count: number;
-  created_at: number;
-  updated_at: number;
-}
+export const Server = v.object({
+  id: Uuid,
+  name: v.string(),
+  description: v.string(),
+  icon: ImageUrl,
+  banner: ImageUrl,
+  banner_offset: v.number(),
+  owner_id: Uuid,
+  vanity_code: v.nullable(v.string()),
+  verified: v.boolean(),
+  settings: ServerSettings,
+  member_count: v.number(),
+  created_at: UnixSeconds,
+  updated_at: UnixSeconds,
+});
+export type Server = v.InferOutput<typeof Server>;
 
 /** A new code for invites: 10 characters of an unambiguous alphabet. */
 export function newInviteCode(): string {
