@@ -4,6 +4,7 @@
  * failures are reported as fixed messages that never contain the URL, the key or the payload,
  * and logged as a warning saying only how it failed.
  */
+import * as v from "valibot";
 import type { Logger } from "../../log.ts";
 
 export interface GifProviderConfig {
@@ -15,14 +16,15 @@ export interface GifProviderConfig {
 }
 
 /** One provider GIF as Hearth answers it. */
-export interface ProviderGif {
-  id: string;
-  title: string;
-  url: string;
-  preview_url: string;
-  width: number | null;
-  height: number | null;
-}
+export const ProviderGif = v.object({
+  id: v.string(),
+  title: v.string(),
+  url: v.string(),
+  preview_url: v.string(),
+  width: v.nullable(v.number()),
+  height: v.nullable(v.number()),
+});
+export type ProviderGif = v.InferOutput<typeof ProviderGif>;
 
 export type ProviderSearch = { ok: true; results: ProviderGif[] } | { ok: false; error: string };
 

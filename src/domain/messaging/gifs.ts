@@ -1,23 +1,24 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { GifCursor } from "../../store/server-gifs-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import { badRequest } from "../shared/errors.ts";
-import type { GifProviderClient, ProviderGif } from "./gif-provider.ts";
-import { toGif, type ServerGif } from "../community/server-gifs.ts";
+import { ProviderGif, type GifProviderClient } from "./gif-provider.ts";
+import { ServerGif, toGif } from "../community/server-gifs.ts";
 
 /** A server GIF or sticker in search results, with its server's name. */
-export interface GifResult extends ServerGif {
-  server_name: string;
-}
+export const GifResult = v.object({ ...ServerGif.entries, server_name: v.string() });
+export type GifResult = v.InferOutput<typeof GifResult>;
 
 /** `GET /api/v1/gifs/search` (docs/gifs.md). */
-export interface GifSearchResult {
-  results: GifResult[];
+export const GifSearchResult = v.object({
+  results: v.array(GifResult),
   /** Pass as `cursor` for the next page; null on the last one. */
-  next: string | null;
+  next: v.nullable(v.string()),
   /** The external provider's answer, when one is configured and was asked; else null. */
-  provider: { results: ProviderGif[]; error: string | null } | null;
-}
+  provider: v.nullable(v.object({ results: v.array(ProviderGif), error: v.nullable(v.string()) })),
+});
+export type GifSearchResult = v.InferOutput<typeof GifSearchResult>;
 
 /** An opaque page cursor: base64url of the last result's [lower-cased name, id]. */
 const encodeCursor = (cursor: GifCursor) => Buffer.from(JSON.stringify([cursor.name, cursor.id])).toString("base64url");

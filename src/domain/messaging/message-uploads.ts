@@ -6,7 +6,7 @@ import { ApiError, badRequest, notFound } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
 import type { Messages } from "./messages.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
-import type { Message } from "../shared/shapes.ts";
+import { Uuid, type Message } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { checkAttachmentFiles, storeAttachmentFiles } from "./attachments.ts";
 import { isUuid, parseInput } from "../shared/validation.ts";
@@ -21,16 +21,17 @@ export interface AttachmentLimits {
 }
 
 /** Attachment metadata (GET /messages/attachment/:attachmentId). */
-export interface AttachmentInfo {
-  id: string;
-  message_id: string;
-  channel_id: string;
-  filename: string;
-  original_name: string;
-  mime_type: string;
-  size: number;
-  url: string;
-}
+export const AttachmentInfo = v.object({
+  id: Uuid,
+  message_id: Uuid,
+  channel_id: Uuid,
+  filename: v.string(),
+  original_name: v.string(),
+  mime_type: v.string(),
+  size: v.number(),
+  url: v.string(),
+});
+export type AttachmentInfo = v.InferOutput<typeof AttachmentInfo>;
 
 export interface UploadInput {
   files: unknown[];

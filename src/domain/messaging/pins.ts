@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { Access } from "../access/access.ts";
@@ -7,14 +8,11 @@ import { rooms, type EventBus } from "../shared/events.ts";
 import type { Messages } from "./messages.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { channelMessage } from "./reactions.ts";
-import type { Message } from "../shared/shapes.ts";
+import { Uuid, type Message } from "../shared/shapes.ts";
 import { LIMITS } from "../shared/limits.ts";
 
-export interface PinState {
-  channelId: string;
-  messageId: string;
-  pinned: boolean;
-}
+export const PinState = v.object({ channelId: Uuid, messageId: Uuid, pinned: v.boolean() });
+export type PinState = v.InferOutput<typeof PinState>;
 
 /**
  * Channel pins. Pinning and unpinning need MANAGE_MESSAGES (as on Discord); listing needs

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { MessageRow } from "../../store/messages-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
@@ -10,6 +11,7 @@ import { hasPermission } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
+import { ImageUrl, Uuid } from "../shared/shapes.ts";
 
 /** One emoji "piece": a pictograph, with an optional presentation selector and skin tone. */
 const PIECE = String.raw`(?:\p{Extended_Pictographic}|\p{Emoji_Presentation})\uFE0F?\p{Emoji_Modifier}?`;
@@ -39,18 +41,23 @@ export function reactionEmojiKey(text: string): { key: string; custom: { name: s
   return isUnicodeEmoji(text) ? { key: text, custom: null } : null;
 }
 
-export interface ReactionChange {
-  emoji: string;
-  action: "added" | "removed";
-  /** How many users now hold this emoji on the message. */
-  count: number;
-}
+/** What a reaction toggle did (channel and DM reactions alike). */
+export const ReactionAction = v.picklist(["added", "removed"]);
 
-export interface ReactionGroup {
-  emoji: string;
-  count: number;
-  users: { id: string; username: string; avatar: string | null }[];
-}
+export const ReactionChange = v.object({
+  emoji: v.string(),
+  action: ReactionAction,
+  /** How many users now hold this emoji on the message. */
+  count: v.number(),
+});
+export type ReactionChange = v.InferOutput<typeof ReactionChange>;
+
+export const ReactionGroup = v.object({
+  emoji: v.string(),
+  count: v.number(),
+  users: v.array(v.object({ id: Uuid, username: v.string(), avatar: ImageUrl })),
+});
+export type ReactionGroup = v.InferOutput<typeof ReactionGroup>;
 
 /**
  * The caller in the channel (VIEW_CHANNEL plus `bit`) and a message of that channel; a message

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { sameSecret } from "../shared/same-secret.ts";
 import type { Store } from "../../store/store.ts";
 import type { UserRow } from "../../store/users-repo.ts";
@@ -9,7 +10,7 @@ import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import type { Messages } from "./messages.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
-import type { Message } from "../shared/shapes.ts";
+import { UnixSeconds, Uuid, type Message } from "../shared/shapes.ts";
 import { isUuid } from "../shared/validation.ts";
 import type { ExecuteWebhookInput, NewWebhookInput, WebhookChangesInput } from "./webhook-schemas.ts";
 
@@ -18,26 +19,22 @@ export const INVALID_WEBHOOK = "Invalid webhook";
 const TOKEN_BYTES = 32;
 
 /** A webhook as its managers see it, token and execute URL included. */
-export interface Webhook {
-  id: string;
-  name: string;
-  avatar: string | null;
-  channel_id: string;
-  server_id: string;
-  token: string;
-  url: string;
-  created_by: string | null;
-  created_at: number;
-}
+export const Webhook = v.object({
+  id: Uuid,
+  name: v.string(),
+  avatar: v.nullable(v.string()),
+  channel_id: Uuid,
+  server_id: Uuid,
+  token: v.string(),
+  url: v.string(),
+  created_by: v.nullable(Uuid),
+  created_at: UnixSeconds,
+});
+export type Webhook = v.InferOutput<typeof Webhook>;
 
 /** What the holder of the URL may read (CONTRACT.md). */
-export interface WebhookMetadata {
-  id: string;
-  name: string;
-  avatar: string | null;
-  channel_id: string;
-  url: string;
-}
+export const WebhookMetadata = v.object({ id: Uuid, name: v.string(), avatar: v.nullable(v.string()), channel_id: Uuid, url: v.string() });
+export type WebhookMetadata = v.InferOutput<typeof WebhookMetadata>;
 
 /** The execute URL, as a path: clients put their base URL in front. */
 export const webhookUrl = (row: Pick<WebhookRow, "id" | "token">) => `/api/webhooks/${row.id}/${row.token}`;
