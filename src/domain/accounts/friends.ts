@@ -1,7 +1,8 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { FriendshipRow, RelatedUserRow } from "../../store/friends-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import type { PresenceStatus, PublicUser } from "../shared/shapes.ts";
+import { BotFlag, ImageUrl, Presence, PublicUser, UnixSeconds, Uuid } from "../shared/shapes.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { toPublicUser } from "./users.ts";
@@ -9,29 +10,33 @@ import { isUuid } from "../shared/validation.ts";
 import { presenceShownTo } from "./presence-visibility.ts";
 
 /** An accepted friend, as `GET /friends` lists them. */
-export interface Friend {
-  user_id: string;
-  username: string;
-  avatar: string | null;
-  status: PresenceStatus;
-  is_bot: 0 | 1;
-  /** When the friendship was accepted (unix seconds). */
-  since: number;
-}
+export const Friend = v.object({
+  user_id: Uuid,
+  username: v.string(),
+  avatar: ImageUrl,
+  status: Presence,
+  is_bot: BotFlag,
+  /** When the friendship was accepted. */
+  since: UnixSeconds,
+});
+export type Friend = v.InferOutput<typeof Friend>;
 
 /** A pending request, seen from the caller's side. */
-export interface FriendRequest {
-  user_id: string;
-  username: string;
-  avatar: string | null;
-  status: PresenceStatus;
-  is_bot: 0 | 1;
-  direction: "incoming" | "outgoing";
-  created_at: number;
-}
+export const FriendRequest = v.object({
+  user_id: Uuid,
+  username: v.string(),
+  avatar: ImageUrl,
+  status: Presence,
+  is_bot: BotFlag,
+  direction: v.picklist(["incoming", "outgoing"]),
+  created_at: UnixSeconds,
+});
+export type FriendRequest = v.InferOutput<typeof FriendRequest>;
 
-export type Relationship = "none" | "friend" | "incoming" | "outgoing";
-export type FriendSearchResult = PublicUser & { relationship: Relationship };
+const Relationship = v.picklist(["none", "friend", "incoming", "outgoing"]);
+export type Relationship = v.InferOutput<typeof Relationship>;
+export const FriendSearchResult = v.object({ ...PublicUser.entries, relationship: Relationship });
+export type FriendSearchResult = v.InferOutput<typeof FriendSearchResult>;
 
 
 const toFriend = (row: RelatedUserRow): Friend => ({

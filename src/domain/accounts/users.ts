@@ -1,7 +1,8 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { ConnectionRow, MutedUserRow, NotificationSettings } from "../../store/user-settings-repo.ts";
-import type { MeUser, PublicUser } from "../shared/shapes.ts";
+import { BotFlag, ImageUrl, PublicUser, UnixSeconds, Uuid, type MeUser } from "../shared/shapes.ts";
 import { badRequest, conflict, notFound } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
@@ -40,15 +41,16 @@ export function toPublicUser(user: UserRow): PublicUser {
   };
 }
 
-export interface Connection {
-  id: string;
-  type: string;
-  name: string;
-  url: string | null;
-  visible: boolean;
-  verified: false;
-  created_at: number;
-}
+export const Connection = v.object({
+  id: Uuid,
+  type: v.string(),
+  name: v.string(),
+  url: v.nullable(v.string()),
+  visible: v.boolean(),
+  verified: v.literal(false),
+  created_at: UnixSeconds,
+});
+export type Connection = v.InferOutput<typeof Connection>;
 
 /** Profile links a user shows on their profile; Hearth cannot verify them (no outside network). */
 export const CONNECTION_TYPES = [
@@ -66,21 +68,18 @@ const toConnection = (row: ConnectionRow): Connection => ({
   created_at: row.created_at,
 });
 
-export interface MutedUser {
-  user_id: string;
-  username: string;
-  avatar: string | null;
-  is_bot: 0 | 1;
-  created_at: number;
-}
+export const MutedUser = v.object({ user_id: Uuid, username: v.string(), avatar: ImageUrl, is_bot: BotFlag, created_at: UnixSeconds });
+export type MutedUser = v.InferOutput<typeof MutedUser>;
 
 const toMutedUser = (row: MutedUserRow): MutedUser => ({ ...row });
 
-export interface UserProfile extends PublicUser {
-  connections: Connection[];
-  mutual_servers: { id: string; name: string; icon: string | null }[];
-  mutual_friends: { id: string; username: string; avatar: string | null }[];
-}
+export const UserProfile = v.object({
+  ...PublicUser.entries,
+  connections: v.array(Connection),
+  mutual_servers: v.array(v.object({ id: Uuid, name: v.string(), icon: ImageUrl })),
+  mutual_friends: v.array(v.object({ id: Uuid, username: v.string(), avatar: ImageUrl })),
+});
+export type UserProfile = v.InferOutput<typeof UserProfile>;
 
 /** Users' own accounts and what others can see of them. */
 export class Users {

@@ -1,10 +1,11 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
 import { missingPermission, type Access, type ChannelContext, type MemberContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
 import { badRequest, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
-import type { VoiceParticipant } from "../shared/shapes.ts";
+import { ImageUrl, Uuid, type VoiceParticipant } from "../shared/shapes.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import type { MeetingRole, Participant, VoiceRoomMembership } from "./voice-rooms.ts";
@@ -25,15 +26,16 @@ export interface VoiceClient {
 }
 
 /** A friend in voice, as `GET /api/v1/friends/voice-activity` lists them. */
-export interface FriendVoiceActivity {
-  user_id: string;
-  username: string;
-  avatar: string | null;
-  channel_id: string;
-  channel_name: string;
-  server_id: string;
-  server_name: string;
-}
+export const FriendVoiceActivity = v.object({
+  user_id: Uuid,
+  username: v.string(),
+  avatar: ImageUrl,
+  channel_id: Uuid,
+  channel_name: v.string(),
+  server_id: Uuid,
+  server_name: v.string(),
+});
+export type FriendVoiceActivity = v.InferOutput<typeof FriendVoiceActivity>;
 
 /**
  * Voice rooms held by other nodes (cluster mode; docs/audio.md, "Several nodes"). On one node
