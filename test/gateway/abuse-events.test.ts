@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { addMember, community, createServer } from "../helpers/community.ts";
 import { addBot } from "../helpers/bots.ts";
-import { recordEvents, sleep, startServer, waitForDisconnect, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForDisconnect, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { eventually, letTimePass, until } from "../helpers/wait.ts";
 import { LineProcess, watchLatency } from "../../bench/fixture.ts";
 import { onPostgres } from "../helpers/database.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
@@ -44,7 +45,7 @@ describe("rate limits", () => {
     const wait = Number(RATE_LIMITED("typing events").exec((await socket.emitWithAck("typing:start", channelId)).error)![1]);
     expect(wait).toBeGreaterThan(0);
     expect(wait).toBeLessThanOrEqual(100); // 10 a second
-    await sleep(wait + 20);
+    await letTimePass(wait + 20, "the socket's typing bucket refills for the wait it named");
     expect(await socket.emitWithAck("typing:start", channelId)).toEqual({ ok: true, channelId });
     expect(socket.connected).toBe(true);
   });
@@ -103,9 +104,9 @@ describe("rate limits", () => {
       expect(answers.filter((a) => a.ok).length).toBeGreaterThanOrEqual(20);
       expect(refused.length).toBeGreaterThanOrEqual(15);
       for (const r of refused) expect(r.error).toMatch(RATE_LIMITED("audio frames"));
-      await sleep(100); // each voice:error follows its ack
+      await until(() => voiceErrors.length >= refused.length, "a voice:error after each refused ack");
       expect(voiceErrors.map((e) => e.error)).toEqual(refused.map((r) => r.error));
-      await sleep(150);
+      await letTimePass(150, "the audio bucket refills (10 a second)");
       expect(await socket.emitWithAck("bot:audio-data", { channelId, pcm })).toEqual({ ok: true });
       expect(socket.connected).toBe(true);
       socket.close();
@@ -127,7 +128,7 @@ describe("typing starts are coalesced", () => {
     expect(await typist.emitWithAck("typing:stop", channelId)).toEqual({ ok: true, channelId });
     await stopped;
     expect(await typist.emitWithAck("typing:start", channelId)).toEqual({ ok: true, channelId });
-    await sleep(100);
+    await until(() => starts.length >= 2, "the start after the stop");
     expect(starts).toEqual(Array(2).fill({ userId: member.id, username: member.username, channelId }));
     typist.close();
     watcher.close();
@@ -142,7 +143,10 @@ describe("typing starts are coalesced", () => {
     const [sa, sb] = await Promise.all([server.connect(a.token), server.connect(b.token)]);
     const starts = recordEvents(sb, "dm:typing:start");
     expect(await burst(sa, 5, "dm:typing:start", () => ({ conversationId }))).toEqual(Array(5).fill({ ok: true, conversationId }));
-    await sleep(100);
+    // A stop relayed after the burst: every start relayed before it has arrived by then.
+    const stopped = waitForEvent(sb, "dm:typing:stop");
+    expect(await sa.emitWithAck("dm:typing:stop", { conversationId })).toEqual({ ok: true, conversationId });
+    await stopped;
     expect(starts).toEqual([{ userId: a.id, username: a.username, conversationId }]);
     sa.close();
     sb.close();
@@ -164,13 +168,12 @@ describe("a coalesced typing start is still checked", () => {
     expect(hidden.status).toBe(200);
     // Within the 3 s window: a repeat, so not relayed, but refused as any start would be.
     expect(await typist.emitWithAck("typing:start", channelId)).toEqual({ ok: false, error: "Missing permission: VIEW_CHANNEL" });
-    await sleep(100);
-    expect(starts).toEqual([{ userId: member.id, username: member.username, channelId }]);
+    // Not relayed: checked below, once the next start has arrived after where it would be.
     // A refused start ends the streak: allowed again (still within 3 s), the next start is relayed.
     const shown = await server.api("DELETE", `/api/v1/channels/${channelId}/permissions/${everyone}`, { token: owner.token });
     expect(shown.status).toBe(200);
     expect(await typist.emitWithAck("typing:start", channelId)).toEqual({ ok: true, channelId });
-    await sleep(100);
+    await until(() => starts.length >= 2, "the start once shown again");
     expect(starts).toEqual(Array(2).fill({ userId: member.id, username: member.username, channelId }));
     typist.close();
     watcher.close();
@@ -183,13 +186,19 @@ describe("a coalesced typing start is still checked", () => {
     const created = await server.api("POST", "/api/v1/dm/groups", { token: a.token, body: { member_ids: [b.id, c.id] } });
     expect(created.status).toBe(201);
     const conversationId: string = created.body.id;
-    const [sb, sc] = await Promise.all([server.connect(b.token), server.connect(c.token)]);
+    const [sa, sb, sc] = await Promise.all([server.connect(a.token), server.connect(b.token), server.connect(c.token)]);
     const starts = recordEvents(sc, "dm:typing:start");
     expect(await sb.emitWithAck("dm:typing:start", { conversationId })).toEqual({ ok: true, conversationId });
     expect((await server.api("POST", `/api/v1/dm/groups/${conversationId}/leave`, { token: b.token })).status).toBe(200);
     expect(await sb.emitWithAck("dm:typing:start", { conversationId })).toEqual({ ok: false, error: "Conversation not found" });
-    await sleep(100);
-    expect(starts).toEqual([{ userId: b.id, username: b.username, conversationId }]);
+    // a's start is relayed after the refused one was handled: b's repeat would have come first.
+    expect(await sa.emitWithAck("dm:typing:start", { conversationId })).toEqual({ ok: true, conversationId });
+    await until(() => starts.length >= 2, "a's start");
+    expect(starts).toEqual([
+      { userId: b.id, username: b.username, conversationId },
+      { userId: a.id, username: a.username, conversationId },
+    ]);
+    sa.close();
     sb.close();
     sc.close();
   });
@@ -208,7 +217,8 @@ describe("connections per user", () => {
     const gone = waitForDisconnect(sockets[0]!);
     sockets[0]!.close();
     await gone;
-    await sleep(50); // the server sees the close
+    await eventually(async () => (await server.app.io.in(`user:${user.id}`).fetchSockets()).length === 19, "the server to see the close");
+
     const replacement = await server.connect(user.token);
     expect(replacement.connected).toBe(true);
     for (const s of [...sockets, replacement]) s.close();

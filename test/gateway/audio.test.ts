@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LIMITS } from "../../src/domain/shared/limits.ts";
 import { community, createVoiceChannel } from "../helpers/community.ts";
 import { addBot } from "../helpers/bots.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { quietWindow, until } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -42,7 +43,8 @@ async function inVoice(token: string, channelId: string, transports?: ("websocke
 async function send(socket: ClientSocket, payload: unknown) {
   const errors = recordEvents(socket, "voice:error");
   const ack = await socket.emitWithAck("bot:audio-data", payload);
-  await sleep(20);
+  // A refusal's voice:error is emitted right after its ack, on the same socket.
+  if (!ack.ok) await until(() => errors.length > 0, "voice:error after the refused frame");
   socket.off("voice:error");
   return { ack, errors };
 }
@@ -72,7 +74,7 @@ describe("bot:audio-data relay", () => {
       expect(got.botUserId).toBe(bot.botUserId);
       expect(asBytes(got.pcm)).toEqual(pcm);
     }
-    await sleep(100);
+    await quietWindow(); // other sockets: no ordering to lean on
     expect(seenBySender).toEqual([]);
     expect(seenInText).toEqual([]);
     expect(seenByStranger).toEqual([]);
@@ -126,7 +128,7 @@ describe("bot:audio-data relay", () => {
     elsewhere.emit("bot:audio-data", { channelId, pcm: frame() });
     expect(await errorEvent).toEqual({ error });
 
-    await sleep(50);
+    await quietWindow(50); // the receiver's socket: nothing later on it to wait for
     expect(seen).toEqual([]);
     for (const s of [receiver, notJoined, elsewhere]) s.close();
   });
@@ -163,7 +165,7 @@ describe("bot:audio-data relay", () => {
     const refused = await send(sender, { channelId, pcm: frame() });
     expect(refused.ack).toEqual({ ok: false, error: "You are server muted" });
     expect(refused.errors).toEqual([{ error: "You are server muted" }]);
-    await sleep(50);
+    await quietWindow(50); // the receiver's socket: nothing later on it to wait for
     expect(seen).toEqual([]);
     for (const s of [sender, receiver, moderator]) s.close();
   });
@@ -181,7 +183,7 @@ describe("bot:audio-data relay", () => {
     const refused = await send(sender, { channelId, pcm: frame() });
     expect(refused.ack).toEqual({ ok: false, error: "Missing permission: SPEAK" });
     expect(refused.errors).toEqual([{ error: "Missing permission: SPEAK" }]);
-    await sleep(50);
+    await quietWindow(50); // the receiver's socket: nothing later on it to wait for
     expect(seen).toEqual([]);
     sender.close();
     receiver.close();
@@ -235,8 +237,7 @@ describe("bot:audio-data relay", () => {
     const res = await server.api("PUT", `/api/v1/channels/${channelId}/permissions/${everyoneId}`, { token: owner.token, body: { allow: SPEAK, deny: 0 } });
     expect(res.status).toBeLessThan(300);
     for (let n = 60; n < 120; n++) sender.emit("bot:audio-data", { channelId, pcm: numbered(n) });
-    const deadline = Date.now() + 5000;
-    while (got.length < 120 && Date.now() < deadline) await sleep(20);
+    await until(() => got.length >= 120, "all 120 frames");
     expect(got).toEqual(Array.from({ length: 120 }, (_, n) => n));
     sender.close();
     receiver.close();
@@ -264,7 +265,7 @@ describe("bot:audio-data relay", () => {
       expect(refused.ack).toEqual({ ok: false, error });
       expect(refused.errors).toEqual([{ error }]);
     }
-    await sleep(50);
+    await quietWindow(50); // the receiver's socket: nothing later on it to wait for
     expect(seen).toEqual([]);
     sender.close();
     receiver.close();

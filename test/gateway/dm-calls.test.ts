@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { letTimePass, quietWindow, until } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -72,7 +73,7 @@ describe("DM calls", () => {
     expect(await endedAtAlice).toEqual({ callId, endedBy: bob.id, reason: "ended" });
     expect(await aliceSocket.emitWithAck("dm:call-end", { callId })).toEqual({ ok: false, error: "Call not found" });
 
-    await sleep(50);
+    await quietWindow(50); // the laptop's and the stranger's sockets: nothing later on them to wait for
     expect(aliceIncoming).toEqual([]);
     expect(laptopSignals).toEqual([]);
     expect(strangerSaw.flat()).toEqual([]);
@@ -154,7 +155,7 @@ describe("DM calls", () => {
       const second = await aliceSocket.emitWithAck("dm:call-start", { conversationId });
       await bobSocket.emitWithAck("dm:call-accept", { callId: second.callId });
       const endings = recordEvents(aliceSocket, "dm:call-ended");
-      await sleep(300);
+      await letTimePass(300, "twice the 150 ms ring timeout");
       expect(endings).toEqual([]);
       await aliceSocket.emitWithAck("dm:call-end", { callId: second.callId });
     } finally {
@@ -243,7 +244,7 @@ describe("DM calls follow the messaging rules", () => {
     expect(await eSocket.emitWithAck("dm:call-start", { conversationId })).toEqual({ ok: false, error: CANNOT_MESSAGE });
     // Nor the other way round.
     expect(await fSocket.emitWithAck("dm:call-start", { conversationId })).toEqual({ ok: false, error: CANNOT_MESSAGE });
-    await sleep(50);
+    await quietWindow(50);
     expect(fHeard).toEqual([]);
     eSocket.close();
     fSocket.close();
@@ -267,8 +268,7 @@ describe("DM calls follow the messaging rules", () => {
     await otherSocket.emitWithAck("dm:call-accept", { callId });
     await accepted;
     await callerSocket.emitWithAck("dm:call-end", { callId });
-    await sleep(50);
-    expect(muterHeard).toEqual([]);
+    expect(muterHeard).toEqual([]); // and still so after the ring timeout below
 
     // 1:1: a muted caller's call starts (a mute is not told) and rings nobody until the timeout.
     const conversationId = await openDm(caller, muter);
@@ -314,7 +314,7 @@ describe("DM calls follow the messaging rules", () => {
     const ring = await eSocket.emitWithAck("dm:call-start", { conversationId: gConversation });
     expect((await leaveServer(g, serverId)).status).toBe(200);
     expect(await gSocket.emitWithAck("dm:call-accept", { callId: ring.callId })).toEqual({ ok: false, error: CANNOT_MESSAGE });
-    await sleep(50);
+    await quietWindow(50);
     expect(fSignals).toEqual([]);
     expect(eSignals).toEqual([]);
     for (const s of [eSocket, fSocket, gSocket]) s.close();
@@ -329,13 +329,15 @@ describe("DM calls follow the messaging rules", () => {
     const benSocket = await server.connect(ben.token);
     const catSocket = await server.connect(cat.token);
     const { callId } = await ownerSocket.emitWithAck("dm:call-start", { conversationId: groupId });
+    // The accepts' events land before the recording below starts.
+    const benAccepted = waitForEvent(ownerSocket, "dm:call-accepted", { filter: (p) => p.userId === ben.id });
     for (const s of [annSocket, benSocket]) expect(await s.emitWithAck("dm:call-accept", { callId })).toEqual({ ok: true, callId });
-    await sleep(50);
+    await benAccepted;
 
     const benHeard = callEvents(benSocket);
     const othersHeard = [ownerSocket, annSocket, catSocket].map(callEvents);
     expect((await server.api("DELETE", `/api/v1/dm/groups/${groupId}/members/${ben.id}`, { token: owner.token })).status).toBe(200);
-    await sleep(50);
+    await until(() => benHeard.length > 0 && othersHeard.every((heard) => heard.length > 0), "the removal told to everyone");
     expect(benHeard).toEqual([["dm:call-ended", { callId, endedBy: owner.id, reason: "removed" }]]);
     for (const heard of othersHeard) expect(heard).toEqual([["dm:call-left", { callId, userId: ben.id, reason: "removed" }]]);
 
@@ -358,7 +360,8 @@ describe("DM calls follow the messaging rules", () => {
     const ended = waitForEvent(ownerSocket, "dm:call-ended");
     expect((await server.api("POST", `/api/v1/dm/groups/${groupId}/leave`, { token: cat.token })).status).toBe(200);
     expect(await ended).toEqual({ callId, endedBy: cat.id, reason: "removed" });
-    await sleep(50);
+    await quietWindow(50); // Ben's socket: nothing later on it to wait for
+
     expect(benHeard).toEqual([["dm:call-ended", { callId, endedBy: owner.id, reason: "removed" }]]);
     for (const s of [ownerSocket, annSocket, benSocket, catSocket]) s.close();
   });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { nativeFanoutOf, setNativeFanoutEnabled } from "../../src/gateway/native-fanout.ts";
 import { community } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { quietWindow, until } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -32,7 +33,8 @@ describe("native gateway fan-out", () => {
     const before = { ...fanout().stats };
     const sent = await post(owner.token, channelId, "hello, everyone");
     expect(sent.status).toBe(201);
-    await sleep(150);
+    await until(() => seen.every((events) => events.length > 0), "the message on every socket");
+    await quietWindow(50); // exactly once: a duplicate would follow at once
     for (const events of seen) {
       expect(events.map((m) => m.id)).toEqual([sent.body.id]);
       expect(events[0]).toEqual(sent.body); // the same shape the stock emit delivers
@@ -46,14 +48,12 @@ describe("native gateway fan-out", () => {
     const { owner, member, channelId } = await community(server);
     const socket = await server.connect(member.token, { transports: ["polling", "websocket"] });
     expect(await socket.emitWithAck("channel:join", channelId)).toMatchObject({ ok: true });
-    const deadline = Date.now() + 3000;
-    while (socket.io.engine.transport.name !== "websocket" && Date.now() < deadline) await sleep(20);
-    expect(socket.io.engine.transport.name).toBe("websocket");
-    await sleep(50);
-    expect(fanout().pollingMembers(`channel:${channelId}`)).toEqual([]);
+    await until(() => socket.io.engine.transport.name === "websocket", "the upgrade to websocket", 3000);
+    await until(() => fanout().pollingMembers(`channel:${channelId}`).length === 0, "the server to move the socket off polling");
     const seen = recordEvents(socket, "message:new");
     const sent = await post(owner.token, channelId, "after the upgrade");
-    await sleep(150);
+    await until(() => seen.length > 0, "the message after the upgrade");
+    await quietWindow(50); // exactly once, not also by the polling path
     expect(seen.map((m) => m.id)).toEqual([sent.body.id]);
     socket.close();
   });
@@ -68,7 +68,7 @@ describe("native gateway fan-out", () => {
     const seen = [socket, polling].map((s) => recordEvents(s, "member:left"));
     const left = await server.api("DELETE", `/api/v1/servers/${serverId}/leave`, { token: member.token });
     expect(left.status).toBe(200);
-    await sleep(200);
+    await until(() => seen.every((events) => events.length > 0), "member:left on both sockets");
     for (const events of seen) expect(events).toEqual([{ serverId, userId: member.id }]);
     socket.close();
     polling.close();
@@ -93,7 +93,8 @@ describe("native gateway fan-out", () => {
     expect((await server.api("PUT", `/api/v1/channels/${channelId}`, { token: owner.token, body: { topic: "secret" } })).status).toBe(200);
     await updated;
     const sent = await post(owner.token, channelId, "only the owner sees this");
-    await sleep(150);
+    await until(() => ownerSaw.length > 0, "the message at the owner");
+    await quietWindow(50); // the member's socket: nothing later on it to wait for
     expect(ownerSaw.map((m) => m.id)).toEqual([sent.body.id]);
     expect(memberSaw).toEqual([[], []]);
     ownerSocket.close();
@@ -108,7 +109,8 @@ describe("native gateway fan-out", () => {
     try {
       const before = fanout().stats.published;
       const sent = await post(owner.token, channelId, "stock path");
-      await sleep(150);
+      await until(() => seen.length > 0, "the message by the stock emit");
+
       expect(seen.map((m) => m.id)).toEqual([sent.body.id]);
       expect(fanout().stats.published).toBe(before);
     } finally {
