@@ -59,7 +59,7 @@ const USER_IDLE_MS = 60_000;
  * frame can be acked in the same turn (src/gateway/ack.ts); the library answers with a promise,
  * allocates a result and a prefixed key per count, arms a timer per key and window, and has
  * fixed windows where these are token buckets refilling continuously. Two counts (socket and
- * user) through RateLimiterMemory cost 0.23 µs in a loop, `admit` 0.04 µs. Its state is per
+ * user) through RateLimiterMemory cost several times what `admit` does. Its state is per
  * node by design (docs/gateway.md, "Limits"), so it has no need of a shared store either.
  */
 export class EventLimiter {

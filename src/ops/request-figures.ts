@@ -4,7 +4,7 @@ import type { Metric, Registry } from "prom-client";
  * The HTTP request figures of /metrics (src/ops/metrics.ts): a counter by method, route and
  * status, and a latency histogram by method and route, kept in plain nested maps so that
  * counting a request allocates nothing (prom-client's own `inc` and `observe` build a label
- * string per call: about 3 µs a request on the REST read path, bench/metrics-overhead.ts).
+ * string per call, more than the counting itself; bench/metrics-overhead.ts measures both).
  * prom-client reads them at scrape time through the two metric objects `register` adds, in
  * the shape its registry prints (name, help, type, and `get()` answering the samples).
  */

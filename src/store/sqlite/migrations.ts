@@ -712,8 +712,8 @@ export const migrations: Migration[] = [
     name: "search-index-backlog",
     // A channel message is added to the FTS5 index in batches, not by its own INSERT (docs/messages.md,
     // "Search"): an FTS5 write inside a transaction flushes the index's pending entries to a new
-    // segment at every statement, ~60 µs per message sent alone (bench/README.md, "Capacity").
-    // The INSERT now records the row in messages_fts_pending (in the same transaction); the
+    // segment at every statement, which costs a lone send more than the rest of its insert.
+    // The INSERT records the row in messages_fts_pending (in the same transaction); the
     // repository indexes what is pending in one statement a moment later, and before any search.
     // A row still pending was never indexed: deleting or editing it leaves the index alone.
     // Written to run again safely (a test re-applies migrations from 11 on).
