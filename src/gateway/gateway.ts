@@ -20,7 +20,6 @@ import { whenPublished } from "./stream-order.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { installSlowConsumerGuard } from "./slow-consumers.ts";
 import { releaseHandshakeRequests, trimHandshake } from "./handshake-memory.ts";
-import { slimConnectionState } from "./connection-memory.ts";
 import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
 import { isLinkEvent, isVoiceLinkHandshake, type VoiceRelay } from "./voice-proxy.ts";
 import { TokenExpiry } from "./token-expiry.ts";
@@ -52,8 +51,6 @@ export interface SocketServerOptions {
 
 /** The Socket.IO server on the Bun engine, at the default path. */
 export function createSocketServer(options: SocketServerOptions): { io: GatewayServer; engine: Engine; fanout: NativeFanout; audioRelay: NativeAudioRelay } {
-  // Socket.IO's and the engine's per-connection state, smaller (src/gateway/connection-memory.ts).
-  slimConnectionState();
   // The adapter is given here, before the native fan-out hooks its local delivery (src/gateway/native-fanout.ts).
   const io: GatewayServer = new Server({
     serveClient: false,
