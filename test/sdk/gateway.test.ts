@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { createBot, Gateway, HearthAckError, type Bot, type ReconnectOptions, type ResumedInfo } from "../../sdk/src/index.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { eventually, quietWindow, until } from "../helpers/wait.ts";
 
 let server: TestServer;
 let place: Community & { bot: { token: string; botUserId: string } };
@@ -20,8 +21,7 @@ beforeAll(async () => {
 // before the next test (they share the bot user): one failure does not fail the tests after it.
 afterEach(async () => {
   for (const bot of bots.splice(0)) bot.stop();
-  const until = Date.now() + 5000;
-  while ((await server.app.io.in(`user:${place.bot.botUserId}`).fetchSockets()).length && Date.now() < until) await Bun.sleep(20);
+  await eventually(async () => (await server.app.io.in(`user:${place.bot.botUserId}`).fetchSockets()).length === 0, "the bot's sockets to close");
 });
 afterAll(async () => {
   await server.stop();
@@ -63,8 +63,7 @@ test("after the server drops it, the bot reconnects, joins its rooms again, re-s
   bot.on("message:new", (message) => void seen.push(message.content));
 
   const before = await server.api("POST", `/api/v1/messages/${place.channelId}`, { token: place.owner.token, body: { content: "before the drop" } });
-  const deadline = Date.now() + 3000;
-  while (!seen.includes("before the drop") && Date.now() < deadline) await Bun.sleep(20);
+  await until(() => seen.includes("before the drop"), "the message before the drop");
 
   const disconnected = new Promise<{ reason: string }>((resolve) => bot.on("disconnected", resolve));
   const resumed = new Promise<ResumedInfo>((resolve) => bot.on("resumed", resolve));
@@ -87,9 +86,7 @@ test("after the server drops it, the bot reconnects, joins its rooms again, re-s
 
   // The channel room is joined again: new messages arrive.
   await server.api("POST", `/api/v1/messages/${place.channelId}`, { token: place.owner.token, body: { content: "after" } });
-  const until = Date.now() + 3000;
-  while (!seen.includes("after") && Date.now() < until) await Bun.sleep(20);
-  expect(seen).toContain("after");
+  await until(() => seen.includes("after"), "the message after the resume");
   // Presence and activity were sent again (the server drops an activity when the bot's last socket closes).
   const user = await server.api("GET", `/api/v1/oauth2/bot/users/${place.bot.botUserId}`, { token: place.bot.token });
   expect(user.body.status).toBe("dnd");
@@ -131,8 +128,7 @@ test("a transport drop within the window is resumed: what was missed arrives, in
   bot.on("message:new", (message) => void seen.push(message.content));
   const first = await server.api("POST", `/api/v1/messages/${place.channelId}`, { token: place.owner.token, body: { content: "seen live" } });
   expect(first.status).toBe(201);
-  const deadline = Date.now() + 3000;
-  while (!seen.includes("seen live") && Date.now() < deadline) await Bun.sleep(20);
+  await until(() => seen.includes("seen live"), "the live message");
   const disconnected = new Promise<{ reason: string }>((resolve) => bot.on("disconnected", resolve));
   let seenAtResume: string[] = [];
   const resumed = new Promise<ResumedInfo>((resolve) =>
@@ -150,7 +146,7 @@ test("a transport drop within the window is resumed: what was missed arrives, in
   const info = await within(resumed);
   expect(info.recovered).toBe(true);
   expect(seenAtResume).toEqual(["seen live", "missed 1", "missed 2"]);
-  await Bun.sleep(100);
+  await quietWindow(); // nothing delivered twice after the replay
   expect(seen).toEqual(["seen live", "missed 1", "missed 2"]);
   bot.stop();
 });
@@ -166,7 +162,8 @@ test("stop() closes for good: no reconnect", async () => {
   const closed = new Promise<{ reason: string }>((resolve) => bot.on("closed", resolve));
   bot.stop();
   expect((await within(closed)).reason).toBe("closed by the bot");
-  await Bun.sleep(300);
+  await quietWindow(150); // three times the first reconnect delay (50 ms)
   expect(bot.gateway.connected).toBe(false);
+
   expect(await server.app.io.in(`user:${place.bot.botUserId}`).fetchSockets()).toHaveLength(0);
 });
