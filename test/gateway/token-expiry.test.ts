@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { TokenExpiry } from "../../src/gateway/token-expiry.ts";
 import type { GatewaySocket } from "../../src/gateway/socket-types.ts";
+import { letTimePass, quietWindow, until } from "../helpers/wait.ts";
 
 /** What TokenExpiry touches of a socket: its id, and disconnect. */
 function fakeSocket(id: string) {
@@ -15,10 +16,13 @@ describe("TokenExpiry", () => {
   test("disconnects at the expiry, not before", async () => {
     const expiry = new TokenExpiry();
     const socket = fakeSocket("a");
-    expiry.watch(asSocket(socket), Date.now() + 80);
-    await Bun.sleep(30);
+    const expiresAt = Date.now() + 80;
+    expiry.watch(asSocket(socket), expiresAt);
+    // The timer against the clock is what is tested.
+    await letTimePass(30, "well before the expiry");
     expect(socket.disconnects).toBe(0);
-    await Bun.sleep(120);
+    await until(() => socket.disconnects > 0, "the disconnect at the expiry");
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt - 2); // timers may fire a ms early
     expect(socket.disconnects).toBe(1);
   });
 
@@ -29,7 +33,7 @@ describe("TokenExpiry", () => {
     expiry.watch(asSocket(expired), Date.now() - 1);
     expiry.watch(asSocket(bot), undefined);
     expect(expired.disconnects).toBe(1);
-    await Bun.sleep(20);
+    await quietWindow(20);
     expect(bot.disconnects).toBe(0);
   });
 
@@ -38,7 +42,7 @@ describe("TokenExpiry", () => {
     const socket = fakeSocket("d");
     expiry.watch(asSocket(socket), Date.now() + 40);
     expiry.forget(asSocket(socket));
-    await Bun.sleep(80);
+    await letTimePass(80, "past the 40 ms expiry that was forgotten");
     expect(socket.disconnects).toBe(0);
   });
 
@@ -46,7 +50,8 @@ describe("TokenExpiry", () => {
     const expiry = new TokenExpiry();
     const socket = fakeSocket("e");
     expiry.watch(asSocket(socket), Date.now() + 30 * 86_400_000);
-    await Bun.sleep(20);
+    await quietWindow(20); // an overflowing delay would fire at once
+
     expect(socket.disconnects).toBe(0);
     expiry.forget(asSocket(socket));
   });

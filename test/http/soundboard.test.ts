@@ -5,7 +5,8 @@ import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
 import { sniffAudio } from "../../src/domain/voice/audio-files.ts";
 import { addMember, auditLog, community, createVoiceChannel } from "../helpers/community.ts";
 import { PNG_1X1 } from "../helpers/images.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { letTimePass, quietWindow, until } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -322,8 +323,7 @@ describe("DELETE /api/v1/servers/:id/soundboard/:soundId", () => {
     expect(await server.app.store.servers.files(serverId)).toContain(sound.file_path);
     const res = await server.api("DELETE", `/api/v1/servers/${serverId}`, { token: owner.token });
     expect(res.status).toBe(200);
-    for (let i = 0; i < 20 && existsSync(fileOnDisk(sound.file_path)); i++) await sleep(25);
-    expect(existsSync(fileOnDisk(sound.file_path))).toBe(false);
+    await until(() => !existsSync(fileOnDisk(sound.file_path)), "the sound's file to be removed");
   });
 });
 
@@ -401,7 +401,7 @@ describe("POST /api/v1/premium/soundboard/play", () => {
     };
     expect(await heard).toEqual(expected);
     expect(await playerHeard).toEqual(expected);
-    await sleep(150);
+    await quietWindow(); // the outsider's socket: nothing later on it to wait for
     expect(outsideSeen).toEqual([]);
   });
 
@@ -497,7 +497,7 @@ describe("POST /api/v1/premium/soundboard/play", () => {
     await joinVoice(member, meetingId);
     await refused(403, "Audience members cannot speak in a meeting");
 
-    await sleep(50);
+    await quietWindow(50);
     expect(heard.length).toBe(1); // the one play while nothing stood in the way
     for (const s of [player, inRoom, mod]) s.close();
   });
@@ -519,7 +519,9 @@ describe("POST /api/v1/premium/soundboard/play", () => {
       expect(retryAfter).toBeLessThanOrEqual(6);
     }
     expect((await play(listener, { sound_id: sound.id })).status).toBe(200);
-    await sleep(100);
+    // The listener's play comes last on this socket: the member's would all have arrived before it.
+    await until(() => heard.some((e: { userId: string }) => e.userId === listener.id), "the listener's play");
+
     expect(heard.filter((e: { userId: string }) => e.userId === member.id).length).toBe(3);
     inRoom.close();
   });
@@ -541,7 +543,9 @@ describe("the play rate is configurable", () => {
       const playOnce = () => strict.api("POST", "/api/v1/premium/soundboard/play", { token: owner.token, body: { sound_id: sound.id } });
       expect((await playOnce()).status).toBe(200);
       expect((await playOnce()).status).toBe(429);
-      await sleep(1100);
+      // The window is whole seconds (the setting's unit), so one second passes here.
+      await letTimePass(1100, "the one-second play window ends");
+
       expect((await playOnce()).status).toBe(200);
       socket.close();
     } finally {

@@ -13,6 +13,7 @@ import { tone } from "../../sdk/src/wav.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, createVoiceChannel, type Community } from "../helpers/community.ts";
 import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { letTimePass, quietWindow, until } from "../helpers/wait.ts";
 
 type Listening = { socketId: string; userId: string; listening: boolean };
 const asBytes = (pcm: Int16Array) => Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
@@ -63,14 +64,9 @@ function microphone(count: number, bytes: number, seed: number): Uint8Array[] {
 async function speak(person: ClientSocket, channelId: string, frames: Uint8Array[], format: { sampleRate: number; channels: number }) {
   for (const pcm of frames) {
     expect(await person.emitWithAck("voice:audio-data", { channelId, pcm, ...format })).toEqual({ ok: true });
-    await Bun.sleep(20);
+    await letTimePass(20, "a frame every 20 ms, the pace the bot's utterance timing expects");
   }
 }
-
-const until = async (check: () => boolean, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!check() && Date.now() < deadline) await Bun.sleep(10);
-};
 
 /** Collects every speaker of a `speakers()` iteration with the frames of each utterance. */
 function collect(speakers: AsyncIterable<SpeakerStream>) {
@@ -101,7 +97,7 @@ test("listen(): people's frames arrive per speaker, byte for byte, kind 'person'
 
   // Not listening: a person's frame is admitted by the server and reaches no one.
   await speak(alice, place.voiceId, microphone(2, 1920, 1), { sampleRate: 48000, channels: 1 });
-  await Bun.sleep(100);
+  await quietWindow();
   expect(everything).toEqual([]);
   expect(voice.listening).toBe(false);
 
@@ -133,7 +129,7 @@ test("listen(): people's frames arrive per speaker, byte for byte, kind 'person'
   expect(onlyAlice.every((f) => f.kind === "person" && f.userId === place.member.id && f.sampleRate === 48000 && f.channels === 1)).toBe(true);
   expect(bytesOf(onlyAlice).equals(sent(aliceSaid))).toBe(true);
 
-  await until(() => utterances.length === 3 && utterances.every((u) => u.ended));
+  await until(() => utterances.length === 3 && utterances.every((u) => u.ended), "utterances.length === 3 && utterances.every((u) => u.ended)");
   const by = Object.fromEntries(utterances.map((u) => [u.userId, u]));
   expect(by[place.member.id]).toMatchObject({ kind: "person" });
   expect(bytesOf(by[place.member.id]!.frames).equals(sent(aliceSaid))).toBe(true);
@@ -153,8 +149,8 @@ test("listen(): people's frames arrive per speaker, byte for byte, kind 'person'
   const before = everything.length;
   await speak(alice, place.voiceId, microphone(3, 1920, 5), { sampleRate: 48000, channels: 1 });
   await otherVoice.play(botSaid).finished;
-  await until(() => everything.length === before + 5);
-  await Bun.sleep(100);
+  await until(() => everything.length === before + 5, "the other bot's five frames");
+  await quietWindow(); // and none of alice's
   expect(everything.slice(before).map((f) => f.kind)).toEqual(["bot", "bot", "bot", "bot", "bot"]);
 
   await voice.leave();
@@ -169,7 +165,7 @@ test("joinVoice({listen: true}) listens from the start, and again after a reconn
   const told = recordEvents<Listening>(alice, "voice:listening");
   const voice = await joinVoice(bot, place.voiceId, { listen: true });
   expect(voice.listening).toBe(true);
-  await until(() => told.length === 1);
+  await until(() => told.length === 1, "told.length === 1");
   const firstSocket = bot.gateway.socket.id!;
   expect(told).toEqual([{ socketId: firstSocket, userId: app.botUserId, listening: true }]);
 
@@ -179,7 +175,7 @@ test("joinVoice({listen: true}) listens from the start, and again after a reconn
   server.app.io.in(`user:${app.botUserId}`).disconnectSockets();
   expect((await rejoined).listening).toBe(false); // a new participant: not listening until asked
   await resumed;
-  await until(() => told.length === 2);
+  await until(() => told.length === 2, "told.length === 2");
   const secondSocket = bot.gateway.socket.id!;
   expect(secondSocket).not.toBe(firstSocket);
   expect(told[1]).toEqual({ socketId: secondSocket, userId: app.botUserId, listening: true });
@@ -191,7 +187,7 @@ test("joinVoice({listen: true}) listens from the start, and again after a reconn
   })();
   const said = microphone(8, 960, 3);
   await speak(alice, place.voiceId, said, { sampleRate: 24000, channels: 1 });
-  await until(() => heard.length === 8);
+  await until(() => heard.length === 8, "heard.length === 8");
   expect(bytesOf(heard).equals(sent(said))).toBe(true);
   expect(heard.every((f) => f.kind === "person" && f.sampleRate === 24000)).toBe(true);
   await voice.leave();
@@ -208,7 +204,7 @@ test("listen() while the connection is down is kept and sent once the bot is bac
   await voice.listen(); // nothing to send it on: kept
   expect(voice.listening).toBe(true);
   await resumed;
-  await until(() => told.length === 1);
+  await until(() => told.length === 1, "told.length === 1");
   expect(told).toEqual([{ socketId: bot.gateway.socket.id!, userId: app.botUserId, listening: true }]);
   expect([...server.app.domain.voice.rooms.listeners(place.voiceId)].map((p) => p.userId)).toContain(app.botUserId);
   await voice.leave();
@@ -219,7 +215,7 @@ test("moved by a moderator: the bot listens again in the new room and hears its 
   const voice = await joinVoice(bot, place.voiceId, { listen: true });
   const { utterances } = collect(voice.speakers({ idleMs: 60_000 })); // only leaving ends an utterance here
   await speak(bob, place.voiceId, microphone(3, 1920, 9), { sampleRate: 48000, channels: 1 });
-  await until(() => utterances[0]?.frames.length === 3);
+  await until(() => utterances[0]?.frames.length === 3, "utterances[0]?.frames.length === 3");
   expect(utterances[0]).toMatchObject({ userId: place.members[1]!.id, kind: "person", ended: false });
 
   const stage = await createVoiceChannel(server, place.owner, place.serverId, { name: "Stage" });
@@ -228,9 +224,9 @@ test("moved by a moderator: the bot listens again in the new room and hears its 
   expect(await host.emitWithAck("voice:move", { userId: app.botUserId, channelId: stage })).toEqual({ ok: true, userId: app.botUserId, channelId: stage });
   expect(await told).toEqual({ socketId: bot.gateway.socket.id!, userId: app.botUserId, listening: true });
   expect(voice.channelId).toBe(stage);
-  await until(() => utterances[0]!.ended);
+  await until(() => utterances[0]!.ended, "utterances[0]!.ended");
   expect(utterances[0]!.ended).toBe(true); // Bob is in the room the bot left
-  await until(() => voice.participants.size === 2);
+  await until(() => voice.participants.size === 2, "voice.participants.size === 2");
   expect([...voice.participants.values()].map((p) => [p.userId, p.listening]).sort()).toEqual(
     [
       [place.owner.id, false],
@@ -240,12 +236,13 @@ test("moved by a moderator: the bot listens again in the new room and hears its 
 
   const said = microphone(5, 1920, 42);
   await speak(host, stage, said, { sampleRate: 48000, channels: 1 });
-  await until(() => utterances.length === 2 && utterances[1]!.frames.length === 5);
+  await until(() => utterances.length === 2 && utterances[1]!.frames.length === 5, "utterances.length === 2 && utterances[1]!.frames.length === 5");
   expect(utterances[1]).toMatchObject({ userId: place.owner.id, kind: "person" });
   expect(bytesOf(utterances[1]!.frames).equals(sent(said))).toBe(true);
   // Bob, in the old room, reaches it no more.
   await speak(bob, place.voiceId, microphone(2, 1920, 8), { sampleRate: 48000, channels: 1 });
-  await Bun.sleep(100);
+  await quietWindow();
+
   expect(utterances.length).toBe(2);
   await voice.leave();
   host.close();
