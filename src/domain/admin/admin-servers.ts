@@ -1,21 +1,25 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { AdminServerRow } from "../../store/admin-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { Admins } from "./admins.ts";
 import { notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/validation.ts";
+import { ImageUrl, UnixSeconds, Uuid } from "../shared/shapes.ts";
+import { NamedUser } from "./admin-users.ts";
 
 /** A server as platform administrators see it (docs/admin.md#servers). */
-export interface AdminServer {
-  id: string;
-  name: string;
-  description: string;
-  icon: string | null;
-  owner: { id: string; username: string | null };
-  verified: boolean;
-  member_count: number;
-  created_at: number;
-}
+export const AdminServer = v.object({
+  id: Uuid,
+  name: v.string(),
+  description: v.string(),
+  icon: ImageUrl,
+  owner: NamedUser,
+  verified: v.boolean(),
+  member_count: v.number(),
+  created_at: UnixSeconds,
+});
+export type AdminServer = v.InferOutput<typeof AdminServer>;
 
 const toAdminServer = (row: AdminServerRow): AdminServer => ({
   id: row.id,

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { UserFilter } from "../../store/admin-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
@@ -6,28 +7,30 @@ import type { Admins } from "./admins.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { isUuid } from "../shared/validation.ts";
+import { BotFlag, ImageUrl, UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 /** A user as platform administrators see it (docs/admin.md#users). */
-export interface AdminUser {
-  id: string;
-  username: string;
-  email: string | null;
-  avatar: string | null;
-  is_bot: 0 | 1;
-  premium: boolean;
-  platform_admin: boolean;
-  disabled: boolean;
-  disabled_at: number | null;
-  two_factor_enabled: boolean;
-  created_at: number;
-}
+export const AdminUser = v.object({
+  id: Uuid,
+  username: v.string(),
+  email: v.nullable(v.string()),
+  avatar: ImageUrl,
+  is_bot: BotFlag,
+  premium: v.boolean(),
+  platform_admin: v.boolean(),
+  disabled: v.boolean(),
+  disabled_at: v.nullable(UnixSeconds),
+  two_factor_enabled: v.boolean(),
+  created_at: UnixSeconds,
+});
+export type AdminUser = v.InferOutput<typeof AdminUser>;
 
 /** One user, with how much of the platform they touch. */
-export interface AdminUserDetail extends AdminUser {
-  server_count: number;
-  owned_server_count: number;
-  open_reports: number;
-}
+export const AdminUserDetail = v.object({ ...AdminUser.entries, server_count: v.number(), owned_server_count: v.number(), open_reports: v.number() });
+export type AdminUserDetail = v.InferOutput<typeof AdminUserDetail>;
+
+/** A user an administrator's view points at; `username` is null once the account is gone. */
+export const NamedUser = v.object({ id: Uuid, username: v.nullable(v.string()) });
 
 export const toAdminUser = (row: UserRow): AdminUser => ({
   id: row.id,

@@ -1,22 +1,25 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { PlatformLogRow } from "../../store/platform-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import { badRequest, forbidden, notFound } from "../shared/errors.ts";
+import { UnixSeconds, Uuid } from "../shared/shapes.ts";
 
-export const LAST_ADMIN = "The platform needs at least one administrator: promote someone else first";
+const LAST_ADMIN = "The platform needs at least one administrator: promote someone else first";
 
 /** The platform permission every administrator holds (the spec's admin AI routes name it). */
 export const MANAGE_SETTINGS = "MANAGE_SETTINGS";
 
-export interface PlatformLogEntry {
-  id: string;
-  actor: { id: string; username: string } | null;
-  action: string;
-  target_type: string | null;
-  target_id: string | null;
-  changes: Record<string, unknown>;
-  created_at: number;
-}
+export const PlatformLogEntry = v.object({
+  id: Uuid,
+  actor: v.nullable(v.object({ id: Uuid, username: v.string() })),
+  action: v.string(),
+  target_type: v.nullable(v.string()),
+  target_id: v.nullable(v.string()),
+  changes: v.record(v.string(), v.unknown()),
+  created_at: UnixSeconds,
+});
+export type PlatformLogEntry = v.InferOutput<typeof PlatformLogEntry>;
 
 const toLogEntry = (row: PlatformLogRow): PlatformLogEntry => ({
   id: row.id,

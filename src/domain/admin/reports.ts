@@ -1,10 +1,11 @@
+import * as v from "valibot";
 import type { Dms } from "../dms/dms.ts";
 import type { Messages } from "../messaging/messages.ts";
 import type { Store } from "../../store/store.ts";
 import type { ReportRow, ReportStatus, ReportType, ReportedMessage } from "../../store/reports-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { Access } from "../access/access.ts";
-import type { AdminUsers } from "./admin-users.ts";
+import { NamedUser, type AdminUsers } from "./admin-users.ts";
 import type { Admins } from "./admins.ts";
 import { ApiError, badRequest, forbidden, notFound, tooManyRequests } from "../shared/errors.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
@@ -12,38 +13,44 @@ import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
 import type { NewReportInput } from "./report-schemas.ts";
+import { UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 /** What an administrator did about a report; `user_disabled` disables the reported user. */
 export const REPORT_ACTIONS = ["none", "warned", "user_disabled", "message_deleted"] as const;
-export type ReportAction = (typeof REPORT_ACTIONS)[number];
+type ReportAction = (typeof REPORT_ACTIONS)[number];
 
 /** A report as its reporter sees it. */
-export interface OwnReport {
-  id: string;
-  type: ReportType;
-  target_id: string;
-  reason: string;
-  status: ReportStatus;
-  created_at: number;
-  resolved_at: number | null;
-}
+export const OwnReport = v.object({
+  id: Uuid,
+  type: v.picklist(["message", "user"]),
+  target_id: Uuid,
+  reason: v.string(),
+  status: v.picklist(["open", "resolved", "dismissed"]),
+  created_at: UnixSeconds,
+  resolved_at: v.nullable(UnixSeconds),
+});
+export type OwnReport = v.InferOutput<typeof OwnReport>;
 
 /** A report as administrators see it: who, about whom, the message as it was, and the outcome. */
-export interface AdminReport extends OwnReport {
-  reporter: { id: string; username: string | null } | null;
-  target_user: { id: string; username: string | null } | null;
-  message: {
-    id: string;
-    server_id: string | null;
-    channel_id: string | null;
-    conversation_id: string | null;
-    content: string;
-    created_at: number;
-  } | null;
-  action: ReportAction | null;
-  note: string | null;
-  resolved_by: { id: string; username: string | null } | null;
-}
+export const AdminReport = v.object({
+  ...OwnReport.entries,
+  reporter: v.nullable(NamedUser),
+  target_user: v.nullable(NamedUser),
+  message: v.nullable(
+    v.object({
+      id: Uuid,
+      server_id: v.nullable(Uuid),
+      channel_id: v.nullable(Uuid),
+      conversation_id: v.nullable(Uuid),
+      content: v.string(),
+      created_at: UnixSeconds,
+    }),
+  ),
+  action: v.nullable(v.picklist(REPORT_ACTIONS)),
+  note: v.nullable(v.string()),
+  resolved_by: v.nullable(NamedUser),
+});
+export type AdminReport = v.InferOutput<typeof AdminReport>;
 
 const toOwnReport = (row: ReportRow): OwnReport => ({
   id: row.id,

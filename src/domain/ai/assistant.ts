@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Logger } from "../../log.ts";
 import type { Store } from "../../store/store.ts";
 import type { AiMessageRow, AiMessageStatus } from "../../store/ai-conversations-repo.ts";
@@ -13,7 +14,7 @@ import { dailyLimitReached, utcDay } from "./quota.ts";
 import type { AiSettings, AiSettingsValues } from "./settings.ts";
 import type { ActiveStream, ReplyStreams } from "./reply-streams.ts";
 import { toUploadView, type AiUploads } from "./uploads.ts";
-import type { AiModel, TurnInput } from "./schemas.ts";
+import { AiModel, type TurnInput } from "./schemas.ts";
 
 /** Earlier messages sent to the provider with a turn (the turn included). */
 export const MAX_CONTEXT_MESSAGES = 40;
@@ -24,17 +25,18 @@ const MAX_REPLY_CHARS = 200_000;
 const TITLE_LENGTH = 60;
 
 /** `GET /ai/config`, exactly the spec's fields in the spec's order. */
-export interface AiConfig {
-  enabled: boolean;
-  plus_only: boolean;
-  allowed: boolean;
-  has_plus: boolean;
-  default_model: string | null;
-  models: AiModel[];
-  welcome: string;
-  daily_msg_limit: number;
-  max_upload_mb: number;
-}
+export const AiConfig = v.object({
+  enabled: v.boolean(),
+  plus_only: v.boolean(),
+  allowed: v.boolean(),
+  has_plus: v.boolean(),
+  default_model: v.nullable(v.string()),
+  models: v.array(AiModel),
+  welcome: v.string(),
+  daily_msg_limit: v.number(),
+  max_upload_mb: v.number(),
+});
+export type AiConfig = v.InferOutput<typeof AiConfig>;
 
 /** One server-sent event of a turn. */
 export interface AiStreamEvent {

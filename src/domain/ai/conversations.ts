@@ -1,34 +1,38 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
-import type { AiConversationRow, AiMessageRow, AiMessageStatus, AiRole } from "../../store/ai-conversations-repo.ts";
+import type { AiConversationRow, AiMessageRow } from "../../store/ai-conversations-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/validation.ts";
+import { UnixSeconds, Uuid } from "../shared/shapes.ts";
 import { requireAccess } from "./access.ts";
 import type { AiKeys } from "./keys.ts";
 import type { AiSettings } from "./settings.ts";
 import type { ReplyStreams } from "./reply-streams.ts";
-import type { AiUploadView } from "./uploads.ts";
+import { AiUpload } from "./uploads.ts";
 import type { ConversationInput } from "./schemas.ts";
 
-export interface AiConversation {
-  id: string;
-  title: string | null;
-  model_id: string | null;
-  created_at: number;
-  updated_at: number;
-}
+export const AiConversation = v.object({
+  id: Uuid,
+  title: v.nullable(v.string()),
+  model_id: v.nullable(v.string()),
+  created_at: UnixSeconds,
+  updated_at: UnixSeconds,
+});
+export type AiConversation = v.InferOutput<typeof AiConversation>;
 
-export interface AiMessage {
-  id: string;
-  conversation_id: string;
-  role: AiRole;
-  content: string;
-  model_id: string | null;
-  status: AiMessageStatus;
-  attachments: AiUploadView[];
-  images: { url: string }[];
-  created_at: number;
-}
+export const AiMessage = v.object({
+  id: Uuid,
+  conversation_id: Uuid,
+  role: v.picklist(["user", "assistant"]),
+  content: v.string(),
+  model_id: v.nullable(v.string()),
+  status: v.picklist(["complete", "cancelled", "error"]),
+  attachments: v.array(AiUpload),
+  images: v.array(v.object({ url: v.string() })),
+  created_at: UnixSeconds,
+});
+export type AiMessage = v.InferOutput<typeof AiMessage>;
 
 export const toConversation = (row: AiConversationRow): AiConversation => ({
   id: row.id,
@@ -45,7 +49,7 @@ export const toMessage = (row: AiMessageRow): AiMessage => ({
   content: row.content,
   model_id: row.model_id,
   status: row.status,
-  attachments: JSON.parse(row.attachments) as AiUploadView[],
+  attachments: JSON.parse(row.attachments) as AiUpload[],
   images: JSON.parse(row.images) as { url: string }[],
   created_at: row.created_at,
 });

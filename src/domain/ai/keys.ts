@@ -1,26 +1,29 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { AiKeyChanges, AiKeyRow } from "../../store/ai-keys-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { Admins } from "../admin/admins.ts";
 import { notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/validation.ts";
-import type { AiKeyPatchInput, AiModel, NewAiKeyInput } from "./schemas.ts";
+import { UnixSeconds, Uuid } from "../shared/shapes.ts";
+import { AiModel, type AiKeyPatchInput, type NewAiKeyInput } from "./schemas.ts";
 
 /**
  * A provider key as administrators see it: everything but the key itself. `key_hint` is
  * `"…"` plus the key's last 4 characters (only `"…"` for keys shorter than 12), null when
  * no key is set.
  */
-export interface AiKeyView {
-  id: string;
-  name: string;
-  base_url: string;
-  models: AiModel[];
-  enabled: boolean;
-  key_hint: string | null;
-  created_at: number;
-  updated_at: number;
-}
+export const AiKey = v.object({
+  id: Uuid,
+  name: v.string(),
+  base_url: v.string(),
+  models: v.array(AiModel),
+  enabled: v.boolean(),
+  key_hint: v.nullable(v.string()),
+  created_at: UnixSeconds,
+  updated_at: UnixSeconds,
+});
+export type AiKey = v.InferOutput<typeof AiKey>;
 
 /** Where a model's turns go: the first enabled key (oldest first) that lists it. */
 export interface ModelRoute {
@@ -35,7 +38,7 @@ export function keyHint(apiKey: string): string | null {
   return apiKey.length >= 12 ? `…${apiKey.slice(-4)}` : "…";
 }
 
-const toView = (row: AiKeyRow): AiKeyView => ({
+const toView = (row: AiKeyRow): AiKey => ({
   id: row.id,
   name: row.name,
   base_url: row.base_url,
@@ -59,15 +62,15 @@ const described = (row: AiKeyRow) => ({
 export class AiKeys {
   constructor(private readonly store: Store, private readonly admins: Admins) {}
 
-  async list(): Promise<AiKeyView[]> {
+  async list(): Promise<AiKey[]> {
     return (await this.store.aiKeys.list()).map(toView);
   }
 
-  async get(id: string): Promise<AiKeyView> {
+  async get(id: string): Promise<AiKey> {
     return toView(await this.row(id));
   }
 
-  async create(actor: UserRow, input: NewAiKeyInput): Promise<AiKeyView> {
+  async create(actor: UserRow, input: NewAiKeyInput): Promise<AiKey> {
     const row = await this.store.aiKeys.create({
       name: input.name,
       baseUrl: input.base_url,
@@ -81,7 +84,7 @@ export class AiKeys {
   }
 
   /** Applies the given fields; the ones that changed are logged as `{field: {old, new}}` (`api_key: "changed"`). */
-  async update(actor: UserRow, id: string, input: AiKeyPatchInput): Promise<AiKeyView> {
+  async update(actor: UserRow, id: string, input: AiKeyPatchInput): Promise<AiKey> {
     const existing = await this.row(id);
     const changes: AiKeyChanges = {
       name: input.name,

@@ -82,11 +82,8 @@ const flag = v.pipe(
 );
 
 /** A model a key serves, as clients see it in `/ai/config`. `flags` are informational (e.g. `vision`). */
-export interface AiModel {
-  id: string;
-  name: string;
-  flags: string[];
-}
+export const AiModel = v.object({ id: v.string(), name: v.string(), flags: v.array(v.string()) });
+export type AiModel = v.InferOutput<typeof AiModel>;
 
 /** A model: its id as a string, or `{id, name?, flags?}`. */
 const model = v.union(

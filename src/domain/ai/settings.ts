@@ -8,14 +8,16 @@ const DEFAULT_WELCOME = "Hi! I'm the Hearth assistant. Ask me anything.";
 
 const modelId = v.pipe(v.string(), v.minLength(1), v.maxLength(LIMITS.ai.modelIdLength));
 
-export interface AiSettingsValues {
-  enabled: boolean;
-  plus_only: boolean;
-  daily_msg_limit: number;
-  max_upload_mb: number;
-  welcome: string;
-  default_model: string | null;
-}
+/** The settings' values, as administrators read and change them (the reference's `AiSettings`). */
+export const AiSettingsValues = v.object({
+  enabled: v.boolean(),
+  plus_only: v.boolean(),
+  daily_msg_limit: v.number(),
+  max_upload_mb: v.number(),
+  welcome: v.string(),
+  default_model: v.nullable(v.string()),
+});
+export type AiSettingsValues = v.InferOutput<typeof AiSettingsValues>;
 
 /** The AI assistant's platform settings, each with its key and default. */
 export const AI_SETTINGS: { [K in keyof AiSettingsValues]: SettingDefinition<AiSettingsValues[K]> } = {

@@ -1,21 +1,17 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { AiUploadRow } from "../../store/ai-uploads-repo.ts";
 import { originalNameOf } from "../messaging/attachments.ts";
 import { badRequest, payloadTooLarge } from "../shared/errors.ts";
 import type { FileStorage } from "../shared/file-storage.ts";
 import { aiUploadKey, formatBytes, sniffImage } from "../shared/uploads.ts";
+import { UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 /** An uploaded file, as the upload route answers it and as a message lists its attachments. */
-export interface AiUploadView {
-  id: string;
-  url: string;
-  name: string;
-  mime_type: string;
-  size: number;
-  created_at: number;
-}
+export const AiUpload = v.object({ id: Uuid, url: v.string(), name: v.string(), mime_type: v.string(), size: v.number(), created_at: UnixSeconds });
+export type AiUpload = v.InferOutput<typeof AiUpload>;
 
-export const toUploadView = (row: AiUploadRow): AiUploadView => ({
+export const toUploadView = (row: AiUploadRow): AiUpload => ({
   id: row.id,
   url: row.url,
   name: row.name,
@@ -40,7 +36,7 @@ export class AiUploads {
     private readonly checkImage: (bytes: Uint8Array) => void,
   ) {}
 
-  async save(userId: string, file: unknown, maxBytes: number): Promise<AiUploadView> {
+  async save(userId: string, file: unknown, maxBytes: number): Promise<AiUpload> {
     if (!(file instanceof Blob)) throw badRequest("file: a file is required");
     if (file.size > maxBytes) throw payloadTooLarge(`Upload too large: the limit is ${formatBytes(maxBytes)}`);
     const bytes = new Uint8Array(await file.arrayBuffer());
