@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { ApplicationRow } from "../../store/applications-repo.ts";
 import type { RoleRow } from "../../store/roles-repo.ts";
@@ -10,7 +11,8 @@ import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import type { Members } from "../community/members.ts";
 import { normalizeBotPermissions } from "../access/permission-bits.ts";
-import { DEFAULT_ROLE_COLOR, toRole, type Role } from "../community/roles.ts";
+import { DEFAULT_ROLE_COLOR, toRole } from "../community/roles.ts";
+import { Role, Uuid } from "../shared/shapes.ts";
 
 /** A bot's managed role is named after the bot without its `[BOT]` tag (SPEC.md "Role"). */
 export function managedRoleName(botUsername: string): string {
@@ -18,14 +20,15 @@ export function managedRoleName(botUsername: string): string {
   return name === "" ? "Bot" : name;
 }
 
-export interface BotAddResult {
-  server_id: string;
-  bot_user_id: string;
+export const BotAddResult = v.object({
+  server_id: Uuid,
+  bot_user_id: Uuid,
   /** False when the bot was already in the server and only its role's permissions changed. */
-  joined: boolean;
-  permissions: number;
-  role: Role;
-}
+  joined: v.boolean(),
+  permissions: v.number(),
+  role: Role,
+});
+export type BotAddResult = v.InferOutput<typeof BotAddResult>;
 
 /**
  * A bot's membership in servers, with its managed role. The authorize route and the owner-add

@@ -1,12 +1,14 @@
 /** Answers of the application, command, bot invite and Bot REST routes (docs/applications.md, docs/commands.md). */
 import * as v from "valibot";
 import type { Application as ApplicationType, BotInviteCard as BotInviteCardType, BotServer as BotServerType } from "../../domain/bots/applications.ts";
-import type { BotAddResult as BotAddResultType } from "../../domain/bots/bot-membership.ts";
+import { BotAddResult } from "../../domain/bots/bot-membership.ts";
 import type { CommandOption as CommandOptionType } from "../../domain/bots/command-args.ts";
 import type { Command as CommandType, ServerCommand as ServerCommandType } from "../../domain/bots/commands.ts";
 import { PERMISSIONS, type PermissionName } from "../../domain/access/permission-bits.ts";
-import { Activity, ImageUrl, Presence, Role, UnixSeconds, Uuid } from "../../domain/shared/shapes.ts";
+import { Activity, ImageUrl, Presence, UnixSeconds, Uuid } from "../../domain/shared/shapes.ts";
 import type { Assert, Same } from "./same-type.ts";
+
+export { BotAddResult };
 
 export const Application = v.object({
   id: Uuid,
@@ -40,7 +42,7 @@ export const BotServer = v.object({
   bot_permissions: v.number(),
   permission_labels: v.array(v.string()),
 });
-export const BotAddResult = v.object({ server_id: Uuid, bot_user_id: Uuid, joined: v.boolean(), permissions: v.number(), role: Role });
+
 export const BotInviteCard = v.object({
   bot_user_id: Uuid,
   name: v.string(),
@@ -102,7 +104,7 @@ export const BotPresence = v.object({ status: Presence, activity: v.nullable(Act
 export type Checks = [
   Assert<Same<v.InferOutput<typeof Application>, ApplicationType>>,
   Assert<Same<v.InferOutput<typeof BotServer>, BotServerType>>,
-  Assert<Same<v.InferOutput<typeof BotAddResult>, BotAddResultType>>,
+
   Assert<Same<v.InferOutput<typeof BotInviteCard>, BotInviteCardType>>,
   Assert<Same<v.InferOutput<typeof CommandOption>, CommandOptionType>>,
   Assert<Same<v.InferOutput<typeof Command>, CommandType>>,
