@@ -17,13 +17,13 @@ import type { Store } from "./store/store.ts";
 
 const USAGE = "Usage: npm run admin -- promote <username> | demote <username> | list";
 
-export interface CliOutput {
+interface CliOutput {
   out(line: string): void;
   err(line: string): void;
 }
 
 /** Runs one command against `store`; answers the process exit code. */
-export async function runAdminCommand(store: Store, args: string[], io: CliOutput): Promise<number> {
+async function runAdminCommand(store: Store, args: string[], io: CliOutput): Promise<number> {
   const [command, name, ...extra] = args;
   const admins = new Admins(store);
   if (command === "list" && name === undefined) {

@@ -2,7 +2,7 @@ import type { LogLevel } from "./config.ts";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
-export type LogFields = Record<string, unknown>;
+type LogFields = Record<string, unknown>;
 export interface Logger {
   debug(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;

@@ -5,8 +5,8 @@ import { SECRETS_KEY_BYTES, SecretsKeyError } from "./store/secret-box.ts";
 import { createStore, type Store } from "./store/store.ts";
 
 /** Owner-only modes for everything under DATA_DIR (docs/operations.md "Data layout"). */
-export const PRIVATE_DIR_MODE = 0o700;
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
 
 /**
  * Creates DATA_DIR as 0700, or narrows an existing one that others may read to 0700 (the
@@ -56,7 +56,7 @@ export function resolveJwtSecret(configured: string | undefined, dataDir: string
   return secret;
 }
 
-export interface SecretsKey {
+interface SecretsKey {
   key: Uint8Array;
   /** Where it came from, for messages: `SECRETS_KEY` or the key file's path. */
   source: string;
@@ -84,7 +84,7 @@ export function resolveSecretsKey(configured: string | undefined, dataDir: strin
 }
 
 /** Where the configured database is: the PostgreSQL URL when set, else the SQLite file. */
-export const databaseLocation = (config: Pick<Config, "databaseFile" | "databaseUrl">): string => config.databaseUrl ?? config.databaseFile;
+const databaseLocation = (config: Pick<Config, "databaseFile" | "databaseUrl">): string => config.databaseUrl ?? config.databaseFile;
 
 /**
  * The configured database, its secrets opened with the configured or generated key (the

@@ -9,11 +9,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Where the app's sources live (this folder). */
-export const WEB_DIR = fileURLToPath(new URL(".", import.meta.url));
+const WEB_DIR = fileURLToPath(new URL(".", import.meta.url));
 /** The URL prefix of every built asset; the HTML entry is served for the app's pages. */
 export const ASSETS_PREFIX = "/assets/";
 
-export interface WebAsset {
+interface WebAsset {
   body: Uint8Array;
   /** The body gzipped once at build time, served to clients that accept it. */
   gzipped: Uint8Array;
@@ -31,7 +31,7 @@ export interface WebBuild {
   ms: number;
 }
 
-export class WebBuildError extends Error {
+class WebBuildError extends Error {
   override name = "WebBuildError";
 }
 

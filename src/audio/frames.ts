@@ -18,7 +18,7 @@ export const BYTES_PER_SAMPLE = 2;
 
 
 /** Binary as Socket.IO delivers an attachment: a Buffer (a Uint8Array), another view, or an ArrayBuffer. */
-export type Pcm = Uint8Array | ArrayBufferView | ArrayBuffer;
+type Pcm = Uint8Array | ArrayBufferView | ArrayBuffer;
 
 export interface AudioFrame {
   pcm: Pcm;
@@ -26,7 +26,7 @@ export interface AudioFrame {
   channels: number;
 }
 
-export type FrameCheck = { ok: true; frame: AudioFrame } | { ok: false; error: string };
+type FrameCheck = { ok: true; frame: AudioFrame } | { ok: false; error: string };
 
 const isBinary = (value: unknown): value is Pcm => value instanceof ArrayBuffer || ArrayBuffer.isView(value);
 

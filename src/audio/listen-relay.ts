@@ -24,8 +24,8 @@ export const EVENT = "voice:audio-data";
 /** The same threshold as the bot relay's stalled listeners (native-relay.ts). */
 export const LISTENER_HIGH_WATER_BYTES = 256 * 1024;
 
-export const BOTS_USE_BOT_AUDIO = "Bots send audio with bot:audio-data";
-export const MUTED = "You are muted";
+const BOTS_USE_BOT_AUDIO = "Bots send audio with bot:audio-data";
+const MUTED = "You are muted";
 
 /** Counters for tests and operators: frames sent to listeners, and whole frames dropped for stalled ones. */
 export const listenStats = { delivered: 0, dropped: 0, emittedToPolling: 0 };

@@ -59,7 +59,7 @@ export function admitFrameNow(voice: VoiceGate, socketId: string, payload: unkno
  * Where a frame goes: the sender's socket, whose `local.to()` excludes the sender itself and
  * stays on this node (PCM never crosses Redis in cluster mode; docs/audio.md).
  */
-export interface FrameSender {
+interface FrameSender {
   /** `local`: PCM never goes to the cluster adapter's stream, nor into resume storage. */
   local: { to(room: string): { emit(event: "bot:audio-data", payload: AudioFramePayload): unknown } };
 }

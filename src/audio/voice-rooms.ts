@@ -1,7 +1,7 @@
 import type { Participant, VoiceRoomMembership } from "../domain/voice/voice-rooms.ts";
 
 /** Told of every join and leave (cluster mode: the user's voice channel, shared in Redis). */
-export interface MembershipWatcher {
+interface MembershipWatcher {
   joined(participant: Participant): void;
   left(participant: Participant): void;
 }

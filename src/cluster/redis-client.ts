@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
  * Socket.IO adapter makes its own for reading the stream and for pub/sub; so does the signal
  * subscriber). `close()` ends them all, so a stopping node leaves no blocked read behind.
  */
-export interface RedisConnections {
+interface RedisConnections {
   readonly client: Redis;
   duplicate(): Redis;
   close(): Promise<void>;

@@ -18,7 +18,7 @@ export type ClientEventHandler<Fields extends object = object> = (socket: Gatewa
 export type ClientEventTable = { [E in ClientEventName]?: ClientEventHandler<AckFields<E>> };
 
 /** A listener as Socket.IO calls it: `this` is the socket, the last argument the ack callback if the client passed one. */
-export type SharedListener = (this: GatewaySocket, ...args: unknown[]) => void;
+type SharedListener = (this: GatewaySocket, ...args: unknown[]) => void;
 
 /** Events whose refusals also arrive as `voice:error {error}` (SPEC.md Errors 9; their handlers do the same). */
 const answersVoiceError = (event: string) => event.startsWith("voice:") || event.startsWith("bot:voice-") || event === "bot:audio-data";

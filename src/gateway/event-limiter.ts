@@ -7,7 +7,7 @@ export interface LimitedSocket {
   readonly conn: { readyState: string };
 }
 
-export interface EventLimiterOptions {
+interface EventLimiterOptions {
   limits: EventLimits;
   /** A user's sockets together get this many times a socket's limits. */
   userFactor: number;

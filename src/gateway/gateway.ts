@@ -25,7 +25,7 @@ import { isLinkEvent, isVoiceLinkHandshake, type VoiceRelay } from "./voice-prox
 import { TokenExpiry } from "./token-expiry.ts";
 
 /** Cluster mode's voice relay (src/gateway/voice-proxy.ts) and the secret that proves a voice link. */
-export interface GatewayVoiceRelay {
+interface GatewayVoiceRelay {
   relay: VoiceRelay;
   secret: string;
 }
@@ -88,7 +88,7 @@ export function clientEventHandlers(domain: Domain): ClientEventTable {
  * Handshake authentication, the connection cap, the personal room, presence, and the client
  * events of each feature, rate-limited by `limiter` (docs/gateway.md, "Limits").
  */
-export interface AttachedGateway {
+interface AttachedGateway {
   /** Settles once the work started by sockets closing (voice leave, presence) is done: a stop awaits it before closing the database. */
   settled(): Promise<void>;
 }

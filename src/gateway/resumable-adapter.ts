@@ -19,7 +19,7 @@ type AdapterConstructor = NonNullable<ServerOptions["adapter"]>;
  */
 
 /** Events never stored for replay: real-time audio is useless late. */
-export const NEVER_REPLAYED: ReadonlySet<string> = new Set(["bot:audio-data", "voice:audio-data"]);
+const NEVER_REPLAYED: ReadonlySet<string> = new Set(["bot:audio-data", "voice:audio-data"]);
 
 /** How often expired sessions and packets are dropped. */
 const SWEEP_MS = 10_000;

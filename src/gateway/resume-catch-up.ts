@@ -3,6 +3,7 @@ import type { Socket } from "socket.io";
 import type { Session } from "socket.io-adapter";
 import type { NativeFanout, PacketOptions } from "./native-fanout.ts";
 import type { GatewayServer } from "./socket-types.ts";
+import { sendPacket } from "./socket-io-internals.ts";
 
 /**
  * What a resumed socket missed, with nothing lost or sent twice (docs/gateway.md, "Resume").
@@ -21,7 +22,7 @@ import type { GatewayServer } from "./socket-types.ts";
  */
 
 /** The longest a resumed socket waits for this node's stream reader before it is delivered natively. */
-export const READER_WAIT_MS = 5_000;
+const READER_WAIT_MS = 5_000;
 
 interface Store {
   restoreSession(pid: string, offset: string): Promise<Session>;
@@ -32,9 +33,6 @@ interface Connection {
   readonly readyState: string;
   write(packet: string, opts: PacketOptions): void;
   once(event: "close", listener: () => void): void;
-}
-interface Sendable {
-  packet(packet: { type: number; data: unknown[] }): void;
 }
 type Persist = (session: Omit<Session, "missedPackets">) => void;
 
@@ -111,8 +109,7 @@ export class ResumeCatchUp {
     for (const data of missed) {
       const at = data.at(-1);
       if (typeof at === "string") sent.add(at);
-      // As Socket.IO's constructor sends a restored session's missed packets (`packet` is private in its types).
-      (socket as unknown as Sendable).packet({ type: 2, data });
+      sendPacket(socket, { type: 2, data });
     }
     const meanwhile = queued;
     queued = null;

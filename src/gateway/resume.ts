@@ -8,6 +8,7 @@ import { ResumeCatchUp } from "./resume-catch-up.ts";
 import { ResumableAdapter } from "./resumable-adapter.ts";
 import { installSessionSnapshots } from "./session-snapshots.ts";
 import { installStreamOrder } from "./stream-order.ts";
+import { discardSocket, replaceCreateSocket } from "./socket-io-internals.ts";
 import type { GatewayServer, SocketData } from "./socket-types.ts";
 
 /**
@@ -33,16 +34,13 @@ import type { GatewayServer, SocketData } from "./socket-types.ts";
  */
 
 /** How long a dropped session can be resumed. */
-export const RESUME_WINDOW_MS = 120_000;
+const RESUME_WINDOW_MS = 120_000;
 
 /** Socket.IO options: recovery on; no middleware skipped or run again (the checks are here). */
 export const recoveryOptions: Pick<ServerOptions, "connectionStateRecovery"> = {
   connectionStateRecovery: { maxDisconnectionDuration: RESUME_WINDOW_MS, skipMiddlewares: true },
 };
 
-interface Namespace {
-  _createSocket(client: unknown, auth: Record<string, unknown>): Promise<Socket>;
-}
 interface SessionStore {
   persistSession(session: Omit<Session, "missedPackets">): void;
   restoreSession(pid: string, offset: string): Promise<Session>;
@@ -95,7 +93,7 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger, li
   // checks the token and the rooms first (the middleware is skipped for a restored socket), and
   // sends the missed events itself, after the socket is back in its rooms.
   type Args = ConstructorParameters<typeof Socket>;
-  (nsp as unknown as Namespace)._createSocket = async function (client, auth) {
+  replaceCreateSocket(nsp, async (client, auth) => {
     let restored: { session: Session; offset: string } | null = null;
     try {
       restored = await restore(auth);
@@ -107,18 +105,18 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger, li
       // The connection cap and refusal strikes, as the (skipped) middleware checks every handshake.
       const refused = limiter.handshake(socket);
       if (refused) {
-        socket._cleanup();
+        discardSocket(socket);
         log.info("gateway resume refused", { socketId: socket.id, userId: socket.data.userId, reason: refused });
       } else {
         if (await catchUp.start(socket, restored.offset)) return socket;
         // The events could not be read again: not resumed after all (the client reloads).
         limiter.release(socket);
-        socket._cleanup();
+        discardSocket(socket);
         log.warn("gateway resume failed: the missed events could not be read", { socketId: socket.id });
       }
     }
     return new Socket(nsp as Args[0], client as Args[1], auth);
-  };
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Session } from "socket.io-adapter";
 import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
+import { privateSessionIdOf, RESUMABLE_REASONS } from "./socket-io-internals.ts";
 
 /**
  * Session snapshots for cluster mode (docs/gateway.md, "Resume"). Socket.IO saves a session
@@ -15,10 +16,7 @@ import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
  */
 
 export const SNAPSHOT_MS = 5_000;
-export const REFRESH_MS = 60_000;
-
-/** Socket.IO's resumable disconnect reasons (socket.io/dist/socket.js RECOVERABLE_DISCONNECT_REASONS). */
-const RESUMABLE_REASONS: ReadonlySet<string> = new Set(["transport error", "transport close", "forced close", "ping timeout", "server shutting down", "forced server close"]);
+const REFRESH_MS = 60_000;
 
 interface SessionStore {
   restoreSession(pid: string, offset: string): Promise<Session>;
@@ -35,7 +33,7 @@ export function installSessionSnapshots(io: GatewayServer, persist: (session: Om
 
   const snapshot = (socket: GatewaySocket | undefined) => {
     if (!socket?.connected || !socket.data.resume) return;
-    const pid = (socket as unknown as { pid?: string }).pid;
+    const pid = privateSessionIdOf(socket);
     if (pid) persist({ sid: socket.id, pid, rooms: [...socket.rooms], data: socket.data });
   };
   let sinceRefresh = 0;
@@ -53,7 +51,7 @@ export function installSessionSnapshots(io: GatewayServer, persist: (session: Om
 
   // Shared by every socket (no closure per socket).
   function onDisconnect(this: GatewaySocket, reason: string) {
-    const pid = (this as unknown as { pid?: string }).pid;
+    const pid = privateSessionIdOf(this);
     if (!this.data.resume || !pid || RESUMABLE_REASONS.has(reason)) return;
     // Restoring consumes the stored session (the Redis streams adapter's GETDEL); the offset is none.
     store.restoreSession(pid, "0-0").catch(() => {});

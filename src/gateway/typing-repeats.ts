@@ -1,5 +1,5 @@
 /** A repeated typing start for the same place within this long is acknowledged but not relayed again. */
-export const TYPING_REPEAT_MS = 3000;
+const TYPING_REPEAT_MS = 3000;
 
 /**
  * Coalesces repeated typing starts (docs/gateway.md, "Limits"): a client that sends

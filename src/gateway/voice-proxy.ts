@@ -35,7 +35,7 @@ export interface VoiceHomes {
 }
 
 /** The client events that belong to a voice room (the ones that answer `voice:error`). */
-export const isVoiceEvent = (event: string) => event.startsWith("voice:") || event.startsWith("bot:voice-") || event === "bot:audio-data";
+const isVoiceEvent = (event: string) => event.startsWith("voice:") || event.startsWith("bot:voice-") || event === "bot:audio-data";
 const isCallEvent = (event: string) => event.startsWith("dm:call-");
 /**
  * Events that act on, or read, a voice room other than the sender's own (moderation, meetings,
@@ -61,11 +61,11 @@ export const homeKeys = {
  * there; answers what they carry), `join` (join, carrying that). Sent by the home back to the
  * link's node: `moved` (a `voice:move` into a room another node holds: the client joins it).
  */
-export const LINK_EVENTS = { check: "link:voice-check", handOver: "link:voice-hand-over", join: "link:voice-join", moved: "link:voice-moved" } as const;
+const LINK_EVENTS = { check: "link:voice-check", handOver: "link:voice-hand-over", join: "link:voice-join", moved: "link:voice-moved" } as const;
 export const isLinkEvent = (event: string) => event.startsWith("link:");
 
 /** This node's voice rooms, as the relay uses them (src/domain/voice/voice.ts). */
-export type LocalVoice = Pick<Voice, "rooms" | "admits" | "handOver" | "join">;
+type LocalVoice = Pick<Voice, "rooms" | "admits" | "handOver" | "join">;
 
 type LinkAnswer = { ok?: boolean; error?: string } & Record<string, unknown>;
 
@@ -73,7 +73,7 @@ const LINK_CONNECT_TIMEOUT_MS = 5000;
 const LINK_ACK_TIMEOUT_MS = 10_000;
 
 /** What a node presents, with the user's token, to open a voice link on another node. */
-export function voiceLinkProof(secret: string, token: string): string {
+function voiceLinkProof(secret: string, token: string): string {
   return createHmac("sha256", secret).update(`hearth-voice-link:${token}`).digest("base64url");
 }
 

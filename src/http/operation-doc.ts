@@ -19,7 +19,7 @@ export const EVENT_STREAM = { answer: "event-stream" } as const;
 export const FILE = { answer: "file" } as const;
 /** The Prometheus text exposition format (/metrics). */
 export const PROMETHEUS_TEXT = { answer: "prometheus-text" } as const;
-export type SpecialAnswer = typeof NO_CONTENT | typeof REDIRECT | typeof EVENT_STREAM | typeof FILE | typeof PROMETHEUS_TEXT;
+type SpecialAnswer = typeof NO_CONTENT | typeof REDIRECT | typeof EVENT_STREAM | typeof FILE | typeof PROMETHEUS_TEXT;
 
 export type Answer = v.GenericSchema | SpecialAnswer;
 
@@ -52,7 +52,7 @@ export interface OperationDoc {
 /** Where the description travels in Elysia's `detail` (removed when the document is built). */
 export const OPERATION_DOC = "x-hearth-doc";
 
-export interface DocumentedDetail {
+interface DocumentedDetail {
   operationId: string;
   [OPERATION_DOC]: OperationDoc;
 }

@@ -17,9 +17,9 @@ export function isLoopback(address: string): boolean {
 }
 
 /** Headers a reverse proxy adds; their presence means the peer address is the proxy's. */
-export const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"] as const;
+const FORWARDING_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"] as const;
 
-export type MetricsAccess = { ok: true } | { ok: false; status: 401 | 403; error: string };
+type MetricsAccess = { ok: true } | { ok: false; status: 401 | 403; error: string };
 
 export const METRICS_TOKEN_NEEDED = "Authorization: Bearer <METRICS_TOKEN> is required from this address";
 export const METRICS_LOOPBACK_ONLY = "Metrics are served to loopback callers only (set METRICS_TOKEN to allow others)";

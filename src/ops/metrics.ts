@@ -30,7 +30,7 @@ export function countClusterError(source: keyof typeof clusterErrors): void {
   clusterErrors[source]++;
 }
 
-export interface MetricsSources {
+interface MetricsSources {
   io: IoServer;
   fanout: NativeFanout;
   audioRelay: NativeAudioRelay;

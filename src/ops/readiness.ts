@@ -5,9 +5,9 @@
  * The app registers "database" (a trivial query); cluster mode adds "redis" (a PING) the same
  * way: `app.readiness.add("redis", () => redis.ping())`.
  */
-export type ReadinessCheck = () => Promise<unknown>;
+type ReadinessCheck = () => Promise<unknown>;
 
-export type ReadinessResult = { ready: true; checks: Record<string, "ok"> } | { ready: false; error: string };
+type ReadinessResult = { ready: true; checks: Record<string, "ok"> } | { ready: false; error: string };
 
 export const DRAINING = "draining: this node is shutting down";
 

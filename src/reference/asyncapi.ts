@@ -27,7 +27,7 @@ const CHANNELS: Record<RoomKind, { key: string; address: string | null; descript
 /** Component keys allow `[A-Za-z0-9.-_]`: `message:new` is `message.new`. */
 const keyOf = (event: string) => event.replaceAll(":", ".");
 
-export interface AsyncApiOptions {
+interface AsyncApiOptions {
   named: Record<string, v.GenericSchema>;
 }
 

@@ -16,7 +16,7 @@ type AnySchema = v.GenericSchema;
 const byHand = new WeakMap<object, SchemaObject>();
 
 /** Gives `schema` a JSON Schema of our own; returns the schema, so it reads as a declaration. */
-export function describedAs<S extends AnySchema>(schema: S, jsonSchema: SchemaObject): S {
+function describedAs<S extends AnySchema>(schema: S, jsonSchema: SchemaObject): S {
   byHand.set(schema, jsonSchema);
   return schema;
 }
@@ -122,7 +122,7 @@ export class SchemaConverter {
  * beside it (siblings of `$ref` are ignored), so a nullable reference becomes
  * `{nullable: true, allOf: [{$ref}]}`; an empty `required` list is dropped.
  */
-export function tidy(schema: SchemaObject): SchemaObject {
+function tidy(schema: SchemaObject): SchemaObject {
   const map = (node: unknown) =>
     node && typeof node === "object" ? Object.fromEntries(Object.entries(node).map(([key, value]) => [key, tidy(value as SchemaObject)])) : node;
   const out: SchemaObject = {};

@@ -34,7 +34,7 @@ export const NOT_OPERATIONS: readonly { method: string; path: string; why: strin
 ];
 
 /** What each tag (one per route plugin) is about. */
-export const TAGS: Record<string, string> = {
+const TAGS: Record<string, string> = {
   Discovery: "What this instance is and what it allows; no token needed.",
   Auth: "Accounts, logins and two-factor authentication.",
   Users: "The caller's account and other users' public views.",
@@ -96,7 +96,7 @@ const summaryOf = (operationId: string) => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
-export interface OpenApiOptions {
+interface OpenApiOptions {
   /** Named schemas (components), by name. */
   named: Record<string, v.GenericSchema>;
 }

@@ -29,7 +29,7 @@ export interface AiMessageRow {
   created_at: number;
 }
 
-export interface NewAiMessage {
+interface NewAiMessage {
   role: AiRole;
   content: string;
   modelId: string | null;
@@ -39,12 +39,12 @@ export interface NewAiMessage {
 }
 
 /** What an update sets; `null` clears a field, `undefined` leaves it. */
-export interface AiConversationChanges {
+interface AiConversationChanges {
   title?: string | null;
   modelId?: string | null;
 }
 
-export type StartTurnResult =
+type StartTurnResult =
   | { ok: true; message: AiMessageRow; conversation: AiConversationRow }
   | { ok: false; reason: "missing" | "quota" };
 

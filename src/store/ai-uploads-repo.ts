@@ -12,7 +12,7 @@ export interface AiUploadRow {
   created_at: number;
 }
 
-export interface NewAiUpload {
+interface NewAiUpload {
   userId: string;
   url: string;
   name: string;

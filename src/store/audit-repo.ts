@@ -15,7 +15,7 @@ export interface AuditEntryRow {
   created_at: number;
 }
 
-export interface NewAuditEntry {
+interface NewAuditEntry {
   serverId: string;
   actorId: string;
   action: string;

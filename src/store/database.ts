@@ -96,7 +96,7 @@ export interface Dialect {
  * case and accents ignored, punctuation separates words: docs/messages.md) and require every
  * word of the query, each word as a phrase of its tokens.
  */
-export interface SearchDialect {
+interface SearchDialect {
   /** The parameter of the MATCH / `@@` test for these words (never empty). */
   param(words: string[]): SqlValue;
   /** `SELECT <columns>` of channel messages matching `?1` in channel `?2`, newest first, `LIMIT ?3`. */

@@ -16,7 +16,7 @@ export interface ConversationRow {
   updated_at: number;
 }
 
-export interface RecipientRow {
+interface RecipientRow {
   conversation_id: string;
   id: string;
   username: string;
@@ -39,7 +39,7 @@ export interface DmMessageRow {
   is_bot: 0 | 1;
 }
 
-export interface DmAttachmentRow {
+interface DmAttachmentRow {
   id: string;
   message_id: string;
   filename: string;
@@ -56,7 +56,7 @@ export interface NewDmAttachment {
 }
 
 /** The dm_key of a 1:1 conversation: the two ids sorted, joined with ':'. */
-export const dmKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
+const dmKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 
 /** Past any UUID: the keyset start of the newest page. */
 const AFTER_ALL_IDS = "~";

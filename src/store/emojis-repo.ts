@@ -1,7 +1,7 @@
 import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
-export interface EmojiRef {
+interface EmojiRef {
   id: string;
   server_id: string;
   name: string;
@@ -27,7 +27,7 @@ export interface EmojiWithServer extends EmojiView {
   server_name: string;
 }
 
-export interface NewEmoji {
+interface NewEmoji {
   serverId: string;
   name: string;
   filePath: string;

@@ -24,19 +24,19 @@ export interface RelatedUserRow {
 }
 
 /** A user found by the friend search, with the caller's relationship row (if any). */
-export interface SearchRow extends UserRow {
+interface SearchRow extends UserRow {
   f_status: "pending" | "accepted" | null;
   f_requester: string | null;
 }
 
-export type RequestResult =
+type RequestResult =
   | { kind: "requested"; row: FriendshipRow }
   /** The other side had already asked: the request accepted theirs. */
   | { kind: "accepted"; row: FriendshipRow }
   | { kind: "already-requested" }
   | { kind: "already-friends" };
 
-export type AcceptResult =
+type AcceptResult =
   | { kind: "accepted"; row: FriendshipRow }
   | { kind: "none" }
   | { kind: "own-request" }

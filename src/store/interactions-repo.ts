@@ -1,7 +1,7 @@
 import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
-export type InteractionType = "slash_command" | "message_component";
+type InteractionType = "slash_command" | "message_component";
 
 export interface InteractionRow {
   id: string;
@@ -18,7 +18,7 @@ export interface InteractionRow {
   responded_at: number | null;
 }
 
-export interface NewInteraction {
+interface NewInteraction {
   id: string;
   applicationId: string;
   botUserId: string;

@@ -20,7 +20,7 @@ export interface InviteUseRow {
   used_at: number;
 }
 
-export interface NewInvite {
+interface NewInvite {
   serverId: string;
   code: string;
   maxUses: number | null;
@@ -32,7 +32,7 @@ export interface NewInvite {
  * What redeeming a join code found. `joinable` means the use was already counted (for an
  * invite row) and the caller adds the membership; a vanity code counts no use.
  */
-export type Redemption =
+type Redemption =
   | { result: "unknown" }
   | { result: "banned" | "member" | "joinable"; serverId: string; inviteId: string | null; useId: string | null }
   | { result: "expired" | "used_up"; serverId: string };

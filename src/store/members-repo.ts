@@ -2,7 +2,7 @@ import type { Database } from "./database.ts";
 import type { BuiltinRole, PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
 
-export interface MemberRow {
+interface MemberRow {
   server_id: string;
   user_id: string;
   role: BuiltinRole;
@@ -14,7 +14,7 @@ export interface MemberRow {
   joined_at: number;
 }
 
-export interface MemberListRow {
+interface MemberListRow {
   user_id: string;
   username: string;
   avatar: string | null;
@@ -25,7 +25,7 @@ export interface MemberListRow {
   timeout_until: number | null;
 }
 
-export interface MutedServerRow {
+interface MutedServerRow {
   server_id: string;
   name: string;
   icon: string | null;

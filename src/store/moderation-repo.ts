@@ -11,7 +11,7 @@ export interface BanRow {
 }
 
 /** A member's server mute and deafen (0/1), kept while they are out of voice too. */
-export interface VoiceModerationRow {
+interface VoiceModerationRow {
   server_muted: number;
   server_deafened: number;
 }

@@ -2,7 +2,7 @@ import type { Database } from "./database.ts";
 import type { MessageRow } from "./messages-repo.ts";
 import { nowSeconds } from "./time.ts";
 
-export type PinOutcome = "pinned" | "exists" | "full";
+type PinOutcome = "pinned" | "exists" | "full";
 
 /**
  * Channel-message pins. Lists are newest pin first: `pinned_at`, then insertion (`rowid`: SQLite's

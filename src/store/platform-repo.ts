@@ -13,7 +13,7 @@ export interface PlatformLogRow {
   created_at: number;
 }
 
-export interface NewPlatformLogEntry {
+interface NewPlatformLogEntry {
   actorId: string | null;
   action: string;
   targetType: string | null;
@@ -22,7 +22,7 @@ export interface NewPlatformLogEntry {
 }
 
 /** Why an administrator flag could not be changed. */
-export type SetAdminResult = { ok: true; user: UserRow } | { ok: false; reason: "not_found" | "last_admin" };
+type SetAdminResult = { ok: true; user: UserRow } | { ok: false; reason: "not_found" | "last_admin" };
 
 /** Platform-wide state: administrators, settings (JSON by key) and the platform log. */
 export class PlatformRepo {

@@ -1,14 +1,14 @@
 import type { Database, Transaction } from "./database.ts";
 
 /** One reaction with the reacting user's public fields, in reaction order. */
-export interface ReactionUserRow {
+interface ReactionUserRow {
   emoji: string;
   user_id: string;
   username: string;
   avatar: string | null;
 }
 
-export type ToggleOutcome =
+type ToggleOutcome =
   | { action: "added" | "removed"; count: number }
   /** The emoji is new on the message and the caller may not start a new emoji type. */
   | { action: "refused" }

@@ -47,7 +47,7 @@ export interface NewReport {
   reason: string;
 }
 
-export type ResolveResult = { ok: true; row: ReportRow } | { ok: false; reason: "not_found" | "closed" };
+type ResolveResult = { ok: true; row: ReportRow } | { ok: false; reason: "not_found" | "closed" };
 
 /**
  * Reports (docs/reports.md). Filing is one transaction: an open report by the same reporter

@@ -16,7 +16,7 @@ export interface ServerRow {
   updated_at: number;
 }
 
-export interface NewServer {
+interface NewServer {
   ownerId: string;
   name: string;
   description: string;

@@ -21,11 +21,11 @@ export interface SoundView extends SoundRow {
 }
 
 /** A sound in the caller's cross-server catalog. */
-export interface SoundWithServer extends SoundRow {
+interface SoundWithServer extends SoundRow {
   server_name: string;
 }
 
-export interface NewSound {
+interface NewSound {
   serverId: string;
   name: string;
   icon: string;

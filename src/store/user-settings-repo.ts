@@ -1,7 +1,7 @@
 import type { Database } from "./database.ts";
 import { nowSeconds } from "./time.ts";
 
-export type MessageNotificationLevel = "all" | "mentions" | "none";
+type MessageNotificationLevel = "all" | "mentions" | "none";
 
 export interface NotificationSettings {
   message_notifications: MessageNotificationLevel;
@@ -11,7 +11,7 @@ export interface NotificationSettings {
   desktop: boolean;
 }
 
-export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
+const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
   message_notifications: "all",
   dm_notifications: true,
   friend_request_notifications: true,

@@ -40,7 +40,7 @@ export interface UserRow {
 }
 
 /** A human account found by its login, with the hash to check the password against. */
-export type LoginRow = UserRow & { password_hash: string | null };
+type LoginRow = UserRow & { password_hash: string | null };
 
 /** The columns of a `UserRow`: every statement that answers one names these (`userColumns`). */
 export const USER_COLUMNS = [
@@ -52,14 +52,14 @@ export const USER_COLUMNS = [
 export const userColumns = (alias?: string): string => USER_COLUMNS.map((column) => (alias ? `${alias}.${column}` : column)).join(", ");
 const USER = userColumns();
 
-export interface NewUser {
+interface NewUser {
   username: string;
   email: string | null;
   passwordHash: string | null;
   isBot: boolean;
 }
 
-export interface ProfileChanges {
+interface ProfileChanges {
   username?: string;
   bio?: string;
   banner_offset?: number;
@@ -67,7 +67,7 @@ export interface ProfileChanges {
 
 /** Which unique field a write collided with, if any. */
 export type Taken = "username" | "email";
-export type WriteResult = { ok: true; user: UserRow } | { ok: false; taken: Taken };
+type WriteResult = { ok: true; user: UserRow } | { ok: false; taken: Taken };
 
 export class UsersRepo {
   private readonly byId;

@@ -2,7 +2,7 @@ import { PNG_1X1 } from "./images.ts";
 import type { TestServer, TestUser } from "./server.ts";
 
 /** What the stand-in provider received. */
-export interface ProviderRequest {
+interface ProviderRequest {
   path: string;
   authorization: string | null;
   body: { model: string; stream: boolean; messages: { role: string; content: unknown }[] };
@@ -160,14 +160,14 @@ export function startFakeProvider() {
 }
 
 /** One parsed server-sent event. */
-export interface SseEvent {
+interface SseEvent {
   event: string;
   // Parsed JSON of the event; tests assert on its fields as they please.
   data: any;
 }
 
 /** A response body read as server-sent events (comments skipped). */
-export function parseSse(text: string): SseEvent[] {
+function parseSse(text: string): SseEvent[] {
   const events: SseEvent[] = [];
   for (const block of text.split("\n\n")) {
     let event = "message";

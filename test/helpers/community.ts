@@ -54,7 +54,7 @@ export async function auditLog(server: TestServer, serverId: string, viewer: { t
   return (res.body.entries as any[]).filter((entry) => action === undefined || entry.action === action);
 }
 
-export interface CommunityOptions {
+interface CommunityOptions {
   /** Users to use instead of new ones (a file that registers its users once). */
   owner?: TestUser;
   member?: TestUser;

@@ -10,9 +10,9 @@ import { join } from "node:path";
  * URL; every test database is then a copy of that template (CREATE DATABASE ... TEMPLATE: a
  * file copy, far cheaper than migrating).
  */
-export const TEST_POSTGRES = process.env.HEARTH_TEST_POSTGRES || null;
+const TEST_POSTGRES = process.env.HEARTH_TEST_POSTGRES || null;
 export const onPostgres = TEST_POSTGRES !== null;
-export const TEMPLATE_DATABASE = "hearth_template";
+const TEMPLATE_DATABASE = "hearth_template";
 
 let admin: SQL | null = null;
 /** One connection to the cluster's `postgres` database, for CREATE and DROP DATABASE. */

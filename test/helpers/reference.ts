@@ -34,7 +34,7 @@ let reference: Promise<Reference> | null = null;
 /** Paths that belong to the API: an answer there must be documented. */
 const API_PATH = /^\/(api|uploads)(\/|$)/;
 
-export function referenceFor(baseUrl: string): Promise<Reference> {
+function referenceFor(baseUrl: string): Promise<Reference> {
   reference ??= (async () => {
     const response = await fetch(`${baseUrl}/api/v1/openapi.json`);
     if (!response.ok) throw new Error(`GET /api/v1/openapi.json answered ${response.status}`);

@@ -62,7 +62,7 @@ export interface Target {
   token: () => string;
 }
 
-export interface Harness {
+interface Harness {
   target: Target;
   send(method: string, path: string, options?: Send): Promise<Answer>;
   /**
@@ -134,7 +134,7 @@ export function createHarness(target: Target): Harness {
 }
 
 /** A JSON `{error: string}` and nothing else; `mentions` must appear in the message. */
-export function errorShape(answer: Answer, mentions?: string): string {
+function errorShape(answer: Answer, mentions?: string): string {
   const { body } = answer;
   const ok =
     typeof body === "object" &&
@@ -155,14 +155,14 @@ const allowedStatuses = (expected: Expected): readonly number[] =>
   expected === "4xx" ? ANY_4XX : typeof expected === "number" ? [expected] : expected;
 const statusLabel = (expected: Expected) => (expected === "4xx" ? "4xx" : allowedStatuses(expected).join("|"));
 
-export interface Verdict {
+interface Verdict {
   status: number | string;
   json: boolean;
   body: string;
 }
 
 /** What an error answer should look like, and how this one looked (equal when it is right). */
-export function judgeError(answer: Answer, expected: Expected, mentions?: string): { want: Verdict; got: Verdict } {
+function judgeError(answer: Answer, expected: Expected, mentions?: string): { want: Verdict; got: Verdict } {
   const label = statusLabel(expected);
   return {
     want: { status: label, json: true, body: "{error: string}" },
@@ -180,7 +180,7 @@ export function expectError(answer: Answer, expected: Expected, mentions?: strin
 }
 
 /** For inputs a route may accept or refuse: a success (2xx), or a 4xx JSON `{error}`; never 5xx. */
-export function expectNoServerError(answer: Answer): void {
+function expectNoServerError(answer: Answer): void {
   if (answer.status >= 200 && answer.status < 300) return;
   expectError(answer, "4xx");
 }
@@ -208,9 +208,9 @@ export class Failures {
 // Route tables
 // ---------------------------------------------------------------------------------------------
 
-export type FieldType = "string" | "number" | "boolean" | "code" | "array" | "object";
+type FieldType = "string" | "number" | "boolean" | "code" | "array" | "object";
 
-export interface Field {
+interface Field {
   name: string;
   type: FieldType;
   required: boolean;
@@ -272,7 +272,7 @@ export const routeName = (route: { method: string; path: string }) => `${route.m
 // ---------------------------------------------------------------------------------------------
 
 /** Bodies that are not JSON at all, each sent as `application/json`. */
-export const MALFORMED_BODIES: [string, Body][] = [
+const MALFORMED_BODIES: [string, Body][] = [
   ["{bad", "{bad"],
   ["[", "["],
   ["a trailing comma", '{"a": 1,}'],
@@ -285,7 +285,7 @@ export const MALFORMED_BODIES: [string, Body][] = [
 ];
 
 /** Odd but well-formed bodies a route may accept (unknown keys are ignored) or refuse. */
-export const ODD_BODIES: [string, Body][] = [
+const ODD_BODIES: [string, Body][] = [
   ["invalid UTF-8 (decoded as U+FFFD)", new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])],
   ["a byte-order mark", "\uFEFF{}"],
   ["1000 nested arrays", "[".repeat(1000) + "]".repeat(1000)],
@@ -295,7 +295,7 @@ export const ODD_BODIES: [string, Body][] = [
 ];
 
 /** Valid JSON that is not an object. */
-export const NON_OBJECT_BODIES: [string, unknown][] = [
+const NON_OBJECT_BODIES: [string, unknown][] = [
   ["an array", []],
   ["an array of objects", [{}]],
   ["a string", "body"],
@@ -314,7 +314,7 @@ const WRONG_VALUES: Record<string, unknown> = {
 };
 
 /** The wrong types to try for a field: every JSON type but its own (and `null` when it is valid). */
-export function wrongTypesFor(field: Pick<Field, "type" | "nullable">): [string, unknown][] {
+function wrongTypesFor(field: Pick<Field, "type" | "nullable">): [string, unknown][] {
   const own: Record<FieldType, string[]> = {
     string: ["string"],
     number: ["number"],
@@ -329,12 +329,12 @@ export function wrongTypesFor(field: Pick<Field, "type" | "nullable">): [string,
 export const without = (body: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(body).filter(([k]) => k !== key));
 
 /** The route's valid body with `field` set to `value`. */
-export function withField(route: JsonRoute, field: string, value: unknown): Record<string, unknown> {
+function withField(route: JsonRoute, field: string, value: unknown): Record<string, unknown> {
   return { ...route.valid(), [field]: value };
 }
 
 /** A valid body followed by unknown keys, prototype-pollution keys among them (as raw JSON). */
-export function withExtraFields(route: JsonRoute): string {
+function withExtraFields(route: JsonRoute): string {
   const json = JSON.stringify(route.valid());
   const extra = `"unknown": "x", "is_bot": 1, "id": "${UNKNOWN_UUID}", "__proto__": {"admin": true}, "constructor": {"prototype": {"admin": true}}`;
   return json === "{}" ? `{${extra}}` : `${json.slice(0, -1)}, ${extra}}`;
@@ -465,7 +465,7 @@ export function describeStrayBodies(h: Harness, routes: PlainRoute[]): void {
 // Path ids
 // ---------------------------------------------------------------------------------------------
 
-export const NON_UUIDS: [string, string][] = [
+const NON_UUIDS: [string, string][] = [
   ["abc", "abc"],
   ["1", "1"],
   ["-1", "-1"],
@@ -481,7 +481,7 @@ export const NON_UUIDS: [string, string][] = [
   ["a 10 KB id", "a".repeat(10 * KB)],
 ];
 
-export const UNKNOWN_UUIDS: [string, string][] = [
+const UNKNOWN_UUIDS: [string, string][] = [
   ["an unknown UUIDv7", UNKNOWN_UUID],
   ["a random UUIDv4", crypto.randomUUID()],
   ["the nil UUID", "00000000-0000-0000-0000-000000000000"],

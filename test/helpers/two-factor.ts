@@ -12,5 +12,3 @@ export async function enableTwoFactor(server: TestServer, user: TestUser): Promi
   return { secret, recoveryCodes: enabled.body.recovery_codes };
 }
 
-/** Waits until a budget window of `seconds` that started now has surely ended. */
-export const waitForWindow = (seconds: number) => Bun.sleep(seconds * 1000 + 300);

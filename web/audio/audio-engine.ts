@@ -11,11 +11,11 @@ import { workletUrl } from "./worklets.ts";
 import { sameMembers, speakingNow, type VoiceActivity } from "./speaking.ts";
 
 /** The relay's best rate; the microphone is captured at it, and bot frames at it need no resampling. */
-export const CONTEXT_RATE = 48000;
+const CONTEXT_RATE = 48000;
 /** Delays kept per speaker for the diagnostics (the latency bench reads them). */
 const DELAYS_KEPT = 4000;
 
-export interface SpeakerDiagnostics {
+interface SpeakerDiagnostics {
   kind: "frames" | "stream";
   volume: number;
   level: number;

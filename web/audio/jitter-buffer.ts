@@ -40,8 +40,8 @@ export interface JitterStats {
   underruns: number;
 }
 
-export const DEFAULT_TARGET_MS = 30;
-export const DEFAULT_MAX_MS = 80;
+const DEFAULT_TARGET_MS = 30;
+const DEFAULT_MAX_MS = 80;
 /** Samples of fade at an underrun, a resume and a drop (about 2.7 ms at 48 kHz). */
 const FADE = 128;
 /** At most this much faster or slower than nominal, to follow clock drift. */

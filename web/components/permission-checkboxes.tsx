@@ -12,7 +12,7 @@ import { PERMISSIONS, type PermissionName } from "../lib/shared-rules.ts";
 import "./permission-checkboxes.css";
 
 /** Why the reader may not change `bit` (docs/roles.md: nobody grants what they do not hold), or null when they may. */
-export type LockedReason = (bit: number) => string | null;
+type LockedReason = (bit: number) => string | null;
 
 /** The groups as fieldsets, each bit's control drawn by `control`. */
 function PermissionGroups({ control }: { control: (name: PermissionName, bit: number) => ComponentChildren }) {

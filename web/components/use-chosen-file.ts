@@ -16,7 +16,7 @@ export function useObjectUrl(file: File | null): string | null {
   return url;
 }
 
-export interface ChosenFile {
+interface ChosenFile {
   file: File | null;
   /** A URL to show the chosen file before it is uploaded. */
   preview: string | null;

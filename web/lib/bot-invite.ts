@@ -4,7 +4,7 @@
  */
 import { ALL_PERMISSIONS } from "./shared-rules.ts";
 
-export interface BotInviteQuery {
+interface BotInviteQuery {
   botUserId: string | null;
   /** The bitfield of the link; null when the link has none. */
   permissions: number | null;

@@ -1,6 +1,6 @@
 /** Formatting for the reader: times in their locale, sizes, names. Pure (locale and zone can be given). */
 
-export interface LocaleOptions {
+interface LocaleOptions {
   locale?: string | string[];
   timeZone?: string;
 }

@@ -6,7 +6,7 @@
  */
 import { PERMISSION_LABELS, PERMISSIONS, type PermissionName } from "./shared-rules.ts";
 
-export interface PermissionGroup {
+interface PermissionGroup {
   /** A stable key (the checkboxes' CSS grid area: `permission-group-<key>`). */
   key: "general" | "members" | "text" | "voice";
   title: string;

@@ -14,7 +14,7 @@ import { PeerMesh, type Signal } from "./peer-mesh.ts";
 import type { IncomingCall } from "./types.ts";
 import type { VoiceSession } from "./voice-session.ts";
 
-export interface ActiveCall {
+interface ActiveCall {
   callId: string;
   conversationId: string;
   /** "calling": rung, nobody answered yet. */

@@ -7,7 +7,7 @@ import { signal } from "@preact/signals";
 import type { AudioEngine, MicPipe } from "../audio/audio-engine.ts";
 import { VoiceActivity } from "../audio/speaking.ts";
 
-export type MicState = "off" | "asking" | "on" | "denied" | "unavailable";
+type MicState = "off" | "asking" | "on" | "denied" | "unavailable";
 
 export class Microphone {
   readonly state = signal<MicState>("off");

@@ -12,7 +12,7 @@ export interface Signal {
   candidate?: RTCIceCandidateInit;
 }
 
-export interface MeshOptions {
+interface MeshOptions {
   send(peer: string, signal: Signal): void;
   /** A peer's audio arrived (or changed). */
   onStream(peer: string, stream: MediaStream): void;

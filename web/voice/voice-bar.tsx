@@ -9,7 +9,7 @@ import { CallBar } from "./call-ui.tsx";
 import { voice } from "./voice-state.ts";
 
 /** The push-to-talk key, held anywhere but in a text field. */
-export const TALK_KEY = "`";
+const TALK_KEY = "`";
 
 const typing = (target: EventTarget | null) =>
   target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));

@@ -14,7 +14,7 @@ import { applyRoomEvent, listeningBots, maySpeak, ROOM_EVENTS, transmitting, typ
 import type { MeetingRole, SoundboardPlayed, VoiceParticipant } from "./types.ts";
 
 /** The channel the reader is in, as the page names it. */
-export interface VoiceChannelInfo {
+interface VoiceChannelInfo {
   id: string;
   serverId: string;
   name: string;
@@ -22,7 +22,7 @@ export interface VoiceChannelInfo {
 }
 
 /** People connected to at most, in join order: a mesh grows as the square of the room (docs/web.md). */
-export const MESH_LIMIT = 8;
+const MESH_LIMIT = 8;
 const MODE_KEY = "hearth.voice.mode";
 
 type Payload = Record<string, any>;

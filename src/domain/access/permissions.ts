@@ -11,7 +11,7 @@ const RANK: Record<BuiltinRole, number> = { owner: 3, admin: 2, moderator: 1, me
  * Bits a built-in role adds to a member's base. Admins administer the server; moderators
  * moderate members and messages; members get what their roles give.
  */
-export const BUILTIN_ROLE_PERMISSIONS: Record<BuiltinRole, number> = {
+const BUILTIN_ROLE_PERMISSIONS: Record<BuiltinRole, number> = {
   owner: ALL_PERMISSIONS,
   admin: PERMISSIONS.ADMINISTRATOR,
   moderator:
@@ -127,8 +127,6 @@ function applyOverrides(p: number, overrides: Override[], everyoneRoleId: string
 }
 
 export const hasPermission = (permissions: number, bit: number) => (permissions & bit) === bit;
-
-export const builtinRank = (role: BuiltinRole) => RANK[role];
 
 /**
  * Whether `actor` may act on `target` (kick, ban, time out, change roles): the owner may act

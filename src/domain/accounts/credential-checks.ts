@@ -3,10 +3,10 @@ import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
 import { tooManyRequests } from "../shared/errors.ts";
 
 /** What a spent budget answers outside of login (which keeps its own wording). */
-export const TOO_MANY_FAILED_CHECKS = "Too many failed attempts for this account, try again later";
+const TOO_MANY_FAILED_CHECKS = "Too many failed attempts for this account, try again later";
 
 /** One check taken from the budgets: it stays a failure unless the caller says otherwise. */
-export interface CredentialCheck {
+interface CredentialCheck {
   /** Gives the check back: the credential was right but the attempt stopped short (a missing 2FA code). */
   notAFailure(): Promise<void>;
   /** Gives the check back and forgets this address's failures for the account. */

@@ -34,7 +34,7 @@ export const FriendRequest = v.object({
 export type FriendRequest = v.InferOutput<typeof FriendRequest>;
 
 const Relationship = v.picklist(["none", "friend", "incoming", "outgoing"]);
-export type Relationship = v.InferOutput<typeof Relationship>;
+type Relationship = v.InferOutput<typeof Relationship>;
 export const FriendSearchResult = v.object({ ...PublicUser.entries, relationship: Relationship });
 export type FriendSearchResult = v.InferOutput<typeof FriendSearchResult>;
 

@@ -99,7 +99,7 @@ export class Presence {
 }
 
 /** `user:status` carries a custom activity as `customStatus`: its state, or else its name. */
-export function customStatusOf(activity: Activity | null): string | null {
+function customStatusOf(activity: Activity | null): string | null {
   if (!activity || activity.type !== "custom") return null;
   return activity.state ?? activity.name;
 }

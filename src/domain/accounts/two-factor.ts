@@ -7,7 +7,7 @@ import { generateRecoveryCodes, hashRecoveryCode, isTotpCode, normalizeRecoveryC
 
 const ISSUER = "Hearth";
 
-export const INVALID_PASSWORD = "Invalid password";
+const INVALID_PASSWORD = "Invalid password";
 const INVALID_CODE = "Invalid two-factor code";
 const NOT_ENABLED = "Two-factor authentication is not enabled";
 const SETUP_FIRST = "Start two-factor setup first (POST /api/v1/auth/2fa/setup)";
@@ -24,7 +24,7 @@ function totpFor(secret: string, label: string) {
 }
 
 /** A code is accepted in the current 30 s step or the one on either side (clock drift). */
-export function isValidTotp(secret: string, code: string): boolean {
+function isValidTotp(secret: string, code: string): boolean {
   return isTotpCode(code) && totpFor(secret, "check").validate({ token: code, window: 1 }) !== null;
 }
 
@@ -37,7 +37,7 @@ export interface TwoFactorProof {
 }
 
 /** The current password and a code, as enabling, disabling and regenerating recovery codes take them. */
-export interface Credentials {
+interface Credentials {
   password: string;
   code: string;
 }

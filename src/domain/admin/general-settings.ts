@@ -15,7 +15,7 @@ export const GENERAL_SETTINGS = {
 } satisfies Record<string, SettingDefinition<boolean>>;
 
 export type GeneralSettingName = keyof typeof GENERAL_SETTINGS;
-export type GeneralSettingValues = Record<GeneralSettingName, boolean>;
+type GeneralSettingValues = Record<GeneralSettingName, boolean>;
 
 const NAMES = Object.keys(GENERAL_SETTINGS) as GeneralSettingName[];
 

@@ -3,7 +3,7 @@ import { ApiError, forbidden } from "../shared/errors.ts";
 import type { AiSettingsValues } from "./settings.ts";
 
 /** The friendly refusals of the AI routes (SPEC.md rule 8; docs/ai.md#gates). */
-export const AI_ERRORS = {
+const AI_ERRORS = {
   bot: "The AI assistant needs a user token: bots cannot use it",
   disabled: "The AI assistant is turned off on this platform",
   plusOnly: "The AI assistant is available to premium (Plus) members only",

@@ -11,8 +11,6 @@ import { AiUploads } from "./uploads.ts";
 import type { FileStorage } from "../shared/file-storage.ts";
 
 /** The AI assistant (docs/ai.md): settings and keys for administrators; conversations, files and turns for users. */
-export type Ai = ReturnType<typeof createAi>;
-
 export function createAi(deps: {
   store: Store;
   settings: PlatformSettings;

@@ -15,21 +15,21 @@ export interface ProviderMessage {
   content: string | ContentPart[];
 }
 
-export interface ProviderTarget {
+interface ProviderTarget {
   baseUrl: string;
   /** Sent as `Authorization: Bearer <key>`; empty sends no Authorization header (local servers). */
   apiKey: string;
   model: string;
 }
 
-export type ProviderChunk = { type: "delta"; content: string } | { type: "image"; url: string };
+type ProviderChunk = { type: "delta"; content: string } | { type: "image"; url: string };
 
 /**
  * `timeout`: silent for longer than the idle timeout; `http`: a non-2xx answer; `malformed`: a
  * body that is not the streaming format (or a stream that ended without finishing);
  * `unreachable`: no connection; `cancelled`: the caller aborted.
  */
-export type ProviderFailureKind = "timeout" | "http" | "malformed" | "unreachable" | "cancelled";
+type ProviderFailureKind = "timeout" | "http" | "malformed" | "unreachable" | "cancelled";
 
 export class ProviderError extends Error {
   constructor(

@@ -35,7 +35,7 @@ export interface Application {
   updated_at: number;
 }
 
-export function toApplication(row: ApplicationRow): Application {
+function toApplication(row: ApplicationRow): Application {
   return {
     id: row.id,
     name: row.name,

@@ -52,13 +52,13 @@ export interface CommandOption {
 
 export type OptionValue = string | number | boolean;
 
-export type ParsedArgs =
+type ParsedArgs =
   | { ok: true; options: Record<string, OptionValue>; args: string }
   | { ok: false; error: string };
 
 /** Command and option names (spec Limits). */
 export const COMMAND_NAME_RE = new RegExp(`^[\\w-]{1,${LIMITS.commandNameLength}}$`);
-export const ROUTING_FLAG = "__bot";
+const ROUTING_FLAG = "__bot";
 
 // ---------------------------------------------------------------------------------------
 // Invocation and routing flag
@@ -374,7 +374,7 @@ const TYPE_ALIASES: Record<string, number> = {
 const TYPE_CODES = new Set<number>(Object.values(OPTION_TYPES));
 
 /** A type code or alias; anything missing or unknown is STRING (spec "Command option"). */
-export function optionTypeCode(type: unknown): number {
+function optionTypeCode(type: unknown): number {
   if (typeof type === "number") return TYPE_CODES.has(type) ? type : OPTION_TYPES.STRING;
   if (typeof type === "string") {
     const key = type.trim().toLowerCase();

@@ -40,7 +40,7 @@ export interface ServerCommand extends Command {
   app_name: string;
 }
 
-export function toCommand(row: CommandRow): Command {
+function toCommand(row: CommandRow): Command {
   const options: unknown = JSON.parse(row.options);
   return {
     id: row.id,
@@ -61,7 +61,7 @@ function toServerCommand(row: ServerCommandRow): ServerCommand {
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 const duplicateName = (name: string) => conflict(`Duplicate command name: ${name}`);
 
-export interface NormalizedCommand {
+interface NormalizedCommand {
   name: string;
   description: string;
   options: CommandOption[];
@@ -102,7 +102,7 @@ function commandOptions(value: unknown, path: string): CommandOption[] {
 }
 
 /** Validates a command object (SPEC.md "Slash command"); unknown fields are ignored. */
-export function normalizeCommand(input: unknown, path = ""): NormalizedCommand {
+function normalizeCommand(input: unknown, path = ""): NormalizedCommand {
   if (!isRecord(input)) throw badRequest(path ? `${path.slice(0, -1)}: must be a JSON object` : "body: must be a JSON object");
   return {
     name: commandName(input.name, path),

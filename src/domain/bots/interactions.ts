@@ -54,7 +54,7 @@ export const ComponentPress = v.object(
   "must be an object {message_id, custom_id, values?}",
 );
 
-export const BOTS_CANNOT_PRESS = "Bots cannot press components";
+const BOTS_CANNOT_PRESS = "Bots cannot press components";
 
 /** Responses, the bot-only message events and component presses. */
 export class Interactions {

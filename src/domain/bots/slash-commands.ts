@@ -13,7 +13,7 @@ import type { Message } from "../shared/shapes.ts";
 import { parseCommandArgs, parseCommandInvocation, type CommandOption, type OptionValue } from "./command-args.ts";
 
 /** A user's message that runs a bot's slash command, resolved and parsed, not yet stored. */
-export interface SlashCommandInvocation {
+interface SlashCommandInvocation {
   /** What chat history stores: the message with the routing flag stripped. */
   content: string;
   applicationId: string;

@@ -24,7 +24,7 @@ export const ChannelList = v.object({ channels: v.array(Channel), categories: v.
 export type ChannelList = v.InferOutput<typeof ChannelList>;
 
 
-export const toChannel = (row: ChannelRow): Channel => ({
+const toChannel = (row: ChannelRow): Channel => ({
   id: row.id,
   server_id: row.server_id,
   name: row.name,
@@ -38,7 +38,7 @@ export const toChannel = (row: ChannelRow): Channel => ({
   chat_enabled: row.chat_enabled === 1,
 });
 
-export const toCategory = (row: CategoryRow): Category => ({
+const toCategory = (row: CategoryRow): Category => ({
   id: row.id,
   server_id: row.server_id,
   name: row.name,
@@ -51,7 +51,7 @@ const toOverride = (row: OverrideRow): PermissionOverride => ({ role_id: row.rol
  * Discord-style text channel names: trimmed, lowercased, runs of whitespace become one `-`.
  * Voice channel names are only trimmed. Either must end up 1-100 characters.
  */
-export function normalizeChannelName(name: string, type: "text" | "voice"): string {
+function normalizeChannelName(name: string, type: "text" | "voice"): string {
   const trimmed = name.trim();
   const normalized = type === "text" ? trimmed.toLowerCase().replace(/\s+/g, "-") : trimmed;
   if (normalized.length < 1) throw badRequest("name: must not be empty");

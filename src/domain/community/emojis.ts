@@ -34,7 +34,7 @@ export const Emoji = v.object({
 });
 export type Emoji = v.InferOutput<typeof Emoji>;
 
-export const toEmoji = (row: EmojiView): Emoji => ({
+const toEmoji = (row: EmojiView): Emoji => ({
   id: row.id,
   server_id: row.server_id,
   name: row.name,

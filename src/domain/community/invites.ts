@@ -28,7 +28,7 @@ export const Invite = v.object({
 });
 export type Invite = v.InferOutput<typeof Invite>;
 
-export const toInvite = (row: InviteRow): Invite => ({
+const toInvite = (row: InviteRow): Invite => ({
   id: row.id,
   code: row.code,
   server_id: row.server_id,

@@ -14,7 +14,7 @@ import { UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 /** Built-in roles that `PUT /members/:id/role` may set; `owner` changes only by a transfer. */
 export const ASSIGNABLE_BUILTIN_ROLES = ["admin", "moderator", "member"] as const;
-export type AssignableBuiltinRole = (typeof ASSIGNABLE_BUILTIN_ROLES)[number];
+type AssignableBuiltinRole = (typeof ASSIGNABLE_BUILTIN_ROLES)[number];
 
 export const TimeoutState = v.object({ serverId: Uuid, userId: Uuid, expiresAt: v.nullable(UnixSeconds) });
 export type TimeoutState = v.InferOutput<typeof TimeoutState>;

@@ -260,7 +260,7 @@ export const normalizeColor = (color: string) => color.toUpperCase();
  * 400 for unknown or repeated ids and positions outside 1..n, a 403 for a non-administrator
  * touching a role or slot at or above their highest role.
  */
-export function planReorder(
+function planReorder(
   roles: RoleRow[],
   order: { id: string; position: number }[],
   actor: MemberContext,

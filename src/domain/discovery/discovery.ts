@@ -8,7 +8,7 @@ import { REQUIRE_2FA_FOR_APPLICATIONS } from "../bots/applications.ts";
 import { PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, DEFAULT_BOT_PERMISSIONS } from "../access/permission-bits.ts";
 import { PRESENCE_STATUSES } from "../shared/shapes.ts";
 
-export const API_VERSION = "v1";
+const API_VERSION = "v1";
 
 /** Public, unauthenticated facts about this instance. */
 export class Discovery {

@@ -8,7 +8,7 @@ import { isUuid } from "../shared/validation.ts";
 import { requireSignalSize } from "../voice/signal-size.ts";
 
 /** How long a call rings before it ends unanswered. */
-export const RING_TIMEOUT_MS = 60_000;
+const RING_TIMEOUT_MS = 60_000;
 
 interface DmCall {
   id: string;

@@ -18,7 +18,7 @@ export const CANNOT_MESSAGE = "You can only message users who share a server wit
 /** A DM message, a DM member and a conversation: their shapes are in ../shared/shapes.ts. */
 export type { Conversation, DmMessage, Recipient };
 
-export interface MessagePageQuery {
+interface MessagePageQuery {
   before?: string;
   around?: string;
   limit: number;

@@ -11,7 +11,7 @@ import { stripUnprintable } from "../shared/validation.ts";
  */
 
 
-export type StoredAttachment = NonNullable<NewMessage["attachments"]>[number];
+type StoredAttachment = NonNullable<NewMessage["attachments"]>[number];
 
 /** Non-image types recognised by their first bytes; recorded as their MIME type, always served as a download. */
 const SAFE_TYPES: { ext: string; mime: string; test: (b: Uint8Array) => boolean }[] = [

@@ -36,9 +36,9 @@ import { LIMITS } from "../shared/limits.ts";
 export const EMBED_LIMITS = LIMITS.embed;
 
 export const BUTTON_STYLES: readonly ButtonStyle[] = ["primary", "secondary", "success", "danger", "link"];
-export const SELECT_CHANNEL_TYPES: readonly SelectChannelType[] = ["text", "voice"];
+const SELECT_CHANNEL_TYPES: readonly SelectChannelType[] = ["text", "voice"];
 
-export interface NormalizeEmbedsOptions {
+interface NormalizeEmbedsOptions {
   /** Webhook execution: also accept Discord-style shapes (see docs/embeds.md). */
   lenient: boolean;
 }

@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import type { Logger } from "../../log.ts";
 
-export interface GifProviderConfig {
+interface GifProviderConfig {
   /** Base URL, e.g. https://gifs.example.com/v1; the client calls `{url}/search`. */
   url: string;
   /** Sent as the `key` query parameter; empty means none is sent. */
@@ -26,11 +26,11 @@ export const ProviderGif = v.object({
 });
 export type ProviderGif = v.InferOutput<typeof ProviderGif>;
 
-export type ProviderSearch = { ok: true; results: ProviderGif[] } | { ok: false; error: string };
+type ProviderSearch = { ok: true; results: ProviderGif[] } | { ok: false; error: string };
 
-export const PROVIDER_TIMEOUT = "GIF provider timed out";
-export const PROVIDER_UNAVAILABLE = "GIF provider is unavailable";
-export const PROVIDER_MALFORMED = "GIF provider sent an unexpected response";
+const PROVIDER_TIMEOUT = "GIF provider timed out";
+const PROVIDER_UNAVAILABLE = "GIF provider is unavailable";
+const PROVIDER_MALFORMED = "GIF provider sent an unexpected response";
 
 /** A provider answer larger than this is refused unread past the cap. */
 const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;

@@ -19,7 +19,7 @@ export const dmContent = v.pipe(
 );
 
 /** Embeds as sent: an array (normalized by normalizeEmbeds, ./embeds.ts), or null for none. */
-export const messageEmbeds = v.nullable(v.array(v.unknown(), "must be an array"));
+const messageEmbeds = v.nullable(v.array(v.unknown(), "must be an array"));
 
 export const messageId = v.pipe(v.string("must be a string"), v.uuid("must be a message id"));
 

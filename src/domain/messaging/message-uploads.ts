@@ -13,7 +13,7 @@ import { isUuid, parseInput } from "../shared/validation.ts";
 import { httpUrl, type GifMessageInput } from "./message-schemas.ts";
 
 
-export interface AttachmentLimits {
+interface AttachmentLimits {
   /** Bytes per upload for everyone else. */
   standard: number;
   /** Bytes per upload in a verified server, or for a premium subscriber. */
@@ -33,7 +33,7 @@ export const AttachmentInfo = v.object({
 });
 export type AttachmentInfo = v.InferOutput<typeof AttachmentInfo>;
 
-export interface UploadInput {
+interface UploadInput {
   files: unknown[];
   content?: unknown;
   replyTo?: unknown;

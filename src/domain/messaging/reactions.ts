@@ -35,7 +35,7 @@ export function isUnicodeEmoji(text: string): boolean {
  * `<:name:id>` with the id in lower case (an animated `<a:name:id>` is the same emoji type).
  * Null when the text is neither.
  */
-export function reactionEmojiKey(text: string): { key: string; custom: { name: string; id: string } | null } | null {
+function reactionEmojiKey(text: string): { key: string; custom: { name: string; id: string } | null } | null {
   const custom = parseCustomEmoji(text);
   if (custom) return { key: `<:${custom.name}:${custom.id}>`, custom };
   return isUnicodeEmoji(text) ? { key: text, custom: null } : null;

@@ -14,7 +14,7 @@ import { UnixSeconds, Uuid, type Message } from "../shared/shapes.ts";
 import { isUuid } from "../shared/validation.ts";
 import type { ExecuteWebhookInput, NewWebhookInput, WebhookChangesInput } from "./webhook-schemas.ts";
 
-export const INVALID_WEBHOOK = "Invalid webhook";
+const INVALID_WEBHOOK = "Invalid webhook";
 /** Token bytes: 32 random bytes, 43 characters of base64url. */
 const TOKEN_BYTES = 32;
 
@@ -39,7 +39,7 @@ export type WebhookMetadata = v.InferOutput<typeof WebhookMetadata>;
 /** The execute URL, as a path: clients put their base URL in front. */
 export const webhookUrl = (row: Pick<WebhookRow, "id" | "token">) => `/api/webhooks/${row.id}/${row.token}`;
 
-export function toWebhook(row: WebhookRow): Webhook {
+function toWebhook(row: WebhookRow): Webhook {
   return {
     id: row.id,
     name: row.name,

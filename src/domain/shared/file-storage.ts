@@ -44,7 +44,7 @@ export class DiskFiles implements FileStorage {
  * is looked for on this node's disk (`fallback`): files uploaded before the switch to the
  * database keep working where they are, until `npm run admin -- uploads-to-database` copies them in.
  */
-export class DatabaseFiles implements FileStorage {
+class DatabaseFiles implements FileStorage {
   constructor(
     private readonly rows: StoredFilesRepo,
     private readonly fallback: DiskFiles,

@@ -2,7 +2,7 @@ import { badRequest, payloadTooLarge } from "./errors.ts";
 import type { FileStorage } from "./file-storage.ts";
 import { checkImageDimensions, DEFAULT_IMAGE_LIMITS, type ImageLimits } from "./image-dimensions.ts";
 
-export interface ImageType {
+interface ImageType {
   ext: "png" | "jpg" | "gif" | "webp";
   mime: string;
 }
@@ -32,14 +32,14 @@ export const SERVED_TYPES: Record<string, string> = {
 };
 
 /** Upload folders; each is a URL segment under /uploads (and a folder under DATA_DIR/uploads on disk). */
-export type UploadKind = "avatars" | "banners" | "server-icons" | "server-banners" | "server-gifs" | "attachments" | "group-icons" | "emojis" | "sounds";
-export const UPLOAD_KINDS: readonly UploadKind[] = ["avatars", "banners", "server-icons", "server-banners", "server-gifs", "attachments", "group-icons", "emojis", "sounds"];
+type UploadKind = "avatars" | "banners" | "server-icons" | "server-banners" | "server-gifs" | "attachments" | "group-icons" | "emojis" | "sounds";
+const UPLOAD_KINDS: readonly UploadKind[] = ["avatars", "banners", "server-icons", "server-banners", "server-gifs", "attachments", "group-icons", "emojis", "sounds"];
 
 const STORED_NAME = /^[0-9a-f-]{36}\.[a-z0-9]{1,8}$/;
 const USER_ID = /^[0-9a-f-]{36}$/;
 
 /** A stored file's key (`<kind>/<name>`), or null when `kind` or `name` is not one the server generates. */
-export const uploadKey = (kind: string, name: string): string | null =>
+const uploadKey = (kind: string, name: string): string | null =>
   UPLOAD_KINDS.includes(kind as UploadKind) && STORED_NAME.test(name) ? `${kind}/${name}` : null;
 
 /** An AI assistant file's key (`ai/<user id>/<name>`, docs/ai.md), or null when not one the server generates. */

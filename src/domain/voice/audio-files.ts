@@ -1,7 +1,7 @@
 import { badRequest, payloadTooLarge } from "../shared/errors.ts";
 import { formatBytes } from "../shared/uploads.ts";
 
-export interface AudioType {
+interface AudioType {
   ext: "mp3" | "aac" | "ogg" | "wav" | "webm" | "flac" | "m4a";
   mime: string;
 }

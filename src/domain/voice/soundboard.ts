@@ -17,7 +17,7 @@ import { isUuid } from "../shared/validation.ts";
 import { normalizeDisplayName, NO_VISIBLE_CHARACTERS } from "../shared/display-name.ts";
 
 /** Sounds one server may hold (the spec sets no number; docs/soundboard.md). */
-export const DEFAULT_SOUND_ICON = "🎵";
+const DEFAULT_SOUND_ICON = "🎵";
 
 /** One fully-qualified Unicode emoji (RGI: what emoji pickers produce), flags and ZWJ sequences included. */
 const UNICODE_EMOJI = new RegExp("^\\p{RGI_Emoji}$", "v");
@@ -50,7 +50,7 @@ export interface CatalogSound {
   server_name: string;
 }
 
-export const toSound = (row: SoundView): Sound => ({
+const toSound = (row: SoundView): Sound => ({
   id: row.id,
   server_id: row.server_id,
   name: row.name,
@@ -69,7 +69,7 @@ export const toSound = (row: SoundView): Sound => ({
  * docs/README.md#display-names; this one comes from a multipart form too, so not through the
  * `displayName` schema), then 1-40 characters. 400 naming the field otherwise.
  */
-export function checkSoundName(raw: unknown): string {
+function checkSoundName(raw: unknown): string {
   if (typeof raw !== "string") throw badRequest("name: must be a string");
   const name = normalizeDisplayName(raw);
   if (name === "" && raw.trim() !== "") throw badRequest(`name: ${NO_VISIBLE_CHARACTERS}`);
@@ -79,7 +79,7 @@ export function checkSoundName(raw: unknown): string {
 }
 
 /** A sound icon: exactly one Unicode emoji; custom emoji markup is refused by name. */
-export function checkSoundIcon(raw: unknown): string {
+function checkSoundIcon(raw: unknown): string {
   if (typeof raw !== "string") throw badRequest("icon: must be a string");
   const icon = raw.trim();
   if (CUSTOM_EMOJI.test(icon)) throw badRequest("icon: custom emojis cannot be sound icons; use a Unicode emoji");
@@ -88,7 +88,7 @@ export function checkSoundIcon(raw: unknown): string {
 }
 
 /** The file name without its extension, as a sound name ("sound" when nothing visible is left). */
-export function soundStem(file: unknown): string {
+function soundStem(file: unknown): string {
   const cleaned = normalizeDisplayName([...normalizeDisplayName(fileStem(file))].slice(0, LIMITS.soundboardNameLength).join(""));
   return cleaned || "sound";
 }

@@ -18,7 +18,7 @@ interface SpeakStanding {
 }
 
 /** Who is joining: the socket and the account behind it (the gateway's socket data). */
-export interface VoiceClient {
+interface VoiceClient {
   socketId: string;
   userId: string;
   username: string;
@@ -77,22 +77,22 @@ export interface Handover {
   moved?: boolean;
 }
 
-export const FORCE_LEAVE_OTHER_DEVICE = "joined from another device";
-export const FORCE_DISCONNECT_MODERATOR = "Disconnected by a moderator";
-export const FORCE_DISCONNECT_REMOVED = "You are no longer a member of this server";
-export const FORCE_DISCONNECT_ACCESS = "You can no longer connect to this voice channel";
-export const FORCE_DISCONNECT_DELETED = "The voice channel was deleted";
-export const FORCE_DISCONNECT_TIMED_OUT = "You are timed out in this server";
+const FORCE_LEAVE_OTHER_DEVICE = "joined from another device";
+const FORCE_DISCONNECT_MODERATOR = "Disconnected by a moderator";
+const FORCE_DISCONNECT_REMOVED = "You are no longer a member of this server";
+const FORCE_DISCONNECT_ACCESS = "You can no longer connect to this voice channel";
+const FORCE_DISCONNECT_DELETED = "The voice channel was deleted";
+const FORCE_DISCONNECT_TIMED_OUT = "You are timed out in this server";
 
 const NOT_IN_VOICE = "You are not in a voice channel";
 /** The audio relay's refusal too (src/audio/relay.ts). */
 export const NOT_IN_THIS_VOICE_CHANNEL = "You are not in this voice channel";
-export const ONLY_BOTS_LISTEN = "Only bots can listen to a voice room";
+const ONLY_BOTS_LISTEN = "Only bots can listen to a voice room";
 const AUDIENCE_CANNOT_SPEAK = "Audience members cannot speak in a meeting";
 const SERVER_MUTED = "You are server muted";
 
 /** The participant as clients see it (no server/channel ids, no join time). */
-export const toVoiceParticipant = (p: Participant): VoiceParticipant => ({
+const toVoiceParticipant = (p: Participant): VoiceParticipant => ({
   socketId: p.socketId,
   userId: p.userId,
   username: p.username,

@@ -4,7 +4,7 @@
  * call's parameters: `names` for `$name` statements (their values come in one object), null for
  * positional ones. Quoted strings, quoted identifiers and comments are left as they are.
  */
-export interface PostgresText {
+interface PostgresText {
   text: string;
   names: string[] | null;
 }
