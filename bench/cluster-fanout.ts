@@ -1,5 +1,5 @@
 /**
- * Gateway fan-out over three nodes (issue 20): `message:new` to one channel whose receivers are
+ * Gateway fan-out over three nodes: `message:new` to one channel whose receivers are
  * spread over three Hearth nodes, against the same receivers on one node, in one run.
  *   one   - one Hearth node as shipped (the one-node adapter, src/gateway/resumable-adapter.ts),
  *           every receiver connected to it

@@ -1,7 +1,7 @@
 /**
- * The gateway attacks of issue 14 (points 7-9), against Hearth started as in production
- * (`bun src/main.ts`, its own process, so its RSS is its own; the environment decides the
- * limits). Prints a human summary on stderr and one JSON line on stdout per scenario.
+ * Gateway attacks (oversized polling bodies, event floods, stalled readers, handshake floods)
+ * against Hearth started as in production (`bun src/main.ts`, its own process, so its RSS is
+ * its own; the environment decides the limits). Prints a human summary on stderr and one JSON line on stdout per scenario.
  *
  *   bun bench/gateway-abuse.ts --scenario polling [--mib 500] [--posts 2]
  *     Without a token: a polling `sid`, then POSTs of `--mib` MiB to it, with Content-Length
@@ -16,7 +16,7 @@
  *     at its peak and after, and how many of the stalled sockets the server still holds.
  *   bun bench/gateway-abuse.ts --scenario handshakes [--count 20000] [--parallel 20] [--settle 60]
  *     Without a token, from this machine's one address: `--count` polling handshakes, `--parallel`
- *     at a time, none ever connecting (issue 39, finding 11): the answers' statuses, and the
+ *     at a time, none ever connecting: the answers' statuses, and the
  *     server's RSS before, right after and every 5 s for `--settle` seconds after.
  *
  * Extra environment for the server (e.g. raised limits) can be given as `--env K=V,K=V`.

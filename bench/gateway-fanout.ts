@@ -1,5 +1,5 @@
 /**
- * Gateway fan-out of `message:new` to one channel's sockets (issue #8), side by side in one
+ * Gateway fan-out of `message:new` to one channel's sockets, side by side in one
  * run on the same payload and the same light receivers (bench/fanout-client.ts, raw
  * WebSockets speaking Engine.IO/Socket.IO framing, several hundred connections per process):
  *   native - Hearth with its native gateway fan-out on (src/gateway/native-fanout.ts)

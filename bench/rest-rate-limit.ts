@@ -16,7 +16,7 @@
  * Prints a human summary on stderr and one JSON line on stdout: each mode's totals (requests a
  * second, p50/p99, server CPU per request), and the median and range of the rounds' on/off ratios.
  *
- * `--flood`: issue 39's finding 10 instead. One user's `--concurrency` (20) closed-loop readers
+ * `--flood`: what one user's flood costs another instead. One user's `--concurrency` (20) closed-loop readers
  * of a page of 50 messages for `--seconds`, while another user reads the same page every 20 ms;
  * that user's p50/p99 alone and during the flood, with the default REST limits and without any.
  *

@@ -1,5 +1,5 @@
 /**
- * The web app's added audio latency (issue 17): how long a bot's PCM frame waits in the page
+ * The web app's added audio latency: how long a bot's PCM frame waits in the page
  * between reaching it (the `bot:audio-data` event on the main thread) and the AudioWorklet
  * playing its first sample. A bot process streams a 440 Hz tone (20 ms frames of 48 kHz
  * stereo, paced on its clock) into a voice channel; Debian's Chromium, headless, has the web

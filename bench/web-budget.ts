@@ -1,5 +1,5 @@
 /**
- * The web app's budget (issue 16), measured in Debian's Chromium driven by playwright-core
+ * The web app's budget, measured in Debian's Chromium driven by playwright-core
  * against a real Hearth (file database, in this process):
  *   first load - the JavaScript the browser downloads for `/` with a session (the chat opens),
  *                as transferred: gzipped bytes from Resource Timing (`encodedBodySize`), against
@@ -34,7 +34,7 @@ const MESSAGES = Number(argOf("messages", QUICK ? "500" : "10000"));
 const BURST_SECONDS = Number(argOf("burst-seconds", QUICK ? "2" : "10"));
 const BASELINE_SECONDS = QUICK ? 2 : 5;
 const RATE = Number(argOf("rate", "200"));
-/** 150 KB of gzipped JavaScript on the first load (issue 16). */
+/** 150 KB of gzipped JavaScript on the first load (docs/web.md). */
 const FIRST_LOAD_BUDGET = 150 * 1024;
 /** More message nodes than this means the log renders what is not in view (a screen holds ~20). */
 const DOM_MESSAGES_BUDGET = 150;

@@ -1,5 +1,5 @@
 /**
- * The web app's message parser (issue 39, point 14): `parseRich` (web/lib/content.ts: code blocks,
+ * The web app's message parser: `parseRich` (web/lib/content.ts: code blocks,
  * inline code, mentions, emoji, links, emphasis) on the realistic and crafted messages of about
  * 4,000 characters in test/web/long-messages.ts, against a baseline measured in the same rounds:
  * HTML-escaping the same text (one pass over every character, building a new string), the least
@@ -9,7 +9,7 @@
  * For each message: µs per parse and per escape (median over rounds; each round times both for
  * `--ms` of parses each, in turn), their ratio, and `growth`: the parse time of the whole message
  * over that of its first quarter. A linear parser grows about 4x from a quarter to the whole; a
- * quadratic one about 16x (the old regular-expression parser took 1-6 ms on several of these).
+ * quadratic one about 16x.
  * The figures are printed, never judged: the machine may be shared (the load average is printed).
  *
  *   bun bench/web-parser.ts [--rounds 5] [--ms 100] [--quick]   (quick: 3 rounds of 20 ms, about 10 s)

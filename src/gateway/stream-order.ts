@@ -9,7 +9,7 @@ import { Adapter, type BroadcastOptions } from "socket.io-adapter";
  * event a second time; two messages posted one after the other through two nodes could also
  * arrive swapped. Here a node's own broadcasts are delivered when its stream reader reads them
  * back, like everyone else's, so a socket's offsets only go up. Broadcasts flagged `local`
- * (never in the stream) are delivered at once, as before; so is a broadcast whose XADD failed
+ * (never in the stream) are delivered at once; so is a broadcast whose XADD failed
  * (without an offset, as the adapter does).
  *
  * A node's own room joins and leaves (`io.in(...).socketsJoin/socketsLeave`) and its own

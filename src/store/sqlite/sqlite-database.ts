@@ -162,7 +162,7 @@ export class SqliteDatabase implements Database {
       this.endSnapshot();
       return this.direct;
     }
-    // (A transaction left open by a failure, which should not happen: reads join it, as before.)
+    // (A transaction left open by a failure, which should not happen: reads join it.)
     if (!this.snapshot) {
       try {
         if (!this.native.inTransaction) {
@@ -172,7 +172,7 @@ export class SqliteDatabase implements Database {
         }
       } catch {
         // No snapshot (a closed connection, SQLite out of memory): the statement runs as a read
-        // of its own, as before snapshots, and its own failure is the promise it rejects, never
+        // of its own, and its own failure is the promise it rejects, never
         // a throw out of `get` or `all`.
       }
     }
