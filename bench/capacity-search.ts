@@ -1,6 +1,6 @@
 /**
  * The capacity search shared by `bench/audio-relay.ts --scenario capacity` and the fan-out
- * benches' `--capacity` (bench/fanout-phases.ts; bench/README.md, "Capacity"): each path's
+ * benches' `--capacity` (bench/fanout-phases.ts; bench/README.md, "Method"): each path's
  * highest offered load (deliveries/s) it sustains, the paths taking turns at every step so that
  * the shared machine's slow moments fall on all of them alike. Options (every bench that uses
  * it): `--step-seconds 2 --start 20000 --max 20000000 --refine 2 --p99-ms 50 --confirm 2 --void-tries 4

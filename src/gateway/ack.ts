@@ -26,8 +26,8 @@ const answersVoiceError = (event: string) => event.startsWith("voice:") || event
 /**
  * One listener per client event for the whole server, registered on every socket as the same
  * function object: an EventEmitter calls a listener with `this` set to the socket it is
- * attached to, so no socket needs closures of its own (they were most of an idle connection's
- * memory; bench/README.md, "Idle gateway connections").
+ * attached to, so no socket needs closures of its own (per-socket closures would be most of an
+ * idle connection's memory).
  *
  * With a `limiter`, each event first takes a token of its kind (src/gateway/event-limits.ts)
  * before anything else runs, payload validation included; a refused event is answered

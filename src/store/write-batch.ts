@@ -122,8 +122,8 @@ export class WriteBatch {
    * `isolated`: each item in its own savepoint, rolled back alone when it throws. Without: the
    * first item that throws rolls the whole transaction back, answered as `ItemFailed`.
    * Savepoints are not free: two more statements per item, and an FTS5 write inside one writes
-   * the index's pending entries out as a new segment at its RELEASE (in a profile of the send
-   * path: 17% of the CPU; bench/README.md, "Capacity"). A lost deadlock is thrown on, for the
+   * the index's pending entries out as a new segment at its RELEASE (a large share of a send's
+   * CPU). A lost deadlock is thrown on, for the
    * database to run the transaction again.
    */
   private async pass(batch: Item[], isolated: boolean, begun: number): Promise<Outcome[] | ItemFailed> {
