@@ -218,7 +218,6 @@ describe("connections per user", () => {
     sockets[0]!.close();
     await gone;
     await eventually(async () => (await server.app.io.in(`user:${user.id}`).fetchSockets()).length === 19, "the server to see the close");
-
     const replacement = await server.connect(user.token);
     expect(replacement.connected).toBe(true);
     for (const s of [...sockets, replacement]) s.close();

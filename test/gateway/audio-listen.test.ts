@@ -301,7 +301,6 @@ describe("voice:audio-data", () => {
     expect(await speaker.emitWithAck("voice:audio-data", { channelId, pcm: frame(), channels: 1 })).toEqual({ ok: true });
     await quietWindow();
     expect(afterRejoin).toEqual([]);
-
     for (const s of [speaker, listener, owners]) s.close();
   });
 

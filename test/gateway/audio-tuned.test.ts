@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { nativeRelayFor, type NativeAudioRelay } from "../../src/audio/native-relay.ts";
 import { io as connectClient } from "socket.io-client";
 import { community } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { recordEvents, startServer, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { letTimePass, quietWindow, until } from "../helpers/wait.ts";
 
 /** The tuned forwarder (src/audio/native-relay.ts): websocket and polling members side by side. */
 
@@ -38,13 +39,6 @@ async function join(socket: ClientSocket, channelId: string): Promise<ClientSock
   return socket;
 }
 
-async function until(check: () => boolean, what: string, timeout = 5000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeout) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 const transportOf = (socket: ClientSocket) => socket.io.engine.transport.name;
 
@@ -52,7 +46,7 @@ const transportOf = (socket: ClientSocket) => socket.io.engine.transport.name;
 async function stream(sender: ClientSocket, channelId: string, receivers: unknown[][], count: number, first = 0) {
   for (let n = first; n < first + count; n++) sender.emit("bot:audio-data", { channelId, pcm: frame(n) });
   await until(() => receivers.every((got) => got.length >= first + count), "every frame");
-  await sleep(100); // nothing extra arrives
+  await quietWindow(50); // nothing extra arrives
 }
 
 function expectFrames(got: any[], from: number, to: number, botUserId: string) {
@@ -93,7 +87,7 @@ describe("bot:audio-data, tuned path", () => {
     const pollerSeen = atPoller.length;
     for (let n = 0; n < 20; n++) poller.emit("bot:audio-data", { channelId, pcm: frame(n) });
     await until(() => atWs2.length >= 20 && atSender2.length >= 20, "frames from the poller");
-    await sleep(100);
+    await quietWindow(50); // once each
     expect(atWs2.length).toBe(20);
     expect(atSender2.length).toBe(20);
     expect(asBytes(atWs2[19].pcm)).toEqual(frame(19));
@@ -140,7 +134,7 @@ describe("bot:audio-data, tuned path", () => {
     (upgrading.io.engine as unknown as { _probe(name: string): void })._probe("websocket");
     while (transportOf(upgrading) !== "websocket" && n < 1000) {
       sender.emit("bot:audio-data", { channelId, pcm: frame(n++) });
-      await sleep(2);
+      await letTimePass(2, "frames keep coming while the upgrade runs");
     }
     await until(() => relay.membership(channelId).websocket.includes(upgrading.id!), "the move to websocket");
     expect(n).toBeGreaterThan(10);
@@ -245,7 +239,7 @@ describe("bot:audio-data, the sender's read path (native-relay.ts FastAudioReade
     ws.send(header);
     ws.send(`42${JSON.stringify(["typing:start", { channelId }])}`);
     expect(await closed).toBeGreaterThan(0);
-    await sleep(100);
+    await quietWindow(50);
     expect(got.length).toBe(1);
     receiver.close();
   });

@@ -16,7 +16,8 @@ import { PUBLISH_WAIT_MS } from "../../src/gateway/stream-order.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { redisServerInstalled, REDIS_SERVER, startRedis, type RedisServer } from "../helpers/redis-server.ts";
 import { connectResumable, drop, reconnect } from "../helpers/resume.ts";
-import { recordEvents, sleep, startServer, until, type TestServer } from "../helpers/server.ts";
+import { recordEvents, startServer, type TestServer } from "../helpers/server.ts";
+import { eventually, letTimePass, quietWindow, until } from "../helpers/wait.ts";
 import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 
 if (!redisServerInstalled) console.warn(`cluster delivery tests skipped: ${REDIS_SERVER} is not installed (apt-get install redis-server)`);
@@ -47,8 +48,8 @@ afterAll(async () => {
     for (const socket of clients) socket.close();
     const nodes = [nodeA, nodeB].filter(Boolean);
     for (const node of nodes) node.app.io.of("/").adapter.close();
-    // The adapters' readers stop after their current blocking read (500 ms).
-    await sleep(700);
+    // The adapters' readers stop after their current blocking read (500 ms); nothing to await.
+    await letTimePass(700, "the adapters' blocking reads end");
     for (const node of nodes) await node.stop();
   } finally {
     await redis?.stop();
@@ -74,7 +75,7 @@ describe.skipIf(!redisServerInstalled)("two nodes on the Redis streams adapter",
     const statsB = { ...nativeFanoutOf(nodeB.app.io)!.stats };
     const sent = await post(nodeA, owner.token, channelId, "across the cluster");
     await until(() => seen.every((events) => events.length >= 1), "the message on both nodes");
-    await sleep(200);
+    await quietWindow(150); // once each: a duplicate from the stream would follow soon
     for (const events of seen) expect(events.map((m) => m.id)).toEqual([sent.id]);
     // Node B delivered it itself: one native publish for the room, and the polling member written to.
     const after = nativeFanoutOf(nodeB.app.io)!.stats;
@@ -120,7 +121,7 @@ describe.skipIf(!redisServerInstalled)("two nodes on the Redis streams adapter",
       io.to(room).emit("test:order", i);
       io.in(socket.id!).socketsLeave(room);
       io.to(room).emit("test:order", -i);
-      if (i % 10 === 0) await sleep(5);
+      if (i % 10 === 0) await letTimePass(5, "the sends spread over several stream reads");
     }
     // Last, to the socket itself (always in its own room): delivered after all of the above.
     io.to(socket.id!).emit("test:order", 0);
@@ -212,8 +213,18 @@ describe.skipIf(!redisServerInstalled)("two nodes on the Redis streams adapter",
     clients.push(dying, leaving);
     for (const socket of [dying, leaving]) expect((await socket.emitWithAck("channel:join", channelId)).ok).toBe(true);
     const seen = recordEvents<{ id: string }>(dying, "message:new");
-    // The snapshot of the new rooms is written within SNAPSHOT_MS.
-    await sleep(SNAPSHOT_MS + 500);
+    // The snapshot of the new rooms is written within SNAPSHOT_MS: both sessions in Redis with the
+    // channel's room (msgpack stores a room name as its bytes, so the encoded session holds it).
+    const pids = [dying.id!, leaving.id!].map((id) => (nodeA.app.io.of("/").sockets.get(id) as unknown as { pid: string }).pid);
+    const sessionKey = (pid: string) => `sio:session:${pid}`;
+    const probe = new Redis(redis.url);
+    const snapshotted = async (pid: string) => Buffer.from((await probe.get(sessionKey(pid))) ?? "", "base64").includes(`channel:${channelId}`);
+    try {
+      await eventually(async () => (await Promise.all(pids.map(snapshotted))).every(Boolean), "both sessions' snapshots", { timeoutMs: SNAPSHOT_MS + 2000, intervalMs: 50 });
+    } catch (error) {
+      probe.disconnect();
+      throw error;
+    }
     const adapterA = nodeA.app.io.of("/").adapter as unknown as { persistSession: (session: unknown) => void };
     const persist = adapterA.persistSession;
     try {
@@ -230,7 +241,9 @@ describe.skipIf(!redisServerInstalled)("two nodes on the Redis streams adapter",
     await reconnect(dying, nodeB.url);
     expect(dying.recovered).toBe(true);
     await until(() => seen.some((m) => m.id === missed.id), "the missed message");
-    await sleep(200); // the consuming GETDEL of the socket closed on purpose
+    // The socket closed on purpose has its snapshot consumed (a GETDEL after the disconnect).
+    await eventually(async () => (await probe.exists(sessionKey(pids[1]!))) === 0, "the closed socket's snapshot to be consumed");
+    probe.disconnect();
     await reconnect(leaving, nodeB.url);
     expect(leaving.recovered).toBe(false);
   }, 20_000);

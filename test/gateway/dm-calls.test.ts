@@ -361,7 +361,6 @@ describe("DM calls follow the messaging rules", () => {
     expect((await server.api("POST", `/api/v1/dm/groups/${groupId}/leave`, { token: cat.token })).status).toBe(200);
     expect(await ended).toEqual({ callId, endedBy: cat.id, reason: "removed" });
     await quietWindow(50); // Ben's socket: nothing later on it to wait for
-
     expect(benHeard).toEqual([["dm:call-ended", { callId, endedBy: owner.id, reason: "removed" }]]);
     for (const s of [ownerSocket, annSocket, benSocket, catSocket]) s.close();
   });

@@ -3,7 +3,8 @@ import { history, registerCommands, say } from "../helpers/bot-platform.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, joinChannel } from "../helpers/community.ts";
 import { io as connectClient } from "socket.io-client";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
+import { quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -63,7 +64,7 @@ describe("slash commands: the round trip", () => {
     expect((await botSocket.emitWithAck("interaction:response", { interaction_id: interaction.id, channel_id: channelId, content: "again" })).ok).toBe(true);
     expect((await server.app.store.interactions.findById(interaction.id))!.responded_at).toBe(first);
 
-    await sleep(100);
+    await quietWindow(); // other sockets: nothing later on them to wait for
     expect(bystanderSaw).toEqual([]);
     expect(memberSaw).toEqual([]);
     for (const s of [botSocket, bystanderSocket, memberSocket]) s.close();
@@ -86,7 +87,7 @@ describe("slash commands: the round trip", () => {
     const next = waitForEvent(botSocket, "interaction:create");
     const later = await say(server, member, channelId, "/ping");
     expect((await next).message_id).toBe(later.body.id);
-    await sleep(200);
+    // In order on one socket: a replay would have come before the next command.
     expect(seen.map((i) => i.message_id)).toEqual([later.body.id]);
     botSocket.close();
   });
@@ -120,7 +121,7 @@ describe("slash commands: the round trip", () => {
     const fromBot = await botSocket.emitWithAck("bot:send_message", { channel_id: channelId, content: "/roll banana" });
     expect(fromBot).toMatchObject({ ok: true, message: { content: "/roll banana" } });
 
-    await sleep(150);
+    await quietWindow();
     expect(seen).toEqual([]);
     botSocket.close();
   });
@@ -134,7 +135,7 @@ describe("slash commands: the round trip", () => {
     const seen = recordEvents(botSocket, "interaction:create");
     const res = await say(server, member, channelId, "/roll banana");
     expect(res.status).toBe(201);
-    await sleep(100);
+    await quietWindow();
     expect(seen).toEqual([]);
     expect(owner.id).toBeString();
     botSocket.close();
@@ -235,7 +236,7 @@ describe("slash commands: refusals store nothing", () => {
       expect(res.body.error).toBeString();
       expect(res.body.error.length).toBeGreaterThan(0);
     }
-    await sleep(100);
+    await quietWindow();
     expect(seen).toEqual([]);
     expect(messages).toEqual([]);
     expect((await history(server, member.token, channelId)).length).toBe(before);

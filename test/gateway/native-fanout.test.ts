@@ -110,7 +110,6 @@ describe("native gateway fan-out", () => {
       const before = fanout().stats.published;
       const sent = await post(owner.token, channelId, "stock path");
       await until(() => seen.length > 0, "the message by the stock emit");
-
       expect(seen.map((m) => m.id)).toEqual([sent.body.id]);
       expect(fanout().stats.published).toBe(before);
     } finally {

@@ -245,7 +245,6 @@ describe("session resume on one node", () => {
     // In order on one socket: the frame sent before the join would be the second one here.
     expect(frames).toHaveLength(2);
     expect(new Uint8Array(frames[1].pcm)[0]).toBe(8);
-
     for (const s of [sender, stays]) s.close();
   });
 

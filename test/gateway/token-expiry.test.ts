@@ -51,7 +51,6 @@ describe("TokenExpiry", () => {
     const socket = fakeSocket("e");
     expiry.watch(asSocket(socket), Date.now() + 30 * 86_400_000);
     await quietWindow(20); // an overflowing delay would fire at once
-
     expect(socket.disconnects).toBe(0);
     expiry.forget(asSocket(socket));
   });

@@ -67,8 +67,9 @@ export function waitForDisconnect(socket: ClientSocket, timeout = 3000): Promise
 /**
  * A bounded window in which something must not happen; the caller asserts after it. Nothing can
  * prove an absence sooner, so keep it short (the default) and use it only for negative checks.
+ * On a loaded machine a too-short window makes the check weaker, never flaky.
  */
-export const quietWindow = (ms = 150) => sleep(ms);
+export const quietWindow = (ms = 100) => sleep(ms);
 
 /**
  * Fails if `event` (or one matching `filter`) arrives on `socket` within `ms`. For a negative check
@@ -78,7 +79,7 @@ export const quietWindow = (ms = 150) => sleep(ms);
 export async function expectNoEvent(
   socket: ClientSocket,
   event: string,
-  ms = 150,
+  ms = 100,
   filter: (payload: unknown) => boolean = () => true,
 ): Promise<void> {
   let seen: unknown;

@@ -253,7 +253,6 @@ describe("group DMs per user", () => {
     const own = (await group(c, [d.id, (await addedMember(serverId)).id])).body;
     await until(() => created.length > 0, "dm:group:created of c's group");
     expect(created).toHaveLength(1);
-
     expectError(await call("POST", `/dm/groups/${own.id}/members`, c, { user_id: a.id }), 400, `${a.username} has reached the limit of ${CAPS.groupDmsPerUser} group DMs`);
     expect((await call("POST", `/dm/groups/${groups[0]}/leave`, a)).status).toBe(200);
     expect((await call("POST", `/dm/groups/${own.id}/members`, c, { user_id: a.id })).status).toBe(200);

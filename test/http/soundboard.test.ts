@@ -521,7 +521,6 @@ describe("POST /api/v1/premium/soundboard/play", () => {
     expect((await play(listener, { sound_id: sound.id })).status).toBe(200);
     // The listener's play comes last on this socket: the member's would all have arrived before it.
     await until(() => heard.some((e: { userId: string }) => e.userId === listener.id), "the listener's play");
-
     expect(heard.filter((e: { userId: string }) => e.userId === member.id).length).toBe(3);
     inRoom.close();
   });
@@ -545,7 +544,6 @@ describe("the play rate is configurable", () => {
       expect((await playOnce()).status).toBe(429);
       // The window is whole seconds (the setting's unit), so one second passes here.
       await letTimePass(1100, "the one-second play window ends");
-
       expect((await playOnce()).status).toBe(200);
       socket.close();
     } finally {

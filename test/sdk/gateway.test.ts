@@ -164,6 +164,5 @@ test("stop() closes for good: no reconnect", async () => {
   expect((await within(closed)).reason).toBe("closed by the bot");
   await quietWindow(150); // three times the first reconnect delay (50 ms)
   expect(bot.gateway.connected).toBe(false);
-
   expect(await server.app.io.in(`user:${place.bot.botUserId}`).fetchSockets()).toHaveLength(0);
 });

@@ -242,7 +242,6 @@ test("moved by a moderator: the bot listens again in the new room and hears its 
   // Bob, in the old room, reaches it no more.
   await speak(bob, place.voiceId, microphone(2, 1920, 8), { sampleRate: 48000, channels: 1 });
   await quietWindow();
-
   expect(utterances.length).toBe(2);
   await voice.leave();
   host.close();
