@@ -9,31 +9,33 @@ import { forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
-import { normalizeBotPermissions, permissionLabels, permissionNames, type PermissionName } from "../access/permission-bits.ts";
+import { normalizeBotPermissions, permissionLabels, permissionNames, PERMISSIONS, type PermissionName } from "../access/permission-bits.ts";
 import { toRole } from "../community/roles.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import type { TokenService } from "../accounts/tokens.ts";
 import type { TwoFactor, TwoFactorProof } from "../accounts/two-factor.ts";
 import { hasTwoFactor } from "../accounts/two-factor.ts";
 import { isUuid } from "../shared/validation.ts";
+import { ImageUrl, UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 /** SPEC.md "Application": the creation response object, and what the owner sees afterwards. */
-export interface Application {
-  id: string;
-  name: string;
-  description: string;
-  bot_user_id: string;
-  client_secret: string;
-  default_permissions: number;
-  invite_permission_locked: boolean;
-  public_invite: boolean;
-  avatar: string | null;
-  banner: string | null;
-  banner_offset: number;
-  owner_id: string;
-  created_at: number;
-  updated_at: number;
-}
+export const Application = v.object({
+  id: Uuid,
+  name: v.string(),
+  description: v.string(),
+  bot_user_id: Uuid,
+  client_secret: v.string(),
+  default_permissions: v.number(),
+  invite_permission_locked: v.boolean(),
+  public_invite: v.boolean(),
+  avatar: ImageUrl,
+  banner: ImageUrl,
+  banner_offset: v.number(),
+  owner_id: Uuid,
+  created_at: UnixSeconds,
+  updated_at: UnixSeconds,
+});
+export type Application = v.InferOutput<typeof Application>;
 
 function toApplication(row: ApplicationRow): Application {
   return {
@@ -55,30 +57,32 @@ function toApplication(row: ApplicationRow): Application {
 }
 
 /** The public invite card (SPEC.md "Bot invite card"); no secret in it. */
-export interface BotInviteCard {
-  bot_user_id: string;
-  name: string;
-  avatar: string | null;
-  banner: string | null;
-  banner_offset: number;
-  description: string;
-  public_invite: boolean;
-  default_permissions: number;
-  invite_permission_locked: boolean;
-  permission_labels: string[];
-  permission_flags: PermissionName[];
-  invite_url: string;
-}
+export const BotInviteCard = v.object({
+  bot_user_id: Uuid,
+  name: v.string(),
+  avatar: ImageUrl,
+  banner: ImageUrl,
+  banner_offset: v.number(),
+  description: v.string(),
+  public_invite: v.boolean(),
+  default_permissions: v.number(),
+  invite_permission_locked: v.boolean(),
+  permission_labels: v.array(v.string()),
+  permission_flags: v.array(v.picklist(Object.keys(PERMISSIONS) as PermissionName[])),
+  invite_url: v.string(),
+});
+export type BotInviteCard = v.InferOutput<typeof BotInviteCard>;
 
 /** A server the bot is in, as its owner sees it (read-only). */
-export interface BotServer {
-  id: string;
-  name: string;
-  icon: string | null;
-  role_id: string | null;
-  bot_permissions: number;
-  permission_labels: string[];
-}
+export const BotServer = v.object({
+  id: Uuid,
+  name: v.string(),
+  icon: ImageUrl,
+  role_id: v.nullable(Uuid),
+  bot_permissions: v.number(),
+  permission_labels: v.array(v.string()),
+});
+export type BotServer = v.InferOutput<typeof BotServer>;
 
 /** SPEC.md "Adding a bot to a server": the invite URL shape. */
 export const inviteUrl = (botUserId: string, permissions: number) => `/invite?bot=${botUserId}&permissions=${permissions}`;

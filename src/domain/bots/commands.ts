@@ -10,35 +10,34 @@
  * - Per server (`/oauth2/servers/:serverId/commands`): any member sees every command usable
  *   there: global commands of the bots in the server plus commands scoped to it.
  */
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { ApplicationRow } from "../../store/applications-repo.ts";
 import type { CommandInput, CommandRow, CommandWrite, ServerCommandRow } from "../../store/commands-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { Access } from "../access/access.ts";
-import { COMMAND_NAME_RE, normalizeOption, type CommandOption } from "./command-args.ts";
+import { COMMAND_NAME_RE, CommandOption, normalizeOption } from "./command-args.ts";
 import { ApiError, badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
+import { ImageUrl, UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 /** SPEC.md "Slash command" as the API answers it. */
-export interface Command {
-  id: string;
-  application_id: string;
-  server_id: string | null;
-  name: string;
-  description: string;
-  options: CommandOption[];
-  created_at: number;
-  updated_at: number;
-}
+export const Command = v.object({
+  id: Uuid,
+  application_id: Uuid,
+  server_id: v.nullable(Uuid),
+  name: v.string(),
+  description: v.string(),
+  options: v.array(CommandOption),
+  created_at: UnixSeconds,
+  updated_at: UnixSeconds,
+});
+export type Command = v.InferOutput<typeof Command>;
 
 /** A command usable in a server, with the bot that answers it. */
-export interface ServerCommand extends Command {
-  bot_id: string;
-  bot_name: string;
-  bot_avatar: string | null;
-  app_name: string;
-}
+export const ServerCommand = v.object({ ...Command.entries, bot_id: Uuid, bot_name: v.string(), bot_avatar: ImageUrl, app_name: v.string() });
+export type ServerCommand = v.InferOutput<typeof ServerCommand>;
 
 function toCommand(row: CommandRow): Command {
   const options: unknown = JSON.parse(row.options);

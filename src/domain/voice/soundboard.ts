@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { SoundChanges, SoundRow, SoundView } from "../../store/soundboard-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
@@ -15,6 +16,7 @@ import { fileStem, type UploadStore } from "../shared/uploads.ts";
 import { originalNameOf } from "../messaging/attachments.ts";
 import { isUuid } from "../shared/validation.ts";
 import { normalizeDisplayName, NO_VISIBLE_CHARACTERS } from "../shared/display-name.ts";
+import { UnixSeconds, Uuid } from "../shared/shapes.ts";
 
 /** Sounds one server may hold (the spec sets no number; docs/soundboard.md). */
 const DEFAULT_SOUND_ICON = "🎵";
@@ -25,30 +27,32 @@ const UNICODE_EMOJI = new RegExp("^\\p{RGI_Emoji}$", "v");
 const CUSTOM_EMOJI = /<a?:[^:\s]*:[^>\s]*>/;
 
 /** SPEC.md "Soundboard sound". */
-export interface Sound {
-  id: string;
-  server_id: string;
-  name: string;
-  icon: string;
-  file_path: string;
-  original_name: string;
-  mime_type: string;
-  size: number;
-  uploaded_by: string | null;
-  created_at: number;
-  uploaded_by_username: string | null;
-}
+export const Sound = v.object({
+  id: Uuid,
+  server_id: Uuid,
+  name: v.string(),
+  icon: v.string(),
+  file_path: v.string(),
+  original_name: v.string(),
+  mime_type: v.string(),
+  size: v.number(),
+  uploaded_by: v.nullable(Uuid),
+  created_at: UnixSeconds,
+  uploaded_by_username: v.nullable(v.string()),
+});
+export type Sound = v.InferOutput<typeof Sound>;
 
 /** A catalog entry (SPEC.md: id, name, icon, builtin, file_url; plus the sound's server). */
-export interface CatalogSound {
-  id: string;
-  name: string;
-  icon: string;
-  builtin: boolean;
-  file_url: string;
-  server_id: string;
-  server_name: string;
-}
+export const CatalogSound = v.object({
+  id: Uuid,
+  name: v.string(),
+  icon: v.string(),
+  builtin: v.boolean(),
+  file_url: v.string(),
+  server_id: Uuid,
+  server_name: v.string(),
+});
+export type CatalogSound = v.InferOutput<typeof CatalogSound>;
 
 const toSound = (row: SoundView): Sound => ({
   id: row.id,

@@ -1,31 +1,12 @@
-/** Answers of the soundboard routes (docs/soundboard.md). */
+/**
+ * Answers of the soundboard routes (docs/soundboard.md). The sounds are defined beside the domain
+ * code that builds them (their types are the schemas' outputs) and listed here with the answer
+ * only these routes build, so the reference names them.
+ */
 import * as v from "valibot";
-import type { CatalogSound as CatalogSoundType, Sound as SoundType } from "../../domain/voice/soundboard.ts";
-import { UnixSeconds, Uuid } from "../../domain/shared/shapes.ts";
-import type { Assert, Same } from "./same-type.ts";
+import { CatalogSound, Sound } from "../../domain/voice/soundboard.ts";
+import { Uuid } from "../../domain/shared/shapes.ts";
 
-export const Sound = v.object({
-  id: Uuid,
-  server_id: Uuid,
-  name: v.string(),
-  icon: v.string(),
-  file_path: v.string(),
-  original_name: v.string(),
-  mime_type: v.string(),
-  size: v.number(),
-  uploaded_by: v.nullable(Uuid),
-  created_at: UnixSeconds,
-  uploaded_by_username: v.nullable(v.string()),
-});
-export const CatalogSound = v.object({
-  id: Uuid,
-  name: v.string(),
-  icon: v.string(),
-  builtin: v.boolean(),
-  file_url: v.string(),
-  server_id: Uuid,
-  server_name: v.string(),
-});
+export { CatalogSound, Sound };
+
 export const SoundPlayed = v.object({ played: v.literal(true), channelId: Uuid });
-
-export type Checks = [Assert<Same<v.InferOutput<typeof Sound>, SoundType>>, Assert<Same<v.InferOutput<typeof CatalogSound>, CatalogSoundType>>];
