@@ -8,7 +8,7 @@
 import { emphasize, type Placeholders } from "./emphasis.ts";
 import type { ContentToken, RichNode } from "./rich-node.ts";
 
-export type { ContentToken, RichNode } from "./rich-node.ts";
+export type { RichNode } from "./rich-node.ts";
 
 const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
 

@@ -8,8 +8,6 @@ import { hasPermission } from "./permissions.ts";
 import type { AuditAction } from "./audit-actions.ts";
 import { ImageUrl, UnixSeconds, Uuid } from "../shared/shapes.ts";
 
-export type { AuditAction };
-
 export const AuditEntry = v.object({
   id: Uuid,
   server_id: Uuid,

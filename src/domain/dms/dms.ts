@@ -16,7 +16,7 @@ import { isUuid } from "../shared/validation.ts";
 export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
 
 /** A DM message, a DM member and a conversation: their shapes are in ../shared/shapes.ts. */
-export type { Conversation, DmMessage, Recipient };
+export type { Conversation, DmMessage };
 
 interface MessagePageQuery {
   before?: string;
