@@ -15,28 +15,25 @@
  *   min_values 0-25; max_values 1-25; emoji name 1-64, emoji id 1-64.
  */
 import { badRequest } from "../shared/errors.ts";
-import type {
-  ActionButtonComponent,
-  ButtonComponent,
-  ButtonStyle,
-  ChannelSelectComponent,
-  Component,
-  ComponentEmoji,
-  Embed,
-  EmbedField,
-  InteractiveComponent,
-  SelectChannelType,
-  SelectOption,
-  StringSelectComponent,
+import {
+  BUTTON_STYLES,
+  SELECT_CHANNEL_TYPES,
+  type ActionButtonComponent,
+  type ButtonComponent,
+  type ChannelSelectComponent,
+  type Component,
+  type ComponentEmoji,
+  type Embed,
+  type EmbedField,
+  type InteractiveComponent,
+  type SelectOption,
+  type StringSelectComponent,
 } from "../shared/shapes.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
 
 /** The embed limits (docs/embeds.md), from the one table. */
 export const EMBED_LIMITS = LIMITS.embed;
-
-export const BUTTON_STYLES: readonly ButtonStyle[] = ["primary", "secondary", "success", "danger", "link"];
-const SELECT_CHANNEL_TYPES: readonly SelectChannelType[] = ["text", "voice"];
 
 interface NormalizeEmbedsOptions {
   /** Webhook execution: also accept Discord-style shapes (see docs/embeds.md). */

@@ -136,12 +136,13 @@ export const StringSelectComponent = v.object({
 });
 export type StringSelectComponent = v.InferOutput<typeof StringSelectComponent>;
 
-export type SelectChannelType = "text" | "voice";
+export const SELECT_CHANNEL_TYPES = ["text", "voice"] as const;
+export type SelectChannelType = (typeof SELECT_CHANNEL_TYPES)[number];
 export const ChannelSelectComponent = v.object({
   type: v.literal("channel_select"),
   custom_id: v.string(),
   placeholder: v.optional(v.string()),
-  channel_types: v.optional(v.array(v.picklist(["text", "voice"]))),
+  channel_types: v.optional(v.array(v.picklist(SELECT_CHANNEL_TYPES))),
   min_values: v.optional(v.number()),
   max_values: v.optional(v.number()),
 });
