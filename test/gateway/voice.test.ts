@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, auditLog, community, createVoiceChannel } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { eventually, quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -54,7 +55,7 @@ describe("voice:join / voice:leave", () => {
     expect(await b.emitWithAck("voice:leave")).toEqual({ ok: true, channelId: voiceId });
     expect(await left).toEqual({ socketId: b.id });
     expect(await roomSize(`voice:${voiceId}`)).toBe(1);
-    await sleep(50);
+    await quietWindow(50);
     expect(bSawSelf).toEqual([]);
     expect(strangerSaw).toEqual([]);
 
@@ -151,9 +152,10 @@ describe("voice:join / voice:leave", () => {
     m.close();
     expect(await left).toEqual({ socketId: id });
     expect(server.app.domain.voice.rooms.ofUser(member.id)).toBeNull();
-    await sleep(50);
-    const entries = await auditLog(server, serverId, owner);
-    expect(entries.some((e) => e.action === "VOICE_LEAVE" && e.target_id === member.id)).toBe(true);
+    await eventually(
+      async () => (await auditLog(server, serverId, owner)).some((e) => e.action === "VOICE_LEAVE" && e.target_id === member.id),
+      "the VOICE_LEAVE audit entry",
+    );
     watcher.close();
   });
 });
@@ -185,7 +187,7 @@ describe("voice:state / voice:speaking / voice:signal", () => {
     expect(await speaking).toEqual({ socketId: b.id, speaking: true });
 
     expect(await b.emitWithAck("voice:state", { muted: "yes" })).toEqual({ ok: false, error: "muted: must be a boolean" });
-    await sleep(50);
+    await quietWindow(50);
     expect(leaked).toEqual([]);
     for (const s of [a, b, notInRoom, stranger]) s.close();
   });
@@ -226,7 +228,8 @@ describe("voice:state / voice:speaking / voice:signal", () => {
     expect(await c.emitWithAck("voice:signal", { to: a.id, signal: sdp })).toEqual({ ok: false, error: "Peer in your voice channel not found" });
     expect(await a.emitWithAck("voice:signal", { to: c.id, signal: sdp })).toEqual({ ok: false, error: "Peer in your voice channel not found" });
     expect(await a.emitWithAck("voice:signal", { signal: sdp })).toEqual({ ok: false, error: "to: is required" });
-    await sleep(50);
+    await quietWindow(50);
+
     expect(cSaw).toEqual([]);
     expect(aSaw).toEqual([]);
     for (const s of [a, b, c]) s.close();
