@@ -32,7 +32,7 @@ export type AdminUserDetail = v.InferOutput<typeof AdminUserDetail>;
 /** A user an administrator's view points at; `username` is null once the account is gone. */
 export const NamedUser = v.object({ id: Uuid, username: v.nullable(v.string()) });
 
-export const toAdminUser = (row: UserRow): AdminUser => ({
+const toAdminUser = (row: UserRow): AdminUser => ({
   id: row.id,
   username: row.username,
   email: row.email,
@@ -46,7 +46,7 @@ export const toAdminUser = (row: UserRow): AdminUser => ({
   created_at: row.created_at,
 });
 
-export interface UserFlagChanges {
+interface UserFlagChanges {
   premium?: boolean;
   platform_admin?: boolean;
   disabled?: boolean;

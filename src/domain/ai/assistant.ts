@@ -17,7 +17,7 @@ import { toUploadView, type AiUploads } from "./uploads.ts";
 import { AiModel, type TurnInput } from "./schemas.ts";
 
 /** Earlier messages sent to the provider with a turn (the turn included). */
-export const MAX_CONTEXT_MESSAGES = 40;
+const MAX_CONTEXT_MESSAGES = 40;
 /** A text file's characters inlined into a turn; the rest is cut. */
 const MAX_INLINE_TEXT = 100_000;
 /** A reply is stopped (and kept as complete) once it is this long. */
@@ -39,7 +39,7 @@ export const AiConfig = v.object({
 export type AiConfig = v.InferOutput<typeof AiConfig>;
 
 /** One server-sent event of a turn. */
-export interface AiStreamEvent {
+interface AiStreamEvent {
   event: "start" | "delta" | "image" | "done" | "error";
   data: Record<string, unknown>;
 }

@@ -20,7 +20,7 @@ export const AiSettingsValues = v.object({
 export type AiSettingsValues = v.InferOutput<typeof AiSettingsValues>;
 
 /** The AI assistant's platform settings, each with its key and default. */
-export const AI_SETTINGS: { [K in keyof AiSettingsValues]: SettingDefinition<AiSettingsValues[K]> } = {
+const AI_SETTINGS: { [K in keyof AiSettingsValues]: SettingDefinition<AiSettingsValues[K]> } = {
   enabled: defineSetting("ai.enabled", v.boolean(), false),
   plus_only: defineSetting("ai.plus_only", v.boolean(), false),
   /** Turns a user may send per UTC day; 0 is no limit. */
