@@ -5,8 +5,9 @@
  * two pages fails too: one page documents it, the others link there.
  *
  * A route-table row is `| METHOD[, METHOD] | /full/path[, /full/path] | ...`: methods
- * separated by commas or slashes, paths written whole (not relative to a section's prefix),
- * with or without backticks and a query string. Rows whose method is `*` or whose path ends in
+ * separated by commas or slashes, paths written whole (not relative to a section's prefix, so
+ * a relative one fails as a route the reference lacks), with or without backticks and a query
+ * string. Rows whose method is `*` or whose path ends in
  * `...` point at a page rather than list routes, and are skipped.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -47,7 +48,7 @@ function docRoutes(): Row[] {
         .replaceAll("`", "")
         .split(/,\s*/)
         .map((piece) => piece.trim().split(/[\s?]/)[0]!)
-        .filter((path) => path.startsWith("/") && !path.endsWith("..."));
+        .filter((path) => !path.endsWith("..."));
       for (const method of methods) for (const path of paths) rows.push({ route: routeKey(method, path), file, line: index + 1 });
     });
   }
