@@ -1,6 +1,8 @@
 import type { Server as BunServer, ServerWebSocket } from "bun";
 import type { Server as IoServer, Socket as IoSocket } from "socket.io";
 import { pcmEventHeader, type AudioFrame } from "./frames.ts";
+import { bunWebsocketOf } from "../gateway/bun-engine-internals.ts";
+import { clientReaderOf, type ClientReader } from "../gateway/socket-io-internals.ts";
 import { rooms } from "../domain/shared/events.ts";
 
 /**
@@ -91,11 +93,6 @@ const VOICE_PREFIX = "voice:";
  *  (a Socket.IO packet as Engine.IO hands it over: `51-[...]`, without the `4` of the message). */
 const FAST_HEADER_PREFIX = '51-["bot:audio-data",';
 
-/** What the fast read path needs from Socket.IO's per-connection Client (socket.io/dist/client.js). */
-interface IoClient {
-  ondata(data: unknown): void;
-  decoder: { reconstructor: unknown };
-}
 interface EngineConn {
   readyState: string;
   on(event: "data", cb: (data: unknown) => void): unknown;
@@ -122,7 +119,7 @@ class FastAudioReader {
 
   constructor(
     private readonly socket: RelaySocket,
-    private readonly client: IoClient,
+    private readonly client: ClientReader,
     private readonly conn: EngineConn,
     private readonly stats: NativeRelayStats,
   ) {
@@ -152,7 +149,7 @@ class FastAudioReader {
       this.client.ondata(this.lastHeader);
       return this.client.ondata(data);
     }
-    if (typeof data === "string" && data.startsWith(FAST_HEADER_PREFIX) && this.client.decoder.reconstructor == null && this.parse(data)) {
+    if (typeof data === "string" && data.startsWith(FAST_HEADER_PREFIX) && !this.client.awaitingAttachments() && this.parse(data)) {
       this.pending = true;
       return;
     }
@@ -192,12 +189,7 @@ class FastAudioReader {
   }
 }
 
-const wsOf = (socket: RelaySocket): Ws | null => {
-  const transport = socket.conn?.transport as unknown as { name?: string; socket?: Ws } | undefined;
-  if (!transport || transport.name !== "websocket") return null;
-  const ws = transport.socket;
-  return ws && ws.readyState === 1 ? ws : null;
-};
+const wsOf = (socket: RelaySocket): Ws | null => bunWebsocketOf(socket.conn);
 
 export class NativeAudioRelay {
   readonly stats: NativeRelayStats = { published: 0, dropped: 0, emittedToPolling: 0, sweeps: 0, readFast: 0 };
@@ -394,9 +386,9 @@ export class NativeAudioRelay {
   /** The fast read path for a socket's frames while it is in a voice room (FastAudioReader). */
   private installReader(socket: RelaySocket): void {
     if (this.readers.has(socket.id)) return;
-    const client = (socket as unknown as { client?: IoClient }).client;
+    const client = clientReaderOf(socket);
     const conn = socket.conn as unknown as EngineConn | undefined;
-    if (!client || typeof client.ondata !== "function" || !client.decoder || !conn) return;
+    if (!client || !conn) return;
     this.readers.set(socket.id, new FastAudioReader(socket, client, conn, this.stats));
   }
 

@@ -1,4 +1,5 @@
 import type { Server as Engine } from "@socket.io/bun-engine";
+import { engineCloseListener, engineSessions, replaceRequestRecord } from "./bun-engine-internals.ts";
 
 /**
  * Lets an idle connection's handshake `Request` go (docs/gateway.md, "Memory per connection").
@@ -15,14 +16,13 @@ import type { Server as Engine } from "@socket.io/bun-engine";
  */
 interface EngineSocketLike {
   id: string;
-  listeners(event: "close"): ((...args: unknown[]) => void)[];
   off(event: "close", listener: (...args: unknown[]) => void): unknown;
   on(event: "close", listener: (this: EngineSocketLike) => void): unknown;
 }
 
 export function releaseHandshakeRequests(engine: Engine): void {
-  const clients = (engine as unknown as { clients?: Map<string, unknown> }).clients;
-  if (!(clients instanceof Map)) return;
+  const clients = engineSessions(engine);
+  if (!clients) return;
   // Removes itself, as the engine's `once` wrapper did (without a wrapper closure per socket).
   function dropClient(this: EngineSocketLike) {
     this.off("close", dropClient);
@@ -31,10 +31,9 @@ export function releaseHandshakeRequests(engine: Engine): void {
   engine.on("connection", (engineSocket: unknown) => {
     const socket = engineSocket as EngineSocketLike;
     if (clients.get(socket.id) !== socket) return;
-    // The engine's own listener is the first "close" listener, a `once` wrapper (with `fn`),
-    // registered just before "connection" is emitted.
-    const [first] = socket.listeners("close");
-    if (!first || typeof (first as { fn?: unknown }).fn !== "function") return;
+    // Registered just before "connection" is emitted.
+    const first = engineCloseListener(socket);
+    if (!first) return;
     socket.off("close", first);
     socket.on("close", dropClient);
   });
@@ -72,7 +71,7 @@ class TrimmedHandshake {
 
 interface TrimmableSocket {
   handshake: { address: string; xdomain: boolean; secure: boolean; issued: number; url: string; auth: Record<string, unknown> };
-  conn: { request?: { url?: string; headers?: unknown; _query?: unknown; connection?: unknown } };
+  conn: unknown;
 }
 
 /**
@@ -85,6 +84,5 @@ interface TrimmableSocket {
 export function trimHandshake(socket: TrimmableSocket, keepAuth: boolean): void {
   const h = socket.handshake;
   socket.handshake = new TrimmedHandshake(h.address, h.xdomain, h.secure, h.issued, h.url, keepAuth ? h.auth : NOTHING);
-  const request = socket.conn.request;
-  if (request) socket.conn.request = { url: request.url, headers: NOTHING, _query: NOTHING, connection: request.connection };
+  replaceRequestRecord(socket.conn, (request) => ({ url: request.url, headers: NOTHING, _query: NOTHING, connection: request.connection }));
 }

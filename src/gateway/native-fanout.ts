@@ -1,6 +1,8 @@
 import type { Server as BunServer, ServerWebSocket } from "bun";
 import type { Server as IoServer, Socket as IoSocket } from "socket.io";
 import type { BroadcastOptions } from "socket.io-adapter";
+import { bunWebsocketOf } from "./bun-engine-internals.ts";
+import { takeOverLocalDelivery, type EventPacket, type PacketOptions } from "./socket-io-adapter-internals.ts";
 
 /**
  * Native local delivery of the Socket.IO adapter's broadcasts (docs/gateway.md, "Delivery").
@@ -11,7 +13,7 @@ import type { BroadcastOptions } from "socket.io-adapter";
  * delivery to this node's own sockets ends in socket.io-adapter's `Adapter.broadcast`, which
  * encodes the packet (`this._encode`) and then loops over the receivers (`this.apply`): the
  * cluster adapter's own broadcast and the broadcasts it reads from Redis alike. This module
- * replaces those two steps on the adapter instance. The packet is encoded once as the
+ * takes those two steps over on the adapter instance (src/gateway/socket-io-adapter-internals.ts). The packet is encoded once as the
  * Engine.IO/Socket.IO text frame `42["event",{...},"offset"]` and handed to Bun:
  *   - one room, nobody excepted (the common case: a channel, a server, a user, one socket): one
  *     native `server.publish` per Bun topic mirroring the room; no JavaScript per receiver;
@@ -49,12 +51,7 @@ type Ws = ServerWebSocket<unknown>;
 const topicOf = (room: string, resumable: boolean) => (resumable ? `@${room}` : `#${room}`);
 
 /** The socket's Bun websocket when its transport is a websocket, else null (polling). */
-export function websocketOf(socket: IoSocket): Ws | null {
-  const transport = socket.conn?.transport as unknown as { name?: string; socket?: Ws } | undefined;
-  if (!transport || transport.name !== "websocket") return null;
-  const ws = transport.socket;
-  return ws && ws.readyState === 1 ? ws : null;
-}
+export const websocketOf = (socket: IoSocket): Ws | null => bunWebsocketOf(socket.conn);
 
 /** Whether the socket asked for resume offsets (src/gateway/resume.ts sets it from the handshake). */
 export const isResumable = (socket: IoSocket) => (socket.data as { resume?: boolean } | undefined)?.resume === true;
@@ -68,24 +65,7 @@ export interface NativeFanoutStats {
   emittedToPolling: number;
 }
 
-interface EventPacket {
-  type: number;
-  data: unknown[];
-  id?: number;
-}
-export interface PacketOptions {
-  preEncoded: boolean;
-  volatile?: boolean;
-  compress?: boolean;
-}
-/** The two steps of socket.io-adapter's `Adapter.broadcast` that this module takes over. */
-interface LocalDelivery {
-  _encode(packet: EventPacket, packetOpts: PacketOptions): unknown[];
-  apply(opts: BroadcastOptions, callback: (socket: IoSocket) => void): void;
-  readonly rooms: Map<string, Set<string>>;
-  readonly encoder: { encode(packet: EventPacket): unknown[] };
-}
-/** What `_encode` handed over to the `apply` that follows it in `Adapter.broadcast`. */
+/** A broadcast's encoded forms. */
 interface Encoded {
   /** The Socket.IO packet text with the offset, if it has one (`2[...]`), and without it. */
   full: string;
@@ -113,33 +93,24 @@ export class NativeFanout {
   /** Sockets being resumed, by id: their broadcasts go to the resume code. */
   private readonly held = new Map<string, Held>();
   private server: BunServer<unknown> | null = null;
-  /** Set by `_encode`, taken by the `apply` right after it (both run in one synchronous call). */
-  private encoded: Encoded | null = null;
+  /** The adapter's rooms (room -> socket ids). */
+  private readonly rooms: Map<string, Set<string>>;
   /** Off: broadcasts are written receiver by receiver to each connection, as Socket.IO does (the bench's "stock"). */
   enabled = true;
 
   constructor(private readonly io: IoServer) {
     const nsp = io.of("/");
-    const adapter = nsp.adapter as unknown as LocalDelivery & { on(event: string, cb: (room: string, id: string) => void): void };
-    adapter.on("join-room", (room, id) => this.onJoin(room, id));
-    adapter.on("leave-room", (room, id) => this.onLeave(room, id));
+    const adapter = nsp.adapter;
+    this.rooms = adapter.rooms;
+    adapter.on("join-room", (room: string, id: string) => this.onJoin(room, id));
+    adapter.on("leave-room", (room: string, id: string) => this.onLeave(room, id));
     nsp.on("connection", (socket: IoSocket) => {
       if (socket.recovered && !this.held.has(socket.id)) this.adopt(socket);
     });
-    const encode = adapter._encode;
-    const apply = adapter.apply;
-    const fanout = this;
-    adapter._encode = function (packet, packetOpts) {
-      const encoded = textPacket(packet) ? this.encoder.encode(packet) : encode.call(this, packet, packetOpts);
-      fanout.encoded = textPacket(packet) && typeof encoded[0] === "string" && encoded.length === 1 ? withAndWithoutOffset(packet, encoded[0], packetOpts) : null;
-      return encoded;
-    };
-    adapter.apply = function (opts, callback) {
-      const encoded = fanout.encoded;
-      fanout.encoded = null;
-      if (encoded) fanout.deliver(this, opts, encoded);
-      else apply.call(this, opts, callback);
-    };
+    takeOverLocalDelivery(adapter, {
+      takes: textPacket,
+      deliver: (opts, packet, text, packetOpts) => this.deliver(opts, withAndWithoutOffset(packet, text, packetOpts)),
+    });
   }
 
   /** The Bun server to publish on; until it is known, broadcasts are written receiver by receiver. */
@@ -168,10 +139,10 @@ export class NativeFanout {
     return [...(this.polling.get(room) ?? [])];
   }
 
-  private deliver(adapter: LocalDelivery, opts: BroadcastOptions, encoded: Encoded): void {
+  private deliver(opts: BroadcastOptions, encoded: Encoded): void {
     const server = this.server;
     const except = opts.except ?? new Set<string>();
-    if (this.held.size > 0) this.toHeld(adapter, opts, except, encoded);
+    if (this.held.size > 0) this.toHeld(opts, except, encoded);
     if (this.enabled && server && opts.rooms.size === 1 && except.size === 0) {
       const [room] = opts.rooms as Set<string>;
       server.publish(topicOf(room!, false), "4" + encoded.plain);
@@ -183,8 +154,8 @@ export class NativeFanout {
     }
     const sockets = this.io.of("/").sockets;
     const excluded = new Set<string>();
-    for (const room of except) for (const id of adapter.rooms.get(room) ?? []) excluded.add(id);
-    const receivers = opts.rooms.size > 0 ? union(adapter.rooms, opts.rooms) : new Set(sockets.keys());
+    for (const room of except) for (const id of this.rooms.get(room) ?? []) excluded.add(id);
+    const receivers = opts.rooms.size > 0 ? union(this.rooms, opts.rooms) : new Set(sockets.keys());
     const native = this.enabled && server !== null;
     const full = "4" + encoded.full;
     const plain = "4" + encoded.plain;
@@ -203,9 +174,9 @@ export class NativeFanout {
   }
 
   /** Hands the packet to each held socket it is for (a held socket has no topic and is in no polling set). */
-  private toHeld(adapter: LocalDelivery, opts: BroadcastOptions, except: Set<string>, encoded: Encoded): void {
+  private toHeld(opts: BroadcastOptions, except: Set<string>, encoded: Encoded): void {
     const inAny = (rooms: Set<string>, id: string) => {
-      for (const room of rooms) if (adapter.rooms.get(room)?.has(id)) return true;
+      for (const room of rooms) if (this.rooms.get(room)?.has(id)) return true;
       return false;
     };
     for (const [id, held] of this.held) {

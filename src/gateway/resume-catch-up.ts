@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Socket } from "socket.io";
 import type { Session } from "socket.io-adapter";
-import type { NativeFanout, PacketOptions } from "./native-fanout.ts";
+import type { NativeFanout } from "./native-fanout.ts";
+import type { PacketOptions } from "./socket-io-adapter-internals.ts";
 import type { GatewayServer } from "./socket-types.ts";
 import { sendPacket } from "./socket-io-internals.ts";
 

@@ -1,5 +1,5 @@
 import type { Server as Engine } from "@socket.io/bun-engine";
-import type { ServerWebSocket } from "bun";
+import { bunWebsocketOf } from "./bun-engine-internals.ts";
 
 /**
  * Slow consumers (docs/gateway.md, "Limits"): what a socket that stops reading may cost.
@@ -28,10 +28,10 @@ interface EnginePacket {
   data?: unknown;
 }
 
-/** The parts of @socket.io/bun-engine's Socket used here (its own types keep them private). */
+/** The parts of @socket.io/bun-engine's Socket used here. */
 interface EngineSocket {
   readonly readyState: string;
-  readonly transport: { readonly name: string; readonly socket?: ServerWebSocket<unknown>; close(): void };
+  readonly transport: { readonly name: string; close(): void };
   on(event: string, listener: (this: EngineSocket, ...args: never[]) => void): unknown;
   off(event: string, listener: (this: EngineSocket, ...args: never[]) => void): unknown;
 }
@@ -68,7 +68,7 @@ export function installSlowConsumerGuard(engine: Engine, maxBufferedBytes: numbe
     queued.delete(this);
   }
   function onHeartbeat(this: EngineSocket) {
-    const ws = this.transport.name === "websocket" ? this.transport.socket : undefined;
+    const ws = bunWebsocketOf(this);
     const pending = ws ? ws.getBufferedAmount() : (queued.get(this) ?? 0);
     if (pending <= STALLED_BYTES) {
       behind.delete(this);

@@ -1,4 +1,14 @@
-import { Adapter, type BroadcastOptions } from "socket.io-adapter";
+import { Adapter, MessageType, type BroadcastOptions } from "socket.io-adapter";
+import {
+  addOffsetIfNecessary,
+  aroundPublish,
+  clusterNodeId,
+  decodeOptions,
+  encodeOptions,
+  isClusterAdapter,
+  publishAndReturnOffset,
+  type EncodedOptions,
+} from "./socket-io-adapter-internals.ts";
 
 /**
  * Cluster mode: each node delivers the broadcasts to its own sockets in the order of the Redis
@@ -30,20 +40,15 @@ import { Adapter, type BroadcastOptions } from "socket.io-adapter";
  * answered within `PUBLISH_WAIT_MS` (Redis unreachable) no longer holds the answer.
  */
 
-/** socket.io-adapter's cluster message types: a broadcast, a room join, a room leave and a disconnect. */
-const BROADCAST = 3;
-const SOCKETS_JOIN = 4;
-const SOCKETS_LEAVE = 5;
-const DISCONNECT_SOCKETS = 6;
+/** The cluster messages handled here: a broadcast, a room join, a room leave and a disconnect. */
+const { BROADCAST, SOCKETS_JOIN, SOCKETS_LEAVE, DISCONNECT_SOCKETS } = MessageType;
 
+/** The Redis streams adapter's public methods used here (its cluster internals: socket-io-adapter-internals.ts). */
 interface StreamAdapter {
-  readonly uid: string;
   broadcast(packet: Packet, opts: BroadcastOptions): Promise<void> | void;
   addSockets(opts: BroadcastOptions, rooms: string[]): Promise<void> | void;
   delSockets(opts: BroadcastOptions, rooms: string[]): Promise<void> | void;
   disconnectSockets(opts: BroadcastOptions, close: boolean): Promise<void> | void;
-  publishAndReturnOffset(message: { type: number; data: unknown }): Promise<string>;
-  addOffsetIfNecessary(packet: Packet, opts: BroadcastOptions, offset: string): void;
   onRawMessage(raw: RawMessage, offset: string): void;
   constructor: { decode(raw: RawMessage): DecodedMessage };
 }
@@ -56,11 +61,6 @@ interface RawMessage {
   uid?: string;
   type?: string;
 }
-interface EncodedOptions {
-  rooms: string[];
-  except: string[];
-  flags: BroadcastOptions["flags"];
-}
 interface DecodedMessage {
   data: { packet: Packet; opts: EncodedOptions; requestId?: string; rooms?: string[]; close?: boolean };
 }
@@ -71,10 +71,6 @@ interface RoomOperation {
   data(opts: EncodedOptions, arg: string[] | boolean): Omit<DecodedMessage["data"], "packet">;
   arg(data: DecodedMessage["data"]): string[] | boolean;
 }
-
-/** The cluster adapter's way of sending options through the stream (socket.io-adapter's encodeOptions). */
-const encodeOptions = (opts: BroadcastOptions): EncodedOptions => ({ rooms: [...opts.rooms], except: [...(opts.except ?? [])], flags: opts.flags });
-const decodeOptions = (opts: EncodedOptions): BroadcastOptions => ({ rooms: new Set(opts.rooms), except: new Set(opts.except), flags: opts.flags });
 
 /** How long an answer waits at most for its events' XADDs (Redis unreachable: answered anyway). */
 export const PUBLISH_WAIT_MS = 2000;
@@ -111,14 +107,13 @@ export function whenPublished(adapter: object): WhenPublished | null {
 
 /** Installs it on a Redis streams adapter instance (resume.ts does, in cluster mode). */
 export function installStreamOrder(adapter: StreamAdapter): void {
-  if (typeof adapter.onRawMessage !== "function" || typeof adapter.publishAndReturnOffset !== "function") return;
+  if (typeof adapter.onRawMessage !== "function" || !isClusterAdapter(adapter)) return;
   const deliverHere = Adapter.prototype.broadcast as (this: StreamAdapter, packet: Packet, opts: BroadcastOptions) => void;
   const state: InFlight = { pending: 0, all: Promise.resolve() };
   inFlight.set(adapter, state);
-  const publish = adapter.publishAndReturnOffset;
   // Every XADD of this node goes through here, counted until answered (whenPublished).
-  adapter.publishAndReturnOffset = function (message) {
-    const offset = publish.call(this, message);
+  aroundPublish(adapter, (message, publish) => {
+    const offset = publish(message);
     state.pending++;
     const settled = offset.then(
       () => void state.pending--,
@@ -126,11 +121,11 @@ export function installStreamOrder(adapter: StreamAdapter): void {
     );
     state.all = Promise.all([state.all, settled]);
     return offset;
-  };
+  });
   adapter.broadcast = async function (packet, opts) {
     if (opts.flags?.local) return deliverHere.call(this, packet, opts);
     try {
-      await this.publishAndReturnOffset({ type: BROADCAST, data: { packet, opts: encodeOptions(opts) } });
+      await publishAndReturnOffset(this, { type: BROADCAST, data: { packet, opts: encodeOptions(opts) } });
     } catch {
       deliverHere.call(this, packet, opts);
     }
@@ -147,7 +142,7 @@ export function installStreamOrder(adapter: StreamAdapter): void {
       const { here, data } = operations[type]!;
       if (opts.flags?.local) return here.call(this, opts, arg);
       try {
-        await this.publishAndReturnOffset({ type, data: data(encodeOptions(opts), arg) });
+        await publishAndReturnOffset(this, { type, data: data(encodeOptions(opts), arg) });
       } catch {
         here.call(this, opts, arg);
       }
@@ -157,7 +152,7 @@ export function installStreamOrder(adapter: StreamAdapter): void {
   adapter.disconnectSockets = inStreamOrder(DISCONNECT_SOCKETS);
   const onRawMessage = adapter.onRawMessage;
   adapter.onRawMessage = function (raw, offset) {
-    const own = raw.uid === this.uid && (raw.type === String(BROADCAST) || raw.type! in operations);
+    const own = raw.uid === clusterNodeId(this) && (raw.type === String(BROADCAST) || raw.type! in operations);
     if (!own) return onRawMessage.call(this, raw, offset);
     // Our own broadcast, join, leave or disconnect, read back: done here now (the adapter skips its own messages).
     let message: DecodedMessage;
@@ -173,7 +168,7 @@ export function installStreamOrder(adapter: StreamAdapter): void {
     if (message.data.requestId !== undefined) return;
     const { packet } = message.data;
     const opts = decodeOptions(message.data.opts);
-    this.addOffsetIfNecessary(packet, opts, offset);
+    addOffsetIfNecessary(this, packet, opts, offset);
     deliverHere.call(this, packet, opts);
   };
 }
