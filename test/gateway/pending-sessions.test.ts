@@ -86,7 +86,6 @@ describe("Engine.IO sessions without a connect", () => {
     // ...until they are closed.
     await admittedAgain(async () => (await fetch(server.url + HANDSHAKE)).status);
     expect((await fetch(`${server.url}${HANDSHAKE}&sid=${sids[0]}`)).status).toBe(400);
-
   });
 });
 

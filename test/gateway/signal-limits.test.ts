@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LIMITS } from "../../src/domain/shared/limits.ts";
 import { DEFAULT_EVENT_LIMITS } from "../../src/gateway/event-limits.ts";
 import { addMember, community, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { quietWindow, until } from "../helpers/wait.ts";
 
 /**
  * WebRTC signaling (`voice:signal`, `dm:call-signal`): each payload is capped at
@@ -47,7 +48,7 @@ describe("voice:signal", () => {
     expect(await err).toEqual({ error: TOO_LARGE.error });
     // Just past the cap, counted in bytes (multi-byte characters count for what they weigh).
     expect(await a.emitWithAck("voice:signal", { to: b.id, signal: "é".repeat(LIMITS.voice.signalBytes / 2) })).toEqual(TOO_LARGE);
-    await sleep(100);
+    await quietWindow(50); // the refused ones are not relayed
     expect(got.length).toBe(2);
     for (const s of [a, b]) s.close();
   });
@@ -75,7 +76,7 @@ describe("voice:signal", () => {
     const candidate = { candidate: "candidate:1 1 udp 1 10.0.0.1 9 typ host", sdpMid: "0" };
     const acks = await Promise.all(Array.from({ length: DEFAULT_EVENT_LIMITS.signal.burst }, () => a.emitWithAck("voice:signal", { to: b.id, candidate })));
     expect(acks.every((ack) => ack.ok)).toBe(true);
-    await sleep(100);
+    await until(() => got.length >= DEFAULT_EVENT_LIMITS.signal.burst, "every candidate relayed");
     expect(got.length).toBe(DEFAULT_EVENT_LIMITS.signal.burst);
     for (const s of [a, b]) s.close();
   });
@@ -95,7 +96,8 @@ describe("dm:call-signal", () => {
     const got = recordEvents(bobSocket, "dm:call-signal");
     expect(await aliceSocket.emitWithAck("dm:call-signal", { callId, to: bob.id, type: "offer", sdp: "x".repeat(900_000) })).toEqual(TOO_LARGE);
     expect(await aliceSocket.emitWithAck("dm:call-signal", { callId, to: bob.id, ...realisticOffer() })).toEqual({ ok: true, callId });
-    await sleep(100);
+    // The good offer follows the refused one on Bob's socket: once it is in, the other would be too.
+    await until(() => got.length >= 1, "the offer within the cap");
     expect(got.length).toBe(1);
     for (const s of [aliceSocket, bobSocket]) s.close();
   });

@@ -229,7 +229,6 @@ describe("voice:state / voice:speaking / voice:signal", () => {
     expect(await a.emitWithAck("voice:signal", { to: c.id, signal: sdp })).toEqual({ ok: false, error: "Peer in your voice channel not found" });
     expect(await a.emitWithAck("voice:signal", { signal: sdp })).toEqual({ ok: false, error: "to: is required" });
     await quietWindow(50);
-
     expect(cSaw).toEqual([]);
     expect(aSaw).toEqual([]);
     for (const s of [a, b, c]) s.close();

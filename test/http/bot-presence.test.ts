@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createBot, type TestBot } from "../helpers/bots.ts";
 import { createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { eventually, quietWindow, until } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -93,7 +94,7 @@ describe("PUT /presence", () => {
     // Null: cleared.
     expect((await setPresence(bot, { status: "idle", activity: null })).body).toEqual({ status: "idle", activity: null });
     expect((await userOf(viewer, bot.botUserId)).body).toMatchObject({ status: "idle", activity: null });
-    await sleep(100);
+    await until(() => events.length >= 4, "a user:status for each change");
     expect(events).toEqual([
       { userId: bot.botUserId, status: "online", customStatus: "Feeding the fire" },
       { userId: bot.botUserId, status: "online", customStatus: "just a name" },
@@ -127,7 +128,7 @@ describe("PUT /presence", () => {
     await setPresence(bot, { status: "online", activity: PLAYING });
     // One socket of two closes: still connected, activity kept.
     first.close();
-    await sleep(200);
+    await eventually(async () => (await server.app.io.in(`user:${bot.botUserId}`).fetchSockets()).length === 1, "the server to see the first socket close");
     expect((await userOf(viewer, bot.botUserId)).body).toMatchObject({ status: "online", activity: PLAYING });
     const offline = statusOf(watcher, bot.botUserId, "offline");
     second.close();
@@ -149,7 +150,7 @@ describe("PUT /presence", () => {
     const res = await setPresence(bot, { status: "idle", activity: PLAYING });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "offline", activity: null });
-    await sleep(100);
+    await quietWindow();
     // Nothing about the bot (the watcher's own "online" may still be on its way: its presence is written after it connects).
     expect(events.filter((event) => event.userId === bot.botUserId)).toEqual([]);
     const idle = statusOf(watcher, bot.botUserId, "idle");

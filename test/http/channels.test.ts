@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEntries, community } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { quietWindow, until } from "../helpers/wait.ts";
 import { PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
 import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 
@@ -473,7 +474,8 @@ describe("PUT /api/v1/channels/:serverId/reorder", () => {
       [general.id, 2, category.id],
     ]);
     res.body.channels.forEach((x: any) => expectChannel(x));
-    await sleep(100);
+    await until(() => updates.length >= 2, "channel:updated for the two that moved");
+    await quietWindow(50); // and none for b
     // b kept position 1 and its category, so only c and general moved.
     expect(updates.map((u) => u.id).sort()).toEqual([c.id, general.id].sort());
     const [entry] = await auditEntries(server, serverId);
@@ -633,7 +635,8 @@ describe("channel permission overrides", () => {
     // Resetting again is a no-op success without an event.
     expect((await call("DELETE", `/${general.id}/permissions/${everyoneRoleId}`, owner)).status).toBe(200);
 
-    await sleep(100);
+    await until(() => events.length >= 3, "the three overrides' events");
+    await quietWindow(50); // and none for the second reset
     expect(events).toEqual([
       { channelId: general.id, roleId: everyoneRoleId, allow: PERMISSIONS.ADD_REACTIONS, deny: PERMISSIONS.SEND_MESSAGES },
       { channelId: general.id, roleId: everyoneRoleId, allow: MAX_BITS, deny: 0 },
@@ -719,7 +722,7 @@ describe("category permission overrides", () => {
     expect(reset.body).toEqual({ success: true });
     expect((await call("GET", base, owner)).body).toEqual([]);
     expect((await auditEntries(server, serverId))[0]).toMatchObject({ changes: { permission_override: { role_id: everyoneRoleId, reset: true } } });
-    await sleep(100);
+    await until(() => events.length >= 2, "the set and the reset");
     expect(events).toEqual([
       { categoryId: category.id, roleId: everyoneRoleId, allow: PERMISSIONS.SPEAK, deny: PERMISSIONS.STREAM },
       { categoryId: category.id, roleId: everyoneRoleId, reset: true },

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { addMember, createServer } from "../helpers/community.ts";
 import { onPostgres } from "../helpers/database.ts";
 import { GIF_1X1, PNG_1X1 } from "../helpers/images.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { eventually, quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -154,7 +155,7 @@ describe("sending and reading", () => {
     const gotA = waitForEvent(sa, "dm:new");
     const message = await send(a, b, "you muted me");
     await gotA;
-    await sleep(150);
+    await quietWindow(); // b's socket: nothing later on it to wait for
     expect(seenByB).toEqual([]);
     const history = (await call("GET", `/${a.id}/messages`, b)).body;
     expect(history.map((m: { id: string }) => m.id)).toEqual([message.id]);
@@ -357,8 +358,7 @@ describe("search", () => {
     const { a, b } = await pair();
     await Promise.all(Array.from({ length: 20 }, (_, i) => send(a, b, `batch word ${i}`)));
     // Counted, not timed: the backlog empties by itself (INDEX_DELAY_MS), well within 10 s.
-    for (let i = 0; i < 200 && (await pending()) > 0; i++) await Bun.sleep(50);
-    expect(await pending()).toBe(0);
+    await eventually(async () => (await pending()) === 0, "the index backlog to empty", { timeoutMs: 10_000, intervalMs: 50 });
     await integrityCheck();
     expect((await call("GET", `/${b.id}/search?q=batch%20word&limit=100`, a)).body).toHaveLength(20);
   });
@@ -442,7 +442,7 @@ describe("typing", () => {
     expect(await ss.emitWithAck("dm:typing:start", { conversationId: m.conversation_id })).toEqual({ ok: false, error: "Conversation not found" });
     expect((await sa.emitWithAck("dm:typing:start", { conversationId: "nope" })).ok).toBe(false);
     expect((await sa.emitWithAck("dm:typing:start", null)).ok).toBe(false);
-    await sleep(100);
+    await quietWindow();
     expect(seenByA).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { onPostgres } from "../helpers/database.ts";
 import { community } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { quietWindow, until } from "../helpers/wait.ts";
 
 // Message sends under concurrency: the group commit in src/store/write-batch.ts.
 let server: TestServer;
@@ -36,8 +37,8 @@ describe("concurrent message sends (group commit)", () => {
     expect(stored).toEqual([...ids].sort());
 
     // message:new once per message, after its commit, in the same order as the ids.
-    for (let i = 0; i < 100 && events.length < N; i++) await sleep(20);
-    await sleep(50);
+    await until(() => events.length >= N, "message:new of every message");
+    await quietWindow(50); // once each
     expect(events.map((e) => e.id)).toEqual(stored);
     socket.close();
   });
@@ -109,7 +110,7 @@ describe("concurrent message sends (group commit)", () => {
       before = `&before=${got.body.at(-1).id}`;
     }
     expect(stored.reverse()).toEqual([...ids].sort());
-    for (let i = 0; i < 100 && events.length < N; i++) await sleep(20);
+    await until(() => events.length >= N, "dm:new of every message");
     // Announced once each. On SQLite in id order; on PostgreSQL what a send does after its
     // commit (the members' rooms) is itself a round trip, so concurrent sends may be announced in
     // another order than their ids (clients order by id).

@@ -191,7 +191,6 @@ describe("bots and components (issue 39, row 7)", () => {
     expect(await authorSocket.emitWithAck("message:component", { message_id: sent.message_id, custom_id: "go" })).toEqual(refused);
     expect(await otherSocket.emitWithAck("message:component", { message_id: sent.message_id, custom_id: "go" })).toEqual(refused);
     await quietWindow(50);
-
     expect(got).toEqual([]);
     for (const s of [authorSocket, otherSocket]) s.close();
   });
