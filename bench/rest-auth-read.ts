@@ -8,10 +8,8 @@
  *     permission bits, the keyset page, attachments, hydrate, JSON) against a bare handler
  *     running the same keyset SELECT and answering the rows (as bench/message-send.ts's read).
  *
- * Paths: `hearth` (as configured: the hot GET routes on Bun's router, src/http/native-routes.ts),
- * `elysia` (the same app with `nativeRoutes: false`: every route through Elysia, as before issue
- * 21's change) and `bare`, all on the same database file, each sent the same request (path,
- * query, bearer token).
+ * Paths: `hearth` (the app as configured, every route through Elysia) and `bare`, on the same
+ * database file, each sent the same request (path, query, bearer token).
  *
  * Load comes from a separate process so the server's CPU is its own ("server CPU" is
  * `process.cpuUsage()` of this process, which runs only the servers; the loaded one alone is busy).
@@ -79,9 +77,8 @@ async function rateStep(url: string, token: string, offered: number): Promise<St
 
 const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-"));
 try {
-  // Hearth, with a file database as in production; the same app with every route through Elysia.
+  // Hearth, with a file database as in production.
   const { app, api } = await startHearth(dataDir);
-  const { app: elysiaApp } = await startHearth(dataDir, {}, { nativeRoutes: false });
   const user = await register(api, "bench");
   const db = new Database(join(dataDir, "hearth.db"));
   let path: string;
@@ -107,7 +104,7 @@ try {
   }
   const bare = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => bareAnswer() });
   // Every path is sent the same request (path, query and bearer token): the baseline ignores them.
-  const targets = { hearth: [`${app.url}${path}`, user.token], elysia: [`${elysiaApp.url}${path}`, user.token], bare: [`http://127.0.0.1:${bare.port}${path}`, user.token] } as const;
+  const targets = { hearth: [`${app.url}${path}`, user.token], bare: [`http://127.0.0.1:${bare.port}${path}`, user.token] } as const;
   type Mode = keyof typeof targets;
   const modes = Object.keys(targets) as Mode[];
   const headers = { authorization: `Bearer ${user.token}` };
@@ -131,7 +128,6 @@ try {
     const fields = capacityFields(results);
     // CPU per request at the offered loads both paths kept up at (every round's steps).
     const hearthCpu = cpuRatioAtCommonLoads(results, "hearth", "bare");
-    const elysiaCpu = cpuRatioAtCommonLoads(results, "elysia", "bare");
     result = {
       bench: "rest-auth-read",
       read: READ,
@@ -141,14 +137,13 @@ try {
       ...fields,
       load_average: loadAverage(),
       hearth_over_bare: capacityRatio(results, "hearth", "bare"),
-      elysia_over_bare: capacityRatio(results, "elysia", "bare"),
-      cpu_per_request_over_bare: { hearth: hearthCpu.ratio, elysia: elysiaCpu.ratio, at_offered: hearthCpu.at_offered },
+      cpu_per_request_over_bare: { hearth: hearthCpu.ratio, at_offered: hearthCpu.at_offered },
       steps: capacitySteps(results),
     };
     log(
-      `rest-auth-read ${READ} capacity: hearth ${fields.hearth_capacity}/s, elysia ${fields.elysia_capacity}/s, bare ${fields.bare_capacity}/s; ` +
-        `hearth/bare ${ratioText(capacityRatio(results, "hearth", "bare"))}, elysia/bare ${ratioText(capacityRatio(results, "elysia", "bare"))}; server CPU per request over bare at the same offered load: ` +
-        `hearth ${hearthCpu.ratio} (${hearthCpu.at_offered.length} common loads), elysia ${elysiaCpu.ratio} (${elysiaCpu.at_offered.length})`,
+      `rest-auth-read ${READ} capacity: hearth ${fields.hearth_capacity}/s, bare ${fields.bare_capacity}/s; ` +
+        `hearth/bare ${ratioText(capacityRatio(results, "hearth", "bare"))}; server CPU per request over bare at the same offered load: ` +
+        `hearth ${hearthCpu.ratio} (${hearthCpu.at_offered.length} common loads)`,
     );
   } else {
     // Rounds alternate the paths, so the shared machine's slow moments fall on each; the order
@@ -171,7 +166,6 @@ try {
       return { ratio_rps: r.median, ratio_rps_range: r.range, cpu_over_bare: c.median, cpu_range: c.range };
     };
     const hearth = ratios("hearth");
-    const elysia = ratios("elysia");
     result = {
       bench: "rest-auth-read",
       read: READ,
@@ -183,19 +177,16 @@ try {
       ratio_rps_range: hearth.ratio_rps_range,
       cpu_per_request_hearth_over_bare: hearth.cpu_over_bare,
       cpu_ratio_range: hearth.cpu_range,
-      elysia,
       errors: runs.reduce((a, x) => a + modes.reduce((b, m) => b + x[m].errors, 0), 0),
       runs,
     };
     log(
-      `rest-auth-read ${READ} (${CLIENT} client): req/s over bare, median (range) over ${rounds} alternating rounds: hearth ${hearth.ratio_rps} (${hearth.ratio_rps_range.join("-")}), ` +
-        `elysia ${elysia.ratio_rps} (${elysia.ratio_rps_range.join("-")}); server CPU per request over bare: hearth ${hearth.cpu_over_bare} (${hearth.cpu_range.join("-")}), ` +
-        `elysia ${elysia.cpu_over_bare} (${elysia.cpu_range.join("-")})`,
+      `rest-auth-read ${READ} (${CLIENT} client): req/s over bare, median (range) over ${rounds} alternating rounds: hearth ${hearth.ratio_rps} (${hearth.ratio_rps_range.join("-")}); ` +
+        `server CPU per request over bare: hearth ${hearth.cpu_over_bare} (${hearth.cpu_range.join("-")})`,
     );
   }
   await bare.stop(true);
   db.close();
-  await elysiaApp.stop();
   await app.stop();
   console.log(JSON.stringify(result));
 } finally {

@@ -18,15 +18,14 @@ import { authPlugin } from "./http/auth.ts";
 import { RestRateLimiter } from "./http/rest-rate-limits.ts";
 import { localSharedState } from "./domain/shared/shared-state.ts";
 import { requestLifecycle } from "./http/request-lifecycle.ts";
-import { nativeGetRoutes } from "./http/native-routes.ts";
 import { parseJsonBounded, readBodyCapped } from "./http/body.ts";
 import { authRoutes } from "./http/routes/auth.ts";
 import { discoveryRoutes } from "./http/routes/discovery.ts";
 import { uploadRoutes } from "./http/routes/uploads.ts";
-import { meInfoRoute, userRoutes } from "./http/routes/users.ts";
+import { userRoutes } from "./http/routes/users.ts";
 import { serverRoutes } from "./http/routes/servers.ts";
 import { emojiFileRoutes, emojiRoutes } from "./http/routes/emojis.ts";
-import { messagePageRoute, messageRoutes } from "./http/routes/messages.ts";
+import { messageRoutes } from "./http/routes/messages.ts";
 import { applicationRoutes } from "./http/routes/applications.ts";
 import { botRestRoutes } from "./http/routes/bot-rest.ts";
 import { botInviteRoutes } from "./http/routes/bot-invites.ts";
@@ -89,8 +88,6 @@ export interface AppOptions {
   logger?: Logger;
   /** The Socket.IO adapter (tests and benches of several nodes pass the Redis streams adapter); default: one node's. */
   socketAdapter?: SocketServerOptions["adapter"];
-  /** `false`: Elysia serves the native GET routes too (src/http/native-routes.ts; tests compare both). Default: on. */
-  nativeRoutes?: boolean;
 }
 
 /** How long a stop waits for the closed sockets' presence and voice updates. */
@@ -192,14 +189,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const life = requestLifecycle(readiness, metrics, log);
   const restLimits = config.restRateLimits ? new RestRateLimiter(shared, config.restRateLimits) : undefined;
   const auth = authPlugin(domain.accounts, restLimits);
-  // The hottest authenticated reads skip Elysia's per-request machinery: Bun's router calls
-  // the same route objects through the same checks (src/http/native-routes.ts). With CORS
-  // origins configured, Elysia serves them too (its CORS plugin adds the headers).
-  const native = config.corsOrigins.length === 0 && options.nativeRoutes !== false ? nativeGetRoutes([meInfoRoute(domain), messagePageRoute(domain)], domain.accounts, life, restLimits) : undefined;
   /** Where clients reach this instance (PUBLIC_URL); the absolute URLs the server builds start with it, never with a request's Host. */
   let publicUrl = config.publicUrl ?? "";
   // CORS first, so preflights and every answer (errors and the gateway's polling included) carry it.
-  const http = withCors(new Elysia({ serve: { routes: native } }), config.corsOrigins)
+  const http = withCors(new Elysia(), config.corsOrigins)
     // The gateway comes first: no auth hooks or body parsing touch it; its POST bodies are
     // bounded before the engine reads them (src/gateway/polling-guard.ts).
     // While draining, no new gateway session starts; existing ones get their close packet.

@@ -4,10 +4,7 @@ import { drainingResponse, isAnsweredWhileDraining } from "../ops/drain.ts";
 import type { Readiness } from "../ops/readiness.ts";
 import { errorResponse, loggablePath } from "./errors.ts";
 
-/**
- * What the app does around every HTTP request: Elysia's global hooks call it (src/app.ts), and
- * so do the native GET routes (src/http/native-routes.ts), so each rule is written once.
- */
+/** What the app does around every HTTP request, called by Elysia's global hooks (src/app.ts). */
 export interface RequestLifecycle {
   /** The checks before anything reads the request: a Response refuses it. */
   refuse(request: Request): Response | undefined;
@@ -19,8 +16,8 @@ export interface RequestLifecycle {
    */
   record(request: Request, pattern: string | undefined, status: number, ms: number | undefined): void;
   /**
-   * The Cache-Control an answer gets when its route set none, from the request's URL (or a
-   * route's pattern): `no-store` for everything under `/api` (answers for a token, and public
+   * The Cache-Control an answer gets when its route set none, from the request's URL:
+   * `no-store` for everything under `/api` (answers for a token, and public
    * ones that change: discovery, stats), so no browser or proxy keeps a copy; undefined
    * elsewhere (the web app's pages and assets, uploaded files and health checks set their own).
    * docs/operations.md#caching.
@@ -33,8 +30,8 @@ const HOSTLESS_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 
 /**
  * Whether Bun gives this request an absolute URL that parses: the rule is read off the Host
- * header, not off `request.url`, whose getter formats and parses the URL again (~0.5 µs of a
- * ~11 µs authenticated read; bench/history.md, "Tenth pass"). Bun builds `http://<host><path>`
+ * header, not off `request.url`, whose getter formats and parses the URL again on every read.
+ * Bun builds `http://<host><path>`
  * only when the first Host header is made of RFC 3986's host and port characters
  * (`HOST_CHARS`), and a bare path otherwise; the path cannot make the URL unparsable. A
  * repeated Host header (RFC 9112 says 400) reads as "a, b" and is refused.
@@ -53,8 +50,8 @@ function hasUsableHost(request: Request): boolean {
 }
 
 /**
- * Whether `url`'s path is `/api` or under it. `url` is absolute, or a bare path (a route's
- * pattern, a Host-less request's URL); read without parsing it, as every request does this.
+ * Whether `url`'s path is `/api` or under it. `url` is absolute, or a bare path (a Host-less
+ * request's URL); read without parsing it, as every request does this.
  */
 function isUnderApi(url: string): boolean {
   const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);

@@ -11,19 +11,16 @@ export interface RouteRateLimit {
   readonly family: RestRateFamily;
   /**
    * Counts one request of `userId` (with the route's path parameters): the headers to answer
-   * with, or a 429 ApiError carrying them and Retry-After. On one node the answer is there at
-   * once (a value, or a synchronous throw), so a native route answers in the same turn; in
-   * cluster mode it is a promise (Redis).
+   * with, or a 429 ApiError carrying them and Retry-After.
    */
-  take(userId: string, params: Record<string, string> | undefined): RateHeaders | Promise<RateHeaders>;
+  take(userId: string, params: Record<string, string> | undefined): Promise<RateHeaders>;
 }
 
 /**
  * The REST rate limits (docs/operations.md, "Rate limits"): one fixed-window bucket per caller
  * and route family (src/http/rate-limit-families.ts), in SharedState, so in cluster mode every
  * node counts into the same bucket (Redis). Called by the `auth` and `bot` macros
- * (src/http/auth.ts) and by the native GET routes (src/http/native-routes.ts), right after the
- * bearer check and before anything else reads the request, so a refusal costs a token check,
+ * (src/http/auth.ts), right after the bearer check and before anything else reads the request, so a refusal costs a token check,
  * one count and a short answer.
  */
 export class RestRateLimiter {
@@ -59,15 +56,15 @@ export class RestRateLimiter {
     const ofChannel = (userId: string, params: Record<string, string> | undefined) => count(`${userId}:${(scope && params?.[scope]) ?? ""}`);
     return {
       family,
-      take(userId, params) {
-        const first = overall(userId);
-        return first instanceof Promise ? first.then(() => ofChannel(userId, params)) : ofChannel(userId, params);
+      async take(userId, params) {
+        await overall(userId);
+        return ofChannel(userId, params);
       },
     };
   }
 
-  /** Counts one request under `key` in the family's bucket: its headers, or a 429 (thrown at once when the count is). */
-  private counter(family: RestRateFamily): (key: string) => RateHeaders | Promise<RateHeaders> {
+  /** Counts one request under `key` in the family's bucket: its headers, or a 429. */
+  private counter(family: RestRateFamily): (key: string) => Promise<RateHeaders> {
     const bucket = this.buckets.get(family)!;
     const { bucket: bucketName, refusal } = FAMILY_LABELS[family];
     const answer = (decision: RateDecision): RateHeaders => {
@@ -77,10 +74,7 @@ export class RestRateLimiter {
       }
       return headers;
     };
-    return (key) => {
-      const decided = bucket.hit(key);
-      return Bun.peek.status(decided) === "fulfilled" ? answer(Bun.peek(decided) as RateDecision) : decided.then(answer);
-    };
+    return async (key) => answer(await bucket.hit(key));
   }
 }
 

@@ -1,5 +1,4 @@
 import type { Database } from "./database.ts";
-import { thenAtOnce } from "./then-at-once.ts";
 import type { BuiltinRole } from "./types.ts";
 
 export interface AccessRow {
@@ -32,8 +31,7 @@ export class AccessRepo {
   private readonly versionStmt;
 
   // Scalar subqueries rather than JOINs: these run on every permission check, and with Bun's
-  // SQLite (3.54) a JOIN costs ~15-30 µs more per execution than the same lookups as
-  // subqueries (bench/history.md, "Where the time went (profiles) and what changed"). The
+  // SQLite (3.54) a JOIN costs more per execution than the same lookups as subqueries. The
   // outer WHERE keeps the JOIN's meaning: no row without the server and its default role.
   constructor(private readonly db: Database) {
     this.memberStmt = db.prepare<AccessRow, [string, string]>(
@@ -65,10 +63,10 @@ export class AccessRepo {
   /**
    * A value that changes with every committed or pending write to what a permission check
    * reads (triggers, sqlite/migrations.ts version 16), or null where none is kept (PostgreSQL).
-   * Settled when it returns on SQLite (every permission check reads it first).
+   * Every permission check reads it first.
    */
-  version(): Promise<number | null> {
-    return this.versionStmt ? thenAtOnce(this.db.get(this.versionStmt), (row) => row?.version ?? null) : Promise.resolve(null);
+  async version(): Promise<number | null> {
+    return this.versionStmt ? ((await this.db.get(this.versionStmt))?.version ?? null) : null;
   }
 
   /** The member's standing in a server, or null for a non-member. */

@@ -1,6 +1,5 @@
 import type { Database, SqlValue, Transaction } from "./database.ts";
 import { SearchBacklog } from "./search-backlog.ts";
-import { thenAtOnce } from "./then-at-once.ts";
 import { nowSeconds } from "./time.ts";
 import { WriteBatch } from "./write-batch.ts";
 
@@ -62,7 +61,7 @@ export class SlowmodeActive extends Error {
 const SELECT = `SELECT m.*, u.username, u.avatar, u.is_bot FROM messages m JOIN users u ON u.id = m.user_id`;
 /**
  * The author's columns of message `m` (a table name or alias), as scalar subqueries: a JOIN's
- * fixed cost per execution (~15-30 µs on Bun's SQLite, docs/architecture.md "The store") is
+ * fixed cost per execution on Bun's SQLite (docs/architecture.md, "The store") is
  * most of a one-row read, and one runs for every send (the insert's RETURNING). A message
  * never outlives its author (ON DELETE CASCADE), so the author's columns are always there, as
  * with the JOIN.
@@ -75,7 +74,7 @@ const SELECT_ONE = `SELECT m.*, ${authorColumns("m")} FROM messages m`;
 /** What a message's wire shape needs of its row (a page reads no more): every column but `server_id`. */
 export type MessageView = Omit<MessageRow, "server_id">;
 /**
- * A page's columns, `m` being the message (`server_id` left out: ~15 µs less a page of 50).
+ * A page's columns, `m` being the message (`server_id` left out: the wire shape has no use for it).
  * The REST benches' bare page read reads the same (BARE_PAGE_SQL, bench/fixture.ts).
  */
 export const PAGE_COLUMNS =
@@ -91,7 +90,7 @@ export class MessagesRepo {
   private readonly byId;
   /**
    * On SQLite a page is read without the users JOIN and its authors (one or a few) by id
-   * after it: ~25 µs less for a page of 50 (bench/history.md, "REST reads"). On PostgreSQL the
+   * after it, which SQLite runs faster than the JOIN. On PostgreSQL the
    * JOIN stays (a second statement would be a second round trip).
    */
   private readonly authorsApart: boolean;
@@ -214,10 +213,10 @@ export class MessagesRepo {
     return this.db.get(this.byId, id);
   }
 
-  /** Newest first; `before` is a message id (exclusive). Settled when it returns on SQLite (`thenAtOnce`). */
-  page(channelId: string, before: string | null, limit: number): Promise<MessageView[]> {
-    const rows = before ? this.db.all(this.pageStmt, channelId, before, limit) : this.db.all(this.latestStmt, channelId, limit);
-    return thenAtOnce(rows, (found) => this.withAuthors(found));
+  /** Newest first; `before` is a message id (exclusive). */
+  async page(channelId: string, before: string | null, limit: number): Promise<MessageView[]> {
+    const rows = before ? await this.db.all(this.pageStmt, channelId, before, limit) : await this.db.all(this.latestStmt, channelId, limit);
+    return this.withAuthors(rows);
   }
 
   /**
@@ -225,25 +224,23 @@ export class MessagesRepo {
    * the JOIN). A message whose author is gone by now was deleted with them (ON DELETE CASCADE)
    * and is left out, as the JOIN would have.
    */
-  private withAuthors(rows: OwnColumns[]): Promise<MessageView[]> {
-    if (!this.authorsApart || rows.length === 0) return Promise.resolve(rows as MessageView[]);
+  private async withAuthors(rows: OwnColumns[]): Promise<MessageView[]> {
+    if (!this.authorsApart || rows.length === 0) return rows as MessageView[];
     const ids = new Set<string>();
     for (const row of rows) ids.add(row.user_id);
-    return thenAtOnce(this.db.all(this.authorsStmt, JSON.stringify([...ids])), (found) => {
-      const authors = new Map<string, Author>();
-      for (const author of found) authors.set(author.id, author);
-      const page: MessageView[] = [];
-      for (const row of rows) {
-        const author = authors.get(row.user_id);
-        if (!author) continue;
-        const full = row as MessageView;
-        full.username = author.username;
-        full.avatar = author.avatar;
-        full.is_bot = author.is_bot;
-        page.push(full);
-      }
-      return page;
-    });
+    const authors = new Map<string, Author>();
+    for (const author of await this.db.all(this.authorsStmt, JSON.stringify([...ids]))) authors.set(author.id, author);
+    const page: MessageView[] = [];
+    for (const row of rows) {
+      const author = authors.get(row.user_id);
+      if (!author) continue;
+      const full = row as MessageView;
+      full.username = author.username;
+      full.avatar = author.avatar;
+      full.is_bot = author.is_bot;
+      page.push(full);
+    }
+    return page;
   }
 
   /**

@@ -1,8 +1,7 @@
 /**
  * `Cache-Control: no-store` on every answer under /api whose route sets none (issue 39, point
  * 10; docs/operations.md#caching): what a token reads is never kept by a browser or a proxy.
- * Both request paths get it: Elysia's routes and the native GET routes (src/http/native-routes.ts),
- * errors included. Routes with a policy of their own keep it.
+ * Every route gets it, errors included. Routes with a policy of their own keep it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { community } from "../helpers/community.ts";
@@ -24,7 +23,7 @@ afterAll(() => server.stop());
 const cacheOf = async (path: string, init: RequestInit = {}) => (await fetch(server.url + path, init)).headers.get("cache-control");
 const withToken = (token: string, init: RequestInit = {}): RequestInit => ({ ...init, headers: { authorization: `Bearer ${token}`, ...init.headers } });
 
-test("authenticated answers are no-store: Elysia routes, the native GET routes, writes and errors", async () => {
+test("authenticated answers are no-store: reads, writes and errors", async () => {
   for (const path of ["/api/v1/users/me/info", `/api/v1/messages/${channelId}?limit=2`, "/api/v1/servers", "/api/v1/friends", `/api/v1/users/${owner.id}`]) {
     expect({ path, cache: await cacheOf(path, withToken(owner.token)) }).toEqual({ path, cache: "no-store" });
   }

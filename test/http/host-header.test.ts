@@ -28,7 +28,7 @@ async function raw(request: string, port = server.app.port): Promise<{ status: n
 }
 
 test("an HTTP/1.0 request without a Host header is 400 {error}, never a 500, on any route", async () => {
-  // /api/v1/users/me/info and a message page: the native GET routes (src/http/native-routes.ts).
+  // Authenticated reads too: the Host check runs before the bearer check.
   for (const path of ["/api/v1", "/api/v1/no-such-route", "/api/v1/servers", "/api/v1/users/me/info", "/api/v1/messages/x?limit=2", "/", "/socket.io/?EIO=4&transport=polling", "/api/webhooks/x/y"]) {
     const answer = await raw(`GET ${path} HTTP/1.0\r\n\r\n`);
     expect({ path, status: answer.status }).toEqual({ path, status: 400 });
@@ -63,7 +63,7 @@ test("a Host Bun cannot make an absolute URL of is refused, and one it can is se
     for (const host of hosts) {
       const head = `Host: ${host}\r\nConnection: close\r\n\r\n`;
       const usable = (await raw(`GET /api/v1 HTTP/1.1\r\n${head}`, oracle.port)).body === "true";
-      // An Elysia route and a native GET route (401 without a token, once the Host is usable).
+      // A public route and an authenticated one (401 without a token, once the Host is usable).
       expect({ host, status: (await raw(`GET /api/v1 HTTP/1.1\r\n${head}`)).status }).toEqual({ host, status: usable ? 200 : 400 });
       expect({ host, status: (await raw(`GET /api/v1/users/me/info HTTP/1.1\r\n${head}`)).status }).toEqual({ host, status: usable ? 401 : 400 });
     }
@@ -72,7 +72,7 @@ test("a Host Bun cannot make an absolute URL of is refused, and one it can is se
   }
 });
 
-test("a request with two Host headers is 400 (RFC 9112), on an Elysia route and a native one", async () => {
+test("a request with two Host headers is 400 (RFC 9112), on a public route, an authenticated one and a health check", async () => {
   for (const path of ["/api/v1", "/api/v1/users/me/info", "/healthz"]) {
     const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: hearth.example\r\nHost: other.example\r\nConnection: close\r\n\r\n`);
     expect({ path, status: answer.status }).toEqual({ path, status: 400 });

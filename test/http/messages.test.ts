@@ -148,6 +148,25 @@ describe("reading messages", () => {
     expect((await api("GET", `/${channelId}`, null)).status).toBe(401);
   });
 
+  test("a page's query errors name the field and carry the reads bucket; unknown channels are 404", async () => {
+    const { owner, outsider, channelId } = await community(server);
+    for (let i = 0; i < 3; i++) await send(channelId, owner, { content: `hello ${i}` });
+    const get = (path: string, user: TestUser | null, method = "GET") => fetch(`${server.url}/api/v1/messages${path}`, { method, headers: user ? { authorization: `Bearer ${user.token}` } : {} });
+    const page = await get(`/${channelId}?limit=2`, owner);
+    expect(((await page.json()) as unknown[]).length).toBe(2);
+    expect((await get(`/${channelId}?limit=2`, owner, "HEAD")).status).toBe(200);
+    const bad = await get(`/${channelId}?limit=abc`, owner);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: "limit: must be a whole number between 1 and 100" });
+    // Counted before the query is validated, as every authenticated route.
+    expect(bad.headers.get("x-ratelimit-bucket")).toBe("reads");
+    expect((await get(`/${channelId}?limit=2&limit=3`, owner)).status).toBe(400);
+    // The bearer check comes before the query's.
+    expect((await get(`/${channelId}?limit=abc`, null)).status).toBe(401);
+    expect((await get(`/${channelId}`, outsider)).status).toBe(403);
+    for (const id of [UNKNOWN, "not-an-id"]) expect((await get(`/${id}`, owner)).status).toBe(404);
+  });
+
   test("POST /:channelId/read marks the channel read", async () => {
     const { member, outsider, channelId } = await community(server);
     const sent = await send(channelId, member, { content: "hello" });

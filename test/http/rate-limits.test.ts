@@ -84,14 +84,14 @@ describe("with small windows (set for the test)", () => {
     expect(refused.headers.get("x-ratelimit-limit")).toBe("10");
   });
 
-  test("reads: one user's concurrent readers meet 429 quickly (the native page route too) while another user still reads", async () => {
+  test("reads: one user's concurrent readers meet 429 quickly (the page and me reads alike) while another user still reads", async () => {
     const c = await community(server);
     const flood = await Promise.all(Array.from({ length: 40 }, (_, i) => server.api("GET", i % 2 ? `/api/v1/messages/${c.channelId}` : "/api/v1/users/me/info", { token: c.member.token })));
     const statuses = flood.map((res) => res.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(20);
     expect(statuses.filter((status) => status === 429)).toHaveLength(20);
     expect429(flood.find((res) => res.status === 429)!, "reads", /too many reads/);
-    // Elysia's routes share the bucket with the native ones.
+    // Every read route shares the bucket.
     expect429(await server.api("GET", `/api/v1/servers/${c.serverId}`, { token: c.member.token }), "reads", /too many reads/);
     const mine = await server.api("GET", "/api/v1/users/me/info", { token: c.owner.token });
     expect(mine.status).toBe(200);

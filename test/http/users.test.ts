@@ -167,6 +167,25 @@ describe("GET /api/v1/users/me/info", () => {
     expectNoSecrets(res.body);
     expect(JSON.stringify(res.body)).not.toContain(setup.body.secret);
   });
+
+  test("a query and a trailing slash are ignored, HEAD answers, and a password change refuses the old token at once", async () => {
+    const user = await server.register();
+    const get = (path: string, token: string | null, method = "GET") => fetch(server.url + users(path), { method, headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+    for (const path of ["/me/info?ignored=1", "/me/info/"]) expect((await (await get(path, user.token)).json()) as unknown).toEqual(user.user);
+    const head = await get("/me/info", user.token, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.headers.get("x-ratelimit-bucket")).toBe("reads");
+    // Refused before the count: no bucket is named.
+    for (const token of [null, "not-a-token"]) {
+      const refused = await get("/me/info", token);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("x-ratelimit-bucket")).toBeNull();
+    }
+    const changed = await server.api("PUT", users("/me/password"), { token: user.token, body: { currentPassword: user.password, newPassword: "another-password-1" } });
+    expect(changed.status).toBe(200);
+    expect((await get("/me/info", user.token)).status).toBe(401);
+    expect((await get("/me/info", changed.body.token)).status).toBe(200);
+  });
 });
 
 describe("GET /api/v1/users/:id", () => {

@@ -2,7 +2,6 @@ import type { Store } from "../../store/store.ts";
 import type { ServerRow } from "../../store/servers-repo.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
 import type { AccessRole } from "../../store/access-repo.ts";
-import { thenAtOnce } from "../../store/then-at-once.ts";
 import { nowSeconds } from "../../store/time.ts";
 import { forbidden, notFound } from "../shared/errors.ts";
 import { PERMISSIONS, permissionNames } from "./permission-bits.ts";
@@ -214,29 +213,24 @@ export class Access {
    * (slowmode) is for the caller to judge at each call. Shared between calls: read it, never
    * change it.
    * Without a version (PostgreSQL: several nodes) every call works the decision out.
-   *
-   * Not `async`: a kept decision is answered settled (`thenAtOnce`), so a read behind it can
-   * answer in the same turn (the page read).
    */
-  requireChannel(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
+  async requireChannel(channelId: string, userId: string, bit = 0): Promise<ChannelContext> {
     // Read before the decision: a write landing while it is worked out changes the version the
     // next call reads, so what is kept under this one is never older than this one.
-    return thenAtOnce(this.store.access.version(), (version) => {
-      if (version === null) return this.decideChannel(channelId, userId).then((decision) => withBit(decision, bit));
-      if (version !== this.decisionsVersion) {
-        this.decisions.clear();
-        this.decisionsVersion = version;
-      }
-      const key = `${userId} ${channelId}`;
-      const kept = this.decisions.get(key);
-      if (kept && !timeoutRanOut(kept.member)) return withBit(kept, bit);
-      return this.decideChannel(channelId, userId).then((decision) => {
-        if (this.decisions.size >= Access.DECISIONS) this.decisions.delete(this.decisions.keys().next().value!);
-        // Under the version read above, unless it changed meanwhile (then kept nowhere).
-        if (this.decisionsVersion === version) this.decisions.set(key, decision);
-        return withBit(decision, bit);
-      });
-    });
+    const version = await this.store.access.version();
+    if (version === null) return withBit(await this.decideChannel(channelId, userId), bit);
+    if (version !== this.decisionsVersion) {
+      this.decisions.clear();
+      this.decisionsVersion = version;
+    }
+    const key = `${userId} ${channelId}`;
+    const kept = this.decisions.get(key);
+    if (kept && !timeoutRanOut(kept.member)) return withBit(kept, bit);
+    const decision = await this.decideChannel(channelId, userId);
+    if (this.decisions.size >= Access.DECISIONS) this.decisions.delete(this.decisions.keys().next().value!);
+    // Under the version read above, unless it changed meanwhile (then kept nowhere).
+    if (this.decisionsVersion === version) this.decisions.set(key, decision);
+    return withBit(decision, bit);
   }
 
   /** `requireChannel`'s decision read from the rows: the channel, the member, VIEW_CHANNEL. */

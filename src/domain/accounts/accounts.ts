@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import type { Config } from "../../config.ts";
 import type { Store } from "../../store/store.ts";
-import { thenAtOnce } from "../../store/then-at-once.ts";
 import type { UserRow, Taken } from "../../store/users-repo.ts";
 import type { EventBus } from "../shared/events.ts";
 import { rooms } from "../shared/events.ts";
@@ -137,32 +136,21 @@ export class Accounts {
   /**
    * The account behind a bearer token, or a 401; a disabled account is a 403. Every
    * authenticated request runs this: a token already verified costs one primary-key read.
-   * Not `async`: on SQLite that read answers at once, and so does this (an already settled
-   * promise), so the native GET routes can answer in the same turn (src/http/native-routes.ts;
-   * bench/history.md, "Ninth pass").
    */
-  authenticate(token: string | null | undefined): Promise<UserRow> {
+  async authenticate(token: string | null | undefined): Promise<UserRow> {
     const claims = token ? this.tokens.known(token) : null;
-    if (claims === undefined) return this.tokens.verify(token!).then((verified) => this.accountOf(verified));
-    return this.accountOf(claims);
+    return this.accountOf(claims === undefined ? await this.tokens.verify(token!) : claims);
   }
 
   /**
    * The account of a token's claims (null: no valid token), checked by `checkAccount`, and the
    * token not revoked by a logout (TokenRevocations: a look-up only after a logout of the account).
    */
-  private accountOf(claims: Readonly<VerifiedClaims> | null): Promise<UserRow> {
-    if (!claims) return Promise.reject(unauthorized());
-    return thenAtOnce(this.store.users.findById(claims.userId), (found) => {
-      const user = checkAccount(found, claims);
-      const stands = this.revocations.stands(user, claims);
-      if (stands === true) return user;
-      if (stands === false) throw unauthorized();
-      return stands.then((ok) => {
-        if (!ok) throw unauthorized();
-        return user;
-      });
-    });
+  private async accountOf(claims: Readonly<VerifiedClaims> | null): Promise<UserRow> {
+    if (!claims) throw unauthorized();
+    const user = checkAccount(await this.store.users.findById(claims.userId), claims);
+    if (!(await this.revocations.stands(user, claims))) throw unauthorized();
+    return user;
   }
 
   /**

@@ -20,21 +20,17 @@ export class TokenRevocations {
 
   constructor(private readonly store: Store) {}
 
-  /**
-   * True when the token still stands. Synchronous in the common case (nothing to look up), so
-   * the request that asks stays in its turn (Accounts.authenticate).
-   */
-  stands(user: UserRow, claims: Readonly<VerifiedClaims>): boolean | Promise<boolean> {
+  /** True when the token still stands; the store is asked only after a logout of the account. */
+  async stands(user: UserRow, claims: Readonly<VerifiedClaims>): Promise<boolean> {
     const { tokenId } = claims;
     // A token without an id predates logout and can only be revoked with all the others.
     if (!tokenId || user.token_revocations === 0) return true;
     const seen = this.checked.get(tokenId);
     if (seen === REVOKED) return false;
     if (seen === user.token_revocations) return true;
-    return this.store.revokedTokens.isRevoked(tokenId).then((revoked) => {
-      this.remember(tokenId, revoked ? REVOKED : user.token_revocations);
-      return !revoked;
-    });
+    const revoked = await this.store.revokedTokens.isRevoked(tokenId);
+    this.remember(tokenId, revoked ? REVOKED : user.token_revocations);
+    return !revoked;
   }
 
   /** Revokes one token until its expiry (seconds), on every node. */

@@ -1,7 +1,6 @@
 import type { Store } from "../../store/store.ts";
 import { SlowmodeActive, type AttachmentRow, type MessageRow, type MessageView, type NewMessage } from "../../store/messages-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import { thenAtOnce } from "../../store/then-at-once.ts";
 import { missingPermission, type Access, type ChannelContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
 import { normalizeEmbeds } from "./embeds.ts";
@@ -112,8 +111,7 @@ export function toAttachment(row: AttachmentRow): Attachment {
 
 /**
  * The empty list of every message without embeds or attachments (most of them): one shared,
- * frozen array instead of two new ones a message (~4 µs of a 50-message page read at
- * saturation; bench/history.md, "Eleventh pass"). Frozen, so code that tried to add to one
+ * frozen array instead of two new ones a message on every page read. Frozen, so code that tried to add to one
  * message's list would throw rather than change them all.
  */
 const NONE: never[] = Object.freeze([]) as unknown as never[];
@@ -129,7 +127,7 @@ export function toMessage(row: MessageView, attachments: Attachment[] = NONE): M
     username: row.webhook_username ?? row.username,
     avatar: row.webhook_id ? row.webhook_avatar : row.avatar,
     is_bot: row.webhook_id ? 1 : row.is_bot,
-    // Most messages have none: a page of 50 parsed "[]" 50 times (~6 µs of a page read).
+    // Most messages have none: no JSON.parse of "[]" for each of them.
     embeds: row.embeds === "[]" ? NONE : (JSON.parse(row.embeds) as Embed[]),
     attachments,
     reply_to: row.reply_to,
@@ -255,18 +253,15 @@ export class Messages {
   /**
    * A page, newest first. Without `after`: the `limit` newest messages before `before` (or
    * the newest). With `after`: the `limit` messages right after it (below `before` when given).
-   * Not `async`: on SQLite, with the caller's access decision kept, the page is settled when
-   * this returns (`thenAtOnce`), and the native route answers it in the same turn.
    */
-  page(channelId: string, user: UserRow, query: MessagePage): Promise<Message[]> {
-    return thenAtOnce(this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY), ({ channel }) => {
-      const before = query.before === undefined ? null : query.before.toLowerCase();
-      const after = query.after === undefined ? null : query.after.toLowerCase();
-      if (before !== null && !isUuid(before)) throw badRequest("before: must be a message id");
-      if (after !== null && !isUuid(after)) throw badRequest("after: must be a message id");
-      const rows = after === null ? this.store.messages.page(channel.id, before, query.limit) : this.store.messages.pageAfter(channel.id, after, before, query.limit);
-      return thenAtOnce(rows, (found) => this.hydrate(found));
-    });
+  async page(channelId: string, user: UserRow, query: MessagePage): Promise<Message[]> {
+    const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
+    const before = query.before === undefined ? null : query.before.toLowerCase();
+    const after = query.after === undefined ? null : query.after.toLowerCase();
+    if (before !== null && !isUuid(before)) throw badRequest("before: must be a message id");
+    if (after !== null && !isUuid(after)) throw badRequest("after: must be a message id");
+    const rows = after === null ? await this.store.messages.page(channel.id, before, query.limit) : await this.store.messages.pageAfter(channel.id, after, before, query.limit);
+    return this.hydrate(rows);
   }
 
   /**
@@ -408,19 +403,17 @@ export class Messages {
    * The wire messages of stored rows, with their attachments. Only the rows stored with
    * attachments (`has_attachments`) are looked up: a page without any reads nothing more.
    */
-  hydrate(rows: MessageView[]): Promise<Message[]> {
+  async hydrate(rows: MessageView[]): Promise<Message[]> {
     const withFiles: string[] = [];
     for (const row of rows) if (row.has_attachments) withFiles.push(row.id);
-    if (!withFiles.length) return Promise.resolve(rows.map((row) => toMessage(row)));
-    return thenAtOnce(this.store.messages.attachments(withFiles), (attachments) => {
-      const byMessage = new Map<string, Attachment[]>();
-      for (const a of attachments) {
-        const list = byMessage.get(a.message_id);
-        if (list) list.push(toAttachment(a));
-        else byMessage.set(a.message_id, [toAttachment(a)]);
-      }
-      return rows.map((row) => toMessage(row, byMessage.get(row.id)));
-    });
+    if (!withFiles.length) return rows.map((row) => toMessage(row));
+    const byMessage = new Map<string, Attachment[]>();
+    for (const a of await this.store.messages.attachments(withFiles)) {
+      const list = byMessage.get(a.message_id);
+      if (list) list.push(toAttachment(a));
+      else byMessage.set(a.message_id, [toAttachment(a)]);
+    }
+    return rows.map((row) => toMessage(row, byMessage.get(row.id)));
   }
 
   private async hydrateOne(row: MessageRow): Promise<Message> {

@@ -63,37 +63,17 @@ const noop = () => {};
 /**
  * `ok` of what `promise` gives, or `refused` of the RateLimiterRes it is rejected with (the
  * library's way of saying "over the limit"); another rejection (a store error) passes through.
- * A promise already settled (every memory-store operation) gives an answer already settled, so
- * a native route can answer in the same turn (src/http/native-routes.ts).
  */
-function settle<V, T>(promise: Promise<V>, ok: (value: V) => T | Promise<T>, refused: (res: RateLimiterRes) => T | Promise<T>): Promise<T> {
-  switch (Bun.peek.status(promise)) {
-    case "fulfilled":
-      try {
-        return settled(ok(Bun.peek(promise) as V));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    case "rejected": {
-      // Handled here, not by a later `then`: marked so, or it would be reported as unhandled.
-      promise.catch(noop);
-      const error = Bun.peek(promise);
-      if (!(error instanceof RateLimiterRes)) return promise as unknown as Promise<T>;
-      try {
-        return settled(refused(error));
-      } catch (thrown) {
-        return Promise.reject(thrown);
-      }
-    }
-    default:
-      return promise.then(ok, (error: unknown) => {
-        if (error instanceof RateLimiterRes) return refused(error);
-        throw error;
-      });
+async function settle<V, T>(promise: Promise<V>, ok: (value: V) => T | Promise<T>, refused: (res: RateLimiterRes) => T | Promise<T>): Promise<T> {
+  let value: V;
+  try {
+    value = await promise;
+  } catch (error) {
+    if (error instanceof RateLimiterRes) return refused(error);
+    throw error;
   }
+  return ok(value);
 }
-
-const settled = <T>(answer: T | Promise<T>): Promise<T> => (answer instanceof Promise ? answer : Promise.resolve(answer));
 
 /**
  * SharedRateLimiter over a rate-limiter-flexible limiter of `limit` points per `windowMs`.
@@ -117,7 +97,6 @@ export function pointsRateLimiter(limiter: PointsLimiter, limit: number, windowM
   };
   /** The current window of `res`, or null when there is none (the memory store keeps an ended one until its timer runs). */
   const live = (res: RateLimiterRes | null) => (res && res.msBeforeNext > 0 ? res : null);
-  // Made once per limiter: a count allocates no closure of its own on the memory store.
   const allowed = (res: RateLimiterRes | null) => decision(res, true);
   const refused = (res: RateLimiterRes) => decision(res, false);
   return {

@@ -6,7 +6,6 @@ import type { AuthPlugin } from "../auth.ts";
 import { body, queryLimit } from "../schemas.ts";
 import { messageContent, messageId, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
 import { doc } from "../operation-doc.ts";
-import { authedGet, type AuthedGetContext } from "../native-routes.ts";
 import { Message, Success } from "../../domain/shared/shapes.ts";
 import { ChannelReadState } from "../responses/messaging.ts";
 
@@ -18,26 +17,19 @@ const PageQuery = v.object({
   limit: queryLimit(LIMITS.message.pageMax),
 });
 
-/** GET /api/v1/messages/:id, a page of a channel's messages; also served by Bun's router directly (src/http/native-routes.ts). */
-export const messagePageRoute = (domain: Domain) =>
-  authedGet({
-    prefix: "/api/v1/messages",
-    path: "/:id",
-    query: PageQuery,
-    handler: ({ user, params, query }: AuthedGetContext<{ id: string }, v.InferOutput<typeof PageQuery>>) =>
-      domain.messages.list(params.id, user, query.before, query.limit ?? LIMITS.messagePage),
-  });
-
 /**
  * /api/v1/messages: channel messages. Every first-position parameter is `:id` (a channel id
  * or a message id, as the spec's paths say), because the router needs one name per position.
  */
 export const messageRoutes = (domain: Domain, auth: AuthPlugin) => {
-  const page = messagePageRoute(domain);
-  return new Elysia({ prefix: page.prefix, tags: ["Messages"] })
+  return new Elysia({ prefix: "/api/v1/messages", tags: ["Messages"] })
     .use(auth)
     .get("/id/:messageId", ({ user, params }) => domain.messages.get(params.messageId, user), { auth: true, detail: doc("getMessage", Message) })
-    .get(page.path, page.handler, { auth: true, query: PageQuery, detail: doc("listMessages", v.array(Message)) })
+    .get("/:id", ({ user, params, query }) => domain.messages.list(params.id, user, query.before, query.limit ?? LIMITS.messagePage), {
+      auth: true,
+      query: PageQuery,
+      detail: doc("listMessages", v.array(Message)),
+    })
     .post(
       "/:id",
       async ({ user, params, body, set }) => {

@@ -92,16 +92,6 @@ describe.each(stores)("SharedRateLimiter on %s", (store, make) => {
   });
 });
 
-describe("SharedRateLimiter on memory answers at once", () => {
-  test("every operation's promise is already settled, so a native route can answer in the same turn", () => {
-    const limiter = memoryRateLimiter("at-once", 1, 60_000);
-    const answers: Promise<unknown>[] = [limiter.hit("k"), limiter.hit("k"), limiter.check("k"), limiter.reserve("k"), limiter.refund("k"), limiter.reset("k")];
-    for (const answer of answers) {
-      expect(Bun.peek.status(answer)).toBe("fulfilled");
-    }
-  });
-});
-
 describe.skipIf(!redisServerInstalled)("a hit-only limiter on redis", () => {
   test("once a key's window is spent, this node refuses it from memory: Redis is not asked again until the window ends", async () => {
     const name = `test-${++names}`;
