@@ -13,6 +13,7 @@ import { encodeWav, tone } from "../../sdk/src/wav.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { letTimePass, until } from "../helpers/wait.ts";
 import { examplesFolder } from "./fresh-folder.ts";
 
 type Frame = { pcm: Uint8Array; sampleRate: number; channels: number; botUserId: string };
@@ -100,8 +101,7 @@ test("the echo bot listens to the room, records what a bot and a person say and 
   expect((await voice.play(said).finished).frames).toBe(15);
 
   // The echo: the same 15 frames, byte for byte, from the echo bot.
-  const deadline = Date.now() + 5000;
-  while (frames.filter((f) => f.botUserId === echoApp.botUserId).length < 15 && Date.now() < deadline) await Bun.sleep(50);
+  await until(() => frames.filter((f) => f.botUserId === echoApp.botUserId).length >= 15, "the echo of the bot's 15 frames");
   const echoed = frames.filter((f) => f.botUserId === echoApp.botUserId);
   expect(echoed.length).toBe(15);
   expect(bytes(echoed).equals(pcmBytes(said.pcm))).toBe(true);
@@ -113,11 +113,10 @@ test("the echo bot listens to the room, records what a bot and a person say and 
   const spoken = pcmBytes(microphone.pcm);
   for (let at = 0; at < spoken.length; at += 1920) {
     expect(await listener.emitWithAck("voice:audio-data", { channelId: place.voiceId, pcm: spoken.subarray(at, at + 1920), sampleRate: 48000, channels: 1 })).toEqual({ ok: true });
-    await Bun.sleep(20);
+    await letTimePass(20, "a frame every 20 ms, as the page sends the microphone");
   }
   // The person hears themselves: 20 frames from the echo bot, their own bytes, in their format.
-  const until = Date.now() + 5000;
-  while (frames.filter((f) => f.botUserId === echoApp.botUserId).length < 35 && Date.now() < until) await Bun.sleep(50);
+  await until(() => frames.filter((f) => f.botUserId === echoApp.botUserId).length >= 35, "the echo of the person's 20 frames");
   const personEcho = frames.filter((f) => f.botUserId === echoApp.botUserId).slice(15);
   expect(personEcho.length).toBe(20);
   expect(personEcho.every((f) => f.sampleRate === 48000 && f.channels === 1)).toBe(true);

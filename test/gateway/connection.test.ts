@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
   recordEvents,
-  sleep,
   startServer,
   waitForDisconnect,
   waitForEvent,
   type ClientSocket,
   type TestServer,
 } from "../helpers/server.ts";
+import { eventually, quietWindow } from "../helpers/wait.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 
 let server: TestServer;
@@ -18,15 +18,6 @@ afterAll(() => server.stop());
 
 const statusOf = async (token: string, id: string) => (await server.api("GET", `/api/v1/users/${id}`, { token })).body.status;
 
-/** Waits until `check` holds, polling; fails after `ms`. */
-async function eventually(check: () => Promise<boolean>, ms = 3000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await sleep(25);
-  }
-  throw new Error("condition not met in time");
-}
 
 describe("handshake", () => {
   test.each([["websocket"], ["polling"]] as const)("a valid token connects over %s", async (transport) => {
@@ -77,7 +68,7 @@ describe("handshake", () => {
       body: { currentPassword: user.password, newPassword: "another new password" },
     });
     expect(await Promise.all(disconnected)).toEqual(["io server disconnect", "io server disconnect"]);
-    await sleep(100);
+    await quietWindow(); // another user's socket stays
     expect(theirs.connected).toBe(true);
     theirs.close();
   });
@@ -93,13 +84,13 @@ describe("presence", () => {
     expect(await statusOf(watcher.token, user.id)).toBe("offline");
     const first = await server.connect(user.token);
     const second = await server.connect(user.token, { transports: ["polling"] });
-    await eventually(async () => (await statusOf(watcher.token, user.id)) === "online");
+    await eventually(async () => (await statusOf(watcher.token, user.id)) === "online", "status online");
     first.close();
-    await sleep(200);
+    await eventually(async () => (await server.app.io.in(`user:${user.id}`).fetchSockets()).length === 1, "the server to see the first socket close");
     expect(await statusOf(watcher.token, user.id)).toBe("online");
     const started = Date.now();
     second.close();
-    await eventually(async () => (await statusOf(watcher.token, user.id)) === "offline", 3000);
+    await eventually(async () => (await statusOf(watcher.token, user.id)) === "offline", "offline once the last socket closes", { timeoutMs: 3000 });
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
@@ -110,7 +101,7 @@ describe("presence", () => {
     const otherDevice = await server.connect(user.token);
     const strangerSocket = await server.connect(stranger.token);
     const strangerSaw = recordEvents(strangerSocket, "user:status");
-    await eventually(async () => (await statusOf(user.token, user.id)) === "online");
+    await eventually(async () => (await statusOf(user.token, user.id)) === "online", "status online");
 
     const announced = waitForEvent(otherDevice, "user:status", { filter: (p) => p.status === "dnd" });
     const ack = await socket.emitWithAck("status:set", { status: "dnd" });
@@ -123,9 +114,9 @@ describe("presence", () => {
     // The choice survives reconnecting.
     socket.close();
     otherDevice.close();
-    await eventually(async () => (await statusOf(user.token, user.id)) === "offline");
+    await eventually(async () => (await statusOf(user.token, user.id)) === "offline", "status offline");
     const back = await server.connect(user.token);
-    await eventually(async () => (await statusOf(user.token, user.id)) === "dnd");
+    await eventually(async () => (await statusOf(user.token, user.id)) === "dnd", "status dnd");
 
     // Invisible: offline while connected.
     const invisible = waitForEvent(back, "user:status", { filter: (p) => p.status === "offline" });
@@ -159,9 +150,9 @@ describe("presence", () => {
   test("status:set without an ack callback still applies", async () => {
     const user = await server.register();
     const socket = await server.connect(user.token);
-    await eventually(async () => (await statusOf(user.token, user.id)) === "online");
+    await eventually(async () => (await statusOf(user.token, user.id)) === "online", "status online");
     socket.emit("status:set", { status: "idle" });
-    await eventually(async () => (await statusOf(user.token, user.id)) === "idle");
+    await eventually(async () => (await statusOf(user.token, user.id)) === "idle", "status idle");
     socket.close();
   });
 });
