@@ -38,7 +38,7 @@ test("Server.clients and the engine's own once('close') listener of a new sessio
   engine.on("connection", (session) => {
     seen.push({ id: session.id, listener: engineCloseListener(session), inMap: engineSessions(engine)?.get(session.id) === session });
   });
-  const bun = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (request, s) => engine.handleRequest(request, s) });
+  const bun = Bun.serve({ port: 0, hostname: "127.0.0.1", ...engine.handler() });
   try {
     member("Server.clients", engineSessions(engine) instanceof Map, "a Map of the open sessions by id");
     const handshake = await fetch(`http://127.0.0.1:${bun.port}/socket.io/?EIO=4&transport=polling`);
