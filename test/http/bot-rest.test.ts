@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 import { createBot, type TestBot } from "../helpers/bots.ts";
 import { auditLog, community, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { quietWindow, until } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -69,14 +70,6 @@ async function userSend(user: TestUser, channelId: string, content: string) {
   return res.body;
 }
 
-/** Polls `condition` until it holds (or fails after `timeout` ms). */
-async function until(condition: () => boolean, timeout = 2000) {
-  const end = Date.now() + timeout;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await sleep(10);
-  }
-}
 
 describe("every Bot REST route: 401 without a token, 403 with a user token", () => {
   test("the whole table", async () => {
@@ -320,8 +313,8 @@ describe("POST /channels/:channelId/messages/bulk-delete", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ deleted: 3 });
-    await until(() => deletedEvents.length >= 3);
-    await sleep(50);
+    await until(() => deletedEvents.length >= 3, "message:deleted of the three");
+    await quietWindow(50); // and none for the others
     expect(deletedEvents.map((e) => e.messageId).sort()).toEqual([mine.id, a.id, b.id].sort());
     expect(deletedEvents.every((e) => e.channelId === c.channelId)).toBe(true);
     for (const id of [mine.id, a.id, b.id]) expect(await server.app.store.messages.findById(id)).toBeNull();
@@ -541,7 +534,7 @@ describe("moderation through the bot's role", () => {
     expect(await server.app.store.members.roleIds(c.serverId, c.member.id)).toEqual([]);
     const [unassign] = await auditLog(server, c.serverId, c.owner, "ROLE_UNASSIGN");
     expect(unassign).toMatchObject({ actor_id: c.bot.botUserId, target_id: c.member.id, changes: { roleId: c.helperRoleId } });
-    await until(() => updated.length >= 2);
+    await until(() => updated.length >= 2, "member:roles-updated of the assign and the unassign");
     expect(updated).toEqual([
       { serverId: c.serverId, userId: c.member.id },
       { serverId: c.serverId, userId: c.member.id },

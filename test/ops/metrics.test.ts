@@ -4,7 +4,8 @@ import { isLoopback, metricsAccess, METRICS_LOOPBACK_ONLY, METRICS_TOKEN_NEEDED 
 import { community } from "../helpers/community.ts";
 import { apiFrom } from "../helpers/from-address.ts";
 import { parsePrometheus, valueOf, type Sample } from "../helpers/prometheus.ts";
-import { expectError, sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
+import { expectError, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
+import { eventually } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -42,12 +43,10 @@ async function rawStatus(request: string): Promise<string> {
 
 /** Polls until `check` holds on a fresh scrape (figures read at scrape time may trail an event by a tick). */
 async function until(check: (samples: Sample[]) => boolean): Promise<Sample[]> {
-  for (let i = 0; ; i++) {
+  return eventually(async () => {
     const samples = await scrape();
-    if (check(samples)) return samples;
-    if (i > 50) throw new Error("the figure never moved");
-    await sleep(20);
-  }
+    return check(samples) ? samples : null;
+  }, "the figure to move", { intervalMs: 20 });
 }
 
 describe("/metrics", () => {
