@@ -15,6 +15,7 @@ import { SocketIoEventBus } from "./gateway/socket-bus.ts";
 import { homeKeys, VoiceRelay } from "./gateway/voice-proxy.ts";
 import { VoiceRooms } from "./audio/voice-rooms.ts";
 import { authPlugin } from "./http/auth.ts";
+import { jwtCodec } from "./http/jwt-codec.ts";
 import { RestRateLimiter } from "./http/rest-rate-limits.ts";
 import { localSharedState } from "./domain/shared/shared-state.ts";
 import { requestLifecycle } from "./http/request-lifecycle.ts";
@@ -134,7 +135,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const shared = cluster?.shared ?? localSharedState();
   const domain = createDomain({
     config,
-    jwtSecret,
+    jwt: jwtCodec(jwtSecret),
     store,
     bus,
     voiceRooms,

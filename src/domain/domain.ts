@@ -11,7 +11,7 @@ import { Audit } from "./access/audit.ts";
 import { Accounts } from "./accounts/accounts.ts";
 import { Friends } from "./accounts/friends.ts";
 import { Presence } from "./accounts/presence.ts";
-import { TokenService } from "./accounts/tokens.ts";
+import { TokenService, type JwtCodec } from "./accounts/tokens.ts";
 import { TwoFactor } from "./accounts/two-factor.ts";
 import { CredentialChecks } from "./accounts/credential-checks.ts";
 import { TokenRevocations } from "./accounts/token-revocations.ts";
@@ -60,7 +60,8 @@ export type Domain = ReturnType<typeof createDomain>;
 
 export interface DomainDeps {
   config: Config;
-  jwtSecret: string;
+  /** Signs and verifies the bearer tokens (src/http/jwt-codec.ts). */
+  jwt: JwtCodec;
   store: Store;
   /** Where the domain's events go: the gateway (src/gateway/socket-bus.ts). */
   bus: EventBus;
@@ -89,7 +90,7 @@ export function createDomain(deps: DomainDeps) {
   const audit = new Audit(store, access);
 
   // accounts and platform administration.
-  const tokens = new TokenService(deps.jwtSecret, config.tokenLifetime);
+  const tokens = new TokenService(deps.jwt, config.tokenLifetime);
   const credentialChecks = new CredentialChecks(shared, config);
   const twoFactor = new TwoFactor(store, credentialChecks);
   const settings = new PlatformSettings(store, config, shared);

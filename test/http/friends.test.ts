@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TokenService } from "../../src/domain/accounts/tokens.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { jwtCodec } from "../../src/http/jwt-codec.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { eventually, quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -17,7 +19,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** A connected socket whose presence write (a round trip after the handshake, on PostgreSQL too) is done. */
 async function connectOnline(user: TestUser) {
   const socket = await server.connect(user.token);
-  for (let i = 0; i < 300 && (await server.app.store.users.findById(user.id))?.status !== "online"; i++) await sleep(10);
+  await eventually(async () => (await server.app.store.users.findById(user.id))?.status === "online", "the presence write");
   return socket;
 }
 
@@ -38,7 +40,7 @@ async function befriend(a: TestUser, b: TestUser) {
 async function createBot(name: string) {
   const created = await server.app.store.users.create({ username: name, email: null, passwordHash: null, isBot: true });
   if (!created.ok) throw new Error("bot create failed");
-  const token = await new TokenService(server.config.jwtSecret!, "30d").sign({ userId: created.user.id, version: 0 }, false);
+  const token = await new TokenService(jwtCodec(server.config.jwtSecret!), "30d").sign({ userId: created.user.id, version: 0 }, false);
   return { id: created.user.id, username: name, token };
 }
 
@@ -283,13 +285,13 @@ describe("presence between friends", () => {
     expect(await bobSocket.emitWithAck("status:set", { status: "idle" })).toEqual({ ok: true, status: "idle" });
     await call("POST", "/request", bob, { username: alice.username });
     await bobSocket.emitWithAck("status:set", { status: "online" });
-    await sleep(150);
-    expect(seen.filter((p) => p.userId === bob.id)).toEqual([]);
 
     await call("POST", `/accept/${bob.id}`, alice);
     const dnd = waitForEvent(aliceSocket, "user:status", { filter: (p) => p.userId === bob.id });
     await bobSocket.emitWithAck("status:set", { status: "dnd" });
     expect(await dnd).toEqual({ userId: bob.id, status: "dnd" });
+    // In order on Alice's socket: a status from before the acceptance would have come first.
+    expect(seen.filter((p) => p.userId === bob.id)).toEqual([{ userId: bob.id, status: "dnd" }]);
     const offline = waitForEvent(aliceSocket, "user:status", { filter: (p) => p.userId === bob.id && p.status === "offline" });
     bobSocket.close();
     await offline;
@@ -302,7 +304,7 @@ describe("presence between friends", () => {
     await call("DELETE", `/${alice.id}`, bob);
     seen.length = 0;
     await bobBack.emitWithAck("status:set", { status: "idle" });
-    await sleep(150);
+    await quietWindow();
     expect(seen.filter((p) => p.userId === bob.id)).toEqual([]);
     for (const s of [aliceSocket, bobBack]) s.close();
   });

@@ -1,4 +1,13 @@
-import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
+/**
+ * The JWT primitive the TokenService is built on, made in http/ from @elysiajs/jwt
+ * (src/http/jwt-codec.ts), so that the domain never imports Elysia.
+ */
+export interface JwtCodec {
+  /** A signed token of these claims, expiring after `expiresIn` (jose's duration syntax), or never. */
+  sign(claims: { sub: string; ver: number; jti: string }, expiresIn: string | undefined): Promise<string>;
+  /** The claims of a token whose HS256 signature is valid and that has not expired; null for anything else. */
+  verify(token: string): Promise<Readonly<Record<string, unknown>> | null>;
+}
 
 export interface TokenClaims {
   userId: string;
@@ -16,31 +25,26 @@ export interface VerifiedClaims extends TokenClaims {
 
 /**
  * Signs and verifies the bearer tokens of users and bots (JWT, HS256 only). One service,
- * used by REST and by the gateway handshake alike.
+ * used by REST and by the gateway handshake alike: the claims' shape is checked here, the
+ * signature, algorithm and expiry by the codec, revocation by the caller (`Accounts`).
  */
 export class TokenService {
-  private readonly key: Uint8Array;
   /**
-   * Tokens whose signature was already verified (jose's HMAC check costs ~100 µs here, the
-   * largest cost of an authenticated request). A signature never becomes invalid, so only the
-   * expiry is checked again; revocation is the token version, checked by the caller every time.
+   * Tokens whose signature was already verified (the HMAC check is the largest cost of an
+   * authenticated request). A signature never becomes invalid, so only the expiry is checked
+   * again; revocation (the token version, a logout) is checked by the caller every time.
    */
   private readonly verified = new Map<string, { claims: Readonly<VerifiedClaims>; expiresAt: number }>();
   private static readonly CACHE_SIZE = 10_000;
 
-  constructor(secret: string, private readonly lifetime: string) {
-    this.key = new TextEncoder().encode(secret);
-  }
+  constructor(
+    private readonly codec: JwtCodec,
+    private readonly lifetime: string,
+  ) {}
 
   /** `expires: false` for bot tokens, which live until regenerated. */
-  async sign(claims: TokenClaims, expires = true): Promise<string> {
-    const jwt = new SignJWT({ ver: claims.version })
-      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-      .setSubject(claims.userId)
-      .setIssuedAt()
-      .setJti(Bun.randomUUIDv7());
-    if (expires) jwt.setExpirationTime(this.lifetime);
-    return jwt.sign(this.key);
+  sign(claims: TokenClaims, expires = true): Promise<string> {
+    return this.codec.sign({ sub: claims.userId, ver: claims.version, jti: Bun.randomUUIDv7() }, expires ? this.lifetime : undefined);
   }
 
   /**
@@ -60,18 +64,13 @@ export class TokenService {
   async verify(token: string): Promise<Readonly<VerifiedClaims> | null> {
     const known = this.known(token);
     if (known !== undefined) return known;
-    try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ["HS256"] });
-      if (typeof payload.sub !== "string" || typeof payload.ver !== "number") return null;
-      const claims: VerifiedClaims = { userId: payload.sub, version: payload.ver };
-      if (typeof payload.jti === "string") claims.tokenId = payload.jti;
-      if (payload.exp !== undefined) claims.expiresAt = payload.exp * 1000;
-      this.remember(token, claims, claims.expiresAt ?? Infinity);
-      return claims;
-    } catch (error) {
-      if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return null;
-      throw error;
-    }
+    const payload = await this.codec.verify(token);
+    if (!payload || typeof payload.sub !== "string" || typeof payload.ver !== "number") return null;
+    const claims: VerifiedClaims = { userId: payload.sub, version: payload.ver };
+    if (typeof payload.jti === "string") claims.tokenId = payload.jti;
+    if (typeof payload.exp === "number") claims.expiresAt = payload.exp * 1000;
+    this.remember(token, claims, claims.expiresAt ?? Infinity);
+    return claims;
   }
 
   private remember(token: string, claims: VerifiedClaims, expiresAt: number) {

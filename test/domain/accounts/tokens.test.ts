@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, setSystemTime, test } from "bun:test";
 import { SignJWT } from "jose";
 import { TokenService } from "../../../src/domain/accounts/tokens.ts";
+import { jwtCodec } from "../../../src/http/jwt-codec.ts";
 
 const SECRET = "unit-test-secret-unit-test-secret-0123";
 const USER = "01a207fb-b730-735d-99cf-a96dc74ccf39";
@@ -9,7 +10,7 @@ afterEach(() => setSystemTime());
 
 describe("TokenService", () => {
   test("round-trips the claims; a cached token verifies the same", async () => {
-    const tokens = new TokenService(SECRET, "30d");
+    const tokens = new TokenService(jwtCodec(SECRET), "30d");
     const token = await tokens.sign({ userId: USER, version: 3 });
     const claims = { userId: USER, version: 3, tokenId: expect.stringMatching(/^[0-9a-f-]{36}$/), expiresAt: expect.any(Number) };
     expect(await tokens.verify(token)).toEqual(claims);
@@ -19,17 +20,17 @@ describe("TokenService", () => {
   });
 
   test("a token stops verifying at its expiry, cached or not", async () => {
-    const tokens = new TokenService(SECRET, "1h");
+    const tokens = new TokenService(jwtCodec(SECRET), "1h");
     const token = await tokens.sign({ userId: USER, version: 0 });
     expect(await tokens.verify(token)).not.toBeNull();
     setSystemTime(new Date(Date.now() + 2 * 60 * 60 * 1000));
     expect(await tokens.verify(token)).toBeNull();
-    const fresh = new TokenService(SECRET, "1h");
+    const fresh = new TokenService(jwtCodec(SECRET), "1h");
     expect(await fresh.verify(token)).toBeNull();
   });
 
   test("known(): nothing before a verify, the claims after it, null once expired; a bad token is never known", async () => {
-    const tokens = new TokenService(SECRET, "1h");
+    const tokens = new TokenService(jwtCodec(SECRET), "1h");
     const token = await tokens.sign({ userId: USER, version: 2 });
     expect(tokens.known(token)).toBeUndefined();
     expect(await tokens.verify(token)).toMatchObject({ userId: USER, version: 2 });
@@ -42,14 +43,14 @@ describe("TokenService", () => {
   });
 
   test("bot tokens (no expiry) keep verifying", async () => {
-    const tokens = new TokenService(SECRET, "1h");
+    const tokens = new TokenService(jwtCodec(SECRET), "1h");
     const token = await tokens.sign({ userId: USER, version: 1 }, false);
     setSystemTime(new Date(Date.now() + 400 * 24 * 60 * 60 * 1000));
     expect(await tokens.verify(token)).toEqual({ userId: USER, version: 1, tokenId: expect.any(String) });
   });
 
   test("a token without a jti (issued before tokens carried one) still verifies, with no tokenId", async () => {
-    const tokens = new TokenService(SECRET, "1h");
+    const tokens = new TokenService(jwtCodec(SECRET), "1h");
     const old = await new SignJWT({ ver: 0 }).setProtectedHeader({ alg: "HS256" }).setSubject(USER).setIssuedAt().setExpirationTime("1h").sign(new TextEncoder().encode(SECRET));
     const claims = await tokens.verify(old);
     expect(claims).toEqual({ userId: USER, version: 0, expiresAt: expect.any(Number) });
@@ -64,7 +65,7 @@ describe("TokenService", () => {
     ["garbage", async () => "a.b.c"],
     ["empty", async () => ""],
   ])("refuses %s", async (_name, make) => {
-    const tokens = new TokenService(SECRET, "30d");
+    const tokens = new TokenService(jwtCodec(SECRET), "30d");
     expect(await tokens.verify(await make())).toBeNull();
   });
 });
