@@ -10,7 +10,7 @@ import { join } from "node:path";
 
 const sdk = join(import.meta.dir, "..");
 const dist = join(sdk, "dist");
-const ENTRY_POINTS = ["index", "voice", "wav"];
+const ENTRY_POINTS = ["index", "client", "voice", "wav"];
 
 rmSync(dist, { recursive: true, force: true });
 

@@ -3,7 +3,10 @@ export class HearthError extends Error {
   override name = "HearthError";
 }
 
-/** A REST call answered with an error status: `error` is the server's `{error}` message. */
+/**
+ * A REST call answered with an error status: `error` is the server's `{error}` message. Status 0:
+ * no answer at all (the network, or the server down). An aborted call throws the AbortError as it is.
+ */
 export class HearthApiError extends HearthError {
   override name = "HearthApiError";
   constructor(

@@ -13,7 +13,12 @@
  * `recovered: true`); when it cannot (`recovered: false`: a longer gap, a server restart, a room
  * lost meanwhile, or a drop the server asked for), the bot fetches what it may have missed over
  * REST (`lastMessageIds`, `rest.messagesSince`; see docs/bots.md).
- * A refused token (`Unauthorized`) is final: `error`, then `closed`.
+ * A refused token (`Unauthorized`) is final: `error` (on a reconnect), then `closed`.
+ *
+ * Rooms are what the connection wants to be in: joining or leaving while the connection is down
+ * is done when it comes back (a resumed session still holds a room left meanwhile, so it is left
+ * then). A closed Gateway can connect again: a new session, with the token asked again and no
+ * rooms (a web page logs out and in again on the same Gateway).
  */
 import { io, type Socket } from "socket.io-client";
 import { HearthAckError, HearthError } from "./errors.js";
@@ -30,14 +35,31 @@ export interface ReconnectOptions {
 
 export interface GatewayOptions {
   baseUrl: string;
-  token: string;
+  /** The token; a function is asked at each connection attempt (a web page's session). */
+  token: string | (() => string);
   /** `false`: no reconnection (a drop closes the connection). */
   reconnect?: ReconnectOptions | false;
-  /** Socket.IO transports (default: WebSocket only; `["polling", "websocket"]` behind proxies that need it). */
+  /**
+   * Socket.IO transports (default: WebSocket only; `["websocket", "polling"]` behind proxies that
+   * need it: with several, the next is tried when one fails).
+   */
   transports?: ("websocket" | "polling")[];
   /** How long an ack may take before the promise fails (default 10 s). */
   ackTimeoutMs?: number;
+  /**
+   * Retry a first connection that fails too (a page opened while the server is away), with the
+   * reconnect backoff: `connect()` then resolves once connected and rejects only on a refused token.
+   */
+  retryFirstConnection?: boolean;
+  /**
+   * `false`: `emit()` while the connection is down fails at once (`NOT_CONNECTED`) instead of
+   * waiting for it to come back (a person's page says so rather than keep them waiting).
+   */
+  queueWhileDisconnected?: boolean;
 }
+
+/** The error of an `emit()` refused at once because the connection is down (`queueWhileDisconnected: false`). */
+export const NOT_CONNECTED = "Not connected to the server. Try again in a moment.";
 
 /** What `resumed` tells the bot. */
 export interface ResumedInfo {
@@ -93,12 +115,13 @@ const LIFECYCLE: ReadonlySet<string> = new Set<keyof LifecycleEvents>(["ready", 
 type AnyListener = (payload: unknown) => unknown;
 
 export class Gateway {
-  /** The Socket.IO socket, for anything the typed methods do not cover. */
-  readonly socket: Socket;
+  private current: Socket;
   private readonly options: GatewayOptions;
   private readonly listeners = new Map<string, Set<AnyListener>>();
   private readonly servers = new Set<string>();
   private readonly channels = new Map<string, string | null>();
+  /** Rooms left while the connection was down: a resumed session still holds them. */
+  private readonly leftWhileAway = { servers: new Set<string>(), channels: new Set<string>() };
   private readonly resumeSteps: { name: string; run: () => Promise<void> }[] = [];
   private state: "idle" | "connecting" | "connected" | "reconnecting" | "closed" = "idle";
   private everConnected = false;
@@ -108,69 +131,95 @@ export class Gateway {
 
   constructor(options: GatewayOptions) {
     this.options = options;
-    this.socket = io(options.baseUrl, {
+    this.current = this.newSocket();
+  }
+
+  /** The Socket.IO socket of the current session, for anything the typed methods do not cover. */
+  get socket(): Socket {
+    return this.current;
+  }
+
+  private newSocket(): Socket {
+    const { token, transports = ["websocket"] } = this.options;
+    const socket = io(this.options.baseUrl, {
       // `resume`: the server adds offsets to its events and keeps the session when the connection drops.
-      auth: { token: options.token, resume: true },
-      transports: options.transports ?? ["websocket"],
+      auth: (send) => send({ token: typeof token === "function" ? token() : token, resume: true }),
+      transports,
+      tryAllTransports: transports.length > 1,
       reconnection: false,
       autoConnect: false,
       forceNew: true,
     });
-    this.socket.on("connect", () => void this.onConnect());
-    this.socket.on("disconnect", (reason) => this.onDisconnect(reason));
-    this.socket.on("connect_error", (error) => this.onConnectError(error));
+    socket.on("connect", () => void this.onConnect());
+    socket.on("disconnect", (reason) => this.onDisconnect(reason));
+    socket.on("connect_error", (error) => this.onConnectError(error));
     // Remember the newest message of each channel room, for `resumed`.
-    this.socket.on("message:new", (message: { id: string; channel_id: string }) => {
+    socket.on("message:new", (message: { id: string; channel_id: string }) => {
       if (this.channels.has(message.channel_id)) this.channels.set(message.channel_id, message.id);
     });
+    socket.onAny((event: string, payload: unknown) => {
+      if (!LIFECYCLE.has(event) && !SOCKET_EVENTS.has(event)) this.fire(event as GatewayEventName, payload as never);
+    });
+    return socket;
   }
 
   get connected(): boolean {
     return this.state === "connected";
   }
 
-  /** Connects; resolves once connected, rejects on the first failure (a bad token: `Unauthorized`). */
+  /**
+   * Connects; resolves once connected, rejects on the first failure (a bad token: `Unauthorized`;
+   * with `retryFirstConnection`, only that). After `close()`, a new session.
+   */
   connect(): Promise<void> {
     if (this.state === "connected") return Promise.resolve();
+    if (this.state === "closed") {
+      this.current = this.newSocket();
+      this.everConnected = false;
+      this.dropped = null;
+    }
     this.state = "connecting";
+    const socket = this.current;
     return new Promise((resolve, reject) => {
       const cleanup = () => {
-        this.socket.off("connect", onConnect);
-        this.socket.off("connect_error", onError);
+        socket.off("connect", onConnect);
+        socket.off("connect_error", onError);
       };
       const onConnect = () => {
         cleanup();
         resolve();
       };
       const onError = (error: Error) => {
+        if (this.state !== "connecting") return cleanup();
+        if (this.options.retryFirstConnection && error.message !== "Unauthorized") return this.scheduleRetry();
         cleanup();
-        this.state = "closed";
+        this.close(error.message === "Unauthorized" ? "Unauthorized" : `could not connect: ${error.message}`);
         reject(new HearthError(`could not connect to the gateway: ${error.message}`));
       };
-      this.socket.once("connect", onConnect);
-      this.socket.once("connect_error", onError);
-      this.socket.connect();
+      socket.on("connect", onConnect);
+      socket.on("connect_error", onError);
+      socket.connect();
     });
   }
 
-  /** Disconnects for good. */
+  /** Disconnects for good, forgetting the rooms; `connect()` again starts a new session. */
   close(reason = "closed by the bot"): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
     const wasClosed = this.state === "closed";
     this.state = "closed";
-    this.socket.disconnect();
+    this.current.disconnect();
+    this.servers.clear();
+    this.channels.clear();
+    this.leftWhileAway.servers.clear();
+    this.leftWhileAway.channels.clear();
     if (!wasClosed) this.fire("closed", { reason });
   }
 
   /** Listens to a server event or a lifecycle event; returns a function that stops listening. */
   on<E extends GatewayEventName>(event: E, listener: Listener<E>): () => void {
     let set = this.listeners.get(event);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(event, set);
-      if (!LIFECYCLE.has(event) && !SOCKET_EVENTS.has(event)) this.socket.on(event as string, (payload: unknown) => this.fire(event, payload as GatewayEvents[E]));
-    }
+    if (!set) this.listeners.set(event, (set = new Set()));
     set.add(listener as AnyListener);
     return () => set.delete(listener as AnyListener);
   }
@@ -188,6 +237,7 @@ export class Gateway {
 
   /** Emits a client event and waits for its ack; a refusal throws HearthAckError with the server's message. */
   async emit<E extends ClientEventName>(event: E, ...payload: PayloadArgs<E>): Promise<AckOf<E>> {
+    if (this.options.queueWhileDisconnected === false && !this.socket.connected) throw new HearthAckError(event, NOT_CONNECTED);
     let ack: { ok: boolean; error?: string };
     try {
       ack = await this.socket.timeout(this.options.ackTimeoutMs ?? 10_000).emitWithAck(event, ...payload);
@@ -209,25 +259,38 @@ export class Gateway {
     return true;
   }
 
-  /** Joins a server's room (its member, role, channel and presence events); joined again after a reconnect. */
+  /**
+   * Joins a server's room (its member, role, channel and presence events); joined again after a
+   * reconnect. While the connection is down it is joined on return (a refusal then is in
+   * `resumed.lostRooms`).
+   */
   async joinServer(serverId: string): Promise<void> {
+    this.leftWhileAway.servers.delete(serverId);
+    if (!this.connected) return void this.servers.add(serverId);
     await this.emit("server:join", serverId);
     this.servers.add(serverId);
   }
 
   async leaveServer(serverId: string): Promise<void> {
     this.servers.delete(serverId);
+    if (!this.connected) return void this.leftWhileAway.servers.add(serverId);
     await this.emit("server:leave", serverId);
   }
 
-  /** Joins a channel's room (`message:*`, `typing:*`); joined again after a reconnect. */
+  /** Joins a channel's room (`message:*`, `typing:*`); joined again after a reconnect, as servers are. */
   async joinChannel(channelId: string): Promise<void> {
+    this.leftWhileAway.channels.delete(channelId);
+    if (!this.connected) {
+      if (!this.channels.has(channelId)) this.channels.set(channelId, null);
+      return;
+    }
     await this.emit("channel:join", channelId);
     if (!this.channels.has(channelId)) this.channels.set(channelId, null);
   }
 
   async leaveChannel(channelId: string): Promise<void> {
     this.channels.delete(channelId);
+    if (!this.connected) return void this.leftWhileAway.channels.add(channelId);
     await this.emit("channel:leave", channelId);
   }
 
@@ -275,32 +338,25 @@ export class Gateway {
     const first = !this.everConnected;
     this.everConnected = true;
     this.state = "connected";
+    const recovered = this.socket.recovered;
+    if (recovered) {
+      for (const id of this.leftWhileAway.servers) this.socket.emit("server:leave", id);
+      for (const id of this.leftWhileAway.channels) this.socket.emit("channel:leave", id);
+    }
+    this.leftWhileAway.servers.clear();
+    this.leftWhileAway.channels.clear();
     if (first) {
+      // Rooms asked for while connecting.
+      const lostRooms = this.servers.size || this.channels.size ? await this.joinRooms() : [];
+      for (const lost of lostRooms) this.reportError(new HearthError(`could not join ${lost.kind} ${lost.id}: ${lost.error}`), "ready");
       this.fire("ready", undefined);
       return;
     }
-    const recovered = this.socket.recovered;
     const dropped = this.dropped ?? { at: Date.now(), reason: "unknown" };
     const attempts = this.attemptsUsed;
     this.dropped = null;
-    const lostRooms: ResumedInfo["lostRooms"] = [];
-    for (const id of [...this.servers]) {
-      try {
-        await this.emit("server:join", id);
-      } catch (error) {
-        this.servers.delete(id);
-        lostRooms.push({ kind: "server", id, error: error instanceof HearthAckError ? error.error : String(error) });
-      }
-    }
     const lastMessageIds = Object.fromEntries(this.channels);
-    for (const id of [...this.channels.keys()]) {
-      try {
-        await this.emit("channel:join", id);
-      } catch (error) {
-        this.channels.delete(id);
-        lostRooms.push({ kind: "channel", id, error: error instanceof HearthAckError ? error.error : String(error) });
-      }
-    }
+    const lostRooms = await this.joinRooms();
     for (const step of [...this.resumeSteps]) {
       try {
         await step.run();
@@ -311,6 +367,28 @@ export class Gateway {
     if (!this.connected) return; // dropped again while resuming: the next connect resumes
     const reconnectedAt = Date.now();
     this.fire("resumed", { disconnectedAt: dropped.at, reconnectedAt, downtimeMs: reconnectedAt - dropped.at, reason: dropped.reason, recovered, attempts, lastMessageIds, lostRooms });
+  }
+
+  /** Joins every room the connection keeps (joining one the socket is in is a no-op); those refused are forgotten. */
+  private async joinRooms(): Promise<ResumedInfo["lostRooms"]> {
+    const lostRooms: ResumedInfo["lostRooms"] = [];
+    for (const id of [...this.servers]) {
+      try {
+        await this.emit("server:join", id);
+      } catch (error) {
+        this.servers.delete(id);
+        lostRooms.push({ kind: "server", id, error: error instanceof HearthAckError ? error.error : String(error) });
+      }
+    }
+    for (const id of [...this.channels.keys()]) {
+      try {
+        await this.emit("channel:join", id);
+      } catch (error) {
+        this.channels.delete(id);
+        lostRooms.push({ kind: "channel", id, error: error instanceof HearthAckError ? error.error : String(error) });
+      }
+    }
+    return lostRooms;
   }
 
   private attemptsUsed = 0;
@@ -349,7 +427,7 @@ export class Gateway {
     const delay = Gateway.backoff(this.attempts++, this.options.reconnect || {});
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
-      if (this.state !== "reconnecting") return;
+      if (this.state !== "reconnecting" && this.state !== "connecting") return;
       this.attemptsUsed++;
       this.socket.connect();
     }, delay);

@@ -6,6 +6,7 @@
 import { HearthApiError } from "./errors.js";
 import { OPERATIONS, type Operations } from "./generated/rest.js";
 import type * as S from "./generated/schemas.js";
+import { fetchWithUploadProgress, type UploadProgress } from "./upload-progress.js";
 
 export type OperationId = keyof Operations;
 /** What an operation takes: `params` (path), `query`, `headers`, `body`, as the document says. */
@@ -17,6 +18,8 @@ export interface CallOptions {
   /** Another token for this call (`null`: none), instead of the client's. */
   token?: string | null;
   signal?: AbortSignal;
+  /** A multipart upload's progress, where the platform can report it (browsers: through XMLHttpRequest). */
+  onUploadProgress?: (progress: UploadProgress) => void;
 }
 
 /** The arguments are optional when the operation needs none. */
@@ -25,11 +28,18 @@ export type CallArgs<K extends OperationId> = {} extends OperationArgs<K> ? [arg
 /** What the client needs of `fetch`. */
 export type FetchLike = (input: URL, init: RequestInit) => Promise<Response>;
 
+export type { UploadProgress };
+
 export interface RestOptions {
   /** The Hearth base URL, e.g. `http://localhost:3000`. */
   baseUrl: string;
-  /** Sent as `Authorization: Bearer <token>` (a bot token, or a user token for user routes). */
-  token?: string | null;
+  /**
+   * Sent as `Authorization: Bearer <token>` (a bot token, or a user token for user routes); a
+   * function is asked on every call (a web page's session, which logging in and out changes).
+   */
+  token?: string | null | (() => string | null);
+  /** Called when a call that carried a token is answered 401 (the token expired or was revoked), before the error is thrown. */
+  onUnauthorized?: () => void;
   /** Another fetch (a proxy, a test that inspects answers). */
   fetch?: FetchLike;
   /** How many times a 429 is retried after its `Retry-After` (default 2; 0: never). */
@@ -41,17 +51,23 @@ export type OutgoingMessage = { content?: string; embeds?: S.Embed[] };
 
 type LooseArgs = { params?: Record<string, string>; query?: Record<string, unknown>; headers?: Record<string, unknown>; body?: unknown } & CallOptions;
 
+/** The error of a call that got no answer at all (status 0): the network, or the server down. */
+const UNREACHABLE = "Cannot reach the server. Check your connection and try again.";
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class RestClient {
   readonly baseUrl: string;
-  private readonly token: string | null;
+  private readonly token: () => string | null;
+  private readonly onUnauthorized: () => void;
   private readonly fetchImpl: FetchLike;
   private readonly retriesOn429: number;
 
   constructor(options: RestOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.token = options.token ?? null;
+    const token = options.token ?? null;
+    this.token = typeof token === "function" ? token : () => token;
+    this.onUnauthorized = options.onUnauthorized ?? (() => {});
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
     this.retriesOn429 = options.retriesOn429 ?? 2;
   }
@@ -69,7 +85,7 @@ export class RestClient {
     for (const [name, value] of Object.entries(given.query ?? {})) if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(given.headers ?? {})) if (value !== undefined && value !== null) headers[name] = String(value);
-    const token = given.token === undefined ? this.token : given.token;
+    const token = given.token === undefined ? this.token() : given.token;
     if (token) headers.authorization = `Bearer ${token}`;
     let body: RequestInit["body"];
     if (given.body !== undefined) {
@@ -80,14 +96,22 @@ export class RestClient {
       }
     }
 
+    const send = given.onUploadProgress ? fetchWithUploadProgress(given.onUploadProgress, this.fetchImpl) : this.fetchImpl;
     for (let attempt = 0; ; attempt++) {
-      const response = await this.fetchImpl(url, { method: spec.method, headers, body, signal: given.signal, redirect: "manual" });
+      let response: Response;
+      try {
+        response = await send(url, { method: spec.method, headers, body, signal: given.signal, redirect: "manual" });
+      } catch (error) {
+        if (error instanceof Error && error.name === "AbortError") throw error;
+        throw new HearthApiError(operation, 0, UNREACHABLE);
+      }
       if (response.status === 429 && attempt < this.retriesOn429) {
         const wait = Number(response.headers.get("retry-after"));
         await response.body?.cancel();
         await sleep(Number.isFinite(wait) && wait > 0 ? wait * 1000 : 1000);
         continue;
       }
+      if (response.status === 401 && token) this.onUnauthorized();
       if (response.status >= 400) throw await apiError(operation, response);
       if (spec.answer === "raw") return response as OperationAnswer<K>;
       const text = await response.text();

@@ -18,14 +18,14 @@ test("the tarball holds the build, the README, the licenses and package.json, no
   const listing = spawnSync("tar", ["-tzf", sdkTarball()], { encoding: "utf8" }).stdout.trim().split("\n").sort();
   const outside = listing.filter((path) => !path.startsWith("package/dist/"));
   expect(outside).toEqual(["package/LICENSE", "package/README.md", "package/THIRD-PARTY-NOTICES.md", "package/package.json"]);
-  for (const entry of ["index", "voice", "wav"]) {
+  for (const entry of ["index", "client", "voice", "wav"]) {
     expect(listing).toContain(`package/dist/${entry}.js`);
     expect(listing).toContain(`package/dist/${entry}.d.ts`);
   }
   const manifest = JSON.parse(readFileSync(join(ROOT, "sdk", "package.json"), "utf8"));
   expect(manifest).toMatchObject({ name: "@hearth/sdk", license: "MIT", type: "module", dependencies: { "socket.io-client": expect.any(String) } });
   expect(Object.keys(manifest.dependencies)).toEqual(["socket.io-client"]);
-  expect(Object.keys(manifest.exports)).toEqual([".", "./voice", "./wav", "./package.json"]);
+  expect(Object.keys(manifest.exports)).toEqual([".", "./client", "./voice", "./wav", "./package.json"]);
 });
 
 test("Node imports every entry point from the installed package; errors are one class across them", () => {
@@ -33,14 +33,15 @@ test("Node imports every entry point from the installed package; errors are one 
     import * as sdk from "@hearth/sdk";
     import * as voice from "@hearth/sdk/voice";
     import * as wav from "@hearth/sdk/wav";
+    import * as client from "@hearth/sdk/client";
     let same = false;
     try { voice.frameBytes({ sampleRate: 44100, channels: 2 }, 20); } catch (error) { same = error instanceof sdk.HearthLimitError; }
     const audio = wav.readWav(wav.encodeWav(wav.tone({ durationMs: 20 })));
-    console.log(JSON.stringify({ createBot: typeof sdk.createBot, joinVoice: typeof voice.joinVoice, same, samples: audio.pcm.length, embedLimit: sdk.LIMITS.embed.title }));
+    console.log(JSON.stringify({ createBot: typeof sdk.createBot, joinVoice: typeof voice.joinVoice, same, samples: audio.pcm.length, embedLimit: sdk.LIMITS.embed.title, clientShared: client.HearthApiError === sdk.HearthApiError && client.Gateway === sdk.Gateway }));
   `;
   const result = spawnSync("node", ["--input-type=module", "-e", script], { cwd: folder, encoding: "utf8" });
   expect(result.stderr).toBe("");
-  expect(JSON.parse(result.stdout)).toEqual({ createBot: "function", joinVoice: "function", same: true, samples: 960, embedLimit: 256 });
+  expect(JSON.parse(result.stdout)).toEqual({ createBot: "function", joinVoice: "function", same: true, samples: 960, embedLimit: 256, clientShared: true });
 });
 
 test("a TypeScript consumer gets the SDK's types from the installed declarations", () => {

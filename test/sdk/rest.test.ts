@@ -96,3 +96,28 @@ test("a 429 is retried after its Retry-After, then reported", async () => {
   expect(calls).toBe(3);
   expect(error).toMatchObject({ status: 429, error: "Too many requests", retryAfter: 0.01 });
 });
+
+test("a token given as a function is asked on every call; a 401 to a call that carried one calls onUnauthorized", async () => {
+  let token: string | null = place.owner.token;
+  let refusals = 0;
+  const rest = new RestClient({ baseUrl: server.url, token: () => token, fetch: checkedFetch, onUnauthorized: () => refusals++ });
+  expect((await rest.request("getMe")).id).toBe(place.owner.id);
+  token = "not-a-token";
+  expect(await rest.request("getMe").catch((e: unknown) => e)).toMatchObject({ status: 401 });
+  expect(refusals).toBe(1);
+  // Without a token a 401 is an ordinary refusal (a wrong password at login), not a session that ended.
+  token = null;
+  expect(await rest.request("login", { body: { login: "nobody", password: "wrong-password" } }).catch((e: unknown) => e)).toMatchObject({ status: 401 });
+  expect(refusals).toBe(1);
+});
+
+test("a call that gets no answer is a HearthApiError with status 0; an aborted one throws the AbortError", async () => {
+  const rest = new RestClient({ baseUrl: "http://127.0.0.1:9", token: null });
+  const unreachable = await rest.request("getPlatformConfig").catch((e: unknown) => e);
+  expect(unreachable).toBeInstanceOf(HearthApiError);
+  expect(unreachable).toMatchObject({ status: 0, error: "Cannot reach the server. Check your connection and try again." });
+  const aborted = await client(place.owner.token)
+    .request("getMe", { signal: AbortSignal.abort() })
+    .catch((e: unknown) => e);
+  expect((aborted as Error).name).toBe("AbortError");
+});

@@ -1993,6 +1993,8 @@ export interface Operations {
       query?: {
         limit?: string;
         before?: string;
+        action?: string;
+        actor_id?: string;
       };
     };
     response: S.AuditLogPage;

@@ -12,8 +12,8 @@ import { doc } from "../operation-doc.ts";
 import { Success } from "../../domain/shared/shapes.ts";
 import { AuditLogPage, Ban, BuiltinRoleChange, TimeoutState } from "../responses/community.ts";
 
-/** `?limit=&before=`, read by the handler (`before`: unix seconds or an entry id). */
-const AuditLogQuery = v.object({ limit: v.optional(v.string()), before: v.optional(v.string()) });
+/** `?limit=&before=&action=&actor_id=`, read by the handler (`before`: unix seconds or an entry id). */
+const AuditLogQuery = v.object({ limit: v.optional(v.string()), before: v.optional(v.string()), action: v.optional(v.string()), actor_id: v.optional(v.string()) });
 
 const targetUserId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"));
 const reason = v.optional(v.nullable(boundedText(LIMITS.moderation.reasonLength)));
