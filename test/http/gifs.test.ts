@@ -5,6 +5,7 @@ import { createBot } from "../helpers/bots.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 import { GIF_1X1, PNG_1X1 } from "../helpers/images.ts";
 import { expectError, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { letTimePass, until } from "../helpers/wait.ts";
 
 // GET /api/v1/gifs/search (docs/gifs.md): server GIFs and stickers, and the optional provider.
 const KEY = "sekret-provider-key-0123456789";
@@ -30,7 +31,7 @@ const providerAnswer = (): Response | Promise<Response> => {
     case "garbage-entries":
       return Response.json({ results: [null, { id: "x" }, { id: "y", url: "javascript:alert(1)" }, { id: "z", url: "https://media.example/z.gif", width: -3 }] });
     case "slow":
-      return Bun.sleep(2000).then(() => Response.json({ results: [] }));
+      return letTimePass(2000, "a provider slower than Hearth's timeout").then(() => Response.json({ results: [] }));
     case "error":
       return new Response(`{"error": "bad key ${KEY}"}`, { status: 500 });
     case "malformed":
@@ -216,8 +217,7 @@ describe("external provider (local stand-in server)", () => {
     expect(res.body.provider).toEqual({ results: [], error: message });
     expect(performance.now() - started).toBeLessThan(1500);
     expect(JSON.stringify(res.body)).not.toContain(KEY);
-    await Bun.sleep(50); // the request log line is written after the response
-    expect(logged.some((line) => line.includes("/api/v1/gifs/search"))).toBe(true);
+    await until(() => logged.some((line) => line.includes("/api/v1/gifs/search")), "the request log line (written after the response)");
     expect(logged).toContain(JSON.stringify(["GIF provider failed", warning]));
     expect(logged.join("\n")).not.toContain(KEY);
     mode = "ok";

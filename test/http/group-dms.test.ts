@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { addMember, createServer } from "../helpers/community.ts";
 import { fileForm, NOT_AN_IMAGE, PNG_1X1, pngOfSize } from "../helpers/images.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { quietWindow, until } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -132,7 +133,7 @@ describe("managing", () => {
     expect((await call("DELETE", `/${g.id}/members/${users[2]!.id}`, users[0]!)).status).toBe(403);
     const removedEvents = recordEvents(sd, "dm:group:removed");
     expect((await call("DELETE", `/${g.id}/members/${users[2]!.id}`, owner)).status).toBe(200);
-    await sleep(100);
+    await until(() => removedEvents.length > 0, "dm:group:removed");
     expect(removedEvents).toEqual([{ conversationId: g.id }]);
     expect((await call("GET", `/${g.id}/messages`, users[2]!)).status).toBe(404);
     expect((await call("DELETE", `/${g.id}/members/${users[2]!.id}`, owner)).status).toBe(404);
@@ -230,7 +231,7 @@ describe("group messages", () => {
     const gotO = waitForEvent(so, "dm:new");
     await call("POST", `/${g.id}/messages`, b!, { content: "muted" });
     await gotO;
-    await sleep(150);
+    await quietWindow(); // c's socket: nothing later on it to wait for
     expect(seenByC).toEqual([]);
     expect((await call("GET", `/${g.id}/messages`, c!)).body).toHaveLength(1);
   });

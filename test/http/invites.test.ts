@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, auditLog, community, createServer } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { eventually, quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -228,7 +229,7 @@ describe("POST /api/v1/servers/join/:inviteCode", () => {
     const res = await call("POST", `/join/${invite.code}`, member);
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(serverId);
-    await sleep(100);
+    await quietWindow();
     expect(seen).toEqual([]);
     const listed = (await call("GET", `/${serverId}/invites`, owner)).body.find((i: any) => i.id === invite.id);
     expect(listed.uses).toBe(0);
@@ -258,7 +259,8 @@ describe("POST /api/v1/servers/join/:inviteCode", () => {
   test("an expired invite is refused (400)", async () => {
     const { owner, serverId } = await community(server);
     const invite = await createInvite(serverId, owner, { expires_in: 1 });
-    while (nowSeconds() < invite.expires_at) await sleep(100);
+    // Expiry is whole seconds: the clock passing it is what is tested.
+    await eventually(() => nowSeconds() >= invite.expires_at, "the invite's expiry", { timeoutMs: 3000, intervalMs: 50 });
     const late = await server.register();
     expectError(await call("POST", `/join/${invite.code}`, late), 400, "This invite has expired");
     expect((await call("GET", `/${serverId}/invites`, owner)).body.some((i: any) => i.id === invite.id)).toBe(false);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startServer, waitForDisconnect, type TestServer, type TestUser } from "../helpers/server.ts";
+import { letTimePass, quietWindow } from "../helpers/wait.ts";
 import { connectResumable, drop, reconnect } from "../helpers/resume.ts";
 import { createBot } from "../helpers/bots.ts";
 
@@ -42,7 +43,7 @@ describe("POST /api/v1/auth/logout", () => {
     expect(await Promise.all(gone)).toEqual(["io server disconnect", "io server disconnect"]);
     await expect(server.connect(user.token)).rejects.toThrow("Unauthorized");
     await expect(server.connect(user.token, { transports: ["polling"] })).rejects.toThrow("Unauthorized");
-    await Bun.sleep(100);
+    await quietWindow(); // another session's socket stays
     expect(untouched.connected).toBe(true);
   });
 
@@ -109,7 +110,7 @@ describe("token expiry", () => {
     try {
       const owner = await short.register();
       const bot = await short.connect((await createBot(short, owner)).token);
-      await Bun.sleep(1500);
+      await letTimePass(1500, "past the 1 s token lifetime");
       expect(bot.connected).toBe(true);
     } finally {
       await short.stop();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, community, joinChannel } from "../helpers/community.ts";
 import { addBot } from "../helpers/bots.ts";
-import { expectError, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { expectError, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { eventually } from "../helpers/wait.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 
 /**
@@ -105,7 +106,8 @@ describe("send access takes effect on the next send", () => {
     expectError(await send(channelId, member), 403, "You are timed out in this server");
     const version = await accessVersion();
     expectError(await send(channelId, member), 403, "You are timed out in this server");
-    while (Math.floor(Date.now() / 1000) <= until) await sleep(100);
+    // A timeout ends on a whole second: the clock passing it is what lets the send through.
+    await eventually(() => Math.floor(Date.now() / 1000) > until, "the timeout's second to pass", { timeoutMs: 3000, intervalMs: 50 });
     await sent(channelId, member);
     // Nothing a decision reads was written meanwhile: the accepted send used the kept decision.
     expect(await accessVersion()).toBe(version);
@@ -120,8 +122,8 @@ describe("send access takes effect on the next send", () => {
     const second = await send(channelId, member, "two");
     expect(second.status).toBe(429);
     expect(second.body.error).toMatch(/^Slowmode is on: wait \d+ seconds$/);
-    await sleep(2100);
-    await sent(channelId, member, "three");
+    // Sending until the window has run out (whole seconds): a refused send writes nothing.
+    await eventually(async () => (await send(channelId, member, "three")).status === 201, "the slowmode window to run out", { timeoutMs: 4000, intervalMs: 50 });
     expect((await send(channelId, member, "four")).status).toBe(429);
     expect(await accessVersion()).toBe(version);
     await ok(as(owner, "PUT", `/channels/${channelId}`, { slowmode: 0 }));

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditEntries } from "../helpers/community.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { until } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -194,7 +195,7 @@ describe("POST /roles/:serverId", () => {
       ["fourth", 1],
       ["@everyone", 0],
     ]);
-    await sleep(100);
+    await until(() => created.length >= names.length && updated.length >= 6, "role:created for each and role:updated for each move");
     expect(created.map((r) => [r.name, r.position])).toEqual(names.map((name) => [name, 1]));
     // 0 + 1 + 2 + 3 roles pushed up, each announced with its new position.
     expect(updated.map((r) => `${r.name} ${r.position}`).sort()).toEqual(["first 2", "first 3", "first 4", "second 2", "second 3", "third 2"]);
@@ -459,7 +460,7 @@ describe("PUT /roles/:serverId/reorder", () => {
       ["b", 1],
       ["@everyone", 0],
     ]);
-    await sleep(100);
+    await until(() => updates.length >= 3, "role:updated for the three moved");
     expect(updates.map((r) => [r.name, r.position]).sort()).toEqual([
       ["a", 3],
       ["b", 1],
