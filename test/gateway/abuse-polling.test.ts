@@ -3,6 +3,7 @@ import { connect as tcpConnect } from "node:net";
 import { GATEWAY_MAX_PACKET_BYTES } from "../../src/gateway/gateway.ts";
 import { createHarness, MB } from "../helpers/robustness.ts";
 import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { until } from "../helpers/wait.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 
 /**
@@ -114,6 +115,7 @@ describe("long-polling POST bodies", () => {
     const first = tcpConnect(server.app.port, "127.0.0.1");
     await new Promise((resolve) => first.once("connect", resolve));
     first.write(`POST ${pollPath(sid)} HTTP/1.1\r\nhost: localhost\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n1\r\n4\r\n`);
+    // Nothing tells when the server has read that head; a moment for it before the second POST.
     await sleep(100);
     const second = await fetch(server.url + pollPath(sid), { method: "POST", body: "6" });
     expect(second.status).toBe(400);
@@ -160,8 +162,7 @@ describe("polling clients still work", () => {
     const heard = recordEvents(hearer, "bot:audio-data");
     const frames = Array.from({ length: 20 }, (_, n) => Uint8Array.from({ length: 3840 }, (_, i) => (i * 7 + n) & 0xff));
     for (const pcm of frames) speaker.emit("bot:audio-data", { channelId, pcm });
-    const deadline = Date.now() + 5000;
-    while (heard.length < frames.length && Date.now() < deadline) await sleep(20);
+    await until(() => heard.length >= frames.length, "every frame over long-polling");
     expect(heard.map((frame) => new Uint8Array(frame.pcm))).toEqual(frames);
     // And a JSON event the other way.
     expect(await speaker.emitWithAck("server:join", serverId)).toEqual({ ok: true, serverId });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { community } from "../helpers/community.ts";
 import { MB } from "../helpers/robustness.ts";
-import { recordEvents, sleep, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { until } from "../helpers/wait.ts";
 import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 import { StalledGatewayClient } from "../helpers/stalled-gateway-client.ts";
 
@@ -34,7 +35,6 @@ async function postUntil(server: TestServer, poster: TestUser, channelId: string
     if (res.status !== 201) throw new Error(`send failed: ${res.status} ${JSON.stringify(res.body)}`);
     sent++;
   }
-  await sleep(200);
   return sent;
 }
 
@@ -66,7 +66,7 @@ describe("websocket clients that stop reading", () => {
     expect(socketsOf(server, stalledUser)).toBe(0);
     expect((after - before) / MB).toBeLessThan(120);
     // The reader kept up and was never cut off.
-    while (received.length < sent) await sleep(20);
+    await until(() => received.length >= sent, "every message at the reader", 15_000);
     expect(received.length).toBe(sent);
     expect(reader.connected).toBe(true);
     reader.close();

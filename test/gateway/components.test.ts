@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { say } from "../helpers/bot-platform.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, createServer, createVoiceChannel, joinChannel } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -81,7 +82,7 @@ describe("message:component", () => {
     const reply = await authorSocket.emitWithAck("interaction:response", { interaction_id: interaction.id, channel_id: channelId, content: "again!" });
     expect(reply).toMatchObject({ ok: true, message: { content: "again!" } });
 
-    await sleep(100);
+    await quietWindow();
     expect(neighbourSaw).toEqual([]);
     closeAll(authorSocket, neighbourSocket, presser);
   });
@@ -170,7 +171,7 @@ describe("message:component", () => {
       error: "You are not a member of this server",
     });
 
-    await sleep(100);
+    await quietWindow();
     expect(seen).toEqual([]);
     closeAll(authorSocket, neighbourSocket, presser, outsiderSocket);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, community } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
+import { quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -31,7 +32,7 @@ describe("server:join / server:leave", () => {
     expect(await status).toEqual({ userId: owner.id, status: "online" });
     const strangerSaw = recordEvents(stranger, "user:status");
     await ownerSocket.emitWithAck("status:set", { status: "dnd" });
-    await sleep(100);
+    await quietWindow();
     expect(strangerSaw.filter((p) => p.userId === owner.id)).toEqual([]);
 
     expect(await socket.emitWithAck("server:leave", serverId)).toEqual({ ok: true, serverId });
@@ -113,7 +114,7 @@ describe("channel events respect visibility", () => {
     const memberDeletes = recordEvents(memberSocket!, "channel:deleted");
     await server.api("DELETE", `/api/v1/channels/${channelId}`, { token: owner.token });
     expect(await deleted).toEqual({ id: channelId, server_id: serverId });
-    await sleep(100);
+    await quietWindow(); // the member's socket: nothing later on it to wait for
     expect(memberSaw).toEqual([]);
     expect(memberDeletes).toEqual([]);
     for (const s of sockets) s.close();

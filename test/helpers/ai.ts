@@ -1,5 +1,6 @@
 import { PNG_1X1 } from "./images.ts";
 import type { TestServer, TestUser } from "./server.ts";
+import { letTimePass } from "./wait.ts";
 
 /** What the stand-in provider received. */
 interface ProviderRequest {
@@ -83,7 +84,7 @@ export function startFakeProvider() {
           return sse(async (push, close) => {
             for (let i = 0; i < 200 && !aborted; i++) {
               push(chunk("tick "));
-              await Bun.sleep(50);
+              await letTimePass(50, "a slow provider: a chunk every 50 ms until aborted");
             }
             push("data: [DONE]\n\n");
             close();
@@ -132,7 +133,7 @@ export function startFakeProvider() {
             for (const cut of [3, first + 1, first + 2, text.length]) {
               push(text.slice(from, cut));
               from = cut;
-              await Bun.sleep(5);
+              await letTimePass(5, "each cut arrives in a read of its own");
             }
             close();
           });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { connect, type Socket } from "node:net";
+import { eventually } from "./wait.ts";
 
 /** A masked client-to-server WebSocket text frame (RFC 6455). */
 function textFrame(text: string): Buffer {
@@ -110,20 +111,18 @@ export class StalledGatewayClient {
 /**
  * Streams `frames` audio frames past a stalled listener: `send` emits one, paced by a healthy
  * reader (at most 10 frames ahead of `received()`, as a listener that keeps up), then waits up
- * to 15 s for the reader to have them all. Answers the most the stalled listener's server-side
- * websocket `ws` had buffered, read every 10 frames and at the end.
+ * to 15 s for the reader to have them all (failing if it does not). Answers the most the stalled
+ * listener's server-side websocket `ws` had buffered, read every 10 frames and at the end.
  */
 export async function streamPastStalled(send: () => void, received: () => number, ws: { getBufferedAmount(): number }, frames: number): Promise<number> {
   let maxBuffered = 0;
   for (let i = 0; i < frames; i++) {
     send();
     if (i % 10 === 9) {
-      const until = Date.now() + 5000;
-      while (received() < i + 1 - 10 && Date.now() < until) await Bun.sleep(2);
+      await eventually(() => received() >= i + 1 - 10, "the reader to keep up", { intervalMs: 2 });
       maxBuffered = Math.max(maxBuffered, ws.getBufferedAmount());
     }
   }
-  const deadline = Date.now() + 15_000;
-  while (received() < frames && Date.now() < deadline) await Bun.sleep(20);
+  await eventually(() => received() >= frames, "the reader to have every frame", { timeoutMs: 15_000, intervalMs: 20 });
   return Math.max(maxBuffered, ws.getBufferedAmount());
 }
