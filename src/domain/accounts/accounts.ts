@@ -4,7 +4,7 @@ import type { Store } from "../../store/store.ts";
 import type { UserRow, Taken } from "../../store/users-repo.ts";
 import type { EventBus } from "../shared/events.ts";
 import { rooms } from "../shared/events.ts";
-import type { MeUser } from "../shared/shapes.ts";
+import { MeUser } from "../shared/shapes.ts";
 import type { TokenClaims, TokenService, VerifiedClaims } from "./tokens.ts";
 import type { SharedRateLimiter, SharedState } from "../shared/shared-state.ts";
 import { hasTwoFactor, type TwoFactor } from "./two-factor.ts";
@@ -20,10 +20,9 @@ export interface NewAccount {
   password: string;
 }
 
-export interface Session {
-  token: string;
-  user: MeUser;
-}
+/** `{token, user}`: a new token and the account (register, login, password change). */
+export const Session = v.object({ token: v.string(), user: MeUser });
+export type Session = v.InferOutput<typeof Session>;
 
 /** Platform setting: anyone may register (docs/admin.md). When closed, administrators create accounts. */
 export const REGISTRATION_OPEN = defineSetting("registration_open", v.boolean(), true);

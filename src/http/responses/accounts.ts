@@ -5,17 +5,14 @@
  * reference names them.
  */
 import * as v from "valibot";
-import type { Session as SessionType } from "../../domain/accounts/accounts.ts";
+import { Session } from "../../domain/accounts/accounts.ts";
 import { Friend, FriendRequest, FriendSearchResult } from "../../domain/accounts/friends.ts";
 import { Connection, MutedUser, UserProfile } from "../../domain/accounts/users.ts";
 import { FriendVoiceActivity } from "../../domain/voice/voice.ts";
-import { Activity, MeUser, PublicUser } from "../../domain/shared/shapes.ts";
-import type { Assert, Same } from "./same-type.ts";
+import { Activity, PublicUser } from "../../domain/shared/shapes.ts";
 
-export { Connection, Friend, FriendRequest, FriendSearchResult, FriendVoiceActivity, MutedUser, UserProfile };
+export { Connection, Friend, FriendRequest, FriendSearchResult, FriendVoiceActivity, MutedUser, Session, UserProfile };
 
-/** `{token, user}`: a new token and the account (register, login, password change). */
-export const Session = v.object({ token: v.string(), user: MeUser });
 export const TwoFactorSetup = v.object({ secret: v.string(), otpauth_url: v.string() });
 export const TwoFactorState = v.object({ two_factor_enabled: v.boolean() });
 /** 2FA enabled, with the recovery codes shown this once (docs/auth.md, "Recovery codes"). */
@@ -34,5 +31,3 @@ export const NotificationSettings = v.object({
 export const UserWithActivity = v.object({ ...PublicUser.entries, activity: v.nullable(Activity) });
 
 export const FriendRequests = v.object({ incoming: v.array(FriendRequest), outgoing: v.array(FriendRequest) });
-
-export type Checks = [Assert<Same<v.InferOutput<typeof Session>, SessionType>>];
