@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, auditEntries, community, joinChannel } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { quietWindow } from "../helpers/wait.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 import { LIMITS } from "../../src/domain/shared/limits.ts";
 
@@ -52,7 +53,7 @@ describe("POST /api/v1/messages/:channelId/pins/:messageId", () => {
     const again = await pin(channelId, messageId, owner);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ channelId, messageId, pinned: true });
-    await sleep(100);
+    await quietWindow(); // no second event for the repeated pin
     expect(events.length).toBe(1);
     expect((await auditEntries(server, serverId)).filter((e) => e.action === "MESSAGE_PIN").length).toBe(1);
     socket.close();

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addBot, createBot } from "../helpers/bots.ts";
 import { addMember, createServer } from "../helpers/community.ts";
-import { sleep, startServer, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { startServer, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { eventually } from "../helpers/wait.ts";
 
 let server: TestServer;
 /** Online, and `dnd` so that a leak cannot pass for a default. */
@@ -86,7 +87,7 @@ describe("friend requests", () => {
     // Alice, asked by a connected stranger, does not see the stranger's status either.
     const askerSocket = await server.connect(asker.token);
     try {
-      for (let i = 0; i < 300 && (await server.app.store.users.findById(asker.id))?.status !== "online"; i++) await sleep(10);
+      await eventually(async () => (await server.app.store.users.findById(asker.id))?.status === "online", "the asker's presence write");
       expect((await get(alice, "/api/v1/friends/requests")).body.incoming).toMatchObject([{ user_id: asker.id, status: "offline" }]);
     } finally {
       askerSocket.close();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, community, createServer, joinChannel } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { until } from "../helpers/wait.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 import { isUnicodeEmoji } from "../../src/domain/messaging/reactions.ts";
 
@@ -195,7 +196,7 @@ describe("PUT /api/v1/messages/:channelId/reactions/:messageId", () => {
     await Promise.all(Array.from({ length: 11 }, () => react(channelId, messageId, member, "🚀")));
     const listed = await reactions(channelId, messageId, member);
     expect(listed.body).toEqual([{ emoji: "🚀", count: 1, users: [{ id: member.id, username: member.username, avatar: null }] }]);
-    await sleep(100);
+    await until(() => events.length >= 21, "an event for each of the 21 toggles");
     expect(events.length).toBe(21);
     socket.close();
   });

@@ -232,8 +232,7 @@ describe("/api/v1/admin/reports", () => {
     const { owner, member, serverId, channelId, message } = await withMessage();
     const filed = await report(member, { message_id: message.id, reason: "rude" });
     const socket = await server.connect(member.token);
-    socket.emit("channel:join", channelId);
-    await Bun.sleep(50);
+    expect((await socket.emitWithAck("channel:join", channelId)).ok).toBe(true);
     const deleted = waitForEvent(socket, "message:deleted");
     const res = await resolve(filed.body.id, { action: "message_deleted", note: "removed" });
     expect(res.status).toBe(200);

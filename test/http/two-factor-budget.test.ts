@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { letTimePass } from "../helpers/wait.ts";
 import { totpCode, wrongCode } from "../helpers/totp.ts";
 import { enableTwoFactor } from "../helpers/two-factor.ts";
 
@@ -27,7 +28,7 @@ async function createServer(owner: TestUser): Promise<string> {
 }
 
 /** Waits out the window a 429 names (Retry-After, whole seconds) and a little more. */
-const waitOut = (res: { headers: Headers }) => Bun.sleep(Number(res.headers.get("retry-after")) * 1000 + 250);
+const waitOut = (res: { headers: Headers }) => letTimePass(Number(res.headers.get("retry-after")) * 1000 + 250, "the budget's window ends");
 
 function expectSpent(res: { status: number; body: { error?: string }; headers: Headers }) {
   expect(res.status).toBe(429);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startServer, uniqueName, waitForDisconnect, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { quietWindow } from "../helpers/wait.ts";
 import { totpCode } from "../helpers/totp.ts";
 
 let server: TestServer;
@@ -649,7 +650,7 @@ describe("PUT /api/v1/users/me/password", () => {
     const [user, bystander] = [await server.register(), await server.register()];
     const socket = await server.connect(bystander.token);
     expect((await changePassword(user.token, { currentPassword: user.password, newPassword: "only mine please" })).status).toBe(200);
-    await Bun.sleep(200);
+    await quietWindow();
     expect(socket.connected).toBe(true);
     socket.close();
   });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { history, registerCommands } from "../helpers/bot-platform.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, joinChannel } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { quietWindow } from "../helpers/wait.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 
 let server: TestServer;
@@ -307,7 +308,7 @@ describe("POST /api/webhooks/:id/:token", () => {
     expect(first.status).toBe(200);
     expect(first.body.content).toBe("/ping");
     expect((await execute(hook, { content: "@everyone", embeds: [{ title: "x" }] })).status).toBe(204);
-    await sleep(100);
+    await quietWindow();
     expect(interactions).toEqual([]);
     botSocket.close();
   });

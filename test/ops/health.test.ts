@@ -51,7 +51,8 @@ describe("draining (app.stop(), as SIGTERM does)", () => {
     try {
       const { owner, channelId } = await community(node);
       const inFlight = slowPost(node.url, `/api/v1/messages/${channelId}`, owner.token, { content: "sent while the node drains" });
-      await sleep(200); // the request has arrived; its body has not
+      // Nothing tells when the server has read the head; a moment for it (its body never comes).
+      await sleep(200);
       const stopping = node.app.stop().then(() => (stopped = true));
 
       expectError(await node.api("GET", "/readyz"), 503, DRAINING);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { button, commandsToWire, createBot, defineCommand, HearthLimitError, stringSelect, type Bot, type OptionsOf } from "../../sdk/src/index.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { until } from "../helpers/wait.ts";
 
 const everything = defineCommand({
   name: "all",
@@ -90,8 +91,7 @@ test("defer() shows a placeholder that reply() replaces; edit() changes it again
   const created = recordEvents(socket, "message:new");
   const updates = recordEvents(socket, "message:update");
   expect((await say("/slow")).status).toBe(201);
-  const deadline = Date.now() + 5000;
-  while (created.filter((m) => m.user_id === place.bot.botUserId).length < 2 && Date.now() < deadline) await Bun.sleep(20);
+  await until(() => created.filter((m) => m.user_id === place.bot.botUserId).length >= 2, "the placeholder and the follow-up");
   const fromTheBot = created.filter((m) => m.user_id === place.bot.botUserId);
   expect(fromTheBot.map((m) => m.content)).toEqual(["Thinking…", "one more thing"]);
   const placeholder = fromTheBot[0]!;
