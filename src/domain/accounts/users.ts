@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import type { ConnectionRow, MutedUserRow, NotificationSettings } from "../../store/user-settings-repo.ts";
+import type { ConnectionRow, MutedUserRow } from "../../store/user-settings-repo.ts";
 import { BotFlag, ImageUrl, PublicUser, UnixSeconds, Uuid, type MeUser } from "../shared/shapes.ts";
 import { badRequest, conflict, notFound } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
@@ -72,6 +72,16 @@ export const MutedUser = v.object({ user_id: Uuid, username: v.string(), avatar:
 export type MutedUser = v.InferOutput<typeof MutedUser>;
 
 const toMutedUser = (row: MutedUserRow): MutedUser => ({ ...row });
+
+/** The account's notification preferences (docs/users.md, "Notification preferences"). */
+export const NotificationSettings = v.object({
+  message_notifications: v.picklist(["all", "mentions", "none"]),
+  dm_notifications: v.boolean(),
+  friend_request_notifications: v.boolean(),
+  sounds: v.boolean(),
+  desktop: v.boolean(),
+});
+export type NotificationSettings = v.InferOutput<typeof NotificationSettings>;
 
 export const UserProfile = v.object({
   ...PublicUser.entries,

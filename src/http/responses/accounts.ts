@@ -7,11 +7,11 @@
 import * as v from "valibot";
 import { Session } from "../../domain/accounts/accounts.ts";
 import { Friend, FriendRequest, FriendSearchResult } from "../../domain/accounts/friends.ts";
-import { Connection, MutedUser, UserProfile } from "../../domain/accounts/users.ts";
+import { Connection, MutedUser, NotificationSettings, UserProfile } from "../../domain/accounts/users.ts";
 import { FriendVoiceActivity } from "../../domain/voice/voice.ts";
 import { Activity, PublicUser } from "../../domain/shared/shapes.ts";
 
-export { Connection, Friend, FriendRequest, FriendSearchResult, FriendVoiceActivity, MutedUser, Session, UserProfile };
+export { Connection, Friend, FriendRequest, FriendSearchResult, FriendVoiceActivity, MutedUser, NotificationSettings, Session, UserProfile };
 
 export const TwoFactorSetup = v.object({ secret: v.string(), otpauth_url: v.string() });
 export const TwoFactorState = v.object({ two_factor_enabled: v.boolean() });
@@ -20,13 +20,6 @@ export const TwoFactorEnabled = v.object({ two_factor_enabled: v.literal(true), 
 export const RecoveryCodes = v.object({ recovery_codes: v.array(v.string()) });
 export const LoggedOut = v.object({ logged_out: v.literal(true) });
 
-export const NotificationSettings = v.object({
-  message_notifications: v.picklist(["all", "mentions", "none"]),
-  dm_notifications: v.boolean(),
-  friend_request_notifications: v.boolean(),
-  sounds: v.boolean(),
-  desktop: v.boolean(),
-});
 /** A bot's public view with its activity (Bot REST `GET /users/:id`). */
 export const UserWithActivity = v.object({ ...PublicUser.entries, activity: v.nullable(Activity) });
 
