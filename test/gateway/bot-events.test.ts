@@ -3,7 +3,7 @@ import { LIMITS } from "../../src/domain/shared/limits.ts";
 import { addBot, createBot } from "../helpers/bots.ts";
 import { registerCommands, say } from "../helpers/bot-platform.ts";
 import { community, createVoiceChannel, joinChannel } from "../helpers/community.ts";
-import { sleep, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
+import { startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -203,7 +203,6 @@ describe("interaction:response refusals", () => {
     const arrived = waitForEvent(memberSocket, "message:new", { filter: (m) => m.user_id === bot.botUserId });
     botSocket.emit("interaction:response", { interaction_id: interaction.id, channel_id: channelId, content: "pong" });
     expect((await arrived).content).toBe("pong");
-    await sleep(20);
     botSocket.close();
     memberSocket.close();
   });

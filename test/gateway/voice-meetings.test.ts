@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, community, createVoiceChannel } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -107,7 +108,7 @@ describe("meetings", () => {
       ok: false,
       error: "role: must be audience or speaker",
     });
-    await sleep(50);
+    await quietWindow(50);
     expect(leaked).toEqual([]);
     for (const s of [mod, m, outside, o]) s.close();
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, auditLog, community, createServer, createVoiceChannel } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -57,7 +58,7 @@ describe("voice:server-mute / voice:server-deafen", () => {
       ["VOICE_SERVER_DEAFEN", moderator.id, member.id],
       ["VOICE_SERVER_MUTE", moderator.id, member.id],
     ]);
-    await sleep(50);
+    await quietWindow(50);
     expect(leaked).toEqual([]);
     for (const s of [mod, m, outside]) s.close();
   });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { API_KEY, PROVIDER_SECRET_PAYLOAD, enableAi, newConversation, openTurn, sendTurn, startFakeProvider } from "../helpers/ai.ts";
 import { PNG_1X1 } from "../helpers/images.ts";
-import { expectError, sleep, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { expectError, startServer, type TestServer, type TestUser } from "../helpers/server.ts";
+import { eventually } from "../helpers/wait.ts";
 
 // Sending a turn as server-sent events, its gates, provider failures and cancelling (docs/ai.md).
 const TIMEOUT_MS = 300;
@@ -393,7 +394,7 @@ describe("POST /ai/chat/cancel", () => {
     const providerRequest = lastRequest();
     open.close();
     await providerRequest.aborted;
-    for (let i = 0; i < 50 && (await history(user, id)).length < 2; i++) await sleep(20);
+    await eventually(async () => (await history(user, id)).length >= 2, "the cancelled answer stored");
     const stored = await history(user, id);
     expect(stored[1]).toMatchObject({ role: "assistant", status: "cancelled" });
     expect(stored[1].content).toMatch(/^(tick )+$/);

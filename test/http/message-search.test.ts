@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { community } from "../helpers/community.ts";
 import { startServer, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { eventually } from "../helpers/wait.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 import { searchWords } from "../../src/domain/messaging/search-query.ts";
 import { toFtsMatch } from "../../src/store/sqlite/dialect.ts";
@@ -125,8 +126,7 @@ describe("GET /api/v1/messages/:channelId/search", () => {
     const { member, channelId } = await withOtherChannel();
     await Promise.all(Array.from({ length: 20 }, (_, i) => send(channelId, member, `batch word ${i}`)));
     // Counted, not timed: the backlog empties by itself (INDEX_DELAY_MS), well within 10 s.
-    for (let i = 0; i < 200 && (await pending()) > 0; i++) await Bun.sleep(50);
-    expect(await pending()).toBe(0);
+    await eventually(async () => (await pending()) === 0, "the index backlog to empty", { timeoutMs: 10_000, intervalMs: 50 });
     await integrityCheck();
     expect(contents(await search(channelId, member, q("batch word", 100))).length).toBe(20);
   });

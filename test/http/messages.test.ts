@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addMember, auditEntries, community, joinChannel } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { quietWindow } from "../helpers/wait.ts";
 import { PERMISSIONS as P } from "../../src/domain/access/permission-bits.ts";
 import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 
@@ -234,7 +235,7 @@ describe("typing", () => {
     const stopped = waitForEvent(watcher, "typing:stop");
     typist.emit("typing:stop", channelId);
     expect(await stopped).toEqual({ userId: member.id, username: member.username, channelId });
-    await sleep(50);
+    await quietWindow(50); // the typist's own socket: nothing later on it to wait for
     expect(selfSaw).toEqual([]);
     const stranger = await server.connect(outsider.token);
     expect(await stranger.emitWithAck("typing:start", channelId)).toEqual({ ok: false, error: "You are not a member of this server" });

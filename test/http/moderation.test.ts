@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isTimedOut } from "../../src/domain/access/permissions.ts";
 import { addMember, auditLog, community } from "../helpers/community.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser, expectError } from "../helpers/server.ts";
+import { quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -40,7 +41,8 @@ async function joinNewcomer(serverId: string, owner: TestUser, watcher: ClientSo
   const heard = waitForEvent(watcher, "member:joined", { filter: (p) => p.userId === newcomer.id });
   expect((await call("POST", `/join/${invite.code}`, newcomer)).status).toBe(200);
   await heard;
-  await sleep(50);
+  // A socket still in the server's room (wrongly) would have the join by now too.
+  await quietWindow(50);
   return newcomer;
 }
 
