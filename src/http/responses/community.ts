@@ -4,7 +4,7 @@
  * outputs) and listed here with the answers only these routes build, so the reference names them.
  */
 import * as v from "valibot";
-import { BotFlag, ImageUrl, UnixSeconds, Uuid } from "../../domain/shared/shapes.ts";
+import { ImageUrl, UnixSeconds, Uuid } from "../../domain/shared/shapes.ts";
 import { AuditEntry } from "../../domain/access/audit.ts";
 import { ChannelList, PermissionOverride } from "../../domain/community/channels.ts";
 import { Emoji } from "../../domain/community/emojis.ts";
