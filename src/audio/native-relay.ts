@@ -62,7 +62,7 @@ interface RoomState {
   sinceSweep: number;
 }
 
-export interface NativeRelayOptions {
+interface NativeRelayOptions {
   /** A listener with more than this many bytes buffered misses frames until it drains. */
   highWaterBytes?: number;
   /** ... and hears again once it is back under this. */
@@ -73,7 +73,7 @@ export interface NativeRelayOptions {
   sweepEveryFrames?: number;
 }
 
-export interface NativeRelayStats {
+interface NativeRelayStats {
   /** Frames handed to the native publish. */
   published: number;
   /** Frame deliveries skipped because a listener was stalled (whole frames; counted per

@@ -58,7 +58,7 @@ import { onEveryNode, signalVoiceJoined } from "./voice/live-state-everywhere.ts
 /** Every feature of the platform, wired to one store and one event bus. */
 export type Domain = ReturnType<typeof createDomain>;
 
-export interface DomainDeps {
+interface DomainDeps {
   config: Config;
   /** Signs and verifies the bearer tokens (src/http/jwt-codec.ts). */
   jwt: JwtCodec;

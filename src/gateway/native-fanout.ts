@@ -54,9 +54,9 @@ const topicOf = (room: string, resumable: boolean) => (resumable ? `@${room}` : 
 export const websocketOf = (socket: IoSocket): Ws | null => bunWebsocketOf(socket.conn);
 
 /** Whether the socket asked for resume offsets (src/gateway/resume.ts sets it from the handshake). */
-export const isResumable = (socket: IoSocket) => (socket.data as { resume?: boolean } | undefined)?.resume === true;
+const isResumable = (socket: IoSocket) => (socket.data as { resume?: boolean } | undefined)?.resume === true;
 
-export interface NativeFanoutStats {
+interface NativeFanoutStats {
   /** Broadcasts published natively to one room's topics. */
   published: number;
   /** Broadcasts delivered receiver by receiver (several rooms, or an except list). */
@@ -75,7 +75,7 @@ interface Encoded {
   packetOpts: PacketOptions;
 }
 /** Where a held socket's broadcasts go instead (the Engine.IO text frame is "4" + `full`). */
-export type HeldDelivery = (offset: string | null, full: string, packetOpts: PacketOptions) => void;
+type HeldDelivery = (offset: string | null, full: string, packetOpts: PacketOptions) => void;
 interface Held {
   socket: IoSocket;
   deliver: HeldDelivery;

@@ -17,7 +17,7 @@ import { bunWebsocketOf } from "./bun-engine-internals.ts";
  */
 
 /** Behind by more than this at two pongs in a row: not reading. */
-export const STALLED_BYTES = 64 * 1024;
+const STALLED_BYTES = 64 * 1024;
 
 /** Bun's websocket options that bound each connection's send buffer. */
 export function websocketBackpressure(maxBufferedBytes: number) {

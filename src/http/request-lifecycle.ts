@@ -5,7 +5,7 @@ import type { Readiness } from "../ops/readiness.ts";
 import { errorResponse, loggablePath } from "./errors.ts";
 
 /** What the app does around every HTTP request, called by Elysia's global hooks (src/app.ts). */
-export interface RequestLifecycle {
+interface RequestLifecycle {
   /** The checks before anything reads the request: a Response refuses it. */
   refuse(request: Request): Response | undefined;
   /** A failure as `{error}` with its status. */

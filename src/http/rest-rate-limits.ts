@@ -4,10 +4,10 @@ import type { SharedRateLimiter, SharedState } from "../domain/shared/shared-sta
 import { FAMILY_LABELS, REST_RATE_FAMILIES, restRateFamilyOf, scopeParamOf, type RestRateFamily, type RestRateLimits } from "./rate-limit-families.ts";
 
 /** The headers a limited route answers with, as Discord names them. */
-export type RateHeaders = Record<string, string>;
+type RateHeaders = Record<string, string>;
 
 /** The limit of one route: counts a request of a caller against the route family's bucket. */
-export interface RouteRateLimit {
+interface RouteRateLimit {
   readonly family: RestRateFamily;
   /**
    * Counts one request of `userId` (with the route's path parameters): the headers to answer
@@ -82,7 +82,7 @@ export class RestRateLimiter {
  * `X-RateLimit-*` of a decision: Reset in epoch seconds and Reset-After in seconds, both to the
  * millisecond (as Discord; `String` of whole milliseconds over 1000, cheaper than `toFixed`).
  */
-export function rateHeaders(decision: RateDecision, bucket: string): RateHeaders {
+function rateHeaders(decision: RateDecision, bucket: string): RateHeaders {
   const resetAt = Math.round(decision.resetAt);
   return {
     "X-RateLimit-Limit": String(decision.limit),

@@ -1,7 +1,7 @@
 import type { Database } from "./database.ts";
 import type { BuiltinRole } from "./types.ts";
 
-export interface AccessRow {
+interface AccessRow {
   owner_id: string;
   role: BuiltinRole;
   timeout_until: number | null;

@@ -11,7 +11,7 @@ export interface AiConversationRow {
   updated_at: number;
 }
 
-export type AiRole = "user" | "assistant";
+type AiRole = "user" | "assistant";
 /** `complete`; or, for a reply, `cancelled` (the user stopped it) or `error` (the provider failed). */
 export type AiMessageStatus = "complete" | "cancelled" | "error";
 

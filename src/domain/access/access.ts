@@ -19,7 +19,7 @@ import {
 import { isUuid } from "../shared/validation.ts";
 import type { SharedState } from "../shared/shared-state.ts";
 
-export interface ChannelOverrides {
+interface ChannelOverrides {
   category: Override[];
   channel: Override[];
 }
@@ -51,7 +51,7 @@ export interface ChannelContext {
 }
 
 /** The refusal of anything a timeout forbids, to a timed-out member. */
-export const timedOutError = () => forbidden("You are timed out in this server");
+const timedOutError = () => forbidden("You are timed out in this server");
 
 /**
  * 403 naming the permission(s) the caller lacks; to a timed-out `member` (pass it whenever it

@@ -27,8 +27,8 @@ export type Session = v.InferOutput<typeof Session>;
 /** Platform setting: anyone may register (docs/admin.md). When closed, administrators create accounts. */
 export const REGISTRATION_OPEN = defineSetting("registration_open", v.boolean(), true);
 
-export const REGISTRATION_CLOSED = "Registration is closed on this server: ask an administrator for an account";
-export const ACCOUNT_DISABLED = "This account has been disabled by an administrator";
+const REGISTRATION_CLOSED = "Registration is closed on this server: ask an administrator for an account";
+const ACCOUNT_DISABLED = "This account has been disabled by an administrator";
 const TOO_MANY_FAILED_LOGINS = "Too many failed logins for this account, try again later";
 const BOT_LOGOUT = "Bot tokens cannot log out: regenerate the bot's token instead (POST /api/v1/oauth2/applications/:appId/token)";
 

@@ -16,7 +16,7 @@ import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
 import type { MessageBodyInput, SendMessageInput } from "./message-schemas.ts";
 
-export const VOICE_CHAT_DISABLED = "Text chat is disabled for this voice channel";
+const VOICE_CHAT_DISABLED = "Text chat is disabled for this voice channel";
 
 /** `<:name:id>` (and animated `<a:name:id>`) custom emoji markup. */
 const CUSTOM_EMOJI = /<a?:([\w-]{1,32}):([0-9a-f-]{36})>/gi;
@@ -45,10 +45,10 @@ const MASS_MENTION = /@(everyone|here)\b/;
  * What the shared send rules read: the channel, and the sender's permissions in it; the member
  * when the sender is one (a webhook is not), so a refusal can say it is due to a timeout.
  */
-export type SendContext = Pick<ChannelContext, "channel" | "permissions"> & Partial<Pick<ChannelContext, "member">>;
+type SendContext = Pick<ChannelContext, "channel" | "permissions"> & Partial<Pick<ChannelContext, "member">>;
 
 /** A webhook posting to its channel: the account its messages are stored under, and what they show. */
-export interface WebhookSender {
+interface WebhookSender {
   id: string;
   channelId: string;
   /** messages.user_id must be a user: the webhook's creator (see docs/webhooks.md). */
@@ -80,7 +80,7 @@ interface CheckedMessage {
 }
 
 /** A send: the REST payload as its schema outputs it, plus what other senders bring. */
-export type SendInput = Omit<SendMessageInput, "embeds"> & {
+type SendInput = Omit<SendMessageInput, "embeds"> & {
   /** As the send schemas check it (an array or null); a webhook's is anything, normalized leniently. */
   embeds?: unknown;
   /** Files already stored by the caller (uploads); removed again if the send is refused. */
@@ -93,7 +93,7 @@ export type SendInput = Omit<SendMessageInput, "embeds"> & {
  * Narrows an edit or delete: the message must be in `channelId` (404 otherwise), and with
  * `ownOnly` only its author may act (Bot REST), even with MANAGE_MESSAGES.
  */
-export interface MessageScope {
+interface MessageScope {
   channelId?: string;
   ownOnly?: boolean;
 }
@@ -105,7 +105,7 @@ export interface MessagePage {
   limit: number;
 }
 
-export function toAttachment(row: AttachmentRow): Attachment {
+function toAttachment(row: AttachmentRow): Attachment {
   return { id: row.id, filename: row.filename, original_name: row.original_name, mime_type: row.mime_type, size: row.size };
 }
 

@@ -45,7 +45,7 @@ export interface RateLimiterOptions {
 }
 
 /** What the adapter uses of a rate-limiter-flexible limiter: RateLimiterMemory and RateLimiterRedis have it alike. */
-export type PointsLimiter = Pick<RateLimiterAbstract, "consume" | "get" | "reward" | "delete">;
+type PointsLimiter = Pick<RateLimiterAbstract, "consume" | "get" | "reward" | "delete">;
 
 /**
  * A window as rate-limiter-flexible counts it, in whole seconds: its Redis store drops a
