@@ -1,12 +1,12 @@
 /**
  * Checked by `npm run typecheck` (not a test file): the server's own types of applications,
  * invite cards, bot servers and commands still fit what the web app reads
- * (web/api/application-types.ts, generated from the reference).
+ * (web/lib/wire-types.ts, generated from the reference).
  */
 import type { Application, BotInviteCard, BotServer } from "../../src/domain/bots/applications.ts";
 import type { BotAddResult } from "../../src/domain/bots/bot-membership.ts";
 import type { Command } from "../../src/domain/bots/commands.ts";
-import type * as Web from "../../web/api/application-types.ts";
+import type * as Web from "../../web/lib/wire-types.ts";
 
 type Fits<Server extends Client, Client> = [Server, Client];
 

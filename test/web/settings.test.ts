@@ -1,7 +1,7 @@
 /** The server settings' pure rules: who is offered what, role moves, audit entries in words. */
 import { expect, test } from "bun:test";
-import type { Member, Role } from "../../web/api/types.ts";
-import type { AuditEntry } from "../../web/api/settings-types.ts";
+import type { Member, Role } from "../../web/lib/wire-types.ts";
+import type { AuditEntry } from "../../web/lib/wire-types.ts";
 import { settingsAccess, isTimedOut } from "../../web/pages/settings/access.ts";
 import { allowedIndexes, customRolesHighestFirst, moveTo, positionAt } from "../../web/pages/settings/role-order.ts";
 import { ACTION_LABELS, changeLines, entrySubject } from "../../web/pages/settings/audit-labels.ts";

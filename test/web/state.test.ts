@@ -1,6 +1,6 @@
 /** The pure parts of the app's state: message lists, reactions, the channel tree, permissions. */
 import { expect, test } from "bun:test";
-import type { Category, Channel, Member, Message, Role } from "../../web/api/types.ts";
+import type { Category, Channel, Member, Message, Role } from "../../web/lib/wire-types.ts";
 import { channelTree, firstTextChannel } from "../../web/lib/channel-tree.ts";
 import { applyReaction, continuesGroup, mergeMessages, removeMessage } from "../../web/lib/message-list.ts";
 import { basePermissionsOf, can } from "../../web/lib/permissions.ts";

@@ -1,4 +1,4 @@
-import type { PresenceStatus } from "../api/types.ts";
+import type { PresenceStatus } from "../lib/wire-types.ts";
 import { initials } from "../lib/format.ts";
 
 /** A person's (or server's) picture, or their initials on a colour derived from the name. Decorative: the name is said next to it. */

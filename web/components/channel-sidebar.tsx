@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Server } from "../api/types.ts";
+import type { Server } from "../lib/wire-types.ts";
 import { channelTree } from "../lib/channel-tree.ts";
 import type { ServerState } from "../state/server-state.ts";
 import { InviteDialog } from "./server-dialogs.tsx";

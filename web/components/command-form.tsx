@@ -5,7 +5,7 @@
  * the text box, Tab moves between fields.
  */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { Channel, CommandOption, Member, Role, ServerCommand } from "../api/types.ts";
+import type { Channel, CommandOption, Member, Role, ServerCommand } from "../lib/wire-types.ts";
 import { optionInput } from "../lib/command-wire.ts";
 import { Avatar } from "./avatar.tsx";
 import { listKeys, SuggestionList, type Suggestion } from "./suggestion-list.tsx";

@@ -6,15 +6,16 @@
  * routing flag when several bots share the name, then waits for the bot's answer.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { errorMessage } from "../api/client.ts";
-import type { UploadProgress } from "../api/client.ts";
-import type { Message, ServerCommand } from "../api/types.ts";
+import { errorMessage } from "../lib/api-errors.ts";
+import type { UploadProgress } from "../../sdk/src/client.ts";
+import type { Message, ServerCommand } from "../lib/wire-types.ts";
 import { buildCommandWire, missingRequiredOption, sharesName } from "../lib/command-wire.ts";
 import { encodeMentions } from "../lib/content.ts";
 import { formatFileSize } from "../lib/format.ts";
 import { rankCommands } from "../lib/shared-rules.ts";
 import { TypingSender } from "../lib/typing.ts";
-import { api, gateway } from "../state/app-state.ts";
+import { gateway, rest } from "../state/app-state.ts";
+import { sendMessage, uploadMessage } from "../state/place-requests.ts";
 import { Avatar } from "./avatar.tsx";
 import { CommandForm } from "./command-form.tsx";
 import { usePlace } from "./place-context.ts";
@@ -61,8 +62,9 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
   const typing = useMemo(
     () =>
       new TypingSender((event) => {
-        if (place.place.kind === "channel") gateway.emit(`typing:${event}`, place.place.channelId);
-        else gateway.emit(`dm:typing:${event}`, { conversationId: timeline.key });
+        // Typing is of the moment: dropped, never queued, while the connection is down.
+        if (place.place.kind === "channel") gateway.send(`typing:${event}`, place.place.channelId, { dropWhileDisconnected: true });
+        else gateway.send(`dm:typing:${event}`, { conversationId: timeline.key }, { dropWhileDisconnected: true });
       }),
     [timeline.key],
   );
@@ -156,7 +158,7 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     setBusy(true);
     setError(null);
     try {
-      const sent = await api.send(place.place, { content: wire });
+      const sent = await sendMessage(rest, place.place, { content: wire });
       timeline.receive(sent);
       timeline.awaitAnswer(sent.id, command.bot_id, `${command.bot_name} did not answer /${command.name}.`);
       setCommand(null);
@@ -177,8 +179,8 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     try {
       const sent =
         files.length > 0
-          ? await api.upload(place.place, files, content, replyTo?.id ?? null, setProgress)
-          : await api.send(place.place, { content, reply_to: replyTo?.id ?? null });
+          ? await uploadMessage(rest, place.place, files, content, replyTo?.id ?? null, setProgress)
+          : await sendMessage(rest, place.place, { content, reply_to: replyTo?.id ?? null });
       typing.stop();
       timeline.receive(sent);
       // A command typed out by hand waits for its bot like one chosen from the list.

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
-import { errorMessage } from "../api/client.ts";
-import { api, session, store } from "../state/app-state.ts";
+import { errorMessage } from "../lib/api-errors.ts";
+import { rest, session, store } from "../state/app-state.ts";
 import { conversationName } from "../state/store.ts";
 import { Avatar } from "./avatar.tsx";
 import { Dialog } from "./dialog.tsx";
@@ -71,7 +71,7 @@ function NewGroupDialog({ onClose }: { onClose: () => void }) {
   async function create(event: Event) {
     event.preventDefault();
     try {
-      const group = await api.createGroup([...picked], name.trim() || undefined);
+      const group = await rest.request("createGroup", { body: name.trim() ? { member_ids: [...picked], name: name.trim() } : { member_ids: [...picked] } });
       store.upsertConversation(group);
       onClose();
       route(`/channels/@me/${group.id}`);

@@ -1,4 +1,4 @@
-import type { Embed, Message } from "../api/types.ts";
+import type { Embed, Message } from "../lib/wire-types.ts";
 import { formatEmbedTimestamp } from "../lib/format.ts";
 import { MessageComponents } from "./message-components.tsx";
 import { MessageContent } from "./message-content.tsx";

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from "preact/hooks";
-import type { Emoji } from "../api/types.ts";
+import type { Emoji } from "../lib/wire-types.ts";
 import { emojiUrl } from "./message-content.tsx";
 
 /** The Unicode emoji offered first; any emoji can also be typed in a message. */

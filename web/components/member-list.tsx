@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
-import { errorMessage } from "../api/client.ts";
-import type { Member, Role } from "../api/types.ts";
+import { errorMessage } from "../lib/api-errors.ts";
+import type { Member, Role } from "../lib/wire-types.ts";
 import { store } from "../state/app-state.ts";
 import type { ServerState } from "../state/server-state.ts";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";

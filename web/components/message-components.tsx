@@ -3,7 +3,8 @@
  * error is shown beside them, and the press waits for the bot's answer like a command does.
  */
 import { useState } from "preact/hooks";
-import type { ChannelSelect, Component, Message, StringSelect } from "../api/types.ts";
+import type { ChannelSelect, Component, Message, StringSelect } from "../lib/wire-types.ts";
+import { errorMessage } from "../lib/api-errors.ts";
 import { gateway } from "../state/app-state.ts";
 import { usePlace } from "./place-context.ts";
 import { Icon } from "./icons.tsx";
@@ -17,10 +18,13 @@ export function MessageComponents({ components, message }: { components: Compone
   async function press(customId: string, values?: string[]) {
     setBusy(customId);
     setError(null);
-    const ack = await gateway.request<{ interaction_id: string }>("message:component", values ? { message_id: message.id, custom_id: customId, values } : { message_id: message.id, custom_id: customId });
+    const refusal = await gateway.emit("message:component", values ? { message_id: message.id, custom_id: customId, values } : { message_id: message.id, custom_id: customId }).then(
+      () => null,
+      (failure: unknown) => errorMessage(failure),
+    );
     setBusy(null);
-    if (!ack.ok) {
-      setError(ack.error);
+    if (refusal) {
+      setError(refusal);
       return;
     }
     place.timeline.awaitAnswer(message.id, message.user_id, `${message.username} did not answer.`);

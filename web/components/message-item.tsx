@@ -5,9 +5,10 @@
  */
 import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "../state/app-state.ts";
-import { errorMessage } from "../api/client.ts";
-import type { Attachment, Message } from "../api/types.ts";
+import { rest } from "../state/app-state.ts";
+import { deleteMessage, editMessage } from "../state/place-requests.ts";
+import { errorMessage } from "../lib/api-errors.ts";
+import type { Attachment, Message } from "../lib/wire-types.ts";
 import { formatFileSize, formatFullTime, formatMessageTime } from "../lib/format.ts";
 import { can } from "../lib/permissions.ts";
 import { Avatar } from "./avatar.tsx";
@@ -65,12 +66,12 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
   const toggleReaction = (emoji: string) => {
     if (place.place.kind !== "channel") return;
     const channelId = place.place.channelId;
-    void act(() => api.toggleReaction(channelId, message.id, emoji));
+    void act(() => rest.request("toggleReaction", { params: { id: channelId, messageId: message.id }, body: { emoji } }));
   };
   const togglePin = () => {
     if (place.place.kind !== "channel") return;
     const channelId = place.place.channelId;
-    void act(() => (pinned ? api.unpin(channelId, message.id) : api.pin(channelId, message.id)));
+    void act(() => rest.request(pinned ? "unpinMessage" : "pinMessage", { params: { id: channelId, messageId: message.id } }));
   };
 
   return (
@@ -178,7 +179,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
         />
       )}
       {confirmDelete && (
-        <ConfirmDialog title="Delete message" confirm="Delete" onConfirm={() => api.remove(place.place, message.id)} onClose={() => setConfirmDelete(false)}>
+        <ConfirmDialog title="Delete message" confirm="Delete" onConfirm={() => deleteMessage(rest, place.place, message.id)} onClose={() => setConfirmDelete(false)}>
           <p>Delete this message{own ? "" : ` by ${message.username}`}? This cannot be undone.</p>
           <blockquote class="quote">{message.content || (message.attachments[0]?.original_name ?? "(no text)")}</blockquote>
         </ConfirmDialog>
@@ -200,7 +201,7 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
   async function save() {
     if (text === message.content) return onDone();
     try {
-      await api.edit(place.place, message.id, text);
+      await editMessage(rest, place.place, message.id, text);
       onDone();
     } catch (failure) {
       setError(errorMessage(failure));
@@ -238,7 +239,7 @@ function ReplyPreview({ replyTo }: { replyTo: string }) {
   const [fetched, setFetched] = useState<Message | null | undefined>(undefined);
   useEffect(() => {
     if (loaded || place.place.kind !== "channel") return;
-    api.message(replyTo).then(setFetched, () => setFetched(null));
+    rest.request("getMessage", { params: { messageId: replyTo } }).then(setFetched, () => setFetched(null));
   }, [replyTo, Boolean(loaded)]);
   const original = loaded ?? fetched;
   return (

@@ -6,7 +6,7 @@
  */
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { VList, type VListHandle } from "virtua";
-import type { Message } from "../api/types.ts";
+import type { Message } from "../lib/wire-types.ts";
 import { continuesGroup } from "../lib/message-list.ts";
 import { ErrorAlert } from "./error-alert.tsx";
 import { MessageItem } from "./message-item.tsx";

@@ -1,8 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
-import { errorMessage } from "../api/client.ts";
-import type { Message } from "../api/types.ts";
+import { errorMessage } from "../lib/api-errors.ts";
+import type { Message } from "../lib/wire-types.ts";
 import { formatMessageTime } from "../lib/format.ts";
-import { api } from "../state/app-state.ts";
+import { rest } from "../state/app-state.ts";
 import { MessageContent } from "./message-content.tsx";
 import { usePlace } from "./place-context.ts";
 import { Icon } from "./icons.tsx";
@@ -16,7 +16,7 @@ export function PinsPanel({ onClose }: { onClose: () => void }) {
   const pinnedIds = place.timeline.pinned.value;
   useEffect(() => {
     if (place.place.kind !== "channel") return;
-    api.pins(place.place.channelId).then(setPins, (e) => setError(errorMessage(e)));
+    rest.request("listPins", { params: { id: place.place.channelId } }).then(setPins, (e) => setError(errorMessage(e)));
   }, [place.timeline.key, pinnedIds]);
   return (
     <aside class="side-panel" aria-label="Pinned messages">

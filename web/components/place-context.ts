@@ -5,8 +5,8 @@
  */
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
-import type { MessagePlace } from "../api/api.ts";
-import type { Channel, Conversation, MeUser, Role } from "../api/types.ts";
+import type { MessagePlace } from "../state/place-requests.ts";
+import type { Channel, Conversation, MeUser, Role } from "../lib/wire-types.ts";
 import type { ServerState } from "../state/server-state.ts";
 import type { Timeline } from "../state/timeline.ts";
 

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import type { Message } from "../api/types.ts";
+import type { Message } from "../lib/wire-types.ts";
 import { Composer } from "./composer.tsx";
 import { MessageList } from "./message-list.tsx";
 import { PinsPanel } from "./pins-panel.tsx";

@@ -1,4 +1,4 @@
-import type { ReactionSummary } from "../api/types.ts";
+import type { ReactionSummary } from "../lib/wire-types.ts";
 import { EmojiView } from "./message-content.tsx";
 
 /** The reactions under a message: one toggle button per emoji with its count, pressed when the reader reacted. */

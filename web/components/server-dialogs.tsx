@@ -1,9 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
-import { errorMessage } from "../api/client.ts";
+import { errorMessage } from "../lib/api-errors.ts";
 import { inviteCodeFrom } from "../lib/format.ts";
-import type { Server } from "../api/types.ts";
-import { api, store } from "../state/app-state.ts";
+import type { Server } from "../lib/wire-types.ts";
+import { rest, store } from "../state/app-state.ts";
 import { CopyButton } from "./copy-button.tsx";
 import { Dialog } from "./dialog.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
@@ -77,7 +77,7 @@ export function CreateServerDialog({ onClose }: { onClose: () => void }) {
       maxLength={100}
       submit="Create"
       onClose={onClose}
-      run={(name) => api.createServer(name.trim())}
+      run={(name) => rest.request("createServer", { body: { name: name.trim() } })}
     />
   );
 }
@@ -92,7 +92,7 @@ export function JoinServerDialog({ onClose }: { onClose: () => void }) {
       onClose={onClose}
       run={async (input) => {
         const code = inviteCodeFrom(input);
-        return code ? api.joinServer(code) : "Enter an invite code, or an invite link ending in /invite/<code>.";
+        return code ? rest.request("joinServer", { params: { inviteCode: code } }) : "Enter an invite code, or an invite link ending in /invite/<code>.";
       }}
     />
   );
@@ -103,7 +103,7 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
   const [link, setLink] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    api.createInvite(serverId).then(
+    rest.request("createInvite", { params: { id: serverId }, body: {} }).then(
       (invite) => setLink(`${location.origin}/invite/${invite.code}`),
       (failure) => setError(errorMessage(failure)),
     );

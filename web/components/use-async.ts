@@ -3,7 +3,7 @@
  * an action the person asked for (`useAction`), each with its error as the server worded it.
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { errorMessage } from "../api/client.ts";
+import { errorMessage } from "../lib/api-errors.ts";
 
 export interface Loaded<T> {
   data: T | null;

@@ -1,6 +1,5 @@
 import { useState } from "preact/hooks";
-import { logOut, session } from "../state/app-state.ts";
-import { gateway, store } from "../state/app-state.ts";
+import { logOut, session, store } from "../state/app-state.ts";
 import { AccountDialog } from "./account-dialog.tsx";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";
 import { Icon } from "./icons.tsx";
@@ -14,7 +13,7 @@ export function UserPanel() {
   const [leaving, setLeaving] = useState(false);
   const user = session.value?.user;
   if (!user) return null;
-  const connected = gateway.connected.value;
+  const connected = store.connected.value;
   const status = store.shownSelfStatus();
   return (
     <section class="user-panel" aria-label="Your account">

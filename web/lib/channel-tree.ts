@@ -1,5 +1,5 @@
 /** The channel list as the sidebar shows it: uncategorized channels first, then each category with its channels. Pure. */
-import type { Category, Channel } from "../api/types.ts";
+import type { Category, Channel } from "./wire-types.ts";
 
 export interface ChannelGroup {
   category: Category | null;

@@ -4,7 +4,7 @@
  * values with spaces, and the routing flag `--__bot <@botUserId>` when several bots of the
  * server share the command's name. Pure: the composer and its tests use it.
  */
-import type { CommandOption } from "../api/types.ts";
+import type { CommandOption } from "./wire-types.ts";
 import { OPTION_TYPES } from "./shared-rules.ts";
 
 

@@ -2,7 +2,7 @@
  * A conversation's loaded messages, oldest first, as pure operations. Ids are UUIDv7, so
  * comparing them as strings orders messages by time (the server's order too).
  */
-import type { Message, ReactionSummary } from "../api/types.ts";
+import type { Message, ReactionSummary } from "./wire-types.ts";
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 

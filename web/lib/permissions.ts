@@ -3,7 +3,7 @@
  * server does (server-wide bits only: channel overrides are readable only by managers). The
  * app uses it to offer actions; the server still decides, and its refusal is shown.
  */
-import type { Member, Role } from "../api/types.ts";
+import type { Member, Role } from "./wire-types.ts";
 import { BUILTIN_ROLES, computeBasePermissions, PERMISSIONS, type BuiltinRole } from "./shared-rules.ts";
 
 export function basePermissionsOf(member: Member | undefined, roles: Role[], ownerId: string): number {

@@ -5,7 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { useRoute } from "preact-iso/router";
 import { Redirect } from "../app.tsx";
-import type { Channel, Conversation, MeUser, Server } from "../api/types.ts";
+import type { Channel, Conversation, MeUser, Server } from "../lib/wire-types.ts";
 import { firstTextChannel } from "../lib/channel-tree.ts";
 import { basePermissionsOf } from "../lib/permissions.ts";
 import { ALL_PERMISSIONS } from "../lib/shared-rules.ts";

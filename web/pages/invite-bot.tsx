@@ -5,13 +5,11 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
-import type { BotAddResult, BotInviteCard } from "../api/application-types.ts";
-import { errorMessage } from "../api/client.ts";
-import type { Server } from "../api/types.ts";
+import type { BotAddResult, BotInviteCard, Server } from "../lib/wire-types.ts";
+import { errorMessage } from "../lib/api-errors.ts";
 import { parseBotInviteQuery } from "../lib/bot-invite.ts";
 import { PERMISSION_LABELS, permissionNames } from "../lib/shared-rules.ts";
-import { applications } from "../state/applications.ts";
-import { api, session, store } from "../state/app-state.ts";
+import { rest, session, store } from "../state/app-state.ts";
 import { Avatar } from "../components/avatar.tsx";
 import { ErrorAlert } from "../components/error-alert.tsx";
 import { PermissionCheckboxes } from "../components/permission-checkboxes.tsx";
@@ -22,7 +20,7 @@ import "./invite-bot.css";
 export default function InviteBotPage() {
   const { query, url } = useLocation();
   const link = parseBotInviteQuery(query);
-  const { data: card, error } = useLoad(async () => (link.botUserId ? applications.inviteCard(link.botUserId) : null), [link.botUserId]);
+  const { data: card, error } = useLoad(async () => (link.botUserId ? rest.request("getBotInvite", { params: { botUserId: link.botUserId } }) : null), [link.botUserId]);
 
   let body;
   if (!link.botUserId) {
@@ -130,7 +128,7 @@ function useManagedServers(): { servers: Server[] | null; error: string | null }
     Promise.all(
       all.map(async (server) => {
         if (server.owner_id === me) return server;
-        const members = await api.members(server.id).catch(() => []);
+        const members = await rest.request("listMembers", { params: { id: server.id } }).catch(() => []);
         return members.find((m) => m.user_id === me)?.role === "admin" ? server : null;
       }),
     ).then(
@@ -192,7 +190,7 @@ function AuthorizeForm({ card, initialBits }: { card: BotInviteCard; initialBits
       picker.current?.focus();
       return;
     }
-    void authorizing.run(async () => setDone({ result: await applications.authorize(card.bot_user_id, server.id, bits), server }));
+    void authorizing.run(async () => setDone({ result: await rest.request("addBotToServer", { params: { botUserId: card.bot_user_id, serverId: server.id }, body: { permissions: bits } }), server }));
   }
 
   const locked = card.invite_permission_locked;

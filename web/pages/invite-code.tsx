@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso/router";
-import { errorMessage } from "../api/client.ts";
-import { api, store } from "../state/app-state.ts";
+import { errorMessage } from "../lib/api-errors.ts";
+import { rest, store } from "../state/app-state.ts";
 import { AuthLayout } from "./auth-layout.tsx";
 import { ErrorAlert } from "../components/error-alert.tsx";
 
@@ -17,7 +17,7 @@ export function InviteCodePage() {
     setBusy(true);
     setError(null);
     try {
-      const server = await api.joinServer(code);
+      const server = await rest.request("joinServer", { params: { inviteCode: code } });
       store.addServer(server);
       route(`/channels/${server.id}`, true);
     } catch (failure) {

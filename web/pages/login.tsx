@@ -1,8 +1,8 @@
 import { useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
-import { ApiError, errorMessage } from "../api/client.ts";
+import { errorMessage, isRefusal } from "../lib/api-errors.ts";
 import { Redirect } from "../app.tsx";
-import { api, session, signedOutReason, signIn } from "../state/app-state.ts";
+import { rest, session, signedOutReason, signIn } from "../state/app-state.ts";
 import { AuthLayout, nextPath } from "./auth-layout.tsx";
 import { ErrorAlert } from "../components/error-alert.tsx";
 import { TwoFactorField } from "../components/two-factor-field.tsx";
@@ -27,10 +27,11 @@ export function LoginPage() {
     setBusy(true);
     setError(null);
     try {
-      signIn(await api.login(login.trim(), password, needsCode ? code.trim() : undefined));
+      const body = needsCode && code.trim() ? { login: login.trim(), password, code: code.trim() } : { login: login.trim(), password };
+      signIn(await rest.request("login", { body }));
       // The router follows the session: the Redirect above takes over.
     } catch (failure) {
-      if (failure instanceof ApiError && failure.status === 401 && failure.message === "Two-factor code required") {
+      if (isRefusal(failure, 401, "Two-factor code required")) {
         setNeedsCode(true);
         setError(null);
         setTimeout(() => codeField.current?.focus());

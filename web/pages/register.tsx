@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
-import { errorMessage } from "../api/client.ts";
+import { errorMessage } from "../lib/api-errors.ts";
 import { Redirect } from "../app.tsx";
-import { api, session, signIn } from "../state/app-state.ts";
+import { rest, session, signIn } from "../state/app-state.ts";
 import { AuthLayout, nextPath } from "./auth-layout.tsx";
 import { ErrorAlert } from "../components/error-alert.tsx";
 
@@ -23,7 +23,7 @@ export function RegisterPage() {
     setBusy(true);
     setError(null);
     try {
-      signIn(await api.register(username.trim(), email.trim(), password));
+      signIn(await rest.request("register", { body: { username: username.trim(), email: email.trim(), password } }));
     } catch (failure) {
       setError(errorMessage(failure));
     } finally {

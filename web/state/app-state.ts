@@ -1,13 +1,12 @@
 /**
- * The app's one session, API client, gateway and store. The token is kept in localStorage so a
- * reload stays logged in; any 401 (REST, or the gateway refusing the token) ends the session and
+ * The app's one session, REST client (the SDK's, on this origin, with the session's token),
+ * gateway and store. The token is kept in localStorage so a reload stays logged in; any 401 (a
+ * REST answer to a call that carried the token, or the gateway refusing it) ends the session and
  * the router shows the login page.
  */
 import { effect, signal } from "@preact/signals";
-import { Api } from "../api/api.ts";
-import { Http } from "../api/client.ts";
-import type { MeUser, Session } from "../api/types.ts";
-import { Gateway } from "./gateway.ts";
+import { Gateway, RestClient } from "../../sdk/src/client.ts";
+import type { MeUser, Session } from "../lib/wire-types.ts";
 import { ChatStore } from "./store.ts";
 
 const STORAGE_KEY = "hearth.session";
@@ -46,9 +45,24 @@ function updateUser(user: MeUser): void {
 
 const expired = () => signOut("Your session has ended. Log in again to continue.");
 
-export const api = new Api(new Http(() => session.value?.token ?? null, expired));
-export const gateway = new Gateway(expired);
-export const store = new ChatStore(api, gateway, () => session.value?.user ?? null);
+/** A person's page does not retry a 429 behind their back: the refusal is shown where they acted. */
+export const rest = new RestClient({ baseUrl: location.origin, token: () => session.value?.token ?? null, onUnauthorized: expired, retriesOn429: 0 });
+/**
+ * The gateway of this origin (docs/gateway.md): it keeps trying while the server is away, even on
+ * the first connection; a request while it is down fails at once with a message the page shows.
+ */
+export const gateway = new Gateway({
+  baseUrl: location.origin,
+  token: () => session.value?.token ?? "",
+  transports: ["websocket", "polling"],
+  reconnect: { initialDelayMs: 500, maxDelayMs: 5000 },
+  retryFirstConnection: true,
+  queueWhileDisconnected: false,
+});
+gateway.on("closed", ({ reason }) => {
+  if (reason === "Unauthorized") expired();
+});
+export const store = new ChatStore(rest, gateway, () => session.value?.user ?? null);
 
 /** How long "Log out" waits for the server before forgetting the token anyway. */
 const LOG_OUT_WAIT_MS = 5000;
@@ -59,7 +73,7 @@ const LOG_OUT_WAIT_MS = 5000;
  */
 export async function logOut(): Promise<void> {
   try {
-    await api.logout({ signal: AbortSignal.timeout(LOG_OUT_WAIT_MS) });
+    await rest.request("logout", { signal: AbortSignal.timeout(LOG_OUT_WAIT_MS) });
   } catch {
     // Forgotten below all the same.
   }
@@ -71,7 +85,7 @@ export async function logOut(): Promise<void> {
  * A failure is thrown to the caller, who shows it: the other sessions would still be logged in.
  */
 export async function logOutEverywhere(): Promise<void> {
-  await api.logoutEverywhere();
+  await rest.request("logoutEverywhere");
   signOut();
 }
 
@@ -81,13 +95,14 @@ effect(() => {
   const token = session.value?.token ?? null;
   if (token === connectedToken) return;
   if (connectedToken) {
-    gateway.disconnect();
+    gateway.close("logged out");
     store.reset();
   }
   connectedToken = token;
   if (!token) return;
-  gateway.connect(token);
+  // A refused token ends the session through `closed` above; the first connection is retried otherwise.
+  gateway.connect().catch(() => {});
   store.start();
   // The stored user may be stale (or the token revoked): ask once; a 401 ends the session.
-  api.me().then(updateUser, () => {});
+  rest.request("getMe").then(updateUser, () => {});
 });

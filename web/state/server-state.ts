@@ -4,9 +4,9 @@
  * Loaded when the server is first shown; gateway events keep it current.
  */
 import { batch, signal } from "@preact/signals";
-import type { Api } from "../api/api.ts";
-import { errorMessage } from "../api/client.ts";
-import type { Category, Channel, Emoji, Member, Role, ServerCommand } from "../api/types.ts";
+import type { RestClient } from "../../sdk/src/client.ts";
+import { errorMessage } from "../lib/api-errors.ts";
+import type { Category, Channel, Emoji, Member, Role, ServerCommand } from "../lib/wire-types.ts";
 
 export class ServerState {
   readonly channels = signal<Channel[] | null>(null);
@@ -21,7 +21,7 @@ export class ServerState {
 
   constructor(
     readonly id: string,
-    private readonly api: Api,
+    private readonly rest: RestClient,
   ) {}
 
   /** Loads everything once; later calls do nothing. */
@@ -37,7 +37,7 @@ export class ServerState {
 
   async reloadChannels(): Promise<void> {
     try {
-      const list = await this.api.channels(this.id);
+      const list = await this.rest.request("listChannels", { params: { id: this.id } });
       batch(() => {
         this.channels.value = list.channels;
         this.categories.value = list.categories;
@@ -49,7 +49,7 @@ export class ServerState {
 
   async reloadMembers(): Promise<void> {
     try {
-      this.members.value = await this.api.members(this.id);
+      this.members.value = await this.rest.request("listMembers", { params: { id: this.id } });
     } catch (error) {
       this.error.value = errorMessage(error);
     }
@@ -57,7 +57,7 @@ export class ServerState {
 
   async reloadRoles(): Promise<void> {
     try {
-      this.roles.value = await this.api.roles(this.id);
+      this.roles.value = await this.rest.request("listRoles", { params: { serverId: this.id } });
     } catch {
       // Roles only colour mentions and hint at permissions; the rest of the app works without.
     }
@@ -65,7 +65,7 @@ export class ServerState {
 
   async reloadEmojis(): Promise<void> {
     try {
-      this.emojis.value = (await this.api.emojis(this.id)).emojis;
+      this.emojis.value = (await this.rest.request("listServerEmojis", { params: { id: this.id } })).emojis;
     } catch {
       this.emojis.value = [];
     }
@@ -73,7 +73,7 @@ export class ServerState {
 
   async reloadCommands(): Promise<void> {
     try {
-      this.commands.value = await this.api.commands(this.id);
+      this.commands.value = await this.rest.request("listServerCommands", { params: { serverId: this.id } });
     } catch {
       this.commands.value = [];
     }

@@ -3,14 +3,15 @@
  * place's timeline, kept current by the gateway's events. Components read its signals.
  */
 import { signal } from "@preact/signals";
-import type { Api, MessagePlace } from "../api/api.ts";
-import { errorMessage } from "../api/client.ts";
-import type { Channel, Conversation, MeUser, Message, PresenceStatus, Role, Server } from "../api/types.ts";
-import type { Gateway } from "./gateway.ts";
+import type { Gateway, GatewayEventName, Listener, RestClient } from "../../sdk/src/client.ts";
+import { errorMessage } from "../lib/api-errors.ts";
+import type { MessagePlace } from "./place-requests.ts";
+import type { Channel, Conversation, MeUser, Message, PresenceStatus, Role, Server } from "../lib/wire-types.ts";
 import { ServerState } from "./server-state.ts";
 import { Timeline } from "./timeline.ts";
 
-type Payload = Record<string, any>;
+/** A room the server refuses (a server left, a channel no longer visible) shows in what REST answers: nothing to tell here. */
+const quietly = (done: Promise<unknown>) => void done.catch(() => {});
 
 export function placeOf(conversation: Conversation): MessagePlace {
   return conversation.type === "group"
@@ -30,16 +31,24 @@ export class ChatStore {
   readonly conversations = signal<Conversation[] | null>(null);
   /** The reader's own status as the gateway last said it (null: not told since connecting). */
   readonly selfStatus = signal<PresenceStatus | null>(null);
+  /** True while the gateway is connected (rooms joined again after a reconnect). */
+  readonly connected = signal(false);
   private states = new Map<string, ServerState>();
   private timelines = new Map<string, Timeline>();
   private unsubscribe: (() => void)[] = [];
 
   constructor(
-    readonly api: Api,
+    readonly rest: RestClient,
     readonly gateway: Gateway,
     private readonly me: () => MeUser | null,
   ) {
-    gateway.onReconnect = () => {
+    gateway.on("ready", () => (this.connected.value = true));
+    gateway.on("disconnected", () => (this.connected.value = false));
+    gateway.on("closed", () => (this.connected.value = false));
+    // A resumed session got back its rooms and the events it missed; otherwise what is shown is asked again.
+    gateway.on("resumed", ({ recovered }) => {
+      this.connected.value = true;
+      if (recovered) return;
       void this.loadServers();
       void this.loadConversations();
       for (const state of this.states.values()) {
@@ -48,7 +57,7 @@ export class ChatStore {
         state.later("roles", 0);
       }
       for (const timeline of this.timelines.values()) void timeline.refresh();
-    };
+    });
   }
 
   /** Loads the lists and subscribes to the gateway; called once a session exists. */
@@ -64,7 +73,7 @@ export class ChatStore {
    * while disconnected.
    */
   shownSelfStatus(): PresenceStatus {
-    return this.gateway.connected.value ? (this.selfStatus.value ?? "online") : "offline";
+    return this.connected.value ? (this.selfStatus.value ?? "online") : "offline";
   }
 
   /** Forgets everything (log out). */
@@ -83,10 +92,10 @@ export class ChatStore {
 
   async loadServers(): Promise<void> {
     try {
-      const servers = await this.api.servers();
+      const servers = await this.rest.request("listServers");
       this.servers.value = servers;
       this.serversError.value = null;
-      for (const server of servers) this.gateway.joinServer(server.id);
+      for (const server of servers) quietly(this.gateway.joinServer(server.id));
     } catch (error) {
       this.serversError.value = errorMessage(error);
     }
@@ -94,7 +103,7 @@ export class ChatStore {
 
   async loadConversations(): Promise<void> {
     try {
-      this.conversations.value = await this.api.conversations();
+      this.conversations.value = await this.rest.request("listDmChannels");
     } catch {
       this.conversations.value ??= [];
     }
@@ -104,20 +113,20 @@ export class ChatStore {
   addServer(server: Server): void {
     const list = this.servers.value ?? [];
     if (!list.some((s) => s.id === server.id)) this.servers.value = [...list, server];
-    this.gateway.joinServer(server.id);
+    quietly(this.gateway.joinServer(server.id));
   }
 
   private forgetServer(serverId: string): void {
     this.servers.value = (this.servers.value ?? []).filter((s) => s.id !== serverId);
     this.states.get(serverId)?.dispose();
     this.states.delete(serverId);
-    this.gateway.leaveServer(serverId);
+    quietly(this.gateway.leaveServer(serverId));
   }
 
   server(serverId: string): ServerState {
     let state = this.states.get(serverId);
     if (!state) {
-      state = new ServerState(serverId, this.api);
+      state = new ServerState(serverId, this.rest);
       this.states.set(serverId, state);
     }
     state.ensureLoaded();
@@ -136,7 +145,7 @@ export class ChatStore {
   private timeline(key: string, place: MessagePlace): Timeline {
     let timeline = this.timelines.get(key);
     if (!timeline) {
-      timeline = new Timeline(key, place, this.api);
+      timeline = new Timeline(key, place, this.rest);
       this.timelines.set(key, timeline);
     }
     return timeline;
@@ -145,19 +154,19 @@ export class ChatStore {
   /** Shows a channel: joins its room, then loads (first time) or catches up (after being away). */
   openChannel(channel: Channel): Timeline {
     const timeline = this.channelTimeline(channel);
-    this.gateway.joinChannel(channel.id);
+    quietly(this.gateway.joinChannel(channel.id));
     if (timeline.status.value === "ready") void timeline.refresh();
     else void timeline.open();
     return timeline;
   }
 
   closeChannel(channelId: string): void {
-    this.gateway.leaveChannel(channelId);
+    quietly(this.gateway.leaveChannel(channelId));
   }
 
   /** A conversation with `userId`, opened (created when new) and put in the list. */
   async openDm(userId: string): Promise<Conversation> {
-    const conversation = await this.api.openDm(userId);
+    const conversation = await this.rest.request("openDm", { params: { targetUserId: userId } });
     this.upsertConversation(conversation);
     return conversation;
   }
@@ -188,10 +197,10 @@ export class ChatStore {
   // Gateway events --------------------------------------------------------------------
 
   private bindEvents(): void {
-    const on = (event: string, handler: (payload: any) => void) => this.unsubscribe.push(this.gateway.on(event, handler));
+    const on = <E extends GatewayEventName>(event: E, listener: Listener<E>) => this.unsubscribe.push(this.gateway.on(event, listener));
     const isMe = (userId: unknown) => userId === this.me()?.id;
 
-    on("user:status", (p: Payload) => {
+    on("user:status", (p) => {
       const status = p.status as PresenceStatus;
       if (isMe(p.userId)) this.selfStatus.value = status;
       for (const state of this.states.values()) state.setStatus(p.userId, status);
@@ -204,13 +213,13 @@ export class ChatStore {
       }
     });
 
-    on("member:joined", (p: Payload) => {
+    on("member:joined", (p) => {
       if (isMe(p.userId) && !this.servers.value?.some((s) => s.id === p.serverId)) void this.loadServers();
       const state = this.states.get(p.serverId);
       state?.later("members");
       state?.later("commands");
     });
-    const left = (p: Payload) => {
+    const left = (p: { serverId: string; userId: string }) => {
       if (isMe(p.userId)) return this.forgetServer(p.serverId);
       const state = this.states.get(p.serverId);
       state?.removeMember(p.userId);
@@ -218,13 +227,13 @@ export class ChatStore {
     };
     on("member:left", left);
     on("member:banned", left);
-    on("member:role-updated", (p: Payload) => {
+    on("member:role-updated", (p) => {
       const state = this.states.get(p.serverId);
       state?.setBuiltinRole(p.userId, p.role);
       if (isMe(p.userId)) state?.later("channels");
     });
-    on("member:timeout", (p: Payload) => this.states.get(p.serverId)?.setTimeoutUntil(p.userId, p.expiresAt ?? null));
-    on("member:roles-updated", (p: Payload) => {
+    on("member:timeout", (p) => this.states.get(p.serverId)?.setTimeoutUntil(p.userId, p.expiresAt ?? null));
+    on("member:roles-updated", (p) => {
       const state = this.states.get(p.serverId);
       state?.later("members");
       if (isMe(p.userId)) state?.later("channels");
@@ -238,8 +247,7 @@ export class ChatStore {
     };
     on("role:created", roleChanged);
     on("role:updated", roleChanged);
-    on("role:deleted", (roleId: unknown) => {
-      const id = typeof roleId === "string" ? roleId : (roleId as Payload)?.id;
+    on("role:deleted", (id) => {
       for (const state of this.states.values()) {
         if (!state.roles.value.some((r) => r.id === id)) continue;
         state.removeRole(id);
@@ -248,16 +256,16 @@ export class ChatStore {
       }
     });
 
-    on("channel:created", (c: Channel) => this.states.get(c.server_id)?.upsertChannel(c));
-    on("channel:updated", (c: Channel) => this.states.get(c.server_id)?.upsertChannel(c));
-    on("channel:deleted", (c: Channel) => this.states.get(c.server_id)?.removeChannel(c.id));
+    on("channel:created", (c) => this.states.get(c.server_id)?.upsertChannel(c));
+    on("channel:updated", (c) => this.states.get(c.server_id)?.upsertChannel(c));
+    on("channel:deleted", (c) => this.states.get(c.server_id)?.removeChannel(c.id));
     // An override can show or hide channels: the list is asked again (it is filtered by the server).
-    on("channel:permissions-updated", (p: Payload) => {
+    on("channel:permissions-updated", (p) => {
       const state = this.stateOfChannel(p.channelId);
       if (state) state.later("channels");
       else for (const s of this.states.values()) s.later("channels");
     });
-    on("category:permissions-updated", (p: Payload) => {
+    on("category:permissions-updated", (p) => {
       const state = this.loadedStates().find((s) => s.categories.value.some((c) => c.id === p.categoryId));
       if (state) state.later("channels");
       else for (const s of this.states.values()) s.later("channels");
@@ -265,19 +273,19 @@ export class ChatStore {
 
     on("message:new", (m: Message) => this.timelines.get(m.channel_id)?.receive(m));
     on("message:update", (m: Message) => this.timelines.get(m.channel_id)?.update(m));
-    on("message:deleted", (p: Payload) => this.timelines.get(p.channelId)?.remove(p.messageId));
-    on("message:reaction", (p: Payload) => {
+    on("message:deleted", (p) => this.timelines.get(p.channelId)?.remove(p.messageId));
+    on("message:reaction", (p) => {
       const timeline = this.timelines.get(p.channelId);
       if (!timeline) return;
       const state = this.stateOfChannel(p.channelId);
       const username = state?.members.value?.find((m) => m.user_id === p.userId)?.username ?? "";
       timeline.reaction({ messageId: p.messageId, emoji: p.emoji, userId: p.userId, action: p.action }, username);
     });
-    on("message:pin", (p: Payload) => this.timelines.get(p.channelId)?.pin(p.messageId, p.pinned));
-    on("typing:start", (p: Payload) => {
+    on("message:pin", (p) => this.timelines.get(p.channelId)?.pin(p.messageId, p.pinned));
+    on("typing:start", (p) => {
       if (!isMe(p.userId)) this.timelines.get(p.channelId)?.startTyping(p.userId, p.username ?? "Someone");
     });
-    on("typing:stop", (p: Payload) => this.timelines.get(p.channelId)?.clearTyping(p.userId));
+    on("typing:stop", (p) => this.timelines.get(p.channelId)?.clearTyping(p.userId));
 
     on("dm:new", (m: Message) => {
       const conversationId = m.conversation_id ?? m.channel_id;
@@ -288,17 +296,17 @@ export class ChatStore {
       else void this.loadConversations();
     });
     on("dm:update", (m: Message) => this.timelines.get(m.conversation_id ?? m.channel_id)?.update(m));
-    on("dm:deleted", (p: Payload) => this.timelines.get(p.conversationId)?.remove(p.messageId));
-    on("dm:typing:start", (p: Payload) => {
+    on("dm:deleted", (p) => this.timelines.get(p.conversationId)?.remove(p.messageId));
+    on("dm:typing:start", (p) => {
       if (!isMe(p.userId)) this.timelines.get(p.conversationId)?.startTyping(p.userId, p.username ?? "Someone");
     });
-    on("dm:typing:stop", (p: Payload) => this.timelines.get(p.conversationId)?.clearTyping(p.userId));
+    on("dm:typing:stop", (p) => this.timelines.get(p.conversationId)?.clearTyping(p.userId));
     on("dm:group:created", (c: Conversation) => this.upsertConversation(c));
     on("dm:group:updated", (c: Conversation) => {
       const list = this.conversations.value ?? [];
       this.conversations.value = list.some((x) => x.id === c.id) ? list.map((x) => (x.id === c.id ? c : x)) : [c, ...list];
     });
-    on("dm:group:removed", (p: Payload) => this.removeConversation(p.conversationId));
-    on("dm:group:deleted", (p: Payload) => this.removeConversation(p.conversationId));
+    on("dm:group:removed", (p) => this.removeConversation(p.conversationId));
+    on("dm:group:deleted", (p) => this.removeConversation(p.conversationId));
   }
 }

@@ -5,9 +5,10 @@
  * burst are applied once per animation frame.
  */
 import { batch, signal } from "@preact/signals";
-import type { Api, MessagePlace } from "../api/api.ts";
-import { errorMessage } from "../api/client.ts";
-import type { Message, ReactionSummary } from "../api/types.ts";
+import type { RestClient } from "../../sdk/src/client.ts";
+import { errorMessage } from "../lib/api-errors.ts";
+import { listMessages, type MessagePlace } from "./place-requests.ts";
+import type { Message, ReactionSummary } from "../lib/wire-types.ts";
 import { applyReaction, mergeMessages, removeMessage } from "../lib/message-list.ts";
 
 /** The server's default page size: a shorter page means nothing older remains. */
@@ -53,7 +54,7 @@ export class Timeline {
   constructor(
     readonly key: string,
     readonly place: MessagePlace,
-    private readonly api: Api,
+    private readonly rest: RestClient,
   ) {}
 
   /** Loads the newest page the first time the place is opened (or after an error). */
@@ -61,7 +62,7 @@ export class Timeline {
     if (this.status.value === "loading" || this.status.value === "ready") return;
     this.status.value = "loading";
     try {
-      const page = await this.api.messages(this.place);
+      const page = await listMessages(this.rest, this.place);
       batch(() => {
         this.messages.value = mergeMessages(this.messages.value, [...page].reverse());
         this.hasOlder.value = page.length >= PAGE_SIZE;
@@ -84,7 +85,7 @@ export class Timeline {
   async refresh(): Promise<void> {
     if (this.status.value !== "ready") return;
     try {
-      const page = await this.api.messages(this.place);
+      const page = await listMessages(this.rest, this.place);
       const newest = this.messages.value[this.messages.value.length - 1];
       const oldestOfPage = page[page.length - 1];
       if (page.length >= PAGE_SIZE && newest && oldestOfPage && oldestOfPage.id > newest.id) {
@@ -109,7 +110,7 @@ export class Timeline {
     }
     this.loadingOlder.value = true;
     try {
-      const page = await this.api.messages(this.place, oldest.id);
+      const page = await listMessages(this.rest, this.place, oldest.id);
       batch(() => {
         this.messages.value = mergeMessages(this.messages.value, page);
         this.hasOlder.value = page.length >= PAGE_SIZE;
@@ -168,8 +169,8 @@ export class Timeline {
     while (this.reactionFetches < REACTION_FETCHES && this.reactionQueue.length) {
       const messageId = this.reactionQueue.shift()!;
       this.reactionFetches++;
-      this.api
-        .reactions(channelId, messageId)
+      this.rest
+        .request("listReactions", { params: { id: channelId, messageId } })
         .then((list) => this.setReactions(messageId, list))
         .catch(() => this.reactionsRequested.delete(messageId))
         .finally(() => {
@@ -197,7 +198,7 @@ export class Timeline {
   async loadPins(): Promise<void> {
     if (this.place.kind !== "channel") return;
     try {
-      const pins = await this.api.pins(this.place.channelId);
+      const pins = await this.rest.request("listPins", { params: { id: this.place.channelId } });
       this.pinned.value = new Set(pins.map((m) => m.id));
     } catch {
       this.pinned.value = new Set();

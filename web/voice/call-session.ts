@@ -8,7 +8,8 @@
  */
 import { batch, effect, signal } from "@preact/signals";
 import type { AudioEngine } from "../audio/audio-engine.ts";
-import type { Gateway } from "../state/gateway.ts";
+import type { Gateway, GatewayEventName, Listener } from "../../sdk/src/client.ts";
+import { errorMessage } from "../lib/api-errors.ts";
 import { Microphone } from "./microphone.ts";
 import { PeerMesh, type Signal } from "./peer-mesh.ts";
 import type { IncomingCall } from "./types.ts";
@@ -22,8 +23,6 @@ interface ActiveCall {
   /** The other people in the call, by user id. */
   peers: string[];
 }
-
-type Payload = Record<string, any>;
 
 const REASONS: Record<string, string> = {
   ended: "The call ended.",
@@ -65,7 +64,7 @@ export class CallSession {
     return new PeerMesh({
       send: (to, signal) => {
         const call = this.call.value;
-        if (call) this.gateway.emit("dm:call-signal", { callId: call.callId, to, ...signal });
+        if (call) this.gateway.send("dm:call-signal", { callId: call.callId, to, ...signal }, { dropWhileDisconnected: true });
       },
       onStream: (peer, stream) => this.engine.attachStream(callSpeaker(peer), stream),
       track: () => this.mic.track,
@@ -79,12 +78,14 @@ export class CallSession {
     const audio = this.engine.start();
     this.error.value = null;
     this.notice.value = null;
-    const ack = await this.gateway.request<{ callId: string }>("dm:call-start", { conversationId });
-    if (!ack.ok) {
-      this.error.value = ack.error;
+    let callId: string;
+    try {
+      callId = (await this.gateway.emit("dm:call-start", { conversationId })).callId;
+    } catch (error) {
+      this.error.value = errorMessage(error);
       return;
     }
-    this.call.value = { callId: ack.callId, conversationId, state: "calling", peers: [] };
+    this.call.value = { callId, conversationId, state: "calling", peers: [] };
     await audio.catch(() => {});
     await this.openMic();
   }
@@ -96,10 +97,13 @@ export class CallSession {
     await this.voice.leave();
     if (this.call.value) await this.hangUp();
     const audio = this.engine.start();
-    const ack = await this.gateway.request("dm:call-accept", { callId: ringing.callId });
+    const refusal = await this.gateway.emit("dm:call-accept", { callId: ringing.callId }).then(
+      () => null,
+      (error: unknown) => errorMessage(error),
+    );
     this.incoming.value = null;
-    if (!ack.ok) {
-      this.error.value = ack.error;
+    if (refusal) {
+      this.error.value = refusal;
       return;
     }
     batch(() => {
@@ -116,15 +120,14 @@ export class CallSession {
     if (!ringing) return;
     this.silence();
     this.incoming.value = null;
-    const ack = await this.gateway.request("dm:call-decline", { callId: ringing.callId });
-    if (!ack.ok) this.error.value = ack.error;
+    await this.gateway.emit("dm:call-decline", { callId: ringing.callId }).catch((error: unknown) => (this.error.value = errorMessage(error)));
   }
 
   async hangUp(): Promise<void> {
     const call = this.call.value;
     if (!call) return;
     this.end(null);
-    await this.gateway.request("dm:call-end", { callId: call.callId });
+    await this.gateway.emit("dm:call-end", { callId: call.callId }).catch(() => {});
   }
 
   private async openMic(): Promise<void> {
@@ -157,14 +160,14 @@ export class CallSession {
   }
 
   private bindEvents(): void {
-    const on = (event: string, handler: (payload: any) => void) => this.gateway.on(event, handler);
-    const mine = (p: Payload) => this.call.value?.callId === p.callId;
+    const on = <E extends GatewayEventName>(event: E, listener: Listener<E>) => this.gateway.on(event, listener);
+    const mine = (p: { callId: string }) => this.call.value?.callId === p.callId;
     on("dm:call-incoming", (p: IncomingCall) => {
       if (this.incoming.value || this.call.value) return; // busy: it rings on elsewhere until answered or timed out
       this.incoming.value = p;
       this.stopRing = this.engine.ring();
     });
-    on("dm:call-accepted", (p: Payload) => {
+    on("dm:call-accepted", (p) => {
       if (this.incoming.value?.callId === p.callId && p.userId === this.userId()) {
         // Answered on another device.
         this.silence();
@@ -175,27 +178,27 @@ export class CallSession {
       this.call.value = { ...call, state: "connected", peers: [...call.peers.filter((id) => id !== p.userId), p.userId] };
       this.mesh.connect(p.userId);
     });
-    on("dm:call-declined", (p: Payload) => {
+    on("dm:call-declined", (p) => {
       if (this.incoming.value?.callId === p.callId && p.userId === this.userId()) {
         this.silence();
         this.incoming.value = null;
       }
     });
-    on("dm:call-left", (p: Payload) => {
+    on("dm:call-left", (p) => {
       const call = this.call.value;
       if (!call || !mine(p)) return;
       this.mesh.drop(p.userId);
       this.engine.detach(callSpeaker(p.userId));
       this.call.value = { ...call, peers: call.peers.filter((id) => id !== p.userId) };
     });
-    on("dm:call-ended", (p: Payload) => {
+    on("dm:call-ended", (p) => {
       if (this.incoming.value?.callId === p.callId) {
         this.silence();
         this.incoming.value = null;
       }
       if (mine(p)) this.end(REASONS[p.reason] ?? "The call ended.");
     });
-    on("dm:call-signal", (p: Payload) => {
+    on("dm:call-signal", (p) => {
       if (!mine(p) || typeof p.from !== "string") return;
       this.mesh.receive(p.from, { description: p.description, candidate: p.candidate } as Signal);
     });

@@ -2,7 +2,7 @@
  * DM calls on the page (docs/dm-calls.md): the ringing dialog (answer or decline), the bar of
  * the call one is in, and the conversation's "Start a call" button.
  */
-import type { Conversation } from "../api/types.ts";
+import type { Conversation } from "../lib/wire-types.ts";
 import { Avatar } from "../components/avatar.tsx";
 import { ErrorAlert } from "../components/error-alert.tsx";
 import { store } from "../state/app-state.ts";

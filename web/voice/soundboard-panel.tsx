@@ -5,10 +5,10 @@
  * (`voice:soundboard`). Offered where USE_SOUNDBOARD allows; the server still decides.
  */
 import { useEffect, useState } from "preact/hooks";
-import { errorMessage } from "../api/client.ts";
+import { errorMessage } from "../lib/api-errors.ts";
 import { ErrorAlert } from "../components/error-alert.tsx";
 import type { CatalogSound } from "./types.ts";
-import { playSound, soundboardCatalog } from "./voice-api.ts";
+import { rest } from "../state/app-state.ts";
 
 export function SoundboardPanel({ premium }: { premium: boolean }) {
   const [sounds, setSounds] = useState<CatalogSound[] | null>(null);
@@ -16,13 +16,13 @@ export function SoundboardPanel({ premium }: { premium: boolean }) {
   const [playing, setPlaying] = useState<string | null>(null);
   useEffect(() => {
     if (!premium) return;
-    soundboardCatalog().then(setSounds, (e) => setError(errorMessage(e)));
+    rest.request("getSoundboardCatalog").then(setSounds, (e) => setError(errorMessage(e)));
   }, [premium]);
   const play = async (sound: CatalogSound) => {
     setPlaying(sound.id);
     setError(null);
     try {
-      await playSound(sound.id);
+      await rest.request("playSound", { body: { sound_id: sound.id } });
     } catch (e) {
       setError(errorMessage(e));
     } finally {

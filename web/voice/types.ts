@@ -1,7 +1,7 @@
 /**
  * The voice wire shapes the app reads (docs/voice.md, docs/audio.md, docs/soundboard.md,
  * docs/dm-calls.md): the reference's schemas and gateway events as sdk/src/generated/
- * generates them (see web/api/types.ts).
+ * generates them (see web/lib/wire-types.ts).
  */
 import type { ServerEvents } from "../../sdk/src/generated/gateway.ts";
 import type * as S from "../../sdk/src/generated/schemas.ts";

@@ -4,11 +4,11 @@
  * speakers and audience, who is listening, and the soundboard.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { Channel, MeUser, Server } from "../api/types.ts";
+import type { Channel, MeUser, Server } from "../lib/wire-types.ts";
 import { Avatar } from "../components/avatar.tsx";
 import { ErrorAlert } from "../components/error-alert.tsx";
 import { basePermissionsOf, can } from "../lib/permissions.ts";
-import { gateway } from "../state/app-state.ts";
+import { gateway, store } from "../state/app-state.ts";
 import type { ServerState } from "../state/server-state.ts";
 import { ParticipantTile, TileOptions, type TileContext } from "./participant-tile.tsx";
 import { listeningBots, meetingSections } from "./room.ts";
@@ -172,8 +172,8 @@ function RoomPreview({ channelId, avatarOf }: { channelId: string; avatarOf: (us
   useEffect(() => {
     let alive = true;
     const ask = async () => {
-      const ack = await gateway.request<{ participants: VoiceParticipant[] }>("bot:voice-participants", { channelId });
-      if (alive && ack.ok) setPeople(ack.participants);
+      const ack = await gateway.emit("bot:voice-participants", { channelId }).catch(() => null);
+      if (alive && ack) setPeople(ack.participants);
     };
     void ask();
     const timer = setInterval(ask, PREVIEW_EVERY_MS);
@@ -181,7 +181,7 @@ function RoomPreview({ channelId, avatarOf }: { channelId: string; avatarOf: (us
       alive = false;
       clearInterval(timer);
     };
-  }, [channelId, gateway.connected.value]);
+  }, [channelId, store.connected.value]);
   if (!people) return null;
   if (people.length === 0) return <p class="muted">Nobody is in voice here yet.</p>;
   return (

@@ -6,7 +6,8 @@
  * moderation and the soundboard. One voice channel at a time, as the server allows.
  */
 import { batch, computed, effect, signal } from "@preact/signals";
-import type { Gateway } from "../state/gateway.ts";
+import type { ClientEventName, Gateway, GatewayEventName, Listener, PayloadArgs } from "../../sdk/src/client.ts";
+import { errorMessage } from "../lib/api-errors.ts";
 import type { AudioEngine } from "../audio/audio-engine.ts";
 import { Microphone } from "./microphone.ts";
 import { PeerMesh, type Signal } from "./peer-mesh.ts";
@@ -25,7 +26,8 @@ interface VoiceChannelInfo {
 const MESH_LIMIT = 8;
 const MODE_KEY = "hearth.voice.mode";
 
-type Payload = Record<string, any>;
+/** Frames, signals and the speaking switch are of the moment: dropped, never queued, while the connection is down. */
+const LIVE = { dropWhileDisconnected: true };
 
 export class VoiceSession {
   readonly channel = signal<VoiceChannelInfo | null>(null);
@@ -65,7 +67,7 @@ export class VoiceSession {
   ) {
     this.mic = new Microphone((pcm, sampleRate) => {
       const channel = this.channel.value;
-      if (channel) this.gateway.emit("voice:audio-data", { channelId: channel.id, pcm, sampleRate, channels: 1 });
+      if (channel) this.gateway.send("voice:audio-data", { channelId: channel.id, pcm, sampleRate, channels: 1 }, LIVE);
     });
     this.mesh = this.newMesh();
     this.bindEvents();
@@ -77,7 +79,7 @@ export class VoiceSession {
       this.mic.capture(on && bots);
       if (this.status.value === "connected" && on !== this.speakingSent) {
         this.speakingSent = on;
-        this.gateway.emit("voice:speaking", { speaking: on });
+        this.gateway.send("voice:speaking", { speaking: on }, LIVE);
       }
     });
     effect(() => {
@@ -85,14 +87,16 @@ export class VoiceSession {
       this.engine.setDeafened(Boolean(me && (me.deafened || me.serverDeafened)));
     });
     // A lost connection takes the socket out of voice on the server: say so.
-    effect(() => {
-      if (!this.gateway.connected.value && this.status.peek() !== "idle") this.end("You lost the connection to the server, so you left voice.");
-    });
+    const lost = () => {
+      if (this.status.peek() !== "idle") this.end("You lost the connection to the server, so you left voice.");
+    };
+    this.gateway.on("disconnected", lost);
+    this.gateway.on("closed", lost);
   }
 
   private newMesh(): PeerMesh {
     return new PeerMesh({
-      send: (to, signal) => this.gateway.emit("voice:signal", { to, ...signal }),
+      send: (to, signal) => void this.gateway.send("voice:signal", { to, ...signal }, LIVE),
       onStream: (peer, stream) => {
         const person = this.participants.value.find((p) => p.socketId === peer);
         if (person) this.engine.attachStream(person.userId, stream);
@@ -116,20 +120,23 @@ export class VoiceSession {
       this.status.value = "joining";
     });
     const audio = this.engine.start();
-    const ack = await this.gateway.request<{ channelId: string; participants: VoiceParticipant[] }>("voice:join", { channelId: channel.id });
-    if (this.channel.value !== channel) return;
-    if (!ack.ok) {
-      this.error.value = ack.error;
+    let participants: VoiceParticipant[];
+    try {
+      participants = (await this.gateway.emit("voice:join", { channelId: channel.id })).participants;
+    } catch (error) {
+      if (this.channel.value !== channel) return;
+      this.error.value = errorMessage(error);
       this.reset();
       return;
     }
+    if (this.channel.value !== channel) return;
     try {
       await audio;
     } catch {
       this.error.value = "This browser could not start audio for voice.";
     }
     batch(() => {
-      this.participants.value = ack.participants;
+      this.participants.value = participants;
       this.status.value = "connected";
     });
     this.connectPeople();
@@ -147,7 +154,7 @@ export class VoiceSession {
   async leave(): Promise<void> {
     if (this.status.value === "idle") return;
     this.reset();
-    await this.gateway.request("voice:leave", undefined);
+    await this.gateway.emit("voice:leave").catch(() => {});
   }
 
   /** Out of voice with a reason the page shows. */
@@ -210,19 +217,23 @@ export class VoiceSession {
 
   // Meetings and moderation ---------------------------------------------------------------
 
-  raiseHand = () => this.request("voice:raise-hand", { channelId: this.channel.value?.id });
-  lowerHand = (userId?: string) => this.request("voice:lower-hand", userId ? { channelId: this.channel.value?.id, targetUserId: userId } : { channelId: this.channel.value?.id });
-  setMeetingRole = (userId: string, role: MeetingRole) => this.request("voice:set-meeting-role", { channelId: this.channel.value?.id, userId, role });
+  raiseHand = () => this.request("voice:raise-hand", { channelId: this.channel.value?.id ?? "" });
+  lowerHand = (userId?: string) => this.request("voice:lower-hand", userId ? { channelId: this.channel.value?.id ?? "", targetUserId: userId } : { channelId: this.channel.value?.id ?? "" });
+  setMeetingRole = (userId: string, role: MeetingRole) => this.request("voice:set-meeting-role", { channelId: this.channel.value?.id ?? "", userId, role });
   serverMute = (userId: string, muted: boolean) => this.request("voice:server-mute", { userId, muted });
   serverDeafen = (userId: string, deafened: boolean) => this.request("voice:server-deafen", { userId, deafened });
   move = (userId: string, channelId: string) => this.request("voice:move", { userId, channelId });
   disconnect = (userId: string) => this.request("voice:disconnect", { userId });
 
   /** A request whose refusal is shown (it also arrives as voice:error). */
-  private async request(event: string, payload: unknown): Promise<boolean> {
-    const ack = await this.gateway.request(event, payload);
-    if (!ack.ok) this.error.value = ack.error;
-    return ack.ok;
+  private async request<E extends ClientEventName>(event: E, ...payload: PayloadArgs<E>): Promise<boolean> {
+    try {
+      await this.gateway.emit(event, ...payload);
+      return true;
+    } catch (error) {
+      this.error.value = errorMessage(error);
+      return false;
+    }
   }
 
   /** Whether the server lets the reader's voice out (their own mute aside). */
@@ -234,7 +245,7 @@ export class VoiceSession {
   // Gateway events -------------------------------------------------------------------------
 
   private bindEvents(): void {
-    const on = (event: string, handler: (payload: any) => void) => this.gateway.on(event, handler);
+    const on = <E extends GatewayEventName>(event: E, listener: Listener<E>) => this.gateway.on(event, listener);
     for (const type of ROOM_EVENTS) {
       on(type, (payload) => {
         if (this.status.value !== "connected") return;
@@ -243,25 +254,25 @@ export class VoiceSession {
         if (type === "voice:user-left") this.forget(payload.socketId);
       });
     }
-    on("voice:signal", (p: Payload) => {
+    on("voice:signal", (p) => {
       if (this.status.value !== "connected" || typeof p.from !== "string") return;
       this.mesh.receive(p.from, { description: p.description, candidate: p.candidate } as Signal);
     });
-    on("bot:audio-data", (p: Payload) => {
+    on("bot:audio-data", (p) => {
       if (this.status.value !== "connected") return;
       const pcm: unknown = p.pcm;
       const bytes = pcm instanceof ArrayBuffer ? pcm : ArrayBuffer.isView(pcm) ? pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.byteLength) : null;
       if (bytes && bytes instanceof ArrayBuffer) this.engine.playFrame(p.botUserId, bytes, p.sampleRate, p.channels);
     });
-    on("voice:error", (p: Payload) => {
+    on("voice:error", (p) => {
       // Once out of voice (another device took over, a moderator disconnected us), a refusal of
       // something sent just before (a speaking update, a frame) is no news: the status says it.
       if (this.status.value === "idle") return;
       if (typeof p.error === "string") this.error.value = p.error;
     });
     on("voice:force-leave", () => this.end("You joined voice from another device, so you left here."));
-    on("voice:force-disconnect", (p: Payload) => this.end(p.reason === "Disconnected by a moderator" ? "A moderator disconnected you from voice." : String(p.reason)));
-    on("voice:force-move", (p: Payload) => void this.moved(p.channelId));
+    on("voice:force-disconnect", (p) => this.end(p.reason === "Disconnected by a moderator" ? "A moderator disconnected you from voice." : String(p.reason)));
+    on("voice:force-move", (p) => void this.moved(p.channelId));
     on("voice:soundboard", (p: SoundboardPlayed) => {
       if (this.channel.value?.id !== p.channelId) return;
       this.lastSound.value = p;
@@ -290,10 +301,13 @@ export class VoiceSession {
       this.status.value = "joining";
       this.notice.value = `A moderator moved you to ${target.name}.`;
     });
-    const ack = await this.gateway.request<{ participants: VoiceParticipant[] }>("bot:voice-participants", { channelId });
+    const participants = await this.gateway.emit("bot:voice-participants", { channelId }).then(
+      (ack) => ack.participants,
+      () => [],
+    );
     if (this.channel.value !== target) return;
     batch(() => {
-      this.participants.value = ack.ok ? ack.participants : [];
+      this.participants.value = participants;
       this.status.value = "connected";
     });
     this.connectPeople();

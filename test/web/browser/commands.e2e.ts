@@ -10,6 +10,7 @@ import { addBot } from "../../helpers/bots.ts";
 import { addMember, createServer } from "../../helpers/community.ts";
 import { spawnBot, type BotProcess } from "./bot-process.ts";
 import { accessibleNames, eventually, isFocused, messageWith, startWebSuite, type WebSuite } from "./harness.ts";
+import { quietWindow } from "../../helpers/wait.ts";
 
 let suite: WebSuite;
 const bots: BotProcess[] = [];
@@ -138,7 +139,7 @@ test("two bots with /ping: the person picks the second one's, and only that bot 
   const got = await second.waitFor((l) => l.event === "interaction");
   expect(got.interaction.command).toBe("ping");
   await messageWith(page, "ping answered by PingBeta").waitFor();
-  await Bun.sleep(300);
+  await quietWindow(); // the other bot's process: nothing later from it to wait for
   expect(first.interactions).toEqual([]);
   // History keeps the command without the routing flag.
   const stored = await history(suite.server, owner.token, channelId);
@@ -236,7 +237,7 @@ test("a missing required option is named before anything is sent; Escape goes ba
   await alert.waitFor();
   expect(await isFocused(sides)).toBe(true);
   await suite.shot(page, "commands-8-missing-option");
-  await Bun.sleep(200);
+  await quietWindow();
   expect(dice.interactions).toEqual([]);
   expect(await history(suite.server, owner.token, channelId)).toEqual([]);
 

@@ -306,7 +306,7 @@ test("when the platform requires two-factor authentication for applications, the
     // With it: the code field is there from the start; a wrong code is refused, the right one creates.
     const person = await suite.server.register();
     const secret = (await api("POST", "/auth/2fa/setup", person.token)).body.secret as string;
-    expect((await api("POST", "/auth/2fa/enable", person.token, { code: totpCode(secret) })).status).toBe(200);
+    expect((await api("POST", "/auth/2fa/enable", person.token, { code: totpCode(secret), password: person.password })).status).toBe(200);
     const { page } = await suite.person({ user: person, path: "/developers" });
     await page.getByRole("button", { name: "New application", exact: true }).click();
     const dialog = page.getByRole("dialog", { name: "New application" });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { startServer, type TestServer, type TestUser } from "../../helpers/server.ts";
+import { eventually as eventuallyTruthy } from "../../helpers/wait.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** The flags of shared/DESIGN.md; playwright gives every launch a fresh profile directory. */
@@ -92,17 +93,14 @@ export async function startWebSuite(options: { media?: boolean } = {}): Promise<
   };
 }
 
-/** Retries `check` (which throws while not yet true) until it passes or `timeoutMs` ends. */
+/**
+ * Retries `check` (which throws while not yet true, as an `expect` does) until it passes or
+ * `timeoutMs` ends, then fails with what `check` last threw: test/helpers/wait.ts's `eventually`
+ * with a page's pace and a browser's longer deadline.
+ */
 export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await Bun.sleep(50);
-    }
-  }
+  const passed = await eventuallyTruthy(async () => ({ value: await check() }), "the page to show it", { timeoutMs, intervalMs: 50 });
+  return passed.value;
 }
 
 /** The message list of the page, and one message in it by its text. */

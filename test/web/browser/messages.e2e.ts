@@ -10,6 +10,7 @@ import { history, say } from "../../helpers/bot-platform.ts";
 import { joinChannel } from "../../helpers/community.ts";
 import { recordEvents, uniqueName, waitForEvent, type TestUser } from "../../helpers/server.ts";
 import { eventually, messageLog, messageWith, solidPng, startWebSuite, type WebSuite } from "./harness.ts";
+import { eventually as eventuallyTruthy, letTimePass, quietWindow } from "../../helpers/wait.ts";
 
 let suite: WebSuite;
 beforeAll(async () => {
@@ -229,7 +230,7 @@ test("typing indicators both ways, and the composer sends typing:start only ever
   const first = waitForEvent(socket, "typing:start");
   await ownerPage.getByRole("textbox", { name: "Message #general", exact: true }).pressSequentially("typing a long sentence", { delay: 20 });
   expect((await first).userId).toBe(owner.id);
-  await Bun.sleep(200);
+  await quietWindow(); // the page's later keystrokes start no second typing:start
   expect(starts.length).toBe(1);
   const stop = waitForEvent(socket, "typing:stop");
   await ownerPage.keyboard.press("Enter");
@@ -275,13 +276,14 @@ test("history loads older pages when scrolling up, without moving what one is lo
   // after the window in which one step measures, so the count does not come from heights.
   let olderPages = 0;
   await page.route(/\/api\/v1\/messages\/[^/?]+\?before=/, async (route) => {
-    await Bun.sleep(300);
+    await letTimePass(300, "older pages answer slowly");
     await route.continue();
     olderPages++;
   });
   // Scroll near the top: an older page is prepended, and the message in the middle of the view stays exactly where it was.
   for (let step = 0; step < 16; step++) {
     if ((await page.getByRole("heading", { name: "Welcome to #general!" }).count()) > 0) break;
+    const pagesBefore = olderPages;
     await log.evaluate((el) => {
       el.scrollTop = 150;
     });
@@ -292,7 +294,10 @@ test("history loads older pages when scrolling up, without moving what one is lo
       const middle = articles.find((a) => a.getBoundingClientRect().top > top + 200);
       return { text: middle.querySelector(".message-text").textContent as string, y: middle.getBoundingClientRect().top as number, height: el.scrollHeight as number };
     });
-    await Bun.sleep(800);
+    // The older page this scroll asked for is served and prepended (two frames to lay it out). A
+    // step that asks for none (everything is loaded) waits the deadline out and measures the same.
+    await eventuallyTruthy(() => olderPages > pagesBefore, "an older page", { timeoutMs: 3000, intervalMs: 20 }).catch(() => {});
+    await page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))));
     const after = await log.evaluate((el, text) => {
       const found = (Array.from(el.querySelectorAll("article")) as any[]).find((a) => a.querySelector(".message-text")?.textContent === text);
       return { y: found ? (found.getBoundingClientRect().top as number) : null, height: el.scrollHeight as number };

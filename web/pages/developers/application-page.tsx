@@ -4,9 +4,9 @@
  * (with the invite link), its commands, the servers it is in, and deleting it.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { Application } from "../../api/application-types.ts";
-import { errorMessage } from "../../api/client.ts";
-import { applications } from "../../state/applications.ts";
+import type { Application } from "../../lib/wire-types.ts";
+import { errorMessage } from "../../lib/api-errors.ts";
+import { rest } from "../../state/app-state.ts";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { freshToken } from "./fresh-token.ts";
@@ -23,7 +23,7 @@ export function ApplicationView({ appId }: { appId: string }) {
   useEffect(() => {
     setApp(null);
     setError(null);
-    applications.get(appId).then(setApp, (failure) => setError(errorMessage(failure)));
+    rest.request("getApplication", { params: { appId } }).then(setApp, (failure) => setError(errorMessage(failure)));
   }, [appId]);
   // The token of a creation or reset is shown while the page is open, then forgotten.
   useEffect(() => () => void (freshToken.value = null), [appId]);

@@ -1,9 +1,8 @@
 /** `/developers`: the reader's applications, and "New application". */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
-import { ApiError, errorMessage } from "../../api/client.ts";
-import { applications } from "../../state/applications.ts";
-import { session } from "../../state/app-state.ts";
+import { errorMessage, isRefusal } from "../../lib/api-errors.ts";
+import { rest, session } from "../../state/app-state.ts";
 import { Avatar } from "../../components/avatar.tsx";
 import { Dialog } from "../../components/dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
@@ -14,7 +13,7 @@ import { freshToken } from "./fresh-token.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 
 export function ApplicationsList() {
-  const { data: list, error } = useLoad(() => applications.list(), []);
+  const { data: list, error } = useLoad(() => rest.request("listApplications"), []);
   const [creating, setCreating] = useState(false);
   return (
     <>
@@ -77,7 +76,7 @@ function NewApplicationDialog({ onClose }: { onClose: () => void }) {
 
   // Ask for the code up front when the platform requires it and the account can give one.
   useEffect(() => {
-    applications.platformConfig().then(
+    rest.request("getPlatformConfig").then(
       (config) => setNeedsCode(config.features.two_factor_required_for_applications && !!session.value?.user.two_factor_enabled),
       () => {},
     );
@@ -88,12 +87,15 @@ function NewApplicationDialog({ onClose }: { onClose: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const created = await applications.create(name.trim(), description.trim(), needsCode ? code.trim() : undefined);
+      const created = await rest.request("createApplication", {
+        body: { name: name.trim(), description: description.trim() },
+        headers: needsCode && code.trim() ? { "x-2fa-code": code.trim() } : {},
+      });
       freshToken.value = { appId: created.application.id, token: created.bot_token };
       onClose();
       route(`/developers/applications/${created.application.id}`);
     } catch (failure) {
-      if (failure instanceof ApiError && failure.status === 403 && CODE_NEEDED.test(failure.message) && !needsCode) {
+      if (isRefusal(failure, 403, CODE_NEEDED) && !needsCode) {
         setNeedsCode(true);
         setError("Enter the code from your authenticator app to create an application.");
         setTimeout(() => codeField.current?.focus());

@@ -1,10 +1,8 @@
 /** The bot's slash commands, read only: the bot registers them itself (docs/commands.md). */
-import type { Application } from "../../api/application-types.ts";
-import type { CommandOption } from "../../api/types.ts";
+import type { Application, CommandOption } from "../../lib/wire-types.ts";
 import { optionInput } from "../../lib/command-wire.ts";
 import { OPTION_TYPES } from "../../lib/shared-rules.ts";
-import { applications } from "../../state/applications.ts";
-import { store } from "../../state/app-state.ts";
+import { rest, store } from "../../state/app-state.ts";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { useLoad } from "../../components/use-async.ts";
 import { Section } from "./portal-layout.tsx";
@@ -18,7 +16,7 @@ function typeText(option: CommandOption): string {
 }
 
 export function CommandsSection({ app }: { app: Application }) {
-  const { data: commands, error } = useLoad(() => applications.commands(app.id), [app.id]);
+  const { data: commands, error } = useLoad(() => rest.request("listCommands", { params: { appId: app.id } }), [app.id]);
   const serverName = (id: string) => store.servers.value?.find((s) => s.id === id)?.name ?? "a server";
 
   return (

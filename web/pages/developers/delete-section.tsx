@@ -1,8 +1,8 @@
 /** Deleting the application and its bot, after a confirmation that says what goes with it. */
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
-import type { Application } from "../../api/application-types.ts";
-import { applications } from "../../state/applications.ts";
+import type { Application } from "../../lib/wire-types.ts";
+import { rest } from "../../state/app-state.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Section } from "./portal-layout.tsx";
 
@@ -23,7 +23,7 @@ export function DeleteSection({ app }: { app: Application }) {
           title={`Delete ${app.name}`}
           confirm="Delete"
           onConfirm={async () => {
-            await applications.remove(app.id);
+            await rest.request("deleteApplication", { params: { appId: app.id } });
             route("/developers");
           }}
           onClose={() => setConfirming(false)}

@@ -1,8 +1,8 @@
 /** The application's public face: avatar, banner, name and description (the bot's name follows the application's). */
 import { useEffect, useState } from "preact/hooks";
-import type { Application } from "../../api/application-types.ts";
+import type { Application } from "../../lib/wire-types.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { applications } from "../../state/applications.ts";
+import { rest } from "../../state/app-state.ts";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { useAction } from "../../components/use-async.ts";
 import { DescriptionField } from "./description-field.tsx";
@@ -21,7 +21,7 @@ export function GeneralSection({ app, onChange }: { app: Application; onChange: 
 
   function submit(event: Event) {
     event.preventDefault();
-    void save.run(async () => onChange(await applications.update(app.id, { name: name.trim(), description: description.trim() })), "Saved.");
+    void save.run(async () => onChange(await rest.request("updateApplication", { params: { appId: app.id }, body: { name: name.trim(), description: description.trim() } })), "Saved.");
   }
 
   return (

@@ -3,8 +3,8 @@
  * once), a button to choose a new one, which is uploaded right away, and the server's refusal.
  */
 import { useState } from "preact/hooks";
-import type { Application } from "../../api/application-types.ts";
-import { applications } from "../../state/applications.ts";
+import type { Application } from "../../lib/wire-types.ts";
+import { rest } from "../../state/app-state.ts";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { useAction } from "../../components/use-async.ts";
@@ -13,6 +13,13 @@ import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 
 const TYPES = "image/png,image/jpeg,image/gif,image/webp";
+
+/** The avatar and the banner are two operations of the reference, each with its own field. */
+function uploadApplicationImage(appId: string, kind: "avatar" | "banner", file: File): Promise<Application> {
+  return kind === "avatar"
+    ? rest.request("setApplicationAvatar", { params: { appId }, body: { avatar: file } })
+    : rest.request("setApplicationBanner", { params: { appId }, body: { banner: file } });
+}
 
 export function ImagePicker({ app, kind, onChange }: { app: Application; kind: "avatar" | "banner"; onChange: (app: Application) => void }) {
   const [sending, setSending] = useState<File | null>(null);
@@ -27,7 +34,7 @@ export function ImagePicker({ app, kind, onChange }: { app: Application; kind: "
     input.value = "";
     if (!file) return;
     setSending(file);
-    await upload.run(async () => onChange(await applications.uploadImage(app.id, kind, file)));
+    await upload.run(async () => onChange(await uploadApplicationImage(app.id, kind, file)));
     setSending(null);
   }
 

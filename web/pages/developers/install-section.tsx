@@ -4,9 +4,9 @@
  * checked here (saved or not), with "Copy link".
  */
 import { useEffect, useState } from "preact/hooks";
-import type { Application } from "../../api/application-types.ts";
+import type { Application } from "../../lib/wire-types.ts";
 import { botInviteUrl } from "../../lib/bot-invite.ts";
-import { applications } from "../../state/applications.ts";
+import { rest } from "../../state/app-state.ts";
 import { CopyButton } from "../../components/copy-button.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { PermissionCheckboxes } from "../../components/permission-checkboxes.tsx";
@@ -27,14 +27,14 @@ export function InstallSection({ app, onChange }: { app: Application; onChange: 
 
   const setLock = (locked: boolean) =>
     switches.run(async () => {
-      const saved = await applications.setPermissions(app.id, app.default_permissions, locked);
+      const saved = await rest.request("setApplicationPermissions", { params: { appId: app.id }, body: { default_permissions: app.default_permissions, invite_permission_locked: locked } });
       onChange({ ...app, invite_permission_locked: saved.invite_permission_locked });
     }, locked ? "Invite permissions are locked." : "Invite permissions are unlocked.");
   const setPublic = (on: boolean) =>
-    switches.run(async () => onChange(await applications.setPublic(app.id, on)), on ? "The bot is public." : "The bot is private.");
+    switches.run(async () => onChange(await rest.request("setApplicationPublicInvite", { params: { appId: app.id }, body: { public_invite: on } })), on ? "The bot is public." : "The bot is private.");
   const savePermissions = () =>
     saving.run(async () => {
-      const saved = await applications.setPermissions(app.id, bits, app.invite_permission_locked);
+      const saved = await rest.request("setApplicationPermissions", { params: { appId: app.id }, body: { default_permissions: bits, invite_permission_locked: app.invite_permission_locked } });
       // The server may keep other bits than sent (Administrator is stored alone): show what it kept.
       setBits(saved.default_permissions);
       onChange({ ...app, default_permissions: saved.default_permissions });

@@ -1,14 +1,13 @@
 /** The servers the bot is in (read only), with the permissions of its role there. */
-import type { Application } from "../../api/application-types.ts";
-import { applications } from "../../state/applications.ts";
-import { store } from "../../state/app-state.ts";
+import type { Application } from "../../lib/wire-types.ts";
+import { rest, store } from "../../state/app-state.ts";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { useLoad } from "../../components/use-async.ts";
 import { Section } from "./portal-layout.tsx";
 
 export function ServersSection({ app }: { app: Application }) {
-  const { data: servers, error } = useLoad(() => applications.servers(app.id), [app.id]);
+  const { data: servers, error } = useLoad(() => rest.request("listApplicationServers", { params: { appId: app.id } }), [app.id]);
   const mine = new Set(store.servers.value?.map((s) => s.id) ?? []);
 
   return (

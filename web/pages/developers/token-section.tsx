@@ -4,8 +4,8 @@
  * stops working at once and the bot is disconnected.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Application } from "../../api/application-types.ts";
-import { applications } from "../../state/applications.ts";
+import type { Application } from "../../lib/wire-types.ts";
+import { rest } from "../../state/app-state.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { CopyButton } from "../../components/copy-button.tsx";
 import { freshToken } from "./fresh-token.ts";
@@ -24,7 +24,7 @@ export function TokenSection({ app }: { app: Application }) {
   }, [token, confirming]);
 
   const reset = async () => {
-    const { bot_token } = await applications.resetToken(app.id);
+    const { bot_token } = await rest.request("regenerateBotToken", { params: { appId: app.id } });
     freshToken.value = { appId: app.id, token: bot_token };
   };
 

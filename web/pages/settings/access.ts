@@ -4,7 +4,7 @@
  * the grant rule of docs/roles.md and docs/permissions.md. The page offers only what this
  * allows; the server still decides and its refusal is shown.
  */
-import type { Member, Role } from "../../api/types.ts";
+import type { Member, Role } from "../../lib/wire-types.ts";
 import { basePermissionsOf } from "../../lib/permissions.ts";
 import { BUILTIN_ROLES, outranks, PERMISSIONS, type BuiltinRole } from "../../lib/shared-rules.ts";
 

@@ -1,5 +1,5 @@
 /** Audit log entries in words: each action's label, what it acted on, and its changes. Pure. */
-import type { AuditEntry } from "../../api/settings-types.ts";
+import type { AuditEntry } from "../../lib/wire-types.ts";
 import type { AuditAction } from "../../lib/shared-rules.ts";
 
 export const ACTION_LABELS: Record<AuditAction, string> = {

@@ -4,14 +4,15 @@
  * docs/moderation.md), so no entry is skipped or repeated.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { AuditEntry } from "../../api/settings-types.ts";
-import { errorMessage } from "../../api/client.ts";
+import type { AuditEntry } from "../../lib/wire-types.ts";
+import { errorMessage } from "../../lib/api-errors.ts";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime, formatMessageTime } from "../../lib/format.ts";
 import { AUDIT_ACTIONS } from "../../lib/shared-rules.ts";
 import { actionLabel, changeLines, entrySubject } from "./audit-labels.ts";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 
 const PAGE = 25;
 
@@ -30,7 +31,7 @@ export function AuditLogSection({ server, state }: SectionProps) {
     setLoading(true);
     setError(null);
     try {
-      const page = await settingsApi.auditLog(server.id, { limit: PAGE, before, action: action || undefined, actorId: actorId || undefined });
+      const page = await rest.request("getAuditLog", { params: { id: server.id }, query: { limit: String(PAGE), before, action: action || undefined, actor_id: actorId || undefined } });
       if (mine !== generation.current) return;
       setEntries((current) => (before && current ? [...current, ...page.entries] : page.entries));
       setHasMore(page.hasMore);

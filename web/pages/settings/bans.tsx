@@ -3,16 +3,16 @@ import { useEffect } from "preact/hooks";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime } from "../../lib/format.ts";
-import { gateway } from "../../state/app-state.ts";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { gateway, rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 import { useAction, useLoad } from "../../components/use-async.ts";
 
 export function BansSection({ server, state }: SectionProps) {
-  const bans = useLoad(() => settingsApi.bans(server.id), [server.id]);
+  const bans = useLoad(() => rest.request("listBans", { params: { id: server.id } }), [server.id]);
   const action = useAction();
   useEffect(
     () =>
-      gateway.on("member:banned", (p: { serverId: string }) => {
+      gateway.on("member:banned", (p) => {
         if (p.serverId === server.id) void bans.reload();
       }),
     [server.id],
@@ -46,7 +46,7 @@ export function BansSection({ server, state }: SectionProps) {
                   disabled={action.busy}
                   onClick={() =>
                     action.run(async () => {
-                      await settingsApi.unban(server.id, ban.user_id);
+                      await rest.request("unbanMember", { params: { id: server.id, targetUserId: ban.user_id } });
                       bans.set((list) => list.filter((b) => b.user_id !== ban.user_id));
                     })
                   }

@@ -5,11 +5,12 @@
  * its invite card, not here.
  */
 import { useState } from "preact/hooks";
-import type { Member } from "../../api/types.ts";
+import type { Member } from "../../lib/wire-types.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
 import { permissionNames, PERMISSION_LABELS } from "../../lib/shared-rules.ts";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 
 export function BotsSection({ server, state, access }: SectionProps) {
   const [removing, setRemoving] = useState<Member | null>(null);
@@ -68,7 +69,7 @@ export function BotsSection({ server, state, access }: SectionProps) {
           confirm="Remove bot"
           onClose={() => setRemoving(null)}
           onConfirm={async () => {
-            await settingsApi.kick(server.id, removing.user_id);
+            await rest.request("kickMember", { params: { id: server.id, targetUserId: removing.user_id } });
             state.removeMember(removing.user_id);
           }}
         >

@@ -5,17 +5,16 @@
  * `category:permissions-updated` keep it current.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { OverrideTarget } from "../../api/settings-api.ts";
-import type { PermissionOverride } from "../../api/settings-types.ts";
-import type { Role } from "../../api/types.ts";
+import { listOverrides, resetOverride, setOverride, type OverrideTarget } from "./override-requests.ts";
+import type { PermissionOverride, Role } from "../../lib/wire-types.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { OverrideGrid } from "../../components/permission-checkboxes.tsx";
 import { channelTree } from "../../lib/channel-tree.ts";
 import { permissionNames, PERMISSION_LABELS } from "../../lib/shared-rules.ts";
-import { gateway } from "../../state/app-state.ts";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { gateway, rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 import { useAction, useLoad } from "../../components/use-async.ts";
 
 type Target = OverrideTarget & { name: string };
@@ -76,20 +75,20 @@ export function ChannelPermissionsSection(props: SectionProps) {
 
 function OverridesEditor({ target, server, state, access }: SectionProps & { target: Target }) {
   const roles = state.roles.value;
-  const overrides = useLoad(() => settingsApi.overrides(target), [target.kind, target.id]);
+  const overrides = useLoad(() => listOverrides(rest, target), [target.kind, target.id]);
   const [roleId, setRoleId] = useState<string | null>(null);
   const [adding, setAdding] = useState("");
 
   // Live: someone else's change to this channel's or category's overrides.
   useEffect(() => {
-    const event = target.kind === "channel" ? "channel:permissions-updated" : "category:permissions-updated";
-    return gateway.on(event, (p: { channelId?: string; categoryId?: string; roleId: string; allow?: number; deny?: number; reset?: true }) => {
-      if ((target.kind === "channel" ? p.channelId : p.categoryId) !== target.id) return;
+    const apply = (p: { roleId: string } & ({ allow: number; deny: number } | { reset: true })) =>
       overrides.set((list) => {
-        const rest = list.filter((o) => o.role_id !== p.roleId);
-        return p.reset ? rest : [...rest, { role_id: p.roleId, allow: p.allow ?? 0, deny: p.deny ?? 0 }];
+        const others = list.filter((o) => o.role_id !== p.roleId);
+        return "reset" in p ? others : [...others, { role_id: p.roleId, allow: p.allow, deny: p.deny }];
       });
-    });
+    return target.kind === "channel"
+      ? gateway.on("channel:permissions-updated", (p) => p.channelId === target.id && apply(p))
+      : gateway.on("category:permissions-updated", (p) => p.categoryId === target.id && apply(p));
   }, [target.kind, target.id]);
 
   const list = overrides.data ?? [];
@@ -191,7 +190,7 @@ function OverrideForm({ target, role, override, access, onSaved, onRemoved }: {
       aria-label={`Overrides of ${role.name}`}
       onSubmit={async (event) => {
         event.preventDefault();
-        const ok = await save.run(async () => onSaved(await settingsApi.setOverride(target, role.id, draft.allow, draft.deny)));
+        const ok = await save.run(async () => onSaved(await setOverride(rest, target, role.id, draft.allow, draft.deny)));
         if (ok) setTouched(false);
       }}
     >
@@ -233,7 +232,7 @@ function OverrideForm({ target, role, override, access, onSaved, onRemoved }: {
           confirm="Remove override"
           onClose={() => setRemoving(false)}
           onConfirm={async () => {
-            await settingsApi.resetOverride(target, role.id);
+            await resetOverride(rest, target, role.id);
             onRemoved();
           }}
         >

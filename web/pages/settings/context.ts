@@ -1,11 +1,8 @@
-/** What every settings section gets, and the settings' API client. */
-import { SettingsApi } from "../../api/settings-api.ts";
-import type { Server } from "../../api/types.ts";
-import { api, store } from "../../state/app-state.ts";
+/** What every settings section gets. */
+import type { Server } from "../../lib/wire-types.ts";
+import { store } from "../../state/app-state.ts";
 import type { ServerState } from "../../state/server-state.ts";
 import type { SettingsAccess } from "./access.ts";
-
-export const settingsApi = new SettingsApi(api.http);
 
 export interface SectionProps {
   server: Server;

@@ -4,19 +4,20 @@
  * No event tells of emoji changes, so the list (and the app's emoji picker) is asked again.
  */
 import { useState } from "preact/hooks";
-import type { ServerEmoji } from "../../api/settings-types.ts";
+import type { ServerEmoji } from "../../lib/wire-types.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 import { useAction, useLoad } from "../../components/use-async.ts";
 import { UploadForm } from "./upload-form.tsx";
 
 const NAME_PATTERN = "[A-Za-z0-9_\\-]{1,32}";
 
 export function EmojisSection({ server, state }: SectionProps) {
-  const emojis = useLoad(async () => (await settingsApi.emojis(server.id)).emojis, [server.id]);
+  const emojis = useLoad(async () => (await rest.request("listServerEmojis", { params: { id: server.id } })).emojis, [server.id]);
   const [deleting, setDeleting] = useState<ServerEmoji | null>(null);
   const list = emojis.data ?? [];
   const full = list.length >= LIMITS.emojisPerServer;
@@ -50,7 +51,7 @@ export function EmojisSection({ server, state }: SectionProps) {
           confirm="Delete emoji"
           onClose={() => setDeleting(null)}
           onConfirm={async () => {
-            await settingsApi.deleteEmoji(server.id, deleting.id);
+            await rest.request("deleteEmoji", { params: { id: server.id, emojiId: deleting.id } });
             await changed();
           }}
         >
@@ -79,7 +80,7 @@ function EmojiUpload({ serverId, onUploaded }: { serverId: string; onUploaded: (
       hint="Leave the name empty to name the emoji after its file."
       submit="Upload emoji"
       upload={async (file) => {
-        await settingsApi.uploadEmoji(serverId, file, name.trim());
+        await rest.request("uploadEmoji", { params: { id: serverId }, body: name.trim() ? { emoji: file, name: name.trim() } : { emoji: file } });
         await onUploaded();
       }}
       onDone={() => setName("")}
@@ -113,7 +114,7 @@ function EmojiRow({ emoji, serverId, onRenamed, onDelete }: { emoji: ServerEmoji
             onSubmit={async (event) => {
               event.preventDefault();
               const ok = await action.run(async () => {
-                await settingsApi.renameEmoji(serverId, emoji.id, name.trim());
+                await rest.request("renameEmoji", { params: { id: serverId, emojiId: emoji.id }, body: { name: name.trim() } });
                 await onRenamed();
               });
               if (ok) setEditing(false);

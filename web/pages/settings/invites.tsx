@@ -4,12 +4,13 @@
  * (docs/invites.md). No event tells of invites, so the list is asked again after each change.
  */
 import { useState } from "preact/hooks";
-import type { ServerInvite } from "../../api/settings-types.ts";
+import type { ServerInvite } from "../../lib/wire-types.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { CopyButton } from "../../components/copy-button.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime } from "../../lib/format.ts";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 import { useAction, useLoad } from "../../components/use-async.ts";
 
 const MAX_USES = [0, 1, 5, 10, 25, 50, 100];
@@ -27,7 +28,7 @@ const EXPIRY: { seconds: number; label: string }[] = [
 export const inviteLink = (code: string) => `${location.origin}/invite/${code}`;
 
 export function InvitesSection({ server, state }: SectionProps) {
-  const invites = useLoad(() => settingsApi.invites(server.id), [server.id]);
+  const invites = useLoad(() => rest.request("listInvites", { params: { id: server.id } }), [server.id]);
   const [maxUses, setMaxUses] = useState(0);
   const [expiresIn, setExpiresIn] = useState(7 * 86400);
   const [created, setCreated] = useState<ServerInvite | null>(null);
@@ -42,7 +43,7 @@ export function InvitesSection({ server, state }: SectionProps) {
         aria-labelledby="invite-create"
         onSubmit={async (event) => {
           event.preventDefault();
-          const ok = await create.run(async () => setCreated(await settingsApi.createInvite(server.id, maxUses, expiresIn)));
+          const ok = await create.run(async () => setCreated(await rest.request("createInvite", { params: { id: server.id }, body: { max_uses: maxUses, expires_in: expiresIn } })));
           if (ok) void invites.reload();
         }}
       >
@@ -137,7 +138,7 @@ export function InvitesSection({ server, state }: SectionProps) {
           confirm="Delete invite"
           onClose={() => setConfirm(null)}
           onConfirm={async () => {
-            await settingsApi.deleteInvite(server.id, confirm.invite.id);
+            await rest.request("deleteInvite", { params: { id: server.id, inviteId: confirm.invite.id } });
             await invites.reload();
           }}
         >
@@ -150,7 +151,7 @@ export function InvitesSection({ server, state }: SectionProps) {
           confirm="Regenerate"
           onClose={() => setConfirm(null)}
           onConfirm={async () => {
-            await settingsApi.regenerateInvite(server.id);
+            await rest.request("regeneratePrimaryInvite", { params: { id: server.id } });
             await invites.reload();
           }}
         >

@@ -6,17 +6,20 @@
  * the list current.
  */
 import { useState } from "preact/hooks";
-import type { Member } from "../../api/types.ts";
+import type { Member } from "../../lib/wire-types.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFullTime } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { isTimedOut } from "./access.ts";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 import { useAction } from "../../components/use-async.ts";
 
 export const BUILTIN_LABELS: Record<string, string> = { owner: "Owner", admin: "Admin", moderator: "Moderator", member: "Member" };
+/** The built-in roles that can be given (ownership is transferred, never given). */
+const GIVABLE_ROLES = ["admin", "moderator", "member"] as const;
 
 /** The durations offered for a timeout, within the server's 60 s .. 28 days. */
 export const TIMEOUT_CHOICES: { seconds: number; label: string }[] = [
@@ -72,14 +75,15 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
                       value={member.role}
                       disabled={row.busy}
                       onChange={(e) => {
-                        const role = e.currentTarget.value;
+                        const role = GIVABLE_ROLES.find((r) => r === e.currentTarget.value);
+                        if (!role) return;
                         void row.run(async () => {
-                          const answer = await settingsApi.setBuiltinRole(server.id, member.user_id, role);
+                          const answer = await rest.request("setBuiltinRole", { params: { id: server.id, targetUserId: member.user_id }, body: { role } });
                           state.setBuiltinRole(answer.userId, answer.role);
                         });
                       }}
                     >
-                      {["admin", "moderator", "member"].map((r) => (
+                      {GIVABLE_ROLES.map((r) => (
                         <option key={r} value={r}>
                           {BUILTIN_LABELS[r]}
                         </option>
@@ -107,7 +111,7 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
                       disabled={row.busy}
                       onClick={() =>
                         row.run(async () => {
-                          await settingsApi.removeTimeout(server.id, member.user_id);
+                          await rest.request("removeTimeout", { params: { id: server.id, targetUserId: member.user_id } });
                           state.setTimeoutUntil(member.user_id, null);
                         })
                       }
@@ -140,7 +144,7 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
           confirm="Kick"
           onClose={() => setPending(null)}
           onConfirm={async () => {
-            await settingsApi.kick(server.id, pending.member.user_id);
+            await rest.request("kickMember", { params: { id: server.id, targetUserId: pending.member.user_id } });
             state.removeMember(pending.member.user_id);
           }}
         >
@@ -161,7 +165,7 @@ function BanDialog({ serverId, serverName, member, state, onClose }: { serverId:
       confirm="Ban"
       onClose={onClose}
       onConfirm={async () => {
-        await settingsApi.ban(serverId, member.user_id, reason.trim());
+        await rest.request("banMember", { params: { id: serverId }, body: reason.trim() ? { targetUserId: member.user_id, reason: reason.trim() } : { targetUserId: member.user_id } });
         state.removeMember(member.user_id);
       }}
     >
@@ -181,7 +185,7 @@ function TimeoutDialog({ serverId, member, state, onClose }: { serverId: string;
       danger={false}
       onClose={onClose}
       onConfirm={async () => {
-        const answer = await settingsApi.timeout(serverId, member.user_id, duration, reason.trim());
+        const answer = await rest.request("timeoutMember", { params: { id: serverId }, body: reason.trim() ? { targetUserId: member.user_id, duration, reason: reason.trim() } : { targetUserId: member.user_id, duration } });
         state.setTimeoutUntil(answer.userId, answer.expiresAt);
       }}
     >

@@ -4,11 +4,19 @@ import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { replaceServer, settingsApi, type SectionProps } from "./context.ts";
+import { rest } from "../../state/app-state.ts";
+import { replaceServer, type SectionProps } from "./context.ts";
 import { useAction } from "../../components/use-async.ts";
 import { useChosenFile } from "../../components/use-chosen-file.ts";
 
 const IMAGE_TYPES = "image/png,image/jpeg,image/webp,image/gif";
+
+/** The icon and the banner are two operations of the reference, each with its own field. */
+function uploadServerImage(serverId: string, kind: "icon" | "banner", file: File) {
+  return kind === "icon"
+    ? rest.request("setServerIcon", { params: { id: serverId }, body: { icon: file } })
+    : rest.request("setServerBanner", { params: { id: serverId }, body: { banner: file } });
+}
 
 export function OverviewSection({ server }: SectionProps) {
   return (
@@ -36,7 +44,7 @@ function NameForm({ server }: { server: SectionProps["server"] }) {
         const changes: { name?: string; description?: string } = {};
         if (name.trim() !== server.name) changes.name = name.trim();
         if (description !== server.description) changes.description = description;
-        if (await action.run(async () => replaceServer(await settingsApi.updateServer(server.id, changes)))) setSaved(true);
+        if (await action.run(async () => replaceServer(await rest.request("updateServer", { params: { id: server.id }, body: changes })))) setSaved(true);
       }}
     >
       <h2 id="overview-profile">Server profile</h2>
@@ -109,7 +117,7 @@ function ImageForm({ server, kind }: { server: SectionProps["server"]; kind: "ic
           class="primary"
           disabled={!file || tooBig || upload.busy}
           onClick={async () => {
-            const ok = await upload.run(async () => replaceServer(await settingsApi.uploadServerImage(server.id, kind, file!)));
+            const ok = await upload.run(async () => replaceServer(await uploadServerImage(server.id, kind, file!)));
             if (ok) chosen.reset();
           }}
         >
@@ -136,7 +144,7 @@ function ImageForm({ server, kind }: { server: SectionProps["server"]; kind: "ic
               type="button"
               class="secondary"
               disabled={offset === server.banner_offset || saveOffset.busy}
-              onClick={() => saveOffset.run(async () => replaceServer(await settingsApi.setBannerOffset(server.id, offset)))}
+              onClick={() => saveOffset.run(async () => replaceServer(await rest.request("setServerBannerOffset", { params: { id: server.id }, body: { banner_offset: offset } })))}
             >
               Save position
             </button>

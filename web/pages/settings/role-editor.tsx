@@ -4,13 +4,14 @@
  * disabled with the reason, following docs/roles.md "Who may manage roles".
  */
 import { useEffect, useState } from "preact/hooks";
-import type { Member, Role } from "../../api/types.ts";
+import type { Member, Role } from "../../lib/wire-types.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { PermissionCheckboxes } from "../../components/permission-checkboxes.tsx";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 import { useAction } from "../../components/use-async.ts";
 
 interface Fields {
@@ -62,7 +63,7 @@ export function RoleEditor({ role, server, state, access, onDeleted }: SectionPr
         class="form"
         onSubmit={async (event) => {
           event.preventDefault();
-          const ok = await save.run(async () => state.upsertRole(await settingsApi.updateRole(server.id, role.id, changes)));
+          const ok = await save.run(async () => state.upsertRole(await rest.request("updateRole", { params: { serverId: server.id, roleId: role.id }, body: changes })));
           if (ok) {
             setTouched(false);
             setSaved(true);
@@ -141,7 +142,7 @@ export function RoleEditor({ role, server, state, access, onDeleted }: SectionPr
           confirm="Delete role"
           onClose={() => setDeleting(false)}
           onConfirm={async () => {
-            await settingsApi.deleteRole(server.id, role.id);
+            await rest.request("deleteRole", { params: { serverId: server.id, roleId: role.id } });
             state.removeRole(role.id);
             onDeleted();
           }}
@@ -181,7 +182,7 @@ function RoleHolders({ role, server, access, members, bot }: Pick<SectionProps, 
                   class="secondary small"
                   aria-label={`Remove ${role.name} from ${member.username}`}
                   disabled={action.busy}
-                  onClick={() => action.run(() => settingsApi.unassignRole(server.id, member.user_id, role.id))}
+                  onClick={() => action.run(() => rest.request("unassignRole", { params: { serverId: server.id, targetUserId: member.user_id, roleId: role.id } }))}
                 >
                   Remove
                 </button>
@@ -195,7 +196,7 @@ function RoleHolders({ role, server, access, members, bot }: Pick<SectionProps, 
           class="inline-form"
           onSubmit={async (event) => {
             event.preventDefault();
-            if (adding && (await action.run(() => settingsApi.assignRole(server.id, adding, role.id)))) setAdding("");
+            if (adding && (await action.run(() => rest.request("assignRole", { params: { serverId: server.id }, body: { targetUserId: adding, roleId: role.id } })))) setAdding("");
           }}
         >
           <label class="field grow">

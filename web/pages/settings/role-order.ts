@@ -3,7 +3,7 @@
  * docs/roles.md "Reorder" says: custom roles hold positions 1..n (n at the top); someone who is
  * not an administrator moves only roles below their highest role, to positions below it.
  */
-import type { Role } from "../../api/types.ts";
+import type { Role } from "../../lib/wire-types.ts";
 
 /** Custom roles, highest first (`@everyone` is not in it: it stays at the bottom). */
 export const customRolesHighestFirst = (roles: Role[]): Role[] =>

@@ -5,9 +5,10 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
-import type { Role } from "../../api/types.ts";
+import type { Role } from "../../lib/wire-types.ts";
 import { ErrorAlert } from "../../components/error-alert.tsx";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 import { useAction } from "../../components/use-async.ts";
 import { RoleEditor } from "./role-editor.tsx";
 import { allowedIndexes, customRolesHighestFirst, moveTo, positionAt } from "./role-order.ts";
@@ -52,7 +53,7 @@ export function RolesSection(props: SectionProps) {
       return;
     }
     const ok = await move.run(async () => {
-      state.roles.value = await settingsApi.moveRole(server.id, id, position);
+      state.roles.value = await rest.request("reorderRoles", { params: { serverId: server.id }, body: [{ id, position }] });
     });
     setDraftOrder(null);
     setAnnouncement(ok ? `${role.name} moved to position ${index + 1} of ${order.length}.` : `${role.name} could not be moved.`);
@@ -100,7 +101,7 @@ export function RolesSection(props: SectionProps) {
             disabled={create.busy}
             onClick={() =>
               create.run(async () => {
-                const role = await settingsApi.createRole(server.id, { name: "new role" });
+                const role = await rest.request("createRole", { params: { serverId: server.id }, body: { name: "new role" } });
                 state.upsertRole(role);
                 setSelectedId(role.id);
               })

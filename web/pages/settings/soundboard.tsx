@@ -4,12 +4,13 @@
  * FLAC or M4A, names of 1-40 characters, one emoji as the icon).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Sound } from "../../api/settings-types.ts";
+import type { Sound } from "../../lib/wire-types.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 import { useAction, useLoad } from "../../components/use-async.ts";
 import { UploadForm } from "./upload-form.tsx";
 
@@ -17,7 +18,7 @@ const AUDIO_TYPES = "audio/mpeg,audio/ogg,audio/wav,audio/x-wav,audio/webm,audio
 const SOUNDS_PER_SERVER = LIMITS.soundboard.soundsPerServer;
 
 export function SoundboardSection({ server }: SectionProps) {
-  const sounds = useLoad(() => settingsApi.sounds(server.id), [server.id]);
+  const sounds = useLoad(() => rest.request("listSounds", { params: { id: server.id } }), [server.id]);
   const [deleting, setDeleting] = useState<Sound | null>(null);
   const list = sounds.data ?? [];
   const full = list.length >= SOUNDS_PER_SERVER;
@@ -47,7 +48,7 @@ export function SoundboardSection({ server }: SectionProps) {
           confirm="Delete sound"
           onClose={() => setDeleting(null)}
           onConfirm={async () => {
-            await settingsApi.deleteSound(server.id, deleting.id);
+            await rest.request("deleteSound", { params: { id: server.id, soundId: deleting.id } });
             await sounds.reload();
           }}
         />
@@ -76,7 +77,7 @@ function SoundUpload({ serverId, onUploaded }: { serverId: string; onUploaded: (
       hint="Leave the name empty to name the sound after its file, and the icon empty for 🎵."
       submit="Upload sound"
       upload={async (file) => {
-        await settingsApi.uploadSound(serverId, file, name.trim(), icon.trim());
+        await rest.request("uploadSound", { params: { id: serverId }, body: { sound: file, ...(name.trim() && { name: name.trim() }), ...(icon.trim() && { icon: icon.trim() }) } });
         await onUploaded();
       }}
       onDone={() => {
@@ -135,7 +136,7 @@ function SoundRow({ sound, serverId, onSaved, onDelete }: { sound: Sound; server
               if (name.trim() !== sound.name) changes.name = name.trim();
               if (icon.trim() !== sound.icon) changes.icon = icon.trim();
               if (Object.keys(changes).length === 0) return setEditing(false);
-              const ok = await action.run(async () => onSaved(await settingsApi.updateSound(serverId, sound.id, changes)));
+              const ok = await action.run(async () => onSaved(await rest.request("updateSound", { params: { id: serverId, soundId: sound.id }, body: changes })));
               if (ok) setEditing(false);
             }}
           >

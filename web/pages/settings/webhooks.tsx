@@ -4,9 +4,8 @@
  * channel whose overrides take the bit away answers 403, shown under that channel.
  */
 import { useState } from "preact/hooks";
-import type { Webhook } from "../../api/settings-types.ts";
-import type { Channel } from "../../api/types.ts";
-import { errorMessage } from "../../api/client.ts";
+import type { Channel, Webhook } from "../../lib/wire-types.ts";
+import { errorMessage } from "../../lib/api-errors.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
 import { CopyButton } from "../../components/copy-button.tsx";
@@ -14,7 +13,8 @@ import { ErrorAlert } from "../../components/error-alert.tsx";
 import { channelTree } from "../../lib/channel-tree.ts";
 import { formatFullTime } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import { settingsApi, type SectionProps } from "./context.ts";
+import { rest } from "../../state/app-state.ts";
+import type { SectionProps } from "./context.ts";
 import { useAction, useLoad } from "../../components/use-async.ts";
 
 type ChannelHooks = { channel: Channel; webhooks: Webhook[] | null; error: string | null };
@@ -29,7 +29,7 @@ export function WebhooksSection({ state }: SectionProps) {
       Promise.all(
         channels.map(async (channel) => {
           try {
-            return { channel, webhooks: await settingsApi.webhooks(channel.id), error: null };
+            return { channel, webhooks: await rest.request("listChannelWebhooks", { params: { id: channel.id } }), error: null };
           } catch (failure) {
             return { channel, webhooks: null, error: errorMessage(failure) };
           }
@@ -98,7 +98,7 @@ export function WebhooksSection({ state }: SectionProps) {
           confirm="Regenerate URL"
           onClose={() => setConfirm(null)}
           onConfirm={async () => {
-            const updated = await settingsApi.regenerateWebhook(confirm.webhook.id);
+            const updated = await rest.request("regenerateWebhookToken", { params: { id: confirm.webhook.id } });
             replace(updated.channel_id, (list) => list.map((w) => (w.id === updated.id ? updated : w)));
           }}
         >
@@ -111,7 +111,7 @@ export function WebhooksSection({ state }: SectionProps) {
           confirm="Delete webhook"
           onClose={() => setConfirm(null)}
           onConfirm={async () => {
-            await settingsApi.deleteWebhook(confirm.webhook.id);
+            await rest.request("deleteWebhook", { params: { id: confirm.webhook.id } });
             replace(confirm.webhook.channel_id, (list) => list.filter((w) => w.id !== confirm.webhook.id));
           }}
         >
@@ -132,7 +132,7 @@ function CreateWebhook({ channels, onCreated }: { channels: Channel[]; onCreated
       aria-labelledby="webhook-create"
       onSubmit={async (event) => {
         event.preventDefault();
-        const ok = await action.run(async () => onCreated(await settingsApi.createWebhook(channelId, name.trim())));
+        const ok = await action.run(async () => onCreated(await rest.request("createChannelWebhook", { params: { id: channelId }, body: { name: name.trim() } })));
         if (ok) setName("");
       }}
     >
