@@ -3,7 +3,8 @@
  * whatever the composer writes must reach the bot as the values the person filled in.
  */
 import { describe, expect, test } from "bun:test";
-import { parseCommandArgs, parseCommandInvocation, rankCommands, type CommandOption } from "../../src/domain/bots/command-args.ts";
+import { parseCommandArgs, parseCommandInvocation, rankCommands } from "../../src/domain/bots/command-args.ts";
+import type { CommandOption } from "../../src/domain/bots/command-option.ts";
 import { buildCommandWire, missingRequiredOption, optionInput, sharesName, wireToken } from "../../web/lib/command-wire.ts";
 
 const opt = (name: string, type: number, extra: Partial<CommandOption> = {}): CommandOption => ({ name, description: "", type, required: false, ...extra });

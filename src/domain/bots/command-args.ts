@@ -22,10 +22,10 @@
  * - An option given twice, an unknown `--flag` and a flag without a value are errors.
  * - The routing flag may appear several times; all are stripped and the first one routes.
  */
-import * as v from "valibot";
 import { badRequest } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { normalizeDisplayName, NO_VISIBLE_CHARACTERS } from "../shared/display-name.ts";
+import type { CommandOption } from "./command-option.ts";
 
 export const OPTION_TYPES = {
   STRING: 3,
@@ -38,21 +38,6 @@ export const OPTION_TYPES = {
   NUMBER: 10,
 } as const;
 
-/** A registered option as the API answers it; `normalizeOption` checks one a bot registers. */
-export const CommandOption = v.object({
-  name: v.string(),
-  description: v.string(),
-  /** SPEC.md "Option types": 3 string, 4 integer, 5 boolean, 6 user, 7 channel, 8 role, 10 number. */
-  type: v.number(),
-  required: v.boolean(),
-  choices: v.optional(v.array(v.object({ name: v.string(), value: v.union([v.string(), v.number()]) }))),
-  autocomplete: v.optional(v.boolean()),
-  min_value: v.optional(v.number()),
-  max_value: v.optional(v.number()),
-  max_length: v.optional(v.number()),
-  channel_types: v.optional(v.array(v.number())),
-});
-export type CommandOption = v.InferOutput<typeof CommandOption>;
 
 export type OptionValue = string | number | boolean;
 

@@ -10,7 +10,8 @@ import { hasPermission } from "../access/permissions.ts";
 import { badRequest } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import type { Message } from "../shared/shapes.ts";
-import { parseCommandArgs, parseCommandInvocation, type CommandOption, type OptionValue } from "./command-args.ts";
+import { parseCommandArgs, parseCommandInvocation, type OptionValue } from "./command-args.ts";
+import type { CommandOption } from "./command-option.ts";
 
 /** A user's message that runs a bot's slash command, resolved and parsed, not yet stored. */
 interface SlashCommandInvocation {

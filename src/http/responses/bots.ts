@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import { Application, BotInviteCard, BotServer } from "../../domain/bots/applications.ts";
 import { BotAddResult } from "../../domain/bots/bot-membership.ts";
-import { CommandOption } from "../../domain/bots/command-args.ts";
+import { CommandOption } from "../../domain/bots/command-option.ts";
 import { Command, ServerCommand } from "../../domain/bots/commands.ts";
 import { Activity, Presence } from "../../domain/shared/shapes.ts";
 

@@ -5,8 +5,8 @@ import {
   parseCommandArgs,
   parseCommandInvocation,
   rankCommands,
-  type CommandOption,
 } from "../../../src/domain/bots/command-args.ts";
+import type { CommandOption } from "../../../src/domain/bots/command-option.ts";
 import { ApiError } from "../../../src/domain/shared/errors.ts";
 
 const U = "0190a3b4-1111-7222-8333-444455556666"; // a user
