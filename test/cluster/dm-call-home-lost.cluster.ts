@@ -4,6 +4,7 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import { api, closeSockets, connect, emitAck, eventually, record, register, serverWith, startNodes, type HearthNode, type Nodes } from "./nodes.ts";
+import { letTimePass } from "../helpers/wait.ts";
 
 let cluster: Nodes;
 
@@ -47,7 +48,8 @@ test("killing a call's home (SIGKILL): the members on the other nodes get dm:cal
   await eventually(() => ended.bob.length === 1 && ended.carol.length === 1, "dm:call-ended at Bob and Carol", 40_000);
   expect(ended.bob).toEqual([lost]);
   expect(ended.carol).toEqual([lost]);
-  await Bun.sleep(4000);
+  // Past another sweep (every 3 s): the call is not ended twice, nor Dave's other call again.
+  await letTimePass(4000, "another sweep of the lost node's calls");
   expect([ended.bob.length, ended.carol.length, ended.dave.length]).toEqual([1, 1, 1]);
 
   // The conversation can call again: the next start chooses a living home.

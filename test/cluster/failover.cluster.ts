@@ -7,7 +7,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { SNAPSHOT_MS } from "../../src/gateway/session-snapshots.ts";
 import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
 import { startHaproxy, type Haproxy } from "./haproxy.ts";
-import { api, closeSockets, emitAck, eventually, joinChannel, register, serverWith, startNodes, type HearthNode, type Nodes } from "./nodes.ts";
+import { Redis } from "ioredis";
+import { api, closeSockets, emitAck, eventually, joinChannel, register, REDIS_URL, serverWith, startNodes, type HearthNode, type Nodes } from "./nodes.ts";
+import { letTimePass } from "../helpers/wait.ts";
 
 
 let cluster: Nodes;
@@ -106,21 +108,32 @@ async function conversationThroughAKill(): Promise<Conversation> {
       } catch {
         // not acknowledged: the node died under the request
       }
-      await Bun.sleep(15);
+      await letTimePass(15, "a steady stream of sends, about 60 a second from each sender");
     }
   };
   // Node 2 saves its resumable sessions to Redis within SNAPSHOT_MS of a room change (a node
-  // killed earlier leaves nothing to resume from: docs/gateway.md, "A node that dies").
-  await Bun.sleep(SNAPSHOT_MS + 1000);
+  // killed earlier leaves nothing to resume from: docs/gateway.md, "A node that dies"): the
+  // pinned listener's session is there, with the channel's room (msgpack keeps a room name as
+  // its bytes), before the kill.
+  const pid = (listeners[0] as unknown as { _pid?: string })._pid;
+  if (!pid) throw new Error("the pinned listener has no resumable session");
+  const redis = new Redis(REDIS_URL);
+  try {
+    const snapshotted = async () => Buffer.from((await redis.get(`hearth:gateway-session:${pid}`)) ?? "", "base64").includes(`channel:${channelId}`);
+    await eventually(snapshotted, "node 2's snapshot of the pinned listener's session", SNAPSHOT_MS + 3000);
+  } finally {
+    redis.disconnect();
+  }
   const senders = [send(n1.url, owner.token, null, "n1"), send(proxy.url, onTwo.token, "HEARTH_NODE=n2", "via-n2")];
-  await Bun.sleep(700);
+  // The kill lands mid-conversation: messages flow on both paths for a while before and after it.
+  await letTimePass(700, "messages flow before the kill");
   const killedAt = Date.now() - t0;
   timeline.push(`kill at ${killedAt} ms`);
   await n2.kill("SIGKILL");
   await eventually(() => reconnected[0]!, "the node-2 client reconnected through the balancer", 20_000);
   const reconnectedAt = Date.now() - t0;
   timeline.push(`reconnected at ${reconnectedAt} ms`);
-  await Bun.sleep(700);
+  await letTimePass(700, "messages flow after the reconnect");
   stop = true;
   await Promise.all(senders);
   return { channelId, acknowledged, ackedAt, timeline, killedAt, reconnectedAt, received, order, listeners, reconnected };

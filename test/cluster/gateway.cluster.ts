@@ -16,12 +16,13 @@ import {
   useThreeNodes,
   type HearthNode,
 } from "./nodes.ts";
+import { quietWindow } from "../helpers/wait.ts";
 
 let n1: HearthNode, n2: HearthNode, n3: HearthNode;
 useThreeNodes((nodes) => ([n1, n2, n3] = nodes));
 
-/** Waits long enough for a stray duplicate to arrive after the expected deliveries. */
-const settle = () => Bun.sleep(400);
+/** A quiet window long enough for a stray duplicate (or a delivery that should not be) to arrive across nodes. */
+const settle = () => quietWindow(400);
 
 describe("messages", () => {
   test("a message sent through node 1 reaches sockets on nodes 2 and 3 (websocket and polling) once each", async () => {

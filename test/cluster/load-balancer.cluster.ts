@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
 import { HAPROXY, startHaproxy, type Haproxy } from "./haproxy.ts";
 import { api, closeSockets, emitAck, eventually, record, register, serverWith, startNodes, type Nodes } from "./nodes.ts";
+import { quietWindow } from "../helpers/wait.ts";
 
 let cluster: Nodes;
 let proxy: Haproxy;
@@ -47,7 +48,7 @@ test("through HAProxy: a long-polling client (stuck to its node by the cookie) a
     expect((await api(proxy, "POST", `/api/v1/messages/${channelId}`, { token: owner.token, body: { content: `via haproxy ${i}` } })).status).toBe(201);
   }
   await eventually(() => seen.every((s) => s.length >= 5), "five messages on both sockets");
-  await Bun.sleep(300);
+  await quietWindow(150); // once each
   for (const s of seen) expect(s.map((m) => m.content)).toEqual([0, 1, 2, 3, 4].map((i) => `via haproxy ${i}`));
   expect(polling.connected && ws.connected).toBe(true);
   polling.close();

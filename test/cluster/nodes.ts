@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
 import type { Subprocess } from "bun";
 import { freePort } from "../../scripts/pg-cluster.ts";
+import { eventually as eventuallyWithin } from "../helpers/wait.ts";
 
 export type { ClientSocket };
 
@@ -211,15 +212,12 @@ export function record<T = any>(socket: ClientSocket, event: string): T[] {
   return seen;
 }
 
-/** Resolves when `check` holds, polling; rejects with `what` after `ms`. */
-/** `what` may be a function, to tell what was there when it timed out. */
+/**
+ * test/helpers/wait.ts's `eventually` with a longer default: a node is a process of its own and
+ * cross-node delivery goes through Redis. `what` may be a function, to tell what was there when it timed out.
+ */
 export async function eventually(check: () => boolean | Promise<boolean>, what: string | (() => string), ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await Bun.sleep(20);
-  }
-  throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
+  await eventuallyWithin(check, what, { timeoutMs: ms, intervalMs: 20 });
 }
 
 /** An ack'ed client event; resolves with the ack. */

@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { api, promote, connect, emitAck, eventually, record, register, serverWith, useThreeNodes, type ClientSocket, type ClusterUser, type HearthNode } from "./nodes.ts";
+import { quietWindow } from "../helpers/wait.ts";
 
 let n1: HearthNode, n2: HearthNode, n3: HearthNode;
 useThreeNodes((nodes) => ([n1, n2, n3] = nodes));
@@ -203,7 +204,7 @@ describe("voice queries answered from the room's home", () => {
     const heard = { b: record(b, "voice:soundboard"), c: record(c, "voice:soundboard") };
     expect(await play()).toEqual({ status: 200, body: { played: true, channelId: voiceId } });
     await eventually(() => heard.b.length === 1 && heard.c.length === 1, "the sound at both members");
-    await Bun.sleep(200);
+    await quietWindow(150); // once each
     expect(heard.b.length + heard.c.length).toBe(2);
     expect(heard.c[0]).toMatchObject({ channelId: voiceId, sound: { id: sound.id, name: "Horn" }, userId: third.id });
   });

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
 import { api, connect, emitAck, eventually, record, register, REDIS_URL, serverWith, useThreeNodes, type ClientSocket, type HearthNode } from "./nodes.ts";
+import { quietWindow } from "../helpers/wait.ts";
 
 let n1: HearthNode, n2: HearthNode, n3: HearthNode;
 useThreeNodes((nodes) => ([n1, n2, n3] = nodes));
@@ -58,7 +59,7 @@ describe("a voice room with members on three nodes", () => {
     expect(await emitAck(c, "bot:audio-data", { channelId: voiceId, pcm: sent.c[0], sampleRate: 48000, channels: 2 })).toEqual({ ok: true });
 
     await eventually(() => frames.a.length === 3 && frames.b.length === 4 && frames.c.length === 5, "every frame at every other member", 10_000);
-    await Bun.sleep(300);
+    await quietWindow(150); // once each: a duplicate relayed by another node would follow soon
     const from = (seen: { botUserId: string; pcm: ArrayBuffer }[], userId: string) => seen.filter((f) => f.botUserId === userId).map((f) => [...asBytes(f.pcm)]);
     const bytes = (list: Uint8Array[]) => list.map((pcm) => [...pcm]);
     expect(from(frames.b, owner.id)).toEqual(bytes(sent.a));
@@ -87,7 +88,8 @@ describe("a voice room with members on three nodes", () => {
     // A room broadcast that is not audio does go through the adapter's stream.
     expect((await emitAck(a, "voice:speaking", { speaking: true })).ok).toBe(true);
     await eventually(() => got.length === 20 && speaking.length === 1, "20 frames and voice:speaking on node 2");
-    await Bun.sleep(200);
+    // The monitor lists commands in the order Redis ran them: a frame sent through Redis would come before this.
+    await eventually(() => commands.some((line) => line.startsWith("xadd hearth:gateway") && line.includes("voice:speaking")), "the monitor to show voice:speaking's XADD");
     monitor.disconnect();
     client.disconnect();
     // The monitor saw the cluster's traffic (voice:speaking, published to the gateway stream)...
@@ -180,7 +182,7 @@ describe("a DM call with its members on different nodes", () => {
     expect(await emitAck(bobLaptop, "dm:call-end", { callId })).toEqual({ ok: true, callId });
     await eventually(() => ended.length === 1, "the end at alice");
     expect(ended[0]).toEqual({ callId, endedBy: bob.id, reason: "ended" });
-    await Bun.sleep(300);
+    await quietWindow(150); // the phone's socket: nothing later on it to wait for
     expect(phoneSignals).toEqual([]);
     expect(laptopSignals).toHaveLength(1);
   });

@@ -21,8 +21,8 @@ export interface EventuallyOptions {
 
 /**
  * Polls `check` until it returns a truthy value (returned), or fails after the deadline naming
- * `what`. A `check` that throws counts as not yet: the last error is the failure's cause, so an
- * `expect(...)` inside `check` reports what it saw.
+ * `what`. A `check` that throws counts as not yet; if it was still throwing at the deadline, that
+ * error is the failure, so an `expect(...)` inside `check` reports what it saw.
  */
 export async function eventually<T>(
   check: () => T | Promise<T>,
@@ -40,8 +40,8 @@ export async function eventually<T>(
       lastError = error;
     }
     if (Date.now() > deadline) {
-      const name = typeof what === "string" ? what : what();
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${name}`, lastError === undefined ? undefined : { cause: lastError });
+      if (lastError !== undefined) throw lastError;
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}`);
     }
     await sleep(intervalMs);
   }
