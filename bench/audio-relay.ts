@@ -2,21 +2,21 @@
  * The audio relay (`bot:audio-data`), side by side in one run on the same 3840-byte frames
  * (20 ms of 48 kHz stereo) and the same light receivers, each in its own process
  * (bench/audio-client.ts, raw WebSockets speaking Engine.IO/Socket.IO framing):
- *   tuned - Hearth with the native forwarder (src/audio/native-relay.ts)
- *   stock - Hearth with the standard `socket.to(room).emit` (the forwarder switched off)
- *   raw   - a bare Bun.serve relaying each frame with one `ws.publish` (the baseline)
+ *   native - Hearth with the native forwarder (src/audio/native-relay.ts)
+ *   stock  - Hearth with the standard `socket.to(room).emit` (the forwarder switched off)
+ *   raw    - a bare Bun.serve relaying each frame with one `ws.publish` (the baseline)
  * 1 sender to 10 and to 50 receivers at rising rates: delivered frames/s, MB/s, p50/p99
  * send-to-receive latency, and server CPU per delivery (process.cpuUsage of this process,
- * which runs only the server under test). Then a stalled listener (SIGSTOP) on tuned and
+ * which runs only the server under test). Then a stalled listener (SIGSTOP) on native and
  * stock: its server-side buffer and whether it ever sees a header without its data.
  * Prints a human summary on stderr and one JSON line on stdout.
  *
  *   bun bench/audio-relay.ts [--seconds 2.5] [--rates 50,200,800,3200] [--receivers 10,50] [--stall-seconds 8]
  *
  * The highest rate saturates the stock path (and, at 50 receivers, nearly the raw one): the
- * target is read there, at the most receivers: tuned throughput >= 0.8x raw and >= 5x stock.
+ * target is read there, at the most receivers: native throughput >= 0.8x raw and >= 5x stock.
  *
- * Two more scenarios on the tuned path, each its own run (see runScenario):
+ * Two more scenarios on the native path, each its own run (see runScenario):
  *   bun bench/audio-relay.ts --scenario realistic [--rooms 20 --listeners 10 --room-rate 50 --realistic-seconds 10]
  *     20 rooms x 1 speaking bot at 50 frames/s x 10 listeners: frames/s, p50/p99 (target p99 < 10 ms),
  *     then the same rooms, clients and frames through a bare Bun publish relay (the machine's own tail)
@@ -118,7 +118,7 @@ async function spawnReceivers(base: object, tokens: string[] | null, n: number, 
   return clients;
 }
 
-// ---- scenarios: realistic load, and a 30 s stalled listener (tuned path) ----
+// ---- scenarios: realistic load, and a 30 s stalled listener (native path) ----
 const SCENARIO = argOf("scenario", "compare");
 const ROOMS = Number(argOf("rooms", "20"));
 const LISTENERS = Number(argOf("listeners", "10"));
@@ -130,7 +130,7 @@ const PER_LISTENER_PROCESS = Number(argOf("per-process", "50"));
 /**
  * The baseline: a bare Bun.serve relaying each message with one `ws.publish` to its room's topic.
  * With `header` (the capacity scenario's `raw2`, a diagnostic), each message is published after
- * that text, as Socket.IO frames a binary event: two websocket messages per frame, as tuned sends.
+ * that text, as Socket.IO frames a binary event: two websocket messages per frame, as native sends.
  */
 function startRawRelay(header?: string) {
   return Bun.serve<{ role: string; room: string; listen: boolean }>({
@@ -223,7 +223,7 @@ async function spawnRoomClients(base: object, rooms: string[], botTokens: string
 /**
  * `ROOMS` voice rooms, each with one speaking bot (all bots in one sender process, one
  * connection each) and `LISTENERS` listening clients (in processes of 50 connections),
- * every bot at `ROOM_RATE` frames/s of 3840 bytes, on the tuned path. "realistic": one
+ * every bot at `ROOM_RATE` frames/s of 3840 bytes, on the native path. "realistic": one
  * stream of `REALISTIC_SECONDS`, then the same through the raw relay (new client processes,
  * same topology) as the baseline. "stall": the same load, first for `REALISTIC_SECONDS` (before),
  * then one extra listener in room 0 (its own process) is SIGSTOPped for `STALL_LONG_SECONDS`
@@ -277,12 +277,12 @@ async function runScenario(name: string): Promise<void> {
         `\nrealistic load: ${ROOMS} rooms x 1 bot at ${ROOM_RATE} frames/s x ${LISTENERS} listeners, ${REALISTIC_SECONDS} s, listeners in ${recv.length} processes`,
       );
       log(
-        `  tuned: delivered ${r.delivered}/${r.expected} = ${r.frames_per_s} frames/s; latency p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms (target p99 < 10 ms: ${r.p99_ms < 10 ? "met" : "NOT met"}); server CPU ${r.cpu_pct}%; orphans ${r.orphans}`,
+        `  native: delivered ${r.delivered}/${r.expected} = ${r.frames_per_s} frames/s; latency p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms (target p99 < 10 ms: ${r.p99_ms < 10 ? "met" : "NOT met"}); server CPU ${r.cpu_pct}%; orphans ${r.orphans}`,
       );
       log(
         `  raw Bun publish, same clients and frames: delivered ${w.delivered}/${w.expected}; latency p50 ${w.p50_ms} ms, p99 ${w.p99_ms} ms, max ${w.max_ms} ms; server CPU ${w.cpu_pct}%`,
       );
-      log(`  p99 tuned/raw ${result.p99_over_raw}x`);
+      log(`  p99 native/raw ${result.p99_over_raw}x`);
     } else {
       // The stalled listener: one more connection in room 0, in a process of its own.
       const stalledUser = users[nUsers - 1]!;
@@ -340,7 +340,7 @@ async function runScenario(name: string): Promise<void> {
         others_during: during,
       };
       log(
-        `\nstalled listener (tuned): ${ROOMS} rooms x ${ROOM_RATE} frames/s x ${LISTENERS} listeners; one extra listener in room 0 SIGSTOPped for ${STALL_LONG_SECONDS} s`,
+        `\nstalled listener (native): ${ROOMS} rooms x ${ROOM_RATE} frames/s x ${LISTENERS} listeners; one extra listener in room 0 SIGSTOPped for ${STALL_LONG_SECONDS} s`,
       );
       log(
         `  server RSS before ${mb(rss0)} MB, after ${mb(rss1)} MB (growth ${growth} MB, target < 20 MB: ${growth < 20 ? "met" : "NOT met"}), max during ${mb(rssMax)} MB`,
@@ -364,8 +364,8 @@ async function runScenario(name: string): Promise<void> {
 // ---- capacity: each path's sustainable deliveries/s, found by raising the offered load ----
 const CAP_RECEIVERS = argOf("receivers", "50,200").split(",").map(Number);
 const CAP_SENDERS = Number(argOf("senders", "2"));
-const CAP_MODES = argOf("modes", "tuned,stock,raw").split(",");
-/** The bar for tuned/raw capacity, read over several runs' median (bench/README.md, "Current figures"). */
+const CAP_MODES = argOf("modes", "native,stock,raw").split(",");
+/** The bar for native/raw capacity, read over several runs' median (bench/README.md, "Current figures"). */
 const CAP_TARGET = 0.8;
 /** Receivers: hand-framed TCP (bench/audio-tcp-receiver.ts, the default) or `WebSocket` clients (bench/audio-client.ts). */
 const CAP_RECEIVER = argOf("receiver-client", "tcp") === "ws" ? "audio-client.ts" : "audio-tcp-receiver.ts";
@@ -422,7 +422,7 @@ async function capacityStep(senders: Client[], receivers: Client[], n: number, o
 }
 
 /**
- * `--scenario capacity`: for each receiver count, tuned and stock (same Hearth connections)
+ * `--scenario capacity`: for each receiver count, native and stock (same Hearth connections)
  * and raw (a bare relay and its own connections, open at the same time; with `--modes ...,raw2`
  * also the bare relay with Socket.IO's two messages per frame, a diagnostic), `CAP_SENDERS`
  * senders in the room, each a process of its own; the raw senders hear the room too, as
@@ -463,9 +463,9 @@ async function runCapacity(): Promise<void> {
       for (const s of raw2Senders) if ((await s.next()) !== "ready") throw new Error("sender not ready");
       const raw2Receivers = raw2Base ? await spawnReceivers(raw2Base, null, n, CAP_RECEIVER, capPerProcess(n)) : [];
       procs.push(...raw2Receivers);
-      const path = (mode: string, s: Client[], r: Client[], use: () => void): Path => ({ mode, use, step: (offered) => capacityStep(s, r, n, offered, mode === "tuned" ? nativeRelayFor({ nsp: app.io.of("/") }) : undefined) });
+      const path = (mode: string, s: Client[], r: Client[], use: () => void): Path => ({ mode, use, step: (offered) => capacityStep(s, r, n, offered, mode === "native" ? nativeRelayFor({ nsp: app.io.of("/") }) : undefined) });
       const paths = [
-        path("tuned", senders, receivers, () => setNativeAudioRelayEnabled(app.io, true)),
+        path("native", senders, receivers, () => setNativeAudioRelayEnabled(app.io, true)),
         path("stock", senders, receivers, () => setNativeAudioRelayEnabled(app.io, false)),
         path("raw", rawSenders, rawReceivers, () => {}),
         path("raw2", raw2Senders, raw2Receivers, () => {}),
@@ -478,24 +478,24 @@ async function runCapacity(): Promise<void> {
       const results = await capacitySearch(paths, `${n} receivers`);
       kill();
       await Bun.sleep(300);
-      const overRaw = capacityRatio(results, "tuned", "raw");
-      const overStock = capacityRatio(results, "tuned", "stock");
+      const overRaw = capacityRatio(results, "native", "raw");
+      const overStock = capacityRatio(results, "native", "stock");
       const result: Record<string, unknown> = {
         bench: "audio-relay", scenario: "capacity", receivers: n, senders: CAP_SENDERS, frame_bytes: FRAME_BYTES, pinned,
-        ...capacityFields(results), ...ratioFields(results, "tuned", "raw"), ...ratioFields(results, "tuned", "stock"),
-        ...(raw2 ? { ...ratioFields(results, "tuned", "raw2"), ...ratioFields(results, "raw2", "raw"), cpu_per_delivery_tuned_over_raw2: cpuRatioAtCommonLoads(results, "tuned", "raw2") } : {}),
+        ...capacityFields(results), ...ratioFields(results, "native", "raw"), ...ratioFields(results, "native", "stock"),
+        ...(raw2 ? { ...ratioFields(results, "native", "raw2"), ...ratioFields(results, "raw2", "raw"), cpu_per_delivery_native_over_raw2: cpuRatioAtCommonLoads(results, "native", "raw2") } : {}),
       };
-      result.target_tuned_over_raw = CAP_TARGET;
+      result.target_native_over_raw = CAP_TARGET;
       // This run's only: one run's ratio spreads wider than the bar's margin.
-      result.met = typeof result.tuned_over_raw === "number" ? result.tuned_over_raw >= CAP_TARGET : null;
+      result.met = typeof result.native_over_raw === "number" ? result.native_over_raw >= CAP_TARGET : null;
       result.load_average = [load0, loadAverage()];
-      const cpu = cpuRatioAtCommonLoads(results, "tuned", "raw");
-      result.cpu_per_delivery_tuned_over_raw = cpu;
+      const cpu = cpuRatioAtCommonLoads(results, "native", "raw");
+      result.cpu_per_delivery_native_over_raw = cpu;
       result.steps = capacitySteps(results);
       log(
-        `capacity at ${n} receivers (deliveries/s, median of ${results[0]?.runs.length} rounds): tuned ${result.tuned_capacity}, raw ${result.raw_capacity ?? "-"}, stock ${result.stock_capacity ?? "-"}; tuned/raw ${ratioText(overRaw)} (target ${CAP_TARGET}, read over several runs: this run ${result.met ? "at or above" : "under"}), tuned/stock ${ratioText(overStock)}; ` +
-          `server CPU per delivery tuned/raw at the same offered load ${cpu.ratio ?? "-"} (${cpu.at_offered.length} loads); load average ${load0} -> ${loadAverage()}` +
-          (raw2 ? `; raw2 (two messages per frame) ${result.raw2_capacity}: tuned/raw2 ${ratioText(capacityRatio(results, "tuned", "raw2"))}, raw2/raw ${ratioText(capacityRatio(results, "raw2", "raw"))}` : ""),
+        `capacity at ${n} receivers (deliveries/s, median of ${results[0]?.runs.length} rounds): native ${result.native_capacity}, raw ${result.raw_capacity ?? "-"}, stock ${result.stock_capacity ?? "-"}; native/raw ${ratioText(overRaw)} (target ${CAP_TARGET}, read over several runs: this run ${result.met ? "at or above" : "under"}), native/stock ${ratioText(overStock)}; ` +
+          `server CPU per delivery native/raw at the same offered load ${cpu.ratio ?? "-"} (${cpu.at_offered.length} loads); load average ${load0} -> ${loadAverage()}` +
+          (raw2 ? `; raw2 (two messages per frame) ${result.raw2_capacity}: native/raw2 ${ratioText(capacityRatio(results, "native", "raw2"))}, raw2/raw ${ratioText(capacityRatio(results, "raw2", "raw"))}` : ""),
       );
       console.log(JSON.stringify(result));
     }
@@ -529,14 +529,14 @@ try {
   const relay = nativeRelayFor({ nsp: app.io.of("/") })!;
   const sio = { proto: "sio", url: app.url, channelId };
 
-  // ---- tuned vs stock, same connections, interleaved per rate ----
+  // ---- native vs stock, same connections, interleaved per rate ----
   for (const n of RECEIVERS) {
     const sender = new Client({ ...sio, role: "send", tokens: [owner.token] });
     if ((await sender.next()) !== "ready") throw new Error("sender not ready");
     const receivers = await spawnReceivers(sio, users.slice(1, 1 + n).map((u) => u.token), n);
     for (const rate of RATES) {
-      for (const mode of ["tuned", "stock"].filter((m) => CAP_MODES.includes(m))) {
-        setNativeAudioRelayEnabled(app.io, mode === "tuned");
+      for (const mode of ["native", "stock"].filter((m) => CAP_MODES.includes(m))) {
+        setNativeAudioRelayEnabled(app.io, mode === "native");
         rows.push(await phase(mode, sender, receivers, n, rate));
       }
     }
@@ -545,8 +545,8 @@ try {
   }
 
   // ---- a stalled listener: server-side buffer, and whole frames or not ----
-  for (const mode of ["tuned", "stock"]) {
-    setNativeAudioRelayEnabled(app.io, mode === "tuned");
+  for (const mode of ["native", "stock"]) {
+    setNativeAudioRelayEnabled(app.io, mode === "native");
     const n = Math.min(...RECEIVERS);
     const sender = new Client({ ...sio, role: "send", tokens: [owner.token] });
     if ((await sender.next()) !== "ready") throw new Error("sender not ready");
@@ -590,7 +590,7 @@ try {
       after_resume_sent: after,
       after_resume_got: s.frames - gotBefore,
       stalled_orphans: s.orphans + (s.dangling ?? 0),
-      relay_dropped: mode === "tuned" ? relay.stats.dropped - dropped0 : null,
+      relay_dropped: mode === "native" ? relay.stats.dropped - dropped0 : null,
     });
     for (const c of [sender, ...receivers, stalled!]) c.kill();
     await Bun.sleep(300);
@@ -619,26 +619,26 @@ log("\naudio relay: 3840-byte frames, 1 sender, receivers in separate processes;
 log("mode   recv  rate/s   delivered/expected   frames/s    MB/s   p50 ms   p99 ms   cpu µs/deliv  orphans");
 for (const n of RECEIVERS) {
   for (const rate of RATES) {
-    for (const mode of ["tuned", "stock", "raw"]) {
+    for (const mode of ["native", "stock", "raw"]) {
       const r = find(mode, n, rate);
       log(
         `${mode.padEnd(6)} ${String(n).padStart(4)} ${String(rate).padStart(7)} ${`${r.delivered}/${r.expected}`.padStart(20)} ${String(r.frames_per_s).padStart(10)} ${String(r.mb_per_s).padStart(7)} ${String(r.p50_ms).padStart(8)} ${String(r.p99_ms).padStart(8)} ${String(r.cpu_us_per_delivery).padStart(13)} ${String(r.orphans).padStart(8)}`,
       );
     }
-    const t = find("tuned", n, rate);
+    const t = find("native", n, rate);
     const s = find("stock", n, rate);
     const w = find("raw", n, rate);
     const ratio = {
       receivers: n,
       rate,
-      throughput_tuned_over_raw: Math.round((t.frames_per_s / w.frames_per_s) * 100) / 100,
-      throughput_tuned_over_stock: Math.round((t.frames_per_s / s.frames_per_s) * 100) / 100,
-      cpu_stock_over_tuned: Math.round((s.cpu_us_per_delivery / t.cpu_us_per_delivery) * 100) / 100,
-      cpu_tuned_over_raw: Math.round((t.cpu_us_per_delivery / w.cpu_us_per_delivery) * 100) / 100,
+      throughput_native_over_raw: Math.round((t.frames_per_s / w.frames_per_s) * 100) / 100,
+      throughput_native_over_stock: Math.round((t.frames_per_s / s.frames_per_s) * 100) / 100,
+      cpu_stock_over_native: Math.round((s.cpu_us_per_delivery / t.cpu_us_per_delivery) * 100) / 100,
+      cpu_native_over_raw: Math.round((t.cpu_us_per_delivery / w.cpu_us_per_delivery) * 100) / 100,
     };
     ratios.push(ratio);
     log(
-      `       -> frames/s: tuned/raw ${ratio.throughput_tuned_over_raw}x, tuned/stock ${ratio.throughput_tuned_over_stock}x; cpu per delivery: stock/tuned ${ratio.cpu_stock_over_tuned}x, tuned/raw ${ratio.cpu_tuned_over_raw}x`,
+      `       -> frames/s: native/raw ${ratio.throughput_native_over_raw}x, native/stock ${ratio.throughput_native_over_stock}x; cpu per delivery: stock/native ${ratio.cpu_stock_over_native}x, native/raw ${ratio.cpu_native_over_raw}x`,
     );
   }
 }
@@ -650,17 +650,17 @@ if (RECEIVERS.length >= 2) {
   log(`\nmarginal server CPU per extra receiver (${lo} -> ${hi} receivers, same rate), µs per frame per receiver:`);
   for (const rate of RATES) {
     const m: Record<string, number> = { rate };
-    for (const mode of ["tuned", "stock", "raw"]) {
+    for (const mode of ["native", "stock", "raw"]) {
       const a = find(mode, lo, rate);
       const b = find(mode, hi, rate);
       const cpuA = a.cpu_us_per_delivery * a.delivered;
       const cpuB = b.cpu_us_per_delivery * b.delivered;
       m[mode] = Math.round(((cpuB / b.sent - cpuA / a.sent) / (hi - lo)) * 100) / 100;
     }
-    m.stock_over_tuned = Math.round((m.stock! / m.tuned!) * 100) / 100;
-    m.tuned_over_raw = Math.round((m.tuned! / m.raw!) * 100) / 100;
+    m.stock_over_native = Math.round((m.stock! / m.native!) * 100) / 100;
+    m.native_over_raw = Math.round((m.native! / m.raw!) * 100) / 100;
     marginal.push(m);
-    log(`  rate ${rate}/s: tuned ${m.tuned}, stock ${m.stock}, raw ${m.raw}  (stock/tuned ${m.stock_over_tuned}x, tuned/raw ${m.tuned_over_raw}x)`);
+    log(`  rate ${rate}/s: native ${m.native}, stock ${m.stock}, raw ${m.raw}  (stock/native ${m.stock_over_native}x, native/raw ${m.native_over_raw}x)`);
   }
 }
 // The target, at the saturating (highest) rate with the most receivers.
@@ -668,14 +668,14 @@ const top = ratios.find((r) => r.receivers === Math.max(...RECEIVERS) && r.rate 
 const target = {
   receivers: top.receivers,
   rate: top.rate,
-  tuned_over_raw: top.throughput_tuned_over_raw,
-  tuned_over_stock: top.throughput_tuned_over_stock,
-  tuned_over_raw_min: 0.8,
-  tuned_over_stock_min: 5,
-  met: (top.throughput_tuned_over_raw as number) >= 0.8 && (top.throughput_tuned_over_stock as number) >= 5,
+  native_over_raw: top.throughput_native_over_raw,
+  native_over_stock: top.throughput_native_over_stock,
+  native_over_raw_min: 0.8,
+  native_over_stock_min: 5,
+  met: (top.throughput_native_over_raw as number) >= 0.8 && (top.throughput_native_over_stock as number) >= 5,
 };
 log(
-  `\ntarget at ${target.receivers} receivers x ${target.rate} frames/s (tuned >= 0.8x raw and >= 5x stock frames/s): tuned/raw ${target.tuned_over_raw}x, tuned/stock ${target.tuned_over_stock}x: ${target.met ? "met" : "NOT met"}`,
+  `\ntarget at ${target.receivers} receivers x ${target.rate} frames/s (native >= 0.8x raw and >= 5x stock frames/s): native/raw ${target.native_over_raw}x, native/stock ${target.native_over_stock}x: ${target.met ? "met" : "NOT met"}`,
 );
 log("\nstalled listener (SIGSTOPped for the stream, then resumed):");
 for (const s of stall) log(`  ${JSON.stringify(s)}`);

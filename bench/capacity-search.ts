@@ -89,7 +89,7 @@ export interface Step {
   idle_pct?: number;
   /** Fell behind while the servers waited for a core at least the p99 bound: not counted (`--void-tries`). */
   void?: boolean;
-  /** The tuned audio relay's step: frame deliveries it skipped for listeners over its high-water mark, and its stall sweeps. */
+  /** The native audio relay's step: frame deliveries it skipped for listeners over its high-water mark, and its stall sweeps. */
   relay_dropped?: number;
   relay_sweeps?: number;
 }

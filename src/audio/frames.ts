@@ -55,7 +55,7 @@ export function checkFrame(input: { pcm: unknown; sampleRate?: unknown; channels
 }
 
 /**
- * The text half of a binary Socket.IO event whose one attachment is `pcm`, as the tuned relays
+ * The text half of a binary Socket.IO event whose one attachment is `pcm`, as the native relays
  * write it themselves: Engine.IO message `4`, binary event `5`, one attachment `1-`, then the
  * event and its payload with `pcm` as placeholder 0. A standard client pairs it with the binary
  * websocket message sent right after it.

@@ -6,7 +6,7 @@ import { clientReaderOf, type ClientReader } from "../gateway/socket-io-internal
 import { rooms } from "../domain/shared/events.ts";
 
 /**
- * The tuned audio forwarder (docs/audio.md, "Delivery, tuned path").
+ * The native audio forwarder (docs/audio.md, "Delivery, native path").
  *
  * A Socket.IO binary event over Engine.IO v4 websocket is two websocket messages: a text
  * header `451-["bot:audio-data",{"pcm":{"_placeholder":true,"num":0},...}]` and the raw
@@ -100,7 +100,7 @@ interface EngineConn {
 }
 
 /**
- * The sender's read path for audio frames (docs/audio.md, "Delivery, tuned path"), installed
+ * The sender's read path for audio frames (docs/audio.md, "Delivery, native path"), installed
  * on a connection while its socket is in a voice room. Socket.IO would decode each frame's
  * header (JSON.parse), rebuild the packet around the attachment, and reach the event's
  * listeners after two `process.nextTick` hops; a bot sends the same header text for every
@@ -416,7 +416,7 @@ const installed = new WeakMap<object, NativeAudioRelay>();
 const relays = new WeakMap<object, NativeAudioRelay>();
 
 /**
- * Installs the tuned forwarder on `io`'s main namespace; `deliverFrame` uses it from then
+ * Installs the native forwarder on `io`'s main namespace; `deliverFrame` uses it from then
  * on. `engine` gives the Bun server (for a sender on long-polling).
  */
 export function installNativeAudioRelay(
@@ -444,7 +444,7 @@ export function installNativeAudioRelay(
 }
 
 /**
- * Switches `deliverFrame` between the tuned forwarder and the standard emit path (the bench
+ * Switches `deliverFrame` between the native forwarder and the standard emit path (the bench
  * compares both on the same connections). Membership tracking goes on while it is off.
  */
 export function setNativeAudioRelayEnabled(io: IoServer, enabled: boolean): void {

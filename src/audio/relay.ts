@@ -8,7 +8,7 @@ import { nativeRelayFor } from "./native-relay.ts";
  * The PCM relay, in two steps:
  *   1. `admitFrame`: is this a valid frame from a participant of that room who may speak?
  *   2. `deliverFrame`: hand the same bytes to every other socket in the voice room, once —
- *      natively published to websocket members when the tuned forwarder is installed
+ *      natively published to websocket members when the native forwarder is installed
  *      (src/audio/native-relay.ts, docs/audio.md), the ordinary emit otherwise.
  */
 
@@ -73,7 +73,7 @@ export type AudioFramePayload = { pcm: AudioFrame["pcm"]; sampleRate: number; ch
  * `botUserId` is the sender's user id, bot or not (the spec's name is kept).
  */
 export function deliverFrame(from: FrameSender, channelId: string, frame: AudioFrame, senderUserId: string): void {
-  // The tuned forwarder, when installed (src/audio/native-relay.ts): native publish to
+  // The native forwarder, when installed (src/audio/native-relay.ts): native publish to
   // websocket members, this same emit to long-polling members only.
   const native = nativeRelayFor(from);
   if (native) return native.deliver(from as Parameters<typeof native.deliver>[0], channelId, frame, senderUserId);

@@ -8,7 +8,7 @@ import { startServer } from "../helpers/server.ts";
 import { StalledGatewayClient, streamPastStalled } from "../helpers/stalled-gateway-client.ts";
 
 /**
- * The tuned relay's stalled listeners (src/audio/native-relay.ts, docs/audio.md "Memory bounds
+ * The native relay's stalled listeners (src/audio/native-relay.ts, docs/audio.md "Memory bounds
  * and the drop guarantee"): a websocket member of the voice room that stops reading misses
  * whole frames once it holds more than 256 KiB, and is never pushed to the 4 MiB bound at which
  * Bun would close it, while the other listeners get every frame. The room is swept every 32
@@ -21,7 +21,7 @@ const SWEEP_EVERY_FRAMES = 32;
  *  sweep reads it: uWS's TopicTree drains a subscriber at 32 messages, 16 frames. */
 const PUBSUB_QUEUE_FRAMES = 16;
 
-describe("bot:audio-data, a stalled listener on the tuned path", () => {
+describe("bot:audio-data, a stalled listener on the native path", () => {
   test("misses whole frames past 256 KiB and stays connected, with the sweep's timer stopped; the others get every frame", async () => {
     const server = await startServer({ gatewayEventLimits: { ...DEFAULT_EVENT_LIMITS, audio: { perSecond: 100_000, burst: 100_000 } } });
     try {

@@ -5,7 +5,7 @@ import { community } from "../helpers/community.ts";
 import { recordEvents, startServer, type ClientSocket, type TestServer } from "../helpers/server.ts";
 import { letTimePass, quietWindow, until } from "../helpers/wait.ts";
 
-/** The tuned forwarder (src/audio/native-relay.ts): websocket and polling members side by side. */
+/** The native forwarder (src/audio/native-relay.ts): websocket and polling members side by side. */
 
 let server: TestServer;
 let relay: NativeAudioRelay;
@@ -59,7 +59,7 @@ function expectFrames(got: any[], from: number, to: number, botUserId: string) {
   });
 }
 
-describe("bot:audio-data, tuned path", () => {
+describe("bot:audio-data, native path", () => {
   test("a websocket and a polling receiver in one room each get every frame once, in order", async () => {
     const { member, listener, bot, channelId } = await setup();
     const sender = await join(await server.connect(bot.token), channelId);
