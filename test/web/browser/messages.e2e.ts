@@ -294,9 +294,10 @@ test("history loads older pages when scrolling up, without moving what one is lo
       const middle = articles.find((a) => a.getBoundingClientRect().top > top + 200);
       return { text: middle.querySelector(".message-text").textContent as string, y: middle.getBoundingClientRect().top as number, height: el.scrollHeight as number };
     });
-    // The older page this scroll asked for is served and prepended (two frames to lay it out). A
-    // step that asks for none (everything is loaded) waits the deadline out and measures the same.
-    await eventuallyTruthy(() => olderPages > pagesBefore, "an older page", { timeoutMs: 3000, intervalMs: 20 }).catch(() => {});
+    // The older page this scroll asked for is served and prepended (the log grows; two frames to
+    // lay it out). A step that asks for none waits the deadline out and measures all the same.
+    const prepended = async () => olderPages > pagesBefore && (await log.evaluate((el) => el.scrollHeight as number)) !== probe.height;
+    await eventuallyTruthy(prepended, "an older page prepended", { timeoutMs: 3000, intervalMs: 20 }).catch(() => {});
     await page.evaluate(() => new Promise((resolve) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(resolve))));
     const after = await log.evaluate((el, text) => {
       const found = (Array.from(el.querySelectorAll("article")) as any[]).find((a) => a.querySelector(".message-text")?.textContent === text);
