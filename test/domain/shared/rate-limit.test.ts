@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import { memoryRateLimiter, type SharedRateLimiter } from "../../../src/domain/shared/rate-limit.ts";
 import { redisRateLimiter } from "../../../src/cluster/redis-rate-limiter.ts";
 import { redisServerInstalled, startRedis, type RedisServer } from "../../helpers/redis-server.ts";
+import { letTimePass } from "../../helpers/wait.ts";
 
 /**
  * The SharedRateLimiter contract, held alike by the memory store (one node) and the Redis store
@@ -51,7 +52,7 @@ describe.each(stores)("SharedRateLimiter on %s", (store, make) => {
     const limiter = make(1, 1000);
     expect((await limiter.hit("k")).allowed).toBe(true);
     expect((await limiter.hit("k")).allowed).toBe(false);
-    await Bun.sleep(1100);
+    await letTimePass(1100, "the 1 s window ends");
     expect((await limiter.hit("k")).allowed).toBe(true);
   });
 
@@ -79,7 +80,7 @@ describe.each(stores)("SharedRateLimiter on %s", (store, make) => {
     // A refund of nothing changes nothing, and a refund after the window ended adds nothing to the next.
     await limiter.refund("unknown");
     expect((await limiter.check("unknown")).remaining).toBe(2);
-    await Bun.sleep(1100);
+    await letTimePass(1100, "the 1 s window ends");
     await limiter.refund("k");
     expect([await limiter.reserve("k"), await limiter.reserve("k"), await limiter.reserve("k")].map((d) => d.allowed)).toEqual([true, true, false]);
   });
@@ -107,7 +108,7 @@ describe.skipIf(!redisServerInstalled)("a hit-only limiter on redis", () => {
     // Another key still counts in Redis.
     expect((await limiter.hit("other")).allowed).toBe(true);
     expect(await client!.get(`hearth:rate:${name}:other`)).toBe("1");
-    await Bun.sleep(1100);
+    await letTimePass(1100, "the 1 s window ends");
     expect((await limiter.hit("k")).allowed).toBe(true);
   });
 });
