@@ -86,6 +86,7 @@ test(
 
     // A send in flight on node A: its body is half there when A is told to stop.
     const inFlight = slowPost(a.url, `/api/v1/messages/${channelId}`, owner.token, { content: "finished while draining" });
+    // Nothing outside node A's process tells when it has read the head; a moment for it.
     await Bun.sleep(300);
     const disconnected = clients.map((client) => waitFor<string>("disconnect", (done) => client.once("disconnect", done)));
     // Connected again: the namespace's connect (the manager's "reconnect" comes before it).
@@ -137,6 +138,7 @@ test(
       () => "answered",
       () => "connection closed",
     );
+    // As above: a moment for node C to read the head.
     await Bun.sleep(300);
     const signalled = performance.now();
     c.proc.kill("SIGTERM");
