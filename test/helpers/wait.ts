@@ -13,6 +13,9 @@ import type { Socket as ClientSocket } from "socket.io-client";
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** What `eventually` resolves with: its check's value, never a falsy one. */
+export type Truthy<T> = Exclude<T, false | 0 | "" | null | undefined>;
+
 export interface EventuallyOptions {
   /** Fail after this long; generous, since passing returns at once and only a failure pays it. */
   timeoutMs?: number;
@@ -28,13 +31,13 @@ export async function eventually<T>(
   check: () => T | Promise<T>,
   what: string | (() => string),
   { timeoutMs = 5000, intervalMs = 10 }: EventuallyOptions = {},
-): Promise<T> {
+): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
     try {
       const value = await check();
-      if (value) return value;
+      if (value) return value as Truthy<T>;
       lastError = undefined;
     } catch (error) {
       lastError = error;
