@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect as tcpConnect } from "node:net";
 import { GATEWAY_MAX_PACKET_BYTES } from "../../src/gateway/gateway.ts";
 import { createHarness, MB } from "../helpers/robustness.ts";
-import { recordEvents, sleep, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
-import { until } from "../helpers/wait.ts";
+import { recordEvents, startServer, waitForEvent, type TestServer, type TestUser } from "../helpers/server.ts";
+import { sleep, until } from "../helpers/wait.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 
 /**

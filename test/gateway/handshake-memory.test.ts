@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { heapStats } from "bun:jsc";
-import { startServer, until, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { startServer, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { until } from "../helpers/wait.ts";
 
 /**
  * src/gateway/handshake-memory.ts: an open connection keeps neither its handshake's Request nor

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Socket as ClientSocket } from "socket.io-client";
 import { community } from "../helpers/community.ts";
 import { connectResumable, drop, reconnect, recordArgs } from "../helpers/resume.ts";
-import { startServer, until, type TestServer } from "../helpers/server.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { until } from "../helpers/wait.ts";
 import { raisedRestRateLimits } from "../helpers/rate-limits.ts";
 
 /**

@@ -166,7 +166,7 @@ export function recordEvents<T = any>(socket: ClientSocket, event: string): T[] 
 }
 
 // The waiting helpers live in ./wait.ts (the cluster and browser suites use them without the app).
-export { sleep, until, eventually, waitForDisconnect, expectNoEvent, quietWindow, letTimePass } from "./wait.ts";
+export { waitForDisconnect } from "./wait.ts";
 
 /** An error answer: exactly `{error: <string>}` with `status`, and the message when given. */
 export function expectError(res: { status: number; body: any }, status: number, error?: string | RegExp): void {

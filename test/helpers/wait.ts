@@ -4,8 +4,10 @@
  * as the condition holds and fail with a message naming what never came.
  *
  * Two kinds of plain waiting remain, each through a named helper so the intent shows at the call:
- * `expectNoEvent`/`quietWindow` (something must NOT happen within a short window) and `letTimePass`
- * (real time passing is what the test is about: a rate-limit window, a token expiry).
+ * `quietWindow` (something must NOT happen within a short window) and `letTimePass` (real time
+ * passing is what the test is about: a rate-limit window, a token expiry). A negative check that
+ * follows a positive one on the same socket needs no window: events arrive in order, so assert on
+ * the recorded events once the later one is in.
  *
  * No imports from the app or the API reference: the cluster and browser suites use this too.
  */
@@ -73,33 +75,6 @@ export function waitForDisconnect(socket: ClientSocket, timeout = 3000): Promise
  * On a loaded machine a too-short window makes the check weaker, never flaky.
  */
 export const quietWindow = (ms = 100) => sleep(ms);
-
-/**
- * Fails if `event` (or one matching `filter`) arrives on `socket` within `ms`. For a negative check
- * that follows a positive one (a later event proves the earlier one was delivered or not), prefer
- * asserting on the recorded events after that positive wait: it costs no window at all.
- */
-export async function expectNoEvent(
-  socket: ClientSocket,
-  event: string,
-  ms = 100,
-  filter: (payload: unknown) => boolean = () => true,
-): Promise<void> {
-  let seen: unknown;
-  let arrived = false;
-  const listener = (payload: unknown) => {
-    if (arrived || !filter(payload)) return;
-    arrived = true;
-    seen = payload;
-  };
-  socket.on(event, listener);
-  try {
-    await quietWindow(ms);
-  } finally {
-    socket.off(event, listener);
-  }
-  if (arrived) throw new Error(`expected no ${event} within ${ms} ms, got ${JSON.stringify(seen)}`);
-}
 
 /**
  * Waits for real time to pass where the time itself is under test (a rate-limit window refilling,

@@ -4,7 +4,8 @@ import { SHUTTING_DOWN } from "../../src/ops/drain.ts";
 import { community } from "../helpers/community.ts";
 import { parsePrometheus, valueOf } from "../helpers/prometheus.ts";
 import { slowPost } from "../helpers/slow-request.ts";
-import { expectError, sleep, startServer, type TestServer } from "../helpers/server.ts";
+import { expectError, startServer, type TestServer } from "../helpers/server.ts";
+import { sleep } from "../helpers/wait.ts";
 
 let server: TestServer;
 beforeAll(async () => {
