@@ -34,3 +34,5 @@ export { LIMITS, OPTION_TYPES } from "./generated/constants.js";
 export { CLIENT_EVENTS, SERVER_EVENTS, type ClientEvents, type ServerEvents } from "./generated/gateway.js";
 export { OPERATIONS, type Operations } from "./generated/rest.js";
 export type * from "./generated/schemas.js";
+/** @deprecated Renamed `Dm` (a 1:1 or group DM); this alias will be removed in a later major version. */
+export type Conversation = import("./generated/schemas.js").Dm;

@@ -38,7 +38,7 @@ import { ServerGifs } from "./community/server-gifs.ts";
 import { Servers } from "./community/servers.ts";
 import { Discovery } from "./discovery/discovery.ts";
 import { DmCalls, type CallRecords } from "./dms/dm-calls.ts";
-import { Dms, type ConversationListener } from "./dms/dms.ts";
+import { Dms, type DmListener } from "./dms/dms.ts";
 import { GifProviderClient } from "./messaging/gif-provider.ts";
 import { Gifs } from "./messaging/gifs.ts";
 import { MessageUploads } from "./messaging/message-uploads.ts";
@@ -125,14 +125,14 @@ export function createDomain(deps: DomainDeps) {
   const channels = new Channels(store, access, audit, members, bus, uploads, liveState, config.caps);
   const messages = new Messages(store, access, audit, uploads, bus);
   // Calling is messaging: DM calls apply the DM send rule, and leaving a group DM leaves its call
-  // (a ConversationListener of Dms, which DmCalls itself uses: registered once here).
-  const conversationListeners: ConversationListener[] = [];
-  const dms = new Dms(store, uploads, bus, conversationListeners, config.caps);
+  // (a DmListener of Dms, which DmCalls itself uses: registered once here).
+  const dmListeners: DmListener[] = [];
+  const dms = new Dms(store, uploads, bus, dmListeners, config.caps);
   const dmCalls = new DmCalls(store, bus, dms, deps.callRecords);
   // In cluster mode voice rooms and calls live on one node each: changes reach every node.
   const everywhere = onEveryNode(voice, dmCalls, shared, deps.log);
   liveState.push(everywhere.voice);
-  conversationListeners.push(everywhere.calls);
+  dmListeners.push(everywhere.calls);
   const botMembership = new BotMembership(store, access, audit, members, bus, config.caps);
 
   return {

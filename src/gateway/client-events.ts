@@ -83,7 +83,7 @@ export type AudioFramePayload = v.InferOutput<typeof AudioFrame>;
 const none = v.object({});
 const serverAck = v.object({ serverId: Uuid });
 const channelAck = v.object({ channelId: Uuid });
-const conversationAck = v.object({ conversationId: Uuid });
+const dmAck = v.object({ conversationId: Uuid });
 const callAck = v.object({ callId: Uuid });
 const sentAck = v.object({ message_id: Uuid, message: Message });
 const meetingAck = v.object({ socketId: v.string(), userId: Uuid, meetingRole: v.picklist(["audience", "speaker"]), handRaised: v.boolean() });
@@ -127,8 +127,8 @@ export const CLIENT_EVENTS = {
   "voice:audio-data": { payload: AudioFrame, ack: none },
   "typing:start": { payload: ChannelId, ack: channelAck },
   "typing:stop": { payload: ChannelId, ack: channelAck },
-  "dm:typing:start": { payload: DmTyping, ack: conversationAck },
-  "dm:typing:stop": { payload: DmTyping, ack: conversationAck },
+  "dm:typing:start": { payload: DmTyping, ack: dmAck },
+  "dm:typing:stop": { payload: DmTyping, ack: dmAck },
   // Hearth extensions: DM calls (docs/dm-calls.md).
   "dm:call-start": { payload: CallStart, ack: v.object({ callId: Uuid, conversationId: Uuid }) },
   "dm:call-accept": { payload: CallId, ack: callAck },

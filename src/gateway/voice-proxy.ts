@@ -50,7 +50,7 @@ const isFrame = (event: string) => event === "bot:audio-data" || event === "voic
 /** Redis keys of homes: a voice room, a conversation's call, a call by id. */
 export const homeKeys = {
   voice: (channelId: string) => `voice:${channelId}`,
-  conversationCall: (conversationId: string) => `dm-conversation:${conversationId}`,
+  dmCall: (conversationId: string) => `dm-conversation:${conversationId}`,
   call: (callId: string) => `dm-call:${callId}`,
 };
 
@@ -320,7 +320,7 @@ export class VoiceRelay {
   private async callHome(event: string, payload: unknown): Promise<string | null> {
     if (event === "dm:call-start") {
       const conversationId = stringField(payload, "conversationId");
-      return conversationId === null ? null : this.homes.claim(homeKeys.conversationCall(conversationId));
+      return conversationId === null ? null : this.homes.claim(homeKeys.dmCall(conversationId));
     }
     const callId = stringField(payload, "callId");
     return callId === null ? null : this.homes.find(homeKeys.call(callId));

@@ -4,7 +4,7 @@ import type { PresenceStatus } from "./types.ts";
 import { SearchBacklog } from "./search-backlog.ts";
 import { nowSeconds } from "./time.ts";
 
-export interface ConversationRow {
+export interface DmRow {
   id: string;
   type: "dm" | "group";
   name: string | null;
@@ -72,7 +72,7 @@ const MESSAGE_SELECT = `SELECT m.id, m.conversation_id, m.user_id, m.content, m.
 export class DmsRepo {
   private readonly byId;
   private readonly byKey;
-  private readonly insertConversation;
+  private readonly insertDm;
   private readonly insertMember;
   private readonly memberStmt;
   private readonly membersStmt;
@@ -83,11 +83,11 @@ export class DmsRepo {
   private readonly setOwnerStmt;
   private readonly setNameStmt;
   private readonly setIconStmt;
-  private readonly deleteConversationStmt;
-  private readonly conversationFiles;
+  private readonly deleteDmStmt;
+  private readonly dmFiles;
   private readonly insertMessage;
   private readonly insertAttachment;
-  private readonly touchConversation;
+  private readonly touchDm;
   private readonly messageStmt;
   private readonly olderStmt;
   private readonly newerOrSameStmt;
@@ -121,9 +121,9 @@ export class DmsRepo {
     private readonly writes: WriteBatch = new WriteBatch(db),
   ) {
     this.searchBacklog = new SearchBacklog(db, writes, db.dialect.search.indexPendingDmMessages);
-    this.byId = db.prepare<ConversationRow, [string]>("SELECT * FROM conversations WHERE id = ?");
-    this.byKey = db.prepare<ConversationRow, [string]>("SELECT * FROM conversations WHERE dm_key = ?");
-    this.insertConversation = db.prepare<ConversationRow, [string, string, string | null, string | null, string | null, number, number]>(
+    this.byId = db.prepare<DmRow, [string]>("SELECT * FROM conversations WHERE id = ?");
+    this.byKey = db.prepare<DmRow, [string]>("SELECT * FROM conversations WHERE dm_key = ?");
+    this.insertDm = db.prepare<DmRow, [string, string, string | null, string | null, string | null, number, number]>(
       `INSERT INTO conversations (id, type, name, owner_id, dm_key, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     );
@@ -142,7 +142,7 @@ export class DmsRepo {
     );
     // Newest activity first: the latest message id, or the conversation's own id when it has
     // none (both are UUIDv7, so they compare by time). Served by dm_messages_conversation.
-    this.forUser = db.prepare<ConversationRow, [string, string | null]>(
+    this.forUser = db.prepare<DmRow, [string, string | null]>(
       `SELECT c.* FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
        WHERE cm.user_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR c.type = ?2)
        ORDER BY coalesce((SELECT max(m.id) FROM dm_messages m WHERE m.conversation_id = c.id), c.id) DESC`,
@@ -155,12 +155,12 @@ export class DmsRepo {
     );
     this.deleteMemberStmt = db.prepare("DELETE FROM conversation_members WHERE conversation_id = ? AND user_id = ?");
     this.setOwnerStmt = db.prepare("UPDATE conversations SET owner_id = ?, updated_at = ? WHERE id = ?");
-    this.setNameStmt = db.prepare<ConversationRow, [string | null, number, string]>(
+    this.setNameStmt = db.prepare<DmRow, [string | null, number, string]>(
       "UPDATE conversations SET name = ?, updated_at = ? WHERE id = ? RETURNING *",
     );
     this.setIconStmt = db.prepare("UPDATE conversations SET icon = ?, updated_at = ? WHERE id = ?");
-    this.deleteConversationStmt = db.prepare("DELETE FROM conversations WHERE id = ?");
-    this.conversationFiles = db.prepare<{ filename: string }, [string]>(
+    this.deleteDmStmt = db.prepare("DELETE FROM conversations WHERE id = ?");
+    this.dmFiles = db.prepare<{ filename: string }, [string]>(
       `SELECT a.filename FROM dm_attachments a JOIN dm_messages m ON m.id = a.message_id WHERE m.conversation_id = ?`,
     );
     this.insertMessage = db.prepare(
@@ -169,7 +169,7 @@ export class DmsRepo {
     this.insertAttachment = db.prepare(
       `INSERT INTO dm_attachments (id, message_id, filename, original_name, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.touchConversation = db.prepare("UPDATE conversations SET last_message_at = ? WHERE id = ?");
+    this.touchDm = db.prepare("UPDATE conversations SET last_message_at = ? WHERE id = ?");
     this.messageStmt = db.prepare<DmMessageRow, [string, string]>(`${MESSAGE_SELECT} WHERE m.conversation_id = ? AND m.id = ?`);
     this.olderStmt = db.prepare<DmMessageRow, [string, string, number]>(
       `${MESSAGE_SELECT} WHERE m.conversation_id = ? AND m.id < ? ORDER BY m.id DESC LIMIT ?`,
@@ -236,23 +236,23 @@ export class DmsRepo {
     );
   }
 
-  async findById(id: string): Promise<ConversationRow | null> {
+  async findById(id: string): Promise<DmRow | null> {
     return this.db.get(this.byId, id);
   }
 
-  async findDm(a: string, b: string): Promise<ConversationRow | null> {
+  async findDm(a: string, b: string): Promise<DmRow | null> {
     return this.db.get(this.byKey, dmKey(a, b));
   }
 
   /** The 1:1 conversation of a pair, created when missing. */
-  async openDm(a: string, b: string): Promise<{ row: ConversationRow; created: boolean }> {
+  async openDm(a: string, b: string): Promise<{ row: DmRow; created: boolean }> {
     return this.db.transaction(async (tx) => {
       const key = dmKey(a, b);
       await tx.lock(`dm:${key}`);
       const existing = await tx.get(this.byKey, key);
       if (existing) return { row: existing, created: false };
       const now = nowSeconds();
-      const row = (await tx.get(this.insertConversation, Bun.randomUUIDv7(), "dm", null, null, key, now, now))!;
+      const row = (await tx.get(this.insertDm, Bun.randomUUIDv7(), "dm", null, null, key, now, now))!;
       await tx.run(this.insertMember, row.id, a, now);
       await tx.run(this.insertMember, row.id, b, now);
       return { row, created: true };
@@ -263,15 +263,15 @@ export class DmsRepo {
    * A group with its owner and members, in one transaction; `{ full }` names the first of them
    * (the owner first) already in `maxGroupsPerUser` groups, and nothing is written.
    */
-  async createGroup(ownerId: string, name: string | null, memberIds: string[], maxGroupsPerUser: number): Promise<ConversationRow | { full: string }> {
-    return this.db.transaction(async (tx): Promise<ConversationRow | { full: string }> => {
+  async createGroup(ownerId: string, name: string | null, memberIds: string[], maxGroupsPerUser: number): Promise<DmRow | { full: string }> {
+    return this.db.transaction(async (tx): Promise<DmRow | { full: string }> => {
       // Each user's group count has its lock, taken in one order so two creations never deadlock.
       for (const id of [ownerId, ...memberIds].sort()) await tx.lock(`group-dms:${id}`);
       for (const id of [ownerId, ...memberIds]) {
         if (await this.inTooManyGroups(tx, id, maxGroupsPerUser)) return { full: id };
       }
       const now = nowSeconds();
-      const row = (await tx.get(this.insertConversation, Bun.randomUUIDv7(), "group", name, ownerId, null, now, now))!;
+      const row = (await tx.get(this.insertDm, Bun.randomUUIDv7(), "group", name, ownerId, null, now, now))!;
       await tx.run(this.insertMember, row.id, ownerId, now);
       for (const id of memberIds) await tx.run(this.insertMember, row.id, id, now);
       return row;
@@ -286,7 +286,7 @@ export class DmsRepo {
     return (await this.db.all(this.membersStmt, conversationId)).map((r) => r.user_id);
   }
 
-  async listForUser(userId: string, type: "dm" | "group" | null): Promise<ConversationRow[]> {
+  async listForUser(userId: string, type: "dm" | "group" | null): Promise<DmRow[]> {
     return this.db.all(this.forUser, userId, type);
   }
 
@@ -332,9 +332,9 @@ export class DmsRepo {
       await tx.run(this.deleteMemberStmt, conversationId, userId);
       const remaining = await tx.all(this.membersStmt, conversationId);
       if (remaining.length === 0) {
-        const files = (await tx.all(this.conversationFiles, conversationId)).map((f) => f.filename);
+        const files = (await tx.all(this.dmFiles, conversationId)).map((f) => f.filename);
         if (row.icon) files.push(row.icon);
-        await tx.run(this.deleteConversationStmt, conversationId);
+        await tx.run(this.deleteDmStmt, conversationId);
         return { removed: true, deleted: true, ownerId: null, files };
       }
       let ownerId = row.owner_id;
@@ -365,14 +365,14 @@ export class DmsRepo {
   }
 
   /** Deletes the conversation and everything in it; returns the files to remove from disk. */
-  async deleteConversation(conversationId: string): Promise<string[]> {
+  async deleteWithMessages(conversationId: string): Promise<string[]> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`conversation:${conversationId}`);
       const row = await tx.get(this.byId, conversationId);
       if (!row) return [];
-      const files = (await tx.all(this.conversationFiles, conversationId)).map((f) => f.filename);
+      const files = (await tx.all(this.dmFiles, conversationId)).map((f) => f.filename);
       if (row.icon) files.push(row.icon);
-      await tx.run(this.deleteConversationStmt, conversationId);
+      await tx.run(this.deleteDmStmt, conversationId);
       return files;
     });
   }
@@ -396,7 +396,7 @@ export class DmsRepo {
       for (const a of input.attachments) {
         await tx.run(this.insertAttachment, Bun.randomUUIDv7(), id, a.filename, a.original_name, a.mime_type, a.size, now);
       }
-      await tx.run(this.touchConversation, now, input.conversationId);
+      await tx.run(this.touchDm, now, input.conversationId);
       return (await tx.get(this.messageStmt, input.conversationId, id))!;
     });
   }

@@ -6,7 +6,7 @@
  */
 import type { Category, Channel } from "../../src/domain/shared/shapes.ts";
 import type { ServerCommand } from "../../src/domain/bots/commands.ts";
-import type { Conversation, DmMessage } from "../../src/domain/dms/dms.ts";
+import type { Dm, DmMessage } from "../../src/domain/dms/dms.ts";
 import type { Emoji } from "../../src/domain/community/emojis.ts";
 import type { Invite } from "../../src/domain/community/invites.ts";
 import type { Member } from "../../src/domain/community/members.ts";
@@ -37,7 +37,7 @@ export type WireTypesFit = [
   Fits<Message, Web.Message>,
   Fits<DmMessage, Web.Message>,
   Fits<ServerCommand, Web.ServerCommand>,
-  Fits<Conversation, Web.Conversation>,
+  Fits<Dm, Web.Dm>,
   Fits<PermissionOverride, Settings.PermissionOverride>,
   Fits<ServerInvite, Settings.ServerInvite>,
   Fits<BanRow, Settings.Ban>,

@@ -57,7 +57,7 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
   const roles = server?.roles.value ?? [];
   const people = server
     ? members.map((m) => ({ id: m.user_id, username: m.username, avatar: m.avatar }))
-    : [...(place.conversation?.recipients ?? []), { id: place.me.id, username: place.me.username, avatar: place.me.avatar }];
+    : [...(place.dm?.recipients ?? []), { id: place.me.id, username: place.me.username, avatar: place.me.avatar }];
 
   const typing = useMemo(
     () =>

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
 import { errorMessage } from "../lib/api-errors.ts";
 import { rest, session, store } from "../state/app-state.ts";
-import { conversationName } from "../state/store.ts";
+import { dmName } from "../state/store.ts";
 import { Avatar } from "./avatar.tsx";
 import { Dialog } from "./dialog.tsx";
 import { UserPanel } from "./user-panel.tsx";
@@ -12,7 +12,7 @@ import { ConnectionBars } from "../voice/voice-bar.tsx";
 /** The reader's DMs and group DMs, newest activity first, live from `dm:new`. */
 export function DmSidebar({ activeId }: { activeId: string | undefined }) {
   const [creating, setCreating] = useState(false);
-  const conversations = store.conversations.value;
+  const dms = store.dms.value;
   return (
     <div class="sidebar">
       {/* The landmark holds the list only: the voice bar and the reader's own panel are not channels. */}
@@ -24,13 +24,13 @@ export function DmSidebar({ activeId }: { activeId: string | undefined }) {
           </button>
         </header>
         <div class="sidebar-scroll">
-          {conversations === null && <p class="muted pad" role="status">Loading…</p>}
-          {conversations?.length === 0 && (
+          {dms === null && <p class="muted pad" role="status">Loading…</p>}
+          {dms?.length === 0 && (
             <p class="empty pad">No conversations yet. Open a server, pick someone in its member list and press “Message”.</p>
           )}
           <ul>
-            {conversations?.map((c) => {
-              const name = conversationName(c);
+            {dms?.map((c) => {
+              const name = dmName(c);
               const other = c.type === "dm" ? c.recipients[0] : undefined;
               return (
                 <li key={c.id}>
@@ -66,13 +66,13 @@ function NewGroupDialog({ onClose }: { onClose: () => void }) {
       if (m.is_bot === 0 && m.user_id !== meId) people.set(m.user_id, { id: m.user_id, username: m.username });
     }
   }
-  for (const c of store.conversations.value ?? []) for (const r of c.recipients) if (r.is_bot === 0) people.set(r.id, { id: r.id, username: r.username });
+  for (const c of store.dms.value ?? []) for (const r of c.recipients) if (r.is_bot === 0) people.set(r.id, { id: r.id, username: r.username });
   const candidates = [...people.values()].filter((p) => p.username.toLowerCase().includes(filter.toLowerCase())).sort((a, b) => a.username.localeCompare(b.username));
   async function create(event: Event) {
     event.preventDefault();
     try {
       const group = await rest.request("createGroup", { body: name.trim() ? { member_ids: [...picked], name: name.trim() } : { member_ids: [...picked] } });
-      store.upsertConversation(group);
+      store.upsertDm(group);
       onClose();
       route(`/channels/@me/${group.id}`);
     } catch (failure) {

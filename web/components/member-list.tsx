@@ -89,9 +89,9 @@ function MemberCard({ member, roles, isMe, onClose }: { member: Member; roles: R
   const held = roles.filter((r) => member.roles.includes(r.id));
   async function message() {
     try {
-      const conversation = await store.openDm(member.user_id);
+      const dm = await store.openDm(member.user_id);
       onClose();
-      route(`/channels/@me/${conversation.id}`);
+      route(`/channels/@me/${dm.id}`);
     } catch (failure) {
       setError(errorMessage(failure));
     }

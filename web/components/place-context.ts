@@ -6,7 +6,7 @@
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { MessagePlace } from "../state/place-requests.ts";
-import type { Channel, Conversation, MeUser, Role } from "../lib/wire-types.ts";
+import type { Channel, Dm, MeUser, Role } from "../lib/wire-types.ts";
 import type { ServerState } from "../state/server-state.ts";
 import type { Timeline } from "../state/timeline.ts";
 
@@ -16,7 +16,7 @@ export interface PlaceContextValue {
   me: MeUser;
   server: ServerState | null;
   channel: Channel | null;
-  conversation: Conversation | null;
+  dm: Dm | null;
   /** What the composer's text box is named: "#general" or "@alice". */
   label: string;
   /** Server-wide permission bits of the reader (every bit in DMs, where only the author acts). */

@@ -8,7 +8,7 @@ import { PlaceContext, type PlaceContextValue } from "./place-context.ts";
 import { TypingIndicator } from "./typing-indicator.tsx";
 import { Icon } from "./icons.tsx";
 
-/** A channel's or a conversation's main column: its header, the message log, who is typing, the composer (and the pins panel). */
+/** A place's main column (a channel or a DM): its header, the message log, who is typing, the composer (and the pins panel). */
 export function PlaceView({ value, title, topic, tools, canSend = true, cannotSendReason, above, chat = true }: {
   value: PlaceContextValue;
   title: ComponentChildren;

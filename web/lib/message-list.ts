@@ -1,5 +1,5 @@
 /**
- * A conversation's loaded messages, oldest first, as pure operations. Ids are UUIDv7, so
+ * A place's loaded messages (a channel or a DM), oldest first, as pure operations. Ids are UUIDv7, so
  * comparing them as strings orders messages by time (the server's order too).
  */
 import type { Message, ReactionSummary } from "./wire-types.ts";

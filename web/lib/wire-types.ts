@@ -38,7 +38,7 @@ export type CommandOption = S.CommandOption;
 /** A command usable in a server, with the bot that answers it. */
 export type ServerCommand = S.ServerCommand;
 export type Recipient = S.Recipient;
-export type Conversation = S.Conversation;
+export type Dm = S.Dm;
 
 // The server settings (docs/invites.md, moderation.md, emojis.md, soundboard.md, webhooks.md, channels.md)
 

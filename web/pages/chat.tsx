@@ -1,17 +1,17 @@
 /**
- * `/channels/@me[/<conversation>]` (direct messages) and `/channels/<server>[/<channel>]`: the
- * server rail, the channel (or conversation) list, the open place and the member list.
+ * `/channels/@me[/<dm>]` (direct messages) and `/channels/<server>[/<channel>]`: the
+ * server rail, the channel (or DM) list, the open place and the member list.
  */
 import { useEffect, useState } from "preact/hooks";
 import { useRoute } from "preact-iso/router";
 import { Redirect } from "../app.tsx";
-import type { Channel, Conversation, MeUser, Server } from "../lib/wire-types.ts";
+import type { Channel, Dm, MeUser, Server } from "../lib/wire-types.ts";
 import { firstTextChannel } from "../lib/channel-tree.ts";
 import { basePermissionsOf } from "../lib/permissions.ts";
 import { ALL_PERMISSIONS } from "../lib/shared-rules.ts";
 import { session, store } from "../state/app-state.ts";
 import type { ServerState } from "../state/server-state.ts";
-import { conversationName, placeOf } from "../state/store.ts";
+import { dmName, placeOf } from "../state/store.ts";
 import { ChannelSidebar } from "../components/channel-sidebar.tsx";
 import { DmSidebar } from "../components/dm-sidebar.tsx";
 import { MemberList } from "../components/member-list.tsx";
@@ -32,7 +32,7 @@ export function ChatPage() {
   return (
     <div class="chat">
       <ServerRail activeServerId={serverId} />
-      {serverId === "@me" ? <DirectMessages conversationId={params.channelId} me={me} /> : <ServerView serverId={serverId} channelId={params.channelId} me={me} />}
+      {serverId === "@me" ? <DirectMessages dmId={params.channelId} me={me} /> : <ServerView serverId={serverId} channelId={params.channelId} me={me} />}
     </div>
   );
 }
@@ -111,7 +111,7 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
     me,
     server: state,
     channel,
-    conversation: null,
+    dm: null,
     label: channelLabel(channel),
     permissions: basePermissionsOf(
       members.find((m) => m.user_id === me.id),
@@ -148,22 +148,22 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
   );
 }
 
-function DirectMessages({ conversationId, me }: { conversationId: string | undefined; me: MeUser }) {
-  const conversations = store.conversations.value;
-  const conversation = conversations?.find((c) => c.id === conversationId);
+function DirectMessages({ dmId, me }: { dmId: string | undefined; me: MeUser }) {
+  const dms = store.dms.value;
+  const dm = dms?.find((c) => c.id === dmId);
   return (
     <>
-      <DmSidebar activeId={conversationId} />
-      {conversation ? (
-        <ConversationPlace key={conversation.id} conversation={conversation} me={me} />
+      <DmSidebar activeId={dmId} />
+      {dm ? (
+        <DmPlace key={dm.id} dm={dm} me={me} />
       ) : (
         <div class="page-state">
-          {conversationId && conversations !== null ? (
+          {dmId && dms !== null ? (
             <>
               <h1>Conversation not found</h1>
               <p class="muted">You are not in this conversation.</p>
             </>
-          ) : conversationId ? (
+          ) : dmId ? (
             <p role="status">Loading…</p>
           ) : store.servers.value?.length === 0 ? (
             <FirstSteps name={me.username} />
@@ -200,20 +200,20 @@ function FirstSteps({ name }: { name: string }) {
   );
 }
 
-function ConversationPlace({ conversation, me }: { conversation: Conversation; me: MeUser }) {
-  const timeline = store.conversationTimeline(conversation);
-  useEffect(() => void timeline.open(), [conversation.id]);
-  const name = conversationName(conversation);
-  const other = conversation.type === "dm" ? conversation.recipients[0] : undefined;
-  const label = conversation.type === "dm" ? `@${other?.username ?? name}` : name;
-  const people = [...conversation.recipients, { id: me.id, username: me.username }];
+function DmPlace({ dm, me }: { dm: Dm; me: MeUser }) {
+  const timeline = store.dmTimeline(dm);
+  useEffect(() => void timeline.open(), [dm.id]);
+  const name = dmName(dm);
+  const other = dm.type === "dm" ? dm.recipients[0] : undefined;
+  const label = dm.type === "dm" ? `@${other?.username ?? name}` : name;
+  const people = [...dm.recipients, { id: me.id, username: me.username }];
   const value: PlaceContextValue = {
-    place: placeOf(conversation),
+    place: placeOf(dm),
     timeline,
     me,
     server: null,
     channel: null,
-    conversation,
+    dm,
     label,
     permissions: ALL_PERMISSIONS,
     userName: (id) => people.find((p) => p.id === id)?.username,
@@ -223,9 +223,9 @@ function ConversationPlace({ conversation, me }: { conversation: Conversation; m
   return (
     <PlaceView
       value={value}
-      tools={<CallButton conversation={conversation} />}
+      tools={<CallButton dm={dm} />}
       title={label}
-      topic={other ? STATUS_LABELS[other.status] : `${conversation.recipients.length + 1} members: ${people.map((p) => p.username).join(", ")}`}
+      topic={other ? STATUS_LABELS[other.status] : `${dm.recipients.length + 1} members: ${people.map((p) => p.username).join(", ")}`}
     />
   );
 }

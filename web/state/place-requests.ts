@@ -6,7 +6,7 @@
 import type { RestClient, UploadProgress } from "../../sdk/src/client.ts";
 import type { Message } from "../lib/wire-types.ts";
 
-/** Where a conversation's messages live. */
+/** Where a place's messages live: a channel, a 1:1 DM or a group DM. */
 export type MessagePlace = { kind: "channel"; channelId: string } | { kind: "dm"; userId: string } | { kind: "group"; groupId: string };
 
 export interface SendBody {

@@ -1,34 +1,34 @@
 /**
- * The gateway store: the reader's servers and conversations, each server's state and each
+ * The gateway store: the reader's servers and DMs, each server's state and each
  * place's timeline, kept current by the gateway's events. Components read its signals.
  */
 import { signal } from "@preact/signals";
 import type { Gateway, GatewayEventName, Listener, RestClient } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { MessagePlace } from "./place-requests.ts";
-import type { Channel, Conversation, MeUser, Message, PresenceStatus, Role, Server } from "../lib/wire-types.ts";
+import type { Channel, Dm, MeUser, Message, PresenceStatus, Role, Server } from "../lib/wire-types.ts";
 import { ServerState } from "./server-state.ts";
 import { Timeline } from "./timeline.ts";
 
 /** A room the server refuses (a server left, a channel no longer visible) shows in what REST answers: nothing to tell here. */
 const quietly = (done: Promise<unknown>) => void done.catch(() => {});
 
-export function placeOf(conversation: Conversation): MessagePlace {
-  return conversation.type === "group"
-    ? { kind: "group", groupId: conversation.id }
-    : { kind: "dm", userId: conversation.recipients[0]?.id ?? "" };
+export function placeOf(dm: Dm): MessagePlace {
+  return dm.type === "group"
+    ? { kind: "group", groupId: dm.id }
+    : { kind: "dm", userId: dm.recipients[0]?.id ?? "" };
 }
 
-/** A conversation's name as lists and the composer show it. */
-export function conversationName(conversation: Conversation): string {
-  if (conversation.name) return conversation.name;
-  return conversation.recipients.map((r) => r.username).join(", ") || "Empty group";
+/** A DM's name as lists and the composer show it. */
+export function dmName(dm: Dm): string {
+  if (dm.name) return dm.name;
+  return dm.recipients.map((r) => r.username).join(", ") || "Empty group";
 }
 
 export class ChatStore {
   readonly servers = signal<Server[] | null>(null);
   readonly serversError = signal<string | null>(null);
-  readonly conversations = signal<Conversation[] | null>(null);
+  readonly dms = signal<Dm[] | null>(null);
   /** The reader's own status as the gateway last said it (null: not told since connecting). */
   readonly selfStatus = signal<PresenceStatus | null>(null);
   /** True while the gateway is connected (rooms joined again after a reconnect). */
@@ -50,7 +50,7 @@ export class ChatStore {
       this.connected.value = true;
       if (recovered) return;
       void this.loadServers();
-      void this.loadConversations();
+      void this.loadDms();
       for (const state of this.states.values()) {
         state.later("channels", 0);
         state.later("members", 0);
@@ -64,7 +64,7 @@ export class ChatStore {
   start(): void {
     this.bindEvents();
     void this.loadServers();
-    void this.loadConversations();
+    void this.loadDms();
   }
 
   /**
@@ -85,7 +85,7 @@ export class ChatStore {
     this.states.clear();
     this.timelines.clear();
     this.servers.value = null;
-    this.conversations.value = null;
+    this.dms.value = null;
     this.serversError.value = null;
     this.selfStatus.value = null;
   }
@@ -101,11 +101,11 @@ export class ChatStore {
     }
   }
 
-  async loadConversations(): Promise<void> {
+  async loadDms(): Promise<void> {
     try {
-      this.conversations.value = await this.rest.request("listDmChannels");
+      this.dms.value = await this.rest.request("listDmChannels");
     } catch {
-      this.conversations.value ??= [];
+      this.dms.value ??= [];
     }
   }
 
@@ -138,8 +138,8 @@ export class ChatStore {
     return this.timeline(channel.id, { kind: "channel", channelId: channel.id });
   }
 
-  conversationTimeline(conversation: Conversation): Timeline {
-    return this.timeline(conversation.id, placeOf(conversation));
+  dmTimeline(dm: Dm): Timeline {
+    return this.timeline(dm.id, placeOf(dm));
   }
 
   private timeline(key: string, place: MessagePlace): Timeline {
@@ -164,20 +164,20 @@ export class ChatStore {
     quietly(this.gateway.leaveChannel(channelId));
   }
 
-  /** A conversation with `userId`, opened (created when new) and put in the list. */
-  async openDm(userId: string): Promise<Conversation> {
-    const conversation = await this.rest.request("openDm", { params: { targetUserId: userId } });
-    this.upsertConversation(conversation);
-    return conversation;
+  /** The DM with `userId`, opened (created when new) and put in the list. */
+  async openDm(userId: string): Promise<Dm> {
+    const dm = await this.rest.request("openDm", { params: { targetUserId: userId } });
+    this.upsertDm(dm);
+    return dm;
   }
 
-  upsertConversation(conversation: Conversation): void {
-    const list = (this.conversations.value ?? []).filter((c) => c.id !== conversation.id);
-    this.conversations.value = [conversation, ...list];
+  upsertDm(dm: Dm): void {
+    const list = (this.dms.value ?? []).filter((c) => c.id !== dm.id);
+    this.dms.value = [dm, ...list];
   }
 
-  private removeConversation(conversationId: string): void {
-    this.conversations.value = (this.conversations.value ?? []).filter((c) => c.id !== conversationId);
+  private removeDm(dmId: string): void {
+    this.dms.value = (this.dms.value ?? []).filter((c) => c.id !== dmId);
   }
 
   /** Servers whose state is loaded, to look a channel or role up by id. */
@@ -204,9 +204,9 @@ export class ChatStore {
       const status = p.status as PresenceStatus;
       if (isMe(p.userId)) this.selfStatus.value = status;
       for (const state of this.states.values()) state.setStatus(p.userId, status);
-      const list = this.conversations.value;
+      const list = this.dms.value;
       if (list?.some((c) => c.recipients.some((r) => r.id === p.userId))) {
-        this.conversations.value = list.map((c) => ({
+        this.dms.value = list.map((c) => ({
           ...c,
           recipients: c.recipients.map((r) => (r.id === p.userId ? { ...r, status } : r)),
         }));
@@ -288,12 +288,12 @@ export class ChatStore {
     on("typing:stop", (p) => this.timelines.get(p.channelId)?.clearTyping(p.userId));
 
     on("dm:new", (m: Message) => {
-      const conversationId = m.conversation_id ?? m.channel_id;
-      this.timelines.get(conversationId)?.receive(m);
-      const list = this.conversations.value;
-      const known = list?.find((c) => c.id === conversationId);
-      if (known) this.upsertConversation({ ...known, last_message_at: m.created_at });
-      else void this.loadConversations();
+      const dmId = m.conversation_id ?? m.channel_id;
+      this.timelines.get(dmId)?.receive(m);
+      const list = this.dms.value;
+      const known = list?.find((c) => c.id === dmId);
+      if (known) this.upsertDm({ ...known, last_message_at: m.created_at });
+      else void this.loadDms();
     });
     on("dm:update", (m: Message) => this.timelines.get(m.conversation_id ?? m.channel_id)?.update(m));
     on("dm:deleted", (p) => this.timelines.get(p.conversationId)?.remove(p.messageId));
@@ -301,12 +301,12 @@ export class ChatStore {
       if (!isMe(p.userId)) this.timelines.get(p.conversationId)?.startTyping(p.userId, p.username ?? "Someone");
     });
     on("dm:typing:stop", (p) => this.timelines.get(p.conversationId)?.clearTyping(p.userId));
-    on("dm:group:created", (c: Conversation) => this.upsertConversation(c));
-    on("dm:group:updated", (c: Conversation) => {
-      const list = this.conversations.value ?? [];
-      this.conversations.value = list.some((x) => x.id === c.id) ? list.map((x) => (x.id === c.id ? c : x)) : [c, ...list];
+    on("dm:group:created", (c: Dm) => this.upsertDm(c));
+    on("dm:group:updated", (c: Dm) => {
+      const list = this.dms.value ?? [];
+      this.dms.value = list.some((x) => x.id === c.id) ? list.map((x) => (x.id === c.id ? c : x)) : [c, ...list];
     });
-    on("dm:group:removed", (p) => this.removeConversation(p.conversationId));
-    on("dm:group:deleted", (p) => this.removeConversation(p.conversationId));
+    on("dm:group:removed", (p) => this.removeDm(p.conversationId));
+    on("dm:group:deleted", (p) => this.removeDm(p.conversationId));
   }
 }

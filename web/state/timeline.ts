@@ -1,5 +1,5 @@
 /**
- * The messages of one place (a channel or a DM conversation) as the app holds them: the loaded
+ * The messages of one place (a channel or a DM) as the app holds them: the loaded
  * pages, reactions and pins of what was shown, who is typing, and the "no answer" notices of
  * slash commands and component presses. Gateway events feed it; live messages arriving in a
  * burst are applied once per animation frame.

@@ -1,6 +1,6 @@
 /**
  * DM calls in the page (docs/dm-calls.md, docs/web.md "Voice"): an incoming call rings
- * (`dm:call-incoming`) and can be answered or declined; starting one from a conversation; the
+ * (`dm:call-incoming`) and can be answered or declined; starting one from a DM; the
  * voices go peer to peer over WebRTC like a voice room's, signalled with `dm:call-signal`
  * (addressed by user id). Whoever is already in the call offers to each person who answers.
  * A person is in one voice connection at a time: answering or starting a call leaves the
@@ -17,7 +17,7 @@ import type { VoiceSession } from "./voice-session.ts";
 
 interface ActiveCall {
   callId: string;
-  conversationId: string;
+  dmId: string;
   /** "calling": rung, nobody answered yet. */
   state: "calling" | "connected";
   /** The other people in the call, by user id. */
@@ -71,8 +71,8 @@ export class CallSession {
     });
   }
 
-  /** Calls the members of a conversation. */
-  async start(conversationId: string): Promise<void> {
+  /** Calls the members of a DM. */
+  async start(dmId: string): Promise<void> {
     if (this.call.value) return;
     await this.voice.leave();
     const audio = this.engine.start();
@@ -80,12 +80,12 @@ export class CallSession {
     this.notice.value = null;
     let callId: string;
     try {
-      callId = (await this.gateway.emit("dm:call-start", { conversationId })).callId;
+      callId = (await this.gateway.emit("dm:call-start", { conversationId: dmId })).callId;
     } catch (error) {
       this.error.value = errorMessage(error);
       return;
     }
-    this.call.value = { callId, conversationId, state: "calling", peers: [] };
+    this.call.value = { callId, dmId, state: "calling", peers: [] };
     await audio.catch(() => {});
     await this.openMic();
   }
@@ -109,7 +109,7 @@ export class CallSession {
     batch(() => {
       this.error.value = null;
       this.notice.value = null;
-      this.call.value = { callId: ringing.callId, conversationId: ringing.conversationId, state: "connected", peers: [ringing.from.id] };
+      this.call.value = { callId: ringing.callId, dmId: ringing.conversationId, state: "connected", peers: [ringing.from.id] };
     });
     await audio.catch(() => {});
     await this.openMic();

@@ -1,12 +1,12 @@
 /**
  * DM calls on the page (docs/dm-calls.md): the ringing dialog (answer or decline), the bar of
- * the call one is in, and the conversation's "Start a call" button.
+ * the call one is in, and the DM's "Start a call" button.
  */
-import type { Conversation } from "../lib/wire-types.ts";
+import type { Dm } from "../lib/wire-types.ts";
 import { Avatar } from "../components/avatar.tsx";
 import { ErrorAlert } from "../components/error-alert.tsx";
 import { store } from "../state/app-state.ts";
-import { conversationName } from "../state/store.ts";
+import { dmName } from "../state/store.ts";
 import { callSpeaker } from "./call-session.ts";
 import { VoiceIcon } from "./voice-icons.tsx";
 import { calls, engine } from "./voice-state.ts";
@@ -15,8 +15,8 @@ import { calls, engine } from "./voice-state.ts";
 export function IncomingCallDialog() {
   const ringing = calls.incoming.value;
   if (!ringing) return null;
-  const conversation = store.conversations.value?.find((c) => c.id === ringing.conversationId);
-  const group = conversation?.type === "group" ? conversationName(conversation) : null;
+  const dm = store.dms.value?.find((c) => c.id === ringing.conversationId);
+  const group = dm?.type === "group" ? dmName(dm) : null;
   return (
     <div class="incoming-call" role="alertdialog" aria-label="Incoming call" aria-describedby="incoming-call-text">
       <Avatar name={ringing.from.username} src={ringing.from.avatar} size={40} />
@@ -34,7 +34,7 @@ export function IncomingCallDialog() {
 }
 
 const nameOf = (userId: string) => {
-  for (const c of store.conversations.value ?? []) {
+  for (const c of store.dms.value ?? []) {
     const found = c.recipients.find((r) => r.id === userId);
     if (found) return found.username;
   }
@@ -78,7 +78,7 @@ export function CallBar() {
             );
           })}
         </ul>
-        <a class="small" href={`/channels/@me/${call.conversationId}`}>
+        <a class="small" href={`/channels/@me/${call.dmId}`}>
           Open the conversation
         </a>
       </div>
@@ -94,14 +94,14 @@ export function CallBar() {
 }
 
 /**
- * A conversation's "Start a call". One call at a time: during a call it is disabled, and its
+ * A DM's "Start a call". One call at a time: during a call it is disabled, and its
  * description (the tooltip, and what a screen reader reads after the name) says why.
  */
-export function CallButton({ conversation }: { conversation: Conversation }) {
+export function CallButton({ dm }: { dm: Dm }) {
   const current = calls.call.value;
-  const why = current === null ? undefined : current.conversationId === conversation.id ? "You are in a call here" : "Hang up your current call first";
+  const why = current === null ? undefined : current.dmId === dm.id ? "You are in a call here" : "Hang up your current call first";
   return (
-    <button type="button" class="tool" disabled={current !== null} title={why} onClick={() => calls.start(conversation.id)}>
+    <button type="button" class="tool" disabled={current !== null} title={why} onClick={() => calls.start(dm.id)}>
       <VoiceIcon name="phone" size={16} /> Start a call
     </button>
   );

@@ -159,9 +159,9 @@ export interface ServerEvents {
     pinned: boolean;
   };
   /** Sent to each member's `user:<id>` (recipients as that member sees them). */
-  "dm:group:created": S.Conversation;
+  "dm:group:created": S.Dm;
   /** Sent to each member's `user:<id>` (recipients as that member sees them). */
-  "dm:group:updated": S.Conversation;
+  "dm:group:updated": S.Dm;
   /** Sent to the removed (or leaving) member's `user:<id>`. */
   "dm:group:removed": {
     conversationId: string;

@@ -2194,7 +2194,7 @@ export interface Operations {
     method: "GET";
     path: "/api/v1/dm/groups";
     args: {};
-    response: S.Conversation[];
+    response: S.Dm[];
   };
   /** Create group `POST /api/v1/dm/groups` */
   createGroup: {
@@ -2206,7 +2206,7 @@ export interface Operations {
         member_ids: string[];
       };
     };
-    response: S.Conversation;
+    response: S.Dm;
   };
   /** Delete group `DELETE /api/v1/dm/groups/{groupId}` */
   deleteGroup: {
@@ -2231,7 +2231,7 @@ export interface Operations {
         name?: string | null;
       };
     };
-    response: S.Conversation;
+    response: S.Dm;
   };
   /** Set group icon `POST /api/v1/dm/groups/{groupId}/icon` */
   setGroupIcon: {
@@ -2245,7 +2245,7 @@ export interface Operations {
         icon: Blob;
       } | FormData;
     };
-    response: S.Conversation;
+    response: S.Dm;
   };
   /** Remove group icon `DELETE /api/v1/dm/groups/{groupId}/icon` */
   removeGroupIcon: {
@@ -2256,7 +2256,7 @@ export interface Operations {
         groupId: string;
       };
     };
-    response: S.Conversation;
+    response: S.Dm;
   };
   /** Add group member `POST /api/v1/dm/groups/{groupId}/members` */
   addGroupMember: {
@@ -2270,7 +2270,7 @@ export interface Operations {
         user_id: string;
       };
     };
-    response: S.Conversation;
+    response: S.Dm;
   };
   /** Remove group member `DELETE /api/v1/dm/groups/{groupId}/members/{memberId}` */
   removeGroupMember: {
@@ -2296,7 +2296,7 @@ export interface Operations {
         user_id: string;
       };
     };
-    response: S.Conversation;
+    response: S.Dm;
   };
   /** Leave group `POST /api/v1/dm/groups/{groupId}/leave` */
   leaveGroup: {
@@ -2480,7 +2480,7 @@ export interface Operations {
     method: "GET";
     path: "/api/v1/dm/channels";
     args: {};
-    response: S.Conversation[];
+    response: S.Dm[];
   };
   /** Open dm `POST /api/v1/dm/channels/{targetUserId}` */
   openDm: {
@@ -2491,7 +2491,7 @@ export interface Operations {
         targetUserId: string;
       };
     };
-    response: S.Conversation;
+    response: S.Dm;
   };
   /** List dm messages `GET /api/v1/dm/{targetUserId}/messages` */
   listDmMessages: {

@@ -71,7 +71,7 @@ export type ComponentEmoji = {
   id?: string;
 };
 
-export type Conversation = {
+export type Dm = {
   id: string;
   type: "dm" | "group";
   name: string | null;

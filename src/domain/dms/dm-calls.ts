@@ -1,7 +1,7 @@
 import type { Store } from "../../store/store.ts";
-import type { ConversationRow } from "../../store/dms-repo.ts";
+import type { DmRow } from "../../store/dms-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import type { ConversationListener, Dms } from "./dms.ts";
+import type { DmListener, Dms } from "./dms.ts";
 import { badRequest, conflict, notFound } from "../shared/errors.ts";
 import { rooms, type CallEndReason, type EventBus, type GatewayPayload } from "../shared/events.ts";
 import { isUuid } from "../shared/validation.ts";
@@ -12,7 +12,7 @@ const RING_TIMEOUT_MS = 60_000;
 
 interface DmCall {
   id: string;
-  conversation: ConversationRow;
+  conversation: DmRow;
   callerId: string;
   /**
    * Who takes part: the conversation's members when the call started, less those who had
@@ -52,13 +52,13 @@ export interface LostCall {
  * Calling is messaging: starting, answering and signalling apply the conversation's send rule
  * (`Dms.requireCanSend`: a 1:1 DM needs a shared server or a friendship, re-checked
  * each time), members who muted the caller are left out of the call as they are left out of
- * `dm:new`, and a member who leaves the conversation leaves its call (ConversationListener).
+ * `dm:new`, and a member who leaves the conversation leaves its call (DmListener).
  */
-export class DmCalls implements ConversationListener {
+export class DmCalls implements DmListener {
   /** Public so tests can ring for less than a minute. */
   ringTimeoutMs = RING_TIMEOUT_MS;
   private readonly calls = new Map<string, DmCall>();
-  private readonly byConversation = new Map<string, string>();
+  private readonly byDm = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
@@ -78,7 +78,7 @@ export class DmCalls implements ConversationListener {
     // Mutes silence: whoever muted the caller is not rung (the call then rings on unanswered, as if ignored).
     const muters = new Set(await repo.mutersOf(id, caller.id));
     // Checked after the last await, so two starts at once cannot both pass.
-    if (this.byConversation.has(id)) throw conflict("A call is already in progress in this conversation");
+    if (this.byDm.has(id)) throw conflict("A call is already in progress in this conversation");
     if (memberIds.every((m) => m === caller.id)) throw badRequest("There is nobody else in this conversation to call");
     const others = memberIds.filter((m) => m !== caller.id && !muters.has(m));
     const call: DmCall = {
@@ -93,7 +93,7 @@ export class DmCalls implements ConversationListener {
     call.timer = setTimeout(() => this.ringTimedOut(call.id), this.ringTimeoutMs);
     call.timer.unref?.();
     this.calls.set(call.id, call);
-    this.byConversation.set(id, call.id);
+    this.byDm.set(id, call.id);
     this.records?.callHeld(call.id, call.memberIds);
     if (others.length > 0) {
       this.bus.publish(others.map(rooms.user), "dm:call-incoming", {
@@ -174,7 +174,7 @@ export class DmCalls implements ConversationListener {
   }
 
   /** The conversation was deleted: its call ends for everyone. */
-  conversationDeleted(conversationId: string, by: string): void {
+  dmDeleted(conversationId: string, by: string): void {
     const call = this.callIn(conversationId);
     if (call) this.finish(call, by, "removed");
   }
@@ -209,11 +209,11 @@ export class DmCalls implements ConversationListener {
       this.records?.callReleased(call.id);
     }
     this.calls.clear();
-    this.byConversation.clear();
+    this.byDm.clear();
   }
 
   private callIn(conversationId: string): DmCall | undefined {
-    const callId = this.byConversation.get(conversationId);
+    const callId = this.byDm.get(conversationId);
     return callId === undefined ? undefined : this.calls.get(callId);
   }
 
@@ -249,7 +249,7 @@ export class DmCalls implements ConversationListener {
   private finish(call: DmCall, endedBy: string | null, reason: CallEndReason): void {
     this.stopRinging(call);
     this.calls.delete(call.id);
-    this.byConversation.delete(call.conversation.id);
+    this.byDm.delete(call.conversation.id);
     this.records?.callReleased(call.id);
     this.toMembers(call, "dm:call-ended", { callId: call.id, endedBy, reason });
   }

@@ -1,11 +1,11 @@
 import type { Store } from "../../store/store.ts";
-import type { ConversationRow, DmMessageRow, NewDmAttachment } from "../../store/dms-repo.ts";
+import type { DmRow, DmMessageRow, NewDmAttachment } from "../../store/dms-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
-import type { Conversation, DmMessage, Embed, Message, PresenceStatus, Recipient } from "../shared/shapes.ts";
+import type { Dm, DmMessage, Embed, Message, PresenceStatus, Recipient } from "../shared/shapes.ts";
 import { presenceShownTo } from "../accounts/presence-visibility.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import { normalizeEmbeds } from "../messaging/embeds.ts";
@@ -16,7 +16,7 @@ import { isUuid } from "../shared/validation.ts";
 export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
 
 /** A DM message, a DM member and a conversation: their shapes are in ../shared/shapes.ts. */
-export type { Conversation, DmMessage };
+export type { Dm, DmMessage };
 
 interface MessagePageQuery {
   before?: string;
@@ -25,10 +25,10 @@ interface MessagePageQuery {
 }
 
 /** Told when someone leaves a group DM or it is deleted (DM calls take them out of the call). */
-export interface ConversationListener {
+export interface DmListener {
   /** `userId` was removed by `by`, or left (`by` is then `userId`). */
   memberLeft(conversationId: string, userId: string, by: string): void;
-  conversationDeleted(conversationId: string, by: string): void;
+  dmDeleted(conversationId: string, by: string): void;
 }
 
 /**
@@ -41,7 +41,7 @@ export class Dms {
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
     /** Told when someone leaves a group DM or it is deleted (DM calls; registered in the composition root). */
-    private readonly listeners: readonly ConversationListener[],
+    private readonly listeners: readonly DmListener[],
     private readonly caps: ResourceCaps,
   ) {}
 
@@ -72,7 +72,7 @@ export class Dms {
   }
 
   /** The 1:1 conversation with the target, created when allowed and missing. */
-  async openDm(caller: UserRow, targetUserId: string): Promise<{ conversation: ConversationRow; created: boolean }> {
+  async openDm(caller: UserRow, targetUserId: string): Promise<{ conversation: DmRow; created: boolean }> {
     const target = await this.dmTarget(caller, targetUserId);
     const existing = await this.store.dms.findDm(caller.id, target.id);
     if (existing) return { conversation: existing, created: false };
@@ -82,20 +82,20 @@ export class Dms {
   }
 
   /** The existing 1:1 conversation with the target, or null (nothing is created by reading). */
-  async findDm(caller: UserRow, targetUserId: string): Promise<ConversationRow | null> {
+  async findDm(caller: UserRow, targetUserId: string): Promise<DmRow | null> {
     const target = await this.dmTarget(caller, targetUserId);
     return this.store.dms.findDm(caller.id, target.id);
   }
 
   /** The existing 1:1 conversation, or 404 naming `what` (the thing the caller asked about). */
-  async requireDm(caller: UserRow, targetUserId: string, what = "Conversation"): Promise<ConversationRow> {
+  async requireDm(caller: UserRow, targetUserId: string, what = "Conversation"): Promise<DmRow> {
     const row = await this.findDm(caller, targetUserId);
     if (!row) throw notFound(what);
     return row;
   }
 
   /** A group the caller belongs to; any other group does not exist for them (404). */
-  async group(caller: UserRow, groupId: string): Promise<ConversationRow> {
+  async group(caller: UserRow, groupId: string): Promise<DmRow> {
     const row = isUuid(groupId) ? await this.store.dms.findById(groupId.toLowerCase()) : null;
     if (!row || row.type !== "group" || !(await this.store.dms.isMember(row.id, caller.id))) throw notFound("Group");
     return row;
@@ -104,7 +104,7 @@ export class Dms {
   // --- shapes ------------------------------------------------------------------------------
 
   /** The conversations as `viewerId` sees them: the other members, with presence as presenceShownTo decides. */
-  async toConversations(rows: ConversationRow[], viewerId: string): Promise<Conversation[]> {
+  async toDms(rows: DmRow[], viewerId: string): Promise<Dm[]> {
     const others = (await this.store.dms.recipients(rows.map((r) => r.id))).filter((r) => r.id !== viewerId);
     const recipients = await presenceShownTo(this.store, viewerId, others, (r) => r.id);
     return rows.map((row) => ({
@@ -120,8 +120,8 @@ export class Dms {
     }));
   }
 
-  async toConversation(row: ConversationRow, viewerId: string): Promise<Conversation> {
-    return (await this.toConversations([row], viewerId))[0]!;
+  async toDm(row: DmRow, viewerId: string): Promise<Dm> {
+    return (await this.toDms([row], viewerId))[0]!;
   }
 
   async toMessages(rows: DmMessageRow[]): Promise<DmMessage[]> {
@@ -153,7 +153,7 @@ export class Dms {
     return (await this.store.dms.memberIds(conversationId)).filter((id) => !except.includes(id)).map(rooms.user);
   }
 
-  private async message(conversation: ConversationRow, messageId: string): Promise<DmMessageRow> {
+  private async message(conversation: DmRow, messageId: string): Promise<DmMessageRow> {
     const row = isUuid(messageId) ? await this.store.dms.findMessage(conversation.id, messageId) : null;
     if (!row) throw notFound("Message");
     return row;
@@ -161,8 +161,8 @@ export class Dms {
 
   // --- listing -----------------------------------------------------------------------------
 
-  async list(user: UserRow, type: "dm" | "group" | null): Promise<Conversation[]> {
-    return this.toConversations(await this.store.dms.listForUser(user.id, type), user.id);
+  async list(user: UserRow, type: "dm" | "group" | null): Promise<Dm[]> {
+    return this.toDms(await this.store.dms.listForUser(user.id, type), user.id);
   }
 
   // --- messages ----------------------------------------------------------------------------
@@ -172,7 +172,7 @@ export class Dms {
    * signalling). 1:1 DMs are re-checked every time: losing the shared server or the
    * friendship stops new messages. Membership is the caller's to check.
    */
-  async requireCanSend(conversation: ConversationRow, sender: UserRow): Promise<void> {
+  async requireCanSend(conversation: DmRow, sender: UserRow): Promise<void> {
     if (conversation.type !== "dm") return;
     const otherId = (await this.store.dms.memberIds(conversation.id)).find((id) => id !== sender.id);
     const other = otherId ? await this.store.users.findById(otherId) : null;
@@ -185,7 +185,7 @@ export class Dms {
    * `dm:new` in their user room, except members who muted the sender: mutes silence, they do not block.
    */
   async send(
-    conversation: ConversationRow,
+    conversation: DmRow,
     sender: UserRow,
     input: { content: string; embeds?: unknown; reply_to?: string | null; attachments?: NewDmAttachment[] },
   ): Promise<DmMessage> {
@@ -220,7 +220,7 @@ export class Dms {
    * their bytes; anything else is stored as application/octet-stream. A failure at any step
    * removes every file already written, and the rows are written in one transaction.
    */
-  async upload(conversation: ConversationRow, sender: UserRow, files: unknown[], content: string): Promise<DmMessage> {
+  async upload(conversation: DmRow, sender: UserRow, files: unknown[], content: string): Promise<DmMessage> {
     await this.requireCanSend(conversation, sender);
     const saved = await storeAttachmentFiles(this.uploads, checkAttachmentFiles(files, LIMITS.attachmentBytes, false));
     try {
@@ -231,7 +231,7 @@ export class Dms {
     }
   }
 
-  async messages(conversation: ConversationRow | null, query: MessagePageQuery): Promise<DmMessage[]> {
+  async messages(conversation: DmRow | null, query: MessagePageQuery): Promise<DmMessage[]> {
     if (!conversation) return [];
     const repo = this.store.dms;
     const rows = query.around
@@ -241,7 +241,7 @@ export class Dms {
   }
 
   /** The author edits; everyone in the conversation hears `dm:update` (muters included, so no one keeps stale text). */
-  async edit(conversation: ConversationRow, user: UserRow, messageId: string, content: string): Promise<DmMessage> {
+  async edit(conversation: DmRow, user: UserRow, messageId: string, content: string): Promise<DmMessage> {
     const existing = await this.message(conversation, messageId);
     if (existing.user_id !== user.id) throw forbidden("You can only edit your own messages");
     const row = await this.store.dms.updateMessage(conversation.id, existing.id, content);
@@ -252,7 +252,7 @@ export class Dms {
   }
 
   /** The author deletes; the attachment files go with the message. */
-  async remove(conversation: ConversationRow, user: UserRow, messageId: string): Promise<void> {
+  async remove(conversation: DmRow, user: UserRow, messageId: string): Promise<void> {
     const existing = await this.message(conversation, messageId);
     if (existing.user_id !== user.id) throw forbidden("You can only delete your own messages");
     await this.erase(existing);
@@ -273,26 +273,26 @@ export class Dms {
     this.bus.publish(await this.memberRooms(row.conversation_id), "dm:deleted", { conversationId: row.conversation_id, messageId: row.id });
   }
 
-  async markRead(conversation: ConversationRow, user: UserRow, messageId: string | undefined) {
+  async markRead(conversation: DmRow, user: UserRow, messageId: string | undefined) {
     const repo = this.store.dms;
     const target = messageId === undefined ? await repo.latestMessageId(conversation.id) : (await this.message(conversation, messageId)).id;
     await repo.setRead(conversation.id, user.id, target);
     return { conversation_id: conversation.id, last_read_message_id: target };
   }
 
-  async search(conversation: ConversationRow | null, q: string, limit: number): Promise<DmMessage[]> {
+  async search(conversation: DmRow | null, q: string, limit: number): Promise<DmMessage[]> {
     const words = searchWords(q);
     if (!conversation || words.length === 0) return [];
     return this.toMessages(await this.store.dms.search(conversation.id, words, limit));
   }
 
-  async pins(conversation: ConversationRow | null): Promise<DmMessage[]> {
+  async pins(conversation: DmRow | null): Promise<DmMessage[]> {
     if (!conversation) return [];
     return this.toMessages(await this.store.dms.pins(conversation.id));
   }
 
   /** Any member pins or unpins; `dm:pin` goes out only when something changed. */
-  async setPinned(conversation: ConversationRow, user: UserRow, messageId: string, pinned: boolean) {
+  async setPinned(conversation: DmRow, user: UserRow, messageId: string, pinned: boolean) {
     const message = await this.message(conversation, messageId);
     const repo = this.store.dms;
     let changed: boolean;
@@ -308,7 +308,7 @@ export class Dms {
     return payload;
   }
 
-  async toggleReaction(conversation: ConversationRow, user: UserRow, messageId: string, emoji: string) {
+  async toggleReaction(conversation: DmRow, user: UserRow, messageId: string, emoji: string) {
     const message = await this.message(conversation, messageId);
     const action = await this.store.dms.toggleReaction(message.id, emoji, user.id, this.caps.reactionsPerMessage);
     if (action === "full") throw capReached.reactions(this.caps);
@@ -339,10 +339,10 @@ export class Dms {
     if (!row) return;
     const memberIds = await this.store.dms.memberIds(conversationId);
     // Each member sees the others as recipients, with the presence they may see: built per member.
-    for (const memberId of memberIds) this.bus.publish(rooms.user(memberId), event, await this.toConversation(row, memberId));
+    for (const memberId of memberIds) this.bus.publish(rooms.user(memberId), event, await this.toDm(row, memberId));
   }
 
-  async createGroup(owner: UserRow, input: { name?: string | null; member_ids: string[] }): Promise<Conversation> {
+  async createGroup(owner: UserRow, input: { name?: string | null; member_ids: string[] }): Promise<Dm> {
     const ids = [...new Set(input.member_ids.map((id) => id.toLowerCase()))].filter((id) => id !== owner.id);
     if (ids.length < LIMITS.dm.groupMinOthers || ids.length > LIMITS.dm.groupMaxOthers) {
       throw badRequest(`member_ids: must name ${LIMITS.dm.groupMinOthers}-${LIMITS.dm.groupMaxOthers} other users`);
@@ -356,18 +356,18 @@ export class Dms {
     const row = await this.store.dms.createGroup(owner.id, input.name ?? null, [...others.keys()], this.caps.groupDmsPerUser);
     if ("full" in row) throw capReached.groupDms(this.caps, row.full === owner.id ? null : (others.get(row.full)?.username ?? null));
     await this.publishGroup(row.id, "dm:group:created");
-    return this.toConversation(row, owner.id);
+    return this.toDm(row, owner.id);
   }
 
   /** Any member renames the group (as on Discord); an empty name clears it. */
-  async renameGroup(caller: UserRow, groupId: string, name: string | null): Promise<Conversation> {
+  async renameGroup(caller: UserRow, groupId: string, name: string | null): Promise<Dm> {
     const group = await this.group(caller, groupId);
     await this.store.dms.setName(group.id, name);
     await this.publishGroup(group.id, "dm:group:updated");
-    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
+    return this.toDm((await this.store.dms.findById(group.id))!, caller.id);
   }
 
-  async setGroupIcon(caller: UserRow, groupId: string, file: unknown): Promise<Conversation> {
+  async setGroupIcon(caller: UserRow, groupId: string, file: unknown): Promise<Dm> {
     const group = await this.group(caller, groupId);
     const { bytes, type } = await readImageUpload("icon", file, LIMITS.dm.groupIconBytes);
     const path = await this.uploads.save("group-icons", bytes, type.ext);
@@ -380,18 +380,18 @@ export class Dms {
     }
     await this.uploads.remove(previous);
     await this.publishGroup(group.id, "dm:group:updated");
-    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
+    return this.toDm((await this.store.dms.findById(group.id))!, caller.id);
   }
 
-  async removeGroupIcon(caller: UserRow, groupId: string): Promise<Conversation> {
+  async removeGroupIcon(caller: UserRow, groupId: string): Promise<Dm> {
     const group = await this.group(caller, groupId);
     await this.uploads.remove(await this.store.dms.replaceIcon(group.id, null));
     await this.publishGroup(group.id, "dm:group:updated");
-    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
+    return this.toDm((await this.store.dms.findById(group.id))!, caller.id);
   }
 
   /** Any member adds someone they may message, up to 10 besides the owner. */
-  async addGroupMember(caller: UserRow, groupId: string, userId: string): Promise<Conversation> {
+  async addGroupMember(caller: UserRow, groupId: string, userId: string): Promise<Dm> {
     const group = await this.group(caller, groupId);
     const target = await this.user(userId);
     await this.requireCanMessage(caller, target);
@@ -400,7 +400,7 @@ export class Dms {
     if (result === "exists") throw conflict("That user is already in this group");
     if (result === "full") throw badRequest(`A group DM can have at most ${LIMITS.dm.groupMaxOthers + 1} members`);
     await this.publishGroup(group.id, "dm:group:updated");
-    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
+    return this.toDm((await this.store.dms.findById(group.id))!, caller.id);
   }
 
   /** The owner removes others; anyone removes themselves (that is leaving). */
@@ -430,7 +430,7 @@ export class Dms {
     await this.publishGroup(groupId, "dm:group:updated");
   }
 
-  async transferGroup(caller: UserRow, groupId: string, userId: string): Promise<Conversation> {
+  async transferGroup(caller: UserRow, groupId: string, userId: string): Promise<Dm> {
     const group = await this.group(caller, groupId);
     if (group.owner_id !== caller.id) throw forbidden("Only the group owner can transfer ownership");
     const id = userId.toLowerCase();
@@ -438,15 +438,15 @@ export class Dms {
     if (!(await this.store.dms.isMember(group.id, id))) throw notFound("Member");
     await this.store.dms.setOwner(group.id, id);
     await this.publishGroup(group.id, "dm:group:updated");
-    return this.toConversation((await this.store.dms.findById(group.id))!, caller.id);
+    return this.toDm((await this.store.dms.findById(group.id))!, caller.id);
   }
 
   async deleteGroup(caller: UserRow, groupId: string): Promise<void> {
     const group = await this.group(caller, groupId);
     if (group.owner_id !== caller.id) throw forbidden("Only the group owner can delete the group");
     const audience = await this.memberRooms(group.id);
-    const files = await this.store.dms.deleteConversation(group.id);
-    for (const listener of this.listeners) listener.conversationDeleted(group.id, caller.id);
+    const files = await this.store.dms.deleteWithMessages(group.id);
+    for (const listener of this.listeners) listener.dmDeleted(group.id, caller.id);
     await Promise.all(files.map((f) => this.uploads.remove(f)));
     this.bus.publish(audience, "dm:group:deleted", { conversationId: group.id });
   }

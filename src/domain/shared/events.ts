@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { Channel, Conversation, DmMessage, Message, Presence, Role, Uuid, UnixSeconds, VoiceParticipant } from "./shapes.ts";
+import { Channel, Dm, DmMessage, Message, Presence, Role, Uuid, UnixSeconds, VoiceParticipant } from "./shapes.ts";
 
 /** Why a DM call ended or someone left it (docs/dm-calls.md); `removed`: taken out of the conversation. */
 const CALL_END_REASONS = ["ended", "declined", "timeout", "disconnect", "removed"] as const;
@@ -133,8 +133,8 @@ export const SERVER_EVENTS = {
   "dm:update": { payload: DmMessage, rooms: ["user"], audience: "the members' `user:<id>`" },
   "dm:deleted": { payload: v.object({ conversationId: id, messageId: id }), rooms: ["user"], audience: "the members' `user:<id>`" },
   "dm:pin": { payload: v.object({ conversationId: id, messageId: id, pinned: v.boolean() }), rooms: ["user"], audience: "the members' `user:<id>`" },
-  "dm:group:created": { payload: Conversation, rooms: ["user"], audience: "each member's `user:<id>` (recipients as that member sees them)" },
-  "dm:group:updated": { payload: Conversation, rooms: ["user"], audience: "each member's `user:<id>` (recipients as that member sees them)" },
+  "dm:group:created": { payload: Dm, rooms: ["user"], audience: "each member's `user:<id>` (recipients as that member sees them)" },
+  "dm:group:updated": { payload: Dm, rooms: ["user"], audience: "each member's `user:<id>` (recipients as that member sees them)" },
   "dm:group:removed": { payload: v.object({ conversationId: id }), rooms: ["user"], audience: "the removed (or leaving) member's `user:<id>`" },
   "dm:group:deleted": { payload: v.object({ conversationId: id }), rooms: ["user"], audience: "the members' `user:<id>`" },
   "dm:call-incoming": {

@@ -199,16 +199,16 @@ const messageEntries = {
 export const Message = v.object({ ...messageEntries, webhook_id: v.optional(v.nullable(Uuid)) });
 export type Message = v.InferOutput<typeof Message>;
 
-/** A direct message: a message whose `channel_id` is the conversation's id, plus `conversation_id`. */
+/** A DM message: a message whose `channel_id` is its DM's id, plus `conversation_id` (the same id; wire name kept). */
 export const DmMessage = v.object({ ...messageEntries, conversation_id: Uuid });
 export type DmMessage = v.InferOutput<typeof DmMessage>;
 
-/** A member of a DM conversation as the others see them. */
+/** A member of a DM as the others see them. */
 export const Recipient = v.object({ id: Uuid, username: v.string(), avatar: ImageUrl, status: Presence, is_bot: BotFlag });
 export type Recipient = v.InferOutput<typeof Recipient>;
 
 /** A 1:1 DM or a group DM (docs/dms.md); `recipients` are the other members. */
-export const Conversation = v.object({
+export const Dm = v.object({
   id: Uuid,
   type: v.picklist(["dm", "group"]),
   name: v.nullable(v.string()),
@@ -217,7 +217,7 @@ export const Conversation = v.object({
   recipients: v.array(Recipient),
   last_message_at: v.nullable(UnixSeconds),
 });
-export type Conversation = v.InferOutput<typeof Conversation>;
+export type Dm = v.InferOutput<typeof Dm>;
 
 export const InteractionUser = v.object({ id: Uuid, username: v.string() });
 export type InteractionUser = v.InferOutput<typeof InteractionUser>;

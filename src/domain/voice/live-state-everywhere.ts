@@ -1,5 +1,5 @@
 import type { LiveStateListener } from "../community/members.ts";
-import type { ConversationListener } from "../dms/dms.ts";
+import type { DmListener } from "../dms/dms.ts";
 import type { SharedState } from "../shared/shared-state.ts";
 import type { Logger } from "../../log.ts";
 
@@ -7,8 +7,8 @@ type Change =
   | { kind: "memberRemoved"; serverId: string; userId: string }
   | { kind: "accessChanged"; serverId: string; userIds?: string[] }
   | { kind: "channelDeleted"; channelId: string }
-  | { kind: "conversationMemberLeft"; conversationId: string; userId: string; by: string }
-  | { kind: "conversationDeleted"; conversationId: string; by: string }
+  | { kind: "dmMemberLeft"; conversationId: string; userId: string; by: string }
+  | { kind: "dmDeleted"; conversationId: string; by: string }
   | { kind: "voiceJoined"; userId: string; socketId: string };
 
 /** What a node does with another node's voice join: leaves the user's room held here (one room per user). */
@@ -30,7 +30,7 @@ export const signalVoiceJoined = (shared: SharedState) => (userId: string, socke
  * hold (a kick through node 1 takes the member out of a room on node 2). On one node the signal
  * goes nowhere.
  */
-export function onEveryNode(voice: LiveStateListener & VoiceJoins, calls: ConversationListener, shared: SharedState, log: Logger): { voice: LiveStateListener; calls: ConversationListener } {
+export function onEveryNode(voice: LiveStateListener & VoiceJoins, calls: DmListener, shared: SharedState, log: Logger): { voice: LiveStateListener; calls: DmListener } {
   // Voice's changes are asynchronous, the calls' synchronous (their callers expect both so).
   const apply = (change: Change): Promise<void> | void => {
     switch (change.kind) {
@@ -40,10 +40,10 @@ export function onEveryNode(voice: LiveStateListener & VoiceJoins, calls: Conver
         return voice.accessChanged(change.serverId, change.userIds);
       case "channelDeleted":
         return voice.channelDeleted({ id: change.channelId });
-      case "conversationMemberLeft":
+      case "dmMemberLeft":
         return calls.memberLeft(change.conversationId, change.userId, change.by);
-      case "conversationDeleted":
-        return calls.conversationDeleted(change.conversationId, change.by);
+      case "dmDeleted":
+        return calls.dmDeleted(change.conversationId, change.by);
       case "voiceJoined":
         return voice.joinedElsewhere(change.userId, change.socketId);
     }
@@ -71,8 +71,8 @@ export function onEveryNode(voice: LiveStateListener & VoiceJoins, calls: Conver
       channelDeleted: async (channel) => everywhere({ kind: "channelDeleted", channelId: channel.id }),
     },
     calls: {
-      memberLeft: (conversationId, userId, by) => void everywhere({ kind: "conversationMemberLeft", conversationId, userId, by }),
-      conversationDeleted: (conversationId, by) => void everywhere({ kind: "conversationDeleted", conversationId, by }),
+      memberLeft: (conversationId, userId, by) => void everywhere({ kind: "dmMemberLeft", conversationId, userId, by }),
+      dmDeleted: (conversationId, by) => void everywhere({ kind: "dmDeleted", conversationId, by }),
     },
   };
 }

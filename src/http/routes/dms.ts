@@ -4,7 +4,7 @@ import type { Dms } from "../../domain/dms/dms.ts";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { parseInput } from "../../domain/shared/validation.ts";
-import type { ConversationRow } from "../../store/dms-repo.ts";
+import type { DmRow } from "../../store/dms-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
@@ -12,7 +12,7 @@ import { SearchQuery, body, queryLimit } from "../schemas.ts";
 import { dmContent, messageId } from "../../domain/messaging/message-schemas.ts";
 import { doc } from "../operation-doc.ts";
 import { FileField } from "../../reference/json-schema.ts";
-import { Conversation, DmMessage, Success } from "../../domain/shared/shapes.ts";
+import { Dm, DmMessage, Success } from "../../domain/shared/shapes.ts";
 import { DmPinState, DmReaction, DmReadState } from "../responses/messaging.ts";
 
 /** The DM upload form: 1-10 `files` and an optional `content`. */
@@ -46,7 +46,7 @@ export { SearchQuery };
 const UploadContent = v.optional(v.pipe(v.string("must be text"), v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`)), "");
 
 /** Reads the upload form (`files`: 1-10 files, 25 MB in all, `content?`) and sends it. */
-export async function sendUpload(dms: Dms, conversation: ConversationRow, user: UserRow, request: Request) {
+export async function sendUpload(dms: Dms, conversation: DmRow, user: UserRow, request: Request) {
   // The limit covers the whole upload, as for channel uploads (docs/messages.md).
   const form = await readMultipart(request, LIMITS.attachmentBytes);
   const text = parseInput(UploadContent, form.get("content") ?? undefined, "content");
@@ -68,15 +68,15 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
   const dms = domain.dms;
   return new Elysia({ prefix: "/api/v1/dm", tags: ["DMs"] })
     .use(auth)
-    .get("/channels", ({ user }) => dms.list(user, null), { auth: true, detail: doc("listDmChannels", v.array(Conversation)) })
+    .get("/channels", ({ user }) => dms.list(user, null), { auth: true, detail: doc("listDmChannels", v.array(Dm)) })
     .post(
       "/channels/:targetUserId",
       async ({ user, params, set }) => {
         const { conversation, created } = await dms.openDm(user, params.targetUserId);
         set.status = created ? 201 : 200;
-        return dms.toConversation(conversation, user.id);
+        return dms.toDm(conversation, user.id);
       },
-      { auth: true, detail: doc("openDm", { 200: Conversation, 201: Conversation }) },
+      { auth: true, detail: doc("openDm", { 200: Dm, 201: Dm }) },
     )
     .get(
       "/:targetUserId/messages",

@@ -9,7 +9,7 @@ import { displayName } from "../../domain/shared/validation.ts";
 import { EditBody, GifBody, PageQuery, pageOf, ReactionBody, ReadBody, SearchQuery, SendBody, sendUpload } from "./dms.ts";
 import { doc } from "../operation-doc.ts";
 import { FileField } from "../../reference/json-schema.ts";
-import { Conversation, DmMessage, Success } from "../../domain/shared/shapes.ts";
+import { Dm, DmMessage, Success } from "../../domain/shared/shapes.ts";
 import { DmPinState, DmReaction, DmReadState } from "../responses/messaging.ts";
 import { UploadForm } from "./dms.ts";
 
@@ -38,7 +38,7 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
   const dms = domain.dms;
   return new Elysia({ prefix: "/api/v1/dm/groups", tags: ["Group DMs"] })
     .use(auth)
-    .get("/", ({ user }) => dms.list(user, "group"), { auth: true, detail: doc("listGroups", v.array(Conversation)) })
+    .get("/", ({ user }) => dms.list(user, "group"), { auth: true, detail: doc("listGroups", v.array(Dm)) })
     .post(
       "/",
       async ({ user, body, set }) => {
@@ -46,15 +46,15 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         set.status = 201;
         return group;
       },
-      { auth: true, body: CreateBody, detail: doc("createGroup", { 201: Conversation }, { errors: [404] }) },
+      { auth: true, body: CreateBody, detail: doc("createGroup", { 201: Dm }, { errors: [404] }) },
     )
     .patch(
       "/:groupId",
       async ({ user, params, body }) => {
-        if (body.name === undefined) return dms.toConversation(await dms.group(user, params.groupId), user.id);
+        if (body.name === undefined) return dms.toDm(await dms.group(user, params.groupId), user.id);
         return dms.renameGroup(user, params.groupId, body.name);
       },
-      { auth: true, body: UpdateBody, detail: doc("updateGroup", Conversation) },
+      { auth: true, body: UpdateBody, detail: doc("updateGroup", Dm) },
     )
     .delete(
       "/:groupId",
@@ -70,13 +70,13 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
         await dms.group(user, params.groupId);
         return dms.setGroupIcon(user, params.groupId, (await readMultipart(request, LIMITS.dm.groupIconBytes)).get("icon"));
       },
-      { auth: true, parse: "none", detail: doc("setGroupIcon", Conversation, { multipart: v.object({ icon: FileField }) }) },
+      { auth: true, parse: "none", detail: doc("setGroupIcon", Dm, { multipart: v.object({ icon: FileField }) }) },
     )
-    .delete("/:groupId/icon", ({ user, params }) => dms.removeGroupIcon(user, params.groupId), { auth: true, detail: doc("removeGroupIcon", Conversation) })
+    .delete("/:groupId/icon", ({ user, params }) => dms.removeGroupIcon(user, params.groupId), { auth: true, detail: doc("removeGroupIcon", Dm) })
     .post("/:groupId/members", ({ user, params, body }) => dms.addGroupMember(user, params.groupId, body.user_id), {
       auth: true,
       body: UserBody,
-      detail: doc("addGroupMember", Conversation, { errors: [409] }),
+      detail: doc("addGroupMember", Dm, { errors: [409] }),
     })
     .delete(
       "/:groupId/members/:memberId",
@@ -89,7 +89,7 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
     .post("/:groupId/owner", ({ user, params, body }) => dms.transferGroup(user, params.groupId, body.user_id), {
       auth: true,
       body: UserBody,
-      detail: doc("transferGroup", Conversation),
+      detail: doc("transferGroup", Dm),
     })
     .post(
       "/:groupId/leave",
