@@ -170,7 +170,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Cluster mode: each voice room and DM call lives on one node; clients elsewhere are relayed to it (docs/audio.md).
   const held = () => [
     ...new Set(voiceRooms.all().map((p) => homeKeys.voice(p.channelId))),
-    ...domain.dmCalls.held().flatMap((call) => [homeKeys.call(call.callId), homeKeys.dmCall(call.conversationId)]),
+    ...domain.dmCalls.held().flatMap((call) => [homeKeys.call(call.callId), homeKeys.dmCall(call.dmId)]),
   ];
   const voiceRelay = cluster ? new VoiceRelay(cluster.voiceHomes, jwtSecret, log, held) : null;
   const gatewayAttached = attachGateway(io, domain, log, limiter, voiceRelay ? { relay: voiceRelay, secret: jwtSecret } : undefined);

@@ -47,7 +47,7 @@ const byChannel = new Set(["voice:lower-hand", "voice:set-meeting-role", "bot:vo
 /** Frames: passed on without waiting (a refusal still comes back as `voice:error`). */
 const isFrame = (event: string) => event === "bot:audio-data" || event === "voice:audio-data";
 
-/** Redis keys of homes: a voice room, a conversation's call, a call by id. */
+/** Redis keys of homes: a voice room, a DM's call, a call by id. */
 export const homeKeys = {
   voice: (channelId: string) => `voice:${channelId}`,
   dmCall: (conversationId: string) => `dm-conversation:${conversationId}`,
@@ -316,7 +316,7 @@ export class VoiceRelay {
     return accepted(await request(await this.link(client, url), event, payload));
   }
 
-  /** Where a call event goes: the conversation's call home for a start, the call's home otherwise. */
+  /** Where a call event goes: the DM's call home for a start, the call's home otherwise. */
   private async callHome(event: string, payload: unknown): Promise<string | null> {
     if (event === "dm:call-start") {
       const conversationId = stringField(payload, "conversationId");

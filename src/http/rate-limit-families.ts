@@ -14,7 +14,7 @@
 export const REST_RATE_FAMILIES = ["sends", "user-sends", "message-writes", "reactions", "reads", "writes"] as const;
 export type RestRateFamily = (typeof REST_RATE_FAMILIES)[number];
 
-/** `requests` per fixed window of `windowSeconds`, per caller (and, for sends, per channel or conversation). */
+/** `requests` per fixed window of `windowSeconds`, per caller (and, for sends, per channel or DM). */
 export interface RestRateWindow {
   requests: number;
   windowSeconds: number;
@@ -52,7 +52,7 @@ export const FAMILY_LABELS: Record<RestRateFamily, { bucket: string; refusal: st
   writes: { bucket: "writes", refusal: "too many changes" },
 };
 
-/** Every route that posts a message: counted per caller and per channel or conversation (the route's first parameter). */
+/** Every route that posts a message: counted per caller and per channel or DM (the route's first parameter). */
 const SENDS: ReadonlySet<string> = new Set([
   "/api/v1/messages/:id",
   "/api/v1/messages/:id/gif",
@@ -86,7 +86,7 @@ export function restRateFamilyOf(method: string, pattern: string): RestRateFamil
   return "writes";
 }
 
-/** The parameter a family's buckets are kept apart by, besides the caller: a send's channel or conversation. */
+/** The parameter a family's buckets are kept apart by, besides the caller: a send's channel or DM. */
 export function scopeParamOf(family: RestRateFamily, pattern: string): string | null {
   if (family !== "sends") return null;
   return /:([^/]+)/.exec(pattern)?.[1] ?? null;

@@ -101,7 +101,7 @@ interface SearchDialect {
   param(words: string[]): SqlValue;
   /** `SELECT <columns>` of channel messages matching `?1` in channel `?2`, newest first, `LIMIT ?3`. */
   channelMessages(columns: string): string;
-  /** The same for DM messages of conversation `?2`, best match first, then newest. */
+  /** The same for DM messages of DM `?2`, best match first, then newest. */
   dmMessages(columns: string): string;
   /**
    * Statements that add the channel messages not yet indexed to the index, run in one

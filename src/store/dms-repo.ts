@@ -55,7 +55,7 @@ export interface NewDmAttachment {
   size: number;
 }
 
-/** The dm_key of a 1:1 conversation: the two ids sorted, joined with ':'. */
+/** The dm_key of a 1:1 DM: the two ids sorted, joined with ':'. */
 const dmKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 
 /** Past any UUID: the keyset start of the newest page. */
@@ -66,7 +66,7 @@ const MESSAGE_SELECT = `SELECT m.id, m.conversation_id, m.user_id, m.content, m.
   FROM dm_messages m JOIN users u ON u.id = m.user_id`;
 
 /**
- * Direct messages: conversations (1:1 DMs and group DMs), their members, messages, attachments, reactions,
+ * Direct messages: DMs (1:1 and group), their members, messages, attachments, reactions,
  * pins and read markers. Every check-then-write is one transaction.
  */
 export class DmsRepo {
@@ -140,7 +140,7 @@ export class DmsRepo {
     this.memberCount = db.prepare<{ n: number }, [string]>(
       "SELECT count(*) AS n FROM conversation_members WHERE conversation_id = ?",
     );
-    // Newest activity first: the latest message id, or the conversation's own id when it has
+    // Newest activity first: the latest message id, or the DM's own id when it has
     // none (both are UUIDv7, so they compare by time). Served by dm_messages_conversation.
     this.forUser = db.prepare<DmRow, [string, string | null]>(
       `SELECT c.* FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
@@ -244,7 +244,7 @@ export class DmsRepo {
     return this.db.get(this.byKey, dmKey(a, b));
   }
 
-  /** The 1:1 conversation of a pair, created when missing. */
+  /** The 1:1 DM of a pair, created when missing. */
   async openDm(a: string, b: string): Promise<{ row: DmRow; created: boolean }> {
     return this.db.transaction(async (tx) => {
       const key = dmKey(a, b);
@@ -278,22 +278,22 @@ export class DmsRepo {
     });
   }
 
-  async isMember(conversationId: string, userId: string): Promise<boolean> {
-    return (await this.db.get(this.memberStmt, conversationId, userId)) !== null;
+  async isMember(dmId: string, userId: string): Promise<boolean> {
+    return (await this.db.get(this.memberStmt, dmId, userId)) !== null;
   }
 
-  async memberIds(conversationId: string): Promise<string[]> {
-    return (await this.db.all(this.membersStmt, conversationId)).map((r) => r.user_id);
+  async memberIds(dmId: string): Promise<string[]> {
+    return (await this.db.all(this.membersStmt, dmId)).map((r) => r.user_id);
   }
 
   async listForUser(userId: string, type: "dm" | "group" | null): Promise<DmRow[]> {
     return this.db.all(this.forUser, userId, type);
   }
 
-  /** Members of each of the conversations, longest-standing first. */
-  async recipients(conversationIds: string[]): Promise<RecipientRow[]> {
-    if (conversationIds.length === 0) return [];
-    return this.db.all(this.recipientsStmt, JSON.stringify(conversationIds));
+  /** Members of each of the DMs, longest-standing first. */
+  async recipients(dmIds: string[]): Promise<RecipientRow[]> {
+    if (dmIds.length === 0) return [];
+    return this.db.all(this.recipientsStmt, JSON.stringify(dmIds));
   }
 
   private async inTooManyGroups(tx: Transaction, userId: string, maxGroupsPerUser: number): Promise<boolean> {
@@ -304,15 +304,15 @@ export class DmsRepo {
    * Adds a member unless the group already holds `maxMembers` (owner included: "full") or the
    * user is already in `maxGroupsPerUser` groups ("user_full").
    */
-  async addMember(conversationId: string, userId: string, maxMembers: number, maxGroupsPerUser: number): Promise<"added" | "exists" | "full" | "user_full"> {
+  async addMember(dmId: string, userId: string, maxMembers: number, maxGroupsPerUser: number): Promise<"added" | "exists" | "full" | "user_full"> {
     return this.db.transaction(async (tx) => {
-      await tx.lock(`conversation:${conversationId}`);
-      if (await tx.get(this.memberStmt, conversationId, userId)) return "exists" as const;
-      if (((await tx.get(this.memberCount, conversationId))?.n ?? 0) >= maxMembers) return "full" as const;
+      await tx.lock(`conversation:${dmId}`);
+      if (await tx.get(this.memberStmt, dmId, userId)) return "exists" as const;
+      if (((await tx.get(this.memberCount, dmId))?.n ?? 0) >= maxMembers) return "full" as const;
       await tx.lock(`group-dms:${userId}`);
       if (await this.inTooManyGroups(tx, userId, maxGroupsPerUser)) return "user_full" as const;
-      await tx.run(this.insertMember, conversationId, userId, nowSeconds());
-      await tx.run(this.touchUpdated, nowSeconds(), conversationId);
+      await tx.run(this.insertMember, dmId, userId, nowSeconds());
+      await tx.run(this.touchUpdated, nowSeconds(), dmId);
       return "added" as const;
     });
   }
@@ -322,64 +322,64 @@ export class DmsRepo {
    * owner; when nobody is left, the group is deleted and the files to remove are returned.
    */
   async removeMember(
-    conversationId: string,
+    dmId: string,
     userId: string,
   ): Promise<{ removed: boolean; deleted: boolean; ownerId: string | null; files: string[] }> {
     return this.db.transaction(async (tx) => {
-      await tx.lock(`conversation:${conversationId}`);
-      const row = await tx.get(this.byId, conversationId);
-      if (!row || !await tx.get(this.memberStmt, conversationId, userId)) return { removed: false, deleted: false, ownerId: row?.owner_id ?? null, files: [] };
-      await tx.run(this.deleteMemberStmt, conversationId, userId);
-      const remaining = await tx.all(this.membersStmt, conversationId);
+      await tx.lock(`conversation:${dmId}`);
+      const row = await tx.get(this.byId, dmId);
+      if (!row || !await tx.get(this.memberStmt, dmId, userId)) return { removed: false, deleted: false, ownerId: row?.owner_id ?? null, files: [] };
+      await tx.run(this.deleteMemberStmt, dmId, userId);
+      const remaining = await tx.all(this.membersStmt, dmId);
       if (remaining.length === 0) {
-        const files = (await tx.all(this.dmFiles, conversationId)).map((f) => f.filename);
+        const files = (await tx.all(this.dmFiles, dmId)).map((f) => f.filename);
         if (row.icon) files.push(row.icon);
-        await tx.run(this.deleteDmStmt, conversationId);
+        await tx.run(this.deleteDmStmt, dmId);
         return { removed: true, deleted: true, ownerId: null, files };
       }
       let ownerId = row.owner_id;
       if (ownerId === userId) {
         ownerId = remaining[0]!.user_id;
-        await tx.run(this.setOwnerStmt, ownerId, nowSeconds(), conversationId);
+        await tx.run(this.setOwnerStmt, ownerId, nowSeconds(), dmId);
       }
       return { removed: true, deleted: false, ownerId, files: [] };
     });
   }
 
-  async setOwner(conversationId: string, ownerId: string): Promise<void> {
-    await this.db.run(this.setOwnerStmt, ownerId, nowSeconds(), conversationId);
+  async setOwner(dmId: string, ownerId: string): Promise<void> {
+    await this.db.run(this.setOwnerStmt, ownerId, nowSeconds(), dmId);
   }
 
-  async setName(conversationId: string, name: string | null): Promise<void> {
-    await this.db.get(this.setNameStmt, name, nowSeconds(), conversationId);
+  async setName(dmId: string, name: string | null): Promise<void> {
+    await this.db.get(this.setNameStmt, name, nowSeconds(), dmId);
   }
 
   /** Sets the icon path and returns the previous one. */
-  async replaceIcon(conversationId: string, icon: string | null): Promise<string | null> {
+  async replaceIcon(dmId: string, icon: string | null): Promise<string | null> {
     return this.db.transaction(async (tx) => {
-      await tx.lock(`conversation:${conversationId}`);
-      const previous = (await tx.get(this.byId, conversationId))?.icon ?? null;
-      await tx.run(this.setIconStmt, icon, nowSeconds(), conversationId);
+      await tx.lock(`conversation:${dmId}`);
+      const previous = (await tx.get(this.byId, dmId))?.icon ?? null;
+      await tx.run(this.setIconStmt, icon, nowSeconds(), dmId);
       return previous;
     });
   }
 
-  /** Deletes the conversation and everything in it; returns the files to remove from disk. */
-  async deleteWithMessages(conversationId: string): Promise<string[]> {
+  /** Deletes the DM and everything in it; returns the files to remove from disk. */
+  async deleteWithMessages(dmId: string): Promise<string[]> {
     return this.db.transaction(async (tx) => {
-      await tx.lock(`conversation:${conversationId}`);
-      const row = await tx.get(this.byId, conversationId);
+      await tx.lock(`conversation:${dmId}`);
+      const row = await tx.get(this.byId, dmId);
       if (!row) return [];
-      const files = (await tx.all(this.dmFiles, conversationId)).map((f) => f.filename);
+      const files = (await tx.all(this.dmFiles, dmId)).map((f) => f.filename);
       if (row.icon) files.push(row.icon);
-      await tx.run(this.deleteDmStmt, conversationId);
+      await tx.run(this.deleteDmStmt, dmId);
       return files;
     });
   }
 
-  /** The message, its attachments and the conversation's activity time, in one transaction. */
+  /** The message, its attachments and the DM's activity time, in one transaction. */
   async createMessage(input: {
-    conversationId: string;
+    dmId: string;
     userId: string;
     content: string;
     /** JSON array of normalized embeds; absent: none. */
@@ -392,29 +392,29 @@ export class DmsRepo {
     return this.writes.run(async (tx) => {
       const id = Bun.randomUUIDv7();
       const now = nowSeconds();
-      await tx.run(this.insertMessage, id, input.conversationId, input.userId, input.content, input.embeds ?? "[]", input.replyTo, now);
+      await tx.run(this.insertMessage, id, input.dmId, input.userId, input.content, input.embeds ?? "[]", input.replyTo, now);
       for (const a of input.attachments) {
         await tx.run(this.insertAttachment, Bun.randomUUIDv7(), id, a.filename, a.original_name, a.mime_type, a.size, now);
       }
-      await tx.run(this.touchDm, now, input.conversationId);
-      return (await tx.get(this.messageStmt, input.conversationId, id))!;
+      await tx.run(this.touchDm, now, input.dmId);
+      return (await tx.get(this.messageStmt, input.dmId, id))!;
     });
   }
 
-  async findMessage(conversationId: string, messageId: string): Promise<DmMessageRow | null> {
-    return this.db.get(this.messageStmt, conversationId, messageId.toLowerCase());
+  async findMessage(dmId: string, messageId: string): Promise<DmMessageRow | null> {
+    return this.db.get(this.messageStmt, dmId, messageId.toLowerCase());
   }
 
   /** Up to `limit` messages older than `before` (or the newest), newest first like channel pages. */
-  async pageBefore(conversationId: string, before: string | null, limit: number): Promise<DmMessageRow[]> {
-    return this.db.all(this.olderStmt, conversationId, before?.toLowerCase() ?? AFTER_ALL_IDS, limit);
+  async pageBefore(dmId: string, before: string | null, limit: number): Promise<DmMessageRow[]> {
+    return this.db.all(this.olderStmt, dmId, before?.toLowerCase() ?? AFTER_ALL_IDS, limit);
   }
 
   /** Up to `limit` messages centred on `around` (the message itself included when it exists), newest first. */
-  async pageAround(conversationId: string, around: string, limit: number): Promise<DmMessageRow[]> {
+  async pageAround(dmId: string, around: string, limit: number): Promise<DmMessageRow[]> {
     const id = around.toLowerCase();
-    const older = await this.db.all(this.olderStmt, conversationId, id, limit);
-    const newer = await this.db.all(this.newerOrSameStmt, conversationId, id, limit);
+    const older = await this.db.all(this.olderStmt, dmId, id, limit);
+    const newer = await this.db.all(this.newerOrSameStmt, dmId, id, limit);
     const half = Math.floor(limit / 2);
     const takeNewer = Math.min(newer.length, limit - Math.min(older.length, half));
     const takeOlder = Math.min(older.length, limit - takeNewer);
@@ -426,9 +426,9 @@ export class DmsRepo {
     return this.db.all(this.attachmentsStmt, JSON.stringify(messageIds));
   }
 
-  async updateMessage(conversationId: string, messageId: string, content: string): Promise<DmMessageRow | null> {
+  async updateMessage(dmId: string, messageId: string, content: string): Promise<DmMessageRow | null> {
     await this.db.run(this.updateMessageStmt, content, nowSeconds(), messageId);
-    return this.db.get(this.messageStmt, conversationId, messageId);
+    return this.db.get(this.messageStmt, dmId, messageId);
   }
 
   /** Deletes the message and returns its attachment files, to remove from disk. */
@@ -441,23 +441,23 @@ export class DmsRepo {
   }
 
   /** `match` must already be a safe FTS5 expression (see Dms.search). */
-  async search(conversationId: string, words: string[], limit: number): Promise<DmMessageRow[]> {
+  async search(dmId: string, words: string[], limit: number): Promise<DmMessageRow[]> {
     await this.searchBacklog.caughtUp();
-    return this.db.all(this.searchStmt, this.db.dialect.search.param(words), conversationId, limit);
+    return this.db.all(this.searchStmt, this.db.dialect.search.param(words), dmId, limit);
   }
 
-  async pins(conversationId: string): Promise<DmMessageRow[]> {
-    return this.db.all(this.pinsStmt, conversationId);
+  async pins(dmId: string): Promise<DmMessageRow[]> {
+    return this.db.all(this.pinsStmt, dmId);
   }
 
-  /** Pins unless already pinned ("exists") or the conversation holds `max` pins ("full"). */
-  async pin(conversationId: string, messageId: string, userId: string, max: number): Promise<"pinned" | "exists" | "full"> {
+  /** Pins unless already pinned ("exists") or the DM holds `max` pins ("full"). */
+  async pin(dmId: string, messageId: string, userId: string, max: number): Promise<"pinned" | "exists" | "full"> {
     return this.db.transaction(async (tx) => {
-      await tx.lock(`dm-pins:${conversationId}`);
-      if (((await tx.get(this.pinCount, conversationId))?.n ?? 0) >= max) {
+      await tx.lock(`dm-pins:${dmId}`);
+      if (((await tx.get(this.pinCount, dmId))?.n ?? 0) >= max) {
         return (await tx.get(this.pinExists, messageId)) ? ("exists" as const) : ("full" as const);
       }
-      return (await tx.run(this.insertPin, messageId, conversationId, userId, nowSeconds())) > 0 ? ("pinned" as const) : ("exists" as const);
+      return (await tx.run(this.insertPin, messageId, dmId, userId, nowSeconds())) > 0 ? ("pinned" as const) : ("exists" as const);
     });
   }
 
@@ -465,16 +465,16 @@ export class DmsRepo {
     return (await this.db.run(this.deletePin, messageId)) > 0;
   }
 
-  async latestMessageId(conversationId: string): Promise<string | null> {
-    return (await this.db.get(this.latestMessageStmt, conversationId))?.id ?? null;
+  async latestMessageId(dmId: string): Promise<string | null> {
+    return (await this.db.get(this.latestMessageStmt, dmId))?.id ?? null;
   }
 
-  async setRead(conversationId: string, userId: string, messageId: string | null): Promise<void> {
-    await this.db.run(this.setReadStmt, messageId, conversationId, userId);
+  async setRead(dmId: string, userId: string, messageId: string | null): Promise<void> {
+    await this.db.run(this.setReadStmt, messageId, dmId, userId);
   }
 
-  async readState(conversationId: string, userId: string): Promise<string | null> {
-    return (await this.db.get(this.memberStmt, conversationId, userId))?.last_read_message_id ?? null;
+  async readState(dmId: string, userId: string): Promise<string | null> {
+    return (await this.db.get(this.memberStmt, dmId, userId))?.last_read_message_id ?? null;
   }
 
   /**
@@ -504,8 +504,8 @@ export class DmsRepo {
     return (a < b ? await this.db.get(this.friendsStmt, a, b) : await this.db.get(this.friendsStmt, b, a)) !== null;
   }
 
-  /** Members of the conversation who muted `senderId`. */
-  async mutersOf(conversationId: string, senderId: string): Promise<string[]> {
-    return (await this.db.all(this.mutersStmt, senderId, conversationId)).map((r) => r.user_id);
+  /** Members of the DM who muted `senderId`. */
+  async mutersOf(dmId: string, senderId: string): Promise<string[]> {
+    return (await this.db.all(this.mutersStmt, senderId, dmId)).map((r) => r.user_id);
   }
 }

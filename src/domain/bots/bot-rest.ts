@@ -47,11 +47,11 @@ export class BotRest {
     return this.messages.page(channelId, bot, query);
   }
 
-  /** A DM through the shared conversations; the target must share a server with the bot. */
+  /** A DM message through the same Dms as users' DMs; the target must share a server with the bot. */
   async dm(targetUserId: string, bot: UserRow, input: MessageBodyInput): Promise<DmMessage> {
     if (!hasBody(input)) throw badRequest("A message needs content or embeds");
-    const { conversation } = await this.dms.openDm(bot, targetUserId);
-    return this.dms.send(conversation, bot, { content: input.content ?? "", embeds: input.embeds });
+    const { dm } = await this.dms.openDm(bot, targetUserId);
+    return this.dms.send(dm, bot, { content: input.content ?? "", embeds: input.embeds });
   }
 
   /** The channels the bot can see, as a bare array (each names its `category_id`). */

@@ -12,11 +12,11 @@ const RING_TIMEOUT_MS = 60_000;
 
 interface DmCall {
   id: string;
-  conversation: DmRow;
+  dm: DmRow;
   callerId: string;
   /**
-   * Who takes part: the conversation's members when the call started, less those who had
-   * muted the caller, less those taken out of the conversation since. The only ones who are
+   * Who takes part: the DM's members when the call started, less those who had
+   * muted the caller, less those taken out of the DM since. The only ones who are
    * rung, told about the call, and may answer.
    */
   memberIds: string[];
@@ -49,10 +49,10 @@ export interface LostCall {
  * hangs up or disconnects, when fewer than two participants remain and nobody is still
  * ringing, or when nobody answers within `ringTimeoutMs`.
  *
- * Calling is messaging: starting, answering and signalling apply the conversation's send rule
+ * Calling is messaging: starting, answering and signalling apply the DM's send rule
  * (`Dms.requireCanSend`: a 1:1 DM needs a shared server or a friendship, re-checked
  * each time), members who muted the caller are left out of the call as they are left out of
- * `dm:new`, and a member who leaves the conversation leaves its call (DmListener).
+ * `dm:new`, and a member who leaves the DM leaves its call (DmListener).
  */
 export class DmCalls implements DmListener {
   /** Public so tests can ring for less than a minute. */
@@ -67,13 +67,13 @@ export class DmCalls implements DmListener {
     private readonly records?: CallRecords,
   ) {}
 
-  /** Starts a call in a conversation the caller belongs to and may send to; one call per conversation at a time. */
-  async start(caller: UserRow, socketId: string, conversationId: unknown): Promise<{ callId: string; conversationId: string }> {
+  /** Starts a call in a DM the caller belongs to and may send to; one call per DM at a time. */
+  async start(caller: UserRow, socketId: string, dmId: unknown): Promise<{ callId: string; conversationId: string }> {
     const repo = this.store.dms;
-    const id = isUuid(conversationId) ? conversationId.toLowerCase() : null;
-    const conversation = id ? await repo.findById(id) : null;
-    if (!id || !conversation || !(await repo.isMember(id, caller.id))) throw notFound("Conversation");
-    await this.dms.requireCanSend(conversation, caller);
+    const id = isUuid(dmId) ? dmId.toLowerCase() : null;
+    const dm = id ? await repo.findById(id) : null;
+    if (!id || !dm || !(await repo.isMember(id, caller.id))) throw notFound("Conversation");
+    await this.dms.requireCanSend(dm, caller);
     const memberIds = await repo.memberIds(id);
     // Mutes silence: whoever muted the caller is not rung (the call then rings on unanswered, as if ignored).
     const muters = new Set(await repo.mutersOf(id, caller.id));
@@ -83,7 +83,7 @@ export class DmCalls implements DmListener {
     const others = memberIds.filter((m) => m !== caller.id && !muters.has(m));
     const call: DmCall = {
       id: Bun.randomUUIDv7(),
-      conversation,
+      dm,
       callerId: caller.id,
       memberIds: [caller.id, ...others],
       joined: new Map([[caller.id, socketId]]),
@@ -109,7 +109,7 @@ export class DmCalls implements DmListener {
   async accept(user: UserRow, socketId: string, callId: unknown): Promise<{ callId: string }> {
     const call = this.callOf(user.id, callId);
     if (call.joined.has(user.id)) throw conflict("You are already in this call");
-    await this.dms.requireCanSend(call.conversation, user);
+    await this.dms.requireCanSend(call.dm, user);
     // The call may have ended, or the user left it, while the rule was checked.
     if (this.calls.get(call.id) !== call || !call.memberIds.includes(user.id)) throw notFound("Call");
     if (call.joined.has(user.id)) throw conflict("You are already in this call");
@@ -139,7 +139,7 @@ export class DmCalls implements DmListener {
 
   /**
    * Relays a signaling payload between two participants of the call, to the target's call
-   * socket only, while the sender may still send in the conversation; an oversized payload is
+   * socket only, while the sender may still send in the DM; an oversized payload is
    * refused (requireSignalSize).
    */
   async signal(user: UserRow, callId: unknown, to: unknown, payload: Record<string, unknown>): Promise<{ callId: string }> {
@@ -148,7 +148,7 @@ export class DmCalls implements DmListener {
     if (!call.joined.has(user.id)) throw badRequest("You are not in this call");
     const targetId = typeof to === "string" ? to.toLowerCase() : undefined;
     if (!targetId || targetId === user.id || !call.joined.has(targetId)) throw badRequest("to: must be another participant of this call");
-    await this.dms.requireCanSend(call.conversation, user);
+    await this.dms.requireCanSend(call.dm, user);
     // Read after the check: either side may have left meanwhile.
     const target = call.joined.get(targetId);
     if (!target || !call.joined.has(user.id)) throw badRequest("to: must be another participant of this call");
@@ -157,12 +157,12 @@ export class DmCalls implements DmListener {
   }
 
   /**
-   * A member left the conversation (removed by the owner, or leaving): they leave its call. They
+   * A member left the DM (removed by the owner, or leaving): they leave its call. They
    * hear `dm:call-ended` (reason `removed`) and nothing more of it; the others hear `dm:call-left`
    * when they had joined, and the call ends as if they had hung up. The caller leaving ends it.
    */
-  memberLeft(conversationId: string, userId: string, by: string): void {
-    const call = this.callIn(conversationId);
+  memberLeft(dmId: string, userId: string, by: string): void {
+    const call = this.callIn(dmId);
     if (!call || !call.memberIds.includes(userId)) return;
     call.memberIds = call.memberIds.filter((m) => m !== userId);
     this.records?.callHeld(call.id, call.memberIds);
@@ -173,9 +173,9 @@ export class DmCalls implements DmListener {
     else if (wasJoined) this.toMembers(call, "dm:call-left", { callId: call.id, userId, reason: "removed" });
   }
 
-  /** The conversation was deleted: its call ends for everyone. */
-  dmDeleted(conversationId: string, by: string): void {
-    const call = this.callIn(conversationId);
+  /** The DM was deleted: its call ends for everyone. */
+  dmDeleted(dmId: string, by: string): void {
+    const call = this.callIn(dmId);
     if (call) this.finish(call, by, "removed");
   }
 
@@ -197,9 +197,9 @@ export class DmCalls implements DmListener {
     }
   }
 
-  /** The calls held here, with their conversations (cluster mode renews this node's claim on them). */
-  held(): { callId: string; conversationId: string }[] {
-    return [...this.calls.values()].map((call) => ({ callId: call.id, conversationId: call.conversation.id }));
+  /** The calls held here, with their DMs (cluster mode renews this node's claim on them). */
+  held(): { callId: string; dmId: string }[] {
+    return [...this.calls.values()].map((call) => ({ callId: call.id, dmId: call.dm.id }));
   }
 
   /** Clears every call's timer (server shutdown). */
@@ -212,8 +212,8 @@ export class DmCalls implements DmListener {
     this.byDm.clear();
   }
 
-  private callIn(conversationId: string): DmCall | undefined {
-    const callId = this.byDm.get(conversationId);
+  private callIn(dmId: string): DmCall | undefined {
+    const callId = this.byDm.get(dmId);
     return callId === undefined ? undefined : this.calls.get(callId);
   }
 
@@ -249,7 +249,7 @@ export class DmCalls implements DmListener {
   private finish(call: DmCall, endedBy: string | null, reason: CallEndReason): void {
     this.stopRinging(call);
     this.calls.delete(call.id);
-    this.byDm.delete(call.conversation.id);
+    this.byDm.delete(call.dm.id);
     this.records?.callReleased(call.id);
     this.toMembers(call, "dm:call-ended", { callId: call.id, endedBy, reason });
   }

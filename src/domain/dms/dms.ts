@@ -15,7 +15,7 @@ import { isUuid } from "../shared/validation.ts";
 
 export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
 
-/** A DM message, a DM member and a conversation: their shapes are in ../shared/shapes.ts. */
+/** A DM, its members (recipients) and its messages: their shapes are in ../shared/shapes.ts. */
 export type { Dm, DmMessage };
 
 interface MessagePageQuery {
@@ -27,12 +27,12 @@ interface MessagePageQuery {
 /** Told when someone leaves a group DM or it is deleted (DM calls take them out of the call). */
 export interface DmListener {
   /** `userId` was removed by `by`, or left (`by` is then `userId`). */
-  memberLeft(conversationId: string, userId: string, by: string): void;
-  dmDeleted(conversationId: string, by: string): void;
+  memberLeft(dmId: string, userId: string, by: string): void;
+  dmDeleted(dmId: string, by: string): void;
 }
 
 /**
- * Direct messages in one place: 1:1 DMs and group DMs are both conversations, and every
+ * Direct messages in one place: 1:1 DMs and group DMs are both DMs (one `DmRow` each), and every
  * send, edit, delete, page, search, pin, reaction and read marker goes through here.
  */
 export class Dms {
@@ -71,23 +71,23 @@ export class Dms {
     return target;
   }
 
-  /** The 1:1 conversation with the target, created when allowed and missing. */
-  async openDm(caller: UserRow, targetUserId: string): Promise<{ conversation: DmRow; created: boolean }> {
+  /** The 1:1 DM with the target, created when allowed and missing. */
+  async openDm(caller: UserRow, targetUserId: string): Promise<{ dm: DmRow; created: boolean }> {
     const target = await this.dmTarget(caller, targetUserId);
     const existing = await this.store.dms.findDm(caller.id, target.id);
-    if (existing) return { conversation: existing, created: false };
+    if (existing) return { dm: existing, created: false };
     await this.requireCanMessage(caller, target);
     const { row, created } = await this.store.dms.openDm(caller.id, target.id);
-    return { conversation: row, created };
+    return { dm: row, created };
   }
 
-  /** The existing 1:1 conversation with the target, or null (nothing is created by reading). */
+  /** The existing 1:1 DM with the target, or null (nothing is created by reading). */
   async findDm(caller: UserRow, targetUserId: string): Promise<DmRow | null> {
     const target = await this.dmTarget(caller, targetUserId);
     return this.store.dms.findDm(caller.id, target.id);
   }
 
-  /** The existing 1:1 conversation, or 404 naming `what` (the thing the caller asked about). */
+  /** The existing 1:1 DM, or 404 naming `what` (the thing the caller asked about). */
   async requireDm(caller: UserRow, targetUserId: string, what = "Conversation"): Promise<DmRow> {
     const row = await this.findDm(caller, targetUserId);
     if (!row) throw notFound(what);
@@ -103,7 +103,7 @@ export class Dms {
 
   // --- shapes ------------------------------------------------------------------------------
 
-  /** The conversations as `viewerId` sees them: the other members, with presence as presenceShownTo decides. */
+  /** The DMs as `viewerId` sees them: the other members, with presence as presenceShownTo decides. */
   async toDms(rows: DmRow[], viewerId: string): Promise<Dm[]> {
     const others = (await this.store.dms.recipients(rows.map((r) => r.id))).filter((r) => r.id !== viewerId);
     const recipients = await presenceShownTo(this.store, viewerId, others, (r) => r.id);
@@ -149,12 +149,12 @@ export class Dms {
     return (await this.toMessages([row]))[0]!;
   }
 
-  private async memberRooms(conversationId: string, except: string[] = []): Promise<string[]> {
-    return (await this.store.dms.memberIds(conversationId)).filter((id) => !except.includes(id)).map(rooms.user);
+  private async memberRooms(dmId: string, except: string[] = []): Promise<string[]> {
+    return (await this.store.dms.memberIds(dmId)).filter((id) => !except.includes(id)).map(rooms.user);
   }
 
-  private async message(conversation: DmRow, messageId: string): Promise<DmMessageRow> {
-    const row = isUuid(messageId) ? await this.store.dms.findMessage(conversation.id, messageId) : null;
+  private async message(dm: DmRow, messageId: string): Promise<DmMessageRow> {
+    const row = isUuid(messageId) ? await this.store.dms.findMessage(dm.id, messageId) : null;
     if (!row) throw notFound("Message");
     return row;
   }
@@ -168,40 +168,40 @@ export class Dms {
   // --- messages ----------------------------------------------------------------------------
 
   /**
-   * The rule for sending in a conversation (messages, and DM calls: starting, answering,
+   * The rule for sending in a DM (messages, and DM calls: starting, answering,
    * signalling). 1:1 DMs are re-checked every time: losing the shared server or the
    * friendship stops new messages. Membership is the caller's to check.
    */
-  async requireCanSend(conversation: DmRow, sender: UserRow): Promise<void> {
-    if (conversation.type !== "dm") return;
-    const otherId = (await this.store.dms.memberIds(conversation.id)).find((id) => id !== sender.id);
+  async requireCanSend(dm: DmRow, sender: UserRow): Promise<void> {
+    if (dm.type !== "dm") return;
+    const otherId = (await this.store.dms.memberIds(dm.id)).find((id) => id !== sender.id);
     const other = otherId ? await this.store.users.findById(otherId) : null;
     if (!other) throw notFound("User");
     await this.requireCanMessage(sender, other);
   }
 
   /**
-   * Sends a message (text, GIF link or attachments). Everyone in the conversation hears
+   * Sends a message (text, GIF link or attachments). Everyone in the DM hears
    * `dm:new` in their user room, except members who muted the sender: mutes silence, they do not block.
    */
   async send(
-    conversation: DmRow,
+    dm: DmRow,
     sender: UserRow,
     input: { content: string; embeds?: unknown; reply_to?: string | null; attachments?: NewDmAttachment[] },
   ): Promise<DmMessage> {
-    await this.requireCanSend(conversation, sender);
+    await this.requireCanSend(dm, sender);
     const attachments = input.attachments ?? [];
     // Embeds (Bot REST DMs) follow the channel rules; a DM has no EMBED_LINKS bit to check.
     const embeds = input.embeds === undefined || input.embeds === null ? [] : normalizeEmbeds(input.embeds, { lenient: false });
     if (input.content.trim() === "" && attachments.length === 0 && embeds.length === 0) throw badRequest("content: must not be empty");
     let replyTo: string | null = null;
     if (input.reply_to) {
-      const target = isUuid(input.reply_to) ? await this.store.dms.findMessage(conversation.id, input.reply_to) : null;
+      const target = isUuid(input.reply_to) ? await this.store.dms.findMessage(dm.id, input.reply_to) : null;
       if (!target) throw badRequest("reply_to: must be a message in this conversation");
       replyTo = target.id;
     }
     const row = await this.store.dms.createMessage({
-      conversationId: conversation.id,
+      dmId: dm.id,
       userId: sender.id,
       content: input.content,
       embeds: JSON.stringify(embeds),
@@ -209,8 +209,8 @@ export class Dms {
       attachments,
     });
     const message = await this.toMessage(row);
-    const muters = await this.store.dms.mutersOf(conversation.id, sender.id);
-    const audience = await this.memberRooms(conversation.id, muters);
+    const muters = await this.store.dms.mutersOf(dm.id, sender.id);
+    const audience = await this.memberRooms(dm.id, muters);
     if (audience.length > 0) this.bus.publish(audience, "dm:new", message);
     return message;
   }
@@ -220,100 +220,100 @@ export class Dms {
    * their bytes; anything else is stored as application/octet-stream. A failure at any step
    * removes every file already written, and the rows are written in one transaction.
    */
-  async upload(conversation: DmRow, sender: UserRow, files: unknown[], content: string): Promise<DmMessage> {
-    await this.requireCanSend(conversation, sender);
+  async upload(dm: DmRow, sender: UserRow, files: unknown[], content: string): Promise<DmMessage> {
+    await this.requireCanSend(dm, sender);
     const saved = await storeAttachmentFiles(this.uploads, checkAttachmentFiles(files, LIMITS.attachmentBytes, false));
     try {
-      return await this.send(conversation, sender, { content, attachments: saved });
+      return await this.send(dm, sender, { content, attachments: saved });
     } catch (error) {
       await Promise.all(saved.map((a) => this.uploads.remove(a.filename)));
       throw error;
     }
   }
 
-  async messages(conversation: DmRow | null, query: MessagePageQuery): Promise<DmMessage[]> {
-    if (!conversation) return [];
+  async messages(dm: DmRow | null, query: MessagePageQuery): Promise<DmMessage[]> {
+    if (!dm) return [];
     const repo = this.store.dms;
     const rows = query.around
-      ? await repo.pageAround(conversation.id, query.around, query.limit)
-      : await repo.pageBefore(conversation.id, query.before ?? null, query.limit);
+      ? await repo.pageAround(dm.id, query.around, query.limit)
+      : await repo.pageBefore(dm.id, query.before ?? null, query.limit);
     return this.toMessages(rows);
   }
 
-  /** The author edits; everyone in the conversation hears `dm:update` (muters included, so no one keeps stale text). */
-  async edit(conversation: DmRow, user: UserRow, messageId: string, content: string): Promise<DmMessage> {
-    const existing = await this.message(conversation, messageId);
+  /** The author edits; everyone in the DM hears `dm:update` (muters included, so no one keeps stale text). */
+  async edit(dm: DmRow, user: UserRow, messageId: string, content: string): Promise<DmMessage> {
+    const existing = await this.message(dm, messageId);
     if (existing.user_id !== user.id) throw forbidden("You can only edit your own messages");
-    const row = await this.store.dms.updateMessage(conversation.id, existing.id, content);
+    const row = await this.store.dms.updateMessage(dm.id, existing.id, content);
     if (!row) throw notFound("Message");
     const message = await this.toMessage(row);
-    this.bus.publish(await this.memberRooms(conversation.id), "dm:update", message);
+    this.bus.publish(await this.memberRooms(dm.id), "dm:update", message);
     return message;
   }
 
   /** The author deletes; the attachment files go with the message. */
-  async remove(conversation: DmRow, user: UserRow, messageId: string): Promise<void> {
-    const existing = await this.message(conversation, messageId);
+  async remove(dm: DmRow, user: UserRow, messageId: string): Promise<void> {
+    const existing = await this.message(dm, messageId);
     if (existing.user_id !== user.id) throw forbidden("You can only delete your own messages");
     await this.erase(existing);
   }
 
   /** A platform administrator removes a reported message (docs/reports.md). false when it is already gone. */
-  async removeReported(conversationId: string, messageId: string): Promise<boolean> {
-    const row = await this.store.dms.findMessage(conversationId, messageId);
+  async removeReported(dmId: string, messageId: string): Promise<boolean> {
+    const row = await this.store.dms.findMessage(dmId, messageId);
     if (!row) return false;
     await this.erase(row);
     return true;
   }
 
-  /** Deletes the message and its attachment files; everyone in the conversation hears `dm:deleted`. */
+  /** Deletes the message and its attachment files; everyone in the DM hears `dm:deleted`. */
   private async erase(row: DmMessageRow): Promise<void> {
     const files = await this.store.dms.deleteMessage(row.id);
     await Promise.all(files.map((f) => this.uploads.remove(f)));
     this.bus.publish(await this.memberRooms(row.conversation_id), "dm:deleted", { conversationId: row.conversation_id, messageId: row.id });
   }
 
-  async markRead(conversation: DmRow, user: UserRow, messageId: string | undefined) {
+  async markRead(dm: DmRow, user: UserRow, messageId: string | undefined) {
     const repo = this.store.dms;
-    const target = messageId === undefined ? await repo.latestMessageId(conversation.id) : (await this.message(conversation, messageId)).id;
-    await repo.setRead(conversation.id, user.id, target);
-    return { conversation_id: conversation.id, last_read_message_id: target };
+    const target = messageId === undefined ? await repo.latestMessageId(dm.id) : (await this.message(dm, messageId)).id;
+    await repo.setRead(dm.id, user.id, target);
+    return { conversation_id: dm.id, last_read_message_id: target };
   }
 
-  async search(conversation: DmRow | null, q: string, limit: number): Promise<DmMessage[]> {
+  async search(dm: DmRow | null, q: string, limit: number): Promise<DmMessage[]> {
     const words = searchWords(q);
-    if (!conversation || words.length === 0) return [];
-    return this.toMessages(await this.store.dms.search(conversation.id, words, limit));
+    if (!dm || words.length === 0) return [];
+    return this.toMessages(await this.store.dms.search(dm.id, words, limit));
   }
 
-  async pins(conversation: DmRow | null): Promise<DmMessage[]> {
-    if (!conversation) return [];
-    return this.toMessages(await this.store.dms.pins(conversation.id));
+  async pins(dm: DmRow | null): Promise<DmMessage[]> {
+    if (!dm) return [];
+    return this.toMessages(await this.store.dms.pins(dm.id));
   }
 
   /** Any member pins or unpins; `dm:pin` goes out only when something changed. */
-  async setPinned(conversation: DmRow, user: UserRow, messageId: string, pinned: boolean) {
-    const message = await this.message(conversation, messageId);
+  async setPinned(dm: DmRow, user: UserRow, messageId: string, pinned: boolean) {
+    const message = await this.message(dm, messageId);
     const repo = this.store.dms;
     let changed: boolean;
     if (pinned) {
-      const result = await repo.pin(conversation.id, message.id, user.id, LIMITS.dm.pinsPerConversation);
+      const result = await repo.pin(dm.id, message.id, user.id, LIMITS.dm.pinsPerConversation);
       if (result === "full") throw badRequest(`A conversation can have at most ${LIMITS.dm.pinsPerConversation} pinned messages`);
       changed = result === "pinned";
     } else {
       changed = await repo.unpin(message.id);
     }
-    const payload = { conversationId: conversation.id, messageId: message.id, pinned };
-    if (changed) this.bus.publish(await this.memberRooms(conversation.id), "dm:pin", payload);
+    const payload = { conversationId: dm.id, messageId: message.id, pinned };
+    if (changed) this.bus.publish(await this.memberRooms(dm.id), "dm:pin", payload);
     return payload;
   }
 
-  async toggleReaction(conversation: DmRow, user: UserRow, messageId: string, emoji: string) {
-    const message = await this.message(conversation, messageId);
+  async toggleReaction(dm: DmRow, user: UserRow, messageId: string, emoji: string) {
+    const message = await this.message(dm, messageId);
     const action = await this.store.dms.toggleReaction(message.id, emoji, user.id, this.caps.reactionsPerMessage);
     if (action === "full") throw capReached.reactions(this.caps);
-    const payload = { conversationId: conversation.id, messageId: message.id, emoji, userId: user.id, action };
-    this.bus.publish(await this.memberRooms(conversation.id), "dm:reaction", payload);
+    const payload = { conversationId: dm.id, messageId: message.id, emoji, userId: user.id, action };
+    this.bus.publish(await this.memberRooms(dm.id), "dm:reaction", payload);
     return payload;
   }
 
@@ -321,11 +321,11 @@ export class Dms {
    * Relays typing to the other members (not to those who muted the typist). With `relay` false
    * only the membership check runs (a start coalesced as a repeat, src/gateway/typing-repeats.ts).
    */
-  async typing(userId: string, username: string, conversationId: string, started: boolean, relay = true): Promise<void> {
+  async typing(userId: string, username: string, dmId: string, started: boolean, relay = true): Promise<void> {
     const repo = this.store.dms;
-    if (!isUuid(conversationId) || !(await repo.isMember(conversationId.toLowerCase(), userId))) throw notFound("Conversation");
+    if (!isUuid(dmId) || !(await repo.isMember(dmId.toLowerCase(), userId))) throw notFound("Conversation");
     if (!relay) return;
-    const id = conversationId.toLowerCase();
+    const id = dmId.toLowerCase();
     const muters = await repo.mutersOf(id, userId);
     const audience = await this.memberRooms(id, [userId, ...muters]);
     if (audience.length === 0) return;
@@ -334,10 +334,10 @@ export class Dms {
 
   // --- groups ------------------------------------------------------------------------------
 
-  private async publishGroup(conversationId: string, event: "dm:group:created" | "dm:group:updated"): Promise<void> {
-    const row = await this.store.dms.findById(conversationId);
+  private async publishGroup(dmId: string, event: "dm:group:created" | "dm:group:updated"): Promise<void> {
+    const row = await this.store.dms.findById(dmId);
     if (!row) return;
-    const memberIds = await this.store.dms.memberIds(conversationId);
+    const memberIds = await this.store.dms.memberIds(dmId);
     // Each member sees the others as recipients, with the presence they may see: built per member.
     for (const memberId of memberIds) this.bus.publish(rooms.user(memberId), event, await this.toDm(row, memberId));
   }

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { Channel, Dm, DmMessage, Message, Presence, Role, Uuid, UnixSeconds, VoiceParticipant } from "./shapes.ts";
 
-/** Why a DM call ended or someone left it (docs/dm-calls.md); `removed`: taken out of the conversation. */
+/** Why a DM call ended or someone left it (docs/dm-calls.md); `removed`: taken out of the DM. */
 const CALL_END_REASONS = ["ended", "declined", "timeout", "disconnect", "removed"] as const;
 export type CallEndReason = (typeof CALL_END_REASONS)[number];
 

@@ -228,7 +228,7 @@ export const LIMITS = {
     titleLength: 100,
     contentLength: 16_000,
     attachmentsPerTurn: 10,
-    /** A conversation or stream id in a body, before it is looked up. */
+    /** An AI conversation or stream id in a body, before it is looked up. */
     idTextLength: 100,
     attachmentUrlLength: 2048,
     historyDefault: 50,

@@ -25,7 +25,7 @@ export const signalVoiceJoined = (shared: SharedState) => (userId: string, socke
 
 /**
  * Live state (voice rooms, DM calls) is held per node in cluster mode: a member removed, an
- * access change, a deleted channel, someone leaving a group DM or a deleted conversation is
+ * access change, a deleted channel, someone leaving a group DM or a deleted DM is
  * applied by this node and signalled to the others, which apply it to the rooms and calls they
  * hold (a kick through node 1 takes the member out of a room on node 2). On one node the signal
  * goes nowhere.

@@ -46,11 +46,11 @@ export { SearchQuery };
 const UploadContent = v.optional(v.pipe(v.string("must be text"), v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`)), "");
 
 /** Reads the upload form (`files`: 1-10 files, 25 MB in all, `content?`) and sends it. */
-export async function sendUpload(dms: Dms, conversation: DmRow, user: UserRow, request: Request) {
+export async function sendUpload(dms: Dms, dm: DmRow, user: UserRow, request: Request) {
   // The limit covers the whole upload, as for channel uploads (docs/messages.md).
   const form = await readMultipart(request, LIMITS.attachmentBytes);
   const text = parseInput(UploadContent, form.get("content") ?? undefined, "content");
-  return dms.upload(conversation, user, form.getAll("files"), text);
+  return dms.upload(dm, user, form.getAll("files"), text);
 }
 
 export const pageOf = (query: v.InferOutput<typeof PageQuery>) => ({
@@ -72,9 +72,9 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
     .post(
       "/channels/:targetUserId",
       async ({ user, params, set }) => {
-        const { conversation, created } = await dms.openDm(user, params.targetUserId);
+        const { dm, created } = await dms.openDm(user, params.targetUserId);
         set.status = created ? 201 : 200;
-        return dms.toDm(conversation, user.id);
+        return dms.toDm(dm, user.id);
       },
       { auth: true, detail: doc("openDm", { 200: Dm, 201: Dm }) },
     )
@@ -86,8 +86,8 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
     .post(
       "/:targetUserId/messages",
       async ({ user, params, body, set }) => {
-        const { conversation } = await dms.openDm(user, params.targetUserId);
-        const message = await dms.send(conversation, user, body);
+        const { dm } = await dms.openDm(user, params.targetUserId);
+        const message = await dms.send(dm, user, body);
         set.status = 201;
         return message;
       },
@@ -96,8 +96,8 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
     .post(
       "/:targetUserId/upload",
       async ({ user, params, request, set }) => {
-        const { conversation } = await dms.openDm(user, params.targetUserId);
-        const message = await sendUpload(dms, conversation, user, request);
+        const { dm } = await dms.openDm(user, params.targetUserId);
+        const message = await sendUpload(dms, dm, user, request);
         set.status = 201;
         return message;
       },
@@ -106,8 +106,8 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
     .post(
       "/:targetUserId/gif",
       async ({ user, params, body, set }) => {
-        const { conversation } = await dms.openDm(user, params.targetUserId);
-        const message = await dms.send(conversation, user, { content: body.url });
+        const { dm } = await dms.openDm(user, params.targetUserId);
+        const message = await dms.send(dm, user, { content: body.url });
         set.status = 201;
         return message;
       },
