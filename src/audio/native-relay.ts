@@ -444,7 +444,7 @@ export function installNativeAudioRelay(
 }
 
 /**
- * Switches `deliverFrame` between the native forwarder and the standard emit path (the bench
+ * Switches `deliverFrame` between the native forwarder and the stock emit path (Socket.IO's own; the bench
  * compares both on the same connections). Membership tracking goes on while it is off.
  */
 export function setNativeAudioRelayEnabled(io: IoServer, enabled: boolean): void {

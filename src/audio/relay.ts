@@ -67,7 +67,7 @@ interface FrameSender {
 export type AudioFramePayload = { pcm: AudioFrame["pcm"]; sampleRate: number; channels: number; botUserId: string };
 
 /**
- * Standard delivery: one Socket.IO broadcast to the voice room except the sender. The
+ * Stock delivery: one Socket.IO broadcast to the voice room except the sender. The
  * adapter encodes the packet once for all receivers; `pcm` is the received object itself,
  * so the samples are neither copied nor re-encoded and travel as a binary attachment.
  * `botUserId` is the sender's user id, bot or not (the spec's name is kept).
