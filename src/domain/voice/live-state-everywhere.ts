@@ -3,12 +3,13 @@ import type { DmListener } from "../dms/dms.ts";
 import type { SharedState } from "../shared/shared-state.ts";
 import type { Logger } from "../../log.ts";
 
+/** Sent between nodes as JSON: the DM kinds keep their first names so nodes of two versions still agree. */
 type Change =
   | { kind: "memberRemoved"; serverId: string; userId: string }
   | { kind: "accessChanged"; serverId: string; userIds?: string[] }
   | { kind: "channelDeleted"; channelId: string }
-  | { kind: "dmMemberLeft"; conversationId: string; userId: string; by: string }
-  | { kind: "dmDeleted"; conversationId: string; by: string }
+  | { kind: "conversationMemberLeft"; conversationId: string; userId: string; by: string }
+  | { kind: "conversationDeleted"; conversationId: string; by: string }
   | { kind: "voiceJoined"; userId: string; socketId: string };
 
 /** What a node does with another node's voice join: leaves the user's room held here (one room per user). */
@@ -40,9 +41,9 @@ export function onEveryNode(voice: LiveStateListener & VoiceJoins, calls: DmList
         return voice.accessChanged(change.serverId, change.userIds);
       case "channelDeleted":
         return voice.channelDeleted({ id: change.channelId });
-      case "dmMemberLeft":
+      case "conversationMemberLeft":
         return calls.memberLeft(change.conversationId, change.userId, change.by);
-      case "dmDeleted":
+      case "conversationDeleted":
         return calls.dmDeleted(change.conversationId, change.by);
       case "voiceJoined":
         return voice.joinedElsewhere(change.userId, change.socketId);
@@ -71,8 +72,8 @@ export function onEveryNode(voice: LiveStateListener & VoiceJoins, calls: DmList
       channelDeleted: async (channel) => everywhere({ kind: "channelDeleted", channelId: channel.id }),
     },
     calls: {
-      memberLeft: (conversationId, userId, by) => void everywhere({ kind: "dmMemberLeft", conversationId, userId, by }),
-      dmDeleted: (conversationId, by) => void everywhere({ kind: "dmDeleted", conversationId, by }),
+      memberLeft: (conversationId, userId, by) => void everywhere({ kind: "conversationMemberLeft", conversationId, userId, by }),
+      dmDeleted: (conversationId, by) => void everywhere({ kind: "conversationDeleted", conversationId, by }),
     },
   };
 }
