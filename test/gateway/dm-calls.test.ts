@@ -329,10 +329,11 @@ describe("DM calls follow the messaging rules", () => {
     const benSocket = await server.connect(ben.token);
     const catSocket = await server.connect(cat.token);
     const { callId } = await ownerSocket.emitWithAck("dm:call-start", { conversationId: groupId });
-    // The accepts' events land before the recording below starts.
-    const benAccepted = waitForEvent(ownerSocket, "dm:call-accepted", { filter: (p) => p.userId === ben.id });
+    // Both accepts reach every member (on PostgreSQL each after a round trip of its own) before the recording below starts.
+    const everySocket = [ownerSocket, annSocket, benSocket, catSocket];
+    const bothAccepted = [ann, ben].flatMap((who) => everySocket.map((s) => waitForEvent(s, "dm:call-accepted", { filter: (p) => p.userId === who.id })));
     for (const s of [annSocket, benSocket]) expect(await s.emitWithAck("dm:call-accept", { callId })).toEqual({ ok: true, callId });
-    await benAccepted;
+    await Promise.all(bothAccepted);
 
     const benHeard = callEvents(benSocket);
     const othersHeard = [ownerSocket, annSocket, catSocket].map(callEvents);
