@@ -63,7 +63,7 @@ export function engineCloseListener(session: unknown): Listener | null {
 }
 
 /** An engine socket's handshake request record. */
-export interface RequestRecord {
+interface RequestRecord {
   url?: string;
   headers?: unknown;
   _query?: unknown;

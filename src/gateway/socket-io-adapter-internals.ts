@@ -41,7 +41,7 @@ export interface PacketOptions {
 }
 
 /** What takes over an adapter's local delivery. */
-export interface LocalDeliveryHook {
+interface LocalDeliveryHook {
   /** Whether this packet's local delivery is taken over; the adapter's own steps deliver the others. */
   takes(packet: EventPacket): boolean;
   /** Delivers a taken packet, given the one text frame its encoder made (the Socket.IO packet, without Engine.IO's "4"). */
@@ -94,7 +94,7 @@ export const encodeOptions = (opts: BroadcastOptions): EncodedOptions => ({ room
 export const decodeOptions = (opts: EncodedOptions): BroadcastOptions => ({ rooms: new Set(opts.rooms), except: new Set(opts.except), flags: opts.flags });
 
 /** A message a cluster adapter publishes (its `nsp` and `uid` are added by the adapter). */
-export interface ClusterMessage {
+interface ClusterMessage {
   type: number;
   data: unknown;
 }

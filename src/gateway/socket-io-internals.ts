@@ -53,7 +53,7 @@ export function clientReaderOf(socket: Socket): ClientReader | null {
 }
 
 /** Builds the socket of a namespace connect (Socket.IO's own restores any session whose id and offset match). */
-export type CreateSocket = (client: unknown, auth: Record<string, unknown>) => Promise<Socket>;
+type CreateSocket = (client: unknown, auth: Record<string, unknown>) => Promise<Socket>;
 
 /** Replaces how `nsp` builds the socket of a connect (`Namespace._createSocket`). */
 export function replaceCreateSocket(nsp: Namespace, create: CreateSocket): void {

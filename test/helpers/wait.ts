@@ -16,9 +16,9 @@ import type { Socket as ClientSocket } from "socket.io-client";
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** What `eventually` resolves with: its check's value, never a falsy one. */
-export type Truthy<T> = Exclude<T, false | 0 | "" | null | undefined>;
+type Truthy<T> = Exclude<T, false | 0 | "" | null | undefined>;
 
-export interface EventuallyOptions {
+interface EventuallyOptions {
   /** Fail after this long; generous, since passing returns at once and only a failure pays it. */
   timeoutMs?: number;
   intervalMs?: number;

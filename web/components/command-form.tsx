@@ -17,7 +17,7 @@ export interface Lookups {
   roles: Role[];
 }
 
-export interface CommandFormProps {
+interface CommandFormProps {
   command: ServerCommand;
   /** Several bots have a command of this name: say whose this is. */
   showBot: boolean;

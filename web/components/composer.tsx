@@ -26,7 +26,7 @@ import { Icon } from "./icons.tsx";
 const COMMAND_QUERY = /^\/([\w-]*)$/;
 const MENTION_QUERY = /(^|\s)([@#])([\w.-]*)$/;
 
-export interface ComposerProps {
+interface ComposerProps {
   replyTo: Message | null;
   onCancelReply: () => void;
   /** A message was sent: the log scrolls to it. */

@@ -21,7 +21,7 @@ import { ReactionBar } from "./reaction-bar.tsx";
 import { Icon } from "./icons.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
 
-export interface MessageItemProps {
+interface MessageItemProps {
   message: Message;
   /** The message continues the previous one's group: no avatar or name line. */
   grouped: boolean;

@@ -1,7 +1,7 @@
 /** The channel list as the sidebar shows it: uncategorized channels first, then each category with its channels. Pure. */
 import type { Category, Channel } from "./wire-types.ts";
 
-export interface ChannelGroup {
+interface ChannelGroup {
   category: Category | null;
   channels: Channel[];
 }

@@ -9,7 +9,7 @@ import { OPTION_TYPES } from "./shared-rules.ts";
 
 
 /** How the composer asks for an option's value. */
-export type OptionInput = "text" | "integer" | "number" | "boolean" | "user" | "channel" | "role" | "mentionable" | "choice";
+type OptionInput = "text" | "integer" | "number" | "boolean" | "user" | "channel" | "role" | "mentionable" | "choice";
 
 /** Option names that make a STRING option a picker, as the spec's desktop client does. */
 const INFERRED_BY_NAME: Record<string, OptionInput> = { user: "user", member: "user", channel: "channel", role: "role" };

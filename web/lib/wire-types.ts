@@ -20,8 +20,6 @@ export type Invite = S.Invite;
 export type Emoji = S.Emoji;
 export type EmbedField = S.EmbedField;
 export type ComponentEmoji = S.ComponentEmoji;
-export type ActionButton = S.ActionButtonComponent;
-export type LinkButton = S.LinkButtonComponent;
 export type SelectOption = S.SelectOption;
 export type StringSelect = S.StringSelectComponent;
 export type ChannelSelect = S.ChannelSelectComponent;
@@ -48,7 +46,6 @@ export type PermissionOverride = S.PermissionOverride;
 export type ServerInvite = S.Invite;
 export type Ban = S.Ban;
 export type AuditEntry = S.AuditEntry;
-export type AuditPage = S.AuditLogPage;
 export type ServerEmoji = S.Emoji;
 export type Sound = S.Sound;
 /** `url` is a path (`/api/webhooks/<id>/<token>`); the page puts its origin in front. */
@@ -68,5 +65,3 @@ export type BotServer = S.BotServer;
 export type BotAddResult = S.BotAddResult;
 /** A slash command of an application (global when `server_id` is null). */
 export type ApplicationCommand = S.Command;
-/** PATCH /oauth2/applications/:appId/permissions. */
-export type PermissionsUpdate = S.ApplicationPermissions;

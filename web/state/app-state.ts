@@ -32,7 +32,7 @@ export function signIn(next: Session): void {
   session.value = next;
 }
 
-export function signOut(reason: string | null = null): void {
+function signOut(reason: string | null = null): void {
   localStorage.removeItem(STORAGE_KEY);
   signedOutReason.value = reason;
   session.value = null;

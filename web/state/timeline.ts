@@ -14,13 +14,13 @@ import { applyReaction, mergeMessages, removeMessage } from "../lib/message-list
 /** The server's default page size: a shorter page means nothing older remains. */
 const PAGE_SIZE = 50;
 /** A typing indicator lasts this long unless refreshed (clients send typing:start every few seconds). */
-export const TYPING_SHOWN_MS = 10_000;
+const TYPING_SHOWN_MS = 10_000;
 /** How long the app waits for a bot to answer a command or a component press. */
-export const ANSWER_WAIT_MS = 5_000;
+const ANSWER_WAIT_MS = 5_000;
 /** Reaction lists fetched at once for messages coming into view. */
 const REACTION_FETCHES = 4;
 
-export interface TypingEntry {
+interface TypingEntry {
   userId: string;
   username: string;
   until: number;

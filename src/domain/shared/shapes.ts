@@ -107,7 +107,6 @@ export const ComponentEmoji = v.object({ name: v.string(), id: v.optional(v.stri
 export type ComponentEmoji = v.InferOutput<typeof ComponentEmoji>;
 
 export const BUTTON_STYLES = ["primary", "secondary", "success", "danger", "link"] as const;
-export type ButtonStyle = (typeof BUTTON_STYLES)[number];
 
 const buttonEntries = { type: v.literal("button"), label: v.string(), emoji: v.optional(ComponentEmoji), disabled: v.optional(v.boolean()) };
 /** A button that sends a component interaction to the bot. */
@@ -137,7 +136,6 @@ export const StringSelectComponent = v.object({
 export type StringSelectComponent = v.InferOutput<typeof StringSelectComponent>;
 
 export const SELECT_CHANNEL_TYPES = ["text", "voice"] as const;
-export type SelectChannelType = (typeof SELECT_CHANNEL_TYPES)[number];
 export const ChannelSelectComponent = v.object({
   type: v.literal("channel_select"),
   custom_id: v.string(),

@@ -25,7 +25,7 @@ const EXPIRY: { seconds: number; label: string }[] = [
   { seconds: 0, label: "Never" },
 ];
 
-export const inviteLink = (code: string) => `${location.origin}/invite/${code}`;
+const inviteLink = (code: string) => `${location.origin}/invite/${code}`;
 
 export function InvitesSection({ server, state }: SectionProps) {
   const invites = useLoad(() => rest.request("listInvites", { params: { id: server.id } }), [server.id]);

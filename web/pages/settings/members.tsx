@@ -17,12 +17,12 @@ import { rest } from "../../state/app-state.ts";
 import type { SectionProps } from "./context.ts";
 import { useAction } from "../../components/use-async.ts";
 
-export const BUILTIN_LABELS: Record<string, string> = { owner: "Owner", admin: "Admin", moderator: "Moderator", member: "Member" };
+const BUILTIN_LABELS: Record<string, string> = { owner: "Owner", admin: "Admin", moderator: "Moderator", member: "Member" };
 /** The built-in roles that can be given (ownership is transferred, never given). */
 const GIVABLE_ROLES = ["admin", "moderator", "member"] as const;
 
 /** The durations offered for a timeout, within the server's 60 s .. 28 days. */
-export const TIMEOUT_CHOICES: { seconds: number; label: string }[] = [
+const TIMEOUT_CHOICES: { seconds: number; label: string }[] = [
   { seconds: 60, label: "1 minute" },
   { seconds: 5 * 60, label: "5 minutes" },
   { seconds: 10 * 60, label: "10 minutes" },
