@@ -1,5 +1,6 @@
 import { Adapter, type BroadcastOptions, type Session } from "socket.io-adapter";
 import type { ServerOptions } from "socket.io";
+import { resumeWindowMsOf } from "./socket-io-internals.ts";
 
 type AdapterConstructor = NonNullable<ServerOptions["adapter"]>;
 
@@ -63,7 +64,7 @@ export class ResumableAdapter extends Adapter {
     private readonly maxPackets: number,
   ) {
     super(nsp);
-    this.maxAgeMs = (nsp.server.opts.connectionStateRecovery?.maxDisconnectionDuration as number | undefined) ?? 120_000;
+    this.maxAgeMs = resumeWindowMsOf(nsp) ?? 120_000;
     this.timer = setInterval(() => this.sweep(Date.now()), SWEEP_MS);
     this.timer.unref();
   }

@@ -21,6 +21,9 @@ import type { Namespace, Socket } from "socket.io";
  *   (src/gateway/session-snapshots.ts).
  * - `RECOVERABLE_DISCONNECT_REASONS` (not exported): the disconnect reasons after which
  *   Socket.IO keeps a session for resume.
+ * - `Server.opts` (private): how long a dropped session is kept
+ *   (`connectionStateRecovery.maxDisconnectionDuration`), read by the one-node adapter that
+ *   keeps them (src/gateway/resumable-adapter.ts).
  */
 
 const require = createRequire(import.meta.url);
@@ -73,4 +76,11 @@ export function sendPacket(socket: Socket, packet: { type: number; data: unknown
 /** The private session id a resumable session is stored under (`Socket.pid`), if it has one. */
 export function privateSessionIdOf(socket: Socket): string | undefined {
   return (socket as unknown as { pid?: string }).pid;
+}
+
+/** How long the namespace's server keeps a dropped session for resume (`Server.opts`), if recovery is on. */
+export function resumeWindowMsOf(nsp: { server: unknown }): number | undefined {
+  const opts = (nsp.server as { opts?: { connectionStateRecovery?: { maxDisconnectionDuration?: unknown } } }).opts;
+  const ms = opts?.connectionStateRecovery?.maxDisconnectionDuration;
+  return typeof ms === "number" ? ms : undefined;
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
  * only from their modules (src/gateway/*-internals.ts; docs/architecture.md, "Dependency
  * internals"): no other file under src/ names one or imports a package's dist/ files.
  */
-const PRIVATE = [/\._encode\b/, /\._createSocket\b/, /\._cleanup\b/, /\.transport\.socket\b/, /\.clients\b/, /\.reconstructor\b/, /\.addOffsetIfNecessary\b/, /\.publishAndReturnOffset\b/, /from "(socket\.io|socket\.io-adapter|@socket\.io\/bun-engine)\/dist\//];
+const PRIVATE = [/\._encode\b/, /\._createSocket\b/, /\._cleanup\b/, /\.transport\.socket\b/, /\.clients\b/, /\.reconstructor\b/, /\.addOffsetIfNecessary\b/, /\.publishAndReturnOffset\b/, /\.server\.opts\b/, /from "(socket\.io|socket\.io-adapter|@socket\.io\/bun-engine)\/dist\//];
 const SRC = join(import.meta.dir, "../../src");
 
 test("only the internals modules reach into the gateway's dependencies", () => {

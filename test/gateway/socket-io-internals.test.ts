@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { Namespace, Socket } from "socket.io";
-import { clientReaderOf, privateSessionIdOf, RESUMABLE_REASONS, SOCKET_IO_VERSION } from "../../src/gateway/socket-io-internals.ts";
+import { Namespace, Server, Socket } from "socket.io";
+import { clientReaderOf, privateSessionIdOf, RESUMABLE_REASONS, resumeWindowMsOf, SOCKET_IO_VERSION } from "../../src/gateway/socket-io-internals.ts";
 import { expectMember } from "../helpers/internals-contract.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -81,4 +81,10 @@ test("RECOVERABLE_DISCONNECT_REASONS: the reasons after which a session is kept"
   member("RECOVERABLE_DISCONNECT_REASONS", listed !== undefined, "a Set literal in dist/socket.js");
   const reasons = [...listed!.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
   member("RECOVERABLE_DISCONNECT_REASONS", JSON.stringify(reasons.sort()) === JSON.stringify([...RESUMABLE_REASONS].sort()), `the reasons ${[...RESUMABLE_REASONS].join(", ")}`);
+});
+
+test("Server.opts: connectionStateRecovery.maxDisconnectionDuration as configured", () => {
+  const io = new Server({ connectionStateRecovery: { maxDisconnectionDuration: 1234 } });
+  member("Server.opts", resumeWindowMsOf(io.of("/")) === 1234, "holds connectionStateRecovery.maxDisconnectionDuration");
+  expect(resumeWindowMsOf(new Server().of("/"))).toBeUndefined();
 });
