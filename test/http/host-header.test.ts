@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rawHttp } from "../helpers/raw-http.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -7,25 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-/** Sends `request` as raw bytes (fetch always adds a Host header) and reads the whole answer. */
-async function raw(request: string, port = server.app.port): Promise<{ status: number; body: string }> {
-  const chunks: Uint8Array[] = [];
-  const done = Promise.withResolvers<void>();
-  const socket = await Bun.connect({
-    hostname: "127.0.0.1",
-    port,
-    socket: {
-      data: (_socket, data) => void chunks.push(new Uint8Array(data)),
-      close: () => done.resolve(),
-      error: (_socket, error) => done.reject(error),
-    },
-  });
-  socket.write(request);
-  await done.promise;
-  const text = Buffer.concat(chunks).toString("utf8");
-  const [head = "", body = ""] = text.split("\r\n\r\n");
-  return { status: Number(head.split(" ")[1]), body };
-}
+const raw = (request: string, port = server.app.port) => rawHttp(port, request);
 
 test("an HTTP/1.0 request without a Host header is 400 {error}, never a 500, on any route", async () => {
   // Authenticated reads too: the Host check runs before the bearer check.

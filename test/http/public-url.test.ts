@@ -4,25 +4,12 @@
  * on the request's Host header.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rawHttp } from "../helpers/raw-http.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
-/** Sends `request` as raw bytes (fetch sets the Host header itself) and parses the JSON answer. */
 async function raw(port: number, request: string): Promise<{ status: number; body: any }> {
-  const chunks: Uint8Array[] = [];
-  const done = Promise.withResolvers<void>();
-  const socket = await Bun.connect({
-    hostname: "127.0.0.1",
-    port,
-    socket: {
-      data: (_socket, data) => void chunks.push(new Uint8Array(data)),
-      close: () => done.resolve(),
-      error: (_socket, error) => done.reject(error),
-    },
-  });
-  socket.write(request);
-  await done.promise;
-  const [head = "", body = ""] = Buffer.concat(chunks).toString("utf8").split("\r\n\r\n");
-  return { status: Number(head.split(" ")[1]), body: JSON.parse(body) };
+  const answer = await rawHttp(port, request);
+  return { status: answer.status, body: JSON.parse(answer.body) };
 }
 
 /** Every absolute URL in a discovery answer. */
