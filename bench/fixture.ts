@@ -94,6 +94,23 @@ export type LoadClient = "fetch" | "raw";
  */
 export const servedIn = (result: { requests: number; served?: number }, concurrency: number): number => result.served ?? result.requests + concurrency;
 
+/** A closed-loop run's result with the server CPU it cost. */
+export type LoadedRun = LoadResult & { cpu_us: number };
+
+/** Several closed-loop runs of `seconds` each with `concurrency` clients, summed into one row. */
+export function sumRuns(results: LoadedRun[], seconds: number, concurrency: number) {
+  const requests = results.reduce((n, r) => n + r.requests, 0);
+  const served = results.reduce((n, r) => n + servedIn(r, concurrency), 0);
+  return {
+    requests,
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    rps: Math.round(requests / (seconds * results.length)),
+    p50_ms: Math.max(...results.map((r) => r.p50_ms)),
+    p99_ms: Math.max(...results.map((r) => r.p99_ms)),
+    cpu_us_per_request: Math.round((results.reduce((n, r) => n + r.cpu_us, 0) / served) * 10) / 10,
+  };
+}
+
 export async function runLoadClient(url: string, token: string, seconds: number, concurrency: number, client: LoadClient = "fetch"): Promise<{ result: LoadResult; cpu_us: number }> {
   const cpu0 = process.cpuUsage();
   const script = client === "raw" ? "raw-load-client.ts" : "load-client.ts";

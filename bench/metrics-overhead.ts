@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { argOf, BENCH_REST_LIMITS, runLoadClient, servedIn, type LoadClient, type LoadResult } from "./fixture.ts";
+import { argOf, BENCH_REST_LIMITS, runLoadClient, servedIn, sumRuns, type LoadClient, type LoadedRun } from "./fixture.ts";
 import { medianRange } from "./quantile.ts";
 
 const seconds = Number(argOf("seconds", "3"));
@@ -28,25 +28,14 @@ const client = argOf("client", "raw") as LoadClient;
 if (client !== "raw" && client !== "fetch") throw new Error("--client is raw or fetch");
 
 /** A closed-loop load, with the server CPU (this process: Hearth runs in it) during it, in µs. */
-type Loaded = LoadResult & { cpu_us: number };
+type Loaded = LoadedRun;
 async function load(url: string, token: string): Promise<Loaded> {
   const { result, cpu_us } = await runLoadClient(url, token, seconds, concurrency, client);
   return { ...result, cpu_us };
 }
 
 const served = (r: Loaded) => servedIn(r, concurrency);
-
-const sum = (results: Loaded[]) => {
-  const requests = results.reduce((n, r) => n + r.requests, 0);
-  return {
-    requests,
-    errors: results.reduce((n, r) => n + r.errors, 0),
-    rps: Math.round(requests / (seconds * results.length)),
-    p50_ms: Math.max(...results.map((r) => r.p50_ms)),
-    p99_ms: Math.max(...results.map((r) => r.p99_ms)),
-    cpu_us_per_request: Math.round((results.reduce((n, r) => n + r.cpu_us, 0) / results.reduce((n, r) => n + served(r), 0)) * 10) / 10,
-  };
-};
+const sum = (results: Loaded[]) => sumRuns(results, seconds, concurrency);
 
 const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-"));
 try {

@@ -27,7 +27,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Config } from "../src/config.ts";
-import { argOf, BENCH_REST_LIMITS, community, hasFlag, log, register, runLoadClient, servedIn, startHearth, type LoadResult } from "./fixture.ts";
+import { argOf, BENCH_REST_LIMITS, community, hasFlag, log, register, runLoadClient, servedIn, sumRuns, startHearth, type LoadedRun } from "./fixture.ts";
 import { medianRange, pct } from "./quantile.ts";
 import { DEFAULT_REST_RATE_LIMITS } from "../src/http/rate-limit-families.ts";
 
@@ -98,19 +98,9 @@ const MODES: Record<Mode, Partial<Config>> = {
   refused: { restRateLimits: { ...BENCH_REST_LIMITS.restRateLimits!, reads: { requests: 1, windowSeconds: 86_400 } } },
 };
 
-type Loaded = LoadResult & { cpu_us: number };
+type Loaded = LoadedRun;
 const served = (r: Loaded) => servedIn(r, concurrency);
-const sum = (results: Loaded[]) => {
-  const requests = results.reduce((n, r) => n + r.requests, 0);
-  return {
-    requests,
-    errors: results.reduce((n, r) => n + r.errors, 0),
-    rps: Math.round(requests / (seconds * results.length)),
-    p50_ms: Math.max(...results.map((r) => r.p50_ms)),
-    p99_ms: Math.max(...results.map((r) => r.p99_ms)),
-    cpu_us_per_request: Math.round((results.reduce((n, r) => n + r.cpu_us, 0) / results.reduce((n, r) => n + served(r), 0)) * 10) / 10,
-  };
-};
+const sum = (results: Loaded[]) => sumRuns(results, seconds, concurrency);
 
 const dirs: string[] = [];
 const targets = {} as Record<Mode, { url: string; token: string; stop(): Promise<void> }>;
