@@ -91,6 +91,7 @@ export class DmsRepo {
   private readonly messageStmt;
   private readonly olderStmt;
   private readonly newerOrSameStmt;
+  private readonly newerStmt;
   private readonly attachmentsStmt;
   private readonly updateMessageStmt;
   private readonly deleteMessageStmt;
@@ -176,6 +177,9 @@ export class DmsRepo {
     );
     this.newerOrSameStmt = db.prepare<DmMessageRow, [string, string, number]>(
       `${MESSAGE_SELECT} WHERE m.conversation_id = ? AND m.id >= ? ORDER BY m.id ASC LIMIT ?`,
+    );
+    this.newerStmt = db.prepare<DmMessageRow, [string, string, number]>(
+      `${MESSAGE_SELECT} WHERE m.conversation_id = ? AND m.id > ? ORDER BY m.id ASC LIMIT ?`,
     );
     this.attachmentsStmt = db.prepare<DmAttachmentRow, [string]>(
       `SELECT id, message_id, filename, original_name, mime_type, size FROM dm_attachments
@@ -408,6 +412,11 @@ export class DmsRepo {
   /** Up to `limit` messages older than `before` (or the newest), newest first like channel pages. */
   async pageBefore(dmId: string, before: string | null, limit: number): Promise<DmMessageRow[]> {
     return this.db.all(this.olderStmt, dmId, before?.toLowerCase() ?? AFTER_ALL_IDS, limit);
+  }
+
+  /** The `limit` messages right after `after` (exclusive), newest first like every page. */
+  async pageAfter(dmId: string, after: string, limit: number): Promise<DmMessageRow[]> {
+    return (await this.db.all(this.newerStmt, dmId, after.toLowerCase(), limit)).reverse();
   }
 
   /** Up to `limit` messages centred on `around` (the message itself included when it exists), newest first. */

@@ -98,6 +98,7 @@ export class MessagesRepo {
   private readonly pageStmt;
   private readonly latestStmt;
   private readonly afterStmt;
+  private readonly newerOrSameStmt;
   private readonly bulkFind;
   private readonly attachmentsOf;
   private readonly attachmentById;
@@ -138,6 +139,9 @@ export class MessagesRepo {
     this.latestStmt = db.prepare<OwnColumns, [string, number]>(`${PAGE} WHERE m.channel_id = ? ORDER BY m.id DESC LIMIT ?`);
     this.afterStmt = db.prepare<OwnColumns, [string, string, string, number]>(
       `${PAGE} WHERE m.channel_id = ? AND m.id > ? AND m.id < ? ORDER BY m.id ASC LIMIT ?`,
+    );
+    this.newerOrSameStmt = db.prepare<OwnColumns, [string, string, number]>(
+      `${PAGE} WHERE m.channel_id = ? AND m.id >= ? ORDER BY m.id ASC LIMIT ?`,
     );
     this.bulkFind = db.prepare<MessageRow, [string, string]>(
       `${SELECT} WHERE m.channel_id = ? AND m.id ${inJsonArray("?")}`,
@@ -250,6 +254,21 @@ export class MessagesRepo {
   async pageAfter(channelId: string, after: string, before: string | null, limit: number): Promise<MessageView[]> {
     // Every id is below "g" (UUIDs are lower-case hex), so it stands for "no upper bound".
     return (await this.withAuthors(await this.db.all(this.afterStmt, channelId, after, before ?? "g", limit))).reverse();
+  }
+
+  /**
+   * Up to `limit` messages centred on `around` (the message itself included when it is one of
+   * the channel's; an unknown id is a position like any other), newest first: half below it,
+   * the rest from it up, and a short side filled from the other. Two keyset reads on
+   * (channel_id, id).
+   */
+  async pageAround(channelId: string, around: string, limit: number): Promise<MessageView[]> {
+    const older = await this.db.all(this.pageStmt, channelId, around, limit);
+    const newer = await this.db.all(this.newerOrSameStmt, channelId, around, limit);
+    const half = Math.floor(limit / 2);
+    const takeNewer = Math.min(newer.length, limit - Math.min(older.length, half));
+    const takeOlder = Math.min(older.length, limit - takeNewer);
+    return this.withAuthors([...newer.slice(0, takeNewer).reverse(), ...older.slice(0, takeOlder)]);
   }
 
   /**

@@ -117,7 +117,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(byId.uploadMessage.requestBody.content["multipart/form-data"].schema.properties.files.items).toEqual({ type: "string", format: "binary" });
     expect(byId.createInvite.requestBody.required).toBe(false);
     expect(Object.keys(byId.updateSound.requestBody.content)).toEqual(["application/json", "multipart/form-data"]);
-    expect(byId.listMessages.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual(["path:id", "query:before", "query:limit"]);
+    expect(byId.listMessages.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual(["path:id", "query:before", "query:after", "query:around", "query:limit"]);
     expect(byId.getAuditLog.parameters.map((p: any) => p.name)).toEqual(["id", "limit", "before", "action", "actor_id"]);
     // Which token: any, a bot's, an administrator's.
     expect(byId.getMe.security).toEqual([{ token: [] }]);

@@ -634,6 +634,8 @@ export interface Operations {
       };
       query?: {
         before?: string;
+        after?: string;
+        around?: string;
         limit?: string | number;
       };
     };
@@ -2319,6 +2321,7 @@ export interface Operations {
       };
       query?: {
         before?: string;
+        after?: string;
         around?: string;
         limit?: string | number;
       };
@@ -2503,6 +2506,7 @@ export interface Operations {
       };
       query?: {
         before?: string;
+        after?: string;
         around?: string;
         limit?: string | number;
       };

@@ -20,6 +20,7 @@ export type { Dm, DmMessage };
 
 interface MessagePageQuery {
   before?: string;
+  after?: string;
   around?: string;
   limit: number;
 }
@@ -236,7 +237,9 @@ export class Dms {
     const repo = this.store.dms;
     const rows = query.around
       ? await repo.pageAround(dm.id, query.around, query.limit)
-      : await repo.pageBefore(dm.id, query.before ?? null, query.limit);
+      : query.after
+        ? await repo.pageAfter(dm.id, query.after, query.limit)
+        : await repo.pageBefore(dm.id, query.before ?? null, query.limit);
     return this.toMessages(rows);
   }
 

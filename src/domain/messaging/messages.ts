@@ -98,10 +98,14 @@ interface MessageScope {
   ownOnly?: boolean;
 }
 
-/** A keyset page: `before` and/or `after` are message ids (exclusive). */
+/**
+ * A keyset page: `before` and/or `after` are message ids (exclusive); `around` (alone) a message
+ * id the page is centred on, included when it is a message of the channel.
+ */
 export interface MessagePage {
   before?: string;
   after?: string;
+  around?: string;
   limit: number;
 }
 
@@ -253,6 +257,8 @@ export class Messages {
   /**
    * A page, newest first. Without `after`: the `limit` newest messages before `before` (or
    * the newest). With `after`: the `limit` messages right after it (below `before` when given).
+   * With `around`: up to `limit` messages centred on it (the message itself included), fewer
+   * on one side filled from the other.
    */
   async page(channelId: string, user: UserRow, query: MessagePage): Promise<Message[]> {
     const { channel } = await this.access.requireChannel(channelId, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);
@@ -260,6 +266,11 @@ export class Messages {
     const after = query.after === undefined ? null : query.after.toLowerCase();
     if (before !== null && !isUuid(before)) throw badRequest("before: must be a message id");
     if (after !== null && !isUuid(after)) throw badRequest("after: must be a message id");
+    if (query.around !== undefined) {
+      const around = query.around.toLowerCase();
+      if (!isUuid(around)) throw badRequest("around: must be a message id");
+      return this.hydrate(await this.store.messages.pageAround(channel.id, around, query.limit));
+    }
     const rows = after === null ? await this.store.messages.page(channel.id, before, query.limit) : await this.store.messages.pageAfter(channel.id, after, before, query.limit);
     return this.hydrate(rows);
   }

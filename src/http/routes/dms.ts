@@ -36,10 +36,11 @@ export const ReactionBody = body({
 export const PageQuery = v.pipe(
   v.object({
     before: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
+    after: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
     around: v.optional(v.pipe(v.string(), v.uuid("must be a message id"))),
     limit: queryLimit(LIMITS.message.pageMax),
   }),
-  v.check((q) => !(q.before && q.around), "before and around cannot be combined"),
+  v.check((q) => [q.before, q.after, q.around].filter((id) => id !== undefined).length <= 1, "before, after and around are mutually exclusive"),
 );
 export { SearchQuery };
 
@@ -55,6 +56,7 @@ export async function sendUpload(dms: Dms, dm: DmRow, user: UserRow, request: Re
 
 export const pageOf = (query: v.InferOutput<typeof PageQuery>) => ({
   before: query.before,
+  after: query.after,
   around: query.around,
   limit: query.limit ?? LIMITS.messagePage,
 });

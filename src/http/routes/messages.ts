@@ -12,10 +12,15 @@ import { ChannelReadState } from "../responses/messaging.ts";
 const SendBody = body(SendMessageBody.entries);
 const EditBody = body({ content: messageContent });
 const ReadBody = body({ message_id: v.optional(messageId) });
-const PageQuery = v.object({
-  before: v.optional(v.string()),
-  limit: queryLimit(LIMITS.message.pageMax),
-});
+const PageQuery = v.pipe(
+  v.object({
+    before: v.optional(v.string()),
+    after: v.optional(v.string()),
+    around: v.optional(v.string()),
+    limit: queryLimit(LIMITS.message.pageMax),
+  }),
+  v.check((q) => [q.before, q.after, q.around].filter((id) => id !== undefined).length <= 1, "before, after and around are mutually exclusive"),
+);
 
 /**
  * /api/v1/messages: channel messages. Every first-position parameter is `:id` (a channel id
@@ -25,7 +30,7 @@ export const messageRoutes = (domain: Domain, auth: AuthPlugin) => {
   return new Elysia({ prefix: "/api/v1/messages", tags: ["Messages"] })
     .use(auth)
     .get("/id/:messageId", ({ user, params }) => domain.messages.get(params.messageId, user), { auth: true, detail: doc("getMessage", Message) })
-    .get("/:id", ({ user, params, query }) => domain.messages.list(params.id, user, query.before, query.limit ?? LIMITS.messagePage), {
+    .get("/:id", ({ user, params, query }) => domain.messages.page(params.id, user, { before: query.before, after: query.after, around: query.around, limit: query.limit ?? LIMITS.messagePage }), {
       auth: true,
       query: PageQuery,
       detail: doc("listMessages", v.array(Message)),
