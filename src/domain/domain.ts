@@ -43,6 +43,7 @@ import { GifProviderClient } from "./messaging/gif-provider.ts";
 import { Gifs } from "./messaging/gifs.ts";
 import { MessageUploads } from "./messaging/message-uploads.ts";
 import { Messages } from "./messaging/messages.ts";
+import { ReadStates } from "./messaging/read-states.ts";
 import { Pins } from "./messaging/pins.ts";
 import { Reactions } from "./messaging/reactions.ts";
 import { Webhooks } from "./messaging/webhooks.ts";
@@ -157,6 +158,7 @@ export function createDomain(deps: DomainDeps) {
     serverGifs: new ServerGifs(store, access, uploads),
     // messaging
     messages,
+    readStates: new ReadStates(store, access, bus),
     messageUploads: new MessageUploads(store, access, messages, uploads),
     reactions: new Reactions(store, access, bus, config.caps),
     pins: new Pins(store, access, audit, messages, bus),

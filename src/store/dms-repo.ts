@@ -401,6 +401,8 @@ export class DmsRepo {
         await tx.run(this.insertAttachment, Bun.randomUUIDv7(), id, a.filename, a.original_name, a.mime_type, a.size, now);
       }
       await tx.run(this.touchDm, now, input.dmId);
+      // The sender has read their own message (docs/read-states.md).
+      await tx.run(this.setReadStmt, id, input.dmId, input.userId);
       return (await tx.get(this.messageStmt, input.dmId, id))!;
     });
   }

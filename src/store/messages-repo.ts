@@ -1,4 +1,5 @@
 import type { Database, SqlValue, Transaction } from "./database.ts";
+import type { MentionRow } from "./read-states-repo.ts";
 import { SearchBacklog } from "./search-backlog.ts";
 import { nowSeconds } from "./time.ts";
 import { WriteBatch } from "./write-batch.ts";
@@ -49,6 +50,8 @@ export interface NewMessage {
    * transaction, so two sends at once cannot both pass.
    */
   slowmode?: number;
+  /** Its mention rows (docs/read-states.md), written in the insert's transaction. */
+  mentions?: MentionRow[];
 }
 
 /** The insert was refused by slowmode: the author may post again in `wait` seconds. */
@@ -109,6 +112,7 @@ export class MessagesRepo {
   private readonly filesOfChannel;
   private readonly searchStmt;
   private readonly upsertRead;
+  private readonly insertMention;
   /** Messages waiting for the search index (SQLite; none on PostgreSQL). */
   readonly searchBacklog: SearchBacklog;
 
@@ -167,6 +171,9 @@ export class MessagesRepo {
       `INSERT INTO channel_read_states (user_id, channel_id, last_read_message_id, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id, channel_id) DO UPDATE SET last_read_message_id = excluded.last_read_message_id, updated_at = excluded.updated_at`,
     );
+    this.insertMention = db.prepare(
+      "INSERT INTO channel_mentions (kind, target_id, message_id, channel_id, author_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    );
     this.searchBacklog = new SearchBacklog(db, writes, db.dialect.search.indexPendingMessages);
   }
 
@@ -210,6 +217,9 @@ export class MessagesRepo {
     for (const a of message.attachments ?? []) {
       await tx.run(this.insertAttachment, { id: Bun.randomUUIDv7(), message_id: id, ...a, now });
     }
+    for (const m of message.mentions ?? []) await tx.run(this.insertMention, m.kind, m.targetId, id, message.channelId, message.userId);
+    // The author has read their own message (docs/read-states.md); a webhook has no read state.
+    if (!message.webhook) await tx.run(this.upsertRead, message.userId, message.channelId, id, now);
     return row!;
   }
 
@@ -316,9 +326,5 @@ export class MessagesRepo {
   async search(channelId: string, words: string[], limit: number): Promise<MessageRow[]> {
     await this.searchBacklog.caughtUp();
     return this.db.all(this.searchStmt, this.db.dialect.search.param(words), channelId, limit);
-  }
-
-  async markRead(userId: string, channelId: string, messageId: string | null): Promise<void> {
-    await this.db.run(this.upsertRead, userId, channelId, messageId, nowSeconds());
   }
 }

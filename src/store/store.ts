@@ -14,6 +14,7 @@ import { AuditRepo } from "./audit-repo.ts";
 import { ChannelsRepo } from "./channels-repo.ts";
 import { ServerGifsRepo } from "./server-gifs-repo.ts";
 import { MessagesRepo } from "./messages-repo.ts";
+import { ReadStatesRepo } from "./read-states-repo.ts";
 import { EmojisRepo } from "./emojis-repo.ts";
 import { ApplicationsRepo } from "./applications-repo.ts";
 import { ReactionsRepo } from "./reactions-repo.ts";
@@ -93,6 +94,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
     channels: new ChannelsRepo(db),
     serverGifs: new ServerGifsRepo(db),
     messages,
+    readStates: new ReadStatesRepo(db),
     emojis: new EmojisRepo(db),
     applications: new ApplicationsRepo(db, secrets),
     reactions: new ReactionsRepo(db),

@@ -95,7 +95,7 @@ describe("migration 15 (message-attachment-flag)", () => {
     expect(withFiles.has_attachments).toBe(1);
     expect(plain.has_attachments).toBe(0);
     // Back to a database of version 14: the column gone, as a build before it left it.
-    await store.db.exec("ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; DELETE FROM schema_migrations WHERE version >= 15");
+    await store.db.exec("ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; DROP TRIGGER messages_last_insert; DROP TRIGGER messages_last_delete; DROP TRIGGER dm_messages_last_insert; DROP TRIGGER dm_messages_last_delete; DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; DELETE FROM schema_migrations WHERE version >= 15");
     await store.close();
 
     const upgraded = await createStore(location, KEY);

@@ -158,6 +158,12 @@ export interface ServerEvents {
     messageId: string;
     pinned: boolean;
   };
+  /** Sent to the reader's own `user:<id>` (every socket of theirs, on every node). */
+  "read-state:update": {
+    channel_id: string;
+    last_read_message_id: string | null;
+    mention_count: number;
+  };
   /** Sent to each member's `user:<id>` (recipients as that member sees them). */
   "dm:group:created": S.Dm;
   /** Sent to each member's `user:<id>` (recipients as that member sees them). */
@@ -358,6 +364,7 @@ export const SERVER_EVENTS = {
   "dm:update": { rooms: ["user"] },
   "dm:deleted": { rooms: ["user"] },
   "dm:pin": { rooms: ["user"] },
+  "read-state:update": { rooms: ["user"] },
   "dm:group:created": { rooms: ["user"] },
   "dm:group:updated": { rooms: ["user"] },
   "dm:group:removed": { rooms: ["user"] },

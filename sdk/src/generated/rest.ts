@@ -177,6 +177,13 @@ export interface Operations {
     };
     response: S.Session;
   };
+  /** List read states `GET /api/v1/users/me/read-states` */
+  listReadStates: {
+    method: "GET";
+    path: "/api/v1/users/me/read-states";
+    args: {};
+    response: S.ReadState[];
+  };
   /** Get notification settings `GET /api/v1/users/me/notifications` */
   getNotificationSettings: {
     method: "GET";
@@ -3251,6 +3258,7 @@ export const OPERATIONS = {
   setMyBanner: { method: "POST", path: "/api/v1/users/me/banner", body: "multipart", answer: "json", security: "token" },
   removeMyBanner: { method: "DELETE", path: "/api/v1/users/me/banner", body: null, answer: "json", security: "token" },
   changePassword: { method: "PUT", path: "/api/v1/users/me/password", body: "json", answer: "json", security: "token" },
+  listReadStates: { method: "GET", path: "/api/v1/users/me/read-states", body: null, answer: "json", security: "token" },
   getNotificationSettings: { method: "GET", path: "/api/v1/users/me/notifications", body: null, answer: "json", security: "token" },
   updateNotificationSettings: { method: "POST", path: "/api/v1/users/me/notifications", body: "json", answer: "json", security: "token" },
   listConnections: { method: "GET", path: "/api/v1/users/me/connections", body: null, answer: "json", security: "token" },

@@ -1095,6 +1095,13 @@ export type ReactionGroup = {
   }[];
 };
 
+export type ReadState = {
+  channel_id: string;
+  last_read_message_id: string | null;
+  last_message_id: string;
+  mention_count: number;
+};
+
 export type Webhook = {
   id: string;
   name: string;

@@ -11,6 +11,7 @@ import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import { normalizeEmbeds } from "../messaging/embeds.ts";
 import { checkAttachmentFiles, storeAttachmentFiles } from "../messaging/attachments.ts";
 import { searchWords } from "../messaging/search-query.ts";
+import { markDmRead } from "../messaging/read-states.ts";
 import { isUuid } from "../shared/validation.ts";
 
 export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
@@ -279,8 +280,8 @@ export class Dms {
   async markRead(dm: DmRow, user: UserRow, messageId: string | undefined) {
     const repo = this.store.dms;
     const target = messageId === undefined ? await repo.latestMessageId(dm.id) : (await this.message(dm, messageId)).id;
-    await repo.setRead(dm.id, user.id, target);
-    return { conversation_id: dm.id, last_read_message_id: target };
+    const stored = await markDmRead(this.store, this.bus, user.id, dm.id, target);
+    return { conversation_id: dm.id, last_read_message_id: stored };
   }
 
   async search(dm: DmRow | null, q: string, limit: number): Promise<DmMessage[]> {

@@ -10,6 +10,8 @@ import { rooms, type EventBus } from "../shared/events.ts";
 import { ALL_PERMISSIONS, PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { searchWords } from "./search-query.ts";
+import { mentionsIn } from "./mentions.ts";
+import { markChannelRead } from "./read-states.ts";
 import type { Attachment, Embed, Message } from "../shared/shapes.ts";
 import type { UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
@@ -77,6 +79,8 @@ interface CheckedMessage {
   embeds: Embed[];
   attachments: NonNullable<NewMessage["attachments"]>;
   replyTo: string | null;
+  /** The author of the message replied to: mentioned by the reply. */
+  replyAuthorId?: string | null;
 }
 
 /** A send: the REST payload as its schema outputs it, plus what other senders bring. */
@@ -210,6 +214,7 @@ export class Messages {
     if (replyTo !== null) {
       const target = isUuid(replyTo) ? await this.store.messages.findById(replyTo) : null;
       if (!target || target.channel_id !== context.channel.id) throw badRequest("reply_to: no such message in this channel");
+      return { content, embeds, attachments, replyTo, replyAuthorId: target.webhook_id === null ? target.user_id : null };
     }
     return { content, embeds, attachments, replyTo };
   }
@@ -238,6 +243,7 @@ export class Messages {
         attachments: checked.attachments,
         webhook,
         slowmode,
+        mentions: mentionsIn(checked.content, { authorId: userId, serverId: channel.server_id, replyAuthorId: checked.replyAuthorId }),
       });
     } catch (error) {
       if (error instanceof SlowmodeActive) throw tooManyRequests(error.wait, error.message);
@@ -311,6 +317,7 @@ export class Messages {
     if (input.content !== undefined) await this.checkContent(content, context);
     const updated = await this.store.messages.update(row.id, content, JSON.stringify(embeds));
     if (!updated) throw notFound("Message");
+    if (input.content !== undefined) await this.rewriteMentions(updated);
     const message = await this.hydrateOne(updated);
     this.bus.publish(rooms.channel(row.channel_id), "message:update", message);
     if (!own) {
@@ -384,6 +391,14 @@ export class Messages {
     return { deleted: deleted.length };
   }
 
+  /** An edit's mentions as its new content has them (docs/read-states.md). */
+  private async rewriteMentions(row: MessageRow): Promise<void> {
+    const replied = row.reply_to ? await this.store.messages.findById(row.reply_to) : null;
+    const replyAuthorId = replied && replied.webhook_id === null ? replied.user_id : null;
+    const mentions = mentionsIn(row.content, { authorId: row.user_id, serverId: row.server_id, replyAuthorId });
+    await this.store.readStates.replaceMentions(row.id, row.channel_id, row.user_id, mentions);
+  }
+
   /** Marks the channel read up to `messageId` (default: its latest message). */
   async markRead(channelId: string, user: UserRow, messageId: string | undefined) {
     const { channel } = await this.access.requireChannel(channelId, user.id);
@@ -394,8 +409,8 @@ export class Messages {
     } else {
       upTo = (await this.store.messages.page(channel.id, null, 1))[0]?.id ?? null;
     }
-    await this.store.messages.markRead(user.id, channel.id, upTo);
-    return { channel_id: channel.id, last_read_message_id: upTo };
+    const stored = await markChannelRead(this.store, this.bus, user.id, channel.id, upTo);
+    return { channel_id: channel.id, last_read_message_id: stored };
   }
 
   /**

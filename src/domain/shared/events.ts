@@ -133,6 +133,12 @@ export const SERVER_EVENTS = {
   "dm:update": { payload: DmMessage, rooms: ["user"], audience: "the members' `user:<id>`" },
   "dm:deleted": { payload: v.object({ conversationId: id, messageId: id }), rooms: ["user"], audience: "the members' `user:<id>`" },
   "dm:pin": { payload: v.object({ conversationId: id, messageId: id, pinned: v.boolean() }), rooms: ["user"], audience: "the members' `user:<id>`" },
+  // docs/read-states.md: the reader's other devices clear their badges.
+  "read-state:update": {
+    payload: v.object({ channel_id: id, last_read_message_id: v.nullable(id), mention_count: v.number() }),
+    rooms: ["user"],
+    audience: "the reader's own `user:<id>` (every socket of theirs, on every node)",
+  },
   "dm:group:created": { payload: Dm, rooms: ["user"], audience: "each member's `user:<id>` (recipients as that member sees them)" },
   "dm:group:updated": { payload: Dm, rooms: ["user"], audience: "each member's `user:<id>` (recipients as that member sees them)" },
   "dm:group:removed": { payload: v.object({ conversationId: id }), rooms: ["user"], audience: "the removed (or leaving) member's `user:<id>`" },

@@ -16,6 +16,13 @@ import { Uuid } from "../../domain/shared/shapes.ts";
 export { AttachmentInfo, GifResult, GifSearchResult, PinState, ProviderGif, ReactionChange, ReactionGroup, Webhook, WebhookMetadata };
 
 export const ChannelReadState = v.object({ channel_id: Uuid, last_read_message_id: v.nullable(Uuid) });
+/** One entry of GET /api/v1/users/me/read-states (docs/read-states.md); `channel_id` is a DM's id for DMs. */
+export const ReadState = v.object({
+  channel_id: Uuid,
+  last_read_message_id: v.nullable(Uuid),
+  last_message_id: Uuid,
+  mention_count: v.number(),
+});
 export const BulkDeleteResult = v.object({ deleted: v.number() });
 
 export const DmPinState = v.object({ conversationId: Uuid, messageId: Uuid, pinned: v.boolean() });

@@ -135,4 +135,12 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
       },
       { auth: true, detail: doc("deleteServerGif", Success) },
     )
-    .post("/:id/read", ({ user, params }) => domain.servers.markRead(params.id, user), { auth: true, detail: doc("markServerRead", ServerReadState) });
+    .post(
+      "/:id/read",
+      async ({ user, params }) => {
+        const read = await domain.servers.markRead(params.id, user);
+        await domain.readStates.markServer(user.id, read.server_id);
+        return read;
+      },
+      { auth: true, detail: doc("markServerRead", ServerReadState) },
+    );

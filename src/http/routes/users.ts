@@ -11,6 +11,7 @@ import { body } from "../schemas.ts";
 import { doc } from "../operation-doc.ts";
 import { FileField } from "../../reference/json-schema.ts";
 import { MeUser, PublicUser, Success } from "../../domain/shared/shapes.ts";
+import { ReadState } from "../responses/messaging.ts";
 import { Connection, MutedUser, NotificationSettings, Session, UserProfile } from "../responses/accounts.ts";
 
 const ProfileBody = body({
@@ -79,6 +80,7 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) => {
         domain.accounts.changePassword(user, body.currentPassword, body.newPassword, limitedClientAddress(request, server)),
       { auth: true, body: PasswordBody, detail: doc("changePassword", Session, { errors: [429] }) },
     )
+    .get("/me/read-states", ({ user }) => domain.readStates.list(user), { auth: true, detail: doc("listReadStates", v.array(ReadState)) })
     .get("/me/notifications", ({ user }) => domain.users.notificationSettings(user), { auth: true, detail: doc("getNotificationSettings", NotificationSettings) })
     .post("/me/notifications", ({ user, body }) => domain.users.updateNotificationSettings(user, body), {
       auth: true,

@@ -724,4 +724,56 @@ export const migrations: Migration[] = [
       ALTER TABLE server_members ADD COLUMN server_deafened flag NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 19,
+    name: "read-states",
+    // See sqlite/migrations.ts, version 19.
+    sql: `
+      CREATE TABLE channel_last_messages (
+        channel_id hearth_id PRIMARY KEY REFERENCES channels (id) ON DELETE CASCADE,
+        last_message_id hearth_id NOT NULL
+      );
+      INSERT INTO channel_last_messages (channel_id, last_message_id) SELECT channel_id, max(id) FROM messages GROUP BY channel_id;
+      CREATE FUNCTION hearth_channel_last_message() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO channel_last_messages (channel_id, last_message_id) VALUES (NEW.channel_id, NEW.id)
+            ON CONFLICT (channel_id) DO UPDATE SET last_message_id = excluded.last_message_id
+            WHERE excluded.last_message_id > channel_last_messages.last_message_id;
+        ELSE
+          UPDATE channel_last_messages SET last_message_id = COALESCE((SELECT max(id) FROM messages WHERE channel_id = OLD.channel_id), '')
+            WHERE channel_id = OLD.channel_id AND last_message_id = OLD.id;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER messages_last_message AFTER INSERT OR DELETE ON messages FOR EACH ROW EXECUTE FUNCTION hearth_channel_last_message();
+      CREATE TABLE dm_last_messages (
+        conversation_id hearth_id PRIMARY KEY REFERENCES conversations (id) ON DELETE CASCADE,
+        last_message_id hearth_id NOT NULL
+      );
+      INSERT INTO dm_last_messages (conversation_id, last_message_id) SELECT conversation_id, max(id) FROM dm_messages GROUP BY conversation_id;
+      CREATE FUNCTION hearth_dm_last_message() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO dm_last_messages (conversation_id, last_message_id) VALUES (NEW.conversation_id, NEW.id)
+            ON CONFLICT (conversation_id) DO UPDATE SET last_message_id = excluded.last_message_id
+            WHERE excluded.last_message_id > dm_last_messages.last_message_id;
+        ELSE
+          UPDATE dm_last_messages SET last_message_id = COALESCE((SELECT max(id) FROM dm_messages WHERE conversation_id = OLD.conversation_id), '')
+            WHERE conversation_id = OLD.conversation_id AND last_message_id = OLD.id;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER dm_messages_last_message AFTER INSERT OR DELETE ON dm_messages FOR EACH ROW EXECUTE FUNCTION hearth_dm_last_message();
+      CREATE TABLE channel_mentions (
+        kind text NOT NULL,
+        target_id hearth_id NOT NULL,
+        message_id hearth_id NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+        channel_id hearth_id NOT NULL,
+        author_id hearth_id NOT NULL,
+        PRIMARY KEY (kind, target_id, message_id)
+      );
+      CREATE INDEX channel_mentions_message ON channel_mentions (message_id);
+    `,
+  },
 ];

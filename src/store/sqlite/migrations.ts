@@ -806,4 +806,52 @@ export const migrations: Migration[] = [
       ALTER TABLE server_members ADD COLUMN server_deafened INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 19,
+    name: "read-states",
+    // Read states (docs/read-states.md): the newest message id per channel and per DM, kept by
+    // triggers on insert and delete ('' once the last message is gone), and one mention row per
+    // (message, kind, target): kind 'user' (a user id: <@id> or a reply), 'role' (a role id) or
+    // 'everyone' (the server's id: @everyone and @here), so an @everyone is one row, not one per
+    // member. Counts are joined per user at read time through their memberships and roles.
+    sql: `
+      CREATE TABLE channel_last_messages (
+        channel_id TEXT PRIMARY KEY REFERENCES channels (id) ON DELETE CASCADE,
+        last_message_id TEXT NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO channel_last_messages (channel_id, last_message_id) SELECT channel_id, max(id) FROM messages GROUP BY channel_id;
+      CREATE TRIGGER messages_last_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO channel_last_messages (channel_id, last_message_id) VALUES (NEW.channel_id, NEW.id)
+          ON CONFLICT (channel_id) DO UPDATE SET last_message_id = excluded.last_message_id
+          WHERE excluded.last_message_id > channel_last_messages.last_message_id;
+      END;
+      CREATE TRIGGER messages_last_delete AFTER DELETE ON messages BEGIN
+        UPDATE channel_last_messages SET last_message_id = COALESCE((SELECT max(id) FROM messages WHERE channel_id = OLD.channel_id), '')
+          WHERE channel_id = OLD.channel_id AND last_message_id = OLD.id;
+      END;
+      CREATE TABLE dm_last_messages (
+        conversation_id TEXT PRIMARY KEY REFERENCES conversations (id) ON DELETE CASCADE,
+        last_message_id TEXT NOT NULL
+      ) WITHOUT ROWID;
+      INSERT INTO dm_last_messages (conversation_id, last_message_id) SELECT conversation_id, max(id) FROM dm_messages GROUP BY conversation_id;
+      CREATE TRIGGER dm_messages_last_insert AFTER INSERT ON dm_messages BEGIN
+        INSERT INTO dm_last_messages (conversation_id, last_message_id) VALUES (NEW.conversation_id, NEW.id)
+          ON CONFLICT (conversation_id) DO UPDATE SET last_message_id = excluded.last_message_id
+          WHERE excluded.last_message_id > dm_last_messages.last_message_id;
+      END;
+      CREATE TRIGGER dm_messages_last_delete AFTER DELETE ON dm_messages BEGIN
+        UPDATE dm_last_messages SET last_message_id = COALESCE((SELECT max(id) FROM dm_messages WHERE conversation_id = OLD.conversation_id), '')
+          WHERE conversation_id = OLD.conversation_id AND last_message_id = OLD.id;
+      END;
+      CREATE TABLE channel_mentions (
+        kind TEXT NOT NULL,
+        target_id TEXT NOT NULL,
+        message_id TEXT NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+        channel_id TEXT NOT NULL,
+        author_id TEXT NOT NULL,
+        PRIMARY KEY (kind, target_id, message_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX channel_mentions_message ON channel_mentions (message_id);
+    `,
+  },
 ];
