@@ -24,6 +24,7 @@ import { authRoutes } from "./http/routes/auth.ts";
 import { discoveryRoutes } from "./http/routes/discovery.ts";
 import { uploadRoutes } from "./http/routes/uploads.ts";
 import { userRoutes } from "./http/routes/users.ts";
+import { notificationOverrideRoutes } from "./http/routes/notification-overrides.ts";
 import { serverRoutes } from "./http/routes/servers.ts";
 import { emojiFileRoutes, emojiRoutes } from "./http/routes/emojis.ts";
 import { messageRoutes } from "./http/routes/messages.ts";
@@ -246,6 +247,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(discoveryRoutes(domain, () => publicUrl))
     .use(authRoutes(domain, auth))
     .use(userRoutes(domain, auth))
+    .use(notificationOverrideRoutes(domain, auth))
     .use(serverRoutes(domain, auth))
     .use(emojiRoutes(domain, auth))
     .use(emojiFileRoutes(domain))

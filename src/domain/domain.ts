@@ -13,6 +13,7 @@ import { Friends } from "./accounts/friends.ts";
 import { Presence } from "./accounts/presence.ts";
 import { TokenService, type JwtCodec } from "./accounts/tokens.ts";
 import { TwoFactor } from "./accounts/two-factor.ts";
+import { NotificationOverrides } from "./accounts/notification-overrides.ts";
 import { CredentialChecks } from "./accounts/credential-checks.ts";
 import { TokenRevocations } from "./accounts/token-revocations.ts";
 import { Users } from "./accounts/users.ts";
@@ -141,6 +142,7 @@ export function createDomain(deps: DomainDeps) {
     accounts,
     twoFactor,
     users,
+    notificationOverrides: new NotificationOverrides(store, access, bus),
     presence,
     friends: new Friends(store, bus),
     uploads,

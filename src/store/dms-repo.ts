@@ -46,6 +46,8 @@ interface DmAttachmentRow {
   original_name: string;
   mime_type: string;
   size: number;
+  width: number | null;
+  height: number | null;
 }
 
 export interface NewDmAttachment {
@@ -53,6 +55,9 @@ export interface NewDmAttachment {
   original_name: string;
   mime_type: string;
   size: number;
+  /** An image's pixel size (migration 20); null for other files. */
+  width: number | null;
+  height: number | null;
 }
 
 /** The dm_key of a 1:1 DM: the two ids sorted, joined with ':'. */
@@ -168,7 +173,7 @@ export class DmsRepo {
       `INSERT INTO dm_messages (id, conversation_id, user_id, content, embeds, reply_to, created_at) VALUES (?, ?, ?, ?, ${db.dialect.json("?")}, ?, ?)`,
     );
     this.insertAttachment = db.prepare(
-      `INSERT INTO dm_attachments (id, message_id, filename, original_name, mime_type, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO dm_attachments (id, message_id, filename, original_name, mime_type, size, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.touchDm = db.prepare("UPDATE conversations SET last_message_at = ? WHERE id = ?");
     this.messageStmt = db.prepare<DmMessageRow, [string, string]>(`${MESSAGE_SELECT} WHERE m.conversation_id = ? AND m.id = ?`);
@@ -182,7 +187,7 @@ export class DmsRepo {
       `${MESSAGE_SELECT} WHERE m.conversation_id = ? AND m.id > ? ORDER BY m.id ASC LIMIT ?`,
     );
     this.attachmentsStmt = db.prepare<DmAttachmentRow, [string]>(
-      `SELECT id, message_id, filename, original_name, mime_type, size FROM dm_attachments
+      `SELECT id, message_id, filename, original_name, mime_type, size, width, height FROM dm_attachments
        WHERE message_id ${db.dialect.inJsonArray("?")} ORDER BY message_id, id`,
     );
     this.updateMessageStmt = db.prepare("UPDATE dm_messages SET content = ?, updated_at = ? WHERE id = ?");
@@ -398,7 +403,7 @@ export class DmsRepo {
       const now = nowSeconds();
       await tx.run(this.insertMessage, id, input.dmId, input.userId, input.content, input.embeds ?? "[]", input.replyTo, now);
       for (const a of input.attachments) {
-        await tx.run(this.insertAttachment, Bun.randomUUIDv7(), id, a.filename, a.original_name, a.mime_type, a.size, now);
+        await tx.run(this.insertAttachment, Bun.randomUUIDv7(), id, a.filename, a.original_name, a.mime_type, a.size, a.width, a.height, now);
       }
       await tx.run(this.touchDm, now, input.dmId);
       // The sender has read their own message (docs/read-states.md).

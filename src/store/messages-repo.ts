@@ -32,6 +32,9 @@ export interface AttachmentRow {
   original_name: string;
   mime_type: string;
   size: number;
+  /** An image's pixel size (migration 20); null for other files and for rows stored before it. */
+  width: number | null;
+  height: number | null;
   created_at: number;
 }
 
@@ -128,8 +131,8 @@ export class MessagesRepo {
        RETURNING *, ${authorColumns("messages")}`,
     );
     this.insertAttachment = db.prepare(
-      `INSERT INTO attachments (id, message_id, filename, original_name, mime_type, size, created_at)
-       VALUES ($id, $message_id, $filename, $original_name, $mime_type, $size, $now)`,
+      `INSERT INTO attachments (id, message_id, filename, original_name, mime_type, size, width, height, created_at)
+       VALUES ($id, $message_id, $filename, $original_name, $mime_type, $size, $width, $height, $now)`,
     );
     this.byId = db.prepare<MessageRow, [string]>(`${SELECT_ONE} WHERE m.id = ?`);
     this.authorsApart = db.dialect.name === "sqlite";

@@ -258,8 +258,8 @@ describe("uploads and GIFs", () => {
     expect(res.body.content).toBe("two files");
     expect(res.body.attachments).toHaveLength(2);
     const [image, other] = res.body.attachments;
-    expect(image).toEqual({ id: expect.any(String), filename: expect.stringMatching(/^\/uploads\/attachments\/[0-9a-f-]{36}\.png$/), original_name: "photo.txt", mime_type: "image/png", size: PNG_1X1.byteLength });
-    expect(other).toMatchObject({ original_name: "notes.png", mime_type: "application/octet-stream", size: text.byteLength });
+    expect(image).toEqual({ id: expect.any(String), filename: expect.stringMatching(/^\/uploads\/attachments\/[0-9a-f-]{36}\.png$/), original_name: "photo.txt", mime_type: "image/png", size: PNG_1X1.byteLength, width: 1, height: 1 });
+    expect(other).toMatchObject({ original_name: "notes.png", mime_type: "application/octet-stream", size: text.byteLength, width: null, height: null });
     expect(other.filename).toMatch(/\.bin$/);
     expect((await got).attachments).toEqual(res.body.attachments);
 

@@ -17,8 +17,8 @@ afterAll(() => server.stop());
 
 const MB = 1024 * 1024;
 const MESSAGE_KEYS = ["attachments", "avatar", "channel_id", "content", "created_at", "embeds", "id", "is_bot", "reply_to", "updated_at", "user_id", "username"];
-const ATTACHMENT_KEYS = ["filename", "id", "mime_type", "original_name", "size"];
-const INFO_KEYS = ["channel_id", "filename", "id", "message_id", "mime_type", "original_name", "size", "url"];
+const ATTACHMENT_KEYS = ["filename", "height", "id", "mime_type", "original_name", "size", "width"];
+const INFO_KEYS = ["channel_id", "filename", "height", "id", "message_id", "mime_type", "original_name", "size", "url", "width"];
 const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
 const TEXT = new TextEncoder().encode("meeting notes\n");
 const PDF = new TextEncoder().encode("%PDF-1.7\n%...");
@@ -347,7 +347,7 @@ describe("GET /api/v1/messages/attachment/:attachmentId", () => {
     expect(Object.keys(res.body).sort()).toEqual(INFO_KEYS);
     expect(res.body).toEqual({
       id: attachment.id, message_id: sent.body.id, channel_id: channelId, filename: attachment.filename,
-      original_name: "pic.png", mime_type: "image/png", size: PNG_1X1.byteLength, url: attachment.filename,
+      original_name: "pic.png", mime_type: "image/png", size: PNG_1X1.byteLength, width: 1, height: 1, url: attachment.filename,
     });
     expectError(await attachmentInfo(attachment.id, null), 401);
     expectError(await attachmentInfo(attachment.id, outsider), 404, "Attachment not found");

@@ -89,19 +89,26 @@ describe("migration 15 (message-attachment-flag)", () => {
     const server = (await store.servers.create({ ownerId: created.user.id, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: "inv14" }, 200))!;
     const [channel] = await store.channels.listByServer(server.id);
     const base = { channelId: channel!.id, serverId: server.id, userId: created.user.id, embeds: "[]", replyTo: null };
-    const file = (name: string) => ({ filename: `/uploads/attachments/${name}`, original_name: name, mime_type: "text/plain", size: 3 });
+    const file = (name: string) => ({ filename: `/uploads/attachments/${name}`, original_name: name, mime_type: "text/plain", size: 3, width: null, height: null });
     const withFiles = await store.messages.insert({ ...base, content: "files", attachments: [file("a.txt"), file("b.txt")] });
     const plain = await store.messages.insert({ ...base, content: "plain" });
     expect(withFiles.has_attachments).toBe(1);
     expect(plain.has_attachments).toBe(0);
     // Back to a database of version 14: the column gone, as a build before it left it.
-    await store.db.exec("ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; DROP TRIGGER messages_last_insert; DROP TRIGGER messages_last_delete; DROP TRIGGER dm_messages_last_insert; DROP TRIGGER dm_messages_last_delete; DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; DELETE FROM schema_migrations WHERE version >= 15");
+    // Migration 19's triggers: per statement on SQLite, one function each on PostgreSQL.
+    const lastMessageTriggers =
+      store.db.dialect.name === "sqlite"
+        ? "DROP TRIGGER messages_last_insert; DROP TRIGGER messages_last_delete; DROP TRIGGER dm_messages_last_insert; DROP TRIGGER dm_messages_last_delete; "
+        : "DROP TRIGGER messages_last_message ON messages; DROP TRIGGER dm_messages_last_message ON dm_messages; DROP FUNCTION hearth_channel_last_message; DROP FUNCTION hearth_dm_last_message; ";
+    await store.db.exec("ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; " + lastMessageTriggers + "DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; DELETE FROM schema_migrations WHERE version >= 15");
     await store.close();
 
     const upgraded = await createStore(location, KEY);
     const flags = Object.fromEntries((await upgraded.messages.page(channel!.id, null, 10)).map((m) => [m.content, m.has_attachments]));
     expect(flags).toEqual({ files: 1, plain: 0 });
     expect((await upgraded.messages.findById(withFiles.id))!.has_attachments).toBe(1);
+    // Attachments stored before version 20 have no dimensions (their files are not read again).
+    expect((await upgraded.messages.attachments([withFiles.id])).map((f) => [f.width, f.height])).toEqual([[null, null], [null, null]]);
     await upgraded.close();
   });
 });

@@ -164,6 +164,8 @@ export interface ServerEvents {
     last_read_message_id: string | null;
     mention_count: number;
   };
+  /** Sent to the user's own `user:<id>` (every socket of theirs). */
+  "notifications:update": S.NotificationOverride;
   /** Sent to each member's `user:<id>` (recipients as that member sees them). */
   "dm:group:created": S.Dm;
   /** Sent to each member's `user:<id>` (recipients as that member sees them). */
@@ -365,6 +367,7 @@ export const SERVER_EVENTS = {
   "dm:deleted": { rooms: ["user"] },
   "dm:pin": { rooms: ["user"] },
   "read-state:update": { rooms: ["user"] },
+  "notifications:update": { rooms: ["user"] },
   "dm:group:created": { rooms: ["user"] },
   "dm:group:updated": { rooms: ["user"] },
   "dm:group:removed": { rooms: ["user"] },

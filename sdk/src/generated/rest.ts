@@ -289,6 +289,94 @@ export interface Operations {
     };
     response: S.UserProfile;
   };
+  /** List notification overrides `GET /api/v1/users/me/notifications/overrides` */
+  listNotificationOverrides: {
+    method: "GET";
+    path: "/api/v1/users/me/notifications/overrides";
+    args: {};
+    response: S.NotificationOverride[];
+  };
+  /** Get server notification settings `GET /api/v1/users/me/notifications/servers/{serverId}` */
+  getServerNotificationSettings: {
+    method: "GET";
+    path: "/api/v1/users/me/notifications/servers/{serverId}";
+    args: {
+      params: {
+        serverId: string;
+      };
+    };
+    response: S.NotificationOverride;
+  };
+  /** Set server notification settings `PUT /api/v1/users/me/notifications/servers/{serverId}` */
+  setServerNotificationSettings: {
+    method: "PUT";
+    path: "/api/v1/users/me/notifications/servers/{serverId}";
+    args: {
+      params: {
+        serverId: string;
+      };
+      body: {
+        level?: "default" | "all" | "mentions" | "none";
+        muted?: boolean;
+        muted_until?: number | null;
+      };
+    };
+    response: S.NotificationOverride;
+  };
+  /** Get channel notification settings `GET /api/v1/users/me/notifications/channels/{channelId}` */
+  getChannelNotificationSettings: {
+    method: "GET";
+    path: "/api/v1/users/me/notifications/channels/{channelId}";
+    args: {
+      params: {
+        channelId: string;
+      };
+    };
+    response: S.NotificationOverride;
+  };
+  /** Set channel notification settings `PUT /api/v1/users/me/notifications/channels/{channelId}` */
+  setChannelNotificationSettings: {
+    method: "PUT";
+    path: "/api/v1/users/me/notifications/channels/{channelId}";
+    args: {
+      params: {
+        channelId: string;
+      };
+      body: {
+        level?: "default" | "all" | "mentions" | "none";
+        muted?: boolean;
+        muted_until?: number | null;
+      };
+    };
+    response: S.NotificationOverride;
+  };
+  /** Get dm notification settings `GET /api/v1/users/me/notifications/dms/{dmId}` */
+  getDmNotificationSettings: {
+    method: "GET";
+    path: "/api/v1/users/me/notifications/dms/{dmId}";
+    args: {
+      params: {
+        dmId: string;
+      };
+    };
+    response: S.NotificationOverride;
+  };
+  /** Set dm notification settings `PUT /api/v1/users/me/notifications/dms/{dmId}` */
+  setDmNotificationSettings: {
+    method: "PUT";
+    path: "/api/v1/users/me/notifications/dms/{dmId}";
+    args: {
+      params: {
+        dmId: string;
+      };
+      body: {
+        level?: "default" | "all" | "mentions" | "none";
+        muted?: boolean;
+        muted_until?: number | null;
+      };
+    };
+    response: S.NotificationOverride;
+  };
   /** List servers `GET /api/v1/servers` */
   listServers: {
     method: "GET";
@@ -3269,6 +3357,13 @@ export const OPERATIONS = {
   unmuteUser: { method: "DELETE", path: "/api/v1/users/me/muted-users/{targetId}", body: null, answer: "json", security: "token" },
   getUser: { method: "GET", path: "/api/v1/users/{id}", body: null, answer: "json", security: "token" },
   getUserProfile: { method: "GET", path: "/api/v1/users/{id}/profile", body: null, answer: "json", security: "token" },
+  listNotificationOverrides: { method: "GET", path: "/api/v1/users/me/notifications/overrides", body: null, answer: "json", security: "token" },
+  getServerNotificationSettings: { method: "GET", path: "/api/v1/users/me/notifications/servers/{serverId}", body: null, answer: "json", security: "token" },
+  setServerNotificationSettings: { method: "PUT", path: "/api/v1/users/me/notifications/servers/{serverId}", body: "json", answer: "json", security: "token" },
+  getChannelNotificationSettings: { method: "GET", path: "/api/v1/users/me/notifications/channels/{channelId}", body: null, answer: "json", security: "token" },
+  setChannelNotificationSettings: { method: "PUT", path: "/api/v1/users/me/notifications/channels/{channelId}", body: "json", answer: "json", security: "token" },
+  getDmNotificationSettings: { method: "GET", path: "/api/v1/users/me/notifications/dms/{dmId}", body: null, answer: "json", security: "token" },
+  setDmNotificationSettings: { method: "PUT", path: "/api/v1/users/me/notifications/dms/{dmId}", body: "json", answer: "json", security: "token" },
   listServers: { method: "GET", path: "/api/v1/servers", body: null, answer: "json", security: "token" },
   createServer: { method: "POST", path: "/api/v1/servers", body: "json", answer: "json", security: "token" },
   reorderServers: { method: "PUT", path: "/api/v1/servers/reorder", body: "json", answer: "json", security: "token" },

@@ -32,6 +32,8 @@ export type Attachment = {
   original_name: string;
   mime_type: string;
   size: number;
+  width: number | null;
+  height: number | null;
 };
 
 export type Category = {
@@ -168,6 +170,14 @@ export type Message = {
   attachments: Attachment[];
   reply_to: string | null;
   webhook_id?: string | null;
+};
+
+export type NotificationOverride = {
+  target_type: "server" | "channel" | "dm";
+  target_id: string;
+  level: "default" | "all" | "mentions" | "none";
+  muted: boolean;
+  muted_until: number | null;
 };
 
 export type PublicUser = {
@@ -1010,6 +1020,8 @@ export type AttachmentInfo = {
   original_name: string;
   mime_type: string;
   size: number;
+  width: number | null;
+  height: number | null;
   url: string;
 };
 

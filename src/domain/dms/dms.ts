@@ -142,7 +142,7 @@ export class Dms {
       embeds: JSON.parse(row.embeds) as Embed[],
       attachments: attachments
         .filter((a) => a.message_id === row.id)
-        .map(({ id, filename, original_name, mime_type, size }) => ({ id, filename, original_name, mime_type, size })),
+        .map(({ id, filename, original_name, mime_type, size, width, height }) => ({ id, filename, original_name, mime_type, size, width, height })),
       reply_to: row.reply_to,
     }));
   }

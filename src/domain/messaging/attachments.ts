@@ -1,6 +1,7 @@
 import type { NewMessage } from "../../store/messages-repo.ts";
 import { badRequest, payloadTooLarge } from "../shared/errors.ts";
 import { SERVED_TYPES, formatBytes, sniffImage, type UploadStore } from "../shared/uploads.ts";
+import { declaredDimensions } from "../shared/image-dimensions.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { stripUnprintable } from "../shared/validation.ts";
 
@@ -73,7 +74,16 @@ export async function storeAttachmentFiles(uploads: UploadStore, files: Blob[]):
       const clientName = file instanceof File ? file.name : "";
       const type = fileTypeOf(bytes, clientName);
       const filename = await uploads.save("attachments", bytes, type.ext);
-      stored.push({ filename, original_name: sanitizeFileName(clientName), mime_type: type.mime, size: bytes.byteLength });
+      // An image's header was read by `save` already (a corrupt one or too many pixels is 400).
+      const size = type.mime.startsWith("image/") ? declaredDimensions(bytes, type.ext) : null;
+      stored.push({
+        filename,
+        original_name: sanitizeFileName(clientName),
+        mime_type: type.mime,
+        size: bytes.byteLength,
+        width: size?.width ?? null,
+        height: size?.height ?? null,
+      });
     }
   } catch (error) {
     await Promise.all(stored.map((file) => uploads.remove(file.filename)));

@@ -29,6 +29,8 @@ export const AttachmentInfo = v.object({
   original_name: v.string(),
   mime_type: v.string(),
   size: v.number(),
+  width: v.nullable(v.number()),
+  height: v.nullable(v.number()),
   url: v.string(),
 });
 export type AttachmentInfo = v.InferOutput<typeof AttachmentInfo>;
@@ -120,6 +122,8 @@ export class MessageUploads {
       original_name: row.original_name,
       mime_type: row.mime_type,
       size: row.size,
+      width: row.width,
+      height: row.height,
       url: row.filename,
     };
   }

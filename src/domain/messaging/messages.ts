@@ -114,7 +114,7 @@ export interface MessagePage {
 }
 
 function toAttachment(row: AttachmentRow): Attachment {
-  return { id: row.id, filename: row.filename, original_name: row.original_name, mime_type: row.mime_type, size: row.size };
+  return { id: row.id, filename: row.filename, original_name: row.original_name, mime_type: row.mime_type, size: row.size, width: row.width, height: row.height };
 }
 
 /**

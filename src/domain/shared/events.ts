@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { Channel, Dm, DmMessage, Message, Presence, Role, Uuid, UnixSeconds, VoiceParticipant } from "./shapes.ts";
+import { Channel, Dm, DmMessage, Message, NotificationOverride, Presence, Role, Uuid, UnixSeconds, VoiceParticipant } from "./shapes.ts";
 
 /** Why a DM call ended or someone left it (docs/dm-calls.md); `removed`: taken out of the DM. */
 const CALL_END_REASONS = ["ended", "declined", "timeout", "disconnect", "removed"] as const;
@@ -139,6 +139,8 @@ export const SERVER_EVENTS = {
     rooms: ["user"],
     audience: "the reader's own `user:<id>` (every socket of theirs, on every node)",
   },
+  // docs/users.md: a notification setting changed on one device reaches the others.
+  "notifications:update": { payload: NotificationOverride, rooms: ["user"], audience: "the user's own `user:<id>` (every socket of theirs)" },
   "dm:group:created": { payload: Dm, rooms: ["user"], audience: "each member's `user:<id>` (recipients as that member sees them)" },
   "dm:group:updated": { payload: Dm, rooms: ["user"], audience: "each member's `user:<id>` (recipients as that member sees them)" },
   "dm:group:removed": { payload: v.object({ conversationId: id }), rooms: ["user"], audience: "the removed (or leaving) member's `user:<id>`" },

@@ -175,6 +175,9 @@ export const Attachment = v.object({
   original_name: v.string(),
   mime_type: v.string(),
   size: Count,
+  /** An image's pixel size, read from its header at upload (docs/messages.md); null for any other file. */
+  width: v.nullable(Count),
+  height: v.nullable(Count),
 });
 export type Attachment = v.InferOutput<typeof Attachment>;
 
@@ -238,3 +241,18 @@ export const VoiceParticipant = v.object({
   listening: v.boolean(),
 });
 export type VoiceParticipant = v.InferOutput<typeof VoiceParticipant>;
+
+/** A server's, channel's or DM's notification level for one user (docs/users.md). */
+export const NOTIFICATION_LEVELS = ["default", "all", "mentions", "none"] as const;
+
+/** A user's notification setting for one server, channel or DM; `muted_until` null with `muted` true: until unmuted. */
+export const NotificationOverride = v.object({
+  target_type: v.picklist(["server", "channel", "dm"]),
+  target_id: Uuid,
+  /** `default`: the level of the target above (channel -> its server -> the account). */
+  level: v.picklist(NOTIFICATION_LEVELS),
+  muted: v.boolean(),
+  /** Unix seconds the mute ends at; null when not muted or muted until unmuted. */
+  muted_until: v.nullable(UnixSeconds),
+});
+export type NotificationOverride = v.InferOutput<typeof NotificationOverride>;

@@ -776,4 +776,25 @@ export const migrations: Migration[] = [
       CREATE INDEX channel_mentions_message ON channel_mentions (message_id);
     `,
   },
+  {
+    version: 20,
+    name: "attachment-dimensions-and-notification-overrides",
+    // See sqlite/migrations.ts, version 20.
+    sql: `
+      ALTER TABLE attachments ADD COLUMN width integer;
+      ALTER TABLE attachments ADD COLUMN height integer;
+      ALTER TABLE dm_attachments ADD COLUMN width integer;
+      ALTER TABLE dm_attachments ADD COLUMN height integer;
+      CREATE TABLE notification_overrides (
+        user_id hearth_id NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        target_type text NOT NULL,
+        target_id hearth_id NOT NULL,
+        level text NOT NULL,
+        muted flag NOT NULL DEFAULT 0,
+        muted_until bigint,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (user_id, target_type, target_id)
+      );
+    `,
+  },
 ];

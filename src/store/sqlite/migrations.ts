@@ -854,4 +854,31 @@ export const migrations: Migration[] = [
       CREATE INDEX channel_mentions_message ON channel_mentions (message_id);
     `,
   },
+  {
+    version: 20,
+    name: "attachment-dimensions-and-notification-overrides",
+    // An image attachment's width and height in pixels, read from its header at upload
+    // (docs/messages.md, "Objects"), so a client can reserve its space before it loads.
+    // NULL for every other file, and for attachments stored before this version (their
+    // files are not read again). And a user's notification settings per server, channel and
+    // DM (docs/users.md, "Notification settings per server, channel and DM"): a row only for
+    // a target whose setting is not the default; no foreign key to the target (three tables),
+    // so a row of a deleted channel stays, unread, until the user is deleted.
+    sql: `
+      ALTER TABLE attachments ADD COLUMN width INTEGER;
+      ALTER TABLE attachments ADD COLUMN height INTEGER;
+      ALTER TABLE dm_attachments ADD COLUMN width INTEGER;
+      ALTER TABLE dm_attachments ADD COLUMN height INTEGER;
+      CREATE TABLE notification_overrides (
+        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        target_type TEXT NOT NULL,
+        target_id TEXT NOT NULL,
+        level TEXT NOT NULL,
+        muted INTEGER NOT NULL DEFAULT 0,
+        muted_until INTEGER,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (user_id, target_type, target_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
