@@ -66,7 +66,7 @@ describe("upgrading a database that holds plaintext secrets", () => {
       await db.run(db.prepare("UPDATE applications SET client_secret = ? WHERE id = ?"), plaintext.client, app.id);
       await db.run(db.prepare("UPDATE ai_keys SET api_key = ? WHERE id = ?"), plaintext.api, aiKey.id);
       // Back to a database of version 10: the migrations after it undone.
-      await db.exec("DROP TABLE stored_files; DROP TABLE secrets_key_check; ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; DELETE FROM schema_migrations WHERE version >= 11");
+      await db.exec("DROP TABLE stored_files; DROP TABLE secrets_key_check; ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; DROP TRIGGER messages_last_insert; DROP TRIGGER messages_last_delete; DROP TRIGGER dm_messages_last_insert; DROP TRIGGER dm_messages_last_delete; DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; DELETE FROM schema_migrations WHERE version >= 11");
       await store.close();
 
       const upgraded = await createStore(location, secretsKey);
