@@ -220,7 +220,8 @@ export class MessagesRepo {
     for (const a of message.attachments ?? []) {
       await tx.run(this.insertAttachment, { id: Bun.randomUUIDv7(), message_id: id, ...a, now });
     }
-    for (const m of message.mentions ?? []) await tx.run(this.insertMention, m.kind, m.targetId, id, message.channelId, message.userId);
+    const mentionAuthor = message.webhook ? "" : message.userId;
+    for (const m of message.mentions ?? []) await tx.run(this.insertMention, m.kind, m.targetId, id, message.channelId, mentionAuthor);
     // The author has read their own message (docs/read-states.md); a webhook has no read state.
     if (!message.webhook) await tx.run(this.upsertRead, message.userId, message.channelId, id, now);
     return row!;

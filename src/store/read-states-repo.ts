@@ -112,7 +112,7 @@ export class ReadStatesRepo {
     });
   }
 
-  /** A message's mention rows, in the caller's transaction (the send's own). */
+  /** A message's mention rows, in the caller's transaction; `authorId` '' for a webhook's message. */
   async addMentions(tx: Transaction, messageId: string, channelId: string, authorId: string, mentions: MentionRow[]): Promise<void> {
     for (const m of mentions) await tx.run(this.insertMention, m.kind, m.targetId, messageId, channelId, authorId);
   }

@@ -98,6 +98,10 @@ describe("mentions", () => {
       const entry = await stateOf(c.member, c.channelId);
       expect({ name, mentions: entry?.mention_count }).toEqual({ name, mentions: expected });
     }
+    // A webhook's message is nobody's own: it mentions its creator too.
+    await api("POST", `/messages/${c.channelId}/read`, c.owner, {});
+    await server.api("POST", `/api/webhooks/${hook.id}/${hook.token}`, { body: { content: `<@${c.owner.id}>` } });
+    expect((await stateOf(c.owner, c.channelId))?.mention_count).toBe(1);
     // The author never mentions themself (and has read their own message).
     await api("POST", `/messages/${c.channelId}/read`, c.member, {});
     await send(c.channelId, c.member, { content: `<@${c.member.id}> @everyone <@&${role.id}>`.replace("@everyone", "") });

@@ -243,7 +243,8 @@ export class Messages {
         attachments: checked.attachments,
         webhook,
         slowmode,
-        mentions: mentionsIn(checked.content, { authorId: userId, serverId: channel.server_id, replyAuthorId: checked.replyAuthorId }),
+        // A webhook's message is nobody's own: its creator (user_id) is mentioned like anyone.
+        mentions: mentionsIn(checked.content, { authorId: webhook ? "" : userId, serverId: channel.server_id, replyAuthorId: checked.replyAuthorId }),
       });
     } catch (error) {
       if (error instanceof SlowmodeActive) throw tooManyRequests(error.wait, error.message);
@@ -395,8 +396,9 @@ export class Messages {
   private async rewriteMentions(row: MessageRow): Promise<void> {
     const replied = row.reply_to ? await this.store.messages.findById(row.reply_to) : null;
     const replyAuthorId = replied && replied.webhook_id === null ? replied.user_id : null;
-    const mentions = mentionsIn(row.content, { authorId: row.user_id, serverId: row.server_id, replyAuthorId });
-    await this.store.readStates.replaceMentions(row.id, row.channel_id, row.user_id, mentions);
+    const authorId = row.webhook_id === null ? row.user_id : "";
+    const mentions = mentionsIn(row.content, { authorId, serverId: row.server_id, replyAuthorId });
+    await this.store.readStates.replaceMentions(row.id, row.channel_id, authorId, mentions);
   }
 
   /** Marks the channel read up to `messageId` (default: its latest message). */
