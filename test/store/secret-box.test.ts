@@ -66,7 +66,12 @@ describe("upgrading a database that holds plaintext secrets", () => {
       await db.run(db.prepare("UPDATE applications SET client_secret = ? WHERE id = ?"), plaintext.client, app.id);
       await db.run(db.prepare("UPDATE ai_keys SET api_key = ? WHERE id = ?"), plaintext.api, aiKey.id);
       // Back to a database of version 10: the migrations after it undone.
-      await db.exec("DROP TABLE stored_files; DROP TABLE secrets_key_check; ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; DROP TRIGGER messages_last_insert; DROP TRIGGER messages_last_delete; DROP TRIGGER dm_messages_last_insert; DROP TRIGGER dm_messages_last_delete; DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; DELETE FROM schema_migrations WHERE version >= 11");
+      // Migration 19's triggers: per statement on SQLite, one function each on PostgreSQL.
+      const lastMessageTriggers =
+        db.dialect.name === "sqlite"
+          ? "DROP TRIGGER messages_last_insert; DROP TRIGGER messages_last_delete; DROP TRIGGER dm_messages_last_insert; DROP TRIGGER dm_messages_last_delete; "
+          : "DROP TRIGGER messages_last_message ON messages; DROP TRIGGER dm_messages_last_message ON dm_messages; DROP FUNCTION hearth_channel_last_message; DROP FUNCTION hearth_dm_last_message; ";
+      await db.exec("DROP TABLE stored_files; DROP TABLE secrets_key_check; ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; " + lastMessageTriggers + "DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; DELETE FROM schema_migrations WHERE version >= 11");
       await store.close();
 
       const upgraded = await createStore(location, secretsKey);
