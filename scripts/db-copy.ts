@@ -19,8 +19,11 @@ import { isPostgresUrl, openMigratedDatabase } from "../src/store/store.ts";
 import type { SqliteDatabase } from "../src/store/sqlite/sqlite-database.ts";
 
 const USAGE = "Usage: npm run db:copy -- --from <sqlite file> --to <postgres://user:password@host:5432/database>";
-/** Kept by each database for itself: the migrations it ran, the counters its triggers maintain. */
-const NOT_COPIED = new Set(["schema_migrations", "platform_counters"]);
+/**
+ * Kept by each database for itself: the migrations it ran, and what its triggers maintain as the
+ * rows are copied in (the platform counters, each channel's and DM's newest message id).
+ */
+const NOT_COPIED = new Set(["schema_migrations", "platform_counters", "channel_last_messages", "dm_last_messages"]);
 const ROWS_PER_STATEMENT = 1000;
 
 export interface CopyReport {
