@@ -61,7 +61,12 @@ export function isTimedOut(member: { timeoutUntil: number | null }, now?: number
  * ADMINISTRATOR, whom a timeout does not bind (as on Discord).
  */
 export function isRestrainedByTimeout(member: MemberPermissionInput, now?: number): boolean {
-  return isTimedOut(member, now) && heldPermissions(member) !== ALL_PERMISSIONS;
+  return restrained(member, heldPermissions(member), now);
+}
+
+/** The timeout rule, given what the member's roles hold: bound unless they hold every bit. */
+function restrained(member: MemberPermissionInput, held: number, now: number | undefined): boolean {
+  return held !== ALL_PERMISSIONS && isTimedOut(member, now);
 }
 
 /** What the member's roles give server-wide, before a timeout is applied. */
@@ -79,7 +84,7 @@ function heldPermissions(member: MemberPermissionInput): number {
  */
 export function computeBasePermissions(member: MemberPermissionInput, now?: number): number {
   const held = heldPermissions(member);
-  return held !== ALL_PERMISSIONS && isTimedOut(member, now) ? held & TIMEOUT_PERMISSIONS : held;
+  return restrained(member, held, now) ? held & TIMEOUT_PERMISSIONS : held;
 }
 
 /**
@@ -103,7 +108,7 @@ export function computeChannelPermissions(
   for (const overrides of [categoryOverrides, channelOverrides]) {
     p = applyOverrides(p, overrides, member.everyoneRoleId, memberRoleIds);
   }
-  return isTimedOut(member, now) ? p & TIMEOUT_PERMISSIONS : p;
+  return restrained(member, held, now) ? p & TIMEOUT_PERMISSIONS : p;
 }
 
 function applyOverrides(p: number, overrides: Override[], everyoneRoleId: string, memberRoleIds: Set<string>): number {
