@@ -101,6 +101,13 @@ interface SearchDialect {
   param(words: string[]): SqlValue;
   /** `SELECT <columns>` of channel messages matching `?1` in channel `?2`, newest first, `LIMIT ?3`. */
   channelMessages(columns: string): string;
+  /** The parameter `?2` of `channelsMessages`: a list of channel ids as this database takes one. */
+  channelIds(ids: string[]): SqlValue;
+  /**
+   * `SELECT <columns>` of channel messages matching `?1` in any of the channels `?2`
+   * (`channelIds`), newest first, `LIMIT ?3`: one statement for many channels (a server's search).
+   */
+  channelsMessages(columns: string): string;
   /** The same for DM messages of DM `?2`, best match first, then newest. */
   dmMessages(columns: string): string;
   /**

@@ -114,6 +114,7 @@ export class MessagesRepo {
   private readonly filesOfMessage;
   private readonly filesOfChannel;
   private readonly searchStmt;
+  private readonly searchChannelsStmt;
   private readonly upsertRead;
   private readonly insertMention;
   /** Messages waiting for the search index (SQLite; none on PostgreSQL). */
@@ -170,6 +171,7 @@ export class MessagesRepo {
     );
     // Through the server's channels, so the (channel_id, id) index serves it.
     this.searchStmt = db.prepare<MessageRow, [SqlValue, string, number]>(db.dialect.search.channelMessages("m.*, u.username, u.avatar, u.is_bot"));
+    this.searchChannelsStmt = db.prepare<MessageRow, [SqlValue, SqlValue, number]>(db.dialect.search.channelsMessages("m.*, u.username, u.avatar, u.is_bot"));
     this.upsertRead = db.prepare(
       `INSERT INTO channel_read_states (user_id, channel_id, last_read_message_id, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id, channel_id) DO UPDATE SET last_read_message_id = excluded.last_read_message_id, updated_at = excluded.updated_at`,
@@ -330,5 +332,13 @@ export class MessagesRepo {
   async search(channelId: string, words: string[], limit: number): Promise<MessageRow[]> {
     await this.searchBacklog.caughtUp();
     return this.db.all(this.searchStmt, this.db.dialect.search.param(words), channelId, limit);
+  }
+
+  /** The same over several channels in one statement (a server's search), newest first; none: nothing. */
+  async searchChannels(channelIds: string[], words: string[], limit: number): Promise<MessageRow[]> {
+    if (!channelIds.length) return [];
+    await this.searchBacklog.caughtUp();
+    const { search } = this.db.dialect;
+    return this.db.all(this.searchChannelsStmt, search.param(words), search.channelIds(channelIds), limit);
   }
 }

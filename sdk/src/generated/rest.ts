@@ -465,6 +465,21 @@ export interface Operations {
     };
     response: S.Member[];
   };
+  /** Search server messages `GET /api/v1/servers/{id}/search` */
+  searchServerMessages: {
+    method: "GET";
+    path: "/api/v1/servers/{id}/search";
+    args: {
+      params: {
+        id: string;
+      };
+      query: {
+        q: string;
+        limit?: string | number;
+      };
+    };
+    response: S.Message[];
+  };
   /** Set server icon `POST /api/v1/servers/{id}/icon` */
   setServerIcon: {
     method: "POST";
@@ -3372,6 +3387,7 @@ export const OPERATIONS = {
   updateServer: { method: "PUT", path: "/api/v1/servers/{id}", body: "json", answer: "json", security: "token" },
   deleteServer: { method: "DELETE", path: "/api/v1/servers/{id}", body: null, answer: "json", security: "token" },
   listMembers: { method: "GET", path: "/api/v1/servers/{id}/members", body: null, answer: "json", security: "token" },
+  searchServerMessages: { method: "GET", path: "/api/v1/servers/{id}/search", body: null, answer: "json", security: "token" },
   setServerIcon: { method: "POST", path: "/api/v1/servers/{id}/icon", body: "multipart", answer: "json", security: "token" },
   setServerBanner: { method: "POST", path: "/api/v1/servers/{id}/banner", body: "multipart", answer: "json", security: "token" },
   setServerBannerOffset: { method: "PATCH", path: "/api/v1/servers/{id}/banner-offset", body: "json", answer: "json", security: "token" },

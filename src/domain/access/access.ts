@@ -3,7 +3,7 @@ import type { ServerRow } from "../../store/servers-repo.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
 import type { AccessRole } from "../../store/access-repo.ts";
 import { nowSeconds } from "../../store/time.ts";
-import { forbidden, notFound } from "../shared/errors.ts";
+import { forbidden, notFound, type ApiError } from "../shared/errors.ts";
 import { PERMISSIONS, permissionNames } from "./permission-bits.ts";
 import {
   computeBasePermissions,
@@ -68,9 +68,21 @@ export function requireNotTimedOut(member: Pick<MemberContext, "timedOut">): voi
   if (member.timedOut) throw timedOutError();
 }
 
+/**
+ * The one rule of a caller in a channel: `permissions` there must hold VIEW_CHANNEL, then `bit`
+ * (none: 0). The 403 that refuses them, naming the bit, or null when they may. `requireChannel`
+ * throws it; `channelsOpenTo` leaves out the channels it refuses.
+ */
+function channelRefusal(permissions: number, member: MemberContext, bit: number): ApiError | null {
+  if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) return missingPermission(PERMISSIONS.VIEW_CHANNEL);
+  if (bit && !hasPermission(permissions, bit)) return missingPermission(bit, member);
+  return null;
+}
+
 /** A channel decision for a caller who also needs `bit` (none: 0), or the 403 naming it. */
 function withBit(decision: ChannelContext, bit: number): ChannelContext {
-  if (bit && !hasPermission(decision.permissions, bit)) throw missingPermission(bit, decision.member);
+  const refusal = channelRefusal(decision.permissions, decision.member, bit);
+  if (refusal) throw refusal;
   return decision;
 }
 
@@ -238,8 +250,23 @@ export class Access {
     const channel = await this.channel(channelId);
     const member = await this.member(channel.server_id, userId);
     const permissions = await this.channelPermissions(channel, member);
-    if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL)) throw missingPermission(PERMISSIONS.VIEW_CHANNEL);
+    const refusal = channelRefusal(permissions, member, 0);
+    if (refusal) throw refusal;
     return { channel, member, permissions };
+  }
+
+  /**
+   * The channels of the member's server that `requireChannel(id, member.userId, bit)` would let
+   * them into, by the same rule (VIEW_CHANNEL, then `bit`), in the server's channel order: for
+   * an operation over every channel at once (server-wide search). Worked out from the rows each
+   * time, one overrides read per channel, as the channel list does.
+   */
+  async channelsOpenTo(member: MemberContext, bit = 0): Promise<ChannelRow[]> {
+    const open: ChannelRow[] = [];
+    for (const channel of await this.store.channels.listByServer(member.server.id)) {
+      if (!channelRefusal(await this.channelPermissions(channel, member), member, bit)) open.push(channel);
+    }
+    return open;
   }
 
   /**

@@ -293,6 +293,19 @@ export class Messages {
     return words.length ? this.hydrate(await this.store.messages.search(channel.id, words, limit)) : [];
   }
 
+  /**
+   * The same search over every channel of a server that the channel search would let the
+   * member into (Access.channelsOpenTo with READ_MESSAGE_HISTORY), in one query; newest first.
+   * 404 for an unknown server, 403 for a non-member; no such channel: nothing found.
+   */
+  async searchServer(serverId: string, user: UserRow, query: string, limit: number): Promise<Message[]> {
+    const member = await this.access.member(serverId, user.id);
+    const words = searchWords(query);
+    if (!words.length) return [];
+    const channels = await this.access.channelsOpenTo(member, PERMISSIONS.READ_MESSAGE_HISTORY);
+    return this.hydrate(await this.store.messages.searchChannels(channels.map((channel) => channel.id), words, limit));
+  }
+
   async get(messageId: string, user: UserRow): Promise<Message> {
     const row = await this.find(messageId);
     await this.access.requireChannel(row.channel_id, user.id, PERMISSIONS.READ_MESSAGE_HISTORY);

@@ -5,11 +5,11 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { boundedText, displayName, integer, parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { body } from "../schemas.ts";
+import { SearchQuery, body } from "../schemas.ts";
 import { doc } from "../operation-doc.ts";
 import { twoFactorProof } from "../two-factor-proof.ts";
 import { FileField } from "../../reference/json-schema.ts";
-import { Success } from "../../domain/shared/shapes.ts";
+import { Message, Success } from "../../domain/shared/shapes.ts";
 import { Member, MutedServer, Server, ServerGif, ServerMute, ServerReadState } from "../responses/community.ts";
 
 /** Routes the spec marks "(2FA)" read the current code here when the account has 2FA on (403 when missing or wrong). */
@@ -52,7 +52,7 @@ const GifFields = v.object({
   kind: v.optional(v.picklist(["gif", "sticker"], "must be gif or sticker"), "gif"),
 });
 
-/** /api/v1/servers: servers, their settings and images, the caller's list, members. */
+/** /api/v1/servers: servers, their settings and images, the caller's list, members, search. */
 export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
   new Elysia({ prefix: "/api/v1/servers", tags: ["Servers"] })
     .use(auth)
@@ -78,6 +78,11 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
       { auth: true, detail: doc("deleteServer", Success, { errors: [429], headers: TWO_FACTOR_HEADER }) },
     )
     .get("/:id/members", ({ user, params }) => domain.members.list(params.id, user.id), { auth: true, detail: doc("listMembers", v.array(Member)) })
+    .get("/:id/search", ({ user, params, query }) => domain.messages.searchServer(params.id, user, query.q, query.limit ?? LIMITS.searchDefault), {
+      auth: true,
+      query: SearchQuery,
+      detail: doc("searchServerMessages", v.array(Message)),
+    })
     .post(
       "/:id/icon",
       async ({ user, params, request }) =>

@@ -18,6 +18,11 @@ export const postgresDialect: Dialect = {
       `SELECT ${columns} FROM messages m JOIN users u ON u.id = m.user_id
        WHERE m.channel_id = ?2 AND hearth_search_vector(m.content) @@ hearth_search_query(CAST(?1 AS text[]))
        ORDER BY m.id DESC LIMIT ?3`,
+    channelIds: (ids) => ids,
+    channelsMessages: (columns) =>
+      `SELECT ${columns} FROM messages m JOIN users u ON u.id = m.user_id
+       WHERE m.channel_id = ANY(CAST(?2 AS text[])) AND hearth_search_vector(m.content) @@ hearth_search_query(CAST(?1 AS text[]))
+       ORDER BY m.id DESC LIMIT ?3`,
     dmMessages: (columns) =>
       `SELECT ${columns} FROM dm_messages m JOIN users u ON u.id = m.user_id
          CROSS JOIN hearth_search_query(CAST(?1 AS text[])) AS q

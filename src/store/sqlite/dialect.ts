@@ -20,6 +20,10 @@ export const sqliteDialect: Dialect = {
     channelMessages: (columns) =>
       `SELECT ${columns} FROM messages_fts f JOIN messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
        WHERE messages_fts MATCH ?1 AND m.channel_id = ?2 ORDER BY m.id DESC LIMIT ?3`,
+    channelIds: (ids) => JSON.stringify(ids),
+    channelsMessages: (columns) =>
+      `SELECT ${columns} FROM messages_fts f JOIN messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
+       WHERE messages_fts MATCH ?1 AND m.channel_id IN (SELECT value FROM json_each(?2)) ORDER BY m.id DESC LIMIT ?3`,
     dmMessages: (columns) =>
       `SELECT ${columns} FROM dm_messages_fts f JOIN dm_messages m ON m.rowid = f.rowid JOIN users u ON u.id = m.user_id
        WHERE dm_messages_fts MATCH ?1 AND m.conversation_id = ?2 ORDER BY f.rank, m.id DESC LIMIT ?3`,
