@@ -6,7 +6,7 @@ import type { ComponentChildren, ComponentType } from "preact";
 import { useEffect, useErrorBoundary } from "preact/hooks";
 import { LocationProvider, Route, Router, useLocation } from "preact-iso/router";
 import lazy from "preact-iso/lazy";
-import { session } from "./state/app-state.ts";
+import { session, store } from "./state/app-state.ts";
 import { LoginPage } from "./pages/login.tsx";
 import { RegisterPage } from "./pages/register.tsx";
 import { ChatPage } from "./pages/chat.tsx";
@@ -20,6 +20,15 @@ import { IncomingCallDialog } from "./voice/call-ui.tsx";
 export function Redirect({ to }: { to: string }) {
   const { route } = useLocation();
   useEffect(() => route(to, true), [to]);
+  return null;
+}
+
+/** Lets what lives outside the pages (a clicked notification) open a page through the router. */
+function RouterBridge() {
+  const { route } = useLocation();
+  useEffect(() => {
+    store.notifier.navigate = (url) => route(url);
+  }, [route]);
   return null;
 }
 
@@ -76,6 +85,7 @@ export function App() {
           <Route default component={NotFoundPage} />
         </Router>
         <IncomingCallDialog />
+        <RouterBridge />
       </LocationProvider>
     </CrashGuard>
   );

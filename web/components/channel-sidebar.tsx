@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Server } from "../lib/wire-types.ts";
+import type { Channel, Server } from "../lib/wire-types.ts";
 import { channelTree } from "../lib/channel-tree.ts";
 import type { ServerState } from "../state/server-state.ts";
 import { InviteDialog } from "./server-dialogs.tsx";
@@ -8,11 +8,17 @@ import { Icon } from "./icons.tsx";
 import { session } from "../state/app-state.ts";
 import { settingsAccess } from "../pages/settings/access.ts";
 import { ConnectionBars } from "../voice/voice-bar.tsx";
+import { store } from "../state/app-state.ts";
+import { unreadLabel } from "../lib/notify-rules.ts";
+import { ContextMenu, menuAt, type MenuAt } from "./context-menu.tsx";
+import { notificationItems } from "./notification-menu.ts";
+import { MentionBadge } from "./mention-badge.tsx";
 
 /** The server's channels by category (only those the reader may view), plus "Invite people". */
 export function ChannelSidebar({ server, state, activeChannelId }: { server: Server; state: ServerState; activeChannelId: string | undefined }) {
   const [inviting, setInviting] = useState(false);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [menu, setMenu] = useState<{ at: MenuAt; channel: Channel } | null>(null);
   const channels = state.channels.value;
   const groups = channels ? channelTree(channels, state.categories.value) : [];
   // Server settings are offered to those who may change something there.
@@ -60,20 +66,30 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
                 )}
                 {open && (
                   <ul>
-                    {group.channels.map((channel) => (
-                      <li key={channel.id}>
-                        <a
-                          class={`channel-link${channel.id === activeChannelId ? " active" : ""}`}
-                          href={`/channels/${server.id}/${channel.id}`}
-                          aria-current={channel.id === activeChannelId ? "page" : undefined}
-                        >
-                          <span class="channel-icon">
-                            <Icon name={channel.type === "voice" ? "speaker" : "hash"} size={16} />
-                          </span>
-                          {channel.name}
-                        </a>
-                      </li>
-                    ))}
+                    {group.channels.map((channel) => {
+                      const shown = store.channelUnread(server.id, channel.id);
+                      const active = channel.id === activeChannelId;
+                      return (
+                        <li key={channel.id}>
+                          <a
+                            class={`channel-link${active ? " active" : ""}${shown.unread ? " unread" : ""}${shown.muted ? " muted" : ""}`}
+                            href={`/channels/${server.id}/${channel.id}`}
+                            aria-label={unreadLabel(channel.name, shown.unread, shown.mentions)}
+                            aria-current={active ? "page" : undefined}
+                            onContextMenu={(event) => {
+                              event.preventDefault();
+                              setMenu({ at: menuAt(event), channel });
+                            }}
+                          >
+                            <span class="channel-icon">
+                              <Icon name={channel.type === "voice" ? "speaker" : "hash"} size={16} />
+                            </span>
+                            <span class="channel-name">{channel.name}</span>
+                            <MentionBadge count={shown.mentions} />
+                          </a>
+                        </li>
+                      );
+                    })}
                     {group.channels.length === 0 && <li class="muted small pad">No channels</li>}
                   </ul>
                 )}
@@ -84,6 +100,24 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
       </nav>
       <ConnectionBars />
       <UserPanel />
+      {menu && (
+        <ContextMenu
+          label={`${menu.channel.name} options`}
+          at={menu.at}
+          onClose={() => setMenu(null)}
+          items={[
+            {
+              label: "Mark as read",
+              disabled: !store.readStates.get(menu.channel.id),
+              onSelect: () => {
+                const entry = store.readStates.get(menu.channel.id);
+                if (entry) store.readStates.markRead({ kind: "channel", channelId: menu.channel.id }, menu.channel.id, entry.last);
+              },
+            },
+            ...notificationItems("channel", menu.channel.id),
+          ]}
+        />
+      )}
       {inviting && <InviteDialog serverId={server.id} serverName={server.name} onClose={() => setInviting(false)} />}
     </div>
   );

@@ -8,10 +8,16 @@ import { Dialog } from "./dialog.tsx";
 import { UserPanel } from "./user-panel.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
 import { ConnectionBars } from "../voice/voice-bar.tsx";
+import type { Dm } from "../lib/wire-types.ts";
+import { unreadLabel } from "../lib/notify-rules.ts";
+import { ContextMenu, menuAt, type MenuAt } from "./context-menu.tsx";
+import { notificationItems } from "./notification-menu.ts";
+import { placeOf } from "../state/store.ts";
 
 /** The reader's DMs and group DMs, newest activity first, live from `dm:new`. */
 export function DmSidebar({ activeId }: { activeId: string | undefined }) {
   const [creating, setCreating] = useState(false);
+  const [menu, setMenu] = useState<{ at: MenuAt; dm: Dm } | null>(null);
   const dms = store.dms.value;
   return (
     <div class="sidebar">
@@ -32,9 +38,19 @@ export function DmSidebar({ activeId }: { activeId: string | undefined }) {
             {dms?.map((c) => {
               const name = dmName(c);
               const other = c.type === "dm" ? c.recipients[0] : undefined;
+              const shown = store.dmUnread(c.id);
               return (
                 <li key={c.id}>
-                  <a class={`channel-link dm${c.id === activeId ? " active" : ""}`} href={`/channels/@me/${c.id}`} aria-current={c.id === activeId ? "page" : undefined}>
+                  <a
+                    class={`channel-link dm${c.id === activeId ? " active" : ""}${shown.unread ? " unread" : ""}${shown.muted ? " muted" : ""}`}
+                    href={`/channels/@me/${c.id}`}
+                    aria-label={unreadLabel(name, shown.unread, 0)}
+                    aria-current={c.id === activeId ? "page" : undefined}
+                    onContextMenu={(event) => {
+                      event.preventDefault();
+                      setMenu({ at: menuAt(event), dm: c });
+                    }}
+                  >
                     <Avatar name={name} src={other?.avatar} size={28} status={other?.status} />
                     <span class="dm-name">{name}</span>
                     {c.type === "group" && <span class="muted small">{c.recipients.length + 1} members</span>}
@@ -47,6 +63,24 @@ export function DmSidebar({ activeId }: { activeId: string | undefined }) {
       </nav>
       <ConnectionBars />
       <UserPanel />
+      {menu && (
+        <ContextMenu
+          label={`${dmName(menu.dm)} options`}
+          at={menu.at}
+          onClose={() => setMenu(null)}
+          items={[
+            {
+              label: "Mark as read",
+              disabled: !store.readStates.get(menu.dm.id),
+              onSelect: () => {
+                const entry = store.readStates.get(menu.dm.id);
+                if (entry) store.readStates.markRead(placeOf(menu.dm), menu.dm.id, entry.last);
+              },
+            },
+            ...notificationItems("dm", menu.dm.id),
+          ]}
+        />
+      )}
       {creating && <NewGroupDialog onClose={() => setCreating(false)} />}
     </div>
   );

@@ -77,6 +77,37 @@ export function parseContent(content: string): ContentToken[] {
   return tokens;
 }
 
+/** Names for the mentions of `plainText`; an unknown one reads as a generic name. */
+export interface MentionNames {
+  user?: (id: string) => string | undefined;
+  role?: (id: string) => string | undefined;
+  channel?: (id: string) => string | undefined;
+}
+
+/** A message as plain text (a notification's body): mentions by name, custom emoji as `:name:`. */
+export function plainText(content: string, names: MentionNames = {}): string {
+  return parseContent(content)
+    .map((token) => {
+      switch (token.kind) {
+        case "text":
+          return token.text;
+        case "user":
+          return `@${names.user?.(token.id) ?? "someone"}`;
+        case "role":
+          return `@${names.role?.(token.id) ?? "role"}`;
+        case "channel":
+          return `#${names.channel?.(token.id) ?? "channel"}`;
+        case "emoji":
+          return `:${token.name}:`;
+        case "everyone":
+          return token.text;
+        case "link":
+          return token.url;
+      }
+    })
+    .join("");
+}
+
 /** The ids of the users a message mentions (to highlight a message that mentions the reader). */
 export function mentionedUserIds(content: string): string[] {
   return parseContent(content).flatMap((token) => (token.kind === "user" ? [token.id] : []));

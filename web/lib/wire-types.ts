@@ -37,6 +37,12 @@ export type CommandOption = S.CommandOption;
 export type ServerCommand = S.ServerCommand;
 export type Recipient = S.Recipient;
 export type Dm = S.Dm;
+/** A channel or DM with something unread (docs/read-states.md). */
+export type ReadState = S.ReadState;
+/** The account's notification preferences (docs/users.md). */
+export type NotificationSettings = S.NotificationSettings;
+/** One server's, channel's or DM's level and mute. */
+export type NotificationOverride = S.NotificationOverride;
 
 // The server settings (docs/invites.md, moderation.md, emojis.md, soundboard.md, webhooks.md, channels.md)
 

@@ -24,15 +24,20 @@ import { Icon } from "../components/icons.tsx";
 import { VoiceRoom } from "../voice/voice-room.tsx";
 import { CallButton } from "../voice/call-ui.tsx";
 import { channelLabel } from "../lib/format.ts";
+import { useReadTracking } from "../components/use-read-tracking.ts";
+import { NotificationPrompt } from "../components/notification-prompt.tsx";
 
 export function ChatPage() {
   const { params } = useRoute();
   const serverId = params.serverId ?? "@me";
   const me = session.value!.user;
   return (
-    <div class="chat">
-      <ServerRail activeServerId={serverId} />
-      {serverId === "@me" ? <DirectMessages dmId={params.channelId} me={me} /> : <ServerView serverId={serverId} channelId={params.channelId} me={me} />}
+    <div class="chat-page">
+      <NotificationPrompt />
+      <div class="chat">
+        <ServerRail activeServerId={serverId} />
+        {serverId === "@me" ? <DirectMessages dmId={params.channelId} me={me} /> : <ServerView serverId={serverId} channelId={params.channelId} me={me} />}
+      </div>
     </div>
   );
 }
@@ -94,10 +99,8 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
   onToggleMembers: () => void;
 }) {
   const timeline = store.channelTimeline(channel);
-  useEffect(() => {
-    store.openChannel(channel);
-    return () => store.closeChannel(channel.id);
-  }, [channel.id]);
+  useEffect(() => void store.openChannel(channel), [channel.id]);
+  const reading = useReadTracking(timeline);
   // A channel that became hidden (no event tells a member who lost its view): ask for the list again.
   const failed = timeline.error.value === "Channel not found";
   useEffect(() => {
@@ -126,6 +129,7 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
   return (
     <PlaceView
       value={value}
+      {...reading}
       above={channel.type === "voice" ? <VoiceRoom server={server} state={state} channel={channel} me={me} /> : undefined}
       chat={!voiceWithoutChat}
       title={
@@ -203,6 +207,7 @@ function FirstSteps({ name }: { name: string }) {
 function DmPlace({ dm, me }: { dm: Dm; me: MeUser }) {
   const timeline = store.dmTimeline(dm);
   useEffect(() => void timeline.open(), [dm.id]);
+  const reading = useReadTracking(timeline);
   const name = dmName(dm);
   const other = dm.type === "dm" ? dm.recipients[0] : undefined;
   const label = dm.type === "dm" ? `@${other?.username ?? name}` : name;
@@ -223,6 +228,7 @@ function DmPlace({ dm, me }: { dm: Dm; me: MeUser }) {
   return (
     <PlaceView
       value={value}
+      {...reading}
       tools={<CallButton dm={dm} />}
       title={label}
       topic={other ? STATUS_LABELS[other.status] : `${dm.recipients.length + 1} members: ${people.map((p) => p.username).join(", ")}`}

@@ -8,6 +8,7 @@ import { effect, signal } from "@preact/signals";
 import { Gateway, RestClient } from "../../sdk/src/client.ts";
 import type { MeUser, Session } from "../lib/wire-types.ts";
 import { ChatStore } from "./store.ts";
+import { titleWithCount } from "../lib/notify-rules.ts";
 
 const STORAGE_KEY = "hearth.session";
 
@@ -105,4 +106,9 @@ effect(() => {
   store.start();
   // The stored user may be stale (or the token revoked): ask once; a 401 ends the session.
   rest.request("getMe").then(updateUser, () => {});
+});
+
+// The tab's title counts what waits for the reader: "(3) Hearth".
+effect(() => {
+  document.title = titleWithCount(document.title, store.badgeCount.value);
 });

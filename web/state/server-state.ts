@@ -17,22 +17,33 @@ export class ServerState {
   readonly commands = signal<ServerCommand[]>([]);
   readonly error = signal<string | null>(null);
   private loaded = false;
+  private channelsAsked = false;
   private timers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(
     readonly id: string,
     private readonly rest: RestClient,
+    /** Told each time the channel list is loaded (the store joins their rooms, for unread state). */
+    private readonly onChannels: (channels: Channel[]) => void = () => {},
   ) {}
 
   /** Loads everything once; later calls do nothing. */
   ensureLoaded(): void {
     if (this.loaded) return;
     this.loaded = true;
-    void this.reloadChannels();
+    if (!this.channelsAsked) void this.reloadChannels();
+    this.channelsAsked = true;
     void this.reloadMembers();
     void this.reloadRoles();
     void this.reloadEmojis();
     void this.reloadCommands();
+  }
+
+  /** Loads the channel list only (every server's, for its unread state), once. */
+  ensureChannels(): void {
+    if (this.channelsAsked) return;
+    this.channelsAsked = true;
+    void this.reloadChannels();
   }
 
   async reloadChannels(): Promise<void> {
@@ -42,6 +53,7 @@ export class ServerState {
         this.channels.value = list.channels;
         this.categories.value = list.categories;
       });
+      this.onChannels(list.channels);
     } catch (error) {
       this.error.value = errorMessage(error);
     }
@@ -81,7 +93,7 @@ export class ServerState {
 
   /** Coalesces reloads that many events in a row would ask for (a role edit touches every member). */
   later(what: "channels" | "members" | "roles" | "commands", delayMs = 150): void {
-    if (!this.loaded || this.timers.has(what)) return;
+    if (!(this.loaded || (what === "channels" && this.channelsAsked)) || this.timers.has(what)) return;
     this.timers.set(
       what,
       setTimeout(() => {
@@ -99,6 +111,7 @@ export class ServerState {
     if (!list) return;
     const index = list.findIndex((c) => c.id === channel.id);
     this.channels.value = index === -1 ? [...list, channel] : list.map((c) => (c.id === channel.id ? channel : c));
+    if (index === -1) this.onChannels([channel]);
   }
 
   removeChannel(channelId: string): void {

@@ -2,13 +2,32 @@
  * The gateway store: the reader's servers and DMs, each server's state and each
  * place's timeline, kept current by the gateway's events. Components read its signals.
  */
-import { signal } from "@preact/signals";
+import { computed, signal } from "@preact/signals";
 import type { Gateway, GatewayEventName, Listener, RestClient } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { MessagePlace } from "./place-requests.ts";
 import type { Channel, Dm, MeUser, Message, PresenceStatus, Role, Server } from "../lib/wire-types.ts";
 import { ServerState } from "./server-state.ts";
 import { Timeline } from "./timeline.ts";
+import { ReadStates } from "./read-states.ts";
+import { NotificationSettingsState } from "./notification-settings.ts";
+import { Notifier, type NotifiedPlace } from "./notifier.ts";
+import { mayMention, notifies } from "../lib/notify-rules.ts";
+import { plainText } from "../lib/content.ts";
+
+/**
+ * Channel rooms are joined for every visible channel (their messages make them unread), paced
+ * under the gateway's room-join limit (docs/gateway.md, "Limits": 200 at once, 20 a second).
+ */
+const ROOM_BURST = 150;
+const ROOM_JOINS_PER_SECOND = 15;
+
+/** What a list shows for a channel, a server or a DM (docs/web.md, "Unread and notifications"). */
+export interface UnreadShown {
+  unread: boolean;
+  mentions: number;
+  muted: boolean;
+}
 
 /** A room the server refuses (a server left, a channel no longer visible) shows in what REST answers: nothing to tell here. */
 const quietly = (done: Promise<unknown>) => void done.catch(() => {});
@@ -33,15 +52,41 @@ export class ChatStore {
   readonly selfStatus = signal<PresenceStatus | null>(null);
   /** True while the gateway is connected (rooms joined again after a reconnect). */
   readonly connected = signal(false);
+  /** The channel or DM the reader has open (null: none), for notifications and read marks. */
+  readonly viewing = signal<string | null>(null);
+  readonly readStates: ReadStates;
+  readonly notifications: NotificationSettingsState;
+  readonly notifier = new Notifier();
+  /** The tab title's count: mentions plus unread DMs. */
+  readonly badgeCount = computed(() => {
+    const unread = this.readStates.unread.value;
+    const dms = new Set((this.dms.value ?? []).map((d) => d.id));
+    let count = 0;
+    for (const [id, entry] of unread) {
+      if (dms.has(id)) count += this.notifications.isMuted("dm", id) ? 0 : 1;
+      else count += entry.mentions;
+    }
+    return count;
+  });
   private states = new Map<string, ServerState>();
   private timelines = new Map<string, Timeline>();
   private unsubscribe: (() => void)[] = [];
+  private joinedChannels = new Set<string>();
+  private roomQueue: string[] = [];
+  private roomTokens = ROOM_BURST;
+  private roomRefilledAt = Date.now();
+  private roomTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The newest message of each place that may notify once the server counts it as a mention. */
+  private awaitingMention = new Map<string, Message>();
 
   constructor(
     readonly rest: RestClient,
     readonly gateway: Gateway,
     private readonly me: () => MeUser | null,
   ) {
+    this.readStates = new ReadStates(rest);
+    this.notifications = new NotificationSettingsState(rest);
+    this.readStates.onMentionsGrew = (channelId) => this.mentionsGrew(channelId);
     gateway.on("ready", () => (this.connected.value = true));
     gateway.on("disconnected", () => (this.connected.value = false));
     gateway.on("closed", () => (this.connected.value = false));
@@ -51,6 +96,7 @@ export class ChatStore {
       if (recovered) return;
       void this.loadServers();
       void this.loadDms();
+      void this.readStates.load();
       for (const state of this.states.values()) {
         state.later("channels", 0);
         state.later("members", 0);
@@ -65,6 +111,8 @@ export class ChatStore {
     this.bindEvents();
     void this.loadServers();
     void this.loadDms();
+    void this.readStates.load();
+    void this.notifications.load();
   }
 
   /**
@@ -84,6 +132,14 @@ export class ChatStore {
     for (const timeline of this.timelines.values()) timeline.dispose();
     this.states.clear();
     this.timelines.clear();
+    this.readStates.reset();
+    this.notifications.reset();
+    this.joinedChannels.clear();
+    this.roomQueue = [];
+    if (this.roomTimer) clearTimeout(this.roomTimer);
+    this.roomTimer = null;
+    this.awaitingMention.clear();
+    this.viewing.value = null;
     this.servers.value = null;
     this.dms.value = null;
     this.serversError.value = null;
@@ -95,7 +151,10 @@ export class ChatStore {
       const servers = await this.rest.request("listServers");
       this.servers.value = servers;
       this.serversError.value = null;
-      for (const server of servers) quietly(this.gateway.joinServer(server.id));
+      for (const server of servers) {
+        quietly(this.gateway.joinServer(server.id));
+        this.serverState(server.id).ensureChannels();
+      }
     } catch (error) {
       this.serversError.value = errorMessage(error);
     }
@@ -114,23 +173,164 @@ export class ChatStore {
     const list = this.servers.value ?? [];
     if (!list.some((s) => s.id === server.id)) this.servers.value = [...list, server];
     quietly(this.gateway.joinServer(server.id));
+    this.serverState(server.id).ensureChannels();
   }
 
   private forgetServer(serverId: string): void {
     this.servers.value = (this.servers.value ?? []).filter((s) => s.id !== serverId);
+    for (const channel of this.states.get(serverId)?.channels.value ?? []) {
+      this.readStates.forget(channel.id);
+      this.joinedChannels.delete(channel.id);
+      quietly(this.gateway.leaveChannel(channel.id));
+    }
     this.states.get(serverId)?.dispose();
     this.states.delete(serverId);
     quietly(this.gateway.leaveServer(serverId));
   }
 
+  /** A server's state, loaded in full (its page is shown). */
   server(serverId: string): ServerState {
-    let state = this.states.get(serverId);
-    if (!state) {
-      state = new ServerState(serverId, this.rest);
-      this.states.set(serverId, state);
-    }
+    const state = this.serverState(serverId);
     state.ensureLoaded();
     return state;
+  }
+
+  private serverState(serverId: string): ServerState {
+    let state = this.states.get(serverId);
+    if (!state) {
+      state = new ServerState(serverId, this.rest, (channels) => {
+        for (const channel of channels) this.joinRoom(channel.id);
+      });
+      this.states.set(serverId, state);
+    }
+    return state;
+  }
+
+  // Channel rooms ---------------------------------------------------------------------
+
+  private joinRoom(channelId: string): void {
+    if (this.joinedChannels.has(channelId)) return;
+    this.joinedChannels.add(channelId);
+    this.roomQueue.push(channelId);
+    this.pumpRooms();
+  }
+
+  private pumpRooms(): void {
+    const now = Date.now();
+    this.roomTokens = Math.min(ROOM_BURST, this.roomTokens + ((now - this.roomRefilledAt) / 1000) * ROOM_JOINS_PER_SECOND);
+    this.roomRefilledAt = now;
+    while (this.roomTokens >= 1 && this.roomQueue.length) {
+      const channelId = this.roomQueue.shift()!;
+      this.roomTokens--;
+      this.gateway.joinChannel(channelId).catch(() => this.joinedChannels.delete(channelId));
+    }
+    if (this.roomQueue.length && !this.roomTimer) {
+      this.roomTimer = setTimeout(() => {
+        this.roomTimer = null;
+        this.pumpRooms();
+      }, 1000 / ROOM_JOINS_PER_SECOND);
+    }
+  }
+
+  // Unread state ----------------------------------------------------------------------
+
+  channelUnread(serverId: string, channelId: string): UnreadShown {
+    const entry = this.readStates.unread.value.get(channelId);
+    const muted = this.notifications.channelMuted(serverId, channelId);
+    return { unread: Boolean(entry) && !muted, mentions: entry?.mentions ?? 0, muted };
+  }
+
+  /** A server is unread when one of its unmuted channels is (a muted server: its mentions only). */
+  serverUnread(serverId: string): UnreadShown {
+    const muted = this.notifications.isMuted("server", serverId);
+    let unread = false;
+    let mentions = 0;
+    for (const channel of this.states.get(serverId)?.channels.value ?? []) {
+      const shown = this.channelUnread(serverId, channel.id);
+      unread ||= shown.unread;
+      mentions += shown.mentions;
+    }
+    return { unread: unread && !muted, mentions, muted };
+  }
+
+  dmUnread(dmId: string): UnreadShown {
+    const muted = this.notifications.isMuted("dm", dmId);
+    return { unread: this.readStates.unread.value.has(dmId) && !muted, mentions: 0, muted };
+  }
+
+  /** How many DMs have unread messages (muted ones left out). */
+  unreadDmCount(): number {
+    return (this.dms.value ?? []).filter((d) => this.dmUnread(d.id).unread).length;
+  }
+
+  /** Marks an open place read up to the newest message it has loaded. */
+  markPlaceRead(timeline: Timeline): void {
+    const newest = timeline.messages.value[timeline.messages.value.length - 1];
+    const entry = this.readStates.get(timeline.key);
+    if (!entry) return;
+    this.readStates.markRead(timeline.place, timeline.key, newest && newest.id > entry.last ? newest.id : entry.last);
+  }
+
+  async markServerRead(serverId: string): Promise<void> {
+    const channels = (this.states.get(serverId)?.channels.value ?? []).map((c) => c.id);
+    await this.readStates.markServerRead(serverId, channels);
+  }
+
+  // Notifications ---------------------------------------------------------------------
+
+  /** A message from someone else arrived: it notifies now, or once the server counts it as a mention. */
+  private arrived(message: Message, placeId: string): void {
+    const me = this.me();
+    if (!me || message.user_id === me.id || this.notifications.mutedUsers.value.has(message.user_id)) return;
+    const where = this.notifiedPlace(message, placeId);
+    if (!where || where.muted || this.reading(placeId)) return;
+    if (where.level === "all") this.notify(message, where.place);
+    else if (where.level === "mentions") this.awaitingMention.set(placeId, message);
+  }
+
+  private mentionsGrew(channelId: string): void {
+    const message = this.awaitingMention.get(channelId);
+    this.awaitingMention.delete(channelId);
+    if (!message || this.reading(channelId)) return;
+    const where = this.notifiedPlace(message, channelId);
+    if (where && !where.muted && where.level !== "none") this.notify(message, where.place);
+  }
+
+  private reading(placeId: string): boolean {
+    return this.viewing.value === placeId && document.visibilityState === "visible";
+  }
+
+  private notify(message: Message, place: NotifiedPlace): void {
+    const account = this.notifications.account.value;
+    this.notifier.raise(message, place, { desktop: account?.desktop ?? true, sound: account?.sounds ?? true });
+  }
+
+  /** Where a message notifies and at which level; DMs notify for every message unless set to nothing. */
+  private notifiedPlace(message: Message, placeId: string): { place: NotifiedPlace; level: "all" | "mentions" | "none"; muted: boolean } | null {
+    const dm = this.dms.value?.find((d) => d.id === placeId);
+    if (dm) {
+      const level = this.notifications.dmLevel(dm.id);
+      return {
+        place: { id: dm.id, url: `/channels/@me/${dm.id}`, title: dmName(dm), text: plainText(message.content, { user: (id) => dm.recipients.find((r) => r.id === id)?.username }) },
+        level: level === "none" ? "none" : "all",
+        muted: this.notifications.isMuted("dm", dm.id),
+      };
+    }
+    const state = this.stateOfChannel(placeId);
+    const server = state && this.servers.value?.find((s) => s.id === state.id);
+    const channel = state?.channels.value?.find((c) => c.id === placeId);
+    if (!state || !server || !channel) return null;
+    const text = plainText(message.content, {
+      user: (id) => state.members.value?.find((m) => m.user_id === id)?.username ?? (id === this.me()?.id ? this.me()?.username : undefined),
+      role: (id) => state.roles.value.find((r) => r.id === id)?.name,
+      channel: (id) => state.channels.value?.find((c) => c.id === id)?.name,
+    });
+    const serverDefault = server.settings.default_notifications === "mentions" ? "mentions" : "all";
+    return {
+      place: { id: channel.id, url: `/channels/${server.id}/${channel.id}`, title: `#${channel.name} (${server.name})`, text },
+      level: this.notifications.channelLevel(server.id, channel.id, serverDefault),
+      muted: this.notifications.channelMuted(server.id, channel.id),
+    };
   }
 
   /** The timeline of a channel; the gateway delivers its events while it is open. */
@@ -151,17 +351,16 @@ export class ChatStore {
     return timeline;
   }
 
-  /** Shows a channel: joins its room, then loads (first time) or catches up (after being away). */
+  /**
+   * Shows a channel: its room is joined (it stays joined while the channel is visible: its
+   * messages make it unread), then it loads (first time) or catches up (after being away).
+   */
   openChannel(channel: Channel): Timeline {
     const timeline = this.channelTimeline(channel);
-    quietly(this.gateway.joinChannel(channel.id));
+    this.joinRoom(channel.id);
     if (timeline.status.value === "ready") void timeline.refresh();
     else void timeline.open();
     return timeline;
-  }
-
-  closeChannel(channelId: string): void {
-    quietly(this.gateway.leaveChannel(channelId));
   }
 
   /** The DM with `userId`, opened (created when new) and put in the list. */
@@ -178,6 +377,7 @@ export class ChatStore {
 
   private removeDm(dmId: string): void {
     this.dms.value = (this.dms.value ?? []).filter((c) => c.id !== dmId);
+    this.readStates.forget(dmId);
   }
 
   /** Servers whose state is loaded, to look a channel or role up by id. */
@@ -258,7 +458,11 @@ export class ChatStore {
 
     on("channel:created", (c) => this.states.get(c.server_id)?.upsertChannel(c));
     on("channel:updated", (c) => this.states.get(c.server_id)?.upsertChannel(c));
-    on("channel:deleted", (c) => this.states.get(c.server_id)?.removeChannel(c.id));
+    on("channel:deleted", (c) => {
+      this.states.get(c.server_id)?.removeChannel(c.id);
+      this.readStates.forget(c.id);
+      this.joinedChannels.delete(c.id);
+    });
     // An override can show or hide channels: the list is asked again (it is filtered by the server).
     on("channel:permissions-updated", (p) => {
       const state = this.stateOfChannel(p.channelId);
@@ -271,9 +475,17 @@ export class ChatStore {
       else for (const s of this.states.values()) s.later("channels");
     });
 
-    on("message:new", (m: Message) => this.timelines.get(m.channel_id)?.receive(m));
+    on("message:new", (m: Message) => {
+      this.timelines.get(m.channel_id)?.receive(m);
+      const me = this.me()?.id ?? "";
+      this.readStates.received(m.channel_id, m.id, m.user_id === me, mayMention(m.content, m.reply_to, me));
+      this.arrived(m, m.channel_id);
+    });
     on("message:update", (m: Message) => this.timelines.get(m.channel_id)?.update(m));
-    on("message:deleted", (p) => this.timelines.get(p.channelId)?.remove(p.messageId));
+    on("message:deleted", (p) => {
+      this.timelines.get(p.channelId)?.remove(p.messageId);
+      this.readStates.deleted(p.channelId);
+    });
     on("message:reaction", (p) => {
       const timeline = this.timelines.get(p.channelId);
       if (!timeline) return;
@@ -292,11 +504,17 @@ export class ChatStore {
       this.timelines.get(dmId)?.receive(m);
       const list = this.dms.value;
       const known = list?.find((c) => c.id === dmId);
-      if (known) this.upsertDm({ ...known, last_message_at: m.created_at });
-      else void this.loadDms();
+      this.readStates.received(dmId, m.id, isMe(m.user_id), false);
+      if (known) {
+        this.upsertDm({ ...known, last_message_at: m.created_at });
+        this.arrived(m, dmId);
+      } else void this.loadDms().then(() => this.arrived(m, dmId));
     });
     on("dm:update", (m: Message) => this.timelines.get(m.conversation_id ?? m.channel_id)?.update(m));
-    on("dm:deleted", (p) => this.timelines.get(p.conversationId)?.remove(p.messageId));
+    on("dm:deleted", (p) => {
+      this.timelines.get(p.conversationId)?.remove(p.messageId);
+      this.readStates.deleted(p.conversationId);
+    });
     on("dm:typing:start", (p) => {
       if (!isMe(p.userId)) this.timelines.get(p.conversationId)?.startTyping(p.userId, p.username ?? "Someone");
     });
@@ -306,6 +524,8 @@ export class ChatStore {
       const list = this.dms.value ?? [];
       this.dms.value = list.some((x) => x.id === c.id) ? list.map((x) => (x.id === c.id ? c : x)) : [c, ...list];
     });
+    on("read-state:update", (p) => this.readStates.applyUpdate(p));
+    on("notifications:update", (p) => this.notifications.apply(p));
     on("dm:group:removed", (p) => this.removeDm(p.conversationId));
     on("dm:group:deleted", (p) => this.removeDm(p.conversationId));
   }
