@@ -94,6 +94,13 @@ describe("migration 15 (message-attachment-flag)", () => {
     const plain = await store.messages.insert({ ...base, content: "plain" });
     expect(withFiles.has_attachments).toBe(1);
     expect(plain.has_attachments).toBe(0);
+    // A reader and a DM, for migration 19's back-fill of each channel's and DM's newest message.
+    const reader = await store.users.create({ username: "bo", email: "bo@x.test", passwordHash: "h", isBot: false });
+    if (!reader.ok) throw new Error("create failed");
+    await store.members.add(server.id, reader.user.id);
+    const dm = (await store.dms.openDm(created.user.id, reader.user.id)).row;
+    await store.dms.createMessage({ dmId: dm.id, userId: created.user.id, content: "first", replyTo: null, attachments: [] });
+    const newestDm = await store.dms.createMessage({ dmId: dm.id, userId: created.user.id, content: "second", replyTo: null, attachments: [] });
     // Back to a database of version 14: the column gone, as a build before it left it.
     // Migration 19's triggers: per statement on SQLite, one function each on PostgreSQL.
     const lastMessageTriggers =
@@ -109,6 +116,9 @@ describe("migration 15 (message-attachment-flag)", () => {
     expect((await upgraded.messages.findById(withFiles.id))!.has_attachments).toBe(1);
     // Attachments stored before version 20 have no dimensions (their files are not read again).
     expect((await upgraded.messages.attachments([withFiles.id])).map((f) => [f.width, f.height])).toEqual([[null, null], [null, null]]);
+    // Migration 19 filled the newest message of the messages already stored: they are unread.
+    expect((await upgraded.readStates.unreadChannelsOf(reader.user.id)).map((r) => [r.channel_id, r.last_message_id])).toEqual([[channel!.id, plain.id]]);
+    expect((await upgraded.readStates.unreadDmsOf(reader.user.id)).map((r) => [r.conversation_id, r.last_message_id])).toEqual([[dm.id, newestDm.id]]);
     await upgraded.close();
   });
 });
