@@ -16,8 +16,9 @@ import { mayMention, notifies } from "../lib/notify-rules.ts";
 import { plainText } from "../lib/content.ts";
 
 /**
- * Channel rooms are joined for every visible channel (their messages make them unread), paced
- * under the gateway's room-join limit (docs/gateway.md, "Limits": 200 at once, 20 a second).
+ * Server rooms and the rooms of every visible channel (their messages make them unread) are
+ * joined paced, under the gateway's room-join limit (docs/gateway.md, "Limits": 200 at once, 20 a
+ * second), servers first.
  */
 const ROOM_BURST = 150;
 const ROOM_JOINS_PER_SECOND = 15;
@@ -72,7 +73,7 @@ export class ChatStore {
   private timelines = new Map<string, Timeline>();
   private unsubscribe: (() => void)[] = [];
   private joinedChannels = new Set<string>();
-  private roomQueue: string[] = [];
+  private roomQueue: { server: boolean; id: string }[] = [];
   private roomTokens = ROOM_BURST;
   private roomRefilledAt = Date.now();
   private roomTimer: ReturnType<typeof setTimeout> | null = null;
@@ -152,7 +153,7 @@ export class ChatStore {
       this.servers.value = servers;
       this.serversError.value = null;
       for (const server of servers) {
-        quietly(this.gateway.joinServer(server.id));
+        this.joinServerRoom(server.id);
         this.serverState(server.id).ensureChannels();
       }
     } catch (error) {
@@ -172,7 +173,7 @@ export class ChatStore {
   addServer(server: Server): void {
     const list = this.servers.value ?? [];
     if (!list.some((s) => s.id === server.id)) this.servers.value = [...list, server];
-    quietly(this.gateway.joinServer(server.id));
+    this.joinServerRoom(server.id);
     this.serverState(server.id).ensureChannels();
   }
 
@@ -211,7 +212,13 @@ export class ChatStore {
   private joinRoom(channelId: string): void {
     if (this.joinedChannels.has(channelId)) return;
     this.joinedChannels.add(channelId);
-    this.roomQueue.push(channelId);
+    this.roomQueue.push({ server: false, id: channelId });
+    this.pumpRooms();
+  }
+
+  private joinServerRoom(serverId: string): void {
+    const firstChannel = this.roomQueue.findIndex((r) => !r.server);
+    this.roomQueue.splice(firstChannel === -1 ? this.roomQueue.length : firstChannel, 0, { server: true, id: serverId });
     this.pumpRooms();
   }
 
@@ -220,9 +227,10 @@ export class ChatStore {
     this.roomTokens = Math.min(ROOM_BURST, this.roomTokens + ((now - this.roomRefilledAt) / 1000) * ROOM_JOINS_PER_SECOND);
     this.roomRefilledAt = now;
     while (this.roomTokens >= 1 && this.roomQueue.length) {
-      const channelId = this.roomQueue.shift()!;
+      const room = this.roomQueue.shift()!;
       this.roomTokens--;
-      this.gateway.joinChannel(channelId).catch(() => this.joinedChannels.delete(channelId));
+      if (room.server) quietly(this.gateway.joinServer(room.id));
+      else this.gateway.joinChannel(room.id).catch(() => this.joinedChannels.delete(room.id));
     }
     if (this.roomQueue.length && !this.roomTimer) {
       this.roomTimer = setTimeout(() => {
