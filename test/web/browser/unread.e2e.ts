@@ -38,22 +38,22 @@ async function send(user: TestUser, channelId: string, content: string): Promise
 /** Every desktop notification the page raises is kept (the real Notification, subclassed) so a test can read and click it. */
 async function recordNotifications(person: Person, grant: boolean): Promise<void> {
   if (grant) await person.context.grantPermissions(["notifications"], { origin: suite.server.url });
-  await person.context.addInitScript(() => {
+  // A string: the page's DOM types are not this project's (tsconfig has no "dom" lib).
+  await person.context.addInitScript(`
     const Real = window.Notification;
-    const seen: { title: string; body: string; notification: Notification }[] = [];
-    (window as unknown as { __notifications: typeof seen }).__notifications = seen;
+    const seen = [];
+    window.__notifications = seen;
     window.Notification = class extends Real {
-      constructor(title: string, options?: NotificationOptions) {
+      constructor(title, options) {
         super(title, options);
-        seen.push({ title, body: options?.body ?? "", notification: this });
+        seen.push({ title, body: (options && options.body) || "", notification: this });
       }
-    } as typeof Notification;
-  });
+    };
+  `);
   await person.page.reload();
 }
 
-const notifications = (page: Page) =>
-  page.evaluate(() => (window as unknown as { __notifications: { title: string; body: string }[] }).__notifications.map(({ title, body }) => ({ title, body })));
+const notifications = (page: Page) => page.evaluate("window.__notifications.map(({ title, body }) => ({ title, body }))") as Promise<{ title: string; body: string }[]>;
 
 test("unread channels and mentions in another channel and another server show in the names and the title, and clear on reading here and on the other device", async () => {
   const alice = await suite.server.register(uniqueName("alice"));
@@ -135,10 +135,10 @@ test("opening an unread channel shows a 'New messages' divider above the first u
   await channelList(b.page).getByRole("link", { name: "news", exact: true }).waitFor();
 
   // A message while the tab is hidden is not read by being on screen; Escape reads it.
-  await b.page.evaluate(() => {
+  await b.page.evaluate(`
     Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
     document.dispatchEvent(new Event("visibilitychange"));
-  });
+  `);
   await send(alice, news, "while you were away");
   await messageWith(b.page, "while you were away").waitFor();
   await channelList(b.page).getByRole("link", { name: "news, unread", exact: true }).waitFor();
@@ -176,10 +176,7 @@ test("DMs: unread in the list, the 'Direct messages' button and the title; a des
   expect(raised[0]).toEqual({ title: `${alice.username} · #side (Notify Hall)`, body: `look at this @${bob.username}` });
 
   // Clicking it opens the channel at the message.
-  await b.page.evaluate(() => {
-    const seen = (window as unknown as { __notifications: { notification: Notification }[] }).__notifications;
-    seen[0]!.notification.dispatchEvent(new Event("click"));
-  });
+  await b.page.evaluate(`window.__notifications[0].notification.dispatchEvent(new Event("click"))`);
   await b.page.waitForURL(`**/channels/${serverId}/${side}`);
   await messageWith(b.page, "look at this").waitFor();
   await channelList(b.page).getByRole("link", { name: "side", exact: true }).waitFor();
@@ -220,7 +217,7 @@ test("a muted channel is dimmed and never notifies; the prompt asks before the b
     expect(setting.body).toMatchObject({ muted: true, muted_until: null });
   });
   const noisyLink = channelList(b.page).getByRole("link", { name: "noisy", exact: true });
-  await eventually(async () => expect(Number(await noisyLink.evaluate((el) => getComputedStyle(el).opacity))).toBeLessThan(0.6));
+  await eventually(async () => expect(Number(await noisyLink.evaluate((el) => (el.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { opacity: string } }).getComputedStyle(el).opacity))).toBeLessThan(0.6));
   await send(alice, noisy, "spam spam spam");
   // A message elsewhere would notify: the page asks first with its own prompt.
   await send(alice, other, "a real message");
