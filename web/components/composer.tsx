@@ -157,14 +157,17 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     const wire = buildCommandWire(command.name, command.options, values, sharesName(commands, command.name) ? command.bot_id : null);
     setBusy(true);
     setError(null);
+    // Waiting starts before the send: the bot may answer before the send's own answer comes back.
+    const wait = timeline.expectAnswer(command.bot_id, `${command.bot_name} did not answer /${command.name}.`);
     try {
       const sent = await sendMessage(rest, place.place, { content: wire });
       timeline.receive(sent);
-      timeline.awaitAnswer(sent.id, command.bot_id, `${command.bot_name} did not answer /${command.name}.`);
+      wait.sent(sent.id);
       setCommand(null);
       onSent();
       requestAnimationFrame(() => box.current?.focus());
     } catch (failure) {
+      wait.cancel();
       setError(errorMessage(failure));
     } finally {
       setBusy(false);
@@ -176,6 +179,10 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     if (!content && files.length === 0) return;
     setBusy(true);
     setError(null);
+    // A command typed out by hand waits for its bot like one chosen from the list, from before the send.
+    const typed = /^\/([\w-]{1,32})(?=\s|$)/.exec(content);
+    const bots = typed ? commands.filter((c) => c.name === typed[1]!.toLowerCase()) : [];
+    const wait = bots.length === 1 ? timeline.expectAnswer(bots[0]!.bot_id, `${bots[0]!.bot_name} did not answer /${bots[0]!.name}.`) : null;
     try {
       const sent =
         files.length > 0
@@ -183,15 +190,13 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
           : await sendMessage(rest, place.place, { content, reply_to: replyTo?.id ?? null });
       typing.stop();
       timeline.receive(sent);
-      // A command typed out by hand waits for its bot like one chosen from the list.
-      const typed = /^\/([\w-]{1,32})(?=\s|$)/.exec(content);
-      const bots = typed ? commands.filter((c) => c.name === typed[1]!.toLowerCase()) : [];
-      if (bots.length === 1) timeline.awaitAnswer(sent.id, bots[0]!.bot_id, `${bots[0]!.bot_name} did not answer /${bots[0]!.name}.`);
+      wait?.sent(sent.id);
       setText("");
       setFiles([]);
       onCancelReply();
       onSent();
     } catch (failure) {
+      wait?.cancel();
       setError(errorMessage(failure));
     } finally {
       setBusy(false);

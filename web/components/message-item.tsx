@@ -10,6 +10,7 @@ import { deleteMessage, editMessage } from "../state/place-requests.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { Attachment, Message } from "../lib/wire-types.ts";
 import { formatFileSize, formatFullTime, formatMessageTime } from "../lib/format.ts";
+import { imageBox } from "../lib/image-box.ts";
 import { can } from "../lib/permissions.ts";
 import { Avatar } from "./avatar.tsx";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
@@ -47,6 +48,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
   const pinned = timeline.pinned.value?.has(message.id) ?? false;
   const reactions = timeline.reactions.value.get(message.id) ?? [];
   const notice = timeline.notices.value.get(message.id);
+  const highlighted = timeline.highlight.value === message.id;
   const mentionsMe = message.content.includes(`<@${me.id}>`) || message.content.includes(`<@!${me.id}>`);
   const authorId = `m-${message.id}-author`;
   const timeId = `m-${message.id}-time`;
@@ -75,7 +77,12 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
   };
 
   return (
-    <article class={`message${grouped ? " grouped" : ""}${mentionsMe ? " mentions-me" : ""}`} aria-labelledby={`${authorId} ${timeId}`} data-message-id={message.id}>
+    <article
+      class={`message${grouped ? " grouped" : ""}${mentionsMe ? " mentions-me" : ""}${highlighted ? " highlighted" : ""}`}
+      aria-labelledby={`${authorId} ${timeId}`}
+      aria-current={highlighted ? "true" : undefined}
+      data-message-id={message.id}
+    >
       <div class="message-gutter">
         {grouped ? (
           <time class="hover-time" dateTime={new Date(message.created_at * 1000).toISOString()} title={formatFullTime(message.created_at)}>
@@ -86,7 +93,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
         )}
       </div>
       <div class="message-body">
-        {message.reply_to && <ReplyPreview replyTo={message.reply_to} />}
+        {message.reply_to && <ReplyPreview replyTo={message.reply_to} messageId={message.id} />}
         <div class={grouped ? "message-header visually-hidden" : "message-header"}>
           <span class="author" id={authorId}>
             {message.username}
@@ -233,7 +240,8 @@ function EditBox({ message, onDone }: { message: Message; onDone: () => void }) 
   );
 }
 
-function ReplyPreview({ replyTo }: { replyTo: string }) {
+/** The quoted original of a reply; pressing it jumps to the original (loading its page when it is far back). */
+function ReplyPreview({ replyTo, messageId }: { replyTo: string; messageId: string }) {
   const place = usePlace();
   const loaded = place.timeline.messages.value.find((m) => m.id === replyTo);
   const [fetched, setFetched] = useState<Message | null | undefined>(undefined);
@@ -242,27 +250,46 @@ function ReplyPreview({ replyTo }: { replyTo: string }) {
     rest.request("getMessage", { params: { messageId: replyTo } }).then(setFetched, () => setFetched(null));
   }, [replyTo, Boolean(loaded)]);
   const original = loaded ?? fetched;
+  if (original === null) {
+    return (
+      <div class="reply-preview">
+        <span aria-hidden="true">↪ </span>
+        <span class="muted">The original message was deleted</span>
+      </div>
+    );
+  }
+  const labelId = `m-${messageId}-reply-label`;
+  const quoteId = `m-${messageId}-reply-quote`;
   return (
-    <div class="reply-preview">
-      <span aria-hidden="true">↪ </span>
-      {original ? (
-        <>
-          <span class="sr-only">Replying to </span>
-          <strong>{original.username}</strong>{" "}
-          <span class="muted">{original.content ? <MessageContent content={original.content.slice(0, 200)} /> : "(attachment)"}</span>
-        </>
-      ) : (
-        <span class="muted">{original === null ? "The original message was deleted" : "Replying to a message"}</span>
-      )}
-    </div>
+    <>
+      <span id={labelId} hidden>
+        Jump to the replied message:
+      </span>
+      <button type="button" class="reply-preview" aria-labelledby={`${labelId} ${quoteId}`} title="Jump to the replied message" onClick={() => void place.timeline.jumpTo(replyTo)}>
+        <span aria-hidden="true">↪ </span>
+        <span id={quoteId}>
+          {original ? (
+            <>
+              <span class="sr-only">Replying to </span>
+              <strong>{original.username}</strong>{" "}
+              <span class="muted">{original.content ? <MessageContent content={original.content.slice(0, 200)} /> : "(attachment)"}</span>
+            </>
+          ) : (
+            <span class="muted">Replying to a message</span>
+          )}
+        </span>
+      </button>
+    </>
   );
 }
 
 function AttachmentView({ attachment }: { attachment: Attachment }) {
   if (attachment.mime_type.startsWith("image/")) {
+    // The box is reserved from the stored size, so the row does not grow when the image arrives.
+    const box = imageBox(attachment.width, attachment.height);
     return (
       <a class="attachment-image" href={attachment.filename} target="_blank" rel="noopener noreferrer">
-        <img src={attachment.filename} alt={attachment.original_name} loading="lazy" />
+        <img src={attachment.filename} alt={attachment.original_name} loading="lazy" width={box?.width} height={box?.height} class={box ? "sized" : undefined} />
       </a>
     );
   }

@@ -1,81 +1,148 @@
 /**
  * The message log of a place, virtualized (virtua's VList renders only what is in view). It
- * opens at the newest message, follows new ones while the reader is at the bottom, loads older
- * pages when they scroll near the top, and keeps what they look at in place when a page is
- * prepended (virtua's `shift`).
+ * opens at the newest message and follows new ones while the reader is at the bottom, also when
+ * the newest message grows after it was laid out (an embed's image loading late: virtua measures
+ * every row with a ResizeObserver and says so through `onResize`). It loads older pages near the
+ * top, keeping what the reader looks at in place when a page is prepended (virtua's `shift`),
+ * and newer pages near the bottom of a window away from the present (after a jump). It scrolls to
+ * a jumped-to message (the Timeline's `scrollTarget`), centred, and shows "Jump to present"
+ * whenever the reader is not at the newest message. Day dividers and the "New messages" divider
+ * are rows of their own (web/lib/message-rows.ts).
  */
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { VList, type VListHandle } from "virtua";
 import type { Message } from "../lib/wire-types.ts";
-import { continuesGroup } from "../lib/message-list.ts";
+import { buildRows, type MessageRow } from "../lib/message-rows.ts";
 import { ErrorAlert } from "./error-alert.tsx";
 import { MessageItem } from "./message-item.tsx";
 import { usePlace } from "./place-context.ts";
 import { Icon } from "./icons.tsx";
-import { channelLabel } from "../lib/format.ts";
+import { channelLabel, formatFullTime } from "../lib/format.ts";
 
 /** Load the previous page when the reader is this close to the top (px). */
 const LOAD_OLDER_AT = 400;
+/** Load the next page (a window away from the present) when the reader is this close to the bottom (px). */
+const LOAD_NEWER_AT = 400;
+/** This close to the end counts as at the bottom (px). */
+const AT_BOTTOM = 8;
 
-type Row = { kind: "intro"; key: "intro" } | { kind: "message"; key: string; message: Message };
+export interface MessageListProps {
+  onReply: (m: Message) => void;
+  /** Bumped when the reader sent a message: the log goes back to the newest one. */
+  stickSignal: number;
+  /** The "New messages" divider goes above the first loaded message with a greater id; none when null. */
+  newMessagesAfter?: string | null;
+  /** The reader is at the bottom of the present: when the log opens there, scrolls back there, and as new messages arrive there. */
+  onReachedBottom?: () => void;
+}
 
-export function MessageList({ onReply, stickSignal }: { onReply: (m: Message) => void; stickSignal: number }) {
+export function MessageList({ onReply, stickSignal, newMessagesAfter = null, onReachedBottom }: MessageListProps) {
   const place = usePlace();
   const { timeline } = place;
   const messages = timeline.messages.value;
   const status = timeline.status.value;
   const hasOlder = timeline.hasOlder.value;
+  const hasNewer = timeline.hasNewer.value;
   const loadingOlder = timeline.loadingOlder.value;
+  const loadingNewer = timeline.loadingNewer.value;
+  const jumping = timeline.jumping.value;
+  const target = timeline.scrollTarget.value;
   const ref = useRef<VListHandle>(null);
+  /** At the end of the loaded window (of the present only when `hasNewer` is false). */
   const atBottom = useRef(true);
   const [showJump, setShowJump] = useState(false);
-  const firstId = useRef<string | undefined>(undefined);
-  /** Set once the log was first brought to its newest message: scroll positions before that mean nothing. */
+  const firstKey = useRef<string | undefined>(undefined);
+  /** Set once the log was first brought to its place: scroll positions before that mean nothing. */
   const positioned = useRef(false);
   const lastId = useRef<string | undefined>(undefined);
+  const reachedBottom = useRef(onReachedBottom);
+  reachedBottom.current = onReachedBottom;
 
-  const rows: Row[] = [];
-  if (!hasOlder && status === "ready") rows.push({ kind: "intro", key: "intro" });
-  for (const message of messages) rows.push({ kind: "message", key: message.id, message });
+  const ready = status === "ready";
+  const rows = useMemo(() => buildRows(messages, { atStart: ready && !hasOlder, newMessagesAfter }), [messages, ready, hasOlder, newMessagesAfter]);
 
   // A prepend (an older page, or the channel's intro once the history ends) keeps the reader's
   // place: virtua shifts when the first row changed while the previous first row is still there.
+  // Never while a jump is owed: the window was replaced, and the list scrolls to the jump's row.
   const currentFirst = rows[0]?.key;
-  const shift = firstId.current !== undefined && currentFirst !== firstId.current && rows.some((r) => r.key === firstId.current);
+  const shift = !target && firstKey.current !== undefined && currentFirst !== firstKey.current && rows.some((r) => r.key === firstKey.current);
+
+  const followsPresent = () => positioned.current && atBottom.current && !timeline.hasNewer.value && timeline.status.value === "ready";
+  const reportBottom = () => {
+    if (followsPresent()) reachedBottom.current?.();
+  };
+  const scrollToEnd = () => {
+    if (rows.length) ref.current?.scrollToIndex(rows.length - 1, { align: "end" });
+  };
 
   useLayoutEffect(() => {
-    firstId.current = currentFirst;
+    firstKey.current = currentFirst;
     const newest = messages[messages.length - 1]?.id;
     const appended = newest !== lastId.current;
     lastId.current = newest;
-    if (appended && atBottom.current && rows.length > 0) {
-      ref.current?.scrollToIndex(rows.length - 1, { align: "end" });
+    const list = ref.current;
+    if (!list || !ready || rows.length === 0) return;
+    if (target?.kind === "present") {
+      atBottom.current = true;
       positioned.current = true;
+      setShowJump(false);
+      scrollToEnd();
+      timeline.takeScrollTarget();
+      reportBottom();
+      return;
+    }
+    if (target?.kind === "message") {
+      const index = rows.findIndex((r) => r.kind === "message" && r.key === target.messageId);
+      if (index === -1) return;
+      atBottom.current = false;
+      positioned.current = true;
+      setShowJump(true);
+      list.scrollToIndex(index, { align: "center" });
+      timeline.takeScrollTarget();
+      return;
+    }
+    // The first placing (the end of the window), and new messages while the reader is at the newest one.
+    if (!positioned.current || (appended && atBottom.current && !hasNewer)) {
+      scrollToEnd();
+      positioned.current = true;
+      reportBottom();
     }
   });
 
-  // Sending a message brings the reader back to the newest one.
+  // Sending a message brings the reader back to the newest one (loading it when the window is away from the present).
   useEffect(() => {
     if (stickSignal === 0) return;
     atBottom.current = true;
     setShowJump(false);
-    if (rows.length) ref.current?.scrollToIndex(rows.length - 1, { align: "end" });
+    void timeline.jumpToPresent();
   }, [stickSignal]);
 
-  // A first page shorter than the view: load more until the view is full or the history ends.
+  // A window shorter than the view: load more until the view is full or the history ends (both ways after a jump).
   useEffect(() => {
     const list = ref.current;
-    if (!list || status !== "ready" || !hasOlder || loadingOlder) return;
-    if (list.scrollSize <= list.viewportSize + LOAD_OLDER_AT) void timeline.loadOlder();
-  }, [status, hasOlder, loadingOlder, messages.length]);
+    if (!list || !ready || jumping) return;
+    const short = list.scrollSize <= list.viewportSize + LOAD_OLDER_AT;
+    if (short && hasOlder && !loadingOlder) void timeline.loadOlder();
+    else if (short && hasNewer && !loadingNewer) void timeline.loadNewer();
+  }, [ready, hasOlder, hasNewer, loadingOlder, loadingNewer, jumping, messages.length]);
 
   function onScroll(offset: number) {
     const list = ref.current;
     if (!list || !positioned.current) return;
-    const bottom = offset + list.viewportSize >= list.scrollSize - 8;
+    const fromEnd = list.scrollSize - (offset + list.viewportSize);
+    const bottom = fromEnd <= AT_BOTTOM;
+    const was = atBottom.current;
     atBottom.current = bottom;
     if (bottom === showJump) setShowJump(!bottom);
+    if (bottom && !was) reportBottom();
     if (offset < LOAD_OLDER_AT && hasOlder && !loadingOlder) void timeline.loadOlder();
+    if (fromEnd < LOAD_NEWER_AT && hasNewer && !loadingNewer) void timeline.loadNewer();
+  }
+
+  // A row that grows or shrinks after it was laid out (an image or embed loading late), or a
+  // viewport that changes (the composer growing): a reader at the newest message stays there.
+  function onResize() {
+    if (followsPresent() && !timeline.scrollTarget.value) scrollToEnd();
   }
 
   if (status === "loading" || status === "idle") {
@@ -96,39 +163,57 @@ export function MessageList({ onReply, stickSignal }: { onReply: (m: Message) =>
     );
   }
 
+  const highlighted = timeline.highlight.value;
+  const shown = highlighted ? messages.find((m) => m.id === highlighted) : undefined;
   return (
     <div class="message-log">
-      {loadingOlder && (
-        <div class="loading-older" role="status">
-          Loading older messages…
+      {(loadingOlder || loadingNewer || jumping) && (
+        <div class={loadingNewer && !jumping ? "loading-older loading-newer" : "loading-older"} role="status">
+          {jumping ? "Loading messages…" : loadingOlder ? "Loading older messages…" : "Loading newer messages…"}
         </div>
       )}
+      {timeline.error.value && (
+        <div class="message-log-error">
+          <ErrorAlert message={timeline.error.value} />
+        </div>
+      )}
+      <p class="visually-hidden" role="status">
+        {shown ? `Showing the message from ${shown.username}, ${formatFullTime(shown.created_at)}` : ""}
+      </p>
       {/* preact/compat's div attributes add their own `ref` type to VList's props: the handle ref is VList's. */}
-      <VList ref={ref as never} class="message-scroller" role="log" aria-label="Messages" tabIndex={0} shift={shift} onScroll={onScroll} data={rows}>
-        {(row: Row, index: number) =>
-          row.kind === "intro" ? (
-            <Intro key="intro" />
-          ) : (
-            <MessageItem
-              key={row.key}
-              message={row.message}
-              grouped={continuesGroup(rows[index - 1]?.kind === "message" ? (rows[index - 1] as { message: Message }).message : undefined, row.message)}
-              onReply={onReply}
-            />
-          )
-        }
+      <VList ref={ref as never} class="message-scroller" role="log" aria-label="Messages" tabIndex={0} shift={shift} onScroll={onScroll} onResize={onResize} data={rows}>
+        {(row: MessageRow) => {
+          switch (row.kind) {
+            case "intro":
+              return <Intro key="intro" />;
+            case "day":
+              return (
+                <div key={row.key} class="day-divider" role="separator" aria-label={row.label}>
+                  <span aria-hidden="true">{row.label}</span>
+                </div>
+              );
+            case "new":
+              return (
+                <div key={row.key} class="new-divider" role="separator" aria-label="New messages">
+                  <span aria-hidden="true">New messages</span>
+                </div>
+              );
+            case "message":
+              return <MessageItem key={row.key} message={row.message} grouped={row.grouped} onReply={onReply} />;
+          }
+        }}
       </VList>
-      {showJump && (
+      {(showJump || hasNewer) && (
         <button
           type="button"
           class="jump"
           onClick={() => {
             atBottom.current = true;
             setShowJump(false);
-            ref.current?.scrollToIndex(rows.length - 1, { align: "end" });
+            void timeline.jumpToPresent();
           }}
         >
-          Jump to present ↓
+          Jump to present <span aria-hidden="true">↓</span>
         </button>
       )}
     </div>

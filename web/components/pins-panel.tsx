@@ -8,7 +8,7 @@ import { usePlace } from "./place-context.ts";
 import { Icon } from "./icons.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
 
-/** The channel's pinned messages, newest pin first; follows pins and unpins live. */
+/** The channel's pinned messages, newest pin first; follows pins and unpins live. "Jump" shows a pin in the log. */
 export function PinsPanel({ onClose }: { onClose: () => void }) {
   const place = usePlace();
   const [pins, setPins] = useState<Message[] | null>(null);
@@ -32,8 +32,13 @@ export function PinsPanel({ onClose }: { onClose: () => void }) {
       <ul class="pin-list">
         {pins?.map((m) => (
           <li key={m.id} class="pin">
-            <div>
-              <strong>{m.username}</strong> <span class="muted">{formatMessageTime(m.created_at)}</span>
+            <div class="pin-meta">
+              <span>
+                <strong>{m.username}</strong> <span class="muted">{formatMessageTime(m.created_at)}</span>
+              </span>
+              <button type="button" class="secondary small" aria-label="Jump to message" title="Jump to message" onClick={() => void place.timeline.jumpTo(m.id)}>
+                Jump
+              </button>
             </div>
             <div class="pin-text">
               <MessageContent content={m.content || (m.attachments[0]?.original_name ?? "")} />

@@ -14,9 +14,22 @@ export interface SendBody {
   reply_to?: string | null;
 }
 
-/** The newest page of a place's messages, or the page before `before`. */
-export function listMessages(rest: RestClient, place: MessagePlace, before?: string): Promise<Message[]> {
-  const query = before ? { before } : {};
+/** Which page of a place's messages: the newest (none given), or the one `before`, `after` or `around` a message (at most one). */
+export interface PageQuery {
+  before?: string;
+  after?: string;
+  around?: string;
+  /** 1-100; the server's default is 50. */
+  limit?: number;
+}
+
+/** A page of a place's messages, newest first (docs/messages.md: `after` pages are newest first too). */
+export function listMessages(rest: RestClient, place: MessagePlace, page: PageQuery = {}): Promise<Message[]> {
+  const query: PageQuery = {};
+  if (page.before) query.before = page.before;
+  else if (page.after) query.after = page.after;
+  else if (page.around) query.around = page.around;
+  if (page.limit !== undefined) query.limit = page.limit;
   switch (place.kind) {
     case "channel":
       return rest.request("listMessages", { params: { id: place.channelId }, query });
@@ -24,6 +37,19 @@ export function listMessages(rest: RestClient, place: MessagePlace, before?: str
       return rest.request("listDmMessages", { params: { targetUserId: place.userId }, query });
     case "group":
       return rest.request("listGroupMessages", { params: { groupId: place.groupId }, query });
+  }
+}
+
+/** Full-text search of one place's messages (docs/messages.md, dms.md), newest first. */
+export function searchMessages(rest: RestClient, place: MessagePlace, q: string, limit = 25): Promise<Message[]> {
+  const query = { q, limit };
+  switch (place.kind) {
+    case "channel":
+      return rest.request("searchMessages", { params: { id: place.channelId }, query });
+    case "dm":
+      return rest.request("searchDm", { params: { targetUserId: place.userId }, query });
+    case "group":
+      return rest.request("searchGroup", { params: { groupId: place.groupId }, query });
   }
 }
 

@@ -1,8 +1,13 @@
 /**
- * The messages of one place (a channel or a DM) as the app holds them: the loaded
- * pages, reactions and pins of what was shown, who is typing, and the "no answer" notices of
- * slash commands and component presses. Gateway events feed it; live messages arriving in a
- * burst are applied once per animation frame.
+ * The messages of one place (a channel or a DM) as the app holds them: one contiguous window of
+ * loaded pages (the newest page and older ones, or, after a jump, pages around any message with
+ * newer ones loaded on the way back), reactions and pins of what was shown, who is typing, and
+ * the "no answer" notices of slash commands and component presses. Gateway events feed it; live
+ * messages arriving in a burst are applied once per animation frame.
+ *
+ * A window away from the present (`hasNewer`) never takes live messages in its middle: they are
+ * kept aside (the last RECENT_LIVE) and joined when the window reaches the present again, by
+ * paging forward or by `jumpToPresent`, which loads the newest page.
  */
 import { batch, signal } from "@preact/signals";
 import type { RestClient } from "../../sdk/src/client.ts";
@@ -10,6 +15,7 @@ import { errorMessage } from "../lib/api-errors.ts";
 import { listMessages, type MessagePlace } from "./place-requests.ts";
 import type { Message, ReactionSummary } from "../lib/wire-types.ts";
 import { applyReaction, mergeMessages, removeMessage } from "../lib/message-list.ts";
+import { aroundPageEdges, nearestMessage, newerThanWindow } from "../lib/message-window.ts";
 
 /** The server's default page size: a shorter page means nothing older remains. */
 const PAGE_SIZE = 50;
@@ -19,6 +25,29 @@ const TYPING_SHOWN_MS = 10_000;
 const ANSWER_WAIT_MS = 5_000;
 /** Reaction lists fetched at once for messages coming into view. */
 const REACTION_FETCHES = 4;
+/** How long a jumped-to message stays highlighted. */
+const HIGHLIGHT_MS = 4_000;
+/** Live messages kept aside while the window is away from the present (more than a page: the newest page is read on return anyway). */
+const RECENT_LIVE = 200;
+
+/** Where the message list scrolls next: a message (centred, then highlighted) or the newest one. */
+export type ScrollTarget = { kind: "message"; messageId: string; highlight: boolean } | { kind: "present" };
+
+/** A wait for a bot's answer started before the command is sent, so an answer that comes first is not missed. */
+export interface AnswerWait {
+  /** The command was sent as `messageId`: the notice goes there if the bot stays silent. */
+  sent(messageId: string): void;
+  /** The send failed: no notice. */
+  cancel(): void;
+}
+
+interface Wait {
+  botId: string;
+  notice: string;
+  timer: ReturnType<typeof setTimeout>;
+  messageId: string | null;
+  expired: boolean;
+}
 
 interface TypingEntry {
   userId: string;
@@ -26,8 +55,10 @@ interface TypingEntry {
   until: number;
 }
 
+/** The browser's frame clock when the tab is visible, else a timer (a hidden tab, or the unit tests under Bun: no DOM types there either). */
+const browser = globalThis as { requestAnimationFrame?: (fn: () => void) => number; document?: { visibilityState: string } };
 const nextFrame = (fn: () => void) =>
-  typeof requestAnimationFrame === "function" && document.visibilityState === "visible" ? requestAnimationFrame(fn) : setTimeout(fn, 16);
+  browser.requestAnimationFrame && browser.document?.visibilityState === "visible" ? browser.requestAnimationFrame(fn) : setTimeout(fn, 16);
 
 export class Timeline {
   readonly messages = signal<Message[]>([]);
@@ -35,6 +66,15 @@ export class Timeline {
   readonly error = signal<string | null>(null);
   readonly hasOlder = signal(true);
   readonly loadingOlder = signal(false);
+  /** The window is away from the present: newer messages exist that are not loaded. */
+  readonly hasNewer = signal(false);
+  readonly loadingNewer = signal(false);
+  /** A jump (a page around a message, or the newest page) is on its way. */
+  readonly jumping = signal(false);
+  /** The message just jumped to, for a few seconds. */
+  readonly highlight = signal<string | null>(null);
+  /** A scroll the message list owes the reader; the list takes it (`takeScrollTarget`) once the row is there. */
+  readonly scrollTarget = signal<ScrollTarget | null>(null);
   /** Reactions by message id, for the messages whose reactions were loaded (or that arrived live). */
   readonly reactions = signal<ReadonlyMap<string, ReactionSummary[]>>(new Map());
   /** Pinned message ids, once loaded (channels only). */
@@ -48,8 +88,13 @@ export class Timeline {
   private reactionQueue: string[] = [];
   private reactionsRequested = new Set<string>();
   private reactionFetches = 0;
-  private waits = new Map<string, { botId: string; timer: ReturnType<typeof setTimeout> }>();
+  private waits = new Set<Wait>();
   private typingTimer: ReturnType<typeof setTimeout> | null = null;
+  private highlightTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Bumped when the window is replaced (a jump): answers to requests of an older window are dropped. */
+  private generation = 0;
+  /** The latest live messages, oldest first, to join a window that reaches the present. */
+  private recentLive: Message[] = [];
 
   constructor(
     readonly key: string,
@@ -61,11 +106,14 @@ export class Timeline {
   async open(): Promise<void> {
     if (this.status.value === "loading" || this.status.value === "ready") return;
     this.status.value = "loading";
+    const generation = ++this.generation;
     try {
       const page = await listMessages(this.rest, this.place);
+      if (generation !== this.generation) return;
       batch(() => {
         this.messages.value = mergeMessages(this.messages.value, [...page].reverse());
         this.hasOlder.value = page.length >= PAGE_SIZE;
+        this.hasNewer.value = false;
         this.status.value = "ready";
         this.error.value = null;
       });
@@ -73,6 +121,7 @@ export class Timeline {
       this.flush();
       if (this.place.kind === "channel") void this.loadPins();
     } catch (error) {
+      if (generation !== this.generation) return;
       this.status.value = "error";
       this.error.value = errorMessage(error);
     }
@@ -81,11 +130,14 @@ export class Timeline {
   /**
    * After a reconnect or a return to the place: the newest page again, merged, so messages sent
    * meanwhile appear. When more than a page was missed the list restarts from that page (no gap).
+   * A window away from the present is left as it is: the present is read when the reader goes back.
    */
   async refresh(): Promise<void> {
-    if (this.status.value !== "ready") return;
+    if (this.status.value !== "ready" || this.hasNewer.value) return;
+    const generation = this.generation;
     try {
       const page = await listMessages(this.rest, this.place);
+      if (generation !== this.generation || this.hasNewer.value) return;
       const newest = this.messages.value[this.messages.value.length - 1];
       const oldestOfPage = page[page.length - 1];
       if (page.length >= PAGE_SIZE && newest && oldestOfPage && oldestOfPage.id > newest.id) {
@@ -108,23 +160,155 @@ export class Timeline {
       this.hasOlder.value = false;
       return;
     }
+    const generation = this.generation;
     this.loadingOlder.value = true;
     try {
-      const page = await listMessages(this.rest, this.place, oldest.id);
+      const page = await listMessages(this.rest, this.place, { before: oldest.id });
+      if (generation !== this.generation) return;
       batch(() => {
         this.messages.value = mergeMessages(this.messages.value, page);
         this.hasOlder.value = page.length >= PAGE_SIZE;
       });
     } catch (error) {
-      this.error.value = errorMessage(error);
+      if (generation === this.generation) this.error.value = errorMessage(error);
     } finally {
-      this.loadingOlder.value = false;
+      if (generation === this.generation) this.loadingOlder.value = false;
     }
+  }
+
+  /** The page after the window's newest message (away from the present only); a short page means the window reached the present. */
+  async loadNewer(): Promise<void> {
+    if (this.loadingNewer.value || !this.hasNewer.value || this.status.value !== "ready") return;
+    const newest = this.messages.value[this.messages.value.length - 1];
+    if (!newest) return void this.jumpToPresent();
+    const generation = this.generation;
+    this.loadingNewer.value = true;
+    try {
+      const page = await listMessages(this.rest, this.place, { after: newest.id, limit: PAGE_SIZE });
+      if (generation !== this.generation) return;
+      const reachedPresent = page.length < PAGE_SIZE;
+      batch(() => {
+        const merged = mergeMessages(this.messages.value, page);
+        this.messages.value = reachedPresent ? mergeMessages(merged, newerThanWindow(merged, this.recentLive)) : merged;
+        this.hasNewer.value = !reachedPresent;
+      });
+    } catch (error) {
+      if (generation === this.generation) this.error.value = errorMessage(error);
+    } finally {
+      if (generation === this.generation) this.loadingNewer.value = false;
+    }
+  }
+
+  /**
+   * Shows `messageId` (of this place): scrolled to the centre and highlighted. A message in the
+   * loaded window is shown without a request; otherwise the window becomes the page around it
+   * (away from the present when newer messages exist). Works before the place was ever opened
+   * (a jump from another channel's search result). Answers whether the message was found.
+   */
+  async jumpTo(messageId: string): Promise<boolean> {
+    if (this.status.value === "ready" && this.messages.value.some((m) => m.id === messageId)) {
+      // A jump still on its way is overtaken by this one.
+      if (this.jumping.value) this.newGeneration();
+      this.error.value = null;
+      this.scrollTarget.value = { kind: "message", messageId, highlight: true };
+      return true;
+    }
+    const firstLoad = this.status.value !== "ready";
+    const generation = this.newGeneration();
+    batch(() => {
+      if (firstLoad) this.status.value = "loading";
+      this.jumping.value = true;
+    });
+    try {
+      const page = await listMessages(this.rest, this.place, { around: messageId, limit: PAGE_SIZE });
+      if (generation !== this.generation) return false;
+      const window = [...page].reverse();
+      const edges = aroundPageEdges(window, messageId, PAGE_SIZE);
+      const messages = edges.hasNewer ? window : mergeMessages(window, newerThanWindow(window, this.recentLive));
+      const target = nearestMessage(messages, messageId);
+      batch(() => {
+        this.messages.value = messages;
+        this.hasOlder.value = edges.hasOlder;
+        this.hasNewer.value = edges.hasNewer;
+        this.status.value = "ready";
+        this.jumping.value = false;
+        this.error.value = target?.exact ? null : "That message no longer exists.";
+        this.scrollTarget.value = target ? { kind: "message", messageId: target.id, highlight: target.exact } : { kind: "present" };
+      });
+      this.flush();
+      if (firstLoad && this.place.kind === "channel") void this.loadPins();
+      return target?.exact ?? false;
+    } catch (error) {
+      if (generation !== this.generation) return false;
+      batch(() => {
+        this.jumping.value = false;
+        if (firstLoad) this.status.value = "error";
+        this.error.value = errorMessage(error);
+      });
+      return false;
+    }
+  }
+
+  /** Back to the newest messages: the list scrolls to the end; a window away from the present is replaced by the newest page. */
+  async jumpToPresent(): Promise<void> {
+    if (this.status.value !== "ready") return;
+    if (!this.hasNewer.value) {
+      this.scrollTarget.value = { kind: "present" };
+      return;
+    }
+    const generation = this.newGeneration();
+    this.jumping.value = true;
+    try {
+      const page = await listMessages(this.rest, this.place);
+      if (generation !== this.generation) return;
+      const window = [...page].reverse();
+      batch(() => {
+        this.messages.value = mergeMessages(window, newerThanWindow(window, this.recentLive));
+        this.hasOlder.value = page.length >= PAGE_SIZE;
+        this.hasNewer.value = false;
+        this.jumping.value = false;
+        this.error.value = null;
+        this.scrollTarget.value = { kind: "present" };
+      });
+      this.flush();
+    } catch (error) {
+      if (generation !== this.generation) return;
+      batch(() => {
+        this.jumping.value = false;
+        this.error.value = errorMessage(error);
+      });
+    }
+  }
+
+  /** Requests for the current window are answered into nothing from now on: a new window is coming. */
+  private newGeneration(): number {
+    batch(() => {
+      this.jumping.value = false;
+      this.loadingOlder.value = false;
+      this.loadingNewer.value = false;
+    });
+    return ++this.generation;
+  }
+
+  /** The list took the scroll it was owed; a jumped-to message is highlighted from now on for HIGHLIGHT_MS. */
+  takeScrollTarget(): void {
+    const target = this.scrollTarget.value;
+    if (!target) return;
+    this.scrollTarget.value = null;
+    if (target.kind !== "message" || !target.highlight) return;
+    if (this.highlightTimer) clearTimeout(this.highlightTimer);
+    this.highlight.value = target.messageId;
+    this.highlightTimer = setTimeout(() => {
+      this.highlightTimer = null;
+      this.highlight.value = null;
+    }, HIGHLIGHT_MS);
   }
 
   /** A live message (or one this client just sent): applied with the others of this frame. */
   receive(message: Message): void {
     this.pending.push(message);
+    this.recentLive.push(message);
+    if (this.recentLive.length > RECENT_LIVE) this.recentLive.splice(0, this.recentLive.length - RECENT_LIVE);
     this.clearTyping(message.user_id);
     this.answered(message.user_id);
     if (!this.reactions.value.has(message.id)) this.reactionsRequested.add(message.id);
@@ -139,17 +323,22 @@ export class Timeline {
     if (this.pending.length === 0 || this.status.value !== "ready") return;
     const incoming = this.pending;
     this.pending = [];
+    // Away from the present they would land in the middle of the window: recentLive keeps them.
+    if (this.hasNewer.value) return;
     this.messages.value = mergeMessages(this.messages.value, incoming);
   }
 
   update(message: Message): void {
     this.answered(message.user_id);
+    const kept = this.recentLive.findIndex((m) => m.id === message.id);
+    if (kept !== -1) this.recentLive[kept] = message;
     if (!this.messages.value.some((m) => m.id === message.id)) return;
     this.messages.value = mergeMessages(this.messages.value, [message]);
   }
 
   remove(messageId: string): void {
     this.pending = this.pending.filter((m) => m.id !== messageId);
+    this.recentLive = this.recentLive.filter((m) => m.id !== messageId);
     this.messages.value = removeMessage(this.messages.value, messageId);
   }
 
@@ -237,22 +426,53 @@ export class Timeline {
 
   // Waiting for a bot -----------------------------------------------------------------
 
-  /** Shows `notice` on `messageId` unless the bot writes or edits a message here within ANSWER_WAIT_MS. */
+  /**
+   * Starts waiting for `botId` to write or edit a message here; unless it does within `waitMs`,
+   * `notice` shows on the sent command. Start it before sending: an answer that arrives before the
+   * send's own answer counts.
+   */
+  expectAnswer(botId: string, notice: string, waitMs = ANSWER_WAIT_MS): AnswerWait {
+    const wait: Wait = {
+      botId,
+      notice,
+      messageId: null,
+      expired: false,
+      timer: setTimeout(() => {
+        wait.expired = true;
+        if (wait.messageId) this.showNotice(wait);
+      }, waitMs),
+    };
+    this.waits.add(wait);
+    return {
+      sent: (messageId) => {
+        if (!this.waits.has(wait)) return;
+        this.clearNotice(messageId);
+        wait.messageId = messageId;
+        if (wait.expired) this.showNotice(wait);
+      },
+      cancel: () => this.dropWait(wait),
+    };
+  }
+
+  /** Shows `notice` on `messageId` unless the bot writes or edits a message here within `waitMs` (a press on a message that exists). */
   awaitAnswer(messageId: string, botId: string, notice: string, waitMs = ANSWER_WAIT_MS): void {
-    this.clearNotice(messageId);
-    const timer = setTimeout(() => {
-      this.waits.delete(messageId);
-      const next = new Map(this.notices.value);
-      next.set(messageId, notice);
-      this.notices.value = next;
-    }, waitMs);
-    this.waits.set(messageId, { botId, timer });
+    this.expectAnswer(botId, notice, waitMs).sent(messageId);
+  }
+
+  private showNotice(wait: Wait): void {
+    this.dropWait(wait);
+    const next = new Map(this.notices.value);
+    next.set(wait.messageId!, wait.notice);
+    this.notices.value = next;
+  }
+
+  private dropWait(wait: Wait): void {
+    clearTimeout(wait.timer);
+    this.waits.delete(wait);
   }
 
   clearNotice(messageId: string): void {
-    const wait = this.waits.get(messageId);
-    if (wait) clearTimeout(wait.timer);
-    this.waits.delete(messageId);
+    for (const wait of this.waits) if (wait.messageId === messageId) this.dropWait(wait);
     if (this.notices.value.has(messageId)) {
       const next = new Map(this.notices.value);
       next.delete(messageId);
@@ -261,15 +481,13 @@ export class Timeline {
   }
 
   private answered(userId: string): void {
-    for (const [messageId, wait] of this.waits) {
-      if (wait.botId !== userId) continue;
-      clearTimeout(wait.timer);
-      this.waits.delete(messageId);
-    }
+    for (const wait of this.waits) if (wait.botId === userId) this.dropWait(wait);
   }
 
   dispose(): void {
-    for (const wait of this.waits.values()) clearTimeout(wait.timer);
+    for (const wait of this.waits) clearTimeout(wait.timer);
+    this.waits.clear();
     if (this.typingTimer) clearTimeout(this.typingTimer);
+    if (this.highlightTimer) clearTimeout(this.highlightTimer);
   }
 }
