@@ -222,6 +222,15 @@ test("a pin far back: the pins panel's Jump to message shows it", async () => {
   await eventually(async () => expect(await shown.getAttribute("aria-current")).toBe("true"));
   await eventually(async () => expect(await insideLog(page, shown)).toBe(true));
   await suite.shot(page, "jumps-5-pin");
+  // Sending from far back brings the reader to the present, where the sent message is.
+  const box = page.getByRole("textbox", { name: "Message #general", exact: true });
+  await box.fill("back from the pins");
+  await box.press("Enter");
+  const mine = messageWith(page, "back from the pins");
+  await mine.waitFor();
+  await eventually(async () => expect(await insideLog(page, mine)).toBe(true));
+  await eventually(async () => expect(await page.getByRole("button", { name: "Jump to present", exact: true }).count()).toBe(0));
+  expect(await messageWith(page, "the original question, asked long ago").filter({ hasNotText: "answering" }).count()).toBe(0);
   await suite.server.api("DELETE", `/api/v1/messages/${channelId}/pins/${original.id}`, { token: reader.token });
   await page.context().close();
 });
@@ -244,14 +253,41 @@ test("an image sent by the other person keeps the reader at the bottom, the newe
   await sent.waitFor();
   const image = sent.getByRole("img", { name: "meadow.png" });
   // The box is reserved before the image loads (640x480 fitted into 400x300).
-  await eventually(async () => expect(await image.boundingBox()).toMatchObject({ width: 400, height: 300 }));
+  const before = await eventually(async () => {
+    const seen = await image.evaluate((img) => {
+      const el = img as unknown as { naturalWidth: number; getBoundingClientRect(): { width: number; height: number } };
+      const rect = el.getBoundingClientRect();
+      return { width: rect.width, height: rect.height, loaded: el.naturalWidth > 0 };
+    });
+    expect(seen).toMatchObject({ width: 400, height: 300 });
+    return seen;
+  });
+  expect(before.loaded).toBe(false);
   await eventually(async () => expect(await insideLog(page, sent)).toBe(true));
   await eventually(async () => expect(await image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(640), 8000);
   await eventually(async () => expect(await insideLog(page, sent)).toBe(true));
   expect(await atEnd(page)).toBe(true);
   await suite.shot(page, "jumps-6-image-at-bottom");
 
-  // Another one, a text message after it: still at the bottom.
+  // An embed's image has no size to reserve: its row grows when the image arrives, late, and the reader stays at the bottom.
+  const hook = await suite.server.api("POST", `/api/v1/channels/${channelId}/webhooks`, { token: reader.token, body: { name: "Photos" } });
+  expect(hook.status).toBe(201);
+  const picture = `${suite.server.url}${upload.body.attachments[0].filename}?as=embed`;
+  const posted = await fetch(`${suite.server.url}${hook.body.url}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ content: "the meadow, embedded", embeds: [{ title: "Meadow", image: picture }] }),
+  });
+  expect(posted.status).toBe(204);
+  const embedded = messageWith(page, "the meadow, embedded");
+  await embedded.waitFor();
+  const embedImage = embedded.locator("img.embed-image");
+  await eventually(async () => expect(await embedImage.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(640), 8000);
+  await eventually(async () => expect(await insideLog(page, embedded)).toBe(true));
+  await eventually(async () => expect(await atEnd(page)).toBe(true));
+  await suite.shot(page, "jumps-6b-embed-at-bottom");
+
+  // And a text message after it: still at the bottom.
   await say(suite.server, other, channelId, "and one more line below the picture");
   const last = messageWith(page, "and one more line below the picture");
   await last.waitFor();
