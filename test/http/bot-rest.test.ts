@@ -358,6 +358,10 @@ describe("GET /channels/:channelId/messages", () => {
     expect(await page(`?after=${sent[1]}&limit=2`)).toEqual([sent[3], sent[2]]);
     expect(await page(`?after=${sent[0]}&before=${sent[4]}`)).toEqual([sent[3], sent[2], sent[1]]);
     expect(await page(`?after=${sent[5]}`)).toEqual([]);
+    // around: floor(limit / 2) older, the message, the rest newer (a short side filled from the other), as the user route.
+    expect(await page(`?around=${sent[3]}&limit=3`)).toEqual([sent[4], sent[3], sent[2]]);
+    expect(await page(`?around=${sent[0]}&limit=4`)).toEqual([sent[3], sent[2], sent[1], sent[0]]);
+    expectError(await call("GET", `/channels/${c.channelId}/messages?around=${sent[3]}&before=${sent[4]}`, c.bot.token), 400, "query: around cannot be combined with before or after");
   });
 
   test("default 50, at most 100; limits and ids outside the range are 400", async () => {
@@ -365,7 +369,7 @@ describe("GET /channels/:channelId/messages", () => {
     for (let i = 0; i < 51; i++) await server.app.domain.messages.send(c.channelId, (await server.app.store.users.findById(c.member.id))!, { content: `n${i}` });
     expect((await call("GET", `/channels/${c.channelId}/messages`, c.bot.token)).body).toHaveLength(50);
     expect((await call("GET", `/channels/${c.channelId}/messages?limit=100`, c.bot.token)).body).toHaveLength(51);
-    for (const query of ["limit=0", "limit=101", "limit=abc", "limit=-1", "before=nope", "after=nope"]) {
+    for (const query of ["limit=0", "limit=101", "limit=abc", "limit=-1", "before=nope", "after=nope", "around=nope"]) {
       const res = await call("GET", `/channels/${c.channelId}/messages?${query}`, c.bot.token);
       expect([query, res.status]).toEqual([query, 400]);
     }

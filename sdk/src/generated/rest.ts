@@ -1076,6 +1076,7 @@ export interface Operations {
       query?: {
         before?: string;
         after?: string;
+        around?: string;
         limit?: string | number;
       };
     };

@@ -26,11 +26,16 @@ const BulkDeleteBody = body({
     v.maxLength(LIMITS.bulkDeleteMessages, `must hold 1-${LIMITS.bulkDeleteMessages} message ids`),
   ),
 });
-const PageQuery = v.object({
-  before: v.optional(uuid("message")),
-  after: v.optional(uuid("message")),
-  limit: queryLimit(LIMITS.botMessageListMax),
-});
+/** `before` and `after` together bound a range; `around` (Discord's) stands alone. */
+const PageQuery = v.pipe(
+  v.object({
+    before: v.optional(uuid("message")),
+    after: v.optional(uuid("message")),
+    around: v.optional(uuid("message")),
+    limit: queryLimit(LIMITS.botMessageListMax),
+  }),
+  v.check((q) => q.around === undefined || (q.before === undefined && q.after === undefined), "around cannot be combined with before or after"),
+);
 const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(boundedText(LIMITS.moderation.reasonLength))) });
 
 const ACTIVITY_TYPES: readonly ActivityType[] = ["playing", "listening", "watching", "competing", "custom"];
@@ -79,7 +84,7 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
       .get(
         "/channels/:channelId/messages",
         ({ user, params, query }) =>
-          bot.list(params.channelId, user, { before: query.before, after: query.after, limit: query.limit ?? LIMITS.botMessageListDefault }),
+          bot.list(params.channelId, user, { before: query.before, after: query.after, around: query.around, limit: query.limit ?? LIMITS.botMessageListDefault }),
         { bot: true, query: PageQuery, detail: doc("botListMessages", v.array(Message)) },
       )
       .post(
