@@ -142,7 +142,15 @@ export function MessageList({ onReply, stickSignal, newMessagesAfter = null, onR
   // A row that grows or shrinks after it was laid out (an image or embed loading late), or a
   // viewport that changes (the composer growing): a reader at the newest message stays there.
   function onResize() {
-    if (followsPresent() && !timeline.scrollTarget.value) scrollToEnd();
+    if (timeline.scrollTarget.value) return;
+    if (followsPresent()) return scrollToEnd();
+    // A window that fits the view (a jump near the newest message) is at the bottom without any scroll.
+    const list = ref.current;
+    if (!list || !positioned.current || atBottom.current || list.viewportSize === 0) return;
+    if (list.scrollSize - (list.scrollOffset + list.viewportSize) > AT_BOTTOM) return;
+    atBottom.current = true;
+    setShowJump(false);
+    reportBottom();
   }
 
   if (status === "loading" || status === "idle") {

@@ -65,8 +65,9 @@ export class Notifier {
     notification.addEventListener("click", () => {
       window.focus();
       notification.close();
-      this.navigate(place.url);
+      // The place's timeline starts loading around the message first, as a search result's does.
       this.openMessage(place.id, message.id);
+      this.navigate(place.url);
     });
   }
 

@@ -88,6 +88,12 @@ export class ChatStore {
     this.readStates = new ReadStates(rest);
     this.notifications = new NotificationSettingsState(rest);
     this.readStates.onMentionsGrew = (channelId) => this.mentionsGrew(channelId);
+    this.notifier.openMessage = (placeId, messageId) => {
+      const dm = this.dms.value?.find((d) => d.id === placeId);
+      const channel = dm ? undefined : this.stateOfChannel(placeId)?.channels.value?.find((c) => c.id === placeId);
+      const timeline = dm ? this.dmTimeline(dm) : channel ? this.channelTimeline(channel) : undefined;
+      void timeline?.jumpTo(messageId);
+    };
     gateway.on("ready", () => (this.connected.value = true));
     gateway.on("disconnected", () => (this.connected.value = false));
     gateway.on("closed", () => (this.connected.value = false));

@@ -178,7 +178,7 @@ test("DMs: unread in the list, the 'Direct messages' button and the title; a des
   // Clicking it opens the channel at the message.
   await b.page.evaluate(`window.__notifications[0].notification.dispatchEvent(new Event("click"))`);
   await b.page.waitForURL(`**/channels/${serverId}/${side}`);
-  await messageWith(b.page, "look at this").waitFor();
+  await eventually(async () => expect(await messageWith(b.page, "look at this").getAttribute("aria-current")).toBe("true"));
   await channelList(b.page).getByRole("link", { name: "side", exact: true }).waitFor();
 
   // A DM: the conversation and the "Direct messages" button are unread, and the title counts it.
