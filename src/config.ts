@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { join } from "node:path";
 import { describeIssue } from "./domain/shared/validation.ts";
-import { DEFAULT_CAPS, type ResourceCaps } from "./domain/shared/caps.ts";
+import { DEFAULT_CAPS, DEFAULT_LARGE_SERVER_MEMBERS, type ResourceCaps } from "./domain/shared/caps.ts";
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from "./domain/shared/image-dimensions.ts";
 import { DEFAULT_SOUNDBOARD_PLAY_RATE, type SoundboardPlayRate } from "./domain/voice/soundboard-play-rate.ts";
 import { DEFAULT_EVENT_LIMITS, DEFAULT_USER_RATE_FACTOR, parseRateLimit, type EventLimits, type RateLimit } from "./gateway/event-limits.ts";
@@ -97,6 +97,8 @@ export interface Config {
   gatewayResumeBuffer: number;
   /** How many channels, roles, invites, ... one server, channel, message or user may hold (docs/operations.md, "Caps"). */
   caps: ResourceCaps;
+  /** Servers with more members are large: presence only to sockets that ask (docs/gateway.md, "Presence"). */
+  largeServerMembers: number;
   /** The largest declared dimensions of an uploaded image (docs/operations.md, "Caps"). */
   imageLimits: ImageLimits;
   /** Soundboard plays per user per window (docs/soundboard.md, "Playing"). */
@@ -145,6 +147,7 @@ const EnvSchema = v.object({
   GATEWAY_RATE_TYPING: v.optional(rateFrom("GATEWAY_RATE_TYPING")),
   GATEWAY_RATE_ROOMS: v.optional(rateFrom("GATEWAY_RATE_ROOMS")),
   GATEWAY_RATE_PRESENCE: v.optional(rateFrom("GATEWAY_RATE_PRESENCE")),
+  GATEWAY_RATE_SUBSCRIPTIONS: v.optional(rateFrom("GATEWAY_RATE_SUBSCRIPTIONS")),
   GATEWAY_RATE_VOICE: v.optional(rateFrom("GATEWAY_RATE_VOICE")),
   GATEWAY_RATE_SIGNAL: v.optional(rateFrom("GATEWAY_RATE_SIGNAL")),
   GATEWAY_RATE_MESSAGES: v.optional(rateFrom("GATEWAY_RATE_MESSAGES")),
@@ -223,6 +226,7 @@ const EnvSchema = v.object({
   MAX_SERVERS_PER_BOT: v.optional(integerFrom("MAX_SERVERS_PER_BOT", 1, 10_000_000), String(DEFAULT_CAPS.serversPerBot)),
   MAX_APPLICATIONS_PER_USER: v.optional(integerFrom("MAX_APPLICATIONS_PER_USER", 1, 10_000), String(DEFAULT_CAPS.applicationsPerUser)),
   MAX_GROUP_DMS_PER_USER: v.optional(integerFrom("MAX_GROUP_DMS_PER_USER", 1, 100_000), String(DEFAULT_CAPS.groupDmsPerUser)),
+  LARGE_SERVER_MEMBERS: v.optional(integerFrom("LARGE_SERVER_MEMBERS", 1, 10_000_000), String(DEFAULT_LARGE_SERVER_MEMBERS)),
   MAX_IMAGE_SIDE: v.optional(integerFrom("MAX_IMAGE_SIDE", 16, 1_000_000), String(DEFAULT_IMAGE_LIMITS.maxSide)),
   MAX_IMAGE_MEGAPIXELS: v.optional(integerFrom("MAX_IMAGE_MEGAPIXELS", 1, 100_000), String(DEFAULT_IMAGE_LIMITS.maxPixels / 1_000_000)),
   SOUNDBOARD_PLAYS_PER_WINDOW: v.optional(integerFrom("SOUNDBOARD_PLAYS_PER_WINDOW", 1, 10_000), String(DEFAULT_SOUNDBOARD_PLAY_RATE.plays)),
@@ -272,6 +276,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       typing: e.GATEWAY_RATE_TYPING ?? DEFAULT_EVENT_LIMITS.typing,
       rooms: e.GATEWAY_RATE_ROOMS ?? DEFAULT_EVENT_LIMITS.rooms,
       presence: e.GATEWAY_RATE_PRESENCE ?? DEFAULT_EVENT_LIMITS.presence,
+      subscriptions: e.GATEWAY_RATE_SUBSCRIPTIONS ?? DEFAULT_EVENT_LIMITS.subscriptions,
       voice: e.GATEWAY_RATE_VOICE ?? DEFAULT_EVENT_LIMITS.voice,
       signal: e.GATEWAY_RATE_SIGNAL ?? DEFAULT_EVENT_LIMITS.signal,
       messages: e.GATEWAY_RATE_MESSAGES ?? DEFAULT_EVENT_LIMITS.messages,
@@ -297,6 +302,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       applicationsPerUser: e.MAX_APPLICATIONS_PER_USER,
       groupDmsPerUser: e.MAX_GROUP_DMS_PER_USER,
     },
+    largeServerMembers: e.LARGE_SERVER_MEMBERS,
     imageLimits: { maxSide: e.MAX_IMAGE_SIDE, maxPixels: e.MAX_IMAGE_MEGAPIXELS * 1_000_000 },
     soundboardPlayRate: { plays: e.SOUNDBOARD_PLAYS_PER_WINDOW, windowSeconds: e.SOUNDBOARD_PLAY_WINDOW_SECONDS },
     restRateLimits: {

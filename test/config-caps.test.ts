@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../src/config.ts";
-import { DEFAULT_CAPS } from "../src/domain/shared/caps.ts";
+import { DEFAULT_CAPS, DEFAULT_LARGE_SERVER_MEMBERS } from "../src/domain/shared/caps.ts";
 import { DEFAULT_IMAGE_LIMITS } from "../src/domain/shared/image-dimensions.ts";
 
 describe("caps and image limits from the environment (docs/operations.md, Caps)", () => {
@@ -27,6 +27,14 @@ describe("caps and image limits from the environment (docs/operations.md, Caps)"
     expect(loadConfig({ [name]: "7" }).caps[key]).toBe(7);
     expect(() => loadConfig({ [name]: "0" })).toThrow(new ConfigError(`Invalid configuration: ${name}: ${name} must be at least 1`));
     expect(() => loadConfig({ [name]: "many" })).toThrow(ConfigError);
+  });
+
+  test("LARGE_SERVER_MEMBERS: 250 by default (Discord's large guild); a whole number of at least 1", () => {
+    expect(DEFAULT_LARGE_SERVER_MEMBERS).toBe(250);
+    expect(loadConfig({}).largeServerMembers).toBe(250);
+    expect(loadConfig({ LARGE_SERVER_MEMBERS: "1000" }).largeServerMembers).toBe(1000);
+    expect(() => loadConfig({ LARGE_SERVER_MEMBERS: "0" })).toThrow(new ConfigError("Invalid configuration: LARGE_SERVER_MEMBERS: LARGE_SERVER_MEMBERS must be at least 1"));
+    expect(() => loadConfig({ LARGE_SERVER_MEMBERS: "big" })).toThrow(ConfigError);
   });
 
   test("MAX_IMAGE_SIDE and MAX_IMAGE_MEGAPIXELS", () => {

@@ -27,6 +27,12 @@ export interface BotOptions {
   registerCommands?: boolean;
   /** Another fetch for REST calls. */
   fetch?: FetchLike;
+  /**
+   * Receive every message of every server the bot is in (`subscribeAll()` at start, in one
+   * gateway event, kept across reconnects; docs/gateway.md "Bulk subscriptions"). Default false:
+   * a bot that only answers slash commands needs no rooms.
+   */
+  subscribeAll?: boolean;
 }
 
 export type CommandHandler<C extends CommandDefinition> = (context: CommandContext<C>) => unknown | Promise<unknown>;
@@ -90,6 +96,7 @@ export class Bot {
       await this.rest.request("registerGlobalCommands", { body: commandsToWire(this.definitions()) });
     }
     await this.gateway.connect();
+    if (this.options.subscribeAll) await this.gateway.subscribeAll();
     return this;
   }
 
@@ -113,6 +120,20 @@ export class Bot {
 
   joinServer(serverId: string): Promise<void> {
     return this.gateway.joinServer(serverId);
+  }
+
+  /**
+   * Every server the bot is in and every channel it may view, and those added later, in one
+   * gateway event (Gateway.subscribeAll): `message:new` from all of them, without joining rooms
+   * one by one. Kept across reconnects.
+   */
+  subscribeAll(options: { channels?: boolean } = {}): Promise<{ servers: string[]; channels: string[] }> {
+    return this.gateway.subscribeAll(options);
+  }
+
+  /** Every channel of one server the bot may view, and those added there later (Gateway.joinAllChannels). */
+  joinAllChannels(serverId: string): Promise<string[]> {
+    return this.gateway.joinAllChannels(serverId);
   }
 
   joinChannel(channelId: string): Promise<void> {

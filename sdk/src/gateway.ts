@@ -19,6 +19,11 @@
  * is done when it comes back (a resumed session still holds a room left meanwhile, so it is left
  * then). A closed Gateway can connect again: a new session, with the token asked again and no
  * rooms (a web page logs out and in again on the same Gateway).
+ *
+ * Bulk subscriptions (docs/gateway.md, "Bulk subscriptions"): `subscribeAll()` joins every server
+ * of the account and every channel it may view, in one event, and the server keeps the
+ * connection in the servers and channels added later; `joinAllChannels(serverId)` does it for one
+ * server's channels. Both are subscribed again after a reconnect, as rooms are.
  */
 import { io, type Socket } from "socket.io-client";
 import { HearthAckError, HearthError } from "./errors.js";
@@ -120,8 +125,14 @@ export class Gateway {
   private readonly listeners = new Map<string, Set<AnyListener>>();
   private readonly servers = new Set<string>();
   private readonly channels = new Map<string, string | null>();
+  /** `subscribeAll()`: every server (and, with `channels`, every channel), followed by the server. */
+  private everything: { channels: boolean } | null = null;
+  /** `joinAllChannels(serverId)`: servers whose channels are all followed. */
+  private readonly allChannelsOf = new Set<string>();
+  /** Channel rooms joined through a bulk subscription (its acks, and channels it joined later), with their last message. */
+  private readonly followedChannels = new Map<string, string | null>();
   /** Rooms left while the connection was down: a resumed session still holds them. */
-  private readonly leftWhileAway = { servers: new Set<string>(), channels: new Set<string>() };
+  private readonly leftWhileAway = { servers: new Set<string>(), channels: new Set<string>(), everything: false, allChannelsOf: new Set<string>() };
   private readonly resumeSteps: { name: string; run: () => Promise<void> }[] = [];
   private state: "idle" | "connecting" | "connected" | "reconnecting" | "closed" = "idle";
   private everConnected = false;
@@ -156,6 +167,8 @@ export class Gateway {
     // Remember the newest message of each channel room, for `resumed`.
     socket.on("message:new", (message: { id: string; channel_id: string }) => {
       if (this.channels.has(message.channel_id)) this.channels.set(message.channel_id, message.id);
+      // A channel the server joined for a bulk subscription (created, or made visible, later).
+      else if (this.follows()) this.followedChannels.set(message.channel_id, message.id);
     });
     socket.onAny((event: string, payload: unknown) => {
       if (!LIFECYCLE.has(event) && !SOCKET_EVENTS.has(event)) this.fire(event as GatewayEventName, payload as never);
@@ -211,8 +224,10 @@ export class Gateway {
     this.current.disconnect();
     this.servers.clear();
     this.channels.clear();
-    this.leftWhileAway.servers.clear();
-    this.leftWhileAway.channels.clear();
+    this.everything = null;
+    this.allChannelsOf.clear();
+    this.followedChannels.clear();
+    this.forgetLeftWhileAway();
     if (!wasClosed) this.fire("closed", { reason });
   }
 
@@ -294,9 +309,86 @@ export class Gateway {
     await this.emit("channel:leave", channelId);
   }
 
-  /** The server and channel rooms the connection keeps. */
+  /**
+   * Every server of the account, and (unless `channels: false`) every channel it may view in each,
+   * in one event (`server:join {servers: "all", channels: "all"}`): the bot receives every
+   * message without joining rooms one by one. The server follows for it: servers it joins later,
+   * channels created or made visible later are joined, hidden ones left. Subscribed again after
+   * every reconnect; while the connection is down, on return (the answer is then empty).
+   */
+  async subscribeAll(options: { channels?: boolean } = {}): Promise<{ servers: string[]; channels: string[] }> {
+    this.everything = { channels: options.channels !== false };
+    this.leftWhileAway.everything = false;
+    if (!this.connected) return { servers: [], channels: [] };
+    return this.emitSubscribeAll(this.everything.channels);
+  }
+
+  /** Undoes `subscribeAll()`: follows nothing more and leaves every server room of the account (and their channel rooms, if it had them). */
+  async unsubscribeAll(): Promise<void> {
+    const channels = this.everything?.channels ?? true;
+    this.everything = null;
+    if (!this.connected) return void (this.leftWhileAway.everything = true);
+    const ack = await this.emit("server:leave", channels ? { servers: "all", channels: "all" } : { servers: "all" });
+    if ("channels" in ack) for (const id of ack.channels ?? []) this.followedChannels.delete(id);
+  }
+
+  /**
+   * Every channel of one server the bot may view, in one event (`channel:join {server_id, channels:
+   * "all"}`), and those created or made visible there later; the ids joined. Joined again after a
+   * reconnect, as rooms are.
+   */
+  async joinAllChannels(serverId: string): Promise<string[]> {
+    this.allChannelsOf.add(serverId);
+    this.leftWhileAway.allChannelsOf.delete(serverId);
+    if (!this.connected) return [];
+    return this.emitAllChannels(serverId);
+  }
+
+  /** Undoes `joinAllChannels(serverId)`: leaves the server's channel rooms and follows them no more. */
+  async leaveAllChannels(serverId: string): Promise<void> {
+    this.allChannelsOf.delete(serverId);
+    if (!this.connected) return void this.leftWhileAway.allChannelsOf.add(serverId);
+    const ack = await this.emit("channel:leave", { server_id: serverId, channels: "all" });
+    if ("channels" in ack) for (const id of ack.channels) this.followedChannels.delete(id);
+  }
+
+  /**
+   * The bulk subscriptions the connection keeps (`all`: `subscribeAll()`'s, null when none;
+   * `allChannelsOf`: `joinAllChannels()`'s servers) and the channel rooms they have joined as far
+   * as the connection has seen (their acks, and the channels messages arrived from).
+   */
+  subscriptions(): { all: { channels: boolean } | null; allChannelsOf: string[]; channels: string[] } {
+    return { all: this.everything, allChannelsOf: [...this.allChannelsOf], channels: [...this.followedChannels.keys()] };
+  }
+
+  /** The server and channel rooms the connection keeps (joined one by one; see `subscriptions()` for the bulk ones). */
   rooms(): { servers: string[]; channels: string[] } {
     return { servers: [...this.servers], channels: [...this.channels.keys()] };
+  }
+
+  private follows(): boolean {
+    return this.everything?.channels === true || this.allChannelsOf.size > 0;
+  }
+
+  private async emitSubscribeAll(channels: boolean): Promise<{ servers: string[]; channels: string[] }> {
+    const ack = await this.emit("server:join", channels ? { servers: "all", channels: "all" } : { servers: "all" });
+    if (!("servers" in ack)) throw new HearthError("server:join {servers: \"all\"} was answered as a single join: is the server older than bulk subscriptions?");
+    for (const id of ack.channels ?? []) if (!this.followedChannels.has(id)) this.followedChannels.set(id, null);
+    return { servers: ack.servers, channels: ack.channels ?? [] };
+  }
+
+  private async emitAllChannels(serverId: string): Promise<string[]> {
+    const ack = await this.emit("channel:join", { server_id: serverId, channels: "all" });
+    if (!("server_id" in ack)) throw new HearthError("channel:join {server_id, channels: \"all\"} was answered as a single join: is the server older than bulk subscriptions?");
+    for (const id of ack.channels) if (!this.followedChannels.has(id)) this.followedChannels.set(id, null);
+    return ack.channels;
+  }
+
+  private forgetLeftWhileAway(): void {
+    this.leftWhileAway.servers.clear();
+    this.leftWhileAway.channels.clear();
+    this.leftWhileAway.everything = false;
+    this.leftWhileAway.allChannelsOf.clear();
   }
 
   /**
@@ -342,12 +434,13 @@ export class Gateway {
     if (recovered) {
       for (const id of this.leftWhileAway.servers) this.socket.emit("server:leave", id);
       for (const id of this.leftWhileAway.channels) this.socket.emit("channel:leave", id);
+      if (this.leftWhileAway.everything) this.socket.emit("server:leave", { servers: "all", channels: "all" });
+      for (const id of this.leftWhileAway.allChannelsOf) this.socket.emit("channel:leave", { server_id: id, channels: "all" });
     }
-    this.leftWhileAway.servers.clear();
-    this.leftWhileAway.channels.clear();
+    this.forgetLeftWhileAway();
     if (first) {
       // Rooms asked for while connecting.
-      const lostRooms = this.servers.size || this.channels.size ? await this.joinRooms() : [];
+      const lostRooms = this.servers.size || this.channels.size || this.everything || this.allChannelsOf.size ? await this.joinRooms() : [];
       for (const lost of lostRooms) this.reportError(new HearthError(`could not join ${lost.kind} ${lost.id}: ${lost.error}`), "ready");
       this.fire("ready", undefined);
       return;
@@ -355,7 +448,7 @@ export class Gateway {
     const dropped = this.dropped ?? { at: Date.now(), reason: "unknown" };
     const attempts = this.attemptsUsed;
     this.dropped = null;
-    const lastMessageIds = Object.fromEntries(this.channels);
+    const lastMessageIds = { ...Object.fromEntries(this.followedChannels), ...Object.fromEntries(this.channels) };
     const lostRooms = await this.joinRooms();
     for (const step of [...this.resumeSteps]) {
       try {
@@ -369,9 +462,27 @@ export class Gateway {
     this.fire("resumed", { disconnectedAt: dropped.at, reconnectedAt, downtimeMs: reconnectedAt - dropped.at, reason: dropped.reason, recovered, attempts, lastMessageIds, lostRooms });
   }
 
-  /** Joins every room the connection keeps (joining one the socket is in is a no-op); those refused are forgotten. */
+  /**
+   * Joins every room the connection keeps and subscribes its bulk subscriptions again (joining one
+   * the socket is in is a no-op; one event each); those refused are forgotten.
+   */
   private async joinRooms(): Promise<ResumedInfo["lostRooms"]> {
     const lostRooms: ResumedInfo["lostRooms"] = [];
+    if (this.everything) {
+      try {
+        await this.emitSubscribeAll(this.everything.channels);
+      } catch (error) {
+        this.reportError(error, "subscribeAll");
+      }
+    }
+    for (const id of [...this.allChannelsOf]) {
+      try {
+        await this.emitAllChannels(id);
+      } catch (error) {
+        this.allChannelsOf.delete(id);
+        lostRooms.push({ kind: "server", id, error: error instanceof HearthAckError ? error.error : String(error) });
+      }
+    }
     for (const id of [...this.servers]) {
       try {
         await this.emit("server:join", id);

@@ -100,12 +100,24 @@ export function createDomain(deps: DomainDeps) {
   const accounts = new Accounts(store, tokens, bus, config, settings, shared, credentialChecks, twoFactor, new TokenRevocations(store));
   const users = new Users(store, uploads);
   const adminUsers = new AdminUsers(store, admins, accounts, bus);
-  // Presence reaches the user's own sockets, every server they belong to, and their friends.
-  const presenceAudience = async (userId: string) => [
-    rooms.user(userId),
-    ...(await store.members.serverIdsOf(userId)).map(rooms.server),
-    ...(await store.friends.friendIds(userId)).map(rooms.user),
-  ];
+  // Presence reaches the user's own sockets, the rooms of their servers up to the large-server
+  // size, in larger ones only the sockets that subscribed to them (presence:subscribe: each
+  // socket holds a bounded set, so a member connecting costs what its subscribers are, not the
+  // server's size), and their friends and the DM partners who may see it (presenceShownTo's rule)
+  // wherever they are (docs/gateway.md, "Presence").
+  const presenceAudience = async (userId: string) => {
+    const [servers, friendIds, partnerIds] = await Promise.all([
+      store.members.serverIdsBySize(userId, config.largeServerMembers),
+      store.friends.friendIds(userId),
+      store.dms.presencePartnerIds(userId),
+    ]);
+    return [
+      rooms.user(userId),
+      ...servers.small.map(rooms.server),
+      ...servers.large.map((serverId) => rooms.presence(serverId, userId)),
+      ...[...new Set([...friendIds, ...partnerIds])].map(rooms.user),
+    ];
+  };
   const presence = new Presence(store, bus, shared.connections, presenceAudience);
 
   // Voice keeps live state per member and channel: leaving a server, losing access, or a

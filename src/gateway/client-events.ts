@@ -8,6 +8,7 @@ import * as v from "valibot";
 import { BotDeleteMessage, BotEditMessage, BotSendMessage, ComponentPress, InteractionResponse } from "../domain/bots/interactions.ts";
 import { Message, PRESENCE_STATUSES, Uuid, VoiceParticipant } from "../domain/shared/shapes.ts";
 import { Binary } from "../domain/shared/events.ts";
+import { LIMITS } from "../domain/shared/limits.ts";
 
 /** Every ack answers `{ok: true, ...}` or `{ok: false, error}` (CONTRACT.md, "Gateway"). */
 export type Ack<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
@@ -18,6 +19,28 @@ const Flag = v.boolean("must be a boolean");
 // Rooms and typing: the bare id is the payload.
 export const ServerId = Id("server");
 export const ChannelId = Id("channel");
+
+const All = v.literal("all", 'must be "all"');
+/**
+ * Bulk subscriptions (docs/gateway.md, "Bulk subscriptions"): `server:join {servers: "all",
+ * channels?: "all"}` joins every server of the account (and every channel of each the socket may
+ * view) and follows those added later; `server:leave` with the same payload undoes it.
+ */
+export const AllServers = v.object({ servers: All, channels: v.optional(All) }, 'must be an object {servers: "all", channels?: "all"}');
+/** `channel:join {server_id, channels: "all"}`: every channel of one server the socket may view, and those it may view later. */
+export const AllChannels = v.object({ server_id: Id("server"), channels: All }, 'must be an object {server_id, channels: "all"}');
+
+/** `presence:subscribe`: the members of a large server whose presence the socket shows (docs/gateway.md, "Presence"). */
+export const PresenceSubscribe = v.object(
+  {
+    server_id: Id("server"),
+    user_ids: v.pipe(
+      v.array(Id("user"), "must be an array of user ids"),
+      v.maxLength(LIMITS.gateway.presenceIdsPerServer, `must hold at most ${LIMITS.gateway.presenceIdsPerServer} user ids`),
+    ),
+  },
+  "must be an object {server_id, user_ids}",
+);
 
 /** `dm:typing:start` / `dm:typing:stop`. */
 export const DmTyping = v.object(
@@ -83,6 +106,9 @@ export type AudioFramePayload = v.InferOutput<typeof AudioFrame>;
 const none = v.object({});
 const serverAck = v.object({ serverId: Uuid });
 const channelAck = v.object({ channelId: Uuid });
+/** The bulk forms' acks: what was joined (or left). */
+const serversAck = v.object({ servers: v.array(Uuid), channels: v.optional(v.array(Uuid)) });
+const channelsAck = v.object({ server_id: Uuid, channels: v.array(Uuid) });
 const dmAck = v.object({ conversationId: Uuid });
 const callAck = v.object({ callId: Uuid });
 const sentAck = v.object({ message_id: Uuid, message: Message });
@@ -96,10 +122,11 @@ const targetAck = v.object({ userId: Uuid, channelId: Uuid });
  * it, and so is the AsyncAPI document at /api/v1/asyncapi.json; docs/gateway.md names each event.
  */
 export const CLIENT_EVENTS = {
-  "server:join": { payload: ServerId, ack: serverAck },
-  "server:leave": { payload: ServerId, ack: serverAck },
-  "channel:join": { payload: ChannelId, ack: channelAck },
-  "channel:leave": { payload: ChannelId, ack: channelAck },
+  // The spec's string forms, and Hearth's bulk forms (docs/gateway.md, "Bulk subscriptions").
+  "server:join": { payload: v.union([ServerId, AllServers]), ack: v.union([serverAck, serversAck]) },
+  "server:leave": { payload: v.union([ServerId, AllServers]), ack: v.union([serverAck, serversAck]) },
+  "channel:join": { payload: v.union([ChannelId, AllChannels]), ack: v.union([channelAck, channelsAck]) },
+  "channel:leave": { payload: v.union([ChannelId, AllChannels]), ack: v.union([channelAck, channelsAck]) },
   "interaction:response": { payload: InteractionResponse, ack: sentAck },
   "bot:send_message": { payload: BotSendMessage, ack: sentAck },
   "bot:edit_message": { payload: BotEditMessage, ack: sentAck },
@@ -136,6 +163,8 @@ export const CLIENT_EVENTS = {
   "dm:call-end": { payload: CallId, ack: callAck },
   "dm:call-signal": { payload: CallSignal, ack: callAck },
   "status:set": { payload: StatusSet, ack: v.object({ status: v.picklist(PRESENCE_STATUSES) }) },
+  // Hearth extension (docs/gateway.md, "Presence"): whose presence a socket gets in a large server.
+  "presence:subscribe": { payload: PresenceSubscribe, ack: v.object({ server_id: Uuid, user_ids: v.array(Uuid) }) },
 } as const satisfies Record<string, { payload: v.GenericSchema | null; ack: v.GenericSchema }>;
 
 export type ClientEventName = keyof typeof CLIENT_EVENTS;

@@ -6,7 +6,7 @@ import type { ClientToServerEvents } from "./client-events.ts";
  * are src/gateway/event-limiter.ts.
  */
 
-export const EVENT_KINDS = ["typing", "rooms", "presence", "voice", "signal", "messages", "audio"] as const;
+export const EVENT_KINDS = ["typing", "rooms", "presence", "subscriptions", "voice", "signal", "messages", "audio"] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** `perSecond` events on average, up to `burst` at once (a token bucket). */
@@ -23,10 +23,14 @@ export type EventLimits = Record<EventKind, RateLimit>;
 export const DEFAULT_EVENT_LIMITS: EventLimits = {
   // A fast typist's keystrokes, if a client sends one event per key (repeats are coalesced).
   typing: { perSecond: 10, burst: 20 },
-  // Joining every server (chat platforms cap a user at 100-200) and a channel or two right after connecting.
+  // Joining servers and channels one by one: a client's first few after connecting, then
+  // navigation. A large account joins everything in one event (`{servers: "all"}`).
   rooms: { perSecond: 20, burst: 200 },
   // A person changes status now and then; an idle detector a little more often.
   presence: { perSecond: 2, burst: 10 },
+  // `presence:subscribe`: the member list a client shows, sent again as it scrolls (debounced)
+  // or switches servers; each one replaces the last, so a few a second are plenty.
+  subscriptions: { perSecond: 5, burst: 20 },
   // Joining, leaving, speaking indicators, moderation.
   voice: { perSecond: 20, burst: 100 },
   // WebRTC signalling: joining a peer-to-peer room of ten sends an offer or answer to each of
@@ -46,6 +50,7 @@ export const KIND_LABELS: Record<EventKind, string> = {
   typing: "typing events",
   rooms: "room joins and leaves",
   presence: "status changes",
+  subscriptions: "presence subscriptions",
   voice: "voice events",
   signal: "signaling messages",
   messages: "message events",
@@ -63,6 +68,7 @@ export const EVENT_KIND: Record<keyof ClientToServerEvents, EventKind> = {
   "channel:join": "rooms",
   "channel:leave": "rooms",
   "status:set": "presence",
+  "presence:subscribe": "subscriptions",
   "voice:join": "voice",
   "voice:leave": "voice",
   "voice:state": "voice",

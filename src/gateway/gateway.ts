@@ -5,7 +5,8 @@ import { rooms } from "../domain/shared/events.ts";
 import type { Logger } from "../log.ts";
 import { listenAll, sharedListeners, type ClientEventTable } from "./ack.ts";
 import { presenceEvents } from "./handlers/presence.ts";
-import { roomEvents } from "./handlers/rooms.ts";
+import { followAgain, roomEvents } from "./handlers/rooms.ts";
+import { installPresenceCleanup } from "./presence-subscriptions.ts";
 import { typingEvents } from "./handlers/typing.ts";
 import { dmEvents } from "./handlers/dms.ts";
 import { botEvents } from "./handlers/bots.ts";
@@ -96,6 +97,8 @@ interface AttachedGateway {
 export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, limiter: EventLimiter, voice?: GatewayVoiceRelay): AttachedGateway {
   const tokenExpiry = new TokenExpiry();
   installResume(io, domain, log, limiter);
+  // Presence subscriptions of a server go with its room (docs/gateway.md, "Presence").
+  installPresenceCleanup(io);
   const closing = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
     closing.add(work);
@@ -170,6 +173,8 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
     listenAll(socket, listeners);
     // What the other nodes ask of this one over a voice link (joins across homes, moves).
     if (socket.data.voiceLink) voice?.relay.serveLink(socket);
+    // A resumed socket that follows servers or channels joins those added while it was away.
+    if (socket.recovered) void followAgain(domain, socket).catch((error) => log.error("gateway resume: following again failed", { error }));
     socket.onAny(onAnyEvent);
     socket.on("disconnect", onDisconnect);
     // After the missed events (a restored socket got them when it was built); stored too, so a

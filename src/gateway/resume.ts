@@ -2,6 +2,7 @@ import { Socket, type ServerOptions } from "socket.io";
 import type { Session } from "socket.io-adapter";
 import type { Domain } from "../domain/domain.ts";
 import type { Logger } from "../log.ts";
+import { rooms } from "../domain/shared/events.ts";
 import type { EventLimiter } from "./event-limiter.ts";
 import { nativeFanoutOf } from "./native-fanout.ts";
 import { ResumeCatchUp } from "./resume-catch-up.ts";
@@ -24,7 +25,8 @@ import type { GatewayServer, SocketData } from "./socket-types.ts";
  *   - the token is still valid (a token revoked or an account disabled meanwhile does not
  *     resume) and belongs to the session's user;
  *   - the user may still be in every server and channel room of the session (a kick, a ban or
- *     a lost VIEW_CHANNEL meanwhile: no resume, the client reloads).
+ *     a lost VIEW_CHANNEL meanwhile: no resume, the client reloads), and in the servers of its
+ *     presence subscriptions and of its bulk subscriptions' markers.
  * Voice rooms are not restored: a dropped socket left its voice channel (the disconnect
  * handler), and the client joins again. These checks run before the socket is built, so a
  * refused session never has a missed event written to it. The missed events are then read
@@ -120,24 +122,37 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger, li
 }
 
 /**
- * The session's rooms the user may still be in, voice rooms left out; null when one server or
- * channel room is no longer allowed (or the room is of no known kind).
+ * The session's rooms the user may still be in, voice rooms left out; null when one server,
+ * channel, presence or marker room is no longer allowed (or the room is of no known kind).
  */
-async function allowedRooms(domain: Domain, userId: string, socketId: string, rooms: string[]): Promise<string[] | null> {
+async function allowedRooms(domain: Domain, userId: string, socketId: string, sessionRooms: string[]): Promise<string[] | null> {
   const kept: string[] = [];
-  for (const room of rooms) {
+  const ownMarkers = new Set([rooms.followServers(userId), rooms.followChannels(userId)]);
+  const serverMarker = rooms.followServerChannels("");
+  // One membership check per server, however many of its rooms (presence subscriptions: up to 200).
+  const memberships = new Map<string, Promise<unknown>>();
+  const member = (serverId: string) => {
+    let check = memberships.get(serverId);
+    if (!check) memberships.set(serverId, (check = domain.access.member(serverId, userId)));
+    return check;
+  };
+  for (const room of sessionRooms) {
     const colon = room.indexOf(":");
     const kind = colon < 0 ? "" : room.slice(0, colon);
     const id = room.slice(colon + 1);
-    if (room === socketId || room === `user:${userId}`) {
+    if (room === socketId || room === rooms.user(userId) || ownMarkers.has(room)) {
       kept.push(room);
       continue;
     }
     if (kind === "voice") continue;
-    if (kind !== "server" && kind !== "channel") return null;
     try {
-      if (kind === "server") await domain.access.member(id, userId);
-      else await domain.access.requireChannel(id, userId);
+      if (kind === "server") await member(id);
+      else if (kind === "channel") await domain.access.requireChannel(id, userId);
+      // presence:<serverId>:<userId> (presence:subscribe): the subscriber still shares that server.
+      else if (kind === "presence") await member(id.slice(0, id.indexOf(":")));
+      // A bulk subscription's marker of one server (docs/gateway.md, "Bulk subscriptions"); the user's own markers are kept above.
+      else if (room.startsWith(serverMarker)) await member(room.slice(serverMarker.length));
+      else return null;
     } catch {
       return null;
     }

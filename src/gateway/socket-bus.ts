@@ -1,5 +1,5 @@
 import type { Server } from "socket.io";
-import { rooms, type EventBus, type GatewayEventName, type GatewayPayload } from "../domain/shared/events.ts";
+import { rooms, type EventBus, type GatewayEventName, type GatewayPayload, type RoomSocket } from "../domain/shared/events.ts";
 import type { SocketData } from "./socket-types.ts";
 
 /**
@@ -16,7 +16,8 @@ export class SocketIoEventBus implements EventBus {
     (except.length ? target.except(except) : target).emit(event, payload);
   }
 
-  addToRoom(selector: string, room: string): void {
+  addToRoom(selector: string, room: string | string[]): void {
+    if (Array.isArray(room) && room.length === 0) return;
     this.io.in(selector).socketsJoin(room);
   }
 
@@ -45,5 +46,10 @@ export class SocketIoEventBus implements EventBus {
     // fetchSockets also answers for other nodes once a cluster adapter is installed.
     const sockets = await this.io.in(room).fetchSockets();
     return [...new Set(sockets.map((socket) => (socket.data as { userId: string }).userId))];
+  }
+
+  async socketsIn(room: string): Promise<RoomSocket[]> {
+    const sockets = await this.io.in(room).fetchSockets();
+    return sockets.map((socket) => ({ id: socket.id, userId: (socket.data as SocketData).userId, rooms: socket.rooms }));
   }
 }

@@ -12,16 +12,22 @@ import { CLIENT_EVENTS } from "../gateway/client-events.ts";
 import { SchemaConverter, type SchemaObject } from "./json-schema.ts";
 
 /** The channels: the client's own connection, and the rooms events are sent to. */
-const CHANNELS: Record<RoomKind, { key: string; address: string | null; description: string; parameter?: string }> = {
+const CHANNELS: Record<RoomKind, { key: string; address: string | null; description: string; parameters?: string[] }> = {
   socket: {
     key: "connection",
     address: null,
     description: "The client's own Socket.IO connection: what it emits, the acks it gets, and events sent to that one socket.",
   },
-  user: { key: "userRoom", address: "user:{userId}", parameter: "userId", description: "Every socket of one user; a socket is in its own from the moment it connects." },
-  server: { key: "serverRoom", address: "server:{serverId}", parameter: "serverId", description: "Sockets that joined the server with `server:join` (membership needed)." },
-  channel: { key: "channelRoom", address: "channel:{channelId}", parameter: "channelId", description: "Sockets that joined the text channel with `channel:join` (VIEW_CHANNEL needed)." },
-  voice: { key: "voiceRoom", address: "voice:{channelId}", parameter: "channelId", description: "The sockets in that voice channel (`voice:join`)." },
+  user: { key: "userRoom", address: "user:{userId}", parameters: ["userId"], description: "Every socket of one user; a socket is in its own from the moment it connects." },
+  server: { key: "serverRoom", address: "server:{serverId}", parameters: ["serverId"], description: "Sockets that joined the server with `server:join` (membership needed)." },
+  channel: { key: "channelRoom", address: "channel:{channelId}", parameters: ["channelId"], description: "Sockets that joined the text channel with `channel:join` (VIEW_CHANNEL needed)." },
+  voice: { key: "voiceRoom", address: "voice:{channelId}", parameters: ["channelId"], description: "The sockets in that voice channel (`voice:join`)." },
+  presence: {
+    key: "presenceRoom",
+    address: "presence:{serverId}:{userId}",
+    parameters: ["serverId", "userId"],
+    description: "Sockets that asked for one member's presence in a large server (`presence:subscribe`, docs/gateway.md \"Presence\").",
+  },
 };
 
 /** Component keys allow `[A-Za-z0-9.-_]`: `message:new` is `message.new`. */
@@ -35,7 +41,7 @@ export function buildAsyncApiDocument(options: AsyncApiOptions): SchemaObject {
   const converter = new SchemaConverter({ named: options.named }, "draft-07");
   const messages: Record<string, SchemaObject> = {};
   const operations: Record<string, SchemaObject> = {};
-  const channelMessages: Record<RoomKind, Record<string, SchemaObject>> = { socket: {}, user: {}, server: {}, channel: {}, voice: {} };
+  const channelMessages: Record<RoomKind, Record<string, SchemaObject>> = { socket: {}, user: {}, server: {}, channel: {}, voice: {}, presence: {} };
   const ref = (key: string) => ({ $ref: `#/components/messages/${key}` });
   const channelRef = (kind: RoomKind) => ({ $ref: `#/channels/${CHANNELS[kind].key}` });
 
@@ -85,7 +91,9 @@ export function buildAsyncApiDocument(options: AsyncApiOptions): SchemaObject {
       address: channel.address,
       description: channel.description,
       messages: channelMessages[kind],
-      ...(channel.parameter ? { parameters: { [channel.parameter]: { description: `The ${channel.parameter.replace("Id", "")}'s id.` } } } : {}),
+      ...(channel.parameters
+        ? { parameters: Object.fromEntries(channel.parameters.map((name) => [name, { description: `The ${name.replace("Id", "")}'s id.` }])) }
+        : {}),
     };
   }
 
@@ -129,10 +137,16 @@ export function buildAsyncApiDocument(options: AsyncApiOptions): SchemaObject {
   };
 }
 
-/** An ack: `{ok: true, ...fields}` or `{ok: false, error}`. */
+/** An ack: `{ok: true, ...fields}` or `{ok: false, error}`; fields of several shapes (a union) give a success of several shapes. */
 function ackSchema(fields: SchemaObject): SchemaObject {
-  const properties = { ok: { const: true }, ...((fields.properties ?? {}) as SchemaObject) };
-  const success = { ...fields, type: "object", properties, required: ["ok", ...((fields.required ?? []) as string[])] };
+  const withOk = (shape: SchemaObject): SchemaObject => ({
+    ...shape,
+    type: "object",
+    properties: { ok: { const: true }, ...((shape.properties ?? {}) as SchemaObject) },
+    required: ["ok", ...((shape.required ?? []) as string[])],
+  });
+  const shapes = (fields.anyOf ?? fields.oneOf) as SchemaObject[] | undefined;
+  const success = shapes ? { type: "object", properties: { ok: { const: true } }, required: ["ok"], anyOf: shapes.map(withOk) } : withOk(fields);
   const failure = { type: "object", properties: { ok: { const: false }, error: { type: "string" } }, required: ["ok", "error"], additionalProperties: false };
   return { oneOf: [success, failure] };
 }

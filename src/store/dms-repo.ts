@@ -116,6 +116,7 @@ export class DmsRepo {
   private readonly reactionTypeCount;
   private readonly groupCountOfUser;
   private readonly sharedServerStmt;
+  private readonly presencePartnersStmt;
   private readonly friendsStmt;
   private readonly mutersStmt;
   private readonly touchUpdated;
@@ -232,6 +233,17 @@ export class DmsRepo {
     this.sharedServerStmt = db.prepare<{ one: number }, [string, string]>(
       `SELECT 1 AS one FROM server_members a JOIN server_members b ON b.server_id = a.server_id AND b.user_id = ?
        WHERE a.user_id = ? LIMIT 1`,
+    );
+    // conversation_members_user finds the user's DMs, the primary key their other members;
+    // server_members_user and the primary key probe a shared server (presenceShownTo's rule).
+    this.presencePartnersStmt = db.prepare<{ user_id: string }, [{ me: string }]>(
+      `SELECT DISTINCT theirs.user_id FROM conversation_members mine
+       JOIN conversation_members theirs ON theirs.conversation_id = mine.conversation_id AND theirs.user_id <> mine.user_id
+       WHERE mine.user_id = $me
+         AND (EXISTS (SELECT 1 FROM users u WHERE u.id = $me AND u.is_bot = 1)
+              OR EXISTS (SELECT 1 FROM server_members a
+                         JOIN server_members b ON b.server_id = a.server_id AND b.user_id = theirs.user_id
+                         WHERE a.user_id = $me))`,
     );
     this.friendsStmt = db.prepare<{ one: number }, [string, string]>(
       "SELECT 1 AS one FROM friendships WHERE user_low = ? AND user_high = ? AND status = 'accepted'",
@@ -514,6 +526,15 @@ export class DmsRepo {
 
   async shareServer(a: string, b: string): Promise<boolean> {
     return (await this.db.get(this.sharedServerStmt, a, b)) !== null;
+  }
+
+  /**
+   * The user's DM and group DM partners who may see their presence (presenceShownTo's rule
+   * without friendships, which the caller adds itself): everyone when the user is a bot,
+   * otherwise those who share a server with them.
+   */
+  async presencePartnerIds(userId: string): Promise<string[]> {
+    return (await this.db.all(this.presencePartnersStmt, { me: userId })).map((r) => r.user_id);
   }
 
   async areFriends(a: string, b: string): Promise<boolean> {

@@ -50,6 +50,8 @@ export class MembersRepo {
   private readonly nextListPosition;
   private readonly userIdsStmt;
   private readonly serverCountOfUser;
+  private readonly serversBySizeStmt;
+  private readonly membersAmongStmt;
 
   constructor(private readonly db: Database) {
     this.findStmt = db.prepare<MemberRow, [string, string]>("SELECT * FROM server_members WHERE server_id = ? AND user_id = ?");
@@ -96,6 +98,18 @@ export class MembersRepo {
     // server_members_user serves it.
     this.serverCountOfUser = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM server_members WHERE user_id = ?");
     this.userIdsStmt = db.prepare<{ user_id: string }, [string]>("SELECT user_id FROM server_members WHERE server_id = ?");
+    // server_members_user finds the user's servers; for each, the primary key walks at most
+    // `threshold + 1` members of it, so a 100k-member server costs what a 251-member one does.
+    this.serversBySizeStmt = db.prepare<{ server_id: string; large: number }, [{ me: string; threshold: number }]>(
+      `SELECT m.server_id,
+              CASE WHEN EXISTS (SELECT 1 FROM server_members x WHERE x.server_id = m.server_id LIMIT 1 OFFSET $threshold)
+                   THEN 1 ELSE 0 END AS large
+       FROM server_members m WHERE m.user_id = $me`,
+    );
+    // The primary key probes each id.
+    this.membersAmongStmt = db.prepare<{ user_id: string }, [string, string]>(
+      `SELECT user_id FROM server_members WHERE server_id = ? AND user_id ${db.dialect.inJsonArray("?")}`,
+    );
     this.markReadStmt = db.prepare<MemberRow, [number, string, string]>(
       "UPDATE server_members SET last_read_at = ? WHERE server_id = ? AND user_id = ? RETURNING *",
     );
@@ -152,6 +166,23 @@ export class MembersRepo {
 
   async serverIdsOf(userId: string): Promise<string[]> {
     return (await this.db.all(this.serverIdsStmt, userId)).map((r) => r.server_id);
+  }
+
+  /**
+   * The user's servers in two lists: up to `threshold` members, and larger (docs/gateway.md,
+   * "Presence": presence is fanned out to the server room only up to the large-server size).
+   */
+  async serverIdsBySize(userId: string, threshold: number): Promise<{ small: string[]; large: string[] }> {
+    const small: string[] = [];
+    const large: string[] = [];
+    for (const row of await this.db.all(this.serversBySizeStmt, { me: userId, threshold })) (row.large ? large : small).push(row.server_id);
+    return { small, large };
+  }
+
+  /** Which of `userIds` are members of the server. */
+  async membersAmong(serverId: string, userIds: readonly string[]): Promise<Set<string>> {
+    if (userIds.length === 0) return new Set();
+    return new Set((await this.db.all(this.membersAmongStmt, serverId, JSON.stringify(userIds))).map((r) => r.user_id));
   }
 
   async mutualServers(userId: string, otherId: string): Promise<{ id: string; name: string; icon: string | null }[]> {

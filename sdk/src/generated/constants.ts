@@ -147,6 +147,10 @@ export const LIMITS = {
   "voice": {
     "signalBytes": 16384
   },
+  "gateway": {
+    "presenceIdsPerServer": 200,
+    "presenceIdsPerSocket": 1000
+  },
   "gif": {
     "pageDefault": 25,
     "pageMax": 50,

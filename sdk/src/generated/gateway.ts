@@ -105,7 +105,7 @@ export interface ServerEvents {
   "session:ready": {
     resumed: boolean;
   };
-  /** Sent to the user's own `user:<id>`, `server:<id>` of each of their servers, and their accepted friends' `user:<id>`. */
+  /** Sent to the user's own `user:<id>`, `server:<id>` of each of their servers up to the large-server size (`LARGE_SERVER_MEMBERS`, 250), `presence:<serverId>:<userId>` of each larger one (sockets that asked with `presence:subscribe`), and the `user:<id>` of their accepted friends and of their DM partners who may see it (docs/gateway.md "Presence"). */
   "user:status": {
     userId: string;
     status: "online" | "idle" | "dnd" | "offline";
@@ -356,7 +356,7 @@ export const SERVER_EVENTS = {
   "channel:permissions-updated": { rooms: ["server"] },
   "category:permissions-updated": { rooms: ["server"] },
   "session:ready": { rooms: ["socket"] },
-  "user:status": { rooms: ["user","server"] },
+  "user:status": { rooms: ["user","server","presence"] },
   "typing:start": { rooms: ["channel"] },
   "typing:stop": { rooms: ["channel"] },
   "dm:new": { rooms: ["user"] },
@@ -403,31 +403,59 @@ export const SERVER_EVENTS = {
 /** Every event a client emits: its payload (`undefined`: none) and its ack on success (`{ok: true, ...}`). */
 export interface ClientEvents {
   "server:join": {
-    payload: string;
+    payload: string | {
+      servers: "all";
+      channels?: "all";
+    };
     ack: {
       ok: true;
       serverId: string;
+    } | {
+      ok: true;
+      servers: string[];
+      channels?: string[];
     };
   };
   "server:leave": {
-    payload: string;
+    payload: string | {
+      servers: "all";
+      channels?: "all";
+    };
     ack: {
       ok: true;
       serverId: string;
+    } | {
+      ok: true;
+      servers: string[];
+      channels?: string[];
     };
   };
   "channel:join": {
-    payload: string;
+    payload: string | {
+      server_id: string;
+      channels: "all";
+    };
     ack: {
       ok: true;
       channelId: string;
+    } | {
+      ok: true;
+      server_id: string;
+      channels: string[];
     };
   };
   "channel:leave": {
-    payload: string;
+    payload: string | {
+      server_id: string;
+      channels: "all";
+    };
     ack: {
       ok: true;
       channelId: string;
+    } | {
+      ok: true;
+      server_id: string;
+      channels: string[];
     };
   };
   "interaction:response": {
@@ -770,6 +798,17 @@ export interface ClientEvents {
       status: "online" | "idle" | "dnd" | "offline";
     };
   };
+  "presence:subscribe": {
+    payload: {
+      server_id: string;
+      user_ids: string[];
+    };
+    ack: {
+      ok: true;
+      server_id: string;
+      user_ids: string[];
+    };
+  };
 }
 
-export const CLIENT_EVENTS = ["server:join", "server:leave", "channel:join", "channel:leave", "interaction:response", "bot:send_message", "bot:edit_message", "bot:delete_message", "message:component", "voice:join", "voice:leave", "voice:raise-hand", "voice:lower-hand", "voice:set-meeting-role", "voice:state", "voice:signal", "voice:speaking", "voice:server-mute", "voice:server-deafen", "voice:move", "voice:disconnect", "bot:voice-query", "bot:voice-participants", "bot:audio-data", "voice:listen", "voice:audio-data", "typing:start", "typing:stop", "dm:typing:start", "dm:typing:stop", "dm:call-start", "dm:call-accept", "dm:call-decline", "dm:call-end", "dm:call-signal", "status:set"] as const satisfies readonly (keyof ClientEvents)[];
+export const CLIENT_EVENTS = ["server:join", "server:leave", "channel:join", "channel:leave", "interaction:response", "bot:send_message", "bot:edit_message", "bot:delete_message", "message:component", "voice:join", "voice:leave", "voice:raise-hand", "voice:lower-hand", "voice:set-meeting-role", "voice:state", "voice:signal", "voice:speaking", "voice:server-mute", "voice:server-deafen", "voice:move", "voice:disconnect", "bot:voice-query", "bot:voice-participants", "bot:audio-data", "voice:listen", "voice:audio-data", "typing:start", "typing:stop", "dm:typing:start", "dm:typing:stop", "dm:call-start", "dm:call-accept", "dm:call-decline", "dm:call-end", "dm:call-signal", "status:set", "presence:subscribe"] as const satisfies readonly (keyof ClientEvents)[];

@@ -73,8 +73,11 @@ export class BotMembership {
     await this.store.roles.assign(server.id, bot.id, role.id);
     if (joined) {
       await this.audit.record(server.id, actor.id, "BOT_ADD", { type: "member", id: bot.id }, { permissions: bits, roleId: role.id });
+      // The role only adds bits: sockets following every channel join what it lets the bot see too.
+      await this.members.followNewMembership(server.id, bot.id);
     } else {
-      // Fewer bits can take VIEW_CHANNEL away: the bot's sockets leave what it can no longer see.
+      // Fewer bits can take VIEW_CHANNEL away: the bot's sockets leave what it can no longer see
+      // (and those following every channel join what more bits let it see).
       await this.members.syncChannelRooms(server.id, { userIds: [bot.id] });
     }
     return { server_id: server.id, bot_user_id: bot.id, joined, permissions: bits, role: toRole(role) };

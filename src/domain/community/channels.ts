@@ -133,6 +133,7 @@ export class Channels {
     if (!row) throw capReached.channels(this.caps);
     const channel = toChannel(row);
     await this.publishAbout(row, "channel:created", channel);
+    await this.members.followNewChannel(row);
     await this.audit.record(row.server_id, user.id, "CHANNEL_CREATE", { type: "channel", id: row.id }, {
       name: row.name,
       type: row.type,
@@ -182,6 +183,7 @@ export class Channels {
     if (row === "full") throw capReached.channels(this.caps);
     const copy = toChannel(row);
     await this.publishAbout(row, "channel:created", copy);
+    await this.members.followNewChannel(row);
     await this.audit.record(row.server_id, user.id, "CHANNEL_DUPLICATE", { type: "channel", id: row.id }, {
       source_id: channel.id,
       name: row.name,

@@ -2,9 +2,10 @@ import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
+import type { ServerRow } from "../../store/servers-repo.ts";
 import type { Access, MemberContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
-import { rooms, type EventBus } from "../shared/events.ts";
+import { rooms, type EventBus, type RoomSocket } from "../shared/events.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { BotFlag, ImageUrl, Presence, UnixSeconds, Uuid } from "../shared/shapes.ts";
@@ -63,6 +64,8 @@ export class Members {
     const added = await this.store.members.add(serverId, user.id, "member", this.serverCap(user));
     if (added === "full") throw this.serverCapReached(user);
     if (!added) return false;
+    // Before member:joined, so that a socket following every server gets it in the new room.
+    await this.followNewMembership(serverId, user.id);
     this.bus.publish(rooms.server(serverId), "member:joined", {
       serverId,
       userId: user.id,
@@ -102,12 +105,93 @@ export class Members {
     const payload = { serverId, userId };
     this.bus.publish([rooms.server(serverId), rooms.user(userId)], "member:left", payload);
     const userRoom = rooms.user(userId);
+    // Its sockets' presence subscriptions there go with the server room (src/gateway/presence-subscriptions.ts).
     this.bus.removeFromRoom(userRoom, rooms.server(serverId));
+    this.bus.removeFromRoom(userRoom, rooms.followServerChannels(serverId));
     for (const channel of await this.store.channels.listByServer(serverId)) {
       this.bus.removeFromRoom(userRoom, rooms.channel(channel.id));
     }
     for (const listener of this.liveState) await listener.memberRemoved(serverId, userId);
     return true;
+  }
+
+  /** The servers the user belongs to (a bulk `server:join`, docs/gateway.md "Bulk subscriptions"). */
+  serverIdsOf(userId: string): Promise<string[]> {
+    return this.store.members.serverIdsOf(userId);
+  }
+
+  /**
+   * The channels of the server that `channel:join` would let the user into (Access.channelsOpenTo:
+   * requireChannel's rule over every channel at once), in the server's order; 404 and 403 as
+   * `server:join` answers them.
+   */
+  async viewableChannelIds(serverId: string, userId: string): Promise<string[]> {
+    const member = await this.access.member(serverId, userId);
+    return (await this.access.channelsOpenTo(member)).map((channel) => channel.id);
+  }
+
+  /** Every channel id of the server, whoever may see it (leaving rooms needs no permission). */
+  async channelIdsIn(serverId: string): Promise<string[]> {
+    return (await this.store.channels.listByServer(serverId)).map((channel) => channel.id);
+  }
+
+  /** Which of `userIds` are members of the server (`presence:subscribe` keeps only those). */
+  membersAmong(serverId: string, userIds: readonly string[]): Promise<Set<string>> {
+    return this.store.members.membersAmong(serverId, userIds);
+  }
+
+  /**
+   * A membership just made (a join, a bot added, a server created): the user's sockets that follow
+   * every server join its room, and those that follow every channel too start following its
+   * channels and join the ones the user may view (docs/gateway.md, "Bulk subscriptions").
+   */
+  async followNewMembership(serverId: string, userId: string): Promise<void> {
+    this.bus.addToRoom(rooms.followServers(userId), rooms.server(serverId));
+    // The channel rule's work only when a socket of theirs follows channels (on any node).
+    const followers = rooms.followChannels(userId);
+    if ((await this.bus.usersIn(followers)).length === 0) return;
+    // The marker first: a channel created while the list below is read is then followed by its creation.
+    this.bus.addToRoom(followers, rooms.followServerChannels(serverId));
+    const server = await this.access.server(serverId);
+    const member = await this.access.memberOf(server, userId);
+    // Gone again meanwhile: Members.remove has taken the rooms back.
+    if (!member) return;
+    const channelIds = (await this.access.channelsOpenTo(member)).map((channel) => rooms.channel(channel.id));
+    this.bus.addToRoom(followers, channelIds);
+  }
+
+  /** A channel just created: the sockets following every channel of its server join it where their user may view it. */
+  async followNewChannel(channel: ChannelRow): Promise<void> {
+    const server = await this.access.server(channel.server_id);
+    await this.followChannels(server, [channel], null, new Map());
+  }
+
+  /**
+   * The sockets that follow every channel of `server` (and whose user is in `only`, when given)
+   * join those of `channels` their user may now view and they are not in yet: one room operation
+   * per such socket. Each socket is checked by its own user's permissions, so a socket that
+   * starts following meanwhile is never put in a channel it was not checked for; it works out
+   * its own channels when it starts (src/gateway/handlers/rooms.ts).
+   */
+  private async followChannels(server: ServerRow, channels: readonly ChannelRow[], only: ReadonlySet<string> | null, members: Map<string, MemberContext | null>): Promise<void> {
+    const followers = (await this.bus.socketsIn(rooms.followServerChannels(server.id))).filter((socket) => !only || only.has(socket.userId));
+    if (followers.length === 0) return;
+    const joins = new Map<RoomSocket, string[]>();
+    for (const channel of channels) {
+      const room = rooms.channel(channel.id);
+      const missing = followers.filter((socket) => !socket.rooms.has(room));
+      if (missing.length === 0) continue;
+      const overrides = await this.access.overridesOf(channel);
+      for (const socket of missing) {
+        if (!members.has(socket.userId)) members.set(socket.userId, await this.access.memberOf(server, socket.userId));
+        const member = members.get(socket.userId);
+        if (!member || !hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL)) continue;
+        const list = joins.get(socket);
+        if (list) list.push(room);
+        else joins.set(socket, [room]);
+      }
+    }
+    for (const [socket, channelRooms] of joins) this.bus.addToRoom(socket.id, channelRooms);
   }
 
   /** The personal rooms of the members who cannot see `channel`: events about it skip them. */
@@ -125,8 +209,10 @@ export class Members {
   }
 
   /**
-   * After a change that can take VIEW_CHANNEL away (an override, a role's bits, a role
-   * unassigned), every affected member who can no longer see a channel leaves its room at once.
+   * After a change that can take VIEW_CHANNEL away or grant it (an override, a role's bits, a
+   * role assigned or unassigned), every affected member who can no longer see a channel leaves
+   * its room at once, and the sockets that follow every channel of the server join the channels
+   * their user can now see (docs/gateway.md, "Bulk subscriptions").
    */
   async syncChannelRooms(serverId: string, options: { userIds?: string[]; channelIds?: string[] } = {}): Promise<void> {
     this.access.permissionsChanged();
@@ -150,6 +236,7 @@ export class Members {
         if (!visible) this.bus.removeFromRoom(rooms.user(userId), rooms.channel(channel.id));
       }
     }
+    await this.followChannels(server, channels, only, members);
     for (const listener of this.liveState) await listener.accessChanged(server.id, options.userIds);
   }
 }

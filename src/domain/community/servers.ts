@@ -89,6 +89,8 @@ export class Servers {
       primaryInviteCode: newInviteCode(),
     }, this.caps.serversPerUser);
     if (!row) throw capReached.servers(this.caps);
+    // The owner's sockets that follow every server join it (docs/gateway.md, "Bulk subscriptions").
+    await this.members.followNewMembership(row.id, user.id);
     await this.audit.record(row.id, user.id, "SERVER_CREATE", { type: "server", id: row.id }, { name: row.name });
     return this.toServer(row);
   }
@@ -175,6 +177,8 @@ export class Servers {
     const serverRoom = rooms.server(member.server.id);
     for (const channel of channels) this.bus.removeFromRoom(rooms.channel(channel.id), rooms.channel(channel.id));
     this.bus.removeFromRoom(serverRoom, serverRoom);
+    const followers = rooms.followServerChannels(member.server.id);
+    this.bus.removeFromRoom(followers, followers);
   }
 
   async reorder(user: UserRow, serverIds: string[]): Promise<Server[]> {

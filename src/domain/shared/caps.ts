@@ -36,6 +36,13 @@ export const DEFAULT_CAPS: ResourceCaps = {
   groupDmsPerUser: 100,
 };
 
+/**
+ * The size past which a server is large (Discord's "large guild" is 250 members): its members'
+ * presence is no longer fanned out to its server room, only to the sockets that ask for it with
+ * `presence:subscribe` (docs/gateway.md, "Presence"). `LARGE_SERVER_MEMBERS` changes it.
+ */
+export const DEFAULT_LARGE_SERVER_MEMBERS = 250;
+
 /** The 400 answered at each cap, naming it (one wording per cap, used by every path that reaches it). */
 export const capReached = {
   channels: (caps: ResourceCaps): ApiError =>

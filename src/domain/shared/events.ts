@@ -8,9 +8,10 @@ export type CallEndReason = (typeof CALL_END_REASONS)[number];
 /**
  * Where an event goes: a user's own room (`user:<id>`, every socket of that user), a server's
  * room (`server:<id>`, sockets that joined it), a channel's text room (`channel:<id>`), a voice
- * room (`voice:<channelId>`, its participants' sockets), or one socket only.
+ * room (`voice:<channelId>`, its participants' sockets), one member's presence in a large server
+ * (`presence:<serverId>:<userId>`, sockets that asked with `presence:subscribe`), or one socket only.
  */
-export type RoomKind = "user" | "server" | "channel" | "voice" | "socket";
+export type RoomKind = "user" | "server" | "channel" | "voice" | "presence" | "socket";
 
 /** Binary PCM as Socket.IO carries it: a Buffer on the server, an ArrayBuffer or typed array on clients. */
 export const Binary = v.custom<ArrayBuffer | ArrayBufferView>(
@@ -116,8 +117,9 @@ export const SERVER_EVENTS = {
   },
   "user:status": {
     payload: v.object({ userId: id, status: Presence, customStatus: v.optional(v.nullable(v.string())) }),
-    rooms: ["user", "server"],
-    audience: "the user's own `user:<id>`, `server:<id>` of each of their servers, and their accepted friends' `user:<id>`",
+    rooms: ["user", "server", "presence"],
+    audience:
+      "the user's own `user:<id>`, `server:<id>` of each of their servers up to the large-server size (`LARGE_SERVER_MEMBERS`, 250), `presence:<serverId>:<userId>` of each larger one (sockets that asked with `presence:subscribe`), and the `user:<id>` of their accepted friends and of their DM partners who may see it (docs/gateway.md \"Presence\")",
   },
   "typing:start": { payload: typing, rooms: ["channel"], audience: "`channel:<id>`, except the typist's own sockets" },
   "typing:stop": { payload: typing, rooms: ["channel"], audience: "`channel:<id>`, except the typist's own sockets" },
@@ -238,6 +240,18 @@ export const rooms = {
   channel: (channelId: string) => `channel:${channelId}`,
   /** A voice channel's participants (never the channel's text room). */
   voice: (channelId: string) => `voice:${channelId}`,
+  /** Sockets that asked for `userId`'s presence in the large server `serverId` (`presence:subscribe`). */
+  presence: (serverId: string, userId: string) => `presence:${serverId}:${userId}`,
+  /**
+   * Markers of the bulk subscriptions (docs/gateway.md, "Bulk subscriptions"): no event is sent to
+   * them; they say which sockets follow what is added later. `followServers`: sockets of the user
+   * that joined every server (`server:join {servers: "all"}`); `followChannels`: those that also
+   * joined every channel of each; `followServerChannels`: sockets that follow every channel of one
+   * server (`channel:join {server_id, channels: "all"}`, or the former in each server).
+   */
+  followServers: (userId: string) => `follow:servers:${userId}`,
+  followChannels: (userId: string) => `follow:channels:${userId}`,
+  followServerChannels: (serverId: string) => `follow:server:${serverId}`,
 } as const;
 
 /**
@@ -247,8 +261,8 @@ export const rooms = {
 export interface EventBus {
   /** Delivers to every socket in `room`, except those also in one of the `except` rooms. */
   publish<E extends GatewayEventName>(room: string | string[], event: E, payload: GatewayPayload<E>, except?: string[]): void;
-  /** Puts every socket currently in `selector` into `room` too. */
-  addToRoom(selector: string, room: string): void;
+  /** Puts every socket currently in `selector` into `room` (or each of several rooms) too. */
+  addToRoom(selector: string, room: string | string[]): void;
   /** Takes every socket currently in `selector` out of `room`, at once. */
   removeFromRoom(selector: string, room: string): void;
   /** Disconnects every socket in `selector` (token revoked, account removed). */
@@ -257,4 +271,13 @@ export interface EventBus {
   disconnectToken(userId: string, tokenId: string): void;
   /** The users with at least one socket in `room` (each once). */
   usersIn(room: string): Promise<string[]>;
+  /** The sockets in `room`, on every node, each with its user and the rooms it is in. */
+  socketsIn(room: string): Promise<RoomSocket[]>;
+}
+
+/** A socket as `EventBus.socketsIn` describes it. */
+export interface RoomSocket {
+  id: string;
+  userId: string;
+  rooms: ReadonlySet<string>;
 }

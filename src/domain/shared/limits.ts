@@ -202,6 +202,13 @@ export const LIMITS = {
      */
     signalBytes: 16 * KB,
   },
+  /** docs/gateway.md, "Presence". */
+  gateway: {
+    /** `presence:subscribe`: the ids of one server a socket may ask for at once (a member list's screenful and then some). */
+    presenceIdsPerServer: 200,
+    /** ... and over all servers together, per socket. */
+    presenceIdsPerSocket: 1000,
+  },
   /** docs/gifs.md. */
   gif: {
     pageDefault: 25,
