@@ -23,8 +23,6 @@ export class ServerState {
   constructor(
     readonly id: string,
     private readonly rest: RestClient,
-    /** Told each time the channel list is loaded (the store joins their rooms, for unread state). */
-    private readonly onChannels: (channels: Channel[]) => void = () => {},
   ) {}
 
   /** Loads everything once; later calls do nothing. */
@@ -53,7 +51,6 @@ export class ServerState {
         this.channels.value = list.channels;
         this.categories.value = list.categories;
       });
-      this.onChannels(list.channels);
     } catch (error) {
       this.error.value = errorMessage(error);
     }
@@ -111,7 +108,6 @@ export class ServerState {
     if (!list) return;
     const index = list.findIndex((c) => c.id === channel.id);
     this.channels.value = index === -1 ? [...list, channel] : list.map((c) => (c.id === channel.id ? channel : c));
-    if (index === -1) this.onChannels([channel]);
   }
 
   removeChannel(channelId: string): void {

@@ -15,14 +15,6 @@ import { Notifier, type NotifiedPlace } from "./notifier.ts";
 import { mayMention, notifies } from "../lib/notify-rules.ts";
 import { plainText } from "../lib/content.ts";
 
-/**
- * Server rooms and the rooms of every visible channel (their messages make them unread) are
- * joined paced, under the gateway's room-join limit (docs/gateway.md, "Limits": 200 at once, 20 a
- * second), servers first.
- */
-const ROOM_BURST = 150;
-const ROOM_JOINS_PER_SECOND = 15;
-
 /** What a list shows for a channel, a server or a DM (docs/web.md, "Unread and notifications"). */
 export interface UnreadShown {
   unread: boolean;
@@ -72,11 +64,6 @@ export class ChatStore {
   private states = new Map<string, ServerState>();
   private timelines = new Map<string, Timeline>();
   private unsubscribe: (() => void)[] = [];
-  private joinedChannels = new Set<string>();
-  private roomQueue: { server: boolean; id: string }[] = [];
-  private roomTokens = ROOM_BURST;
-  private roomRefilledAt = Date.now();
-  private roomTimer: ReturnType<typeof setTimeout> | null = null;
   /** The newest message of each place that may notify once the server counts it as a mention. */
   private awaitingMention = new Map<string, Message>();
 
@@ -113,9 +100,15 @@ export class ChatStore {
     });
   }
 
-  /** Loads the lists and subscribes to the gateway; called once a session exists. */
+  /**
+   * Loads the lists and subscribes to the gateway; called once a session exists. Every server
+   * and every channel the reader may view is one bulk subscription, followed by the server as
+   * servers and channels are added (docs/gateway.md, "Bulk subscriptions"): a message anywhere
+   * makes its channel unread.
+   */
   start(): void {
     this.bindEvents();
+    quietly(this.gateway.subscribeAll());
     void this.loadServers();
     void this.loadDms();
     void this.readStates.load();
@@ -141,10 +134,6 @@ export class ChatStore {
     this.timelines.clear();
     this.readStates.reset();
     this.notifications.reset();
-    this.joinedChannels.clear();
-    this.roomQueue = [];
-    if (this.roomTimer) clearTimeout(this.roomTimer);
-    this.roomTimer = null;
     this.awaitingMention.clear();
     this.viewing.value = null;
     this.servers.value = null;
@@ -158,10 +147,8 @@ export class ChatStore {
       const servers = await this.rest.request("listServers");
       this.servers.value = servers;
       this.serversError.value = null;
-      for (const server of servers) {
-        this.joinServerRoom(server.id);
-        this.serverState(server.id).ensureChannels();
-      }
+      // Every server's channels, to know which server an unread channel is in.
+      for (const server of servers) this.serverState(server.id).ensureChannels();
     } catch (error) {
       this.serversError.value = errorMessage(error);
     }
@@ -179,20 +166,15 @@ export class ChatStore {
   addServer(server: Server): void {
     const list = this.servers.value ?? [];
     if (!list.some((s) => s.id === server.id)) this.servers.value = [...list, server];
-    this.joinServerRoom(server.id);
     this.serverState(server.id).ensureChannels();
   }
 
   private forgetServer(serverId: string): void {
     this.servers.value = (this.servers.value ?? []).filter((s) => s.id !== serverId);
-    for (const channel of this.states.get(serverId)?.channels.value ?? []) {
-      this.readStates.forget(channel.id);
-      this.joinedChannels.delete(channel.id);
-      quietly(this.gateway.leaveChannel(channel.id));
-    }
+    // Its rooms are left by the server (a membership that ends ends its subscriptions).
+    for (const channel of this.states.get(serverId)?.channels.value ?? []) this.readStates.forget(channel.id);
     this.states.get(serverId)?.dispose();
     this.states.delete(serverId);
-    quietly(this.gateway.leaveServer(serverId));
   }
 
   /** A server's state, loaded in full (its page is shown). */
@@ -205,45 +187,10 @@ export class ChatStore {
   private serverState(serverId: string): ServerState {
     let state = this.states.get(serverId);
     if (!state) {
-      state = new ServerState(serverId, this.rest, (channels) => {
-        for (const channel of channels) this.joinRoom(channel.id);
-      });
+      state = new ServerState(serverId, this.rest);
       this.states.set(serverId, state);
     }
     return state;
-  }
-
-  // Channel rooms ---------------------------------------------------------------------
-
-  private joinRoom(channelId: string): void {
-    if (this.joinedChannels.has(channelId)) return;
-    this.joinedChannels.add(channelId);
-    this.roomQueue.push({ server: false, id: channelId });
-    this.pumpRooms();
-  }
-
-  private joinServerRoom(serverId: string): void {
-    const firstChannel = this.roomQueue.findIndex((r) => !r.server);
-    this.roomQueue.splice(firstChannel === -1 ? this.roomQueue.length : firstChannel, 0, { server: true, id: serverId });
-    this.pumpRooms();
-  }
-
-  private pumpRooms(): void {
-    const now = Date.now();
-    this.roomTokens = Math.min(ROOM_BURST, this.roomTokens + ((now - this.roomRefilledAt) / 1000) * ROOM_JOINS_PER_SECOND);
-    this.roomRefilledAt = now;
-    while (this.roomTokens >= 1 && this.roomQueue.length) {
-      const room = this.roomQueue.shift()!;
-      this.roomTokens--;
-      if (room.server) quietly(this.gateway.joinServer(room.id));
-      else this.gateway.joinChannel(room.id).catch(() => this.joinedChannels.delete(room.id));
-    }
-    if (this.roomQueue.length && !this.roomTimer) {
-      this.roomTimer = setTimeout(() => {
-        this.roomTimer = null;
-        this.pumpRooms();
-      }, 1000 / ROOM_JOINS_PER_SECOND);
-    }
   }
 
   // Unread state ----------------------------------------------------------------------
@@ -365,13 +312,9 @@ export class ChatStore {
     return timeline;
   }
 
-  /**
-   * Shows a channel: its room is joined (it stays joined while the channel is visible: its
-   * messages make it unread), then it loads (first time) or catches up (after being away).
-   */
+  /** Shows a channel (its room is the bulk subscription's): loads it the first time, or catches up after being away. */
   openChannel(channel: Channel): Timeline {
     const timeline = this.channelTimeline(channel);
-    this.joinRoom(channel.id);
     if (timeline.status.value === "ready") void timeline.refresh();
     else void timeline.open();
     return timeline;
@@ -475,7 +418,6 @@ export class ChatStore {
     on("channel:deleted", (c) => {
       this.states.get(c.server_id)?.removeChannel(c.id);
       this.readStates.forget(c.id);
-      this.joinedChannels.delete(c.id);
     });
     // An override can show or hide channels: the list is asked again (it is filtered by the server).
     on("channel:permissions-updated", (p) => {
