@@ -81,6 +81,12 @@ export interface Dialect {
    * code): SQLite `COLLATE NOCASE`; on PostgreSQL those columns are `citext`, so nothing.
    */
   readonly nocase: string;
+  /**
+   * `text` with the letters A-Z lowered and every other character as it is (SQLite's `lower()`,
+   * PostgreSQL's `translate()`): the same value on both, and the same as `asciiLower` in
+   * store/name-prefix.ts, so a prefix range computed in TypeScript matches stored keys.
+   */
+  asciiLower(text: string): string;
   /** 1-based position of `needle` in `haystack`, 0 when absent (SQLite `instr`, PostgreSQL `strpos`). */
   instr(haystack: string, needle: string): string;
   /** A parameter holding JSON text, written to a JSON column (PostgreSQL: `jsonb`). */

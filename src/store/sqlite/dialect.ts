@@ -10,6 +10,8 @@ export const toFtsMatch = (words: string[]): string => words.map((word) => `"${w
 export const sqliteDialect: Dialect = {
   name: "sqlite",
   nocase: " COLLATE NOCASE",
+  // Without ICU (as Bun's SQLite is built), lower() changes A-Z only.
+  asciiLower: (text) => `lower(${text})`,
   instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
   json: (param) => param,
   inJsonArray: (param) => `IN (SELECT value FROM json_each(${param}))`,
