@@ -34,3 +34,32 @@ export const SearchQuery = v.object({
   ),
   limit: queryLimit(LIMITS.message.searchMax),
 });
+
+const { members } = LIMITS;
+
+/**
+ * `?limit=&after=&query=` of the member list (user and Bot REST routes; docs/servers.md,
+ * "Members"). None of them: the whole list. `limit` 1-1000 (1-100 with `query`); `after` a user
+ * id, not with `query`; `query` 1-32 characters, taken as they are (a prefix: no trimming).
+ */
+export const MemberListQuery = v.pipe(
+  v.object({
+    limit: queryLimit(members.pageMax),
+    after: v.optional(v.pipe(v.string(), v.uuid("must be a user id"))),
+    query: v.optional(
+      v.pipe(
+        v.string(),
+        v.minLength(1, `must be 1-${members.queryLength} characters`),
+        v.maxLength(members.queryLength, `must be 1-${members.queryLength} characters`),
+      ),
+    ),
+  }),
+  v.forward(
+    v.check(
+      (q) => q.query === undefined || q.limit === undefined || q.limit <= members.searchMax,
+      `must be a whole number between 1 and ${members.searchMax}`,
+    ),
+    ["limit"],
+  ),
+  v.forward(v.check((q) => q.query === undefined || q.after === undefined, "cannot be used with query"), ["after"]),
+);

@@ -462,6 +462,11 @@ export interface Operations {
       params: {
         id: string;
       };
+      query?: {
+        limit?: string | number;
+        after?: string;
+        query?: string;
+      };
     };
     response: S.Member[];
   };
@@ -1183,6 +1188,11 @@ export interface Operations {
     args: {
       params: {
         serverId: string;
+      };
+      query?: {
+        limit?: string | number;
+        after?: string;
+        query?: string;
       };
     };
     response: S.Member[];
