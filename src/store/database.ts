@@ -93,6 +93,15 @@ export interface Dialect {
   json(param: string): string;
   /** `IN (...)` over a parameter holding a JSON array of strings. */
   inJsonArray(param: string): string;
+  /**
+   * `IN` a parameter holding `idList(ids)`: on PostgreSQL `= ANY` of a text array, which is an
+   * index condition of the column itself, whatever the join order the planner picks (an
+   * `inJsonArray` subquery is a join it may take last); SQLite's `IN (SELECT ... json_each)`
+   * already is one.
+   */
+  inIdList(param: string): string;
+  /** The parameter of `inIdList`. */
+  idList(ids: string[]): SqlValue;
   /** Full-text search: the statements and the parameter built from the words (docs/messages.md, search). */
   readonly search: SearchDialect;
 }

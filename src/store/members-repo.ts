@@ -1,4 +1,4 @@
-import type { Database } from "./database.ts";
+import type { Database, SqlValue } from "./database.ts";
 import type { BuiltinRole, PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
 import { asciiLower, prefixRange } from "./name-prefix.ts";
@@ -91,9 +91,9 @@ export class MembersRepo {
        WHERE mr.server_id = ? ORDER BY r.position DESC, r.id`,
     );
     // The custom roles of a page's members only: the primary key (server_id, user_id, role_id) per member.
-    this.rolesOfMembers = db.prepare<{ user_id: string; role_id: string }, [string, string]>(
+    this.rolesOfMembers = db.prepare<{ user_id: string; role_id: string }, [string, SqlValue]>(
       `SELECT mr.user_id, mr.role_id FROM member_roles mr JOIN roles r ON r.id = mr.role_id
-       WHERE mr.server_id = ? AND mr.user_id ${db.dialect.inJsonArray("?")} ORDER BY r.position DESC, r.id`,
+       WHERE mr.server_id = ? AND mr.user_id ${db.dialect.inIdList("?")} ORDER BY r.position DESC, r.id`,
     );
     this.memberRoleIds = db.prepare<{ role_id: string }, [string, string]>(
       `SELECT mr.role_id FROM member_roles mr JOIN roles r ON r.id = mr.role_id
@@ -207,7 +207,7 @@ export class MembersRepo {
   /** The rows with their custom role ids, read for those members only. */
   private async rolesFor(serverId: string, rows: MemberListRow[]): Promise<MemberWithRoles[]> {
     if (rows.length === 0) return [];
-    return withRoles(rows, await this.db.all(this.rolesOfMembers, serverId, JSON.stringify(rows.map((m) => m.user_id))));
+    return withRoles(rows, await this.db.all(this.rolesOfMembers, serverId, this.db.dialect.idList(rows.map((m) => m.user_id))));
   }
 
   async roleIds(serverId: string, userId: string): Promise<string[]> {

@@ -14,6 +14,8 @@ export const postgresDialect: Dialect = {
   // Cast through text: a parameter Bun sees as jsonb would be stored as a JSON string.
   json: (param) => `CAST(CAST(${param} AS text) AS jsonb)`,
   inJsonArray: (param) => `IN (SELECT value FROM json_array_elements_text(CAST(CAST(${param} AS text) AS json)))`,
+  inIdList: (param) => `= ANY(CAST(${param} AS text[]))`,
+  idList: (ids) => ids,
   search: {
     param: (words) => words,
     channelMessages: (columns) =>

@@ -15,6 +15,8 @@ export const sqliteDialect: Dialect = {
   instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
   json: (param) => param,
   inJsonArray: (param) => `IN (SELECT value FROM json_each(${param}))`,
+  inIdList: (param) => `IN (SELECT value FROM json_each(${param}))`,
+  idList: (ids) => JSON.stringify(ids),
   search: {
     param: toFtsMatch,
     // FTS5 (unicode61 tokenizer, diacritics removed) over the content; the join goes through
