@@ -42,6 +42,12 @@ const { members } = LIMITS;
  * "Members"). None of them: the whole list. `limit` 1-1000 (1-100 with `query`); `after` a user
  * id, not with `query`; `query` 1-32 characters, taken as they are (a prefix: no trimming).
  */
+/** The reference's words for the member list routes (docs/servers.md, "Members"). */
+export const MEMBER_LIST_DESCRIPTION =
+  "Without parameters, every member in the order they joined. With `limit` (1-1000) and/or `after` (a user id), a page ordered by user id: " +
+  "the members after `after`, up to `limit` (1000 when only `after` is given). With `query` (1-32 characters), the members whose username " +
+  "starts with it (A-Z in either case), ordered by name, up to `limit` (1-100, default 100); `after` cannot be used with it.";
+
 export const MemberListQuery = v.pipe(
   v.object({
     limit: queryLimit(members.pageMax),

@@ -5,7 +5,7 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shared/shapes.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { InviteBody } from "./invites.ts";
-import { body, MemberListQuery, queryLimit } from "../schemas.ts";
+import { body, MEMBER_LIST_DESCRIPTION, MemberListQuery, queryLimit } from "../schemas.ts";
 import { MessageBody, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
 import { boundedText, displayName, integer, stripUnprintable } from "../../domain/shared/validation.ts";
 import { doc } from "../operation-doc.ts";
@@ -116,7 +116,7 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
       .get("/servers/:serverId/members", ({ user, params, query }) => domain.members.list(params.serverId, user.id, query), {
         bot: true,
         query: MemberListQuery,
-        detail: doc("botListMembers", v.array(Member)),
+        detail: doc("botListMembers", v.array(Member), { description: MEMBER_LIST_DESCRIPTION }),
       })
       .get("/servers/:serverId/members/:userId", ({ user, params }) => bot.member(params.serverId, user, params.userId), { bot: true, detail: doc("botGetMember", Member) })
       .delete(

@@ -5,7 +5,7 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { boundedText, displayName, integer, parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { MemberListQuery, SearchQuery, body } from "../schemas.ts";
+import { MEMBER_LIST_DESCRIPTION, MemberListQuery, SearchQuery, body } from "../schemas.ts";
 import { doc } from "../operation-doc.ts";
 import { twoFactorProof } from "../two-factor-proof.ts";
 import { FileField } from "../../reference/json-schema.ts";
@@ -80,7 +80,7 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
     .get("/:id/members", ({ user, params, query }) => domain.members.list(params.id, user.id, query), {
       auth: true,
       query: MemberListQuery,
-      detail: doc("listMembers", v.array(Member)),
+      detail: doc("listMembers", v.array(Member), { description: MEMBER_LIST_DESCRIPTION }),
     })
     .get("/:id/search", ({ user, params, query }) => domain.messages.searchServer(params.id, user, query.q, query.limit ?? LIMITS.searchDefault), {
       auth: true,
