@@ -250,6 +250,8 @@ describe("Bot REST: the same list, and one member", () => {
     const elsewhere = await createServer(server, owner);
     expectError(await server.api("GET", `/api/v1/oauth2/bot/servers/${elsewhere}/members/${owner.id}`, { token: bot.token }), 403, "You are not a member of this server");
     expectError(await botMembers(bot, elsewhere, "?limit=5"), 403, "You are not a member of this server");
+    expectError(await botMembers(bot, UNKNOWN, "?limit=5"), 404, "Server not found");
+    expectError(await server.api("GET", `/api/v1/oauth2/bot/servers/${serverId}/members?limit=5`), 401);
   });
 });
 
