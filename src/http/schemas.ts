@@ -34,3 +34,38 @@ export const SearchQuery = v.object({
   ),
   limit: queryLimit(LIMITS.message.searchMax),
 });
+
+const { members } = LIMITS;
+
+/**
+ * `?limit=&after=&query=` of the member list (user and Bot REST routes; docs/servers.md,
+ * "Members"). None of them: the whole list. `limit` 1-1000 (1-100 with `query`); `after` a user
+ * id, not with `query`; `query` 1-32 characters, taken as they are (a prefix: no trimming).
+ */
+/** The reference's words for the member list routes (docs/servers.md, "Members"). */
+export const MEMBER_LIST_DESCRIPTION =
+  "Without parameters, every member in the order they joined. With `limit` (1-1000) and/or `after` (a user id), a page ordered by user id: " +
+  "the members after `after`, up to `limit` (1000 when only `after` is given). With `query` (1-32 characters), the members whose username " +
+  "starts with it (A-Z in either case), ordered by name, up to `limit` (1-100, default 100); `after` cannot be used with it.";
+
+export const MemberListQuery = v.pipe(
+  v.object({
+    limit: queryLimit(members.pageMax),
+    after: v.optional(v.pipe(v.string(), v.uuid("must be a user id"))),
+    query: v.optional(
+      v.pipe(
+        v.string(),
+        v.minLength(1, `must be 1-${members.queryLength} characters`),
+        v.maxLength(members.queryLength, `must be 1-${members.queryLength} characters`),
+      ),
+    ),
+  }),
+  v.forward(
+    v.check(
+      (q) => q.query === undefined || q.limit === undefined || q.limit <= members.searchMax,
+      `must be a whole number between 1 and ${members.searchMax}`,
+    ),
+    ["limit"],
+  ),
+  v.forward(v.check((q) => q.query === undefined || q.after === undefined, "cannot be used with query"), ["after"]),
+);

@@ -54,7 +54,7 @@ export class AdminRepo {
          (SELECT count(*) FROM servers WHERE owner_id = ?) AS owned_servers`,
     );
     const serverSelect = `SELECT s.id, s.name, s.description, s.icon, s.owner_id, o.username AS owner_username, s.verified,
-         (SELECT count(*) FROM server_members m WHERE m.server_id = s.id) AS member_count, s.created_at
+         s.member_count, s.created_at
        FROM servers s LEFT JOIN users o ON o.id = s.owner_id`;
     this.serversStmt = db.prepare<AdminServerRow, [Record<string, string | number | null>]>(
       `${serverSelect}

@@ -2,6 +2,7 @@ import type { Database } from "./database.ts";
 import type { RoleRow } from "./roles-repo.ts";
 import { userColumns, type UserRow } from "./users-repo.ts";
 import { nowSeconds } from "./time.ts";
+import { memberCountsDownForUser, memberUsernameRefresh } from "./member-derived-columns.ts";
 import { secretContext, type SecretBox } from "./secret-box.ts";
 
 export interface ApplicationRow {
@@ -40,12 +41,14 @@ export class ApplicationsRepo {
   private readonly updateStmt;
   private readonly renameStmt;
   private readonly renameBot;
+  private readonly refreshMemberNames;
   private readonly renameRoles;
   private readonly setImage;
   private readonly botAvatar;
   private readonly setBotAvatar;
   private readonly revokeStmt;
   private readonly deleteBotServers;
+  private readonly uncountBot;
   private readonly deleteBot;
   private readonly deleteApp;
   private readonly countOfOwner;
@@ -77,6 +80,7 @@ export class ApplicationsRepo {
     );
     this.renameStmt = db.prepare<ApplicationRow, [string, number, string]>("UPDATE applications SET name = ?, updated_at = ? WHERE id = ? RETURNING *");
     this.renameBot = db.prepare("UPDATE users SET username = ?, updated_at = ? WHERE id = ?");
+    this.refreshMemberNames = memberUsernameRefresh(db);
     this.renameRoles = db.prepare<RoleRow, [string, string]>("UPDATE roles SET name = ? WHERE managed_bot_id = ? RETURNING *");
     this.setImage = {
       avatar: db.prepare<ApplicationRow, [string | null, number, string]>("UPDATE applications SET avatar = ?, updated_at = ? WHERE id = ? RETURNING *"),
@@ -88,6 +92,7 @@ export class ApplicationsRepo {
       `UPDATE users SET token_version = token_version + 1, updated_at = ? WHERE id = ? AND is_bot = 1 RETURNING ${userColumns()}`,
     );
     this.deleteBotServers = db.prepare("DELETE FROM servers WHERE owner_id = ?");
+    this.uncountBot = memberCountsDownForUser(db);
     this.deleteBot = db.prepare("DELETE FROM users WHERE id = ? AND is_bot = 1");
     this.deleteApp = db.prepare("DELETE FROM applications WHERE id = ?");
   }
@@ -156,6 +161,7 @@ export class ApplicationsRepo {
       const application = await tx.get(this.renameStmt, name, now, id);
       if (!application) return null;
       await tx.run(this.renameBot, name, now, application.bot_user_id);
+      await tx.run(this.refreshMemberNames, application.bot_user_id);
       const roles = await tx.all(this.renameRoles, roleName, application.bot_user_id);
       return { application: this.open(application), roles };
     });
@@ -198,6 +204,8 @@ export class ApplicationsRepo {
       if (!application) return null;
       // A server cannot outlive its owner: the ones the bot created go first.
       await tx.run(this.deleteBotServers, application.bot_user_id);
+      // Its other memberships go with its user, by cascade: those servers count one less.
+      await tx.run(this.uncountBot, application.bot_user_id);
       await tx.run(this.deleteBot, application.bot_user_id);
       await tx.run(this.deleteApp, id);
       return this.open(application);

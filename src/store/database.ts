@@ -81,12 +81,27 @@ export interface Dialect {
    * code): SQLite `COLLATE NOCASE`; on PostgreSQL those columns are `citext`, so nothing.
    */
   readonly nocase: string;
+  /**
+   * `text` with the letters A-Z lowered and every other character as it is (SQLite's `lower()`,
+   * PostgreSQL's `translate()`): the same value on both, and the same as `asciiLower` in
+   * store/name-prefix.ts, so a prefix range computed in TypeScript matches stored keys.
+   */
+  asciiLower(text: string): string;
   /** 1-based position of `needle` in `haystack`, 0 when absent (SQLite `instr`, PostgreSQL `strpos`). */
   instr(haystack: string, needle: string): string;
   /** A parameter holding JSON text, written to a JSON column (PostgreSQL: `jsonb`). */
   json(param: string): string;
   /** `IN (...)` over a parameter holding a JSON array of strings. */
   inJsonArray(param: string): string;
+  /**
+   * `IN` a parameter holding `idList(ids)`: on PostgreSQL `= ANY` of a text array, which is an
+   * index condition of the column itself, whatever the join order the planner picks (an
+   * `inJsonArray` subquery is a join it may take last); SQLite's `IN (SELECT ... json_each)`
+   * already is one.
+   */
+  inIdList(param: string): string;
+  /** The parameter of `inIdList`. */
+  idList(ids: string[]): SqlValue;
   /** Full-text search: the statements and the parameter built from the words (docs/messages.md, search). */
   readonly search: SearchDialect;
 }

@@ -1,6 +1,8 @@
-import type { Database } from "./database.ts";
+import type { Database, SqlValue } from "./database.ts";
 import type { BuiltinRole, PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
+import { asciiLower, prefixRange } from "./name-prefix.ts";
+import { memberCountChange, usernameLowerOf } from "./member-derived-columns.ts";
 
 interface MemberRow {
   server_id: string;
@@ -32,21 +34,35 @@ interface MutedServerRow {
   muted_until: number | null;
 }
 
-/** Server membership: who belongs where, with which built-in role. */
+type MemberWithRoles = MemberListRow & { roles: string[] };
+
+/**
+ * Server membership: who belongs where, with which built-in role.
+ *
+ * Every write of server_members' rows is here, in ServersRepo.create (the owner) or in
+ * ApplicationsRepo.deleteWithBot (a bot's memberships go with its user): each keeps the
+ * server's stored `member_count` in the same transaction (member-derived-columns.ts).
+ */
 export class MembersRepo {
   private readonly findStmt;
   private readonly listStmt;
+  private readonly pageStmt;
+  private readonly searchStmt;
+  private readonly searchFromStmt;
+  private readonly oneStmt;
   private readonly memberRolesOfServer;
+  private readonly rolesOfMembers;
   private readonly memberRoleIds;
   private readonly serverIdsStmt;
   private readonly mutualStmt;
-  private readonly countStmt;
   private readonly setRoleStmt;
   private readonly setMuteStmt;
   private readonly mutedStmt;
   private readonly markReadStmt;
   private readonly insertStmt;
   private readonly deleteStmt;
+  private readonly countUp;
+  private readonly countDown;
   private readonly nextListPosition;
   private readonly userIdsStmt;
   private readonly serverCountOfUser;
@@ -55,14 +71,31 @@ export class MembersRepo {
 
   constructor(private readonly db: Database) {
     this.findStmt = db.prepare<MemberRow, [string, string]>("SELECT * FROM server_members WHERE server_id = ? AND user_id = ?");
-    this.listStmt = db.prepare<MemberListRow, [string]>(
-      `SELECT m.user_id, u.username, u.avatar, u.status, u.is_bot, m.role, m.joined_at, m.timeout_until
-       FROM server_members m JOIN users u ON u.id = m.user_id
-       WHERE m.server_id = ? ORDER BY m.joined_at, m.user_id`,
+    const MEMBER = `SELECT m.user_id, u.username, u.avatar, u.status, u.is_bot, m.role, m.joined_at, m.timeout_until
+       FROM server_members m JOIN users u ON u.id = m.user_id`;
+    this.listStmt = db.prepare<MemberListRow, [string]>(`${MEMBER} WHERE m.server_id = ? ORDER BY m.joined_at, m.user_id`);
+    // Keyset pages by user id: the primary key (server_id, user_id) is the order. '' is below every id.
+    this.pageStmt = db.prepare<MemberListRow, [string, string, number]>(
+      `${MEMBER} WHERE m.server_id = ? AND m.user_id > ? ORDER BY m.user_id LIMIT ?`,
     );
+    // A username prefix: one range of server_members_name (server_id, username_lower, user_id).
+    this.searchStmt = db.prepare<MemberListRow, [string, string, string, number]>(
+      `${MEMBER} WHERE m.server_id = ? AND m.username_lower >= ? AND m.username_lower < ?
+       ORDER BY m.username_lower, m.user_id LIMIT ?`,
+    );
+    // The same without an upper bound, for a prefix that has none (name-prefix.ts, prefixRange).
+    this.searchFromStmt = db.prepare<MemberListRow, [string, string, number]>(
+      `${MEMBER} WHERE m.server_id = ? AND m.username_lower >= ? ORDER BY m.username_lower, m.user_id LIMIT ?`,
+    );
+    this.oneStmt = db.prepare<MemberListRow, [string, string]>(`${MEMBER} WHERE m.server_id = ? AND m.user_id = ?`);
     this.memberRolesOfServer = db.prepare<{ user_id: string; role_id: string }, [string]>(
       `SELECT mr.user_id, mr.role_id FROM member_roles mr JOIN roles r ON r.id = mr.role_id
        WHERE mr.server_id = ? ORDER BY r.position DESC, r.id`,
+    );
+    // The custom roles of a page's members only: the primary key (server_id, user_id, role_id) per member.
+    this.rolesOfMembers = db.prepare<{ user_id: string; role_id: string }, [string, SqlValue]>(
+      `SELECT mr.user_id, mr.role_id FROM member_roles mr JOIN roles r ON r.id = mr.role_id
+       WHERE mr.server_id = ? AND mr.user_id ${db.dialect.inIdList("?")} ORDER BY r.position DESC, r.id`,
     );
     this.memberRoleIds = db.prepare<{ role_id: string }, [string, string]>(
       `SELECT mr.role_id FROM member_roles mr JOIN roles r ON r.id = mr.role_id
@@ -75,7 +108,6 @@ export class MembersRepo {
        JOIN servers s ON s.id = a.server_id
        WHERE a.user_id = ? ORDER BY s.name, s.id`,
     );
-    this.countStmt = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM server_members WHERE server_id = ?");
     this.setRoleStmt = db.prepare<MemberRow, [string, string, string]>(
       "UPDATE server_members SET role = ? WHERE server_id = ? AND user_id = ? RETURNING *",
     );
@@ -87,11 +119,14 @@ export class MembersRepo {
        WHERE m.user_id = ? AND m.muted = 1 AND (m.muted_until IS NULL OR m.muted_until > ?)
        ORDER BY m.list_position, s.id`,
     );
-    this.insertStmt = db.prepare<MemberRow, [string, string, string, number, number]>(
-      `INSERT INTO server_members (server_id, user_id, role, list_position, joined_at) VALUES (?, ?, ?, ?, ?)
+    this.insertStmt = db.prepare<MemberRow, [string, string, string, number, number, string]>(
+      `INSERT INTO server_members (server_id, user_id, role, list_position, joined_at, username_lower)
+       VALUES (?, ?, ?, ?, ?, ${usernameLowerOf(db, "?")})
        ON CONFLICT DO NOTHING RETURNING *`,
     );
     this.deleteStmt = db.prepare("DELETE FROM server_members WHERE server_id = ? AND user_id = ?");
+    this.countUp = memberCountChange(db, "+");
+    this.countDown = memberCountChange(db, "-");
     this.nextListPosition = db.prepare<{ next: number }, [string]>(
       "SELECT coalesce(max(list_position) + 1, 0) AS next FROM server_members WHERE user_id = ?",
     );
@@ -127,7 +162,9 @@ export class MembersRepo {
       if (await tx.get(this.findStmt, serverId, userId)) return null;
       if (((await tx.get(this.serverCountOfUser, userId))?.n ?? 0) >= maxServers) return "full" as const;
       const position = (await tx.get(this.nextListPosition, userId))?.next ?? 0;
-      return tx.get(this.insertStmt, serverId, userId, role, position, nowSeconds());
+      const row = await tx.get(this.insertStmt, serverId, userId, role, position, nowSeconds(), userId);
+      if (row) await tx.run(this.countUp, serverId);
+      return row;
     });
   }
 
@@ -138,7 +175,11 @@ export class MembersRepo {
 
   /** Removes the membership and its custom roles (cascade); false when not a member. */
   async remove(serverId: string, userId: string): Promise<boolean> {
-    return (await this.db.run(this.deleteStmt, serverId, userId)) > 0;
+    return this.db.transaction(async (tx) => {
+      if ((await tx.run(this.deleteStmt, serverId, userId)) === 0) return false;
+      await tx.run(this.countDown, serverId);
+      return true;
+    });
   }
 
   async userIds(serverId: string): Promise<string[]> {
@@ -149,15 +190,38 @@ export class MembersRepo {
     return this.db.get(this.findStmt, serverId, userId);
   }
 
-  /** Members with their custom role ids (highest first). */
-  async list(serverId: string): Promise<(MemberListRow & { roles: string[] })[]> {
-    const rolesByUser = new Map<string, string[]>();
-    for (const { user_id, role_id } of await this.db.all(this.memberRolesOfServer, serverId)) {
-      const list = rolesByUser.get(user_id);
-      if (list) list.push(role_id);
-      else rolesByUser.set(user_id, [role_id]);
-    }
-    return (await this.db.all(this.listStmt, serverId)).map((m) => ({ ...m, roles: rolesByUser.get(m.user_id) ?? [] }));
+  /** Every member, in the order they joined, with their custom role ids (highest first). */
+  async list(serverId: string): Promise<MemberWithRoles[]> {
+    return withRoles(await this.db.all(this.listStmt, serverId), await this.db.all(this.memberRolesOfServer, serverId));
+  }
+
+  /** Up to `limit` members by user id, those after `after` (a user id, or null for the first page). */
+  async page(serverId: string, after: string | null, limit: number): Promise<MemberWithRoles[]> {
+    return this.rolesFor(serverId, await this.db.all(this.pageStmt, serverId, after ?? "", limit));
+  }
+
+  /**
+   * Up to `limit` members whose username starts with `prefix`, the letters A-Z in either case
+   * (as usernames compare on SQLite), ordered by that lowered name, then user id.
+   */
+  async search(serverId: string, prefix: string, limit: number): Promise<MemberWithRoles[]> {
+    const { from, to } = prefixRange(asciiLower(prefix));
+    const rows = to === null
+      ? await this.db.all(this.searchFromStmt, serverId, from, limit)
+      : await this.db.all(this.searchStmt, serverId, from, to, limit);
+    return this.rolesFor(serverId, rows);
+  }
+
+  /** One member in the list's shape, or null when `userId` is not a member. */
+  async one(serverId: string, userId: string): Promise<MemberWithRoles | null> {
+    const row = await this.db.get(this.oneStmt, serverId, userId);
+    return row && { ...row, roles: await this.roleIds(serverId, userId) };
+  }
+
+  /** The rows with their custom role ids, read for those members only. */
+  private async rolesFor(serverId: string, rows: MemberListRow[]): Promise<MemberWithRoles[]> {
+    if (rows.length === 0) return [];
+    return withRoles(rows, await this.db.all(this.rolesOfMembers, serverId, this.db.dialect.idList(rows.map((m) => m.user_id))));
   }
 
   async roleIds(serverId: string, userId: string): Promise<string[]> {
@@ -189,10 +253,6 @@ export class MembersRepo {
     return this.db.all(this.mutualStmt, otherId, userId);
   }
 
-  async count(serverId: string): Promise<number> {
-    return (await this.db.get(this.countStmt, serverId))?.n ?? 0;
-  }
-
   async setBuiltinRole(serverId: string, userId: string, role: BuiltinRole): Promise<MemberRow | null> {
     return this.db.get(this.setRoleStmt, role, serverId, userId);
   }
@@ -209,4 +269,15 @@ export class MembersRepo {
   async markRead(serverId: string, userId: string): Promise<MemberRow | null> {
     return this.db.get(this.markReadStmt, nowSeconds(), serverId, userId);
   }
+}
+
+/** Role rows (ordered highest first) put on their members. */
+function withRoles(rows: MemberListRow[], roles: { user_id: string; role_id: string }[]): MemberWithRoles[] {
+  const rolesByUser = new Map<string, string[]>();
+  for (const { user_id, role_id } of roles) {
+    const list = rolesByUser.get(user_id);
+    if (list) list.push(role_id);
+    else rolesByUser.set(user_id, [role_id]);
+  }
+  return rows.map((m) => ({ ...m, roles: rolesByUser.get(m.user_id) ?? [] }));
 }

@@ -130,20 +130,27 @@ export class ReadStatesRepo {
  * Unread mentions per channel: the user's own rows, their roles' rows (a role of the channel's
  * server) and their servers' @everyone rows, each an index range, past the read point and not
  * by the user. `where` narrows each part to one channel.
+ *
+ * The role and @everyone parts start from the user's memberships (server_members_user), then
+ * their roles (member_roles' key) and only then the mention rows of each (kind, target): SQLite
+ * takes a `CROSS JOIN`'s left side first, and without it, having no statistics, it started from
+ * every mention row of the kind ('role', 'everyone') on the platform
+ * (test/store/query-plans.test.ts). PostgreSQL reads it as the same inner join.
  */
 function mentionsSql(where: string): string {
   return `SELECT x.channel_id, CAST(COUNT(DISTINCT x.message_id) AS integer) AS mentions FROM (
       SELECT cm.channel_id, cm.message_id, cm.author_id FROM channel_mentions cm WHERE cm.kind = 'user' AND cm.target_id = ?${where}
       UNION ALL
       SELECT cm.channel_id, cm.message_id, cm.author_id FROM server_members sm
-        JOIN member_roles mr ON mr.server_id = sm.server_id AND mr.user_id = sm.user_id
-        JOIN channel_mentions cm ON cm.kind = 'role' AND cm.target_id = mr.role_id
-        JOIN channels c ON c.id = cm.channel_id AND c.server_id = sm.server_id
-        WHERE sm.user_id = ?${where}
+        CROSS JOIN member_roles mr CROSS JOIN channel_mentions cm CROSS JOIN channels c
+        WHERE mr.server_id = sm.server_id AND mr.user_id = sm.user_id
+          AND cm.kind = 'role' AND cm.target_id = mr.role_id
+          AND c.id = cm.channel_id AND c.server_id = sm.server_id
+          AND sm.user_id = ?${where}
       UNION ALL
       SELECT cm.channel_id, cm.message_id, cm.author_id FROM server_members sm
-        JOIN channel_mentions cm ON cm.kind = 'everyone' AND cm.target_id = sm.server_id
-        WHERE sm.user_id = ?${where}
+        CROSS JOIN channel_mentions cm
+        WHERE cm.kind = 'everyone' AND cm.target_id = sm.server_id AND sm.user_id = ?${where}
     ) x
     LEFT JOIN channel_read_states rs ON rs.user_id = ? AND rs.channel_id = x.channel_id
     WHERE x.author_id <> ? AND x.message_id > COALESCE(rs.last_read_message_id, '')

@@ -1,4 +1,5 @@
 import type { Database } from "./database.ts";
+import { memberCountChange, usernameLowerOf } from "./member-derived-columns.ts";
 import { nowSeconds } from "./time.ts";
 
 export interface ServerRow {
@@ -12,6 +13,8 @@ export interface ServerRow {
   vanity_code: string | null;
   verified: number;
   settings: string;
+  /** Kept by the repositories that add and remove members (member-derived-columns.ts). */
+  member_count: number;
   created_at: number;
   updated_at: number;
 }
@@ -32,6 +35,7 @@ export class ServersRepo {
   private readonly insertRole;
   private readonly insertChannel;
   private readonly insertMember;
+  private readonly countOwner;
   private readonly insertInvite;
   private readonly nextListPosition;
   private readonly serverCountOfUser;
@@ -62,8 +66,10 @@ export class ServersRepo {
       "INSERT INTO channels (id, server_id, name, type, position, created_at) VALUES (?, ?, 'general', 'text', 0, ?)",
     );
     this.insertMember = db.prepare(
-      "INSERT INTO server_members (server_id, user_id, role, list_position, joined_at) VALUES (?, ?, 'owner', ?, ?)",
+      `INSERT INTO server_members (server_id, user_id, role, list_position, joined_at, username_lower)
+       VALUES (?, ?, 'owner', ?, ?, ${usernameLowerOf(db, "?")})`,
     );
+    this.countOwner = memberCountChange(db, "+");
     this.insertInvite = db.prepare(
       "INSERT INTO invites (id, server_id, code, is_primary, created_by, created_at) VALUES (?, ?, ?, 1, ?, ?)",
     );
@@ -123,9 +129,11 @@ export class ServersRepo {
       }))!;
       await tx.run(this.insertRole, Bun.randomUUIDv7(), row.id, server.everyonePermissions, now);
       await tx.run(this.insertChannel, Bun.randomUUIDv7(), row.id, now);
-      await tx.run(this.insertMember, row.id, server.ownerId, (await tx.get(this.nextListPosition, server.ownerId))?.next ?? 0, now);
+      await tx.run(this.insertMember, row.id, server.ownerId, (await tx.get(this.nextListPosition, server.ownerId))?.next ?? 0, now, server.ownerId);
+      await tx.run(this.countOwner, row.id);
       await tx.run(this.insertInvite, Bun.randomUUIDv7(), row.id, server.primaryInviteCode, server.ownerId, now);
-      return row;
+      // As stored now, with the owner counted.
+      return (await tx.get(this.byId, row.id))!;
     });
   }
 

@@ -1,6 +1,7 @@
 import type { Database, Queries } from "./database.ts";
 import type { PresenceStatus } from "./types.ts";
 import { nowSeconds } from "./time.ts";
+import { memberUsernameRefresh } from "./member-derived-columns.ts";
 import { secretContext, type SecretBox } from "./secret-box.ts";
 
 /**
@@ -77,6 +78,7 @@ export class UsersRepo {
   private readonly emailOwner;
   private readonly insert;
   private readonly updateProfileStmt;
+  private readonly refreshMemberNames;
   private readonly setPasswordStmt;
   private readonly setImageStmt: Record<"avatar" | "banner", ReturnType<Database["prepare"]>>;
   private readonly setPendingTotp;
@@ -116,6 +118,7 @@ export class UsersRepo {
          banner_offset = coalesce($banner_offset, banner_offset), updated_at = $now
        WHERE id = $id RETURNING ${USER}`,
     );
+    this.refreshMemberNames = memberUsernameRefresh(db);
     this.setPasswordStmt = db.prepare<UserRow, [string, number, string]>(
       `UPDATE users SET password_hash = ?, token_version = token_version + 1, updated_at = ? WHERE id = ? RETURNING ${USER}`,
     );
@@ -196,6 +199,7 @@ export class UsersRepo {
         banner_offset: changes.banner_offset ?? null,
         now: nowSeconds(),
       });
+      if (row && changes.username !== undefined) await tx.run(this.refreshMemberNames, id);
       return row ? { ok: true, user: row } : null;
     });
   }

@@ -25,6 +25,10 @@ afterEach(async () => {
   for (const database of databases.splice(0)) await database.drop();
 });
 
+/** Back to a database of version 20, as far as version 21 goes: its index and columns gone. */
+const UNDO_MIGRATION_21 =
+  "DROP INDEX server_members_name; ALTER TABLE servers DROP COLUMN member_count; ALTER TABLE server_members DROP COLUMN username_lower; ";
+
 describe("migrations", () => {
   test("SQLite and PostgreSQL have the same versions, in order, with the same names", () => {
     const list = (ms: typeof sqliteMigrations) => ms.map(({ version, name }) => ({ version, name }));
@@ -107,7 +111,7 @@ describe("migration 15 (message-attachment-flag)", () => {
       store.db.dialect.name === "sqlite"
         ? "DROP TRIGGER messages_last_insert; DROP TRIGGER messages_last_delete; DROP TRIGGER dm_messages_last_insert; DROP TRIGGER dm_messages_last_delete; "
         : "DROP TRIGGER messages_last_message ON messages; DROP TRIGGER dm_messages_last_message ON dm_messages; DROP FUNCTION hearth_channel_last_message; DROP FUNCTION hearth_dm_last_message; ";
-    await store.db.exec("ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; " + lastMessageTriggers + "DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; DELETE FROM schema_migrations WHERE version >= 15");
+    await store.db.exec("ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; " + UNDO_MIGRATION_21 + lastMessageTriggers + "DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; DELETE FROM schema_migrations WHERE version >= 15");
     await store.close();
 
     const upgraded = await createStore(location, KEY);
@@ -119,6 +123,51 @@ describe("migration 15 (message-attachment-flag)", () => {
     // Migration 19 filled the newest message of the messages already stored: they are unread.
     expect((await upgraded.readStates.unreadChannelsOf(reader.user.id)).map((r) => [r.channel_id, r.last_message_id])).toEqual([[channel!.id, plain.id]]);
     expect((await upgraded.readStates.unreadDmsOf(reader.user.id)).map((r) => [r.conversation_id, r.last_message_id])).toEqual([[dm.id, newestDm.id]]);
+    await upgraded.close();
+  });
+});
+
+describe("migration 21 (member-count-and-member-search)", () => {
+  test("back-fills each server's member count and each membership's lowered username", async () => {
+    const location = await empty();
+    const store = await createStore(location, KEY);
+    const user = async (username: string, isBot = false) => {
+      const created = await store.users.create({ username, email: isBot ? null : `${username}@x.test`, passwordHash: isBot ? null : "h", isBot });
+      if (!created.ok) throw new Error("create failed");
+      return created.user.id;
+    };
+    const [ann, bo, bot] = [await user("Ann"), await user("BoB"), await user("Élan Bot", true)];
+    const server = async (ownerId: string, code: string) =>
+      (await store.servers.create({ ownerId, name: "S", description: "", everyonePermissions: 0, primaryInviteCode: code }, 200))!.id;
+    const [big, small, left] = [await server(ann, "inv21a"), await server(bo, "inv21b"), await server(bo, "inv21c")];
+    await store.members.add(big, bo);
+    await store.members.add(big, bot);
+    await store.members.add(small, bot);
+    await store.members.add(left, ann);
+    await store.members.remove(left, ann);
+    await store.db.exec(UNDO_MIGRATION_21 + "DELETE FROM schema_migrations WHERE version >= 21");
+    await store.close();
+
+    const upgraded = await createStore(location, KEY);
+    const count = async (id: string) => (await upgraded.servers.findById(id))!.member_count;
+    expect([await count(big), await count(small), await count(left)]).toEqual([3, 2, 1]);
+    const names = await upgraded.db.all(
+      upgraded.db.prepare<{ user_id: string; username_lower: string }, [string]>("SELECT user_id, username_lower FROM server_members WHERE server_id = ? ORDER BY username_lower"),
+      big,
+    );
+    // A-Z lowered, every other letter as it is (SQLite's lower(); translate() on PostgreSQL).
+    expect(names).toEqual([
+      { user_id: ann, username_lower: "ann" },
+      { user_id: bo, username_lower: "bob" },
+      { user_id: bot, username_lower: "Élan bot" },
+    ]);
+    const found = async (prefix: string) => (await upgraded.members.search(big, prefix, 100)).map((m) => m.user_id);
+    expect(await found("b")).toEqual([bo]);
+    expect(await found("ÉLAN B")).toEqual([bot]);
+    expect(await found("élan")).toEqual([]);
+    // Kept from here on by the writes themselves.
+    await upgraded.members.remove(big, bo);
+    expect(await count(big)).toBe(2);
     await upgraded.close();
   });
 });

@@ -63,6 +63,13 @@ export const LIMITS = {
     "muteMaxSeconds": 315360000,
     "gifNameLength": 32
   },
+  "members": {
+    "pageMax": 1000,
+    "pageDefault": 1000,
+    "searchMax": 100,
+    "searchDefault": 100,
+    "queryLength": 32
+  },
   "channel": {
     "nameLength": 100,
     "topicLength": 1024,

@@ -454,13 +454,18 @@ export interface Operations {
     };
     response: S.Success;
   };
-  /** List members `GET /api/v1/servers/{id}/members` */
+  /** List members Without parameters, every member in the order they joined. With `limit` (1-1000) and/or `after` (a user id), a page ordered by user id: the members after `after`, up to `limit` (1000 when only `after` is given). With `query` (1-32 characters), the members whose username starts with it (A-Z in either case), ordered by name, up to `limit` (1-100, default 100); `after` cannot be used with it. `GET /api/v1/servers/{id}/members` */
   listMembers: {
     method: "GET";
     path: "/api/v1/servers/{id}/members";
     args: {
       params: {
         id: string;
+      };
+      query?: {
+        limit?: string | number;
+        after?: string;
+        query?: string;
       };
     };
     response: S.Member[];
@@ -1177,13 +1182,18 @@ export interface Operations {
     };
     response: S.Channel[];
   };
-  /** Bot list members `GET /api/v1/oauth2/bot/servers/{serverId}/members` */
+  /** Bot list members Without parameters, every member in the order they joined. With `limit` (1-1000) and/or `after` (a user id), a page ordered by user id: the members after `after`, up to `limit` (1000 when only `after` is given). With `query` (1-32 characters), the members whose username starts with it (A-Z in either case), ordered by name, up to `limit` (1-100, default 100); `after` cannot be used with it. `GET /api/v1/oauth2/bot/servers/{serverId}/members` */
   botListMembers: {
     method: "GET";
     path: "/api/v1/oauth2/bot/servers/{serverId}/members";
     args: {
       params: {
         serverId: string;
+      };
+      query?: {
+        limit?: string | number;
+        after?: string;
+        query?: string;
       };
     };
     response: S.Member[];

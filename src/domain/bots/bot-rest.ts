@@ -60,11 +60,8 @@ export class BotRest {
   }
 
   /** One member, in the shape of the member list (with `roles`: custom role ids, highest first). */
-  async member(serverId: string, bot: UserRow, userId: string): Promise<Member> {
-    const id = userId.toLowerCase();
-    const member = (await this.members.list(serverId, bot.id)).find((m) => m.user_id === id);
-    if (!member) throw notFound("Member");
-    return member;
+  member(serverId: string, bot: UserRow, userId: string): Promise<Member> {
+    return this.members.one(serverId, bot.id, userId);
   }
 
   setPresence(bot: UserRow, status: PresenceStatus, activity: Activity | null | undefined) {

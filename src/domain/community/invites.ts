@@ -127,7 +127,7 @@ export class Invites {
         throw badRequest("This invite has reached its maximum number of uses");
     }
     const server = await this.access.server(redemption.serverId);
-    if (redemption.result === "member") return { server: await this.servers.toServer(server), joined: false };
+    if (redemption.result === "member") return { server: this.servers.toServer(server), joined: false };
     // Joined by another request between the count and the insert, or refused (the user's server
     // cap): that use did not happen.
     const uncount = async () => {
@@ -141,7 +141,8 @@ export class Invites {
       throw error;
     }
     if (!joined) await uncount();
-    return { server: await this.servers.toServer(server), joined };
+    // Read again: the row read before the join does not count the new member.
+    return { server: this.servers.toServer(await this.access.server(server.id)), joined };
   }
 
   private async inviteOf(serverId: string, inviteId: string): Promise<InviteRow> {

@@ -10,6 +10,9 @@ import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { BotFlag, ImageUrl, Presence, UnixSeconds, Uuid } from "../shared/shapes.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
+import { notFound } from "../shared/errors.ts";
+import { LIMITS } from "../shared/limits.ts";
+import { isUuid } from "../shared/validation.ts";
 
 /** A member of a server (CONTRACT.md): `role` is the built-in role, `roles` the custom role ids. */
 export const Member = v.object({
@@ -24,6 +27,16 @@ export const Member = v.object({
   timeout_until: v.nullable(UnixSeconds),
 });
 export type Member = v.InferOutput<typeof Member>;
+
+/** How much of the member list to answer (Members.list): all of it when none is given. */
+export interface MemberListOptions {
+  /** A page's size, or a search's most results. */
+  limit?: number;
+  /** A page starts after this user id. */
+  after?: string;
+  /** A search: the start of a username. */
+  query?: string;
+}
 
 /**
  * Joining and leaving servers, in one place for every path that does it (invite join, leave,
@@ -50,9 +63,30 @@ export class Members {
     private readonly caps: ResourceCaps,
   ) {}
 
-  async list(serverId: string, userId: string): Promise<Member[]> {
+  /**
+   * The member list (docs/servers.md, "Members"), for users and bots alike: with no `limit`,
+   * `after` or `query`, every member in the order they joined (the spec's answer); with `limit`
+   * or `after`, a page by user id after `after`; with `query`, the members whose username starts
+   * with it. The query is validated by the route (MemberListQuery); `after` and `query` never
+   * come together.
+   */
+  async list(serverId: string, userId: string, query: MemberListOptions = {}): Promise<Member[]> {
     const member = await this.access.member(serverId, userId);
-    return this.store.members.list(member.server.id);
+    const id = member.server.id;
+    const { members } = LIMITS;
+    if (query.query !== undefined) return this.store.members.search(id, query.query.normalize("NFC"), query.limit ?? members.searchDefault);
+    if (query.limit !== undefined || query.after !== undefined) {
+      return this.store.members.page(id, query.after?.toLowerCase() ?? null, query.limit ?? members.pageDefault);
+    }
+    return this.store.members.list(id);
+  }
+
+  /** One member in the list's shape: 404 `Member not found` for anyone else (an id that is not a UUID too). */
+  async one(serverId: string, userId: string, targetUserId: string): Promise<Member> {
+    const member = await this.access.member(serverId, userId);
+    const found = isUuid(targetUserId) ? await this.store.members.one(member.server.id, targetUserId.toLowerCase()) : null;
+    if (!found) throw notFound("Member");
+    return found;
   }
 
   /**

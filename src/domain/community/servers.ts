@@ -62,7 +62,8 @@ export class Servers {
     private readonly caps: ResourceCaps,
   ) {}
 
-  async toServer(row: ServerRow): Promise<Server> {
+  /** The wire shape of a row; `member_count` is the row's stored count (migration 21). */
+  toServer(row: ServerRow): Server {
     return {
       id: row.id,
       name: row.name,
@@ -74,7 +75,7 @@ export class Servers {
       vanity_code: row.vanity_code,
       verified: row.verified === 1,
       settings: { ...DEFAULT_SETTINGS, ...(JSON.parse(row.settings) as Partial<ServerSettings>) },
-      member_count: await this.store.members.count(row.id),
+      member_count: row.member_count,
       created_at: row.created_at,
       updated_at: row.updated_at,
     };
@@ -96,7 +97,7 @@ export class Servers {
   }
 
   async list(user: UserRow): Promise<Server[]> {
-    return Promise.all((await this.store.servers.listForUser(user.id)).map((row) => this.toServer(row)));
+    return (await this.store.servers.listForUser(user.id)).map((row) => this.toServer(row));
   }
 
   async get(serverId: string, user: UserRow): Promise<Server> {
@@ -119,7 +120,7 @@ export class Servers {
         throw badRequest("system_channel_id: must be a text channel of this server");
       }
     }
-    const current = (await this.toServer(member.server)).settings;
+    const current = this.toServer(member.server).settings;
     const settings = JSON.stringify({ ...current, ...changes });
     const row = await this.store.servers.update(member.server.id, { settings });
     if (!row) throw notFound("Server");

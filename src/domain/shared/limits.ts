@@ -90,6 +90,16 @@ export const LIMITS = {
     muteMaxSeconds: 10 * 365 * DAY_SECONDS,
     gifNameLength: 32,
   },
+  /** docs/servers.md, "Members": the paged member list and the member search (Discord's sizes). */
+  members: {
+    pageMax: 1000,
+    /** A page asked for with `after` alone. */
+    pageDefault: 1000,
+    searchMax: 100,
+    searchDefault: 100,
+    /** A search's `query`: no username or bot name is longer (account.usernameMax, bot.applicationNameLength). */
+    queryLength: 32,
+  },
   /** docs/channels.md. */
   channel: {
     nameLength: 100,

@@ -5,7 +5,7 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { PRESENCE_STATUSES, type ActivityType } from "../../domain/shared/shapes.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { InviteBody } from "./invites.ts";
-import { body, queryLimit } from "../schemas.ts";
+import { body, MEMBER_LIST_DESCRIPTION, MemberListQuery, queryLimit } from "../schemas.ts";
 import { MessageBody, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
 import { boundedText, displayName, integer, stripUnprintable } from "../../domain/shared/validation.ts";
 import { doc } from "../operation-doc.ts";
@@ -118,7 +118,11 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
       // --- servers ---
       .get("/servers/:serverId", ({ user, params }) => domain.servers.get(params.serverId, user), { bot: true, detail: doc("botGetServer", Server) })
       .get("/servers/:serverId/channels", ({ user, params }) => bot.channels(params.serverId, user), { bot: true, detail: doc("botListChannels", v.array(Channel)) })
-      .get("/servers/:serverId/members", ({ user, params }) => domain.members.list(params.serverId, user.id), { bot: true, detail: doc("botListMembers", v.array(Member)) })
+      .get("/servers/:serverId/members", ({ user, params, query }) => domain.members.list(params.serverId, user.id, query), {
+        bot: true,
+        query: MemberListQuery,
+        detail: doc("botListMembers", v.array(Member), { description: MEMBER_LIST_DESCRIPTION }),
+      })
       .get("/servers/:serverId/members/:userId", ({ user, params }) => bot.member(params.serverId, user, params.userId), { bot: true, detail: doc("botGetMember", Member) })
       .delete(
         "/servers/:serverId/members/:userId",

@@ -5,7 +5,7 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { boundedText, displayName, integer, parseInput } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
-import { SearchQuery, body } from "../schemas.ts";
+import { MEMBER_LIST_DESCRIPTION, MemberListQuery, SearchQuery, body } from "../schemas.ts";
 import { doc } from "../operation-doc.ts";
 import { twoFactorProof } from "../two-factor-proof.ts";
 import { FileField } from "../../reference/json-schema.ts";
@@ -77,7 +77,11 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
       },
       { auth: true, detail: doc("deleteServer", Success, { errors: [429], headers: TWO_FACTOR_HEADER }) },
     )
-    .get("/:id/members", ({ user, params }) => domain.members.list(params.id, user.id), { auth: true, detail: doc("listMembers", v.array(Member)) })
+    .get("/:id/members", ({ user, params, query }) => domain.members.list(params.id, user.id, query), {
+      auth: true,
+      query: MemberListQuery,
+      detail: doc("listMembers", v.array(Member), { description: MEMBER_LIST_DESCRIPTION }),
+    })
     .get("/:id/search", ({ user, params, query }) => domain.messages.searchServer(params.id, user, query.q, query.limit ?? LIMITS.searchDefault), {
       auth: true,
       query: SearchQuery,

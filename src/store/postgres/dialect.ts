@@ -8,10 +8,14 @@ import type { Dialect } from "../database.ts";
 export const postgresDialect: Dialect = {
   name: "postgres",
   nocase: "",
+  // lower() would follow the database's locale past A-Z; SQLite's changes A-Z only.
+  asciiLower: (text) => `translate(CAST(${text} AS text), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`,
   instr: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   // Cast through text: a parameter Bun sees as jsonb would be stored as a JSON string.
   json: (param) => `CAST(CAST(${param} AS text) AS jsonb)`,
   inJsonArray: (param) => `IN (SELECT value FROM json_array_elements_text(CAST(CAST(${param} AS text) AS json)))`,
+  inIdList: (param) => `= ANY(CAST(${param} AS text[]))`,
+  idList: (ids) => ids,
   search: {
     param: (words) => words,
     channelMessages: (columns) =>

@@ -797,4 +797,20 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 21,
+    name: "member-count-and-member-search",
+    // See sqlite/migrations.ts, version 21. The lowered username is byte-ordered text
+    // (COLLATE "C", as ids are), lowered by translate() on the letters A-Z only, as SQLite's
+    // lower() does, so a prefix is the same index range on both databases.
+    sql: `
+      ALTER TABLE servers ADD COLUMN member_count integer NOT NULL DEFAULT 0;
+      UPDATE servers s SET member_count = c.n
+        FROM (SELECT server_id, count(*) AS n FROM server_members GROUP BY server_id) c WHERE c.server_id = s.id;
+      ALTER TABLE server_members ADD COLUMN username_lower text COLLATE "C" NOT NULL DEFAULT '';
+      UPDATE server_members m SET username_lower = translate(u.username::text, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
+        FROM users u WHERE u.id = m.user_id;
+      CREATE INDEX server_members_name ON server_members (server_id, username_lower, user_id);
+    `,
+  },
 ];

@@ -10,9 +10,13 @@ export const toFtsMatch = (words: string[]): string => words.map((word) => `"${w
 export const sqliteDialect: Dialect = {
   name: "sqlite",
   nocase: " COLLATE NOCASE",
+  // Without ICU (as Bun's SQLite is built), lower() changes A-Z only.
+  asciiLower: (text) => `lower(${text})`,
   instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
   json: (param) => param,
   inJsonArray: (param) => `IN (SELECT value FROM json_each(${param}))`,
+  inIdList: (param) => `IN (SELECT value FROM json_each(${param}))`,
+  idList: (ids) => JSON.stringify(ids),
   search: {
     param: toFtsMatch,
     // FTS5 (unicode61 tokenizer, diacritics removed) over the content; the join goes through

@@ -881,4 +881,22 @@ export const migrations: Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 21,
+    name: "member-count-and-member-search",
+    // A server's member count is kept on its row (docs/servers.md, "Members"), not counted per
+    // read. And each membership keeps its user's username with the letters A-Z lowered
+    // (SQLite's lower(), what its NOCASE compares), so the member search (a username prefix) is
+    // one range of the (server_id, username_lower) index, whatever the server's or the
+    // platform's size. Both are kept by the repositories that write what they derive from, in
+    // the same transaction, not by triggers (src/store/member-derived-columns.ts), and are
+    // back-filled here.
+    sql: `
+      ALTER TABLE servers ADD COLUMN member_count INTEGER NOT NULL DEFAULT 0;
+      UPDATE servers SET member_count = (SELECT count(*) FROM server_members m WHERE m.server_id = servers.id);
+      ALTER TABLE server_members ADD COLUMN username_lower TEXT NOT NULL DEFAULT '';
+      UPDATE server_members SET username_lower = coalesce((SELECT lower(u.username) FROM users u WHERE u.id = server_members.user_id), '');
+      CREATE INDEX server_members_name ON server_members (server_id, username_lower, user_id);
+    `,
+  },
 ];

@@ -1,0 +1,370 @@
+/**
+ * The plans of the hot queries (docs/architecture.md, "Tests"): the member page, search, count
+ * and one member, the friend search, the message pages (latest, before, after, around), the
+ * channel list of a server and the read-state queries. Each statement is the repository's own
+ * prepared statement (read from its private field, so the test follows the code), and a plan
+ * fails when it reads a table that grows in full:
+ *
+ * - SQLite (`EXPLAIN QUERY PLAN`, the plan every call gets: Hearth runs no ANALYZE, so the plan
+ *   does not depend on the data): `SCAN t`, with or without an index (walking a whole index is
+ *   a full scan too);
+ * - PostgreSQL: the generic plan (`plan_cache_mode = force_generic_plan`: the one a prepared
+ *   statement switches to after its fifth call), over tables given rows and statistics (a plan
+ *   for empty tables says little), with sequential scans, hash and merge joins disabled, as they
+ *   win on small tables: what is left is whatever an index can serve, so a `Seq Scan`, an index
+ *   scan without an index condition, or one whose condition lacks the index's first column (a
+ *   walk of the whole index), means no index serves it;
+ * - on both, an index range whose only condition is a column of a few values (`kind`, `type`)
+ *   reads every row of that value: a full scan in all but name;
+ * - a page (`keyset`: ordered, with a LIMIT) must come in the index's order: a sort would read
+ *   every row that matches before the first is answered;
+ * - where a query names the columns that must serve it (`served`), its table is read by an
+ *   index condition on them (the whole key of one member, not all of the server's rows).
+ *
+ * Tables that do not grow with use (one row, or a row per setting) may be scanned.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database, Statement } from "../../src/store/database.ts";
+import { orderedParams, toPostgresPlaceholders } from "../../src/store/postgres/placeholders.ts";
+import { createStore, type Store } from "../../src/store/store.ts";
+import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+
+/** Tables of a fixed size (a row per counter, per setting, per migration): a scan of them costs nothing more as Hearth is used. */
+const FIXED_SIZE = new Set(["platform_counters", "access_version", "schema_migrations", "platform_settings"]);
+/** Columns of a few values: an index range on them alone is as good as a scan. */
+const FEW_VALUES = new Set(["kind", "type", "status", "is_bot", "is_default", "role", "muted", "target_type"]);
+
+interface HotQuery {
+  /** `Repo.field`, as named in the repository. */
+  name: string;
+  statement: Statement;
+  /** Values as the repository passes them (PostgreSQL's EXECUTE needs them; the generic plan does not depend on them). */
+  params: unknown[];
+  /** A page: ordered, with a LIMIT, answered in the index's order. */
+  keyset?: boolean;
+  /** Tables that must be read by an index condition on (at least) these columns. */
+  served?: Record<string, string[]>;
+}
+
+const id = (n: number) => `01a20805-7d72-77cc-b541-${n.toString().padStart(12, "0")}`;
+const [SERVER, USER, OTHER, CHANNEL, MESSAGE, DM] = [1, 2, 3, 4, 5, 6].map(id) as [string, string, string, string, string, string];
+
+/**
+ * The hot queries, each the statement a repository method runs (bracket access reaches the
+ * private fields, and fails the typecheck when one is renamed or removed).
+ */
+function hotQueries(store: Store): HotQuery[] {
+  const { members, servers, friends, messages, channels, readStates, applications, users } = store;
+  const json = (list: string[]) => JSON.stringify(list);
+  const ids = (list: string[]) => store.db.dialect.idList(list);
+  return [
+    // GET /servers/:id/members: the whole list (the spec's answer), a page, a search; Bot REST's one member.
+    { name: "MembersRepo.listStmt", statement: members["listStmt"], params: [SERVER] },
+    { name: "MembersRepo.memberRolesOfServer", statement: members["memberRolesOfServer"], params: [SERVER] },
+    { name: "MembersRepo.pageStmt", statement: members["pageStmt"], params: [SERVER, USER, 100], keyset: true, served: { server_members: ["server_id", "user_id"], users: ["id"] } },
+    { name: "MembersRepo.searchStmt", statement: members["searchStmt"], params: [SERVER, "ann", "anp", 100], keyset: true, served: { server_members: ["server_id", "username_lower"] } },
+    { name: "MembersRepo.searchFromStmt", statement: members["searchFromStmt"], params: [SERVER, "\u{10FFFF}", 100], keyset: true, served: { server_members: ["server_id", "username_lower"] } },
+    { name: "MembersRepo.rolesOfMembers", statement: members["rolesOfMembers"], params: [SERVER, ids([USER, OTHER])], served: { member_roles: ["server_id", "user_id"] } },
+    // By the key or by the user's memberships (server_members_user): either reads one user's rows, never the server's.
+    { name: "MembersRepo.oneStmt", statement: members["oneStmt"], params: [SERVER, USER], served: { server_members: ["user_id"], users: ["id"] } },
+    { name: "MembersRepo.memberRoleIds", statement: members["memberRoleIds"], params: [SERVER, USER], served: { member_roles: ["server_id", "user_id"] } },
+    // The member count: read with the server's row, kept by every add and remove.
+    { name: "ServersRepo.byId", statement: servers["byId"], params: [SERVER], served: { servers: ["id"] } },
+    { name: "ServersRepo.forUser", statement: servers["forUser"], params: [USER] },
+    { name: "MembersRepo.insertStmt", statement: members["insertStmt"], params: [SERVER, USER, "member", 0, 1, USER] },
+    { name: "MembersRepo.deleteStmt", statement: members["deleteStmt"], params: [SERVER, USER] },
+    { name: "MembersRepo.countUp", statement: members["countUp"], params: [SERVER], served: { servers: ["id"] } },
+    { name: "ApplicationsRepo.uncountBot", statement: applications["uncountBot"], params: [USER], served: { server_members: ["user_id"], servers: ["id"] } },
+    { name: "UsersRepo.refreshMemberNames", statement: users["refreshMemberNames"], params: [USER], served: { server_members: ["user_id"] } },
+    // GET /friends/search?q=: a whole username, regardless of case.
+    { name: "FriendsRepo.searchStmt", statement: friends["searchStmt"], params: [{ me: USER, q: "ann" }], served: { users: ["username"] } },
+    // GET /messages/:channelId: latest, before, after, around (older and newer halves), and the authors apart (SQLite).
+    { name: "MessagesRepo.latestStmt", statement: messages["latestStmt"], params: [CHANNEL, 50], keyset: true, served: { messages: ["channel_id"] } },
+    { name: "MessagesRepo.pageStmt", statement: messages["pageStmt"], params: [CHANNEL, MESSAGE, 50], keyset: true, served: { messages: ["channel_id", "id"] } },
+    { name: "MessagesRepo.afterStmt", statement: messages["afterStmt"], params: [CHANNEL, MESSAGE, "g", 50], keyset: true, served: { messages: ["channel_id", "id"] } },
+    { name: "MessagesRepo.newerOrSameStmt", statement: messages["newerOrSameStmt"], params: [CHANNEL, MESSAGE, 50], keyset: true, served: { messages: ["channel_id", "id"] } },
+    { name: "MessagesRepo.authorsStmt", statement: messages["authorsStmt"], params: [json([USER])] },
+    // The channel list of a server (every channel route, the server's sidebar).
+    { name: "ChannelsRepo.byServer", statement: channels["byServer"], params: [SERVER], served: { channels: ["server_id"] } },
+    // Read states: unread channels and DMs, mention counts, marking read, a message's mentions.
+    { name: "ReadStatesRepo.unreadChannels", statement: readStates["unreadChannels"], params: [USER], served: { server_members: ["user_id"], channels: ["server_id"] } },
+    { name: "ReadStatesRepo.mentionCounts", statement: readStates["mentionCounts"], params: [USER, USER, USER, USER, USER], served: { channel_mentions: ["kind", "target_id"] } },
+    {
+      name: "ReadStatesRepo.mentionCountInStmt",
+      statement: readStates["mentionCountInStmt"],
+      params: [USER, CHANNEL, USER, CHANNEL, USER, CHANNEL, USER, USER],
+    },
+    { name: "ReadStatesRepo.unreadDms", statement: readStates["unreadDms"], params: [USER] },
+    { name: "ReadStatesRepo.markChannelStmt", statement: readStates["markChannelStmt"], params: [USER, CHANNEL, MESSAGE, 1] },
+    { name: "ReadStatesRepo.channelRead", statement: readStates["channelRead"], params: [USER, CHANNEL] },
+    { name: "ReadStatesRepo.markDmStmt", statement: readStates["markDmStmt"], params: [MESSAGE, DM, USER, MESSAGE] },
+    { name: "ReadStatesRepo.dmRead", statement: readStates["dmRead"], params: [DM, USER] },
+    { name: "ReadStatesRepo.deleteMentions", statement: readStates["deleteMentions"], params: [MESSAGE] },
+    { name: "ReadStatesRepo.insertMention", statement: readStates["insertMention"], params: ["user", OTHER, MESSAGE, CHANNEL, USER] },
+  ];
+}
+
+/** What is wrong with one step of a plan, or null. */
+type Check = (step: PlanStep) => string | null;
+
+/** One node of a plan, as both databases' plans are read here. */
+interface PlanStep {
+  /** The table read (resolved from its alias), or null for a subquery, a function, a sort. */
+  table: string | null;
+  /** The index read, when the plan names it and the index's first column is known (PostgreSQL). */
+  leadingColumn: string | null;
+  /** A full read of the table (a scan, or an index walked without a condition). */
+  full: boolean;
+  /** The columns of the index condition, when an index range is read. */
+  conditionColumns: string[];
+  /** The results are sorted (not read in an index's order). */
+  sort: boolean;
+  /** The plan's own words, for the failure message. */
+  text: string;
+}
+
+function problemsOf(query: HotQuery, steps: PlanStep[], tables: Set<string>): string[] {
+  const grows = (table: string | null) => table !== null && tables.has(table) && !FIXED_SIZE.has(table);
+  const checks: Check[] = [
+    (s) => (grows(s.table) && s.full ? `a full scan of ${s.table}` : null),
+    (s) =>
+      grows(s.table) && s.leadingColumn !== null && s.conditionColumns.length > 0 && !s.conditionColumns.includes(s.leadingColumn)
+        ? `${s.table}'s index walked whole: its condition lacks the index's first column, ${s.leadingColumn}`
+        : null,
+    (s) =>
+      grows(s.table) && s.conditionColumns.length > 0 && s.conditionColumns.every((c) => FEW_VALUES.has(c))
+        ? `${s.table} read by ${s.conditionColumns.join(", ")} alone (a column of a few values)`
+        : null,
+    (s) => (query.keyset && s.sort ? "a sort: the page is not read in an index's order" : null),
+  ];
+  const problems = steps.flatMap((step) => checks.map((check) => check(step)).filter((p): p is string => p !== null).map((p) => `${p}: ${step.text}`));
+  for (const [table, columns] of Object.entries(query.served ?? {})) {
+    const servedBy = steps.some((step) => step.table === table && columns.every((c) => step.conditionColumns.includes(c)));
+    if (!servedBy) problems.push(`${table} is not read by an index condition on ${columns.join(", ")}`);
+  }
+  return problems;
+}
+
+/** `alias -> table` of a statement's FROM and JOIN clauses (SQLite's plans name the alias). */
+function aliases(sql: string): Map<string, string> {
+  const map = new Map<string, string>();
+  const keywords = new Set(["WHERE", "ON", "JOIN", "LEFT", "CROSS", "INNER", "ORDER", "GROUP", "LIMIT", "USING", "SET", "VALUES", "UNION", "AND", "RETURNING"]);
+  for (const match of sql.matchAll(/\b(?:FROM|JOIN|UPDATE|INTO)\s+(\w+)(?:\s+(?:AS\s+)?(\w+))?/gi)) {
+    const table = match[1]!;
+    map.set(table, table);
+    const alias = match[2];
+    if (alias && !keywords.has(alias.toUpperCase())) map.set(alias, table);
+  }
+  return map;
+}
+
+/** SQLite: each line of `EXPLAIN QUERY PLAN` (a SEARCH always uses its index's leading columns). */
+async function sqlitePlan(db: Database, query: HotQuery): Promise<PlanStep[]> {
+  const rows = await db.all(db.prepare<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${query.statement.sql}`));
+  const names = aliases(query.statement.sql);
+  return rows.map(({ detail }) => {
+    const access = /^(SCAN|SEARCH) (\w+)/.exec(detail);
+    const condition = /\((.*)\)\s*(LEFT-JOIN)?$/.exec(detail)?.[1] ?? "";
+    return {
+      table: access ? (names.get(access[2]!) ?? access[2]!) : null,
+      leadingColumn: null,
+      full: access?.[1] === "SCAN",
+      conditionColumns: access?.[1] === "SEARCH" ? condition.split(" AND ").map((c) => /^(\w+)/.exec(c)?.[1] ?? c) : [],
+      sort: /USE TEMP B-TREE FOR (RIGHT PART OF |LAST \d+ TERMS OF )?ORDER BY/.test(detail),
+      text: detail,
+    };
+  });
+}
+
+interface PgNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  Alias?: string;
+  "Index Name"?: string;
+  "Index Cond"?: string;
+  Plans?: PgNode[];
+}
+
+/** SQL literal of a parameter value, for PostgreSQL's EXECUTE. */
+const literal = (value: unknown): string =>
+  value === null
+    ? "NULL"
+    : typeof value === "number"
+      ? String(value)
+      : Array.isArray(value)
+        ? `ARRAY[${value.map(literal).join(", ")}]::text[]`
+        : `'${String(value).replaceAll("'", "''")}'`;
+
+/** Each index's first column (null for an expression), by index name. */
+async function leadingColumns(db: Database): Promise<Map<string, string | null>> {
+  const rows = await db.all(
+    db.prepare<{ index: string; column: string | null }, []>(
+      `SELECT c.relname AS index, a.attname AS column FROM pg_index i
+         JOIN pg_class c ON c.oid = i.indexrelid
+         JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+         LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]`,
+    ),
+  );
+  return new Map(rows.map((r) => [r.index, r.column]));
+}
+
+/**
+ * PostgreSQL: the generic plan of the statement as the repository prepared it, with what only
+ * wins on small tables turned off (see the file's comment), every node flattened.
+ */
+async function postgresPlan(db: Database, query: HotQuery, leading: Map<string, string | null>): Promise<PlanStep[]> {
+  const { text, names } = toPostgresPlaceholders(query.statement.sql);
+  const values = orderedParams(names, query.params, query.statement.sql);
+  const plan = await db.transaction(async (tx) => {
+    await tx.exec(`SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL enable_seqscan = off;
+      SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL enable_sort = off`);
+    await tx.exec(`PREPARE hearth_plan AS ${text}`);
+    try {
+      const rows = await tx.all(db.prepare<{ "QUERY PLAN": string }, []>(`EXPLAIN (FORMAT JSON) EXECUTE hearth_plan(${values.map(literal).join(", ")})`));
+      return (JSON.parse(rows[0]!["QUERY PLAN"]) as { Plan: PgNode }[])[0]!.Plan;
+    } finally {
+      await tx.exec("DEALLOCATE hearth_plan");
+    }
+  });
+  const steps: PlanStep[] = [];
+  // `table` for a Bitmap Index Scan is its Bitmap Heap Scan's: it reads that table's index.
+  const visit = (node: PgNode, heap: string | null) => {
+    const type = node["Node Type"];
+    const table = node["Relation Name"] ?? (type === "Bitmap Index Scan" ? heap : null);
+    const condition = node["Index Cond"] ?? "";
+    const index = node["Index Name"] ?? null;
+    steps.push({
+      table,
+      leadingColumn: index === null ? null : (leading.get(index) ?? null),
+      // The heap scan of a bitmap reads what its index scan found: that child is judged.
+      full: type === "Seq Scan" || (index !== null && table !== null && condition === ""),
+      conditionColumns: conditionColumns(condition),
+      sort: type === "Sort" || type === "Incremental Sort",
+      text: `${type}${table ? ` on ${table}${node.Alias && node.Alias !== table ? ` ${node.Alias}` : ""}` : ""}${index ? ` using ${index}` : ""}${condition ? ` ${condition}` : ""}`,
+    });
+    for (const child of node.Plans ?? []) visit(child, type === "Bitmap Heap Scan" ? (node["Relation Name"] ?? null) : heap);
+  };
+  visit(plan, null);
+  return steps;
+}
+
+/**
+ * The columns an Index Cond compares: `((kind = 'user'::text) AND ((target_id)::text = $1))`
+ * names kind and target_id (casts and the parentheses around a column dropped first).
+ */
+function conditionColumns(condition: string): string[] {
+  const plain = condition.replace(/::[a-z_ ]+?(\[\])?(?=[)\s=<>!~,])/gi, "").replace(/\((\w+(?:\.\w+)?)\)/g, "$1");
+  return [...plain.matchAll(/(?:^|[(\s])(?:\w+\.)?(\w+)\s*(?:=|<|>|<=|>=|~)/g)].map((m) => m[1]!);
+}
+
+/** Tables given rows for PostgreSQL's statistics: those the hot queries read. */
+const FILLED = [
+  "users", "servers", "server_members", "roles", "member_roles", "categories", "channels", "messages", "channel_mentions",
+  "channel_read_states", "channel_last_messages", "conversations", "conversation_members", "friendships",
+];
+/** Rows per table, and how many share a value of a column that is not unique (a server's members, ...). */
+const ROWS = 10_000;
+const FAN_OUT = 50;
+/** Columns whose values a CHECK limits, or whose few values matter to the plans. */
+const VALUES: Record<string, string> = {
+  "channels.type": "'text'",
+  "conversations.type": "(ARRAY['dm', 'group'])[1 + g % 2]",
+  "friendships.status": "'accepted'",
+  "channel_mentions.kind": "(ARRAY['user', 'role', 'everyone'])[1 + g % 3]",
+};
+
+/**
+ * Gives the tables the hot queries read ROWS rows each, so PostgreSQL plans them as a used
+ * database's statistics would have it (on empty tables it takes any condition for a selective
+ * one). The rows exist for the statistics only: foreign keys and triggers are off while they
+ * are written (`session_replication_role = replica`). Every column that must have a value gets
+ * one: a column of a unique index a value of its own (but the first of a key of several, whose
+ * values repeat, as a server's id repeats in its memberships), any other `FAN_OUT` rows per
+ * value; ids are numbered in one sequence (`friendships` wants `user_low < user_high`).
+ */
+async function fillForStatistics(db: Database): Promise<void> {
+  const columns = await db.all(
+    db.prepare<{ table_name: string; column_name: string; data_type: string; needed: number; unique_position: number | null }, []>(
+      `SELECT c.table_name, c.column_name, c.data_type,
+         CASE WHEN c.is_nullable = 'NO' AND c.column_default IS NULL THEN 1 ELSE 0 END AS needed,
+         (SELECT min(array_position(i.indkey::int2[], a.attnum)) FROM pg_index i
+            JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attname = c.column_name
+            WHERE i.indrelid = to_regclass(c.table_name) AND i.indisunique AND i.indnatts > 0) AS unique_position
+       FROM information_schema.columns c WHERE c.table_schema = current_schema() ORDER BY c.table_name, c.ordinal_position`,
+    ),
+  );
+  const keyWidth = async (table: string) =>
+    (await db.get(db.prepare<{ n: number }, [string]>("SELECT max(indnatts) AS n FROM pg_index WHERE indrelid = to_regclass(?) AND indisprimary"), table))?.n ?? 1;
+  const id = (expression: string) => `'x' || lpad((${expression})::text, 10, '0')`;
+  await db.transaction(async (tx) => {
+    await tx.exec("SET LOCAL session_replication_role = replica");
+    for (const table of FILLED) {
+      const width = await keyWidth(table);
+      const filled = columns.filter((c) => c.table_name === table && (c.needed === 1 || c.unique_position !== null));
+      const values = filled.map((c) => {
+        const given = VALUES[`${table}.${c.column_name}`];
+        if (given) return given;
+        // indkey is an int2vector, subscripted from 0: the key's first column is at 0.
+        const unique = c.unique_position !== null && !(width > 1 && c.unique_position === 0);
+        // Flags (smallint, 0 or 1), times, positions: 0 unless unique.
+        if (c.data_type === "smallint") return "0";
+        if (/int|numeric/.test(c.data_type)) return unique ? "g" : "0";
+        return unique ? id(`${ROWS} + g`) : id(`g % ${ROWS / FAN_OUT}`);
+      });
+      await tx.exec(
+        `INSERT INTO ${table} (${filled.map((c) => c.column_name).join(", ")}) SELECT ${values.join(", ")} FROM generate_series(1, ${ROWS}) AS g`,
+      );
+    }
+  });
+  await db.exec(`ANALYZE ${FILLED.join(", ")}`);
+}
+
+let database: TestDatabase;
+let store: Store;
+let tables: Set<string>;
+let leading = new Map<string, string | null>();
+beforeAll(async () => {
+  database = await freshDatabase();
+  store = await createStore(database.location, crypto.getRandomValues(new Uint8Array(32)));
+  tables = new Set(await store.db.tables());
+  if (store.db.dialect.name === "postgres") {
+    await fillForStatistics(store.db);
+    leading = await leadingColumns(store.db);
+  }
+});
+afterAll(async () => {
+  await store.close();
+  await database.drop();
+});
+
+const planOf = (query: HotQuery) => (store.db.dialect.name === "sqlite" ? sqlitePlan(store.db, query) : postgresPlan(store.db, query, leading));
+
+describe("the hot queries' plans read no table that grows in full", () => {
+  test("none scans, and each is served by the index it names", async () => {
+    const failures: string[] = [];
+    for (const query of hotQueries(store)) {
+      const steps = await planOf(query);
+      // An INSERT of values has no plan on SQLite (its conflict check is the key's own lookup).
+      if (steps.length === 0 && !/^\s*INSERT\b/i.test(query.statement.sql)) failures.push(`${query.name}: no plan`);
+      for (const problem of problemsOf(query, steps, tables)) failures.push(`${query.name}: ${problem}`);
+      // `PRINT_PLANS=1 bun test test/store/query-plans.test.ts` shows them all.
+      if (process.env.PRINT_PLANS) console.log(`${query.name}\n${steps.map((step) => `  ${step.text}`).join("\n")}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  test("the checks themselves: a scan, a range of a few values, a page's sort and a table not served as named all fail", async () => {
+    const db = store.db;
+    const probe = (name: string, sql: string, more: Partial<HotQuery> = {}): HotQuery => ({ name, statement: db.prepare(sql), params: [USER], ...more });
+    const bad = [
+      probe("scan", "SELECT * FROM messages WHERE content = ?"),
+      probe("few values", "SELECT * FROM channel_mentions WHERE kind = 'role' AND author_id = ?"),
+      probe("sort", "SELECT * FROM server_members WHERE server_id = ? ORDER BY joined_at LIMIT 10", { keyset: true }),
+      probe("not served", "SELECT * FROM server_members WHERE server_id = ?", { served: { server_members: ["server_id", "user_id"] } }),
+    ];
+    for (const query of bad) {
+      const problems = problemsOf(query, await planOf(query), tables);
+      expect({ query: query.name, failed: problems.length > 0 }).toEqual({ query: query.name, failed: true });
+    }
+  });
+});
