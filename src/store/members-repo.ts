@@ -133,13 +133,10 @@ export class MembersRepo {
     // server_members_user serves it.
     this.serverCountOfUser = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM server_members WHERE user_id = ?");
     this.userIdsStmt = db.prepare<{ user_id: string }, [string]>("SELECT user_id FROM server_members WHERE server_id = ?");
-    // server_members_user finds the user's servers; for each, the primary key walks at most
-    // `threshold + 1` members of it, so a 100k-member server costs what a 251-member one does.
+    // server_members_user finds the user's servers; each one's size is its stored member_count.
     this.serversBySizeStmt = db.prepare<{ server_id: string; large: number }, [{ me: string; threshold: number }]>(
-      `SELECT m.server_id,
-              CASE WHEN EXISTS (SELECT 1 FROM server_members x WHERE x.server_id = m.server_id LIMIT 1 OFFSET $threshold)
-                   THEN 1 ELSE 0 END AS large
-       FROM server_members m WHERE m.user_id = $me`,
+      `SELECT m.server_id, CASE WHEN s.member_count > $threshold THEN 1 ELSE 0 END AS large
+       FROM server_members m JOIN servers s ON s.id = m.server_id WHERE m.user_id = $me`,
     );
     // The primary key probes each id.
     this.membersAmongStmt = db.prepare<{ user_id: string }, [string, string]>(
