@@ -51,7 +51,8 @@ export function MessageList({ onReply, stickSignal, newMessagesAfter = null, onR
   /** At the end of the loaded window (of the present only when `hasNewer` is false). */
   const atBottom = useRef(true);
   const [showJump, setShowJump] = useState(false);
-  const firstKey = useRef<string | undefined>(undefined);
+  /** The first loaded message and its row, as last rendered: what a prepend is measured by. */
+  const firstMessage = useRef<{ id: string; index: number } | undefined>(undefined);
   /** Set once the log was first brought to its place: scroll positions before that mean nothing. */
   const positioned = useRef(false);
   const lastId = useRef<string | undefined>(undefined);
@@ -61,11 +62,15 @@ export function MessageList({ onReply, stickSignal, newMessagesAfter = null, onR
   const ready = status === "ready";
   const rows = useMemo(() => buildRows(messages, { atStart: ready && !hasOlder, newMessagesAfter }), [messages, ready, hasOlder, newMessagesAfter]);
 
-  // A prepend (an older page, or the channel's intro once the history ends) keeps the reader's
-  // place: virtua shifts when the first row changed while the previous first row is still there.
-  // Never while a jump is owed: the window was replaced, and the list scrolls to the jump's row.
-  const currentFirst = rows[0]?.key;
-  const shift = !target && firstKey.current !== undefined && currentFirst !== firstKey.current && rows.some((r) => r.key === firstKey.current);
+  // A prepend (an older page, or the channel's intro and first day once the history ends) keeps
+  // the reader's place: virtua shifts when rows came in above the previous first message. Rows are
+  // compared by that message, not by the first row, which may be a divider that moves up with the
+  // page ("New messages" above a window that is all unread). Never while a jump is owed: the
+  // window was replaced, and the list scrolls to the jump's row.
+  const firstMessageIndex = rows.findIndex((r) => r.kind === "message");
+  const firstMessageId = firstMessageIndex === -1 ? undefined : rows[firstMessageIndex]!.key;
+  const before = firstMessage.current;
+  const shift = !target && before !== undefined && rows.findIndex((r) => r.key === before.id) > before.index;
 
   const followsPresent = () => positioned.current && atBottom.current && !timeline.hasNewer.value && timeline.status.value === "ready";
   const reportBottom = () => {
@@ -76,7 +81,7 @@ export function MessageList({ onReply, stickSignal, newMessagesAfter = null, onR
   };
 
   useLayoutEffect(() => {
-    firstKey.current = currentFirst;
+    firstMessage.current = firstMessageId === undefined ? undefined : { id: firstMessageId, index: firstMessageIndex };
     const newest = messages[messages.length - 1]?.id;
     const appended = newest !== lastId.current;
     lastId.current = newest;

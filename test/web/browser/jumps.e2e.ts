@@ -180,6 +180,41 @@ test("a message in the middle of the history is centred; scrolling down from the
   await page.context().close();
 });
 
+test('scrolling up a channel never read: older pages keep coming with "New messages" above the window, and what is in view stays', async () => {
+  const newcomer = await suite.server.register(uniqueName("newcomer"));
+  await addMember(suite.server, serverId, newcomer);
+  const page = await open(newcomer);
+  const log = messageLog(page);
+  await messageWith(page, `filler message ${FILLERS}`).waitFor();
+  let olderPages = 0;
+  page.on("response", (response) => {
+    if (/\/api\/v1\/messages\/[^/?]+\?before=/.test(response.url())) olderPages++;
+  });
+  // Older pages answer a little late, so the top of each window can be seen before the next page comes.
+  await page.route(/\/api\/v1\/messages\/[^/?]+\?before=/, async (route) => {
+    await letTimePass(300, "older pages answer late");
+    await route.continue();
+  });
+  // Everything is unread: the divider sits above the first loaded message, at the top of the window.
+  await log.evaluate((el) => {
+    el.scrollTop = 0;
+  });
+  await log.getByRole("separator", { name: "New messages", exact: true }).waitFor();
+  for (let step = 0; step < 60 && olderPages < 4; step++) {
+    const pagesBefore = olderPages;
+    await log.evaluate((el) => {
+      el.scrollTop = 100;
+    });
+    await eventually(() => olderPages > pagesBefore, 3000).catch(() => {});
+    await letTimePass(50, "the prepended page is laid out");
+  }
+  // Four older pages: 250 messages loaded, from about filler message 300 on; the view was kept each time (not thrown to the top).
+  expect(olderPages).toBeGreaterThanOrEqual(4);
+  expect(await log.evaluate((el) => el.scrollTop)).toBeGreaterThan(400);
+  await suite.shot(page, "jumps-9-unread-scrolled-up");
+  await page.context().close();
+});
+
 test("a reply's quote jumps to an original far back, by mouse and by keyboard", async () => {
   const page = await open(reader);
   await messageWith(page, `filler message ${FILLERS}`).waitFor();
