@@ -17,7 +17,7 @@ export function SearchBox() {
   function run() {
     const q = query.trim();
     if (!q) return;
-    runSearch({ query: q, scope: inServer ? scope : "place", placeKey: place.timeline.key, place: place.place, serverId: place.server?.id ?? null });
+    runSearch({ query: q, scope: inServer ? scope : "place", placeKey: place.timeline.key, place: place.place, serverId: place.server?.id ?? null, userId: place.me.id });
   }
 
   return (

@@ -30,6 +30,8 @@ export interface SearchRequest {
   placeKey: string;
   place: MessagePlace;
   serverId: string | null;
+  /** Who ran it: another session in the same tab (after logging out) never sees it. */
+  userId: string;
   /** Bumped by each run, so the same words asked again are searched again. */
   seq: number;
 }
@@ -39,7 +41,7 @@ export const openSearch = signal<SearchRequest | null>(null);
 
 /** Whether the open search belongs in this place's panel: its own, or a whole-server search of its server. */
 export function searchShownIn(request: SearchRequest | null, value: PlaceContextValue): request is SearchRequest {
-  if (!request) return false;
+  if (!request || request.userId !== value.me.id) return false;
   if (request.placeKey === value.timeline.key) return true;
   return request.scope === "server" && request.serverId !== null && request.serverId === (value.server?.id ?? null);
 }

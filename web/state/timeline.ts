@@ -340,6 +340,9 @@ export class Timeline {
     this.pending = this.pending.filter((m) => m.id !== messageId);
     this.recentLive = this.recentLive.filter((m) => m.id !== messageId);
     this.messages.value = removeMessage(this.messages.value, messageId);
+    // A jump to it that the list has not shown yet never will.
+    const target = this.scrollTarget.value;
+    if (target?.kind === "message" && target.messageId === messageId) this.scrollTarget.value = null;
   }
 
   // Reactions -------------------------------------------------------------------------
