@@ -202,8 +202,8 @@ test("expectAnswer: an answer before the send returns counts; silence shows the 
   await Bun.sleep(40);
   expect([...t.notices.value.values()]).not.toContain("never");
 
-  // A press on an existing message (awaitAnswer) still works, and an answer clears it.
-  t.awaitAnswer(seeded[103]!.id, bot.id, "pressed", 60);
+  // A press on an existing message (waited for before it is sent) still works, and an answer clears it.
+  t.expectAnswer(bot.id, "pressed", 60).sent(seeded[103]!.id);
   t.receive(answer(bot.id));
   await Bun.sleep(120);
   expect(t.notices.value.has(seeded[103]!.id)).toBe(false);

@@ -18,16 +18,19 @@ export function MessageComponents({ components, message }: { components: Compone
   async function press(customId: string, values?: string[]) {
     setBusy(customId);
     setError(null);
+    // Waiting starts before the press is sent: a bot that answers before the ack is not missed.
+    const wait = place.timeline.expectAnswer(message.user_id, `${message.username} did not answer.`);
     const refusal = await gateway.emit("message:component", values ? { message_id: message.id, custom_id: customId, values } : { message_id: message.id, custom_id: customId }).then(
       () => null,
       (failure: unknown) => errorMessage(failure),
     );
     setBusy(null);
     if (refusal) {
+      wait.cancel();
       setError(refusal);
       return;
     }
-    place.timeline.awaitAnswer(message.id, message.user_id, `${message.username} did not answer.`);
+    wait.sent(message.id);
   }
 
   return (

@@ -457,11 +457,6 @@ export class Timeline {
     };
   }
 
-  /** Shows `notice` on `messageId` unless the bot writes or edits a message here within `waitMs` (a press on a message that exists). */
-  awaitAnswer(messageId: string, botId: string, notice: string, waitMs = ANSWER_WAIT_MS): void {
-    this.expectAnswer(botId, notice, waitMs).sent(messageId);
-  }
-
   private showNotice(wait: Wait): void {
     this.dropWait(wait);
     const next = new Map(this.notices.value);
