@@ -1,25 +1,12 @@
 /** The pure parts of the log: its rows (day dividers, "New messages"), the edges of a jump's page, image boxes. */
 import { expect, test } from "bun:test";
+import { testMessage } from "./fixtures.ts";
 import type { Message } from "../../web/lib/wire-types.ts";
 import { buildRows, dayLabel, dayOf, type MessageRow } from "../../web/lib/message-rows.ts";
 import { aroundPageEdges, nearestMessage, newerThanWindow } from "../../web/lib/message-window.ts";
 import { imageBox } from "../../web/lib/image-box.ts";
 
-const msg = (id: string, created_at: number, extra: Partial<Message> = {}): Message => ({
-  id,
-  channel_id: "c",
-  user_id: "u1",
-  content: id,
-  created_at,
-  updated_at: null,
-  username: "ann",
-  avatar: null,
-  is_bot: 0,
-  embeds: [],
-  attachments: [],
-  reply_to: null,
-  ...extra,
-});
+const msg = (id: string, created_at: number, extra: Partial<Message> = {}): Message => testMessage(id, { created_at, ...extra });
 
 /** 2026-12-01 23:58 UTC and the minutes around midnight. */
 const LATE = Date.UTC(2026, 11, 1, 23, 58) / 1000;

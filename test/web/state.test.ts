@@ -1,25 +1,12 @@
 /** The pure parts of the app's state: message lists, reactions, the channel tree, permissions. */
 import { expect, test } from "bun:test";
+import { testMessage } from "./fixtures.ts";
 import type { Category, Channel, Member, Message, Role } from "../../web/lib/wire-types.ts";
 import { channelTree, firstTextChannel } from "../../web/lib/channel-tree.ts";
 import { applyReaction, continuesGroup, mergeMessages, removeMessage } from "../../web/lib/message-list.ts";
 import { basePermissionsOf, can } from "../../web/lib/permissions.ts";
 
-const msg = (id: string, extra: Partial<Message> = {}): Message => ({
-  id,
-  channel_id: "c",
-  user_id: "u1",
-  content: id,
-  created_at: 1000,
-  updated_at: null,
-  username: "ann",
-  avatar: null,
-  is_bot: 0,
-  embeds: [],
-  attachments: [],
-  reply_to: null,
-  ...extra,
-});
+const msg = testMessage;
 
 test("mergeMessages keeps id order without duplicates, appends fast, replaces edits", () => {
   const list = [msg("01"), msg("03")];

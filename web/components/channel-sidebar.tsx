@@ -11,7 +11,7 @@ import { ConnectionBars } from "../voice/voice-bar.tsx";
 import { store } from "../state/app-state.ts";
 import { unreadLabel } from "../lib/notify-rules.ts";
 import { ContextMenu, menuAt, type MenuAt } from "./context-menu.tsx";
-import { notificationItems } from "./notification-menu.ts";
+import { markReadItem, notificationItems } from "./notification-menu.ts";
 import { MentionBadge } from "./mention-badge.tsx";
 
 /** The server's channels by category (only those the reader may view), plus "Invite people". */
@@ -106,14 +106,7 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
           at={menu.at}
           onClose={() => setMenu(null)}
           items={[
-            {
-              label: "Mark as read",
-              disabled: !store.readStates.get(menu.channel.id),
-              onSelect: () => {
-                const entry = store.readStates.get(menu.channel.id);
-                if (entry) store.readStates.markRead({ kind: "channel", channelId: menu.channel.id }, menu.channel.id, entry.last);
-              },
-            },
+            markReadItem({ kind: "channel", channelId: menu.channel.id }, menu.channel.id),
             ...notificationItems("channel", menu.channel.id),
           ]}
         />

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
 import { errorMessage } from "../lib/api-errors.ts";
 import { rest, session, store } from "../state/app-state.ts";
-import { dmName } from "../state/store.ts";
+import { dmName, placeOf } from "../state/store.ts";
 import { Avatar } from "./avatar.tsx";
 import { Dialog } from "./dialog.tsx";
 import { UserPanel } from "./user-panel.tsx";
@@ -11,8 +11,7 @@ import { ConnectionBars } from "../voice/voice-bar.tsx";
 import type { Dm } from "../lib/wire-types.ts";
 import { unreadLabel } from "../lib/notify-rules.ts";
 import { ContextMenu, menuAt, type MenuAt } from "./context-menu.tsx";
-import { notificationItems } from "./notification-menu.ts";
-import { placeOf } from "../state/store.ts";
+import { markReadItem, notificationItems } from "./notification-menu.ts";
 
 /** The reader's DMs and group DMs, newest activity first, live from `dm:new`. */
 export function DmSidebar({ activeId }: { activeId: string | undefined }) {
@@ -69,14 +68,7 @@ export function DmSidebar({ activeId }: { activeId: string | undefined }) {
           at={menu.at}
           onClose={() => setMenu(null)}
           items={[
-            {
-              label: "Mark as read",
-              disabled: !store.readStates.get(menu.dm.id),
-              onSelect: () => {
-                const entry = store.readStates.get(menu.dm.id);
-                if (entry) store.readStates.markRead(placeOf(menu.dm), menu.dm.id, entry.last);
-              },
-            },
+            markReadItem(placeOf(menu.dm), menu.dm.id),
             ...notificationItems("dm", menu.dm.id),
           ]}
         />

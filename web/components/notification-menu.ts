@@ -6,6 +6,7 @@
 import type { NotificationOverride } from "../lib/wire-types.ts";
 import { store } from "../state/app-state.ts";
 import type { MenuItem } from "./context-menu.tsx";
+import type { MessagePlace } from "../state/place-requests.ts";
 
 type Target = NotificationOverride["target_type"];
 
@@ -19,6 +20,12 @@ const LEVELS: [NotificationOverride["level"], string][] = [
 
 /** A failed change shows nothing new: the lists keep showing what the server has. */
 const save = (type: Target, id: string, change: Parameters<typeof store.notifications.change>[2]) => void store.notifications.change(type, id, change).catch(() => {});
+
+/** "Mark as read" for a channel or DM: read up to its newest message (disabled when nothing is unread). */
+export function markReadItem(place: MessagePlace, id: string): MenuItem {
+  const entry = store.readStates.get(id);
+  return { label: "Mark as read", disabled: !entry, onSelect: () => entry && store.readStates.markRead(place, id, entry.last) };
+}
 
 export function notificationItems(type: Target, id: string): MenuItem[] {
   const muted = store.notifications.isMuted(type, id);
