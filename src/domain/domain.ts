@@ -191,7 +191,7 @@ export function createDomain(deps: DomainDeps) {
     voice,
     soundboard: new Soundboard(store, access, audit, uploads, bus, voice, shared, config.soundboardPlayRate),
     // public facts about the instance
-    discovery: new Discovery(store, settings),
+    discovery: new Discovery(store, settings, config.largeServerMembers),
     // platform administration
     admins,
     platformSettings: settings,

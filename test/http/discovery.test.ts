@@ -36,6 +36,17 @@ describe("public routes", () => {
     expect(res.body.permissions.ADMINISTRATOR).toBe(512);
     expect(res.body.default_permissions).toEqual({ everyone: 16235520, bot: 8895488 });
     expect(res.body.presence_statuses).toEqual(["online", "idle", "dnd", "offline"]);
+    // The large-server size, for clients that page the member list and subscribe to presence past it.
+    expect(res.body.large_server_members).toBe(250);
+  });
+
+  test("large_server_members follows LARGE_SERVER_MEMBERS", async () => {
+    const small = await startServer({ largeServerMembers: 3 });
+    try {
+      expect((await small.api("GET", "/api/v1/platform/config")).body.large_server_members).toBe(3);
+    } finally {
+      await small.stop();
+    }
   });
 
   test("GET /api/v1/stats counts users as integers without a token", async () => {

@@ -1,6 +1,7 @@
 /**
  * The member list's pages and search (`GET /api/v1/servers/:id/members?limit=&after=&query=`,
- * and the same on Bot REST), one member (Bot REST), and the stored member count through every
+ * and the same on Bot REST), one member (`GET /api/v1/servers/:id/members/:userId` and Bot
+ * REST's), and the stored member count through every
  * way members come and go (docs/servers.md, "Members").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -252,6 +253,62 @@ describe("Bot REST: the same list, and one member", () => {
     expectError(await botMembers(bot, elsewhere, "?limit=5"), 403, "You are not a member of this server");
     expectError(await botMembers(bot, UNKNOWN, "?limit=5"), 404, "Server not found");
     expectError(await server.api("GET", `/api/v1/oauth2/bot/servers/${serverId}/members?limit=5`), 401);
+  });
+});
+
+describe("GET /api/v1/servers/:id/members/:userId: one member", () => {
+  const one = (user: { token: string }, serverId: string, userId: string) =>
+    server.api("GET", `/api/v1/servers/${serverId}/members/${userId}`, { token: user.token });
+
+  test("each member's entry is exactly the list's, custom roles and timeout included, for any member", async () => {
+    const owner = await server.register();
+    const serverId = await createServer(server, owner);
+    const [member, other] = await membersNamed(serverId, [`${newTag()}one`, `${newTag()}two`]);
+    const bot = await addBot(server, owner, serverId);
+    const role = await server.api("POST", `/api/v1/roles/${serverId}`, { token: owner.token, body: { name: "helper" } });
+    expect((await server.api("POST", `/api/v1/roles/${serverId}/assign`, { token: owner.token, body: { targetUserId: member!.id, roleId: role.body.id } })).status).toBe(200);
+    expect((await server.api("POST", `/api/v1/servers/${serverId}/timeouts`, { token: owner.token, body: { targetUserId: other!.id, duration: 600 } })).status).toBe(200);
+    const full = (await members(owner, serverId)).body as any[];
+    expect(full).toHaveLength(4);
+    // Any member may read any member, themselves included.
+    for (const reader of [owner, member!, other!]) {
+      for (const m of full) {
+        const res = await one(reader, serverId, m.user_id);
+        expect(res.status).toBe(200);
+        expect(Object.keys(res.body).sort()).toEqual(MEMBER_KEYS);
+        expect(res.body).toEqual(m);
+      }
+    }
+    expect((await one(owner, serverId, member!.id)).body).toMatchObject({ roles: [role.body.id], role: "member", is_bot: 0 });
+    expect((await one(owner, serverId, other!.id)).body.timeout_until).toBeGreaterThan(Date.now() / 1000);
+    expect((await one(owner, serverId, bot.botUserId)).body).toMatchObject({ is_bot: 1, username: bot.name });
+    // An upper-case id is the same id.
+    expect((await one(owner, serverId, member!.id.toUpperCase())).body.user_id).toBe(member!.id);
+    // A fresh read: the role taken away is gone at once.
+    expect((await server.api("DELETE", `/api/v1/roles/${serverId}/assign/${member!.id}/${role.body.id}`, { token: owner.token })).status).toBe(200);
+    expect((await one(owner, serverId, member!.id)).body.roles).toEqual([]);
+  });
+
+  test("404 Member not found for a non-member, an unknown or malformed id, and someone who left", async () => {
+    const owner = await server.register();
+    const serverId = await createServer(server, owner);
+    const [leaver] = await membersNamed(serverId, [newTag()]);
+    const outsider = await server.register();
+    for (const id of [outsider.id, UNKNOWN, "not-a-uuid"]) expectError(await one(owner, serverId, id), 404, "Member not found");
+    expect((await server.api("DELETE", `/api/v1/servers/${serverId}/leave`, { token: leaver!.token })).status).toBe(200);
+    expectError(await one(owner, serverId, leaver!.id), 404, "Member not found");
+  });
+
+  test("401 without a token, 403 for a non-member caller, 404 for an unknown server", async () => {
+    const owner = await server.register();
+    const serverId = await createServer(server, owner);
+    const outsider = await server.register();
+    expectError(await server.api("GET", `/api/v1/servers/${serverId}/members/${owner.id}`), 401);
+    // A caller outside the server learns nothing about its members, not even whether one exists.
+    expectError(await one(outsider, serverId, owner.id), 403, "You are not a member of this server");
+    expectError(await one(outsider, serverId, UNKNOWN), 403, "You are not a member of this server");
+    expectError(await one(owner, UNKNOWN, owner.id), 404, "Server not found");
+    expectError(await one(owner, "not-a-uuid", owner.id), 404, "Server not found");
   });
 });
 

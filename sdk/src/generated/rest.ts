@@ -470,6 +470,18 @@ export interface Operations {
     };
     response: S.Member[];
   };
+  /** Get member One member, in the member list's shape (docs/servers.md, "Members") `GET /api/v1/servers/{id}/members/{userId}` */
+  getMember: {
+    method: "GET";
+    path: "/api/v1/servers/{id}/members/{userId}";
+    args: {
+      params: {
+        id: string;
+        userId: string;
+      };
+    };
+    response: S.Member;
+  };
   /** Search server messages `GET /api/v1/servers/{id}/search` */
   searchServerMessages: {
     method: "GET";
@@ -3398,6 +3410,7 @@ export const OPERATIONS = {
   updateServer: { method: "PUT", path: "/api/v1/servers/{id}", body: "json", answer: "json", security: "token" },
   deleteServer: { method: "DELETE", path: "/api/v1/servers/{id}", body: null, answer: "json", security: "token" },
   listMembers: { method: "GET", path: "/api/v1/servers/{id}/members", body: null, answer: "json", security: "token" },
+  getMember: { method: "GET", path: "/api/v1/servers/{id}/members/{userId}", body: null, answer: "json", security: "token" },
   searchServerMessages: { method: "GET", path: "/api/v1/servers/{id}/search", body: null, answer: "json", security: "token" },
   setServerIcon: { method: "POST", path: "/api/v1/servers/{id}/icon", body: "multipart", answer: "json", security: "token" },
   setServerBanner: { method: "POST", path: "/api/v1/servers/{id}/banner", body: "multipart", answer: "json", security: "token" },

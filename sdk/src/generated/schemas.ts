@@ -973,6 +973,7 @@ export type PlatformConfig = {
     serverGifsPerServer: number;
   };
   presence_statuses: ("online" | "idle" | "dnd" | "offline")[];
+  large_server_members: number;
   permissions: {
     MANAGE_CHANNELS: number;
     MANAGE_ROLES: number;

@@ -12,7 +12,12 @@ const API_VERSION = "v1";
 
 /** Public, unauthenticated facts about this instance. */
 export class Discovery {
-  constructor(private readonly store: Store, private readonly settings: PlatformSettings) {}
+  constructor(
+    private readonly store: Store,
+    private readonly settings: PlatformSettings,
+    /** LARGE_SERVER_MEMBERS: past this many members a server's presence goes to subscribers only (docs/gateway.md, "Presence"). */
+    private readonly largeServerMembers: number,
+  ) {}
 
   discovery(baseUrl: string) {
     return {
@@ -46,6 +51,7 @@ export class Discovery {
       },
       limits: SPEC_LIMITS,
       presence_statuses: PRESENCE_STATUSES,
+      large_server_members: this.largeServerMembers,
       permissions: PERMISSIONS,
       default_permissions: {
         everyone: DEFAULT_EVERYONE_PERMISSIONS,

@@ -18,6 +18,8 @@ export const PlatformConfig = v.object({
   /** The spec's limits, by name. */
   limits: v.object(Object.fromEntries(Object.keys(SPEC_LIMITS).map((name) => [name, v.number()])) as Record<keyof typeof SPEC_LIMITS, v.NumberSchema<undefined>>),
   presence_statuses: v.array(v.picklist(PRESENCE_STATUSES)),
+  /** Servers with more members than this are large: presence by subscription, member lists by page. */
+  large_server_members: v.number(),
   /** The permission bits, by name. */
   permissions: v.object(Object.fromEntries(Object.keys(PERMISSIONS).map((name) => [name, v.number()])) as Record<keyof typeof PERMISSIONS, v.NumberSchema<undefined>>),
   default_permissions: v.object({ everyone: v.number(), bot: v.number() }),

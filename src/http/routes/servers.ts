@@ -82,6 +82,10 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
       query: MemberListQuery,
       detail: doc("listMembers", v.array(Member), { description: MEMBER_LIST_DESCRIPTION }),
     })
+    .get("/:id/members/:userId", ({ user, params }) => domain.members.one(params.id, user.id, params.userId), {
+      auth: true,
+      detail: doc("getMember", Member, { description: "One member, in the member list's shape (docs/servers.md, \"Members\")" }),
+    })
     .get("/:id/search", ({ user, params, query }) => domain.messages.searchServer(params.id, user, query.q, query.limit ?? LIMITS.searchDefault), {
       auth: true,
       query: SearchQuery,
