@@ -23,7 +23,8 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
   const groups = channels ? channelTree(channels, state.categories.value) : [];
   // Server settings are offered to those who may change something there.
   const me = session.value?.user.id ?? "";
-  const canSettings = state.members.value !== null && settingsAccess(state.members.value, state.roles.value, server.owner_id, me).sections.length > 0;
+  const self = state.members.self.value;
+  const canSettings = self !== undefined && settingsAccess(self, state.roles.value, server.owner_id, me).sections.length > 0;
   const toggle = (id: string) => {
     const next = new Set(collapsed);
     if (next.has(id)) next.delete(id);

@@ -10,9 +10,15 @@ import { optionInput } from "../lib/command-wire.ts";
 import { Avatar } from "./avatar.tsx";
 import { listKeys, SuggestionList, type Suggestion } from "./suggestion-list.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
+import { useMemberSearch } from "./use-member-search.ts";
+import type { MemberDirectory } from "../state/member-directory.ts";
+
+/** How many suggestions a picker shows at once. */
+const SUGGESTIONS = 25;
 
 export interface Lookups {
-  members: Member[];
+  /** The server's members (null in a DM): those known, and in a large server its search for what is typed. */
+  members: MemberDirectory | null;
   channels: Channel[];
   roles: Role[];
 }
@@ -170,12 +176,14 @@ function OptionField({ option, values, displays, onValue, lookups, focusOption, 
 
 type EntityKind = "user" | "channel" | "role" | "mentionable";
 
-function entitySuggestions(kind: EntityKind, query: string, lookups: Lookups): (Suggestion & { wire: string; display: string })[] {
-  const q = query.replace(/^[@#]/, "").toLowerCase();
+/** Typed text as a name to look for: without its sigil. */
+const nameQuery = (query: string) => query.replace(/^[@#]/, "");
+
+function entitySuggestions(kind: EntityKind, query: string, lookups: Lookups, members: readonly Member[]): (Suggestion & { wire: string; display: string })[] {
+  const q = nameQuery(query).toLowerCase();
   const matches = (name: string) => !q || name.toLowerCase().includes(q);
   const users = () =>
-    lookups.members
-      .filter((m) => matches(m.username))
+    members
       .map((m) => ({
         id: `u-${m.user_id}`,
         label: `@${m.username}`,
@@ -193,7 +201,7 @@ function entitySuggestions(kind: EntityKind, query: string, lookups: Lookups): (
       .filter((c) => matches(c.name))
       .map((c) => ({ id: `c-${c.id}`, label: `#${c.name}`, detail: c.type === "voice" ? "Voice" : undefined, wire: `<#${c.id}>`, display: `#${c.name}` }));
   const list = kind === "user" ? users() : kind === "role" ? roles() : kind === "channel" ? channels() : [...users(), ...roles()];
-  return list.slice(0, 25);
+  return list.slice(0, SUGGESTIONS);
 }
 
 const PICKER_LABELS: Record<EntityKind, string> = { user: "Members", channel: "Channels", role: "Roles", mentionable: "Members and roles" };
@@ -214,7 +222,10 @@ function EntityField({
 }) {
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
-  const items = open ? entitySuggestions(kind, display, lookups) : [];
+  // Members whose name holds what is typed (useMemberSearch: the known ones, and the server's search in a large server).
+  const wantsMembers = open && (kind === "user" || kind === "mentionable");
+  const found = useMemberSearch(lookups.members, wantsMembers ? nameQuery(display) : null, { limit: SUGGESTIONS, substring: true });
+  const items = open ? entitySuggestions(kind, display, lookups, found.results) : [];
   const listId = `picker-${String(common.name)}`;
   const choose = (index: number) => {
     const item = items[index];

@@ -20,11 +20,14 @@ import { Avatar } from "./avatar.tsx";
 import { CommandForm } from "./command-form.tsx";
 import { usePlace } from "./place-context.ts";
 import { listKeys, SuggestionList, type Suggestion } from "./suggestion-list.tsx";
+import { useMemberSearch } from "./use-member-search.ts";
 import { ErrorAlert } from "./error-alert.tsx";
 import { Icon } from "./icons.tsx";
 
 const COMMAND_QUERY = /^\/([\w-]*)$/;
 const MENTION_QUERY = /(^|\s)([@#])([\w.-]*)$/;
+/** How many `@name` suggestions show at once. */
+const MENTION_SUGGESTIONS = 8;
 
 interface ComposerProps {
   replyTo: Message | null;
@@ -52,12 +55,9 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
   const fileInput = useRef<HTMLInputElement>(null);
 
   const commands = server?.commands.value ?? [];
-  const members = server?.members.value ?? [];
   const channels = server?.channels.value ?? [];
   const roles = server?.roles.value ?? [];
-  const people = server
-    ? members.map((m) => ({ id: m.user_id, username: m.username, avatar: m.avatar }))
-    : [...(place.dm?.recipients ?? []), { id: place.me.id, username: place.me.username, avatar: place.me.avatar }];
+  const dmPeople = [...(place.dm?.recipients ?? []), { id: place.me.id, username: place.me.username, avatar: place.me.avatar }];
 
   const typing = useMemo(
     () =>
@@ -89,14 +89,17 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
   }, [text === "/"]);
   const ranked = menuOpen ? rankCommands(commandQuery![1]!, commands) : [];
 
-  // @member and #channel suggestions at the caret.
+  // @member and #channel suggestions at the caret. A server's members: those the app knows, and
+  // in a large server the server's search for what is typed (useMemberSearch, debounced).
   const mention = !command && !commandQuery && dismissed !== text ? MENTION_QUERY.exec(text.slice(0, caret)) : null;
+  const memberQuery = server && mention?.[2] === "@" ? mention[3]! : null;
+  const found = useMemberSearch(server?.members ?? null, memberQuery, { limit: MENTION_SUGGESTIONS });
+  const people = server
+    ? found.results.map((m) => ({ id: m.user_id, username: m.username, avatar: m.avatar }))
+    : dmPeople.filter((p) => p.username.toLowerCase().startsWith((mention?.[3] ?? "").toLowerCase())).slice(0, MENTION_SUGGESTIONS);
   const mentionItems: (Suggestion & { insert: string })[] = mention
     ? mention[2] === "@"
-      ? people
-          .filter((p) => p.username.toLowerCase().startsWith(mention[3]!.toLowerCase()))
-          .slice(0, 8)
-          .map((p) => ({ id: p.id, label: `@${p.username}`, icon: <Avatar name={p.username} src={p.avatar} size={20} />, insert: `@${p.username} ` }))
+      ? people.map((p) => ({ id: p.id, label: `@${p.username}`, icon: <Avatar name={p.username} src={p.avatar} size={20} />, insert: `@${p.username} ` }))
       : channels
           .filter((c) => c.type === "text" && c.name.startsWith(mention[3]!.toLowerCase()))
           .slice(0, 8)
@@ -175,7 +178,8 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
   }
 
   async function send() {
-    const content = encodeMentions(text.trim(), { users: people, channels: channels.filter((c) => c.type === "text") });
+    const users = server ? (server.members.members.peek() ?? []).map((m) => ({ id: m.user_id, username: m.username })) : dmPeople;
+    const content = encodeMentions(text.trim(), { users, channels: channels.filter((c) => c.type === "text") });
     if (!content && files.length === 0) return;
     setBusy(true);
     setError(null);
@@ -226,7 +230,7 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     if (list && list.length) setFiles((current) => [...current, ...Array.from(list)].slice(0, 10));
   }
 
-  const lookups = { members, channels, roles };
+  const lookups = { members: server?.members ?? null, channels, roles };
   const listId = `composer-list-${timeline.key}`;
   const percent = progress && progress.total ? Math.round((progress.loaded / progress.total) * 100) : 0;
 

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
 import { errorMessage } from "../lib/api-errors.ts";
 import { rest, session, store } from "../state/app-state.ts";
@@ -7,6 +7,7 @@ import { Avatar } from "./avatar.tsx";
 import { Dialog } from "./dialog.tsx";
 import { UserPanel } from "./user-panel.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
+import { MEMBER_SEARCH_DEBOUNCE_MS } from "./use-member-search.ts";
 import { ConnectionBars } from "../voice/voice-bar.tsx";
 import type { Dm } from "../lib/wire-types.ts";
 import { unreadLabel } from "../lib/notify-rules.ts";
@@ -78,7 +79,11 @@ export function DmSidebar({ activeId }: { activeId: string | undefined }) {
   );
 }
 
-/** A group DM with people the reader shares a server with (the members of the servers loaded so far). */
+/**
+ * A group DM with people the reader shares a server with: the members the app knows of each
+ * server (a small server's whole list, what has been loaded of a large one) and, for a name typed
+ * in "Find people", each large server's search for it.
+ */
 function NewGroupDialog({ onClose }: { onClose: () => void }) {
   const { route } = useLocation();
   const [name, setName] = useState("");
@@ -86,9 +91,22 @@ function NewGroupDialog({ onClose }: { onClose: () => void }) {
   const [filter, setFilter] = useState("");
   const [error, setError] = useState<string | null>(null);
   const meId = session.value?.user.id;
+  const states = (store.servers.value ?? []).map((server) => store.server(server.id));
+  const typed = filter.trim();
+  useEffect(() => {
+    if (!typed || typed.length > 32) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      for (const state of states) if (!state.members.complete.peek()) state.members.search(typed, controller.signal).catch(() => {});
+    }, MEMBER_SEARCH_DEBOUNCE_MS);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [typed, states.length]);
   const people = new Map<string, { id: string; username: string }>();
-  for (const server of store.servers.value ?? []) {
-    for (const m of store.server(server.id).members.value ?? []) {
+  for (const state of states) {
+    for (const m of state.members.members.value ?? []) {
       if (m.is_bot === 0 && m.user_id !== meId) people.set(m.user_id, { id: m.user_id, username: m.username });
     }
   }

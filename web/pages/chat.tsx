@@ -106,7 +106,8 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
   useEffect(() => {
     if (failed) state.later("channels", 0);
   }, [failed]);
-  const members = state.members.value ?? [];
+  // The reader's own member only: this page does not re-render on other members' presence.
+  const self = state.members.self.value;
   const roles = state.roles.value;
   const value: PlaceContextValue = {
     place: { kind: "channel", channelId: channel.id },
@@ -116,12 +117,9 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
     channel,
     dm: null,
     label: channelLabel(channel),
-    permissions: basePermissionsOf(
-      members.find((m) => m.user_id === me.id),
-      roles,
-      server.owner_id,
-    ),
-    userName: (id) => members.find((m) => m.user_id === id)?.username ?? (id === me.id ? me.username : undefined),
+    permissions: basePermissionsOf(self, roles, server.owner_id),
+    // A mention of a member the app does not know yet (a large server) is looked up once.
+    userName: (id) => (id === me.id ? me.username : state.members.lookup(id)?.username),
     channelOf: (id) => state.channels.value?.find((c) => c.id === id),
     roleOf: (id) => roles.find((r) => r.id === id),
   };

@@ -124,12 +124,13 @@ function useManagedServers(): { servers: Server[] | null; error: string | null }
   useEffect(() => {
     if (!all || !me) return;
     let cancelled = false;
-    // Owned servers need no question; for the others, the member list says the reader's built-in role.
+    // Owned servers need no question; for the others, the reader's own member says their built-in
+    // role (one member, whatever the server's size).
     Promise.all(
       all.map(async (server) => {
         if (server.owner_id === me) return server;
-        const members = await rest.request("listMembers", { params: { id: server.id } }).catch(() => []);
-        return members.find((m) => m.user_id === me)?.role === "admin" ? server : null;
+        const mine = await rest.request("getMember", { params: { id: server.id, userId: me } }).catch(() => null);
+        return mine?.role === "admin" ? server : null;
       }),
     ).then(
       (list) => !cancelled && setManaged(list.filter((s): s is Server => s !== null)),

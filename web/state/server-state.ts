@@ -1,17 +1,19 @@
 /**
  * One server as the app holds it: channels and categories (only those the reader may view, as
- * the server filters them), members with presence, roles, custom emojis and slash commands.
- * Loaded when the server is first shown; gateway events keep it current.
+ * the server filters them), the members it knows with their presence (a MemberDirectory: the
+ * whole list of a small server, what has been looked at of a large one), roles, custom emojis and
+ * slash commands. Loaded when the server is first shown; gateway events keep it current.
  */
 import { batch, signal } from "@preact/signals";
 import type { RestClient } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
-import type { Category, Channel, Emoji, Member, Role, ServerCommand } from "../lib/wire-types.ts";
+import type { Category, Channel, Emoji, Role, ServerCommand } from "../lib/wire-types.ts";
+import { MemberDirectory, type MemberDirectoryDeps } from "./member-directory.ts";
 
 export class ServerState {
   readonly channels = signal<Channel[] | null>(null);
   readonly categories = signal<Category[]>([]);
-  readonly members = signal<Member[] | null>(null);
+  readonly members: MemberDirectory;
   readonly roles = signal<Role[]>([]);
   readonly emojis = signal<Emoji[]>([]);
   readonly commands = signal<ServerCommand[]>([]);
@@ -23,7 +25,10 @@ export class ServerState {
   constructor(
     readonly id: string,
     private readonly rest: RestClient,
-  ) {}
+    members: Omit<MemberDirectoryDeps, "rest">,
+  ) {
+    this.members = new MemberDirectory(id, { ...members, rest });
+  }
 
   /** Loads everything once; later calls do nothing. */
   ensureLoaded(): void {
@@ -31,7 +36,7 @@ export class ServerState {
     this.loaded = true;
     if (!this.channelsAsked) void this.reloadChannels();
     this.channelsAsked = true;
-    void this.reloadMembers();
+    void this.members.ensureLoaded();
     void this.reloadRoles();
     void this.reloadEmojis();
     void this.reloadCommands();
@@ -51,14 +56,6 @@ export class ServerState {
         this.channels.value = list.channels;
         this.categories.value = list.categories;
       });
-    } catch (error) {
-      this.error.value = errorMessage(error);
-    }
-  }
-
-  async reloadMembers(): Promise<void> {
-    try {
-      this.members.value = await this.rest.request("listMembers", { params: { id: this.id } });
     } catch (error) {
       this.error.value = errorMessage(error);
     }
@@ -88,7 +85,10 @@ export class ServerState {
     }
   }
 
-  /** Coalesces reloads that many events in a row would ask for (a role edit touches every member). */
+  /**
+   * Coalesces reloads that many events in a row would ask for. "members" is for a reconnect that
+   * lost events only: no member event makes the app ask for a list (the MemberDirectory applies them).
+   */
   later(what: "channels" | "members" | "roles" | "commands", delayMs = 150): void {
     if (!(this.loaded || (what === "channels" && this.channelsAsked)) || this.timers.has(what)) return;
     this.timers.set(
@@ -96,7 +96,7 @@ export class ServerState {
       setTimeout(() => {
         this.timers.delete(what);
         if (what === "channels") void this.reloadChannels();
-        else if (what === "members") void this.reloadMembers();
+        else if (what === "members") void this.members.reload();
         else if (what === "roles") void this.reloadRoles();
         else void this.reloadCommands();
       }, delayMs),
@@ -115,27 +115,6 @@ export class ServerState {
     if (list) this.channels.value = list.filter((c) => c.id !== channelId);
   }
 
-  setStatus(userId: string, status: Member["status"]): void {
-    const list = this.members.value;
-    if (!list?.some((m) => m.user_id === userId && m.status !== status)) return;
-    this.members.value = list.map((m) => (m.user_id === userId ? { ...m, status } : m));
-  }
-
-  setBuiltinRole(userId: string, role: string): void {
-    const list = this.members.value;
-    if (list) this.members.value = list.map((m) => (m.user_id === userId ? { ...m, role } : m));
-  }
-
-  setTimeoutUntil(userId: string, expiresAt: number | null): void {
-    const list = this.members.value;
-    if (list) this.members.value = list.map((m) => (m.user_id === userId ? { ...m, timeout_until: expiresAt } : m));
-  }
-
-  removeMember(userId: string): void {
-    const list = this.members.value;
-    if (list) this.members.value = list.filter((m) => m.user_id !== userId);
-  }
-
   upsertRole(role: Role): void {
     const index = this.roles.value.findIndex((r) => r.id === role.id);
     this.roles.value = index === -1 ? [...this.roles.value, role] : this.roles.value.map((r) => (r.id === role.id ? role : r));
@@ -147,5 +126,6 @@ export class ServerState {
 
   dispose(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
+    this.members.dispose();
   }
 }

@@ -2,7 +2,7 @@
  * The gateway store: the reader's servers and DMs, each server's state and each
  * place's timeline, kept current by the gateway's events. Components read its signals.
  */
-import { computed, signal } from "@preact/signals";
+import { computed, effect, signal } from "@preact/signals";
 import type { Gateway, GatewayEventName, Listener, RestClient } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { MessagePlace } from "./place-requests.ts";
@@ -14,6 +14,7 @@ import { NotificationSettingsState } from "./notification-settings.ts";
 import { Notifier, type NotifiedPlace } from "./notifier.ts";
 import { mayMention, notifies } from "../lib/notify-rules.ts";
 import { plainText } from "../lib/content.ts";
+import { PresenceSubscriptions } from "./presence-subscriptions.ts";
 
 /** What a list shows for a channel, a server or a DM (docs/web.md, "Unread and notifications"). */
 export interface UnreadShown {
@@ -50,6 +51,8 @@ export class ChatStore {
   readonly readStates: ReadStates;
   readonly notifications: NotificationSettingsState;
   readonly notifier = new Notifier();
+  /** The members each large server's list shows, subscribed to for their presence. */
+  readonly presence: PresenceSubscriptions;
   /** The tab title's count: mentions plus unread DMs. */
   readonly badgeCount = computed(() => {
     const unread = this.readStates.unread.value;
@@ -66,6 +69,8 @@ export class ChatStore {
   private unsubscribe: (() => void)[] = [];
   /** The newest message of each place that may notify once the server counts it as a mention. */
   private awaitingMention = new Map<string, Message>();
+  /** LARGE_SERVER_MEMBERS from GET /platform/config, asked once (again after a failure). */
+  private largeServerMembers: Promise<number | null> | null = null;
 
   constructor(
     readonly rest: RestClient,
@@ -73,6 +78,7 @@ export class ChatStore {
     private readonly me: () => MeUser | null,
   ) {
     this.readStates = new ReadStates(rest);
+    this.presence = new PresenceSubscriptions(gateway, () => this.connected.peek());
     this.notifications = new NotificationSettingsState(rest);
     this.readStates.onMentionsGrew = (channelId) => this.mentionsGrew(channelId);
     this.notifier.openMessage = (placeId, messageId) => {
@@ -81,12 +87,16 @@ export class ChatStore {
       const timeline = dm ? this.dmTimeline(dm) : channel ? this.channelTimeline(channel) : undefined;
       void timeline?.jumpTo(messageId);
     };
-    gateway.on("ready", () => (this.connected.value = true));
+    gateway.on("ready", () => {
+      this.connected.value = true;
+      this.presence.connectedAgain(false);
+    });
     gateway.on("disconnected", () => (this.connected.value = false));
     gateway.on("closed", () => (this.connected.value = false));
     // A resumed session got back its rooms and the events it missed; otherwise what is shown is asked again.
     gateway.on("resumed", ({ recovered }) => {
       this.connected.value = true;
+      this.presence.connectedAgain(recovered);
       if (recovered) return;
       void this.loadServers();
       void this.loadDms();
@@ -108,6 +118,13 @@ export class ChatStore {
    */
   start(): void {
     this.bindEvents();
+    // The reader's own presence as shown goes into every member list that holds them.
+    this.unsubscribe.push(
+      effect(() => {
+        this.shownSelfStatus();
+        for (const state of this.states.values()) state.members.selfStatusChanged();
+      }),
+    );
     quietly(this.gateway.subscribeAll());
     void this.loadServers();
     void this.loadDms();
@@ -135,6 +152,8 @@ export class ChatStore {
     this.readStates.reset();
     this.notifications.reset();
     this.awaitingMention.clear();
+    this.presence.reset();
+    this.largeServerMembers = null;
     this.viewing.value = null;
     this.servers.value = null;
     this.dms.value = null;
@@ -148,7 +167,11 @@ export class ChatStore {
       this.servers.value = servers;
       this.serversError.value = null;
       // Every server's channels, to know which server an unread channel is in.
-      for (const server of servers) this.serverState(server.id).ensureChannels();
+      for (const server of servers) {
+        const state = this.serverState(server.id);
+        state.members.setCount(server.member_count);
+        state.ensureChannels();
+      }
     } catch (error) {
       this.serversError.value = errorMessage(error);
     }
@@ -166,7 +189,9 @@ export class ChatStore {
   addServer(server: Server): void {
     const list = this.servers.value ?? [];
     if (!list.some((s) => s.id === server.id)) this.servers.value = [...list, server];
-    this.serverState(server.id).ensureChannels();
+    const state = this.serverState(server.id);
+    state.members.setCount(server.member_count);
+    state.ensureChannels();
   }
 
   private forgetServer(serverId: string): void {
@@ -175,6 +200,7 @@ export class ChatStore {
     for (const channel of this.states.get(serverId)?.channels.value ?? []) this.readStates.forget(channel.id);
     this.states.get(serverId)?.dispose();
     this.states.delete(serverId);
+    this.presence.forget(serverId);
   }
 
   /** A server's state, loaded in full (its page is shown). */
@@ -187,10 +213,28 @@ export class ChatStore {
   private serverState(serverId: string): ServerState {
     let state = this.states.get(serverId);
     if (!state) {
-      state = new ServerState(serverId, this.rest);
+      state = new ServerState(serverId, this.rest, {
+        self: () => {
+          const me = this.me();
+          return me ? { id: me.id, status: this.shownSelfStatus() } : null;
+        },
+        largeServerMembers: () => this.platformLargeServerMembers(),
+      });
       this.states.set(serverId, state);
     }
     return state;
+  }
+
+  /** The large-server size of this instance (GET /platform/config), or null when it cannot be read now. */
+  private platformLargeServerMembers(): Promise<number | null> {
+    this.largeServerMembers ??= this.rest.request("getPlatformConfig").then(
+      (config) => config.large_server_members,
+      () => {
+        this.largeServerMembers = null;
+        return null;
+      },
+    );
+    return this.largeServerMembers;
   }
 
   // Unread state ----------------------------------------------------------------------
@@ -282,7 +326,7 @@ export class ChatStore {
     const channel = state?.channels.value?.find((c) => c.id === placeId);
     if (!state || !server || !channel) return null;
     const text = plainText(message.content, {
-      user: (id) => state.members.value?.find((m) => m.user_id === id)?.username ?? (id === this.me()?.id ? this.me()?.username : undefined),
+      user: (id) => state.members.peek(id)?.username ?? (id === this.me()?.id ? this.me()?.username : undefined),
       role: (id) => state.roles.value.find((r) => r.id === id)?.name,
       channel: (id) => state.channels.value?.find((c) => c.id === id)?.name,
     });
@@ -348,7 +392,7 @@ export class ChatStore {
 
   private holdsRole(state: ServerState, roleId: string): boolean {
     const me = this.me();
-    return Boolean(me && state.members.value?.some((m) => m.user_id === me.id && m.roles.includes(roleId)));
+    return Boolean(me && state.members.peek(me.id)?.roles.includes(roleId));
   }
 
   // Gateway events --------------------------------------------------------------------
@@ -360,7 +404,7 @@ export class ChatStore {
     on("user:status", (p) => {
       const status = p.status as PresenceStatus;
       if (isMe(p.userId)) this.selfStatus.value = status;
-      for (const state of this.states.values()) state.setStatus(p.userId, status);
+      for (const state of this.states.values()) state.members.setStatus(p.userId, status);
       const list = this.dms.value;
       if (list?.some((c) => c.recipients.some((r) => r.id === p.userId))) {
         this.dms.value = list.map((c) => ({
@@ -373,26 +417,27 @@ export class ChatStore {
     on("member:joined", (p) => {
       if (isMe(p.userId) && !this.servers.value?.some((s) => s.id === p.serverId)) void this.loadServers();
       const state = this.states.get(p.serverId);
-      state?.later("members");
+      state?.members.joined(p);
       state?.later("commands");
     });
     const left = (p: { serverId: string; userId: string }) => {
       if (isMe(p.userId)) return this.forgetServer(p.serverId);
       const state = this.states.get(p.serverId);
-      state?.removeMember(p.userId);
+      state?.members.left(p.userId);
       state?.later("commands");
     };
     on("member:left", left);
     on("member:banned", left);
     on("member:role-updated", (p) => {
       const state = this.states.get(p.serverId);
-      state?.setBuiltinRole(p.userId, p.role);
+      state?.members.setBuiltinRole(p.userId, p.role);
       if (isMe(p.userId)) state?.later("channels");
     });
-    on("member:timeout", (p) => this.states.get(p.serverId)?.setTimeoutUntil(p.userId, p.expiresAt ?? null));
+    on("member:timeout", (p) => this.states.get(p.serverId)?.members.setTimeoutUntil(p.userId, p.expiresAt ?? null));
+    // Who, not what: that one member is asked for (its roles), never the list.
     on("member:roles-updated", (p) => {
       const state = this.states.get(p.serverId);
-      state?.later("members");
+      state?.members.rolesChanged(p.userId);
       if (isMe(p.userId)) state?.later("channels");
     });
 
@@ -408,7 +453,7 @@ export class ChatStore {
       for (const state of this.states.values()) {
         if (!state.roles.value.some((r) => r.id === id)) continue;
         state.removeRole(id);
-        state.later("members");
+        state.members.roleDeleted(id);
         state.later("channels");
       }
     });
@@ -446,7 +491,7 @@ export class ChatStore {
       const timeline = this.timelines.get(p.channelId);
       if (!timeline) return;
       const state = this.stateOfChannel(p.channelId);
-      const username = state?.members.value?.find((m) => m.user_id === p.userId)?.username ?? "";
+      const username = state?.members.peek(p.userId)?.username ?? "";
       timeline.reaction({ messageId: p.messageId, emoji: p.emoji, userId: p.userId, action: p.action }, username);
     });
     on("message:pin", (p) => this.timelines.get(p.channelId)?.pin(p.messageId, p.pinned));

@@ -25,19 +25,15 @@ export function VoiceRoom({ server, state, channel, me }: { server: Server; stat
   const session = voice;
   const inHere = session.isIn(channel.id);
   const [soundboard, setSoundboard] = useState(false);
-  const members = state.members.value ?? [];
-  const permissions = basePermissionsOf(
-    members.find((m) => m.user_id === me.id),
-    state.roles.value,
-    server.owner_id,
-  );
+  const permissions = basePermissionsOf(state.members.self.value, state.roles.value, server.owner_id);
   const elsewhere = session.status.value !== "idle" && !inHere ? session.channel.value : null;
   const ctx: TileContext = {
     session,
     meId: me.id,
     permissions,
     meeting: channel.is_meeting,
-    avatarOf: (userId) => members.find((m) => m.user_id === userId)?.avatar ?? null,
+    // Someone in the room the app does not know yet (a large server) is looked up once.
+    avatarOf: (userId) => state.members.lookup(userId)?.avatar ?? null,
     otherChannels: (state.channels.value ?? []).filter((c) => c.type === "voice" && c.id !== channel.id).map((c) => ({ id: c.id, name: c.name })),
   };
   const join = () => void session.join({ id: channel.id, serverId: server.id, name: channel.name, meeting: channel.is_meeting });

@@ -1,5 +1,5 @@
 /**
- * What the reader may do in a server's settings, from the member list and the roles, with the
+ * What the reader may do in a server's settings, from their own member and the roles, with the
  * server's own rules (web/lib/shared-rules.ts): permission bits, rank, the role hierarchy and
  * the grant rule of docs/roles.md and docs/permissions.md. The page offers only what this
  * allows; the server still decides and its refusal is shown.
@@ -79,8 +79,8 @@ function rankOf(member: Member, roles: Role[], ownerId: string): Rank {
   return { isOwner: member.user_id === ownerId, builtinRole: builtinOf(member), highestRolePosition: highest };
 }
 
-export function settingsAccess(members: Member[], roles: Role[], ownerId: string, meId: string): SettingsAccess {
-  const me = members.find((m) => m.user_id === meId);
+/** `me`: the reader's own member (undefined: not a member, who may do nothing). */
+export function settingsAccess(me: Member | undefined, roles: Role[], ownerId: string, meId: string): SettingsAccess {
   const bits = basePermissionsOf(me, roles, ownerId);
   const isOwner = meId === ownerId && me !== undefined;
   const has = (bit: keyof typeof PERMISSIONS) => (bits & PERMISSIONS[bit]) !== 0;

@@ -48,8 +48,8 @@ export function AuditLogSection({ server, state }: SectionProps) {
     void load();
   }, [server.id, action, actorId]);
 
-  // Actors to filter by: the members, and anyone seen acting who has left since.
-  const people = new Map((state.members.value ?? []).map((m) => [m.user_id, m.username]));
+  // Actors to filter by: the members the app knows (a large server's: those loaded), and anyone seen acting.
+  const people = new Map((state.members.members.value ?? []).map((m) => [m.user_id, m.username]));
   for (const entry of entries ?? []) if (entry.actor_id && !people.has(entry.actor_id)) people.set(entry.actor_id, entry.actor_username ?? "a deleted account");
   const actors = [...people].sort((a, b) => a[1].localeCompare(b[1]));
   const sortedActions = [...AUDIT_ACTIONS].sort((a, b) => actionLabel(a).localeCompare(actionLabel(b)));

@@ -17,8 +17,8 @@ export function BansSection({ server, state }: SectionProps) {
       }),
     [server.id],
   );
-  const members = state.members.value ?? [];
-  const nameOf = (id: string | null) => (id ? (members.find((m) => m.user_id === id)?.username ?? "a former member") : "someone");
+  // Looked up when the app does not know them yet (a large server); "a former member" once known to be gone.
+  const nameOf = (id: string | null) => (id ? (state.members.lookup(id)?.username ?? "a former member") : "someone");
   return (
     <div class="settings-stack">
       <ErrorAlert message={bans.error ?? action.error} />

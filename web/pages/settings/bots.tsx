@@ -15,7 +15,13 @@ import type { SectionProps } from "./context.ts";
 export function BotsSection({ server, state, access }: SectionProps) {
   const [removing, setRemoving] = useState<Member | null>(null);
   const roles = state.roles.value;
-  const bots = (state.members.value ?? []).filter((m) => m.is_bot === 1).sort((a, b) => a.username.localeCompare(b.username));
+  // Every bot has its managed role: in a large server, bots not known yet are looked up by it.
+  const byId = new Map((state.members.members.value ?? []).filter((m) => m.is_bot === 1).map((m) => [m.user_id, m]));
+  for (const role of roles) {
+    const bot = role.managed_bot_id && !byId.has(role.managed_bot_id) ? state.members.lookup(role.managed_bot_id) : undefined;
+    if (bot) byId.set(bot.user_id, bot);
+  }
+  const bots = [...byId.values()].sort((a, b) => a.username.localeCompare(b.username));
   return (
     <div class="settings-stack">
       <p class="muted">
@@ -70,7 +76,7 @@ export function BotsSection({ server, state, access }: SectionProps) {
           onClose={() => setRemoving(null)}
           onConfirm={async () => {
             await rest.request("kickMember", { params: { id: server.id, targetUserId: removing.user_id } });
-            state.removeMember(removing.user_id);
+            state.members.left(removing.user_id);
           }}
         >
           <p>Its managed role is kept, so it gets the same permissions if it is added again.</p>

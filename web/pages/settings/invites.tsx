@@ -34,8 +34,8 @@ export function InvitesSection({ server, state }: SectionProps) {
   const [created, setCreated] = useState<ServerInvite | null>(null);
   const [confirm, setConfirm] = useState<{ kind: "delete"; invite: ServerInvite } | { kind: "regenerate" } | null>(null);
   const create = useAction();
-  const members = state.members.value ?? [];
-  const nameOf = (id: string | null) => (id ? (members.find((m) => m.user_id === id)?.username ?? "a former member") : "a deleted account");
+  // Looked up when the app does not know them yet (a large server); "a former member" once known to be gone.
+  const nameOf = (id: string | null) => (id ? (state.members.lookup(id)?.username ?? "a former member") : "a deleted account");
   return (
     <div class="settings-stack">
       <form

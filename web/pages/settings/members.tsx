@@ -3,9 +3,10 @@
  * take on them (docs/moderation.md): change the built-in role (owner and admins), time out
  * with a duration picker or remove the timeout (MUTE_MEMBERS), kick (KICK_MEMBERS), ban with a
  * reason (BAN_MEMBERS); each only on members ranked below the reader. `member:*` events keep
- * the list current.
+ * the list current. A large server's list is the members the app knows, more on request, and
+ * the server's search for a name.
  */
-import { useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import type { Member } from "../../lib/wire-types.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { Avatar } from "../../components/avatar.tsx";
@@ -16,6 +17,8 @@ import { isTimedOut } from "./access.ts";
 import { rest } from "../../state/app-state.ts";
 import type { SectionProps } from "./context.ts";
 import { useAction } from "../../components/use-async.ts";
+import { useMemberSearch } from "../../components/use-member-search.ts";
+import { compareNames } from "../../lib/member-order.ts";
 
 const BUILTIN_LABELS: Record<string, string> = { owner: "Owner", admin: "Admin", moderator: "Moderator", member: "Member" };
 /** The built-in roles that can be given (ownership is transferred, never given). */
@@ -38,9 +41,26 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
   const [search, setSearch] = useState("");
   const [pending, setPending] = useState<Pending>(null);
   const row = useAction();
-  const members = (state.members.value ?? []).slice().sort((a, b) => a.username.localeCompare(b.username));
+  const directory = state.members;
+  const typed = search.trim();
+  // In a large server the members known so far ("Load more members"), and the server's search for a name.
+  const found = useMemberSearch(directory, typed || null, { limit: Infinity, substring: true });
+  const known = directory.members.value ?? [];
+  const members = useMemo(() => known.slice().sort((a, b) => compareNames(a.username, b.username)), [known]);
+  const complete = directory.complete.value;
+  const total = directory.count.value ?? members.length;
   const roles = state.roles.value;
-  const shown = search.trim() ? members.filter((m) => m.username.toLowerCase().includes(search.trim().toLowerCase())) : members;
+  const shown = typed ? found.results : members;
+  const n = (value: number) => value.toLocaleString();
+  const summary = typed
+    ? found.searching
+      ? "Searching…"
+      : complete
+        ? `${shown.length} of ${members.length} members`
+        : `${n(shown.length)} found of ${n(total)} members`
+    : complete
+      ? `${members.length} members`
+      : `${n(members.length)} of ${n(total)} members shown`;
   return (
     <div class="settings-stack">
       <div class="section-head">
@@ -49,11 +69,11 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
           <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} placeholder="Name" />
         </label>
         <p class="muted small" role="status">
-          {shown.length === members.length ? `${members.length} members` : `${shown.length} of ${members.length} members`}
+          {summary}
         </p>
       </div>
       <ErrorAlert message={row.error} />
-      {shown.length === 0 && <p class="empty">Nobody here matches “{search.trim()}”.</p>}
+      {shown.length === 0 && !found.searching && <p class="empty">Nobody here matches “{typed}”.</p>}
       <ul class="settings-list" aria-label="Members">
         {shown.map((member) => {
           const held = roles.filter((r) => member.roles.includes(r.id)).sort((a, b) => b.position - a.position);
@@ -79,7 +99,7 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
                         if (!role) return;
                         void row.run(async () => {
                           const answer = await rest.request("setBuiltinRole", { params: { id: server.id, targetUserId: member.user_id }, body: { role } });
-                          state.setBuiltinRole(answer.userId, answer.role);
+                          state.members.setBuiltinRole(answer.userId, answer.role);
                         });
                       }}
                     >
@@ -112,7 +132,7 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
                       onClick={() =>
                         row.run(async () => {
                           await rest.request("removeTimeout", { params: { id: server.id, targetUserId: member.user_id } });
-                          state.setTimeoutUntil(member.user_id, null);
+                          state.members.setTimeoutUntil(member.user_id, null);
                         })
                       }
                     >
@@ -138,6 +158,11 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
           );
         })}
       </ul>
+      {!typed && !complete && directory.hasMore.value && (
+        <button type="button" class="secondary" disabled={directory.loadingMore.value} onClick={() => void directory.loadMore()}>
+          {directory.loadingMore.value ? "Loading more members…" : "Load more members"}
+        </button>
+      )}
       {pending?.kind === "kick" && (
         <ConfirmDialog
           title={`Kick ${pending.member.username}?`}
@@ -145,7 +170,7 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
           onClose={() => setPending(null)}
           onConfirm={async () => {
             await rest.request("kickMember", { params: { id: server.id, targetUserId: pending.member.user_id } });
-            state.removeMember(pending.member.user_id);
+            state.members.left(pending.member.user_id);
           }}
         >
           <p>They leave {server.name} at once and can come back with an invite.</p>
@@ -166,7 +191,7 @@ function BanDialog({ serverId, serverName, member, state, onClose }: { serverId:
       onClose={onClose}
       onConfirm={async () => {
         await rest.request("banMember", { params: { id: serverId }, body: reason.trim() ? { targetUserId: member.user_id, reason: reason.trim() } : { targetUserId: member.user_id } });
-        state.removeMember(member.user_id);
+        state.members.left(member.user_id);
       }}
     >
       <p>They leave {serverName} at once and cannot come back until someone unbans them.</p>
@@ -186,7 +211,7 @@ function TimeoutDialog({ serverId, member, state, onClose }: { serverId: string;
       onClose={onClose}
       onConfirm={async () => {
         const answer = await rest.request("timeoutMember", { params: { id: serverId }, body: reason.trim() ? { targetUserId: member.user_id, duration, reason: reason.trim() } : { targetUserId: member.user_id, duration } });
-        state.setTimeoutUntil(answer.userId, answer.expiresAt);
+        state.members.setTimeoutUntil(answer.userId, answer.expiresAt);
       }}
     >
       <p class="muted">While timed out they can read but cannot send messages, react or speak.</p>

@@ -13,6 +13,7 @@ import { LIMITS } from "../../lib/shared-rules.ts";
 import { rest } from "../../state/app-state.ts";
 import type { SectionProps } from "./context.ts";
 import { useAction } from "../../components/use-async.ts";
+import { useMemberSearch } from "../../components/use-member-search.ts";
 
 interface Fields {
   name: string;
@@ -24,7 +25,7 @@ interface Fields {
 const fieldsOf = (role: Role): Fields => ({ name: role.name, color: role.color, hoist: role.hoist, permissions: role.permissions });
 
 export function RoleEditor({ role, server, state, access, onDeleted }: SectionProps & { role: Role; onDeleted: () => void }) {
-  const members = state.members.value ?? [];
+  const members = state.members.members.value ?? [];
   const canEdit = access.canEditRole(role);
   const [draft, setDraft] = useState<Fields>(fieldsOf(role));
   const [touched, setTouched] = useState(false);
@@ -40,7 +41,7 @@ export function RoleEditor({ role, server, state, access, onDeleted }: SectionPr
     setTouched(true);
     setSaved(false);
   };
-  const bot = role.managed_bot_id ? members.find((m) => m.user_id === role.managed_bot_id) : undefined;
+  const bot = role.managed_bot_id ? state.members.lookup(role.managed_bot_id) : undefined;
   const reason = canEdit
     ? null
     : role.managed_bot_id && !access.isAdmin
@@ -155,11 +156,16 @@ export function RoleEditor({ role, server, state, access, onDeleted }: SectionPr
 }
 
 /** Who holds the role, with Remove for each and a picker to give it to someone else. */
-function RoleHolders({ role, server, access, members, bot }: Pick<SectionProps, "server" | "state" | "access"> & { role: Role; members: Member[]; bot: Member | undefined }) {
+function RoleHolders({ role, server, state, access, members, bot }: Pick<SectionProps, "server" | "state" | "access"> & { role: Role; members: readonly Member[]; bot: Member | undefined }) {
   const [adding, setAdding] = useState("");
+  const [find, setFind] = useState("");
   const action = useAction();
+  // A large server's list is what the app knows: "Find a member" asks the server for the others.
+  const complete = state.members.complete.value;
+  const found = useMemberSearch(complete ? null : state.members, find.trim() || null, { limit: Infinity, substring: true });
   const holders = members.filter((m) => m.roles.includes(role.id)).sort((a, b) => a.username.localeCompare(b.username));
-  const candidates = members.filter((m) => !m.roles.includes(role.id) && access.canAssignRole(role, m)).sort((a, b) => a.username.localeCompare(b.username));
+  const pool = !complete && find.trim() ? found.results : members;
+  const candidates = pool.filter((m) => !m.roles.includes(role.id) && access.canAssignRole(role, m)).sort((a, b) => a.username.localeCompare(b.username));
   const prefix = `role-${role.id}-holders`;
   return (
     <section class="role-holders" aria-labelledby={prefix}>
@@ -190,6 +196,12 @@ function RoleHolders({ role, server, access, members, bot }: Pick<SectionProps, 
             </li>
           ))}
         </ul>
+      )}
+      {!complete && !role.managed_bot_id && (
+        <label class="field">
+          <span>Find a member</span>
+          <input type="search" value={find} placeholder="Name" onInput={(e) => setFind(e.currentTarget.value)} />
+        </label>
       )}
       {candidates.length > 0 && (
         <form

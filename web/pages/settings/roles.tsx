@@ -17,7 +17,9 @@ export function RolesSection(props: SectionProps) {
   const { server, state, access } = props;
   const { query } = useLocation();
   const roles = state.roles.value;
-  const members = state.members.value ?? [];
+  const members = state.members.members.value ?? [];
+  // A large server's list is partial: the holders known are a lower bound ("3+").
+  const complete = state.members.complete.value;
   const custom = customRolesHighestFirst(roles);
   const everyone = roles.find((r) => r.is_default === 1);
   const [selectedId, setSelectedId] = useState<string | null>(query.role ?? custom[0]?.id ?? everyone?.id ?? null);
@@ -185,11 +187,11 @@ export function RolesSection(props: SectionProps) {
                   <span class="role-dot" style={{ background: role.color }} aria-hidden="true" />
                   <span class="role-name">{role.name}</span>
                 </button>
-                <span id={`role-${id}-count`} class="role-count" title={`${held} ${held === 1 ? "member" : "members"}`}>
-                  {role.managed_bot_id && <span class="badge bot">BOT</span>} <span aria-hidden="true">{held}</span>
+                <span id={`role-${id}-count`} class="role-count" title={`${complete ? "" : "at least "}${held} ${held === 1 ? "member" : "members"}`}>
+                  {role.managed_bot_id && <span class="badge bot">BOT</span>} <span aria-hidden="true">{held}{complete ? "" : "+"}</span>
                   <span class="sr-only">
                     {role.managed_bot_id ? "Bot's managed role, " : ""}
-                    {held} {held === 1 ? "member" : "members"}
+                    {complete ? "" : "at least "}{held} {held === 1 ? "member" : "members"}
                   </span>
                 </span>
               </li>

@@ -53,11 +53,11 @@ export function ServerSettingsPage() {
     );
   }
   const state = store.server(server.id);
-  const members = state.members.value;
+  const loaded = state.members.members.value !== null;
   const roles = state.roles.value;
   // Every server has @everyone: an empty list means the roles are still loading.
-  if (members === null || roles.length === 0) return <p class="page-state" role="status">Loading settings…</p>;
-  const access = settingsAccess(members, roles, server.owner_id, me.id);
+  if (!loaded || roles.length === 0) return <p class="page-state" role="status">Loading settings…</p>;
+  const access = settingsAccess(state.members.self.value, roles, server.owner_id, me.id);
   const back = `/channels/${server.id}`;
   if (access.sections.length === 0) {
     return (
