@@ -289,3 +289,22 @@ test("New group finds people of a large server by name, through its search", asy
   expect(listRequests(requests)).toContain("/members?query=m04242&limit=100");
   expect(listRequests(requests)).not.toContain("/members");
 });
+
+test("a role in the big server: its holders are those known, and Find a member gives it to anyone", async () => {
+  const role = await suite.server.api("POST", `/api/v1/roles/${serverId}`, { token: owner.token, body: { name: "Readers", color: "#2F9E44", permissions: 0 } });
+  const { page } = await suite.person({ user: owner, path: `/servers/${serverId}/settings/roles?role=${role.body.id}` });
+  const editor = page.getByRole("main").getByRole("region", { name: /^Edit role/ });
+  await editor.getByText("None of the members loaded holds this role.").waitFor();
+  await editor.getByRole("searchbox", { name: "Find a member" }).fill("m06060");
+  const give = editor.getByRole("combobox", { name: "Give this role to" });
+  await eventually(async () => expect(await give.locator("option").count()).toBe(11)); // "Choose a member…" and ten
+  await give.selectOption({ label: bulk.nameOf(60_606) });
+  await editor.getByRole("button", { name: "Add", exact: true }).click();
+  await editor.getByRole("button", { name: `Remove Readers from ${bulk.nameOf(60_606)}` }).waitFor();
+  await editor.getByRole("heading", { name: "Members with this role (1+)" }).waitFor();
+  const roles = await suite.server.api("GET", `/api/v1/roles/${serverId}/member/${bulk.idOf(60_606)}`, { token: owner.token });
+  expect(roles.body.map((r: { id: string }) => r.id)).toEqual([role.body.id]);
+  // The role list counts the holders known, as a lower bound.
+  await page.getByRole("main").getByRole("list", { name: "Roles, highest first" }).getByText("1+").waitFor();
+  await suite.shot(page, "members-lazy-7-role");
+});

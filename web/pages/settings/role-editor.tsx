@@ -170,11 +170,12 @@ function RoleHolders({ role, server, state, access, members, bot }: Pick<Section
   return (
     <section class="role-holders" aria-labelledby={prefix}>
       <h3 id={prefix} class="subhead">
-        Members with this role ({holders.length})
+        Members with this role ({holders.length}
+        {complete ? "" : "+"})
       </h3>
       {role.managed_bot_id && <p class="hint">Only {bot?.username ?? "its bot"} can hold a bot's managed role.</p>}
       {holders.length === 0 ? (
-        <p class="empty">Nobody holds this role yet.</p>
+        <p class="empty">{complete ? "Nobody holds this role yet." : "None of the members loaded holds this role."}</p>
       ) : (
         <ul class="settings-list compact">
           {holders.map((member) => (

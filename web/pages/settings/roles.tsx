@@ -122,6 +122,9 @@ export function RolesSection(props: SectionProps) {
             const role = byId.get(id)!;
             const canMove = movable(role);
             const held = members.filter((m) => m.roles.includes(role.id)).length;
+            const counted = `${held} ${held === 1 ? "member" : "members"}`;
+            // A partial list counts only the holders loaded: a lower bound, or nothing to say.
+            const heldLabel = complete ? counted : held > 0 ? `at least ${counted}` : "";
             return (
               <li
                 key={id}
@@ -187,11 +190,11 @@ export function RolesSection(props: SectionProps) {
                   <span class="role-dot" style={{ background: role.color }} aria-hidden="true" />
                   <span class="role-name">{role.name}</span>
                 </button>
-                <span id={`role-${id}-count`} class="role-count" title={`${complete ? "" : "at least "}${held} ${held === 1 ? "member" : "members"}`}>
-                  {role.managed_bot_id && <span class="badge bot">BOT</span>} <span aria-hidden="true">{held}{complete ? "" : "+"}</span>
+                <span id={`role-${id}-count`} class="role-count" title={heldLabel}>
+                  {role.managed_bot_id && <span class="badge bot">BOT</span>} <span aria-hidden="true">{complete ? held : held > 0 ? `${held}+` : ""}</span>
                   <span class="sr-only">
                     {role.managed_bot_id ? "Bot's managed role, " : ""}
-                    {complete ? "" : "at least "}{held} {held === 1 ? "member" : "members"}
+                    {heldLabel}
                   </span>
                 </span>
               </li>
