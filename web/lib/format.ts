@@ -11,7 +11,7 @@ interface LocaleOptions {
  * of live messages re-renders the log once per frame).
  */
 const formatters = new Map<string, Intl.DateTimeFormat>();
-function dateFormat(locale: LocaleOptions["locale"], options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+export function dateFormat(locale: LocaleOptions["locale"], options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   const key = JSON.stringify([locale ?? null, options]);
   let format = formatters.get(key);
   if (!format) {

@@ -4,6 +4,7 @@
  * messages with whether each continues its author's group. Pure (locale and zone can be given).
  */
 import { continuesGroup } from "./message-list.ts";
+import { dateFormat } from "./format.ts";
 import type { Message } from "./wire-types.ts";
 
 export type MessageRow =
@@ -21,25 +22,14 @@ export interface RowOptions {
   timeZone?: string;
 }
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-function format(locale: RowOptions["locale"], options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
-  const key = JSON.stringify([locale ?? null, options]);
-  let made = formats.get(key);
-  if (!made) {
-    made = new Intl.DateTimeFormat(locale, options);
-    formats.set(key, made);
-  }
-  return made;
-}
-
 /** The calendar day of a message time (unix seconds) in the zone, as `YYYY-MM-DD`. */
 export function dayOf(unixSeconds: number, timeZone?: string): string {
-  return format("en-CA", { year: "numeric", month: "2-digit", day: "2-digit", timeZone }).format(new Date(unixSeconds * 1000));
+  return dateFormat("en-CA", { year: "numeric", month: "2-digit", day: "2-digit", timeZone }).format(new Date(unixSeconds * 1000));
 }
 
 /** A day divider's words: "December 2, 2026" in en-US, in the reader's locale otherwise. */
 export function dayLabel(unixSeconds: number, options: Pick<RowOptions, "locale" | "timeZone"> = {}): string {
-  return format(options.locale, { dateStyle: "long", timeZone: options.timeZone }).format(new Date(unixSeconds * 1000));
+  return dateFormat(options.locale, { dateStyle: "long", timeZone: options.timeZone }).format(new Date(unixSeconds * 1000));
 }
 
 /**
