@@ -1,9 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { Message } from "../lib/wire-types.ts";
-import { formatMessageTime } from "../lib/format.ts";
 import { rest } from "../state/app-state.ts";
-import { MessageContent } from "./message-content.tsx";
+import { MessageSummary } from "./message-summary.tsx";
 import { usePlace } from "./place-context.ts";
 import { Icon } from "./icons.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
@@ -31,19 +30,7 @@ export function PinsPanel({ onClose }: { onClose: () => void }) {
       {pins?.length === 0 && <p class="empty">No pinned messages yet. Moderators can pin a message from its actions.</p>}
       <ul class="pin-list">
         {pins?.map((m) => (
-          <li key={m.id} class="pin">
-            <div class="pin-meta">
-              <span>
-                <strong>{m.username}</strong> <span class="muted">{formatMessageTime(m.created_at)}</span>
-              </span>
-              <button type="button" class="secondary small" aria-label="Jump to message" title="Jump to message" onClick={() => void place.timeline.jumpTo(m.id)}>
-                Jump
-              </button>
-            </div>
-            <div class="pin-text">
-              <MessageContent content={m.content || (m.attachments[0]?.original_name ?? "")} />
-            </div>
-          </li>
+          <MessageSummary key={m.id} message={m} onJump={() => void place.timeline.jumpTo(m.id)} />
         ))}
       </ul>
     </aside>

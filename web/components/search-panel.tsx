@@ -9,13 +9,12 @@ import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { Message } from "../lib/wire-types.ts";
-import { channelLabel, formatFullTime, formatMessageTime } from "../lib/format.ts";
+import { channelLabel } from "../lib/format.ts";
 import { rest, store } from "../state/app-state.ts";
 import { searchMessages, type MessagePlace } from "../state/place-requests.ts";
-import { Avatar } from "./avatar.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
 import { Icon } from "./icons.tsx";
-import { MessageContent } from "./message-content.tsx";
+import { MessageSummary } from "./message-summary.tsx";
 import { usePlace, type PlaceContextValue } from "./place-context.ts";
 
 /** Results asked for at once (the routes allow 1-100). */
@@ -129,24 +128,7 @@ export function SearchPanel({ request, onClose }: { request: SearchRequest; onCl
       <ul class="search-results" role="list" aria-label="Search results">
         {results?.map((m) => {
           const channel = request.scope === "server" ? place.channelOf(m.channel_id) : undefined;
-          return (
-            <li key={m.id} class="search-result">
-              {channel && <div class="muted search-result-channel">{channelLabel(channel)}</div>}
-              <div class="search-result-meta">
-                <Avatar name={m.username} src={m.avatar} size={20} />
-                <strong>{m.username}</strong>
-                <time class="muted" dateTime={new Date(m.created_at * 1000).toISOString()} title={formatFullTime(m.created_at)}>
-                  {formatMessageTime(m.created_at)}
-                </time>
-                <button type="button" class="secondary small" aria-label="Jump to message" title="Jump to message" onClick={() => choose(m)}>
-                  Jump
-                </button>
-              </div>
-              <div class="search-result-text">
-                <MessageContent content={m.content || (m.attachments[0]?.original_name ?? "")} />
-              </div>
-            </li>
-          );
+          return <MessageSummary key={m.id} message={m} where={channel && channelLabel(channel)} onJump={() => choose(m)} />;
         })}
       </ul>
     </aside>

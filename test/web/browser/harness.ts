@@ -33,8 +33,11 @@ export interface WebSuite {
   person(options?: { name?: string; path?: string; user?: TestUser }): Promise<Person>;
   /** A new browser context with nobody logged in. */
   visitor(path: string): Promise<{ context: BrowserContext; page: Page }>;
-  /** Saves a screenshot of the page as `<name>.png` for a person to look at (`fullPage`: the whole scrolled page). */
-  shot(page: Page, name: string, options?: { fullPage?: boolean }): Promise<void>;
+  /**
+   * Saves a screenshot of the page as `<name>.png` for a person to look at (`fullPage`: the whole
+   * scrolled page; `phone`: also `<name>-phone.png` at 390x844, then the window's size again).
+   */
+  shot(page: Page, name: string, options?: { fullPage?: boolean; phone?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -84,6 +87,11 @@ export async function startWebSuite(options: { media?: boolean } = {}): Promise<
     },
     async shot(page, name, options = {}) {
       await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: options.fullPage ?? false });
+      const size = page.viewportSize();
+      if (!options.phone || !size) return;
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}-phone.png`) });
+      await page.setViewportSize(size);
     },
     async stop() {
       for (const context of contexts) await context.close().catch(() => {});

@@ -94,7 +94,7 @@ test("Search finds a message 500 back; choosing it jumps there, centred and high
   await eventually(async () => expect(await result.count()).toBe(1));
   expect(await result.textContent()).toContain(reader.username);
   expect(await result.textContent()).toContain("the zebracorn was seen at dawn");
-  await suite.shot(page, "jumps-1-search-results");
+  await suite.shot(page, "jumps-1-search-results", { phone: true });
 
   await result.getByRole("button", { name: "Jump to message", exact: true }).click();
   const found = messageWith(page, "the zebracorn was seen at dawn");
@@ -106,7 +106,7 @@ test("Search finds a message 500 back; choosing it jumps there, centred and high
   const day = new Intl.DateTimeFormat("en-US", { dateStyle: "long", timeZone: "UTC" }).format(new Date(needle.created_at * 1000));
   await messageLog(page).getByRole("separator", { name: day, exact: true }).waitFor();
   await page.getByRole("heading", { name: "Welcome to #general!" }).waitFor();
-  await suite.shot(page, "jumps-2-found-far-back");
+  await suite.shot(page, "jumps-2-found-far-back", { phone: true });
   // The newest messages are not loaded now; "Jump to present" says the way back.
   expect(await messageWith(page, `filler message ${FILLERS}`).count()).toBe(0);
   const jump = page.getByRole("button", { name: "Jump to present", exact: true });
@@ -256,7 +256,7 @@ test("a pin far back: the pins panel's Jump to message shows it", async () => {
   await shown.waitFor();
   await eventually(async () => expect(await shown.getAttribute("aria-current")).toBe("true"));
   await eventually(async () => expect(await insideLog(page, shown)).toBe(true));
-  await suite.shot(page, "jumps-5-pin");
+  await suite.shot(page, "jumps-5-pin", { phone: true });
   // Sending from far back brings the reader to the present, where the sent message is.
   const box = page.getByRole("textbox", { name: "Message #general", exact: true });
   await box.fill("back from the pins");
@@ -353,7 +353,7 @@ test("a whole-server search finds a message of another channel; choosing it open
   await eventually(async () => expect(await insideLog(page, shown)).toBe(true));
   // The results stay beside the log in the channel they led to.
   expect(await result.count()).toBe(1);
-  await suite.shot(page, "jumps-7-server-search");
+  await suite.shot(page, "jumps-7-server-search", { phone: true });
   await page.context().close();
 });
 

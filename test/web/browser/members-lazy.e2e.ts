@@ -93,7 +93,7 @@ test("opening a server of 100,000 members loads well under 1 MB and renders only
   expect(listRequests(requests)).toEqual(["/members?limit=100"]);
   expect(requests).toContain(`/members/${owner.id}`);
   await list.getByText("101 loaded, online first").waitFor();
-  await suite.shot(page, "members-lazy-1-open");
+  await suite.shot(page, "members-lazy-1-open", { phone: true });
 });
 
 test("scrolling loads the next page; search finds a member by prefix with the server's search", async () => {
@@ -125,7 +125,7 @@ test("scrolling loads the next page; search finds a member by prefix with the se
   await eventually(async () => expect(await results.getByRole("button").count()).toBe(10));
   expect(await results.getByRole("button", { name: bulk.nameOf(50_000), exact: true }).count()).toBe(1);
   expect(listRequests(requests)).toContain("/members?query=m05000&limit=100");
-  await suite.shot(page, "members-lazy-3-search");
+  await suite.shot(page, "members-lazy-3-search", { phone: true });
   // Someone far from the pages loaded, by a longer prefix; Escape clears the search.
   await search.fill("m09999");
   await results.getByRole("button", { name: bulk.nameOf(99_999), exact: true }).waitFor();

@@ -84,7 +84,7 @@ test("unread channels and mentions in another channel and another server show in
   await rail(b.page).getByRole("link", { name: "Far Away, 2 mentions", exact: true }).waitFor();
   await eventually(async () => expect(await b.page.title()).toBe("(2) Hearth"));
   await rail(phone.page).getByRole("link", { name: "Far Away, 2 mentions", exact: true }).waitFor();
-  await suite.shot(b.page, "unread-1-badges");
+  await suite.shot(b.page, "unread-1-badges", { phone: true });
 
   // Reading on one device clears it there and on the other.
   await rail(b.page).getByRole("link", { name: "Far Away, 2 mentions" }).click();
@@ -131,7 +131,7 @@ test("opening an unread channel shows a 'New messages' divider above the first u
   const [dividerBox, oldBox, freshBox] = await Promise.all([divider.boundingBox(), messageWith(b.page, "old news").boundingBox(), messageWith(b.page, "fresh news one").boundingBox()]);
   expect(dividerBox!.y).toBeGreaterThan(oldBox!.y);
   expect(dividerBox!.y).toBeLessThan(freshBox!.y);
-  await suite.shot(b.page, "unread-3-new-messages-divider");
+  await suite.shot(b.page, "unread-3-new-messages-divider", { phone: true });
   await channelList(b.page).getByRole("link", { name: "news", exact: true }).waitFor();
 
   // A message while the tab is hidden is not read by being on screen; Escape reads it.
@@ -224,7 +224,7 @@ test("a muted channel is dimmed and never notifies; the prompt asks before the b
   await channelList(b.page).getByRole("link", { name: "other, unread", exact: true }).waitFor();
   const enable = b.page.getByRole("button", { name: "Enable desktop notifications" });
   await enable.waitFor();
-  await suite.shot(b.page, "unread-4-prompt-and-muted");
+  await suite.shot(b.page, "unread-4-prompt-and-muted", { phone: true });
   expect(await notifications(b.page)).toEqual([]);
   await channelList(b.page).getByRole("link", { name: "noisy", exact: true }).waitFor();
 
