@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { RestClient } from "../../sdk/src/client.ts";
 import { MEMBER_PAGE, MemberDirectory } from "../../web/state/member-directory.ts";
-import type { PresenceStatus } from "../../web/lib/wire-types.ts";
+import type { PresenceStatus, Role } from "../../web/lib/wire-types.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 import { startServer, type TestServer, type TestUser } from "../helpers/server.ts";
 import { eventually } from "../helpers/wait.ts";
@@ -169,6 +169,31 @@ test("a large server: search, lookup, join, roles, role deletion and leaving eac
   expect(directory.count.peek()).toBe(151);
   expect(requests.filter((r) => r.startsWith("/members?") && !r.includes("query="))).toEqual([]);
   socket.close();
+});
+
+test("roles shown separately group the online members; a change of the hoisted roles sorts once, without a request", async () => {
+  const owner = await server.register(`${tag()}owner`);
+  const serverId = await createServer(server, owner);
+  const zed = await server.register(`z${tag()}`);
+  await addMember(server, serverId, zed);
+  const { directory, requests } = directoryFor(owner, serverId, 2);
+  await directory.ensureLoaded();
+  directory.setStatus(zed.id, "online");
+  expect(names(directory)).toEqual([owner.username, zed.username]);
+  const post = (path: string, method: string, body: unknown) =>
+    fetch(`${server.url}/api/v1/roles/${serverId}${path}`, { method, headers: { authorization: `Bearer ${owner.token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const crew = (await (await post("", "POST", { name: "Crew", hoist: true })).json()) as Role;
+  expect((await post("/assign", "POST", { targetUserId: zed.id, roleId: crew.id })).status).toBe(200);
+  directory.rolesChanged(zed.id);
+  await eventually(() => directory.peek(zed.id)?.roles.includes(crew.id), "the member with its new role");
+  directory.setStatus(zed.id, "online"); // the lookup answered the server's presence: no socket, offline
+  // The member's new roles do not move it until the order knows the role is hoisted.
+  expect(names(directory)).toEqual([owner.username, zed.username]);
+  directory.setRoles([crew]);
+  expect(names(directory)).toEqual([zed.username, owner.username]);
+  directory.setRoles([{ ...crew, hoist: false }]);
+  expect(names(directory)).toEqual([owner.username, zed.username]);
+  expect(requests).toEqual(["/members", `/members/${zed.id}`]);
 });
 
 test("a large server that becomes small again is loaded whole", async () => {

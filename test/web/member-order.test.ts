@@ -1,7 +1,7 @@
 /** The member list's order (web/lib/member-order.ts): online first, by name or by when known, kept by single moves. */
 import { expect, test } from "bun:test";
-import { compareNames, insertionIndex, matchingNames, memberComparator, replaceSorted } from "../../web/lib/member-order.ts";
-import type { Member, PresenceStatus } from "../../web/lib/wire-types.ts";
+import { compareNames, hoistedRoles, insertionIndex, matchingNames, memberComparator, memberGroups, replaceSorted } from "../../web/lib/member-order.ts";
+import type { Member, PresenceStatus, Role } from "../../web/lib/wire-types.ts";
 
 const member = (user_id: string, username: string, status: PresenceStatus = "offline"): Member => ({
   user_id,
@@ -97,4 +97,44 @@ test("matchingNames: a prefix or a substring, case set aside, by name, at most l
   expect(names(matchingNames(list, "ob", 10, true))).toEqual(["bob", "Bobby", "rob"]);
   expect(names(matchingNames(list, "", 2, false))).toEqual(["alice", "bob"]);
   expect(matchingNames(list, "zz", 10, true)).toEqual([]);
+});
+
+const role = (id: string, name: string, position: number, hoist: boolean, is_default: 0 | 1 = 0): Role => ({
+  id,
+  server_id: "s",
+  name,
+  color: "#000000",
+  position,
+  permissions: 0,
+  hoist,
+  is_default,
+  managed_bot_id: null,
+});
+
+test("hoisted roles: online members under their highest hoisted role, highest first; offline members are not grouped", () => {
+  const roles = [role("every", "@everyone", 0, true, 1), role("mod", "Moderators", 2, true), role("admin", "Admins", 3, true), role("vip", "VIP", 4, false)];
+  const hoisted = hoistedRoles(roles);
+  expect(hoisted.map((r) => r.name)).toEqual(["Admins", "Moderators"]);
+  const compare = memberComparator({ byName: true, seqOf: () => 0, hoisted: hoisted.map((r) => r.id) });
+  const withRoles = (m: Member, roles: string[]): Member => ({ ...m, roles });
+  const list = [
+    withRoles(member("1", "amy", "online"), []),
+    withRoles(member("2", "zed", "online"), ["mod"]),
+    withRoles(member("3", "bob", "online"), ["mod", "admin"]),
+    withRoles(member("4", "cat", "idle"), ["vip", "mod"]),
+    withRoles(member("5", "abe"), ["admin"]),
+    withRoles(member("6", "dan", "dnd"), ["vip"]),
+  ].sort(compare);
+  expect(names(list)).toEqual(["bob", "cat", "zed", "amy", "dan", "abe"]);
+  expect(memberGroups(list, hoisted).map((g) => [g.title, g.start, g.size])).toEqual([
+    ["Admins", 0, 1],
+    ["Moderators", 1, 2],
+    ["Online", 3, 2],
+    ["Offline", 5, 1],
+  ]);
+  // Kept by single moves too: zed stops being a moderator and goes to the plain online group.
+  const moved = replaceSorted(list, list[2], { ...list[2]!, roles: [] }, compare);
+  expect(names(moved)).toEqual(["bob", "cat", "amy", "dan", "zed", "abe"]);
+  // No hoisted roles: the plain order, one Online and one Offline group.
+  expect(memberGroups(list.slice().sort(memberComparator({ byName: true, seqOf: () => 0 })), []).map((g) => g.title)).toEqual(["Online", "Offline"]);
 });

@@ -1,7 +1,7 @@
 /**
  * The server's members with their presence (docs/web.md, "Servers"), under a header that says how
  * many the server has and a "Search members" box. A small server's whole list is shown, grouped
- * Online / Offline, each by name. A large one (more than `large_server_members`) shows the
+ * under the roles shown separately (hoisted, highest first), Online and Offline, each by name. A large one (more than `large_server_members`) shows the
  * members the app knows, online first among them, in a virtualized list (virtua's VList: only the
  * rows in view are rendered) that loads the next page as the reader nears its end, keeps what is
  * in view in place when rows come in above it, and subscribes to the presence of the rows in view
@@ -12,7 +12,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { useLocation } from "preact-iso/router";
 import { VList, type VListHandle } from "virtua";
 import { errorMessage } from "../lib/api-errors.ts";
-import { isOnline } from "../lib/member-order.ts";
+import { hoistedRoles, memberGroups } from "../lib/member-order.ts";
 import type { Member, Role } from "../lib/wire-types.ts";
 import { store } from "../state/app-state.ts";
 import { MEMBER_SEARCH_LIMIT, type MemberDirectory } from "../state/member-directory.ts";
@@ -93,31 +93,23 @@ interface RowsProps {
   onClose: () => void;
 }
 
-/** A small server: every member, Online then Offline, each by name (the directory's order). */
+/** A small server: every member, under their hoisted role's heading, Online, then Offline, each by name (the directory's order). */
 function SmallList({ members, ...rows }: RowsProps & { members: readonly Member[] }) {
-  const online = members.filter(isOnline);
-  const offline = members.filter((m) => !isOnline(m));
+  const groups = useMemo(() => memberGroups(members, hoistedRoles(rows.roles)), [members, rows.roles]);
   return (
     <>
-      {(
-        [
-          ["Online", online],
-          ["Offline", offline],
-        ] as const
-      ).map(([title, list]) =>
-        list.length === 0 ? null : (
-          <div key={title} role="group" aria-labelledby={`members-${title}`}>
-            <h3 id={`members-${title}`} class="members-heading">
-              {title} — {list.length}
-            </h3>
-            <ul>
-              {list.map((member) => (
-                <MemberRow key={member.user_id} as="li" member={member} {...rows} />
-              ))}
-            </ul>
-          </div>
-        ),
-      )}
+      {groups.map((group) => (
+        <div key={group.key} role="group" aria-labelledby={`members-${group.key}`}>
+          <h3 id={`members-${group.key}`} class="members-heading">
+            {group.title} — {group.size}
+          </h3>
+          <ul>
+            {members.slice(group.start, group.start + group.size).map((member) => (
+              <MemberRow key={member.user_id} as="li" member={member} {...rows} />
+            ))}
+          </ul>
+        </div>
+      ))}
     </>
   );
 }
@@ -152,15 +144,12 @@ function SearchResults({ state, query, results, searching, ...rows }: RowsProps 
 
 type Row = { kind: "heading"; key: string; title: string; size: number } | { kind: "member"; key: string; member: Member } | { kind: "more"; key: "more" };
 
-/** Online first, then the others, as headings and rows; a last row loads more. */
-function buildRows(members: readonly Member[], more: boolean): Row[] {
+/** The groups' headings (hoisted roles, Online, Offline) and their rows; a last row loads more. */
+function buildRows(members: readonly Member[], roles: readonly Role[], more: boolean): Row[] {
   const rows: Row[] = [];
-  let online = 0;
-  while (online < members.length && isOnline(members[online]!)) online++;
-  if (online > 0) rows.push({ kind: "heading", key: "h-online", title: "Online", size: online });
-  for (let i = 0; i < members.length; i++) {
-    if (i === online) rows.push({ kind: "heading", key: "h-offline", title: "Offline", size: members.length - online });
-    rows.push({ kind: "member", key: members[i]!.user_id, member: members[i]! });
+  for (const group of memberGroups(members, hoistedRoles(roles))) {
+    rows.push({ kind: "heading", key: `h-${group.key}`, title: group.title, size: group.size });
+    for (let i = group.start; i < group.start + group.size; i++) rows.push({ kind: "member", key: members[i]!.user_id, member: members[i]! });
   }
   if (more) rows.push({ kind: "more", key: "more" });
   return rows;
@@ -170,7 +159,7 @@ function LargeList({ state, members, ...rows }: RowsProps & { state: ServerState
   const directory: MemberDirectory = state.members;
   const hasMore = directory.hasMore.value;
   const loadingMore = directory.loadingMore.value;
-  const list = useMemo(() => buildRows(members, hasMore), [members, hasMore]);
+  const list = useMemo(() => buildRows(members, rows.roles, hasMore), [members, rows.roles, hasMore]);
   const ref = useRef<VListHandle>(null);
   const rowsNow = useRef(list);
   rowsNow.current = list;

@@ -13,8 +13,8 @@
 import { batch, computed, signal } from "@preact/signals";
 import type { RestClient } from "../../sdk/src/client.ts";
 import { errorMessage, isRefusal } from "../lib/api-errors.ts";
-import { matchingNames, memberComparator, replaceSorted } from "../lib/member-order.ts";
-import type { Member, PresenceStatus } from "../lib/wire-types.ts";
+import { hoistedRoles, matchingNames, memberComparator, replaceSorted } from "../lib/member-order.ts";
+import type { Member, PresenceStatus, Role } from "../lib/wire-types.ts";
 
 /** A page of a large server's list: what a screen or two shows. */
 export const MEMBER_PAGE = 100;
@@ -61,7 +61,9 @@ export class MemberDirectory {
   private index = new Map<string, Member>();
   private seqs = new Map<string, number>();
   private nextSeq = 0;
-  private compare = memberComparator({ byName: false, seqOf: (id) => this.seqs.get(id) ?? Number.MAX_SAFE_INTEGER });
+  /** The roles shown separately, highest first (ids), as the order groups online members. */
+  private hoisted: readonly string[] = [];
+  private compare = this.comparator(false);
   /** The last user id of the pages loaded: where the next page starts. */
   private after: string | null = null;
   /** A load or reload started: answers of requests sent before it are dropped. */
@@ -243,7 +245,20 @@ export class MemberDirectory {
     if (this.index.has(userId) || userId === this.deps.self()?.id) this.refresh(userId);
   }
 
-  /** A role deleted: nobody holds it any more (roles do not change the order). */
+  /**
+   * The server's roles as they stand (loaded, or a role event): when the roles shown separately
+   * or their order changed, the list is sorted again (rare; presence and member events never sort).
+   */
+  setRoles(roles: readonly Role[]): void {
+    const hoisted = hoistedRoles(roles).map((r) => r.id);
+    if (hoisted.length === this.hoisted.length && hoisted.every((id, at) => id === this.hoisted[at])) return;
+    this.hoisted = hoisted;
+    this.compare = this.comparator(this.complete.peek());
+    const list = this.members.peek();
+    if (list) this.members.value = list.slice().sort(this.compare);
+  }
+
+  /** A role deleted: nobody holds it any more (setRoles has already taken it out of the order). */
   roleDeleted(roleId: string): void {
     const list = this.members.peek();
     if (!list?.some((m) => m.roles.includes(roleId))) return;
@@ -264,6 +279,10 @@ export class MemberDirectory {
 
   // Keeping the list ---------------------------------------------------------------------
 
+  private comparator(byName: boolean) {
+    return memberComparator({ byName, seqOf: (id) => this.seqs.get(id) ?? Number.MAX_SAFE_INTEGER, hoisted: this.hoisted });
+  }
+
   private replaceAll(list: readonly Member[], complete: boolean, hasMore: boolean): void {
     this.index = new Map();
     this.seqs = new Map();
@@ -277,7 +296,7 @@ export class MemberDirectory {
       this.index.set(member.user_id, shown);
       this.seqs.set(member.user_id, this.nextSeq++);
     }
-    this.compare = memberComparator({ byName: complete, seqOf: (id) => this.seqs.get(id) ?? Number.MAX_SAFE_INTEGER });
+    this.compare = this.comparator(complete);
     batch(() => {
       this.complete.value = complete;
       this.hasMore.value = hasMore;

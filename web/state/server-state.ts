@@ -63,7 +63,7 @@ export class ServerState {
 
   async reloadRoles(): Promise<void> {
     try {
-      this.roles.value = await this.rest.request("listRoles", { params: { serverId: this.id } });
+      this.setRoles(await this.rest.request("listRoles", { params: { serverId: this.id } }));
     } catch {
       // Roles only colour mentions and hint at permissions; the rest of the app works without.
     }
@@ -117,11 +117,19 @@ export class ServerState {
 
   upsertRole(role: Role): void {
     const index = this.roles.value.findIndex((r) => r.id === role.id);
-    this.roles.value = index === -1 ? [...this.roles.value, role] : this.roles.value.map((r) => (r.id === role.id ? role : r));
+    this.setRoles(index === -1 ? [...this.roles.value, role] : this.roles.value.map((r) => (r.id === role.id ? role : r)));
   }
 
   removeRole(roleId: string): void {
-    this.roles.value = this.roles.value.filter((r) => r.id !== roleId);
+    this.setRoles(this.roles.value.filter((r) => r.id !== roleId));
+  }
+
+  /** The roles, and the member list's order where it depends on them (hoisted roles). */
+  setRoles(roles: Role[]): void {
+    batch(() => {
+      this.roles.value = roles;
+      this.members.setRoles(roles);
+    });
   }
 
   dispose(): void {

@@ -1,6 +1,6 @@
 /**
  * Point 2: servers, creating one, joining by code and by /invite/<code>, the channel list with
- * categories (only what one may view), the member list with presence, all live.
+ * categories (only what one may view), the member list with presence and hoisted roles, all live.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { addMember, createServer } from "../../helpers/community.ts";
@@ -161,6 +161,11 @@ test("the member list shows presence and follows it, joins, leaves and role chan
   await eventually(async () => expect(await colour()).toBe("rgb(232, 89, 12)"));
   await suite.server.api("PUT", `/api/v1/roles/${serverId}/${role.body.id}`, { token: owner.token, body: { color: "#2F9E44" } });
   await eventually(async () => expect(await colour()).toBe("rgb(47, 158, 68)"));
+  // Shown separately (hoist): the friend's own group above Online, until they go offline.
+  await suite.server.api("PUT", `/api/v1/roles/${serverId}/${role.body.id}`, { token: owner.token, body: { hoist: true } });
+  await members.getByRole("group", { name: "Artists — 1" }).getByRole("button", { name: "friend_p" }).waitFor();
+  expect(await members.getByRole("heading").allTextContents()).toEqual(["Members — 2", "Artists — 1", "Online — 1"]);
+  await suite.shot(page, "servers-8-hoisted-role");
   socket.close();
   await offline.getByRole("button", { name: "friend_p" }).waitFor({ timeout: 8000 });
 

@@ -55,7 +55,7 @@ export function RolesSection(props: SectionProps) {
       return;
     }
     const ok = await move.run(async () => {
-      state.roles.value = await rest.request("reorderRoles", { params: { serverId: server.id }, body: [{ id, position }] });
+      state.setRoles(await rest.request("reorderRoles", { params: { serverId: server.id }, body: [{ id, position }] }));
     });
     setDraftOrder(null);
     setAnnouncement(ok ? `${role.name} moved to position ${index + 1} of ${order.length}.` : `${role.name} could not be moved.`);
