@@ -1,0 +1,235 @@
+/**
+ * A load client of bench/realistic.ts, run as its own process, holding many people: one
+ * socket.io-client connection each, and each behaving on its own open-loop schedule (every
+ * interval is drawn uniformly from its range, then divided by `speed`; each schedule starts at a
+ * random phase):
+ *   message   every 30-120 s: `typing:start` in one of its active channels, 1-4 s later
+ *             `POST /api/v1/messages/:channelId` with the send's start time in the content
+ *   reaction  every 60-300 s: toggles 👍 on the newest message seen in one of its active channels
+ *   read      every 60-300 s: a page of 50 (`GET /api/v1/messages/:channelId`), then marks it read
+ *   presence  every 300-900 s: `status:set` idle, then online again at the next
+ *   churn     every 1800-5400 s: leaves one of its servers, joins it again by its invite 10-60 s later
+ * Each person connects, joins all its servers and their channels in one `server:join {servers:
+ * "all", channels: "all"}`, and has three active channels (drawn from its servers' channels)
+ * where it writes, reacts and reads; it receives every channel of its servers. Every
+ * `message:new` from someone else whose content is `rl <send time ms>` is timed (the send
+ * time is `performance.timeOrigin + performance.now()` in the sender's process, comparable
+ * across the processes of one machine).
+ *
+ *   bun bench/realistic-client.ts <base url> <speed> <seed>
+ *
+ * Commands on stdin, one a line; answers on stdout:
+ *   add <json [{id, token, servers: [{id, invite, channels}]}]>  connect and start them; `ok <people>`
+ *   reset    zero the figures; `ok`
+ *   report   one JSON line: deliveries and their latency buckets, requests by kind, failures by
+ *            kind, sockets closed by the server, other events received, timer lateness p99
+ *   quit
+ */
+import { io, type Socket } from "socket.io-client";
+import { LatencyHistogram } from "./latency-histogram.ts";
+import { distinct, seededRandom, uniform } from "./realistic-plan.ts";
+
+const [base, speedArg, seedArg] = process.argv.slice(2);
+if (!base) throw new Error("usage: realistic-client.ts <base url> <speed> <seed>");
+const SPEED = Number(speedArg ?? "1");
+const random = seededRandom(Number(seedArg ?? "1"));
+const now = () => performance.timeOrigin + performance.now();
+const out = (line: string) => process.stdout.write(line + "\n");
+
+interface ServerInfo {
+  id: string;
+  invite: string;
+  channels: string[];
+}
+interface Person {
+  id: string;
+  token: string;
+  servers: ServerInfo[];
+  /** Channel id -> its server, of every server the person is in at the start. */
+  serverOf: Map<string, string>;
+  /** Where the person writes, reacts and reads (while in that server). */
+  active: string[];
+  /** Servers it left and has not joined again yet. */
+  away: Set<string>;
+  idle: boolean;
+  socket: Socket | null;
+}
+
+const delivery = new LatencyHistogram();
+const lateness = new LatencyHistogram();
+let requests: Record<string, number> = {};
+let failures: Record<string, number> = {};
+let disconnects = 0;
+let otherEvents = 0;
+let quitting = false;
+let loggedFailures = 0;
+/** The newest message id seen per channel (any person of this process), for reactions. */
+const newest = new Map<string, string>();
+const people: Person[] = [];
+
+const count = (into: Record<string, number>, kind: string) => (into[kind] = (into[kind] ?? 0) + 1);
+const fail = (kind: string, why: string) => {
+  count(failures, kind);
+  if (loggedFailures++ < 5) process.stderr.write(`realistic-client: ${kind} failed: ${why}\n`);
+};
+
+/** A REST call as `p`; a non-2xx answer or a network error counts as a failure of `kind`. */
+async function call(p: Person, kind: string, method: string, path: string, body?: unknown): Promise<void> {
+  count(requests, kind);
+  try {
+    const headers: Record<string, string> = { authorization: `Bearer ${p.token}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 300) fail(kind, `${method} ${path}: ${res.status} ${text}`);
+  } catch (error) {
+    fail(kind, `${method} ${path}: ${String(error)}`);
+  }
+}
+
+/** An event with an ack; `{ok: false}` or no ack within 10 s counts as a failure of `kind`. */
+function emit(p: Person, kind: string, event: string, payload: unknown): void {
+  if (!p.socket?.connected) return;
+  count(requests, kind);
+  p.socket
+    .timeout(10_000)
+    .emitWithAck(event, payload)
+    .then(
+      (ack: { ok?: boolean; error?: string }) => {
+        if (!ack?.ok) fail(kind, `${event}: ${ack?.error}`);
+      },
+      (error: unknown) => fail(kind, `${event}: ${String(error)}`),
+    );
+}
+
+/** The person's active channels in the servers it is in now. */
+const activeNow = (p: Person) => p.active.filter((c) => !p.away.has(p.serverOf.get(c)!));
+const pick = <T>(items: T[]): T | undefined => items[Math.floor(random() * items.length)];
+
+/** Runs `act` every [lo, hi) s / SPEED, from a random phase; the timers' lateness is recorded. */
+function every(lo: number, hi: number, act: () => void): void {
+  const arm = (delayS: number) => {
+    const at = now() + (delayS * 1000) / SPEED;
+    setTimeout(() => {
+      if (quitting) return;
+      lateness.add(Math.max(0, now() - at));
+      act();
+      arm(uniform(random, lo, hi));
+    }, (delayS * 1000) / SPEED);
+  };
+  arm(uniform(random, 0, hi));
+}
+
+function behave(p: Person): void {
+  every(30, 120, () => {
+    const channel = pick(activeNow(p));
+    if (!channel) return;
+    emit(p, "typing", "typing:start", channel);
+    setTimeout(() => {
+      if (quitting || !activeNow(p).includes(channel)) return;
+      void call(p, "message", "POST", `/api/v1/messages/${channel}`, { content: `rl ${now().toFixed(3)}` });
+    }, (uniform(random, 1, 4) * 1000) / SPEED);
+  });
+  every(60, 300, () => {
+    const channel = pick(activeNow(p));
+    const message = channel && newest.get(channel);
+    if (message) void call(p, "reaction", "PUT", `/api/v1/messages/${channel}/reactions/${message}`, { emoji: "👍" });
+  });
+  every(60, 300, () => {
+    const channel = pick(activeNow(p));
+    if (!channel) return;
+    void call(p, "read", "GET", `/api/v1/messages/${channel}?limit=50`).then(() => call(p, "mark_read", "POST", `/api/v1/messages/${channel}/read`, {}));
+  });
+  every(300, 900, () => {
+    p.idle = !p.idle;
+    emit(p, "presence", "status:set", { status: p.idle ? "idle" : "online" });
+  });
+  every(1800, 5400, () => {
+    // Never the last server it is in.
+    const server = pick(p.servers.filter((s) => !p.away.has(s.id)));
+    if (!server || p.servers.length - p.away.size < 2) return;
+    p.away.add(server.id);
+    void call(p, "leave", "DELETE", `/api/v1/servers/${server.id}/leave`).then(() =>
+      setTimeout(() => {
+        if (quitting) return;
+        void call(p, "join", "POST", `/api/v1/servers/join/${server.invite}`).then(() => p.away.delete(server.id));
+      }, (uniform(random, 10, 60) * 1000) / SPEED),
+    );
+  });
+}
+
+/** Connects `p`, joins everything it may see, and starts its schedules. */
+async function start(p: Person): Promise<void> {
+  const socket = io(base!, { auth: { token: p.token }, transports: ["websocket"], reconnection: false, forceNew: true });
+  p.socket = socket;
+  socket.on("message:new", (m: { id: string; channel_id: string; user_id: string; content: string }) => {
+    newest.set(m.channel_id, m.id);
+    if (m.user_id === p.id || !m.content.startsWith("rl ")) return;
+    delivery.add(now() - Number(m.content.slice(3)));
+  });
+  for (const event of ["typing:start", "message:reaction", "user:status", "member:joined", "member:left", "read-state:update"]) socket.on(event, () => otherEvents++);
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", reject);
+  });
+  socket.on("disconnect", (reason) => {
+    if (!quitting) {
+      disconnects++;
+      process.stderr.write(`realistic-client: a socket closed: ${reason}\n`);
+    }
+  });
+  const ack = (await socket.timeout(60_000).emitWithAck("server:join", { servers: "all", channels: "all" })) as { ok: boolean; error?: string };
+  if (!ack.ok) throw new Error(`server:join: ${ack.error}`);
+  behave(p);
+}
+
+async function add(list: { id: string; token: string; servers: ServerInfo[] }[]): Promise<void> {
+  const added: Person[] = list.map((u) => {
+    const serverOf = new Map(u.servers.flatMap((s) => s.channels.map((c) => [c, s.id] as const)));
+    const all = [...serverOf.keys()];
+    return { ...u, serverOf, active: distinct(random, all.length, 3).map((i) => all[i]!), away: new Set(), idle: false, socket: null };
+  });
+  // A few hundred handshakes at a time.
+  for (let i = 0; i < added.length; i += 200) await Promise.all(added.slice(i, i + 200).map(start));
+  people.push(...added);
+}
+
+let cpu = process.cpuUsage();
+let since = performance.now();
+for await (const line of console) {
+  const space = line.indexOf(" ");
+  const cmd = space < 0 ? line.trim() : line.slice(0, space);
+  if (cmd === "add") {
+    await add(JSON.parse(line.slice(space + 1)) as { id: string; token: string; servers: ServerInfo[] }[]);
+    out(`ok ${people.length}`);
+  } else if (cmd === "reset") {
+    delivery.clear();
+    lateness.clear();
+    requests = {};
+    failures = {};
+    disconnects = otherEvents = 0;
+    cpu = process.cpuUsage();
+    since = performance.now();
+    out("ok");
+  } else if (cmd === "report") {
+    const used = process.cpuUsage(cpu);
+    const [late] = LatencyHistogram.quantiles([lateness.buckets()], [0.99]).at;
+    out(
+      JSON.stringify({
+        people: people.length,
+        deliveries: delivery.count,
+        buckets: delivery.buckets(),
+        requests,
+        failures,
+        disconnects,
+        other_events: otherEvents,
+        timer_late_p99_ms: late,
+        cpu_pct: Math.round(((used.user + used.system) / 1000 / (performance.now() - since)) * 1000) / 10,
+      }),
+    );
+  } else if (cmd === "quit") {
+    quitting = true;
+    for (const p of people) p.socket?.close();
+    process.exit(0);
+  }
+}
