@@ -186,6 +186,8 @@ async function measure(clients: LineProcess[], serverPids: () => number[], peopl
     failures: sum(reports.map((r) => r.failures)),
     disconnects: reports.reduce((n, r) => n + r.disconnects, 0),
     server_cores: Math.round(serverCores * 1000) / 1000,
+    /** PostgreSQL's processes counted in server_cores (0 on SQLite). */
+    postgres_processes: pids.length,
     people_per_server_core: Math.round(people / serverCores),
     clients_cpu_pct: reports.map((r) => r.cpu_pct),
     clients_timer_late_p99_ms: Math.max(...reports.map((r) => r.timer_late_p99_ms)),
