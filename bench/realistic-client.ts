@@ -20,10 +20,11 @@
  *
  * Commands on stdin, one a line; answers on stdout:
  *   add <json [{id, token, servers: [{id, invite, channels}]}]>  connect and start them; `ok <people>`
+ *   keep <n> the first n people stay, the others disconnect and stop; `ok <people>`
  *   reset    zero the figures; `ok`
  *   report   one JSON line: deliveries and their latency buckets, requests by kind, failures by
  *            kind, sockets closed by the server, other events received, timer lateness p99
- *   quit
+ *   quit     (or the end of stdin)
  */
 import { io, type Socket } from "socket.io-client";
 import { LatencyHistogram } from "./latency-histogram.ts";
@@ -53,6 +54,8 @@ interface Person {
   away: Set<string>;
   idle: boolean;
   socket: Socket | null;
+  /** Disconnected by `keep`: its schedules stop. */
+  gone: boolean;
 }
 
 const delivery = new LatencyHistogram();
@@ -107,11 +110,11 @@ const activeNow = (p: Person) => p.active.filter((c) => !p.away.has(p.serverOf.g
 const pick = <T>(items: T[]): T | undefined => items[Math.floor(random() * items.length)];
 
 /** Runs `act` every [lo, hi) s / SPEED, from a random phase; the timers' lateness is recorded. */
-function every(lo: number, hi: number, act: () => void): void {
+function every(p: Person, lo: number, hi: number, act: () => void): void {
   const arm = (delayS: number) => {
     const at = now() + (delayS * 1000) / SPEED;
     setTimeout(() => {
-      if (quitting) return;
+      if (quitting || p.gone) return;
       lateness.add(Math.max(0, now() - at));
       act();
       arm(uniform(random, lo, hi));
@@ -121,37 +124,37 @@ function every(lo: number, hi: number, act: () => void): void {
 }
 
 function behave(p: Person): void {
-  every(30, 120, () => {
+  every(p, 30, 120, () => {
     const channel = pick(activeNow(p));
     if (!channel) return;
     emit(p, "typing", "typing:start", channel);
     setTimeout(() => {
-      if (quitting || !activeNow(p).includes(channel)) return;
+      if (quitting || p.gone || !activeNow(p).includes(channel)) return;
       void call(p, "message", "POST", `/api/v1/messages/${channel}`, { content: `rl ${now().toFixed(3)}` });
     }, (uniform(random, 1, 4) * 1000) / SPEED);
   });
-  every(60, 300, () => {
+  every(p, 60, 300, () => {
     const channel = pick(activeNow(p));
     const message = channel && newest.get(channel);
     if (message) void call(p, "reaction", "PUT", `/api/v1/messages/${channel}/reactions/${message}`, { emoji: "👍" });
   });
-  every(60, 300, () => {
+  every(p, 60, 300, () => {
     const channel = pick(activeNow(p));
     if (!channel) return;
     void call(p, "read", "GET", `/api/v1/messages/${channel}?limit=50`).then(() => call(p, "mark_read", "POST", `/api/v1/messages/${channel}/read`, {}));
   });
-  every(300, 900, () => {
+  every(p, 300, 900, () => {
     p.idle = !p.idle;
     emit(p, "presence", "status:set", { status: p.idle ? "idle" : "online" });
   });
-  every(1800, 5400, () => {
+  every(p, 1800, 5400, () => {
     // Never the last server it is in.
     const server = pick(p.servers.filter((s) => !p.away.has(s.id)));
     if (!server || p.servers.length - p.away.size < 2) return;
     p.away.add(server.id);
     void call(p, "leave", "DELETE", `/api/v1/servers/${server.id}/leave`).then(() =>
       setTimeout(() => {
-        if (quitting) return;
+        if (quitting || p.gone) return;
         void call(p, "join", "POST", `/api/v1/servers/join/${server.invite}`).then(() => p.away.delete(server.id));
       }, (uniform(random, 10, 60) * 1000) / SPEED),
     );
@@ -173,7 +176,7 @@ async function start(p: Person): Promise<void> {
     socket.once("connect_error", reject);
   });
   socket.on("disconnect", (reason) => {
-    if (!quitting) {
+    if (!quitting && !p.gone) {
       disconnects++;
       process.stderr.write(`realistic-client: a socket closed: ${reason}\n`);
     }
@@ -187,7 +190,7 @@ async function add(list: { id: string; token: string; servers: ServerInfo[] }[])
   const added: Person[] = list.map((u) => {
     const serverOf = new Map(u.servers.flatMap((s) => s.channels.map((c) => [c, s.id] as const)));
     const all = [...serverOf.keys()];
-    return { ...u, serverOf, active: distinct(random, all.length, 3).map((i) => all[i]!), away: new Set(), idle: false, socket: null };
+    return { ...u, serverOf, active: distinct(random, all.length, 3).map((i) => all[i]!), away: new Set(), idle: false, socket: null, gone: false };
   });
   // A few hundred handshakes at a time.
   for (let i = 0; i < added.length; i += 200) await Promise.all(added.slice(i, i + 200).map(start));
@@ -201,6 +204,14 @@ for await (const line of console) {
   const cmd = space < 0 ? line.trim() : line.slice(0, space);
   if (cmd === "add") {
     await add(JSON.parse(line.slice(space + 1)) as { id: string; token: string; servers: ServerInfo[] }[]);
+    out(`ok ${people.length}`);
+  } else if (cmd === "keep") {
+    // Fewer people online: the last ones close their sockets (their memberships stay).
+    const keep = Number(line.slice(space + 1));
+    for (const p of people.splice(keep)) {
+      p.gone = true;
+      p.socket?.close();
+    }
     out(`ok ${people.length}`);
   } else if (cmd === "reset") {
     delivery.clear();
@@ -227,9 +238,9 @@ for await (const line of console) {
         cpu_pct: Math.round(((used.user + used.system) / 1000 / (performance.now() - since)) * 1000) / 10,
       }),
     );
-  } else if (cmd === "quit") {
-    quitting = true;
-    for (const p of people) p.socket?.close();
-    process.exit(0);
-  }
+  } else if (cmd === "quit") break;
 }
+// `quit`, or stdin closed (the bench ended).
+quitting = true;
+for (const p of people) p.socket?.close();
+process.exit(0);
