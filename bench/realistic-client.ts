@@ -2,7 +2,7 @@
  * A load client of bench/realistic.ts, run as its own process, holding many people: one
  * socket.io-client connection each, and each behaving on its own open-loop schedule (every
  * interval is drawn uniformly from its range, then divided by `speed`; each schedule starts at a
- * random phase):
+ * random point of its first interval):
  *   message   every 30-120 s: `typing:start` in one of its active channels, 1-4 s later
  *             `POST /api/v1/messages/:channelId` with the send's start time in the content
  *   reaction  every 60-300 s: toggles 👍 on the newest message seen in one of its active channels
@@ -19,11 +19,15 @@
  *   bun bench/realistic-client.ts <base url> <speed> <seed>
  *
  * Commands on stdin, one a line; answers on stdout:
- *   add <json [{id, token, servers: [{id, invite, channels}]}]>  connect and start them; `ok <people>`
- *   keep <n> the first n people stay, the others disconnect and stop; `ok <people>`
+ *   add <json [{id, token, servers: [{id, invite, channels}]}]>  connect and start them (after
+ *            every earlier one is connected again); `ok <people online>`
+ *   keep <n> the first n people of all added online (connected again if need be), the others
+ *            disconnected and stopped, their memberships kept; `ok <people online>`
  *   reset    zero the figures; `ok`
  *   report   one JSON line: deliveries and their latency buckets, requests by kind, failures by
- *            kind, sockets closed by the server, other events received, timer lateness p99
+ *            kind (and `raced`: failures of a person's request that crossed its own leave or
+ *            join of a server, or its disconnection, not counted as failures), sockets closed by
+ *            the server, other events received, timer lateness p99
  *   quit     (or the end of stdin)
  */
 import { io, type Socket } from "socket.io-client";
@@ -54,24 +58,35 @@ interface Person {
   away: Set<string>;
   idle: boolean;
   socket: Socket | null;
-  /** Disconnected by `keep`: its schedules stop. */
+  /** Disconnected by `keep` (and its schedules stopped) until a `keep` connects it again. */
   gone: boolean;
+  /** Counts its disconnections: a schedule armed before one stops. */
+  life: number;
+  /** Counts its leaves and joins: a request that fails across one (a mark-read answered after
+   *  the leave it raced with) is the bench's race, not a failure of the server. */
+  churns: number;
 }
 
 const delivery = new LatencyHistogram();
 const lateness = new LatencyHistogram();
 let requests: Record<string, number> = {};
 let failures: Record<string, number> = {};
+/** Failed requests that raced with their person's own leave or join, or its disconnection by `keep`. */
+let raced = 0;
 let disconnects = 0;
 let otherEvents = 0;
 let quitting = false;
 let loggedFailures = 0;
 /** The newest message id seen per channel (any person of this process), for reactions. */
 const newest = new Map<string, string>();
+/** Every person of this process, in the order added; the first `online` of them are connected. */
 const people: Person[] = [];
+let online = 0;
 
 const count = (into: Record<string, number>, kind: string) => (into[kind] = (into[kind] ?? 0) + 1);
-const fail = (kind: string, why: string) => {
+/** A failure of `kind`, unless `p` left or joined a server, or was disconnected, since `epoch`. */
+const fail = (p: Person, epoch: number, kind: string, why: string) => {
+  if (p.gone || quitting || p.churns !== epoch) return void raced++;
   count(failures, kind);
   if (loggedFailures++ < 5) process.stderr.write(`realistic-client: ${kind} failed: ${why}\n`);
 };
@@ -79,14 +94,15 @@ const fail = (kind: string, why: string) => {
 /** A REST call as `p`; a non-2xx answer or a network error counts as a failure of `kind`. */
 async function call(p: Person, kind: string, method: string, path: string, body?: unknown): Promise<void> {
   count(requests, kind);
+  const epoch = p.churns;
   try {
     const headers: Record<string, string> = { authorization: `Bearer ${p.token}` };
     if (body !== undefined) headers["content-type"] = "application/json";
     const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
-    if (res.status >= 300) fail(kind, `${method} ${path}: ${res.status} ${text}`);
+    if (res.status >= 300) fail(p, epoch, kind, `${method} ${path}: ${res.status} ${text}`);
   } catch (error) {
-    fail(kind, `${method} ${path}: ${String(error)}`);
+    fail(p, epoch, kind, `${method} ${path}: ${String(error)}`);
   }
 }
 
@@ -94,14 +110,15 @@ async function call(p: Person, kind: string, method: string, path: string, body?
 function emit(p: Person, kind: string, event: string, payload: unknown): void {
   if (!p.socket?.connected) return;
   count(requests, kind);
+  const epoch = p.churns;
   p.socket
     .timeout(10_000)
     .emitWithAck(event, payload)
     .then(
       (ack: { ok?: boolean; error?: string }) => {
-        if (!ack?.ok) fail(kind, `${event}: ${ack?.error}`);
+        if (!ack?.ok) fail(p, epoch, kind, `${event}: ${ack?.error}`);
       },
-      (error: unknown) => fail(kind, `${event}: ${String(error)}`),
+      (error: unknown) => fail(p, epoch, kind, `${event}: ${String(error)}`),
     );
 }
 
@@ -111,16 +128,18 @@ const pick = <T>(items: T[]): T | undefined => items[Math.floor(random() * items
 
 /** Runs `act` every [lo, hi) s / SPEED, from a random phase; the timers' lateness is recorded. */
 function every(p: Person, lo: number, hi: number, act: () => void): void {
+  const life = p.life;
   const arm = (delayS: number) => {
     const at = now() + (delayS * 1000) / SPEED;
     setTimeout(() => {
-      if (quitting || p.gone) return;
+      if (quitting || p.life !== life) return;
       lateness.add(Math.max(0, now() - at));
       act();
       arm(uniform(random, lo, hi));
     }, (delayS * 1000) / SPEED);
   };
-  arm(uniform(random, 0, hi));
+  // The first at a random point of a first interval, so the step's rate is steady from the start.
+  arm(random() * uniform(random, lo, hi));
 }
 
 function behave(p: Person): void {
@@ -128,8 +147,9 @@ function behave(p: Person): void {
     const channel = pick(activeNow(p));
     if (!channel) return;
     emit(p, "typing", "typing:start", channel);
+    const life = p.life;
     setTimeout(() => {
-      if (quitting || p.gone || !activeNow(p).includes(channel)) return;
+      if (quitting || p.life !== life || !activeNow(p).includes(channel)) return;
       void call(p, "message", "POST", `/api/v1/messages/${channel}`, { content: `rl ${now().toFixed(3)}` });
     }, (uniform(random, 1, 4) * 1000) / SPEED);
   });
@@ -141,7 +161,9 @@ function behave(p: Person): void {
   every(p, 60, 300, () => {
     const channel = pick(activeNow(p));
     if (!channel) return;
-    void call(p, "read", "GET", `/api/v1/messages/${channel}?limit=50`).then(() => call(p, "mark_read", "POST", `/api/v1/messages/${channel}/read`, {}));
+    void call(p, "read", "GET", `/api/v1/messages/${channel}?limit=50`).then(() => {
+      if (!p.gone && activeNow(p).includes(channel)) return call(p, "mark_read", "POST", `/api/v1/messages/${channel}/read`, {});
+    });
   });
   every(p, 300, 900, () => {
     p.idle = !p.idle;
@@ -152,10 +174,15 @@ function behave(p: Person): void {
     const server = pick(p.servers.filter((s) => !p.away.has(s.id)));
     if (!server || p.servers.length - p.away.size < 2) return;
     p.away.add(server.id);
+    p.churns++;
     void call(p, "leave", "DELETE", `/api/v1/servers/${server.id}/leave`).then(() =>
       setTimeout(() => {
-        if (quitting || p.gone) return;
-        void call(p, "join", "POST", `/api/v1/servers/join/${server.invite}`).then(() => p.away.delete(server.id));
+        // Even when disconnected meanwhile: its memberships stay as they were.
+        if (quitting) return;
+        void call(p, "join", "POST", `/api/v1/servers/join/${server.invite}`).then(() => {
+          p.away.delete(server.id);
+          p.churns++;
+        });
       }, (uniform(random, 10, 60) * 1000) / SPEED),
     );
   });
@@ -190,11 +217,27 @@ async function add(list: { id: string; token: string; servers: ServerInfo[] }[])
   const added: Person[] = list.map((u) => {
     const serverOf = new Map(u.servers.flatMap((s) => s.channels.map((c) => [c, s.id] as const)));
     const all = [...serverOf.keys()];
-    return { ...u, serverOf, active: distinct(random, all.length, 3).map((i) => all[i]!), away: new Set(), idle: false, socket: null, gone: false };
+    return { ...u, serverOf, active: distinct(random, all.length, 3).map((i) => all[i]!), away: new Set(), idle: false, socket: null, gone: false, life: 0, churns: 0 };
   });
   // A few hundred handshakes at a time.
   for (let i = 0; i < added.length; i += 200) await Promise.all(added.slice(i, i + 200).map(start));
   people.push(...added);
+  online = people.length;
+}
+
+/** The first `n` people connected (those disconnected by an earlier `keep` connect again), the others disconnected. */
+async function keep(n: number): Promise<void> {
+  for (const p of people.slice(n)) {
+    if (p.gone) continue;
+    p.gone = true;
+    p.life++;
+    p.churns++;
+    p.socket?.close();
+  }
+  const back = people.slice(0, n).filter((p) => p.gone);
+  for (const p of back) p.gone = false;
+  for (let i = 0; i < back.length; i += 200) await Promise.all(back.slice(i, i + 200).map(start));
+  online = Math.min(n, people.length);
 }
 
 let cpu = process.cpuUsage();
@@ -204,21 +247,16 @@ for await (const line of console) {
   const cmd = space < 0 ? line.trim() : line.slice(0, space);
   if (cmd === "add") {
     await add(JSON.parse(line.slice(space + 1)) as { id: string; token: string; servers: ServerInfo[] }[]);
-    out(`ok ${people.length}`);
+    out(`ok ${online}`);
   } else if (cmd === "keep") {
-    // Fewer people online: the last ones close their sockets (their memberships stay).
-    const keep = Number(line.slice(space + 1));
-    for (const p of people.splice(keep)) {
-      p.gone = true;
-      p.socket?.close();
-    }
-    out(`ok ${people.length}`);
+    await keep(Number(line.slice(space + 1)));
+    out(`ok ${online}`);
   } else if (cmd === "reset") {
     delivery.clear();
     lateness.clear();
     requests = {};
     failures = {};
-    disconnects = otherEvents = 0;
+    disconnects = otherEvents = raced = 0;
     cpu = process.cpuUsage();
     since = performance.now();
     out("ok");
@@ -227,11 +265,12 @@ for await (const line of console) {
     const [late] = LatencyHistogram.quantiles([lateness.buckets()], [0.99]).at;
     out(
       JSON.stringify({
-        people: people.length,
+        people: online,
         deliveries: delivery.count,
         buckets: delivery.buckets(),
         requests,
         failures,
+        raced,
         disconnects,
         other_events: otherEvents,
         timer_late_p99_ms: late,

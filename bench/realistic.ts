@@ -26,7 +26,7 @@
  * bench limits (fixture.ts: the gateway's event limits and REST rate limits raised, as a person
  * here sends `speed` times as often). Prints a human summary on stderr and one JSON line on stdout.
  *
- *   bun bench/realistic.ts [--quick] [--sqlite-only] [--speed 10] [--start 2500] [--factor 1.5]
+ *   bun bench/realistic.ts [--quick] [--stores sqlite,postgres | --sqlite-only] [--speed 10] [--start 2500] [--factor 1.5]
  *     [--max-steps 12] [--warmup 8] [--window 20] [--clients 3] [--p99-ms 100] [--confirm 1]
  *     [--void-tries 2] [--refine 1]
  *
@@ -147,6 +147,7 @@ interface ClientReport {
   buckets: [number, number][];
   requests: Record<string, number>;
   failures: Record<string, number>;
+  raced: number;
   disconnects: number;
   other_events: number;
   timer_late_p99_ms: number;
@@ -192,6 +193,8 @@ async function measure(clients: LineProcess[], serverPids: () => number[], peopl
     delivery_p99_ms: at[1]!,
     delivery_max_ms: at[2]!,
     failures: sum(reports.map((r) => r.failures)),
+    /** Failures of requests that crossed their person's own leave or join (not counted). */
+    raced: reports.reduce((n, r) => n + r.raced, 0),
     disconnects: reports.reduce((n, r) => n + r.disconnects, 0),
     server_cores: Math.round(serverCores * 1000) / 1000,
     /** PostgreSQL's processes counted in server_cores (0 on SQLite). */
@@ -231,31 +234,40 @@ async function runStore(store: "sqlite" | "postgres") {
 
     const steps: Step[] = [];
     let connections = 0;
-    /** Connections per load process (people are dealt to them in turn). */
-    const perClient = clients.map(() => 0);
+    /** People dealt to each load process (in turn), and how many of them are online. */
+    const known = clients.map(() => 0);
+    const onlineOf = clients.map(() => 0);
     let batches = 0;
-    /** Online: `people` people, `people / SPEED` connections; new ones seeded and connected, or the last ones disconnected. */
+    /**
+     * Online: `people` people on `people / SPEED` connections. Those disconnected by an earlier
+     * step connect again first; the rest are seeded and connected; or the last ones disconnect.
+     */
     const goTo = async (people: number) => {
       const target = Math.round(people / SPEED);
+      const total = known.reduce((a, b) => a + b, 0);
       const t0 = performance.now();
-      if (target > connections) {
-        const batch = await seedBatch(app!, owner.user.id, tokens, connections, target - connections, ++batches);
+      const keep = async (counts: number[]) => {
+        await Promise.all(clients.map((c, i) => c.ask(`keep ${counts[i]}`, 600_000)));
+        counts.forEach((n, i) => (onlineOf[i] = n));
+      };
+      if (target > total) {
+        if (onlineOf.some((n, i) => n < known[i]!)) await keep(known);
+        const batch = await seedBatch(app!, owner.user.id, tokens, total, target - total, ++batches);
         const seededMs = Math.round(performance.now() - t0);
         await Promise.all(
           clients.map((c, i) => {
             const mine = batch.filter((_, k) => k % CLIENTS === i);
-            perClient[i]! += mine.length;
+            known[i]! += mine.length;
+            onlineOf[i] = known[i]!;
             return c.ask(`add ${JSON.stringify(mine)}`, 600_000);
           }),
         );
         log(`  ${store}: ${people} people (${target} connections): seeded in ${seededMs} ms, connected in ${Math.round(performance.now() - t0 - seededMs)} ms`);
       } else {
-        const keep = perClient.map((n) => Math.round((n * target) / connections));
-        await Promise.all(clients.map((c, i) => c.ask(`keep ${keep[i]}`)));
-        keep.forEach((n, i) => (perClient[i] = n));
-        log(`  ${store}: ${people} people (${target} connections): the others disconnected`);
+        await keep(known.map((n) => Math.round((n * target) / total)));
+        log(`  ${store}: ${people} people (${target} connections): the others ${target < connections ? "disconnected" : "connected again"}`);
       }
-      connections = perClient.reduce((a, b) => a + b, 0);
+      connections = onlineOf.reduce((a, b) => a + b, 0);
       await Bun.sleep(WARMUP_S * 1000);
     };
     /**
@@ -343,11 +355,14 @@ async function runStore(store: "sqlite" | "postgres") {
 }
 
 const started = performance.now();
-const stores: ("sqlite" | "postgres")[] = ["sqlite"];
+const asked = argOf("stores", QUICK || hasFlag("sqlite-only") ? "sqlite" : "sqlite,postgres").split(",");
+const stores = (["sqlite", "postgres"] as const).filter((x) => asked.includes(x));
 let postgresSkipped: string | null = null;
-if (QUICK || hasFlag("sqlite-only")) postgresSkipped = QUICK ? "--quick" : "--sqlite-only";
-else if (!postgresBinDir()) postgresSkipped = "PostgreSQL is not installed (apt-get install postgresql)";
-else stores.push("postgres");
+if (!asked.includes("postgres")) postgresSkipped = QUICK ? "--quick" : "not asked (--stores, --sqlite-only)";
+else if (!postgresBinDir()) {
+  postgresSkipped = "PostgreSQL is not installed (apt-get install postgresql)";
+  stores.splice(stores.indexOf("postgres"), 1);
+}
 
 log(`realistic: speed ${SPEED}x, from ${START} people x${FACTOR} a step, ${WARMUP_S} s warm-up + ${WINDOW_S} s window, ${CLIENTS} load processes, p99 bound ${P99_MS} ms, ${CORES} cores`);
 const results = [];
