@@ -1,5 +1,5 @@
 /**
- * Capacity under a Discord-like load (bench/README.md, "Realistic load"): N people spread over
+ * Capacity under a Discord-like load (bench/README.md, "First figure"): N people spread over
  * servers of about 200 members (N/50 servers, each person in 3-5 of them, three text channels
  * each), every one online, each behaving on its own open-loop schedule in the load clients
  * (bench/realistic-client.ts: typing then a message every 30-120 s, reactions, page reads and
@@ -9,8 +9,9 @@
  * socket closed by the server); a step that misses is measured once more (`--confirm 1`) before
  * it counts, and one missed while Hearth waited for a core is measured again (`--void-tries 2`).
  * If the first step misses, N falls by the same factor until one holds; then one bisection
- * (`--refine 1`) between the last N that held and the first that missed, disconnecting people. Prints the last N that held and the people per core there: per core of the
- * machine, and per core the server used (Hearth's process, plus PostgreSQL's processes on
+ * (`--refine 1`) between the last N that held and the first that missed, disconnecting people or
+ * connecting them again. Prints the last N that held and the people per core there: per core of
+ * the machine, and per core the server used (Hearth's process, plus PostgreSQL's processes on
  * PostgreSQL), on SQLite and then PostgreSQL (a throwaway cluster, scripts/pg-cluster.ts, fsync
  * on as in message-send.ts).
  *
@@ -26,11 +27,12 @@
  * bench limits (fixture.ts: the gateway's event limits and REST rate limits raised, as a person
  * here sends `speed` times as often). Prints a human summary on stderr and one JSON line on stdout.
  *
- *   bun bench/realistic.ts [--quick] [--stores sqlite,postgres | --sqlite-only] [--speed 10] [--start 2500] [--factor 1.5]
- *     [--max-steps 12] [--warmup 8] [--window 20] [--clients 3] [--p99-ms 100] [--confirm 1]
+ *   bun bench/realistic.ts [--quick] [--stores sqlite,postgres | --sqlite-only] [--speed 10]
+ *     [--start 2500] [--factor 1.5] [--max-steps 12] [--warmup 8] [--window 20] [--clients 3] [--p99-ms 100] [--confirm 1]
  *     [--void-tries 2] [--refine 1]
  *
- * `--quick`: SQLite only, 1,000 people rising x2 for at most three steps of 4 s (CI's `bench:quick`).
+ * `--quick`: SQLite only, 1,000 people rising x2 for at most three steps of 4 s, or falling x2 while
+ * the first ones miss, no confirmation, void tries or bisection (CI's `bench:quick`).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -131,7 +133,10 @@ async function seedBatch(app: App, ownerId: string, tokens: TokenService, first:
         const n = first + i + k;
         const created = await store.users.create({ username: `rl${n}`, email: `rl${n}@bench.test`, passwordHash: "x", isBot: false });
         if (!created.ok) throw new Error("user");
-        for (const s of serversOf) if (!(await store.members.add(servers[s]!.id, created.user.id))) throw new Error("member");
+        for (const s of serversOf) {
+          const member = await store.members.add(servers[s]!.id, created.user.id);
+          if (!member || member === "full") throw new Error(`member: ${member}`);
+        }
         const token = await tokens.sign({ userId: created.user.id, version: 0 }, false);
         return { id: created.user.id, token, servers: serversOf.map((s) => servers[s]!) };
       }),
