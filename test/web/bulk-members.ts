@@ -1,12 +1,13 @@
 /**
  * Many members in one server, built through the store's database in two statements (one
  * multi-row INSERT of users, one of memberships) and the stored member count raised to match:
- * the fixture of a large server (docs/servers.md, "Members") for the web app's tests. The users
+ * the fixture of a large server (docs/servers.md, "Members") for the web app's tests and
+ * bench/scale.ts. The users
  * are offline and never log in; their ids are `<prefix>-0000-7000-8000-<n as 12 hex digits>`,
  * UUIDs older than any the app makes, so they come first in the member list's pages (by user
  * id), and their names are `<tag><n, 6 digits>`.
  */
-import type { TestServer } from "../helpers/server.ts";
+import type { App } from "../../src/app.ts";
 
 let batches = 0;
 
@@ -17,7 +18,8 @@ export interface BulkMembers {
   nameOf(n: number): string;
 }
 
-export async function addBulkMembers(server: TestServer, serverId: string, count: number, tag: string): Promise<BulkMembers> {
+/** `server`: a test server, or a bench's app (`{ app }`, bench/scale.ts). */
+export async function addBulkMembers(server: { app: App }, serverId: string, count: number, tag: string): Promise<BulkMembers> {
   const db = server.app.store.db;
   // Eight hex digits below any UUIDv7 of today (those start 019… and up), one range per call.
   const prefix = `0190${(++batches + (process.pid % 4096) * 16).toString(16).padStart(4, "0")}`;
