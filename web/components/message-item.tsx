@@ -18,7 +18,7 @@ import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { EmbedView } from "./embed-view.tsx";
 import { EmojiPicker } from "./emoji-picker.tsx";
 import { MessageContent } from "./message-content.tsx";
-import { usePlace } from "./place-context.ts";
+import { mayHere, usePlace } from "./place-context.ts";
 import { ReactionBar } from "./reaction-bar.tsx";
 import { Icon } from "./icons.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
@@ -164,14 +164,16 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
       </div>
       {!editing && (
         <div class="message-actions" role="toolbar" aria-label="Message actions">
-          {isChannel && (
+          {isChannel && mayHere(place, "ADD_REACTIONS") && (
             <button type="button" class="icon" aria-label="Add reaction" title="Add reaction" aria-expanded={picking} onClick={() => setPicking(!picking)}>
               <Icon name="smile" />
             </button>
           )}
-          <button type="button" class="icon" aria-label="Reply" title="Reply" onClick={() => onReply(message)}>
-            <Icon name="reply" />
-          </button>
+          {mayHere(place, "SEND_MESSAGES") && (
+            <button type="button" class="icon" aria-label="Reply" title="Reply" onClick={() => onReply(message)}>
+              <Icon name="reply" />
+            </button>
+          )}
           {own && (
             <button type="button" class="icon" aria-label="Edit" title="Edit" onClick={() => setEditing(true)}>
               <Icon name="edit" />

@@ -433,7 +433,12 @@ export class ChatStore {
       state?.members.setBuiltinRole(p.userId, p.role);
       if (isMe(p.userId)) state?.later("channels");
     });
-    on("member:timeout", (p) => this.states.get(p.serverId)?.members.setTimeoutUntil(p.userId, p.expiresAt ?? null));
+    on("member:timeout", (p) => {
+      const state = this.states.get(p.serverId);
+      state?.members.setTimeoutUntil(p.userId, p.expiresAt ?? null);
+      // A timeout takes the reader's bits away or gives them back in every channel.
+      if (isMe(p.userId)) state?.permissions.refresh();
+    });
     // Who, not what: that one member is asked for (its roles), never the list.
     on("member:roles-updated", (p) => {
       const state = this.states.get(p.serverId);

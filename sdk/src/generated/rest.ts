@@ -1729,6 +1729,17 @@ export interface Operations {
     };
     response: S.PermissionOverride[];
   };
+  /** Get my channel permissions `GET /api/v1/channels/{id}/permissions/me` */
+  getMyChannelPermissions: {
+    method: "GET";
+    path: "/api/v1/channels/{id}/permissions/me";
+    args: {
+      params: {
+        id: string;
+      };
+    };
+    response: S.MyChannelPermissions;
+  };
   /** Set channel override `PUT /api/v1/channels/{id}/permissions/{roleId}` */
   setChannelOverride: {
     method: "PUT";
@@ -3506,6 +3517,7 @@ export const OPERATIONS = {
   reorderCategories: { method: "PUT", path: "/api/v1/channels/{id}/categories/reorder", body: "json", answer: "json", security: "token" },
   duplicateChannel: { method: "POST", path: "/api/v1/channels/{id}/duplicate", body: null, answer: "json", security: "token" },
   listChannelOverrides: { method: "GET", path: "/api/v1/channels/{id}/permissions", body: null, answer: "json", security: "token" },
+  getMyChannelPermissions: { method: "GET", path: "/api/v1/channels/{id}/permissions/me", body: null, answer: "json", security: "token" },
   setChannelOverride: { method: "PUT", path: "/api/v1/channels/{id}/permissions/{roleId}", body: "json", answer: "json", security: "token" },
   resetChannelOverride: { method: "DELETE", path: "/api/v1/channels/{id}/permissions/{roleId}", body: null, answer: "json", security: "token" },
   listChannelWebhooks: { method: "GET", path: "/api/v1/channels/{id}/webhooks", body: null, answer: "json", security: "token" },

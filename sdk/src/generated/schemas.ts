@@ -828,6 +828,12 @@ export type MutedServer = {
   muted_until: number | null;
 };
 
+export type MyChannelPermissions = {
+  channel_id: string;
+  permissions: number;
+  timeout_until: number | null;
+};
+
 export type OwnEmoji = {
   id: string;
   server_id: string;

@@ -23,6 +23,14 @@ export type PermissionOverride = v.InferOutput<typeof PermissionOverride>;
 export const ChannelList = v.object({ channels: v.array(Channel), categories: v.array(Category) });
 export type ChannelList = v.InferOutput<typeof ChannelList>;
 
+/**
+ * The caller's own bits in a channel (overrides applied, a running timeout's restraint too), and
+ * when that timeout stops restraining them (null when none does): what a client offers before
+ * the server would refuse (docs/channels.md, "Your permissions in a channel").
+ */
+export const MyChannelPermissions = v.object({ channel_id: Uuid, permissions: v.number(), timeout_until: v.nullable(v.number()) });
+export type MyChannelPermissions = v.InferOutput<typeof MyChannelPermissions>;
+
 
 const toChannel = (row: ChannelRow): Channel => ({
   id: row.id,
@@ -284,6 +292,12 @@ export class Channels {
     await this.store.channels.reorderCategories(member.server.id, order);
     await this.audit.record(member.server.id, user.id, "CHANNEL_REORDER", { type: "server", id: member.server.id }, { categories: order });
     return (await this.store.channels.listCategories(member.server.id)).map(toCategory);
+  }
+
+  /** The caller's permissions in a channel they may view (404 / 403 as for reading it). */
+  async myPermissions(channelId: string, user: UserRow): Promise<MyChannelPermissions> {
+    const { channel, member, permissions } = await this.access.requireChannel(channelId, user.id);
+    return { channel_id: channel.id, permissions, timeout_until: member.timedOut ? member.timeoutUntil : null };
   }
 
   // Permission overrides: reading needs MANAGE_ROLES or MANAGE_CHANNELS, changing MANAGE_ROLES.
