@@ -194,6 +194,17 @@ export class ChatStore {
     state.ensureChannels();
   }
 
+  /**
+   * The reader left or deleted `serverId`: it goes from the list at once (a deletion sends no
+   * event, and the leave's may come later; forgetting twice does nothing). Answers where to go
+   * next: the first server left, or home.
+   */
+  serverGone(serverId: string): string {
+    this.forgetServer(serverId);
+    const next = this.servers.value?.[0];
+    return next ? `/channels/${next.id}` : "/channels/@me";
+  }
+
   private forgetServer(serverId: string): void {
     this.servers.value = (this.servers.value ?? []).filter((s) => s.id !== serverId);
     // Its rooms are left by the server (a membership that ends ends its subscriptions).
