@@ -166,7 +166,7 @@ export function createDomain(deps: DomainDeps) {
     servers,
     channels,
     roles: new Roles(store, access, audit, members, bus, config.caps),
-    invites: new Invites(store, access, audit, members, servers, config.caps),
+    invites: new Invites(store, access, audit, members, servers, config.caps, config.largeServerMembers),
     moderation: new Moderation(store, access, audit, members, bus),
     emojis: new Emojis(store, access, audit, uploads),
     serverGifs: new ServerGifs(store, access, uploads),

@@ -2035,6 +2035,17 @@ export interface Operations {
     };
     response: S.Invite;
   };
+  /** Get invite preview `GET /api/v1/invites/{code}` */
+  getInvitePreview: {
+    method: "GET";
+    path: "/api/v1/invites/{code}";
+    args: {
+      params: {
+        code: string;
+      };
+    };
+    response: S.InvitePreview;
+  };
   /** Kick member `DELETE /api/v1/servers/{id}/members/{targetUserId}` */
   kickMember: {
     method: "DELETE";
@@ -3541,6 +3552,7 @@ export const OPERATIONS = {
   deleteInvite: { method: "DELETE", path: "/api/v1/servers/{id}/invites/{inviteId}", body: null, answer: "json", security: "token" },
   listInviteUses: { method: "GET", path: "/api/v1/servers/{id}/invites/{inviteId}/uses", body: null, answer: "json", security: "token" },
   regeneratePrimaryInvite: { method: "POST", path: "/api/v1/servers/{id}/invite/regenerate", body: null, answer: "json", security: "token" },
+  getInvitePreview: { method: "GET", path: "/api/v1/invites/{code}", body: null, answer: "json", security: "token" },
   kickMember: { method: "DELETE", path: "/api/v1/servers/{id}/members/{targetUserId}", body: null, answer: "json", security: "token" },
   setBuiltinRole: { method: "PUT", path: "/api/v1/servers/{id}/members/{targetUserId}/role", body: "json", answer: "json", security: "token" },
   listBans: { method: "GET", path: "/api/v1/servers/{id}/bans", body: null, answer: "json", security: "token" },
