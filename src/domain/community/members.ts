@@ -3,14 +3,14 @@ import type { Store } from "../../store/store.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
 import type { ServerRow } from "../../store/servers-repo.ts";
-import type { Access, MemberContext } from "../access/access.ts";
+import type { Access, ChannelOverrides, MemberContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
-import { rooms, type EventBus, type RoomSocket } from "../shared/events.ts";
+import { rooms, type EventBus, type GatewayEventName, type GatewayPayload, type RoomSocket } from "../shared/events.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { BotFlag, ImageUrl, Presence, UnixSeconds, Uuid } from "../shared/shapes.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
-import { notFound } from "../shared/errors.ts";
+import { ApiError, notFound } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { isUuid } from "../shared/validation.ts";
 
@@ -52,6 +52,15 @@ export interface LiveStateListener {
   accessChanged(serverId: string, userIds?: string[]): Promise<void>;
   channelDeleted(channel: { id: string }): Promise<void>;
 }
+
+/** The events `publishAboutChannel` sends, and the payload field naming their channel. */
+const SCREENED_EVENTS = {
+  "channel:created": "id",
+  "channel:updated": "id",
+  "channel:deleted": "id",
+  "channel:permissions-updated": "channelId",
+} as const satisfies Partial<Record<GatewayEventName, string>>;
+export type ScreenedEvent = keyof typeof SCREENED_EVENTS;
 
 export class Members {
   constructor(
@@ -228,16 +237,86 @@ export class Members {
     for (const [socket, channelRooms] of joins) this.bus.addToRoom(socket.id, channelRooms);
   }
 
-  /** The personal rooms of the members who cannot see `channel`: events about it skip them. */
-  async roomsUnableToView(channel: ChannelRow): Promise<string[]> {
+  /**
+   * Publishes an event about `channel` to its server's room, except to the members who cannot
+   * view it (docs/gateway.md, "Channel events"). Only the users with a socket in the server's
+   * room are checked (EventBus.publishScreened), in one read of their standing per batch, and
+   * the permission is worked out once per distinct standing: the work follows the connected
+   * sockets, not the server's size. `overrides`: the channel's, read before it was deleted.
+   */
+  async publishAboutChannel<E extends ScreenedEvent>(
+    channel: ChannelRow,
+    event: E,
+    payload: GatewayPayload<E>,
+    overrides?: ChannelOverrides,
+  ): Promise<void> {
     const server = await this.access.server(channel.server_id);
-    const overrides = await this.access.overridesOf(channel);
-    const hidden: string[] = [];
-    for (const userId of await this.store.members.userIds(server.id)) {
-      const member = await this.access.memberOf(server, userId);
-      if (!member || !hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL)) {
-        hidden.push(rooms.user(userId));
+    const applying = overrides ?? (await this.access.overridesOf(channel));
+    await this.bus.publishScreened(rooms.server(server.id), event, payload, (userIds) => this.unableToView(server, applying, userIds));
+  }
+
+  /**
+   * Which of the events a resumed session missed it may be sent (docs/gateway.md, "Resume"):
+   * `publishAboutChannel` checked the users with a socket in the server room then, and a session
+   * away at that moment was not among them. Its channel events are kept when the user may view
+   * the channel now and dropped when they may not; an event about a channel that is gone (deleted
+   * since) cannot be told, and the session is not resumed (null: the client reloads).
+   */
+  async replayable(userId: string, events: readonly { event: unknown; payload: unknown }[]): Promise<boolean[] | null> {
+    const keep: boolean[] = [];
+    const decided = new Map<string, boolean | null>();
+    for (const { event, payload } of events) {
+      const key = typeof event === "string" && event in SCREENED_EVENTS ? SCREENED_EVENTS[event as ScreenedEvent] : null;
+      if (!key) {
+        keep.push(true);
+        continue;
       }
+      const channelId = typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>)[key] : undefined;
+      if (typeof channelId !== "string") return null;
+      if (!decided.has(channelId)) decided.set(channelId, await this.mayViewNow(channelId, userId));
+      const visible = decided.get(channelId);
+      if (visible === null || visible === undefined) return null;
+      keep.push(visible);
+    }
+    return keep;
+  }
+
+  /** True or false when the channel exists; null when it does not (or its server is gone). */
+  private async mayViewNow(channelId: string, userId: string): Promise<boolean | null> {
+    try {
+      await this.access.requireChannel(channelId, userId);
+      return true;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 403) return false;
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  /** A channel's overrides, for `publishAboutChannel` after the channel is gone. */
+  overridesOf(channel: ChannelRow): Promise<ChannelOverrides> {
+    return this.access.overridesOf(channel);
+  }
+
+  /** Of `userIds`, those who cannot view a channel of `server` with these overrides (non-members among them). */
+  private async unableToView(server: ServerRow, overrides: ChannelOverrides, userIds: readonly string[]): Promise<string[]> {
+    const members = await this.access.membersOf(server, userIds);
+    const byStanding = new Map<string, boolean>();
+    const hidden: string[] = [];
+    for (const userId of userIds) {
+      const member = members.get(userId);
+      if (!member) {
+        hidden.push(userId);
+        continue;
+      }
+      // The same built-in role, custom roles and timeout state: the same permissions in the channel.
+      const standing = `${member.input.builtinRole} ${member.timedOut ? 1 : 0} ${member.roles.map((role) => role.id).sort().join(",")}`;
+      let visible = byStanding.get(standing);
+      if (visible === undefined) {
+        visible = hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL);
+        byStanding.set(standing, visible);
+      }
+      if (!visible) hidden.push(userId);
     }
     return hidden;
   }
