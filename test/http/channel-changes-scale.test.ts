@@ -56,6 +56,8 @@ let sockets: ClientSocket[];
 let insiderSocket: ClientSocket;
 let outsiderSocket: ClientSocket;
 let queries: { readonly count: number };
+/** The queries of each round's deletion of a role nobody holds (warm, small, big; a large server's takes another path). */
+const roleDeletes: number[] = [];
 
 const api = (method: string, path: string, body?: unknown) => server.api(method, path, { token: owner.token, body });
 
@@ -84,10 +86,17 @@ afterAll(async () => {
   await server.stop();
 });
 
+/** What the tests read of channel:created, channel:updated and channel:deleted. */
+interface ChannelEvent {
+  id: string;
+  name?: string;
+  server_id: string;
+}
+
 /** Store queries of one change, and the events about `channelId` (any, when not given) the insider and the outsider got from it. */
 async function change(name: string, run: () => Promise<{ status: number }>, event: string, channelId?: string) {
-  const about = (payload: { id: string }) => channelId === undefined || payload.id === channelId;
-  const outsiderSaw = recordEvents<{ id: string }>(outsiderSocket, event);
+  const about = (payload: ChannelEvent) => channelId === undefined || payload.id === channelId;
+  const outsiderSaw = recordEvents<ChannelEvent>(outsiderSocket, event);
   const insiderGets = waitForEvent(insiderSocket, event, { filter: about });
   const before = queries.count;
   const res = await run();
@@ -129,6 +138,22 @@ async function changes(tag: string): Promise<Record<string, number>> {
   used.createPublic = queries.count - before;
   expect(open.status).toBe(201);
   expect((await outsiderHears).id).toBe(open.body.id);
+  // Role changes: one the outsider is given, whose permissions change, that moves, is taken back and deleted.
+  const role = (await api("POST", `/api/v1/roles/${serverId}`, { name: `scratch-${tag}`, color: "#445566", permissions: 0 })).body.id as string;
+  const counted = async (name: string, run: () => Promise<{ status: number }>) => {
+    const at = queries.count;
+    const res = await run();
+    used[name] = queries.count - at;
+    expect(res.status, name).toBeLessThan(300);
+  };
+  await counted("roleAssign", () => api("POST", `/api/v1/roles/${serverId}/assign`, { targetUserId: outsider.id, roleId: role }));
+  await counted("rolePermissions", () => api("PUT", `/api/v1/roles/${serverId}/${role}`, { permissions: P.SEND_MESSAGES }));
+  await counted("roleReorder", () => api("PUT", `/api/v1/roles/${serverId}/reorder`, [{ id: role, position: 1 }]));
+  await counted("roleUnassign", () => api("DELETE", `/api/v1/roles/${serverId}/assign/${outsider.id}/${role}`));
+  const at = queries.count;
+  expect((await api("DELETE", `/api/v1/roles/${serverId}/${role}`)).status).toBe(200);
+  roleDeletes.push(queries.count - at);
+
   // Gone again, so that every round starts from the same channels.
   const gone = waitForEvent(outsiderSocket, "channel:deleted");
   expect((await api("DELETE", `/api/v1/channels/${open.body.id}`)).status).toBe(200);
@@ -147,6 +172,23 @@ describe("channel changes in a big server", () => {
     const big = await changes("big");
     expect(big).toEqual(small);
   }, 60_000);
+
+  test("deleting a role 5,000 members hold tells them with role:deleted alone, in as many queries as a role nobody holds", async () => {
+    const crowd = (await api("POST", `/api/v1/roles/${serverId}`, { name: "crowd", color: "#778899", permissions: 0 })).body.id as string;
+    await addBulkMembers(server.app.store, serverId, 5_000, "crowd", { roleId: crowd });
+    expect((await api("POST", `/api/v1/roles/${serverId}/assign`, { targetUserId: outsider.id, roleId: crowd })).status).toBe(200);
+    const rolesUpdated = recordEvents(outsiderSocket, "member:roles-updated");
+    const deleted = waitForEvent(outsiderSocket, "role:deleted");
+    const at = queries.count;
+    expect((await api("DELETE", `/api/v1/roles/${serverId}/${crowd}`)).status).toBe(200);
+    expect(queries.count - at).toBeLessThanOrEqual(roleDeletes[2]!);
+    expect(await deleted).toBe(crowd);
+    await quietWindow();
+    expect(rolesUpdated).toEqual([]);
+    // The outsider holds it no more.
+    const roles = await server.api("GET", `/api/v1/roles/${serverId}/member/${outsider.id}`, { token: owner.token });
+    expect(roles.body.map((r: { id: string }) => r.id)).not.toContain(crowd);
+  });
 
   test("a socket that resumes after missing them gets the channel events it may see, and none of the others", async () => {
     // Users whose only socket is the one that drops: nobody of theirs was in the room to check.

@@ -225,8 +225,8 @@ export class Members {
       const missing = followers.filter((socket) => !socket.rooms.has(room));
       if (missing.length === 0) continue;
       const overrides = await this.access.overridesOf(channel);
+      await this.readMembers(server, members, missing.map((socket) => socket.userId));
       for (const socket of missing) {
-        if (!members.has(socket.userId)) members.set(socket.userId, await this.access.memberOf(server, socket.userId));
         const member = members.get(socket.userId);
         if (!member || !hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL)) continue;
         const list = joins.get(socket);
@@ -321,6 +321,14 @@ export class Members {
     return hidden;
   }
 
+  /** Reads into `members` the standing of those of `userIds` not in it yet, in one bulk read (null: not a member). */
+  private async readMembers(server: ServerRow, members: Map<string, MemberContext | null>, userIds: readonly string[]): Promise<void> {
+    const unread = [...new Set(userIds)].filter((id) => !members.has(id));
+    if (unread.length === 0) return;
+    const read = await this.access.membersOf(server, unread);
+    for (const id of unread) members.set(id, read.get(id) ?? null);
+  }
+
   /**
    * After a change that can take VIEW_CHANNEL away or grant it (an override, a role's bits, a
    * role assigned or unassigned), every affected member who can no longer see a channel leaves
@@ -335,15 +343,15 @@ export class Members {
     );
     const only = options.userIds ? new Set(options.userIds) : null;
     // Only users with a socket in a channel's room can need taking out of it, so the work
-    // follows those sockets, not the server's size; each member and each channel's overrides
-    // are read once.
+    // follows those sockets, not the server's size; the members are read in bulk, each once, and
+    // each channel's overrides once.
     const members = new Map<string, MemberContext | null>();
     for (const channel of channels) {
       const watchers = (await this.bus.usersIn(rooms.channel(channel.id))).filter((id) => !only || only.has(id));
       if (watchers.length === 0) continue;
       const overrides = await this.access.overridesOf(channel);
+      await this.readMembers(server, members, watchers);
       for (const userId of watchers) {
-        if (!members.has(userId)) members.set(userId, await this.access.memberOf(server, userId));
         const member = members.get(userId);
         const visible = member && hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL);
         if (!visible) this.bus.removeFromRoom(rooms.user(userId), rooms.channel(channel.id));
