@@ -19,9 +19,12 @@ import { quietWindow } from "../helpers/wait.ts";
 
 const MEMBERS = 20_000;
 
-/** Counts every statement the database runs, in transactions too (the calls pass through unchanged). */
-function countQueries(db: Database): { readonly count: number } {
-  const counter = { count: 0 };
+/**
+ * Counts every statement the database runs, in transactions too (the calls pass through
+ * unchanged); `since(mark)` lists the statements run since `count` was `mark`, for a failure's message.
+ */
+function countQueries(db: Database): { readonly count: number; since(mark: number): string } {
+  const statements: string[] = [];
   // A database may hand the same transaction object to each of its transactions: wrapped once.
   const wrapped = new WeakSet<object>();
   const wrap = <Q extends Database | Transaction>(target: Q): void => {
@@ -30,7 +33,8 @@ function countQueries(db: Database): { readonly count: number } {
     for (const method of ["get", "all", "run", "exec"] as const) {
       const original = target[method].bind(target) as (...args: unknown[]) => Promise<unknown>;
       (target as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-        counter.count++;
+        const [statement] = args as [string | { sql: string }];
+        statements.push((typeof statement === "string" ? statement : statement.sql).replace(/\s+/g, " ").slice(0, 120));
         return original(...args);
       };
     }
@@ -42,7 +46,12 @@ function countQueries(db: Database): { readonly count: number } {
       wrap(tx);
       return work(tx);
     }, options);
-  return counter;
+  return {
+    get count() {
+      return statements.length;
+    },
+    since: (mark) => statements.slice(mark).join("\n"),
+  };
 }
 
 let server: TestServer;
@@ -55,7 +64,7 @@ let privateCategory: string;
 let sockets: ClientSocket[];
 let insiderSocket: ClientSocket;
 let outsiderSocket: ClientSocket;
-let queries: { readonly count: number };
+let queries: ReturnType<typeof countQueries>;
 /** The queries of each round's deletion of a role nobody holds (warm, small, big; a large server's takes another path). */
 const roleDeletes: number[] = [];
 
@@ -146,10 +155,16 @@ async function changes(tag: string): Promise<Record<string, number>> {
     used[name] = queries.count - at;
     expect(res.status, name).toBeLessThan(300);
   };
+  // Each member:roles-updated awaited, so that none arrives during a later count.
+  const rolesUpdated = () => waitForEvent(outsiderSocket, "member:roles-updated");
+  let told = rolesUpdated();
   await counted("roleAssign", () => api("POST", `/api/v1/roles/${serverId}/assign`, { targetUserId: outsider.id, roleId: role }));
+  await told;
   await counted("rolePermissions", () => api("PUT", `/api/v1/roles/${serverId}/${role}`, { permissions: P.SEND_MESSAGES }));
   await counted("roleReorder", () => api("PUT", `/api/v1/roles/${serverId}/reorder`, [{ id: role, position: 1 }]));
+  told = rolesUpdated();
   await counted("roleUnassign", () => api("DELETE", `/api/v1/roles/${serverId}/assign/${outsider.id}/${role}`));
+  await told;
   const at = queries.count;
   expect((await api("DELETE", `/api/v1/roles/${serverId}/${role}`)).status).toBe(200);
   roleDeletes.push(queries.count - at);
@@ -176,12 +191,14 @@ describe("channel changes in a big server", () => {
   test("deleting a role 5,000 members hold tells them with role:deleted alone, in as many queries as a role nobody holds", async () => {
     const crowd = (await api("POST", `/api/v1/roles/${serverId}`, { name: "crowd", color: "#778899", permissions: 0 })).body.id as string;
     await addBulkMembers(server.app.store, serverId, 5_000, "crowd", { roleId: crowd });
+    const assigned = waitForEvent(outsiderSocket, "member:roles-updated");
     expect((await api("POST", `/api/v1/roles/${serverId}/assign`, { targetUserId: outsider.id, roleId: crowd })).status).toBe(200);
+    expect(await assigned).toEqual({ serverId, userId: outsider.id });
     const rolesUpdated = recordEvents(outsiderSocket, "member:roles-updated");
     const deleted = waitForEvent(outsiderSocket, "role:deleted");
     const at = queries.count;
     expect((await api("DELETE", `/api/v1/roles/${serverId}/${crowd}`)).status).toBe(200);
-    expect(queries.count - at).toBeLessThanOrEqual(roleDeletes[2]!);
+    expect(queries.count - at, queries.since(at)).toBeLessThanOrEqual(roleDeletes[2]!);
     expect(await deleted).toBe(crowd);
     await quietWindow();
     expect(rolesUpdated).toEqual([]);
