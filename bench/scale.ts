@@ -33,7 +33,7 @@ import { TokenService } from "../src/domain/accounts/tokens.ts";
 import { jwtCodec } from "../src/http/jwt-codec.ts";
 import type { Database } from "../src/store/database.ts";
 import { createDatabase, postgresBinDir, startCluster, type Cluster } from "../scripts/pg-cluster.ts";
-import { addBulkMembers } from "../test/web/bulk-members.ts";
+import { addBulkMembers } from "../test/helpers/seed.ts";
 import { argOf, hasFlag, log, pct, startHearth } from "./fixture.ts";
 
 const QUICK = hasFlag("quick");
@@ -125,7 +125,7 @@ async function build(app: App, f: number): Promise<Fixture> {
   }
   for (let i = 1; i < 3 * f; i++) if (!(await newServer(`other-${i}`, `scale${f}x${i}`))) throw new Error("server");
   const members = 1000 * f;
-  const bulk = await addBulkMembers({ app }, big.id, members, "sm");
+  const bulk = await addBulkMembers(store, big.id, members, "sm");
   const messages = 10_000 * f;
   const fixture = { serverId: big.id, channelId: channelIds[0]!, memberIds: [bulk.idOf(1), bulk.idOf(Math.ceil(members / 2)), bulk.idOf(members)], members };
   await addBulkMessages(store.db, fixture, messages);

@@ -165,7 +165,7 @@ export function createDomain(deps: DomainDeps) {
     members,
     servers,
     channels,
-    roles: new Roles(store, access, audit, members, bus, config.caps),
+    roles: new Roles(store, access, audit, members, bus, config.caps, config.largeServerMembers),
     invites: new Invites(store, access, audit, members, servers, config.caps, config.largeServerMembers),
     moderation: new Moderation(store, access, audit, members, bus),
     emojis: new Emojis(store, access, audit, uploads),
