@@ -5,7 +5,7 @@
  * (/usr/lib/postgresql/<version>/bin) or whatever `pg_config --bindir` names.
  */
 import { SQL } from "bun";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 
@@ -35,10 +35,16 @@ export function freePort(): number {
   return port;
 }
 
-export async function startCluster(options: { settings?: Record<string, string> } = {}): Promise<Cluster> {
+/**
+ * `dir`: a folder of the caller's that holds the cluster and is kept by `stop()` (bench/scale.ts
+ * caches its fixtures so): initdb runs only when it holds no cluster yet.
+ */
+export async function startCluster(options: { settings?: Record<string, string>; dir?: string } = {}): Promise<Cluster> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL is not installed (Debian: apt-get install postgresql)");
-  const dir = mkdtempSync(join(tmpdir(), "hearth-pg-"));
+  const kept = options.dir !== undefined;
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), "hearth-pg-"));
+  if (kept) mkdirSync(dir, { recursive: true });
   const asRoot = userInfo().uid === 0;
   if (asRoot) {
     const ids = Bun.spawnSync(["id", "-u", "postgres"]);
@@ -51,8 +57,11 @@ export async function startCluster(options: { settings?: Record<string, string> 
     if (!result.success) throw new Error(`${cmd[0]} failed: ${result.stderr.toString()}${result.stdout.toString()}`);
   };
   const data = join(dir, "data");
+  const remove = () => {
+    if (!kept) rmSync(dir, { recursive: true, force: true });
+  };
   try {
-    run([join(bin, "initdb"), "-D", data, "--auth=trust", "--username=postgres", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"]);
+    if (!existsSync(join(data, "PG_VERSION"))) run([join(bin, "initdb"), "-D", data, "--auth=trust", "--username=postgres", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"]);
     const port = freePort();
     const settings = {
       listen_addresses: "127.0.0.1",
@@ -72,14 +81,15 @@ export async function startCluster(options: { settings?: Record<string, string> 
       url,
       async stop() {
         try {
-          run([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]);
+          // A kept cluster is shut down cleanly: its next start needs no recovery.
+          run([join(bin, "pg_ctl"), "-D", data, "-m", kept ? "fast" : "immediate", "-w", "stop"]);
         } finally {
-          rmSync(dir, { recursive: true, force: true });
+          remove();
         }
       },
     };
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
+    remove();
     throw error;
   }
 }

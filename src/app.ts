@@ -35,7 +35,7 @@ import { messageUploadRoutes } from "./http/routes/message-uploads.ts";
 import { reactionRoutes } from "./http/routes/reactions.ts";
 import { pinRoutes } from "./http/routes/pins.ts";
 import { channelRoutes } from "./http/routes/channels.ts";
-import { inviteRoutes } from "./http/routes/invites.ts";
+import { inviteLookupRoutes, inviteRoutes } from "./http/routes/invites.ts";
 import { moderationRoutes } from "./http/routes/moderation.ts";
 import { roleRoutes } from "./http/routes/roles.ts";
 import { friendRoutes } from "./http/routes/friends.ts";
@@ -265,6 +265,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(soundboardRoutes(domain, auth))
     .use(premiumSoundboardRoutes(domain, auth))
     .use(inviteRoutes(domain, auth))
+    .use(inviteLookupRoutes(domain, auth))
     .use(moderationRoutes(domain, auth))
     .use(roleRoutes(domain, auth))
     .use(friendRoutes(domain, auth))

@@ -127,6 +127,11 @@ export class NativeFanout {
     this.held.set(socket.id, { socket, deliver });
   }
 
+  /** The held socket of this id, if one is held (it is in its rooms but not in the namespace yet). */
+  heldSocket(id: string): IoSocket | undefined {
+    return this.held.get(id)?.socket;
+  }
+
   /** Ends the hold: a socket that is connected is subscribed to its rooms (delivered natively from now on). */
   release(socket: IoSocket): void {
     if (this.held.get(socket.id)?.socket !== socket) return;

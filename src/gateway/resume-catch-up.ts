@@ -36,6 +36,8 @@ interface Connection {
   once(event: "close", listener: () => void): void;
 }
 type Persist = (session: Omit<Session, "missedPackets">) => void;
+/** Which of the missed packets (`[event, payload, offset]`) the socket may still be sent; null: not resumed (the client reloads). */
+export type ScreenMissed = (socket: Socket, missed: unknown[][]) => Promise<unknown[][] | null>;
 
 /** Redis stream ids ("ms-seq") in order. */
 function streamIdAtLeast(id: string, than: string): boolean {
@@ -56,6 +58,7 @@ export class ResumeCatchUp {
     private readonly store: Store,
     private readonly persist: Persist,
     private readonly fanout: NativeFanout,
+    private readonly screen: ScreenMissed = async (_socket, missed) => missed,
   ) {
     const onRawMessage = store.onRawMessage;
     if (onRawMessage) {
@@ -76,7 +79,7 @@ export class ResumeCatchUp {
    * Holds `socket` (just rebuilt in its rooms), sends it the events after `offset` and those
    * broadcast meanwhile, each once, in order; resolves false, with the hold dropped, when the
    * events could not be read again (the caller then does not resume it). The hold ends later,
-   * by itself.
+   * by itself. The missed events pass `screen` first (a refusal is a false too).
    */
   async start(socket: Socket, offset: string): Promise<boolean> {
     const conn = socket.conn as unknown as Connection;
@@ -97,7 +100,10 @@ export class ResumeCatchUp {
       // The adapter's own read, for a one-use session with the rooms the socket has now.
       const pid = `resume-${randomUUID()}`;
       this.persist({ sid: socket.id, pid, rooms: [...socket.rooms], data: socket.data });
-      missed = (await this.store.restoreSession(pid, offset)).missedPackets as unknown[][];
+      const read = await this.store.restoreSession(pid, offset);
+      const kept = await this.screen(socket, read.missedPackets as unknown[][]);
+      if (!kept) throw new Error("missed events it may not be sent");
+      missed = kept;
     } catch {
       this.fanout.release(socket);
       return false;

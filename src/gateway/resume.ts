@@ -65,7 +65,12 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger, li
   }
   const fanout = nativeFanoutOf(io);
   if (!fanout) throw new Error("installResume needs the native fan-out installed first");
-  const catchUp = new ResumeCatchUp(io, nsp.adapter as unknown as ConstructorParameters<typeof ResumeCatchUp>[1], persist, fanout);
+  // Channel events went to the users of the server room checked then; a session away meanwhile was not among them.
+  const screen = async (socket: Socket, missed: unknown[][]) => {
+    const keep = await domain.members.replayable(socket.data.userId as string, missed.map((packet) => ({ event: packet[0], payload: packet[1] })));
+    return keep && missed.filter((_, i) => keep[i]);
+  };
+  const catchUp = new ResumeCatchUp(io, nsp.adapter as unknown as ConstructorParameters<typeof ResumeCatchUp>[1], persist, fanout, screen);
 
   /** The session to rebuild (its missed events left to the catch-up) and the client's offset, or null. */
   async function restore(auth: Record<string, unknown>): Promise<{ session: Session; offset: string } | null> {

@@ -1,6 +1,11 @@
 import type { Server } from "socket.io";
 import { rooms, type EventBus, type GatewayEventName, type GatewayPayload, type RoomSocket } from "../domain/shared/events.ts";
+import { nativeFanoutOf } from "./native-fanout.ts";
+import { ResumableAdapter } from "./resumable-adapter.ts";
 import type { SocketData } from "./socket-types.ts";
+
+/** In cluster mode, how many times the users of a room are read again for those who joined meanwhile. */
+const SCREEN_ROUNDS = 3;
 
 /**
  * Delivers the domain's events through Socket.IO rooms. Every broadcast goes through the
@@ -14,6 +19,60 @@ export class SocketIoEventBus implements EventBus {
     if (Array.isArray(room) && room.length === 0) return;
     const target = this.io.to(room);
     (except.length ? target.except(except) : target).emit(event, payload);
+  }
+
+  async publishScreened<E extends GatewayEventName>(
+    room: string,
+    event: E,
+    payload: GatewayPayload<E>,
+    hiddenAmong: (userIds: string[]) => Promise<string[]>,
+  ): Promise<void> {
+    const asked = new Set<string>();
+    const except = new Set<string>();
+    const ask = async (userIds: string[]) => {
+      for (const id of userIds) asked.add(id);
+      for (const id of await hiddenAmong(userIds)) except.add(rooms.user(id));
+    };
+    /** The users of `room` not asked about yet; this node's sockets whose user is unknown are excepted by their own id. */
+    const unasked = (remote: readonly string[]) => {
+      const local = this.localUsersIn(room);
+      for (const id of local.unknown) except.add(id);
+      return [...new Set([...local.users, ...remote])].filter((id) => !asked.has(id));
+    };
+    if (this.io.of("/").adapter instanceof ResumableAdapter) {
+      // One node: the read that finds nobody new and the delivery run in one go, with no await between them.
+      for (;;) {
+        const fresh = unasked([]);
+        if (fresh.length === 0) return this.publish(room, event, payload, [...except]);
+        await ask(fresh);
+      }
+    }
+    // Cluster mode: every node's sockets (fetchSockets), read again after each answer.
+    for (let round = 0; round < SCREEN_ROUNDS; round++) {
+      const fresh = unasked(await this.usersIn(room));
+      if (fresh.length === 0) break;
+      await ask(fresh);
+    }
+    this.publish(room, event, payload, [...except]);
+  }
+
+  /**
+   * The users of this node's sockets in `room`, read synchronously from the adapter's rooms: a
+   * resumed socket being caught up (held, src/gateway/native-fanout.ts) is in its rooms before it
+   * is in the namespace. `unknown`: socket ids whose user cannot be told.
+   */
+  private localUsersIn(room: string): { users: Set<string>; unknown: string[] } {
+    const nsp = this.io.of("/");
+    const fanout = nativeFanoutOf(this.io);
+    const users = new Set<string>();
+    const unknown: string[] = [];
+    for (const id of nsp.adapter.rooms.get(room) ?? []) {
+      const socket = nsp.sockets.get(id) ?? fanout?.heldSocket(id);
+      const userId = (socket?.data as Partial<SocketData> | undefined)?.userId;
+      if (userId) users.add(userId);
+      else unknown.push(id);
+    }
+    return { users, unknown };
   }
 
   addToRoom(selector: string, room: string | string[]): void {

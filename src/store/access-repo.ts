@@ -1,4 +1,4 @@
-import type { Database } from "./database.ts";
+import type { Database, SqlValue } from "./database.ts";
 import type { BuiltinRole } from "./types.ts";
 
 interface AccessRow {
@@ -15,6 +15,9 @@ export interface AccessRole {
   position: number;
 }
 
+/** A member's standing as a permission check reads it (AccessRepo.member). */
+export type AccessMemberRow = AccessRow & { roles: AccessRole[] };
+
 export interface OverrideRow {
   role_id: string;
   allow: number;
@@ -25,6 +28,8 @@ export interface OverrideRow {
 export class AccessRepo {
   private readonly memberStmt;
   private readonly rolesStmt;
+  private readonly membersAmongStmt;
+  private readonly rolesAmongStmt;
   private readonly channelOverridesStmt;
   private readonly categoryOverridesStmt;
   /** SQLite only: the `access_version` row (sqlite/migrations.ts, version 16). */
@@ -51,6 +56,23 @@ export class AccessRepo {
        FROM member_roles mr
        WHERE mr.server_id = ? AND mr.user_id = ?`,
     );
+    // The same two reads for many members at once: the primary keys probe each id (an index condition on both databases).
+    this.membersAmongStmt = db.prepare<AccessRow & { user_id: string }, [string, SqlValue]>(
+      `SELECT * FROM (
+         SELECT m.user_id, (SELECT s.owner_id FROM servers s WHERE s.id = m.server_id) AS owner_id, m.role, m.timeout_until,
+                (SELECT r.id FROM roles r WHERE r.server_id = m.server_id AND r.is_default = 1) AS everyone_id,
+                (SELECT r.permissions FROM roles r WHERE r.server_id = m.server_id AND r.is_default = 1) AS everyone_permissions
+         FROM server_members m
+         WHERE m.server_id = ? AND m.user_id ${db.dialect.inIdList("?")}
+       ) access WHERE owner_id IS NOT NULL AND everyone_id IS NOT NULL`,
+    );
+    this.rolesAmongStmt = db.prepare<AccessRole & { user_id: string }, [string, SqlValue]>(
+      `SELECT mr.user_id, mr.role_id AS id,
+              (SELECT r.permissions FROM roles r WHERE r.id = mr.role_id) AS permissions,
+              (SELECT r.position FROM roles r WHERE r.id = mr.role_id) AS position
+       FROM member_roles mr
+       WHERE mr.server_id = ? AND mr.user_id ${db.dialect.inIdList("?")}`,
+    );
     this.channelOverridesStmt = db.prepare<OverrideRow, [string]>(
       "SELECT role_id, allow, deny FROM channel_overrides WHERE channel_id = ?",
     );
@@ -70,9 +92,22 @@ export class AccessRepo {
   }
 
   /** The member's standing in a server, or null for a non-member. */
-  async member(serverId: string, userId: string): Promise<(AccessRow & { roles: AccessRole[] }) | null> {
+  async member(serverId: string, userId: string): Promise<AccessMemberRow | null> {
     const row = await this.db.get(this.memberStmt, serverId, userId);
     return row ? { ...row, roles: await this.db.all(this.rolesStmt, serverId, userId) } : null;
+  }
+
+  /**
+   * `member` for each of `userIds` at once, in two queries however many they are: the members
+   * among them, by user id (non-members are absent).
+   */
+  async members(serverId: string, userIds: readonly string[]): Promise<Map<string, AccessMemberRow>> {
+    const found = new Map<string, AccessMemberRow>();
+    if (userIds.length === 0) return found;
+    const ids = this.db.dialect.idList([...userIds]);
+    for (const { user_id, ...row } of await this.db.all(this.membersAmongStmt, serverId, ids)) found.set(user_id, { ...row, roles: [] });
+    for (const { user_id, ...role } of await this.db.all(this.rolesAmongStmt, serverId, ids)) found.get(user_id)?.roles.push(role);
+    return found;
   }
 
   async channelOverrides(channelId: string): Promise<OverrideRow[]> {

@@ -120,6 +120,12 @@ export class InvitesRepo {
     return this.db.get(this.byIdStmt, id);
   }
 
+  /** An invite by its code, else the server whose vanity code it is (redeem's resolution, without counting anything). */
+  async resolve(code: string): Promise<{ invite: InviteRow | null; serverId: string | null }> {
+    const invite = await this.db.get(this.byCodeStmt, code);
+    return { invite, serverId: invite?.server_id ?? (await this.db.get(this.vanityStmt, code))?.id ?? null };
+  }
+
   /** Invites that still admit someone: not expired, not used up; the primary first, then newest. */
   async listActive(serverId: string): Promise<InviteRow[]> {
     return this.db.all(this.activeStmt, serverId, nowSeconds());

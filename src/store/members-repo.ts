@@ -68,6 +68,7 @@ export class MembersRepo {
   private readonly serverCountOfUser;
   private readonly serversBySizeStmt;
   private readonly membersAmongStmt;
+  private readonly onlineStmt;
 
   constructor(private readonly db: Database) {
     this.findStmt = db.prepare<MemberRow, [string, string]>("SELECT * FROM server_members WHERE server_id = ? AND user_id = ?");
@@ -139,6 +140,9 @@ export class MembersRepo {
        FROM server_members m JOIN servers s ON s.id = m.server_id WHERE m.user_id = $me`,
     );
     // The primary key probes each id.
+    this.onlineStmt = db.prepare<{ n: number }, [string]>(
+      "SELECT count(*) AS n FROM server_members m JOIN users u ON u.id = m.user_id WHERE m.server_id = ? AND u.status <> 'offline'",
+    );
     this.membersAmongStmt = db.prepare<{ user_id: string }, [string, string]>(
       `SELECT user_id FROM server_members WHERE server_id = ? AND user_id ${db.dialect.inJsonArray("?")}`,
     );
@@ -177,6 +181,11 @@ export class MembersRepo {
       await tx.run(this.countDown, serverId);
       return true;
     });
+  }
+
+  /** How many of the server's members are not offline: reads every membership, so only for servers of a bounded size (Invites.preview). */
+  async onlineCount(serverId: string): Promise<number> {
+    return Number((await this.db.get(this.onlineStmt, serverId))?.n ?? 0);
   }
 
   async userIds(serverId: string): Promise<string[]> {

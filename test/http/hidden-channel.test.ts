@@ -95,6 +95,7 @@ const REST: Record<string, RestCase> = {
   "channel get": { method: "GET", path: (i) => `/api/v1/channels/id/${i.channel}`, missing: "Channel" },
   "channel update": { method: "PUT", path: (i) => `/api/v1/channels/${i.channel}`, body: () => ({ topic: "x" }), missing: "Channel" },
   "channel duplicate": { method: "POST", path: (i) => `/api/v1/channels/${i.channel}/duplicate`, missing: "Channel" },
+  "own permissions": { method: "GET", path: (i) => `/api/v1/channels/${i.channel}/permissions/me`, missing: "Channel" },
   "overrides list": { method: "GET", path: (i) => `/api/v1/channels/${i.channel}/permissions`, missing: "Channel" },
   "override set": { method: "PUT", path: (i) => `/api/v1/channels/${i.channel}/permissions/${i.role}`, body: () => ({ allow: 0, deny: 0 }), missing: "Channel" },
   "override reset": { method: "DELETE", path: (i) => `/api/v1/channels/${i.channel}/permissions/${i.role}`, missing: "Channel" },

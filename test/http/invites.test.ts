@@ -297,3 +297,60 @@ describe("POST /api/v1/servers/join/:inviteCode", () => {
     expectError(await call("POST", `/join/anything`, null), 401);
   });
 });
+
+describe("GET /api/v1/invites/:code", () => {
+  const lookUp = (code: string, user: TestUser | null) => server.api("GET", `/api/v1/invites/${encodeURIComponent(code)}`, { token: user?.token });
+
+  test("shows the server's public face, its counts, the inviter and whether the caller is in, without using the invite", async () => {
+    const { owner, member, outsider, serverId } = await community(server, { name: "Looked Up" });
+    const invite = await createInvite(serverId, owner, { max_uses: 5, expires_in: 3600 });
+    const online = await server.connect(member.token);
+    const res = await lookUp(invite.code, outsider);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      code: invite.code,
+      expires_at: invite.expires_at,
+      max_uses: 5,
+      uses: 0,
+      server: { id: serverId, name: "Looked Up", description: "", icon: null, banner: null, member_count: 2, online_count: 1 },
+      inviter: { id: owner.id, username: owner.username, avatar: null },
+      is_member: false,
+    });
+    expect((await lookUp(invite.code, member)).body.is_member).toBe(true);
+    // Looking up counts no use and writes nothing.
+    expect((await call("GET", `/${serverId}/invites`, owner)).body.find((i: any) => i.id === invite.id).uses).toBe(0);
+    expect((await auditLog(server, serverId, owner)).filter((e) => e.action === "MEMBER_JOIN")).toEqual([]);
+    online.close();
+  });
+
+  test("a vanity code resolves to its server; a large server counts no one online", async () => {
+    const big = await startServer({ largeServerMembers: 1 });
+    try {
+      const owner = await big.register();
+      const serverId = await createServer(big, owner, "Vain");
+      const other = await big.register();
+      await addMember(big, serverId, other);
+      expect((await big.api("POST", `/api/v1/servers/${serverId}/vanity`, { token: owner.token, body: { code: "vain-place" } })).status).toBe(200);
+      const res = await big.api("GET", "/api/v1/invites/vain-place", { token: other.token });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ code: "vain-place", expires_at: null, max_uses: null, uses: null, inviter: null, is_member: true });
+      expect(res.body.server).toMatchObject({ id: serverId, name: "Vain", member_count: 2, online_count: null });
+    } finally {
+      await big.stop();
+    }
+  });
+
+  test("expired and used-up invites get joining's 400s; unknown codes 404; no token 401", async () => {
+    const { owner, serverId } = await community(server);
+    const usedUp = await createInvite(serverId, owner, { max_uses: 1 });
+    const joiner = await server.register();
+    expect((await call("POST", `/join/${usedUp.code}`, joiner)).status).toBe(200);
+    expectError(await lookUp(usedUp.code, owner), 400, "This invite has reached its maximum number of uses");
+    const expiring = await createInvite(serverId, owner, { expires_in: 1 });
+    await server.app.store.db.run(server.app.store.db.prepare("UPDATE invites SET expires_at = ? WHERE id = ?"), nowSeconds() - 1, expiring.id);
+    expectError(await lookUp(expiring.code, owner), 400, "This invite has expired");
+    expectError(await lookUp("nothing123", owner), 404, "Invite not found");
+    expectError(await lookUp("x".repeat(200), owner), 404, "Invite not found");
+    expect((await lookUp(usedUp.code, null)).status).toBe(401);
+  });
+});

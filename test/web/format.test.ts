@@ -1,6 +1,6 @@
 /** Formatting for the reader (web/lib/format.ts) and the typing throttle (web/lib/typing.ts). */
 import { expect, test } from "bun:test";
-import { channelLabel, formatEmbedTimestamp, formatFileSize, formatMessageTime, initials, inviteCodeFrom, typingText } from "../../web/lib/format.ts";
+import { channelLabel, formatEmbedTimestamp, formatFileSize, formatMessageTime, formatTimeLeft, initials, inviteCodeFrom, typingText } from "../../web/lib/format.ts";
 import { TYPING_SEND_EVERY_MS, TypingSender } from "../../web/lib/typing.ts";
 
 test("an embed timestamp in the reader's locale and time zone", () => {
@@ -66,4 +66,9 @@ test("typing:start at most once per interval while typing, one stop after sendin
 test("channelLabel: a text channel with #, a voice channel as the sidebar shows it", () => {
   expect(channelLabel({ name: "general", type: "text" })).toBe("#general");
   expect(channelLabel({ name: "Lounge", type: "voice" })).toBe("Lounge");
+});
+
+test("a countdown's time left: minutes and seconds, hours, days; never negative", () => {
+  const cases: [number, string][] = [[0, "0:00"], [-5, "0:00"], [9, "0:09"], [8.2, "0:09"], [245, "4:05"], [3723, "1:02:03"], [86400, "1 day 0:00:00"], [3 * 86400 + 3723, "3 days 1:02:03"]];
+  for (const [seconds, text] of cases) expect(formatTimeLeft(seconds)).toBe(text);
 });

@@ -10,7 +10,7 @@ import type { PresenceStatus, Role } from "../../web/lib/wire-types.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 import { startServer, type TestServer, type TestUser } from "../helpers/server.ts";
 import { eventually } from "../helpers/wait.ts";
-import { addBulkMembers } from "./bulk-members.ts";
+import { addBulkMembers } from "../helpers/seed.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -79,7 +79,7 @@ test("a large server: the first page and the reader, more pages on request, look
   const owner = await server.register(`${tag()}owner`);
   const serverId = await createServer(server, owner);
   const prefix = tag();
-  const bulk = await addBulkMembers(server, serverId, 250, prefix);
+  const bulk = await addBulkMembers(server.app.store, serverId, 250, prefix);
   const { directory, requests } = directoryFor(owner, serverId, 251);
   await directory.ensureLoaded();
   expect(directory.large.peek()).toBe(true);
@@ -108,7 +108,7 @@ test("a large server: search, lookup, join, roles, role deletion and leaving eac
   const owner = await server.register(`${tag()}owner`);
   const serverId = await createServer(server, owner);
   const prefix = tag();
-  const bulk = await addBulkMembers(server, serverId, 150, prefix);
+  const bulk = await addBulkMembers(server.app.store, serverId, 150, prefix);
   const { directory, requests } = directoryFor(owner, serverId, 151);
   await directory.ensureLoaded();
   requests.length = 0;

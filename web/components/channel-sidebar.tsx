@@ -3,6 +3,7 @@ import type { Channel, Server } from "../lib/wire-types.ts";
 import { channelTree } from "../lib/channel-tree.ts";
 import type { ServerState } from "../state/server-state.ts";
 import { InviteDialog } from "./server-dialogs.tsx";
+import { LeaveServerDialog } from "./server-exit-dialogs.tsx";
 import { UserPanel } from "./user-panel.tsx";
 import { Icon } from "./icons.tsx";
 import { session } from "../state/app-state.ts";
@@ -17,6 +18,7 @@ import { MentionBadge } from "./mention-badge.tsx";
 /** The server's channels by category (only those the reader may view), plus "Invite people". */
 export function ChannelSidebar({ server, state, activeChannelId }: { server: Server; state: ServerState; activeChannelId: string | undefined }) {
   const [inviting, setInviting] = useState(false);
+  const [leaving, setLeaving] = useState(false);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [menu, setMenu] = useState<{ at: MenuAt; channel: Channel } | null>(null);
   const channels = state.channels.value;
@@ -46,6 +48,9 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
                 Server settings
               </a>
             )}
+            <button type="button" class="secondary small" onClick={() => setLeaving(true)}>
+              Leave server
+            </button>
           </div>
         </header>
         <div class="sidebar-scroll">
@@ -113,6 +118,7 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
         />
       )}
       {inviting && <InviteDialog serverId={server.id} serverName={server.name} onClose={() => setInviting(false)} />}
+      {leaving && <LeaveServerDialog server={server} onClose={() => setLeaving(false)} />}
     </div>
   );
 }

@@ -18,7 +18,7 @@ import { gateway, rest } from "../state/app-state.ts";
 import { sendMessage, uploadMessage } from "../state/place-requests.ts";
 import { Avatar } from "./avatar.tsx";
 import { CommandForm } from "./command-form.tsx";
-import { usePlace } from "./place-context.ts";
+import { mayHere, usePlace } from "./place-context.ts";
 import { listKeys, SuggestionList, type Suggestion } from "./suggestion-list.tsx";
 import { useMemberSearch } from "./use-member-search.ts";
 import { ErrorAlert } from "./error-alert.tsx";
@@ -306,9 +306,11 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
         />
       ) : (
         <div class="composer-row">
-          <button type="button" class="icon attach" aria-label="Attach files" title="Attach files" onClick={() => fileInput.current?.click()}>
-            <Icon name="plus" size={20} />
-          </button>
+          {mayHere(place, "ATTACH_FILES") && (
+            <button type="button" class="icon attach" aria-label="Attach files" title="Attach files" onClick={() => fileInput.current?.click()}>
+              <Icon name="plus" size={20} />
+            </button>
+          )}
           <input ref={fileInput} type="file" multiple hidden onChange={(e) => {
             addFiles(e.currentTarget.files);
             e.currentTarget.value = "";

@@ -13,6 +13,7 @@ import { useLocation } from "preact-iso/router";
 import { VList, type VListHandle } from "virtua";
 import { errorMessage } from "../lib/api-errors.ts";
 import { hoistedRoles, memberGroups } from "../lib/member-order.ts";
+import { nameColour } from "../lib/role-colour.ts";
 import type { Member, Role } from "../lib/wire-types.ts";
 import { store } from "../state/app-state.ts";
 import { MEMBER_SEARCH_LIMIT, type MemberDirectory } from "../state/member-directory.ts";
@@ -100,7 +101,7 @@ function SmallList({ members, ...rows }: RowsProps & { members: readonly Member[
     <>
       {groups.map((group) => (
         <div key={group.key} role="group" aria-labelledby={`members-${group.key}`}>
-          <h3 id={`members-${group.key}`} class="members-heading">
+          <h3 id={`members-${group.key}`} class="members-heading" style={group.color ? { color: group.color } : undefined}>
             {group.title} — {group.size}
           </h3>
           <ul>
@@ -142,13 +143,13 @@ function SearchResults({ state, query, results, searching, ...rows }: RowsProps 
   );
 }
 
-type Row = { kind: "heading"; key: string; title: string; size: number } | { kind: "member"; key: string; member: Member } | { kind: "more"; key: "more" };
+type Row = { kind: "heading"; key: string; title: string; size: number; color?: string } | { kind: "member"; key: string; member: Member } | { kind: "more"; key: "more" };
 
 /** The groups' headings (hoisted roles, Online, Offline) and their rows; a last row loads more. */
 function buildRows(members: readonly Member[], roles: readonly Role[], more: boolean): Row[] {
   const rows: Row[] = [];
   for (const group of memberGroups(members, hoistedRoles(roles))) {
-    rows.push({ kind: "heading", key: `h-${group.key}`, title: group.title, size: group.size });
+    rows.push({ kind: "heading", key: `h-${group.key}`, title: group.title, size: group.size, color: group.color });
     for (let i = group.start; i < group.start + group.size; i++) rows.push({ kind: "member", key: members[i]!.user_id, member: members[i]! });
   }
   if (more) rows.push({ kind: "more", key: "more" });
@@ -239,7 +240,7 @@ function LargeList({ state, members, ...rows }: RowsProps & { state: ServerState
         if (row.kind === "heading") {
           return (
             <div key={row.key} role="listitem" class="members-heading-row">
-              <h3 class="members-heading">
+              <h3 class="members-heading" style={row.color ? { color: row.color } : undefined}>
                 {row.title} — {count.format(row.size)}
               </h3>
             </div>
@@ -308,11 +309,10 @@ function sameRow(a: RowsProps & { member: Member }, b: RowsProps & { member: Mem
   return a.member === b.member && a.roles === b.roles && a.meId === b.meId && (a.open === id) === (b.open === id);
 }
 
-/** The colour of the member's highest coloured custom role, as chat apps show names. */
+/** The member's name in the colour of their highest coloured role. */
 function roleColor(member: Member, roles: Role[]) {
-  if (member.roles.length === 0) return undefined;
-  const held = roles.filter((r) => member.roles.includes(r.id) && r.color && r.color !== "#000000").sort((a, b) => b.position - a.position);
-  return held[0] ? { color: held[0].color } : undefined;
+  const color = nameColour(member.roles, roles);
+  return color ? { color } : undefined;
 }
 
 function MemberCard({ member, roles, isMe, onClose }: { member: Member; roles: Role[]; isMe: boolean; onClose: () => void }) {

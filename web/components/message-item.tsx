@@ -12,15 +12,32 @@ import type { Attachment, Message } from "../lib/wire-types.ts";
 import { formatFileSize, formatFullTime, formatMessageTime } from "../lib/format.ts";
 import { imageBox } from "../lib/image-box.ts";
 import { can } from "../lib/permissions.ts";
+import { nameColour } from "../lib/role-colour.ts";
 import { Avatar } from "./avatar.tsx";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { EmbedView } from "./embed-view.tsx";
 import { EmojiPicker } from "./emoji-picker.tsx";
 import { MessageContent } from "./message-content.tsx";
-import { usePlace } from "./place-context.ts";
+import { mayHere, usePlace } from "./place-context.ts";
 import { ReactionBar } from "./reaction-bar.tsx";
 import { Icon } from "./icons.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
+
+/**
+ * The author's name, in the colour of their highest coloured role in a server (the member as the
+ * app knows it, looked up when a large server's list lacks them). Its own component: a member's
+ * change re-renders the name, not the message.
+ */
+function AuthorName({ id, message }: { id: string; message: Message }) {
+  const { server } = usePlace();
+  const member = server && !message.webhook_id ? server.members.lookup(message.user_id) : undefined;
+  const color = member ? nameColour(member.roles, server!.roles.value) : undefined;
+  return (
+    <span class="author" id={id} style={color ? { color } : undefined}>
+      {message.username}
+    </span>
+  );
+}
 
 interface MessageItemProps {
   message: Message;
@@ -95,9 +112,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
       <div class="message-body">
         {message.reply_to && <ReplyPreview replyTo={message.reply_to} messageId={message.id} />}
         <div class={grouped ? "message-header visually-hidden" : "message-header"}>
-          <span class="author" id={authorId}>
-            {message.username}
-          </span>
+          <AuthorName id={authorId} message={message} />
           {message.webhook_id ? (
             <span class="badge webhook" title="Sent by a webhook">
               WEBHOOK
@@ -149,14 +164,16 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
       </div>
       {!editing && (
         <div class="message-actions" role="toolbar" aria-label="Message actions">
-          {isChannel && (
+          {isChannel && mayHere(place, "ADD_REACTIONS") && (
             <button type="button" class="icon" aria-label="Add reaction" title="Add reaction" aria-expanded={picking} onClick={() => setPicking(!picking)}>
               <Icon name="smile" />
             </button>
           )}
-          <button type="button" class="icon" aria-label="Reply" title="Reply" onClick={() => onReply(message)}>
-            <Icon name="reply" />
-          </button>
+          {mayHere(place, "SEND_MESSAGES") && (
+            <button type="button" class="icon" aria-label="Reply" title="Reply" onClick={() => onReply(message)}>
+              <Icon name="reply" />
+            </button>
+          )}
           {own && (
             <button type="button" class="icon" aria-label="Edit" title="Edit" onClick={() => setEditing(true)}>
               <Icon name="edit" />

@@ -1,7 +1,9 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { Message } from "../lib/wire-types.ts";
+import type { CannotSend } from "../lib/permissions.ts";
 import { Composer } from "./composer.tsx";
+import { ComposerNotice } from "./composer-notice.tsx";
 import { MessageList } from "./message-list.tsx";
 import { PinsPanel } from "./pins-panel.tsx";
 import { PlaceContext, type PlaceContextValue } from "./place-context.ts";
@@ -14,13 +16,13 @@ import { Icon } from "./icons.tsx";
  * A place's main column (a channel or a DM): its header (with the search box), the message log,
  * who is typing, the composer, and one side panel at a time (pinned messages or search results).
  */
-export function PlaceView({ value, title, topic, tools, canSend = true, cannotSendReason, above, chat = true, newMessagesAfter, onReachedBottom }: {
+export function PlaceView({ value, title, topic, tools, cannotSend = null, above, chat = true, newMessagesAfter, onReachedBottom }: {
   value: PlaceContextValue;
   title: ComponentChildren;
   topic?: string | null;
   tools?: ComponentChildren;
-  canSend?: boolean;
-  cannotSendReason?: string;
+  /** Why the reader may not send here (the composer's place says so), or null. */
+  cannotSend?: CannotSend | null;
   /** Shown above the messages (a voice channel's room). */
   above?: ComponentChildren;
   /** False: no messages at all (a voice channel with its text chat off). */
@@ -69,10 +71,10 @@ export function PlaceView({ value, title, topic, tools, canSend = true, cannotSe
             {above}
             {chat && <MessageList onReply={setReplyTo} stickSignal={stick} newMessagesAfter={newMessagesAfter} onReachedBottom={onReachedBottom} />}
             {chat && <TypingIndicator />}
-            {!chat ? null : canSend ? (
-              <Composer replyTo={replyTo} onCancelReply={() => setReplyTo(null)} onSent={() => setStick((n) => n + 1)} />
+            {cannotSend ? (
+              <ComposerNotice reason={cannotSend} />
             ) : (
-              <p class="composer-disabled">{cannotSendReason}</p>
+              chat && <Composer replyTo={replyTo} onCancelReply={() => setReplyTo(null)} onSent={() => setStick((n) => n + 1)} />
             )}
           </div>
           {searching ? <SearchPanel request={search} onClose={closeSearch} /> : showPins && <PinsPanel onClose={() => setShowPins(false)} />}

@@ -3,7 +3,9 @@ import { useLocation } from "preact-iso/router";
 import { errorMessage } from "../lib/api-errors.ts";
 import { inviteCodeFrom } from "../lib/format.ts";
 import type { Server } from "../lib/wire-types.ts";
-import { rest, store } from "../state/app-state.ts";
+import { DEFAULT_INVITE_SECONDS, expiryText, INVITE_EXPIRY_CHOICES, INVITE_USE_CHOICES, stillUsable, type RememberedInvite } from "../lib/invite-options.ts";
+import { rest, session, store } from "../state/app-state.ts";
+import { useAction } from "./use-async.ts";
 import { CopyButton } from "./copy-button.tsx";
 import { Dialog } from "./dialog.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
@@ -99,15 +101,55 @@ export function JoinServerDialog({ onClose }: { onClose: () => void }) {
 }
 
 /** A fresh invite to the server, as a link to copy. */
+/** The link this device made last for `serverId` as `userId`, if any. */
+const inviteKey = (userId: string, serverId: string) => `hearth.invite.${userId}.${serverId}`;
+function rememberedInvite(userId: string, serverId: string): RememberedInvite | null {
+  try {
+    const stored = JSON.parse(localStorage.getItem(inviteKey(userId, serverId)) ?? "null") as RememberedInvite | null;
+    return stored && typeof stored.code === "string" ? stored : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * "Invite people": the link the reader made before on this device while it still admits people
+ * (looked up: deleted or used-up links are not shown again), else a new one that expires in 7
+ * days; "Edit invite link" makes a new one with another expiry and use limit.
+ */
 export function InviteDialog({ serverId, serverName, onClose }: { serverId: string; serverName: string; onClose: () => void }) {
-  const [link, setLink] = useState<string | null>(null);
+  const userId = session.value?.user.id ?? "";
+  const [invite, setInvite] = useState<RememberedInvite | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [expiry, setExpiry] = useState(DEFAULT_INVITE_SECONDS);
+  const [uses, setUses] = useState(0);
+  const action = useAction();
+  const make = async (expiresIn: number, maxUses: number) => {
+    const created = await rest.request("createInvite", { params: { id: serverId }, body: { expires_in: expiresIn, max_uses: maxUses } });
+    const made = { code: created.code, expires_at: created.expires_at };
+    localStorage.setItem(inviteKey(userId, serverId), JSON.stringify(made));
+    setInvite(made);
+  };
   useEffect(() => {
-    rest.request("createInvite", { params: { id: serverId }, body: {} }).then(
-      (invite) => setLink(`${location.origin}/invite/${invite.code}`),
-      (failure) => setError(errorMessage(failure)),
-    );
+    let live = true;
+    (async () => {
+      const known = rememberedInvite(userId, serverId);
+      if (stillUsable(known, Date.now() / 1000)) {
+        try {
+          const preview = await rest.request("getInvitePreview", { params: { code: known.code } });
+          if (live && preview.server.id === serverId) return setInvite(known);
+        } catch {
+          // Deleted, used up or expired meanwhile: a new one is made.
+        }
+      }
+      if (live) await make(DEFAULT_INVITE_SECONDS, 0);
+    })().catch((failure) => live && setError(errorMessage(failure)));
+    return () => {
+      live = false;
+    };
   }, [serverId]);
+  const link = invite ? `${location.origin}/invite/${invite.code}` : null;
   return (
     <Dialog title={`Invite people to ${serverName}`} onClose={onClose}>
       <p class="muted">Share this link. Anyone with an account who opens it can join.</p>
@@ -116,11 +158,59 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
         <input readOnly aria-label="Invite link" value={link ?? "Creating an invite…"} onFocus={(e) => e.currentTarget.select()} />
         <CopyButton text={link} />
       </div>
-      <form method="dialog" class="actions">
-        <button type="submit" class="secondary">
-          Done
-        </button>
-      </form>
+      {invite && <p class="muted small">{expiryText(invite.expires_at, Date.now() / 1000)}</p>}
+      {editing ? (
+        <form
+          class="form invite-options"
+          aria-label="Invite link settings"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            if (await action.run(() => make(expiry, uses), "A new link is ready.")) setEditing(false);
+          }}
+        >
+          <label class="field">
+            <span>Expire after</span>
+            <select value={expiry} onChange={(e) => setExpiry(Number(e.currentTarget.value))}>
+              {INVITE_EXPIRY_CHOICES.map((choice) => (
+                <option key={choice.seconds} value={choice.seconds}>
+                  {choice.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="field">
+            <span>Max number of uses</span>
+            <select value={uses} onChange={(e) => setUses(Number(e.currentTarget.value))}>
+              {INVITE_USE_CHOICES.map((choice) => (
+                <option key={choice.uses} value={choice.uses}>
+                  {choice.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <ErrorAlert message={action.error} />
+          <div class="actions">
+            <button type="button" class="secondary" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+            <button type="submit" class="primary" disabled={action.busy}>
+              Generate a new link
+            </button>
+          </div>
+        </form>
+      ) : (
+        <form method="dialog" class="actions">
+          <p class="sr-only" role="status">
+            {action.status}
+          </p>
+          <button type="button" class="secondary" onClick={() => setEditing(true)} disabled={!invite}>
+            Edit invite link
+          </button>
+          <button type="submit" class="primary">
+            Done
+          </button>
+        </form>
+      )}
     </Dialog>
   );
 }

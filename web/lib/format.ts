@@ -47,6 +47,17 @@ export function formatFullTime(unixSeconds: number, options: LocaleOptions = {})
   return dateFormat(options.locale, { dateStyle: "full", timeStyle: "short", timeZone: options.timeZone }).format(new Date(unixSeconds * 1000));
 }
 
+/** A countdown's time left: "0:09", "4:05", "1:02:03", "3 days 1:02:03" (never negative). */
+export function formatTimeLeft(seconds: number): string {
+  const total = Math.max(0, Math.ceil(seconds));
+  const days = Math.floor(total / 86400);
+  const hours = Math.floor((total % 86400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const two = (n: number) => String(n).padStart(2, "0");
+  const clock = hours > 0 || days > 0 ? `${hours}:${two(minutes)}:${two(total % 60)}` : `${minutes}:${two(total % 60)}`;
+  return days > 0 ? `${days} ${days === 1 ? "day" : "days"} ${clock}` : clock;
+}
+
 export function formatFileSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const units = ["KB", "MB", "GB"];

@@ -7,6 +7,7 @@
  * stop loading). Kept sorted as members change one at a time: a presence event moves one entry
  * (a binary search and one array copy), it never re-sorts the list.
  */
+import { hasColour } from "./role-colour.ts";
 import type { Member, Role } from "./wire-types.ts";
 
 export const isOnline = (member: Pick<Member, "status">): boolean => member.status !== "offline";
@@ -113,6 +114,8 @@ export function matchingNames(list: readonly Member[], query: string, limit: num
 export interface MemberGroup {
   key: string;
   title: string;
+  /** A hoisted role's colour, when it has one. */
+  color?: string;
   start: number;
   size: number;
 }
@@ -125,14 +128,16 @@ export function memberGroups(members: readonly Member[], hoisted: readonly Role[
     const member = members[i]!;
     let key = "offline";
     let title = "Offline";
+    let color: string | undefined;
     if (isOnline(member)) {
       const role = hoisted[hoistRank(member, rankOf, hoisted.length)];
       key = role ? `role-${role.id}` : "online";
       title = role ? role.name : "Online";
+      if (role && hasColour(role)) color = role.color;
     }
     const last = groups.at(-1);
     if (last?.key === key) last.size++;
-    else groups.push({ key, title, start: i, size: 1 });
+    else groups.push({ key, title, start: i, size: 1, ...(color ? { color } : {}) });
   }
   return groups;
 }

@@ -3,7 +3,7 @@
  * server does (server-wide bits only: channel overrides are readable only by managers). The
  * app uses it to offer actions; the server still decides, and its refusal is shown.
  */
-import type { Member, Role } from "./wire-types.ts";
+import type { Channel, Member, MyChannelPermissions, Role } from "./wire-types.ts";
 import { BUILTIN_ROLES, computeBasePermissions, PERMISSIONS, type BuiltinRole } from "./shared-rules.ts";
 
 export function basePermissionsOf(member: Member | undefined, roles: Role[], ownerId: string): number {
@@ -22,3 +22,14 @@ export function basePermissionsOf(member: Member | undefined, roles: Role[], own
 }
 
 export const can = (bits: number, permission: keyof typeof PERMISSIONS): boolean => (bits & PERMISSIONS[permission]) !== 0;
+
+/** Why the composer of a channel is not offered, or null when it is (or while the reader's bits are not known yet). */
+export type CannotSend = { kind: "voice-chat-off" } | { kind: "timed-out"; until: number } | { kind: "no-permission" };
+
+export function whyCannotSend(channel: Pick<Channel, "type" | "chat_enabled">, mine: MyChannelPermissions | null, nowSeconds: number): CannotSend | null {
+  if (channel.type === "voice" && !channel.chat_enabled) return { kind: "voice-chat-off" };
+  if (!mine) return null;
+  // Bits worked out under a timeout that has ended since: offered again while they are asked for anew.
+  if (mine.timeout_until !== null) return mine.timeout_until > nowSeconds ? { kind: "timed-out", until: mine.timeout_until } : null;
+  return can(mine.permissions, "SEND_MESSAGES") ? null : { kind: "no-permission" };
+}

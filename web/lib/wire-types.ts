@@ -48,6 +48,10 @@ export type NotificationOverride = S.NotificationOverride;
 
 /** A channel's or category's override for one role (docs/channels.md). */
 export type PermissionOverride = S.PermissionOverride;
+/** GET /invites/:code: what an invite link shows before it is accepted. */
+export type InvitePreview = S.InvitePreview;
+/** GET /channels/:id/permissions/me: the reader's own bits in a channel, and a running timeout's end. */
+export type MyChannelPermissions = S.MyChannelPermissions;
 /** `max_uses` null: unlimited; `expires_at` unix seconds, null: never. */
 export type ServerInvite = S.Invite;
 export type Ban = S.Ban;

@@ -7,7 +7,7 @@ import { useRoute } from "preact-iso/router";
 import { Redirect } from "../app.tsx";
 import type { Channel, Dm, MeUser, Server } from "../lib/wire-types.ts";
 import { firstTextChannel } from "../lib/channel-tree.ts";
-import { basePermissionsOf } from "../lib/permissions.ts";
+import { basePermissionsOf, whyCannotSend } from "../lib/permissions.ts";
 import { ALL_PERMISSIONS } from "../lib/shared-rules.ts";
 import { session, store } from "../state/app-state.ts";
 import type { ServerState } from "../state/server-state.ts";
@@ -109,6 +109,7 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
   // The reader's own member only: this page does not re-render on other members' presence.
   const self = state.members.self.value;
   const roles = state.roles.value;
+  const mine = state.permissions.of(channel.id);
   const value: PlaceContextValue = {
     place: { kind: "channel", channelId: channel.id },
     timeline,
@@ -118,6 +119,7 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
     dm: null,
     label: channelLabel(channel),
     permissions: basePermissionsOf(self, roles, server.owner_id),
+    channelBits: mine?.permissions ?? null,
     // A mention of a member the app does not know yet (a large server) is looked up once.
     userName: (id) => (id === me.id ? me.username : state.members.lookup(id)?.username),
     channelOf: (id) => state.channels.value?.find((c) => c.id === id),
@@ -139,8 +141,7 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
         </>
       }
       topic={channel.topic}
-      canSend={!voiceWithoutChat}
-      cannotSendReason="Text chat is off in this voice channel."
+      cannotSend={whyCannotSend(channel, mine, Date.now() / 1000)}
       tools={
         <button type="button" class="tool" aria-pressed={showMembers} onClick={onToggleMembers}>
           <Icon name="users" size={16} /> Members
@@ -219,6 +220,7 @@ function DmPlace({ dm, me }: { dm: Dm; me: MeUser }) {
     dm,
     label,
     permissions: ALL_PERMISSIONS,
+    channelBits: null,
     userName: (id) => people.find((p) => p.id === id)?.username,
     channelOf: () => undefined,
     roleOf: () => undefined,

@@ -48,7 +48,7 @@ export class MemberDirectory {
   readonly hasMore = signal(false);
   readonly loadingMore = signal(false);
   readonly error = signal<string | null>(null);
-  /** Bumped when a member becomes known or stops being known: what names depend on, not presence. */
+  /** Bumped when a member becomes known, stops being known, or changes name or roles: what names and their colours depend on, not presence. */
   private readonly roster = signal(0);
   private readonly threshold = signal<number | null>(null);
   /** The reader's own member: their permissions. Changes only when that member does. */
@@ -332,7 +332,7 @@ export class MemberDirectory {
     this.index.set(member.user_id, member);
     batch(() => {
       this.members.value = replaceSorted(list, previous, member, this.compare);
-      if (!previous || previous.username !== member.username) this.roster.value = this.roster.peek() + 1;
+      if (!previous || previous.username !== member.username || previous.roles.join() !== member.roles.join()) this.roster.value = this.roster.peek() + 1;
     });
   }
 

@@ -8,12 +8,15 @@ import { batch, signal } from "@preact/signals";
 import type { RestClient } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { Category, Channel, Emoji, Role, ServerCommand } from "../lib/wire-types.ts";
+import { ChannelPermissions } from "./channel-permissions.ts";
 import { MemberDirectory, type MemberDirectoryDeps } from "./member-directory.ts";
 
 export class ServerState {
   readonly channels = signal<Channel[] | null>(null);
   readonly categories = signal<Category[]>([]);
   readonly members: MemberDirectory;
+  /** The reader's own bits in the channels shown; asked again with every channel reload (what changes channels changes them). */
+  readonly permissions: ChannelPermissions;
   readonly roles = signal<Role[]>([]);
   readonly emojis = signal<Emoji[]>([]);
   readonly commands = signal<ServerCommand[]>([]);
@@ -28,6 +31,7 @@ export class ServerState {
     members: Omit<MemberDirectoryDeps, "rest">,
   ) {
     this.members = new MemberDirectory(id, { ...members, rest });
+    this.permissions = new ChannelPermissions(rest);
   }
 
   /** Loads everything once; later calls do nothing. */
@@ -56,6 +60,7 @@ export class ServerState {
         this.channels.value = list.channels;
         this.categories.value = list.categories;
       });
+      this.permissions.refresh();
     } catch (error) {
       this.error.value = errorMessage(error);
     }
@@ -107,10 +112,13 @@ export class ServerState {
     const list = this.channels.value;
     if (!list) return;
     const index = list.findIndex((c) => c.id === channel.id);
+    // Moved to another category: that category's overrides apply now.
+    if (index !== -1 && list[index]!.category_id !== channel.category_id) this.permissions.refresh();
     this.channels.value = index === -1 ? [...list, channel] : list.map((c) => (c.id === channel.id ? channel : c));
   }
 
   removeChannel(channelId: string): void {
+    this.permissions.forget(channelId);
     const list = this.channels.value;
     if (list) this.channels.value = list.filter((c) => c.id !== channelId);
   }
@@ -135,5 +143,6 @@ export class ServerState {
   dispose(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.members.dispose();
+    this.permissions.dispose();
   }
 }

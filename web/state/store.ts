@@ -194,6 +194,17 @@ export class ChatStore {
     state.ensureChannels();
   }
 
+  /**
+   * The reader left or deleted `serverId`: it goes from the list at once (a deletion sends no
+   * event, and the leave's may come later; forgetting twice does nothing). Answers where to go
+   * next: the first server left, or home.
+   */
+  serverGone(serverId: string): string {
+    this.forgetServer(serverId);
+    const next = this.servers.value?.[0];
+    return next ? `/channels/${next.id}` : "/channels/@me";
+  }
+
   private forgetServer(serverId: string): void {
     this.servers.value = (this.servers.value ?? []).filter((s) => s.id !== serverId);
     // Its rooms are left by the server (a membership that ends ends its subscriptions).
@@ -433,7 +444,12 @@ export class ChatStore {
       state?.members.setBuiltinRole(p.userId, p.role);
       if (isMe(p.userId)) state?.later("channels");
     });
-    on("member:timeout", (p) => this.states.get(p.serverId)?.members.setTimeoutUntil(p.userId, p.expiresAt ?? null));
+    on("member:timeout", (p) => {
+      const state = this.states.get(p.serverId);
+      state?.members.setTimeoutUntil(p.userId, p.expiresAt ?? null);
+      // A timeout takes the reader's bits away or gives them back in every channel.
+      if (isMe(p.userId)) state?.permissions.refresh();
+    });
     // Who, not what: that one member is asked for (its roles), never the list.
     on("member:roles-updated", (p) => {
       const state = this.states.get(p.serverId);

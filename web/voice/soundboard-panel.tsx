@@ -34,7 +34,14 @@ export function SoundboardPanel({ premium }: { premium: boolean }) {
     <section class="soundboard" aria-label="Soundboard">
       <h3>Soundboard</h3>
       {!premium ? (
-        <p class="muted">Playing sounds for the room is a Premium feature.</p>
+        <div class="soundboard-premium">
+          <p>Playing sounds for the room is a Premium feature, and this account does not have Premium.</p>
+          <p class="muted small">
+            On Hearth, Premium is not sold: the people who run this platform grant it to accounts (an administrator, in the admin
+            routes of <a href="/docs" target="_blank" rel="noopener">the API reference</a>, <code>PATCH /api/v1/admin/users/:id</code>{" "}
+            with <code>{"{premium: true}"}</code>). Ask them if you would like it.
+          </p>
+        </div>
       ) : sounds === null && !error ? (
         <p class="muted" role="status">
           Loading sounds…

@@ -1729,6 +1729,17 @@ export interface Operations {
     };
     response: S.PermissionOverride[];
   };
+  /** Get my channel permissions `GET /api/v1/channels/{id}/permissions/me` */
+  getMyChannelPermissions: {
+    method: "GET";
+    path: "/api/v1/channels/{id}/permissions/me";
+    args: {
+      params: {
+        id: string;
+      };
+    };
+    response: S.MyChannelPermissions;
+  };
   /** Set channel override `PUT /api/v1/channels/{id}/permissions/{roleId}` */
   setChannelOverride: {
     method: "PUT";
@@ -2023,6 +2034,17 @@ export interface Operations {
       };
     };
     response: S.Invite;
+  };
+  /** Get invite preview `GET /api/v1/invites/{code}` */
+  getInvitePreview: {
+    method: "GET";
+    path: "/api/v1/invites/{code}";
+    args: {
+      params: {
+        code: string;
+      };
+    };
+    response: S.InvitePreview;
   };
   /** Kick member `DELETE /api/v1/servers/{id}/members/{targetUserId}` */
   kickMember: {
@@ -3506,6 +3528,7 @@ export const OPERATIONS = {
   reorderCategories: { method: "PUT", path: "/api/v1/channels/{id}/categories/reorder", body: "json", answer: "json", security: "token" },
   duplicateChannel: { method: "POST", path: "/api/v1/channels/{id}/duplicate", body: null, answer: "json", security: "token" },
   listChannelOverrides: { method: "GET", path: "/api/v1/channels/{id}/permissions", body: null, answer: "json", security: "token" },
+  getMyChannelPermissions: { method: "GET", path: "/api/v1/channels/{id}/permissions/me", body: null, answer: "json", security: "token" },
   setChannelOverride: { method: "PUT", path: "/api/v1/channels/{id}/permissions/{roleId}", body: "json", answer: "json", security: "token" },
   resetChannelOverride: { method: "DELETE", path: "/api/v1/channels/{id}/permissions/{roleId}", body: null, answer: "json", security: "token" },
   listChannelWebhooks: { method: "GET", path: "/api/v1/channels/{id}/webhooks", body: null, answer: "json", security: "token" },
@@ -3529,6 +3552,7 @@ export const OPERATIONS = {
   deleteInvite: { method: "DELETE", path: "/api/v1/servers/{id}/invites/{inviteId}", body: null, answer: "json", security: "token" },
   listInviteUses: { method: "GET", path: "/api/v1/servers/{id}/invites/{inviteId}/uses", body: null, answer: "json", security: "token" },
   regeneratePrimaryInvite: { method: "POST", path: "/api/v1/servers/{id}/invite/regenerate", body: null, answer: "json", security: "token" },
+  getInvitePreview: { method: "GET", path: "/api/v1/invites/{code}", body: null, answer: "json", security: "token" },
   kickMember: { method: "DELETE", path: "/api/v1/servers/{id}/members/{targetUserId}", body: null, answer: "json", security: "token" },
   setBuiltinRole: { method: "PUT", path: "/api/v1/servers/{id}/members/{targetUserId}/role", body: "json", answer: "json", security: "token" },
   listBans: { method: "GET", path: "/api/v1/servers/{id}/bans", body: null, answer: "json", security: "token" },

@@ -802,6 +802,28 @@ export type Invite = {
   created_at: number;
 };
 
+export type InvitePreview = {
+  code: string;
+  expires_at: number | null;
+  max_uses: number | null;
+  uses: number | null;
+  server: {
+    id: string;
+    name: string;
+    description: string;
+    icon: string | null;
+    banner: string | null;
+    member_count: number;
+    online_count: number | null;
+  };
+  inviter: {
+    id: string;
+    username: string;
+    avatar: string | null;
+  } | null;
+  is_member: boolean;
+};
+
 export type InviteUse = {
   user_id: string;
   username: string;
@@ -826,6 +848,12 @@ export type MutedServer = {
   name: string;
   icon: string | null;
   muted_until: number | null;
+};
+
+export type MyChannelPermissions = {
+  channel_id: string;
+  permissions: number;
+  timeout_until: number | null;
 };
 
 export type OwnEmoji = {

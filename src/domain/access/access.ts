@@ -1,7 +1,7 @@
 import type { Store } from "../../store/store.ts";
 import type { ServerRow } from "../../store/servers-repo.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
-import type { AccessRole } from "../../store/access-repo.ts";
+import type { AccessMemberRow, AccessRole } from "../../store/access-repo.ts";
 import { nowSeconds } from "../../store/time.ts";
 import { forbidden, notFound, type ApiError } from "../shared/errors.ts";
 import { PERMISSIONS, permissionNames } from "./permission-bits.ts";
@@ -19,7 +19,8 @@ import {
 import { isUuid } from "../shared/validation.ts";
 import type { SharedState } from "../shared/shared-state.ts";
 
-interface ChannelOverrides {
+/** The overrides that apply in a channel: its category's, then its own. */
+export interface ChannelOverrides {
   category: Override[];
   channel: Override[];
 }
@@ -92,6 +93,33 @@ function withBit(decision: ChannelContext, bit: number): ChannelContext {
  */
 const timeoutRanOut = (member: MemberContext): boolean => member.timedOut && member.timeoutUntil! <= nowSeconds();
 
+/** A member's standing from their access rows (AccessRepo.member). */
+function memberContext(server: ServerRow, userId: string, row: AccessMemberRow): MemberContext {
+  const isOwner = row.owner_id === userId;
+  const input: MemberPermissionInput = {
+    isOwner,
+    builtinRole: isOwner ? "owner" : row.role,
+    everyonePermissions: row.everyone_permissions,
+    everyoneRoleId: row.everyone_id,
+    roles: row.roles,
+    timeoutUntil: row.timeout_until,
+  };
+  // One reading of the clock for both, so they agree.
+  const now = input.timeoutUntil === null ? undefined : nowSeconds();
+  return {
+    server,
+    userId,
+    isOwner,
+    builtinRole: input.builtinRole,
+    roles: row.roles,
+    permissions: computeBasePermissions(input, now),
+    highestRolePosition: row.roles.reduce((max, r) => Math.max(max, r.position), 0),
+    timeoutUntil: row.timeout_until,
+    timedOut: isRestrainedByTimeout(input, now),
+    input,
+  };
+}
+
 /**
  * Who may do what: membership, server permissions, channel permissions and rank. Every route
  * and gateway handler asks here, so the rules live in one place.
@@ -144,30 +172,14 @@ export class Access {
   /** Null for a non-member. */
   async memberOf(server: ServerRow, userId: string): Promise<MemberContext | null> {
     const row = await this.store.access.member(server.id, userId);
-    if (!row) return null;
-    const isOwner = row.owner_id === userId;
-    const input: MemberPermissionInput = {
-      isOwner,
-      builtinRole: isOwner ? "owner" : row.role,
-      everyonePermissions: row.everyone_permissions,
-      everyoneRoleId: row.everyone_id,
-      roles: row.roles,
-      timeoutUntil: row.timeout_until,
-    };
-    // One reading of the clock for both, so they agree.
-    const now = input.timeoutUntil === null ? undefined : nowSeconds();
-    return {
-      server,
-      userId,
-      isOwner,
-      builtinRole: input.builtinRole,
-      roles: row.roles,
-      permissions: computeBasePermissions(input, now),
-      highestRolePosition: row.roles.reduce((max, r) => Math.max(max, r.position), 0),
-      timeoutUntil: row.timeout_until,
-      timedOut: isRestrainedByTimeout(input, now),
-      input,
-    };
+    return row ? memberContext(server, userId, row) : null;
+  }
+
+  /** `memberOf` for many users at once (two queries however many): the members among them, by user id. */
+  async membersOf(server: ServerRow, userIds: readonly string[]): Promise<Map<string, MemberContext>> {
+    const contexts = new Map<string, MemberContext>();
+    for (const [userId, row] of await this.store.access.members(server.id, userIds)) contexts.set(userId, memberContext(server, userId, row));
+    return contexts;
   }
 
   async requirePermission(serverId: string, userId: string, bit: number): Promise<MemberContext> {

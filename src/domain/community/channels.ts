@@ -7,7 +7,7 @@ import { missingPermission, type Access, type MemberContext } from "../access/ac
 import type { Audit } from "../access/audit.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus, type GatewayEventName, type GatewayPayload } from "../shared/events.ts";
-import type { LiveStateListener, Members } from "./members.ts";
+import type { LiveStateListener, Members, ScreenedEvent } from "./members.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { computeChannelPermissions, hasPermission } from "../access/permissions.ts";
 import { Category, Channel, Uuid } from "../shared/shapes.ts";
@@ -22,6 +22,14 @@ export type PermissionOverride = v.InferOutput<typeof PermissionOverride>;
 
 export const ChannelList = v.object({ channels: v.array(Channel), categories: v.array(Category) });
 export type ChannelList = v.InferOutput<typeof ChannelList>;
+
+/**
+ * The caller's own bits in a channel (overrides applied, a running timeout's restraint too), and
+ * when that timeout stops restraining them (null when none does): what a client offers before
+ * the server would refuse (docs/channels.md, "Your permissions in a channel").
+ */
+export const MyChannelPermissions = v.object({ channel_id: Uuid, permissions: v.number(), timeout_until: v.nullable(v.number()) });
+export type MyChannelPermissions = v.InferOutput<typeof MyChannelPermissions>;
 
 
 const toChannel = (row: ChannelRow): Channel => ({
@@ -193,7 +201,8 @@ export class Channels {
 
   async delete(channelId: string, user: UserRow): Promise<void> {
     const { channel, member } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_CHANNELS);
-    const hidden = await this.members.roomsUnableToView(channel);
+    // Read before they go with the channel: who could not see it is not told it is gone.
+    const overrides = await this.members.overridesOf(channel);
     const files = await this.store.messages.channelFiles(channel.id);
     if (!(await this.store.channels.delete(channel.id))) throw notFound("Channel");
     // Its messages went with it (cascade); their attachment files go too.
@@ -203,7 +212,7 @@ export class Channels {
     if (settings.system_channel_id === channel.id) {
       await this.store.servers.update(member.server.id, { settings: JSON.stringify({ ...settings, system_channel_id: null }) });
     }
-    this.bus.publish(rooms.server(channel.server_id), "channel:deleted", { id: channel.id, server_id: channel.server_id }, hidden);
+    await this.members.publishAboutChannel(channel, "channel:deleted", { id: channel.id, server_id: channel.server_id }, overrides);
     const room = rooms.channel(channel.id);
     this.bus.removeFromRoom(room, room);
     for (const listener of this.liveState) await listener.channelDeleted(channel);
@@ -284,6 +293,12 @@ export class Channels {
     await this.store.channels.reorderCategories(member.server.id, order);
     await this.audit.record(member.server.id, user.id, "CHANNEL_REORDER", { type: "server", id: member.server.id }, { categories: order });
     return (await this.store.channels.listCategories(member.server.id)).map(toCategory);
+  }
+
+  /** The caller's permissions in a channel they may view (404 / 403 as for reading it). */
+  async myPermissions(channelId: string, user: UserRow): Promise<MyChannelPermissions> {
+    const { channel, member, permissions } = await this.access.requireChannel(channelId, user.id);
+    return { channel_id: channel.id, permissions, timeout_until: member.timedOut ? member.timeoutUntil : null };
   }
 
   // Permission overrides: reading needs MANAGE_ROLES or MANAGE_CHANNELS, changing MANAGE_ROLES.
@@ -382,12 +397,12 @@ export class Channels {
     return category.id;
   }
 
-  /** A role of this server (404 otherwise, as for any path id). */
   /** Channel events reach the server room, except members who cannot see the channel. */
-  private async publishAbout<E extends GatewayEventName>(channel: ChannelRow, event: E, payload: GatewayPayload<E>): Promise<void> {
-    this.bus.publish(rooms.server(channel.server_id), event, payload, await this.members.roomsUnableToView(channel));
+  private async publishAbout<E extends ScreenedEvent>(channel: ChannelRow, event: E, payload: GatewayPayload<E>): Promise<void> {
+    await this.members.publishAboutChannel(channel, event, payload);
   }
 
+  /** A role of this server (404 otherwise, as for any path id). */
   private async requireRole(serverId: string, roleId: string): Promise<void> {
     const owner = isUuid(roleId) ? await this.store.channels.roleServerId(roleId) : null;
     if (owner !== serverId) throw notFound("Role");

@@ -28,6 +28,31 @@ export const Invite = v.object({
 });
 export type Invite = v.InferOutput<typeof Invite>;
 
+/**
+ * What an invite link shows before it is accepted (docs/invites.md, "Looking an invite up"): the
+ * server's public face, its counts, who made the invite, and whether the caller is in already.
+ * `online_count` is null in servers above the large-server size, whose presence is not kept
+ * server-wide (docs/gateway.md, "Presence").
+ */
+export const InvitePreview = v.object({
+  code: v.string(),
+  expires_at: v.nullable(UnixSeconds),
+  max_uses: v.nullable(v.number()),
+  uses: v.nullable(v.number()),
+  server: v.object({
+    id: Uuid,
+    name: v.string(),
+    description: v.string(),
+    icon: v.nullable(v.string()),
+    banner: v.nullable(v.string()),
+    member_count: v.number(),
+    online_count: v.nullable(v.number()),
+  }),
+  inviter: v.nullable(v.object({ id: Uuid, username: v.string(), avatar: v.nullable(v.string()) })),
+  is_member: v.boolean(),
+});
+export type InvitePreview = v.InferOutput<typeof InvitePreview>;
+
 const toInvite = (row: InviteRow): Invite => ({
   id: row.id,
   code: row.code,
@@ -54,6 +79,8 @@ export class Invites {
     private readonly members: Members,
     private readonly servers: Servers,
     private readonly caps: ResourceCaps,
+    /** LARGE_SERVER_MEMBERS: above it, a preview counts no one online. */
+    private readonly largeServerMembers: number,
   ) {}
 
   /** `maxUses` 0 or absent: unlimited; `expiresIn` seconds, 0 or absent: never. */
@@ -105,6 +132,43 @@ export class Invites {
     const row = await this.store.invites.regeneratePrimary(member.server.id, newInviteCode(), userId);
     await this.audit.record(member.server.id, userId, "INVITE_REGENERATE", { type: "invite", id: row.id }, { code: row.code });
     return toInvite(row);
+  }
+
+  /**
+   * An invite code (or a server's vanity code) looked up without using it: 404 for an unknown
+   * code, and the same 400s as joining for an expired or used-up invite, so the page can say so
+   * before anyone presses Accept. Anyone signed in may look a code up (it is what a link shows);
+   * a ban is only told on joining.
+   */
+  async preview(user: UserRow, code: string): Promise<InvitePreview> {
+    if (code.length === 0 || code.length > LIMITS.invite.codeLength) throw notFound("Invite");
+    const { invite, serverId } = await this.store.invites.resolve(code);
+    if (!serverId) throw notFound("Invite");
+    if (invite?.expires_at != null && invite.expires_at <= Math.floor(Date.now() / 1000)) throw badRequest("This invite has expired");
+    if (invite?.max_uses != null && invite.uses >= invite.max_uses) throw badRequest("This invite has reached its maximum number of uses");
+    const server = await this.access.server(serverId);
+    const [inviter, member, online] = await Promise.all([
+      invite?.created_by ? this.store.users.findById(invite.created_by) : null,
+      this.store.members.find(server.id, user.id),
+      server.member_count <= this.largeServerMembers ? this.store.members.onlineCount(server.id) : null,
+    ]);
+    return {
+      code: invite?.code ?? code,
+      expires_at: invite?.expires_at ?? null,
+      max_uses: invite?.max_uses ?? null,
+      uses: invite?.uses ?? null,
+      server: {
+        id: server.id,
+        name: server.name,
+        description: server.description,
+        icon: server.icon,
+        banner: server.banner,
+        member_count: server.member_count,
+        online_count: online,
+      },
+      inviter: inviter ? { id: inviter.id, username: inviter.username, avatar: inviter.avatar } : null,
+      is_member: member !== null,
+    };
   }
 
   /**

@@ -3,14 +3,14 @@ import type { Store } from "../../store/store.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { ChannelRow } from "../../store/channels-repo.ts";
 import type { ServerRow } from "../../store/servers-repo.ts";
-import type { Access, MemberContext } from "../access/access.ts";
+import type { Access, ChannelOverrides, MemberContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
-import { rooms, type EventBus, type RoomSocket } from "../shared/events.ts";
+import { rooms, type EventBus, type GatewayEventName, type GatewayPayload, type RoomSocket } from "../shared/events.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import { BotFlag, ImageUrl, Presence, UnixSeconds, Uuid } from "../shared/shapes.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
-import { notFound } from "../shared/errors.ts";
+import { ApiError, notFound } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { isUuid } from "../shared/validation.ts";
 
@@ -52,6 +52,15 @@ export interface LiveStateListener {
   accessChanged(serverId: string, userIds?: string[]): Promise<void>;
   channelDeleted(channel: { id: string }): Promise<void>;
 }
+
+/** The events `publishAboutChannel` sends, and the payload field naming their channel. */
+const SCREENED_EVENTS = {
+  "channel:created": "id",
+  "channel:updated": "id",
+  "channel:deleted": "id",
+  "channel:permissions-updated": "channelId",
+} as const satisfies Partial<Record<GatewayEventName, string>>;
+export type ScreenedEvent = keyof typeof SCREENED_EVENTS;
 
 export class Members {
   constructor(
@@ -216,8 +225,8 @@ export class Members {
       const missing = followers.filter((socket) => !socket.rooms.has(room));
       if (missing.length === 0) continue;
       const overrides = await this.access.overridesOf(channel);
+      await this.readMembers(server, members, missing.map((socket) => socket.userId));
       for (const socket of missing) {
-        if (!members.has(socket.userId)) members.set(socket.userId, await this.access.memberOf(server, socket.userId));
         const member = members.get(socket.userId);
         if (!member || !hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL)) continue;
         const list = joins.get(socket);
@@ -228,18 +237,96 @@ export class Members {
     for (const [socket, channelRooms] of joins) this.bus.addToRoom(socket.id, channelRooms);
   }
 
-  /** The personal rooms of the members who cannot see `channel`: events about it skip them. */
-  async roomsUnableToView(channel: ChannelRow): Promise<string[]> {
+  /**
+   * Publishes an event about `channel` to its server's room, except to the members who cannot
+   * view it (docs/gateway.md, "Channel events"). Only the users with a socket in the server's
+   * room are checked (EventBus.publishScreened), in one read of their standing per batch, and
+   * the permission is worked out once per distinct standing: the work follows the connected
+   * sockets, not the server's size. `overrides`: the channel's, read before it was deleted.
+   */
+  async publishAboutChannel<E extends ScreenedEvent>(
+    channel: ChannelRow,
+    event: E,
+    payload: GatewayPayload<E>,
+    overrides?: ChannelOverrides,
+  ): Promise<void> {
     const server = await this.access.server(channel.server_id);
-    const overrides = await this.access.overridesOf(channel);
-    const hidden: string[] = [];
-    for (const userId of await this.store.members.userIds(server.id)) {
-      const member = await this.access.memberOf(server, userId);
-      if (!member || !hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL)) {
-        hidden.push(rooms.user(userId));
+    const applying = overrides ?? (await this.access.overridesOf(channel));
+    await this.bus.publishScreened(rooms.server(server.id), event, payload, (userIds) => this.unableToView(server, applying, userIds));
+  }
+
+  /**
+   * Which of the events a resumed session missed it may be sent (docs/gateway.md, "Resume"):
+   * `publishAboutChannel` checked the users with a socket in the server room then, and a session
+   * away at that moment was not among them. Its channel events are kept when the user may view
+   * the channel now and dropped when they may not; an event about a channel that is gone (deleted
+   * since) cannot be told, and the session is not resumed (null: the client reloads).
+   */
+  async replayable(userId: string, events: readonly { event: unknown; payload: unknown }[]): Promise<boolean[] | null> {
+    const keep: boolean[] = [];
+    const decided = new Map<string, boolean | null>();
+    for (const { event, payload } of events) {
+      const key = typeof event === "string" && event in SCREENED_EVENTS ? SCREENED_EVENTS[event as ScreenedEvent] : null;
+      if (!key) {
+        keep.push(true);
+        continue;
       }
+      const channelId = typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>)[key] : undefined;
+      if (typeof channelId !== "string") return null;
+      if (!decided.has(channelId)) decided.set(channelId, await this.mayViewNow(channelId, userId));
+      const visible = decided.get(channelId);
+      if (visible === null || visible === undefined) return null;
+      keep.push(visible);
+    }
+    return keep;
+  }
+
+  /** True or false when the channel exists; null when it does not (or its server is gone). */
+  private async mayViewNow(channelId: string, userId: string): Promise<boolean | null> {
+    try {
+      await this.access.requireChannel(channelId, userId);
+      return true;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 403) return false;
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  /** A channel's overrides, for `publishAboutChannel` after the channel is gone. */
+  overridesOf(channel: ChannelRow): Promise<ChannelOverrides> {
+    return this.access.overridesOf(channel);
+  }
+
+  /** Of `userIds`, those who cannot view a channel of `server` with these overrides (non-members among them). */
+  private async unableToView(server: ServerRow, overrides: ChannelOverrides, userIds: readonly string[]): Promise<string[]> {
+    const members = await this.access.membersOf(server, userIds);
+    const byStanding = new Map<string, boolean>();
+    const hidden: string[] = [];
+    for (const userId of userIds) {
+      const member = members.get(userId);
+      if (!member) {
+        hidden.push(userId);
+        continue;
+      }
+      // The same built-in role, custom roles and timeout state: the same permissions in the channel.
+      const standing = `${member.input.builtinRole} ${member.timedOut ? 1 : 0} ${member.roles.map((role) => role.id).sort().join(",")}`;
+      let visible = byStanding.get(standing);
+      if (visible === undefined) {
+        visible = hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL);
+        byStanding.set(standing, visible);
+      }
+      if (!visible) hidden.push(userId);
     }
     return hidden;
+  }
+
+  /** Reads into `members` the standing of those of `userIds` not in it yet, in one bulk read (null: not a member). */
+  private async readMembers(server: ServerRow, members: Map<string, MemberContext | null>, userIds: readonly string[]): Promise<void> {
+    const unread = [...new Set(userIds)].filter((id) => !members.has(id));
+    if (unread.length === 0) return;
+    const read = await this.access.membersOf(server, unread);
+    for (const id of unread) members.set(id, read.get(id) ?? null);
   }
 
   /**
@@ -256,15 +343,15 @@ export class Members {
     );
     const only = options.userIds ? new Set(options.userIds) : null;
     // Only users with a socket in a channel's room can need taking out of it, so the work
-    // follows those sockets, not the server's size; each member and each channel's overrides
-    // are read once.
+    // follows those sockets, not the server's size; the members are read in bulk, each once, and
+    // each channel's overrides once.
     const members = new Map<string, MemberContext | null>();
     for (const channel of channels) {
       const watchers = (await this.bus.usersIn(rooms.channel(channel.id))).filter((id) => !only || only.has(id));
       if (watchers.length === 0) continue;
       const overrides = await this.access.overridesOf(channel);
+      await this.readMembers(server, members, watchers);
       for (const userId of watchers) {
-        if (!members.has(userId)) members.set(userId, await this.access.memberOf(server, userId));
         const member = members.get(userId);
         const visible = member && hasPermission(this.access.permissionsIn(member, overrides), PERMISSIONS.VIEW_CHANNEL);
         if (!visible) this.bus.removeFromRoom(rooms.user(userId), rooms.channel(channel.id));

@@ -50,6 +50,8 @@ export class Roles {
     private readonly members: Members,
     private readonly bus: EventBus,
     private readonly caps: ResourceCaps,
+    /** Above this many members a deleted role's holders are not told one by one (docs/roles.md, "Delete"). */
+    private readonly largeServerMembers: number,
   ) {}
 
   async list(serverId: string, userId: string): Promise<Role[]> {
@@ -137,17 +139,21 @@ export class Roles {
     const role = await this.find(actor.server.id, roleId);
     if (role.is_default) throw badRequest("The default role cannot be deleted");
     this.requireManageable(actor, role);
-    const holders = await this.store.roles.holders(role.id);
+    // A large server's holders may be most of its members: role:deleted tells every client they
+    // hold it no more, and the rooms of the connected ones are checked, whoever they are.
+    const large = actor.server.member_count > this.largeServerMembers;
+    const holders = large ? null : await this.store.roles.holders(role.id);
     const result = await this.store.roles.delete(actor.server.id, role.id);
     if (!result) throw notFound("Role");
     this.bus.publish(rooms.server(actor.server.id), "role:deleted", role.id);
     this.publishMoved(actor.server.id, result.moved);
-    for (const holder of holders) this.publishRolesUpdated(actor.server.id, holder);
+    for (const holder of holders ?? []) this.publishRolesUpdated(actor.server.id, holder);
     await this.audit.record(actor.server.id, userId, "ROLE_DELETE", { type: "role", id: role.id }, {
       roleId: role.id,
       role: role.name,
     });
-    if (holders.length) await this.members.syncChannelRooms(actor.server.id, { userIds: holders });
+    if (!holders) await this.members.syncChannelRooms(actor.server.id);
+    else if (holders.length) await this.members.syncChannelRooms(actor.server.id, { userIds: holders });
   }
 
   /**

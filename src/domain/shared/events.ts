@@ -261,6 +261,13 @@ export const rooms = {
 export interface EventBus {
   /** Delivers to every socket in `room`, except those also in one of the `except` rooms. */
   publish<E extends GatewayEventName>(room: string | string[], event: E, payload: GatewayPayload<E>, except?: string[]): void;
+  /**
+   * Delivers to every socket in `room` except the sockets of the users `hiddenAmong` names. It is
+   * asked about the users with a socket in `room` (each user once, never about the others),
+   * again for any who joined while it answered, until none is left unasked; on one node the last
+   * check and the delivery are one step, so no socket joins unchecked in between.
+   */
+  publishScreened<E extends GatewayEventName>(room: string, event: E, payload: GatewayPayload<E>, hiddenAmong: (userIds: string[]) => Promise<string[]>): Promise<void>;
   /** Puts every socket currently in `selector` into `room` (or each of several rooms) too. */
   addToRoom(selector: string, room: string | string[]): void;
   /** Takes every socket currently in `selector` out of `room`, at once. */

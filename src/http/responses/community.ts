@@ -6,15 +6,15 @@
 import * as v from "valibot";
 import { ImageUrl, UnixSeconds, Uuid } from "../../domain/shared/shapes.ts";
 import { AuditEntry } from "../../domain/access/audit.ts";
-import { ChannelList, PermissionOverride } from "../../domain/community/channels.ts";
+import { ChannelList, MyChannelPermissions, PermissionOverride } from "../../domain/community/channels.ts";
 import { Emoji } from "../../domain/community/emojis.ts";
-import { Invite } from "../../domain/community/invites.ts";
+import { Invite, InvitePreview } from "../../domain/community/invites.ts";
 import { Member } from "../../domain/community/members.ts";
 import { TimeoutState } from "../../domain/community/moderation.ts";
 import { ServerGif } from "../../domain/community/server-gifs.ts";
 import { Server, ServerSettings } from "../../domain/community/servers.ts";
 
-export { AuditEntry, ChannelList, Emoji, Invite, Member, PermissionOverride, Server, ServerGif, ServerSettings, TimeoutState };
+export { AuditEntry, ChannelList, Emoji, Invite, InvitePreview, Member, MyChannelPermissions, PermissionOverride, Server, ServerGif, ServerSettings, TimeoutState };
 
 const BuiltinRole = v.picklist(["owner", "admin", "moderator", "member"]);
 

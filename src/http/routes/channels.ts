@@ -9,7 +9,7 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { ChannelChanges, ChannelPlacement, channelIdText, channelName, NewChannel } from "../../domain/community/channel-schemas.ts";
 import { doc } from "../operation-doc.ts";
 import { Category, Channel, Success } from "../../domain/shared/shapes.ts";
-import { ChannelList, PermissionOverride } from "../responses/community.ts";
+import { ChannelList, MyChannelPermissions, PermissionOverride } from "../responses/community.ts";
 
 const { channel } = LIMITS;
 const bits = v.optional(integer(0, ALL_PERMISSIONS), 0);
@@ -120,6 +120,7 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
       { auth: true, detail: doc("duplicateChannel", { 201: Channel }) },
     )
     .get("/:id/permissions", ({ user, params }) => domain.channels.channelOverrides(params.id, user), { auth: true, detail: doc("listChannelOverrides", v.array(PermissionOverride)) })
+    .get("/:id/permissions/me", ({ user, params }) => domain.channels.myPermissions(params.id, user), { auth: true, detail: doc("getMyChannelPermissions", MyChannelPermissions) })
     .put(
       "/:id/permissions/:roleId",
       ({ user, params, body }) => domain.channels.setChannelOverride(params.id, params.roleId, user, body.allow, body.deny),

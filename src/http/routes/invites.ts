@@ -7,7 +7,7 @@ import { LIMITS } from "../../domain/shared/limits.ts";
 import { integer } from "../../domain/shared/validation.ts";
 import { doc } from "../operation-doc.ts";
 import { Success } from "../../domain/shared/shapes.ts";
-import { Invite, InviteUse, Server } from "../responses/community.ts";
+import { Invite, InvitePreview, InviteUse, Server } from "../responses/community.ts";
 
 
 // The body is optional: no body means an unlimited invite that never expires. Bot REST's
@@ -19,6 +19,12 @@ export const InviteBody = v.optional(
   }),
   {},
 );
+
+/** GET /api/v1/invites/:code: what an invite link shows before it is accepted. */
+export const inviteLookupRoutes = (domain: Domain, auth: AuthPlugin) =>
+  new Elysia({ prefix: "/api/v1/invites", tags: ["Invites"] })
+    .use(auth)
+    .get("/:code", ({ user, params }) => domain.invites.preview(user, params.code), { auth: true, detail: doc("getInvitePreview", InvitePreview, { errors: [400] }) });
 
 /** /api/v1/servers: invites of a server, and joining by code. */
 export const inviteRoutes = (domain: Domain, auth: AuthPlugin) =>

@@ -1,6 +1,6 @@
 /**
  * The member list of a large server is lazy (docs/web.md, "Servers"): a server of 100,000
- * members, built through the store in one multi-row INSERT (test/web/bulk-members.ts), opens
+ * members, built through the store in one multi-row INSERT (test/helpers/seed.ts), opens
  * with well under 1 MB of API answers and renders only the rows in view; a join appears, a role
  * change updates one member and a presence change re-renders one row, none of them asking for a
  * list; "Search members" asks the server's search; scrolling loads the next page; the presence
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page, Request } from "playwright-core";
 import { createServer } from "../../helpers/community.ts";
 import type { TestUser } from "../../helpers/server.ts";
-import { addBulkMembers, type BulkMembers } from "../bulk-members.ts";
+import { addBulkMembers, type BulkMembers } from "../../helpers/seed.ts";
 import { accessibleNames, eventually, startWebSuite, type WebSuite } from "./harness.ts";
 
 const MEMBERS = 100_000;
@@ -24,7 +24,7 @@ beforeAll(async () => {
   owner = await suite.server.register("lazy_owner");
   serverId = await createServer(suite.server, owner, "Hundred Thousand");
   const started = performance.now();
-  bulk = await addBulkMembers(suite.server, serverId, MEMBERS, "m");
+  bulk = await addBulkMembers(suite.server.app.store, serverId, MEMBERS, "m");
   console.log(`[members-lazy] ${MEMBERS} members built in ${Math.round(performance.now() - started)} ms`);
 }, 120_000);
 afterAll(() => suite.stop());

@@ -165,6 +165,13 @@ test("the member list shows presence and follows it, joins, leaves and role chan
   await suite.server.api("PUT", `/api/v1/roles/${serverId}/${role.body.id}`, { token: owner.token, body: { hoist: true } });
   await members.getByRole("group", { name: "Artists — 1" }).getByRole("button", { name: "friend_p" }).waitFor();
   expect(await members.getByRole("heading").allTextContents()).toEqual(["Members — 2", "Artists — 1", "Online — 1"]);
+  // The friend's messages show their name in the role's colour too.
+  const channels = await suite.server.api("GET", `/api/v1/channels/${serverId}`, { token: owner.token });
+  const general = channels.body.channels[0].id;
+  expect((await suite.server.api("POST", `/api/v1/messages/${general}`, { token: friend.token, body: { content: "coloured hello" } })).status).toBe(201);
+  const author = page.getByRole("article", { name: /^friend_p/ }).locator(".author");
+  await eventually(async () => expect(await author.evaluate((el) => (el.ownerDocument.defaultView as any).getComputedStyle(el).color as string)).toBe("rgb(47, 158, 68)"));
+  expect(await members.getByRole("heading", { name: "Artists — 1" }).evaluate((el) => (el.ownerDocument.defaultView as any).getComputedStyle(el).color as string)).toBe("rgb(47, 158, 68)");
   await suite.shot(page, "servers-8-hoisted-role");
   socket.close();
   await offline.getByRole("button", { name: "friend_p" }).waitFor({ timeout: 8000 });

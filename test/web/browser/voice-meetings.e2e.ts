@@ -173,7 +173,10 @@ test("the soundboard: a premium member plays a sound for the room; where USE_SOU
 
   // Not premium: the panel says so instead of offering sounds.
   await controls(member.page).getByRole("button", { name: "Soundboard" }).click();
-  await room(member.page).getByRole("region", { name: "Soundboard" }).getByText("Playing sounds for the room is a Premium feature.").waitFor();
+  const notPremium = room(member.page).getByRole("region", { name: "Soundboard" });
+  await notPremium.getByText("Playing sounds for the room is a Premium feature, and this account does not have Premium.").waitFor();
+  await notPremium.getByText("the people who run this platform grant it to accounts").waitFor();
+  await suite.shot(member.page, "soundboard-2-not-premium");
 
   // Without USE_SOUNDBOARD (taken from @everyone), there is no soundboard button.
   const everyone = (await suite.server.app.store.access.member(serverId, owner.id))!.everyone_id;

@@ -1,7 +1,8 @@
-/** Overview: the server's name, description, icon, banner and the banner's offset (MANAGE_SERVER). */
+/** Overview: the server's name, description, icon, banner and the banner's offset (MANAGE_SERVER); for the owner, deleting it. */
 import { useEffect, useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
+import { DeleteServerDialog } from "../../components/server-exit-dialogs.tsx";
 import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { rest } from "../../state/app-state.ts";
@@ -18,13 +19,31 @@ function uploadServerImage(serverId: string, kind: "icon" | "banner", file: File
     : rest.request("setServerBanner", { params: { id: serverId }, body: { banner: file } });
 }
 
-export function OverviewSection({ server }: SectionProps) {
+export function OverviewSection({ server, meId }: SectionProps) {
   return (
     <div class="settings-stack">
       <NameForm key={server.id} server={server} />
       <ImageForm server={server} kind="icon" />
       <ImageForm server={server} kind="banner" />
+      {server.owner_id === meId && <DeleteServerCard server={server} />}
     </div>
+  );
+}
+
+/** The owner's "Delete server" (a confirmation that asks for the name, and the two-factor code when on). */
+function DeleteServerCard({ server }: { server: SectionProps["server"] }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <section class="settings-card danger-zone" aria-labelledby="overview-delete">
+      <h2 id="overview-delete">Delete server</h2>
+      <p class="muted">Everything of {server.name} goes for everyone: channels, messages, roles and members.</p>
+      <div class="actions">
+        <button type="button" class="danger" onClick={() => setOpen(true)}>
+          Delete server
+        </button>
+      </div>
+      {open && <DeleteServerDialog server={server} onClose={() => setOpen(false)} />}
+    </section>
   );
 }
 
