@@ -30,6 +30,7 @@
 import type { Socket } from "bun";
 import { ServerFrames } from "./server-frames.ts";
 import { reopen } from "./reopen.ts";
+import { LatencyHistogram } from "./latency-histogram.ts";
 
 const lines = console[Symbol.asyncIterator]();
 const cfg = JSON.parse(((await lines.next()).value as string | undefined) ?? "{}") as {
@@ -46,10 +47,7 @@ const dec = new TextDecoder();
 
 const PREFIX = enc.encode('42["message:new"');
 const MARK = Buffer.from('"content":"fo ');
-/** Latency histogram: bucket b holds (1.01^(b-1), 1.01^b] µs, about 1% wide; see bench/gateway-fanout.ts. */
-const LOG_STEP = Math.log(1.01);
-const BUCKETS = 2200; // 1.01^2200 µs is about 3 hours
-let hist = new Uint32Array(BUCKETS);
+const hist = new LatencyHistogram();
 let deliveries = 0;
 let other = 0;
 let reconnects = 0;
@@ -91,7 +89,7 @@ function onMessage(buf: Buffer, start: number, end: number): void {
     scale *= 10;
   }
   const us = (now() - (whole + frac / scale)) * 1000;
-  hist[us <= 1 ? 0 : Math.min(BUCKETS - 1, Math.ceil(Math.log(us) / LOG_STEP))]!++;
+  hist.addUs(us);
   deliveries++;
   // Each connection receives in order, so when every connection has seq, each has all before it.
   const got = (pending.get(seq) ?? 0) + 1;
@@ -246,15 +244,13 @@ out("ready");
 for (let next = await lines.next(); !next.done; next = await lines.next()) {
   const cmd = (next.value as string).trim();
   if (cmd === "reset") {
-    hist = new Uint32Array(BUCKETS);
+    hist.clear();
     deliveries = other = reconnects = 0;
     pending.clear();
     completed = reported = -1;
     out("ok");
   } else if (cmd === "report") {
-    const buckets: [number, number][] = [];
-    for (let b = 0; b < BUCKETS; b++) if (hist[b]) buckets.push([b, hist[b]!]);
-    out(JSON.stringify({ deliveries, other, buckets, reconnects }));
+    out(JSON.stringify({ deliveries, other, buckets: hist.buckets(), reconnects }));
   } else if (cmd === "quit") {
     quitting = true;
     for (const s of conns) s.end();

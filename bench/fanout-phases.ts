@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import { STEP_SECONDS, stepOf, watchLoop, watchMachine, type Path } from "./capacity-search.ts";
 import { argOf, hasFlag, LineProcess, log, pct } from "./fixture.ts";
+import { LatencyHistogram } from "./latency-histogram.ts";
 
 export const WINDOW = Number(argOf("window", "16"));
 export const PER_PROCESS = Number(argOf("per-process", "500"));
@@ -115,19 +116,10 @@ export interface Row {
   machine: { steal_pct: number; softirq_pct: number; idle_pct: number } | null;
 }
 
-/** The histogram's buckets are ~1% wide: bucket b holds (1.01^(b-1), 1.01^b] µs. */
-const bucketMs = (b: number) => Math.round((Math.pow(1.01, b) / 1000) * 100) / 100;
+/** p50, p99 and max of the receivers' histograms (bench/latency-histogram.ts), ms. */
 function percentiles(reports: Report[]): { p50: number; p99: number; max: number } {
-  const merged = new Map<number, number>();
-  for (const r of reports) for (const [b, c] of r.buckets) merged.set(b, (merged.get(b) ?? 0) + c);
-  const sorted = [...merged].sort((a, b) => a[0] - b[0]);
-  const total = sorted.reduce((s, [, c]) => s + c, 0);
-  const at = (p: number) => {
-    let seen = 0;
-    for (const [b, c] of sorted) if ((seen += c) >= total * p) return bucketMs(b);
-    return NaN;
-  };
-  return { p50: at(0.5), p99: at(0.99), max: sorted.length ? bucketMs(sorted[sorted.length - 1]![0]) : NaN };
+  const [p50, p99, max] = LatencyHistogram.quantiles(reports.map((r) => r.buckets), [0.5, 0.99, 1]).at;
+  return { p50: p50!, p99: p99!, max: max! };
 }
 
 /** Sends message `seq` (its content carries seq and the send time). */
