@@ -105,7 +105,15 @@ function FriendLists({ tab }: { tab: "online" | "all" | "pending" }) {
   const all = friends.friends.value;
   const error = friends.error.value;
   if (all === null) {
-    return error ? <ErrorAlert message={error} /> : <p class="muted" role="status">Loading…</p>;
+    if (!error) return <p class="muted" role="status">Loading…</p>;
+    return (
+      <>
+        <ErrorAlert message={error} />
+        <button type="button" class="secondary" onClick={() => friends.ensureLoaded()}>
+          Try again
+        </button>
+      </>
+    );
   }
   if (tab === "pending") {
     const incoming = friends.incoming.value;
@@ -196,6 +204,10 @@ function RequestRow({ request }: { request: FriendRequest }) {
   const action = useAction();
   const friends = store.friends;
   const incoming = request.direction === "incoming";
+  // The row goes once answered: the focus goes to the panel instead of the page's start.
+  const answer = async (work: () => Promise<void>) => {
+    if (await action.run(work)) document.getElementById(PANEL_ID)?.focus();
+  };
   return (
     <li class="friend-row">
       <Avatar name={request.username} src={request.avatar} size={36} />
@@ -207,15 +219,15 @@ function RequestRow({ request }: { request: FriendRequest }) {
       <div class="friend-actions">
         {incoming ? (
           <>
-            <button type="button" class="primary small" disabled={action.busy} onClick={() => void action.run(() => friends.accept(request.user_id))}>
+            <button type="button" class="primary small" disabled={action.busy} onClick={() => void answer(() => friends.accept(request.user_id))}>
               Accept
             </button>
-            <button type="button" class="secondary small" disabled={action.busy} onClick={() => void action.run(() => friends.remove(request.user_id))}>
+            <button type="button" class="secondary small" disabled={action.busy} onClick={() => void answer(() => friends.remove(request.user_id))}>
               Ignore
             </button>
           </>
         ) : (
-          <button type="button" class="secondary small" disabled={action.busy} onClick={() => void action.run(() => friends.remove(request.user_id))}>
+          <button type="button" class="secondary small" disabled={action.busy} onClick={() => void answer(() => friends.remove(request.user_id))}>
             Cancel
           </button>
         )}

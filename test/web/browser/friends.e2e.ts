@@ -112,6 +112,8 @@ test("send, accept and remove a friend request live between two people; Message 
   // Bob accepts: each sees the other among friends, online (presence is shared from now on).
   await incoming.getByRole("button", { name: "Accept", exact: true }).click();
   await panel(b.page).getByText("No pending friend requests.").waitFor();
+  // The answered row is gone; the keyboard's place is the panel, not the page's start.
+  expect(await isFocused(panel(b.page))).toBe(true);
   await panel(a.page).getByText("No pending friend requests.").waitFor();
   await tab(a.page, "Online").click();
   await row(a.page, bob.username).getByText("Online", { exact: true }).waitFor();
@@ -224,4 +226,15 @@ test("a reconnect that lost events asks for the lists again and shows what came 
   await request(asker, me);
   await row(page, asker.username).getByRole("button", { name: "Accept", exact: true }).waitFor({ timeout: 10_000 });
   await eventually(() => expect(reads.count).toBeGreaterThan(0));
+});
+
+test("lists that cannot be read say why and offer Try again", async () => {
+  const user = await suite.server.register(uniqueName("offline"));
+  const { context, page } = await suite.visitor("/login");
+  await context.route("**/api/v1/friends/requests", (route) => route.abort("internetdisconnected"), { times: 1 });
+  await page.evaluate(`localStorage.setItem("hearth.session", ${JSON.stringify(JSON.stringify({ token: user.token, user: user.user }))})`);
+  await page.goto("/channels/@me");
+  await panel(page).getByRole("alert").filter({ hasText: "Cannot reach the server" }).waitFor();
+  await panel(page).getByRole("button", { name: "Try again" }).click();
+  await panel(page).getByText("You have no friends here yet").waitFor();
 });
