@@ -238,3 +238,43 @@ test("lists that cannot be read say why and offer Try again", async () => {
   await panel(page).getByRole("button", { name: "Try again" }).click();
   await panel(page).getByText("You have no friends here yet").waitFor();
 });
+
+/** Makes `a` and `b` friends through the API. */
+async function befriend(a: TestUser, b: TestUser): Promise<void> {
+  await request(a, b);
+  expect((await suite.server.api("POST", `/api/v1/friends/accept/${a.id}`, { token: b.token })).status).toBe(200);
+}
+
+test("a dropped connection that resumes gets the friend events it missed replayed, with no list read again", async () => {
+  const me = await suite.server.register(uniqueName("resumer"));
+  const idle = await suite.server.register(uniqueName("idler"));
+  const away = await suite.server.register(uniqueName("away"));
+  const asker = await suite.server.register(uniqueName("asker"));
+  await befriend(me, idle);
+  await befriend(away, me);
+  const idleSocket = await suite.server.connect(idle.token);
+  expect(await idleSocket.emitWithAck("status:set", { status: "idle" })).toMatchObject({ ok: true });
+  const { page } = await suite.person({ user: me });
+  await tab(page, "All").click();
+  await row(page, idle.username).getByText("Idle", { exact: true }).waitFor();
+  await row(page, away.username).getByText("Offline", { exact: true }).waitFor();
+  await page.getByRole("region", { name: "Your account" }).getByText("Online").waitFor();
+  await suite.shot(page, "friends-9-all");
+  const reads = countListReads(page);
+
+  // The transport closes under the socket (a network drop): the session resumes.
+  const [before] = (await suite.server.app.io.in(rooms.user(me.id)).fetchSockets()) as unknown as Socket[];
+  before!.conn.close();
+  await page.getByRole("region", { name: "Your account" }).getByText("Connecting…").waitFor();
+  await request(asker, me);
+  expect((await suite.server.api("DELETE", `/api/v1/friends/${me.id}`, { token: away.token })).status).toBe(200);
+  idleSocket.close();
+  await page.getByRole("region", { name: "Your account" }).getByText("Online").waitFor({ timeout: 10_000 });
+
+  await eventually(async () => expect(await row(page, away.username).count()).toBe(0));
+  await row(page, idle.username).getByText("Offline", { exact: true }).waitFor();
+  await eventually(async () => expect(await tab(page, "Pending").getAttribute("aria-describedby")).toBeTruthy());
+  await tab(page, "Pending").click();
+  await row(page, asker.username).getByRole("button", { name: "Accept", exact: true }).waitFor();
+  expect(reads.count).toBe(0);
+});
