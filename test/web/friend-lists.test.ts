@@ -1,6 +1,6 @@
 /** The Friends page's lists (web/lib/friend-lists.ts): sorted by username, one entry per user, changed one entry at a time. */
 import { expect, test } from "bun:test";
-import { onlineFriends, withEntry, withoutUser, withStatus } from "../../web/lib/friend-lists.ts";
+import { onlineFriends, sortedByName, withEntry, withoutUser, withStatus } from "../../web/lib/friend-lists.ts";
 import type { PresenceStatus } from "../../web/lib/wire-types.ts";
 
 const friend = (user_id: string, username: string, status: PresenceStatus = "offline") => ({ user_id, username, status });
@@ -38,4 +38,10 @@ test("withStatus changes one user's status and custom status, only when told; no
 test("onlineFriends: every status but offline", () => {
   const list = [friend("1", "a", "online"), friend("2", "b", "idle"), friend("3", "c", "dnd"), friend("4", "d", "offline")];
   expect(names(onlineFriends(list))).toEqual(["a", "b", "c"]);
+});
+
+test("sortedByName: the app's name order, a new list", () => {
+  const list = [friend("1", "zed"), friend("2", "Alice"), friend("3", "bob")];
+  expect(names(sortedByName(list))).toEqual(["Alice", "bob", "zed"]);
+  expect(names(list)).toEqual(["zed", "Alice", "bob"]);
 });

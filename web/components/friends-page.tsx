@@ -30,6 +30,8 @@ type Tab = (typeof TABS)[number]["id"];
 const tabId = (tab: Tab) => `friends-tab-${tab}`;
 const PANEL_ID = "friends-panel";
 const PENDING_COUNT_ID = "friends-pending-count";
+/** A row's name, which describes its buttons ("Message", described by "bob"). */
+const nameId = (userId: string) => `friend-name-${userId}`;
 
 /** "1 incoming friend request", "3 incoming friend requests". */
 export function incomingText(count: number): string {
@@ -167,7 +169,7 @@ function FriendRow({ friend }: { friend: ShownFriend }) {
     <li class="friend-row">
       <Avatar name={friend.username} src={friend.avatar} size={36} status={friend.status} />
       <div class="friend-text">
-        <strong>{friend.username}</strong>
+        <strong id={nameId(friend.user_id)}>{friend.username}</strong>
         <span class="muted small">{friend.custom_status ? `${status} · ${friend.custom_status}` : status}</span>
         <ErrorAlert message={action.error} />
       </div>
@@ -175,6 +177,7 @@ function FriendRow({ friend }: { friend: ShownFriend }) {
         <button
           type="button"
           class="secondary small"
+          aria-describedby={nameId(friend.user_id)}
           disabled={action.busy}
           onClick={() =>
             void action.run(async () => {
@@ -185,7 +188,7 @@ function FriendRow({ friend }: { friend: ShownFriend }) {
         >
           Message
         </button>
-        <button type="button" class="secondary small" onClick={() => setRemoving(true)}>
+        <button type="button" class="secondary small" aria-describedby={nameId(friend.user_id)} onClick={() => setRemoving(true)}>
           Remove friend
         </button>
       </div>
@@ -212,22 +215,22 @@ function RequestRow({ request }: { request: FriendRequest }) {
     <li class="friend-row">
       <Avatar name={request.username} src={request.avatar} size={36} />
       <div class="friend-text">
-        <strong>{request.username}</strong>
+        <strong id={nameId(request.user_id)}>{request.username}</strong>
         <span class="muted small">{incoming ? "Incoming friend request" : "Outgoing friend request"}</span>
         <ErrorAlert message={action.error} />
       </div>
       <div class="friend-actions">
         {incoming ? (
           <>
-            <button type="button" class="primary small" disabled={action.busy} onClick={() => void answer(() => friends.accept(request.user_id))}>
+            <button type="button" class="primary small" aria-describedby={nameId(request.user_id)} disabled={action.busy} onClick={() => void answer(() => friends.accept(request.user_id))}>
               Accept
             </button>
-            <button type="button" class="secondary small" disabled={action.busy} onClick={() => void answer(() => friends.remove(request.user_id))}>
+            <button type="button" class="secondary small" aria-describedby={nameId(request.user_id)} disabled={action.busy} onClick={() => void answer(() => friends.remove(request.user_id))}>
               Ignore
             </button>
           </>
         ) : (
-          <button type="button" class="secondary small" disabled={action.busy} onClick={() => void answer(() => friends.remove(request.user_id))}>
+          <button type="button" class="secondary small" aria-describedby={nameId(request.user_id)} disabled={action.busy} onClick={() => void answer(() => friends.remove(request.user_id))}>
             Cancel
           </button>
         )}

@@ -21,6 +21,11 @@ export function withEntry<T extends FriendEntry>(list: readonly T[], entry: T): 
   return out;
 }
 
+/** `list` in the app's name order (the server's is by code point regardless of case; the app's follows the reader's language, as member lists do). */
+export function sortedByName<T extends FriendEntry>(list: readonly T[]): T[] {
+  return [...list].sort((a, b) => compareNames(a.username, b.username));
+}
+
 /** `list` without the user's entry (the same list when it has none). */
 export function withoutUser<T extends FriendEntry>(list: readonly T[], userId: string): readonly T[] {
   return list.some((e) => e.user_id === userId) ? list.filter((e) => e.user_id !== userId) : list;

@@ -8,7 +8,7 @@
 import { computed, signal } from "@preact/signals";
 import type { RestClient } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
-import { withEntry, withoutUser, withStatus } from "../lib/friend-lists.ts";
+import { sortedByName, withEntry, withoutUser, withStatus } from "../lib/friend-lists.ts";
 import type { Friend, FriendRequest, PresenceStatus } from "../lib/wire-types.ts";
 
 /** A friend as the page shows them: the friend object and the custom status a `user:status` told. */
@@ -70,9 +70,9 @@ export class FriendsState {
       if (asked !== this.generation) return;
       const changes = this.pending ?? [];
       this.pending = null;
-      this.friends.value = friends;
-      this.incoming.value = requests.incoming;
-      this.outgoing.value = requests.outgoing;
+      this.friends.value = sortedByName(friends);
+      this.incoming.value = sortedByName(requests.incoming);
+      this.outgoing.value = sortedByName(requests.outgoing);
       this.error.value = null;
       for (const change of changes) this.apply(change);
     } catch (failure) {

@@ -134,6 +134,10 @@ test("send, accept and remove a friend request live between two people; Message 
   await row(a.page, bob.username).getByText("Online", { exact: true }).waitFor();
   bobSocket.close();
 
+  // Each row's buttons are described by the friend's name.
+  const message = row(a.page, bob.username).getByRole("button", { name: "Message", exact: true });
+  expect(await message.evaluate((el) => el.ownerDocument.getElementById(el.getAttribute("aria-describedby") ?? "")?.textContent)).toBe(bob.username);
+
   // "Message" opens (creates) the DM with him and goes there; the Friends link comes back.
   await row(a.page, bob.username).getByRole("button", { name: "Message", exact: true }).click();
   await a.page.getByRole("textbox", { name: `Message @${bob.username}`, exact: true }).waitFor();
@@ -152,6 +156,8 @@ test("send, accept and remove a friend request live between two people; Message 
   await row(a.page, bob.username).getByRole("button", { name: "Remove friend" }).click();
   await dialog.getByRole("button", { name: "Remove friend" }).click();
   await panel(a.page).getByText("You have no friends here yet").waitFor();
+  // The row went with its button: the page's heading takes the focus.
+  await eventually(async () => expect(await isFocused(a.page.getByRole("heading", { name: "Friends", level: 1 }))).toBe(true));
   await tab(b.page, "All").click();
   await panel(b.page).getByText("You have no friends here yet").waitFor();
 
