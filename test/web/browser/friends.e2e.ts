@@ -71,6 +71,7 @@ test("send, accept and remove a friend request live between two people; Message 
   await a.page.keyboard.press("ArrowLeft");
   expect(await tab(a.page, "Add friend").getAttribute("aria-selected")).toBe("true");
   expect(await tab(a.page, "Online").getAttribute("tabindex")).toBe("-1");
+  await suite.shot(a.page, "friends-0-tabs-keyboard");
 
   // "Add friend": the server's answers, refusals as alerts in its words, success as a status.
   const username = panel(a.page).getByRole("textbox", { name: "Username", exact: true });
