@@ -13,12 +13,21 @@ import type { Dm } from "../lib/wire-types.ts";
 import { unreadLabel } from "../lib/notify-rules.ts";
 import { ContextMenu, menuAt, type MenuAt } from "./context-menu.tsx";
 import { markReadItem, notificationItems } from "./notification-menu.ts";
+import { Icon } from "./icons.tsx";
+import { MentionBadge } from "./mention-badge.tsx";
+import { incomingText } from "./friends-page.tsx";
 
-/** The reader's DMs and group DMs, newest activity first, live from `dm:new`. */
+/**
+ * "Friends" (the home page, with the count of incoming friend requests) and the reader's DMs and
+ * group DMs, newest activity first, live from `dm:new`.
+ */
 export function DmSidebar({ activeId }: { activeId: string | undefined }) {
   const [creating, setCreating] = useState(false);
   const [menu, setMenu] = useState<{ at: MenuAt; dm: Dm } | null>(null);
   const dms = store.dms.value;
+  // The incoming requests' count shows here from the first visit, whichever page opened first.
+  useEffect(() => store.friends.ensureLoaded(), []);
+  const incoming = store.friends.incomingCount.value;
   return (
     <div class="sidebar">
       {/* The landmark holds the list only: the voice bar and the reader's own panel are not channels. */}
@@ -30,9 +39,22 @@ export function DmSidebar({ activeId }: { activeId: string | undefined }) {
           </button>
         </header>
         <div class="sidebar-scroll">
+          <a
+            class={`channel-link dm friends-link${activeId ? "" : " active"}`}
+            href="/channels/@me"
+            aria-current={activeId ? undefined : "page"}
+            aria-describedby={incoming > 0 ? "friends-link-count" : undefined}
+          >
+            <Icon name="users" size={20} />
+            <span class="dm-name">Friends</span>
+            <MentionBadge count={incoming} />
+          </a>
+          <span id="friends-link-count" hidden>
+            {incomingText(incoming)}
+          </span>
           {dms === null && <p class="muted pad" role="status">Loading…</p>}
           {dms?.length === 0 && (
-            <p class="empty pad">No conversations yet. Open a server, pick someone in its member list and press “Message”.</p>
+            <p class="empty pad">No conversations yet. Press “Message” beside a friend, or beside someone in a server’s member list.</p>
           )}
           <ul>
             {dms?.map((c) => {

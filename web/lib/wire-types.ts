@@ -37,6 +37,9 @@ export type CommandOption = S.CommandOption;
 export type ServerCommand = S.ServerCommand;
 export type Recipient = S.Recipient;
 export type Dm = S.Dm;
+/** An accepted friend and a pending friend request, `user_id` the other user (docs/friends.md). */
+export type Friend = S.Friend;
+export type FriendRequest = S.FriendRequest;
 /** A channel or DM with something unread (docs/read-states.md). */
 export type ReadState = S.ReadState;
 /** The account's notification preferences (docs/users.md). */

@@ -26,6 +26,7 @@ import { CallButton } from "../voice/call-ui.tsx";
 import { channelLabel } from "../lib/format.ts";
 import { useReadTracking } from "../components/use-read-tracking.ts";
 import { NotificationPrompt } from "../components/notification-prompt.tsx";
+import { FriendsPage } from "../components/friends-page.tsx";
 
 export function ChatPage() {
   const { params } = useRoute();
@@ -159,22 +160,17 @@ function DirectMessages({ dmId, me }: { dmId: string | undefined; me: MeUser }) 
       <DmSidebar activeId={dmId} />
       {dm ? (
         <DmPlace key={dm.id} dm={dm} me={me} />
+      ) : !dmId ? (
+        <FriendsPage intro={store.servers.value?.length === 0 ? <FirstSteps name={me.username} /> : undefined} />
       ) : (
         <div class="page-state">
-          {dmId && dms !== null ? (
+          {dms !== null ? (
             <>
               <h1>Conversation not found</h1>
               <p class="muted">You are not in this conversation.</p>
             </>
-          ) : dmId ? (
-            <p role="status">Loading…</p>
-          ) : store.servers.value?.length === 0 ? (
-            <FirstSteps name={me.username} />
           ) : (
-            <>
-              <h1>Your direct messages</h1>
-              <p class="muted">Pick a conversation on the left, or open a server and message one of its members.</p>
-            </>
+            <p role="status">Loading…</p>
           )}
         </div>
       )}
@@ -182,12 +178,12 @@ function DirectMessages({ dmId, me }: { dmId: string | undefined; me: MeUser }) 
   );
 }
 
-/** The home of someone in no server yet: what to do first. */
+/** Above the Friends page of someone in no server yet: what to do first. */
 function FirstSteps({ name }: { name: string }) {
   const [dialog, setDialog] = useState<"create" | "join" | null>(null);
   return (
-    <>
-      <h1>Welcome to Hearth, {name}!</h1>
+    <section class="first-steps" aria-labelledby="first-steps-title">
+      <h2 id="first-steps-title">Welcome to Hearth, {name}!</h2>
       <p class="muted">You are not in a server yet. Start your own, or join one with an invite link from a friend.</p>
       <div class="actions">
         <button type="button" class="primary" onClick={() => setDialog("create")}>
@@ -199,7 +195,7 @@ function FirstSteps({ name }: { name: string }) {
       </div>
       {dialog === "create" && <CreateServerDialog onClose={() => setDialog(null)} />}
       {dialog === "join" && <JoinServerDialog onClose={() => setDialog(null)} />}
-    </>
+    </section>
   );
 }
 

@@ -15,6 +15,7 @@ import { Notifier, type NotifiedPlace } from "./notifier.ts";
 import { mayMention, notifies } from "../lib/notify-rules.ts";
 import { plainText } from "../lib/content.ts";
 import { PresenceSubscriptions } from "./presence-subscriptions.ts";
+import { FriendsState } from "./friends.ts";
 
 /** What a list shows for a channel, a server or a DM (docs/web.md, "Unread and notifications"). */
 export interface UnreadShown {
@@ -53,6 +54,8 @@ export class ChatStore {
   readonly notifier = new Notifier();
   /** The members each large server's list shows, subscribed to for their presence. */
   readonly presence: PresenceSubscriptions;
+  /** Friends and pending requests, asked when the Friends page first shows. */
+  readonly friends: FriendsState;
   /** The tab title's count: mentions plus unread DMs. */
   readonly badgeCount = computed(() => {
     const unread = this.readStates.unread.value;
@@ -80,6 +83,7 @@ export class ChatStore {
     this.readStates = new ReadStates(rest);
     this.presence = new PresenceSubscriptions(gateway, () => this.connected.peek());
     this.notifications = new NotificationSettingsState(rest);
+    this.friends = new FriendsState(rest);
     this.readStates.onMentionsGrew = (channelId) => this.mentionsGrew(channelId);
     this.notifier.openMessage = (placeId, messageId) => {
       const dm = this.dms.value?.find((d) => d.id === placeId);
@@ -101,6 +105,7 @@ export class ChatStore {
       void this.loadServers();
       void this.loadDms();
       void this.readStates.load();
+      this.friends.reconnected();
       for (const state of this.states.values()) {
         state.later("channels", 0);
         state.later("members", 0);
@@ -153,6 +158,7 @@ export class ChatStore {
     this.notifications.reset();
     this.awaitingMention.clear();
     this.presence.reset();
+    this.friends.reset();
     this.largeServerMembers = null;
     this.viewing.value = null;
     this.servers.value = null;
@@ -416,6 +422,7 @@ export class ChatStore {
       const status = p.status as PresenceStatus;
       if (isMe(p.userId)) this.selfStatus.value = status;
       for (const state of this.states.values()) state.members.setStatus(p.userId, status);
+      this.friends.statusChanged(p.userId, status, p.customStatus);
       const list = this.dms.value;
       if (list?.some((c) => c.recipients.some((r) => r.id === p.userId))) {
         this.dms.value = list.map((c) => ({
@@ -541,6 +548,9 @@ export class ChatStore {
       const list = this.dms.value ?? [];
       this.dms.value = list.some((x) => x.id === c.id) ? list.map((x) => (x.id === c.id ? c : x)) : [c, ...list];
     });
+    on("friend:request", (p) => this.friends.requested(p.from));
+    on("friend:accepted", (p) => this.friends.accepted(p.userId, p.username));
+    on("friend:removed", (p) => this.friends.removed(p.userId));
     on("read-state:update", (p) => this.readStates.applyUpdate(p));
     on("notifications:update", (p) => this.notifications.apply(p));
     on("dm:group:removed", (p) => this.removeDm(p.conversationId));
