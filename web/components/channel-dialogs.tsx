@@ -30,9 +30,15 @@ function VoiceSwitches({ meeting, chat, onMeeting, onChat }: { meeting: boolean;
   );
 }
 
-function Actions({ busy, submit, onClose }: { busy: boolean; submit: string; onClose: () => void }) {
+/** A dialog's buttons: a deletion at the start when there is one (it asks first), Cancel and the submit button. */
+function Actions({ busy, submit, remove, onDelete, onClose }: { busy: boolean; submit: string; remove?: string; onDelete?: () => void; onClose: () => void }) {
   return (
     <div class="actions">
+      {remove && onDelete && (
+        <button type="button" class="danger subtle-left" onClick={onDelete}>
+          {remove}
+        </button>
+      )}
       <button type="button" class="secondary" onClick={onClose}>
         Cancel
       </button>
@@ -74,7 +80,7 @@ export function CreateChannelDialog({ serverId, state, categoryId = null, onClos
         }}
       >
         <fieldset class="channel-type" role="radiogroup">
-          <legend>Channel type</legend>
+          <legend class="field-label">Channel type</legend>
           {(["text", "voice"] as const).map((t) => (
             // The whole card picks the type; the radio is named by its type alone, the line under it describes it.
             <div key={t} class={`channel-type-option${type === t ? " chosen" : ""}`} onClick={() => setType(t)}>
@@ -150,17 +156,7 @@ export function EditChannelDialog({ channel, state, onClose, onDelete }: { chann
         )}
         {voice && <VoiceSwitches meeting={meeting} chat={chat} onMeeting={setMeeting} onChat={setChat} />}
         <ErrorAlert message={action.error} />
-        <div class="actions">
-          <button type="button" class="danger subtle-left" onClick={onDelete}>
-            Delete channel
-          </button>
-          <button type="button" class="secondary" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" class="primary" disabled={action.busy}>
-            Save
-          </button>
-        </div>
+        <Actions busy={action.busy} submit="Save" remove="Delete channel" onDelete={onDelete} onClose={onClose} />
       </form>
     </Dialog>
   );
@@ -214,21 +210,7 @@ export function CategoryDialog({ serverId, state, category, onClose, onDelete }:
           <input required autoFocus maxLength={NAME_MAX} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
         <ErrorAlert message={action.error} />
-        {category && onDelete ? (
-          <div class="actions">
-            <button type="button" class="danger subtle-left" onClick={onDelete}>
-              Delete category
-            </button>
-            <button type="button" class="secondary" onClick={onClose}>
-              Cancel
-            </button>
-            <button type="submit" class="primary" disabled={action.busy}>
-              Save
-            </button>
-          </div>
-        ) : (
-          <Actions busy={action.busy} submit="Create" onClose={onClose} />
-        )}
+        <Actions busy={action.busy} submit={category ? "Save" : "Create"} remove={category ? "Delete category" : undefined} onDelete={onDelete} onClose={onClose} />
       </form>
     </Dialog>
   );
