@@ -53,6 +53,7 @@ test("a channel manager creates, edits, moves and deletes a channel and a catego
   await memberMenu.waitFor();
   expect(await memberMenu.getByRole("menuitem", { name: "Edit channel" }).count()).toBe(0);
   await member.page.keyboard.press("Escape");
+  await suite.shot(member.page, "channels-0-member-offered-nothing");
 
   // A category.
   await list.getByRole("button", { name: "Create category" }).click();
@@ -160,6 +161,13 @@ test("a channel manager creates, edits, moves and deletes a channel and a catego
   for (const view of [ownerView.page, member.page]) {
     await eventually(async () => expect((await shownLayout(view)).map(([name]) => name)).toEqual(["", "Archive", "Projects"]));
   }
+
+  // Dragging a category's heading onto another's swaps them back, and again.
+  await categoryGroup(page, "Projects").locator(".category-head").dragTo(categoryGroup(page, "Archive").locator(".category-head"));
+  await eventually(async () => expect((await c.list()).categories.map((x) => x.name)).toEqual(["Projects", "Archive"]));
+  await categoryGroup(page, "Archive").locator(".category-head").dragTo(categoryGroup(page, "Projects").locator(".category-head"));
+  await eventually(async () => expect((await c.list()).categories.map((x) => x.name)).toEqual(["Archive", "Projects"]));
+  await eventually(async () => expect((await shownLayout(member.page)).map(([name]) => name)).toEqual(["", "Archive", "Projects"]));
 
   // Dragging a channel onto a category puts it there.
   await list.getByRole("link", { name: "Town Hall" }).dragTo(categoryGroup(page, "Archive").locator(".category-head"));
