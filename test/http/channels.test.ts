@@ -568,6 +568,34 @@ describe("categories", () => {
     socket.close();
   });
 
+  test("create, rename, delete and reorder emit category:created/updated/deleted {id, server_id} to the server room", async () => {
+    const { serverId } = await withGeneral();
+    const socket = await socketIn(member, serverId);
+    const created = waitForEvent(socket, "category:created");
+    const a = await createCategory(serverId, "A");
+    expect(await created).toEqual({ id: a.id, server_id: serverId });
+    const b = await createCategory(serverId, "B");
+    const renamed = waitForEvent(socket, "category:updated");
+    await call("PUT", `/categories/${a.id}`, owner, { name: "A2" });
+    expect(await renamed).toEqual({ id: a.id, server_id: serverId });
+    // Reordering tells about each category whose position changed (here both).
+    const moved = recordEvents(socket, "category:updated");
+    expect((await call("PUT", `/${serverId}/categories/reorder`, owner, { order: [b.id, a.id] })).status).toBe(200);
+    await until(() => moved.length === 2, "two category:updated");
+    expect([...moved].sort((x: any, y: any) => (x.id < y.id ? -1 : 1))).toEqual(
+      [{ id: a.id, server_id: serverId }, { id: b.id, server_id: serverId }].sort((x, y) => (x.id < y.id ? -1 : 1)),
+    );
+    // The same order again moves nothing and says nothing.
+    const none = recordEvents(socket, "category:updated");
+    await call("PUT", `/${serverId}/categories/reorder`, owner, { order: [b.id, a.id] });
+    await quietWindow();
+    expect(none).toEqual([]);
+    const deleted = waitForEvent(socket, "category:deleted");
+    await call("DELETE", `/categories/${b.id}`, owner);
+    expect(await deleted).toEqual({ id: b.id, server_id: serverId });
+    socket.close();
+  });
+
   test("DELETE /categories/:id guards", async () => {
     const { serverId } = await withGeneral();
     const category = await createCategory(serverId);

@@ -3,7 +3,8 @@ import { expect, test } from "bun:test";
 import type { Member, Role } from "../../web/lib/wire-types.ts";
 import type { AuditEntry } from "../../web/lib/wire-types.ts";
 import { settingsAccess, isTimedOut } from "../../web/pages/settings/access.ts";
-import { allowedIndexes, customRolesHighestFirst, moveTo, positionAt } from "../../web/pages/settings/role-order.ts";
+import { allowedIndexes, customRolesHighestFirst, positionAt } from "../../web/pages/settings/role-order.ts";
+import { moveTo } from "../../web/lib/reorder.ts";
 import { ACTION_LABELS, changeLines, entrySubject } from "../../web/pages/settings/audit-labels.ts";
 import { ALL_PERMISSIONS, AUDIT_ACTIONS, PERMISSIONS as P } from "../../web/lib/shared-rules.ts";
 

@@ -55,15 +55,19 @@ export class ServerState {
 
   async reloadChannels(): Promise<void> {
     try {
-      const list = await this.rest.request("listChannels", { params: { id: this.id } });
-      batch(() => {
-        this.channels.value = list.channels;
-        this.categories.value = list.categories;
-      });
-      this.permissions.refresh();
+      this.setChannelList(await this.rest.request("listChannels", { params: { id: this.id } }));
     } catch (error) {
       this.error.value = errorMessage(error);
     }
+  }
+
+  /** The list as the server answered it (a load, or a reorder's answer). */
+  setChannelList(list: { channels: Channel[]; categories: Category[] }): void {
+    batch(() => {
+      this.channels.value = list.channels;
+      this.categories.value = list.categories;
+    });
+    this.permissions.refresh();
   }
 
   async reloadRoles(): Promise<void> {

@@ -499,6 +499,12 @@ export class ChatStore {
       else for (const s of this.states.values()) s.later("channels");
     });
 
+    // Ids only (a category's visibility depends on its overrides): the list is asked again.
+    const categoryChanged = (c: { server_id: string }) => this.states.get(c.server_id)?.later("channels");
+    on("category:created", categoryChanged);
+    on("category:updated", categoryChanged);
+    on("category:deleted", categoryChanged);
+
     on("message:new", (m: Message) => {
       this.timelines.get(m.channel_id)?.receive(m);
       const me = this.me()?.id ?? "";

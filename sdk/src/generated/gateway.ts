@@ -101,6 +101,21 @@ export interface ServerEvents {
     roleId: string;
     reset: true;
   };
+  /** Sent to `server:<id>` (ids only: each client asks for its own list again). */
+  "category:created": {
+    id: string;
+    server_id: string;
+  };
+  /** Sent to `server:<id>` (ids only: each client asks for its own list again). */
+  "category:updated": {
+    id: string;
+    server_id: string;
+  };
+  /** Sent to `server:<id>` (ids only: each client asks for its own list again). */
+  "category:deleted": {
+    id: string;
+    server_id: string;
+  };
   /** Sent to a socket that connected with `auth.resume: true`, on every connect: `resumed: true` after the events it missed; `resumed: false` after a reconnect means reload over REST (docs/gateway.md "Resume"). */
   "session:ready": {
     resumed: boolean;
@@ -355,6 +370,9 @@ export const SERVER_EVENTS = {
   "channel:deleted": { rooms: ["server"] },
   "channel:permissions-updated": { rooms: ["server"] },
   "category:permissions-updated": { rooms: ["server"] },
+  "category:created": { rooms: ["server"] },
+  "category:updated": { rooms: ["server"] },
+  "category:deleted": { rooms: ["server"] },
   "session:ready": { rooms: ["socket"] },
   "user:status": { rooms: ["user","server","presence"] },
   "typing:start": { rooms: ["channel"] },

@@ -253,6 +253,7 @@ export class Channels {
     const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
     const row = await this.store.channels.createCategory(member.server.id, name, this.caps.channelsPerServer);
     if (!row) throw capReached.channels(this.caps);
+    this.bus.publish(rooms.server(row.server_id), "category:created", { id: row.id, server_id: row.server_id });
     await this.audit.record(row.server_id, user.id, "CATEGORY_CREATE", { type: "category", id: row.id }, { name: row.name });
     return toCategory(row);
   }
@@ -261,6 +262,7 @@ export class Channels {
     const category = await this.manageCategory(categoryId, user, PERMISSIONS.MANAGE_CHANNELS);
     const row = await this.store.channels.renameCategory(category.id, name);
     if (!row) throw notFound("Category");
+    this.bus.publish(rooms.server(row.server_id), "category:updated", { id: row.id, server_id: row.server_id });
     // The spec lists no CATEGORY_UPDATE action; a rename is a channel-structure update.
     await this.audit.record(row.server_id, user.id, "CHANNEL_UPDATE", { type: "category", id: row.id }, {
       name: { old: category.name, new: row.name },
@@ -272,6 +274,7 @@ export class Channels {
     const category = await this.manageCategory(categoryId, user, PERMISSIONS.MANAGE_CHANNELS);
     const inside = await this.store.channels.listByCategory(category.id);
     if (!(await this.store.channels.deleteCategory(category.id))) throw notFound("Category");
+    this.bus.publish(rooms.server(category.server_id), "category:deleted", { id: category.id, server_id: category.server_id });
     for (const row of inside) {
       const moved = { ...row, category_id: null };
       await this.publishAbout(moved, "channel:updated", toChannel(moved));
@@ -284,7 +287,8 @@ export class Channels {
   /** `order` must hold every category of the server exactly once. */
   async reorderCategories(serverId: string, user: UserRow, order: string[]): Promise<Category[]> {
     const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
-    const existing = new Set((await this.store.channels.listCategories(member.server.id)).map((c) => c.id));
+    const before = new Map((await this.store.channels.listCategories(member.server.id)).map((c) => [c.id, c.position]));
+    const existing = new Set(before.keys());
     const given = new Set(order);
     if (given.size !== order.length) throw badRequest("order: category ids must not repeat");
     if (order.length !== existing.size || order.some((id) => !existing.has(id))) {
@@ -292,7 +296,11 @@ export class Channels {
     }
     await this.store.channels.reorderCategories(member.server.id, order);
     await this.audit.record(member.server.id, user.id, "CHANNEL_REORDER", { type: "server", id: member.server.id }, { categories: order });
-    return (await this.store.channels.listCategories(member.server.id)).map(toCategory);
+    const after = await this.store.channels.listCategories(member.server.id);
+    for (const row of after) {
+      if (before.get(row.id) !== row.position) this.bus.publish(rooms.server(row.server_id), "category:updated", { id: row.id, server_id: row.server_id });
+    }
+    return after.map(toCategory);
   }
 
   /** The caller's permissions in a channel they may view (404 / 403 as for reading it). */

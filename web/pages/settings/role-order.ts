@@ -19,10 +19,3 @@ export function allowedIndexes(role: Role, count: number, highest: number, isAdm
   // Positions 1..highest-1 are indexes count-highest+1 .. count-1.
   return { first: count - highest + 1, last: count - 1 };
 }
-
-/** `ids` with `id` moved to `index` (clamped to the list). */
-export function moveTo(ids: string[], id: string, index: number): string[] {
-  const rest = ids.filter((x) => x !== id);
-  const at = Math.max(0, Math.min(index, rest.length));
-  return [...rest.slice(0, at), id, ...rest.slice(at)];
-}
