@@ -1,0 +1,3 @@
+export function AppearanceSection() {
+  return <p class="muted">Coming soon.</p>;
+}

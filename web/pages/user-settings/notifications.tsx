@@ -1,0 +1,3 @@
+export function NotificationsSection() {
+  return <p class="muted">Coming soon.</p>;
+}

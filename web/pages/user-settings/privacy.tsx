@@ -1,0 +1,3 @@
+export function PrivacySection() {
+  return <p class="muted">Coming soon.</p>;
+}

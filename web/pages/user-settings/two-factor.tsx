@@ -1,0 +1,3 @@
+export function TwoFactorSection() {
+  return <p class="muted">Coming soon.</p>;
+}
