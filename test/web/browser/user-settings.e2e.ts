@@ -192,3 +192,94 @@ test("Profile: avatar and banner previewed before upload, then saved and removed
   await accountPanel(page).waitFor();
   expect(await accountPanel(page).locator(".avatar img").count()).toBe(0);
 });
+
+/** Logs in on the login page of a fresh browser, with `code` at the two-factor step. */
+async function logInWithCode(login: string, password: string, code: string): Promise<Page> {
+  const { page } = await suite.visitor("/login");
+  await page.getByRole("textbox", { name: "Email or username", exact: true }).fill(login);
+  await page.getByRole("textbox", { name: "Password", exact: true }).fill(password);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByRole("textbox", { name: "Two-factor code", exact: true }).fill(code);
+  await page.getByRole("button", { name: "Log in" }).click();
+  return page;
+}
+
+test("Two-factor authentication: enabled from the QR code's secret, then a login with a code and one with a recovery code; regenerated; disabled", async () => {
+  const person = await suite.person();
+  const { page } = person;
+  await person.context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await accountPanel(page).getByText(person.username).waitFor();
+  await openSettings(page, "Two-factor authentication");
+  await page.getByRole("heading", { name: "Two-factor authentication is off" }).waitFor();
+  await page.getByRole("button", { name: "Set up two-factor authentication" }).click();
+
+  // The QR code and the same secret as text.
+  const qr = page.getByRole("img", { name: "QR code for your authenticator app" });
+  await qr.waitFor();
+  expect((await qr.locator("path").getAttribute("d"))!.length).toBeGreaterThan(1000);
+  const key = page.getByLabel("Setup key");
+  const secret = (await key.getAttribute("data-secret"))!;
+  expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+  expect((await key.textContent())!.replaceAll(" ", "")).toBe(secret);
+  await suite.shot(page, "user-settings-4-two-factor-setup");
+
+  // A wrong code is refused by the server; a code computed from the secret enables it.
+  const code = page.getByRole("textbox", { name: "Two-factor code", exact: true });
+  await code.fill(totpCode(secret) === "000000" ? "111111" : "000000");
+  await page.getByLabel("Password", { exact: true }).fill(person.password);
+  await page.getByRole("button", { name: "Enable two-factor authentication" }).click();
+  await page.getByRole("alert").filter({ hasText: "Invalid two-factor code" }).waitFor();
+  await code.fill(totpCode(secret));
+  await page.getByRole("button", { name: "Enable two-factor authentication" }).click();
+
+  // The recovery codes, shown once, copied and downloaded.
+  const list = page.getByRole("list", { name: "Recovery codes" });
+  await list.waitFor();
+  const codes = (await list.getByRole("listitem").allTextContents()).map((c) => c.trim());
+  expect(codes).toHaveLength(10);
+  expect(codes[0]).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/);
+  await page.getByRole("button", { name: "Copy recovery codes" }).click();
+  await page.getByRole("status").filter({ hasText: "Copied to the clipboard" }).waitFor();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(codes.join("\n"));
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download recovery codes" }).click()]);
+  const file = await Bun.file((await download.path())!).text();
+  for (const c of codes) expect(file).toContain(c);
+  await suite.shot(page, "user-settings-5-recovery-codes");
+  expect((await me(person.token)).body.two_factor_enabled).toBe(true);
+  await page.getByRole("button", { name: "Done" }).click();
+  await page.getByRole("heading", { name: "Two-factor authentication is on" }).waitFor();
+  await suite.shot(page, "user-settings-6-two-factor-on");
+
+  // Logging in needs a code now: one from the app, then a recovery code (which is then used up).
+  const withCode = await logInWithCode(person.username, person.password, totpCode(secret));
+  await withCode.waitForURL(/\/channels\/@me$/);
+  const withRecovery = await logInWithCode(person.email, person.password, codes[0]!);
+  await withRecovery.waitForURL(/\/channels\/@me$/);
+  const again = await logInWithCode(person.email, person.password, codes[0]!);
+  await again.getByRole("alert").filter({ hasText: "Invalid two-factor code" }).waitFor();
+
+  // New recovery codes: the old ones stop working.
+  const regenerate = page.getByRole("form", { name: "Regenerate recovery codes" });
+  await regenerate.getByLabel("Password", { exact: true }).fill(person.password);
+  await regenerate.getByRole("textbox", { name: "Two-factor code" }).fill(totpCode(secret));
+  await regenerate.getByRole("button", { name: "Regenerate recovery codes" }).click();
+  const fresh = (await list.getByRole("listitem").allTextContents()).map((c) => c.trim());
+  expect(fresh).toHaveLength(10);
+  expect(fresh).not.toContain(codes[1]);
+  const old = await suite.server.api("POST", "/api/v1/auth/login", { body: { login: person.username, password: person.password, code: codes[1] } });
+  expect(old.status).toBe(401);
+  await page.getByRole("button", { name: "Done" }).click();
+
+  // Disabling: a wrong password is refused (403, not a log out), then it goes off.
+  const disable = page.getByRole("form", { name: "Disable two-factor authentication" });
+  await disable.getByLabel("Password", { exact: true }).fill("not the password");
+  await disable.getByRole("textbox", { name: "Two-factor code" }).fill(fresh[0]!);
+  await disable.getByRole("button", { name: "Disable two-factor authentication" }).click();
+  await disable.getByRole("alert").filter({ hasText: "Invalid password" }).waitFor();
+  await disable.getByLabel("Password", { exact: true }).fill(person.password);
+  await disable.getByRole("textbox", { name: "Two-factor code" }).fill(totpCode(secret));
+  await disable.getByRole("button", { name: "Disable two-factor authentication" }).click();
+  await page.getByRole("heading", { name: "Two-factor authentication is off" }).waitFor();
+  expect((await me(person.token)).body.two_factor_enabled).toBe(false);
+  expect((await suite.server.api("POST", "/api/v1/auth/login", { body: { login: person.username, password: person.password } })).status).toBe(200);
+});
