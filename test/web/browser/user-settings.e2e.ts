@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { addMember, createServer } from "../../helpers/community.ts";
 import { totpCode } from "../../helpers/totp.ts";
 import { accessibleNames, eventually, fitsWidth, isFocused, solidPng, startWebSuite, type WebSuite } from "./harness.ts";
 
@@ -282,4 +283,144 @@ test("Two-factor authentication: enabled from the QR code's secret, then a login
   await page.getByRole("heading", { name: "Two-factor authentication is off" }).waitFor();
   expect((await me(person.token)).body.two_factor_enabled).toBe(false);
   expect((await suite.server.api("POST", "/api/v1/auth/login", { body: { login: person.username, password: person.password } })).status).toBe(200);
+});
+
+test("Appearance: dark, light or the system's theme and compact messages, kept on this device only", async () => {
+  const person = await suite.person();
+  const { page } = person;
+  await accountPanel(page).getByText(person.username).waitFor();
+  await openSettings(page, "Appearance");
+  const root = page.locator("html");
+  const themes = page.getByRole("group", { name: "Theme" });
+  expect(await themes.getByRole("radio", { name: "Dark" }).isChecked()).toBe(true);
+  expect(await root.getAttribute("data-theme")).toBe("dark");
+
+  await themes.getByRole("radio", { name: "Light" }).check();
+  expect(await root.getAttribute("data-theme")).toBe("light");
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  expect(await background()).toBe("rgb(255, 255, 255)");
+  await suite.shot(page, "user-settings-7-appearance-light");
+
+  // Following the system: the page changes with it while open.
+  await themes.getByRole("radio", { name: "Follow the system" }).check();
+  await page.emulateMedia({ colorScheme: "dark" });
+  await eventually(async () => expect(await root.getAttribute("data-theme")).toBe("dark"));
+  await page.emulateMedia({ colorScheme: "light" });
+  await eventually(async () => expect(await root.getAttribute("data-theme")).toBe("light"));
+
+  await page.getByRole("switch", { name: "Compact message display" }).check();
+  expect(await root.getAttribute("data-compact")).toBe("");
+  // Kept in this browser: a reload keeps both.
+  await page.reload();
+  await heading(page, "Appearance").waitFor();
+  expect(await root.getAttribute("data-theme")).toBe("light");
+  expect(await page.getByRole("switch", { name: "Compact message display" }).isChecked()).toBe(true);
+  expect(await themes.getByRole("radio", { name: "Follow the system" }).isChecked()).toBe(true);
+
+  // Compact messages in a channel: smaller avatars.
+  const serverId = await createServer(suite.server, person, "Compact place");
+  const channels = (await suite.server.api("GET", `/api/v1/channels/${serverId}`, { token: person.token })).body.channels as { id: string; type: string }[];
+  const channel = channels.find((c) => c.type === "text")!;
+  for (const text of ["first line", "second line", "third line"]) await suite.server.api("POST", `/api/v1/messages/${channel.id}`, { token: person.token, body: { content: text } });
+  await page.goto(`/channels/${serverId}/${channel.id}`);
+  await page.getByText("third line").waitFor();
+  expect(await page.locator(".message-gutter .avatar").first().evaluate((el) => el.getBoundingClientRect().width)).toBe(24);
+  await suite.shot(page, "user-settings-8-compact-light");
+
+  // Another device (a new browser) of the same account keeps its own: dark, not compact.
+  const other = await suite.person({ user: person });
+  await accountPanel(other.page).getByText(person.username).waitFor();
+  expect(await other.page.locator("html").getAttribute("data-theme")).toBe("dark");
+  expect(await other.page.locator("html").getAttribute("data-compact")).toBeNull();
+});
+
+test("Notifications: the account's preferences are saved for every device, and desktop notifications are enabled from here", async () => {
+  const person = await suite.person();
+  const { page } = person;
+  await accountPanel(page).getByText(person.username).waitFor();
+  await openSettings(page, "Notifications");
+  const prefs = async () => (await suite.server.api("GET", "/api/v1/users/me/notifications", { token: person.token })).body;
+
+  const levels = page.getByRole("group", { name: "Server messages that notify you" });
+  await eventually(async () => expect(await levels.getByRole("radio", { name: "All messages" }).isChecked()).toBe(true));
+  await levels.getByRole("radio", { name: "Only mentions" }).check();
+  await eventually(async () => expect((await prefs()).message_notifications).toBe("mentions"));
+  await page.getByRole("switch", { name: "Notification sounds" }).uncheck();
+  await page.getByRole("switch", { name: "Direct messages" }).uncheck();
+  await page.getByRole("switch", { name: "Friend requests" }).uncheck();
+  await eventually(async () => expect(await prefs()).toMatchObject({ sounds: false, dm_notifications: false, friend_request_notifications: false, desktop: true }));
+
+  // The browser is asked only by the button (granted here by the test).
+  expect(await page.evaluate(() => Notification.permission)).toBe("default");
+  await person.context.grantPermissions(["notifications"]);
+  await page.getByRole("button", { name: "Enable desktop notifications" }).click();
+  await page.getByText("Messages that notify you show on your desktop").waitFor();
+  expect(await page.getByRole("button", { name: "Enable desktop notifications" }).count()).toBe(0);
+  await suite.shot(page, "user-settings-9-notifications");
+
+  // What another device of the account shows.
+  const other = await suite.person({ user: person, path: "/settings/notifications" });
+  await eventually(async () => expect(await other.page.getByRole("radio", { name: "Only mentions" }).isChecked()).toBe(true));
+  expect(await other.page.getByRole("switch", { name: "Notification sounds" }).isChecked()).toBe(false);
+});
+
+test("Privacy: the rules of who can reach you, and muted users muted by name and unmuted", async () => {
+  const person = await suite.person();
+  const bob = await suite.server.register();
+  const { page } = person;
+  await accountPanel(page).getByText(person.username).waitFor();
+  await openSettings(page, "Privacy");
+  await page.getByText("You have muted nobody.").waitFor();
+
+  const field = page.getByRole("textbox", { name: "Mute someone by username" });
+  await field.fill("nobody_has_this_name");
+  await page.getByRole("button", { name: "Mute", exact: true }).click();
+  await page.getByRole("alert").filter({ hasText: "Nobody is called nobody_has_this_name." }).waitFor();
+  await field.fill(bob.username.toUpperCase());
+  await page.getByRole("button", { name: "Mute", exact: true }).click();
+  const list = page.getByRole("list", { name: "Muted users" });
+  await list.getByText(bob.username).waitFor();
+  const muted = await suite.server.api("GET", "/api/v1/users/me/muted-users", { token: person.token });
+  expect(muted.body.map((m: { user_id: string }) => m.user_id)).toEqual([bob.user.id]);
+  await suite.shot(page, "user-settings-10-privacy", { phone: true });
+
+  await list.getByRole("button", { name: `Unmute ${bob.username}` }).click();
+  await page.getByText("You have muted nobody.").waitFor();
+  expect((await suite.server.api("GET", "/api/v1/users/me/muted-users", { token: person.token })).body).toEqual([]);
+});
+
+test("Set status: the avatar's picker changes the status, and another person sees it", async () => {
+  const alice = await suite.person();
+  const serverId = await createServer(suite.server, alice, "Status place");
+  const bob = await suite.person();
+  await addMember(suite.server, serverId, bob);
+  await bob.page.goto(`/channels/${serverId}`);
+  const members = bob.page.getByRole("navigation", { name: "Members" });
+  const aliceRow = members.getByRole("listitem").filter({ hasText: alice.username });
+  await aliceRow.waitFor();
+  await accountPanel(alice.page).getByText("Online").waitFor();
+
+  const picker = accountPanel(alice.page).getByRole("button", { name: /^Set status/ });
+  await picker.click();
+  const menu = alice.page.getByRole("menu", { name: "Set status" });
+  await menu.waitFor();
+  // (The chosen one's name ends in the menu's check mark.)
+  expect((await accessibleNames(menu, "menuitemradio")).map((n) => n.replace(/ ✓$/, ""))).toEqual(["Online", "Idle", "Do Not Disturb", "Invisible"]);
+  expect(await menu.getByRole("menuitemradio", { name: /^Online/ }).getAttribute("aria-checked")).toBe("true");
+  await suite.shot(alice.page, "user-settings-11-status-picker");
+  await menu.getByRole("menuitemradio", { name: "Do Not Disturb" }).click();
+  await accountPanel(alice.page).getByText("Do not disturb").waitFor();
+  await eventually(async () => expect(await aliceRow.getByText("Do not disturb").count()).toBe(1));
+
+  // By keyboard: Invisible, which others see as offline.
+  await picker.focus();
+  await alice.page.keyboard.press("Enter");
+  await menu.waitFor();
+  await alice.page.keyboard.press("End");
+  await alice.page.keyboard.press("Enter");
+  await accountPanel(alice.page).getByText("Invisible").waitFor();
+  expect(await isFocused(picker)).toBe(true);
+  await eventually(async () => expect(await aliceRow.getByText("Offline").count()).toBe(1));
+  const seen = await suite.server.api("GET", `/api/v1/users/${alice.user.id}`, { token: bob.token });
+  expect(seen.body.status).toBe("offline");
 });
