@@ -241,7 +241,7 @@ test("Two-factor authentication: enabled from the QR code's secret, then a login
   expect(codes[0]).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/);
   await page.getByRole("button", { name: "Copy recovery codes" }).click();
   await page.getByRole("status").filter({ hasText: "Copied to the clipboard" }).waitFor();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(codes.join("\n"));
+  expect(await page.evaluate("navigator.clipboard.readText()")).toBe(codes.join("\n"));
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download recovery codes" }).click()]);
   const file = await Bun.file((await download.path())!).text();
   for (const c of codes) expect(file).toContain(c);
@@ -297,7 +297,7 @@ test("Appearance: dark, light or the system's theme and compact messages, kept o
 
   await themes.getByRole("radio", { name: "Light" }).check();
   expect(await root.getAttribute("data-theme")).toBe("light");
-  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const background = () => page.evaluate("getComputedStyle(document.body).backgroundColor");
   expect(await background()).toBe("rgb(255, 255, 255)");
   await suite.shot(page, "user-settings-7-appearance-light");
 
@@ -351,7 +351,7 @@ test("Notifications: the account's preferences are saved for every device, and d
   await eventually(async () => expect(await prefs()).toMatchObject({ sounds: false, dm_notifications: false, friend_request_notifications: false, desktop: true }));
 
   // The browser is asked only by the button (granted here by the test).
-  expect(await page.evaluate(() => Notification.permission)).toBe("default");
+  expect(await page.evaluate("Notification.permission")).toBe("default");
   await person.context.grantPermissions(["notifications"]);
   await page.getByRole("button", { name: "Enable desktop notifications" }).click();
   await page.getByText("Messages that notify you show on your desktop").waitFor();
