@@ -380,6 +380,7 @@ test("Privacy: the rules of who can reach you, and muted users muted by name and
   await page.getByRole("button", { name: "Mute", exact: true }).click();
   const list = page.getByRole("list", { name: "Muted users" });
   await list.getByText(bob.username).waitFor();
+  await page.getByRole("status").filter({ hasText: `${bob.username} is muted.` }).waitFor();
   const muted = await suite.server.api("GET", "/api/v1/users/me/muted-users", { token: person.token });
   expect(muted.body.map((m: { user_id: string }) => m.user_id)).toEqual([bob.user.id]);
   await suite.shot(page, "user-settings-10-privacy", { phone: true });

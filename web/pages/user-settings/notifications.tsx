@@ -35,7 +35,7 @@ export function NotificationsSection() {
       )}
       <ErrorAlert message={error} />
       <section class="settings-card" aria-labelledby="notifications-desktop">
-        <h2 id="notifications-desktop">Desktop notifications</h2>
+        <h2 id="notifications-desktop">Desktop and sound</h2>
         <Switch label="Desktop notifications" checked={account?.desktop ?? true} disabled={!account} onChange={toggle("desktop")}>
           {permission === "granted"
             ? "Messages that notify you show on your desktop while Hearth is in the background or another channel is open."

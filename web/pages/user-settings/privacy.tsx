@@ -37,6 +37,7 @@ export function PrivacySection() {
 function MutedUsers() {
   const muted = useLoad(() => rest.request("listMutedUsers"), []);
   const [name, setName] = useState("");
+  const [notice, setNotice] = useState("");
   const mute = useAction();
   const unmute = useAction();
   const show = (list: MutedUser[]) => {
@@ -52,14 +53,20 @@ function MutedUsers() {
         onSubmit={async (event) => {
           event.preventDefault();
           const wanted = name.trim();
+          let mutedName = wanted;
           const ok = await mute.run(async () => {
             const [found] = await rest.request("searchUsers", { query: { q: wanted } });
             if (!found) throw new Error(`Nobody is called ${wanted}.`);
             const entry = await rest.request("muteUser", { params: { targetId: found.id } });
+            mutedName = entry.username;
             const list = muted.data ?? [];
             show(list.some((m) => m.user_id === entry.user_id) ? list : [...list, entry]);
-          }, `${wanted} is muted.`);
-          if (ok) setName("");
+          });
+          if (ok) {
+            unmute.reset();
+            setName("");
+            setNotice(`${mutedName} is muted.`);
+          }
         }}
       >
         <label class="field">
@@ -72,7 +79,7 @@ function MutedUsers() {
       </form>
       <ErrorAlert message={mute.error ?? unmute.error ?? muted.error} />
       <p class="muted small" role="status">
-        {mute.status || unmute.status}
+        {mute.busy || unmute.busy ? "" : unmute.status || notice}
       </p>
       {muted.data === null ? (
         !muted.error && <p class="muted">Loading…</p>
@@ -93,12 +100,13 @@ function MutedUsers() {
                 class="secondary small"
                 aria-label={`Unmute ${entry.username}`}
                 disabled={unmute.busy}
-                onClick={() =>
-                  unmute.run(async () => {
+                onClick={() => {
+                  setNotice("");
+                  void unmute.run(async () => {
                     await rest.request("unmuteUser", { params: { targetId: entry.user_id } });
                     show((muted.data ?? []).filter((m) => m.user_id !== entry.user_id));
-                  }, `${entry.username} is no longer muted.`)
-                }
+                  }, `${entry.username} is no longer muted.`);
+                }}
               >
                 Unmute
               </button>
