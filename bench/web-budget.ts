@@ -3,8 +3,9 @@
  * against a real Hearth (file database, in this process):
  *   first load - the JavaScript the browser downloads for `/` with a session (the chat opens),
  *                as transferred: gzipped bytes from Resource Timing (`encodedBodySize`), against
- *                150 KB (153,600 bytes). The chunks loaded on demand (the developer portal, the
- *                bot invite page) are listed apart: they are not part of the first load.
+ *                150 KB (153,600 bytes). The chunks loaded on demand (the developer portal,
+ *                the user settings, the bot invite page) are listed apart: they are not part
+ *                of the first load.
  *   history    - a channel with 10,000 messages: message nodes (`article`) in the DOM when it
  *                opens, and the most seen while scrolling up through the whole history (every
  *                older page loaded by scrolling, as a reader does) and back down to the newest.
@@ -184,7 +185,7 @@ try {
   // The pages loaded on demand: what they add to what the first load already has.
   const loaded = new Set(firstFiles.map((f) => f.name));
   const onDemand: Record<string, number> = {};
-  for (const path of ["/developers", `/invite?bot=${readerUser && (readerUser as { id: string }).id}`]) {
+  for (const path of ["/developers", "/settings/account", `/invite?bot=${readerUser && (readerUser as { id: string }).id}`]) {
     await first.goto(path);
     await first.getByRole("main").waitFor();
     await Bun.sleep(300);

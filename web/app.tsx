@@ -15,6 +15,7 @@ import { ServerSettingsPage } from "./pages/settings/settings-page.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { AuthLayout } from "./pages/auth-layout.tsx";
 import { IncomingCallDialog } from "./voice/call-ui.tsx";
+import "./state/appearance.ts";
 
 /** Replaces the current entry with `to` (used for redirects). */
 export function Redirect({ to }: { to: string }) {
@@ -49,6 +50,8 @@ const ServerSettings = signedIn(ServerSettingsPage);
 const InviteBot = lazy(() => import("./pages/invite-bot.tsx"));
 const Developers = signedIn(lazy(() => import("./pages/developers/developers.tsx").then((m) => m.ApplicationsPage)));
 const DeveloperApplication = signedIn(lazy(() => import("./pages/developers/developers.tsx").then((m) => m.ApplicationPage)));
+// The user settings load when first opened, like the portal.
+const UserSettings = signedIn(lazy(() => import("./pages/user-settings/user-settings.tsx").then((m) => m.UserSettingsPage)));
 
 /** A bug in a page shows a way out instead of an empty screen. */
 function CrashGuard({ children }: { children: ComponentChildren }) {
@@ -79,6 +82,7 @@ export function App() {
           <Route path="/channels/:serverId/:channelId?" component={Chat} />
           <Route path="/invite/:code" component={InviteCode} />
           <Route path="/servers/:serverId/settings/:section?" component={ServerSettings} />
+          <Route path="/settings/:section?" component={UserSettings} />
           <Route path="/invite" component={InviteBot} />
           <Route path="/developers" component={Developers} />
           <Route path="/developers/applications/:appId" component={DeveloperApplication} />

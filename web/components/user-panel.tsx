@@ -1,29 +1,80 @@
 import { useState } from "preact/hooks";
-import { logOut, session, store } from "../state/app-state.ts";
-import { AccountDialog } from "./account-dialog.tsx";
+import { useLocation } from "preact-iso/router";
+import { gateway, logOut, session, store } from "../state/app-state.ts";
+import { errorMessage } from "../lib/api-errors.ts";
+import { rememberSettingsReturn } from "../lib/settings-return.ts";
+import type { PresenceStatus } from "../lib/wire-types.ts";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";
+import { ContextMenu, type MenuAt } from "./context-menu.tsx";
 import { Icon } from "./icons.tsx";
 
+/** The status picker's choices; `offline` while connected is "Invisible" (docs/gateway.md, "Presence"). */
+const STATUS_CHOICES: { status: PresenceStatus; label: string }[] = [
+  { status: "online", label: "Online" },
+  { status: "idle", label: "Idle" },
+  { status: "dnd", label: "Do Not Disturb" },
+  { status: "offline", label: "Invisible" },
+];
+
 /**
- * The reader at the bottom of the sidebar: who they are (their avatar opens the account settings),
- * whether the app is connected, and "Log out".
+ * The reader at the bottom of the sidebar: who they are (their avatar opens "Set status"),
+ * whether the app is connected, "User settings" and "Log out".
  */
 export function UserPanel() {
-  const [accountOpen, setAccountOpen] = useState(false);
+  const [picker, setPicker] = useState<MenuAt | null>(null);
+  const [statusError, setStatusError] = useState<string | null>(null);
   const [leaving, setLeaving] = useState(false);
+  const { route, url } = useLocation();
   const user = session.value?.user;
   if (!user) return null;
   const connected = store.connected.value;
   const status = store.shownSelfStatus();
+  const invisible = connected && store.selfStatus.value === "offline";
+  const setStatus = async (next: PresenceStatus) => {
+    setStatusError(null);
+    try {
+      store.selfStatus.value = (await gateway.emit("status:set", { status: next })).status;
+    } catch (failure) {
+      setStatusError(`Your status was not changed: ${errorMessage(failure)}`);
+    }
+  };
   return (
     <section class="user-panel" aria-label="Your account">
-      <button type="button" class="user-panel-account" aria-label="Account settings" title="Account settings" aria-haspopup="dialog" onClick={() => setAccountOpen(true)}>
+      <button
+        type="button"
+        class="user-panel-account"
+        aria-label={`Set status (now ${invisible ? "Invisible" : STATUS_LABELS[status]})`}
+        title="Set status"
+        aria-haspopup="menu"
+        aria-expanded={picker !== null}
+        onClick={(event) => {
+          const box = event.currentTarget.getBoundingClientRect();
+          setPicker({ x: box.left, y: box.top - 8 - 4 * 36, opener: event.currentTarget });
+        }}
+      >
         <Avatar name={user.username} src={user.avatar} size={32} status={status} />
       </button>
       <div class="user-panel-text">
         <strong>{user.username}</strong>
-        <span class="muted small">{connected ? STATUS_LABELS[status] : "Connecting…"}</span>
+        <span class="muted small">{connected ? (invisible ? "Invisible" : STATUS_LABELS[status]) : "Connecting…"}</span>
+        {statusError && (
+          <span class="error small" role="alert">
+            {statusError}
+          </span>
+        )}
       </div>
+      <button
+        type="button"
+        class="tool"
+        aria-label="User settings"
+        title="User settings"
+        onClick={() => {
+          rememberSettingsReturn(url);
+          route("/settings/account");
+        }}
+      >
+        <Icon name="settings" size={18} />
+      </button>
       {/* Two pages of their own: the portal (the app's) and the API reference (served by Hearth, docs/reference.md). */}
       <a class="tool" href="/developers" aria-label="Developer portal" title="Developer portal">
         <Icon name="code" size={18} />
@@ -44,7 +95,19 @@ export function UserPanel() {
       >
         <Icon name="logout" size={18} />
       </button>
-      {accountOpen && <AccountDialog onClose={() => setAccountOpen(false)} />}
+      {picker && (
+        <ContextMenu
+          label="Set status"
+          at={picker}
+          onClose={() => setPicker(null)}
+          items={STATUS_CHOICES.map((choice) => ({
+            label: choice.label,
+            checked: connected && (store.selfStatus.value ?? "online") === choice.status,
+            disabled: !connected,
+            onSelect: () => void setStatus(choice.status),
+          }))}
+        />
+      )}
     </section>
   );
 }

@@ -46,6 +46,7 @@ export type ReadState = S.ReadState;
 export type NotificationSettings = S.NotificationSettings;
 /** One server's, channel's or DM's level and mute. */
 export type NotificationOverride = S.NotificationOverride;
+export type MutedUser = S.MutedUser;
 
 // The server settings (docs/invites.md, moderation.md, emojis.md, soundboard.md, webhooks.md, channels.md)
 

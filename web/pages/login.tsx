@@ -44,7 +44,7 @@ export function LoginPage() {
   }
 
   return (
-    <AuthLayout title={needsCode ? "Two-factor authentication" : "Welcome back"} subtitle={needsCode ? "Enter the 6-digit code from your authenticator app." : "Log in to chat with your servers."}>
+    <AuthLayout title={needsCode ? "Two-factor authentication" : "Welcome back"} subtitle={needsCode ? "Enter the 6-digit code from your authenticator app, or one of your recovery codes." : "Log in to chat with your servers."}>
       {signedOutReason.value && !error && <p class="notice" role="status">{signedOutReason.value}</p>}
       <form class="form" onSubmit={submit}>
         <label class="field">
@@ -55,7 +55,7 @@ export function LoginPage() {
           <span>Password</span>
           <input name="password" type="password" autocomplete="current-password" required value={password} readOnly={needsCode} onInput={(e) => setPassword(e.currentTarget.value)} />
         </label>
-        {needsCode && <TwoFactorField inputRef={codeField} value={code} onChange={setCode} />}
+        {needsCode && <TwoFactorField inputRef={codeField} value={code} onChange={setCode} recovery />}
         <ErrorAlert message={error} />
         <button class="primary" type="submit" disabled={busy}>
           {busy ? "Logging in…" : "Log in"}

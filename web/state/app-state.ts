@@ -39,12 +39,23 @@ function signOut(reason: string | null = null): void {
   session.value = null;
 }
 
-function updateUser(user: MeUser): void {
+/** The reader's own user as the server last answered it (me/info, a profile or image change). */
+export function updateUser(user: MeUser): void {
   if (!session.value) return;
   signIn({ token: session.value.token, user });
 }
 
-const expired = () => signOut("Your session has ended. Log in again to continue.");
+/** A password change in flight: it revokes the token every request carried until it answers. */
+let tokenChange: Promise<unknown> | null = null;
+
+const expired = () => {
+  // A 401 (REST or gateway) while the password changes is the old token's: it counts only if the change failed.
+  if (tokenChange) {
+    tokenChange.catch(() => signOut("Your session has ended. Log in again to continue."));
+    return;
+  }
+  signOut("Your session has ended. Log in again to continue.");
+};
 
 /** A person's page does not retry a 429 behind their back: the refusal is shown where they acted. */
 export const rest = new RestClient({ baseUrl: location.origin, token: () => session.value?.token ?? null, onUnauthorized: expired, retriesOn429: 0 });
@@ -88,6 +99,20 @@ export async function logOut(): Promise<void> {
 export async function logOutEverywhere(): Promise<void> {
   await rest.request("logoutEverywhere");
   signOut();
+}
+
+/**
+ * "Change password": every older token of the account stops working (this one included) and the
+ * answer is a fresh session, which this device continues with (the gateway connects again with it).
+ */
+export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
+  const change = rest.request("changePassword", { body: { currentPassword, newPassword } });
+  tokenChange = change;
+  try {
+    signIn(await change);
+  } finally {
+    tokenChange = null;
+  }
 }
 
 // One connection per token: logging in connects and loads, logging out disconnects and forgets.

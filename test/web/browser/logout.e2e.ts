@@ -1,7 +1,8 @@
 /**
  * Logging out (issue 39, point 11): "Log out" revokes the page's token on the server before the
  * app forgets it, and forgets it even when the server cannot be reached; "Log out everywhere", in
- * the account settings behind the reader's avatar, asks first and then ends every session.
+ * the user settings' My account (behind "User settings" in the account panel), asks first and then
+ * ends every session.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
@@ -70,17 +71,18 @@ test("Log out answered 401 (a token already refused) still logs out here, as a p
   expect(await page.getByText("Your session has ended").count()).toBe(0);
 });
 
-test("Log out everywhere, from the account settings, asks first and then ends every session", async () => {
+test("Log out everywhere, from the user settings, asks first and then ends every session", async () => {
   const person = await suite.person();
   const { page } = person;
   const elsewhere = await otherDevice(person);
   await accountPanel(page).getByText(person.username).waitFor();
 
-  // By keyboard: the avatar is the account settings' button.
-  await accountPanel(page).getByRole("button", { name: "Account settings" }).focus();
+  // By keyboard: "User settings" opens My account.
+  await accountPanel(page).getByRole("button", { name: "User settings" }).focus();
   await page.keyboard.press("Enter");
-  const settings = page.getByRole("dialog", { name: "Account settings" });
-  await settings.getByText(person.email).waitFor();
+  const settings = page.getByRole("main");
+  await settings.getByRole("heading", { name: "My account" }).waitFor();
+  await settings.getByText(person.email).first().waitFor();
   await suite.shot(page, "logout-2-account-settings");
 
   // Cancel keeps everyone logged in.
@@ -91,12 +93,11 @@ test("Log out everywhere, from the account settings, asks first and then ends ev
   await suite.shot(page, "logout-3-confirm");
   await page.keyboard.press("Enter");
   await confirm.waitFor({ state: "detached" });
-  expect(await isFocused(accountPanel(page).getByRole("button", { name: "Account settings" }))).toBe(true);
+  expect(await isFocused(settings.getByRole("button", { name: "Log out everywhere" }))).toBe(true);
   expect(await meStatus(person.token)).toBe(200);
 
   // A failure is shown, and nobody is logged out: the other sessions would still be open.
   await page.route("**/api/v1/auth/logout/all", (route) => route.abort("internetdisconnected"), { times: 1 });
-  await accountPanel(page).getByRole("button", { name: "Account settings" }).click();
   await settings.getByRole("button", { name: "Log out everywhere" }).click();
   await confirm.getByRole("button", { name: "Log out everywhere" }).click();
   await confirm.getByRole("alert").filter({ hasText: "Cannot reach the server" }).waitFor();
@@ -110,17 +111,17 @@ test("Log out everywhere, from the account settings, asks first and then ends ev
   expect(await meStatus(elsewhere)).toBe(401);
 });
 
-test("the account settings on a phone-sized window", async () => {
+test("the user settings' My account on a phone-sized window", async () => {
   const person = await suite.person();
   const { page } = person;
   await page.setViewportSize({ width: 390, height: 844 });
   await accountPanel(page).getByText(person.username).waitFor();
   await suite.shot(page, "logout-4-phone-panel");
-  await accountPanel(page).getByRole("button", { name: "Account settings" }).click();
-  await page.getByRole("dialog", { name: "Account settings" }).waitFor();
+  await accountPanel(page).getByRole("button", { name: "User settings" }).click();
+  await page.getByRole("heading", { name: "My account" }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
   await suite.shot(page, "logout-5-phone-account-settings");
-  await page.getByRole("dialog", { name: "Account settings" }).getByRole("button", { name: "Log out everywhere" }).click();
+  await page.getByRole("main").getByRole("button", { name: "Log out everywhere" }).click();
   await page.getByRole("dialog", { name: "Log out everywhere?" }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
   await suite.shot(page, "logout-6-phone-confirm");

@@ -1,0 +1,24 @@
+/**
+ * Where "Close" (or Escape) in the user settings goes back to: the page the reader opened them
+ * from, kept for the tab (sessionStorage) so moving between sections or reloading keeps it.
+ */
+const KEY = "hearth.settings-return";
+const HOME = "/channels/@me";
+
+/** Called as the settings open: remembers `path` (never a settings page itself). */
+export function rememberSettingsReturn(path: string): void {
+  if (path.startsWith("/settings")) return;
+  try {
+    sessionStorage.setItem(KEY, path);
+  } catch {
+    // Without storage "Close" goes home.
+  }
+}
+
+export function settingsReturn(): string {
+  try {
+    return sessionStorage.getItem(KEY) ?? HOME;
+  } catch {
+    return HOME;
+  }
+}

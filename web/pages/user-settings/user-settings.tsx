@@ -1,0 +1,107 @@
+/**
+ * `/settings/<section>`: the reader's own settings (loaded on first visit, see app.tsx), opened by
+ * "User settings" in the account panel. The sections are a navigation named "User settings";
+ * "Close" and Escape go back to the page they were opened from (web/lib/settings-return.ts).
+ */
+import type { ComponentType } from "preact";
+import { useEffect, useRef } from "preact/hooks";
+import { useLocation, useRoute } from "preact-iso/router";
+import { Redirect } from "../../app.tsx";
+import { Icon } from "../../components/icons.tsx";
+import { settingsReturn } from "../../lib/settings-return.ts";
+import { MyAccountSection } from "./my-account.tsx";
+import { ProfileSection } from "./profile.tsx";
+import { TwoFactorSection } from "./two-factor.tsx";
+import { NotificationsSection } from "./notifications.tsx";
+import { PrivacySection } from "./privacy.tsx";
+import { AppearanceSection } from "./appearance.tsx";
+import "./user-settings.css";
+
+interface Section {
+  id: string;
+  label: string;
+  group: string;
+  Component: ComponentType;
+}
+
+const SECTIONS: Section[] = [
+  { id: "account", label: "My account", group: "Account", Component: MyAccountSection },
+  { id: "profile", label: "Profile", group: "Account", Component: ProfileSection },
+  { id: "two-factor", label: "Two-factor authentication", group: "Account", Component: TwoFactorSection },
+  { id: "notifications", label: "Notifications", group: "App", Component: NotificationsSection },
+  { id: "privacy", label: "Privacy", group: "App", Component: PrivacySection },
+  { id: "appearance", label: "Appearance", group: "App", Component: AppearanceSection },
+];
+
+/** Escape closes the settings unless something open inside them (a dialog, a menu) takes it. */
+function useEscapeCloses(close: () => void) {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape" || event.defaultPrevented) return;
+      if (document.querySelector("dialog[open], [role=menu]")) return;
+      event.preventDefault();
+      close();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [close]);
+}
+
+export function UserSettingsPage() {
+  const { params } = useRoute();
+  const { route } = useLocation();
+  const close = () => route(settingsReturn());
+  useEscapeCloses(close);
+  const section = SECTIONS.find((s) => s.id === params.section);
+  if (!params.section) return <Redirect to="/settings/account" />;
+  const groups = [...new Set(SECTIONS.map((s) => s.group))];
+  return (
+    <div class="settings user-settings">
+      <nav class="settings-nav" aria-label="User settings">
+        <p class="settings-server">User settings</p>
+        {groups.map((group) => (
+          <div key={group} class="settings-nav-group">
+            <h2 id={`user-settings-group-${group}`}>{group}</h2>
+            <ul aria-labelledby={`user-settings-group-${group}`}>
+              {SECTIONS.filter((s) => s.group === group).map((item) => (
+                <li key={item.id}>
+                  <a href={`/settings/${item.id}`} class={item.id === section?.id ? "active" : undefined} aria-current={item.id === section?.id ? "page" : undefined}>
+                    {item.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
+      </nav>
+      <main class="settings-main" aria-labelledby="settings-title">
+        <div class="user-settings-head">
+          <SectionTitle key={section?.id ?? "none"} title={section?.label ?? "Not found"} />
+          <div class="user-settings-close">
+            <button type="button" class="close-settings" onClick={close} aria-keyshortcuts="Escape">
+              <Icon name="close" size={18} />
+              <span>Close</span>
+            </button>
+            <span class="muted small" aria-hidden="true">
+              Esc
+            </span>
+          </div>
+        </div>
+        {section ? <section.Component /> : <p class="muted">There is no such section in the user settings.</p>}
+      </main>
+    </div>
+  );
+}
+
+/** The section's heading; it takes the focus when a section is chosen in the navigation, so screen readers announce it. */
+function SectionTitle({ title }: { title: string }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (document.activeElement?.closest(".settings-nav")) ref.current?.focus();
+  }, [title]);
+  return (
+    <h1 id="settings-title" ref={ref} tabIndex={-1}>
+      {title}
+    </h1>
+  );
+}

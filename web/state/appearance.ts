@@ -1,0 +1,58 @@
+/**
+ * How the app looks on this device (User settings > Appearance): the theme (dark, light, or the
+ * system's) and compact message display, kept in localStorage (per device, not per account) and
+ * applied as data attributes on <html>: `data-theme="dark|light"` (the system's choice resolved,
+ * and followed while the page is open) and `data-compact` (./appearance.css).
+ */
+import { effect, signal } from "@preact/signals";
+import "./appearance.css";
+
+export type Theme = "dark" | "light" | "system";
+
+const THEME_KEY = "hearth.theme";
+const COMPACT_KEY = "hearth.compact";
+
+function stored(key: string): string | null {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function store(key: string, value: string): void {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // A browser that refuses storage keeps the choice for this page only.
+  }
+}
+
+const storedTheme = stored(THEME_KEY);
+export const theme = signal<Theme>(storedTheme === "light" || storedTheme === "system" ? storedTheme : "dark");
+export const compact = signal(stored(COMPACT_KEY) === "1");
+
+const lightQuery = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: light)") : null;
+/** Whether the system asks for light pages now (followed while the page is open). */
+const systemLight = signal(lightQuery?.matches ?? false);
+lightQuery?.addEventListener("change", (event) => (systemLight.value = event.matches));
+
+export function setTheme(next: Theme): void {
+  theme.value = next;
+  store(THEME_KEY, next);
+}
+
+export function setCompact(on: boolean): void {
+  compact.value = on;
+  store(COMPACT_KEY, on ? "1" : "0");
+}
+
+/** The theme the page shows: the choice, with "system" resolved. */
+export const shownTheme = () => (theme.value === "system" ? (systemLight.value ? "light" : "dark") : theme.value);
+
+effect(() => {
+  const root = document.documentElement;
+  root.dataset.theme = shownTheme();
+  if (compact.value) root.dataset.compact = "";
+  else delete root.dataset.compact;
+});
