@@ -74,31 +74,33 @@ function cacheKey(): string {
   return hash.digest("hex").slice(0, 12);
 }
 
-/** Ten thousand messages per f in one channel, through one INSERT ... SELECT of generated rows. */
+/** Rows a bulk statement inserts: each its own transaction, so PostgreSQL can prune the versions of the rows a per-row trigger updates (the channel's last message). */
+const MESSAGES_PER_STATEMENT = 5000;
+
+/** Ten thousand messages per f in one channel, by INSERT ... SELECT of generated rows, MESSAGES_PER_STATEMENT at a time. */
 async function addBulkMessages(db: Database, fixture: { serverId: string; channelId: string; memberIds: string[]; members: number }, count: number): Promise<void> {
   const sqlite = db.dialect.name === "sqlite";
   const memberPrefix = fixture.memberIds[0]!.slice(0, 8);
   const rare = Math.max(1, Math.floor(count / 10));
-  const numbers = sqlite ? "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)" : "WITH n(i) AS (SELECT generate_series(1, ?1::int))";
+  const int = (placeholder: string) => (sqlite ? placeholder : `${placeholder}::int`);
+  // ?1 the first number, ?2 the last.
+  const numbers = sqlite ? "WITH RECURSIVE n(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)" : "WITH n(i) AS (SELECT generate_series(?1::int, ?2::int))";
   const hex = (what: string) => (sqlite ? `printf('%012x', ${what})` : `lpad(to_hex(${what}), 12, '0')`);
   const text = (what: string) => (sqlite ? `(${what})` : `(${what})::text`);
   const now = Math.floor(Date.now() / 1000);
   // Ids older than any UUIDv7 of today, in insertion order: pages by id walk them newest first.
   const id = `'018f0000-0000-7000-8000-' || ${hex("i")}`;
-  const author = `?5 || '-0000-7000-8000-' || ${hex(sqlite ? "(i % ?6) + 1" : "(i % ?6::int) + 1")}`;
-  const content = `'message ' || ${text("i")} || ' w' || ${text("i % 97")} || CASE WHEN i % 5 = 0 THEN ' alpha' ELSE '' END || ' hearth' || CASE WHEN i % ${sqlite ? "?7" : "?7::int"} = 3 THEN ' zyzzyva' ELSE '' END`;
-  await db.run(
-    db.prepare<unknown, [number, string, string, number, string, number, number]>(
-      `${numbers} INSERT INTO messages (id, channel_id, server_id, user_id, content, created_at) SELECT ${id}, ?2, ?3, ${author}, ${content}, ${sqlite ? "?4 - ?1 + i" : "?4::bigint - ?1::int + i"} FROM n`,
-    ),
-    count,
-    fixture.channelId,
-    fixture.serverId,
-    now,
-    memberPrefix,
-    fixture.members,
-    rare,
+  const author = `?4 || '-0000-7000-8000-' || ${hex(`(i % ${int("?5")}) + 1`)}`;
+  const content = `'message ' || ${text("i")} || ' w' || ${text("i % 97")} || CASE WHEN i % 5 = 0 THEN ' alpha' ELSE '' END || ' hearth' || CASE WHEN i % ${int("?6")} = 3 THEN ' zyzzyva' ELSE '' END`;
+  // Created one second apart, the last one now.
+  const createdAt = sqlite ? "?3 - ?7 + i" : "?3::bigint - ?7::int + i";
+  const insert = db.prepare<unknown, [number, number, number, string, number, number, number, string, string]>(
+    `${numbers} INSERT INTO messages (id, channel_id, server_id, user_id, content, created_at) SELECT ${id}, ?8, ?9, ${author}, ${content}, ${createdAt} FROM n`,
   );
+  for (let first = 1; first <= count; first += MESSAGES_PER_STATEMENT) {
+    const last = Math.min(count, first + MESSAGES_PER_STATEMENT - 1);
+    await db.run(insert, first, last, now, memberPrefix, fixture.members, rare, count, fixture.channelId, fixture.serverId);
+  }
 }
 
 const messageId = (i: number) => `018f0000-0000-7000-8000-${i.toString(16).padStart(12, "0")}`;
