@@ -17,6 +17,8 @@ export interface ServerRow {
   member_count: number;
   created_at: number;
   updated_at: number;
+  /** Set when its delete was asked (migration 22); such a row is never read, and goes in the background. */
+  deleted_at: number | null;
 }
 
 interface NewServer {
@@ -49,10 +51,11 @@ export class ServersRepo {
   private readonly filesStmt;
 
   constructor(private readonly db: Database) {
-    this.byId = db.prepare<ServerRow, [string]>("SELECT * FROM servers WHERE id = ?");
+    // A server being deleted (deleted_at set, migration 22) is gone for every read.
+    this.byId = db.prepare<ServerRow, [string]>("SELECT * FROM servers WHERE id = ? AND deleted_at IS NULL");
     this.forUser = db.prepare<ServerRow, [string]>(
       `SELECT s.* FROM server_members m JOIN servers s ON s.id = m.server_id
-       WHERE m.user_id = ? ORDER BY m.list_position, m.joined_at, s.id`,
+       WHERE m.user_id = ? AND s.deleted_at IS NULL ORDER BY m.list_position, m.joined_at, s.id`,
     );
     this.insertServer = db.prepare<ServerRow, [Record<string, string | number>]>(
       `INSERT INTO servers (id, name, description, owner_id, created_at, updated_at)

@@ -25,6 +25,34 @@ afterEach(async () => {
   for (const database of databases.splice(0)) await database.drop();
 });
 
+/** Back to a database of version 21, as far as version 22 goes: its tables, columns, indexes and triggers gone, the ones before back. */
+const undoMigration22 = (dialect: "sqlite" | "postgres") => {
+  const indexes = "DROP INDEX channel_read_states_channel; DROP INDEX interactions_channel; DROP INDEX interactions_server; DROP INDEX commands_server; DROP INDEX webhooks_server; DROP INDEX messages_user_server; ";
+  const tables = "DROP TABLE deletion_jobs; DROP TABLE deletion_files; ALTER TABLE servers DROP COLUMN deleted_at; ALTER TABLE channels DROP COLUMN deleted_at; ";
+  if (dialect === "sqlite") {
+    return (
+      "DROP TRIGGER servers_count_hide; DROP TRIGGER servers_count_delete; " +
+      "CREATE TRIGGER servers_count_delete AFTER DELETE ON servers BEGIN UPDATE platform_counters SET value = value - 1 WHERE name = 'servers'; END; " +
+      "DROP INDEX messages_server; " + indexes + tables
+    );
+  }
+  const rowTrigger = (name: string, table: string, fn: string) => `CREATE TRIGGER ${name} AFTER INSERT OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${fn}; `;
+  return (
+    "DROP TRIGGER servers_count_insert ON servers; DROP TRIGGER servers_count_delete ON servers; DROP TRIGGER servers_count_hide ON servers; " +
+    rowTrigger("servers_count", "servers", "platform_count('servers')") +
+    "DROP TRIGGER messages_count_insert ON messages; DROP TRIGGER messages_count_delete ON messages; " +
+    "DROP TRIGGER dm_messages_count_insert ON dm_messages; DROP TRIGGER dm_messages_count_delete ON dm_messages; DROP FUNCTION platform_count_statement; " +
+    rowTrigger("messages_count", "messages", "platform_count('messages')") +
+    rowTrigger("dm_messages_count", "dm_messages", "platform_count('messages')") +
+    "DROP TRIGGER messages_last_insert ON messages; DROP TRIGGER messages_last_delete ON messages; " +
+    "DROP TRIGGER dm_messages_last_insert ON dm_messages; DROP TRIGGER dm_messages_last_delete ON dm_messages; " +
+    "DROP FUNCTION hearth_channel_last_message_statement; DROP FUNCTION hearth_dm_last_message_statement; " +
+    rowTrigger("messages_last_message", "messages", "hearth_channel_last_message()") +
+    rowTrigger("dm_messages_last_message", "dm_messages", "hearth_dm_last_message()") +
+    indexes + "CREATE INDEX messages_user ON messages (user_id); " + tables
+  );
+};
+
 /** Back to a database of version 20, as far as version 21 goes: its index and columns gone. */
 const UNDO_MIGRATION_21 =
   "DROP INDEX server_members_name; ALTER TABLE servers DROP COLUMN member_count; ALTER TABLE server_members DROP COLUMN username_lower; ";
@@ -111,7 +139,7 @@ describe("migration 15 (message-attachment-flag)", () => {
       store.db.dialect.name === "sqlite"
         ? "DROP TRIGGER messages_last_insert; DROP TRIGGER messages_last_delete; DROP TRIGGER dm_messages_last_insert; DROP TRIGGER dm_messages_last_delete; "
         : "DROP TRIGGER messages_last_message ON messages; DROP TRIGGER dm_messages_last_message ON dm_messages; DROP FUNCTION hearth_channel_last_message; DROP FUNCTION hearth_dm_last_message; ";
-    await store.db.exec("ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; " + UNDO_MIGRATION_21 + lastMessageTriggers + "DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; DELETE FROM schema_migrations WHERE version >= 15");
+    await store.db.exec(undoMigration22(store.db.dialect.name) + "ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; " + UNDO_MIGRATION_21 + lastMessageTriggers + "DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; DELETE FROM schema_migrations WHERE version >= 15");
     await store.close();
 
     const upgraded = await createStore(location, KEY);
@@ -145,7 +173,7 @@ describe("migration 21 (member-count-and-member-search)", () => {
     await store.members.add(small, bot);
     await store.members.add(left, ann);
     await store.members.remove(left, ann);
-    await store.db.exec(UNDO_MIGRATION_21 + "DELETE FROM schema_migrations WHERE version >= 21");
+    await store.db.exec(undoMigration22(store.db.dialect.name) + UNDO_MIGRATION_21 + "DELETE FROM schema_migrations WHERE version >= 21");
     await store.close();
 
     const upgraded = await createStore(location, KEY);
