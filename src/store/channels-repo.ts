@@ -61,7 +61,6 @@ export class ChannelsRepo {
   private readonly countOfServer;
   private readonly insertChannel;
   private readonly updateChannel;
-  private readonly deleteChannelStmt;
   private readonly placeChannel;
   private readonly insertCategory;
   private readonly renameCategoryStmt;
@@ -105,7 +104,6 @@ export class ChannelsRepo {
          is_meeting = $is_meeting, chat_enabled = $chat_enabled
        WHERE id = $id RETURNING *`,
     );
-    this.deleteChannelStmt = db.prepare("DELETE FROM channels WHERE id = ?");
     this.placeChannel = db.prepare("UPDATE channels SET position = ?, category_id = ? WHERE id = ? AND server_id = ?");
     this.insertCategory = db.prepare<CategoryRow, [string, string, string, number, number]>(
       "INSERT INTO categories (id, server_id, name, position, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *",
@@ -234,10 +232,6 @@ export class ChannelsRepo {
     });
   }
 
-  /** Deletes the channel; its overrides go with it (cascade). */
-  async delete(id: string): Promise<boolean> {
-    return (await this.db.run(this.deleteChannelStmt, id)) > 0;
-  }
 
   /** Sets positions (and categories where given) of the server's channels in one transaction. */
   async place(serverId: string, placements: ChannelPlacement[]): Promise<void> {

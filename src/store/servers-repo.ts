@@ -42,7 +42,6 @@ export class ServersRepo {
   private readonly nextListPosition;
   private readonly serverCountOfUser;
   private readonly updateStmt;
-  private readonly deleteStmt;
   private readonly setIcon;
   private readonly setBanner;
   private readonly setVanityStmt;
@@ -87,7 +86,6 @@ export class ServersRepo {
          updated_at = $now
        WHERE id = $id RETURNING *`,
     );
-    this.deleteStmt = db.prepare("DELETE FROM servers WHERE id = ?");
     this.setIcon = db.prepare("UPDATE servers SET icon = ?, updated_at = ? WHERE id = ?");
     this.setBanner = db.prepare("UPDATE servers SET banner = ?, updated_at = ? WHERE id = ?");
     this.setVanityStmt = db.prepare<ServerRow, [string | null, number, string]>(
@@ -152,10 +150,6 @@ export class ServersRepo {
       settings: changes.settings ?? null,
       now: nowSeconds(),
     });
-  }
-
-  async delete(id: string): Promise<boolean> {
-    return (await this.db.run(this.deleteStmt, id)) > 0;
   }
 
   /** Stores a new icon or banner path and returns the one it replaced. */
