@@ -84,7 +84,7 @@ export class DeletionsRepo {
     this.releaseAllStmt = db.prepare<unknown, []>("UPDATE deletion_jobs SET lease_until = 0 WHERE lease_until > 0");
     this.finishStmt = db.prepare<unknown, [string]>("DELETE FROM deletion_jobs WHERE id = ?");
     this.pendingStmt = db.prepare<DeletionJobRow, []>("SELECT * FROM deletion_jobs ORDER BY created_at, id");
-    this.firstChannel = db.prepare<{ id: string }, [string]>("SELECT id FROM channels WHERE server_id = ? ORDER BY id LIMIT 1");
+    this.firstChannel = db.prepare<{ id: string }, [string]>("SELECT id FROM channels WHERE server_id = ? LIMIT 1");
     // The oldest first: a channel's newest message (channel_last_messages) changes only at its last batch.
     this.channelMessages = db.prepare<{ id: string; channel_id: string }, [string, number]>(
       "SELECT id, channel_id FROM messages WHERE channel_id = ? ORDER BY id LIMIT ?",
@@ -145,7 +145,7 @@ export class DeletionsRepo {
        ON CONFLICT DO NOTHING`,
     );
     this.deleteServerStmt = db.prepare<unknown, [string]>("DELETE FROM servers WHERE id = ?");
-    this.filesStmt = db.prepare<{ path: string }, [number]>("SELECT path FROM deletion_files ORDER BY created_at, path LIMIT ?");
+    this.filesStmt = db.prepare<{ path: string }, [number]>("SELECT path FROM deletion_files ORDER BY path LIMIT ?");
     this.forgetFileStmt = db.prepare<unknown, [string]>("DELETE FROM deletion_files WHERE path = ?");
   }
 
@@ -270,7 +270,7 @@ export class DeletionsRepo {
     return { done: true, rows: 0, messages: [] };
   }
 
-  /** Files of deleted rows not removed yet, the oldest first. */
+  /** Files of deleted rows not removed yet (in the order of their paths, the primary key). */
   async files(limit: number): Promise<string[]> {
     return (await this.db.all(this.filesStmt, limit)).map((row) => row.path);
   }
