@@ -11,9 +11,15 @@ export interface DeletionOptions {
   leaseSeconds: number;
   /** How often the queue is looked at for jobs other nodes queued. */
   pollMs: number;
+  /**
+   * After each batch the worker waits this many times as long as the batch took. SQLite runs a
+   * batch on the event loop, so 1 leaves requests at least half of it while a job runs;
+   * PostgreSQL's batches wait on the database, not the event loop, so 0 there.
+   */
+  pauseRatio: number;
 }
 
-export const DELETION_DEFAULTS: DeletionOptions = { batchRows: 1000, leaseSeconds: 30, pollMs: 5000 };
+export const DELETION_DEFAULTS: DeletionOptions = { batchRows: 1000, leaseSeconds: 30, pollMs: 5000, pauseRatio: 0 };
 
 /** Files removed per look at deletion_files. */
 const FILES_PER_ROUND = 100;
@@ -47,6 +53,10 @@ export class Deletions {
     private readonly log: Logger,
     private readonly options: DeletionOptions = DELETION_DEFAULTS,
   ) {}
+
+  get batchRows(): number {
+    return this.options.batchRows;
+  }
 
   /** Resumes the jobs left by a previous run, and looks for new ones now and then. */
   async start(): Promise<void> {
@@ -102,7 +112,9 @@ export class Deletions {
     let renewed = Date.now();
     try {
       while (!this.stopping) {
+        const started = performance.now();
         const step = await this.store.deletions.step(job, this.options.batchRows);
+        const took = performance.now() - started;
         this.batches++;
         for (const message of step.messages) {
           this.bus.publish(rooms.channel(message.channel_id), "message:deleted", { channelId: message.channel_id, messageId: message.id });
@@ -114,6 +126,7 @@ export class Deletions {
         }
         await this.removeFiles();
         await nextTurn();
+        if (this.options.pauseRatio > 0) await Bun.sleep(took * this.options.pauseRatio);
       }
       await this.store.deletions.release(job.id);
     } catch (error) {
