@@ -9,7 +9,7 @@
  *                against the same loops for as long with no job running (the baseline, same run).
  * Prints a human summary on stderr and one JSON line per store on stdout.
  *
- *   bun bench/deletes.ts [--quick] [--members 10000] [--messages 100000] [--sqlite-only]
+ *   bun bench/deletes.ts [--quick] [--members 10000] [--messages 100000] [--batch-rows 1000] [--sqlite-only]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +23,7 @@ const MEMBERS = Number(argOf("members", QUICK ? "1000" : "10000"));
 const MESSAGES = Number(argOf("messages", QUICK ? "10000" : "100000"));
 const CHANNELS = 5;
 const READERS = 4;
+const BATCH_ROWS = Number(argOf("batch-rows", "1000"));
 
 /** `count` rows of `insert` (an INSERT ... SELECT over n(i)), in one statement. */
 async function generate(app: App, count: number, insert: string, ...params: (string | number)[]): Promise<void> {
@@ -95,7 +96,7 @@ const summary = (values: number[]) => {
 };
 
 async function measure(store: "sqlite" | "postgres", dataDir: string, databaseUrl?: string) {
-  const { app, api } = await startHearth(dataDir, { databaseUrl });
+  const { app, api } = await startHearth(dataDir, { databaseUrl, deleteBatchRows: BATCH_ROWS });
   try {
     const owner = await register(api, `del_owner_${store}`);
     const reader = await register(api, `del_reader_${store}`);

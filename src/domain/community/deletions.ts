@@ -12,14 +12,14 @@ export interface DeletionOptions {
   /** How often the queue is looked at for jobs other nodes queued. */
   pollMs: number;
   /**
-   * After each batch the worker waits this many times as long as the batch took. SQLite runs a
-   * batch on the event loop, so 1 leaves requests at least half of it while a job runs;
-   * PostgreSQL's batches wait on the database, not the event loop, so 0 there.
+   * After each batch the worker waits this many times as long as the batch took, so a job takes
+   * at most half of what it shares with requests: the event loop on SQLite (a batch runs on it),
+   * the database's CPU and locks on PostgreSQL (bench/README.md, "Deletes").
    */
   pauseRatio: number;
 }
 
-export const DELETION_DEFAULTS: DeletionOptions = { batchRows: 1000, leaseSeconds: 30, pollMs: 5000, pauseRatio: 0 };
+export const DELETION_DEFAULTS: DeletionOptions = { batchRows: 1000, leaseSeconds: 30, pollMs: 5000, pauseRatio: 1 };
 
 /** Files removed per look at deletion_files. */
 const FILES_PER_ROUND = 100;
