@@ -1,7 +1,7 @@
 /**
  * The plans of the hot queries (docs/architecture.md, "Tests"): the member page, search, count
  * and one member, the friend search, the message pages (latest, before, after, around), the
- * channel list of a server and the read-state queries. Each statement is the repository's own
+ * channel list of a server, the read-state queries and the batches of the background deletes. Each statement is the repository's own
  * prepared statement (read from its private field, so the test follows the code), and a plan
  * fails when it reads a table that grows in full:
  *
