@@ -137,7 +137,7 @@ export function createDomain(deps: DomainDeps) {
   // community, messaging, direct messages.
   const members = new Members(store, access, audit, bus, liveState, config.caps);
   // Server and channel deletes, and a ban's recent messages, finish in the background in batches.
-  const deletions = new Deletions(store, uploads, bus, deps.log, { ...DELETION_DEFAULTS, batchRows: config.deleteBatchRows });
+  const deletions = new Deletions(store, uploads, bus, deps.log, shared, { ...DELETION_DEFAULTS, batchRows: config.deleteBatchRows });
   const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus, liveState, deletions, config.caps);
   const channels = new Channels(store, access, audit, members, bus, liveState, deletions, config.caps);
   const messages = new Messages(store, access, audit, uploads, bus);

@@ -51,6 +51,8 @@ export class DeletionsRepo {
   private readonly releaseAllStmt;
   private readonly finishStmt;
   private readonly pendingStmt;
+  private readonly firstLeaseEndStmt;
+  private readonly hasWorkStmt;
   private readonly firstChannel;
   private readonly channelMessages;
   private readonly memberMessages;
@@ -84,6 +86,10 @@ export class DeletionsRepo {
     this.releaseAllStmt = db.prepare<unknown, []>("UPDATE deletion_jobs SET lease_until = 0 WHERE lease_until > 0");
     this.finishStmt = db.prepare<unknown, [string]>("DELETE FROM deletion_jobs WHERE id = ?");
     this.pendingStmt = db.prepare<DeletionJobRow, []>("SELECT * FROM deletion_jobs ORDER BY created_at, id");
+    this.firstLeaseEndStmt = db.prepare<{ at: number | null }, []>("SELECT min(lease_until) AS at FROM deletion_jobs");
+    this.hasWorkStmt = db.prepare<{ work: number }, []>(
+      "SELECT CASE WHEN EXISTS (SELECT 1 FROM deletion_jobs) OR EXISTS (SELECT 1 FROM deletion_files) THEN 1 ELSE 0 END AS work",
+    );
     this.firstChannel = db.prepare<{ id: string }, [string]>("SELECT id FROM channels WHERE server_id = ? LIMIT 1");
     // The oldest first: a channel's newest message (channel_last_messages) changes only at its last batch.
     this.channelMessages = db.prepare<{ id: string; channel_id: string }, [string, number]>(
@@ -199,6 +205,17 @@ export class DeletionsRepo {
    */
   async releaseAfterRestart(): Promise<void> {
     if (this.db.dialect.name === "sqlite") await this.db.run(this.releaseAllStmt);
+  }
+
+  /** Whether a job is queued or a file waits to be removed. */
+  async hasWork(): Promise<boolean> {
+    return Number((await this.db.get(this.hasWorkStmt))?.work ?? 0) === 1;
+  }
+
+  /** When the first lease of the jobs queued runs out (unix seconds), or null when none is queued. */
+  async firstLeaseEnd(): Promise<number | null> {
+    const at = (await this.db.get(this.firstLeaseEndStmt))?.at;
+    return at === null || at === undefined ? null : Number(at);
   }
 
   /** Every job still queued, the oldest first (for tests and operators). */

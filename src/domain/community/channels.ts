@@ -198,7 +198,7 @@ export class Channels {
     // background, in batches (docs/channels.md, "Delete").
     if (!(await this.store.deletions.deleteChannel(channel.server_id, channel.id))) throw notFound("Channel");
     this.access.permissionsChanged();
-    this.deletions.wake();
+    this.deletions.queued();
     // A deleted system channel no longer receives system messages.
     const settings = JSON.parse(member.server.settings) as { system_channel_id?: string | null };
     if (settings.system_channel_id === channel.id) {

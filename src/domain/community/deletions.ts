@@ -3,14 +3,13 @@ import type { DeletionJobRow } from "../../store/deletions-repo.ts";
 import type { Logger } from "../../log.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import type { UploadStore } from "../shared/uploads.ts";
+import type { SharedState } from "../shared/shared-state.ts";
 
 export interface DeletionOptions {
   /** Rows per batch (one transaction). */
   batchRows: number;
   /** How long a claimed job stays this node's without a batch (another node takes it after). */
   leaseSeconds: number;
-  /** How often the queue is looked at for jobs other nodes queued. */
-  pollMs: number;
   /**
    * After each batch the worker waits this many times as long as the batch took, so a job takes
    * at most half of what it shares with requests: the event loop on SQLite (a batch runs on it),
@@ -19,7 +18,7 @@ export interface DeletionOptions {
   pauseRatio: number;
 }
 
-export const DELETION_DEFAULTS: DeletionOptions = { batchRows: 1000, leaseSeconds: 30, pollMs: 5000, pauseRatio: 1 };
+export const DELETION_DEFAULTS: DeletionOptions = { batchRows: 1000, leaseSeconds: 30, pauseRatio: 1 };
 
 /** Files removed per look at deletion_files. */
 const FILES_PER_ROUND = 100;
@@ -36,13 +35,16 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * transaction of at most `batchRows` rows, and gives the event loop back between batches, so a
  * delete of any size never holds a request for more than one batch. Jobs are in the database:
  * a restart resumes them (SQLite at once; PostgreSQL once the lease of a node that died runs
- * out), and on several nodes one node holds a job at a time.
+ * out), and on several nodes one node holds a job at a time. The queue is read only when there
+ * is a reason: a job queued here or on another node (the `deletions` signal), the start, and the
+ * end of the lease of a job another node holds (in case that node died); never on a timer.
  */
 export class Deletions {
   private running: Promise<void> | null = null;
   private again = false;
   private stopping = false;
-  private poll: ReturnType<typeof setInterval> | null = null;
+  /** Wakes the worker when the lease of a job another node holds runs out. */
+  private leaseTimer: ReturnType<typeof setTimeout> | null = null;
   /** Batches run since start (tests and benches read it). */
   batches = 0;
 
@@ -51,6 +53,7 @@ export class Deletions {
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
     private readonly log: Logger,
+    private readonly shared: SharedState,
     private readonly options: DeletionOptions = DELETION_DEFAULTS,
   ) {}
 
@@ -58,15 +61,21 @@ export class Deletions {
     return this.options.batchRows;
   }
 
-  /** Resumes the jobs left by a previous run, and looks for new ones now and then. */
+  /** Resumes the jobs left by a previous run, and runs those other nodes queue from now on. */
   async start(): Promise<void> {
     await this.store.deletions.releaseAfterRestart();
-    this.poll = setInterval(() => this.wake(), this.options.pollMs);
-    this.poll.unref?.();
+    this.shared.onSignal("deletions", () => this.wake());
+    // An empty queue is read once, here, and then not until a job is queued.
+    if (await this.store.deletions.hasWork()) this.wake();
+  }
+
+  /** A job was queued here: this worker runs it, and the other nodes hear of it (in case this one dies). */
+  queued(): void {
+    this.shared.signal("deletions");
     this.wake();
   }
 
-  /** A job was queued: the worker runs it (at once, or after the one it is running). */
+  /** Looks at the queue: runs what no one holds (at once, or after the job it is running). */
   wake(): void {
     if (this.stopping) return;
     if (this.running) {
@@ -90,7 +99,7 @@ export class Deletions {
   /** Ends after the batch in progress; the job is given back for the next start (or node). */
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.poll) clearInterval(this.poll);
+    if (this.leaseTimer) clearTimeout(this.leaseTimer);
     await this.running;
   }
 
@@ -99,7 +108,7 @@ export class Deletions {
       while (!this.stopping) {
         while (!this.stopping && (await this.removeFiles()) > 0) await nextTurn();
         const job = await this.store.deletions.claim(this.leaseEnd());
-        if (!job) return;
+        if (!job) return await this.wakeAtLeaseEnd();
         await this.run(job);
       }
     } catch (error) {
@@ -133,6 +142,15 @@ export class Deletions {
       await this.store.deletions.release(job.id).catch(() => {});
       throw error;
     }
+  }
+
+  /** Jobs left are held by other workers: look again when the first lease runs out. */
+  private async wakeAtLeaseEnd(): Promise<void> {
+    const end = await this.store.deletions.firstLeaseEnd();
+    if (end === null || this.stopping) return;
+    if (this.leaseTimer) clearTimeout(this.leaseTimer);
+    this.leaseTimer = setTimeout(() => this.wake(), Math.max(0, end * 1000 - Date.now()) + 1000);
+    this.leaseTimer.unref?.();
   }
 
   /** Removes some of the files of deleted rows, each note forgotten once its file is gone; answers how many. */

@@ -66,7 +66,7 @@ export class Moderation {
     if (target) await this.members.remove(actor.server.id, user.id);
     if (deleteMessageSeconds > 0) {
       await this.store.deletions.deleteMemberMessages(actor.server.id, user.id, Math.floor(Date.now() / 1000) - deleteMessageSeconds);
-      this.deletions.wake();
+      this.deletions.queued();
     }
     this.bus.publish([rooms.server(actor.server.id), rooms.user(user.id)], "member:banned", { serverId: actor.server.id, userId: user.id });
     await this.audit.record(actor.server.id, actorId, "MEMBER_BAN", { type: "member", id: user.id }, {

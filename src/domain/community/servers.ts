@@ -178,7 +178,7 @@ export class Servers {
     const channels = await this.store.channels.listByServer(member.server.id);
     if (!(await this.store.deletions.deleteServer(member.server.id))) throw notFound("Server");
     this.access.permissionsChanged();
-    this.deletions.wake();
+    this.deletions.queued();
     // Features holding live state per channel (voice rooms) clear it.
     for (const listener of this.liveState) for (const channel of channels) await listener.channelDeleted(channel);
     const serverRoom = rooms.server(member.server.id);
