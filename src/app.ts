@@ -301,6 +301,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   publicUrl = config.publicUrl ?? `http://${shownHost}:${server.port}`;
   // Joins the cluster's heartbeat once listening: the address is where other nodes relay voice to.
   await cluster?.shared.start(config.clusterNodeUrl ?? `http://${shownHost}:${server.port}`);
+  // Background deletes queued before a restart resume (docs/servers.md, "Deleting a server").
+  await domain.deletions.start();
 
   let stopping: Promise<void> | null = null;
   return {
@@ -334,6 +336,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // The closed sockets' presence and voice updates finish before Redis and the database close.
         await Promise.race([gatewayAttached.settled(), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
         log.info("stop: connections closed");
+        // A background delete ends after its current batch; the next start resumes it.
+        await domain.deletions.stop();
         // Leaves the cluster: this node's connections are withdrawn, its Redis connections closed.
         await cluster?.stop();
         log.info("stop: left the cluster");

@@ -99,6 +99,8 @@ export interface Config {
   caps: ResourceCaps;
   /** Servers with more members are large: presence only to sockets that ask (docs/gateway.md, "Presence"). */
   largeServerMembers: number;
+  /** Rows per transaction of a background delete (docs/servers.md, "Deleting a server"). */
+  deleteBatchRows: number;
   /** The largest declared dimensions of an uploaded image (docs/operations.md, "Caps"). */
   imageLimits: ImageLimits;
   /** Soundboard plays per user per window (docs/soundboard.md, "Playing"). */
@@ -227,6 +229,7 @@ const EnvSchema = v.object({
   MAX_APPLICATIONS_PER_USER: v.optional(integerFrom("MAX_APPLICATIONS_PER_USER", 1, 10_000), String(DEFAULT_CAPS.applicationsPerUser)),
   MAX_GROUP_DMS_PER_USER: v.optional(integerFrom("MAX_GROUP_DMS_PER_USER", 1, 100_000), String(DEFAULT_CAPS.groupDmsPerUser)),
   LARGE_SERVER_MEMBERS: v.optional(integerFrom("LARGE_SERVER_MEMBERS", 1, 10_000_000), String(DEFAULT_LARGE_SERVER_MEMBERS)),
+  DELETE_BATCH_ROWS: v.optional(integerFrom("DELETE_BATCH_ROWS", 1, 100_000), "1000"),
   MAX_IMAGE_SIDE: v.optional(integerFrom("MAX_IMAGE_SIDE", 16, 1_000_000), String(DEFAULT_IMAGE_LIMITS.maxSide)),
   MAX_IMAGE_MEGAPIXELS: v.optional(integerFrom("MAX_IMAGE_MEGAPIXELS", 1, 100_000), String(DEFAULT_IMAGE_LIMITS.maxPixels / 1_000_000)),
   SOUNDBOARD_PLAYS_PER_WINDOW: v.optional(integerFrom("SOUNDBOARD_PLAYS_PER_WINDOW", 1, 10_000), String(DEFAULT_SOUNDBOARD_PLAY_RATE.plays)),
@@ -303,6 +306,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       groupDmsPerUser: e.MAX_GROUP_DMS_PER_USER,
     },
     largeServerMembers: e.LARGE_SERVER_MEMBERS,
+    deleteBatchRows: e.DELETE_BATCH_ROWS,
     imageLimits: { maxSide: e.MAX_IMAGE_SIDE, maxPixels: e.MAX_IMAGE_MEGAPIXELS * 1_000_000 },
     soundboardPlayRate: { plays: e.SOUNDBOARD_PLAYS_PER_WINDOW, windowSeconds: e.SOUNDBOARD_PLAY_WINDOW_SECONDS },
     restRateLimits: {

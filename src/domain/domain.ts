@@ -50,6 +50,7 @@ import { Reactions } from "./messaging/reactions.ts";
 import { Webhooks } from "./messaging/webhooks.ts";
 import { rooms, type EventBus } from "./shared/events.ts";
 import { localSharedState, type SharedState } from "./shared/shared-state.ts";
+import { DELETION_DEFAULTS, Deletions } from "./community/deletions.ts";
 import { UploadStore } from "./shared/uploads.ts";
 import { fileStorage } from "./shared/file-storage.ts";
 import { Soundboard } from "./voice/soundboard.ts";
@@ -135,8 +136,10 @@ export function createDomain(deps: DomainDeps) {
 
   // community, messaging, direct messages.
   const members = new Members(store, access, audit, bus, liveState, config.caps);
-  const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus, liveState, config.caps);
-  const channels = new Channels(store, access, audit, members, bus, uploads, liveState, config.caps);
+  // Server and channel deletes, and a ban's recent messages, finish in the background in batches.
+  const deletions = new Deletions(store, uploads, bus, deps.log, shared, { ...DELETION_DEFAULTS, batchRows: config.deleteBatchRows });
+  const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus, liveState, deletions, config.caps);
+  const channels = new Channels(store, access, audit, members, bus, liveState, deletions, config.caps);
   const messages = new Messages(store, access, audit, uploads, bus);
   // Calling is messaging: DM calls apply the DM send rule, and leaving a group DM leaves its call
   // (a DmListener of Dms, which DmCalls itself uses: registered once here).
@@ -167,7 +170,8 @@ export function createDomain(deps: DomainDeps) {
     channels,
     roles: new Roles(store, access, audit, members, bus, config.caps, config.largeServerMembers),
     invites: new Invites(store, access, audit, members, servers, config.caps, config.largeServerMembers),
-    moderation: new Moderation(store, access, audit, members, bus),
+    moderation: new Moderation(store, access, audit, members, bus, deletions),
+    deletions,
     emojis: new Emojis(store, access, audit, uploads),
     serverGifs: new ServerGifs(store, access, uploads),
     // messaging

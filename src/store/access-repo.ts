@@ -41,7 +41,7 @@ export class AccessRepo {
   constructor(private readonly db: Database) {
     this.memberStmt = db.prepare<AccessRow, [string, string]>(
       `SELECT * FROM (
-         SELECT (SELECT s.owner_id FROM servers s WHERE s.id = m.server_id) AS owner_id, m.role, m.timeout_until,
+         SELECT (SELECT s.owner_id FROM servers s WHERE s.id = m.server_id AND s.deleted_at IS NULL) AS owner_id, m.role, m.timeout_until,
                 (SELECT r.id FROM roles r WHERE r.server_id = m.server_id AND r.is_default = 1) AS everyone_id,
                 (SELECT r.permissions FROM roles r WHERE r.server_id = m.server_id AND r.is_default = 1) AS everyone_permissions
          FROM server_members m

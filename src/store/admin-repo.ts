@@ -51,19 +51,19 @@ export class AdminRepo {
     );
     this.userCountsStmt = db.prepare<{ servers: number; owned_servers: number }, [string, string]>(
       `SELECT (SELECT count(*) FROM server_members WHERE user_id = ?) AS servers,
-         (SELECT count(*) FROM servers WHERE owner_id = ?) AS owned_servers`,
+         (SELECT count(*) FROM servers WHERE owner_id = ? AND deleted_at IS NULL) AS owned_servers`,
     );
     const serverSelect = `SELECT s.id, s.name, s.description, s.icon, s.owner_id, o.username AS owner_username, s.verified,
          s.member_count, s.created_at
        FROM servers s LEFT JOIN users o ON o.id = s.owner_id`;
     this.serversStmt = db.prepare<AdminServerRow, [Record<string, string | number | null>]>(
       `${serverSelect}
-       WHERE (CAST($before AS TEXT) IS NULL OR s.id < $before)
+       WHERE s.deleted_at IS NULL AND (CAST($before AS TEXT) IS NULL OR s.id < $before)
          AND (CAST($q AS TEXT) IS NULL OR lower(s.name) LIKE lower($q) ESCAPE '\\' OR s.vanity_code LIKE $q ESCAPE '\\')
          AND (CAST($verified AS INTEGER) IS NULL OR s.verified = $verified)
        ORDER BY s.id DESC LIMIT $limit`,
     );
-    this.serverStmt = db.prepare<AdminServerRow, [string]>(`${serverSelect} WHERE s.id = ?`);
+    this.serverStmt = db.prepare<AdminServerRow, [string]>(`${serverSelect} WHERE s.id = ? AND s.deleted_at IS NULL`);
     this.setVerifiedStmt = db.prepare("UPDATE servers SET verified = ?, updated_at = ? WHERE id = ?");
   }
 

@@ -15,6 +15,8 @@ export interface ChannelRow {
   is_meeting: number;
   chat_enabled: number;
   created_at: number;
+  /** Set when its delete was asked (migration 22); such a row is never read, and goes in the background. */
+  deleted_at: number | null;
 }
 
 export interface CategoryRow {
@@ -59,7 +61,6 @@ export class ChannelsRepo {
   private readonly countOfServer;
   private readonly insertChannel;
   private readonly updateChannel;
-  private readonly deleteChannelStmt;
   private readonly placeChannel;
   private readonly insertCategory;
   private readonly renameCategoryStmt;
@@ -75,10 +76,11 @@ export class ChannelsRepo {
   private readonly deleteCategoryOverrideStmt;
 
   constructor(private readonly db: Database) {
-    this.byId = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE id = ?");
+    // A channel being deleted (deleted_at set, migration 22) is gone for every read.
+    this.byId = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE id = ? AND deleted_at IS NULL");
     this.categoryById = db.prepare<CategoryRow, [string]>("SELECT * FROM categories WHERE id = ?");
-    this.byServer = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE server_id = ? ORDER BY position, created_at, id");
-    this.byCategory = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE category_id = ? ORDER BY position, created_at, id");
+    this.byServer = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE server_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
+    this.byCategory = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE category_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
     this.categoriesByServer = db.prepare<CategoryRow, [string]>(
       "SELECT * FROM categories WHERE server_id = ? ORDER BY position, created_at, id",
     );
@@ -90,7 +92,7 @@ export class ChannelsRepo {
     );
     // channels_server and categories_server serve both counts.
     this.countOfServer = db.prepare<{ n: number }, [string]>(
-      "SELECT (SELECT count(*) FROM channels WHERE server_id = ?1) + (SELECT count(*) FROM categories WHERE server_id = ?1) AS n",
+      "SELECT (SELECT count(*) FROM channels WHERE server_id = ?1 AND deleted_at IS NULL) + (SELECT count(*) FROM categories WHERE server_id = ?1) AS n",
     );
     this.insertChannel = db.prepare<ChannelRow, [Record<string, string | number | null>]>(
       `INSERT INTO channels (id, server_id, name, type, category_id, position, topic, slowmode, nsfw, is_meeting, chat_enabled, created_at)
@@ -102,7 +104,6 @@ export class ChannelsRepo {
          is_meeting = $is_meeting, chat_enabled = $chat_enabled
        WHERE id = $id RETURNING *`,
     );
-    this.deleteChannelStmt = db.prepare("DELETE FROM channels WHERE id = ?");
     this.placeChannel = db.prepare("UPDATE channels SET position = ?, category_id = ? WHERE id = ? AND server_id = ?");
     this.insertCategory = db.prepare<CategoryRow, [string, string, string, number, number]>(
       "INSERT INTO categories (id, server_id, name, position, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *",
@@ -231,10 +232,6 @@ export class ChannelsRepo {
     });
   }
 
-  /** Deletes the channel; its overrides go with it (cascade). */
-  async delete(id: string): Promise<boolean> {
-    return (await this.db.run(this.deleteChannelStmt, id)) > 0;
-  }
 
   /** Sets positions (and categories where given) of the server's channels in one transaction. */
   async place(serverId: string, placements: ChannelPlacement[]): Promise<void> {

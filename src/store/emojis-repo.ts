@@ -58,7 +58,7 @@ export class EmojisRepo {
       `SELECT e.*, u.username AS uploaded_by_username, s.name AS server_name
        FROM server_members m JOIN servers s ON s.id = m.server_id
        JOIN emojis e ON e.server_id = m.server_id LEFT JOIN users u ON u.id = e.uploaded_by
-       WHERE m.user_id = ? ORDER BY s.name, e.server_id, e.created_at, e.id`,
+       WHERE m.user_id = ? AND s.deleted_at IS NULL ORDER BY s.name, e.server_id, e.created_at, e.id`,
     );
     this.renameStmt = db.prepare<{ id: string }, [string, string, string]>(
       "UPDATE emojis SET name = ? WHERE id = ? AND server_id = ? RETURNING id",

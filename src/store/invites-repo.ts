@@ -64,7 +64,10 @@ export class InvitesRepo {
        VALUES (?, ?, ?, ?, ?, 0, ?, ?) RETURNING *`,
     );
     this.byIdStmt = db.prepare<InviteRow, [string]>("SELECT * FROM invites WHERE id = ?");
-    this.byCodeStmt = db.prepare<InviteRow, [string]>("SELECT * FROM invites WHERE code = ?");
+    // Not of a server being deleted (migration 22).
+    this.byCodeStmt = db.prepare<InviteRow, [string]>(
+      "SELECT i.* FROM invites i JOIN servers s ON s.id = i.server_id WHERE i.code = ? AND s.deleted_at IS NULL",
+    );
     this.activeStmt = db.prepare<InviteRow, [string, number]>(
       `SELECT * FROM invites WHERE server_id = ?
          AND (expires_at IS NULL OR expires_at > ?) AND (max_uses IS NULL OR uses < max_uses)
@@ -90,7 +93,7 @@ export class InvitesRepo {
       `SELECT iu.user_id, u.username, u.avatar, iu.used_at FROM invite_uses iu JOIN users u ON u.id = iu.user_id
        WHERE iu.invite_id = ? ORDER BY iu.used_at DESC, iu.id DESC`,
     );
-    this.vanityStmt = db.prepare<{ id: string }, [string]>(`SELECT id FROM servers WHERE vanity_code = ?${db.dialect.nocase}`);
+    this.vanityStmt = db.prepare<{ id: string }, [string]>(`SELECT id FROM servers WHERE vanity_code = ?${db.dialect.nocase} AND deleted_at IS NULL`);
     this.bannedStmt = db.prepare<{ one: number }, [string, string]>("SELECT 1 AS one FROM bans WHERE server_id = ? AND user_id = ?");
     this.memberStmt = db.prepare<{ one: number }, [string, string]>(
       "SELECT 1 AS one FROM server_members WHERE server_id = ? AND user_id = ?",

@@ -102,12 +102,14 @@ export class MembersRepo {
       `SELECT mr.role_id FROM member_roles mr JOIN roles r ON r.id = mr.role_id
        WHERE mr.server_id = ? AND mr.user_id = ? ORDER BY r.position DESC, r.id`,
     );
-    this.serverIdsStmt = db.prepare<{ server_id: string }, [string]>("SELECT server_id FROM server_members WHERE user_id = ?");
+    this.serverIdsStmt = db.prepare<{ server_id: string }, [string]>(
+      "SELECT m.server_id FROM server_members m JOIN servers s ON s.id = m.server_id WHERE m.user_id = ? AND s.deleted_at IS NULL",
+    );
     this.mutualStmt = db.prepare<{ id: string; name: string; icon: string | null }, [string, string]>(
       `SELECT s.id, s.name, s.icon FROM server_members a
        JOIN server_members b ON b.server_id = a.server_id AND b.user_id = ?
        JOIN servers s ON s.id = a.server_id
-       WHERE a.user_id = ? ORDER BY s.name, s.id`,
+       WHERE a.user_id = ? AND s.deleted_at IS NULL ORDER BY s.name, s.id`,
     );
     this.setRoleStmt = db.prepare<MemberRow, [string, string, string]>(
       "UPDATE server_members SET role = ? WHERE server_id = ? AND user_id = ? RETURNING *",
@@ -117,7 +119,7 @@ export class MembersRepo {
     );
     this.mutedStmt = db.prepare<MutedServerRow, [string, number]>(
       `SELECT m.server_id, s.name, s.icon, m.muted_until FROM server_members m JOIN servers s ON s.id = m.server_id
-       WHERE m.user_id = ? AND m.muted = 1 AND (m.muted_until IS NULL OR m.muted_until > ?)
+       WHERE m.user_id = ? AND s.deleted_at IS NULL AND m.muted = 1 AND (m.muted_until IS NULL OR m.muted_until > ?)
        ORDER BY m.list_position, s.id`,
     );
     this.insertStmt = db.prepare<MemberRow, [string, string, string, number, number, string]>(
@@ -137,7 +139,7 @@ export class MembersRepo {
     // server_members_user finds the user's servers; each one's size is its stored member_count.
     this.serversBySizeStmt = db.prepare<{ server_id: string; large: number }, [{ me: string; threshold: number }]>(
       `SELECT m.server_id, CASE WHEN s.member_count > $threshold THEN 1 ELSE 0 END AS large
-       FROM server_members m JOIN servers s ON s.id = m.server_id WHERE m.user_id = $me`,
+       FROM server_members m JOIN servers s ON s.id = m.server_id WHERE m.user_id = $me AND s.deleted_at IS NULL`,
     );
     // The primary key probes each id.
     this.onlineStmt = db.prepare<{ n: number }, [string]>(

@@ -112,7 +112,6 @@ export class MessagesRepo {
   private readonly updateStmt;
   private readonly deleteStmt;
   private readonly filesOfMessage;
-  private readonly filesOfChannel;
   private readonly searchStmt;
   private readonly searchChannelsStmt;
   private readonly upsertRead;
@@ -166,9 +165,6 @@ export class MessagesRepo {
     this.updateStmt = db.prepare(`UPDATE messages SET content = ?, embeds = ${json("?")}, updated_at = ? WHERE id = ?`);
     this.deleteStmt = db.prepare("DELETE FROM messages WHERE id = ?");
     this.filesOfMessage = db.prepare<{ filename: string }, [string]>("SELECT filename FROM attachments WHERE message_id = ?");
-    this.filesOfChannel = db.prepare<{ filename: string }, [string]>(
-      "SELECT a.filename FROM attachments a JOIN messages m ON m.id = a.message_id WHERE m.channel_id = ?",
-    );
     // Through the server's channels, so the (channel_id, id) index serves it.
     this.searchStmt = db.prepare<MessageRow, [SqlValue, string, number]>(db.dialect.search.channelMessages("m.*, u.username, u.avatar, u.is_bot"));
     this.searchChannelsStmt = db.prepare<MessageRow, [SqlValue, SqlValue, number]>(db.dialect.search.channelsMessages("m.*, u.username, u.avatar, u.is_bot"));
@@ -323,10 +319,6 @@ export class MessagesRepo {
     });
   }
 
-  /** Attachment files of a whole channel (to remove from disk when the channel goes). */
-  async channelFiles(channelId: string): Promise<string[]> {
-    return (await this.db.all(this.filesOfChannel, channelId)).map((f) => f.filename);
-  }
 
   /** Full-text matches of every one of `words` in one channel, newest first (docs/messages.md, search). */
   async search(channelId: string, words: string[], limit: number): Promise<MessageRow[]> {

@@ -44,7 +44,7 @@ export class ServerGifsRepo {
       `SELECT g.*, u.username AS uploaded_by_username, s.name AS server_name, lower(g.name) AS sort_name
        FROM server_members m JOIN server_gifs g ON g.server_id = m.server_id JOIN servers s ON s.id = g.server_id
          LEFT JOIN users u ON u.id = g.uploaded_by
-       WHERE m.user_id = $user_id
+       WHERE m.user_id = $user_id AND s.deleted_at IS NULL
          AND (CAST($q AS TEXT) IS NULL OR lower(g.name) LIKE lower($q) ESCAPE '\\')
          AND (CAST($kind AS TEXT) IS NULL OR g.kind = $kind)
          AND (CAST($after_name AS TEXT) IS NULL OR (lower(g.name), g.id) > ($after_name, $after_id))

@@ -17,6 +17,8 @@ export interface ServerRow {
   member_count: number;
   created_at: number;
   updated_at: number;
+  /** Set when its delete was asked (migration 22); such a row is never read, and goes in the background. */
+  deleted_at: number | null;
 }
 
 interface NewServer {
@@ -40,7 +42,6 @@ export class ServersRepo {
   private readonly nextListPosition;
   private readonly serverCountOfUser;
   private readonly updateStmt;
-  private readonly deleteStmt;
   private readonly setIcon;
   private readonly setBanner;
   private readonly setVanityStmt;
@@ -49,10 +50,11 @@ export class ServersRepo {
   private readonly filesStmt;
 
   constructor(private readonly db: Database) {
-    this.byId = db.prepare<ServerRow, [string]>("SELECT * FROM servers WHERE id = ?");
+    // A server being deleted (deleted_at set, migration 22) is gone for every read.
+    this.byId = db.prepare<ServerRow, [string]>("SELECT * FROM servers WHERE id = ? AND deleted_at IS NULL");
     this.forUser = db.prepare<ServerRow, [string]>(
       `SELECT s.* FROM server_members m JOIN servers s ON s.id = m.server_id
-       WHERE m.user_id = ? ORDER BY m.list_position, m.joined_at, s.id`,
+       WHERE m.user_id = ? AND s.deleted_at IS NULL ORDER BY m.list_position, m.joined_at, s.id`,
     );
     this.insertServer = db.prepare<ServerRow, [Record<string, string | number>]>(
       `INSERT INTO servers (id, name, description, owner_id, created_at, updated_at)
@@ -84,7 +86,6 @@ export class ServersRepo {
          updated_at = $now
        WHERE id = $id RETURNING *`,
     );
-    this.deleteStmt = db.prepare("DELETE FROM servers WHERE id = ?");
     this.setIcon = db.prepare("UPDATE servers SET icon = ?, updated_at = ? WHERE id = ?");
     this.setBanner = db.prepare("UPDATE servers SET banner = ?, updated_at = ? WHERE id = ?");
     this.setVanityStmt = db.prepare<ServerRow, [string | null, number, string]>(
@@ -149,10 +150,6 @@ export class ServersRepo {
       settings: changes.settings ?? null,
       now: nowSeconds(),
     });
-  }
-
-  async delete(id: string): Promise<boolean> {
-    return (await this.db.run(this.deleteStmt, id)) > 0;
   }
 
   /** Stores a new icon or banner path and returns the one it replaced. */

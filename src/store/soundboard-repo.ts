@@ -62,7 +62,7 @@ export class SoundboardRepo {
       `SELECT s.*, v.name AS server_name
        FROM server_members m JOIN servers v ON v.id = m.server_id
        JOIN soundboard_sounds s ON s.server_id = m.server_id
-       WHERE m.user_id = ? ORDER BY v.name, s.server_id, s.created_at, s.id`,
+       WHERE m.user_id = ? AND v.deleted_at IS NULL ORDER BY v.name, s.server_id, s.created_at, s.id`,
     );
     this.rowById = db.prepare<SoundRow, [string]>("SELECT * FROM soundboard_sounds WHERE id = ?");
     this.countOfServer = db.prepare<{ n: number }, [string]>("SELECT count(*) AS n FROM soundboard_sounds WHERE server_id = ?");

@@ -37,6 +37,7 @@ import { StoredFilesRepo } from "./stored-files-repo.ts";
 import { AdminRepo } from "./admin-repo.ts";
 import { ReportsRepo } from "./reports-repo.ts";
 import { RevokedTokensRepo } from "./revoked-tokens-repo.ts";
+import { DeletionsRepo } from "./deletions-repo.ts";
 import { WriteBatch } from "./write-batch.ts";
 import { prepareSecrets, SecretBox } from "./secret-box.ts";
 
@@ -118,6 +119,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
     admin: new AdminRepo(db),
     reports: new ReportsRepo(db),
     revokedTokens: new RevokedTokensRepo(db),
+    deletions: new DeletionsRepo(db),
     /** The group commit shared by message sends (its counters show how sends were grouped). */
     writes: writes as Pick<WriteBatch, "transactions" | "pending" | "onCommit">,
     /** The database itself, for the host's commands (backup, copy) and tests. */

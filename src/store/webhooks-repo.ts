@@ -29,7 +29,9 @@ export interface NewWebhook {
   createdBy: string;
 }
 
-const SELECT = `SELECT w.*, coalesce(w.created_by, s.owner_id) AS author_id FROM webhooks w JOIN servers s ON s.id = w.server_id`;
+/** Not of a server or channel being deleted (migration 22). */
+const SELECT = `SELECT w.*, coalesce(w.created_by, s.owner_id) AS author_id FROM webhooks w
+  JOIN servers s ON s.id = w.server_id AND s.deleted_at IS NULL JOIN channels c ON c.id = w.channel_id AND c.deleted_at IS NULL`;
 
 /** Channel webhooks. Deleting a channel (or server) deletes its webhooks by cascade. */
 export class WebhooksRepo {

@@ -383,6 +383,8 @@ describe("attachment files leave the disk with their message, channel or server"
     const doomed = await upload(server, created.body.id, member, twoFiles());
     const kept = await upload(server, channelId, member, twoFiles());
     expect((await server.api("DELETE", `/api/v1/channels/${created.body.id}`, { token: owner.token })).status).toBe(200);
+    // Removed by the background delete (docs/servers.md, "Deleting a server").
+    await server.app.domain.deletions.idle();
     expect(paths(doomed).some((p) => onDisk(server, p))).toBe(false);
     expect(paths(kept).every((p) => onDisk(server, p))).toBe(true);
   });
@@ -394,6 +396,7 @@ describe("attachment files leave the disk with their message, channel or server"
     const kept = await upload(server, other.channelId, other.member, twoFiles());
     const serverId = (await server.app.store.channels.findById(channelId))!.server_id;
     expect((await server.api("DELETE", `/api/v1/servers/${serverId}`, { token: owner.token })).status).toBe(200);
+    await server.app.domain.deletions.idle();
     expect(doomed.flatMap(paths).some((p) => onDisk(server, p))).toBe(false);
     expect(paths(kept).every((p) => onDisk(server, p))).toBe(true);
   });

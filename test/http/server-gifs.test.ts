@@ -77,5 +77,7 @@ test("deleting the server removes its GIF files", async () => {
   const gif = await upload(serverId, owner, form(GIF_1X1, "bye.gif"));
   expect((await fetch(server.url + gif.body.url)).status).toBe(200);
   expect((await server.api("DELETE", `/api/v1/servers/${serverId}`, { token: owner.token })).status).toBe(200);
+  // Removed by the background delete (docs/servers.md, "Deleting a server").
+  await server.app.domain.deletions.idle();
   expect((await fetch(server.url + gif.body.url)).status).toBe(404);
 });

@@ -1,7 +1,7 @@
 /**
  * The plans of the hot queries (docs/architecture.md, "Tests"): the member page, search, count
  * and one member, the friend search, the message pages (latest, before, after, around), the
- * channel list of a server and the read-state queries. Each statement is the repository's own
+ * channel list of a server, the read-state queries and the batches of the background deletes. Each statement is the repository's own
  * prepared statement (read from its private field, so the test follows the code), and a plan
  * fails when it reads a table that grows in full:
  *
@@ -101,6 +101,35 @@ function hotQueries(store: Store): HotQuery[] {
     { name: "ReadStatesRepo.dmRead", statement: readStates["dmRead"], params: [DM, USER] },
     { name: "ReadStatesRepo.deleteMentions", statement: readStates["deleteMentions"], params: [MESSAGE] },
     { name: "ReadStatesRepo.insertMention", statement: readStates["insertMention"], params: ["user", OTHER, MESSAGE, CHANNEL, USER] },
+    // Background deletes (a server, a channel, a ban's recent messages): every batch by an index.
+    ...deletionQueries(store),
+  ];
+}
+
+/** The statements of a background delete's batches (store/deletions-repo.ts), each by the index of the key it deletes by. */
+function deletionQueries(store: Store): HotQuery[] {
+  const { deletions } = store;
+  const ids = store.db.dialect.idList([MESSAGE, OTHER]);
+  const batch = (name: string, key: string, batches: { table: string; statement: Statement<unknown, [string, number]> }[], column: string): HotQuery[] =>
+    batches.map((b) => ({
+      name: `DeletionsRepo.${name}.${b.table}`,
+      statement: b.statement,
+      params: [key, 1000],
+      // invite_uses are found through their server's invites.
+      served: b.table === "invite_uses" ? { invites: ["server_id"], invite_uses: ["invite_id"] } : { [b.table]: [column] },
+    }));
+  return [
+    { name: "DeletionsRepo.hideServerChannels", statement: deletions["hideServerChannels"], params: [1, SERVER], served: { channels: ["server_id"] } },
+    { name: "DeletionsRepo.claimStmt", statement: deletions["claimStmt"], params: [2, 1], served: { deletion_jobs: ["lease_until"] } },
+    { name: "DeletionsRepo.firstChannel", statement: deletions["firstChannel"], params: [SERVER], served: { channels: ["server_id"] } },
+    { name: "DeletionsRepo.channelMessages", statement: deletions["channelMessages"], params: [CHANNEL, 1000], keyset: true, served: { messages: ["channel_id"] } },
+    { name: "DeletionsRepo.memberMessages", statement: deletions["memberMessages"], params: [USER, SERVER, 0, 1000], keyset: true, served: { messages: ["user_id", "server_id"] } },
+    { name: "DeletionsRepo.messageFiles", statement: deletions["messageFiles"], params: [1, ids], served: { attachments: ["message_id"] } },
+    { name: "DeletionsRepo.deleteMessages", statement: deletions["deleteMessages"], params: [ids], served: { messages: ["id"] } },
+    ...batch("channelBatches", CHANNEL, deletions["channelBatches"], "channel_id"),
+    ...batch("serverBatches", SERVER, deletions["serverBatches"], "server_id"),
+    { name: "DeletionsRepo.deleteChannelStmt", statement: deletions["deleteChannelStmt"], params: [CHANNEL], served: { channels: ["id"] } },
+    { name: "DeletionsRepo.deleteServerStmt", statement: deletions["deleteServerStmt"], params: [SERVER], served: { servers: ["id"] } },
   ];
 }
 
@@ -261,6 +290,8 @@ function conditionColumns(condition: string): string[] {
 const FILLED = [
   "users", "servers", "server_members", "roles", "member_roles", "categories", "channels", "messages", "channel_mentions",
   "channel_read_states", "channel_last_messages", "conversations", "conversation_members", "friendships",
+  "attachments", "bans", "audit_log", "invites", "invite_uses", "interactions", "commands", "webhooks", "emojis", "server_gifs",
+  "soundboard_sounds", "deletion_jobs", "deletion_files",
 ];
 /** Rows per table, and how many share a value of a column that is not unique (a server's members, ...). */
 const ROWS = 10_000;
@@ -270,6 +301,8 @@ const VALUES: Record<string, string> = {
   "channels.type": "'text'",
   "conversations.type": "(ARRAY['dm', 'group'])[1 + g % 2]",
   "friendships.status": "'accepted'",
+  "server_gifs.kind": "'gif'",
+  "deletion_jobs.kind": "'server'",
   "channel_mentions.kind": "(ARRAY['user', 'role', 'everyone'])[1 + g % 3]",
 };
 

@@ -84,7 +84,8 @@ export const LIMITS = {
     "reorderEntries": 1000
   },
   "moderation": {
-    "reasonLength": 512
+    "reasonLength": 512,
+    "deleteMessageMaxSeconds": 604800
   },
   "invite": {
     "maxAgeSeconds": 2592000,

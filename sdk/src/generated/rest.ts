@@ -1245,6 +1245,7 @@ export interface Operations {
       body: {
         user_id: string;
         reason?: string | null;
+        delete_message_seconds?: number;
       };
     };
     response: S.Ban;
@@ -2095,6 +2096,7 @@ export interface Operations {
       body: {
         targetUserId: string;
         reason?: string | null;
+        delete_message_seconds?: number;
       };
     };
     response: S.Ban;

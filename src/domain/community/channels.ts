@@ -11,7 +11,7 @@ import type { LiveStateListener, Members, ScreenedEvent } from "./members.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { computeChannelPermissions, hasPermission } from "../access/permissions.ts";
 import { Category, Channel, Uuid } from "../shared/shapes.ts";
-import type { UploadStore } from "../shared/uploads.ts";
+import type { Deletions } from "./deletions.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
@@ -82,9 +82,9 @@ export class Channels {
     private readonly audit: Audit,
     private readonly members: Members,
     private readonly bus: EventBus,
-    private readonly uploads: UploadStore,
     /** Told after a channel is deleted (voice disconnects its participants, docs/voice.md). */
     private readonly liveState: readonly LiveStateListener[],
+    private readonly deletions: Deletions,
     private readonly caps: ResourceCaps,
   ) {}
 
@@ -201,12 +201,13 @@ export class Channels {
 
   async delete(channelId: string, user: UserRow): Promise<void> {
     const { channel, member } = await this.manageChannel(channelId, user, PERMISSIONS.MANAGE_CHANNELS);
-    // Read before they go with the channel: who could not see it is not told it is gone.
+    // Read before the deletion: who could not see it is not told it is gone.
     const overrides = await this.members.overridesOf(channel);
-    const files = await this.store.messages.channelFiles(channel.id);
-    if (!(await this.store.channels.delete(channel.id))) throw notFound("Channel");
-    // Its messages went with it (cascade); their attachment files go too.
-    await Promise.all(files.map((file) => this.uploads.remove(file)));
+    // Gone for every read from here on; its messages, their files and its other rows go in the
+    // background, in batches (docs/channels.md, "Delete").
+    if (!(await this.store.deletions.deleteChannel(channel.server_id, channel.id))) throw notFound("Channel");
+    this.access.permissionsChanged();
+    this.deletions.queued();
     // A deleted system channel no longer receives system messages.
     const settings = JSON.parse(member.server.settings) as { system_channel_id?: string | null };
     if (settings.system_channel_id === channel.id) {

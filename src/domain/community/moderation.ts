@@ -7,6 +7,7 @@ import type { Audit } from "../access/audit.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import type { Members } from "./members.ts";
+import type { Deletions } from "./deletions.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { isTimedOut, type BuiltinRole } from "../access/permissions.ts";
 import { isUuid } from "../shared/validation.ts";
@@ -30,6 +31,7 @@ export class Moderation {
     private readonly audit: Audit,
     private readonly members: Members,
     private readonly bus: EventBus,
+    private readonly deletions: Deletions,
   ) {}
 
   /** KICK_MEMBERS and a higher rank than the target; `member:left`, MEMBER_KICK. */
@@ -48,8 +50,11 @@ export class Moderation {
   /**
    * BAN_MEMBERS. The target need not be a member (ban by id); a member must rank below the
    * actor and is removed (`member:left`). `member:banned` goes to the server room and the user.
+   * `deleteMessageSeconds` (Discord's `delete_message_seconds`, 0-604800): the user's messages
+   * in the server from that many seconds back are deleted in the background, in batches, each
+   * with its `message:deleted` (docs/moderation.md, "Bans").
    */
-  async ban(serverId: string, actorId: string, targetUserId: string, reason: string | null): Promise<BanRow> {
+  async ban(serverId: string, actorId: string, targetUserId: string, reason: string | null, deleteMessageSeconds = 0): Promise<BanRow> {
     const actor = await this.access.requirePermission(serverId, actorId, PERMISSIONS.BAN_MEMBERS);
     if (targetUserId === actorId) throw forbidden("You cannot do that to yourself");
     const user = isUuid(targetUserId) ? await this.store.users.findById(targetUserId) : null;
@@ -59,11 +64,16 @@ export class Moderation {
     const ban = await this.store.moderation.ban(actor.server.id, user.id, reason, actorId);
     if (!ban) throw conflict("This user is already banned");
     if (target) await this.members.remove(actor.server.id, user.id);
+    if (deleteMessageSeconds > 0) {
+      await this.store.deletions.deleteMemberMessages(actor.server.id, user.id, Math.floor(Date.now() / 1000) - deleteMessageSeconds);
+      this.deletions.queued();
+    }
     this.bus.publish([rooms.server(actor.server.id), rooms.user(user.id)], "member:banned", { serverId: actor.server.id, userId: user.id });
     await this.audit.record(actor.server.id, actorId, "MEMBER_BAN", { type: "member", id: user.id }, {
       username: user.username,
       userId: user.id,
       reason,
+      delete_message_seconds: deleteMessageSeconds,
       moderator: await this.username(actorId),
     });
     return ban;

@@ -9,6 +9,7 @@ import { rooms, type EventBus } from "../shared/events.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import type { LiveStateListener, Members } from "./members.ts";
+import type { Deletions } from "./deletions.ts";
 import { DEFAULT_EVERYONE_PERMISSIONS, PERMISSIONS } from "../access/permission-bits.ts";
 import type { TwoFactor, TwoFactorProof } from "../accounts/two-factor.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
@@ -57,8 +58,9 @@ export class Servers {
     private readonly twoFactor: TwoFactor,
     private readonly uploads: UploadStore,
     private readonly bus: EventBus,
-    /** Told about each of the server's channels just before the server is deleted. */
+    /** Told about each of the server's channels when the server is deleted. */
     private readonly liveState: readonly LiveStateListener[],
+    private readonly deletions: Deletions,
     private readonly caps: ResourceCaps,
   ) {}
 
@@ -164,17 +166,21 @@ export class Servers {
     return this.toServer(row);
   }
 
-  /** Owner only, with the two-factor code when the owner has 2FA on. */
+  /**
+   * Owner only, with the two-factor code when the owner has 2FA on. The server is gone for every
+   * read from the answer on (marked deleted); its rows and files are deleted in the background,
+   * in batches (docs/servers.md, "Deleting a server").
+   */
   async delete(serverId: string, user: UserRow, twoFactor: TwoFactorProof): Promise<void> {
     const member = await this.access.member(serverId, user.id);
     if (!member.isOwner) throw forbidden("Only the owner can delete the server");
     await this.twoFactor.requireCode(user, twoFactor.code, twoFactor.clientAddress);
     const channels = await this.store.channels.listByServer(member.server.id);
-    const files = await this.store.servers.files(member.server.id);
-    // Before the rows go: features holding live state per channel (voice rooms) clear it.
+    if (!(await this.store.deletions.deleteServer(member.server.id))) throw notFound("Server");
+    this.access.permissionsChanged();
+    this.deletions.queued();
+    // Features holding live state per channel (voice rooms) clear it.
     for (const listener of this.liveState) for (const channel of channels) await listener.channelDeleted(channel);
-    await this.store.servers.delete(member.server.id);
-    await Promise.all(files.map((file) => this.uploads.remove(file)));
     const serverRoom = rooms.server(member.server.id);
     for (const channel of channels) this.bus.removeFromRoom(rooms.channel(channel.id), rooms.channel(channel.id));
     this.bus.removeFromRoom(serverRoom, serverRoom);

@@ -120,6 +120,8 @@ export const LIMITS = {
   /** docs/moderation.md. */
   moderation: {
     reasonLength: 512,
+    /** A ban's `delete_message_seconds`: Discord's 7 days. */
+    deleteMessageMaxSeconds: 7 * DAY_SECONDS,
   },
   /** docs/invites.md. */
   invite: {

@@ -25,10 +25,11 @@ export interface SharedState {
 }
 
 /**
- * What a signal says is stale: cached permission decisions, the platform settings cache, or the
- * live state (voice rooms) held by each node (src/domain/voice/live-state-everywhere.ts).
+ * What a signal says is stale: cached permission decisions, the platform settings cache, the
+ * live state (voice rooms) held by each node (src/domain/voice/live-state-everywhere.ts), or the
+ * queue of background deletes (a job was queued: src/domain/community/deletions.ts).
  */
-export type SignalTopic = "permissions" | "settings" | "live-state";
+export type SignalTopic = "permissions" | "settings" | "live-state" | "deletions";
 
 /** Gateway connections per user, counted over every node, and the activities of connected users. */
 export interface ConnectionCounts {

@@ -36,7 +36,11 @@ const PageQuery = v.pipe(
   }),
   v.check((q) => q.around === undefined || (q.before === undefined && q.after === undefined), "around cannot be combined with before or after"),
 );
-const BanBody = body({ user_id: uuid("user"), reason: v.optional(v.nullable(boundedText(LIMITS.moderation.reasonLength))) });
+const BanBody = body({
+  user_id: uuid("user"),
+  reason: v.optional(v.nullable(boundedText(LIMITS.moderation.reasonLength))),
+  delete_message_seconds: v.optional(integer(0, LIMITS.moderation.deleteMessageMaxSeconds)),
+});
 
 const ACTIVITY_TYPES: readonly ActivityType[] = ["playing", "listening", "watching", "competing", "custom"];
 const activityText = v.pipe(v.string("must be a string"), v.transform(stripUnprintable), v.maxLength(LIMITS.bot.activityTextLength, `must be at most ${LIMITS.bot.activityTextLength} characters`));
@@ -135,7 +139,7 @@ export const botRestRoutes = (domain: Domain, auth: AuthPlugin) => {
       .post(
         "/servers/:serverId/bans",
         async ({ user, params, body, set }) => {
-          const ban = await domain.moderation.ban(params.serverId, user.id, body.user_id, body.reason ?? null);
+          const ban = await domain.moderation.ban(params.serverId, user.id, body.user_id, body.reason ?? null, body.delete_message_seconds ?? 0);
           set.status = 201;
           return ban;
         },

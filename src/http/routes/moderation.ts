@@ -18,7 +18,7 @@ const AuditLogQuery = v.object({ limit: v.optional(v.string()), before: v.option
 const targetUserId = v.pipe(v.string("must be a string"), v.uuid("must be a user id"));
 const reason = v.optional(v.nullable(boundedText(LIMITS.moderation.reasonLength)));
 
-const BanBody = body({ targetUserId, reason });
+const BanBody = body({ targetUserId, reason, delete_message_seconds: v.optional(integer(0, LIMITS.moderation.deleteMessageMaxSeconds)) });
 const TimeoutBody = body({ targetUserId, duration: integer(LIMITS.timeoutMinSeconds, LIMITS.timeoutMaxSeconds), reason });
 const RoleBody = body({ role: v.picklist(ASSIGNABLE_BUILTIN_ROLES, "must be admin, moderator or member") });
 
@@ -51,7 +51,7 @@ export const moderationRoutes = (domain: Domain, auth: AuthPlugin) =>
     .post(
       "/:id/bans",
       async ({ user, params, body, set }) => {
-        const ban = await domain.moderation.ban(params.id, user.id, body.targetUserId, body.reason ?? null);
+        const ban = await domain.moderation.ban(params.id, user.id, body.targetUserId, body.reason ?? null, body.delete_message_seconds ?? 0);
         set.status = 201;
         return ban;
       },

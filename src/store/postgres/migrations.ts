@@ -813,4 +813,104 @@ export const migrations: Migration[] = [
       CREATE INDEX server_members_name ON server_members (server_id, username_lower, user_id);
     `,
   },
+  {
+    version: 22,
+    name: "background-deletes",
+    // See sqlite/migrations.ts, version 22 (messages_server exists since version 3, and
+    // messages_user gives way to messages_user_server, which serves it too).
+    // And the row triggers of messages and DM messages become statement triggers over transition
+    // tables: the platform's message counter is updated once per statement, by the number of rows
+    // it inserted or deleted, and each channel's and DM's newest message once per channel per
+    // statement. Row by row, a statement deleting n messages wrote n versions of the one counter
+    // row, each found by walking the versions before it (a bulk delete, and db:copy's one
+    // transaction, grew quadratic), and held that row's lock from the first message on.
+    sql: `
+      ALTER TABLE servers ADD COLUMN deleted_at bigint;
+      ALTER TABLE channels ADD COLUMN deleted_at bigint;
+      DROP TRIGGER servers_count ON servers;
+      CREATE TRIGGER servers_count_insert AFTER INSERT ON servers FOR EACH ROW WHEN (NEW.deleted_at IS NULL) EXECUTE FUNCTION platform_count('servers');
+      CREATE TRIGGER servers_count_delete AFTER DELETE ON servers FOR EACH ROW WHEN (OLD.deleted_at IS NULL) EXECUTE FUNCTION platform_count('servers');
+      -- platform_count subtracts on any operation but INSERT.
+      CREATE TRIGGER servers_count_hide AFTER UPDATE OF deleted_at ON servers FOR EACH ROW
+        WHEN (OLD.deleted_at IS NULL AND NEW.deleted_at IS NOT NULL) EXECUTE FUNCTION platform_count('servers');
+      CREATE TABLE deletion_jobs (
+        id hearth_id PRIMARY KEY,
+        kind text NOT NULL CHECK (kind IN ('server', 'channel', 'member_messages')),
+        server_id hearth_id NOT NULL,
+        channel_id hearth_id,
+        user_id hearth_id,
+        since bigint,
+        lease_until bigint NOT NULL DEFAULT 0,
+        created_at bigint NOT NULL
+      );
+      CREATE INDEX deletion_jobs_queue ON deletion_jobs (lease_until, created_at);
+      CREATE TABLE deletion_files (
+        path text PRIMARY KEY,
+        created_at bigint NOT NULL
+      );
+      DROP INDEX messages_user;
+      CREATE INDEX messages_user_server ON messages (user_id, server_id, created_at);
+      CREATE INDEX channel_read_states_channel ON channel_read_states (channel_id);
+      CREATE INDEX interactions_channel ON interactions (channel_id);
+      CREATE INDEX interactions_server ON interactions (server_id);
+      CREATE INDEX commands_server ON commands (server_id);
+      CREATE INDEX webhooks_server ON webhooks (server_id);
+
+      -- TG_ARGV[0]: the counter; the transition table is named changed on both events.
+      CREATE FUNCTION platform_count_statement() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE n bigint;
+      BEGIN
+        SELECT count(*) INTO n FROM changed;
+        IF n > 0 THEN
+          UPDATE platform_counters SET value = value + CASE TG_OP WHEN 'INSERT' THEN n ELSE -n END WHERE name = TG_ARGV[0];
+        END IF;
+        RETURN NULL;
+      END $$;
+      DROP TRIGGER messages_count ON messages;
+      DROP TRIGGER dm_messages_count ON dm_messages;
+      CREATE TRIGGER messages_count_insert AFTER INSERT ON messages REFERENCING NEW TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION platform_count_statement('messages');
+      CREATE TRIGGER messages_count_delete AFTER DELETE ON messages REFERENCING OLD TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION platform_count_statement('messages');
+      CREATE TRIGGER dm_messages_count_insert AFTER INSERT ON dm_messages REFERENCING NEW TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION platform_count_statement('messages');
+      CREATE TRIGGER dm_messages_count_delete AFTER DELETE ON dm_messages REFERENCING OLD TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION platform_count_statement('messages');
+
+      CREATE FUNCTION hearth_channel_last_message_statement() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO channel_last_messages (channel_id, last_message_id) SELECT channel_id, max(id) FROM changed GROUP BY channel_id
+            ON CONFLICT (channel_id) DO UPDATE SET last_message_id = excluded.last_message_id
+            WHERE excluded.last_message_id > channel_last_messages.last_message_id;
+        ELSE
+          UPDATE channel_last_messages c SET last_message_id = COALESCE((SELECT max(m.id) FROM messages m WHERE m.channel_id = c.channel_id), '')
+            FROM changed o WHERE o.channel_id = c.channel_id AND o.id = c.last_message_id;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE FUNCTION hearth_dm_last_message_statement() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO dm_last_messages (conversation_id, last_message_id) SELECT conversation_id, max(id) FROM changed GROUP BY conversation_id
+            ON CONFLICT (conversation_id) DO UPDATE SET last_message_id = excluded.last_message_id
+            WHERE excluded.last_message_id > dm_last_messages.last_message_id;
+        ELSE
+          UPDATE dm_last_messages c SET last_message_id = COALESCE((SELECT max(m.id) FROM dm_messages m WHERE m.conversation_id = c.conversation_id), '')
+            FROM changed o WHERE o.conversation_id = c.conversation_id AND o.id = c.last_message_id;
+        END IF;
+        RETURN NULL;
+      END $$;
+      DROP TRIGGER messages_last_message ON messages;
+      DROP TRIGGER dm_messages_last_message ON dm_messages;
+      CREATE TRIGGER messages_last_insert AFTER INSERT ON messages REFERENCING NEW TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION hearth_channel_last_message_statement();
+      CREATE TRIGGER messages_last_delete AFTER DELETE ON messages REFERENCING OLD TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION hearth_channel_last_message_statement();
+      CREATE TRIGGER dm_messages_last_insert AFTER INSERT ON dm_messages REFERENCING NEW TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION hearth_dm_last_message_statement();
+      CREATE TRIGGER dm_messages_last_delete AFTER DELETE ON dm_messages REFERENCING OLD TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION hearth_dm_last_message_statement();
+    `,
+  },
 ];

@@ -899,4 +899,52 @@ export const migrations: Migration[] = [
       CREATE INDEX server_members_name ON server_members (server_id, username_lower, user_id);
     `,
   },
+  {
+    version: 22,
+    name: "background-deletes",
+    // Deleting a server or a channel, and a ban's "delete the member's recent messages", are
+    // done in the background in bounded batches (docs/servers.md, "Deleting a server";
+    // src/domain/community/deletions.ts): the request marks the server or channel deleted
+    // (`deleted_at`: every read leaves it out from then on) and queues a job; the job deletes the
+    // children 1,000 rows per transaction and the row itself last. A job survives a restart; a
+    // file whose row is gone waits in deletion_files until it is removed.
+    // And an index on every foreign key those deletes follow (test/store/foreign-key-indexes.test.ts):
+    // a message's server (and its author within it, newest first, for the ban), a read state's
+    // and an interaction's channel, the server of interactions, commands and webhooks.
+    // The platform's server count (GET /stats) drops when a server is marked deleted, not when
+    // its row goes.
+    sql: `
+      ALTER TABLE servers ADD COLUMN deleted_at INTEGER;
+      ALTER TABLE channels ADD COLUMN deleted_at INTEGER;
+      DROP TRIGGER servers_count_delete;
+      CREATE TRIGGER servers_count_delete AFTER DELETE ON servers WHEN OLD.deleted_at IS NULL BEGIN
+        UPDATE platform_counters SET value = value - 1 WHERE name = 'servers';
+      END;
+      CREATE TRIGGER servers_count_hide AFTER UPDATE OF deleted_at ON servers WHEN OLD.deleted_at IS NULL AND NEW.deleted_at IS NOT NULL BEGIN
+        UPDATE platform_counters SET value = value - 1 WHERE name = 'servers';
+      END;
+      CREATE TABLE deletion_jobs (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('server', 'channel', 'member_messages')),
+        server_id TEXT NOT NULL,
+        channel_id TEXT,
+        user_id TEXT,
+        since INTEGER,
+        lease_until INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX deletion_jobs_queue ON deletion_jobs (lease_until, created_at);
+      CREATE TABLE deletion_files (
+        path TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX messages_server ON messages (server_id);
+      CREATE INDEX messages_user_server ON messages (user_id, server_id, created_at);
+      CREATE INDEX channel_read_states_channel ON channel_read_states (channel_id);
+      CREATE INDEX interactions_channel ON interactions (channel_id);
+      CREATE INDEX interactions_server ON interactions (server_id);
+      CREATE INDEX commands_server ON commands (server_id);
+      CREATE INDEX webhooks_server ON webhooks (server_id);
+    `,
+  },
 ];

@@ -113,13 +113,18 @@ test("a moderator: kick, ban with a reason, time out with a duration picker, onl
   await eventually(async () => expect(await rowOf(kicked!.username).count()).toBe(0));
   expect((await api("GET", `/servers/${c.serverId}/members`)).body.some((m: { user_id: string }) => m.user_id === kicked!.id)).toBe(false);
 
-  // Ban with a reason, then find them in Bans and unban.
+  // Ban with a reason and their messages of the last 24 hours deleted, then find them in Bans and unban.
+  const spam = await suite.server.api("POST", `/api/v1/messages/${c.channelId}`, { token: banned!.token, body: { content: "buy now" } });
+  expect(spam.status).toBe(201);
   await rowOf(banned!.username).getByRole("button", { name: `Ban ${banned!.username}` }).click();
   const ban = page.getByRole("dialog", { name: `Ban ${banned!.username}?` });
   expect(await isFocused(ban.getByRole("textbox", { name: "Reason (optional)" }))).toBe(true);
   await ban.getByRole("textbox", { name: "Reason (optional)" }).fill("spam links");
+  await ban.getByRole("radio", { name: "Previous 24 hours" }).check();
   await ban.getByRole("button", { name: "Ban" }).click();
   await eventually(async () => expect(await rowOf(banned!.username).count()).toBe(0));
+  await eventually(async () => expect((await api("GET", `/messages/id/${spam.body.id}`)).status).toBe(404));
+  expect((await api("GET", `/servers/${c.serverId}/audit-log?action=MEMBER_BAN`)).body.entries[0].changes).toMatchObject({ reason: "spam links", delete_message_seconds: 86400 });
   await settingsNav(page).getByRole("link", { name: "Bans" }).click();
   const bans = main(page).getByRole("list", { name: "Banned users" });
   const bannedRow = bans.getByRole("listitem", { name: banned!.username });

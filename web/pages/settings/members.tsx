@@ -182,20 +182,39 @@ export function MembersSection({ server, state, access, meId }: SectionProps) {
   );
 }
 
+/** How far back a ban deletes the member's messages (`delete_message_seconds`, up to 7 days). */
+const DELETE_MESSAGE_CHOICES: { seconds: number; label: string }[] = [
+  { seconds: 0, label: "Don't delete any" },
+  { seconds: 3600, label: "Previous hour" },
+  { seconds: 86400, label: "Previous 24 hours" },
+  { seconds: LIMITS.moderation.deleteMessageMaxSeconds, label: "Previous 7 days" },
+];
+
 function BanDialog({ serverId, serverName, member, state, onClose }: { serverId: string; serverName: string; member: Member; state: SectionProps["state"]; onClose: () => void }) {
   const [reason, setReason] = useState("");
+  const [deleteSeconds, setDeleteSeconds] = useState(0);
   return (
     <ConfirmDialog
       title={`Ban ${member.username}?`}
       confirm="Ban"
       onClose={onClose}
       onConfirm={async () => {
-        await rest.request("banMember", { params: { id: serverId }, body: reason.trim() ? { targetUserId: member.user_id, reason: reason.trim() } : { targetUserId: member.user_id } });
+        const body = { targetUserId: member.user_id, ...(reason.trim() ? { reason: reason.trim() } : {}), ...(deleteSeconds ? { delete_message_seconds: deleteSeconds } : {}) };
+        await rest.request("banMember", { params: { id: serverId }, body });
         state.members.left(member.user_id);
       }}
     >
       <p>They leave {serverName} at once and cannot come back until someone unbans them.</p>
       <ReasonField rows={3} value={reason} onInput={setReason} />
+      <fieldset class="duration-picker">
+        <legend>Delete their messages</legend>
+        {DELETE_MESSAGE_CHOICES.map((choice) => (
+          <label key={choice.seconds} class={`duration${deleteSeconds === choice.seconds ? " checked" : ""}`}>
+            <input type="radio" name="ban-delete-messages" value={choice.seconds} checked={deleteSeconds === choice.seconds} onChange={() => setDeleteSeconds(choice.seconds)} />
+            {choice.label}
+          </label>
+        ))}
+      </fieldset>
     </ConfirmDialog>
   );
 }
