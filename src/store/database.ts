@@ -114,16 +114,11 @@ export interface Dialect {
 interface SearchDialect {
   /** The parameter of the MATCH / `@@` test for these words (never empty). */
   param(words: string[]): SqlValue;
-  /** `SELECT <columns>` of channel messages matching `?1` in channel `?2`, newest first, `LIMIT ?3`. */
-  channelMessages(columns: string): string;
-  /** The parameter `?2` of `channelsMessages`: a list of channel ids as this database takes one. */
+  /** The parameter of a search over several channels (`SearchScope` "channels"): a list of channel ids as this database takes one. */
   channelIds(ids: string[]): SqlValue;
-  /**
-   * `SELECT <columns>` of channel messages matching `?1` in any of the channels `?2`
-   * (`channelIds`), newest first, `LIMIT ?3`: one statement for many channels (a server's search).
-   */
-  channelsMessages(columns: string): string;
-  /** The same for DM messages of DM `?2`, best match first, then newest. */
+  /** How this database runs a channel search newest first (src/store/message-search.ts). */
+  readonly newestFirst: NewestFirstSql;
+  /** `SELECT <columns>` of DM messages matching `?1` in DM `?2`, best match first, then newest, `LIMIT ?3`. */
   dmMessages(columns: string): string;
   /**
    * Statements that add the channel messages not yet indexed to the index, run in one
@@ -135,6 +130,60 @@ interface SearchDialect {
   /** The same for DM messages (SQLite: dm_messages_fts_pending, version 14). */
   indexPendingDmMessages: string[];
 }
+
+/** What a channel search covers: one channel (its id), or several (`SearchDialect.channelIds`, a server's search). */
+export type SearchScope = "channel" | "channels";
+
+/**
+ * The statements of a newest-first channel search, in `SearchScope`'s two forms (the scope's
+ * parameter where the statement says). Each database answers it its own way
+ * (src/store/message-search.ts says why): `rowid` on SQLite, whose FTS5 index hands out its
+ * matches in rowid order, newest first and one at a time; `window` on PostgreSQL, whose GIN index
+ * hands out every match at once, in no order.
+ */
+export type NewestFirstSql =
+  | {
+      readonly kind: "rowid";
+      /**
+       * `SELECT <columns>, <rowid> AS search_rowid`: the first `?3` messages of the scope `?2`
+       * matching `?1`, by the index's rowid, highest first (read as far as they go, no further).
+       */
+      newest(columns: string, scope: SearchScope): string;
+      /**
+       * `SELECT n, low`: how many of the scope's (`?1`) messages have an id above `?2`, counting
+       * `?3` at most, and the lowest rowid among those counted.
+       */
+      newer(scope: SearchScope): string;
+      /**
+       * `SELECT n, newer`: of the messages (of any channel) with a rowid below `?3`, highest
+       * first, `?4` at most: how many were read, and 1 when one of them is the scope's (`?1`) with
+       * an id above `?2`.
+       */
+      older(scope: SearchScope): string;
+      /** `SELECT <columns>` of every match of `?1` in the scope `?2`, sorted by id, newest first, `LIMIT ?3`. */
+      all(columns: string, scope: SearchScope): string;
+      /** `SELECT top`: the highest rowid of the messages (how many rows `newer` may have to read at most, of all channels). */
+      top: string;
+    }
+  | {
+      readonly kind: "window";
+      /**
+       * `SELECT <columns>, search_window_low, search_window_size, search_table_rows`: the
+       * scope's (`?2`) newest `?4` messages with an id below `?5` (one channel's; all channels'
+       * for "channels"), the first `?3` of them that match `?1`, newest first; every row carries
+       * the lowest id of those `?4`, their number and the messages' row count in the table's
+       * statistics (negative: none yet), and a window without a match answers one row of them
+       * alone (its message columns null).
+       */
+      window(columns: string, scope: SearchScope): string;
+      /**
+       * `SELECT <columns>`: the newest `?3` messages of the scope `?2` matching `?1` with an id
+       * below `?4`, read from the text index first, whatever the words.
+       */
+      rest(columns: string, scope: SearchScope): string;
+      /** Run in the transaction of `rest`, before it. */
+      restSettings: string;
+    };
 
 /** The database holds a schema newer than this build's migrations: the server must not start. */
 export class SchemaTooNewError extends Error {}

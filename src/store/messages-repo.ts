@@ -1,5 +1,6 @@
-import type { Database, SqlValue, Transaction } from "./database.ts";
+import type { Database, Transaction } from "./database.ts";
 import type { MentionRow } from "./read-states-repo.ts";
+import { MessageSearch } from "./message-search.ts";
 import { SearchBacklog } from "./search-backlog.ts";
 import { nowSeconds } from "./time.ts";
 import { WriteBatch } from "./write-batch.ts";
@@ -112,8 +113,8 @@ export class MessagesRepo {
   private readonly updateStmt;
   private readonly deleteStmt;
   private readonly filesOfMessage;
-  private readonly searchStmt;
-  private readonly searchChannelsStmt;
+  /** The channel searches (its `answers` count how each was answered). */
+  readonly searcher: MessageSearch<MessageRow>;
   private readonly upsertRead;
   private readonly insertMention;
   /** Messages waiting for the search index (SQLite; none on PostgreSQL). */
@@ -165,9 +166,7 @@ export class MessagesRepo {
     this.updateStmt = db.prepare(`UPDATE messages SET content = ?, embeds = ${json("?")}, updated_at = ? WHERE id = ?`);
     this.deleteStmt = db.prepare("DELETE FROM messages WHERE id = ?");
     this.filesOfMessage = db.prepare<{ filename: string }, [string]>("SELECT filename FROM attachments WHERE message_id = ?");
-    // Through the server's channels, so the (channel_id, id) index serves it.
-    this.searchStmt = db.prepare<MessageRow, [SqlValue, string, number]>(db.dialect.search.channelMessages("m.*, u.username, u.avatar, u.is_bot"));
-    this.searchChannelsStmt = db.prepare<MessageRow, [SqlValue, SqlValue, number]>(db.dialect.search.channelsMessages("m.*, u.username, u.avatar, u.is_bot"));
+    this.searcher = new MessageSearch(db);
     this.upsertRead = db.prepare(
       `INSERT INTO channel_read_states (user_id, channel_id, last_read_message_id, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id, channel_id) DO UPDATE SET last_read_message_id = excluded.last_read_message_id, updated_at = excluded.updated_at`,
@@ -323,14 +322,13 @@ export class MessagesRepo {
   /** Full-text matches of every one of `words` in one channel, newest first (docs/messages.md, search). */
   async search(channelId: string, words: string[], limit: number): Promise<MessageRow[]> {
     await this.searchBacklog.caughtUp();
-    return this.db.all(this.searchStmt, this.db.dialect.search.param(words), channelId, limit);
+    return this.searcher.run("channel", channelId, words, limit);
   }
 
   /** The same over several channels in one statement (a server's search), newest first; none: nothing. */
   async searchChannels(channelIds: string[], words: string[], limit: number): Promise<MessageRow[]> {
     if (!channelIds.length) return [];
     await this.searchBacklog.caughtUp();
-    const { search } = this.db.dialect;
-    return this.db.all(this.searchChannelsStmt, search.param(words), search.channelIds(channelIds), limit);
+    return this.searcher.run("channels", this.db.dialect.search.channelIds(channelIds), words, limit);
   }
 }

@@ -27,7 +27,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database, Statement } from "../../src/store/database.ts";
 import { orderedParams, toPostgresPlaceholders } from "../../src/store/postgres/placeholders.ts";
 import { createStore, type Store } from "../../src/store/store.ts";
-import { freshDatabase, type TestDatabase } from "../helpers/database.ts";
+import { DEFAULT_EVERYONE_PERMISSIONS } from "../../src/domain/access/permission-bits.ts";
+import { freshDatabase, onPostgres, type TestDatabase } from "../helpers/database.ts";
 
 /** Tables of a fixed size (a row per counter, per setting, per migration): a scan of them costs nothing more as Hearth is used. */
 const FIXED_SIZE = new Set(["platform_counters", "access_version", "schema_migrations", "platform_settings"]);
@@ -84,6 +85,8 @@ function hotQueries(store: Store): HotQuery[] {
     { name: "MessagesRepo.afterStmt", statement: messages["afterStmt"], params: [CHANNEL, MESSAGE, "g", 50], keyset: true, served: { messages: ["channel_id", "id"] } },
     { name: "MessagesRepo.newerOrSameStmt", statement: messages["newerOrSameStmt"], params: [CHANNEL, MESSAGE, 50], keyset: true, served: { messages: ["channel_id", "id"] } },
     { name: "MessagesRepo.authorsStmt", statement: messages["authorsStmt"], params: [json([USER])] },
+    // GET /messages/:channelId/search and GET /servers/:id/search: each statement of the newest-first search.
+    ...searchQueries(store),
     // The channel list of a server (every channel route, the server's sidebar).
     { name: "ChannelsRepo.byServer", statement: channels["byServer"], params: [SERVER], served: { channels: ["server_id"] } },
     // Read states: unread channels and DMs, mention counts, marking read, a message's mentions.
@@ -131,6 +134,40 @@ function deletionQueries(store: Store): HotQuery[] {
     { name: "DeletionsRepo.deleteChannelStmt", statement: deletions["deleteChannelStmt"], params: [CHANNEL], served: { channels: ["id"] } },
     { name: "DeletionsRepo.deleteServerStmt", statement: deletions["deleteServerStmt"], params: [SERVER], served: { servers: ["id"] } },
   ];
+}
+
+/**
+ * The newest-first search's statements (src/store/message-search.ts), for one channel and for
+ * several. SQLite: FTS5 read by MATCH in rowid order, messages by rowid, the checks by one range
+ * of (channel_id, id) or of the rowids, and the fallback by MATCH; never a scan of messages.
+ * PostgreSQL: the window along (channel_id, id) (the primary key for several channels) in the
+ * generic plan a connection's sixth run gets; the text-index statement is checked in its own
+ * test below, in the plan its settings give it.
+ */
+function searchQueries(store: Store): HotQuery[] {
+  const scopes = store.messages.searcher["scopes"];
+  const match = store.db.dialect.search.param(["word"]);
+  const one = CHANNEL;
+  const many = store.db.dialect.search.channelIds([CHANNEL, id(7)]);
+  const queries: HotQuery[] = [];
+  for (const [scope, channel] of [["channel", one], ["channels", many]] as const) {
+    const sqlite = scopes[scope].sqlite;
+    const postgres = scopes[scope].postgres;
+    const name = (statement: string) => `MessageSearch.${scope}.${statement}`;
+    if (sqlite) {
+      queries.push(
+        { name: name("newest"), statement: sqlite.newest, params: [match, channel, 25], keyset: true, served: { messages_fts: ["MATCH"], messages: ["rowid"] } },
+        { name: name("newer"), statement: sqlite.newer, params: [channel, MESSAGE, 25_000], served: { messages: ["channel_id", "id"] } },
+        { name: name("older"), statement: sqlite.older, params: [channel, MESSAGE, 1000, 25_000], served: { messages: ["rowid"] } },
+        { name: name("all"), statement: sqlite.all, params: [match, channel, 25], served: { messages_fts: ["MATCH"], messages: ["rowid"] } },
+        { name: name("top"), statement: sqlite.top, params: [] },
+      );
+    }
+    if (postgres) {
+      queries.push({ name: name("window"), statement: postgres.window, params: [["word"], channel, 25, 1000, "g"], served: { messages: scope === "channel" ? ["channel_id", "id"] : ["id"] } });
+    }
+  }
+  return queries;
 }
 
 /** What is wrong with one step of a plan, or null. */
@@ -194,11 +231,15 @@ async function sqlitePlan(db: Database, query: HotQuery): Promise<PlanStep[]> {
   return rows.map(({ detail }) => {
     const access = /^(SCAN|SEARCH) (\w+)/.exec(detail);
     const condition = /\((.*)\)\s*(LEFT-JOIN)?$/.exec(detail)?.[1] ?? "";
+    // FTS5's plan: `SCAN f VIRTUAL TABLE INDEX <flags>:<constraints>`, an `M` among them for a
+    // MATCH (a read of the terms' doclists, not of every row); without one, the whole index.
+    const fts = /VIRTUAL TABLE INDEX \d+:(\S*)/.exec(detail);
+    const matched = fts !== null && fts[1]!.includes("M");
     return {
       table: access ? (names.get(access[2]!) ?? access[2]!) : null,
       leadingColumn: null,
-      full: access?.[1] === "SCAN",
-      conditionColumns: access?.[1] === "SEARCH" ? condition.split(" AND ").map((c) => /^(\w+)/.exec(c)?.[1] ?? c) : [],
+      full: access?.[1] === "SCAN" && !matched,
+      conditionColumns: matched ? ["MATCH"] : access?.[1] === "SEARCH" ? condition.split(" AND ").map((c) => /^(\w+)/.exec(c)?.[1] ?? c) : [],
       sort: /USE TEMP B-TREE FOR (RIGHT PART OF |LAST \d+ TERMS OF )?ORDER BY/.test(detail),
       text: detail,
     };
@@ -395,9 +436,120 @@ describe("the hot queries' plans read no table that grows in full", () => {
       probe("sort", "SELECT * FROM server_members WHERE server_id = ? ORDER BY joined_at LIMIT 10", { keyset: true }),
       probe("not served", "SELECT * FROM server_members WHERE server_id = ?", { served: { server_members: ["server_id", "user_id"] } }),
     ];
+    // SQLite: FTS5 walked without a MATCH reads the whole index.
+    if (db.dialect.name === "sqlite") bad.push(probe("fts without match", "SELECT rowid FROM messages_fts WHERE rowid > ? ORDER BY rowid DESC LIMIT 10"));
     for (const query of bad) {
       const problems = problemsOf(query, await planOf(query), tables);
       expect({ query: query.name, failed: problems.length > 0 }).toEqual({ query: query.name, failed: true });
     }
+  });
+});
+
+/**
+ * PostgreSQL: the search's read of the text index (`MessageSearch`'s `rest`: the matches below
+ * the newest messages walked) keeps a plan that reads `messages_search` first, from its sixth run
+ * on a connection on, when a prepared statement may switch to a generic plan that knows neither
+ * the channel's size nor the words (one that walks the channel through (channel_id, id) and
+ * tokenizes each message: 50 s for a rare word in a channel of a million messages). Over a
+ * database of many small channels and one of 20,000 messages, analyzed.
+ */
+describe.skipIf(!onPostgres)("PostgreSQL: the search's text-index read from a connection's sixth run on", () => {
+  let big: TestDatabase;
+  let bigStore: Store;
+  let channelIds: string[] = [];
+  beforeAll(async () => {
+    big = await freshDatabase();
+    // One connection: every statement of this store runs on it, so its runs are that connection's.
+    bigStore = await createStore(`${big.location}?max=1`, crypto.getRandomValues(new Uint8Array(32)));
+    const user = await bigStore.users.create({ username: "plans", email: "plans@example.test", passwordHash: "x", isBot: false });
+    if (!user.ok) throw new Error("user");
+    const server = await bigStore.servers.create(
+      { ownerId: user.user.id, name: "plans", description: "", everyonePermissions: DEFAULT_EVERYONE_PERMISSIONS, primaryInviteCode: "plans" },
+      Number.POSITIVE_INFINITY,
+    );
+    for (let i = 0; i < 2; i++) {
+      const channel = await bigStore.channels.create(
+        { serverId: server!.id, name: `c${i}`, type: "text", categoryId: null, topic: null, slowmode: 0, nsfw: false, isMeeting: false, chatEnabled: true },
+        Number.POSITIVE_INFINITY,
+      );
+      channelIds.push(channel!.id);
+    }
+    await bigStore.db.transaction(async (tx) => {
+      // Rows for the plans: no triggers or foreign keys while they are written (as fillForStatistics).
+      await tx.exec("SET LOCAL session_replication_role = replica");
+      const add = bigStore.db.prepare<unknown, [string, string, string, string, number, number]>(
+        `INSERT INTO messages (id, channel_id, server_id, user_id, content, created_at)
+         SELECT ?1 || lpad(to_hex(g), 12, '0'), ?2, ?3, ?4,
+           'message ' || g || CASE WHEN g % 5 = 0 THEN ' fifth' ELSE '' END || CASE WHEN g % 4000 = 7 THEN ' zyzzyva' ELSE '' END || ' hearth', 0
+         FROM generate_series(?5::int, ?6::int) AS g`,
+      );
+      // 400 small channels of 25 messages (no channel rows: the plans need their statistics only), then the big one.
+      await tx.exec(
+        `INSERT INTO messages (id, channel_id, server_id, user_id, content, created_at)
+         SELECT '01a20805-0000-7000-8000-' || lpad(to_hex(g), 12, '0'), 'small-' || (g % 400), 'small', 'small', 'small talk ' || g, 0
+         FROM generate_series(1, 10000) AS g`,
+      );
+      await tx.run(add, "01a20806-0000-7000-8000-", channelIds[0]!, server!.id, user.user.id, 1, 20_000);
+      await tx.run(add, "01a20807-0000-7000-8000-", channelIds[1]!, server!.id, user.user.id, 1, 200);
+    });
+    await bigStore.db.exec("ANALYZE messages");
+  });
+  afterAll(async () => {
+    await bigStore.close();
+    await big.drop();
+  });
+
+  /** The plan's nodes, each as "<type> [on <table>] [using <index>]". */
+  const nodes = (plan: PgNode): string[] => {
+    const out: string[] = [];
+    const visit = (node: PgNode) => {
+      out.push(`${node["Node Type"]}${node["Relation Name"] ? ` on ${node["Relation Name"]}` : ""}${node["Index Name"] ? ` using ${node["Index Name"]}` : ""}`);
+      for (const child of node.Plans ?? []) visit(child);
+    };
+    visit(plan);
+    return out;
+  };
+
+  test("EXPLAIN of its seventh run, one channel and several: the rare word is read from messages_search first", async () => {
+    const db = bigStore.db;
+    const settings = db.dialect.search.newestFirst.kind === "window" ? db.dialect.search.newestFirst.restSettings : "";
+    for (const scope of ["channel", "channels"] as const) {
+      const rest = bigStore.messages.searcher["scopes"][scope].postgres!.rest;
+      const { text, names } = toPostgresPlaceholders(rest.sql);
+      const channel = scope === "channel" ? channelIds[0]! : channelIds;
+      const values = orderedParams(names, [["zyzzyva"], channel, 25, "g"], rest.sql).map(literal).join(", ");
+      const plan = await db.transaction(async (tx) => {
+        await tx.exec(settings);
+        await tx.exec(`PREPARE hearth_rest AS ${text}`);
+        try {
+          // Past the five custom plans after which PostgreSQL may keep a generic one.
+          for (let i = 0; i < 6; i++) await tx.exec(`EXECUTE hearth_rest(${values})`);
+          const rows = await tx.all(db.prepare<{ "QUERY PLAN": string }, []>(`EXPLAIN (FORMAT JSON) EXECUTE hearth_rest(${values})`));
+          return (JSON.parse(rows[0]!["QUERY PLAN"]) as { Plan: PgNode }[])[0]!.Plan;
+        } finally {
+          await tx.exec("DEALLOCATE hearth_rest");
+        }
+      });
+      const steps = nodes(plan);
+      if (process.env.PRINT_PLANS) console.log(`MessageSearch.${scope}.rest\n${steps.map((step) => `  ${step}`).join("\n")}`);
+      expect({ scope, readsTextIndex: steps.includes("Bitmap Index Scan using messages_search") }).toEqual({ scope, readsTextIndex: true });
+      // The channel is never walked to tokenize its messages.
+      expect(steps.filter((step) => /Index (Only )?Scan( Backward)? on messages using messages_channel/.test(step))).toEqual([]);
+    }
+  });
+
+  test("the repository's own searches get a plan for their values every time (none generic), and answer the rare word", async () => {
+    for (let i = 0; i < 8; i++) {
+      const found = await bigStore.messages.search(channelIds[0]!, ["zyzzyva"], 25);
+      expect(found.length).toBe(5);
+    }
+    const statements = await bigStore.db.all(
+      bigStore.db.prepare<{ generic_plans: number; custom_plans: number }, []>(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%WITH hits AS MATERIALIZED%'",
+      ),
+    );
+    expect(statements.length).toBe(1);
+    expect(statements[0]!.generic_plans).toBe(0);
+    expect(statements[0]!.custom_plans).toBeGreaterThanOrEqual(8);
   });
 });

@@ -18,15 +18,46 @@ export const postgresDialect: Dialect = {
   idList: (ids) => ids,
   search: {
     param: (words) => words,
-    channelMessages: (columns) =>
-      `SELECT ${columns} FROM messages m JOIN users u ON u.id = m.user_id
-       WHERE m.channel_id = ?2 AND hearth_search_vector(m.content) @@ hearth_search_query(CAST(?1 AS text[]))
-       ORDER BY m.id DESC LIMIT ?3`,
     channelIds: (ids) => ids,
-    channelsMessages: (columns) =>
-      `SELECT ${columns} FROM messages m JOIN users u ON u.id = m.user_id
-       WHERE m.channel_id = ANY(CAST(?2 AS text[])) AND hearth_search_vector(m.content) @@ hearth_search_query(CAST(?1 AS text[]))
-       ORDER BY m.id DESC LIMIT ?3`,
+    newestFirst: {
+      kind: "window",
+      // The window is read newest first along an index, (channel_id, id) for one channel, the
+      // primary key for several (an index of each channel cannot give their messages in one
+      // order), and each message of it is tested as it comes: the LIMIT stops the read at the
+      // last match needed. The query is made once, a subquery (a generic plan would make it again
+      // for every message, for words not known when it was planned). The window's lowest id and
+      // size come from the same statement (one snapshot), from the index alone; and the table's
+      // row count as its statistics have it (-1 before the first ANALYZE).
+      window: (columns, scope) => {
+        const newest = scope === "channel" ? "FROM messages WHERE channel_id = ?2 AND id < ?5 ORDER BY id DESC LIMIT ?4" : "FROM messages WHERE id < ?5 ORDER BY id DESC LIMIT ?4";
+        const inScope = scope === "channel" ? "" : " AND w.channel_id = ANY(CAST(?2 AS text[]))";
+        return `WITH bound AS (SELECT min(id) AS low, count(*) AS size FROM (SELECT id ${newest}) b)
+         SELECT hit.*, bound.low AS search_window_low, bound.size AS search_window_size,
+           (SELECT reltuples FROM pg_class WHERE oid = CAST('messages' AS regclass)) AS search_table_rows
+         FROM bound LEFT JOIN LATERAL (
+           SELECT ${columns} FROM (
+             SELECT w.* FROM (SELECT * ${newest}) w
+             WHERE hearth_search_vector(w.content) @@ (SELECT hearth_search_query(CAST(?1 AS text[])))${inScope}
+             ORDER BY w.id DESC LIMIT ?3
+           ) m JOIN users u ON u.id = m.user_id
+         ) hit ON true
+         ORDER BY hit.id DESC`;
+      },
+      // Every match below the window, from the GIN index (the MATERIALIZED CTE is a fence: no
+      // plan may walk the channel newest first and tokenize each message, which for a word of
+      // old messages, or a rare one, is every message of the channel), then the newest of them.
+      rest: (columns, scope) =>
+        `WITH hits AS MATERIALIZED (
+           SELECT id FROM messages
+           WHERE channel_id ${scope === "channel" ? "= ?2" : "= ANY(CAST(?2 AS text[]))"} AND id < ?4
+             AND hearth_search_vector(content) @@ hearth_search_query(CAST(?1 AS text[])))
+         SELECT ${columns} FROM (SELECT id FROM hits ORDER BY id DESC LIMIT ?3) t JOIN messages m ON m.id = t.id JOIN users u ON u.id = m.user_id
+         ORDER BY m.id DESC`,
+      // A plan for these values every time: a prepared statement's generic plan (from its sixth
+      // run on a connection) knows neither the channel's size nor the words' frequency, and may
+      // read a channel of a million messages through (channel_id, id) to tokenize each.
+      restSettings: "SET LOCAL plan_cache_mode = force_custom_plan",
+    },
     dmMessages: (columns) =>
       `SELECT ${columns} FROM dm_messages m JOIN users u ON u.id = m.user_id
          CROSS JOIN hearth_search_query(CAST(?1 AS text[])) AS q
