@@ -32,6 +32,8 @@ export class AccessRepo {
   private readonly rolesAmongStmt;
   private readonly channelOverridesStmt;
   private readonly categoryOverridesStmt;
+  private readonly serverChannelOverridesStmt;
+  private readonly serverCategoryOverridesStmt;
   /** SQLite only: the `access_version` row (sqlite/migrations.ts, version 16). */
   private readonly versionStmt;
 
@@ -79,6 +81,14 @@ export class AccessRepo {
     this.categoryOverridesStmt = db.prepare<OverrideRow, [string]>(
       "SELECT role_id, allow, deny FROM category_overrides WHERE category_id = ?",
     );
+    // Every override of a server's channels and categories: through the (server_id) indexes of
+    // channels and categories, then each one's overrides by their primary key's first column.
+    this.serverChannelOverridesStmt = db.prepare<OverrideRow & { channel_id: string }, [string]>(
+      "SELECT o.channel_id, o.role_id, o.allow, o.deny FROM channels c JOIN channel_overrides o ON o.channel_id = c.id WHERE c.server_id = ?",
+    );
+    this.serverCategoryOverridesStmt = db.prepare<OverrideRow & { category_id: string }, [string]>(
+      "SELECT o.category_id, o.role_id, o.allow, o.deny FROM categories k JOIN category_overrides o ON o.category_id = k.id WHERE k.server_id = ?",
+    );
     this.versionStmt = db.dialect.name === "sqlite" ? db.prepare<{ version: number }, []>("SELECT version FROM access_version WHERE id = 1") : null;
   }
 
@@ -116,5 +126,11 @@ export class AccessRepo {
 
   async categoryOverrides(categoryId: string): Promise<OverrideRow[]> {
     return this.db.all(this.categoryOverridesStmt, categoryId);
+  }
+
+  /** The overrides of every channel and category of a server, in two queries (checks over all its channels at once). */
+  async serverOverrides(serverId: string): Promise<{ channels: (OverrideRow & { channel_id: string })[]; categories: (OverrideRow & { category_id: string })[] }> {
+    const [channels, categories] = await Promise.all([this.db.all(this.serverChannelOverridesStmt, serverId), this.db.all(this.serverCategoryOverridesStmt, serverId)]);
+    return { channels, categories };
   }
 }

@@ -55,7 +55,7 @@ const [SERVER, USER, OTHER, CHANNEL, MESSAGE, DM] = [1, 2, 3, 4, 5, 6].map(id) a
  * private fields, and fails the typecheck when one is renamed or removed).
  */
 function hotQueries(store: Store): HotQuery[] {
-  const { members, servers, friends, messages, channels, readStates, applications, users } = store;
+  const { members, servers, friends, messages, channels, readStates, applications, users, access } = store;
   const json = (list: string[]) => JSON.stringify(list);
   const ids = (list: string[]) => store.db.dialect.idList(list);
   return [
@@ -69,6 +69,9 @@ function hotQueries(store: Store): HotQuery[] {
     // By the key or by the user's memberships (server_members_user): either reads one user's rows, never the server's.
     { name: "MembersRepo.oneStmt", statement: members["oneStmt"], params: [SERVER, USER], served: { server_members: ["user_id"], users: ["id"] } },
     { name: "MembersRepo.memberRoleIds", statement: members["memberRoleIds"], params: [SERVER, USER], served: { member_roles: ["server_id", "user_id"] } },
+    // The channel list and a server-wide search: every override of the server's channels and categories at once.
+    { name: "AccessRepo.serverChannelOverridesStmt", statement: access["serverChannelOverridesStmt"], params: [SERVER], served: { channels: ["server_id"], channel_overrides: ["channel_id"] } },
+    { name: "AccessRepo.serverCategoryOverridesStmt", statement: access["serverCategoryOverridesStmt"], params: [SERVER], served: { categories: ["server_id"], category_overrides: ["category_id"] } },
     // The member count: read with the server's row, kept by every add and remove.
     { name: "ServersRepo.byId", statement: servers["byId"], params: [SERVER], served: { servers: ["id"] } },
     { name: "ServersRepo.forUser", statement: servers["forUser"], params: [USER] },

@@ -215,6 +215,29 @@ export class Access {
     return { category: category.map(toOverride), channel: own.map(toOverride) };
   }
 
+  /**
+   * The overrides of every channel and category of a server, read at once: for a check over all
+   * its channels (the channel list, a server-wide search), which would otherwise read two
+   * queries per channel. `category(id)` is a category's own (for whether it shows, empty).
+   */
+  async overridesOfServer(serverId: string): Promise<{ of(channel: ChannelRow): ChannelOverrides; category(categoryId: string): Override[] }> {
+    const { channels, categories } = await this.store.access.serverOverrides(serverId);
+    const byChannel = new Map<string, Override[]>();
+    const byCategory = new Map<string, Override[]>();
+    const add = (map: Map<string, Override[]>, key: string, o: { role_id: string; allow: number; deny: number }) => {
+      const list = map.get(key);
+      const override = { roleId: o.role_id, allow: o.allow, deny: o.deny };
+      if (list) list.push(override);
+      else map.set(key, [override]);
+    };
+    for (const o of channels) add(byChannel, o.channel_id, o);
+    for (const o of categories) add(byCategory, o.category_id, o);
+    return {
+      of: (channel) => ({ category: channel.category_id ? (byCategory.get(channel.category_id) ?? []) : [], channel: byChannel.get(channel.id) ?? [] }),
+      category: (categoryId) => byCategory.get(categoryId) ?? [],
+    };
+  }
+
   permissionsIn(member: MemberContext, overrides: ChannelOverrides): number {
     return computeChannelPermissions(member.input, overrides.category, overrides.channel);
   }
@@ -271,14 +294,11 @@ export class Access {
    * The channels of the member's server that `requireChannel(id, member.userId, bit)` would let
    * them into, by the same rule (VIEW_CHANNEL, then `bit`), in the server's channel order: for
    * an operation over every channel at once (server-wide search). Worked out from the rows each
-   * time, one overrides read per channel, as the channel list does.
+   * time, every override of the server read at once, as the channel list does.
    */
   async channelsOpenTo(member: MemberContext, bit = 0): Promise<ChannelRow[]> {
-    const open: ChannelRow[] = [];
-    for (const channel of await this.store.channels.listByServer(member.server.id)) {
-      if (!channelRefusal(await this.channelPermissions(channel, member), member, bit)) open.push(channel);
-    }
-    return open;
+    const [channels, overrides] = await Promise.all([this.store.channels.listByServer(member.server.id), this.overridesOfServer(member.server.id)]);
+    return channels.filter((channel) => !channelRefusal(this.permissionsIn(member, overrides.of(channel)), member, bit));
   }
 
   /**

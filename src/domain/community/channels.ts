@@ -96,25 +96,26 @@ export class Channels {
 
   private async visibleList(member: MemberContext): Promise<ChannelList> {
     const serverId = member.server.id;
-    const [rows, categoryRows] = await Promise.all([this.store.channels.listByServer(serverId), this.store.channels.listCategories(serverId)]);
+    const [rows, categoryRows, overrides] = await Promise.all([
+      this.store.channels.listByServer(serverId),
+      this.store.channels.listCategories(serverId),
+      this.access.overridesOfServer(serverId),
+    ]);
     const channels: Channel[] = [];
     const withVisibleChannel = new Set<string>();
     for (const row of rows) {
-      if (!hasPermission(await this.access.channelPermissions(row, member), PERMISSIONS.VIEW_CHANNEL)) continue;
+      if (!hasPermission(this.access.permissionsIn(member, overrides.of(row)), PERMISSIONS.VIEW_CHANNEL)) continue;
       channels.push(toChannel(row));
       if (row.category_id) withVisibleChannel.add(row.category_id);
     }
     // A category shows when one of its channels does, or when it is itself viewable (empty ones too).
     const categories: Category[] = [];
     for (const row of categoryRows) {
-      if (withVisibleChannel.has(row.id) || (await this.canViewCategory(row, member))) categories.push(toCategory(row));
+      if (withVisibleChannel.has(row.id) || hasPermission(computeChannelPermissions(member.input, overrides.category(row.id), []), PERMISSIONS.VIEW_CHANNEL)) {
+        categories.push(toCategory(row));
+      }
     }
     return { channels, categories };
-  }
-
-  private async canViewCategory(category: CategoryRow, member: MemberContext): Promise<boolean> {
-    const overrides = (await this.store.access.categoryOverrides(category.id)).map((o) => ({ roleId: o.role_id, allow: o.allow, deny: o.deny }));
-    return hasPermission(computeChannelPermissions(member.input, overrides, []), PERMISSIONS.VIEW_CHANNEL);
   }
 
   async get(channelId: string, user: UserRow): Promise<Channel> {
