@@ -264,6 +264,8 @@ test("Two-factor authentication: enabled from the QR code's secret, then a login
   await regenerate.getByLabel("Password", { exact: true }).fill(person.password);
   await regenerate.getByRole("textbox", { name: "Two-factor code" }).fill(totpCode(secret));
   await regenerate.getByRole("button", { name: "Regenerate recovery codes" }).click();
+  // The new codes replace the form once the server has answered.
+  await list.waitFor();
   const fresh = (await list.getByRole("listitem").allTextContents()).map((c) => c.trim());
   expect(fresh).toHaveLength(10);
   expect(fresh).not.toContain(codes[1]);
