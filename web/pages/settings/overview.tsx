@@ -3,14 +3,13 @@ import { useEffect, useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { DeleteServerDialog } from "../../components/server-exit-dialogs.tsx";
-import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import { rest } from "../../state/app-state.ts";
 import { replaceServer, type SectionProps } from "./context.ts";
 import { useAction } from "../../components/use-async.ts";
+import { ImageFileField } from "../../components/image-file-field.tsx";
 import { useChosenFile } from "../../components/use-chosen-file.ts";
 
-const IMAGE_TYPES = "image/png,image/jpeg,image/webp,image/gif";
 
 /** The icon and the banner are two operations of the reference, each with its own field. */
 function uploadServerImage(serverId: string, kind: "icon" | "banner", file: File) {
@@ -113,22 +112,7 @@ function ImageForm({ server, kind }: { server: SectionProps["server"]; kind: "ic
           {shown ? <img src={shown} alt="" style={{ objectPosition: `center ${offset}%` }} /> : <span class="muted">No banner yet</span>}
         </div>
       )}
-      <label class="field">
-        <span>Choose {kind === "icon" ? "an icon" : "a banner"}</span>
-        <input
-          key={chosen.inputKey}
-          type="file"
-          accept={IMAGE_TYPES}
-          onChange={(e) => {
-            chosen.choose(e.currentTarget.files?.[0] ?? null);
-            upload.reset();
-          }}
-        />
-      </label>
-      <p class="hint">
-        PNG, JPEG, WEBP or GIF, up to {formatFileSize(limit)}.{file ? ` Chosen: ${file.name} (${formatFileSize(file.size)}).` : ""}
-      </p>
-      {tooBig && <p class="error">This file is larger than {formatFileSize(limit)}.</p>}
+      <ImageFileField what={kind === "icon" ? "an icon" : "a banner"} limit={limit} chosen={chosen} onChosen={upload.reset} />
       <ErrorAlert message={upload.error} />
       <div class="actions">
         <button

@@ -4,9 +4,9 @@
  * use says so instead of offering controls the server would refuse.
  */
 import type { ComponentType } from "preact";
-import { useEffect, useRef } from "preact/hooks";
 import { useRoute } from "preact-iso/router";
 import { Redirect } from "../../app.tsx";
+import { SectionTitle } from "../../components/section-title.tsx";
 import { session, store } from "../../state/app-state.ts";
 import { SECTIONS, settingsAccess, type SectionId } from "./access.ts";
 import type { SectionProps } from "./context.ts";
@@ -117,15 +117,3 @@ export function ServerSettingsPage() {
   );
 }
 
-/** The section's heading; it takes the focus when the section opens, so screen readers announce where they are. */
-function SectionTitle({ title }: { title: string }) {
-  const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    if (document.activeElement?.closest(".settings-nav")) ref.current?.focus();
-  }, [title]);
-  return (
-    <h1 id="settings-title" ref={ref} tabIndex={-1}>
-      {title}
-    </h1>
-  );
-}

@@ -8,13 +8,12 @@ import { useEffect, useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { useAction } from "../../components/use-async.ts";
+import { ImageFileField } from "../../components/image-file-field.tsx";
 import { useChosenFile } from "../../components/use-chosen-file.ts";
-import { formatFileSize } from "../../lib/format.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
 import type { MeUser } from "../../lib/wire-types.ts";
 import { rest, session, updateUser } from "../../state/app-state.ts";
 
-const IMAGE_TYPES = "image/png,image/jpeg,image/webp,image/gif";
 
 type Kind = "avatar" | "banner";
 
@@ -110,22 +109,7 @@ function ImageCard({ kind, current, chosen, offset = 0, onOffset, savedOffset = 
           {shown ? <img src={shown} alt="" style={{ objectPosition: `center ${offset}%` }} /> : <span class="muted">No banner yet</span>}
         </div>
       )}
-      <label class="field">
-        <span>Choose {kind === "avatar" ? "an avatar" : "a banner"}</span>
-        <input
-          key={chosen.inputKey}
-          type="file"
-          accept={IMAGE_TYPES}
-          onChange={(e) => {
-            chosen.choose(e.currentTarget.files?.[0] ?? null);
-            action.reset();
-          }}
-        />
-      </label>
-      <p class="hint">
-        PNG, JPEG, WEBP or GIF (animations play), up to {formatFileSize(limit)}.{file ? ` Chosen: ${file.name} (${formatFileSize(file.size)}).` : ""}
-      </p>
-      {tooBig && <p class="error">This file is larger than {formatFileSize(limit)}.</p>}
+      <ImageFileField what={kind === "avatar" ? "an avatar" : "a banner"} limit={limit} chosen={chosen} onChosen={action.reset} />
       <ErrorAlert message={action.error} />
       <div class="actions">
         <span class="muted small" role="status">

@@ -4,9 +4,10 @@
  * "Close" and Escape go back to the page they were opened from (web/lib/settings-return.ts).
  */
 import type { ComponentType } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso/router";
 import { Redirect } from "../../app.tsx";
+import { SectionTitle } from "../../components/section-title.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { settingsReturn } from "../../lib/settings-return.ts";
 import { MyAccountSection } from "./my-account.tsx";
@@ -93,15 +94,3 @@ export function UserSettingsPage() {
   );
 }
 
-/** The section's heading; it takes the focus when a section is chosen in the navigation, so screen readers announce it. */
-function SectionTitle({ title }: { title: string }) {
-  const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    if (document.activeElement?.closest(".settings-nav")) ref.current?.focus();
-  }, [title]);
-  return (
-    <h1 id="settings-title" ref={ref} tabIndex={-1}>
-      {title}
-    </h1>
-  );
-}
