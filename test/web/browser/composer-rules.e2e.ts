@@ -48,6 +48,7 @@ test("a read-only channel replaces the composer with the reason, live, and gives
   expect(await actions.getByRole("button", { name: "Add reaction" }).count()).toBe(0);
   expect(await actions.getByRole("button", { name: "Reply" }).count()).toBe(0);
   await suite.shot(page, "composer-1-read-only");
+  await suite.shot(page, "composer-1-read-only", { phone: true });
 
   // Sending allowed again, files still not: the composer is back without its attach button.
   expect((await api("PUT", `/api/v1/channels/${channelId}/permissions/${everyone}`, { allow: 0, deny: P.ATTACH_FILES })).status).toBe(200);
@@ -70,6 +71,7 @@ test("a timed-out member sees until when and the time left, and the composer com
   await notice.waitFor();
   expect(await notice.textContent()).toMatch(/\((9:5\d|10:00) left\)/);
   await suite.shot(page, "composer-2-timed-out");
+  await suite.shot(page, "composer-2-timed-out", { phone: true });
   expect((await api("DELETE", `/api/v1/servers/${serverId}/timeouts/${member.id}`)).status).toBe(200);
   await box.waitFor();
 

@@ -31,6 +31,7 @@ test("Invite people reuses the reader's link, then Edit invite link makes one of
   const first = await open();
   await first.dialog.getByText("This link expires in 7 days.").waitFor();
   await suite.shot(page, "invites-1-dialog");
+  await suite.shot(page, "invites-1-dialog", { phone: true });
   await first.dialog.getByRole("button", { name: "Done" }).click();
   const again = await open();
   expect(again.link).toBe(first.link);
@@ -68,6 +69,7 @@ test("the invite page shows the server, who invited, its counts; joining, then O
   await page.getByText("1 online").waitFor();
   await page.getByText("2 members").waitFor();
   await suite.shot(page, "invites-3-page");
+  await suite.shot(page, "invites-3-page", { phone: true });
   await page.getByRole("button", { name: "Accept invite" }).click();
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
 
@@ -78,6 +80,7 @@ test("the invite page shows the server, who invited, its counts; joining, then O
   await lateView.page.getByRole("alert").filter({ hasText: "This invite has reached its maximum number of uses" }).waitFor();
   expect(await lateView.page.getByRole("button", { name: "Accept invite" }).count()).toBe(0);
   await suite.shot(lateView.page, "invites-4-used-up");
+  await suite.shot(lateView.page, "invites-4-used-up", { phone: true });
 
   // The guest, now a member, opening the server's primary link is offered the server itself.
   const primary = ((await suite.server.api("GET", `/api/v1/servers/${serverId}/invites`, { token: owner.token })).body as { code: string; is_primary: boolean }[]).find((i) => i.is_primary)!;

@@ -33,6 +33,7 @@ test("a member leaves after confirming and lands on their next server; the owner
   const dialog = page.getByRole("dialog", { name: "Leave Left Behind" });
   await dialog.waitFor();
   await suite.shot(page, "server-exit-1-leave");
+  await suite.shot(page, "server-exit-1-leave", { phone: true });
   // Cancel keeps everything as it was.
   await dialog.getByRole("button", { name: "Cancel" }).click();
   expect(await page.getByRole("navigation", { name: "Servers" }).getByRole("link", { name: /^Left Behind/ }).count()).toBe(1);
@@ -68,6 +69,7 @@ test("the owner deletes a server with two-factor: the name typed out, a wrong co
   await confirm.click();
   await dialog.getByRole("alert").waitFor();
   await suite.shot(page, "server-exit-3-delete-wrong-code");
+  await suite.shot(page, "server-exit-3-delete-wrong-code", { phone: true });
   expect((await suite.server.api("GET", `/api/v1/servers/${serverId}`, { token: owner.token })).status).toBe(200);
 
   await dialog.getByRole("textbox", { name: "Two-factor code" }).fill(totpCode(secret, 1));

@@ -173,6 +173,7 @@ test("the member list shows presence and follows it, joins, leaves and role chan
   await eventually(async () => expect(await author.evaluate((el) => (el.ownerDocument.defaultView as any).getComputedStyle(el).color as string)).toBe("rgb(47, 158, 68)"));
   expect(await members.getByRole("heading", { name: "Artists — 1" }).evaluate((el) => (el.ownerDocument.defaultView as any).getComputedStyle(el).color as string)).toBe("rgb(47, 158, 68)");
   await suite.shot(page, "servers-8-hoisted-role");
+  await suite.shot(page, "servers-8-hoisted-role", { phone: true });
   socket.close();
   await offline.getByRole("button", { name: "friend_p" }).waitFor({ timeout: 8000 });
 
