@@ -234,14 +234,16 @@ export class ChannelsRepo {
 
 
   /** Sets positions (and categories where given) of the server's channels in one transaction. */
-  async place(serverId: string, placements: ChannelPlacement[]): Promise<void> {
-    await this.db.transaction(async (tx) => {
+  /** Places the channels and answers the server's channels as they then are, read in the same transaction. */
+  async place(serverId: string, placements: ChannelPlacement[]): Promise<ChannelRow[]> {
+    return this.db.transaction(async (tx) => {
       await tx.lock(`channels:${serverId}`);
       for (const p of placements) {
         const current = await tx.get(this.byId, p.id);
         if (!current || current.server_id !== serverId) continue;
         await tx.run(this.placeChannel, p.position, p.category_id === undefined ? current.category_id : p.category_id, p.id, serverId);
       }
+      return tx.all(this.byServer, serverId);
     });
   }
 

@@ -94,10 +94,11 @@ export class Channels {
     return this.visibleList(member);
   }
 
-  private async visibleList(member: MemberContext): Promise<ChannelList> {
+  /** The member's channel list; `serverChannels`: the server's channels when the caller has just read them. */
+  private async visibleList(member: MemberContext, serverChannels?: ChannelRow[]): Promise<ChannelList> {
     const serverId = member.server.id;
     const [rows, categoryRows, overrides] = await Promise.all([
-      this.store.channels.listByServer(serverId),
+      serverChannels ?? this.store.channels.listByServer(serverId),
       this.store.channels.listCategories(serverId),
       this.access.overridesOfServer(serverId),
     ]);
@@ -236,19 +237,20 @@ export class Channels {
       seen.add(entry.id);
       if (entry.category_id) await this.categoryOf(server.id, entry.category_id, `order.${index}.category_id`);
     }
-    await this.store.channels.place(server.id, order);
+    const after = await this.store.channels.place(server.id, order);
     const moved: ChannelRow[] = [];
-    for (const row of await this.store.channels.listByServer(server.id)) {
-      const old = before.get(row.id)!;
-      if (old.position !== row.position || old.category_id !== row.category_id) moved.push(row);
+    for (const row of after) {
+      // A channel created meanwhile by someone else was not moved by this call.
+      const old = before.get(row.id);
+      if (old && (old.position !== row.position || old.category_id !== row.category_id)) moved.push(row);
     }
     for (const row of moved) await this.publishAbout(row, "channel:updated", toChannel(row));
     await this.audit.record(server.id, user.id, "CHANNEL_REORDER", { type: "server", id: server.id }, {
       order: order.map((e) => ({ id: e.id, position: e.position, ...(e.category_id !== undefined ? { category_id: e.category_id } : {}) })),
     });
-    const recategorized = moved.filter((row) => row.category_id !== before.get(row.id)!.category_id).map((row) => row.id);
+    const recategorized = moved.filter((row) => row.category_id !== before.get(row.id)?.category_id).map((row) => row.id);
     if (recategorized.length) await this.members.syncChannelRooms(server.id, { channelIds: recategorized });
-    return this.visibleList(member);
+    return this.visibleList(member, after);
   }
 
   async createCategory(serverId: string, user: UserRow, name: string): Promise<Category> {
