@@ -42,6 +42,9 @@ export interface NewChannel {
 /** The columns an update may change; absent keys keep their value. */
 export type ChannelPatch = Partial<Pick<ChannelRow, "name" | "category_id" | "topic" | "slowmode" | "nsfw" | "is_meeting" | "chat_enabled">>;
 
+/** Where a channel sits: what checks over all of a server's channels read (its permissions follow its category). */
+export type ChannelPlace = Pick<ChannelRow, "id" | "category_id" | "position">;
+
 export interface ChannelPlacement {
   id: string;
   position: number;
@@ -54,6 +57,7 @@ export class ChannelsRepo {
   private readonly byId;
   private readonly categoryById;
   private readonly byServer;
+  private readonly placesByServer;
   private readonly byCategory;
   private readonly categoriesByServer;
   private readonly nextChannelPosition;
@@ -80,6 +84,7 @@ export class ChannelsRepo {
     this.byId = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE id = ? AND deleted_at IS NULL");
     this.categoryById = db.prepare<CategoryRow, [string]>("SELECT * FROM categories WHERE id = ?");
     this.byServer = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE server_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
+    this.placesByServer = db.prepare<ChannelPlace, [string]>("SELECT id, category_id, position FROM channels WHERE server_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
     this.byCategory = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE category_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
     this.categoriesByServer = db.prepare<CategoryRow, [string]>(
       "SELECT * FROM categories WHERE server_id = ? ORDER BY position, created_at, id",
@@ -145,6 +150,15 @@ export class ChannelsRepo {
 
   async listByServer(serverId: string): Promise<ChannelRow[]> {
     return this.db.all(this.byServer, serverId);
+  }
+
+  /**
+   * Where each of the server's channels sits, in its order: a few columns of each row, for checks
+   * over every channel (a server-wide search, joining all channel rooms), which the whole rows
+   * would cost several times as much at the channel cap.
+   */
+  async placesInServer(serverId: string): Promise<ChannelPlace[]> {
+    return this.db.all(this.placesByServer, serverId);
   }
 
   async listByCategory(categoryId: string): Promise<ChannelRow[]> {

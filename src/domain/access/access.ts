@@ -220,7 +220,7 @@ export class Access {
    * its channels (the channel list, a server-wide search), which would otherwise read two
    * queries per channel. `category(id)` is a category's own (for whether it shows, empty).
    */
-  async overridesOfServer(serverId: string): Promise<{ of(channel: ChannelRow): ChannelOverrides; category(categoryId: string): Override[] }> {
+  async overridesOfServer(serverId: string): Promise<{ of(channel: Pick<ChannelRow, "id" | "category_id">): ChannelOverrides; category(categoryId: string): Override[] }> {
     const { channels, categories } = await this.store.access.serverOverrides(serverId);
     const byChannel = new Map<string, Override[]>();
     const byCategory = new Map<string, Override[]>();
@@ -291,14 +291,14 @@ export class Access {
   }
 
   /**
-   * The channels of the member's server that `requireChannel(id, member.userId, bit)` would let
+   * The ids of the channels of the member's server that `requireChannel(id, member.userId, bit)` would let
    * them into, by the same rule (VIEW_CHANNEL, then `bit`), in the server's channel order: for
    * an operation over every channel at once (server-wide search). Worked out from the rows each
    * time, every override of the server read at once, as the channel list does.
    */
-  async channelsOpenTo(member: MemberContext, bit = 0): Promise<ChannelRow[]> {
-    const [channels, overrides] = await Promise.all([this.store.channels.listByServer(member.server.id), this.overridesOfServer(member.server.id)]);
-    return channels.filter((channel) => !channelRefusal(this.permissionsIn(member, overrides.of(channel)), member, bit));
+  async channelsOpenTo(member: MemberContext, bit = 0): Promise<string[]> {
+    const [channels, overrides] = await Promise.all([this.store.channels.placesInServer(member.server.id), this.overridesOfServer(member.server.id)]);
+    return channels.filter((channel) => !channelRefusal(this.permissionsIn(member, overrides.of(channel)), member, bit)).map((channel) => channel.id);
   }
 
   /**

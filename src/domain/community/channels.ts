@@ -229,7 +229,7 @@ export class Channels {
   async reorder(serverId: string, user: UserRow, order: ChannelPlacementInput[]): Promise<ChannelList> {
     const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
     const server = member.server;
-    const before = new Map((await this.store.channels.listByServer(server.id)).map((c) => [c.id, c]));
+    const before = new Map((await this.store.channels.placesInServer(server.id)).map((c) => [c.id, c]));
     const seen = new Set<string>();
     for (const [index, entry] of order.entries()) {
       if (!before.has(entry.id)) throw badRequest(`order.${index}.id: not a channel of this server`);

@@ -170,7 +170,7 @@ export class Members {
    */
   async viewableChannelIds(serverId: string, userId: string): Promise<string[]> {
     const member = await this.access.member(serverId, userId);
-    return (await this.access.channelsOpenTo(member)).map((channel) => channel.id);
+    return this.access.channelsOpenTo(member);
   }
 
   /** Every channel id of the server, whoever may see it (leaving rooms needs no permission). */
@@ -199,7 +199,7 @@ export class Members {
     const member = await this.access.memberOf(server, userId);
     // Gone again meanwhile: Members.remove has taken the rooms back.
     if (!member) return;
-    const channelIds = (await this.access.channelsOpenTo(member)).map((channel) => rooms.channel(channel.id));
+    const channelIds = (await this.access.channelsOpenTo(member)).map(rooms.channel);
     this.bus.addToRoom(followers, channelIds);
   }
 

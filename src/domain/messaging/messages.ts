@@ -302,8 +302,8 @@ export class Messages {
     const member = await this.access.member(serverId, user.id);
     const words = searchWords(query);
     if (!words.length) return [];
-    const channels = await this.access.channelsOpenTo(member, PERMISSIONS.READ_MESSAGE_HISTORY);
-    return this.hydrate(await this.store.messages.searchChannels(channels.map((channel) => channel.id), words, limit));
+    const channelIds = await this.access.channelsOpenTo(member, PERMISSIONS.READ_MESSAGE_HISTORY);
+    return this.hydrate(await this.store.messages.searchChannels(channelIds, words, limit));
   }
 
   async get(messageId: string, user: UserRow): Promise<Message> {
