@@ -190,9 +190,14 @@ describe("changing servers", () => {
     const { body: s } = await server.api("POST", "/api/v1/auth/2fa/setup", { token: owner.token });
     await server.api("POST", "/api/v1/auth/2fa/enable", { token: owner.token, body: { code: totpCode(s.secret), password: owner.password } });
     expect((await call("DELETE", `/${serverId}`, owner)).status).toBe(403);
+    const socket = await server.connect(member.token);
+    expect(await socket.emitWithAck("server:join", serverId)).toEqual({ ok: true, serverId });
+    const deleted = waitForEvent(socket, "server:deleted");
     const res = await call("DELETE", `/${serverId}`, owner, undefined, { "x-2fa-code": totpCode(s.secret) });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
+    expect(await deleted).toEqual({ id: serverId });
+    socket.close();
     expect((await call("GET", `/${serverId}`, owner)).status).toBe(404);
     expect(await server.app.store.channels.listByServer(serverId)).toEqual([]);
     expect((await call("GET", "", member)).body).toEqual([]);

@@ -201,8 +201,8 @@ export class ChatStore {
   }
 
   /**
-   * The reader left or deleted `serverId`: it goes from the list at once (a deletion sends no
-   * event, and the leave's may come later; forgetting twice does nothing). Answers where to go
+   * The reader left or deleted `serverId`: it goes from the list at once (the leave's or the
+   * deletion's event may come later; forgetting twice does nothing). Answers where to go
    * next: the first server left, or home.
    */
   serverGone(serverId: string): string {
@@ -446,6 +446,7 @@ export class ChatStore {
     };
     on("member:left", left);
     on("member:banned", left);
+    on("server:deleted", (p) => this.forgetServer(p.id));
     on("member:role-updated", (p) => {
       const state = this.states.get(p.serverId);
       state?.members.setBuiltinRole(p.userId, p.role);

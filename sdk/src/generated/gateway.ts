@@ -101,6 +101,10 @@ export interface ServerEvents {
     roleId: string;
     reset: true;
   };
+  /** Sent to `server:<id>`, just before its sockets are taken out of the server's rooms (a Hearth extension: the owner deleted the server). */
+  "server:deleted": {
+    id: string;
+  };
   /** Sent to `server:<id>` (ids only: each client asks for its own list again). */
   "category:created": {
     id: string;
@@ -370,6 +374,7 @@ export const SERVER_EVENTS = {
   "channel:deleted": { rooms: ["server"] },
   "channel:permissions-updated": { rooms: ["server"] },
   "category:permissions-updated": { rooms: ["server"] },
+  "server:deleted": { rooms: ["server"] },
   "category:created": { rooms: ["server"] },
   "category:updated": { rooms: ["server"] },
   "category:deleted": { rooms: ["server"] },

@@ -182,6 +182,8 @@ export class Servers {
     // Features holding live state per channel (voice rooms) clear it.
     for (const listener of this.liveState) for (const channel of channels) await listener.channelDeleted(channel);
     const serverRoom = rooms.server(member.server.id);
+    // Members' clients drop the server from their lists (nothing else tells them: their rooms just end).
+    this.bus.publish(serverRoom, "server:deleted", { id: member.server.id });
     for (const channel of channels) this.bus.removeFromRoom(rooms.channel(channel.id), rooms.channel(channel.id));
     this.bus.removeFromRoom(serverRoom, serverRoom);
     const followers = rooms.followServerChannels(member.server.id);

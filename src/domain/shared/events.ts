@@ -109,6 +109,11 @@ export const SERVER_EVENTS = {
     audience: "`server:<id>`, except members who cannot see the channel",
   },
   "category:permissions-updated": { payload: permissionsUpdate("categoryId"), rooms: ["server"], audience: "`server:<id>`" },
+  "server:deleted": {
+    payload: v.object({ id }),
+    rooms: ["server"],
+    audience: "`server:<id>`, just before its sockets are taken out of the server's rooms (a Hearth extension: the owner deleted the server)",
+  },
   // Ids only: who may see a category depends on its overrides, so clients ask for their list again.
   "category:created": { payload: v.object({ id, server_id: id }), rooms: ["server"], audience: "`server:<id>` (ids only: each client asks for its own list again)" },
   "category:updated": { payload: v.object({ id, server_id: id }), rooms: ["server"], audience: "`server:<id>` (ids only: each client asks for its own list again)" },

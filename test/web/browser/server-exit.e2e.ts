@@ -2,7 +2,7 @@
  * Leaving and deleting a server from the web app (docs/web.md, "Servers"): "Leave server" asks
  * first and takes the member to their next server or home, live for the others; the owner is
  * told they cannot leave; "Delete server" in Server settings > Overview asks for the name and,
- * with two-factor on, the "Two-factor code".
+ * with two-factor on, the "Two-factor code"; the other members' apps drop it live.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { addMember, createServer } from "../../helpers/community.ts";
@@ -53,12 +53,17 @@ test("a member leaves after confirming and lands on their next server; the owner
   expect((await suite.server.api("GET", `/api/v1/servers/${first}`, { token: owner.token })).status).toBe(200);
 });
 
-test("the owner deletes a server with two-factor: the name typed out, a wrong code refused, the right one deletes and goes home", async () => {
+test("the owner deletes a server with two-factor: the name typed out, a wrong code refused, the right one deletes and goes home; a member viewing it sees it go", async () => {
   const owner = await suite.server.register(uniqueName("deleter"));
   const setup = await suite.server.api("POST", "/api/v1/auth/2fa/setup", { token: owner.token });
   const secret = setup.body.secret as string;
   expect((await suite.server.api("POST", "/api/v1/auth/2fa/enable", { token: owner.token, body: { code: totpCode(secret), password: owner.password } })).status).toBe(200);
   const serverId = await createServer(suite.server, owner, "Doomed");
+  const member = await suite.server.register(uniqueName("bystander"));
+  await addMember(suite.server, serverId, member);
+  const memberView = await suite.person({ user: member, path: `/channels/${serverId}` });
+  const memberServers = memberView.page.getByRole("navigation", { name: "Servers" });
+  await memberServers.getByRole("link", { name: /^Doomed/ }).waitFor();
   const { page } = await suite.person({ user: owner, path: `/servers/${serverId}/settings/overview` });
   await page.getByRole("button", { name: "Delete server" }).click();
   const dialog = page.getByRole("dialog", { name: "Delete Doomed" });
@@ -77,4 +82,7 @@ test("the owner deletes a server with two-factor: the name typed out, a wrong co
   await eventually(async () => expect(new URL(page.url()).pathname).toBe("/channels/@me"));
   expect(await page.getByRole("navigation", { name: "Servers" }).getByRole("link", { name: /^Doomed/ }).count()).toBe(0);
   expect((await suite.server.api("GET", `/api/v1/servers/${serverId}`, { token: owner.token })).status).toBe(404);
+  // The member's app drops it live (server:deleted) and says so where it was shown.
+  await eventually(async () => expect(await memberServers.getByRole("link", { name: /^Doomed/ }).count()).toBe(0));
+  await memberView.page.getByRole("heading", { name: "Server not found" }).waitFor();
 });
