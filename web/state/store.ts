@@ -403,8 +403,17 @@ export class ChatStore {
     return [...this.states.values()];
   }
 
+  /** The server each channel was last found in: live events name a channel, and a reader may be in hundreds of servers. */
+  private readonly channelHomes = new Map<string, ServerState>();
+
   private stateOfChannel(channelId: string): ServerState | undefined {
-    return this.loadedStates().find((s) => s.channels.value?.some((c) => c.id === channelId));
+    const holds = (s: ServerState) => s.channels.value?.some((c) => c.id === channelId) ?? false;
+    const known = this.channelHomes.get(channelId);
+    if (known && this.states.get(known.id) === known && holds(known)) return known;
+    const found = this.loadedStates().find(holds);
+    if (found) this.channelHomes.set(channelId, found);
+    else this.channelHomes.delete(channelId);
+    return found;
   }
 
   private holdsRole(state: ServerState, roleId: string): boolean {
