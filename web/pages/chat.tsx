@@ -27,6 +27,7 @@ import { channelLabel } from "../lib/format.ts";
 import { useReadTracking } from "../components/use-read-tracking.ts";
 import { NotificationPrompt } from "../components/notification-prompt.tsx";
 import { FriendsPage } from "../components/friends-page.tsx";
+import { ChatShortcuts } from "../components/use-shortcuts.tsx";
 
 export function ChatPage() {
   const { params } = useRoute();
@@ -35,6 +36,7 @@ export function ChatPage() {
   return (
     <div class="chat-page">
       <NotificationPrompt />
+      <ChatShortcuts serverId={serverId} channelId={params.channelId} />
       <div class="chat">
         <ServerRail activeServerId={serverId} />
         {serverId === "@me" ? <DirectMessages dmId={params.channelId} me={me} /> : <ServerView serverId={serverId} channelId={params.channelId} me={me} />}

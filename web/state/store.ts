@@ -6,7 +6,8 @@ import { computed, effect, signal } from "@preact/signals";
 import type { Gateway, GatewayEventName, Listener, RestClient } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { MessagePlace } from "./place-requests.ts";
-import type { Channel, Dm, MeUser, Message, PresenceStatus, Role, Server } from "../lib/wire-types.ts";
+import type { Category, Channel, Dm, MeUser, Message, PresenceStatus, Role, Server } from "../lib/wire-types.ts";
+import type { SwitchSources } from "../lib/quick-switch.ts";
 import { ServerState } from "./server-state.ts";
 import { Timeline } from "./timeline.ts";
 import { ReadStates } from "./read-states.ts";
@@ -396,6 +397,24 @@ export class ChatStore {
   private removeDm(dmId: string): void {
     this.dms.value = (this.dms.value ?? []).filter((c) => c.id !== dmId);
     this.readStates.forget(dmId);
+  }
+
+  /** What the quick switcher searches: the reader's DMs, and their servers with the channels known of each. */
+  switchSources(): SwitchSources {
+    return {
+      dms: (this.dms.value ?? []).map((dm) => ({ id: dm.id, name: dmName(dm) })),
+      servers: (this.servers.value ?? []).map((server) => {
+        const state = this.states.get(server.id);
+        return { id: server.id, name: server.name, channels: state?.channels.value ?? [], categories: state?.categories.value ?? [] };
+      }),
+    };
+  }
+
+  /** A server's channels and categories as loaded (null before), without loading the rest of its state. */
+  channelsOf(serverId: string): { channels: Channel[]; categories: Category[] } | null {
+    const state = this.states.get(serverId);
+    const channels = state?.channels.value;
+    return state && channels ? { channels, categories: state.categories.value } : null;
   }
 
   /** Servers whose state is loaded, to look a channel or role up by id. */
