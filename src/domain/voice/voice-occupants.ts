@@ -24,7 +24,7 @@ interface RoomUpdates {
 
 /** What Voice tells of its rooms: something anyone who can see the channel sees has changed. */
 export interface VoiceRoomChanges {
-  changed(participant: Pick<Participant, "serverId" | "channelId">): Promise<void>;
+  changed(participant: Pick<Participant, "serverId" | "channelId">): void;
 }
 
 /**
@@ -33,7 +33,8 @@ export interface VoiceRoomChanges {
  * snapshot to the server's members who may view the channel (Members.publishAboutChannel) and
  * records it in VoiceStates, which `GET /api/v1/servers/:id/voice-states` reads on any node.
  * Updates are coalesced per room: the first change after a quiet window goes out at once, the
- * later ones within VOICE_UPDATE_INTERVAL_MS as one trailing update with the state at its end.
+ * later ones within VOICE_UPDATE_INTERVAL_MS as one trailing update with the state at its end;
+ * each reads the room when its turn comes, so the last state always goes out last.
  */
 export class VoiceOccupants implements VoiceRoomChanges {
   private readonly updates = new Map<string, RoomUpdates>();
@@ -51,21 +52,20 @@ export class VoiceOccupants implements VoiceRoomChanges {
   ) {}
 
   /**
-   * The room changed. Resolves once the update is out when it goes at once (so a join's ack
-   * follows it), at once when it waits for the trailing one. Never rejects: a failure is logged.
+   * The room changed: its update goes now, or at the end of the room's window. Voice does not
+   * wait for it (in cluster mode the audience is read from every node), and a failure is logged.
    */
-  changed({ serverId, channelId }: Pick<Participant, "serverId" | "channelId">): Promise<void> {
+  changed({ serverId, channelId }: Pick<Participant, "serverId" | "channelId">): void {
     let room = this.updates.get(channelId);
     if (!room) this.updates.set(channelId, (room = { serverId, last: -Infinity, timer: null, chain: Promise.resolve(), sent: null }));
-    if (room.timer) return Promise.resolve();
+    if (room.timer) return;
     const wait = room.last + this.intervalMs - performance.now();
     if (wait <= 0) return this.flush(channelId, room);
     const waiting = room;
     waiting.timer = setTimeout(() => {
       waiting.timer = null;
-      void this.flush(channelId, waiting);
+      this.flush(channelId, waiting);
     }, wait);
-    return Promise.resolve();
   }
 
   /** The server's voice rooms with someone in them that the caller may view, in channel order. */
@@ -76,12 +76,11 @@ export class VoiceOccupants implements VoiceRoomChanges {
     return open.flatMap((channel) => byChannel.get(channel.id) ?? []);
   }
 
-  private flush(channelId: string, room: RoomUpdates): Promise<void> {
+  private flush(channelId: string, room: RoomUpdates): void {
     room.last = performance.now();
     room.chain = room.chain
       .then(() => this.publish(channelId, room))
       .catch((error) => this.log.error("voice channel update failed", { channelId, error }));
-    return room.chain;
   }
 
   private async publish(channelId: string, room: RoomUpdates): Promise<void> {

@@ -308,7 +308,7 @@ export class Voice {
     this.bus.addToRoom(client.socketId, room);
     this.bus.publish(client.socketId, "voice:existing", others.map(toVoiceParticipant));
     this.bus.publish(room, "voice:user-joined", toVoiceParticipant(participant), [client.socketId]);
-    await this.occupants.changed(participant);
+    this.occupants.changed(participant);
     return participant;
   }
 
@@ -319,7 +319,7 @@ export class Voice {
     const room = rooms.voice(participant.channelId);
     this.bus.removeFromRoom(participant.socketId, room);
     this.bus.publish(room, "voice:user-left", { socketId: participant.socketId });
-    await this.occupants.changed(participant);
+    this.occupants.changed(participant);
     if (options.audit && (await this.store.servers.findById(participant.serverId))) {
       await this.audit.record(participant.serverId, participant.userId, "VOICE_LEAVE", { type: "member", id: participant.userId }, {
         channelId: participant.channelId,
@@ -343,7 +343,7 @@ export class Voice {
     this.rooms.update(socketId, next);
     const payload = this.statePayload(participant);
     this.bus.publish(rooms.voice(participant.channelId), "voice:state-update", payload);
-    await this.occupants.changed(participant);
+    this.occupants.changed(participant);
     return payload;
   }
 
@@ -357,7 +357,7 @@ export class Voice {
     }
     this.rooms.update(socketId, { speaking });
     this.bus.publish(rooms.voice(participant.channelId), "voice:speaking", { socketId, speaking });
-    await this.occupants.changed(participant);
+    this.occupants.changed(participant);
     return { speaking };
   }
 
@@ -445,7 +445,6 @@ export class Voice {
     if (role === "audience" && targetUserId !== actorId) await this.requireOutranks(member, targetUserId);
     const wasMuted = target.muted;
     this.rooms.update(target.socketId, role === "speaker" ? { meetingRole: role, handRaised: false } : { meetingRole: role, muted: true, speaking: false });
-    // publishMeeting sends its event before its first await: `voice:state-update` follows it.
     const update = this.publishMeeting(target);
     if (target.muted !== wasMuted) this.bus.publish(rooms.voice(channelId), "voice:state-update", this.statePayload(target));
     return update;
@@ -463,7 +462,7 @@ export class Voice {
     this.rooms.update(target.socketId, muted ? { serverMuted: true, speaking: false } : { serverMuted: false });
     const payload = { socketId: target.socketId, userId: target.userId, serverMuted: target.serverMuted };
     this.bus.publish(rooms.voice(target.channelId), "voice:admin-mute-update", payload);
-    await this.occupants.changed(target);
+    this.occupants.changed(target);
     await this.audit.record(member.server.id, actorId, muted ? "VOICE_SERVER_MUTE" : "VOICE_SERVER_UNMUTE", { type: "member", id: target.userId }, {
       channelId: target.channelId,
     });
@@ -477,7 +476,7 @@ export class Voice {
     this.rooms.update(target.socketId, { serverDeafened: deafened });
     const payload = { socketId: target.socketId, userId: target.userId, serverDeafened: target.serverDeafened };
     this.bus.publish(rooms.voice(target.channelId), "voice:admin-deafen-update", payload);
-    await this.occupants.changed(target);
+    this.occupants.changed(target);
     await this.audit.record(member.server.id, actorId, deafened ? "VOICE_SERVER_DEAFEN" : "VOICE_SERVER_UNDEAFEN", { type: "member", id: target.userId }, {
       channelId: target.channelId,
     });
@@ -668,10 +667,10 @@ export class Voice {
     return { socketId: p.socketId, userId: p.userId, muted: p.muted, deafened: p.deafened, video: p.video };
   }
 
-  private async publishMeeting(p: Participant) {
+  private publishMeeting(p: Participant) {
     const payload = { socketId: p.socketId, userId: p.userId, meetingRole: p.meetingRole ?? "audience", handRaised: p.handRaised };
     this.bus.publish(rooms.voice(p.channelId), "voice:meeting-update", payload);
-    await this.occupants.changed(p);
+    this.occupants.changed(p);
     return payload;
   }
 }
