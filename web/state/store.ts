@@ -94,6 +94,7 @@ export class ChatStore {
     gateway.on("ready", () => {
       this.connected.value = true;
       this.presence.connectedAgain(false);
+      for (const state of this.states.values()) state.voice.subscribed();
     });
     gateway.on("disconnected", () => (this.connected.value = false));
     gateway.on("closed", () => (this.connected.value = false));

@@ -13,6 +13,8 @@ export class VoiceOccupancy {
   readonly rooms = signal<ReadonlyMap<string, VoiceChannelState>>(new Map());
   /** Updates that arrive while a load is asked: newer than its answer, so they win over it. */
   private during: Map<string, VoiceChannelState> | null = null;
+  /** Loads asked so far: only the latest one's answer is used. */
+  private loads = 0;
 
   constructor(
     private readonly serverId: string,
@@ -20,6 +22,7 @@ export class VoiceOccupancy {
   ) {}
 
   async reload(): Promise<void> {
+    const load = ++this.loads;
     const during = new Map<string, VoiceChannelState>();
     this.during = during;
     let loaded: VoiceChannelState[];
@@ -27,13 +30,22 @@ export class VoiceOccupancy {
       loaded = await this.rest.request("listVoiceStates", { params: { id: this.serverId } });
     } catch {
       // Who is in voice only decorates the channel list: the updates still fill it in.
+      if (load === this.loads) this.during = null;
       return;
-    } finally {
-      if (this.during === during) this.during = null;
     }
+    if (load !== this.loads) return;
+    this.during = null;
     const rooms = new Map(loaded.map((room) => [room.channel_id, room]));
     for (const [id, room] of during) this.put(rooms, id, room);
     this.rooms.value = rooms;
+  }
+
+  /**
+   * The gateway's first connection has joined its rooms: a load answered before then may have
+   * missed an update that went to rooms the page was not in yet, so it is asked again.
+   */
+  subscribed(): void {
+    if (this.loads > 0) void this.reload();
   }
 
   /** A room's snapshot from `voice:channel-update`. */

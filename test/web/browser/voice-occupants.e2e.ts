@@ -2,11 +2,12 @@
  * Issue 43, point 7: voice channels in the channel list show who is in them, live, for everyone
  * who can see the channel. Someone outside the channel watches a member join (in their browser,
  * with Chromium's fake microphone), mute and leave; a meeting shows its speakers and counts its
- * audience.
+ * audience; a reconnect that lost events shows the rooms as they are now.
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { createVoiceChannel } from "../../helpers/community.ts";
+import { addMember, createVoiceChannel } from "../../helpers/community.ts";
+import { rooms } from "../../../src/domain/shared/events.ts";
 import { eventually, startWebSuite, type WebSuite } from "./harness.ts";
 import { closePages, controls, joinVoice, room, voiceServer } from "./voice-helpers.ts";
 
@@ -62,4 +63,31 @@ test("a meeting lists its speakers and how many listen", async () => {
   await suite.shot(watcher.page, "voice-occupants-2-meeting", { phone: true });
   audience.close();
   speaker.close();
+});
+
+test("after a reconnect that lost events, the channel list shows who is in voice now", async () => {
+  const watcher = await suite.person({ name: "rhea" });
+  const leaver = await suite.server.register("lev");
+  const joiner = await suite.server.register("jo");
+  const { serverId, channelId } = await voiceServer(suite, watcher, [leaver]);
+  await addMember(suite.server, serverId, joiner);
+  await watcher.page.goto(`/channels/${serverId}`);
+  const leaving = await suite.server.connect(leaver.token);
+  expect((await leaving.emitWithAck("voice:join", { channelId })).ok).toBe(true);
+  await eventually(async () => expect(await occupantNames(watcher.page)).toEqual(["lev"]));
+
+  let reloads = 0;
+  watcher.page.on("request", (request) => {
+    if (new URL(request.url()).pathname === `/api/v1/servers/${serverId}/voice-states`) reloads++;
+  });
+  // Closed on purpose by the server: no session is kept, so the events sent meanwhile are lost.
+  const [before] = await suite.server.app.io.in(rooms.user(watcher.id)).fetchSockets();
+  before!.disconnect(true);
+  expect(await leaving.emitWithAck("voice:leave")).toEqual({ ok: true, channelId });
+  const joining = await suite.server.connect(joiner.token);
+  expect((await joining.emitWithAck("voice:join", { channelId })).ok).toBe(true);
+  await eventually(async () => expect(await occupantNames(watcher.page)).toEqual(["jo"]), 15_000);
+  expect(reloads).toBeGreaterThan(0);
+  leaving.close();
+  joining.close();
 });
