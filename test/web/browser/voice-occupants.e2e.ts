@@ -60,6 +60,9 @@ test("a meeting lists its speakers and how many listen", async () => {
   expect((await speaker.emitWithAck("voice:join", { channelId: meetingId })).ok).toBe(true);
   expect((await speaker.emitWithAck("voice:set-meeting-role", { channelId: meetingId, userId: watcher.id, role: "speaker" })).ok).toBe(true);
   await eventually(async () => expect(await occupantNames(watcher.page, "Town hall")).toEqual(["owen, muted", "1 listening"]));
+  expect((await speaker.emitWithAck("voice:state", { muted: false })).ok).toBe(true);
+  expect((await speaker.emitWithAck("voice:speaking", { speaking: true })).ok).toBe(true);
+  await eventually(async () => expect(await occupantNames(watcher.page, "Town hall")).toEqual(["owen, speaking", "1 listening"]));
   await suite.shot(watcher.page, "voice-occupants-2-meeting", { phone: true });
   audience.close();
   speaker.close();
