@@ -153,6 +153,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       moveAcross: (socketId, channelId, handover) => voiceRelay!.moveAcross(socketId, channelId, handover),
     },
     callRecords: homes,
+    voiceStates: cluster?.voiceStates,
   });
   // A node that died held calls nobody can end any more: the node that sweeps it ends them (docs/dm-calls.md).
   if (cluster && homes)

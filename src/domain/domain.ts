@@ -57,6 +57,8 @@ import { Soundboard } from "./voice/soundboard.ts";
 import type { VoiceRoomMembership } from "./voice/voice-rooms.ts";
 import { ONE_NODE, Voice, type VoiceElsewhere } from "./voice/voice.ts";
 import { onEveryNode, signalVoiceJoined } from "./voice/live-state-everywhere.ts";
+import { VoiceOccupants } from "./voice/voice-occupants.ts";
+import { localVoiceStates, type VoiceStates } from "./voice/voice-states.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export type Domain = ReturnType<typeof createDomain>;
@@ -79,6 +81,8 @@ interface DomainDeps {
   voiceHomes?: Pick<VoiceElsewhere, "channelOf" | "mayHold" | "moveAcross">;
   /** Cluster mode: where the DM calls held here are recorded for the other nodes. */
   callRecords?: CallRecords;
+  /** Cluster mode: the voice rooms' snapshots every node reads (src/cluster/redis-voice-states.ts). */
+  voiceStates?: VoiceStates;
   /** Operator-facing warnings (an external provider failing), never secrets or payloads. */
   log: Logger;
 }
@@ -121,21 +125,24 @@ export function createDomain(deps: DomainDeps) {
   };
   const presence = new Presence(store, bus, shared.connections, presenceAudience);
 
+  // Filled below once voice and the DM calls exist (read only when something changes).
+  const liveState: LiveStateListener[] = [];
+
+  // community, messaging, direct messages.
+  const members = new Members(store, access, audit, bus, liveState, config.caps);
   // Voice keeps live state per member and channel: leaving a server, losing access, or a
-  // deleted channel takes members out of voice (LiveStateListener, given to the community below).
+  // deleted channel takes members out of voice (LiveStateListener, given to the community).
+  // Who is in each room reaches everyone who can see its channel (VoiceOccupants).
+  const voiceOccupants = new VoiceOccupants(deps.voiceRooms, store, access, members, deps.voiceStates ?? localVoiceStates(), deps.log);
   const voice = new Voice(
     deps.voiceRooms,
     store,
     access,
     audit,
     bus,
+    voiceOccupants,
     deps.voiceHomes ? { ...deps.voiceHomes, joined: signalVoiceJoined(shared) } : ONE_NODE,
   );
-  // Filled below once the DM calls exist (read only when something changes).
-  const liveState: LiveStateListener[] = [];
-
-  // community, messaging, direct messages.
-  const members = new Members(store, access, audit, bus, liveState, config.caps);
   // Server and channel deletes, and a ban's recent messages, finish in the background in batches.
   const deletions = new Deletions(store, uploads, bus, deps.log, shared, { ...DELETION_DEFAULTS, batchRows: config.deleteBatchRows });
   const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus, liveState, deletions, config.caps);
@@ -193,6 +200,7 @@ export function createDomain(deps: DomainDeps) {
     interactions: new Interactions(store, access, messages, bus),
     // voice
     voice,
+    voiceOccupants,
     soundboard: new Soundboard(store, access, audit, uploads, bus, voice, shared, config.soundboardPlayRate),
     // public facts about the instance
     discovery: new Discovery(store, settings, config.largeServerMembers),

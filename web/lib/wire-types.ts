@@ -79,3 +79,6 @@ export type BotServer = S.BotServer;
 export type BotAddResult = S.BotAddResult;
 /** A slash command of an application (global when `server_id` is null). */
 export type ApplicationCommand = S.Command;
+/** Who is in a voice channel, as the channel list shows it (docs/voice.md, "Who is in each voice channel"). */
+export type VoiceChannelState = S.VoiceChannelState;
+export type VoiceOccupant = S.VoiceOccupant;

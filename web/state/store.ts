@@ -95,6 +95,7 @@ export class ChatStore {
     gateway.on("ready", () => {
       this.connected.value = true;
       this.presence.connectedAgain(false);
+      for (const state of this.states.values()) state.voice.subscribed();
     });
     gateway.on("disconnected", () => (this.connected.value = false));
     gateway.on("closed", () => (this.connected.value = false));
@@ -108,6 +109,8 @@ export class ChatStore {
       void this.readStates.load();
       this.friends.reconnected();
       for (const state of this.states.values()) {
+        // Rooms may have emptied while away: nothing shown from before, the reload fills it in.
+        state.voice.clear();
         state.later("channels", 0);
         state.later("members", 0);
         state.later("roles", 0);
@@ -516,6 +519,7 @@ export class ChatStore {
       this.states.get(c.server_id)?.removeChannel(c.id);
       this.readStates.forget(c.id);
     });
+    on("voice:channel-update", ({ server_id, ...room }) => this.states.get(server_id)?.voice.apply(room));
     // An override can show or hide channels: the list is asked again (it is filtered by the server).
     on("channel:permissions-updated", (p) => {
       const state = this.stateOfChannel(p.channelId);

@@ -497,6 +497,17 @@ export interface Operations {
     };
     response: S.Message[];
   };
+  /** List voice states Who is in each voice channel the caller may view, for those with someone in them (docs/voice.md, "Who is in each voice channel") `GET /api/v1/servers/{id}/voice-states` */
+  listVoiceStates: {
+    method: "GET";
+    path: "/api/v1/servers/{id}/voice-states";
+    args: {
+      params: {
+        id: string;
+      };
+    };
+    response: S.VoiceChannelState[];
+  };
   /** Set server icon `POST /api/v1/servers/{id}/icon` */
   setServerIcon: {
     method: "POST";
@@ -3436,6 +3447,7 @@ export const OPERATIONS = {
   listMembers: { method: "GET", path: "/api/v1/servers/{id}/members", body: null, answer: "json", security: "token" },
   getMember: { method: "GET", path: "/api/v1/servers/{id}/members/{userId}", body: null, answer: "json", security: "token" },
   searchServerMessages: { method: "GET", path: "/api/v1/servers/{id}/search", body: null, answer: "json", security: "token" },
+  listVoiceStates: { method: "GET", path: "/api/v1/servers/{id}/voice-states", body: null, answer: "json", security: "token" },
   setServerIcon: { method: "POST", path: "/api/v1/servers/{id}/icon", body: "multipart", answer: "json", security: "token" },
   setServerBanner: { method: "POST", path: "/api/v1/servers/{id}/banner", body: "multipart", answer: "json", security: "token" },
   setServerBannerOffset: { method: "PATCH", path: "/api/v1/servers/{id}/banner-offset", body: "json", answer: "json", security: "token" },

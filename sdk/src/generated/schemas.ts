@@ -233,6 +233,25 @@ export type Success = {
   success: true;
 };
 
+export type VoiceChannelState = {
+  channel_id: string;
+  occupants: VoiceOccupant[];
+  audience_count: number;
+};
+
+export type VoiceOccupant = {
+  user_id: string;
+  username: string;
+  avatar: string | null;
+  muted: boolean;
+  deafened: boolean;
+  server_muted: boolean;
+  server_deafened: boolean;
+  speaking: boolean;
+  video: boolean;
+  meeting_role: "audience" | "speaker" | null;
+};
+
 export type VoiceParticipant = {
   socketId: string;
   userId: string;

@@ -59,6 +59,7 @@ const SCREENED_EVENTS = {
   "channel:updated": "id",
   "channel:deleted": "id",
   "channel:permissions-updated": "channelId",
+  "voice:channel-update": "channel_id",
 } as const satisfies Partial<Record<GatewayEventName, string>>;
 export type ScreenedEvent = keyof typeof SCREENED_EVENTS;
 

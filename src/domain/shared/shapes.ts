@@ -242,6 +242,33 @@ export const VoiceParticipant = v.object({
 });
 export type VoiceParticipant = v.InferOutput<typeof VoiceParticipant>;
 
+/**
+ * Someone in a voice channel as everyone who can see the channel sees them (docs/voice.md,
+ * "Who is in each voice channel"): no socket, only what the channel list shows.
+ */
+export const VoiceOccupant = v.object({
+  user_id: Uuid,
+  username: v.string(),
+  avatar: ImageUrl,
+  muted: v.boolean(),
+  deafened: v.boolean(),
+  server_muted: v.boolean(),
+  server_deafened: v.boolean(),
+  speaking: v.boolean(),
+  video: v.boolean(),
+  meeting_role: v.nullable(v.picklist(["audience", "speaker"])),
+});
+export type VoiceOccupant = v.InferOutput<typeof VoiceOccupant>;
+
+/** One voice room: its occupants in join order (a meeting's speakers only) and how many listen in a meeting's audience. */
+export const VoiceChannelState = v.object({
+  channel_id: Uuid,
+  occupants: v.array(VoiceOccupant),
+  /** A meeting's audience, counted; 0 outside meetings. */
+  audience_count: v.number(),
+});
+export type VoiceChannelState = v.InferOutput<typeof VoiceChannelState>;
+
 /** A server's, channel's or DM's notification level for one user (docs/users.md). */
 export const NOTIFICATION_LEVELS = ["default", "all", "mentions", "none"] as const;
 
