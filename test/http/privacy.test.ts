@@ -105,6 +105,10 @@ describe("dms_from", () => {
     const socket = await server.connect(target.token);
     const heard = recordEvents(socket, "dm:new");
     expectError(await api("POST", `/dm/${target.id}/messages`, stranger, { content: "after" }), 403, FRIENDS_ONLY);
+    // Calling is messaging: the stranger cannot ring them either.
+    const caller = await server.connect(stranger.token);
+    const dmId = (await api("POST", `/dm/channels/${target.id}`, stranger)).body.id;
+    expect(await caller.emitWithAck("dm:call-start", { conversationId: dmId })).toEqual({ ok: false, error: FRIENDS_ONLY });
     // The conversation stays, with its history, and opening it answers it as before.
     const opened = await api("POST", `/dm/channels/${target.id}`, stranger);
     expect(opened.status).toBe(200);
