@@ -1,14 +1,14 @@
 /**
  * Privacy settings (docs/web.md, "Privacy"): a person picks "Friends only" for direct messages and
  * "Nobody" for friend requests, each saved as soon as it is picked; someone sharing a server then
- * tries to message them from the member list and to add them as a friend, and sees the server's
- * refusal in its words each time.
+ * tries to message them from the member list and to add them as a friend, another in the
+ * conversation they already had, and each sees the server's refusal in its words.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { addMember, createServer } from "../../helpers/community.ts";
 import { uniqueName } from "../../helpers/server.ts";
-import { eventually, startWebSuite, type WebSuite } from "./harness.ts";
+import { eventually, messageWith, startWebSuite, type WebSuite } from "./harness.ts";
 
 let suite: WebSuite;
 beforeAll(async () => {
@@ -27,6 +27,10 @@ test("Friends only and Nobody are saved at once, and a server mate's message and
   await addMember(suite.server, serverId, alice);
   const a = await suite.person({ user: alice });
   const b = await suite.person({ user: bob, path: `/channels/${serverId}` });
+  // Carol, in the server too, wrote to Alice once already: the choice applies to that conversation too.
+  const carol = await suite.server.register(uniqueName("carol"));
+  await addMember(suite.server, serverId, carol);
+  expect((await suite.server.api("POST", `/api/v1/dm/${alice.id}/messages`, { token: carol.token, body: { content: "hello before" } })).status).toBe(201);
   const settings = async () => (await suite.server.api("GET", "/api/v1/users/me/privacy", { token: alice.token })).body;
 
   // Alice's Privacy section: the two groups with today's rules checked.
@@ -54,6 +58,16 @@ test("Friends only and Nobody are saved at once, and a server mate's message and
   await card.getByRole("alert").filter({ hasText: "This user only accepts direct messages from friends" }).waitFor();
   expect(b.page.url()).toMatch(new RegExp(`/channels/${serverId}`));
   await suite.shot(b.page, "privacy-2-dm-refused", { phone: true });
+  // In the conversation Carol already had, her message is refused with the same words, and kept in the box.
+  const c = await suite.person({ user: carol });
+  await c.page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("link", { name: alice.username }).click();
+  await messageWith(c.page, "hello before").waitFor();
+  const box = c.page.getByRole("textbox", { name: `Message @${alice.username}`, exact: true });
+  await box.fill("are you there?");
+  await box.press("Enter");
+  await c.page.getByRole("alert").filter({ hasText: "This user only accepts direct messages from friends" }).waitFor();
+  expect(await box.inputValue()).toBe("are you there?");
+  await suite.shot(c.page, "privacy-2b-dm-send-refused");
 
   // Alice: nobody may send her friend requests; Bob's "Add friend" shows the refusal.
   await requests.getByRole("radio", { name: "Nobody" }).check();
