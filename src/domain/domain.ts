@@ -17,6 +17,7 @@ import { NotificationOverrides } from "./accounts/notification-overrides.ts";
 import { CredentialChecks } from "./accounts/credential-checks.ts";
 import { TokenRevocations } from "./accounts/token-revocations.ts";
 import { Users } from "./accounts/users.ts";
+import { Privacy } from "./accounts/privacy.ts";
 import { AdminServers } from "./admin/admin-servers.ts";
 import { AdminUsers } from "./admin/admin-users.ts";
 import { Admins } from "./admin/admins.ts";
@@ -104,6 +105,7 @@ export function createDomain(deps: DomainDeps) {
   const admins = new Admins(store);
   const accounts = new Accounts(store, tokens, bus, config, settings, shared, credentialChecks, twoFactor, new TokenRevocations(store));
   const users = new Users(store, uploads);
+  const privacy = new Privacy(store);
   const adminUsers = new AdminUsers(store, admins, accounts, bus);
   // Presence reaches the user's own sockets, the rooms of their servers up to the large-server
   // size, in larger ones only the sockets that subscribed to them (presence:subscribe: each
@@ -166,7 +168,8 @@ export function createDomain(deps: DomainDeps) {
     users,
     notificationOverrides: new NotificationOverrides(store, access, bus),
     presence,
-    friends: new Friends(store, bus),
+    privacy,
+    friends: new Friends(store, bus, privacy),
     uploads,
     // access
     access,

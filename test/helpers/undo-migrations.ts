@@ -30,3 +30,6 @@ export const undoMigration22 = (dialect: "sqlite" | "postgres") => {
     indexes + "CREATE INDEX messages_user ON messages (user_id); " + tables
   );
 };
+
+/** Back to a database of version 23, as far as version 24 goes: the privacy settings gone. */
+export const UNDO_MIGRATION_24 = "DROP TABLE privacy_settings; ";

@@ -47,6 +47,8 @@ export type NotificationSettings = S.NotificationSettings;
 /** One server's, channel's or DM's level and mute. */
 export type NotificationOverride = S.NotificationOverride;
 export type MutedUser = S.MutedUser;
+/** Who may send the account direct messages and friend requests (docs/users.md#privacy). */
+export type PrivacySettings = S.PrivacySettings;
 
 // The server settings (docs/invites.md, moderation.md, emojis.md, soundboard.md, webhooks.md, channels.md)
 

@@ -206,6 +206,25 @@ export interface Operations {
     };
     response: S.NotificationSettings;
   };
+  /** Get privacy settings `GET /api/v1/users/me/privacy` */
+  getPrivacySettings: {
+    method: "GET";
+    path: "/api/v1/users/me/privacy";
+    args: {};
+    response: S.PrivacySettings;
+  };
+  /** Update privacy settings `PATCH /api/v1/users/me/privacy` */
+  updatePrivacySettings: {
+    method: "PATCH";
+    path: "/api/v1/users/me/privacy";
+    args: {
+      body: {
+        dms_from?: "server_members" | "friends";
+        friend_requests_from?: "everyone" | "mutual" | "nobody";
+      };
+    };
+    response: S.PrivacySettings;
+  };
   /** List connections `GET /api/v1/users/me/connections` */
   listConnections: {
     method: "GET";
@@ -3422,6 +3441,8 @@ export const OPERATIONS = {
   listReadStates: { method: "GET", path: "/api/v1/users/me/read-states", body: null, answer: "json", security: "token" },
   getNotificationSettings: { method: "GET", path: "/api/v1/users/me/notifications", body: null, answer: "json", security: "token" },
   updateNotificationSettings: { method: "POST", path: "/api/v1/users/me/notifications", body: "json", answer: "json", security: "token" },
+  getPrivacySettings: { method: "GET", path: "/api/v1/users/me/privacy", body: null, answer: "json", security: "token" },
+  updatePrivacySettings: { method: "PATCH", path: "/api/v1/users/me/privacy", body: "json", answer: "json", security: "token" },
   listConnections: { method: "GET", path: "/api/v1/users/me/connections", body: null, answer: "json", security: "token" },
   addConnection: { method: "POST", path: "/api/v1/users/me/connections", body: "json", answer: "json", security: "token" },
   removeConnection: { method: "DELETE", path: "/api/v1/users/me/connections/{connectionId}", body: null, answer: "json", security: "token" },

@@ -380,6 +380,11 @@ export type NotificationSettings = {
   desktop: boolean;
 };
 
+export type PrivacySettings = {
+  dms_from: "server_members" | "friends";
+  friend_requests_from: "everyone" | "mutual" | "nobody";
+};
+
 export type RecoveryCodes = {
   recovery_codes: string[];
 };

@@ -8,6 +8,7 @@ import { rooms, type EventBus } from "../shared/events.ts";
 import { toPublicUser } from "./users.ts";
 import { isUuid } from "../shared/validation.ts";
 import { presenceShownTo } from "./presence-visibility.ts";
+import type { Privacy } from "./privacy.ts";
 
 /** An accepted friend, as `GET /friends` lists them. */
 export const Friend = v.object({
@@ -72,7 +73,11 @@ const friendOf = (other: UserRow, row: FriendshipRow): Friend => ({
  * neither send nor receive requests. Each change is announced to the other user's room.
  */
 export class Friends {
-  constructor(private readonly store: Store, private readonly bus: EventBus) {}
+  constructor(
+    private readonly store: Store,
+    private readonly bus: EventBus,
+    private readonly privacy: Privacy,
+  ) {}
 
   /** Accepted friends see each other's presence, so their status is shown as it is. */
   async list(user: UserRow): Promise<Friend[]> {
@@ -102,7 +107,9 @@ export class Friends {
 
   /**
    * Sends a request to the user named `username`. When they had already asked the caller,
-   * this accepts their request instead (`accepted: true`, the result is the friend).
+   * this accepts their request instead (`accepted: true`, the result is the friend). Only a new
+   * request follows the target's friend_requests_from: accepting theirs, or being told of an
+   * existing request or friendship, does not.
    */
   async request(
     user: UserRow,
@@ -113,6 +120,7 @@ export class Friends {
     if (!target) throw notFound("User");
     if (target.id === user.id) throw badRequest("You cannot send a friend request to yourself");
     if (target.is_bot) throw badRequest("Bots cannot be added as friends");
+    if (!(await this.store.friends.find(user.id, target.id))) await this.privacy.requireAcceptsFriendRequest(user, target);
     const result = await this.store.friends.request(user.id, target.id);
     switch (result.kind) {
       case "already-friends":

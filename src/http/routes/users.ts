@@ -3,6 +3,7 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { CONNECTION_TYPES } from "../../domain/accounts/users.ts";
+import { DMS_FROM, FRIEND_REQUESTS_FROM } from "../../domain/accounts/privacy.ts";
 import { boolean, boundedText, displayName, integer, password, username } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { limitedClientAddress } from "../client-address.ts";
@@ -12,7 +13,7 @@ import { doc } from "../operation-doc.ts";
 import { FileField } from "../../reference/json-schema.ts";
 import { MeUser, PublicUser, Success } from "../../domain/shared/shapes.ts";
 import { ReadState } from "../responses/messaging.ts";
-import { Connection, MutedUser, NotificationSettings, Session, UserProfile } from "../responses/accounts.ts";
+import { Connection, MutedUser, NotificationSettings, PrivacySettings, Session, UserProfile } from "../responses/accounts.ts";
 
 const ProfileBody = body({
   username: v.optional(username),
@@ -31,6 +32,11 @@ const NotificationsBody = body({
   friend_request_notifications: v.optional(boolean),
   sounds: v.optional(boolean),
   desktop: v.optional(boolean),
+});
+
+const PrivacyBody = body({
+  dms_from: v.optional(v.picklist(DMS_FROM, `must be one of ${DMS_FROM.join(", ")}`)),
+  friend_requests_from: v.optional(v.picklist(FRIEND_REQUESTS_FROM, `must be one of ${FRIEND_REQUESTS_FROM.join(", ")}`)),
 });
 
 const ConnectionBody = body({
@@ -86,6 +92,12 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) => {
       auth: true,
       body: NotificationsBody,
       detail: doc("updateNotificationSettings", NotificationSettings),
+    })
+    .get("/me/privacy", ({ user }) => domain.privacy.get(user), { auth: true, detail: doc("getPrivacySettings", PrivacySettings) })
+    .patch("/me/privacy", ({ user, body }) => domain.privacy.update(user, body), {
+      auth: true,
+      body: PrivacyBody,
+      detail: doc("updatePrivacySettings", PrivacySettings),
     })
     .get("/me/connections", ({ user }) => domain.users.connections(user), { auth: true, detail: doc("listConnections", v.array(Connection)) })
     .post(

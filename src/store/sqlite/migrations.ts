@@ -947,4 +947,20 @@ export const migrations: Migration[] = [
       CREATE INDEX webhooks_server ON webhooks (server_id);
     `,
   },
+  {
+    version: 24,
+    name: "privacy-settings",
+    // Who may reach a user (docs/users.md, "Privacy"): who may open or keep writing a 1:1 DM
+    // (friends and people sharing a server, or friends only) and who may send a friend request
+    // (everyone, people sharing a server or a friend, nobody). A user without a row keeps the
+    // defaults, which are the rules from before this version, so nothing is back-filled.
+    sql: `
+      CREATE TABLE privacy_settings (
+        user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+        dms_from TEXT NOT NULL CHECK (dms_from IN ('server_members', 'friends')),
+        friend_requests_from TEXT NOT NULL CHECK (friend_requests_from IN ('everyone', 'mutual', 'nobody')),
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -366,7 +366,7 @@ test("Notifications: the account's preferences are saved for every device, and d
   expect(await other.page.getByRole("switch", { name: "Notification sounds" }).isChecked()).toBe(false);
 });
 
-test("Privacy: the rules of who can reach you, and muted users muted by name and unmuted", async () => {
+test("Privacy: muted users muted by name and unmuted", async () => {
   const person = await suite.person();
   const bob = await suite.server.register();
   const { page } = person;
