@@ -73,7 +73,7 @@ export class VoiceOccupants implements VoiceRoomChanges {
     const member = await this.access.member(serverId, userId);
     const [open, states] = await Promise.all([this.access.channelsOpenTo(member), this.states.ofServer(member.server.id)]);
     const byChannel = new Map(states.map((state) => [state.channel_id, state]));
-    return open.flatMap((channel) => byChannel.get(channel.id) ?? []);
+    return open.flatMap((channelId) => byChannel.get(channelId) ?? []);
   }
 
   private flush(channelId: string, room: RoomUpdates): void {
