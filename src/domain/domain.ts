@@ -11,6 +11,7 @@ import { Audit } from "./access/audit.ts";
 import { Accounts } from "./accounts/accounts.ts";
 import { Friends } from "./accounts/friends.ts";
 import { Presence } from "./accounts/presence.ts";
+import { CustomStatuses } from "./accounts/custom-status.ts";
 import { TokenService, type JwtCodec } from "./accounts/tokens.ts";
 import { TwoFactor } from "./accounts/two-factor.ts";
 import { NotificationOverrides } from "./accounts/notification-overrides.ts";
@@ -120,6 +121,7 @@ export function createDomain(deps: DomainDeps) {
     ];
   };
   const presence = new Presence(store, bus, shared.connections, presenceAudience);
+  const customStatuses = new CustomStatuses(store, presence, shared);
 
   // Voice keeps live state per member and channel: leaving a server, losing access, or a
   // deleted channel takes members out of voice (LiveStateListener, given to the community below).
@@ -159,6 +161,7 @@ export function createDomain(deps: DomainDeps) {
     users,
     notificationOverrides: new NotificationOverrides(store, access, bus),
     presence,
+    customStatuses,
     friends: new Friends(store, bus),
     uploads,
     // access

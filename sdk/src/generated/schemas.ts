@@ -73,6 +73,12 @@ export type ComponentEmoji = {
   id?: string;
 };
 
+export type CustomStatus = {
+  text: string;
+  emoji: string | null;
+  expires_at: string | null;
+};
+
 export type Dm = {
   id: string;
   type: "dm" | "group";
@@ -149,6 +155,7 @@ export type MeUser = {
   banner_offset: number;
   bio: string;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   two_factor_enabled: boolean;
   premium: boolean;
@@ -188,6 +195,7 @@ export type PublicUser = {
   banner_offset: number;
   bio: string;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   created_at: number;
 };
@@ -326,6 +334,7 @@ export type FriendSearchResult = {
   banner_offset: number;
   bio: string;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   created_at: number;
   relationship: "none" | "friend" | "incoming" | "outgoing";
@@ -392,6 +401,7 @@ export type UserProfile = {
   banner_offset: number;
   bio: string;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   created_at: number;
   connections: Connection[];
@@ -415,6 +425,7 @@ export type UserWithActivity = {
   banner_offset: number;
   bio: string;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   created_at: number;
   activity: Activity | null;
@@ -836,6 +847,7 @@ export type Member = {
   username: string;
   avatar: string | null;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   role: string;
   roles: string[];
   is_bot: 0 | 1;
