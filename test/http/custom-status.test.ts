@@ -34,7 +34,7 @@ afterAll(async () => {
 const get = (viewer: TestUser, path: string) => server.api("GET", path, { token: viewer.token });
 const put = (user: TestUser | null, body: unknown) => server.api("PUT", "/api/v1/users/me/custom-status", { token: user?.token, body });
 const clear = (user: TestUser | null) => server.api("DELETE", "/api/v1/users/me/custom-status", { token: user?.token });
-const aliceStatus = (payload: { userId: string }) => payload.userId === alice.id;
+const aliceStatus = (payload: any) => payload.userId === alice.id;
 
 describe("PUT /api/v1/users/me/custom-status", () => {
   test("sets it: the text trimmed, the emoji, no expiry", async () => {
@@ -116,7 +116,7 @@ describe("who sees it", () => {
     expect((await get(alice, `/api/v1/servers/${serverId}/members/${alice.id}`)).body.custom_status).toEqual(status);
     expect((await get(alice, "/api/v1/users/me/info")).body.custom_status).toEqual(status);
     // Back online: announced with the custom status.
-    const shown = waitForEvent(mateSocket, "user:status", { filter: aliceStatus });
+    const shown = waitForEvent(mateSocket, "user:status", { filter: (p: any) => aliceStatus(p) && p.status === "online" });
     await aliceSocket.emitWithAck("status:set", { status: "online" });
     expect(await shown).toEqual({ userId: alice.id, status: "online", customStatus: "Hidden", customStatusEmoji: null });
     expect((await get(mate, `/api/v1/users/${alice.id}`)).body.custom_status).toEqual(status);
@@ -145,23 +145,27 @@ describe("user:status", () => {
   });
 
   test("nothing is announced while invisible", async () => {
+    const hidden = waitForEvent(mateSocket, "user:status", { filter: aliceStatus });
     await aliceSocket.emitWithAck("status:set", { status: "offline" });
+    expect(await hidden).toEqual({ userId: alice.id, status: "offline" });
     const seen = recordEvents(mateSocket, "user:status");
     await put(alice, { text: "Secret" });
     await clear(alice);
     await quietWindow();
-    expect(seen.filter(aliceStatus)).toEqual([]);
+    const shown = waitForEvent(mateSocket, "user:status", { filter: aliceStatus });
     await aliceSocket.emitWithAck("status:set", { status: "online" });
+    expect(await shown).toEqual({ userId: alice.id, status: "online" });
+    expect(seen.filter(aliceStatus)).toEqual([{ userId: alice.id, status: "online" }]);
   });
 
   test("the first socket going online announces it; the last going away says offline", async () => {
     const bob = await server.register();
     await addMember(server, serverId, bob);
     await put(bob, { text: "Back soon" });
-    const online = waitForEvent(mateSocket, "user:status", { filter: (p: { userId: string }) => p.userId === bob.id });
+    const online = waitForEvent(mateSocket, "user:status", { filter: (p: any) => p.userId === bob.id });
     const bobSocket = await server.connect(bob.token);
     expect(await online).toEqual({ userId: bob.id, status: "online", customStatus: "Back soon", customStatusEmoji: null });
-    const offline = waitForEvent(mateSocket, "user:status", { filter: (p: { userId: string }) => p.userId === bob.id });
+    const offline = waitForEvent(mateSocket, "user:status", { filter: (p: any) => p.userId === bob.id });
     bobSocket.close();
     expect(await offline).toEqual({ userId: bob.id, status: "offline" });
     expect((await get(mate, `/api/v1/users/${bob.id}`)).body.custom_status).toBeNull();

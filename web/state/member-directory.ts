@@ -204,6 +204,7 @@ export class MemberDirectory {
         is_bot: 0,
         joined_at: Math.floor(Date.now() / 1000),
         timeout_until: null,
+        custom_status: null,
       });
     }
     this.refresh(member.userId);
@@ -221,9 +222,25 @@ export class MemberDirectory {
     if (!this.complete.peek() && threshold !== null && (this.count.peek() ?? Infinity) <= threshold && this.members.peek() !== null) void this.reload();
   }
 
-  setStatus(userId: string, status: PresenceStatus): void {
+  /**
+   * `user:status`: the status, and the custom status when the event carries one (`customStatus`
+   * absent keeps it). Nothing of an offline member's custom status is shown, so it goes with them;
+   * the reader's own stays (they see theirs while invisible).
+   */
+  setStatus(userId: string, status: PresenceStatus, custom?: { text: string | null; emoji: string | null }): void {
     this.statusEvents.set(userId, (this.statusEvents.get(userId) ?? 0) + 1);
-    this.change(userId, (m) => (m.status === status ? m : { ...m, status }));
+    const isSelf = this.deps.self()?.id === userId;
+    this.change(userId, (m) => {
+      const custom_status =
+        custom !== undefined
+          ? custom.text === null
+            ? null
+            : { text: custom.text, emoji: custom.emoji, expires_at: m.custom_status?.text === custom.text ? m.custom_status.expires_at : null }
+          : status === "offline" && !isSelf
+            ? null
+            : m.custom_status;
+      return m.status === status && m.custom_status === custom_status ? m : { ...m, status, custom_status };
+    });
   }
 
   /** The reader's own status as the app shows it changed (the gateway connected, or said so). */
@@ -382,8 +399,11 @@ export class MemberDirectory {
         if (wasMember && this.notMembers.has(userId)) return undefined;
         const current = this.index.get(userId);
         const self = this.deps.self();
-        const status = self?.id === userId ? self.status : current && (this.statusEvents.get(userId) ?? 0) !== statusMark ? current.status : member.status;
-        this.put(status === member.status ? member : { ...member, status });
+        // A status event that came while the answer was on its way is newer than the answer.
+        const newer = current && (this.statusEvents.get(userId) ?? 0) !== statusMark ? current : null;
+        const status = self?.id === userId ? self.status : (newer?.status ?? member.status);
+        const custom_status = newer ? newer.custom_status : member.custom_status;
+        this.put(status === member.status && custom_status === member.custom_status ? member : { ...member, status, custom_status });
         return member;
       })
       .catch(() => undefined)

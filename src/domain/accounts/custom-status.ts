@@ -7,25 +7,7 @@ import type { SharedState } from "../shared/shared-state.ts";
 import { parseCustomEmoji } from "../messaging/messages.ts";
 import { isUnicodeEmoji } from "../messaging/reactions.ts";
 import type { Presence } from "./presence.ts";
-
-type CustomStatusColumns = Pick<UserRow, "custom_status_text" | "custom_status_emoji" | "custom_status_expires_at">;
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-/**
- * The custom status a row holds at `now` (seconds): null when there is none or its time is up.
- * Reads go through this, so an expired status is never shown, even before the sweep clears it.
- */
-export function currentCustomStatus(row: CustomStatusColumns, now = nowSeconds()): CustomStatus | null {
-  if (row.custom_status_text === null) return null;
-  const expiresAt = row.custom_status_expires_at === null ? null : Number(row.custom_status_expires_at);
-  if (expiresAt !== null && expiresAt <= now) return null;
-  return {
-    text: row.custom_status_text,
-    emoji: row.custom_status_emoji,
-    expires_at: expiresAt === null ? null : new Date(expiresAt * 1000).toISOString(),
-  };
-}
+import { currentCustomStatus, nowSeconds } from "./current-custom-status.ts";
 
 /** What `PUT /users/me/custom-status` takes once its body is parsed (the text already normalised). */
 export interface CustomStatusInput {

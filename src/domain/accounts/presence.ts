@@ -6,7 +6,7 @@ import type { Activity, PresenceStatus } from "../shared/shapes.ts";
 import { badRequest } from "../shared/errors.ts";
 import type { ConnectionCounts } from "../shared/shared-state.ts";
 import type { CustomStatus } from "../shared/shapes.ts";
-import { currentCustomStatus } from "./custom-status.ts";
+import { currentCustomStatus } from "./current-custom-status.ts";
 
 /** What `user:status` carries beside the status: a person's custom status, or a bot's custom activity. */
 type StatusExtras = { customStatus: string | null; customStatusEmoji?: string | null };

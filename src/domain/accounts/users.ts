@@ -8,7 +8,7 @@ import { LIMITS } from "../shared/limits.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
 import { presenceShownTo } from "./presence-visibility.ts";
-import { currentCustomStatus } from "./custom-status.ts";
+import { currentCustomStatus } from "./current-custom-status.ts";
 
 export function toMeUser(user: UserRow): MeUser {
   return {

@@ -10,7 +10,7 @@ import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import type { MemberWithRoles } from "../../store/members-repo.ts";
 import { BotFlag, CustomStatus, ImageUrl, Presence, UnixSeconds, Uuid } from "../shared/shapes.ts";
-import { currentCustomStatus } from "../accounts/custom-status.ts";
+import { currentCustomStatus } from "../accounts/current-custom-status.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import { ApiError, notFound } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
