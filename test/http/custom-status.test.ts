@@ -101,6 +101,21 @@ describe("who sees it", () => {
     expect((await get(mate, `/api/v1/servers/${serverId}/members/${alice.id}`)).body.custom_status).toEqual(status);
   });
 
+  test("a friend sees it in GET /friends; a pending request does not carry it", async () => {
+    const friend = await server.register();
+    expect((await server.api("POST", "/api/v1/friends/request", { token: friend.token, body: { username: alice.username } })).status).toBe(201);
+    const pending = (await get(alice, "/api/v1/friends/requests")).body.incoming[0];
+    expect(pending.custom_status).toBeUndefined();
+    expect((await server.api("POST", `/api/v1/friends/accept/${friend.id}`, { token: alice.token })).status).toBe(200);
+    const status = (await put(alice, { text: "Friendly", emoji: "👋" })).body;
+    const [entry] = (await get(friend, "/api/v1/friends")).body;
+    expect(entry).toMatchObject({ user_id: alice.id, status: "online", custom_status: status });
+    // Invisible: none, to friends too.
+    await aliceSocket.emitWithAck("status:set", { status: "offline" });
+    expect((await get(friend, "/api/v1/friends")).body[0]).toMatchObject({ status: "offline", custom_status: null });
+    await aliceSocket.emitWithAck("status:set", { status: "online" });
+  });
+
   test("a stranger does not (no presence for them)", async () => {
     expect((await get(stranger, `/api/v1/users/${alice.id}`)).body).toMatchObject({ status: "offline", custom_status: null });
     expect((await get(stranger, `/api/v1/users/${alice.id}/profile`)).body.custom_status).toBeNull();

@@ -15,6 +15,7 @@ import type { RestClient } from "../../sdk/src/client.ts";
 import { errorMessage, isRefusal } from "../lib/api-errors.ts";
 import { hoistedRoles, matchingNames, memberComparator, replaceSorted } from "../lib/member-order.ts";
 import type { Member, PresenceStatus, Role } from "../lib/wire-types.ts";
+import { customStatusAfter, type CustomStatusNews } from "../lib/custom-status.ts";
 
 /** A page of a large server's list: what a screen or two shows. */
 export const MEMBER_PAGE = 100;
@@ -222,23 +223,12 @@ export class MemberDirectory {
     if (!this.complete.peek() && threshold !== null && (this.count.peek() ?? Infinity) <= threshold && this.members.peek() !== null) void this.reload();
   }
 
-  /**
-   * `user:status`: the status, and the custom status when the event carries one (`customStatus`
-   * absent keeps it). Nothing of an offline member's custom status is shown, so it goes with them;
-   * the reader's own stays (they see theirs while invisible).
-   */
-  setStatus(userId: string, status: PresenceStatus, custom?: { text: string | null; emoji: string | null }): void {
+  /** `user:status`: the status, and the custom status as customStatusAfter says. */
+  setStatus(userId: string, status: PresenceStatus, custom?: CustomStatusNews): void {
     this.statusEvents.set(userId, (this.statusEvents.get(userId) ?? 0) + 1);
     const isSelf = this.deps.self()?.id === userId;
     this.change(userId, (m) => {
-      const custom_status =
-        custom !== undefined
-          ? custom.text === null
-            ? null
-            : { text: custom.text, emoji: custom.emoji, expires_at: m.custom_status?.text === custom.text ? m.custom_status.expires_at : null }
-          : status === "offline" && !isSelf
-            ? null
-            : m.custom_status;
+      const custom_status = customStatusAfter(m.custom_status, status, custom, isSelf);
       return m.status === status && m.custom_status === custom_status ? m : { ...m, status, custom_status };
     });
   }

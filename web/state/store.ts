@@ -427,7 +427,7 @@ export class ChatStore {
       const custom = p.customStatus === undefined ? undefined : { text: p.customStatus, emoji: p.customStatusEmoji ?? null };
       if (isMe(p.userId) && custom) this.onOwnCustomStatus(custom);
       for (const state of this.states.values()) state.members.setStatus(p.userId, status, custom);
-      this.friends.statusChanged(p.userId, status, p.customStatus);
+      this.friends.statusChanged(p.userId, status, custom);
       const list = this.dms.value;
       if (list?.some((c) => c.recipients.some((r) => r.id === p.userId))) {
         this.dms.value = list.map((c) => ({

@@ -307,6 +307,7 @@ export type Friend = {
   username: string;
   avatar: string | null;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   since: number;
 };
