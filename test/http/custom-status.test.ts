@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createBot } from "../helpers/bots.ts";
 import { addMember, createServer } from "../helpers/community.ts";
 import { expectError, recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { PNG_1X1 } from "../helpers/images.ts";
 import { eventually, quietWindow } from "../helpers/wait.ts";
 
 let server: TestServer;
@@ -56,7 +57,13 @@ describe("PUT /api/v1/users/me/custom-status", () => {
     expect((await put(alice, { text: "Focusing", emoji: null, expires_in: null })).body).toEqual({ text: "Focusing", emoji: null, expires_at: null });
   });
 
-  test("a custom emoji <:name:id> must name an emoji that exists", async () => {
+  test("a custom emoji <:name:id> must name an emoji that exists; <a:...> and an upper-case id are stored as <:name:id>", async () => {
+    const data = new FormData();
+    data.append("emoji", new File([PNG_1X1], "party.png"));
+    const uploaded = await server.api("POST", `/api/v1/servers/${serverId}/emojis`, { token: alice.token, raw: data });
+    expect(uploaded.status).toBe(201);
+    const { id, name } = uploaded.body.emoji;
+    expect((await put(alice, { text: "Party", emoji: `<a:${name}:${id.toUpperCase()}>` })).body).toEqual({ text: "Party", emoji: `<:${name}:${id}>`, expires_at: null });
     const unknown = "<:party:00000000-0000-4000-8000-000000000000>";
     expectError(await put(alice, { text: "Party", emoji: unknown }), 400, "emoji: unknown custom emoji");
   });

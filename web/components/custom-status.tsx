@@ -60,7 +60,7 @@ export function CustomStatusLine({ status, class: className = "" }: { status: Cu
 
 /** "Set custom status": the text (counted), an emoji, "Clear after"; "Save" and "Clear status". */
 export function CustomStatusDialog({ onClose }: { onClose: () => void }) {
-  const current = session.value?.user.custom_status ?? null;
+  const current = useUnexpired(session.value?.user.custom_status);
   const [text, setText] = useState(current?.text ?? "");
   const [emoji, setEmoji] = useState(current?.emoji ?? "");
   const [clearAfter, setClearAfter] = useState<ClearAfter>("never");
