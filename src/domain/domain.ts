@@ -11,6 +11,7 @@ import { Audit } from "./access/audit.ts";
 import { Accounts } from "./accounts/accounts.ts";
 import { Friends } from "./accounts/friends.ts";
 import { Presence } from "./accounts/presence.ts";
+import { CustomStatuses } from "./accounts/custom-status.ts";
 import { TokenService, type JwtCodec } from "./accounts/tokens.ts";
 import { TwoFactor } from "./accounts/two-factor.ts";
 import { NotificationOverrides } from "./accounts/notification-overrides.ts";
@@ -126,6 +127,7 @@ export function createDomain(deps: DomainDeps) {
     ];
   };
   const presence = new Presence(store, bus, shared.connections, presenceAudience);
+  const customStatuses = new CustomStatuses(store, presence, shared);
 
   // Filled below once voice and the DM calls exist (read only when something changes).
   const liveState: LiveStateListener[] = [];
@@ -169,6 +171,7 @@ export function createDomain(deps: DomainDeps) {
     notificationOverrides: new NotificationOverrides(store, access, bus),
     presence,
     privacy,
+    customStatuses,
     friends: new Friends(store, bus, privacy),
     uploads,
     // access

@@ -9,6 +9,7 @@ import type * as S from "../../sdk/src/client.ts";
 
 export type PresenceStatus = S.MeUser["status"];
 export type MeUser = S.MeUser;
+export type CustomStatus = S.CustomStatus;
 export type Session = S.Session;
 export type Server = S.Server;
 export type Channel = S.Channel;

@@ -75,6 +75,8 @@ export class ChatStore {
   private awaitingMention = new Map<string, Message>();
   /** LARGE_SERVER_MEMBERS from GET /platform/config, asked once (again after a failure). */
   private largeServerMembers: Promise<number | null> | null = null;
+  /** The reader's own custom status as `user:status` told it (set on another device, cleared, expired); the session keeps it. */
+  onOwnCustomStatus: (custom: { text: string | null; emoji: string | null }) => void = () => {};
 
   constructor(
     readonly rest: RestClient,
@@ -452,8 +454,11 @@ export class ChatStore {
     on("user:status", (p) => {
       const status = p.status as PresenceStatus;
       if (isMe(p.userId)) this.selfStatus.value = status;
-      for (const state of this.states.values()) state.members.setStatus(p.userId, status);
-      this.friends.statusChanged(p.userId, status, p.customStatus);
+      // A person's custom status comes with its emoji; a bot's activity text comes alone.
+      const custom = p.customStatus === undefined ? undefined : { text: p.customStatus, emoji: p.customStatusEmoji ?? null };
+      if (isMe(p.userId) && custom) this.onOwnCustomStatus(custom);
+      for (const state of this.states.values()) state.members.setStatus(p.userId, status, custom);
+      this.friends.statusChanged(p.userId, status, custom);
       const list = this.dms.value;
       if (list?.some((c) => c.recipients.some((r) => r.id === p.userId))) {
         this.dms.value = list.map((c) => ({

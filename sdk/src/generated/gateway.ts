@@ -129,6 +129,7 @@ export interface ServerEvents {
     userId: string;
     status: "online" | "idle" | "dnd" | "offline";
     customStatus?: string | null;
+    customStatusEmoji?: string | null;
   };
   /** Sent to `channel:<id>`, except the typist's own sockets. */
   "typing:start": {

@@ -177,6 +177,26 @@ export interface Operations {
     };
     response: S.Session;
   };
+  /** Set custom status Sets the caller's custom status (docs/users.md, "Custom status"); people only `PUT /api/v1/users/me/custom-status` */
+  setCustomStatus: {
+    method: "PUT";
+    path: "/api/v1/users/me/custom-status";
+    args: {
+      body: {
+        text: string;
+        emoji?: string | null;
+        expires_in?: number | null;
+      };
+    };
+    response: S.CustomStatus;
+  };
+  /** Clear custom status `DELETE /api/v1/users/me/custom-status` */
+  clearCustomStatus: {
+    method: "DELETE";
+    path: "/api/v1/users/me/custom-status";
+    args: {};
+    response: S.Success;
+  };
   /** List read states `GET /api/v1/users/me/read-states` */
   listReadStates: {
     method: "GET";
@@ -3438,6 +3458,8 @@ export const OPERATIONS = {
   setMyBanner: { method: "POST", path: "/api/v1/users/me/banner", body: "multipart", answer: "json", security: "token" },
   removeMyBanner: { method: "DELETE", path: "/api/v1/users/me/banner", body: null, answer: "json", security: "token" },
   changePassword: { method: "PUT", path: "/api/v1/users/me/password", body: "json", answer: "json", security: "token" },
+  setCustomStatus: { method: "PUT", path: "/api/v1/users/me/custom-status", body: "json", answer: "json", security: "token" },
+  clearCustomStatus: { method: "DELETE", path: "/api/v1/users/me/custom-status", body: null, answer: "json", security: "token" },
   listReadStates: { method: "GET", path: "/api/v1/users/me/read-states", body: null, answer: "json", security: "token" },
   getNotificationSettings: { method: "GET", path: "/api/v1/users/me/notifications", body: null, answer: "json", security: "token" },
   updateNotificationSettings: { method: "POST", path: "/api/v1/users/me/notifications", body: "json", answer: "json", security: "token" },

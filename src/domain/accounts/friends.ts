@@ -2,7 +2,8 @@ import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { FriendshipRow, RelatedUserRow } from "../../store/friends-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import { BotFlag, ImageUrl, Presence, PublicUser, UnixSeconds, Uuid } from "../shared/shapes.ts";
+import { BotFlag, CustomStatus, ImageUrl, Presence, PublicUser, UnixSeconds, Uuid } from "../shared/shapes.ts";
+import { currentCustomStatus } from "./current-custom-status.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { toPublicUser } from "./users.ts";
@@ -16,6 +17,8 @@ export const Friend = v.object({
   username: v.string(),
   avatar: ImageUrl,
   status: Presence,
+  /** Shown while the friend is not offline (docs/users.md, "Custom status"). */
+  custom_status: v.nullable(CustomStatus),
   is_bot: BotFlag,
   /** When the friendship was accepted. */
   since: UnixSeconds,
@@ -40,11 +43,15 @@ export const FriendSearchResult = v.object({ ...PublicUser.entries, relationship
 export type FriendSearchResult = v.InferOutput<typeof FriendSearchResult>;
 
 
+/** Friends see each other's presence, so only being offline (or invisible) hides a custom status. */
+const friendsCustomStatus = (row: RelatedUserRow | UserRow) => (row.status === "offline" ? null : currentCustomStatus(row));
+
 const toFriend = (row: RelatedUserRow): Friend => ({
   user_id: row.user_id,
   username: row.username,
   avatar: row.avatar,
   status: row.status,
+  custom_status: friendsCustomStatus(row),
   is_bot: row.is_bot,
   since: row.accepted_at ?? row.created_at,
 });
@@ -64,6 +71,7 @@ const friendOf = (other: UserRow, row: FriendshipRow): Friend => ({
   username: other.username,
   avatar: other.avatar,
   status: other.status,
+  custom_status: friendsCustomStatus(other),
   is_bot: other.is_bot,
   since: row.accepted_at ?? row.created_at,
 });

@@ -125,7 +125,12 @@ export const SERVER_EVENTS = {
       "a socket that connected with `auth.resume: true`, on every connect: `resumed: true` after the events it missed; `resumed: false` after a reconnect means reload over REST (docs/gateway.md \"Resume\")",
   },
   "user:status": {
-    payload: v.object({ userId: id, status: Presence, customStatus: v.optional(v.nullable(v.string())) }),
+    payload: v.object({
+      userId: id,
+      status: Presence,
+      customStatus: v.optional(v.nullable(v.string())),
+      customStatusEmoji: v.optional(v.nullable(v.string())),
+    }),
     rooms: ["user", "server", "presence"],
     audience:
       "the user's own `user:<id>`, `server:<id>` of each of their servers up to the large-server size (`LARGE_SERVER_MEMBERS`, 250), `presence:<serverId>:<userId>` of each larger one (sockets that asked with `presence:subscribe`), and the `user:<id>` of their accepted friends and of their DM partners who may see it (docs/gateway.md \"Presence\")",

@@ -35,7 +35,16 @@ export const Activity = v.object({
 });
 export type Activity = v.InferOutput<typeof Activity>;
 
-/** `GET /users/:id`: what anyone may see. */
+/** A person's custom status (docs/users.md, "Custom status"). */
+export const CustomStatus = v.object({
+  text: v.string(),
+  emoji: v.nullable(v.string()),
+  /** ISO 8601; null: it stays until changed or cleared. */
+  expires_at: v.nullable(v.string()),
+});
+export type CustomStatus = v.InferOutput<typeof CustomStatus>;
+
+/** `GET /users/:id`: what anyone may see (presence and custom status as presenceShownTo says). */
 export const PublicUser = v.object({
   id: Uuid,
   username: v.string(),
@@ -44,6 +53,7 @@ export const PublicUser = v.object({
   banner_offset: v.number(),
   bio: v.string(),
   status: Presence,
+  custom_status: v.nullable(CustomStatus),
   is_bot: BotFlag,
   created_at: UnixSeconds,
 });
@@ -59,6 +69,7 @@ export const MeUser = v.object({
   banner_offset: v.number(),
   bio: v.string(),
   status: Presence,
+  custom_status: v.nullable(CustomStatus),
   is_bot: BotFlag,
   two_factor_enabled: v.boolean(),
   /** Hearth extensions (docs/users.md): premium subscriber, platform administrator. */

@@ -13,7 +13,7 @@ import { doc } from "../operation-doc.ts";
 import { FileField } from "../../reference/json-schema.ts";
 import { MeUser, PublicUser, Success } from "../../domain/shared/shapes.ts";
 import { ReadState } from "../responses/messaging.ts";
-import { Connection, MutedUser, NotificationSettings, PrivacySettings, Session, UserProfile } from "../responses/accounts.ts";
+import { Connection, CustomStatus, MutedUser, NotificationSettings, PrivacySettings, Session, UserProfile } from "../responses/accounts.ts";
 
 const ProfileBody = body({
   username: v.optional(username),
@@ -56,6 +56,19 @@ const ConnectionBody = body({
   visible: v.optional(boolean),
 });
 
+const { account } = LIMITS;
+const CustomStatusBody = body({
+  text: v.pipe(
+    displayName,
+    v.minLength(1, "must not be empty"),
+    v.maxLength(account.customStatusLength, `must be 1-${account.customStatusLength} characters`),
+  ),
+  emoji: v.optional(
+    v.nullable(v.pipe(v.string("must be a string"), v.maxLength(account.customStatusEmojiLength, `must be at most ${account.customStatusEmojiLength} characters`))),
+  ),
+  expires_in: v.optional(v.nullable(integer(account.customStatusExpiryMin, account.customStatusExpiryMax))),
+});
+
 /** /api/v1/users: the caller's account and other users' public views. */
 export const userRoutes = (domain: Domain, auth: AuthPlugin) => {
   return new Elysia({ prefix: "/api/v1/users", tags: ["Users"] })
@@ -85,6 +98,19 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) => {
       ({ user, body, request, server }) =>
         domain.accounts.changePassword(user, body.currentPassword, body.newPassword, limitedClientAddress(request, server)),
       { auth: true, body: PasswordBody, detail: doc("changePassword", Session, { errors: [429] }) },
+    )
+    .put("/me/custom-status", ({ user, body }) => domain.customStatuses.set(user, body), {
+      auth: true,
+      body: CustomStatusBody,
+      detail: doc("setCustomStatus", CustomStatus, { errors: [403], description: "Sets the caller's custom status (docs/users.md, \"Custom status\"); people only" }),
+    })
+    .delete(
+      "/me/custom-status",
+      async ({ user }) => {
+        await domain.customStatuses.clear(user);
+        return { success: true };
+      },
+      { auth: true, detail: doc("clearCustomStatus", Success, { errors: [403] }) },
     )
     .get("/me/read-states", ({ user }) => domain.readStates.list(user), { auth: true, detail: doc("listReadStates", v.array(ReadState)) })
     .get("/me/notifications", ({ user }) => domain.users.notificationSettings(user), { auth: true, detail: doc("getNotificationSettings", NotificationSettings) })

@@ -914,6 +914,17 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    version: 23,
+    name: "custom-status",
+    // See sqlite/migrations.ts, version 23.
+    sql: `
+      ALTER TABLE users ADD COLUMN custom_status_text text;
+      ALTER TABLE users ADD COLUMN custom_status_emoji text;
+      ALTER TABLE users ADD COLUMN custom_status_expires_at bigint;
+      CREATE INDEX users_custom_status_expiry ON users (custom_status_expires_at) WHERE custom_status_expires_at IS NOT NULL;
+    `,
+  },
+  {
     version: 24,
     name: "privacy-settings",
     // See sqlite/migrations.ts, version 24.

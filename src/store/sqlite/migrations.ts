@@ -948,6 +948,20 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    version: 23,
+    name: "custom-status",
+    // A person's custom status (docs/users.md, "Custom status"): its text, an optional emoji
+    // and when it clears itself (NULL: never). It lives on the user's row because every read
+    // that shows a user already reads that row. The partial index serves the expiry sweep,
+    // which clears the rows past their time (UsersRepo.clearExpiredCustomStatuses).
+    sql: `
+      ALTER TABLE users ADD COLUMN custom_status_text TEXT;
+      ALTER TABLE users ADD COLUMN custom_status_emoji TEXT;
+      ALTER TABLE users ADD COLUMN custom_status_expires_at INTEGER;
+      CREATE INDEX users_custom_status_expiry ON users (custom_status_expires_at) WHERE custom_status_expires_at IS NOT NULL;
+    `,
+  },
+  {
     version: 24,
     name: "privacy-settings",
     // Who may reach a user (docs/users.md, "Privacy"): who may open or keep writing a 1:1 DM
