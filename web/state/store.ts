@@ -13,7 +13,7 @@ import { Timeline } from "./timeline.ts";
 import { ReadStates } from "./read-states.ts";
 import { NotificationSettingsState } from "./notification-settings.ts";
 import { Notifier, type NotifiedPlace } from "./notifier.ts";
-import { mayMention, notifies } from "../lib/notify-rules.ts";
+import { mayMention } from "../lib/notify-rules.ts";
 import { plainText } from "../lib/content.ts";
 import { PresenceSubscriptions } from "./presence-subscriptions.ts";
 import { FriendsState } from "./friends.ts";
