@@ -13,6 +13,10 @@ export interface Cluster {
   /** `postgres://postgres@127.0.0.1:<port>`: append `/<database>`. */
   url: string;
   stop(): Promise<void>;
+  /** Stops the server at once (as a crash would), keeping its data: an outage. */
+  halt(): void;
+  /** Starts it again after `halt`, on the same port with the same data. */
+  resume(): void;
 }
 
 /** The folder holding initdb and pg_ctl, or null when PostgreSQL is not installed. */
@@ -75,14 +79,17 @@ export async function startCluster(options: { settings?: Record<string, string>;
       ...options.settings,
     };
     const flags = Object.entries(settings).map(([key, value]) => `-c ${key}=${value}`).join(" ");
-    run([join(bin, "pg_ctl"), "-D", data, "-l", join(dir, "server.log"), "-o", flags, "-w", "start"]);
+    const start = () => run([join(bin, "pg_ctl"), "-D", data, "-l", join(dir, "server.log"), "-o", flags, "-w", "start"]);
+    start();
     const url = `postgres://postgres@127.0.0.1:${port}`;
     return {
       url,
+      halt: () => run([join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]),
+      resume: start,
       async stop() {
         try {
-          // A kept cluster is shut down cleanly: its next start needs no recovery.
-          run([join(bin, "pg_ctl"), "-D", data, "-m", kept ? "fast" : "immediate", "-w", "stop"]);
+          // A kept cluster is shut down cleanly: its next start needs no recovery. One halted is down already.
+          if (existsSync(join(data, "postmaster.pid"))) run([join(bin, "pg_ctl"), "-D", data, "-m", kept ? "fast" : "immediate", "-w", "stop"]);
         } finally {
           remove();
         }

@@ -62,6 +62,7 @@ import { createLogger, type Logger } from "./log.ts";
 import type { ClusterNode } from "./cluster/cluster.ts";
 import { openConfiguredStore, resolveJwtSecret, secureDataDir } from "./secret.ts";
 import type { Store } from "./store/store.ts";
+import { PostgresDatabase } from "./store/postgres/postgres-database.ts";
 
 export interface App {
   /** Where it listens, e.g. http://127.0.0.1:3000 (the bound host). */
@@ -101,6 +102,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const dataDirWarning = secureDataDir(config.dataDir);
   if (dataDirWarning) log.warn(dataDirWarning);
   const store = await openConfiguredStore(config);
+  // One warning when PostgreSQL goes out of reach and one when it answers again (requests get 503).
+  if (store.db instanceof PostgresDatabase) {
+    store.db.availability.onChange((available, downForMs) => {
+      if (available) log.warn("database reachable again", { down_ms: downForMs });
+      else log.warn("database unavailable: answering 503 until it is back");
+    });
+  }
   // Cluster mode (REDIS_URL): one node of many (docs/operations.md, "Running several nodes").
   let cluster: ClusterNode | null = null;
   try {

@@ -1,4 +1,5 @@
 import { ApiError } from "../domain/shared/errors.ts";
+import { DatabaseUnavailableError } from "../store/availability.ts";
 import type { Ack, AckFields, ClientEventName, ClientToServerEvents } from "./client-events.ts";
 import type { Logger } from "../log.ts";
 import { EVENT_KIND } from "./event-limits.ts";
@@ -51,6 +52,8 @@ export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: 
     }
 
     function fail(socket: GatewaySocket, error: unknown, ack: AckFn | null): void {
+      // The database out of reach is logged once per outage by the store's listener (app.ts).
+      if (error instanceof DatabaseUnavailableError) return ack?.({ ok: false, error: error.message });
       if (!(error instanceof ApiError)) log.error("gateway handler failed", { event, userId: socket.data.userId, error });
       ack?.({ ok: false, error: error instanceof ApiError ? error.message : "Internal error" });
     }

@@ -24,6 +24,7 @@ import { releaseHandshakeRequests, trimHandshake } from "./handshake-memory.ts";
 import type { GatewayServer, GatewaySocket } from "./socket-types.ts";
 import { isLinkEvent, isVoiceLinkHandshake, type VoiceRelay } from "./voice-proxy.ts";
 import { TokenExpiry } from "./token-expiry.ts";
+import { logFailure } from "../store/availability.ts";
 
 /** Cluster mode's voice relay (src/gateway/voice-proxy.ts) and the secret that proves a voice link. */
 interface GatewayVoiceRelay {
@@ -156,7 +157,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
     }
     track(domain.voice.leave(this.id).catch((error) => log.error("voice leave failed", { error })));
     if (this.data.voiceLink) return;
-    track(domain.presence.socketDisconnected(userId).catch((error) => log.error("presence update failed", { error })));
+    track(domain.presence.socketDisconnected(userId).catch(logFailure(log, "presence update failed")));
   }
 
   io.on("connection", (socket) => {
@@ -168,7 +169,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
     // A voice link joins no shared room and is no presence: its events are its client's voice only.
     if (!socket.data.voiceLink) {
       void socket.join(rooms.user(userId));
-      void domain.presence.socketConnected(userId).catch((error) => log.error("presence update failed", { error }));
+      void domain.presence.socketConnected(userId).catch(logFailure(log, "presence update failed"));
     }
     listenAll(socket, listeners);
     // What the other nodes ask of this one over a voice link (joins across homes, moves).

@@ -1,6 +1,10 @@
 import type { Logger } from "../log.ts";
 import { ApiError } from "../domain/shared/errors.ts";
 import { describeIssue } from "../domain/shared/validation.ts";
+import { DatabaseUnavailableError } from "../store/availability.ts";
+
+/** What a client is told to wait before trying again while the database cannot be reached. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 const json = (status: number, error: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ error }), {
@@ -50,14 +54,17 @@ export function loggablePath(request: Request): string {
 }
 
 /**
- * Maps every failure to `{error}`: our ApiError with its status, Elysia's own VALIDATION,
- * PARSE and NOT_FOUND to 400/400/404, and anything else to a logged 500.
+ * Maps every failure to `{error}`: our ApiError with its status, the database out of reach to
+ * 503 with Retry-After, Elysia's own VALIDATION, PARSE and NOT_FOUND to 400/400/404, and
+ * anything else to a logged 500.
  */
 export function errorResponse(code: string | number, error: unknown, request: Request, log: Logger): Response {
   // Elysia wraps what a parse hook throws (our auth check) in a ParseError with it as cause.
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (cause instanceof ApiError) error = cause;
   if (error instanceof ApiError) return json(error.status, error.message, error.headers);
+  // Logged once per outage where the store noticed it (app.ts), not once per request.
+  if (error instanceof DatabaseUnavailableError) return json(503, "Database unavailable", { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) });
   switch (code) {
     case "VALIDATION":
       return json(400, validationMessage(error as ValidationLike));

@@ -169,6 +169,15 @@ export class Metrics {
     });
     if (postgres) {
       const pool = postgres;
+      mirroredCounter(registry, "hearth_db_unavailable_errors_total", "PostgreSQL: operations that failed because the database could not be reached (answered 503)", [], () => [[{}, pool.availability.errors]]);
+      new Gauge({
+        name: "hearth_db_available",
+        help: "PostgreSQL: 1 while the last operation reached the database, 0 during an outage",
+        registers: [registry],
+        collect() {
+          this.set(pool.availability.downSince === null ? 1 : 0);
+        },
+      });
       new Gauge({
         name: "hearth_db_pool_in_use_connections",
         help: "PostgreSQL: pool connections held by a statement or transaction now (operations in flight, at most the pool's max), and the writer's reserved one (1 while a group commit runs)",

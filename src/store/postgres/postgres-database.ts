@@ -1,6 +1,7 @@
 import { SQL } from "bun";
 import type { Database, Params, Statement, Transaction, TransactionOptions } from "../database.ts";
 import { isRetryable } from "../retry.ts";
+import { Availability, DatabaseUnavailableError, isUnavailable } from "../availability.ts";
 import { postgresDialect } from "./dialect.ts";
 import { orderedParams, toPostgresPlaceholders } from "./placeholders.ts";
 
@@ -124,6 +125,8 @@ export class PostgresDatabase implements Database {
    * client exposes no pool counts, so these are counted here (the `/metrics` pool gauges).
    */
   readonly inFlight = { pool: 0, writer: 0 };
+  /** Whether the server can be reached, as the last operations found (src/store/availability.ts). */
+  readonly availability = new Availability();
 
   private constructor(private readonly sql: SQL) {
     this.pool = new PostgresQueries(sql);
@@ -173,7 +176,7 @@ export class PostgresDatabase implements Database {
         });
         return box.value;
       } catch (error) {
-        if (options.writer && isConnectionLost(error)) this.writer = null;
+        if (options.writer && isUnavailable(error)) this.writer = null;
         if (!isRetryable(error) || attempt >= MAX_ATTEMPTS) throw error;
         // Lost a deadlock: both sides were rolled back; wait a little, at random, and go again.
         await Bun.sleep(Math.random() * 5 * attempt);
@@ -184,7 +187,13 @@ export class PostgresDatabase implements Database {
   private async counted<T>(connection: "pool" | "writer", operation: () => Promise<T>): Promise<T> {
     this.inFlight[connection]++;
     try {
-      return await operation();
+      const result = await operation();
+      this.availability.answered();
+      return result;
+    } catch (error) {
+      if (!isUnavailable(error)) throw error;
+      this.availability.failed();
+      throw error instanceof DatabaseUnavailableError ? error : new DatabaseUnavailableError(error);
     } finally {
       this.inFlight[connection]--;
     }
@@ -221,7 +230,3 @@ export class PostgresDatabase implements Database {
   }
 }
 
-function isConnectionLost(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "ERR_POSTGRES_CONNECTION_CLOSED" || code === "ERR_POSTGRES_CONNECTION_FAILED";
-}

@@ -1,0 +1,73 @@
+/**
+ * Whether the database can be reached (docs/operations.md, "Failure modes"): a statement that
+ * failed because the server could not be reached or went away is answered as DatabaseUnavailable
+ * (REST: 503 with Retry-After), every such failure is counted, and listeners hear of the outage
+ * once when it starts and once when the next statement succeeds, so the log says it twice
+ * instead of once per request.
+ */
+
+/** The store could not reach its database; nothing of the failed operation was committed. */
+export class DatabaseUnavailableError extends Error {
+  override name = "DatabaseUnavailableError";
+  constructor(override readonly cause: unknown) {
+    super("Database unavailable");
+  }
+}
+
+/**
+ * Bun's client's codes for a connection it could not open or lost, the socket errors under them,
+ * and PostgreSQL's SQLSTATEs of a server that is shutting down, starting or out of connections
+ * (classes 08 and 57P, 53300).
+ */
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"]);
+
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
+  // ERR_POSTGRES_CONNECTION_REFUSED, _CLOSED, _FAILED, _TIMEOUT: Bun's client could not open or keep one.
+  if (typeof code === "string" && (code.startsWith("ERR_POSTGRES_CONNECTION_") || UNAVAILABLE_CODES.has(code))) return true;
+  return typeof errno === "string" && (errno.startsWith("08") || errno.startsWith("57P") || errno === "53300");
+}
+
+export class Availability {
+  /** Failures for want of the database, since start (the `hearth_db_unavailable_errors_total` counter). */
+  errors = 0;
+  /** When the current outage began (ms since the epoch), or null while the database answers. */
+  downSince: number | null = null;
+  private readonly listeners = new Set<(available: boolean, downForMs: number) => void>();
+
+  onChange(listener: (available: boolean, downForMs: number) => void): void {
+    this.listeners.add(listener);
+  }
+
+  failed(): void {
+    this.errors++;
+    if (this.downSince !== null) return;
+    this.downSince = Date.now();
+    for (const listener of this.listeners) listener(false, 0);
+  }
+
+  answered(): void {
+    if (this.downSince === null) return;
+    const downFor = Date.now() - this.downSince;
+    this.downSince = null;
+    for (const listener of this.listeners) listener(true, downFor);
+  }
+}
+
+/**
+ * A `.catch` for background work (presence, sweeps): its failure is logged as an error, unless
+ * the database is out of reach, which was said once already (one debug line each then).
+ */
+/** The two levels it logs at (any Logger: not imported, which would make an import cycle). */
+interface FailureLog {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export function logFailure(log: FailureLog, message: string): (error: unknown) => void {
+  return (error) => {
+    if (error instanceof DatabaseUnavailableError) log.debug(message, { error: error.message });
+    else log.error(message, { error });
+  };
+}
