@@ -1,0 +1,45 @@
+/**
+ * A masked link `[text](https://...)`: its text may say anything, so following it asks first,
+ * naming the host it leads to ("Leave Hearth?", "You are going to <host>"), as Discord does. The
+ * address is the link's own `href`, so hovering shows it and the browser's "Copy link" copies it.
+ * Plain links in text show their address and open without asking.
+ */
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import { ConfirmDialog } from "./confirm-dialog.tsx";
+
+export function MaskedLink({ url, host, children }: { url: string; host: string; children: ComponentChildren }) {
+  const [asking, setAsking] = useState(false);
+  return (
+    <>
+      <a
+        href={url}
+        target="_blank"
+        rel="noopener noreferrer"
+        title={url}
+        onClick={(event) => {
+          event.preventDefault();
+          setAsking(true);
+        }}
+      >
+        {children}
+      </a>
+      {asking && (
+        <ConfirmDialog
+          title="Leave Hearth?"
+          confirm="Go to site"
+          danger={false}
+          onClose={() => setAsking(false)}
+          onConfirm={async () => {
+            window.open(url, "_blank", "noopener,noreferrer");
+          }}
+        >
+          <p>
+            You are going to <strong>{host}</strong>
+          </p>
+          <p class="masked-link-address">{url}</p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
