@@ -72,7 +72,7 @@ test("parseRich: bold, italic, underline, strike, code and code blocks, around m
   expect(parseRich("before\n```ts\nconst a = **1**;\n```\nafter")).toEqual([
     { kind: "text", text: "before\n" },
     { kind: "codeblock", text: "const a = **1**;", language: "ts" },
-    { kind: "text", text: "\nafter" },
+    { kind: "text", text: "after" },
   ]);
   expect(parseRich("***both***")).toEqual([{ kind: "bold", children: [{ kind: "italic", children: [{ kind: "text", text: "both" }] }] }]);
 });

@@ -67,6 +67,8 @@ test("code blocks and code spans stop every other syntax inside them", () => {
     ["# title ```js\nconst a = 1;\n``` after", "<h1>title <pre js>const a = 1;</pre> after</h1>"],
     ["`||x||` and `[a](https://b.c)`", "<code>||x||</code> and <code>[a](https://b.c)</code>"],
     ["> ```\n> code\n> ```", "<q><pre>> code\n> </pre></q>"],
+    // The newline that ends a closing fence's line is the block's own: no empty line under it.
+    ["```\ncode\n```\nafter\n\nand more", "<pre>code</pre>after\n\nand more"],
   ]);
 });
 

@@ -34,10 +34,12 @@ export function MaskedLink({ url, host, children }: { url: string; host: string;
             window.open(url, "_blank", "noopener,noreferrer");
           }}
         >
-          <p>
-            You are going to <strong>{host}</strong>
-          </p>
-          <p class="masked-link-address">{url}</p>
+          <div class="masked-link-target">
+            <p>
+              You are going to <strong>{host}</strong>
+            </p>
+            <p class="masked-link-address">{url}</p>
+          </div>
         </ConfirmDialog>
       )}
     </>

@@ -239,6 +239,8 @@ class BlockParser {
       inline(text.slice(from, fence.start), out);
       out.push(fence.node);
       from = fence.end;
+      // A code block is a block of its own: the newline that ends its closing line would show as an empty line under it.
+      if (from < end && text.charCodeAt(from) === 0x0a) from++;
     }
     inline(text.slice(from, end), out);
   }
