@@ -92,6 +92,9 @@ test("masked links: only http(s) addresses with a host; the text may be formatte
     ["[click](javascript:alert(1))", "[click](javascript:alert(1))"],
     ["[x](data:text/html,hi)", "[x](data:text/html,hi)"],
     ["[x](ftp://a.b)", "[x](ftp://a.b)"],
+    // No host, no masked link (what follows the scheme is a plain address, as it was before).
+    ["[x](https:///a)", "[x](<a https:///a>)"],
+    ["[x](https://?q)", "[x](<a https://?q>)"],
     ["[ ](https://a.b)", "[ ](<a https://a.b>)"],
     ["[https://good.com](https://evil.com)", "<ml https://evil.com>https://good.com</ml>"],
     ["[a](https://a.b", "[a](<a https://a.b>"],

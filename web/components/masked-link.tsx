@@ -5,11 +5,16 @@
  * Plain links in text show their address and open without asking.
  */
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
+import { safeUrlHost } from "../lib/content.ts";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
 
-export function MaskedLink({ url, host, children }: { url: string; host: string; children: ComponentChildren }) {
+export function MaskedLink({ url, children }: { url: string; children: ComponentChildren }) {
   const [asking, setAsking] = useState(false);
+  // The host as the browser reads it (lower case, punycode), so a look-alike name shows for what it is.
+  const host = useMemo(() => safeUrlHost(url), [url]);
+  // An address the browser cannot read (`https://a:b`) leads nowhere: its text stays text.
+  if (host === null) return <>{children}</>;
   return (
     <>
       <a

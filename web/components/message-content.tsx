@@ -54,7 +54,7 @@ function RichView({ node, bigEmoji, preview }: { node: RichNode; bigEmoji: boole
     case "spoiler":
       return preview ? <CoveredSpoiler>{inside(node.children)}</CoveredSpoiler> : <Spoiler>{inside(node.children)}</Spoiler>;
     case "maskedLink":
-      return preview ? inside(node.children) : <MaskedLink url={node.url} host={node.host}>{inside(node.children)}</MaskedLink>;
+      return preview ? inside(node.children) : <MaskedLink url={node.url}>{inside(node.children)}</MaskedLink>;
     case "code":
       return <code>{node.text}</code>;
     case "codeblock":

@@ -16,7 +16,7 @@
  * next one, a masked link's text and address stop at the next bracket), and the emphasis has
  * its own tables. bench/web-parser.ts times crafted 4,000-character messages of every form.
  */
-import { parseContent, SAFE_URL_START, safeUrlHost } from "./content.ts";
+import { parseContent, SAFE_URL_START } from "./content.ts";
 import { emphasize, type Placeholders } from "./emphasis.ts";
 import type { RichNode } from "./rich-node.ts";
 
@@ -27,14 +27,19 @@ type ListNode = Extract<RichNode, { kind: "list" }>;
 const FENCE_RE = /```(?:([\w+-]+)\n)?([\s\S]*?)```/g;
 const CODE_SPAN_RE = /`([^`\n]+)`/g;
 /**
- * `[text](address)`: text without brackets, a safe address whose parentheses pair up one level
- * deep (`https://en.wikipedia.org/wiki/Fire_(disambiguation)`); brackets end both, so no two
- * attempts read the same characters.
+ * `[text](address)`: text without brackets, a safe address that names a host (its first
+ * character after `//` is not `/`, `?` or `#`) and whose parentheses pair up one level deep
+ * (`https://en.wikipedia.org/wiki/Fire_(disambiguation)`); brackets end both, so no two attempts
+ * read the same characters. The host itself is read when the link is shown
+ * (web/components/masked-link.tsx): parsing a URL costs Chromium microseconds a link.
  */
-const MASKED_LINK_RE = new RegExp(`\\[([^\\[\\]]+)\\]\\((${SAFE_URL_START}(?:\\([^\\s()<>\\[\\]]*\\)|[^\\s()<>\\[\\]])+)\\)`, "g");
+const MASKED_LINK_RE = new RegExp(`\\[([^\\[\\]]+)\\]\\((${SAFE_URL_START}[^\\s/?#()<>\\[\\]](?:\\([^\\s()<>\\[\\]]*\\)|[^\\s()<>\\[\\]])*)\\)`, "g");
 
 /** A character that starts a token (`<`, `@`, the `:` of `https://`), a marker or a masked link. */
 const MAY_FORMAT = /[<@:*_~|[]/;
+
+/** A character every token of `parseContent` holds: `<` (mentions, emoji, timestamps), `@` or the `:` of an address. */
+const MAY_HOLD_TOKEN = /[<@:]/;
 
 /** What stands in for a token while emphasis is parsed: neither white space, a word character nor a marker. */
 const PLACEHOLDER = "\ufffc";
@@ -82,19 +87,19 @@ function formatted(text: string, out: RichNode[], links: boolean): void {
   };
   // A link inside a masked link's text would be a link inside a link: it stays text.
   const tokens = (piece: string) => {
+    if (!MAY_HOLD_TOKEN.test(piece)) return add({ kind: "text", text: piece });
     for (const token of parseContent(piece)) add(!links && token.kind === "link" ? { kind: "text", text: token.url } : token);
   };
   let last = 0;
   if (links && text.includes("](")) {
     for (const match of text.matchAll(MASKED_LINK_RE)) {
       const [whole, label, url] = match as unknown as [string, string, string];
-      const host = safeUrlHost(url);
       // Text that shows nothing would hide where the link goes.
-      if (!host || !label.trim()) continue;
+      if (!label.trim()) continue;
       tokens(text.slice(last, match.index));
       const children: RichNode[] = [];
       formatted(label, children, false);
-      add({ kind: "maskedLink", url, host, children });
+      add({ kind: "maskedLink", url, children });
       last = match.index! + whole.length;
     }
   }

@@ -24,7 +24,7 @@ export type ContentToken =
 export type RichNode =
   | ContentToken
   | { kind: "bold" | "italic" | "underline" | "strike" | "spoiler"; children: RichNode[] }
-  | { kind: "maskedLink"; url: string; host: string; children: RichNode[] }
+  | { kind: "maskedLink"; url: string; children: RichNode[] }
   | { kind: "code"; text: string }
   | { kind: "codeblock"; text: string; language: string | null }
   | { kind: "quote"; children: RichNode[] }

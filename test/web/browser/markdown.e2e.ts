@@ -76,7 +76,10 @@ test("every markdown form, a spoiler revealed, a masked link's confirmation, a t
   const spoiler = message.getByRole("button", { name: "Spoiler", exact: true });
   await spoiler.waitFor();
   expect(await message.getByText("the cake is a lie").isVisible()).toBe(false);
-  expect(await page.evaluate(() => document.querySelector(".spoiler-text")?.checkVisibility({ visibilityProperty: true }))).toBe(false);
+  // Hidden, not blurred: out of the accessibility tree and not selectable.
+  expect(await page.evaluate("(({ visibility, userSelect }) => `${visibility} ${userSelect}`)(getComputedStyle(document.querySelector('.spoiler-text')))")).toBe("hidden none");
+  expect(await message.getByRole("button", { name: "Spoiler", exact: true }).textContent()).toBe("the cake is a lie");
+  expect(await spoiler.ariaSnapshot()).toBe('- button "Spoiler"');
   await suite.shot(page, "markdown", { phone: true });
   await spoiler.press("Enter");
   await message.getByText("the cake is a lie").waitFor({ state: "visible" });
