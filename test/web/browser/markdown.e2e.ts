@@ -119,6 +119,10 @@ test("every markdown form, a spoiler revealed, a masked link's confirmation, a t
   expect(await code.textContent()).toBe("const answer: number = 42; // the answer");
   expect(scripts.some((path) => /\/assets\/highlight-[^/]*\.js$/.test(path))).toBe(true);
   await suite.shot(page, "markdown-revealed", { phone: true });
+  // The light theme sets the same variables: quotes, spoilers, timestamps and tokens stay legible.
+  await page.evaluate("document.documentElement.dataset.theme = 'light'");
+  await suite.shot(page, "markdown-light");
+  await page.evaluate("document.documentElement.dataset.theme = 'dark'");
   // Last: the phone's narrower layout renders the log anew, and the dialog of a link with it.
   await link.click();
   await dialog.getByText("You are going to docs.example.org").waitFor();
