@@ -142,7 +142,6 @@ test("a reply's quote of a markdown message shows it flat, with nothing to press
   const { page } = await suite.person({ user: owner, path: `/channels/${serverId}/${general!.id}` });
   const quote = messageWith(page, "Agreed").getByRole("button", { name: /^Jump to the replied message/ });
   await quote.waitFor();
-  expect(await quote.getAttribute("aria-label")).toBeNull();
   expect(await quote.locator("a, button, h3, ul, blockquote").count()).toBe(0);
   expect(await quote.locator(".spoiler-text").count()).toBe(1);
 });
