@@ -5,7 +5,8 @@
  * quotes everything after it; quotes do not nest. `# `, `## `, `### ` headings and `-# ` subtext
  * (the space is needed, and some text after it); `- `, `* ` and `1. ` list items, two spaces or
  * more of indent nesting an item one level under the one before. A block line's own newline is
- * its end; other lines stay text with their newlines (the log shows them with `pre-wrap`).
+ * its end, and so is the newline after a code block's closing fence; other lines stay text with
+ * their newlines (the log shows them with `pre-wrap`).
  * Inside every block: ``` code blocks ``` (found first, over the whole text, so a block's
  * syntax never reaches inside one and a line that opens one ends after it closes), then code
  * spans, which stop all other parsing inside them, then masked links `[text](https://...)`, the
@@ -51,19 +52,22 @@ const DASH = 0x2d;
 const DOT = 0x2e;
 const GT = 0x3e;
 
-/** Inline code spans and, around them, the text's tokens and emphasis; `links` false inside a masked link's text. */
-function inline(text: string, out: RichNode[], links = true): void {
-  if (!text.includes("`")) return formatted(text, out, links);
+/** Inline code spans and, around them, the text's masked links, tokens and emphasis. */
+function inline(text: string, out: RichNode[]): void {
+  if (!text.includes("`")) return formatted(text, out, true);
   let last = 0;
   for (const match of text.matchAll(CODE_SPAN_RE)) {
-    formatted(text.slice(last, match.index), out, links);
+    formatted(text.slice(last, match.index), out, true);
     out.push({ kind: "code", text: match[1]! });
     last = match.index! + match[0].length;
   }
-  formatted(text.slice(last), out, links);
+  formatted(text.slice(last), out, true);
 }
 
-/** A segment's masked links and tokens, each standing as one placeholder character while emphasis is parsed around them. */
+/**
+ * A segment's masked links and tokens, each standing as one placeholder character while emphasis
+ * is parsed around them; `links` is false inside a masked link's text.
+ */
 function formatted(text: string, out: RichNode[], links: boolean): void {
   if (!text) return;
   // Most lines of a long message hold none of it; the tokens' and emphasis' tables cost more than this look.
