@@ -175,8 +175,9 @@ test("random strings of markup characters never throw, and text without markup c
 
 /**
  * Crafted inputs of each new syntax at 1,000 and 4,000 characters: a linear parser takes about
- * 4 times as long on the longer, a quadratic one 16 times. The best of several timings each, and
- * a generous bound of 9, so a busy machine does not fail it (bench/web-parser.ts prints the times).
+ * 4 times as long on the longer, a quadratic one 16 times. The best of several timings each, a
+ * generous bound of 9 and up to three tries, so a busy machine does not fail it
+ * (bench/web-parser.ts prints the times).
  */
 test("the parser's time grows linearly on crafted inputs (1k to 4k characters: well under 16x)", () => {
   const units: [string, string][] = [
@@ -203,20 +204,24 @@ test("the parser's time grows linearly on crafted inputs (1k to 4k characters: w
     }
     return (performance.now() - start) / runs;
   };
-  for (const [name, unit] of units) {
-    const of = (chars: number) => unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
-    const [short, long] = [of(1000), of(4000)];
-    // Both sizes warmed and then timed in turn, the best of each: the engine compiles the parser in
-    // tiers, and a garbage collection may land in any one timing.
-    timed(short, 20);
-    timed(long, 20);
+  /** The best of several timings of each size, in turn: the engine compiles in tiers, and a collection or another process may land in any one timing. */
+  const growthOf = (short: string, long: string) => {
     let bestShort = Infinity;
     let bestLong = Infinity;
     for (let round = 0; round < 6; round++) {
       bestLong = Math.min(bestLong, timed(long, 6));
       bestShort = Math.min(bestShort, timed(short, 6));
     }
-    const growth = bestLong / bestShort;
+    return bestLong / bestShort;
+  };
+  for (const [name, unit] of units) {
+    const of = (chars: number) => unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
+    const [short, long] = [of(1000), of(4000)];
+    timed(short, 20);
+    timed(long, 20);
+    // A busy machine may slow one size's timings: up to three tries, which a quadratic parser (16x) fails every time.
+    let growth = growthOf(short, long);
+    for (let attempt = 1; attempt < 3 && growth >= 9; attempt++) growth = growthOf(short, long);
     expect([name, growth < 9]).toEqual([name, true]);
   }
 });
