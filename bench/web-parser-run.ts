@@ -4,7 +4,7 @@
  * readers have.
  */
 import { LONG_MESSAGES } from "../test/web/long-messages.ts";
-import { parseRich } from "../web/lib/content.ts";
+import { parseRich } from "../web/lib/markdown.ts";
 import { medianRange } from "./quantile.ts";
 
 export interface ParserCase {

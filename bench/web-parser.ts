@@ -1,10 +1,11 @@
 /**
- * The web app's message parser: `parseRich` (web/lib/content.ts: code blocks,
- * inline code, mentions, emoji, links, emphasis) on the realistic and crafted messages of about
- * 4,000 characters in test/web/long-messages.ts, against a baseline measured in the same rounds:
- * HTML-escaping the same text (one pass over every character, building a new string), the least
- * any renderer of the text does. The loop (bench/web-parser-run.ts) runs in this process (Bun's
- * engine), then bundled in Debian's Chromium (V8, the readers' engine; skipped without it).
+ * The web app's message parser: `parseRich` (web/lib/markdown.ts: blocks, code blocks, inline
+ * code, masked links, mentions, emoji, links, timestamps, emphasis and spoilers) on the realistic
+ * and crafted messages of about 4,000 characters in test/web/long-messages.ts, against a baseline
+ * measured in the same rounds: HTML-escaping the same text (one pass over every character,
+ * building a new string), the least any renderer of the text does. The loop
+ * (bench/web-parser-run.ts) runs in this process (Bun's engine), then bundled in Debian's
+ * Chromium (V8, the readers' engine; skipped without it).
  *
  * For each message: µs per parse and per escape (median over rounds; each round times both for
  * `--ms` of parses each, in turn), their ratio, and `growth`: the parse time of the whole message

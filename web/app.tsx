@@ -15,6 +15,7 @@ import { ServerSettingsPage } from "./pages/settings/settings-page.tsx";
 import { NotFoundPage } from "./pages/not-found.tsx";
 import { AuthLayout } from "./pages/auth-layout.tsx";
 import { IncomingCallDialog } from "./voice/call-ui.tsx";
+import { LeaveDialog } from "./components/masked-link.tsx";
 import "./state/appearance.ts";
 
 /** Replaces the current entry with `to` (used for redirects). */
@@ -89,6 +90,7 @@ export function App() {
           <Route default component={NotFoundPage} />
         </Router>
         <IncomingCallDialog />
+        <LeaveDialog />
         <RouterBridge />
       </LocationProvider>
     </CrashGuard>

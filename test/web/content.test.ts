@@ -1,7 +1,9 @@
 /** Mention parsing, markdown and outgoing mention encoding (web/lib/content.ts). */
 import { expect, test } from "bun:test";
-import { encodeMentions, mentionedUserIds, parseContent, parseRich, type RichNode } from "../../web/lib/content.ts";
+import { encodeMentions, mentionedUserIds, parseContent } from "../../web/lib/content.ts";
+import { parseRich } from "../../web/lib/markdown.ts";
 import { LONG_MESSAGES } from "./long-messages.ts";
+import { show } from "./rich-markup.ts";
 
 const U = "01a20800-c4e8-7038-887d-a4220bb2df5c";
 const C = "01a20800-c4e8-7038-887d-a4220bb2df5d";
@@ -70,7 +72,7 @@ test("parseRich: bold, italic, underline, strike, code and code blocks, around m
   expect(parseRich("before\n```ts\nconst a = **1**;\n```\nafter")).toEqual([
     { kind: "text", text: "before\n" },
     { kind: "codeblock", text: "const a = **1**;", language: "ts" },
-    { kind: "text", text: "\nafter" },
+    { kind: "text", text: "after" },
   ]);
   expect(parseRich("***both***")).toEqual([{ kind: "bold", children: [{ kind: "italic", children: [{ kind: "text", text: "both" }] }] }]);
 });
@@ -96,36 +98,6 @@ test("encodeMentions turns @member and #channel into markup, and leaves the rest
   expect(encodeMentions(`@${".-".repeat(1999)}a`, lookup)).toBe(`@${".-".repeat(1999)}a`);
 });
 
-/** Rich nodes as short markup, so a table of long cases stays readable. */
-const TAG = { bold: "b", italic: "i", underline: "u", strike: "s" } as const;
-function show(nodes: RichNode[]): string {
-  return nodes
-    .map((node) => {
-      switch (node.kind) {
-        case "text":
-          return node.text;
-        case "bold":
-        case "italic":
-        case "underline":
-        case "strike":
-          return `<${TAG[node.kind]}>${show(node.children)}</${TAG[node.kind]}>`;
-        case "code":
-          return `<code>${node.text}</code>`;
-        case "codeblock":
-          return `<pre${node.language ? ` ${node.language}` : ""}>${node.text}</pre>`;
-        case "link":
-          return `<a ${node.url}>`;
-        case "emoji":
-          return `{emoji ${node.name}}`;
-        case "everyone":
-          return `{${node.text}}`;
-        default:
-          return `{${node.kind}}`;
-      }
-    })
-    .join("");
-}
-
 test("parseRich: the edges of a span, nesting, and text after a span read on its own", () => {
   const cases: [string, string][] = [
     ["**a <@U> b**", "<b>a {user} b</b>"],
@@ -146,8 +118,8 @@ test("parseRich: the edges of a span, nesting, and text after a span read on its
     ["*`a`*", "*<code>a</code>*"],
     ["```\nunclosed **b**", "```\nunclosed <b>b</b>"],
     ["a ``` b ``` c", "a <pre> b </pre> c"],
-    ["|| not a spoiler ||", "|| not a spoiler ||"],
-    ["[text](https://x.y/(a))", "[text](<a https://x.y/(a)>)"],
+    ["|| a spoiler, spaces and all ||", "<sp> a spoiler, spaces and all </sp>"],
+    ["[text](https://x.y/(a))", "<ml https://x.y/(a)>text</ml>"],
     // A private-use character in the text is text, never taken for a token.
     ["\ue000 <@U>", "\ue000 {user}"],
   ];

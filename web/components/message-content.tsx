@@ -1,5 +1,11 @@
-import { parseRich, type RichNode } from "../lib/content.ts";
+import type { ComponentChildren } from "preact";
+import { parseRich, type RichNode } from "../lib/markdown.ts";
+import { CodeBlock } from "./code-block.tsx";
+import { MaskedLink } from "./masked-link.tsx";
+import { MessageTimestamp } from "./message-timestamp.tsx";
 import { usePlace } from "./place-context.ts";
+import { Spoiler } from "./spoiler.tsx";
+import "./markdown.css";
 
 /** `/emojis/:id/file` redirects to the image (public, cached by the browser). */
 export const emojiUrl = (id: string) => `/api/v1/emojis/${id}/file`;
@@ -11,15 +17,30 @@ export function EmojiView({ emoji }: { emoji: string }) {
   return <img class="custom-emoji" src={emojiUrl(custom[2]!)} alt={`:${custom[1]}:`} title={`:${custom[1]}:`} width={20} height={20} />;
 }
 
-/** Message text with markdown, mentions shown as names, custom emoji as images and links as links. */
-export function MessageContent({ content }: { content: string }) {
+/**
+ * Message text with markdown, mentions shown as names, custom emoji as images and links as links.
+ * `preview` (a reply's quote, itself a button) keeps it to one run of text with nothing to press:
+ * blocks flattened, links and masked links as their text, spoilers covered for good.
+ */
+export function MessageContent({ content, preview = false }: { content: string; preview?: boolean }) {
   const nodes = parseRich(content);
-  const onlyEmoji = nodes.every((n) => n.kind === "emoji" || (n.kind === "text" && !n.text.trim()));
-  return <>{nodes.map((node, i) => <RichView key={i} node={node} bigEmoji={onlyEmoji} />)}</>;
+  const onlyEmoji = !preview && nodes.every((n) => n.kind === "emoji" || (n.kind === "text" && !n.text.trim()));
+  return <Nodes nodes={nodes} bigEmoji={onlyEmoji} preview={preview} />;
 }
 
-function RichView({ node, bigEmoji }: { node: RichNode; bigEmoji: boolean }) {
+function Nodes({ nodes, bigEmoji = false, preview }: { nodes: RichNode[]; bigEmoji?: boolean; preview: boolean }) {
+  return (
+    <>
+      {nodes.map((node, i) => (
+        <RichView key={i} node={node} bigEmoji={bigEmoji} preview={preview} />
+      ))}
+    </>
+  );
+}
+
+function RichView({ node, bigEmoji, preview }: { node: RichNode; bigEmoji: boolean; preview: boolean }) {
   const place = usePlace();
+  const inside = (children: RichNode[]) => <Nodes nodes={children} preview={preview} />;
   switch (node.kind) {
     case "text":
       return <>{node.text}</>;
@@ -28,22 +49,39 @@ function RichView({ node, bigEmoji }: { node: RichNode; bigEmoji: boolean }) {
     case "underline":
     case "strike": {
       const Tag = ({ bold: "strong", italic: "em", underline: "u", strike: "s" } as const)[node.kind];
-      return (
-        <Tag>
-          {node.children.map((child, i) => (
-            <RichView key={i} node={child} bigEmoji={false} />
-          ))}
-        </Tag>
-      );
+      return <Tag>{inside(node.children)}</Tag>;
     }
+    case "spoiler":
+      return preview ? <CoveredSpoiler>{inside(node.children)}</CoveredSpoiler> : <Spoiler>{inside(node.children)}</Spoiler>;
+    case "maskedLink":
+      return preview ? inside(node.children) : <MaskedLink url={node.url}>{inside(node.children)}</MaskedLink>;
     case "code":
       return <code>{node.text}</code>;
     case "codeblock":
-      return (
-        <pre class="code-block" data-language={node.language ?? undefined}>
-          <code>{node.text}</code>
-        </pre>
+      return preview ? <code>{node.text}</code> : <CodeBlock text={node.text} language={node.language} />;
+    case "quote":
+      return preview ? inside(node.children) : <blockquote class="md-quote">{inside(node.children)}</blockquote>;
+    case "heading": {
+      if (preview) return <strong>{inside(node.children)}</strong>;
+      // Headings inside a message sit below the page's own (h1, h2 of the channel and panels): h3 to h5, named by their level.
+      const Tag = (["h3", "h4", "h5"] as const)[node.level - 1]!;
+      return <Tag class={`md-heading md-h${node.level}`}>{inside(node.children)}</Tag>;
+    }
+    case "subtext":
+      return preview ? inside(node.children) : <small class="md-subtext">{inside(node.children)}</small>;
+    case "list": {
+      if (preview) return <>{node.items.map((item, i) => <span key={i}>{i > 0 ? " " : ""}{inside(item)}</span>)}</>;
+      const items = node.items.map((item, i) => <li key={i}>{inside(item)}</li>);
+      return node.ordered ? (
+        <ol class="md-list" start={node.start === 1 ? undefined : node.start}>
+          {items}
+        </ol>
+      ) : (
+        <ul class="md-list">{items}</ul>
       );
+    }
+    case "timestamp":
+      return <MessageTimestamp unix={node.unix} style={node.style} />;
     case "user": {
       const name = place.userName(node.id);
       return (
@@ -62,12 +100,13 @@ function RichView({ node, bigEmoji }: { node: RichNode; bigEmoji: boolean }) {
     }
     case "channel": {
       const channel = place.channelOf(node.id);
-      return channel ? (
+      if (!channel) return <span class="mention">#unknown-channel</span>;
+      return preview ? (
+        <span class="mention">#{channel.name}</span>
+      ) : (
         <a class="mention" href={`/channels/${channel.server_id}/${channel.id}`}>
           #{channel.name}
         </a>
-      ) : (
-        <span class="mention">#unknown-channel</span>
       );
     }
     case "emoji":
@@ -75,10 +114,24 @@ function RichView({ node, bigEmoji }: { node: RichNode; bigEmoji: boolean }) {
     case "everyone":
       return <span class="mention">{node.text}</span>;
     case "link":
-      return (
+      return preview ? (
+        <>{node.url}</>
+      ) : (
         <a href={node.url} target="_blank" rel="noopener noreferrer">
           {node.url}
         </a>
       );
   }
+}
+
+/** A spoiler in a preview: covered, and read as "Spoiler", with no way to reveal it there. */
+function CoveredSpoiler({ children }: { children: ComponentChildren }) {
+  return (
+    <span class="spoiler">
+      <span class="sr-only">Spoiler</span>
+      <span class="spoiler-text" aria-hidden="true">
+        {children}
+      </span>
+    </span>
+  );
 }

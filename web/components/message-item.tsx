@@ -283,7 +283,7 @@ function ReplyPreview({ replyTo, messageId }: { replyTo: string; messageId: stri
             <>
               <span class="sr-only">Replying to </span>
               <strong>{original.username}</strong>{" "}
-              <span class="muted">{original.content ? <MessageContent content={original.content.slice(0, 200)} /> : "(attachment)"}</span>
+              <span class="muted">{original.content ? <MessageContent content={original.content.slice(0, 200)} preview /> : "(attachment)"}</span>
             </>
           ) : (
             <span class="muted">Replying to a message</span>

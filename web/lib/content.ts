@@ -1,14 +1,34 @@
 /**
  * Message text as the app shows it and sends it. `parseContent` splits stored content into
  * text, mentions (`<@id>`, `<@!id>`, `<@&id>`, `<#id>`), custom emoji (`<:name:id>`),
- * `@everyone`/`@here` and links; `encodeMentions` turns what a person types (`@alice`,
- * `#general`) into the stored markup. Pure.
+ * `@everyone`/`@here`, links and timestamps (`<t:unix>`, `<t:unix:R>`); `encodeMentions` turns
+ * what a person types (`@alice`, `#general`) into the stored markup. Pure but for `plainText`'s
+ * timestamps, in the reader's locale. The markdown around these tokens: web/lib/markdown.ts.
  */
 
-import { emphasize, type Placeholders } from "./emphasis.ts";
-import type { ContentToken, RichNode } from "./rich-node.ts";
+import { formatTimestamp } from "./format.ts";
+import type { ContentToken, TimestampStyle } from "./rich-node.ts";
 
-export type { RichNode } from "./rich-node.ts";
+/**
+ * The one rule of what becomes a link: an http or https address (never `javascript:`, `data:`
+ * or any other scheme), with a host. A regular expression's source, for the patterns that find
+ * addresses in text (here and the masked links of web/lib/markdown.ts).
+ */
+export const SAFE_URL_START = "https?:\\/\\/";
+const SAFE_URL = new RegExp(`^${SAFE_URL_START}`);
+
+/** The host a safe address leads to (what a link's confirmation names), or null when it has none. */
+export function safeUrlHost(url: string): string | null {
+  if (!SAFE_URL.test(url)) return null;
+  try {
+    return new URL(url).host || null;
+  } catch {
+    return null;
+  }
+}
+
+/** The seconds a Date can hold (±8.64e15 ms): a larger `<t:…>` stays text. */
+const MAX_TIMESTAMP = 8.64e12;
 
 const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
 
@@ -19,7 +39,8 @@ const TOKEN_RE = new RegExp(
     `<#(?<channel>${UUID})>`,
     `<(?<animated>a?):(?<emojiName>[\\w-]{1,32}):(?<emojiId>${UUID})>`,
     `(?<![\\w])(?<everyone>@everyone|@here)\\b`,
-    `(?<url>https?:\\/\\/[^\\s<>]+)`,
+    `(?<url>${SAFE_URL_START}[^\\s<>]+)`,
+    `<t:(?<unix>-?\\d{1,13})(?::(?<style>[tTdDfFR]))?>`,
   ].join("|"),
   "g",
 );
@@ -66,7 +87,11 @@ export function parseContent(content: string): ContentToken[] {
     else if (groups.emojiId) {
       tokens.push({ kind: "emoji", name: groups.emojiName!, id: groups.emojiId.toLowerCase(), animated: groups.animated === "a" });
     } else if (groups.everyone) tokens.push({ kind: "everyone", text: groups.everyone as "@everyone" | "@here" });
-    else {
+    else if (groups.unix) {
+      const unix = Number(groups.unix);
+      if (Math.abs(unix) <= MAX_TIMESTAMP) tokens.push({ kind: "timestamp", unix, style: (groups.style ?? "f") as TimestampStyle });
+      else pushText(match[0]);
+    } else {
       const url = trimUrl(groups.url!);
       length = url.length;
       tokens.push({ kind: "link", url });
@@ -103,6 +128,8 @@ export function plainText(content: string, names: MentionNames = {}): string {
           return token.text;
         case "link":
           return token.url;
+        case "timestamp":
+          return formatTimestamp(token.unix, token.style);
       }
     })
     .join("");
@@ -135,51 +162,4 @@ export function encodeMentions(
     if (!id) return whole;
     return `${lead}${sigil === "@" ? `<@${id}>` : `<#${id}>`}${rest}`;
   });
-}
-
-/** What stands in for a token while emphasis is parsed: neither white space, a word character nor a marker. */
-const PLACEHOLDER = "\ufffc";
-
-/** Inline code spans and, around them, the text's tokens and emphasis. */
-function inline(text: string, out: RichNode[]): void {
-  let last = 0;
-  for (const match of text.matchAll(/`([^`\n]+)`/g)) {
-    formatted(text.slice(last, match.index), out);
-    out.push({ kind: "code", text: match[1]! });
-    last = match.index! + match[0].length;
-  }
-  formatted(text.slice(last), out);
-}
-
-/** A segment's tokens, each standing as one placeholder character while emphasis is parsed around them. */
-function formatted(text: string, out: RichNode[]): void {
-  if (!text) return;
-  const parts: string[] = [];
-  const placeholders: Placeholders = { at: [], tokens: [] };
-  let length = 0;
-  for (const token of parseContent(text)) {
-    if (token.kind === "text") {
-      parts.push(token.text);
-      length += token.text.length;
-    } else {
-      parts.push(PLACEHOLDER);
-      placeholders.at.push(length);
-      placeholders.tokens.push(token);
-      length += 1;
-    }
-  }
-  for (const node of emphasize(parts.join(""), placeholders)) out.push(node);
-}
-
-/** Stored content as the app shows it: code blocks, inline code, and around them tokens and emphasis. */
-export function parseRich(content: string): RichNode[] {
-  const nodes: RichNode[] = [];
-  let last = 0;
-  for (const match of content.matchAll(/```(?:([\w+-]+)\n)?([\s\S]*?)```/g)) {
-    inline(content.slice(last, match.index), nodes);
-    nodes.push({ kind: "codeblock", text: match[2]!.replace(/^\n|\n$/g, ""), language: match[1] ?? null });
-    last = match.index! + match[0].length;
-  }
-  inline(content.slice(last), nodes);
-  return nodes;
 }

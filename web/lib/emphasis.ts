@@ -1,10 +1,10 @@
 /**
- * Discord's inline emphasis (`***both***`, `**bold**`, `__underline__`, `~~strike~~`, `*italic*`,
- * `_italic_`) over a segment of message text whose mentions, emoji and links are already tokens
- * (each stands in the text as one placeholder character). Pure.
+ * Discord's inline emphasis (`***both***`, `**bold**`, `__underline__`, `~~strike~~`, `||spoiler||`,
+ * `*italic*`, `_italic_`) over a segment of message text whose mentions, emoji, links and masked
+ * links are already tokens (each stands in the text as one placeholder character). Pure.
  *
- * The rules are those of six lazy regular expressions (`\*\*(?=\S)([\s\S]*?\S)\*\*` and its
- * siblings): the leftmost span of any rule wins (ties go to the rule listed first), its inside is
+ * The rules are those of seven lazy regular expressions (`\*\*(?=\S)([\s\S]*?\S)\*\*` and its
+ * siblings; a spoiler's inside may start and end with white space, `\|\|([\s\S]+?)\|\|`): the leftmost span of any rule wins (ties go to the rule listed first), its inside is
  * parsed again, and so is the text after it, each as a string of its own. Run as regular
  * expressions over what is left after every span, that costs quadratic time (an opener with no
  * closer makes the engine scan to the end from every opener, again for every span), so a crafted
@@ -13,9 +13,9 @@
  * any part of the segment is two look-ups: the closers a part offers do not depend on the opener,
  * so when the part's first opener has no closer after it, no later opener has one either.
  */
-import type { ContentToken, RichNode } from "./rich-node.ts";
+import type { RichNode } from "./rich-node.ts";
 
-type Emphasis = "bold" | "italic" | "underline" | "strike";
+type Emphasis = "bold" | "italic" | "underline" | "strike" | "spoiler";
 
 interface Rule {
   kinds: Emphasis[];
@@ -26,18 +26,22 @@ interface Rule {
   barred: number;
   /** Underscores count only at word edges, so snake_case stays as it is. */
   wordEdges: boolean;
+  /** Whether white space may stand first or last inside (a spoiler's `|| a ||`). */
+  spaceInside: boolean;
 }
 
 const STAR = 0x2a;
 const UNDERSCORE = 0x5f;
 const TILDE = 0x7e;
+const PIPE = 0x7c;
 const RULES: Rule[] = [
-  { kinds: ["bold", "italic"], marker: "***", code: STAR, barred: -1, wordEdges: false },
-  { kinds: ["bold"], marker: "**", code: STAR, barred: -1, wordEdges: false },
-  { kinds: ["underline"], marker: "__", code: UNDERSCORE, barred: -1, wordEdges: false },
-  { kinds: ["strike"], marker: "~~", code: TILDE, barred: -1, wordEdges: false },
-  { kinds: ["italic"], marker: "*", code: STAR, barred: STAR, wordEdges: false },
-  { kinds: ["italic"], marker: "_", code: UNDERSCORE, barred: UNDERSCORE, wordEdges: true },
+  { kinds: ["bold", "italic"], marker: "***", code: STAR, barred: -1, wordEdges: false, spaceInside: false },
+  { kinds: ["bold"], marker: "**", code: STAR, barred: -1, wordEdges: false, spaceInside: false },
+  { kinds: ["underline"], marker: "__", code: UNDERSCORE, barred: -1, wordEdges: false, spaceInside: false },
+  { kinds: ["strike"], marker: "~~", code: TILDE, barred: -1, wordEdges: false, spaceInside: false },
+  { kinds: ["spoiler"], marker: "||", code: PIPE, barred: -1, wordEdges: false, spaceInside: true },
+  { kinds: ["italic"], marker: "*", code: STAR, barred: STAR, wordEdges: false, spaceInside: false },
+  { kinds: ["italic"], marker: "_", code: UNDERSCORE, barred: UNDERSCORE, wordEdges: true, spaceInside: false },
 ];
 
 /** The characters of a regular expression's `\s`. */
@@ -55,7 +59,7 @@ function isWord(c: number): boolean {
 /** Where a segment's placeholders stand, in order, and the token each one stands for. */
 export interface Placeholders {
   at: number[];
-  tokens: ContentToken[];
+  tokens: RichNode[];
 }
 
 /**
@@ -83,7 +87,7 @@ function firstIndexFrom(list: number[], from: number): number {
 
 /** Whether `c` may stand first or last inside a span (NaN: past the end of the text). */
 function insideOk(rule: Rule, c: number): boolean {
-  return !Number.isNaN(c) && !isSpace(c) && c !== rule.barred;
+  return !Number.isNaN(c) && (rule.spaceInside || !isSpace(c)) && c !== rule.barred;
 }
 
 /** Whether the rule's marker starts at `i`. */

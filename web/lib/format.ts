@@ -1,5 +1,7 @@
 /** Formatting for the reader: times in their locale, sizes, names. Pure (locale and zone can be given). */
 
+import type { TimestampStyle } from "./rich-node.ts";
+
 interface LocaleOptions {
   locale?: string | string[];
   timeZone?: string;
@@ -99,4 +101,43 @@ export function inviteCodeFrom(input: string): string | null {
 /** A channel's name as people read it: `#general` for a text channel, `Lounge` for a voice one (as the sidebar shows it). */
 export function channelLabel(channel: { name: string; type: string }): string {
   return channel.type === "voice" ? channel.name : `#${channel.name}`;
+}
+
+/** Discord's timestamp styles as Intl options (`R` is relative: formatRelativeTime). */
+const TIMESTAMP_STYLES: Record<Exclude<TimestampStyle, "R">, Intl.DateTimeFormatOptions> = {
+  t: { timeStyle: "short" },
+  T: { timeStyle: "medium" },
+  d: { dateStyle: "short" },
+  D: { dateStyle: "long" },
+  f: { dateStyle: "long", timeStyle: "short" },
+  F: { dateStyle: "full", timeStyle: "short" },
+};
+
+/** A message's `<t:unix:style>` in the reader's locale and time zone, as Discord shows each style. */
+export function formatTimestamp(unixSeconds: number, style: TimestampStyle, now: number = Date.now(), options: LocaleOptions = {}): string {
+  if (style === "R") return formatRelativeTime(unixSeconds, now, options);
+  return dateFormat(options.locale, { ...TIMESTAMP_STYLES[style], timeZone: options.timeZone }).format(new Date(unixSeconds * 1000));
+}
+
+const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();
+const RELATIVE_UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["year", 365 * 86400],
+  ["month", 30 * 86400],
+  ["day", 86400],
+  ["hour", 3600],
+  ["minute", 60],
+  ["second", 1],
+];
+
+/** "in 5 minutes", "3 days ago": the largest unit that fits, in the reader's locale; `now` in milliseconds. */
+export function formatRelativeTime(unixSeconds: number, now: number = Date.now(), options: LocaleOptions = {}): string {
+  const key = JSON.stringify(options.locale ?? null);
+  let format = relativeFormats.get(key);
+  if (!format) {
+    format = new Intl.RelativeTimeFormat(options.locale, { numeric: "always" });
+    relativeFormats.set(key, format);
+  }
+  const seconds = unixSeconds - now / 1000;
+  const [unit, size] = RELATIVE_UNITS.find(([, size]) => Math.abs(seconds) >= size) ?? RELATIVE_UNITS.at(-1)!;
+  return format.format(Math.round(seconds / size), unit);
 }
