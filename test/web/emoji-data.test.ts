@@ -1,43 +1,48 @@
 import { expect, test } from "bun:test";
 import { choiceLabel, choiceShortcode, choiceText, indexEmoji, loadEmojiData, resolveRecent, searchEmoji, withSkin, type EmojiChoice } from "../../web/lib/emoji-data.ts";
 import { gridMove } from "../../web/lib/emoji-grid.ts";
-import { emojiTable, type CompactEmojiSource } from "../../web/lib/emoji-table.ts";
+import { emojiTable, type EmojiSource } from "../../web/lib/emoji-table.ts";
 import { placePopover } from "../../web/lib/popover-place.ts";
 import type { Emoji } from "../../web/lib/wire-types.ts";
 
-/** A few entries in emojibase's compact form, out of order, with a component and an ungrouped one. */
-const compact: CompactEmojiSource[] = [
-  { hexcode: "1F355", label: "pizza", unicode: "🍕", group: 4, order: 3887, tags: ["cheese", "food", "slice"] },
-  { hexcode: "1F600", label: "grinning face", unicode: "😀", group: 0, order: 1, tags: ["face", "grin", "happy"] },
-  { hexcode: "1F3FB", label: "light skin tone", unicode: "🏻", group: 2, order: 5000 },
-  { hexcode: "1F1E6", label: "regional indicator A", unicode: "🇦" },
+/** A few entries as emojibase-data's data.json has them, out of order, with a component and an ungrouped one. */
+const source: EmojiSource[] = [
+  { hexcode: "1F355", label: "pizza", emoji: "🍕", type: 1, group: 4, order: 3887, tags: ["cheese", "food", "slice"] },
+  { hexcode: "1F600", label: "grinning face", emoji: "😀", type: 1, group: 0, order: 1, tags: ["face", "grin", "happy"] },
+  { hexcode: "1F3FB", label: "light skin tone", emoji: "🏻", type: 1, group: 2, order: 5000 },
+  { hexcode: "1F1E6", label: "regional indicator A", emoji: "🇦", type: 1 },
   {
     hexcode: "1F44D",
     label: "thumbs up",
-    unicode: "👍",
+    // emojibase adds U+FE0F to this emoji-by-default character; the table leaves it out.
+    emoji: "👍\uFE0F",
+    type: 1,
     group: 1,
     order: 300,
     tags: ["hand", "yes"],
-    skins: ["1F3FB", "1F3FC", "1F3FD", "1F3FE", "1F3FF"].map((tone, i) => ({ hexcode: `1F44D-${tone}`, unicode: `👍${["🏻", "🏼", "🏽", "🏾", "🏿"][i]}` })),
+    skins: ["1F3FB", "1F3FC", "1F3FD", "1F3FE", "1F3FF"].map((tone, i) => ({ hexcode: `1F44D-${tone}`, emoji: `👍${["🏻", "🏼", "🏽", "🏾", "🏿"][i]}` })),
   },
   {
     hexcode: "1F91D",
     label: "handshake",
-    unicode: "🤝",
+    emoji: "🤝",
+    type: 1,
     group: 1,
     order: 419,
     tags: ["agreement", "deal"],
     // A mix of two tones comes before the one-tone variant of the same light tone.
     skins: [
-      { hexcode: "1FAF1-1F3FB-200D-1FAF2-1F3FC", unicode: "🫱🏻‍🫲🏼" },
-      ...["1F3FB", "1F3FC", "1F3FD", "1F3FE", "1F3FF"].map((tone, i) => ({ hexcode: `1F91D-${tone}`, unicode: `🤝${["🏻", "🏼", "🏽", "🏾", "🏿"][i]}` })),
+      { hexcode: "1FAF1-1F3FB-200D-1FAF2-1F3FC", emoji: "🫱🏻‍🫲🏼" },
+      ...["1F3FB", "1F3FC", "1F3FD", "1F3FE", "1F3FF"].map((tone, i) => ({ hexcode: `1F91D-${tone}`, emoji: `🤝${["🏻", "🏼", "🏽", "🏾", "🏿"][i]}` })),
     ],
   },
-  { hexcode: "1F967", label: "pie", unicode: "🥧", group: 4, order: 3950, tags: ["filling", "pastry"] },
-  { hexcode: "1F4CC", label: "pushpin", unicode: "📌", group: 7, order: 4200, tags: ["pin"] },
+  { hexcode: "1F967", label: "pie", emoji: "🥧", type: 1, group: 4, order: 3950, tags: ["filling", "pastry"] },
+  { hexcode: "1F4CC", label: "pushpin", emoji: "📌", type: 1, group: 7, order: 4200, tags: ["pin"] },
+  // Text by default: the emoji presentation keeps its U+FE0F.
+  { hexcode: "2764", label: "red heart", emoji: "\u2764\uFE0F", type: 0, group: 0, order: 155, tags: ["love"] },
 ];
 const shortcodes = { "1F355": "pizza", "1F600": ["grinning", "grinning_face"], "1F44D": ["+1", "thumbsup", "yes"], "1F967": "pie", "1F4CC": "pushpin" };
-const table = emojiTable(compact, shortcodes);
+const table = emojiTable(source, shortcodes);
 const data = indexEmoji(table);
 const custom = [
   { id: "00000000-0000-4000-8000-000000000001", name: "pizzaparty" },
@@ -46,7 +51,8 @@ const custom = [
 const names = (choices: EmojiChoice[]) => choices.map(choiceLabel);
 
 test("the table keeps the picker's groups in display order, with shortcodes as lists and one-tone skins", () => {
-  expect(table.map((e) => e.label)).toEqual(["grinning face", "thumbs up", "handshake", "pizza", "pie", "pushpin"]);
+  expect(table.map((e) => e.label)).toEqual(["grinning face", "red heart", "thumbs up", "handshake", "pizza", "pie", "pushpin"]);
+  expect(table.map((e) => e.unicode)).toEqual(["😀", "\u2764\uFE0F", "\u{1F44D}", "🤝", "🍕", "🥧", "📌"]);
   expect(table[0]).toEqual({ unicode: "😀", label: "grinning face", shortcodes: ["grinning", "grinning_face"], tags: ["face", "grin", "happy"], group: 0 });
   expect(table.find((e) => e.label === "pizza")!.shortcodes).toEqual(["pizza"]);
   expect(table.find((e) => e.label === "thumbs up")!.skins).toEqual(["👍🏻", "👍🏼", "👍🏽", "👍🏾", "👍🏿"]);
@@ -74,7 +80,7 @@ test("search: custom emoji first, then exact and prefix names, word starts and k
   expect(names(searchEmoji(data, [], "inni"))).toEqual(["grinning face"]);
   // "hand" is a word of "handshake"'s start, a keyword of "thumbs up": both rank after a name that is "hand…" itself.
   expect(names(searchEmoji(data, [], "han"))).toEqual(["handshake", "thumbs up"]);
-  expect(names(searchEmoji(data, custom, "art"))).toEqual([":pizzaparty:", ":party:"]);
+  expect(names(searchEmoji(data, custom, "art"))).toEqual([":pizzaparty:", ":party:", "red heart"]);
 });
 
 test("search ignores case, colons, and underscores against spaces; a blank query and a limit", () => {
@@ -107,6 +113,9 @@ test("the real set: loaded from emojibase-data with every group, shortcodes and 
   expect(names(searchEmoji(real, [], "pizza"))[0]).toBe("pizza");
   expect(searchEmoji(real, [], "pizza", 1).map((c) => choiceText(c, 0))).toEqual(["🍕"]);
   for (const group of [0, 1, 3, 4, 5, 6, 7, 8, 9] as const) expect(real.byGroup.get(group)!.length).toBeGreaterThan(50);
+  // Fully qualified, as keyboards type them (a reaction typed and one picked are the same).
+  expect(real.entries.find((e) => e.label === "thumbs up")!.unicode).toBe("\u{1F44D}");
+  expect(real.entries.find((e) => e.label === "red heart")!.unicode).toBe("\u2764\uFE0F");
   const wave = real.byUnicode.get("👋")!;
   expect(wave.skins).toHaveLength(5);
   expect(withSkin(wave, 4)).toBe("👋🏾");

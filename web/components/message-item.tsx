@@ -58,6 +58,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
   const [editing, setEditing] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [picking, setPicking] = useState(false);
+  const reactButton = useRef<HTMLButtonElement>(null);
   const [error, setError] = useState<string | null>(null);
   const isChannel = place.place.kind === "channel";
   const own = message.user_id === me.id && !message.webhook_id;
@@ -165,7 +166,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
       {!editing && (
         <div class="message-actions" role="toolbar" aria-label="Message actions">
           {isChannel && mayHere(place, "ADD_REACTIONS") && (
-            <button type="button" class="icon" aria-label="Add reaction" title="Add reaction" aria-expanded={picking} onClick={() => setPicking(!picking)}>
+            <button ref={reactButton} type="button" class="icon" aria-label="Add reaction" title="Add reaction" aria-expanded={picking} onClick={() => setPicking(!picking)}>
               <Icon name="smile" />
             </button>
           )}
@@ -191,13 +192,15 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
           )}
         </div>
       )}
-      {picking && (
+      {picking && reactButton.current && (
         <EmojiPicker
           label="Add reaction"
-          customEmojis={place.server?.emojis.value ?? []}
+          anchor={reactButton.current}
+          server={place.server}
           onClose={() => setPicking(false)}
           onPick={(emoji) => {
             setPicking(false);
+            reactButton.current?.focus();
             toggleReaction(emoji);
           }}
         />
@@ -205,7 +208,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
       {confirmDelete && (
         <ConfirmDialog title="Delete message" confirm="Delete" onConfirm={() => deleteMessage(rest, place.place, message.id)} onClose={() => setConfirmDelete(false)}>
           <p>Delete this message{own ? "" : ` by ${message.username}`}? This cannot be undone.</p>
-          <blockquote class="quote">{message.content || (message.attachments[0]?.original_name ?? "(no text)")}</blockquote>
+          <blockquote class="quote">{message.content ? <MessageContent content={message.content} /> : (message.attachments[0]?.original_name ?? "(no text)")}</blockquote>
         </ConfirmDialog>
       )}
     </article>

@@ -3,10 +3,10 @@
  * emoji table is computed here and inlined as a literal, so neither emojibase's JSON nor the
  * transform reaches the browser.
  */
-import compact from "emojibase-data/en/compact.json";
+import data from "emojibase-data/en/data.json";
 import shortcodes from "emojibase-data/en/shortcodes/emojibase.json";
 import { emojiTable, type EmojiEntry } from "./emoji-table.ts";
 
 export function unicodeEmoji(): EmojiEntry[] {
-  return emojiTable(compact, shortcodes);
+  return emojiTable(data, shortcodes);
 }

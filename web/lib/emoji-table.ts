@@ -1,6 +1,6 @@
 /**
  * The Unicode emoji as the picker and the `:` suggestions use them, made from emojibase-data's
- * `en/compact.json` and `en/shortcodes/emojibase.json` (pinned in package.json). `emojiTable`
+ * `en/data.json` and `en/shortcodes/emojibase.json` (pinned in package.json). `emojiTable`
  * runs at build time (web/lib/emoji-set.macro.ts), so the app's chunk carries only its result.
  * Pure.
  */
@@ -36,15 +36,18 @@ export interface EmojiEntry {
   skins?: string[];
 }
 
-/** What the table is made from: the fields of emojibase's CompactEmoji it reads. */
-export interface CompactEmojiSource {
+/** What the table is made from: the fields of emojibase's Emoji it reads. */
+export interface EmojiSource {
   hexcode: string;
   label: string;
-  unicode: string;
+  /** The emoji presentation: with U+FE0F wherever emojibase knows a text presentation. */
+  emoji: string;
+  /** 1 when the character shows as an emoji by default, 0 when as text. */
+  type: number;
   group?: number;
   order?: number;
   tags?: string[];
-  skins?: { hexcode: string; unicode: string }[];
+  skins?: { hexcode: string; emoji: string }[];
 }
 
 export type ShortcodeSource = Record<string, string | string[]>;
@@ -52,30 +55,41 @@ export type ShortcodeSource = Record<string, string | string[]>;
 const GROUPS = new Set<number>(EMOJI_GROUPS.map((g) => g.group));
 
 /**
+ * The fully-qualified form (Unicode's emoji-test.txt), which keyboards type and reactions must
+ * match: U+FE0F only after a character that shows as text by default. emojibase's `emoji` also
+ * adds it to some that are emoji by default ("thumbs up" as 1F44D FE0F); `hexcode` leaves it out
+ * of single characters and keeps it in sequences, where it belongs.
+ */
+function qualified(emoji: { hexcode: string; emoji: string; type?: number }): string {
+  if (emoji.type !== 1) return emoji.emoji;
+  return String.fromCodePoint(...emoji.hexcode.split("-").map((part) => parseInt(part, 16)));
+}
+
+/**
  * The variant of each skin tone that uses that one tone throughout: "handshake" and "people
  * holding hands" also have every mix of two, which a single tone choice does not pick.
  */
-function oneToneSkins(skins: CompactEmojiSource["skins"]): string[] | undefined {
+function oneToneSkins(skins: EmojiSource["skins"]): string[] | undefined {
   if (!skins?.length) return undefined;
   const chosen = SKIN_TONE_MODIFIERS.map((tone) => {
     const single = skins.find((skin) => {
       const parts = skin.hexcode.split("-");
       return parts.includes(tone) && parts.every((part) => !part.startsWith("1F3F") || part === tone);
     });
-    return single?.unicode;
+    return single && qualified(single);
   });
   return chosen.every((unicode): unicode is string => unicode !== undefined) ? chosen : undefined;
 }
 
 /** The emoji of the picker's groups in emojibase's display order, with their shortcodes. */
-export function emojiTable(compact: CompactEmojiSource[], shortcodes: ShortcodeSource): EmojiEntry[] {
-  return compact
+export function emojiTable(data: EmojiSource[], shortcodes: ShortcodeSource): EmojiEntry[] {
+  return data
     .filter((emoji) => emoji.group !== undefined && GROUPS.has(emoji.group))
     .sort((a, b) => (a.order ?? 0) - (b.order ?? 0))
     .map((emoji) => {
       const codes = shortcodes[emoji.hexcode] ?? [];
       const entry: EmojiEntry = {
-        unicode: emoji.unicode,
+        unicode: qualified(emoji),
         label: emoji.label,
         shortcodes: typeof codes === "string" ? [codes] : codes,
         tags: emoji.tags ?? [],
