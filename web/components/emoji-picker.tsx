@@ -71,6 +71,8 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
   const [active, setActive] = useState<GridCell>({ section: 0, index: 0 });
   const [shown, setShown] = useState<EmojiChoice | null>(null);
   const [tonesOpen, setTonesOpen] = useState(false);
+  /** The section at the top of the grid's view: its category button is the current one. */
+  const [viewing, setViewing] = useState(0);
   const [place, setPlace] = useState<PopoverPlace | null>(null);
   const root = useRef<HTMLDivElement>(null);
   const grid = useRef<HTMLDivElement>(null);
@@ -160,6 +162,7 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
 
   function jumpTo(index: number) {
     setActive({ section: index, index: 0 });
+    setViewing(index);
     grid.current?.querySelector(`#emoji-section-${sections[index]!.id}`)?.scrollIntoView({ block: "start" });
   }
 
@@ -238,7 +241,7 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
           buttons[(to + buttons.length) % buttons.length]?.focus();
         }}>
           {sections.map((section, index) => (
-            <button key={section.id} type="button" class="icon" aria-label={section.name} title={section.name} tabIndex={index === at.section ? 0 : -1} aria-current={index === at.section || undefined} onClick={() => jumpTo(index)}>
+            <button key={section.id} type="button" class="icon" aria-label={section.name} title={section.name} tabIndex={index === viewing ? 0 : -1} aria-current={index === viewing || undefined} onClick={() => jumpTo(index)}>
               <span aria-hidden="true">{section.icon}</span>
             </button>
           ))}
@@ -248,6 +251,12 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
         ref={grid}
         class="emoji-scroll"
         onKeyDown={onGridKey}
+        onScroll={(event) => {
+          const top = event.currentTarget.scrollTop + event.currentTarget.offsetTop;
+          const headings = [...event.currentTarget.querySelectorAll<HTMLElement>(".emoji-section")];
+          const index = headings.findLastIndex((section) => section.offsetTop <= top + 1);
+          setViewing(Math.max(0, index));
+        }}
         onClick={(event) => {
           const to = cellFrom(event.target);
           const choice = to && choiceAt(to);

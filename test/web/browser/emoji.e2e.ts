@@ -9,6 +9,7 @@ import type { Page } from "playwright-core";
 import { history, say } from "../../helpers/bot-platform.ts";
 import { addMember, createServer } from "../../helpers/community.ts";
 import { uniqueName, type TestUser } from "../../helpers/server.ts";
+import { seriousViolations } from "./axe.ts";
 import { eventually, isFocused, messageWith, solidPng, startWebSuite, type WebSuite } from "./harness.ts";
 
 let suite: WebSuite;
@@ -72,12 +73,16 @@ test("the composer's Emoji picker: search, pick, send; categories, skin tone, re
   await picker.getByRole("region", { name: "Emoji Town" }).getByRole("button", { name: ":pizzaparty:" }).waitFor();
   await picker.getByRole("region", { name: "Smileys & Emotion" }).getByRole("button", { name: "grinning face", exact: true }).waitFor();
   await insideWindow(ownerPage, "Emoji");
+  expect(await seriousViolations(ownerPage)).toEqual([]);
   await suite.shot(ownerPage, "emoji-1-picker", { phone: true });
 
   // A category button scrolls to its section.
   await categories.getByRole("button", { name: "Flags" }).click();
   await eventually(async () => expect(await picker.getByRole("heading", { name: "Flags" }).isVisible()).toBe(true));
   await picker.getByRole("button", { name: "flag: Japan" }).waitFor();
+  await eventually(async () => expect(await categories.getByRole("button", { name: "Flags" }).getAttribute("aria-current")).toBe("true"));
+  await picker.getByRole("region", { name: "Food & Drink" }).getByRole("button", { name: "hamburger" }).scrollIntoViewIfNeeded();
+  await eventually(async () => expect(await categories.getByRole("button", { name: "Food & Drink" }).getAttribute("aria-current")).toBe("true"));
 
   await search.fill("pizza");
   const found = picker.getByRole("region", { name: "Search results" });
