@@ -31,6 +31,8 @@ const CELL = 40;
 const HEADING = 28;
 /** No server, no custom emoji: one array, so the sections are not made again at each render. */
 const NO_EMOJI: Emoji[] = [];
+/** How many sections the first frame fills (recent, the server's, the first of Unicode's). */
+const FIRST_SECTIONS = 3;
 
 /** The skin tone choices, 0 to 5, each shown as a raised hand in that tone. */
 const TONES: { name: string; sample: string }[] = [
@@ -74,6 +76,8 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
   /** The section at the top of the grid's view: its category button is the current one. */
   const [viewing, setViewing] = useState(0);
   const [place, setPlace] = useState<PopoverPlace | null>(null);
+  /** Sections below the first few are filled in after the first frame, so the picker shows at once. */
+  const [filled, setFilled] = useState(false);
   const root = useRef<HTMLDivElement>(null);
   const grid = useRef<HTMLDivElement>(null);
   const search = useRef<HTMLInputElement>(null);
@@ -123,6 +127,10 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
     };
     reposition();
     search.current?.focus();
+    // After the first paint: a frame's callback runs before it, a task queued from there after.
+    let fill = requestAnimationFrame(() => {
+      fill = setTimeout(() => setFilled(true)) as unknown as number;
+    });
     const onScroll = (event: Event) => {
       if (!(event.target instanceof Node && element.contains(event.target))) reposition();
     };
@@ -135,6 +143,8 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
     document.addEventListener("scroll", onScroll, true);
     document.addEventListener("pointerdown", outside, true);
     return () => {
+      cancelAnimationFrame(fill);
+      clearTimeout(fill);
       removeEventListener("resize", reposition);
       document.removeEventListener("scroll", onScroll, true);
       document.removeEventListener("pointerdown", outside, true);
@@ -274,7 +284,7 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
         }}
       >
         {sections.map((section, index) => (
-          <EmojiSection key={section.id} section={section} index={index} active={index === at.section ? at.index : -1} tone={tone} />
+          <EmojiSection key={section.id} section={section} index={index} active={index === at.section ? at.index : -1} tone={tone} empty={!filled && index >= FIRST_SECTIONS} />
         ))}
         {searching && count === 0 && <p class="emoji-empty">No emoji match “{query.trim()}”</p>}
         {!data && !failed && <p class="emoji-empty">Loading emoji…</p>}
@@ -301,12 +311,13 @@ function ChoiceGlyph({ choice, tone }: { choice: EmojiChoice; tone: SkinTone }) 
 }
 
 /**
- * One category: its heading and its emoji. Memoized, so moving through the grid re-renders only
- * the sections the active emoji leaves and enters; `content-visibility` lets the browser skip
+ * One category: its heading and its emoji (`empty`: only its height, until the first frame has
+ * been shown). Memoized, so moving through the grid re-renders only the sections the active
+ * emoji leaves and enters; `content-visibility` lets the browser skip
  * laying out the sections out of view (each keeps its height, so the scroll bar and the jumps
  * are right).
  */
-const EmojiSection = memo(function EmojiSection({ section, index, active, tone }: { section: Section; index: number; active: number; tone: SkinTone }) {
+const EmojiSection = memo(function EmojiSection({ section, index, active, tone, empty }: { section: Section; index: number; active: number; tone: SkinTone; empty: boolean }) {
   const rows = Math.ceil(section.choices.length / COLUMNS);
   const heading = `emoji-section-${section.id}`;
   return (
@@ -314,8 +325,8 @@ const EmojiSection = memo(function EmojiSection({ section, index, active, tone }
       <h3 id={heading} class="emoji-section-name">
         {section.name}
       </h3>
-      <div class="emoji-cells">
-        {section.choices.map((choice, i) => (
+      <div class="emoji-cells" style={empty ? { height: `${rows * CELL}px` } : undefined}>
+        {!empty && section.choices.map((choice, i) => (
           <button
             key={choice.kind === "unicode" ? choice.entry.unicode : choice.emoji.id}
             type="button"
