@@ -3,6 +3,7 @@ import { choiceLabel, choiceShortcode, choiceText, indexEmoji, loadEmojiData, re
 import { gridMove } from "../../web/lib/emoji-grid.ts";
 import { emojiTable, type EmojiSource } from "../../web/lib/emoji-table.ts";
 import { placePopover } from "../../web/lib/popover-place.ts";
+import { contentPreview } from "../../web/lib/content-preview.ts";
 import type { Emoji } from "../../web/lib/wire-types.ts";
 
 /** A few entries as emojibase-data's data.json has them, out of order, with a component and an ungrouped one. */
@@ -161,4 +162,13 @@ test("the pop-up stays inside the window: below, above, the side with more room,
   expect(placePopover(button(100, 200), size, view)).toMatchObject({ left: 8 });
   expect(placePopover(button(100, 1279), size, view)).toMatchObject({ left: 1280 - 392 - 8 });
   expect(placePopover(button(700, 380), size, { width: 390, height: 844 })).toEqual({ sheet: true });
+});
+
+test("a reply's preview is cut before a custom emoji or a mention it would break", () => {
+  const emoji = "<:party:00000000-0000-4000-8000-000000000002>";
+  expect(contentPreview(`hi ${emoji} there`, 10)).toBe("hi ");
+  expect(contentPreview(`hi ${emoji} there`, 3 + emoji.length)).toBe(`hi ${emoji}`);
+  expect(contentPreview(`a <@00000000-0000-4000-8000-000000000003> b`, 8)).toBe("a ");
+  expect(contentPreview("short", 200)).toBe("short");
+  expect(contentPreview("plain words only", 5)).toBe("plain");
 });

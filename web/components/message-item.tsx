@@ -9,6 +9,7 @@ import { rest } from "../state/app-state.ts";
 import { deleteMessage, editMessage } from "../state/place-requests.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { Attachment, Message } from "../lib/wire-types.ts";
+import { contentPreview } from "../lib/content-preview.ts";
 import { formatFileSize, formatFullTime, formatMessageTime } from "../lib/format.ts";
 import { imageBox } from "../lib/image-box.ts";
 import { can } from "../lib/permissions.ts";
@@ -292,7 +293,7 @@ function ReplyPreview({ replyTo, messageId }: { replyTo: string; messageId: stri
             <>
               <span class="sr-only">Replying to </span>
               <strong>{original.username}</strong>{" "}
-              <span class="muted">{original.content ? <MessageContent content={original.content.slice(0, 200)} /> : "(attachment)"}</span>
+              <span class="muted">{original.content ? <MessageContent content={contentPreview(original.content, 200)} /> : "(attachment)"}</span>
             </>
           ) : (
             <span class="muted">Replying to a message</span>
