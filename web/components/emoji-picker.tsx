@@ -128,8 +128,9 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
     reposition();
     search.current?.focus();
     // After the first paint: a frame's callback runs before it, a task queued from there after.
-    let fill = requestAnimationFrame(() => {
-      fill = setTimeout(() => setFilled(true)) as unknown as number;
+    let fillTimer: ReturnType<typeof setTimeout> | undefined;
+    const fillFrame = requestAnimationFrame(() => {
+      fillTimer = setTimeout(() => setFilled(true));
     });
     const onScroll = (event: Event) => {
       if (!(event.target instanceof Node && element.contains(event.target))) reposition();
@@ -143,8 +144,8 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
     document.addEventListener("scroll", onScroll, true);
     document.addEventListener("pointerdown", outside, true);
     return () => {
-      cancelAnimationFrame(fill);
-      clearTimeout(fill);
+      cancelAnimationFrame(fillFrame);
+      clearTimeout(fillTimer);
       removeEventListener("resize", reposition);
       document.removeEventListener("scroll", onScroll, true);
       document.removeEventListener("pointerdown", outside, true);
@@ -185,7 +186,7 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
   // The emoji hovered or focused last, else the one the grid's Tab stop is on.
   const preview = shown ?? choiceAt(at);
   const style = place && !place.sheet ? { top: `${place.top}px`, left: `${place.left}px`, maxHeight: `${place.maxHeight}px` } : undefined;
-  const count = sizes[0] ?? 0;
+  const found = searching ? (sizes[0] ?? 0) : 0;
 
   return (
     <div
@@ -286,12 +287,12 @@ export function EmojiPicker({ label, anchor, server, onPick, onClose }: EmojiPic
         {sections.map((section, index) => (
           <EmojiSection key={section.id} section={section} index={index} active={index === at.section ? at.index : -1} tone={tone} empty={!filled && index >= FIRST_SECTIONS} />
         ))}
-        {searching && count === 0 && <p class="emoji-empty">No emoji match “{query.trim()}”</p>}
+        {searching && data && found === 0 && <p class="emoji-empty">No emoji match “{query.trim()}”</p>}
         {!data && !failed && <p class="emoji-empty">Loading emoji…</p>}
         {failed && <p class="emoji-empty error">The emoji could not be loaded. Close and open the picker to try again.</p>}
       </div>
       <p class="visually-hidden" role="status">
-        {searching ? (count === 0 ? "No emoji found" : `${count} emoji found`) : ""}
+        {searching && data ? (found === 0 ? "No emoji found" : `${found} emoji found`) : ""}
       </p>
       <div class="emoji-picker-foot" aria-hidden="true">
         {preview && (

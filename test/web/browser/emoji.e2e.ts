@@ -84,7 +84,11 @@ test("the composer's Emoji picker: search, pick, send; categories, skin tone, re
   await picker.getByRole("region", { name: "Food & Drink" }).getByRole("button", { name: "hamburger" }).scrollIntoViewIfNeeded();
   await eventually(async () => expect(await categories.getByRole("button", { name: "Food & Drink" }).getAttribute("aria-current")).toBe("true"));
 
+  await search.fill("qqzzx");
+  await picker.getByText("No emoji match “qqzzx”").waitFor();
+  expect(await picker.getByRole("status").textContent()).toBe("No emoji found");
   await search.fill("pizza");
+  await eventually(async () => expect(await picker.getByRole("status").textContent()).toBe("3 emoji found"));
   const found = picker.getByRole("region", { name: "Search results" });
   // The server's emoji that match come first.
   expect(await found.getByRole("button").first().getAttribute("aria-label")).toBe(":pizzaparty:");
