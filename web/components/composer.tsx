@@ -1,6 +1,7 @@
 /**
  * The composer: a text box named "Message #channel" (or "@user"), with replies, attachments
- * (upload progress), @member and #channel suggestions, typing notifications and, in a server
+ * (upload progress), @member and #channel suggestions, emoji (the "Emoji" picker and `:name`
+ * suggestions), typing notifications and, in a server
  * channel, slash commands: "/" opens the "Commands" list (ranked by rule 7), choosing one shows
  * its options as fields (CommandForm), and sending writes the positional wire form with the
  * routing flag when several bots share the name, then waits for the bot's answer.
@@ -8,7 +9,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { UploadProgress } from "../../sdk/src/client.ts";
-import type { Message, ServerCommand } from "../lib/wire-types.ts";
+import type { Emoji, Message, ServerCommand } from "../lib/wire-types.ts";
 import { buildCommandWire, missingRequiredOption, sharesName } from "../lib/command-wire.ts";
 import { encodeMentions } from "../lib/content.ts";
 import { LIMITS, rankCommands } from "../lib/shared-rules.ts";
@@ -17,8 +18,10 @@ import { gateway, rest } from "../state/app-state.ts";
 import { sendMessage, uploadMessage } from "../state/place-requests.ts";
 import { Avatar } from "./avatar.tsx";
 import { CommandForm } from "./command-form.tsx";
+import { EmojiPicker } from "./emoji-picker.tsx";
 import { mayHere, usePlace } from "./place-context.ts";
 import { listKeys, SuggestionList, type Suggestion } from "./suggestion-list.tsx";
+import { useEmojiSuggestions } from "./use-emoji-suggestions.tsx";
 import { useMemberSearch } from "./use-member-search.ts";
 import { ErrorAlert } from "./error-alert.tsx";
 import { CharacterCount } from "./character-count.tsx";
@@ -30,6 +33,7 @@ const COMMAND_QUERY = /^\/([\w-]*)$/;
 const MENTION_QUERY = /(^|\s)([@#])([\w.-]*)$/;
 /** How many `@name` suggestions show at once. */
 const MENTION_SUGGESTIONS = 8;
+const NO_EMOJI: Emoji[] = [];
 
 interface ComposerProps {
   replyTo: Message | null;
@@ -53,7 +57,9 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [displays, setDisplays] = useState<Record<string, string>>({});
   const [focusOption, setFocusOption] = useState<string | null>(null);
+  const [picking, setPicking] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
+  const emojiButton = useRef<HTMLButtonElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
 
   const commands = server?.commands.value ?? [];
@@ -108,6 +114,9 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
           .map((c) => ({ id: c.id, label: `#${c.name}`, insert: `#${c.name} ` }))
     : [];
 
+  // `:name` suggestions at the caret, when no other list is open.
+  const emoji = useEmojiSuggestions(!command && !commandQuery && !mention && dismissed !== text ? text.slice(0, caret) : null, server?.emojis.value ?? NO_EMOJI);
+
   const listItems: Suggestion[] = menuOpen
     ? ranked.map((c) => ({
         id: c.id,
@@ -115,8 +124,11 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
         detail: `${c.description}${c.description ? " · " : ""}${c.bot_name}`,
         icon: <Avatar name={c.bot_name} src={c.bot_avatar} size={24} />,
       }))
-    : mentionItems;
-  const listLabel = menuOpen ? "Commands" : mention?.[2] === "#" ? "Channels" : "Members";
+    : mention
+      ? mentionItems
+      : emoji.items;
+  const listLabel = menuOpen ? "Commands" : mention?.[2] === "#" ? "Channels" : mention ? "Members" : "Emoji";
+  const chooseItem = menuOpen ? chooseCommand : mention ? chooseMention : chooseEmoji;
   const activeIndex = Math.min(active, Math.max(0, listItems.length - 1));
 
   function chooseCommand(index: number) {
@@ -131,15 +143,28 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     typing.stop();
   }
 
+  /** `insert` replaces the text from `start` to the caret, and the caret goes after it. */
+  function replaceToCaret(start: number, insert: string) {
+    setText(text.slice(0, start) + insert + text.slice(caret));
+    const at = start + insert.length;
+    setCaret(at);
+    requestAnimationFrame(() => {
+      box.current?.focus();
+      box.current?.setSelectionRange(at, at);
+    });
+  }
+
   function chooseMention(index: number) {
     const item = mentionItems[index];
     if (!item || !mention) return;
-    const start = caret - mention[2]!.length - mention[3]!.length;
-    const next = text.slice(0, start) + item.insert + text.slice(caret);
-    setText(next);
-    const at = start + item.insert.length;
-    setCaret(at);
-    requestAnimationFrame(() => box.current?.setSelectionRange(at, at));
+    replaceToCaret(caret - mention[2]!.length - mention[3]!.length, item.insert);
+  }
+
+  function chooseEmoji(index: number) {
+    const item = emoji.items[index];
+    if (!item || emoji.start === null) return;
+    emoji.chosen(index);
+    replaceToCaret(emoji.start, item.insert);
   }
 
   function leaveCommand() {
@@ -224,7 +249,7 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
       count: listItems.length,
       active: activeIndex,
       setActive,
-      choose: menuOpen ? chooseCommand : chooseMention,
+      choose: chooseItem,
       close: () => setDismissed(text),
     });
     if (handled) return;
@@ -261,7 +286,7 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
           label={listLabel}
           items={listItems}
           active={activeIndex}
-          onChoose={menuOpen ? chooseCommand : chooseMention}
+          onChoose={chooseItem}
           onHover={setActive}
         />
       )}
@@ -346,6 +371,29 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
               }
             }}
           />
+          <button
+            ref={emojiButton}
+            type="button"
+            class="icon composer-emoji"
+            aria-label="Emoji"
+            title="Emoji"
+            aria-expanded={picking}
+            onClick={() => setPicking(!picking)}
+          >
+            <Icon name="smile" size={20} />
+          </button>
+          {picking && emojiButton.current && (
+            <EmojiPicker
+              label="Emoji"
+              anchor={emojiButton.current}
+              server={server}
+              onClose={() => setPicking(false)}
+              onPick={(picked) => {
+                setPicking(false);
+                replaceToCaret(caret, picked);
+              }}
+            />
+          )}
           <CharacterCount id={countId} length={sentLength} />
           <button type="button" class="primary send" disabled={busy || (!text.trim() && files.length === 0)} onClick={() => void send()}>
             Send

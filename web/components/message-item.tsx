@@ -9,6 +9,7 @@ import { rest } from "../state/app-state.ts";
 import { deleteMessage, editMessage } from "../state/place-requests.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { Message } from "../lib/wire-types.ts";
+import { contentPreview } from "../lib/content-preview.ts";
 import { formatFullTime, formatMessageTime } from "../lib/format.ts";
 import { can } from "../lib/permissions.ts";
 import { nameColour } from "../lib/role-colour.ts";
@@ -58,6 +59,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
   const [editing, setEditing] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [picking, setPicking] = useState(false);
+  const reactButton = useRef<HTMLButtonElement>(null);
   const [error, setError] = useState<string | null>(null);
   const isChannel = place.place.kind === "channel";
   const own = message.user_id === me.id && !message.webhook_id;
@@ -159,7 +161,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
       {!editing && (
         <div class="message-actions" role="toolbar" aria-label="Message actions">
           {isChannel && mayHere(place, "ADD_REACTIONS") && (
-            <button type="button" class="icon" aria-label="Add reaction" title="Add reaction" aria-expanded={picking} onClick={() => setPicking(!picking)}>
+            <button ref={reactButton} type="button" class="icon" aria-label="Add reaction" title="Add reaction" aria-expanded={picking} onClick={() => setPicking(!picking)}>
               <Icon name="smile" />
             </button>
           )}
@@ -185,13 +187,15 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
           )}
         </div>
       )}
-      {picking && (
+      {picking && reactButton.current && (
         <EmojiPicker
           label="Add reaction"
-          customEmojis={place.server?.emojis.value ?? []}
+          anchor={reactButton.current}
+          server={place.server}
           onClose={() => setPicking(false)}
           onPick={(emoji) => {
             setPicking(false);
+            reactButton.current?.focus();
             toggleReaction(emoji);
           }}
         />
@@ -199,7 +203,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
       {confirmDelete && (
         <ConfirmDialog title="Delete message" confirm="Delete" onConfirm={() => deleteMessage(rest, place.place, message.id)} onClose={() => setConfirmDelete(false)}>
           <p>Delete this message{own ? "" : ` by ${message.username}`}? This cannot be undone.</p>
-          <blockquote class="quote">{message.content || (message.attachments[0]?.original_name ?? "(no text)")}</blockquote>
+          <blockquote class="quote">{message.content ? <MessageContent content={message.content} /> : (message.attachments[0]?.original_name ?? "(no text)")}</blockquote>
         </ConfirmDialog>
       )}
     </article>
@@ -283,7 +287,7 @@ function ReplyPreview({ replyTo, messageId }: { replyTo: string; messageId: stri
             <>
               <span class="sr-only">Replying to </span>
               <strong>{original.username}</strong>{" "}
-              <span class="muted">{original.content ? <MessageContent content={original.content.slice(0, 200)} preview /> : "(attachment)"}</span>
+              <span class="muted">{original.content ? <MessageContent content={contentPreview(original.content, 200)} preview /> : "(attachment)"}</span>
             </>
           ) : (
             <span class="muted">Replying to a message</span>

@@ -3,6 +3,7 @@
  * name matches what was typed, best first. Pure.
  */
 import { channelTree } from "./channel-tree.ts";
+import { nameRank } from "./name-rank.ts";
 import type { Category, Channel } from "./wire-types.ts";
 
 export interface SwitchTarget {
@@ -37,16 +38,6 @@ export function switchTargets(sources: SwitchSources): SwitchTarget[] {
   return targets;
 }
 
-/** Lower is better: the whole name, its start, a word's start, anywhere; null when it does not match. */
-function rank(name: string, query: string): number | null {
-  const lower = name.toLocaleLowerCase();
-  if (lower === query) return 0;
-  if (lower.startsWith(query)) return 1;
-  const at = lower.indexOf(query);
-  if (at < 0) return null;
-  return /[\s\-_.]/.test(lower[at - 1]!) ? 2 : 3;
-}
-
 /**
  * The targets matching `query` (case-insensitive; a leading `#` asks for channels only, `@` for
  * DMs only, `*` for servers only, as Discord's switcher does), best first and, within a rank, in
@@ -60,7 +51,7 @@ export function quickSwitch(targets: SwitchTarget[], typed: string): SwitchTarge
   if (!query) return pool.slice(0, MAX_SWITCH_RESULTS);
   const ranked: { target: SwitchTarget; rank: number; order: number }[] = [];
   pool.forEach((target, order) => {
-    const r = rank(target.name, query);
+    const r = nameRank(target.name, query);
     if (r !== null) ranked.push({ target, rank: r, order });
   });
   ranked.sort((a, b) => a.rank - b.rank || a.order - b.order);

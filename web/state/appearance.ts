@@ -6,27 +6,12 @@
  */
 import { effect, signal } from "@preact/signals";
 import "./appearance.css";
+import { store, stored } from "./device-storage.ts";
 
 export type Theme = "dark" | "light" | "system";
 
 const THEME_KEY = "hearth.theme";
 const COMPACT_KEY = "hearth.compact";
-
-function stored(key: string): string | null {
-  try {
-    return localStorage.getItem(key);
-  } catch {
-    return null;
-  }
-}
-
-function store(key: string, value: string): void {
-  try {
-    localStorage.setItem(key, value);
-  } catch {
-    // A browser that refuses storage keeps the choice for this page only.
-  }
-}
 
 const storedTheme = stored(THEME_KEY);
 export const theme = signal<Theme>(storedTheme === "light" || storedTheme === "system" ? storedTheme : "dark");
