@@ -23,6 +23,7 @@ import { listKeys, SuggestionList, type Suggestion } from "./suggestion-list.tsx
 import { useMemberSearch } from "./use-member-search.ts";
 import { ErrorAlert } from "./error-alert.tsx";
 import { Icon } from "./icons.tsx";
+import { layoutSize } from "../state/layout.ts";
 
 const COMMAND_QUERY = /^\/([\w-]*)$/;
 const MENTION_QUERY = /(^|\s)([@#])([\w.-]*)$/;
@@ -69,13 +70,14 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     [timeline.key],
   );
 
-  // The box empties and takes focus when the place changes.
+  // The box empties and takes focus when the place changes; not on a phone, where the focus would
+  // open the keyboard over the conversation just chosen (the focus goes back to "Open navigation").
   useEffect(() => {
     setText("");
     setFiles([]);
     setCommand(null);
     setError(null);
-    box.current?.focus();
+    if (layoutSize.value !== "phone") box.current?.focus();
   }, [timeline.key]);
   useEffect(() => {
     if (replyTo) box.current?.focus();
