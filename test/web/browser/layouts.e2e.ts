@@ -117,12 +117,16 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   expect(Math.min((await box(page, react)).width, (await box(page, react)).height)).toBeGreaterThanOrEqual(44);
   await suite.shot(page, "layouts-phone-3-actions");
   await react.tap();
-  await page.getByRole("dialog", { name: "Add reaction" }).getByRole("button", { name: "🎉" }).tap();
+  const picker = page.getByRole("dialog", { name: "Add reaction" });
+  await picker.waitFor();
+  expect(await noSideScroll(page)).toBe(true);
+  await suite.shot(page, "layouts-phone-4-picker");
+  await picker.getByRole("button", { name: "🎉" }).tap();
   const reaction = sent.getByRole("button", { name: "🎉 1" });
   await reaction.waitFor();
   expect(await reaction.getAttribute("aria-pressed")).toBe("true");
   expect(await noSideScroll(page)).toBe(true);
-  await suite.shot(page, "layouts-phone-4-reacted");
+  await suite.shot(page, "layouts-phone-5-reacted");
 
   // The member sheet: "Show members" is a toggle that opens it as a modal dialog; Escape closes it.
   const showMembers = page.getByRole("button", { name: "Show members" });
@@ -131,7 +135,7 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   const sheet = page.getByRole("dialog", { name: "Members", exact: true });
   await sheet.waitFor();
   await members(page).getByRole("button", { name: friend.username }).waitFor();
-  await suite.shot(page, "layouts-phone-5-members");
+  await suite.shot(page, "layouts-phone-6-members");
   await page.keyboard.press("Escape");
   await sheet.waitFor({ state: "hidden" });
   await eventually(async () => expect(await isFocused(showMembers)).toBe(true));
@@ -147,32 +151,42 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   await page.getByRole("button", { name: "Send" }).tap();
   await messageWith(page, "Hello from the phone").waitFor();
   expect(await noSideScroll(page)).toBe(true);
-  await suite.shot(page, "layouts-phone-6-dm");
+  await suite.shot(page, "layouts-phone-7-dm");
 
   // User settings, from the account panel in the drawer; full screen, Close goes back.
   await opener(page).tap();
   await page.getByRole("region", { name: "Your account" }).getByRole("button", { name: "User settings" }).tap();
   await page.getByRole("heading", { level: 1, name: "My account", exact: true }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
-  await suite.shot(page, "layouts-phone-7-user-settings");
+  await suite.shot(page, "layouts-phone-8-user-settings");
   await page.getByRole("navigation", { name: "User settings" }).getByRole("link", { name: "Profile", exact: true }).tap();
   await page.getByRole("heading", { level: 1, name: "Profile", exact: true }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
-  await suite.shot(page, "layouts-phone-8-user-settings-profile");
+  await suite.shot(page, "layouts-phone-9-user-settings-profile");
   await page.getByRole("button", { name: "Close", exact: true }).tap();
   await dmBox.waitFor();
 
   // Server settings: the server in the drawer's rail (the drawer stays open for its channels), then its settings.
   await opener(page).tap();
   await drawer(page).getByRole("navigation", { name: "Servers" }).getByRole("link", { name: "Pocket" }).tap();
+  // A dialog opened from the drawer fills the screen; Escape closes it alone.
+  await channels(page).getByRole("button", { name: "Invite people" }).tap();
+  const invite = page.getByRole("dialog", { name: "Invite people to Pocket" });
+  await invite.waitFor();
+  const size = await invite.boundingBox();
+  expect(size?.width).toBe(390);
+  await suite.shot(page, "layouts-phone-10-dialog");
+  await page.keyboard.press("Escape");
+  await invite.waitFor({ state: "hidden" });
+  await drawer(page).waitFor();
   await channels(page).getByRole("link", { name: "Server settings" }).tap();
   await page.getByRole("heading", { level: 1, name: "Overview", exact: true }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
-  await suite.shot(page, "layouts-phone-9-server-settings");
+  await suite.shot(page, "layouts-phone-11-server-settings");
   await page.getByRole("navigation", { name: "Server settings", exact: true }).getByRole("link", { name: "Roles", exact: true }).tap();
   await page.getByRole("heading", { level: 1, name: "Roles", exact: true }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
-  await suite.shot(page, "layouts-phone-10-server-settings-roles");
+  await suite.shot(page, "layouts-phone-12-server-settings-roles");
   await page.getByRole("link", { name: "← Back to the server" }).tap();
   await page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
 });
