@@ -115,7 +115,7 @@ export async function startWebSuite(options: { media?: boolean } = {}): Promise<
 }
 
 /** Two frames: a new window size has reached the layout signal and the page has re-rendered for it. */
-const rendered = (page: Page) => page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+const rendered = (page: Page) => page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))");
 
 /**
  * Retries `check` (which throws while not yet true, as an `expect` does) until it passes or

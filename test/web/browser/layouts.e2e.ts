@@ -46,7 +46,7 @@ async function open(user: TestUser, path: string, device: Device): Promise<Page>
 /** The width of a message's text box, in CSS pixels. */
 const textWidth = (page: Page, text: string) => messageWith(page, text).locator(".message-text").evaluate((el) => el.getBoundingClientRect().width);
 /** Nothing makes the page scroll sideways (the message log's long URL and code block included). */
-const noSideScroll = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth <= window.innerWidth);
+const noSideScroll = (page: Page) => page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth") as Promise<boolean>;
 const channels = (page: Page) => page.getByRole("navigation", { name: "Channels", exact: true });
 const members = (page: Page) => page.getByRole("navigation", { name: "Members", exact: true });
 const drawer = (page: Page) => page.getByRole("dialog", { name: "Navigation", exact: true });
@@ -82,7 +82,7 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   await opener(page).tap();
   await drawer(page).waitFor();
   await channels(page).getByRole("link", { name: "random" }).waitFor();
-  expect(await drawer(page).evaluate((el) => el.contains(document.activeElement))).toBe(true);
+  expect(await drawer(page).evaluate((el) => el.contains(el.ownerDocument.activeElement))).toBe(true);
   expect(await opener(page).getAttribute("aria-expanded")).toBe("true");
   await suite.shot(page, "layouts-phone-2-drawer");
   await page.keyboard.press("Escape");
@@ -165,6 +165,18 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   await suite.shot(page, "layouts-phone-9-user-settings-profile");
   await page.getByRole("button", { name: "Close", exact: true }).tap();
   await dmBox.waitFor();
+  await drawer(page).waitFor({ state: "hidden" });
+
+  // The DM list in the drawer: Friends, and back to the conversation.
+  await opener(page).tap();
+  await channels(page).getByRole("link", { name: "Friends" }).tap();
+  await page.getByRole("tablist", { name: "Friends" }).waitFor();
+  await drawer(page).waitFor({ state: "hidden" });
+  expect(await noSideScroll(page)).toBe(true);
+  await suite.shot(page, "layouts-phone-10-friends");
+  await opener(page).tap();
+  await channels(page).getByRole("link", { name: friend.username }).tap();
+  await dmBox.waitFor();
 
   // Server settings: the server in the drawer's rail (the drawer stays open for its channels), then its settings.
   await opener(page).tap();
@@ -175,18 +187,18 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   await invite.waitFor();
   const size = await invite.boundingBox();
   expect(size?.width).toBe(390);
-  await suite.shot(page, "layouts-phone-10-dialog");
+  await suite.shot(page, "layouts-phone-11-dialog");
   await page.keyboard.press("Escape");
   await invite.waitFor({ state: "hidden" });
   await drawer(page).waitFor();
   await channels(page).getByRole("link", { name: "Server settings" }).tap();
   await page.getByRole("heading", { level: 1, name: "Overview", exact: true }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
-  await suite.shot(page, "layouts-phone-11-server-settings");
+  await suite.shot(page, "layouts-phone-12-server-settings");
   await page.getByRole("navigation", { name: "Server settings", exact: true }).getByRole("link", { name: "Roles", exact: true }).tap();
   await page.getByRole("heading", { level: 1, name: "Roles", exact: true }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
-  await suite.shot(page, "layouts-phone-12-server-settings-roles");
+  await suite.shot(page, "layouts-phone-13-server-settings-roles");
   await page.getByRole("link", { name: "← Back to the server" }).tap();
   await page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
 });
