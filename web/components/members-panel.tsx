@@ -16,7 +16,7 @@ export function MembersPanel({ shown, onClose, children }: { shown: boolean; onC
   if (size === "desktop") return <>{children}</>;
   if (size === "phone") {
     return (
-      <Sheet open={shown} label="Members" side="bottom" opener={TOGGLE_ID} onClose={onClose}>
+      <Sheet open={shown} label="Members" opener={TOGGLE_ID} onClose={onClose}>
         <div class="sheet-top">
           <button type="button" class="tool" aria-label="Close members" onClick={onClose}>
             <Icon name="close" size={22} />

@@ -2,15 +2,14 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 
 /**
- * A modal panel at a side of a phone's screen (the navigation drawer, the member sheet) on the
- * native <dialog>: while open, focus is inside and the page behind is inert; Escape and a tap on
- * the backdrop close it, and focus goes back to the button that opens it (found by its id, as
- * choosing a channel renders a new header with a new button).
+ * A modal panel rising from the bottom of a phone's screen (the member sheet) on the native
+ * <dialog>: while open, focus is inside and the page behind is inert; Escape and a tap on the
+ * backdrop close it, and focus goes back to the button that opens it (found by its id, as the
+ * header that holds it may have been rendered anew meanwhile).
  */
-export function Sheet({ open, label, side, opener, onClose, children }: {
+export function Sheet({ open, label, opener, onClose, children }: {
   open: boolean;
   label: string;
-  side: "start" | "bottom";
   /** The id of the button that opens the sheet. */
   opener: string;
   onClose: () => void;
@@ -25,7 +24,7 @@ export function Sheet({ open, label, side, opener, onClose, children }: {
   return (
     <dialog
       ref={ref}
-      class={`sheet sheet-${side}`}
+      class="sheet"
       aria-label={label}
       onClose={() => {
         onClose();

@@ -248,4 +248,18 @@ test("a desktop (1280x800): everything side by side, the member list shown witho
   expect(await page.getByRole("button", { name: "Show members" }).count()).toBe(0);
   expect(await opener(page).count()).toBe(0);
   await suite.shot(page, "layouts-desktop-1-channel");
+
+  // A window that becomes a phone's and back (a phone turned) keeps a dialog opened from the channel list.
+  await channels(page).getByRole("button", { name: "Invite people" }).click();
+  const invite = page.getByRole("dialog", { name: "Invite people to Wide" });
+  await invite.waitFor();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await opener(page).waitFor();
+  expect(await invite.isVisible()).toBe(true);
+  await suite.shot(page, "layouts-desktop-2-dialog-as-phone");
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await members(page).waitFor();
+  expect(await invite.isVisible()).toBe(true);
+  await invite.getByRole("button", { name: "Done" }).click();
+  await invite.waitFor({ state: "hidden" });
 });
