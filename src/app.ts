@@ -153,6 +153,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       moveAcross: (socketId, channelId, handover) => voiceRelay!.moveAcross(socketId, channelId, handover),
     },
     callRecords: homes,
+    voiceStates: cluster?.voiceStates,
   });
   // A node that died held calls nobody can end any more: the node that sweeps it ends them (docs/dm-calls.md).
   if (cluster && homes)
@@ -303,6 +304,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await cluster?.shared.start(config.clusterNodeUrl ?? `http://${shownHost}:${server.port}`);
   // Background deletes queued before a restart resume (docs/servers.md, "Deleting a server").
   await domain.deletions.start();
+  // Custom statuses due while the platform was down clear now; the next one arms this node's timer.
+  await domain.customStatuses.start();
 
   let stopping: Promise<void> | null = null;
   return {
@@ -338,6 +341,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         log.info("stop: connections closed");
         // A background delete ends after its current batch; the next start resumes it.
         await domain.deletions.stop();
+        domain.customStatuses.stop();
         // Leaves the cluster: this node's connections are withdrawn, its Redis connections closed.
         await cluster?.stop();
         log.info("stop: left the cluster");

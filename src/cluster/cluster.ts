@@ -4,6 +4,8 @@ import type { Logger } from "../log.ts";
 import { connectRedis } from "./redis-client.ts";
 import { redisSharedState, type RedisSharedState } from "./redis-shared-state.ts";
 import { redisVoiceHomes, type ClusterHomes } from "./voice-homes.ts";
+import { redisVoiceStates } from "./redis-voice-states.ts";
+import type { VoiceStates } from "../domain/voice/voice-states.ts";
 
 /**
  * Cluster mode (REDIS_URL; docs/operations.md, "Running several nodes"): what one node needs to
@@ -17,6 +19,8 @@ export interface ClusterNode {
   readonly shared: RedisSharedState;
   /** Which node holds each voice room and DM call, and the calls held here (src/cluster/voice-homes.ts). */
   readonly voiceHomes: ClusterHomes;
+  /** Each voice room's snapshot, written by its home, read by every node (src/cluster/redis-voice-states.ts). */
+  readonly voiceStates: VoiceStates;
   /** Resolves when Redis answers PING (/readyz). */
   ping(): Promise<unknown>;
   stop(): Promise<void>;
@@ -41,6 +45,7 @@ export async function joinCluster(redisUrl: string, log: Logger, onRedisError?: 
     adapter,
     shared,
     voiceHomes: redisVoiceHomes(redis.client, nodeId, log),
+    voiceStates: redisVoiceStates(redis.client, nodeId),
     ping: () => redis.client.ping(),
     async stop() {
       await shared.stop();

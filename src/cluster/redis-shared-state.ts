@@ -18,7 +18,8 @@ const CONN = "hearth:conn";
 const ACTIVITY = "hearth:activity";
 const NODES = "hearth:nodes";
 const SIGNALS = "hearth:signals";
-const nodeKey = (id: string) => `hearth:node:${id}`;
+/** A node is alive while this key exists (its heartbeat renews it); its value is the node's address. */
+export const nodeKey = (id: string) => `hearth:node:${id}`;
 const nodeConnKey = (id: string) => `hearth:conn:node:${id}`;
 export const HEARTBEAT_MS = 3000;
 export const NODE_TTL_MS = 10_000;

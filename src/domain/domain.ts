@@ -11,12 +11,14 @@ import { Audit } from "./access/audit.ts";
 import { Accounts } from "./accounts/accounts.ts";
 import { Friends } from "./accounts/friends.ts";
 import { Presence } from "./accounts/presence.ts";
+import { CustomStatuses } from "./accounts/custom-status.ts";
 import { TokenService, type JwtCodec } from "./accounts/tokens.ts";
 import { TwoFactor } from "./accounts/two-factor.ts";
 import { NotificationOverrides } from "./accounts/notification-overrides.ts";
 import { CredentialChecks } from "./accounts/credential-checks.ts";
 import { TokenRevocations } from "./accounts/token-revocations.ts";
 import { Users } from "./accounts/users.ts";
+import { Privacy } from "./accounts/privacy.ts";
 import { AdminServers } from "./admin/admin-servers.ts";
 import { AdminUsers } from "./admin/admin-users.ts";
 import { Admins } from "./admin/admins.ts";
@@ -57,6 +59,8 @@ import { Soundboard } from "./voice/soundboard.ts";
 import type { VoiceRoomMembership } from "./voice/voice-rooms.ts";
 import { ONE_NODE, Voice, type VoiceElsewhere } from "./voice/voice.ts";
 import { onEveryNode, signalVoiceJoined } from "./voice/live-state-everywhere.ts";
+import { VoiceOccupants } from "./voice/voice-occupants.ts";
+import { localVoiceStates, type VoiceStates } from "./voice/voice-states.ts";
 
 /** Every feature of the platform, wired to one store and one event bus. */
 export type Domain = ReturnType<typeof createDomain>;
@@ -79,6 +83,8 @@ interface DomainDeps {
   voiceHomes?: Pick<VoiceElsewhere, "channelOf" | "mayHold" | "moveAcross">;
   /** Cluster mode: where the DM calls held here are recorded for the other nodes. */
   callRecords?: CallRecords;
+  /** Cluster mode: the voice rooms' snapshots every node reads (src/cluster/redis-voice-states.ts). */
+  voiceStates?: VoiceStates;
   /** Operator-facing warnings (an external provider failing), never secrets or payloads. */
   log: Logger;
 }
@@ -100,6 +106,7 @@ export function createDomain(deps: DomainDeps) {
   const admins = new Admins(store);
   const accounts = new Accounts(store, tokens, bus, config, settings, shared, credentialChecks, twoFactor, new TokenRevocations(store));
   const users = new Users(store, uploads);
+  const privacy = new Privacy(store);
   const adminUsers = new AdminUsers(store, admins, accounts, bus);
   // Presence reaches the user's own sockets, the rooms of their servers up to the large-server
   // size, in larger ones only the sockets that subscribed to them (presence:subscribe: each
@@ -120,22 +127,26 @@ export function createDomain(deps: DomainDeps) {
     ];
   };
   const presence = new Presence(store, bus, shared.connections, presenceAudience);
+  const customStatuses = new CustomStatuses(store, presence, shared);
 
+  // Filled below once voice and the DM calls exist (read only when something changes).
+  const liveState: LiveStateListener[] = [];
+
+  // community, messaging, direct messages.
+  const members = new Members(store, access, audit, bus, liveState, config.caps);
   // Voice keeps live state per member and channel: leaving a server, losing access, or a
-  // deleted channel takes members out of voice (LiveStateListener, given to the community below).
+  // deleted channel takes members out of voice (LiveStateListener, given to the community).
+  // Who is in each room reaches everyone who can see its channel (VoiceOccupants).
+  const voiceOccupants = new VoiceOccupants(deps.voiceRooms, store, access, members, deps.voiceStates ?? localVoiceStates(), deps.log);
   const voice = new Voice(
     deps.voiceRooms,
     store,
     access,
     audit,
     bus,
+    voiceOccupants,
     deps.voiceHomes ? { ...deps.voiceHomes, joined: signalVoiceJoined(shared) } : ONE_NODE,
   );
-  // Filled below once the DM calls exist (read only when something changes).
-  const liveState: LiveStateListener[] = [];
-
-  // community, messaging, direct messages.
-  const members = new Members(store, access, audit, bus, liveState, config.caps);
   // Server and channel deletes, and a ban's recent messages, finish in the background in batches.
   const deletions = new Deletions(store, uploads, bus, deps.log, shared, { ...DELETION_DEFAULTS, batchRows: config.deleteBatchRows });
   const servers = new Servers(store, access, audit, members, twoFactor, uploads, bus, liveState, deletions, config.caps);
@@ -159,7 +170,9 @@ export function createDomain(deps: DomainDeps) {
     users,
     notificationOverrides: new NotificationOverrides(store, access, bus),
     presence,
-    friends: new Friends(store, bus),
+    privacy,
+    customStatuses,
+    friends: new Friends(store, bus, privacy),
     uploads,
     // access
     access,
@@ -193,6 +206,7 @@ export function createDomain(deps: DomainDeps) {
     interactions: new Interactions(store, access, messages, bus),
     // voice
     voice,
+    voiceOccupants,
     soundboard: new Soundboard(store, access, audit, uploads, bus, voice, shared, config.soundboardPlayRate),
     // public facts about the instance
     discovery: new Discovery(store, settings, config.largeServerMembers),

@@ -21,6 +21,10 @@ export interface RelatedUserRow {
   requester_id: string;
   created_at: number;
   accepted_at: number | null;
+  /** The user's custom status columns (UserRow): the domain decides what is shown. */
+  custom_status_text: string | null;
+  custom_status_emoji: string | null;
+  custom_status_expires_at: number | null;
 }
 
 /** A user found by the friend search, with the caller's relationship row (if any). */
@@ -80,7 +84,8 @@ export class FriendsRepo {
     );
     const { nocase, instr } = db.dialect;
     this.relatedStmt = db.prepare<RelatedUserRow, [{ me: string; status: string }]>(
-      `SELECT u.id AS user_id, u.username, u.avatar, u.status, u.is_bot, r.requester_id, r.created_at, r.accepted_at
+      `SELECT u.id AS user_id, u.username, u.avatar, u.status, u.is_bot, r.requester_id, r.created_at, r.accepted_at,
+         u.custom_status_text, u.custom_status_emoji, u.custom_status_expires_at
        FROM (${RELATED}) r JOIN users u ON u.id = r.other_id
        WHERE r.status = $status
        ORDER BY u.username${nocase}, u.id`,

@@ -25,6 +25,10 @@ interface MemberListRow {
   role: BuiltinRole;
   joined_at: number;
   timeout_until: number | null;
+  /** The user's custom status columns (UserRow): the domain decides what is shown. */
+  custom_status_text: string | null;
+  custom_status_emoji: string | null;
+  custom_status_expires_at: number | null;
 }
 
 interface MutedServerRow {
@@ -34,7 +38,7 @@ interface MutedServerRow {
   muted_until: number | null;
 }
 
-type MemberWithRoles = MemberListRow & { roles: string[] };
+export type MemberWithRoles = MemberListRow & { roles: string[] };
 
 /**
  * Server membership: who belongs where, with which built-in role.
@@ -72,7 +76,8 @@ export class MembersRepo {
 
   constructor(private readonly db: Database) {
     this.findStmt = db.prepare<MemberRow, [string, string]>("SELECT * FROM server_members WHERE server_id = ? AND user_id = ?");
-    const MEMBER = `SELECT m.user_id, u.username, u.avatar, u.status, u.is_bot, m.role, m.joined_at, m.timeout_until
+    const MEMBER = `SELECT m.user_id, u.username, u.avatar, u.status, u.is_bot, m.role, m.joined_at, m.timeout_until,
+       u.custom_status_text, u.custom_status_emoji, u.custom_status_expires_at
        FROM server_members m JOIN users u ON u.id = m.user_id`;
     this.listStmt = db.prepare<MemberListRow, [string]>(`${MEMBER} WHERE m.server_id = ? ORDER BY m.joined_at, m.user_id`);
     // Keyset pages by user id: the primary key (server_id, user_id) is the order. '' is below every id.
@@ -80,7 +85,8 @@ export class MembersRepo {
     // merge-join the users' primary key from its start up to the page (half the users for a page
     // in the middle of a big server).
     this.pageStmt = db.prepare<MemberListRow, [string, string, number]>(
-      `SELECT m.user_id, u.username, u.avatar, u.status, u.is_bot, m.role, m.joined_at, m.timeout_until
+      `SELECT m.user_id, u.username, u.avatar, u.status, u.is_bot, m.role, m.joined_at, m.timeout_until,
+       u.custom_status_text, u.custom_status_emoji, u.custom_status_expires_at
        FROM (SELECT user_id, role, joined_at, timeout_until FROM server_members WHERE server_id = ? AND user_id > ? ORDER BY user_id LIMIT ?) m
        JOIN users u ON u.id = m.user_id ORDER BY m.user_id`,
     );

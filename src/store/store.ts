@@ -6,6 +6,7 @@ import { PostgresDatabase } from "./postgres/postgres-database.ts";
 import { migrations as postgresMigrations } from "./postgres/migrations.ts";
 import { UsersRepo } from "./users-repo.ts";
 import { UserSettingsRepo } from "./user-settings-repo.ts";
+import { PrivacyRepo } from "./privacy-repo.ts";
 import { NotificationOverridesRepo } from "./notification-overrides-repo.ts";
 import { StatsRepo } from "./stats-repo.ts";
 import { ServersRepo } from "./servers-repo.ts";
@@ -88,6 +89,7 @@ export async function createStore(location: string, secretsKey: Uint8Array) {
   return {
     users: new UsersRepo(db, secrets),
     userSettings: new UserSettingsRepo(db),
+    privacy: new PrivacyRepo(db),
     notificationOverrides: new NotificationOverridesRepo(db),
     stats: new StatsRepo(db),
     servers: new ServersRepo(db),

@@ -36,6 +36,10 @@ export interface UserRow {
   platform_admin: 0 | 1;
   /** When an administrator disabled the account; its tokens and sockets stop working. */
   disabled_at: number | null;
+  /** The custom status (docs/users.md, "Custom status"): null text is none; it is over once `expires_at` (seconds) is past, even before the sweep clears it. */
+  custom_status_text: string | null;
+  custom_status_emoji: string | null;
+  custom_status_expires_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -46,7 +50,8 @@ type LoginRow = UserRow & { password_hash: string | null };
 /** The columns of a `UserRow`: every statement that answers one names these (`userColumns`). */
 export const USER_COLUMNS = [
   "id", "username", "email", "avatar", "banner", "banner_offset", "bio", "status", "preferred_status", "is_bot",
-  "token_version", "token_revocations", "totp_secret", "totp_pending_secret", "premium", "platform_admin", "disabled_at", "created_at", "updated_at",
+  "token_version", "token_revocations", "totp_secret", "totp_pending_secret", "premium", "platform_admin", "disabled_at",
+  "custom_status_text", "custom_status_emoji", "custom_status_expires_at", "created_at", "updated_at",
 ] as const satisfies readonly (keyof UserRow)[];
 
 /** `USER_COLUMNS` as a select list, qualified by a table alias when given (`u.id, u.username, ...`). */
@@ -89,6 +94,9 @@ export class UsersRepo {
   private readonly resetStatuses;
   private readonly setPremiumStmt;
   private readonly bumpTokenVersion;
+  private readonly setCustomStatusStmt;
+  private readonly clearExpiredStmt;
+  private readonly nextExpiryStmt;
   private readonly insertRecoveryCode;
   private readonly deleteRecoveryCodes;
   private readonly useRecoveryCodeStmt;
@@ -144,6 +152,17 @@ export class UsersRepo {
     );
     this.bumpTokenVersion = db.prepare<UserRow, [number, string]>(
       `UPDATE users SET token_version = token_version + 1, updated_at = ? WHERE id = ? RETURNING ${USER}`,
+    );
+    this.setCustomStatusStmt = db.prepare<UserRow, [string | null, string | null, number | null, number, string]>(
+      `UPDATE users SET custom_status_text = ?, custom_status_emoji = ?, custom_status_expires_at = ?, updated_at = ? WHERE id = ? RETURNING ${USER}`,
+    );
+    // One statement: when several nodes sweep at once, each row is cleared, and so answered, by one of them.
+    this.clearExpiredStmt = db.prepare<{ id: string }, [number]>(
+      `UPDATE users SET custom_status_text = NULL, custom_status_emoji = NULL, custom_status_expires_at = NULL
+       WHERE custom_status_expires_at IS NOT NULL AND custom_status_expires_at <= ? RETURNING id`,
+    );
+    this.nextExpiryStmt = db.prepare<{ next: number | null }, []>(
+      "SELECT min(custom_status_expires_at) AS next FROM users WHERE custom_status_expires_at IS NOT NULL",
     );
     this.insertRecoveryCode = db.prepare<unknown, [string, string]>("INSERT INTO two_factor_recovery_codes (user_id, code_hash) VALUES (?, ?)");
     this.deleteRecoveryCodes = db.prepare<unknown, [string]>("DELETE FROM two_factor_recovery_codes WHERE user_id = ?");
@@ -282,6 +301,22 @@ export class UsersRepo {
   /** The premium flag (administrators set it: docs/admin.md). Null if there is no such user. */
   async setPremium(id: string, premium: boolean): Promise<UserRow | null> {
     return this.db.get(this.setPremiumStmt, premium ? 1 : 0, nowSeconds(), id);
+  }
+
+  /** Sets (text) or clears (null) the custom status; `expiresAt` in seconds, null for never. Null if there is no such user. */
+  async setCustomStatus(id: string, status: { text: string; emoji: string | null; expiresAt: number | null } | null): Promise<UserRow | null> {
+    return this.db.get(this.setCustomStatusStmt, status?.text ?? null, status?.emoji ?? null, status?.expiresAt ?? null, nowSeconds(), id);
+  }
+
+  /** Clears every custom status whose time is up at `now` (seconds) and answers whose it was. */
+  async clearExpiredCustomStatuses(now: number): Promise<string[]> {
+    return (await this.db.all(this.clearExpiredStmt, now)).map((row) => row.id);
+  }
+
+  /** When the next custom status is due to clear itself (seconds), or null when none will. */
+  async nextCustomStatusExpiry(): Promise<number | null> {
+    const row = await this.db.get(this.nextExpiryStmt);
+    return row?.next === null || row?.next === undefined ? null : Number(row.next);
   }
 
   /** At start nobody is connected. */

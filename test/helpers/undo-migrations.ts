@@ -3,6 +3,11 @@
  * version (test/store/migrations.test.ts, test/store/secret-box.test.ts).
  */
 
+/** Back to a database of version 22: the custom status columns and their index gone (the same on both databases). */
+export const UNDO_MIGRATION_23 =
+  "DROP INDEX users_custom_status_expiry; ALTER TABLE users DROP COLUMN custom_status_text; " +
+  "ALTER TABLE users DROP COLUMN custom_status_emoji; ALTER TABLE users DROP COLUMN custom_status_expires_at; ";
+
 /** Back to a database of version 21, as far as version 22 goes: its tables, columns, indexes and triggers gone, the ones before back. */
 export const undoMigration22 = (dialect: "sqlite" | "postgres") => {
   const indexes = "DROP INDEX channel_read_states_channel; DROP INDEX interactions_channel; DROP INDEX interactions_server; DROP INDEX commands_server; DROP INDEX webhooks_server; DROP INDEX messages_user_server; ";
@@ -30,3 +35,6 @@ export const undoMigration22 = (dialect: "sqlite" | "postgres") => {
     indexes + "CREATE INDEX messages_user ON messages (user_id); " + tables
   );
 };
+
+/** Back to a database of version 23, as far as version 24 goes: the privacy settings gone. */
+export const UNDO_MIGRATION_24 = "DROP TABLE privacy_settings; ";

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const ME_KEYS = [
-  "avatar", "banner", "banner_offset", "bio", "created_at", "email", "id", "is_bot", "platform_admin", "premium", "status",
+  "avatar", "banner", "banner_offset", "bio", "created_at", "custom_status", "email", "id", "is_bot", "platform_admin", "premium", "status",
   "two_factor_enabled", "username",
 ];
 

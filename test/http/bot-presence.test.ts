@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const BOT = "/api/v1/oauth2/bot";
-const PUBLIC_USER_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "id", "is_bot", "status", "username"];
+const PUBLIC_USER_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "custom_status", "id", "is_bot", "status", "username"];
 
 const call = (method: string, path: string, token: string | null, body?: unknown) => server.api(method, `${BOT}${path}`, { token, body });
 const setPresence = (bot: TestBot, body: unknown) => call("PUT", "/presence", bot.token, body);

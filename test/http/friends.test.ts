@@ -11,9 +11,9 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
-const FRIEND_KEYS = ["avatar", "is_bot", "since", "status", "user_id", "username"];
+const FRIEND_KEYS = ["avatar", "custom_status", "is_bot", "since", "status", "user_id", "username"];
 const REQUEST_KEYS = ["avatar", "created_at", "direction", "is_bot", "status", "user_id", "username"];
-const PUBLIC_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "id", "is_bot", "status", "username"];
+const PUBLIC_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "custom_status", "id", "is_bot", "status", "username"];
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** A connected socket whose presence write (a round trip after the handshake, on PostgreSQL too) is done. */

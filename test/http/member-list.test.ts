@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const UNKNOWN = "01a20805-7d72-77cc-b541-8c28e661b52b";
-const MEMBER_KEYS = ["avatar", "is_bot", "joined_at", "role", "roles", "status", "timeout_until", "user_id", "username"];
+const MEMBER_KEYS = ["avatar", "custom_status", "is_bot", "joined_at", "role", "roles", "status", "timeout_until", "user_id", "username"];
 const LIMIT_ERROR = "limit: must be a whole number between 1 and 1000";
 const SEARCH_LIMIT_ERROR = "limit: must be a whole number between 1 and 100";
 

@@ -121,6 +121,13 @@ const JSON_ROUTES: JsonRoute[] = [
     valid: () => ({ sounds: true }),
   },
   {
+    method: "PATCH",
+    path: "/api/v1/users/me/privacy",
+    auth: true,
+    fields: [opt("dms_from"), opt("friend_requests_from")],
+    valid: () => ({ friend_requests_from: "everyone" }),
+  },
+  {
     method: "POST",
     path: "/api/v1/users/me/connections",
     auth: true,
@@ -140,6 +147,7 @@ const PLAIN_ROUTES: PlainRoute[] = [
   { method: "DELETE", path: "/api/v1/users/me/avatar", auth: true },
   { method: "DELETE", path: "/api/v1/users/me/banner", auth: true },
   { method: "GET", path: "/api/v1/users/me/notifications", auth: true },
+  { method: "GET", path: "/api/v1/users/me/privacy", auth: true },
   { method: "GET", path: "/api/v1/users/me/connections", auth: true },
   { method: "GET", path: "/api/v1/users/me/muted-users", auth: true },
 ];

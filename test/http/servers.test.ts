@@ -97,7 +97,7 @@ describe("reading servers", () => {
     expect(res.status).toBe(200);
     expect(res.body).toHaveLength(2);
     for (const entry of res.body) {
-      expect(Object.keys(entry).sort()).toEqual(["avatar", "is_bot", "joined_at", "role", "roles", "status", "timeout_until", "user_id", "username"]);
+      expect(Object.keys(entry).sort()).toEqual(["avatar", "custom_status", "is_bot", "joined_at", "role", "roles", "status", "timeout_until", "user_id", "username"]);
     }
     expect(res.body.map((m: { user_id: string; role: string }) => [m.user_id, m.role])).toEqual([[owner.id, "owner"], [member.id, "member"]]);
     expect((await call("GET", `/${serverId}/members`, outsider)).status).toBe(403);

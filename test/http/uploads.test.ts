@@ -13,7 +13,7 @@ afterAll(() => server.stop());
 
 const MB = 1024 * 1024;
 const ME_KEYS = [
-  "avatar", "banner", "banner_offset", "bio", "created_at", "email", "id", "is_bot", "platform_admin", "premium", "status",
+  "avatar", "banner", "banner_offset", "bio", "created_at", "custom_status", "email", "id", "is_bot", "platform_admin", "premium", "status",
   "two_factor_enabled", "username",
 ];
 

@@ -14,10 +14,10 @@ const UNKNOWN_ID = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 const NOT_A_UUID = "not-a-uuid";
 
 const ME_KEYS = [
-  "avatar", "banner", "banner_offset", "bio", "created_at", "email", "id", "is_bot", "platform_admin", "premium", "status",
+  "avatar", "banner", "banner_offset", "bio", "created_at", "custom_status", "email", "id", "is_bot", "platform_admin", "premium", "status",
   "two_factor_enabled", "username",
 ];
-const PUBLIC_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "id", "is_bot", "status", "username"];
+const PUBLIC_KEYS = ["avatar", "banner", "banner_offset", "bio", "created_at", "custom_status", "id", "is_bot", "status", "username"];
 const CONNECTION_KEYS = ["created_at", "id", "name", "type", "url", "verified", "visible"];
 const MUTED_KEYS = ["avatar", "created_at", "is_bot", "user_id", "username"];
 const NOTIFICATION_DEFAULTS = {
@@ -204,6 +204,7 @@ describe("GET /api/v1/users/:id", () => {
       banner_offset: 42,
       bio: "hello there",
       status: "offline",
+      custom_status: null,
       is_bot: 0,
       created_at: target.user.created_at,
     });

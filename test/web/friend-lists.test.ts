@@ -1,7 +1,7 @@
 /** The Friends page's lists (web/lib/friend-lists.ts): sorted by username, one entry per user, changed one entry at a time. */
 import { expect, test } from "bun:test";
 import { onlineFriends, sortedByName, withEntry, withoutUser, withStatus } from "../../web/lib/friend-lists.ts";
-import type { PresenceStatus } from "../../web/lib/wire-types.ts";
+import type { CustomStatus, PresenceStatus } from "../../web/lib/wire-types.ts";
 
 const friend = (user_id: string, username: string, status: PresenceStatus = "offline") => ({ user_id, username, status });
 const names = (list: readonly { username: string }[]) => list.map((f) => f.username);
@@ -25,13 +25,18 @@ test("withoutUser drops one user's entry, and keeps the same list when there is 
 });
 
 test("withStatus changes one user's status and custom status, only when told; nobody else's", () => {
-  type Shown = ReturnType<typeof friend> & { custom_status?: string | null };
-  const list: Shown[] = [friend("1", "alice"), { ...friend("2", "bob"), custom_status: "busy" }];
+  const busy = { text: "busy", emoji: "📅", expires_at: "2026-12-02T20:00:00.000Z" };
+  type Shown = ReturnType<typeof friend> & { custom_status: CustomStatus | null };
+  const list: Shown[] = [{ ...friend("1", "alice"), custom_status: null }, { ...friend("2", "bob", "online"), custom_status: busy }];
   const changed = withStatus(list, "2", "dnd");
-  expect(changed[1]).toEqual({ user_id: "2", username: "bob", status: "dnd", custom_status: "busy" });
+  expect(changed[1]).toEqual({ user_id: "2", username: "bob", status: "dnd", custom_status: busy });
   expect(changed[0]).toBe(list[0]);
-  expect(withStatus(list, "2", "idle", null)[1]!.custom_status).toBeNull();
-  expect(withStatus(list, "2", "idle", "lunch")[1]!.custom_status).toBe("lunch");
+  expect(withStatus(list, "2", "idle", { text: null, emoji: null })[1]!.custom_status).toBeNull();
+  expect(withStatus(list, "2", "idle", { text: "lunch", emoji: null })[1]!.custom_status).toEqual({ text: "lunch", emoji: null, expires_at: null });
+  // The same text keeps the expiry the list knew (the event carries none).
+  expect(withStatus(list, "2", "idle", { text: "busy", emoji: "📅" })[1]!.custom_status).toEqual(busy);
+  // Nothing of an offline friend's is shown.
+  expect(withStatus(list, "2", "offline")[1]!.custom_status).toBeNull();
   expect(withStatus(list, "9", "online")).toBe(list);
 });
 

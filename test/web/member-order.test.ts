@@ -13,6 +13,7 @@ const member = (user_id: string, username: string, status: PresenceStatus = "off
   is_bot: 0,
   joined_at: 0,
   timeout_until: null,
+  custom_status: null,
 });
 const names = (list: readonly Member[]) => list.map((m) => m.username);
 

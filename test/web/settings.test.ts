@@ -31,6 +31,7 @@ const member = (user_id: string, builtin = "member", roles: string[] = [], is_bo
   is_bot,
   joined_at: 0,
   timeout_until: null,
+  custom_status: null,
 });
 
 const top = role("top", 4, P.MANAGE_ROLES | P.KICK_MEMBERS);

@@ -81,7 +81,7 @@ test("basePermissionsOf: owner, built-in roles, @everyone and custom roles, ADMI
     { id: "pins", server_id: "s", name: "Pinners", color: "#FFFFFF", position: 1, permissions: 16, hoist: false, is_default: 0, managed_bot_id: null },
     { id: "admin", server_id: "s", name: "Admins", color: "#FFFFFF", position: 2, permissions: 512, hoist: false, is_default: 0, managed_bot_id: null },
   ];
-  const member = (role: string, custom: string[] = [], user_id = "m"): Member => ({ user_id, username: "x", avatar: null, status: "online", role, roles: custom, is_bot: 0, joined_at: 0, timeout_until: null });
+  const member = (role: string, custom: string[] = [], user_id = "m"): Member => ({ user_id, username: "x", avatar: null, status: "online", role, roles: custom, is_bot: 0, joined_at: 0, timeout_until: null, custom_status: null });
   const plain = basePermissionsOf(member("member"), roles, "owner");
   expect(can(plain, "SEND_MESSAGES")).toBe(true);
   expect(can(plain, "MANAGE_MESSAGES")).toBe(false);

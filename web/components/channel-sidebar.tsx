@@ -30,6 +30,7 @@ import {
   type ChannelLayout,
 } from "../lib/channel-order.ts";
 import "./channel-manage.css";
+import { VoiceOccupants } from "./voice-occupants.tsx";
 import { CategoryDialog, CreateChannelDialog, DeleteCategoryDialog, DeleteChannelDialog, EditChannelDialog } from "./channel-dialogs.tsx";
 
 type Managing =
@@ -41,7 +42,8 @@ type Managing =
   | { kind: "delete-category"; category: Category };
 
 /**
- * The server's channels by category (only those the reader may view), plus "Invite people".
+ * The server's channels by category (only those the reader may view), who is in each voice
+ * channel under it, plus "Invite people".
  * Those with MANAGE_CHANNELS also create, edit, delete and move channels and categories here
  * (drag, or a "Move <name>" handle and the keyboard).
  */
@@ -54,6 +56,7 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
   const [menu, setMenu] = useState<{ at: MenuAt; channel: Channel } | null>(null);
   const channels = state.channels.value;
   const categories = state.categories.value;
+  const inVoice = state.voice.rooms.value;
   // Server settings are offered to those who may change something there.
   const me = session.value?.user.id ?? "";
   const self = state.members.self.value;
@@ -247,10 +250,11 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
                       if (!channel) return null;
                       const shown = store.channelUnread(server.id, channel.id);
                       const active = channel.id === activeChannelId;
+                      const room = channel.type === "voice" ? inVoice.get(channel.id) : undefined;
                       return (
                         <li
                           key={channel.id}
-                          class={`channel-row${channelMoves.grabbed === channel.id ? " grabbed" : ""}`}
+                          class={`channel-row${channelMoves.grabbed === channel.id ? " grabbed" : ""}${room ? " has-occupants" : ""}`}
                           draggable={manage}
                           onDragStart={manage ? (e) => channelMoves.dragStart(channel.id, e, channel.name) : undefined}
                           onDragOver={(e) => dragChannelTo(e, group.category, index)}
@@ -284,6 +288,7 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
                               </button>
                             </span>
                           )}
+                          <VoiceOccupants channelName={channel.name} room={room} />
                         </li>
                       );
                     })}

@@ -11,8 +11,7 @@ import type { UploadProgress } from "../../sdk/src/client.ts";
 import type { Message, ServerCommand } from "../lib/wire-types.ts";
 import { buildCommandWire, missingRequiredOption, sharesName } from "../lib/command-wire.ts";
 import { encodeMentions } from "../lib/content.ts";
-import { formatFileSize } from "../lib/format.ts";
-import { rankCommands } from "../lib/shared-rules.ts";
+import { LIMITS, rankCommands } from "../lib/shared-rules.ts";
 import { TypingSender } from "../lib/typing.ts";
 import { gateway, rest } from "../state/app-state.ts";
 import { sendMessage, uploadMessage } from "../state/place-requests.ts";
@@ -22,6 +21,9 @@ import { mayHere, usePlace } from "./place-context.ts";
 import { listKeys, SuggestionList, type Suggestion } from "./suggestion-list.tsx";
 import { useMemberSearch } from "./use-member-search.ts";
 import { ErrorAlert } from "./error-alert.tsx";
+import { CharacterCount } from "./character-count.tsx";
+import { StagedFiles } from "./staged-files.tsx";
+import { characterCountText, COUNT_SHOWN_FROM, tooLongMessage } from "../lib/message-length.ts";
 import { Icon } from "./icons.tsx";
 import { layoutSize } from "../state/layout.ts";
 
@@ -179,10 +181,19 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     }
   }
 
-  async function send() {
+  /** The text as it is sent: mentions written as the server reads them (longer than typed). */
+  function sentContent(typed: string): string {
     const users = server ? (server.members.members.peek() ?? []).map((m) => ({ id: m.user_id, username: m.username })) : dmPeople;
-    const content = encodeMentions(text.trim(), { users, channels: channels.filter((c) => c.type === "text") });
+    return encodeMentions(typed.trim(), { users, channels: channels.filter((c) => c.type === "text") });
+  }
+  // Counted as sent once the count may show; a mention can make the text a few times longer.
+  const sentLength = text.length * 20 > LIMITS.message.contentLength - COUNT_SHOWN_FROM ? sentContent(text).length : text.length;
+
+  async function send() {
+    const content = sentContent(text);
     if (!content && files.length === 0) return;
+    const tooLong = tooLongMessage(content.length);
+    if (tooLong) return setError(tooLong);
     setBusy(true);
     setError(null);
     // A command typed out by hand waits for its bot like one chosen from the list, from before the send.
@@ -234,6 +245,7 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
 
   const lookups = { members: server?.members ?? null, channels, roles };
   const listId = `composer-list-${timeline.key}`;
+  const countId = `composer-count-${timeline.key}`;
   const percent = progress && progress.total ? Math.round((progress.loaded / progress.total) * 100) : 0;
 
   return (
@@ -270,18 +282,7 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
           </button>
         </div>
       )}
-      {files.length > 0 && (
-        <ul class="staged-files" aria-label="Files to send">
-          {files.map((file, i) => (
-            <li key={`${file.name}-${i}`}>
-              <span>{file.name}</span> <span class="muted">{formatFileSize(file.size)}</span>
-              <button type="button" class="icon" aria-label={`Remove ${file.name}`} onClick={() => setFiles(files.filter((_, j) => j !== i))}>
-                <Icon name="close" size={14} />
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      {files.length > 0 && <StagedFiles files={files} onRemove={(i) => setFiles(files.filter((_, j) => j !== i))} />}
       {progress && (
         <div class="upload-progress">
           <progress aria-label="Upload progress" max={progress.total || 1} value={progress.loaded} />
@@ -323,6 +324,7 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
             aria-label={`Message ${place.label}`}
             placeholder={`Message ${place.label}`}
             aria-autocomplete="list"
+            aria-describedby={characterCountText(sentLength) ? countId : undefined}
             aria-controls={listItems.length ? listId : undefined}
             aria-activedescendant={listItems.length ? `${listId}-${activeIndex}` : undefined}
             rows={Math.min(10, Math.max(1, text.split("\n").length))}
@@ -346,6 +348,7 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
               }
             }}
           />
+          <CharacterCount id={countId} length={sentLength} />
           <button type="button" class="primary send" disabled={busy || (!text.trim() && files.length === 0)} onClick={() => void send()}>
             Send
           </button>

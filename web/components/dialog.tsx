@@ -5,7 +5,7 @@ import { useEffect, useRef } from "preact/hooks";
  * A modal dialog on the native <dialog> element: focus moves into it and stays there, Escape
  * and "Cancel" close it, and focus returns where it was.
  */
-export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+export function Dialog({ title, onClose, children, class: extra }: { title: string; onClose: () => void; children: ComponentChildren; class?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current!;
@@ -16,7 +16,7 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
   return (
     <dialog
       ref={ref}
-      class="dialog"
+      class={extra ? `dialog ${extra}` : "dialog"}
       aria-labelledby="dialog-title"
       onClose={onClose}
       onKeyDown={(e) => trapTab(e, ref.current!)}

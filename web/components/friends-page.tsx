@@ -19,6 +19,7 @@ import { Icon } from "./icons.tsx";
 import { MentionBadge } from "./mention-badge.tsx";
 import { NavOpener } from "./nav-drawer.tsx";
 import { useAction } from "./use-async.ts";
+import { CustomStatusLine, useUnexpired } from "./custom-status.tsx";
 
 const TABS = [
   { id: "online", name: "Online" },
@@ -167,12 +168,21 @@ function FriendRow({ friend }: { friend: ShownFriend }) {
   const [removing, setRemoving] = useState(false);
   const action = useAction();
   const status = STATUS_LABELS[friend.status];
+  const custom = useUnexpired(friend.custom_status);
   return (
     <li class="friend-row">
       <Avatar name={friend.username} src={friend.avatar} size={36} status={friend.status} />
       <div class="friend-text">
         <strong id={nameId(friend.user_id)}>{friend.username}</strong>
-        <span class="muted small">{friend.custom_status ? `${status} · ${friend.custom_status}` : status}</span>
+        <span class="muted small">
+          {status}
+          {custom && (
+            <>
+              {" · "}
+              <CustomStatusLine status={custom} />
+            </>
+          )}
+        </span>
         <ErrorAlert message={action.error} />
       </div>
       <div class="friend-actions">

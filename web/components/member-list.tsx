@@ -20,6 +20,7 @@ import { MEMBER_SEARCH_LIMIT, type MemberDirectory } from "../state/member-direc
 import { PRESENCE_IDS_PER_SERVER } from "../state/presence-subscriptions.ts";
 import type { ServerState } from "../state/server-state.ts";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";
+import { CustomStatusLine, useUnexpired } from "./custom-status.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
 import { useMemberSearch } from "./use-member-search.ts";
 
@@ -279,6 +280,7 @@ const MemberRow = memo(function MemberRow({
 }: RowsProps & { as: "li" | "div"; member: Member }) {
   const Tag = as;
   const expanded = open === member.user_id;
+  const custom = useUnexpired(member.custom_status);
   return (
     <Tag class="member-row" role={as === "div" ? "listitem" : undefined}>
       <button
@@ -290,8 +292,11 @@ const MemberRow = memo(function MemberRow({
         onClick={() => onToggle(member.user_id)}
       >
         <Avatar name={member.username} src={member.avatar} size={32} status={member.status} />
-        <span class="member-name" style={roleColor(member, roles)}>
-          {member.username}
+        <span class="member-text">
+          <span class="member-name" style={roleColor(member, roles)}>
+            {member.username}
+          </span>
+          {custom && <CustomStatusLine status={custom} class="muted small" />}
         </span>
         {member.is_bot === 1 && <span class="badge bot">BOT</span>}
         <span id={`member-${member.user_id}-status`} class="sr-only">
@@ -328,6 +333,7 @@ function MemberCard({ member, roles, isMe, onClose }: { member: Member; roles: R
     return () => document.removeEventListener("mousedown", outside);
   }, []);
   const held = roles.filter((r) => member.roles.includes(r.id));
+  const custom = useUnexpired(member.custom_status);
   async function message() {
     try {
       const dm = await store.openDm(member.user_id);
@@ -354,6 +360,7 @@ function MemberCard({ member, roles, isMe, onClose }: { member: Member; roles: R
           <div class="muted small">{STATUS_LABELS[member.status]}</div>
         </div>
       </div>
+      {custom && <CustomStatusLine status={custom} class="member-card-custom-status" />}
       <p class="small">
         {ROLE_LABELS[member.role] ?? member.role}
         {held.length > 0 && ` · ${held.map((r) => r.name).join(", ")}`}

@@ -3,8 +3,7 @@ import "./unread.css";
 export function MentionBadge({ count }: { count: number }) {
   if (count <= 0) return null;
   return (
-    <span class="mention-badge" aria-hidden="true">
-      {count > 99 ? "99+" : count}
-    </span>
+    // The count is drawn by CSS: the control it sits on says it in its name.
+    <span class="mention-badge" data-count={count > 99 ? "99+" : String(count)} aria-hidden="true" />
   );
 }

@@ -8,13 +8,13 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { rest } from "../state/app-state.ts";
 import { deleteMessage, editMessage } from "../state/place-requests.ts";
 import { errorMessage } from "../lib/api-errors.ts";
-import type { Attachment, Message } from "../lib/wire-types.ts";
-import { formatFileSize, formatFullTime, formatMessageTime } from "../lib/format.ts";
-import { imageBox } from "../lib/image-box.ts";
+import type { Message } from "../lib/wire-types.ts";
+import { formatFullTime, formatMessageTime } from "../lib/format.ts";
 import { can } from "../lib/permissions.ts";
 import { nameColour } from "../lib/role-colour.ts";
 import { Avatar } from "./avatar.tsx";
 import { ConfirmDialog } from "./confirm-dialog.tsx";
+import { Attachments } from "./attachments.tsx";
 import { EmbedView } from "./embed-view.tsx";
 import { EmojiPicker } from "./emoji-picker.tsx";
 import { MessageContent } from "./message-content.tsx";
@@ -147,13 +147,7 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
             </div>
           )
         )}
-        {message.attachments.length > 0 && (
-          <div class="attachments">
-            {message.attachments.map((a) => (
-              <AttachmentView key={a.id} attachment={a} />
-            ))}
-          </div>
-        )}
+        {message.attachments.length > 0 && <Attachments attachments={message.attachments} />}
         {message.embeds.map((embed, i) => (
           <EmbedView key={i} embed={embed} message={message} />
         ))}
@@ -303,20 +297,3 @@ function ReplyPreview({ replyTo, messageId }: { replyTo: string; messageId: stri
   );
 }
 
-function AttachmentView({ attachment }: { attachment: Attachment }) {
-  if (attachment.mime_type.startsWith("image/")) {
-    // The box is reserved from the stored size, so the row does not grow when the image arrives.
-    const box = imageBox(attachment.width, attachment.height);
-    return (
-      <a class="attachment-image" href={attachment.filename} target="_blank" rel="noopener noreferrer">
-        <img src={attachment.filename} alt={attachment.original_name} loading="lazy" width={box?.width} height={box?.height} class={box ? "sized" : undefined} />
-      </a>
-    );
-  }
-  return (
-    <a class="attachment-file" href={attachment.filename} download={attachment.original_name}>
-      <Icon name="file" />
-      <span class="name">{attachment.original_name}</span> <span class="muted">{formatFileSize(attachment.size)}</span>
-    </a>
-  );
-}

@@ -6,6 +6,7 @@ import { MessageSummary } from "./message-summary.tsx";
 import { usePlace } from "./place-context.ts";
 import { Icon } from "./icons.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
+import { useEscapeCloses } from "./use-escape-closes.ts";
 
 /** The channel's pinned messages, newest pin first; follows pins and unpins live. "Jump" shows a pin in the log. */
 export function PinsPanel({ onClose }: { onClose: () => void }) {
@@ -13,6 +14,14 @@ export function PinsPanel({ onClose }: { onClose: () => void }) {
   const [pins, setPins] = useState<Message[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const pinnedIds = place.timeline.pinned.value;
+  useEscapeCloses(onClose);
+  // Closed from inside (its own button, Escape on a "Jump"), the focus goes back to what opened it.
+  useEffect(() => {
+    const opener = document.activeElement as HTMLElement | null;
+    return () => {
+      if (!document.activeElement || document.activeElement === document.body) opener?.focus?.();
+    };
+  }, []);
   useEffect(() => {
     if (place.place.kind !== "channel") return;
     rest.request("listPins", { params: { id: place.place.channelId } }).then(setPins, (e) => setError(errorMessage(e)));
@@ -21,7 +30,7 @@ export function PinsPanel({ onClose }: { onClose: () => void }) {
     <aside class="side-panel" aria-label="Pinned messages">
       <header class="side-panel-header">
         <h2>Pinned messages</h2>
-        <button type="button" class="icon" aria-label="Close pinned messages" onClick={onClose}>
+        <button type="button" class="icon" aria-label="Close pinned messages" aria-keyshortcuts="Escape" onClick={onClose}>
           <Icon name="close" />
         </button>
       </header>

@@ -6,6 +6,7 @@ import { rememberSettingsReturn } from "../lib/settings-return.ts";
 import type { PresenceStatus } from "../lib/wire-types.ts";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";
 import { ContextMenu, type MenuAt } from "./context-menu.tsx";
+import { CustomStatusDialog, CustomStatusLine, useUnexpired } from "./custom-status.tsx";
 import { Icon } from "./icons.tsx";
 
 /** The status picker's choices; `offline` while connected is "Invisible" (docs/gateway.md, "Presence"). */
@@ -17,15 +18,18 @@ const STATUS_CHOICES: { status: PresenceStatus; label: string }[] = [
 ];
 
 /**
- * The reader at the bottom of the sidebar: who they are (their avatar opens "Set status"),
- * whether the app is connected, "User settings" and "Log out".
+ * The reader at the bottom of the sidebar: who they are (their avatar opens "Set status", which
+ * also opens "Set custom status"), their custom status or whether the app is connected,
+ * "User settings" and "Log out".
  */
 export function UserPanel() {
   const [picker, setPicker] = useState<MenuAt | null>(null);
   const [statusError, setStatusError] = useState<string | null>(null);
   const [leaving, setLeaving] = useState(false);
+  const [editing, setEditing] = useState(false);
   const { route, url } = useLocation();
   const user = session.value?.user;
+  const custom = useUnexpired(user?.custom_status);
   if (!user) return null;
   const connected = store.connected.value;
   const status = store.shownSelfStatus();
@@ -49,14 +53,18 @@ export function UserPanel() {
         aria-expanded={picker !== null}
         onClick={(event) => {
           const box = event.currentTarget.getBoundingClientRect();
-          setPicker({ x: box.left, y: box.top - 8 - 4 * 36, opener: event.currentTarget });
+          setPicker({ x: box.left, y: box.top - 8 - 5 * 36 - 9, opener: event.currentTarget });
         }}
       >
         <Avatar name={user.username} src={user.avatar} size={32} status={status} />
       </button>
       <div class="user-panel-text">
         <strong>{user.username}</strong>
-        <span class="muted small">{connected ? (invisible ? "Invisible" : STATUS_LABELS[status]) : "Connecting…"}</span>
+        {connected && custom ? (
+          <CustomStatusLine status={custom} class="muted small" />
+        ) : (
+          <span class="muted small">{connected ? (invisible ? "Invisible" : STATUS_LABELS[status]) : "Connecting…"}</span>
+        )}
         {statusError && (
           <span class="error small" role="alert">
             {statusError}
@@ -100,14 +108,18 @@ export function UserPanel() {
           label="Set status"
           at={picker}
           onClose={() => setPicker(null)}
-          items={STATUS_CHOICES.map((choice) => ({
-            label: choice.label,
-            checked: connected && (store.selfStatus.value ?? "online") === choice.status,
-            disabled: !connected,
-            onSelect: () => void setStatus(choice.status),
-          }))}
+          items={[
+            ...STATUS_CHOICES.map((choice) => ({
+              label: choice.label,
+              checked: connected && (store.selfStatus.value ?? "online") === choice.status,
+              disabled: !connected,
+              onSelect: () => void setStatus(choice.status),
+            })),
+            { label: "Set custom status", separated: true, onSelect: () => setEditing(true) },
+          ]}
         />
       )}
+      {editing && <CustomStatusDialog onClose={() => setEditing(false)} />}
     </section>
   );
 }

@@ -28,3 +28,13 @@ export function firstTextChannel(channels: Channel[], categories: Category[]): C
   }
   return undefined;
 }
+
+/**
+ * The channel before (`step` -1) or after (+1) `currentId` in sidebar order (Alt+Up/Down), or
+ * undefined at either end or when `currentId` is not listed.
+ */
+export function adjacentChannel(channels: Channel[], categories: Category[], currentId: string, step: -1 | 1): Channel | undefined {
+  const ordered = channelTree(channels, categories).flatMap((group) => group.channels);
+  const at = ordered.findIndex((c) => c.id === currentId);
+  return at < 0 ? undefined : ordered[at + step];
+}

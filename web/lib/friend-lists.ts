@@ -4,7 +4,8 @@
  * gateway's friend events and presence.
  */
 import { compareNames } from "./member-order.ts";
-import type { PresenceStatus } from "./wire-types.ts";
+import type { CustomStatus, PresenceStatus } from "./wire-types.ts";
+import { customStatusAfter, type CustomStatusNews } from "./custom-status.ts";
 
 /** What every entry of the lists has: the other user's id and name. */
 export interface FriendEntry {
@@ -31,15 +32,15 @@ export function withoutUser<T extends FriendEntry>(list: readonly T[], userId: s
   return list.some((e) => e.user_id === userId) ? list.filter((e) => e.user_id !== userId) : list;
 }
 
-/** `list` with the user's status (and custom status, when told) changed (the same list when the user is not in it). */
-export function withStatus<T extends FriendEntry & { status: PresenceStatus; custom_status?: string | null }>(
+/** `list` with the user's status and custom status changed as `user:status` told (the same list when the user is not in it). */
+export function withStatus<T extends FriendEntry & { status: PresenceStatus; custom_status: CustomStatus | null }>(
   list: readonly T[],
   userId: string,
   status: PresenceStatus,
-  customStatus?: string | null,
+  custom?: CustomStatusNews,
 ): readonly T[] {
   if (!list.some((e) => e.user_id === userId)) return list;
-  return list.map((e) => (e.user_id === userId ? { ...e, status, ...(customStatus !== undefined ? { custom_status: customStatus } : {}) } : e));
+  return list.map((e) => (e.user_id === userId ? { ...e, status, custom_status: customStatusAfter(e.custom_status, status, custom) } : e));
 }
 
 /** The friends shown under "Online": every status but offline. */

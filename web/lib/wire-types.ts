@@ -9,6 +9,7 @@ import type * as S from "../../sdk/src/client.ts";
 
 export type PresenceStatus = S.MeUser["status"];
 export type MeUser = S.MeUser;
+export type CustomStatus = S.CustomStatus;
 export type Session = S.Session;
 export type Server = S.Server;
 export type Channel = S.Channel;
@@ -47,6 +48,8 @@ export type NotificationSettings = S.NotificationSettings;
 /** One server's, channel's or DM's level and mute. */
 export type NotificationOverride = S.NotificationOverride;
 export type MutedUser = S.MutedUser;
+/** Who may send the account direct messages and friend requests (docs/users.md#privacy). */
+export type PrivacySettings = S.PrivacySettings;
 
 // The server settings (docs/invites.md, moderation.md, emojis.md, soundboard.md, webhooks.md, channels.md)
 
@@ -79,3 +82,6 @@ export type BotServer = S.BotServer;
 export type BotAddResult = S.BotAddResult;
 /** A slash command of an application (global when `server_id` is null). */
 export type ApplicationCommand = S.Command;
+/** Who is in a voice channel, as the channel list shows it (docs/voice.md, "Who is in each voice channel"). */
+export type VoiceChannelState = S.VoiceChannelState;
+export type VoiceOccupant = S.VoiceOccupant;

@@ -28,6 +28,7 @@ import { channelLabel } from "../lib/format.ts";
 import { useReadTracking } from "../components/use-read-tracking.ts";
 import { NotificationPrompt } from "../components/notification-prompt.tsx";
 import { FriendsPage } from "../components/friends-page.tsx";
+import { ChatShortcuts } from "../components/use-shortcuts.tsx";
 import { MembersPanel, MembersToggle } from "../components/members-panel.tsx";
 import { NavDrawer, NavOpener } from "../components/nav-drawer.tsx";
 import { layoutSize, navOpen } from "../state/layout.ts";
@@ -41,6 +42,7 @@ export function ChatPage() {
   return (
     <div class="chat-page">
       <NotificationPrompt />
+      <ChatShortcuts serverId={serverId} channelId={params.channelId} />
       <div class="chat">
         {serverId === "@me" ? <DirectMessages dmId={params.channelId} me={me} /> : <ServerView serverId={serverId} channelId={params.channelId} me={me} />}
       </div>

@@ -75,6 +75,14 @@ gateway.on("closed", ({ reason }) => {
   if (reason === "Unauthorized") expired();
 });
 export const store = new ChatStore(rest, gateway, () => session.value?.user ?? null);
+store.onOwnCustomStatus = ({ text, emoji }) => {
+  const user = session.value?.user;
+  if (!user) return;
+  const kept = user.custom_status;
+  // The event carries no expiry: the one this device knows stays when the text is the same.
+  const custom_status = text === null ? null : { text, emoji, expires_at: kept?.text === text ? kept.expires_at : null };
+  updateUser({ ...user, custom_status });
+};
 
 /** How long "Log out" waits for the server before forgetting the token anyway. */
 const LOG_OUT_WAIT_MS = 5000;

@@ -10,9 +10,10 @@ import type { RestClient } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import { sortedByName, withEntry, withoutUser, withStatus } from "../lib/friend-lists.ts";
 import type { Friend, FriendRequest, PresenceStatus } from "../lib/wire-types.ts";
+import type { CustomStatusNews } from "../lib/custom-status.ts";
 
-/** A friend as the page shows them: the friend object and the custom status a `user:status` told. */
-export type ShownFriend = Friend & { custom_status?: string | null };
+/** A friend as the page shows them: the friend object, its custom status as REST or a `user:status` last told it. */
+export type ShownFriend = Friend;
 
 /** One change to the lists, from an event or from the answer to the reader's own action. */
 type Change =
@@ -20,7 +21,7 @@ type Change =
   | { kind: "request"; request: FriendRequest }
   | { kind: "accepted"; userId: string; username: string }
   | { kind: "removed"; userId: string }
-  | { kind: "status"; userId: string; status: PresenceStatus; customStatus?: string | null };
+  | { kind: "status"; userId: string; status: PresenceStatus; custom?: CustomStatusNews };
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -99,8 +100,9 @@ export class FriendsState {
     this.apply({ kind: "removed", userId });
   }
 
-  statusChanged(userId: string, status: PresenceStatus, customStatus?: string | null): void {
-    this.apply({ kind: "status", userId, status, customStatus });
+  /** `custom` absent keeps the custom status; `{text: null}` clears it; an offline friend shows none. */
+  statusChanged(userId: string, status: PresenceStatus, custom?: CustomStatusNews): void {
+    this.apply({ kind: "status", userId, status, custom });
   }
 
   // The reader's own actions (their answers change the lists; the server tells only the other user) ---
@@ -158,6 +160,7 @@ export class FriendsState {
           username: change.username,
           avatar: asked?.avatar ?? null,
           status: "offline",
+          custom_status: null,
           is_bot: 0,
           since: now(),
         });
@@ -172,7 +175,7 @@ export class FriendsState {
       case "status":
         if (!friends.some((f) => f.user_id === change.userId)) return;
         this.told.add(change.userId);
-        this.friends.value = withStatus(friends, change.userId, change.status, change.customStatus);
+        this.friends.value = withStatus(friends, change.userId, change.status, change.custom);
     }
   }
 

@@ -15,6 +15,7 @@ import type { RestClient } from "../../sdk/src/client.ts";
 import { errorMessage, isRefusal } from "../lib/api-errors.ts";
 import { hoistedRoles, matchingNames, memberComparator, replaceSorted } from "../lib/member-order.ts";
 import type { Member, PresenceStatus, Role } from "../lib/wire-types.ts";
+import { customStatusAfter, type CustomStatusNews } from "../lib/custom-status.ts";
 
 /** A page of a large server's list: what a screen or two shows. */
 export const MEMBER_PAGE = 100;
@@ -204,6 +205,7 @@ export class MemberDirectory {
         is_bot: 0,
         joined_at: Math.floor(Date.now() / 1000),
         timeout_until: null,
+        custom_status: null,
       });
     }
     this.refresh(member.userId);
@@ -221,9 +223,14 @@ export class MemberDirectory {
     if (!this.complete.peek() && threshold !== null && (this.count.peek() ?? Infinity) <= threshold && this.members.peek() !== null) void this.reload();
   }
 
-  setStatus(userId: string, status: PresenceStatus): void {
+  /** `user:status`: the status, and the custom status as customStatusAfter says. */
+  setStatus(userId: string, status: PresenceStatus, custom?: CustomStatusNews): void {
     this.statusEvents.set(userId, (this.statusEvents.get(userId) ?? 0) + 1);
-    this.change(userId, (m) => (m.status === status ? m : { ...m, status }));
+    const isSelf = this.deps.self()?.id === userId;
+    this.change(userId, (m) => {
+      const custom_status = customStatusAfter(m.custom_status, status, custom, isSelf);
+      return m.status === status && m.custom_status === custom_status ? m : { ...m, status, custom_status };
+    });
   }
 
   /** The reader's own status as the app shows it changed (the gateway connected, or said so). */
@@ -382,8 +389,11 @@ export class MemberDirectory {
         if (wasMember && this.notMembers.has(userId)) return undefined;
         const current = this.index.get(userId);
         const self = this.deps.self();
-        const status = self?.id === userId ? self.status : current && (this.statusEvents.get(userId) ?? 0) !== statusMark ? current.status : member.status;
-        this.put(status === member.status ? member : { ...member, status });
+        // A status event that came while the answer was on its way is newer than the answer.
+        const newer = current && (this.statusEvents.get(userId) ?? 0) !== statusMark ? current : null;
+        const status = self?.id === userId ? self.status : (newer?.status ?? member.status);
+        const custom_status = newer ? newer.custom_status : member.custom_status;
+        this.put(status === member.status && custom_status === member.custom_status ? member : { ...member, status, custom_status });
         return member;
       })
       .catch(() => undefined)

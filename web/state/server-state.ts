@@ -1,8 +1,8 @@
 /**
  * One server as the app holds it: channels and categories (only those the reader may view, as
  * the server filters them), the members it knows with their presence (a MemberDirectory: the
- * whole list of a small server, what has been looked at of a large one), roles, custom emojis and
- * slash commands. Loaded when the server is first shown; gateway events keep it current.
+ * whole list of a small server, what has been looked at of a large one), roles, custom emojis,
+ * slash commands and who is in each voice channel. Loaded when the server is first shown; gateway events keep it current.
  */
 import { batch, signal } from "@preact/signals";
 import type { RestClient } from "../../sdk/src/client.ts";
@@ -10,6 +10,7 @@ import { errorMessage } from "../lib/api-errors.ts";
 import type { Category, Channel, Emoji, Role, ServerCommand } from "../lib/wire-types.ts";
 import { ChannelPermissions } from "./channel-permissions.ts";
 import { MemberDirectory, type MemberDirectoryDeps } from "./member-directory.ts";
+import { VoiceOccupancy } from "./voice-occupants.ts";
 
 export class ServerState {
   readonly channels = signal<Channel[] | null>(null);
@@ -17,6 +18,8 @@ export class ServerState {
   readonly members: MemberDirectory;
   /** The reader's own bits in the channels shown; asked again with every channel reload (what changes channels changes them). */
   readonly permissions: ChannelPermissions;
+  /** Who is in each voice channel, loaded with the channels. */
+  readonly voice: VoiceOccupancy;
   readonly roles = signal<Role[]>([]);
   readonly emojis = signal<Emoji[]>([]);
   readonly commands = signal<ServerCommand[]>([]);
@@ -32,6 +35,7 @@ export class ServerState {
   ) {
     this.members = new MemberDirectory(id, { ...members, rest });
     this.permissions = new ChannelPermissions(rest);
+    this.voice = new VoiceOccupancy(id, rest);
   }
 
   /** Loads everything once; later calls do nothing. */
@@ -54,6 +58,7 @@ export class ServerState {
   }
 
   async reloadChannels(): Promise<void> {
+    void this.voice.reload();
     try {
       this.setChannelList(await this.rest.request("listChannels", { params: { id: this.id } }));
     } catch (error) {
@@ -123,6 +128,7 @@ export class ServerState {
 
   removeChannel(channelId: string): void {
     this.permissions.forget(channelId);
+    this.voice.forget(channelId);
     const list = this.channels.value;
     if (list) this.channels.value = list.filter((c) => c.id !== channelId);
   }

@@ -6,13 +6,14 @@ import { computed, effect, signal } from "@preact/signals";
 import type { Gateway, GatewayEventName, Listener, RestClient } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { MessagePlace } from "./place-requests.ts";
-import type { Channel, Dm, MeUser, Message, PresenceStatus, Role, Server } from "../lib/wire-types.ts";
+import type { Category, Channel, Dm, MeUser, Message, PresenceStatus, Role, Server } from "../lib/wire-types.ts";
+import type { SwitchSources } from "../lib/quick-switch.ts";
 import { ServerState } from "./server-state.ts";
 import { Timeline } from "./timeline.ts";
 import { ReadStates } from "./read-states.ts";
 import { NotificationSettingsState } from "./notification-settings.ts";
 import { Notifier, type NotifiedPlace } from "./notifier.ts";
-import { mayMention, notifies } from "../lib/notify-rules.ts";
+import { mayMention } from "../lib/notify-rules.ts";
 import { plainText } from "../lib/content.ts";
 import { PresenceSubscriptions } from "./presence-subscriptions.ts";
 import { FriendsState } from "./friends.ts";
@@ -74,6 +75,8 @@ export class ChatStore {
   private awaitingMention = new Map<string, Message>();
   /** LARGE_SERVER_MEMBERS from GET /platform/config, asked once (again after a failure). */
   private largeServerMembers: Promise<number | null> | null = null;
+  /** The reader's own custom status as `user:status` told it (set on another device, cleared, expired); the session keeps it. */
+  onOwnCustomStatus: (custom: { text: string | null; emoji: string | null }) => void = () => {};
 
   constructor(
     readonly rest: RestClient,
@@ -94,6 +97,7 @@ export class ChatStore {
     gateway.on("ready", () => {
       this.connected.value = true;
       this.presence.connectedAgain(false);
+      for (const state of this.states.values()) state.voice.subscribed();
     });
     gateway.on("disconnected", () => (this.connected.value = false));
     gateway.on("closed", () => (this.connected.value = false));
@@ -107,6 +111,8 @@ export class ChatStore {
       void this.readStates.load();
       this.friends.reconnected();
       for (const state of this.states.values()) {
+        // Rooms may have emptied while away: nothing shown from before, the reload fills it in.
+        state.voice.clear();
         state.later("channels", 0);
         state.later("members", 0);
         state.later("roles", 0);
@@ -398,6 +404,24 @@ export class ChatStore {
     this.readStates.forget(dmId);
   }
 
+  /** What the quick switcher searches: the reader's DMs, and their servers with the channels known of each. */
+  switchSources(): SwitchSources {
+    return {
+      dms: (this.dms.value ?? []).map((dm) => ({ id: dm.id, name: dmName(dm) })),
+      servers: (this.servers.value ?? []).map((server) => {
+        const state = this.states.get(server.id);
+        return { id: server.id, name: server.name, channels: state?.channels.value ?? [], categories: state?.categories.value ?? [] };
+      }),
+    };
+  }
+
+  /** A server's channels and categories as loaded (null before), without loading the rest of its state. */
+  channelsOf(serverId: string): { channels: Channel[]; categories: Category[] } | null {
+    const state = this.states.get(serverId);
+    const channels = state?.channels.value;
+    return state && channels ? { channels, categories: state.categories.value } : null;
+  }
+
   /** Servers whose state is loaded, to look a channel or role up by id. */
   private loadedStates(): ServerState[] {
     return [...this.states.values()];
@@ -430,8 +454,11 @@ export class ChatStore {
     on("user:status", (p) => {
       const status = p.status as PresenceStatus;
       if (isMe(p.userId)) this.selfStatus.value = status;
-      for (const state of this.states.values()) state.members.setStatus(p.userId, status);
-      this.friends.statusChanged(p.userId, status, p.customStatus);
+      // A person's custom status comes with its emoji; a bot's activity text comes alone.
+      const custom = p.customStatus === undefined ? undefined : { text: p.customStatus, emoji: p.customStatusEmoji ?? null };
+      if (isMe(p.userId) && custom) this.onOwnCustomStatus(custom);
+      for (const state of this.states.values()) state.members.setStatus(p.userId, status, custom);
+      this.friends.statusChanged(p.userId, status, custom);
       const list = this.dms.value;
       if (list?.some((c) => c.recipients.some((r) => r.id === p.userId))) {
         this.dms.value = list.map((c) => ({
@@ -497,6 +524,7 @@ export class ChatStore {
       this.states.get(c.server_id)?.removeChannel(c.id);
       this.readStates.forget(c.id);
     });
+    on("voice:channel-update", ({ server_id, ...room }) => this.states.get(server_id)?.voice.apply(room));
     // An override can show or hide channels: the list is asked again (it is filtered by the server).
     on("channel:permissions-updated", (p) => {
       const state = this.stateOfChannel(p.channelId);

@@ -51,7 +51,11 @@ export const LIMITS = {
     "emailLength": 254,
     "loginLength": 254,
     "connectionNameLength": 100,
-    "connectionUrlLength": 512
+    "connectionUrlLength": 512,
+    "customStatusLength": 128,
+    "customStatusEmojiLength": 100,
+    "customStatusExpiryMin": 60,
+    "customStatusExpiryMax": 2592000
   },
   "server": {
     "nameLength": 100,

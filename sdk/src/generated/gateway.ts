@@ -129,6 +129,7 @@ export interface ServerEvents {
     userId: string;
     status: "online" | "idle" | "dnd" | "offline";
     customStatus?: string | null;
+    customStatusEmoji?: string | null;
   };
   /** Sent to `channel:<id>`, except the typist's own sockets. */
   "typing:start": {
@@ -321,6 +322,13 @@ export interface ServerEvents {
     channels: number;
     userId: string;
   };
+  /** Sent to `server:<id>`, except members who cannot see the channel (coalesced per room: at most one every 200 ms, the last state). */
+  "voice:channel-update": {
+    server_id: string;
+    channel_id: string;
+    occupants: S.VoiceOccupant[];
+    audience_count: number;
+  };
   /** Sent to `voice:<channelId>`. */
   "voice:soundboard": {
     channelId: string;
@@ -417,6 +425,7 @@ export const SERVER_EVENTS = {
   "bot:audio-data": { rooms: ["voice"] },
   "voice:listening": { rooms: ["voice"] },
   "voice:audio-data": { rooms: ["voice"] },
+  "voice:channel-update": { rooms: ["server"] },
   "voice:soundboard": { rooms: ["voice"] },
   "friend:request": { rooms: ["user"] },
   "friend:accepted": { rooms: ["user"] },

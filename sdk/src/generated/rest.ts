@@ -177,6 +177,26 @@ export interface Operations {
     };
     response: S.Session;
   };
+  /** Set custom status Sets the caller's custom status (docs/users.md, "Custom status"); people only `PUT /api/v1/users/me/custom-status` */
+  setCustomStatus: {
+    method: "PUT";
+    path: "/api/v1/users/me/custom-status";
+    args: {
+      body: {
+        text: string;
+        emoji?: string | null;
+        expires_in?: number | null;
+      };
+    };
+    response: S.CustomStatus;
+  };
+  /** Clear custom status `DELETE /api/v1/users/me/custom-status` */
+  clearCustomStatus: {
+    method: "DELETE";
+    path: "/api/v1/users/me/custom-status";
+    args: {};
+    response: S.Success;
+  };
   /** List read states `GET /api/v1/users/me/read-states` */
   listReadStates: {
     method: "GET";
@@ -205,6 +225,25 @@ export interface Operations {
       };
     };
     response: S.NotificationSettings;
+  };
+  /** Get privacy settings `GET /api/v1/users/me/privacy` */
+  getPrivacySettings: {
+    method: "GET";
+    path: "/api/v1/users/me/privacy";
+    args: {};
+    response: S.PrivacySettings;
+  };
+  /** Update privacy settings `PATCH /api/v1/users/me/privacy` */
+  updatePrivacySettings: {
+    method: "PATCH";
+    path: "/api/v1/users/me/privacy";
+    args: {
+      body: {
+        dms_from?: "server_members" | "friends";
+        friend_requests_from?: "everyone" | "mutual" | "nobody";
+      };
+    };
+    response: S.PrivacySettings;
   };
   /** List connections `GET /api/v1/users/me/connections` */
   listConnections: {
@@ -496,6 +535,17 @@ export interface Operations {
       };
     };
     response: S.Message[];
+  };
+  /** List voice states Who is in each voice channel the caller may view, for those with someone in them (docs/voice.md, "Who is in each voice channel") `GET /api/v1/servers/{id}/voice-states` */
+  listVoiceStates: {
+    method: "GET";
+    path: "/api/v1/servers/{id}/voice-states";
+    args: {
+      params: {
+        id: string;
+      };
+    };
+    response: S.VoiceChannelState[];
   };
   /** Set server icon `POST /api/v1/servers/{id}/icon` */
   setServerIcon: {
@@ -3408,9 +3458,13 @@ export const OPERATIONS = {
   setMyBanner: { method: "POST", path: "/api/v1/users/me/banner", body: "multipart", answer: "json", security: "token" },
   removeMyBanner: { method: "DELETE", path: "/api/v1/users/me/banner", body: null, answer: "json", security: "token" },
   changePassword: { method: "PUT", path: "/api/v1/users/me/password", body: "json", answer: "json", security: "token" },
+  setCustomStatus: { method: "PUT", path: "/api/v1/users/me/custom-status", body: "json", answer: "json", security: "token" },
+  clearCustomStatus: { method: "DELETE", path: "/api/v1/users/me/custom-status", body: null, answer: "json", security: "token" },
   listReadStates: { method: "GET", path: "/api/v1/users/me/read-states", body: null, answer: "json", security: "token" },
   getNotificationSettings: { method: "GET", path: "/api/v1/users/me/notifications", body: null, answer: "json", security: "token" },
   updateNotificationSettings: { method: "POST", path: "/api/v1/users/me/notifications", body: "json", answer: "json", security: "token" },
+  getPrivacySettings: { method: "GET", path: "/api/v1/users/me/privacy", body: null, answer: "json", security: "token" },
+  updatePrivacySettings: { method: "PATCH", path: "/api/v1/users/me/privacy", body: "json", answer: "json", security: "token" },
   listConnections: { method: "GET", path: "/api/v1/users/me/connections", body: null, answer: "json", security: "token" },
   addConnection: { method: "POST", path: "/api/v1/users/me/connections", body: "json", answer: "json", security: "token" },
   removeConnection: { method: "DELETE", path: "/api/v1/users/me/connections/{connectionId}", body: null, answer: "json", security: "token" },
@@ -3436,6 +3490,7 @@ export const OPERATIONS = {
   listMembers: { method: "GET", path: "/api/v1/servers/{id}/members", body: null, answer: "json", security: "token" },
   getMember: { method: "GET", path: "/api/v1/servers/{id}/members/{userId}", body: null, answer: "json", security: "token" },
   searchServerMessages: { method: "GET", path: "/api/v1/servers/{id}/search", body: null, answer: "json", security: "token" },
+  listVoiceStates: { method: "GET", path: "/api/v1/servers/{id}/voice-states", body: null, answer: "json", security: "token" },
   setServerIcon: { method: "POST", path: "/api/v1/servers/{id}/icon", body: "multipart", answer: "json", security: "token" },
   setServerBanner: { method: "POST", path: "/api/v1/servers/{id}/banner", body: "multipart", answer: "json", security: "token" },
   setServerBannerOffset: { method: "PATCH", path: "/api/v1/servers/{id}/banner-offset", body: "json", answer: "json", security: "token" },

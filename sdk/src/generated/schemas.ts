@@ -73,6 +73,12 @@ export type ComponentEmoji = {
   id?: string;
 };
 
+export type CustomStatus = {
+  text: string;
+  emoji: string | null;
+  expires_at: string | null;
+};
+
 export type Dm = {
   id: string;
   type: "dm" | "group";
@@ -149,6 +155,7 @@ export type MeUser = {
   banner_offset: number;
   bio: string;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   two_factor_enabled: boolean;
   premium: boolean;
@@ -188,6 +195,7 @@ export type PublicUser = {
   banner_offset: number;
   bio: string;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   created_at: number;
 };
@@ -231,6 +239,25 @@ export type StringSelectComponent = {
 
 export type Success = {
   success: true;
+};
+
+export type VoiceChannelState = {
+  channel_id: string;
+  occupants: VoiceOccupant[];
+  audience_count: number;
+};
+
+export type VoiceOccupant = {
+  user_id: string;
+  username: string;
+  avatar: string | null;
+  muted: boolean;
+  deafened: boolean;
+  server_muted: boolean;
+  server_deafened: boolean;
+  speaking: boolean;
+  video: boolean;
+  meeting_role: "audience" | "speaker" | null;
 };
 
 export type VoiceParticipant = {
@@ -299,6 +326,7 @@ export type Friend = {
   username: string;
   avatar: string | null;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   since: number;
 };
@@ -326,6 +354,7 @@ export type FriendSearchResult = {
   banner_offset: number;
   bio: string;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   created_at: number;
   relationship: "none" | "friend" | "incoming" | "outgoing";
@@ -361,6 +390,11 @@ export type NotificationSettings = {
   desktop: boolean;
 };
 
+export type PrivacySettings = {
+  dms_from: "server_members" | "friends";
+  friend_requests_from: "everyone" | "mutual" | "nobody";
+};
+
 export type RecoveryCodes = {
   recovery_codes: string[];
 };
@@ -392,6 +426,7 @@ export type UserProfile = {
   banner_offset: number;
   bio: string;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   created_at: number;
   connections: Connection[];
@@ -415,6 +450,7 @@ export type UserWithActivity = {
   banner_offset: number;
   bio: string;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   is_bot: 0 | 1;
   created_at: number;
   activity: Activity | null;
@@ -836,6 +872,7 @@ export type Member = {
   username: string;
   avatar: string | null;
   status: "online" | "idle" | "dnd" | "offline";
+  custom_status: CustomStatus | null;
   role: string;
   roles: string[];
   is_bot: 0 | 1;

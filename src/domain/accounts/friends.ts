@@ -2,12 +2,14 @@ import * as v from "valibot";
 import type { Store } from "../../store/store.ts";
 import type { FriendshipRow, RelatedUserRow } from "../../store/friends-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
-import { BotFlag, ImageUrl, Presence, PublicUser, UnixSeconds, Uuid } from "../shared/shapes.ts";
+import { BotFlag, CustomStatus, ImageUrl, Presence, PublicUser, UnixSeconds, Uuid } from "../shared/shapes.ts";
+import { currentCustomStatus } from "./current-custom-status.ts";
 import { badRequest, conflict, forbidden, notFound } from "../shared/errors.ts";
 import { rooms, type EventBus } from "../shared/events.ts";
 import { toPublicUser } from "./users.ts";
 import { isUuid } from "../shared/validation.ts";
 import { presenceShownTo } from "./presence-visibility.ts";
+import type { Privacy } from "./privacy.ts";
 
 /** An accepted friend, as `GET /friends` lists them. */
 export const Friend = v.object({
@@ -15,6 +17,8 @@ export const Friend = v.object({
   username: v.string(),
   avatar: ImageUrl,
   status: Presence,
+  /** Shown while the friend is not offline (docs/users.md, "Custom status"). */
+  custom_status: v.nullable(CustomStatus),
   is_bot: BotFlag,
   /** When the friendship was accepted. */
   since: UnixSeconds,
@@ -39,11 +43,15 @@ export const FriendSearchResult = v.object({ ...PublicUser.entries, relationship
 export type FriendSearchResult = v.InferOutput<typeof FriendSearchResult>;
 
 
+/** Friends see each other's presence, so only being offline (or invisible) hides a custom status. */
+const friendsCustomStatus = (row: RelatedUserRow | UserRow) => (row.status === "offline" ? null : currentCustomStatus(row));
+
 const toFriend = (row: RelatedUserRow): Friend => ({
   user_id: row.user_id,
   username: row.username,
   avatar: row.avatar,
   status: row.status,
+  custom_status: friendsCustomStatus(row),
   is_bot: row.is_bot,
   since: row.accepted_at ?? row.created_at,
 });
@@ -63,6 +71,7 @@ const friendOf = (other: UserRow, row: FriendshipRow): Friend => ({
   username: other.username,
   avatar: other.avatar,
   status: other.status,
+  custom_status: friendsCustomStatus(other),
   is_bot: other.is_bot,
   since: row.accepted_at ?? row.created_at,
 });
@@ -72,7 +81,11 @@ const friendOf = (other: UserRow, row: FriendshipRow): Friend => ({
  * neither send nor receive requests. Each change is announced to the other user's room.
  */
 export class Friends {
-  constructor(private readonly store: Store, private readonly bus: EventBus) {}
+  constructor(
+    private readonly store: Store,
+    private readonly bus: EventBus,
+    private readonly privacy: Privacy,
+  ) {}
 
   /** Accepted friends see each other's presence, so their status is shown as it is. */
   async list(user: UserRow): Promise<Friend[]> {
@@ -102,7 +115,9 @@ export class Friends {
 
   /**
    * Sends a request to the user named `username`. When they had already asked the caller,
-   * this accepts their request instead (`accepted: true`, the result is the friend).
+   * this accepts their request instead (`accepted: true`, the result is the friend). Only a new
+   * request follows the target's friend_requests_from: accepting theirs, or being told of an
+   * existing request or friendship, does not.
    */
   async request(
     user: UserRow,
@@ -113,6 +128,7 @@ export class Friends {
     if (!target) throw notFound("User");
     if (target.id === user.id) throw badRequest("You cannot send a friend request to yourself");
     if (target.is_bot) throw badRequest("Bots cannot be added as friends");
+    if (!(await this.store.friends.find(user.id, target.id))) await this.privacy.requireAcceptsFriendRequest(user, target);
     const result = await this.store.friends.request(user.id, target.id);
     switch (result.kind) {
       case "already-friends":

@@ -1,15 +1,24 @@
 import type { Store } from "../../store/store.ts";
+import type { UserRow } from "../../store/users-repo.ts";
 import type { EventBus } from "../shared/events.ts";
 import { rooms } from "../shared/events.ts";
 import type { Activity, PresenceStatus } from "../shared/shapes.ts";
 import { badRequest } from "../shared/errors.ts";
 import type { ConnectionCounts } from "../shared/shared-state.ts";
+import type { CustomStatus } from "../shared/shapes.ts";
+import { currentCustomStatus } from "./current-custom-status.ts";
+
+/** What `user:status` carries beside the status: a person's custom status, or a bot's custom activity. */
+type StatusExtras = { customStatus: string | null; customStatusEmoji?: string | null };
 
 /**
  * Presence: a user is shown with their chosen status while at least one gateway socket is
  * connected, and `offline` once the last one closes. Choosing `offline` while connected is
  * "invisible". Every change is announced as `user:status`. Connections are counted over every
  * node of a cluster (SharedState): a user goes offline when the last one, on any node, closes.
+ * A person's announcement while shown (not offline) carries their custom status (text and emoji,
+ * or null), so whoever sees them come online sees it too; a bot's carries its custom activity
+ * only when it sets its presence (bots have no custom status: docs/users.md, "Custom status").
  */
 export class Presence {
   constructor(
@@ -31,7 +40,7 @@ export class Presence {
   async socketConnected(userId: string): Promise<void> {
     if ((await this.connections.connected(userId)) > 1) return;
     const user = await this.store.users.findById(userId);
-    if (user) await this.show(userId, user.status, user.preferred_status);
+    if (user) await this.show(user, user.preferred_status);
   }
 
   async socketDisconnected(userId: string): Promise<void> {
@@ -43,7 +52,7 @@ export class Presence {
   private async wentAway(userId: string): Promise<void> {
     const user = await this.store.users.findById(userId);
     // A socket may have reconnected while the lookup ran.
-    if (user && !(await this.isConnected(userId))) await this.show(userId, user.status, "offline");
+    if (user && !(await this.isConnected(userId))) await this.show(user, "offline");
   }
 
   /** `status:set`: remembers the choice and shows it while connected. */
@@ -52,7 +61,7 @@ export class Presence {
     if (!user) throw badRequest("Unknown user");
     const shown = (await this.isConnected(userId)) ? chosen : "offline";
     await this.store.users.setPreferredStatus(userId, chosen, shown);
-    if (shown !== user.status) await this.announce(userId, shown);
+    if (shown !== user.status) await this.announce(userId, shown, customStatusExtras(user, shown));
     return { status: shown };
   }
 
@@ -75,7 +84,7 @@ export class Presence {
     if (!connected || activity === null) await this.connections.setActivity(userId, null);
     else if (activity !== undefined) await this.connections.setActivity(userId, activity);
     const current = connected ? await this.connections.activity(userId) : null;
-    if (connected) await this.announce(userId, shown, customStatusOf(current));
+    if (connected) await this.announce(userId, shown, { customStatus: customStatusOf(current) });
     else if (shown !== user.status) await this.announce(userId, shown);
     return { status: shown, activity: current };
   }
@@ -86,16 +95,34 @@ export class Presence {
     return this.connections.activity(userId);
   }
 
-  private async show(userId: string, before: PresenceStatus, after: PresenceStatus) {
-    if (before === after) return;
-    await this.store.users.setStatus(userId, after);
-    await this.announce(userId, after);
+  /**
+   * A person's custom status was set, changed, cleared or expired (`user` is the row after it):
+   * announced only while they are connected and shown, since nobody else sees it otherwise.
+   */
+  async customStatusChanged(user: UserRow, status: CustomStatus | null): Promise<void> {
+    if (user.status === "offline" || !(await this.isConnected(user.id))) return;
+    await this.announce(user.id, user.status, { customStatus: status?.text ?? null, customStatusEmoji: status?.emoji ?? null });
   }
 
-  private async announce(userId: string, status: PresenceStatus, customStatus?: string | null) {
-    const payload = customStatus === undefined ? { userId, status } : { userId, status, customStatus };
-    this.bus.publish(await this.audience(userId), "user:status", payload);
+  private async show(user: UserRow, after: PresenceStatus) {
+    if (user.status === after) return;
+    await this.store.users.setStatus(user.id, after);
+    await this.announce(user.id, after, customStatusExtras(user, after));
   }
+
+  private async announce(userId: string, status: PresenceStatus, extras?: StatusExtras) {
+    this.bus.publish(await this.audience(userId), "user:status", { userId, status, ...extras });
+  }
+}
+
+/**
+ * A person shown as `shown` carries their custom status when they have one. Clients keep what
+ * they were told until told otherwise, and an offline announcement clears it (nothing is shown
+ * of an offline user), so coming back without one means none.
+ */
+function customStatusExtras(user: UserRow, shown: PresenceStatus): StatusExtras | undefined {
+  const status = user.is_bot || shown === "offline" ? null : currentCustomStatus(user);
+  return status ? { customStatus: status.text, customStatusEmoji: status.emoji } : undefined;
 }
 
 /** `user:status` carries a custom activity as `customStatus`: its state, or else its name. */

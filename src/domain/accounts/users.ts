@@ -8,6 +8,7 @@ import { LIMITS } from "../shared/limits.ts";
 import { readImageUpload, type UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
 import { presenceShownTo } from "./presence-visibility.ts";
+import { currentCustomStatus } from "./current-custom-status.ts";
 
 export function toMeUser(user: UserRow): MeUser {
   return {
@@ -19,6 +20,7 @@ export function toMeUser(user: UserRow): MeUser {
     banner_offset: user.banner_offset,
     bio: user.bio,
     status: user.status,
+    custom_status: currentCustomStatus(user),
     is_bot: user.is_bot,
     two_factor_enabled: user.totp_secret !== null,
     premium: user.premium === 1,
@@ -27,6 +29,7 @@ export function toMeUser(user: UserRow): MeUser {
   };
 }
 
+/** The user as they are; presenceShownTo hides their presence and custom status from those who may not see them. */
 export function toPublicUser(user: UserRow): PublicUser {
   return {
     id: user.id,
@@ -36,6 +39,7 @@ export function toPublicUser(user: UserRow): PublicUser {
     banner_offset: user.banner_offset,
     bio: user.bio,
     status: user.status,
+    custom_status: currentCustomStatus(user),
     is_bot: user.is_bot,
     created_at: user.created_at,
   };

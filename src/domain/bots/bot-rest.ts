@@ -47,7 +47,10 @@ export class BotRest {
     return this.messages.page(channelId, bot, query);
   }
 
-  /** A DM message through the same Dms as users' DMs; the target must share a server with the bot. */
+  /**
+   * A DM message through the same Dms as users' DMs: the target must share a server with the bot
+   * and not take direct messages from friends only (a bot is never a friend).
+   */
   async dm(targetUserId: string, bot: UserRow, input: MessageBodyInput): Promise<DmMessage> {
     if (!hasBody(input)) throw badRequest("A message needs content or embeds");
     const { dm } = await this.dms.openDm(bot, targetUserId);

@@ -8,7 +8,9 @@ import type { Audit } from "../access/audit.ts";
 import { rooms, type EventBus, type GatewayEventName, type GatewayPayload, type RoomSocket } from "../shared/events.ts";
 import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
-import { BotFlag, ImageUrl, Presence, UnixSeconds, Uuid } from "../shared/shapes.ts";
+import type { MemberWithRoles } from "../../store/members-repo.ts";
+import { BotFlag, CustomStatus, ImageUrl, Presence, UnixSeconds, Uuid } from "../shared/shapes.ts";
+import { currentCustomStatus } from "../accounts/current-custom-status.ts";
 import { capReached, type ResourceCaps } from "../shared/caps.ts";
 import { ApiError, notFound } from "../shared/errors.ts";
 import { LIMITS } from "../shared/limits.ts";
@@ -20,6 +22,8 @@ export const Member = v.object({
   username: v.string(),
   avatar: ImageUrl,
   status: Presence,
+  /** Hearth extension: shown while the member is (online, idle or dnd), to the member always. */
+  custom_status: v.nullable(CustomStatus),
   role: v.string(),
   roles: v.array(Uuid),
   is_bot: BotFlag,
@@ -27,6 +31,13 @@ export const Member = v.object({
   timeout_until: v.nullable(UnixSeconds),
 });
 export type Member = v.InferOutput<typeof Member>;
+
+/** A member list row as `viewerId` sees it: members share the server, so only invisibility hides the custom status. */
+function toMember(row: MemberWithRoles, viewerId: string): Member {
+  const { custom_status_text, custom_status_emoji, custom_status_expires_at, ...member } = row;
+  const shown = row.status !== "offline" || row.user_id === viewerId;
+  return { ...member, custom_status: shown ? currentCustomStatus({ custom_status_text, custom_status_emoji, custom_status_expires_at }) : null };
+}
 
 /** How much of the member list to answer (Members.list): all of it when none is given. */
 export interface MemberListOptions {
@@ -59,6 +70,7 @@ const SCREENED_EVENTS = {
   "channel:updated": "id",
   "channel:deleted": "id",
   "channel:permissions-updated": "channelId",
+  "voice:channel-update": "channel_id",
 } as const satisfies Partial<Record<GatewayEventName, string>>;
 export type ScreenedEvent = keyof typeof SCREENED_EVENTS;
 
@@ -83,11 +95,13 @@ export class Members {
     const member = await this.access.member(serverId, userId);
     const id = member.server.id;
     const { members } = LIMITS;
-    if (query.query !== undefined) return this.store.members.search(id, query.query.normalize("NFC"), query.limit ?? members.searchDefault);
-    if (query.limit !== undefined || query.after !== undefined) {
-      return this.store.members.page(id, query.after?.toLowerCase() ?? null, query.limit ?? members.pageDefault);
-    }
-    return this.store.members.list(id);
+    const rows =
+      query.query !== undefined
+        ? await this.store.members.search(id, query.query.normalize("NFC"), query.limit ?? members.searchDefault)
+        : query.limit !== undefined || query.after !== undefined
+          ? await this.store.members.page(id, query.after?.toLowerCase() ?? null, query.limit ?? members.pageDefault)
+          : await this.store.members.list(id);
+    return rows.map((row) => toMember(row, userId));
   }
 
   /** One member in the list's shape: 404 `Member not found` for anyone else (an id that is not a UUID too). */
@@ -95,7 +109,7 @@ export class Members {
     const member = await this.access.member(serverId, userId);
     const found = isUuid(targetUserId) ? await this.store.members.one(member.server.id, targetUserId.toLowerCase()) : null;
     if (!found) throw notFound("Member");
-    return found;
+    return toMember(found, userId);
   }
 
   /**

@@ -13,6 +13,7 @@ import { checkAttachmentFiles, storeAttachmentFiles } from "../messaging/attachm
 import { searchWords } from "../messaging/search-query.ts";
 import { markDmRead } from "../messaging/read-states.ts";
 import { isUuid } from "../shared/validation.ts";
+import { DMS_FRIENDS_ONLY } from "../accounts/privacy.ts";
 
 export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
 
@@ -55,16 +56,20 @@ export class Dms {
     return user;
   }
 
-  /** Sharing a server, or an accepted friendship (never for bots: they are reached through servers). */
-  async canMessage(from: UserRow, to: UserRow): Promise<boolean> {
-    const repo = this.store.dms;
-    if (await repo.shareServer(from.id, to.id)) return true;
-    if (from.is_bot || to.is_bot) return false;
-    return repo.areFriends(from.id, to.id);
-  }
-
+  /**
+   * Who may message whom: an accepted friend (never a bot: bots are reached through servers), or
+   * someone sharing a server unless `to` takes direct messages from friends only (their privacy
+   * setting, docs/users.md#privacy). Someone sharing no server hears the general refusal, so the
+   * setting is told only to those it alone stops.
+   */
   private async requireCanMessage(from: UserRow, to: UserRow): Promise<void> {
-    if (!(await this.canMessage(from, to))) throw forbidden(CANNOT_MESSAGE);
+    const repo = this.store.dms;
+    const friends = async () => !from.is_bot && !to.is_bot && (await repo.areFriends(from.id, to.id));
+    if (!(await repo.shareServer(from.id, to.id))) {
+      if (await friends()) return;
+      throw forbidden(CANNOT_MESSAGE);
+    }
+    if ((await this.store.privacy.get(to.id)).dms_from === "friends" && !(await friends())) throw forbidden(DMS_FRIENDS_ONLY);
   }
 
   private async dmTarget(caller: UserRow, targetUserId: string): Promise<UserRow> {
@@ -172,7 +177,8 @@ export class Dms {
   /**
    * The rule for sending in a DM (messages, and DM calls: starting, answering,
    * signalling). 1:1 DMs are re-checked every time: losing the shared server or the
-   * friendship stops new messages. Membership is the caller's to check.
+   * friendship, or the other choosing friends-only DMs, stops new messages. Membership is the
+   * caller's to check.
    */
   async requireCanSend(dm: DmRow, sender: UserRow): Promise<void> {
     if (dm.type !== "dm") return;

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { Channel, Dm, DmMessage, Message, NotificationOverride, Presence, Role, Uuid, UnixSeconds, VoiceParticipant } from "./shapes.ts";
+import { Channel, Dm, DmMessage, Message, NotificationOverride, Presence, Role, Uuid, UnixSeconds, VoiceChannelState, VoiceParticipant } from "./shapes.ts";
 
 /** Why a DM call ended or someone left it (docs/dm-calls.md); `removed`: taken out of the DM. */
 const CALL_END_REASONS = ["ended", "declined", "timeout", "disconnect", "removed"] as const;
@@ -125,7 +125,12 @@ export const SERVER_EVENTS = {
       "a socket that connected with `auth.resume: true`, on every connect: `resumed: true` after the events it missed; `resumed: false` after a reconnect means reload over REST (docs/gateway.md \"Resume\")",
   },
   "user:status": {
-    payload: v.object({ userId: id, status: Presence, customStatus: v.optional(v.nullable(v.string())) }),
+    payload: v.object({
+      userId: id,
+      status: Presence,
+      customStatus: v.optional(v.nullable(v.string())),
+      customStatusEmoji: v.optional(v.nullable(v.string())),
+    }),
     rooms: ["user", "server", "presence"],
     audience:
       "the user's own `user:<id>`, `server:<id>` of each of their servers up to the large-server size (`LARGE_SERVER_MEMBERS`, 250), `presence:<serverId>:<userId>` of each larger one (sockets that asked with `presence:subscribe`), and the `user:<id>` of their accepted friends and of their DM partners who may see it (docs/gateway.md \"Presence\")",
@@ -218,6 +223,13 @@ export const SERVER_EVENTS = {
     payload: v.object({ channelId: id, pcm: Binary, sampleRate: v.number(), channels: v.number(), userId: id }),
     rooms: ["voice"],
     audience: "only the bots of the room that listen (docs/audio.md)",
+  },
+  // Hearth extension (docs/voice.md, "Who is in each voice channel"): a voice room's whole
+  // snapshot, for the channel list of everyone who can see the channel, at most 5 a second per room.
+  "voice:channel-update": {
+    payload: v.object({ server_id: id, ...VoiceChannelState.entries }),
+    rooms: ["server"],
+    audience: "`server:<id>`, except members who cannot see the channel (coalesced per room: at most one every 200 ms, the last state)",
   },
   // Hearth extension (docs/soundboard.md): a soundboard sound played into a voice room.
   "voice:soundboard": {

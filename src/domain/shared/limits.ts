@@ -76,6 +76,11 @@ export const LIMITS = {
     loginLength: 254,
     connectionNameLength: 100,
     connectionUrlLength: 512,
+    /** docs/users.md, "Custom status": its text, its emoji field (custom emoji markup is the longest), its expiry in seconds. */
+    customStatusLength: 128,
+    customStatusEmojiLength: 100,
+    customStatusExpiryMin: 60,
+    customStatusExpiryMax: 30 * 24 * 60 * 60,
   },
   /** docs/servers.md. */
   server: {

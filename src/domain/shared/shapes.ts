@@ -35,7 +35,16 @@ export const Activity = v.object({
 });
 export type Activity = v.InferOutput<typeof Activity>;
 
-/** `GET /users/:id`: what anyone may see. */
+/** A person's custom status (docs/users.md, "Custom status"). */
+export const CustomStatus = v.object({
+  text: v.string(),
+  emoji: v.nullable(v.string()),
+  /** ISO 8601; null: it stays until changed or cleared. */
+  expires_at: v.nullable(v.string()),
+});
+export type CustomStatus = v.InferOutput<typeof CustomStatus>;
+
+/** `GET /users/:id`: what anyone may see (presence and custom status as presenceShownTo says). */
 export const PublicUser = v.object({
   id: Uuid,
   username: v.string(),
@@ -44,6 +53,7 @@ export const PublicUser = v.object({
   banner_offset: v.number(),
   bio: v.string(),
   status: Presence,
+  custom_status: v.nullable(CustomStatus),
   is_bot: BotFlag,
   created_at: UnixSeconds,
 });
@@ -59,6 +69,7 @@ export const MeUser = v.object({
   banner_offset: v.number(),
   bio: v.string(),
   status: Presence,
+  custom_status: v.nullable(CustomStatus),
   is_bot: BotFlag,
   two_factor_enabled: v.boolean(),
   /** Hearth extensions (docs/users.md): premium subscriber, platform administrator. */
@@ -241,6 +252,33 @@ export const VoiceParticipant = v.object({
   listening: v.boolean(),
 });
 export type VoiceParticipant = v.InferOutput<typeof VoiceParticipant>;
+
+/**
+ * Someone in a voice channel as everyone who can see the channel sees them (docs/voice.md,
+ * "Who is in each voice channel"): no socket, only what the channel list shows.
+ */
+export const VoiceOccupant = v.object({
+  user_id: Uuid,
+  username: v.string(),
+  avatar: ImageUrl,
+  muted: v.boolean(),
+  deafened: v.boolean(),
+  server_muted: v.boolean(),
+  server_deafened: v.boolean(),
+  speaking: v.boolean(),
+  video: v.boolean(),
+  meeting_role: v.nullable(v.picklist(["audience", "speaker"])),
+});
+export type VoiceOccupant = v.InferOutput<typeof VoiceOccupant>;
+
+/** One voice room: its occupants in join order (a meeting's speakers only) and how many listen in a meeting's audience. */
+export const VoiceChannelState = v.object({
+  channel_id: Uuid,
+  occupants: v.array(VoiceOccupant),
+  /** A meeting's audience, counted; 0 outside meetings. */
+  audience_count: v.number(),
+});
+export type VoiceChannelState = v.InferOutput<typeof VoiceChannelState>;
 
 /** A server's, channel's or DM's notification level for one user (docs/users.md). */
 export const NOTIFICATION_LEVELS = ["default", "all", "mentions", "none"] as const;

@@ -27,9 +27,10 @@ export interface SharedState {
 /**
  * What a signal says is stale: cached permission decisions, the platform settings cache, the
  * live state (voice rooms) held by each node (src/domain/voice/live-state-everywhere.ts), or the
- * queue of background deletes (a job was queued: src/domain/community/deletions.ts).
+ * queue of background deletes (a job was queued: src/domain/community/deletions.ts), or the
+ * next custom status expiry (src/domain/accounts/custom-status.ts; the data is its time).
  */
-export type SignalTopic = "permissions" | "settings" | "live-state" | "deletions";
+export type SignalTopic = "permissions" | "settings" | "live-state" | "deletions" | "custom-status";
 
 /** Gateway connections per user, counted over every node, and the activities of connected users. */
 export interface ConnectionCounts {

@@ -10,6 +10,7 @@ import { PERMISSIONS } from "../access/permission-bits.ts";
 import { hasPermission } from "../access/permissions.ts";
 import type { MeetingRole, Participant, VoiceRoomMembership } from "./voice-rooms.ts";
 import { requireSignalSize } from "./signal-size.ts";
+import type { VoiceRoomChanges } from "./voice-occupants.ts";
 
 /** The store's part of the right to speak: a refusal, or whether the channel is a meeting. */
 interface SpeakStanding {
@@ -122,6 +123,8 @@ export class Voice {
     private readonly access: Access,
     private readonly audit: Audit,
     private readonly bus: EventBus,
+    /** Told of every change the channel list shows (src/domain/voice/voice-occupants.ts). */
+    private readonly occupants: VoiceRoomChanges,
     private readonly elsewhere: VoiceElsewhere = ONE_NODE,
   ) {}
 
@@ -305,6 +308,7 @@ export class Voice {
     this.bus.addToRoom(client.socketId, room);
     this.bus.publish(client.socketId, "voice:existing", others.map(toVoiceParticipant));
     this.bus.publish(room, "voice:user-joined", toVoiceParticipant(participant), [client.socketId]);
+    this.occupants.changed(participant);
     return participant;
   }
 
@@ -315,6 +319,7 @@ export class Voice {
     const room = rooms.voice(participant.channelId);
     this.bus.removeFromRoom(participant.socketId, room);
     this.bus.publish(room, "voice:user-left", { socketId: participant.socketId });
+    this.occupants.changed(participant);
     if (options.audit && (await this.store.servers.findById(participant.serverId))) {
       await this.audit.record(participant.serverId, participant.userId, "VOICE_LEAVE", { type: "member", id: participant.userId }, {
         channelId: participant.channelId,
@@ -338,6 +343,7 @@ export class Voice {
     this.rooms.update(socketId, next);
     const payload = this.statePayload(participant);
     this.bus.publish(rooms.voice(participant.channelId), "voice:state-update", payload);
+    this.occupants.changed(participant);
     return payload;
   }
 
@@ -351,6 +357,7 @@ export class Voice {
     }
     this.rooms.update(socketId, { speaking });
     this.bus.publish(rooms.voice(participant.channelId), "voice:speaking", { socketId, speaking });
+    this.occupants.changed(participant);
     return { speaking };
   }
 
@@ -455,6 +462,7 @@ export class Voice {
     this.rooms.update(target.socketId, muted ? { serverMuted: true, speaking: false } : { serverMuted: false });
     const payload = { socketId: target.socketId, userId: target.userId, serverMuted: target.serverMuted };
     this.bus.publish(rooms.voice(target.channelId), "voice:admin-mute-update", payload);
+    this.occupants.changed(target);
     await this.audit.record(member.server.id, actorId, muted ? "VOICE_SERVER_MUTE" : "VOICE_SERVER_UNMUTE", { type: "member", id: target.userId }, {
       channelId: target.channelId,
     });
@@ -468,6 +476,7 @@ export class Voice {
     this.rooms.update(target.socketId, { serverDeafened: deafened });
     const payload = { socketId: target.socketId, userId: target.userId, serverDeafened: target.serverDeafened };
     this.bus.publish(rooms.voice(target.channelId), "voice:admin-deafen-update", payload);
+    this.occupants.changed(target);
     await this.audit.record(member.server.id, actorId, deafened ? "VOICE_SERVER_DEAFEN" : "VOICE_SERVER_UNDEAFEN", { type: "member", id: target.userId }, {
       channelId: target.channelId,
     });
@@ -661,6 +670,7 @@ export class Voice {
   private publishMeeting(p: Participant) {
     const payload = { socketId: p.socketId, userId: p.userId, meetingRole: p.meetingRole ?? "audience", handRaised: p.handRaised };
     this.bus.publish(rooms.voice(p.channelId), "voice:meeting-update", payload);
+    this.occupants.changed(p);
     return payload;
   }
 }

@@ -8,10 +8,11 @@ import * as v from "valibot";
 import { Session } from "../../domain/accounts/accounts.ts";
 import { Friend, FriendRequest, FriendSearchResult } from "../../domain/accounts/friends.ts";
 import { Connection, MutedUser, NotificationSettings, UserProfile } from "../../domain/accounts/users.ts";
+import { PrivacySettings } from "../../domain/accounts/privacy.ts";
 import { FriendVoiceActivity } from "../../domain/voice/voice.ts";
-import { Activity, PublicUser } from "../../domain/shared/shapes.ts";
+import { Activity, CustomStatus, PublicUser } from "../../domain/shared/shapes.ts";
 
-export { Connection, Friend, FriendRequest, FriendSearchResult, FriendVoiceActivity, MutedUser, NotificationSettings, Session, UserProfile };
+export { Connection, CustomStatus, Friend, FriendRequest, FriendSearchResult, FriendVoiceActivity, MutedUser, NotificationSettings, PrivacySettings, Session, UserProfile };
 
 export const TwoFactorSetup = v.object({ secret: v.string(), otpauth_url: v.string() });
 export const TwoFactorState = v.object({ two_factor_enabled: v.boolean() });

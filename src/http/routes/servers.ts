@@ -9,7 +9,7 @@ import { MEMBER_LIST_DESCRIPTION, MemberListQuery, SearchQuery, body } from "../
 import { doc } from "../operation-doc.ts";
 import { twoFactorProof } from "../two-factor-proof.ts";
 import { FileField } from "../../reference/json-schema.ts";
-import { Message, Success } from "../../domain/shared/shapes.ts";
+import { Message, Success, VoiceChannelState } from "../../domain/shared/shapes.ts";
 import { Member, MutedServer, Server, ServerGif, ServerMute, ServerReadState } from "../responses/community.ts";
 
 /** Routes the spec marks "(2FA)" read the current code here when the account has 2FA on (403 when missing or wrong). */
@@ -52,7 +52,7 @@ const GifFields = v.object({
   kind: v.optional(v.picklist(["gif", "sticker"], "must be gif or sticker"), "gif"),
 });
 
-/** /api/v1/servers: servers, their settings and images, the caller's list, members, search. */
+/** /api/v1/servers: servers, their settings and images, the caller's list, members, search, who is in voice. */
 export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
   new Elysia({ prefix: "/api/v1/servers", tags: ["Servers"] })
     .use(auth)
@@ -90,6 +90,12 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
       auth: true,
       query: SearchQuery,
       detail: doc("searchServerMessages", v.array(Message)),
+    })
+    .get("/:id/voice-states", ({ user, params }) => domain.voiceOccupants.list(params.id, user.id), {
+      auth: true,
+      detail: doc("listVoiceStates", v.array(VoiceChannelState), {
+        description: "Who is in each voice channel the caller may view, for those with someone in them (docs/voice.md, \"Who is in each voice channel\")",
+      }),
     })
     .post(
       "/:id/icon",

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import type { Domain } from "../../domain/domain.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { CONNECTION_TYPES } from "../../domain/accounts/users.ts";
+import { DMS_FROM, FRIEND_REQUESTS_FROM } from "../../domain/accounts/privacy.ts";
 import { boolean, boundedText, displayName, integer, password, username } from "../../domain/shared/validation.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { limitedClientAddress } from "../client-address.ts";
@@ -12,7 +13,7 @@ import { doc } from "../operation-doc.ts";
 import { FileField } from "../../reference/json-schema.ts";
 import { MeUser, PublicUser, Success } from "../../domain/shared/shapes.ts";
 import { ReadState } from "../responses/messaging.ts";
-import { Connection, MutedUser, NotificationSettings, Session, UserProfile } from "../responses/accounts.ts";
+import { Connection, CustomStatus, MutedUser, NotificationSettings, PrivacySettings, Session, UserProfile } from "../responses/accounts.ts";
 
 const ProfileBody = body({
   username: v.optional(username),
@@ -33,6 +34,11 @@ const NotificationsBody = body({
   desktop: v.optional(boolean),
 });
 
+const PrivacyBody = body({
+  dms_from: v.optional(v.picklist(DMS_FROM, `must be one of ${DMS_FROM.join(", ")}`)),
+  friend_requests_from: v.optional(v.picklist(FRIEND_REQUESTS_FROM, `must be one of ${FRIEND_REQUESTS_FROM.join(", ")}`)),
+});
+
 const ConnectionBody = body({
   type: v.picklist(CONNECTION_TYPES, `must be one of ${CONNECTION_TYPES.join(", ")}`),
   name: v.pipe(
@@ -48,6 +54,19 @@ const ConnectionBody = body({
     ),
   ),
   visible: v.optional(boolean),
+});
+
+const { account } = LIMITS;
+const CustomStatusBody = body({
+  text: v.pipe(
+    displayName,
+    v.minLength(1, "must not be empty"),
+    v.maxLength(account.customStatusLength, `must be 1-${account.customStatusLength} characters`),
+  ),
+  emoji: v.optional(
+    v.nullable(v.pipe(v.string("must be a string"), v.maxLength(account.customStatusEmojiLength, `must be at most ${account.customStatusEmojiLength} characters`))),
+  ),
+  expires_in: v.optional(v.nullable(integer(account.customStatusExpiryMin, account.customStatusExpiryMax))),
 });
 
 /** /api/v1/users: the caller's account and other users' public views. */
@@ -80,12 +99,31 @@ export const userRoutes = (domain: Domain, auth: AuthPlugin) => {
         domain.accounts.changePassword(user, body.currentPassword, body.newPassword, limitedClientAddress(request, server)),
       { auth: true, body: PasswordBody, detail: doc("changePassword", Session, { errors: [429] }) },
     )
+    .put("/me/custom-status", ({ user, body }) => domain.customStatuses.set(user, body), {
+      auth: true,
+      body: CustomStatusBody,
+      detail: doc("setCustomStatus", CustomStatus, { errors: [403], description: "Sets the caller's custom status (docs/users.md, \"Custom status\"); people only" }),
+    })
+    .delete(
+      "/me/custom-status",
+      async ({ user }) => {
+        await domain.customStatuses.clear(user);
+        return { success: true };
+      },
+      { auth: true, detail: doc("clearCustomStatus", Success, { errors: [403] }) },
+    )
     .get("/me/read-states", ({ user }) => domain.readStates.list(user), { auth: true, detail: doc("listReadStates", v.array(ReadState)) })
     .get("/me/notifications", ({ user }) => domain.users.notificationSettings(user), { auth: true, detail: doc("getNotificationSettings", NotificationSettings) })
     .post("/me/notifications", ({ user, body }) => domain.users.updateNotificationSettings(user, body), {
       auth: true,
       body: NotificationsBody,
       detail: doc("updateNotificationSettings", NotificationSettings),
+    })
+    .get("/me/privacy", ({ user }) => domain.privacy.get(user), { auth: true, detail: doc("getPrivacySettings", PrivacySettings) })
+    .patch("/me/privacy", ({ user, body }) => domain.privacy.update(user, body), {
+      auth: true,
+      body: PrivacyBody,
+      detail: doc("updatePrivacySettings", PrivacySettings),
     })
     .get("/me/connections", ({ user }) => domain.users.connections(user), { auth: true, detail: doc("listConnections", v.array(Connection)) })
     .post(

@@ -913,4 +913,28 @@ export const migrations: Migration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION hearth_dm_last_message_statement();
     `,
   },
+  {
+    version: 23,
+    name: "custom-status",
+    // See sqlite/migrations.ts, version 23.
+    sql: `
+      ALTER TABLE users ADD COLUMN custom_status_text text;
+      ALTER TABLE users ADD COLUMN custom_status_emoji text;
+      ALTER TABLE users ADD COLUMN custom_status_expires_at bigint;
+      CREATE INDEX users_custom_status_expiry ON users (custom_status_expires_at) WHERE custom_status_expires_at IS NOT NULL;
+    `,
+  },
+  {
+    version: 24,
+    name: "privacy-settings",
+    // See sqlite/migrations.ts, version 24.
+    sql: `
+      CREATE TABLE privacy_settings (
+        user_id hearth_id PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+        dms_from text NOT NULL CHECK (dms_from IN ('server_members', 'friends')),
+        friend_requests_from text NOT NULL CHECK (friend_requests_from IN ('everyone', 'mutual', 'nobody')),
+        updated_at bigint NOT NULL
+      );
+    `,
+  },
 ];

@@ -947,4 +947,34 @@ export const migrations: Migration[] = [
       CREATE INDEX webhooks_server ON webhooks (server_id);
     `,
   },
+  {
+    version: 23,
+    name: "custom-status",
+    // A person's custom status (docs/users.md, "Custom status"): its text, an optional emoji
+    // and when it clears itself (NULL: never). It lives on the user's row because every read
+    // that shows a user already reads that row. The partial index serves the expiry sweep,
+    // which clears the rows past their time (UsersRepo.clearExpiredCustomStatuses).
+    sql: `
+      ALTER TABLE users ADD COLUMN custom_status_text TEXT;
+      ALTER TABLE users ADD COLUMN custom_status_emoji TEXT;
+      ALTER TABLE users ADD COLUMN custom_status_expires_at INTEGER;
+      CREATE INDEX users_custom_status_expiry ON users (custom_status_expires_at) WHERE custom_status_expires_at IS NOT NULL;
+    `,
+  },
+  {
+    version: 24,
+    name: "privacy-settings",
+    // Who may reach a user (docs/users.md, "Privacy"): who may open or keep writing a 1:1 DM
+    // (friends and people sharing a server, or friends only) and who may send a friend request
+    // (everyone, people sharing a server or a friend, nobody). A user without a row keeps the
+    // defaults, which are the rules from before this version, so nothing is back-filled.
+    sql: `
+      CREATE TABLE privacy_settings (
+        user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+        dms_from TEXT NOT NULL CHECK (dms_from IN ('server_members', 'friends')),
+        friend_requests_from TEXT NOT NULL CHECK (friend_requests_from IN ('everyone', 'mutual', 'nobody')),
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -4,9 +4,10 @@
  * use says so instead of offering controls the server would refuse.
  */
 import type { ComponentType } from "preact";
-import { useRoute } from "preact-iso/router";
+import { useLocation, useRoute } from "preact-iso/router";
 import { Redirect } from "../../app.tsx";
 import { SectionTitle } from "../../components/section-title.tsx";
+import { useEscapeCloses } from "../../components/use-escape-closes.ts";
 import { session, store } from "../../state/app-state.ts";
 import { SECTIONS, settingsAccess, type SectionId } from "./access.ts";
 import type { SectionProps } from "./context.ts";
@@ -38,7 +39,10 @@ const COMPONENTS: Record<SectionId, ComponentType<SectionProps>> = {
 
 export function ServerSettingsPage() {
   const { params } = useRoute();
+  const { route } = useLocation();
   const serverId = params.serverId ?? "";
+  // Escape goes back to the server, as "Back to the server" does.
+  useEscapeCloses(() => route(`/channels/${serverId}`));
   const me = session.value!.user;
   const servers = store.servers.value;
   const server = servers?.find((s) => s.id === serverId);
@@ -79,7 +83,7 @@ export function ServerSettingsPage() {
         <p class="settings-server" title={server.name}>
           {server.name}
         </p>
-        <a class="settings-back" href={back}>
+        <a class="settings-back" href={back} aria-keyshortcuts="Escape">
           ← Back to the server
         </a>
         {groups.map((group) => {

@@ -1,36 +1,128 @@
 /**
- * Privacy: who may reach the reader (the server's rules, docs/dms.md and docs/friends.md, which
- * have no setting of their own on Hearth), and the muted users (`/users/me/muted-users`): listed
- * with "Unmute", and "Mute" by username (the exact-name search of docs/friends.md). A muted user's
+ * Privacy: who may reach the reader (`/users/me/privacy`, docs/users.md#privacy): who may send
+ * direct messages and who may send friend requests, each saved as soon as it is picked, the
+ * server's refusal shown beside it; and the muted users (`/users/me/muted-users`): listed with
+ * "Unmute", and "Mute" by username (the exact-name search of docs/friends.md). A muted user's
  * messages are still delivered and shown, but never notify, and they are not told.
  */
 import { useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar.tsx";
 import { ErrorAlert } from "../../components/error-alert.tsx";
 import { useAction, useLoad } from "../../components/use-async.ts";
-import type { MutedUser } from "../../lib/wire-types.ts";
+import type { MutedUser, PrivacySettings } from "../../lib/wire-types.ts";
 import { rest, store } from "../../state/app-state.ts";
 
+interface Choice<T extends string> {
+  value: T;
+  label: string;
+  about: string;
+}
+
+const DMS_FROM: Choice<PrivacySettings["dms_from"]>[] = [
+  {
+    value: "server_members",
+    label: "Friends and server members",
+    about: "Your friends and anyone who shares a server with you, bots of those servers included.",
+  },
+  {
+    value: "friends",
+    label: "Friends only",
+    about: "Only your friends. Others, and bots, cannot message you or add you to a group, even in a conversation you already had.",
+  },
+];
+
+const FRIEND_REQUESTS_FROM: Choice<PrivacySettings["friend_requests_from"]>[] = [
+  { value: "everyone", label: "Everyone", about: "Anyone who knows your exact username." },
+  { value: "mutual", label: "Friends of friends and server members", about: "People who share a server or a friend with you." },
+  { value: "nobody", label: "Nobody", about: "No one can send you a request. You can still send your own, and accept requests already sent." },
+];
+
 export function PrivacySection() {
+  const settings = useLoad(() => rest.request("getPrivacySettings"), []);
+  const save = useAction();
+  const change = (fields: Partial<PrivacySettings>) =>
+    void save.run(async () => {
+      const saved = await rest.request("updatePrivacySettings", { body: fields });
+      settings.set(() => saved);
+    }, "Saved.");
   return (
     <div class="settings-stack">
-      <section class="settings-card" aria-labelledby="privacy-who">
-        <h2 id="privacy-who">Who can reach you</h2>
-        <dl class="privacy-rules">
-          <dt>Direct messages</dt>
-          <dd>People who share a server with you and your friends may message you; nobody else can. Bots only through a server you share.</dd>
-          <dt>Friend requests</dt>
-          <dd>Anyone who knows your exact username may send you one; you accept or ignore it. Bots cannot.</dd>
-          <dt>Your status</dt>
-          <dd>Shown to your friends and to people who share a server with you; everyone else sees you offline. Invisible hides it from all.</dd>
-        </dl>
-        <p class="muted small">
-          These are this Hearth server's rules: it has no setting to narrow them yet. To stop someone's messages from notifying you, mute
-          them below.
+      {!settings.data && !settings.error && (
+        <p class="muted" role="status">
+          Loading your privacy settings…
         </p>
-      </section>
+      )}
+      <ErrorAlert message={save.error ?? settings.error} />
+      <Choices
+        legend="Direct messages"
+        name="dms-from"
+        choices={DMS_FROM}
+        current={settings.data?.dms_from}
+        disabled={!settings.data || save.busy}
+        onPick={(dms_from) => change({ dms_from })}
+      />
+      <Choices
+        legend="Friend requests"
+        name="friend-requests-from"
+        choices={FRIEND_REQUESTS_FROM}
+        current={settings.data?.friend_requests_from}
+        disabled={!settings.data || save.busy}
+        onPick={(friend_requests_from) => change({ friend_requests_from })}
+      />
+      <p class="muted small" role="status">
+        {save.busy ? "" : save.status}
+      </p>
+      <StatusVisibility />
       <MutedUsers />
     </div>
+  );
+}
+
+/** One setting as a group of radio buttons; the checked one is what the server last answered. */
+function Choices<T extends string>(props: {
+  legend: string;
+  name: string;
+  choices: Choice<T>[];
+  current: T | undefined;
+  disabled: boolean;
+  onPick: (value: T) => void;
+}) {
+  return (
+    <fieldset class="settings-card level-choices" disabled={props.disabled}>
+      <legend>{props.legend}</legend>
+      {props.choices.map((choice) => (
+        <label key={choice.value} class="level-choice">
+          <input
+            type="radio"
+            name={props.name}
+            value={choice.value}
+            aria-label={choice.label}
+            aria-describedby={`${props.name}-${choice.value}-about`}
+            checked={props.current === choice.value}
+            onChange={() => props.onPick(choice.value)}
+          />
+          <span>
+            <strong>{choice.label}</strong>
+            <span class="muted small" id={`${props.name}-${choice.value}-about`}>
+              {choice.about}
+            </span>
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Presence has no setting of its own: who sees it follows from friendships and servers. */
+function StatusVisibility() {
+  return (
+    <section class="settings-card" aria-labelledby="privacy-status">
+      <h2 id="privacy-status">Your status</h2>
+      <p class="muted">
+        Shown to your friends and to people who share a server with you; everyone else sees you offline. Invisible hides it from all. To
+        stop someone's messages from notifying you, mute them below.
+      </p>
+    </section>
   );
 }
 

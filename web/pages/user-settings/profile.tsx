@@ -2,7 +2,7 @@
  * Profile: avatar and banner (the chosen file previewed before it is uploaded, "Remove"), the
  * banner's position, the bio (the spec's 500 characters, counted as the server counts them: UTF-16
  * code units) and a preview card that shows the profile as others will see it, unsaved changes
- * included. Each change is its own request (docs/users.md); the answer replaces the reader's user.
+ * included, and the custom status with "Edit". Each change is its own request (docs/users.md); the answer replaces the reader's user.
  */
 import { useEffect, useState } from "preact/hooks";
 import { Avatar } from "../../components/avatar.tsx";
@@ -11,7 +11,8 @@ import { useAction } from "../../components/use-async.ts";
 import { ImageFileField } from "../../components/image-file-field.tsx";
 import { useChosenFile } from "../../components/use-chosen-file.ts";
 import { LIMITS } from "../../lib/shared-rules.ts";
-import type { MeUser } from "../../lib/wire-types.ts";
+import type { CustomStatus, MeUser } from "../../lib/wire-types.ts";
+import { CustomStatusDialog, CustomStatusLine, useUnexpired } from "../../components/custom-status.tsx";
 import { rest, session, updateUser } from "../../state/app-state.ts";
 
 
@@ -39,16 +40,37 @@ export function ProfileSection() {
         <ImageCard kind="avatar" current={user.avatar} chosen={avatar} />
         <ImageCard kind="banner" current={user.banner} chosen={banner} offset={offset} onOffset={setOffset} savedOffset={user.banner_offset} />
         <BioForm saved={user.bio} bio={bio} onBio={setBio} />
-        <section class="settings-card" aria-labelledby="profile-custom-status">
-          <h2 id="profile-custom-status">Custom status</h2>
-          <p class="muted">
-            Your status (Online, Idle, Do Not Disturb, Invisible) is set from your avatar in the account panel. Hearth keeps no custom status
-            text for people yet: the server stores only bots' activities, so there is nothing here to save.
-          </p>
-        </section>
+        <CustomStatusCard status={user.custom_status} />
       </div>
       <ProfileCard user={user} avatar={avatar.preview ?? user.avatar} banner={banner.preview ?? user.banner} offset={offset} bio={bio} />
     </div>
+  );
+}
+
+/** The custom status (the same dialog as "Set status" → "Set custom status" edits it). */
+function CustomStatusCard({ status }: { status: CustomStatus | null }) {
+  const [editing, setEditing] = useState(false);
+  const shown = useUnexpired(status);
+  return (
+    <section class="settings-card" aria-labelledby="profile-custom-status">
+      <h2 id="profile-custom-status">Custom status</h2>
+      {shown ? (
+        <p>
+          <CustomStatusLine status={shown} />
+          {shown.expires_at && (
+            <span class="muted small"> · clears {new Date(shown.expires_at).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })}</span>
+          )}
+        </p>
+      ) : (
+        <p class="muted">No custom status. Others see it under your name while you are online, idle or in Do Not Disturb.</p>
+      )}
+      <div class="actions">
+        <button type="button" class="secondary" onClick={() => setEditing(true)}>
+          Edit
+        </button>
+      </div>
+      {editing && <CustomStatusDialog onClose={() => setEditing(false)} />}
+    </section>
   );
 }
 

@@ -4,11 +4,11 @@
  * "Close" and Escape go back to the page they were opened from (web/lib/settings-return.ts).
  */
 import type { ComponentType } from "preact";
-import { useEffect } from "preact/hooks";
 import { useLocation, useRoute } from "preact-iso/router";
 import { Redirect } from "../../app.tsx";
 import { SectionTitle } from "../../components/section-title.tsx";
 import { Icon } from "../../components/icons.tsx";
+import { useEscapeCloses } from "../../components/use-escape-closes.ts";
 import { settingsReturn } from "../../lib/settings-return.ts";
 import { MyAccountSection } from "./my-account.tsx";
 import { ProfileSection } from "./profile.tsx";
@@ -33,20 +33,6 @@ const SECTIONS: Section[] = [
   { id: "privacy", label: "Privacy", group: "App", Component: PrivacySection },
   { id: "appearance", label: "Appearance", group: "App", Component: AppearanceSection },
 ];
-
-/** Escape closes the settings unless something open inside them (a dialog, a menu) takes it. */
-function useEscapeCloses(close: () => void) {
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key !== "Escape" || event.defaultPrevented) return;
-      if (document.querySelector("dialog[open], [role=menu]")) return;
-      event.preventDefault();
-      close();
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, [close]);
-}
 
 export function UserSettingsPage() {
   const { params } = useRoute();

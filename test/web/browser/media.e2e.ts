@@ -1,0 +1,114 @@
+/**
+ * Media in messages (docs/web.md "Media"): chosen files show a thumbnail (images) or their icon,
+ * name and size before sending, each removable; a pasted image is staged too; images open in the
+ * viewer (named by the file name, arrow keys between the message's images, "Open original",
+ * "Close", focus back on the image); video and audio play inline; the composer counts the
+ * characters left near the limit and refuses a message over it before sending.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { addMember, createServer } from "../../helpers/community.ts";
+import { uniqueName, type TestUser } from "../../helpers/server.ts";
+import { eventually, isFocused, messageWith, solidPng, startWebSuite, type WebSuite } from "./harness.ts";
+
+let suite: WebSuite;
+let sender: TestUser;
+let reader: TestUser;
+let path: string;
+let channelId: string;
+
+beforeAll(async () => {
+  suite = await startWebSuite();
+  sender = await suite.server.register(uniqueName("sender"));
+  reader = await suite.server.register(uniqueName("viewer"));
+  const serverId = await createServer(suite.server, sender, "Gallery");
+  await addMember(suite.server, serverId, reader);
+  const [general] = await suite.server.app.store.channels.listByServer(serverId);
+  channelId = general!.id;
+  path = `/channels/${serverId}/${channelId}`;
+});
+afterAll(() => suite.stop());
+
+const png = (name: string, rgb: [number, number, number]) => ({ name, mimeType: "image/png", buffer: Buffer.from(solidPng(120, 80, rgb)) });
+
+test("staged files show thumbnails or icons and can be removed; the images open in the viewer and the arrows move between them", async () => {
+  const { page } = await suite.person({ user: sender, path });
+  const composer = page.getByRole("textbox", { name: /^Message/ });
+  await composer.waitFor();
+  await page.locator('input[type="file"]').setInputFiles([png("red.png", [224, 49, 49]), png("blue.png", [76, 110, 245]), { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("plain notes") }]);
+  const staged = page.getByRole("list", { name: "Files to send" });
+  await staged.getByRole("listitem").nth(2).waitFor();
+  expect(await staged.locator("img.staged-thumb").count()).toBe(2);
+  expect(await staged.getByRole("listitem").nth(2).textContent()).toContain("notes.txt");
+  await suite.shot(page, "media-1-staged");
+  await suite.shot(page, "media-1-staged", { phone: true });
+  await staged.getByRole("button", { name: "Remove notes.txt" }).click();
+  expect(await staged.getByRole("listitem").count()).toBe(2);
+  await composer.fill("two colours");
+  await composer.press("Enter");
+
+  const viewer = await suite.person({ user: reader, path });
+  const message = messageWith(viewer.page, "two colours");
+  const red = message.getByRole("button", { name: "Open red.png" });
+  await red.waitFor();
+  await red.click();
+  let dialog = viewer.page.getByRole("dialog", { name: "red.png" });
+  await dialog.waitFor();
+  expect(await dialog.getByRole("img", { name: "red.png" }).count()).toBe(1);
+  expect(await dialog.getByRole("link", { name: "Open original" }).getAttribute("href")).toMatch(/^\/uploads\//);
+  await suite.shot(viewer.page, "media-2-viewer");
+  await suite.shot(viewer.page, "media-2-viewer", { phone: true });
+  await viewer.page.keyboard.press("ArrowRight");
+  dialog = viewer.page.getByRole("dialog", { name: "blue.png" });
+  await dialog.waitFor();
+  await viewer.page.keyboard.press("ArrowLeft");
+  await viewer.page.getByRole("dialog", { name: "red.png" }).waitFor();
+  await viewer.page.getByRole("dialog", { name: "red.png" }).getByRole("button", { name: "Close" }).click();
+  await eventually(async () => expect(await viewer.page.getByRole("dialog").count()).toBe(0));
+  expect(await isFocused(red)).toBe(true);
+});
+
+test("video and audio attachments play inline; a pasted image is staged for sending", async () => {
+  // The first bytes of each format (an EBML header, an Ogg page), as a file's type is judged by them too.
+  const files = [["clip.webm", "video/webm", [0x1a, 0x45, 0xdf, 0xa3, 0, 0, 0, 0]], ["tune.ogg", "audio/ogg", [0x4f, 0x67, 0x67, 0x53, 0, 2, 0, 0]]] as const;
+  for (const [name, mime, bytes] of files) {
+    const form = new FormData();
+    form.append("files", new File([new Uint8Array(bytes)], name, { type: mime }));
+    form.append("content", `media ${name}`);
+    const res = await suite.server.api("POST", `/api/v1/messages/${channelId}/upload`, { token: sender.token, raw: form });
+    expect(res.status).toBe(201);
+  }
+  const { page } = await suite.person({ user: reader, path });
+  await messageWith(page, "media clip.webm").locator("video[controls]").waitFor();
+  await messageWith(page, "media tune.ogg").locator("audio[controls]").waitFor();
+  expect(await messageWith(page, "media clip.webm").getByRole("link", { name: /clip\.webm/ }).count()).toBe(1);
+
+  const composer = page.getByRole("textbox", { name: /^Message/ });
+  await composer.focus();
+  // A paste of an image, as the clipboard hands it over (a string: this file has no DOM types).
+  const pasted = Buffer.from(solidPng(40, 40, [47, 158, 68])).toString("base64");
+  await page.evaluate(`(() => {
+    const data = new DataTransfer();
+    const bytes = Uint8Array.from(atob("${pasted}"), (c) => c.charCodeAt(0));
+    data.items.add(new File([bytes], "pasted.png", { type: "image/png" }));
+    document.activeElement.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  })()`);
+  await page.getByRole("list", { name: "Files to send" }).getByRole("button", { name: "Remove pasted.png" }).waitFor();
+});
+
+test("near the limit the composer counts what is left; over it, it refuses before sending and says why", async () => {
+  const { page } = await suite.person({ user: sender, path });
+  const composer = page.getByRole("textbox", { name: /^Message/ });
+  await composer.fill("a".repeat(3900));
+  await page.getByText("100 characters left").waitFor();
+  expect(await composer.getAttribute("aria-describedby")).toMatch(/^composer-count-/);
+  await composer.fill("b".repeat(4010));
+  await page.getByText("10 characters over the limit").waitFor();
+  await suite.shot(page, "media-3-over-limit");
+  await composer.press("Enter");
+  await page.getByRole("alert").getByText("This message is 4,010 characters long, over the limit of 4,000: shorten it by 10 characters to send it.").waitFor();
+  const sent = await suite.server.api("GET", `/api/v1/messages/${channelId}?limit=5`, { token: sender.token });
+  expect((sent.body as { content: string }[]).some((m) => m.content.startsWith("bbbb"))).toBe(false);
+  await composer.press("Backspace");
+  await composer.fill("b".repeat(4000));
+  await page.getByText("0 characters left").waitFor();
+});

@@ -1,0 +1,18 @@
+import { useEffect } from "preact/hooks";
+
+/**
+ * Escape closes a page or panel (settings, a side panel) unless something open above it takes
+ * the key first: a dialog, a menu, or a control that handled it (`defaultPrevented`).
+ */
+export function useEscapeCloses(close: () => void): void {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape" || event.defaultPrevented) return;
+      if (document.querySelector("dialog[open], [role=menu]")) return;
+      event.preventDefault();
+      close();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [close]);
+}
