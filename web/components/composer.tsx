@@ -28,6 +28,7 @@ import { CharacterCount } from "./character-count.tsx";
 import { StagedFiles } from "./staged-files.tsx";
 import { characterCountText, COUNT_SHOWN_FROM, tooLongMessage } from "../lib/message-length.ts";
 import { Icon } from "./icons.tsx";
+import { layoutSize } from "../state/layout.ts";
 
 const COMMAND_QUERY = /^\/([\w-]*)$/;
 const MENTION_QUERY = /(^|\s)([@#])([\w.-]*)$/;
@@ -77,13 +78,14 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     [timeline.key],
   );
 
-  // The box empties and takes focus when the place changes.
+  // The box empties and takes focus when the place changes; not on a phone, where the focus would
+  // open the keyboard over the conversation just chosen (the focus goes back to "Open navigation").
   useEffect(() => {
     setText("");
     setFiles([]);
     setCommand(null);
     setError(null);
-    box.current?.focus();
+    if (layoutSize.value !== "phone") box.current?.focus();
   }, [timeline.key]);
   useEffect(() => {
     if (replyTo) box.current?.focus();

@@ -33,13 +33,14 @@ export function Dialog({ title, onClose, children, class: extra }: { title: stri
   );
 }
 
-const FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])";
+export const FOCUSABLE = "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])";
 
 /**
- * Keeps Tab inside the dialog: a modal <dialog> makes the page behind it inert, but Tab from its
- * last control would still leave for the browser's own interface.
+ * Keeps Tab inside the dialog (a <dialog> here, the phone's navigation drawer too): a modal
+ * <dialog> makes the page behind it inert, but Tab from its last control would still leave for
+ * the browser's own interface.
  */
-function trapTab(event: KeyboardEvent, dialog: HTMLDialogElement): void {
+export function trapTab(event: KeyboardEvent, dialog: HTMLElement): void {
   if (event.key !== "Tab") return;
   const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
   // A group of radios is one stop: only the checked one (or the first) takes the focus.

@@ -17,6 +17,7 @@ import { ConfirmDialog } from "./confirm-dialog.tsx";
 import { ErrorAlert } from "./error-alert.tsx";
 import { Icon } from "./icons.tsx";
 import { MentionBadge } from "./mention-badge.tsx";
+import { NavOpener } from "./nav-drawer.tsx";
 import { useAction } from "./use-async.ts";
 import { CustomStatusLine, useUnexpired } from "./custom-status.tsx";
 
@@ -64,6 +65,7 @@ export function FriendsPage({ intro }: { intro?: ComponentChildren }) {
   return (
     <main class="place friends-page" aria-label="Friends">
       <header class="place-header">
+        <NavOpener />
         <h1 tabIndex={-1}>
           <Icon name="users" size={20} /> Friends
         </h1>

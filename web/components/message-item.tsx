@@ -101,6 +101,9 @@ function MessageItemView({ message, grouped, onReply }: MessageItemProps) {
       aria-labelledby={`${authorId} ${timeId}`}
       aria-current={highlighted ? "true" : undefined}
       data-message-id={message.id}
+      // Focusable by a tap or a click (not by Tab): touch has no hover, and the focus within is
+      // what shows the action bar.
+      tabIndex={-1}
     >
       <div class="message-gutter">
         {grouped ? (

@@ -11,6 +11,7 @@ import { SearchBox } from "./search-box.tsx";
 import { closeSearch, openSearch, SearchPanel, searchShownIn } from "./search-panel.tsx";
 import { TypingIndicator } from "./typing-indicator.tsx";
 import { Icon } from "./icons.tsx";
+import { NavOpener } from "./nav-drawer.tsx";
 
 /**
  * A place's main column (a channel or a DM): its header (with the search box), the message log,
@@ -46,6 +47,7 @@ export function PlaceView({ value, title, topic, tools, cannotSend = null, above
     <PlaceContext.Provider value={value}>
       <main class="place" aria-label={value.label}>
         <header class="place-header">
+          <NavOpener />
           <h1>{title}</h1>
           {topic && <p class="topic" title={topic}>{topic}</p>}
           <div class="place-tools">
@@ -59,7 +61,7 @@ export function PlaceView({ value, title, topic, tools, cannotSend = null, above
                   setShowPins(searching || !showPins);
                 }}
               >
-                <Icon name="pin" size={16} /> Pinned messages
+                <Icon name="pin" size={16} /> <span class="tool-label">Pinned messages</span>
               </button>
             )}
             {tools}

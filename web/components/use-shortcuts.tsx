@@ -9,7 +9,7 @@ import { adjacentChannel } from "../lib/channel-tree.ts";
 import { store } from "../state/app-state.ts";
 import { QuickSwitcher } from "./quick-switcher.tsx";
 
-const somethingOpen = () => document.querySelector("dialog[open], [role=menu]") !== null;
+const somethingOpen = () => document.querySelector("dialog[open], [role=menu], [aria-modal='true']") !== null;
 
 export function ChatShortcuts({ serverId, channelId }: { serverId: string; channelId: string | undefined }) {
   const { route } = useLocation();

@@ -1,6 +1,7 @@
 /**
  * `/channels/@me[/<dm>]` (direct messages) and `/channels/<server>[/<channel>]`: the
- * server rail, the channel (or DM) list, the open place and the member list.
+ * server rail, the channel (or DM) list, the open place and the member list; on a phone the
+ * first two are in a drawer and the last in a sheet (NavDrawer, MembersPanel).
  */
 import { useEffect, useState } from "preact/hooks";
 import { useRoute } from "preact-iso/router";
@@ -28,17 +29,21 @@ import { useReadTracking } from "../components/use-read-tracking.ts";
 import { NotificationPrompt } from "../components/notification-prompt.tsx";
 import { FriendsPage } from "../components/friends-page.tsx";
 import { ChatShortcuts } from "../components/use-shortcuts.tsx";
+import { MembersPanel, MembersToggle } from "../components/members-panel.tsx";
+import { NavDrawer, NavOpener } from "../components/nav-drawer.tsx";
+import { layoutSize, navOpen } from "../state/layout.ts";
 
 export function ChatPage() {
   const { params } = useRoute();
   const serverId = params.serverId ?? "@me";
   const me = session.value!.user;
+  // A page opened from the drawer (settings): coming back shows the conversation, not the drawer.
+  useEffect(() => () => void (navOpen.value = false), []);
   return (
     <div class="chat-page">
       <NotificationPrompt />
       <ChatShortcuts serverId={serverId} channelId={params.channelId} />
       <div class="chat">
-        <ServerRail activeServerId={serverId} />
         {serverId === "@me" ? <DirectMessages dmId={params.channelId} me={me} /> : <ServerView serverId={serverId} channelId={params.channelId} me={me} />}
       </div>
     </div>
@@ -46,17 +51,32 @@ export function ChatPage() {
 }
 
 function ServerView({ serverId, channelId, me }: { serverId: string; channelId: string | undefined; me: MeUser }) {
-  const [showMembers, setShowMembers] = useState(true);
+  // Asked for on a phone or a tablet (a desktop always shows the list); a new size starts closed.
+  const [showMembers, setShowMembers] = useState(false);
+  const size = layoutSize.value;
+  useEffect(() => setShowMembers(false), [size]);
   const servers = store.servers.value;
   const server = servers?.find((s) => s.id === serverId);
-  if (servers === null) return <p class="page-state" role="status">Loading…</p>;
+  const rail = <ServerRail activeServerId={serverId} />;
+  if (servers === null) {
+    return (
+      <>
+        <NavDrawer rail={rail} list={null} />
+        <p class="page-state" role="status">Loading…</p>
+      </>
+    );
+  }
   if (!server) {
     return (
-      <div class="page-state">
-        <h1>Server not found</h1>
-        <p class="muted">You are not a member of this server, or it no longer exists.</p>
-        <a href="/channels/@me">Back to your messages</a>
-      </div>
+      <>
+        <NavDrawer rail={rail} list={null} />
+        <div class="page-state">
+          <NavOpener />
+          <h1>Server not found</h1>
+          <p class="muted">You are not a member of this server, or it no longer exists.</p>
+          <a href="/channels/@me">Back to your messages</a>
+        </div>
+      </>
     );
   }
   const state = store.server(server.id);
@@ -68,11 +88,12 @@ function ServerView({ serverId, channelId, me }: { serverId: string; channelId: 
   }
   return (
     <>
-      <ChannelSidebar server={server} state={state} activeChannelId={channelId} />
+      <NavDrawer rail={rail} list={<ChannelSidebar server={server} state={state} activeChannelId={channelId} />} />
       {channel ? (
         <ChannelPlace key={channel.id} server={server} state={state} channel={channel} me={me} showMembers={showMembers} onToggleMembers={() => setShowMembers(!showMembers)} />
       ) : (
         <div class="page-state">
+          <NavOpener />
           {channels === null ? (
             <p role="status">Loading…</p>
           ) : channelId ? (
@@ -88,7 +109,9 @@ function ServerView({ serverId, channelId, me }: { serverId: string; channelId: 
           )}
         </div>
       )}
-      {showMembers && <MemberList state={state} meId={me.id} />}
+      <MembersPanel shown={showMembers} onClose={() => setShowMembers(false)}>
+        <MemberList state={state} meId={me.id} />
+      </MembersPanel>
     </>
   );
 }
@@ -145,11 +168,7 @@ function ChannelPlace({ server, state, channel, me, showMembers, onToggleMembers
       }
       topic={channel.topic}
       cannotSend={whyCannotSend(channel, mine, Date.now() / 1000)}
-      tools={
-        <button type="button" class="tool" aria-pressed={showMembers} onClick={onToggleMembers}>
-          <Icon name="users" size={16} /> Members
-        </button>
-      }
+      tools={<MembersToggle shown={showMembers} onToggle={onToggleMembers} />}
     />
   );
 }
@@ -159,13 +178,14 @@ function DirectMessages({ dmId, me }: { dmId: string | undefined; me: MeUser }) 
   const dm = dms?.find((c) => c.id === dmId);
   return (
     <>
-      <DmSidebar activeId={dmId} />
+      <NavDrawer rail={<ServerRail activeServerId="@me" />} list={<DmSidebar activeId={dmId} />} />
       {dm ? (
         <DmPlace key={dm.id} dm={dm} me={me} />
       ) : !dmId ? (
         <FriendsPage intro={store.servers.value?.length === 0 ? <FirstSteps name={me.username} /> : undefined} />
       ) : (
         <div class="page-state">
+          <NavOpener />
           {dms !== null ? (
             <>
               <h1>Conversation not found</h1>

@@ -26,11 +26,22 @@ export interface Person extends TestUser {
   page: Page;
 }
 
+/**
+ * The window a person uses: a desktop (1280x800, a mouse), a tablet (768x1024, touch) or a phone
+ * (390x844, touch and a mobile viewport), for the layouts of docs/web.md "Phone and tablet".
+ */
+export type Device = "desktop" | "tablet" | "phone";
+const DEVICES: Record<Device, { viewport: { width: number; height: number }; hasTouch: boolean; isMobile: boolean }> = {
+  desktop: { viewport: { width: 1280, height: 800 }, hasTouch: false, isMobile: false },
+  tablet: { viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: false },
+  phone: { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true },
+};
+
 export interface WebSuite {
   server: TestServer;
   browser: Browser;
   /** A new account, logged in through its stored session, on `path` (default: the DM home). */
-  person(options?: { name?: string; path?: string; user?: TestUser }): Promise<Person>;
+  person(options?: { name?: string; path?: string; user?: TestUser; device?: Device }): Promise<Person>;
   /** A new browser context with nobody logged in. */
   visitor(path: string): Promise<{ context: BrowserContext; page: Page }>;
   /**
@@ -47,8 +58,8 @@ export async function startWebSuite(options: { media?: boolean } = {}): Promise<
   mkdirSync(SCREENSHOTS, { recursive: true });
   const contexts: BrowserContext[] = [];
 
-  async function newContext(): Promise<BrowserContext> {
-    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 }, locale: "en-US", timezoneId: "UTC" });
+  async function newContext(device: Device = "desktop"): Promise<BrowserContext> {
+    const context = await browser.newContext({ baseURL: server.url, ...DEVICES[device], locale: "en-US", timezoneId: "UTC" });
     contexts.push(context);
     return context;
   }
@@ -63,9 +74,9 @@ export async function startWebSuite(options: { media?: boolean } = {}): Promise<
   return {
     server,
     browser,
-    async person({ name, path = "/channels/@me", user } = {}) {
+    async person({ name, path = "/channels/@me", user, device } = {}) {
       const account = user ?? (await server.register(name));
-      const context = await newContext();
+      const context = await newContext(device);
       const session = JSON.stringify({ token: account.token, user: account.user });
       await context.addInitScript((value: string) => {
         if (!sessionStorage.getItem("seeded")) {
@@ -90,8 +101,10 @@ export async function startWebSuite(options: { media?: boolean } = {}): Promise<
       const size = page.viewportSize();
       if (!options.phone || !size) return;
       await page.setViewportSize({ width: 390, height: 844 });
+      await rendered(page);
       await page.screenshot({ path: join(SCREENSHOTS, `${name}-phone.png`) });
       await page.setViewportSize(size);
+      await rendered(page);
     },
     async stop() {
       for (const context of contexts) await context.close().catch(() => {});
@@ -100,6 +113,9 @@ export async function startWebSuite(options: { media?: boolean } = {}): Promise<
     },
   };
 }
+
+/** Two frames: a new window size has reached the layout signal and the page has re-rendered for it. */
+const rendered = (page: Page) => page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))");
 
 /**
  * Retries `check` (which throws while not yet true, as an `expect` does) until it passes or
