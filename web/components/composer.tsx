@@ -398,7 +398,9 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
           )}
           <CharacterCount id={countId} length={sentLength} />
           <button type="button" class="primary send" disabled={busy || (!text.trim() && files.length === 0)} onClick={() => void send()}>
-            Send
+            {/* On a phone the arrow alone (web/layout.css), so the text box keeps the width. */}
+            <Icon name="send" size={18} />
+            <span class="send-label">Send</span>
           </button>
         </div>
       )}

@@ -71,7 +71,8 @@ test("setting a custom status with Clear after: the panel, another member's list
   expect(await row.getByText("🍕").count()).toBe(1);
   await row.getByRole("button", { name: alice.username }).click();
   await bob.page.getByRole("dialog", { name: alice.username }).getByText("Out for lunch").waitFor();
-  await suite.shot(bob.page, "custom-status-3-member-list", { phone: true });
+  // Desktop only: at a phone's size the member list is a sheet, closed, and the card with it.
+  await suite.shot(bob.page, "custom-status-3-member-list");
   await bob.page.getByRole("dialog", { name: alice.username }).getByRole("button", { name: "Close" }).click();
 
   // Clear status: gone from both, live.

@@ -121,7 +121,7 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   await picker.waitFor();
   expect(await noSideScroll(page)).toBe(true);
   await suite.shot(page, "layouts-phone-4-picker");
-  await picker.getByRole("button", { name: "🎉" }).tap();
+  await picker.getByRole("button", { name: "party popper", exact: true }).tap();
   const reaction = sent.getByRole("button", { name: "🎉 1" });
   await reaction.waitFor();
   expect(await reaction.getAttribute("aria-pressed")).toBe("true");
@@ -233,7 +233,7 @@ test("a tablet (768x1024, touch): the rails beside the conversation, the member 
   const sent = messageWith(page, "Sent from a tablet");
   await sent.locator(".message-text").tap();
   await sent.getByRole("button", { name: "Add reaction" }).tap();
-  await page.getByRole("dialog", { name: "Add reaction" }).getByRole("button", { name: "👍" }).tap();
+  await page.getByRole("dialog", { name: "Add reaction" }).getByRole("button", { name: "thumbs up", exact: true }).tap();
   await sent.getByRole("button", { name: "👍 1" }).waitFor();
   await suite.shot(page, "layouts-tablet-3-reacted");
 });
