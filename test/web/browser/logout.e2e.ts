@@ -115,6 +115,8 @@ test("the user settings' My account on a phone-sized window", async () => {
   const person = await suite.person();
   const { page } = person;
   await page.setViewportSize({ width: 390, height: 844 });
+  // At a phone's size the account panel is in the navigation drawer.
+  await page.getByRole("button", { name: "Open navigation" }).click();
   await accountPanel(page).getByText(person.username).waitFor();
   await suite.shot(page, "logout-4-phone-panel");
   await accountPanel(page).getByRole("button", { name: "User settings" }).click();

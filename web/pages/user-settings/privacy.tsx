@@ -40,11 +40,17 @@ const FRIEND_REQUESTS_FROM: Choice<PrivacySettings["friend_requests_from"]>[] = 
 export function PrivacySection() {
   const settings = useLoad(() => rest.request("getPrivacySettings"), []);
   const save = useAction();
-  const change = (fields: Partial<PrivacySettings>) =>
-    void save.run(async () => {
-      const saved = await rest.request("updatePrivacySettings", { body: fields });
-      settings.set(() => saved);
-    }, "Saved.");
+  // The choice shows at once while it is saved; a refusal puts back what the server holds.
+  const [picked, setPicked] = useState<Partial<PrivacySettings>>({});
+  const change = (fields: Partial<PrivacySettings>) => {
+    setPicked((p) => ({ ...p, ...fields }));
+    void save
+      .run(async () => {
+        const saved = await rest.request("updatePrivacySettings", { body: fields });
+        settings.set(() => saved);
+      }, "Saved.")
+      .finally(() => setPicked({}));
+  };
   return (
     <div class="settings-stack">
       {!settings.data && !settings.error && (
@@ -57,7 +63,7 @@ export function PrivacySection() {
         legend="Direct messages"
         name="dms-from"
         choices={DMS_FROM}
-        current={settings.data?.dms_from}
+        current={picked.dms_from ?? settings.data?.dms_from}
         disabled={!settings.data || save.busy}
         onPick={(dms_from) => change({ dms_from })}
       />
@@ -65,7 +71,7 @@ export function PrivacySection() {
         legend="Friend requests"
         name="friend-requests-from"
         choices={FRIEND_REQUESTS_FROM}
-        current={settings.data?.friend_requests_from}
+        current={picked.friend_requests_from ?? settings.data?.friend_requests_from}
         disabled={!settings.data || save.busy}
         onPick={(friend_requests_from) => change({ friend_requests_from })}
       />
@@ -78,7 +84,7 @@ export function PrivacySection() {
   );
 }
 
-/** One setting as a group of radio buttons; the checked one is what the server last answered. */
+/** One setting as a group of radio buttons; the checked one is the choice being saved, else what the server last answered. */
 function Choices<T extends string>(props: {
   legend: string;
   name: string;
