@@ -212,7 +212,8 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     return encodeMentions(typed.trim(), { users, channels: channels.filter((c) => c.type === "text") });
   }
   // Counted as sent once the count may show; a mention can make the text a few times longer.
-  const sentLength = text.length * 20 > LIMITS.message.contentLength - COUNT_SHOWN_FROM ? sentContent(text).length : text.length;
+  // Once per change of the text (not per render): encoding reads the server's known members.
+  const sentLength = useMemo(() => (text.length * 20 > LIMITS.message.contentLength - COUNT_SHOWN_FROM ? sentContent(text).length : text.length), [text]);
 
   async function send() {
     const content = sentContent(text);
