@@ -54,6 +54,7 @@ import { webRoutes } from "./http/web.ts";
 import { referenceRoutes } from "./http/routes/reference.ts";
 import { opsRoutes } from "./http/routes/ops.ts";
 import { countClusterError, Metrics } from "./ops/metrics.ts";
+import { installOutageRecovery } from "./gateway/outage-recovery.ts";
 import { Readiness } from "./ops/readiness.ts";
 import { drainingResponse, waitForRequestsInFlight } from "./ops/drain.ts";
 import { referenceDocuments } from "./reference/documents.ts";
@@ -74,7 +75,7 @@ export interface App {
   io: GatewayServer;
   /** Every route the HTTP app registered, as Elysia lists them (the API reference is built from them). */
   routes: readonly { method: string; path: string }[];
-  /** What /readyz checks; cluster mode adds its Redis client here (`readiness.add("redis", ...)`). */
+  /** What /readyz checks; cluster mode adds its Redis client here (`readiness.addDegradable("redis", ...)`). */
   readiness: Readiness;
   /** The figures /metrics serves. */
   metrics: Metrics;
@@ -184,6 +185,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   ];
   const voiceRelay = cluster ? new VoiceRelay(cluster.voiceHomes, jwtSecret, log, held) : null;
   const gatewayAttached = attachGateway(io, domain, log, limiter, voiceRelay ? { relay: voiceRelay, secret: jwtSecret } : undefined);
+  // Cluster mode: after a Redis outage, what did not cross the nodes is put right (docs/gateway.md, "Resync").
+  if (cluster) await installOutageRecovery(io, { availability: cluster.redis, runId: cluster.runId }, log);
   // Sessions without a connect yet are capped per client address and close after GATEWAY_HANDSHAKE_TIMEOUT_MS.
   const pendingSessions = new PendingSessions(engine, io, config.gatewayMaxPendingSessionsPerAddress, Math.ceil(config.gatewayHandshakeTimeoutMs / 1000));
   const gateway = guardedGatewayHandler(engine, GATEWAY_MAX_PACKET_BYTES, pendingSessions);
@@ -191,8 +194,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const readiness = new Readiness();
   const ping = store.db.prepare("SELECT 1 AS ok");
   readiness.add("database", () => store.db.get(ping));
-  if (cluster) readiness.add("redis", cluster.ping);
-  const metrics = new Metrics({ io, fanout, audioRelay, writes: store.writes, db: store.db, draining: () => readiness.draining });
+  if (cluster) {
+    const redis = cluster.redis;
+    readiness.addDegradable("redis", cluster.ping, () => redis.downSince !== null);
+  }
+  const metrics = new Metrics({ io, fanout, audioRelay, writes: store.writes, db: store.db, draining: () => readiness.draining, redis: cluster?.redis });
 
   const published = whenPublished(io.of("/").adapter);
   const isRead = (request: Request) => request.method === "GET" || request.method === "HEAD";

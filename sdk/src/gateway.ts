@@ -12,7 +12,9 @@
  * the events the bot missed (they reach the listeners before `resumed`, which then says
  * `recovered: true`); when it cannot (`recovered: false`: a longer gap, a server restart, a room
  * lost meanwhile, or a drop the server asked for), the bot fetches what it may have missed over
- * REST (`lastMessageIds`, `rest.messagesSince`; see docs/bots.md).
+ * REST (`lastMessageIds`, `rest.messagesSince`; see docs/bots.md). A connection that stayed up
+ * but missed events (the server's `session:resync`, after a Redis outage in a cluster) emits
+ * `resync` with the same `lastMessageIds`, for the same refetch.
  * A refused token (`Unauthorized`) is final: `error` (on a reconnect), then `closed`.
  *
  * Rooms are what the connection wants to be in: joining or leaving while the connection is down
@@ -101,6 +103,12 @@ export interface LifecycleEvents {
   resumed: ResumedInfo;
   /** Closed for good: `stop()`, a refused token, or a drop with reconnection off. */
   closed: { reason: string };
+  /**
+   * The server says the connection missed events while it stayed connected (`session:resync`:
+   * a Redis outage between the nodes of a cluster): fetch what matters over REST, as after a
+   * `resumed` with `recovered: false` (`lastMessageIds`, `rest.messagesSince`).
+   */
+  resync: { reason: string; lastMessageIds: Record<string, string | null> };
   /** Something failed that no promise could report (a handler threw, a resume step failed). */
   error: Error;
 }
@@ -115,7 +123,7 @@ export type PayloadArgs<E extends ClientEventName> = ClientEvents[E]["payload"] 
 export type AckOf<E extends ClientEventName> = ClientEvents[E]["ack"];
 
 const SOCKET_EVENTS = new Set(["connect", "disconnect", "connect_error"]);
-const LIFECYCLE: ReadonlySet<string> = new Set<keyof LifecycleEvents>(["ready", "disconnected", "resumed", "closed", "error"]);
+const LIFECYCLE: ReadonlySet<string> = new Set<keyof LifecycleEvents>(["ready", "disconnected", "resumed", "closed", "resync", "error"]);
 
 type AnyListener = (payload: unknown) => unknown;
 
@@ -170,6 +178,7 @@ export class Gateway {
       // A channel the server joined for a bulk subscription (created, or made visible, later).
       else if (this.follows()) this.followedChannels.set(message.channel_id, message.id);
     });
+    socket.on("session:resync", (payload: { reason: string }) => this.fire("resync", { reason: payload.reason, lastMessageIds: this.lastMessageIds() }));
     socket.onAny((event: string, payload: unknown) => {
       if (!LIFECYCLE.has(event) && !SOCKET_EVENTS.has(event)) this.fire(event as GatewayEventName, payload as never);
     });
@@ -404,6 +413,11 @@ export class Gateway {
     };
   }
 
+  /** For each channel room the connection is in: the last message it got there (null: none yet). */
+  private lastMessageIds(): Record<string, string | null> {
+    return { ...Object.fromEntries(this.followedChannels), ...Object.fromEntries(this.channels) };
+  }
+
   private fire<E extends GatewayEventName>(event: E, payload: GatewayEvents[E]): void {
     for (const listener of [...(this.listeners.get(event) ?? [])]) {
       try {
@@ -448,7 +462,7 @@ export class Gateway {
     const dropped = this.dropped ?? { at: Date.now(), reason: "unknown" };
     const attempts = this.attemptsUsed;
     this.dropped = null;
-    const lastMessageIds = { ...Object.fromEntries(this.followedChannels), ...Object.fromEntries(this.channels) };
+    const lastMessageIds = this.lastMessageIds();
     const lostRooms = await this.joinRooms();
     for (const step of [...this.resumeSteps]) {
       try {

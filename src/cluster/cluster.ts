@@ -6,6 +6,7 @@ import { redisSharedState, type RedisSharedState } from "./redis-shared-state.ts
 import { redisVoiceHomes, type ClusterHomes } from "./voice-homes.ts";
 import { redisVoiceStates } from "./redis-voice-states.ts";
 import type { VoiceStates } from "../domain/voice/voice-states.ts";
+import type { Availability } from "../store/availability.ts";
 
 /**
  * Cluster mode (REDIS_URL; docs/operations.md, "Running several nodes"): what one node needs to
@@ -21,8 +22,15 @@ export interface ClusterNode {
   readonly voiceHomes: ClusterHomes;
   /** Each voice room's snapshot, written by its home, read by every node (src/cluster/redis-voice-states.ts). */
   readonly voiceStates: VoiceStates;
-  /** Resolves when Redis answers PING (/readyz). */
+  /**
+   * Whether Redis answers (src/cluster/redis-client.ts): while it does not, the node serves its
+   * own sockets and REST alone, and /readyz, /healthz and the metrics say "degraded".
+   */
+  readonly redis: Availability;
+  /** Resolves when Redis answers PING (/readyz's degraded check). */
   ping(): Promise<unknown>;
+  /** The Redis server's run id: a new one means Redis restarted (src/gateway/outage-recovery.ts). */
+  runId(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -38,7 +46,7 @@ const ADAPTER_OPTIONS = {
 export async function joinCluster(redisUrl: string, log: Logger, onRedisError?: () => void): Promise<ClusterNode> {
   const redis = await connectRedis(redisUrl, log, onRedisError);
   const nodeId = Bun.randomUUIDv7();
-  const shared = redisSharedState(redis.client, redis.duplicate(), nodeId, log);
+  const shared = redisSharedState(redis.client, redis.duplicate(), nodeId, log, redis.availability);
   const adapter = createAdapter(redis.client, ADAPTER_OPTIONS) as unknown as NonNullable<ServerOptions["adapter"]>;
   return {
     nodeId,
@@ -46,7 +54,9 @@ export async function joinCluster(redisUrl: string, log: Logger, onRedisError?: 
     shared,
     voiceHomes: redisVoiceHomes(redis.client, nodeId, log),
     voiceStates: redisVoiceStates(redis.client, nodeId),
+    redis: redis.availability,
     ping: () => redis.client.ping(),
+    runId: async () => /run_id:(\w+)/.exec(await redis.client.info("server"))?.[1] ?? "",
     async stop() {
       await shared.stop();
       await redis.close();

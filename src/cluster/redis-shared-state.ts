@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "../log.ts";
+import type { Availability } from "../store/availability.ts";
 import type { Activity } from "../domain/shared/shapes.ts";
 import type { ConnectionCounts, SharedState, SignalTopic } from "../domain/shared/shared-state.ts";
 import { redisRateLimiter } from "./redis-rate-limiter.ts";
@@ -13,6 +14,16 @@ import { redisRateLimiter } from "./redis-rate-limiter.ts";
  * no connection go offline. A node is alive while its key `hearth:node:<id>` exists: it renews
  * it every HEARTBEAT_MS and it expires NODE_TTL_MS after the last renewal.
  * Signals: one pub/sub channel; a node ignores its own.
+ *
+ * Redis outages (docs/operations.md, "Failure modes"): each node also counts its own connections
+ * in memory, the truth of its share. A count that could not reach Redis (or any connect and
+ * disconnect while it is out) is answered from that memory, and once Redis answers again the
+ * node publishes its whole share at once (`republish`: the totals move by the difference from
+ * what Redis holds for it, so with or without Redis persistence they come out right) and asks
+ * presence to look again at every user whose count changed meanwhile. The heartbeat re-registers
+ * the node whenever its key was gone (Redis restarted, or the node was swept while cut off), and
+ * a node that has just seen Redis come back sweeps no peer for `NODE_TTL_MS`, so peers whose keys
+ * expired during the outage have time to renew them instead of being declared dead.
  */
 const CONN = "hearth:conn";
 const ACTIVITY = "hearth:activity";
@@ -50,12 +61,39 @@ for i = 1, #flat, 2 do
 end
 redis.call('DEL', KEYS[2])
 return gone`,
+  // This node's whole share, published again: ARGV is user, count, user, count... Each total
+  // moves by the difference from the share Redis holds (nothing after a restart without
+  // persistence); returns the users whose total went to or from zero.
+  republish: `local old = {}
+local flat = redis.call('HGETALL', KEYS[2])
+for i = 1, #flat, 2 do old[flat[i]] = tonumber(flat[i + 1]) end
+redis.call('DEL', KEYS[2])
+local changed = {}
+local function move(user, delta)
+  if delta == 0 then return end
+  local before = tonumber(redis.call('HGET', KEYS[1], user) or '0')
+  local after = redis.call('HINCRBY', KEYS[1], user, delta)
+  if after <= 0 then
+    redis.call('HDEL', KEYS[1], user)
+    redis.call('HDEL', KEYS[3], user)
+  end
+  if (before > 0) ~= (after > 0) then table.insert(changed, user) end
+end
+for i = 1, #ARGV, 2 do
+  local user, count = ARGV[i], tonumber(ARGV[i + 1])
+  redis.call('HSET', KEYS[2], user, count)
+  move(user, count - (old[user] or 0))
+  old[user] = nil
+end
+for user, count in pairs(old) do move(user, -count) end
+return changed`,
 } as const;
 
 type Scripted = Redis & {
   hearthConnected(total: string, mine: string, userId: string): Promise<number>;
   hearthDisconnected(total: string, mine: string, activity: string, userId: string): Promise<number>;
   hearthReclaim(total: string, dead: string, activity: string): Promise<string[]>;
+  hearthRepublish(total: string, mine: string, activity: string, ...counts: (string | number)[]): Promise<string[]>;
 };
 
 export interface RedisSharedState extends SharedState {
@@ -73,13 +111,35 @@ export interface RedisSharedState extends SharedState {
   stop(): Promise<void>;
 }
 
-export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string, log: Logger): RedisSharedState {
+export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string, log: Logger, availability: Availability): RedisSharedState {
   redis.defineCommand("hearthConnected", { numberOfKeys: 2, lua: SCRIPTS.connected });
   redis.defineCommand("hearthDisconnected", { numberOfKeys: 3, lua: SCRIPTS.disconnected });
   redis.defineCommand("hearthReclaim", { numberOfKeys: 3, lua: SCRIPTS.reclaim });
+  redis.defineCommand("hearthRepublish", { numberOfKeys: 3, lua: SCRIPTS.republish });
   const scripted = redis as Scripted;
 
-  const lostHandlers: ((userId: string) => void)[] = [];
+  const recountHandlers: ((userId: string) => void)[] = [];
+  /** This node's connections per user: its share, whatever Redis holds. */
+  const local = new Map<string, number>();
+  /** Users whose connect or disconnect here did not reach Redis; their count is published again. */
+  const unpublished = new Set<string>();
+  /** Activities set while Redis was out (null: cleared), written once it is back. */
+  const unwrittenActivities = new Map<string, Activity | null>();
+  let republishing: Promise<void> | null = null;
+  /** No peer is swept before this (ms since the epoch): see above. */
+  let sweepFrom = 0;
+  let announcedUrl: string | null = null;
+  const countLocally = (userId: string, by: number) => {
+    const count = Math.max(0, (local.get(userId) ?? 0) + by);
+    if (count > 0) local.set(userId, count);
+    else local.delete(userId);
+    return count;
+  };
+  /** A command that could not reach Redis: the outage is noted, the caller falls back. */
+  const unreachable = (error: Error) => {
+    availability.failed();
+    log.debug("redis command failed", { error: error.message });
+  };
   const nodeLostHandlers: ((nodeId: string) => void)[] = [];
   const signalHandlers = new Map<SignalTopic, ((data: string) => void)[]>();
   let heartbeat: ReturnType<typeof setInterval> | null = null;
@@ -96,22 +156,112 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
     for (const handler of signalHandlers.get(message.topic) ?? []) handler(message.data ?? "");
   });
 
+  /**
+   * A connect or disconnect: counted here, then in Redis unless this node's share is to be
+   * published again anyway (it covers this one too); answered from here when Redis is out.
+   */
+  async function counted(userId: string, by: 1 | -1): Promise<number> {
+    const mine = countLocally(userId, by);
+    if (unpublished.size === 0 && !republishing) {
+      try {
+        const total = by > 0 ? await scripted.hearthConnected(CONN, nodeConnKey(nodeId), userId) : await scripted.hearthDisconnected(CONN, nodeConnKey(nodeId), ACTIVITY, userId);
+        return Math.max(0, total);
+      } catch (error) {
+        unreachable(error as Error);
+      }
+    }
+    unpublished.add(userId);
+    return mine;
+  }
+
   const connections: ConnectionCounts = {
-    connected: (userId) => scripted.hearthConnected(CONN, nodeConnKey(nodeId), userId),
-    disconnected: async (userId) => Math.max(0, await scripted.hearthDisconnected(CONN, nodeConnKey(nodeId), ACTIVITY, userId)),
-    count: async (userId) => Number((await redis.hget(CONN, userId)) ?? 0),
+    connected: (userId) => counted(userId, 1),
+    disconnected: (userId) => counted(userId, -1),
+    async count(userId) {
+      try {
+        return Number((await redis.hget(CONN, userId)) ?? 0);
+      } catch (error) {
+        unreachable(error as Error);
+        return local.get(userId) ?? 0;
+      }
+    },
     async activity(userId) {
-      const raw = await redis.hget(ACTIVITY, userId);
-      return raw ? (JSON.parse(raw) as Activity) : null;
+      if (unwrittenActivities.has(userId)) return unwrittenActivities.get(userId) ?? null;
+      try {
+        const raw = await redis.hget(ACTIVITY, userId);
+        return raw ? (JSON.parse(raw) as Activity) : null;
+      } catch (error) {
+        unreachable(error as Error);
+        return null;
+      }
     },
     async setActivity(userId, activity) {
-      if (activity) await redis.hset(ACTIVITY, userId, JSON.stringify(activity));
-      else await redis.hdel(ACTIVITY, userId);
+      try {
+        if (activity) await redis.hset(ACTIVITY, userId, JSON.stringify(activity));
+        else await redis.hdel(ACTIVITY, userId);
+        unwrittenActivities.delete(userId);
+      } catch (error) {
+        unreachable(error as Error);
+        unwrittenActivities.set(userId, activity);
+      }
     },
-    onLost(handler) {
-      lostHandlers.push(handler);
+    onRecount(handler) {
+      recountHandlers.push(handler);
     },
   };
+  const recounted = (userIds: Iterable<string>) => {
+    for (const userId of userIds) for (const handler of recountHandlers) handler(userId);
+  };
+
+  /**
+   * Publishes this node's whole share again and the activities set meanwhile, then has presence
+   * look again at the users whose count changed (theirs here, or their total in Redis). One at a
+   * time; a failure leaves it to the next heartbeat.
+   */
+  function republish(): Promise<void> {
+    republishing ??= (async () => {
+      const touched = [...unpublished];
+      unpublished.clear();
+      try {
+        const flat: (string | number)[] = [];
+        for (const [userId, count] of local) flat.push(userId, count);
+        const changed = await scripted.hearthRepublish(CONN, nodeConnKey(nodeId), ACTIVITY, ...flat);
+        for (const [userId, activity] of [...unwrittenActivities]) {
+          // Only for users still connected: a cleared count dropped the activity already.
+          if (activity && (await redis.hexists(CONN, userId))) await redis.hset(ACTIVITY, userId, JSON.stringify(activity));
+          else if (!activity) await redis.hdel(ACTIVITY, userId);
+          unwrittenActivities.delete(userId);
+        }
+        log.info("cluster connection counts published again", { users: local.size, changed: changed.length });
+        recounted(new Set([...touched, ...changed]));
+      } catch (error) {
+        for (const userId of touched) unpublished.add(userId);
+        unreachable(error as Error);
+      } finally {
+        republishing = null;
+      }
+    })();
+    return republishing;
+  }
+
+  /** Announces the node (again): its heartbeat key, and its place in the set of nodes. */
+  async function register(url: string): Promise<void> {
+    const previous = await redis.set(nodeKey(nodeId), url, "PX", NODE_TTL_MS, "GET");
+    if (previous !== null) return;
+    await redis.sadd(NODES, nodeId);
+    // The key was gone: Redis restarted, or a peer swept this node while it was cut off.
+    if (announcedUrl !== null) {
+      log.warn("cluster node registered again (its key was gone)", { node: nodeId });
+      await republish();
+    }
+    announcedUrl = url;
+  }
+
+  availability.onChange((available) => {
+    if (!available) return;
+    sweepFrom = Date.now() + NODE_TTL_MS;
+    if (announcedUrl !== null) register(announcedUrl).then(() => republish()).catch(unreachable);
+  });
 
   async function liveNodes(): Promise<{ alive: string[]; dead: string[] }> {
     const ids = await redis.smembers(NODES);
@@ -123,6 +273,7 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
 
   /** Takes back the connections of nodes whose heartbeat stopped (one surviving node does each). */
   async function sweep(): Promise<void> {
+    if (Date.now() < sweepFrom) return;
     const { dead } = await liveNodes();
     for (const id of dead) {
       if (id === nodeId) continue;
@@ -131,7 +282,7 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
       const gone = await scripted.hearthReclaim(CONN, nodeConnKey(id), ACTIVITY);
       await redis.srem(NODES, id);
       log.info("cluster node gone: its connections taken back", { node: id, usersOffline: gone.length });
-      for (const userId of gone) for (const handler of lostHandlers) handler(userId);
+      recounted(gone);
       for (const handler of nodeLostHandlers) handler(id);
     }
   }
@@ -141,7 +292,10 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
     rateLimiter: (name, limit, windowMs, options) => redisRateLimiter(redis, name, limit, windowMs, options),
     connections,
     signal(topic, data = "") {
-      redis.publish(SIGNALS, JSON.stringify({ from: nodeId, topic, data })).catch((error: Error) => log.warn("cluster signal failed", { topic, error: error.message }));
+      redis.publish(SIGNALS, JSON.stringify({ from: nodeId, topic, data })).catch((error: Error) => {
+        unreachable(error);
+        log.warn("cluster signal failed", { topic, error: error.message });
+      });
     },
     onSignal(topic, handler) {
       const list = signalHandlers.get(topic) ?? [];
@@ -156,14 +310,16 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
     },
     async start(url) {
       await subscriber.subscribe(SIGNALS);
-      await redis.set(nodeKey(nodeId), url, "PX", NODE_TTL_MS);
-      await redis.sadd(NODES, nodeId);
+      await register(url);
       await sweep();
       heartbeat = setInterval(() => {
-        redis
-          .set(nodeKey(nodeId), url, "PX", NODE_TTL_MS)
+        register(url)
+          .then(() => {
+            availability.answered();
+            return unpublished.size > 0 ? republish() : undefined;
+          })
           .then(() => sweep())
-          .catch((error: Error) => log.warn("cluster heartbeat failed", { error: error.message }));
+          .catch(unreachable);
       }, HEARTBEAT_MS);
     },
     async stop() {

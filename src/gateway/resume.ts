@@ -59,7 +59,7 @@ export function installResume(io: GatewayServer, domain: Domain, log: Logger, li
   };
   // A shared store (cluster mode) also gets each session while it is connected, so a node that dies still leaves them.
   if (!(nsp.adapter instanceof ResumableAdapter)) {
-    installSessionSnapshots(io, persist);
+    installSessionSnapshots(io);
     // Each node delivers in stream order, so a client's last offset covers all it has.
     installStreamOrder(nsp.adapter as unknown as Parameters<typeof installStreamOrder>[0]);
   }

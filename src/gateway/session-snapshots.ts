@@ -19,11 +19,20 @@ export const SNAPSHOT_MS = 5_000;
 const REFRESH_MS = 60_000;
 
 interface SessionStore {
+  /** Resume's filtered persist (./resume.ts): only sessions that asked for resume. */
+  persistSession(session: Omit<Session, "missedPackets">): void;
   restoreSession(pid: string, offset: string): Promise<Session>;
   on(event: "join-room" | "leave-room", listener: (room: string, id: string) => void): void;
 }
 
-export function installSessionSnapshots(io: GatewayServer, persist: (session: Omit<Session, "missedPackets">) => void): () => void {
+/** Writes one connected socket's session now, when it asked for resume (after a Redis outage: ./outage-recovery.ts). */
+export function persistSnapshot(io: GatewayServer, socket: GatewaySocket | undefined): void {
+  if (!socket?.connected || !socket.data.resume) return;
+  const pid = privateSessionIdOf(socket);
+  if (pid) (io.of("/").adapter as unknown as SessionStore).persistSession({ sid: socket.id, pid, rooms: [...socket.rooms], data: socket.data });
+}
+
+export function installSessionSnapshots(io: GatewayServer): () => void {
   const nsp = io.of("/");
   const store = nsp.adapter as unknown as SessionStore;
   const changed = new Set<string>();
@@ -31,11 +40,7 @@ export function installSessionSnapshots(io: GatewayServer, persist: (session: Om
   store.on("join-room", mark);
   store.on("leave-room", mark);
 
-  const snapshot = (socket: GatewaySocket | undefined) => {
-    if (!socket?.connected || !socket.data.resume) return;
-    const pid = privateSessionIdOf(socket);
-    if (pid) persist({ sid: socket.id, pid, rooms: [...socket.rooms], data: socket.data });
-  };
+  const snapshot = (socket: GatewaySocket | undefined) => persistSnapshot(io, socket);
   let sinceRefresh = 0;
   const timer = setInterval(() => {
     sinceRefresh += SNAPSHOT_MS;

@@ -38,6 +38,13 @@ import {
  * the answer before its next write, through whichever node, has its events in the stream, and so
  * at every socket, in the order it made them (docs/gateway.md, "Resume"). Bounded: an XADD not
  * answered within `PUBLISH_WAIT_MS` (Redis unreachable) no longer holds the answer.
+ *
+ * Redis outages (docs/gateway.md, "Resync"): what could not be written to the stream is kept
+ * for when Redis is back (`takeUnrelayed`, used by ./outage-recovery.ts): the rooms of the
+ * broadcasts that reached this node's sockets only (their sockets elsewhere are told to resync),
+ * and the joins, leaves and disconnects applied here only, in order (written to the stream
+ * again, so the other nodes apply them too). Broadcasts read from the stream more than
+ * `LATE_MS` after they were written (a reader that lost Redis catching up) are counted as late.
  */
 
 /** The cluster messages handled here: a broadcast, a room join, a room leave and a disconnect. */
@@ -70,6 +77,38 @@ interface RoomOperation {
   here: Here;
   data(opts: EncodedOptions, arg: string[] | boolean): Omit<DecodedMessage["data"], "packet">;
   arg(data: DecodedMessage["data"]): string[] | boolean;
+}
+
+/** What did not reach the stream during an outage (see above). */
+export interface Unrelayed {
+  /** The rooms of the broadcasts delivered on this node only; `everyone` when one had no room. */
+  rooms: Set<string>;
+  everyone: boolean;
+  /** The room joins, leaves and disconnects applied on this node only, in order. */
+  operations: { type: number; data: Omit<DecodedMessage["data"], "packet"> }[];
+}
+
+/** Broadcasts kept from other nodes' sockets (`dropped`) and read late (`late`), process-wide (hearth_cluster_broadcasts_total). */
+export const broadcastFigures = { dropped: 0, late: 0 };
+/** A broadcast read this long after its XADD counts as late. */
+const LATE_MS = 1000;
+/** Beyond this many rooms or operations kept, every socket is told to resync instead. */
+const MAX_KEPT = 10_000;
+
+const unrelayedOf = new WeakMap<object, Unrelayed>();
+const nothingUnrelayed = (): Unrelayed => ({ rooms: new Set(), everyone: false, operations: [] });
+
+/** What did not reach the stream since the last call (null without the stream order installed). */
+export function takeUnrelayed(adapter: object): Unrelayed | null {
+  const kept = unrelayedOf.get(adapter);
+  if (!kept) return null;
+  unrelayedOf.set(adapter, nothingUnrelayed());
+  return kept;
+}
+
+/** Writes an operation kept by an outage to the stream again (the other nodes apply it; this one again, harmlessly). */
+export function publishAgain(adapter: object, operation: Unrelayed["operations"][number]): Promise<unknown> {
+  return publishAndReturnOffset(adapter as StreamAdapter, { type: operation.type, data: operation.data });
 }
 
 /** How long an answer waits at most for its events' XADDs (Redis unreachable: answered anyway). */
@@ -111,6 +150,21 @@ export function installStreamOrder(adapter: StreamAdapter): void {
   const deliverHere = Adapter.prototype.broadcast as (this: StreamAdapter, packet: Packet, opts: BroadcastOptions) => void;
   const state: InFlight = { pending: 0, all: Promise.resolve() };
   inFlight.set(adapter, state);
+  unrelayedOf.set(adapter, nothingUnrelayed());
+  const keep = (record: (kept: Unrelayed) => void) => {
+    const kept = unrelayedOf.get(adapter)!;
+    if (kept.everyone && kept.operations.length >= MAX_KEPT) return;
+    record(kept);
+    if (kept.rooms.size > MAX_KEPT) {
+      kept.rooms.clear();
+      kept.everyone = true;
+    }
+    if (kept.operations.length > MAX_KEPT) {
+      // Too much to replay: every socket resyncs (its client refetches, and reconnects if rooms may differ).
+      kept.operations.length = MAX_KEPT;
+      kept.everyone = true;
+    }
+  };
   // Every XADD of this node goes through here, counted until answered (whenPublished).
   aroundPublish(adapter, (message, publish) => {
     const offset = publish(message);
@@ -128,6 +182,11 @@ export function installStreamOrder(adapter: StreamAdapter): void {
       await publishAndReturnOffset(this, { type: BROADCAST, data: { packet, opts: encodeOptions(opts) } });
     } catch {
       deliverHere.call(this, packet, opts);
+      broadcastFigures.dropped++;
+      keep((kept) => {
+        if (opts.rooms.size === 0) kept.everyone = true;
+        else for (const room of opts.rooms) kept.rooms.add(room);
+      });
     }
   };
   // Joins, leaves and disconnects: `arg` is the rooms or the `close` flag; `here` is the
@@ -141,10 +200,12 @@ export function installStreamOrder(adapter: StreamAdapter): void {
     async function (this: StreamAdapter, opts: BroadcastOptions, arg: string[] | boolean) {
       const { here, data } = operations[type]!;
       if (opts.flags?.local) return here.call(this, opts, arg);
+      const message = { type, data: data(encodeOptions(opts), arg) };
       try {
-        await publishAndReturnOffset(this, { type, data: data(encodeOptions(opts), arg) });
+        await publishAndReturnOffset(this, message);
       } catch {
         here.call(this, opts, arg);
+        keep((kept) => kept.operations.push(message));
       }
     };
   adapter.addSockets = inStreamOrder(SOCKETS_JOIN);
@@ -152,6 +213,8 @@ export function installStreamOrder(adapter: StreamAdapter): void {
   adapter.disconnectSockets = inStreamOrder(DISCONNECT_SOCKETS);
   const onRawMessage = adapter.onRawMessage;
   adapter.onRawMessage = function (raw, offset) {
+    // A stream id is "<ms>-<seq>": when the XADD was made.
+    if (Date.now() - Number.parseInt(offset, 10) > LATE_MS) broadcastFigures.late++;
     const own = raw.uid === clusterNodeId(this) && (raw.type === String(BROADCAST) || raw.type! in operations);
     if (!own) return onRawMessage.call(this, raw, offset);
     // Our own broadcast, join, leave or disconnect, read back: done here now (the adapter skips its own messages).

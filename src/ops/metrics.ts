@@ -6,6 +6,9 @@ import type { NativeFanout } from "../gateway/native-fanout.ts";
 import type { Database } from "../store/database.ts";
 import { PostgresDatabase } from "../store/postgres/postgres-database.ts";
 import type { WriteBatch } from "../store/write-batch.ts";
+import type { Availability } from "../store/availability.ts";
+import { broadcastFigures } from "../gateway/stream-order.ts";
+import { resyncFigures } from "../gateway/outage-recovery.ts";
 import { RequestFigures } from "./request-figures.ts";
 
 /**
@@ -38,6 +41,8 @@ interface MetricsSources {
   db: Database;
   /** Whether the node is draining (src/ops/readiness.ts). */
   draining: () => boolean;
+  /** Cluster mode: whether Redis answers (src/cluster/redis-client.ts). */
+  redis?: Availability;
 }
 
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -202,6 +207,38 @@ export class Metrics {
       [{ source: "redis" }, clusterErrors.redis],
       [{ source: "adapter" }, clusterErrors.adapter],
     ]);
+    const redis = sources.redis;
+    if (redis) {
+      new Gauge({
+        name: "hearth_redis_available",
+        help: "Cluster mode: 1 while Redis answers, 0 while this node serves its own sockets alone (degraded)",
+        registers: [registry],
+        collect() {
+          this.set(redis.downSince === null ? 1 : 0);
+        },
+      });
+      mirroredCounter(
+        registry,
+        "hearth_cluster_broadcasts_total",
+        "Cluster mode: broadcasts that reached this node's sockets only because Redis was out (outcome=dropped; their rooms were told session:resync), and broadcasts read from the stream over a second late (outcome=late), process-wide",
+        ["outcome"],
+        () => [
+          [{ outcome: "dropped" }, broadcastFigures.dropped],
+          [{ outcome: "late" }, broadcastFigures.late],
+        ],
+      );
+      mirroredCounter(
+        registry,
+        "hearth_gateway_resyncs_total",
+        "Cluster mode: session:resync sent after a Redis outage, to the rooms that missed events (scope=rooms), to every socket (scope=everyone) or to this node's sockets after Redis restarted (scope=restarted), process-wide",
+        ["scope"],
+        () => [
+          [{ scope: "rooms" }, resyncFigures.rooms],
+          [{ scope: "everyone" }, resyncFigures.everyone],
+          [{ scope: "restarted" }, resyncFigures.restarted],
+        ],
+      );
+    }
     new Gauge({
       name: "hearth_draining",
       help: "1 while this node is draining (being stopped), else 0",

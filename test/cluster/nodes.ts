@@ -38,6 +38,10 @@ export interface HearthNode {
   process: Subprocess;
   /** Whether it still runs (false after kill). */
   alive: boolean;
+  /** Where its log's info and debug lines go (nothing there with TEST_LOG_LEVEL set: the terminal gets it). */
+  logFile: string;
+  /** What it wrote to stderr so far (its warnings and errors; the terminal gets them too). */
+  stderr(): string;
   kill(signal: "SIGKILL" | "SIGTERM"): Promise<void>;
 }
 
@@ -77,14 +81,24 @@ export async function startNodes(count: number, env: Record<string, string> = {}
       cwd: ROOT,
       env: { ...process.env, ...CLUSTER_ENV, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info", ...env, ...extra, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: join(dataDir, name) },
       stdout: process.env.TEST_LOG_LEVEL ? "inherit" : Bun.file(logFile),
-      stderr: "inherit",
+      stderr: "pipe",
     });
+    let stderr = "";
+    void (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of child.stderr) {
+        process.stderr.write(chunk);
+        stderr += decoder.decode(chunk, { stream: true });
+      }
+    })();
     const node: HearthNode = {
       name,
       url: `http://127.0.0.1:${port}`,
       port,
       process: child,
       alive: true,
+      logFile,
+      stderr: () => stderr,
       async kill(signal) {
         if (!node.alive) return;
         node.alive = false;

@@ -105,20 +105,26 @@ export class ChatStore {
     gateway.on("resumed", ({ recovered }) => {
       this.connected.value = true;
       this.presence.connectedAgain(recovered);
-      if (recovered) return;
-      void this.loadServers();
-      void this.loadDms();
-      void this.readStates.load();
-      this.friends.reconnected();
-      for (const state of this.states.values()) {
-        // Rooms may have emptied while away: nothing shown from before, the reload fills it in.
-        state.voice.clear();
-        state.later("channels", 0);
-        state.later("members", 0);
-        state.later("roles", 0);
-      }
-      for (const timeline of this.timelines.values()) void timeline.refresh();
+      if (!recovered) this.reload();
     });
+    // Connected all along but some events never came (a Redis outage between the server's nodes).
+    gateway.on("resync", () => this.reload());
+  }
+
+  /** Asks again for everything shown, after events may have been missed. */
+  private reload(): void {
+    void this.loadServers();
+    void this.loadDms();
+    void this.readStates.load();
+    this.friends.reconnected();
+    for (const state of this.states.values()) {
+      // Rooms may have emptied while away: nothing shown from before, the reload fills it in.
+      state.voice.clear();
+      state.later("channels", 0);
+      state.later("members", 0);
+      state.later("roles", 0);
+    }
+    for (const timeline of this.timelines.values()) void timeline.refresh();
   }
 
   /**

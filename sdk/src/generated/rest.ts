@@ -3404,16 +3404,19 @@ export interface Operations {
     };
     response: Response;
   };
-  /** Get health The process is alive: answers at once, checks nothing else. `GET /healthz` */
+  /** Get health The process is alive: answers at once, checks nothing else. `degraded` names a dependency the node is serving without (cluster mode: Redis out of reach; the node serves its own sockets alone). `GET /healthz` */
   getHealth: {
     method: "GET";
     path: "/healthz";
     args: {};
     response: {
       status: "ok";
+    } | {
+      status: "degraded";
+      degraded: string[];
     };
   };
-  /** Get readiness Whether this node should get traffic: the database (and Redis, in cluster mode) answered, and the node is not draining. 503 names what is not ready. `GET /readyz` */
+  /** Get readiness Whether this node should get traffic: the database answered and the node is not draining. In cluster mode Redis is checked too, but a node without it stays ready (its check reads `degraded`). 503 names what is not ready. `GET /readyz` */
   getReadiness: {
     method: "GET";
     path: "/readyz";
@@ -3421,7 +3424,7 @@ export interface Operations {
     response: {
       status: "ready";
       checks: {
-        [key: string]: "ok";
+        [key: string]: "ok" | "degraded";
       };
     };
   };

@@ -29,8 +29,9 @@ export class Presence {
     /** The rooms that see a user's presence; features that add audiences extend it. */
     private readonly audience: (userId: string) => Promise<string[]> = async (userId) => [rooms.user(userId)],
   ) {
-    // A node that died took its connections with it: their users go offline unless connected elsewhere.
-    connections.onLost((userId) => void this.wentAway(userId).catch(() => {}));
+    // A node that died took its connections with it, or Redis came back and the counts were
+    // published again: what each user is shown as follows their count over the cluster.
+    connections.onRecount((userId) => void this.recheck(userId).catch(() => {}));
   }
 
   async isConnected(userId: string): Promise<boolean> {
@@ -47,6 +48,11 @@ export class Presence {
     // At zero the activity goes too: it must be sent again after reconnecting.
     if ((await this.connections.disconnected(userId)) > 0) return;
     await this.wentAway(userId);
+  }
+
+  private async recheck(userId: string): Promise<void> {
+    const user = await this.store.users.findById(userId);
+    if (user) await this.show(user, (await this.isConnected(userId)) ? user.preferred_status : "offline");
   }
 
   private async wentAway(userId: string): Promise<void> {

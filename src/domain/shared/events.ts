@@ -118,6 +118,12 @@ export const SERVER_EVENTS = {
   "category:created": { payload: v.object({ id, server_id: id }), rooms: ["server"], audience: "`server:<id>` (ids only: each client asks for its own list again)" },
   "category:updated": { payload: v.object({ id, server_id: id }), rooms: ["server"], audience: "`server:<id>` (ids only: each client asks for its own list again)" },
   "category:deleted": { payload: v.object({ id, server_id: id }), rooms: ["server"], audience: "`server:<id>` (ids only: each client asks for its own list again)" },
+  "session:resync": {
+    payload: v.object({ reason: v.literal("cluster_outage") }),
+    rooms: ["server", "channel", "user", "socket"],
+    audience:
+      "cluster mode, once Redis is back after an outage: every socket in a room some events could not reach across the nodes meanwhile (and every socket of a node that lost the stream when Redis restarted). The client missed events: it asks again over REST for what it shows (docs/gateway.md \"Resync\")",
+  },
   "session:ready": {
     payload: v.object({ resumed: v.boolean() }),
     rooms: ["socket"],

@@ -42,10 +42,12 @@ export interface ConnectionCounts {
   activity(userId: string): Promise<Activity | null>;
   setActivity(userId: string, activity: Activity | null): Promise<void>;
   /**
-   * Runs `handler` for each user whose last connections were on a node that died (its counts are
-   * taken back by a surviving node); never called on one node.
+   * Runs `handler` for each user whose count changed without a connect or disconnect here: their
+   * last connections were on a node that died (its counts taken back by a surviving node), or
+   * the counts were published again after a Redis outage (docs/operations.md, "Failure modes").
+   * Never called on one node.
    */
-  onLost(handler: (userId: string) => void): void;
+  onRecount(handler: (userId: string) => void): void;
 }
 
 /** One process: everything in memory, signals go nowhere (there is no other node). */
@@ -79,7 +81,7 @@ export function localSharedState(): SharedState {
         if (activity) activities.set(userId, activity);
         else activities.delete(userId);
       },
-      onLost() {},
+      onRecount() {},
     },
     signal() {},
     onSignal() {},

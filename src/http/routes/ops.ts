@@ -16,9 +16,20 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
  */
 export const opsRoutes = (readiness: Readiness, metrics: Metrics, metricsToken: string | undefined) =>
   new Elysia({ tags: ["Operations"] })
-    .get("/healthz", () => json(200, { status: "ok" }), {
-      detail: doc("getHealth", Health, { description: "The process is alive: answers at once, checks nothing else." }),
-    })
+    .get(
+      "/healthz",
+      () => {
+        const degraded = readiness.degraded();
+        return json(200, degraded.length ? { status: "degraded", degraded } : { status: "ok" });
+      },
+      {
+        detail: doc("getHealth", Health, {
+          description:
+            "The process is alive: answers at once, checks nothing else. `degraded` names a dependency the node is serving without " +
+            "(cluster mode: Redis out of reach; the node serves its own sockets alone).",
+        }),
+      },
+    )
     .get(
       "/readyz",
       async () => {
@@ -29,8 +40,8 @@ export const opsRoutes = (readiness: Readiness, metrics: Metrics, metricsToken: 
         detail: doc("getReadiness", Ready, {
           errors: [503],
           description:
-            "Whether this node should get traffic: the database (and Redis, in cluster mode) answered, and the node is not draining. " +
-            "503 names what is not ready.",
+            "Whether this node should get traffic: the database answered and the node is not draining. " +
+            "In cluster mode Redis is checked too, but a node without it stays ready (its check reads `degraded`). 503 names what is not ready.",
         }),
       },
     )

@@ -1,0 +1,171 @@
+/**
+ * Redis stopped and started under a three-node cluster (docs/operations.md, "Failure modes"),
+ * without and with Redis persistence. While Redis is out every node keeps serving REST and its
+ * own sockets, stays ready for the load balancer (Redis "degraded" in /readyz, /healthz and a
+ * metric), and login and registration answer within a short bound. Once Redis is back,
+ * cross-node delivery resumes, the sockets that missed broadcasts are told `session:resync`,
+ * and presence is right again within seconds (no live node swept as dead, even when the
+ * outage outlived every node's heartbeat key and Redis kept those keys on disk).
+ *
+ * Each scenario has its own Redis (the other fault files share the runner's) and its own nodes.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { startRedis, type ThrowawayRedis } from "../../scripts/redis-server.ts";
+import { NODE_TTL_MS } from "../../src/cluster/redis-shared-state.ts";
+import { Gateway } from "../../sdk/src/client.ts";
+import { api, closeSockets, connect, emitAck, eventually, record, register, serverWith, startNodes, type ClientSocket, type ClusterUser, type HearthNode, type Nodes } from "../cluster/nodes.ts";
+
+interface Place {
+  owner: ClusterUser;
+  /** One member per node (index 0 on n1...), each with a socket on its node in the channel. */
+  members: ClusterUser[];
+  sockets: ClientSocket[];
+  channelId: string;
+}
+
+async function metric(node: HearthNode, name: string): Promise<number> {
+  const text = await (await fetch(`${node.url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split("\n")) if (line.startsWith(name) && (line[name.length] === " " || line[name.length] === "{")) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  return sum;
+}
+
+async function status(node: HearthNode, viewer: ClusterUser, userId: string): Promise<string> {
+  const res = await api(node, "GET", `/api/v1/users/${userId}`, { token: viewer.token });
+  return res.body.status;
+}
+
+const timed = async <T>(work: () => Promise<T>) => {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+};
+
+function scenario(persistence: boolean) {
+  describe(`Redis stopped and started ${persistence ? "with" : "without"} persistence`, () => {
+    let redis: ThrowawayRedis;
+    let cluster: Nodes;
+    let n1: HearthNode, n2: HearthNode, n3: HearthNode;
+    let place: Place;
+    /** Member two's SDK connection on n2 (the web app's gateway client too). */
+    let sdk: Gateway;
+
+    beforeAll(async () => {
+      redis = await startRedis({ appendOnly: persistence });
+      cluster = await startNodes(3, { REDIS_URL: redis.url });
+      [n1, n2, n3] = cluster.nodes as [HearthNode, HearthNode, HearthNode];
+      const owner = await register(n1);
+      const members = [await register(n1), await register(n2), await register(n3)];
+      const { channelId } = await serverWith(n1, owner, members);
+      const nodes = [n1, n2, n3];
+      const sockets = await Promise.all(
+        members.map(async (member, i) => {
+          const socket = await connect(nodes[i]!, member.token);
+          expect((await emitAck(socket, "channel:join", channelId)).ok).toBe(true);
+          return socket;
+        }),
+      );
+      place = { owner, members, sockets, channelId };
+      sdk = new Gateway({ baseUrl: n2.url, token: members[1]!.token });
+      await sdk.connect();
+      await sdk.joinChannel(channelId);
+      for (const member of members) await eventually(async () => (await status(n1, owner, member.id)) === "online", `${member.username} online before the outage`);
+    }, 60_000);
+    afterAll(async () => {
+      sdk?.close();
+      closeSockets();
+      await cluster?.stop();
+      await redis?.stop();
+    });
+
+    test("the nodes serve alone while Redis is out, and put everything right once it is back", async () => {
+      const [onOne, onTwo, onThree] = place.sockets as [ClientSocket, ClientSocket, ClientSocket];
+      const messagesOnOne = record(onOne, "message:new");
+      const messagesOnTwo = record(onTwo, "message:new");
+      const resyncOnTwo = record(onTwo, "session:resync");
+      const resyncOnThree = record(onThree, "session:resync");
+      const sdkResyncs: { reason: string; lastMessageIds: Record<string, string | null> }[] = [];
+      sdk.on("resync", (info) => void sdkResyncs.push(info));
+      const lastBefore = (await api(n1, "POST", `/api/v1/messages/${place.channelId}`, { token: place.owner.token, body: { content: "before the outage" } })).body.id;
+      await eventually(() => messagesOnTwo.some((m) => m.id === lastBefore), "n2 got the message sent before the outage", 5000);
+      const [, memberTwo, memberThree] = place.members as [ClusterUser, ClusterUser, ClusterUser];
+
+      await redis.halt();
+      const outageStarted = Date.now();
+
+      // Every node stays ready, and says Redis is degraded.
+      await eventually(async () => ((await (await fetch(`${n1.url}/healthz`)).json()) as { status: string }).status === "degraded", "n1's /healthz says degraded", 5000);
+      for (const node of [n1, n2, n3]) {
+        const ready = await fetch(`${node.url}/readyz`);
+        expect(ready.status).toBe(200);
+        expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", redis: "degraded" } });
+        expect(await (await fetch(`${node.url}/healthz`)).json()).toEqual({ status: "degraded", degraded: ["redis"] });
+        expect(await metric(node, "hearth_redis_available")).toBe(0);
+      }
+
+      // Registration and login answer at once, on the node's own limits.
+      const newcomer = await timed(() => register(n2));
+      expect(newcomer.ms).toBeLessThan(3000);
+      const login = await timed(() => api(n3, "POST", "/api/v1/auth/login", { body: { login: memberThree.username, password: memberThree.password } }));
+      expect(login.value.status).toBe(200);
+      expect(login.ms).toBeLessThan(3000);
+
+      // A send through n1 is answered and reaches n1's own socket at once.
+      const sent = await timed(() => api(n1, "POST", `/api/v1/messages/${place.channelId}`, { token: place.members[0]!.token, body: { content: "during the outage" } }));
+      expect(sent.value.status).toBe(201);
+      expect(sent.ms).toBeLessThan(3000);
+      await eventually(() => messagesOnOne.some((m) => m.id === sent.value.body.id), "n1's socket got the message sent on n1 during the outage", 3000);
+
+      // Presence changes during the outage: member three leaves (its only socket, on n3).
+      onThree.close();
+      await Bun.sleep(persistence ? NODE_TTL_MS + 1500 - (Date.now() - outageStarted) : 2000);
+      expect(await metric(n1, "hearth_cluster_broadcasts_total")).toBeGreaterThan(0);
+
+      await redis.resume();
+      const back = Date.now();
+
+      // The sockets elsewhere in the channel are told that they missed events.
+      await eventually(() => resyncOnTwo.length > 0, "n2's socket got session:resync", 10_000);
+      expect(resyncOnTwo[0]).toEqual({ reason: "cluster_outage" });
+      // The SDK tells the bot (and the web app, which reloads what it shows) where to fetch from.
+      await eventually(() => sdkResyncs.length > 0, "the SDK emitted resync", 5000);
+      expect(sdkResyncs[0]).toEqual({ reason: "cluster_outage", lastMessageIds: { [place.channelId]: lastBefore } });
+      const resyncMs = Date.now() - back;
+      // Cross-node delivery is back.
+      await eventually(
+        async () => {
+          const again = await api(n1, "POST", `/api/v1/messages/${place.channelId}`, { token: place.members[0]!.token, body: { content: `after ${Date.now()}` } });
+          return again.status === 201 && (await eventually(() => messagesOnTwo.some((m) => m.id === again.body.id), "", 1000).then(() => true, () => false));
+        },
+        "a message sent on n1 reaches n2 again",
+        10_000,
+      );
+      expect(resyncOnThree.length).toBe(0); // closed before: nothing to tell it
+
+      // Presence is right again: member two is still online (no node was swept as dead), member three is offline.
+      await eventually(async () => (await status(n2, place.owner, memberThree.id)) === "offline", "member three shown offline after the outage", 10_000);
+      const settled = Date.now();
+      // Past the grace period and a few heartbeats, so a wrong sweep would have happened.
+      await Bun.sleep(Math.max(0, NODE_TTL_MS + 4000 - (Date.now() - back)));
+      for (const node of [n1, n2, n3]) {
+        expect(await status(node, place.owner, memberTwo.id)).toBe("online");
+        expect(await status(node, place.owner, place.members[0]!.id)).toBe("online");
+        expect(await status(node, place.owner, memberThree.id)).toBe("offline");
+        expect(((await (await fetch(`${node.url}/healthz`)).json()) as { status: string }).status).toBe("ok");
+        expect(await metric(node, "hearth_redis_available")).toBe(1);
+      }
+      // The outage is said once when it starts and once when it ends on each node.
+      for (const node of cluster.nodes) {
+        const warnings = node.stderr();
+        expect(warnings.split("redis unreachable").length - 1).toBe(1);
+        expect(warnings.split("redis reachable again").length - 1).toBe(1);
+        expect(readFileSync(node.logFile, "utf8")).not.toContain("cluster node gone");
+      }
+      console.log(`Redis ${persistence ? "with" : "without"} persistence: out ${back - outageStarted} ms; session:resync ${resyncMs} ms after it was back; presence settled ${settled - back} ms after`);
+    }, 90_000);
+  });
+}
+
+scenario(false);
+scenario(true);
