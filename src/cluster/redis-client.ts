@@ -1,6 +1,7 @@
 import { Redis, type RedisOptions } from "ioredis";
 import type { Logger } from "../log.ts";
 import { Availability } from "../store/availability.ts";
+import { RedisUnavailableError } from "./redis-unavailable.ts";
 
 /**
  * The Redis connections of one node: a main client and every duplicate made from it (the
@@ -38,17 +39,28 @@ const DUPLICATE_OPTIONS: RedisOptions = { enableOfflineQueue: true, commandTimeo
 export async function connectRedis(url: string, log: Logger, onError: () => void = () => {}): Promise<RedisConnections> {
   const made: Redis[] = [];
   const availability = new Availability();
+  let closing = false;
   const watch = (client: Redis, role: string) => {
     made.push(client);
     // The Socket.IO adapter sends some commands without waiting for them (a session saved on
     // disconnect, a pub/sub publish): failing at once while Redis is out, each would be an
     // unhandled rejection, which ends a Bun process. Every command's promise gets a handler
-    // here; those awaited still see the error.
+    // here; those awaited still see the error. On the main client a failure to reach Redis
+    // becomes a RedisUnavailableError (503 to clients) and marks the outage.
     const send = client.sendCommand.bind(client);
+    const main = role === "main";
     client.sendCommand = (...args: Parameters<Redis["sendCommand"]>) => {
       const sent = send(...args);
-      if (sent instanceof Promise) sent.catch(() => {});
-      return sent;
+      if (!(sent instanceof Promise)) return sent;
+      const settled = main
+        ? sent.catch((error: unknown) => {
+            if (error instanceof Error && error.name === "ReplyError") throw error;
+            if (!closing) availability.failed();
+            throw new RedisUnavailableError(error);
+          })
+        : sent;
+      settled.catch(() => {});
+      return settled;
     };
     // ioredis reconnects by itself; an error is worth a line, not a crash, and one per outage.
     client.on("error", (error: Error) => {
@@ -68,7 +80,6 @@ export async function connectRedis(url: string, log: Logger, onError: () => void
     client.disconnect();
     throw new Error(`Cannot reach Redis at REDIS_URL: ${error instanceof Error ? error.message : String(error)}`);
   }
-  let closing = false;
   client.on("close", () => closing || availability.failed());
   client.on("ready", () => availability.answered());
   availability.onChange((available, downForMs) => {

@@ -1,5 +1,6 @@
 import { ApiError } from "../domain/shared/errors.ts";
 import { DatabaseUnavailableError } from "../store/availability.ts";
+import { RedisUnavailableError } from "../cluster/redis-unavailable.ts";
 import type { Ack, AckFields, ClientEventName, ClientToServerEvents } from "./client-events.ts";
 import type { Logger } from "../log.ts";
 import { EVENT_KIND } from "./event-limits.ts";
@@ -53,7 +54,11 @@ export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: 
 
     function fail(socket: GatewaySocket, error: unknown, ack: AckFn | null): void {
       // The database out of reach is logged once per outage by the store's listener (app.ts).
-      if (error instanceof DatabaseUnavailableError) return ack?.({ ok: false, error: error.message });
+      if (error instanceof DatabaseUnavailableError || error instanceof RedisUnavailableError) {
+        ack?.({ ok: false, error: error.message });
+        if (voiceError) socket.emit("voice:error", { error: error.message });
+        return;
+      }
       if (!(error instanceof ApiError)) log.error("gateway handler failed", { event, userId: socket.data.userId, error });
       ack?.({ ok: false, error: error instanceof ApiError ? error.message : "Internal error" });
     }

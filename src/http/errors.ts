@@ -2,6 +2,7 @@ import type { Logger } from "../log.ts";
 import { ApiError } from "../domain/shared/errors.ts";
 import { describeIssue } from "../domain/shared/validation.ts";
 import { DatabaseUnavailableError } from "../store/availability.ts";
+import { REDIS_RETRY_AFTER_SECONDS, RedisUnavailableError } from "../cluster/redis-unavailable.ts";
 
 /** What a client is told to wait before trying again while the database cannot be reached. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -65,6 +66,8 @@ export function errorResponse(code: string | number, error: unknown, request: Re
   if (error instanceof ApiError) return json(error.status, error.message, error.headers);
   // Logged once per outage where the store noticed it (app.ts), not once per request.
   if (error instanceof DatabaseUnavailableError) return json(503, "Database unavailable", { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) });
+  // Cluster mode, Redis out of reach: said once by its availability (src/cluster/redis-client.ts), not per request.
+  if (error instanceof RedisUnavailableError) return json(503, error.message, { "retry-after": String(REDIS_RETRY_AFTER_SECONDS) });
   switch (code) {
     case "VALIDATION":
       return json(400, validationMessage(error as ValidationLike));

@@ -1,3 +1,5 @@
+import { RedisUnavailableError } from "../cluster/redis-unavailable.ts";
+
 /**
  * Whether the database can be reached (docs/operations.md, "Failure modes"): a statement that
  * failed because the server could not be reached or went away is answered as DatabaseUnavailable
@@ -57,7 +59,8 @@ export class Availability {
 
 /**
  * A `.catch` for background work (presence, sweeps): its failure is logged as an error, unless
- * the database is out of reach, which was said once already (one debug line each then).
+ * the database (or, in cluster mode, Redis) is out of reach, which was said once already (one
+ * debug line each then).
  */
 /** The two levels it logs at (any Logger: not imported, which would make an import cycle). */
 interface FailureLog {
@@ -67,7 +70,7 @@ interface FailureLog {
 
 export function logFailure(log: FailureLog, message: string): (error: unknown) => void {
   return (error) => {
-    if (error instanceof DatabaseUnavailableError) log.debug(message, { error: error.message });
+    if (error instanceof DatabaseUnavailableError || error instanceof RedisUnavailableError) log.debug(message, { error: error.message });
     else log.error(message, { error });
   };
 }

@@ -22,6 +22,7 @@ interface Place {
   members: ClusterUser[];
   sockets: ClientSocket[];
   channelId: string;
+  serverId: string;
 }
 
 async function metric(node: HearthNode, name: string): Promise<number> {
@@ -57,7 +58,7 @@ function scenario(persistence: boolean) {
       [n1, n2, n3] = cluster.nodes as [HearthNode, HearthNode, HearthNode];
       const owner = await register(n1);
       const members = [await register(n1), await register(n2), await register(n3)];
-      const { channelId } = await serverWith(n1, owner, members);
+      const { channelId, serverId } = await serverWith(n1, owner, members);
       const nodes = [n1, n2, n3];
       const sockets = await Promise.all(
         members.map(async (member, i) => {
@@ -66,7 +67,7 @@ function scenario(persistence: boolean) {
           return socket;
         }),
       );
-      place = { owner, members, sockets, channelId };
+      place = { owner, members, sockets, channelId, serverId };
       sdk = new Gateway({ baseUrl: n2.url, token: members[1]!.token });
       await sdk.connect();
       await sdk.joinChannel(channelId);
@@ -110,6 +111,12 @@ function scenario(persistence: boolean) {
       const login = await timed(() => api(n3, "POST", "/api/v1/auth/login", { body: { login: memberThree.username, password: memberThree.password } }));
       expect(login.value.status).toBe(200);
       expect(login.ms).toBeLessThan(3000);
+
+      // What needs Redis says so, and when to try again.
+      const voiceStates = await fetch(`${n1.url}/api/v1/servers/${place.serverId}/voice-states`, { headers: { authorization: `Bearer ${place.owner.token}` } });
+      expect(voiceStates.status).toBe(503);
+      expect(await voiceStates.json()).toEqual({ error: "Redis unavailable" });
+      expect(voiceStates.headers.get("retry-after")).toBe("5");
 
       // A send through n1 is answered and reaches n1's own socket at once.
       const sent = await timed(() => api(n1, "POST", `/api/v1/messages/${place.channelId}`, { token: place.members[0]!.token, body: { content: "during the outage" } }));

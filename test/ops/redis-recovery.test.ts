@@ -98,7 +98,7 @@ describe.skipIf(redisServerPath() === null)("a node after a Redis outage", () =>
     expect(performance.now() - started).toBeLessThan(500);
     // Without persistence Redis comes back empty: the node's share is all there is.
     await server.resume();
-    await eventually(async () => (await admin.hget("hearth:conn", "u-new").catch(() => null)) === "1", "the new connection is counted in Redis", 10_000);
+    await eventually(async () => (await admin.hget("hearth:conn", "u-new").catch(() => null)) === "1", "the new connection is counted in Redis", { timeoutMs: 10_000 });
     expect(await admin.hgetall("hearth:conn")).toEqual({ "u-stays": "1", "u-new": "1" });
     expect(new Set(a.recounted)).toEqual(new Set(["u-stays", "u-new", "u-leaves"]));
   });
@@ -117,7 +117,7 @@ describe.skipIf(redisServerPath() === null)("a node after a Redis outage", () =>
   test("without an outage, a peer whose key expired is swept at the next heartbeat", async () => {
     const a = await node("node-a");
     await peerWithExpiredKey("node-b", "u-b");
-    await eventually(async () => (await admin.sismember("hearth:nodes", "node-b")) === 0, "node-b swept", HEARTBEAT_MS * 2 + 1000);
+    await eventually(async () => (await admin.sismember("hearth:nodes", "node-b")) === 0, "node-b swept", { timeoutMs: HEARTBEAT_MS * 2 + 1000 });
     expect(await admin.hexists("hearth:conn", "u-b")).toBe(0);
     expect(a.recounted).toContain("u-b");
   });
