@@ -33,6 +33,11 @@ const SIGNALS = "hearth:signals";
 export const nodeKey = (id: string) => `hearth:node:${id}`;
 const nodeConnKey = (id: string) => `hearth:conn:node:${id}`;
 export const HEARTBEAT_MS = 3000;
+/**
+ * The signals a node assumes it missed when Redis comes back (their data is only a hint: the
+ * handler reloads). A lost `live-state` change cannot be rebuilt: voice needs Redis anyway.
+ */
+const RESENT_AFTER_OUTAGE: SignalTopic[] = ["permissions", "settings", "deletions", "custom-status"];
 export const NODE_TTL_MS = 10_000;
 
 const SCRIPTS = {
@@ -260,6 +265,8 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
   availability.onChange((available) => {
     if (!available) return;
     sweepFrom = Date.now() + NODE_TTL_MS;
+    // Signals sent meanwhile were lost: each cache they keep fresh is dropped as if told.
+    for (const topic of RESENT_AFTER_OUTAGE) for (const handler of signalHandlers.get(topic) ?? []) handler("");
     if (announcedUrl !== null) register(announcedUrl).then(() => republish()).catch(unreachable);
   });
 
