@@ -31,6 +31,7 @@ log.info(`Hearth listening on ${app.url} (REST under /api/v1, gateway at /socket
   host: config.host,
   port: app.port,
   dataDir: config.dataDir,
+  pid: process.pid,
 });
 
 let shuttingDown = false;
