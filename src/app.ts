@@ -99,7 +99,7 @@ const SHUTDOWN_DRAIN_MS = 2000;
 
 /** Builds store -> domain -> HTTP + gateway, and listens on one port. No singletons. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const log = options.logger ?? createLogger(config.logLevel);
+  const log = options.logger ?? createLogger(config.logLevel, config.logFormat === "text");
   const dataDirWarning = secureDataDir(config.dataDir);
   if (dataDirWarning) log.warn(dataDirWarning);
   const store = await openConfiguredStore(config);

@@ -49,6 +49,8 @@ export interface Config {
   /** The key sealing stored secrets, 64 hex characters; when unset, generated once into `<dataDir>/secrets.key`. */
   secretsKey: string | undefined;
   logLevel: LogLevel;
+  /** `json` (one object a line) or `text` (readable); default json, text when stdout is a terminal (docs/operations.md, "Logging"). */
+  logFormat: "json" | "text";
   /** Register and login attempts per client address per minute (CONTRACT.md). */
   authRateLimitPerMinute: number;
   /** Failed logins (and password checks) per account from one client address per minute (docs/auth.md). */
@@ -198,6 +200,7 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, "SECRETS_KEY must be 64 hexadecimal characters (32 bytes), e.g. from openssl rand -hex 32")),
   ),
   LOG_LEVEL: v.optional(v.picklist(["debug", "info", "warn", "error", "silent"], "LOG_LEVEL must be one of debug, info, warn, error, silent"), "info"),
+  LOG_FORMAT: v.optional(v.picklist(["json", "text"], "LOG_FORMAT must be json or text")),
   AUTH_RATE_LIMIT_PER_MINUTE: v.optional(integerFrom("AUTH_RATE_LIMIT_PER_MINUTE", 1, 1_000_000), "30"),
   LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE: v.optional(integerFrom("LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE", 1, 1_000_000), "10"),
   LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE: v.optional(integerFrom("LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE", 1, 1_000_000), "100"),
@@ -264,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtSecret: e.JWT_SECRET,
     secretsKey: e.SECRETS_KEY,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT ?? (process.stdout.isTTY ? "text" : "json"),
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
     loginFailuresPerAccountPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE,
     loginFailuresPerAccountTotalPerMinute: e.LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE,

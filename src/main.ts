@@ -16,7 +16,7 @@ try {
   process.exit(1);
 }
 
-const log = createLogger(config.logLevel);
+const log = createLogger(config.logLevel, config.logFormat === "text");
 let app;
 try {
   app = await createApp(config, { logger: log });

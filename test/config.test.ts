@@ -136,8 +136,8 @@ describe("loadConfig", () => {
   });
 
   test("reads the environment", () => {
-    const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn" });
-    expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn" });
+    const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn", LOG_FORMAT: "text" });
+    expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn", logFormat: "text" });
   });
 
   test.each([
@@ -148,6 +148,7 @@ describe("loadConfig", () => {
     [{ SECRETS_KEY: "zz".repeat(32) }, "SECRETS_KEY must be 64 hexadecimal characters"],
     [{ LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE: "0" }, "LOGIN_FAILURES_PER_ACCOUNT_TOTAL_PER_MINUTE must be at least 1"],
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL must be one of debug, info, warn, error, silent"],
+    [{ LOG_FORMAT: "xml" }, "LOG_FORMAT must be json or text"],
     [{ AUTH_RATE_LIMIT_PER_MINUTE: "0" }, "AUTH_RATE_LIMIT_PER_MINUTE must be at least 1"],
     [{ TOKEN_LIFETIME: "forever" }, "TOKEN_LIFETIME must look like 30d, 12h or 90m"],
     [{ CORS_ORIGINS: "chat.example.com" }, "CORS_ORIGINS must be * or a comma-separated list of origins like https://chat.example.com"],

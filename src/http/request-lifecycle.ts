@@ -27,6 +27,11 @@ interface RequestLifecycle {
 
 /** Paths answered to a request without a Host header (health checks). */
 const HOSTLESS_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+/**
+ * Routes a load balancer or Prometheus calls every few seconds: logged at debug, so the info
+ * log keeps what people did (docs/operations.md, "Logging"). A failed one is still a warning.
+ */
+const PROBE_ROUTES: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
  * Whether Bun gives this request an absolute URL that parses: the rule is read off the Host
@@ -78,7 +83,11 @@ export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Lo
       // The route's pattern, never the raw path: unknown paths share one label.
       const method = request.method;
       metrics.observeRequest(method, pattern || UNMATCHED_ROUTE, status, (ms ?? 0) / 1000);
-      log.info("request", { method, route: pattern ?? loggablePath(request), status, ms: ms === undefined ? undefined : Math.round(ms * 10) / 10 });
+      const fields = { method, route: pattern ?? loggablePath(request), status, ms: ms === undefined ? undefined : Math.round(ms * 10) / 10 };
+      if (pattern !== undefined && PROBE_ROUTES.has(pattern)) {
+        if (status < 400) log.debug("request", fields);
+        else log.warn("request", fields);
+      } else log.info("request", fields);
     },
   };
 }

@@ -72,6 +72,11 @@ export class Metrics {
   constructor(sources: MetricsSources) {
     const registry = this.registry;
     collectDefaultMetrics({ register: registry });
+    // prom-client reads it from /proc's VmData, which under Bun counts address space JSC and its
+    // allocator reserve but never use (gigabytes for a 100 MB process): a wrong figure, so none.
+    // The heap is nodejs_heap_size_used_bytes (JSC's, through process.memoryUsage()); memory in
+    // use is process_resident_memory_bytes.
+    registry.removeSingleMetric("process_heap_bytes");
 
     this.requests.register(registry, { requests: "hearth_http_requests_total", duration: "hearth_http_request_duration_seconds" }, {
       requests: "HTTP requests answered, by method, route pattern and status (the gateway's /socket.io/ excluded)",
