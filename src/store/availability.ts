@@ -4,8 +4,8 @@ import { RedisUnavailableError } from "../cluster/redis-unavailable.ts";
  * Whether the database can be reached (docs/operations.md, "Failure modes"): a statement that
  * failed because the server could not be reached or went away is answered as DatabaseUnavailable
  * (REST: 503 with Retry-After), every such failure is counted, and listeners hear of the outage
- * once when it starts and once when the next statement succeeds, so the log says it twice
- * instead of once per request.
+ * once when it starts and once when a statement begun after that succeeds, so the log says it
+ * twice instead of once per request (or per straggler of a busy pool).
  */
 
 /** The store could not reach its database; nothing of the failed operation was committed. */
@@ -37,22 +37,39 @@ export class Availability {
   /** When the current outage began (ms since the epoch), or null while the database answers. */
   downSince: number | null = null;
   private readonly listeners = new Set<(available: boolean, downForMs: number) => void>();
+  /** Operations begun so far; an operation's ticket is its number. */
+  private begun = 0;
+  /** `begun` when the state last changed. */
+  private changedAt = 0;
 
   onChange(listener: (available: boolean, downForMs: number) => void): void {
     this.listeners.add(listener);
   }
 
-  failed(): void {
+  /**
+   * Called as an operation starts; its outcome is reported with the ticket returned. Under load
+   * operations overlap a change: one that began before the database came back can still fail
+   * after others succeeded (it waited on a connection that was refused), and one that began
+   * before the outage can still succeed after others failed. Such an outcome is old news and
+   * changes nothing, so an outage is one warning and one recovery, not a flap of them.
+   */
+  begin(): number {
+    return ++this.begun;
+  }
+
+  failed(ticket: number): void {
     this.errors++;
-    if (this.downSince !== null) return;
+    if (this.downSince !== null || ticket <= this.changedAt) return;
     this.downSince = Date.now();
+    this.changedAt = this.begun;
     for (const listener of this.listeners) listener(false, 0);
   }
 
-  answered(): void {
-    if (this.downSince === null) return;
+  answered(ticket: number): void {
+    if (this.downSince === null || ticket <= this.changedAt) return;
     const downFor = Date.now() - this.downSince;
     this.downSince = null;
+    this.changedAt = this.begun;
     for (const listener of this.listeners) listener(true, downFor);
   }
 }

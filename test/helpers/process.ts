@@ -9,6 +9,8 @@ export interface HearthProcess {
   url: string;
   /** Everything it wrote to stdout so far (read on, so the pipe never fills). */
   output(): string;
+  /** Everything it wrote to stderr so far: its warnings and errors (read on too). */
+  errors(): string;
 }
 
 /** Runs `bun src/main.ts` as `npm start` does, on port 0, and waits for its listening line. */
@@ -21,6 +23,11 @@ export async function startProcess(env: Record<string, string>): Promise<HearthP
     stderr: "pipe",
   });
   let output = "";
+  let errors = "";
+  const stderrRead = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stderr) errors += decoder.decode(chunk, { stream: true });
+  })();
   const listening = Promise.withResolvers<string>();
   void (async () => {
     const decoder = new TextDecoder();
@@ -29,12 +36,13 @@ export async function startProcess(env: Record<string, string>): Promise<HearthP
       const url = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
       if (url) listening.resolve(url);
     }
-    listening.reject(new Error(`exited before listening: ${output} ${await new Response(proc.stderr).text()}`));
+    await stderrRead;
+    listening.reject(new Error(`exited before listening: ${output} ${errors}`));
   })();
   const timer = setTimeout(() => listening.reject(new Error(`no listening line within 10 s: ${output}`)), 10_000);
   try {
     const url = await listening.promise;
-    return { proc, url, output: () => output };
+    return { proc, url, output: () => output, errors: () => errors };
   } catch (error) {
     proc.kill("SIGKILL");
     throw error;

@@ -130,6 +130,12 @@ export class PostgresDatabase implements Database {
 
   private constructor(private readonly sql: SQL) {
     this.pool = new PostgresQueries(sql);
+    // The writer's connection died with the server too, but nothing may have used it during the
+    // outage (sends fail on their reads first): kept, the first group commit after the recovery
+    // would fail on it (a 503, and the outage logged again). One in use is dropped by its failure.
+    this.availability.onChange((available) => {
+      if (!available && this.inFlight.writer === 0) this.dropWriter();
+    });
   }
 
   /** Connects (and checks the connection with one query), so a wrong URL fails at start. */
@@ -176,7 +182,7 @@ export class PostgresDatabase implements Database {
         });
         return box.value;
       } catch (error) {
-        if (options.writer && isUnavailable(error)) this.writer = null;
+        if (options.writer && isUnavailable(error)) this.dropWriter();
         if (!isRetryable(error) || attempt >= MAX_ATTEMPTS) throw error;
         // Lost a deadlock: both sides were rolled back; wait a little, at random, and go again.
         await Bun.sleep(Math.random() * 5 * attempt);
@@ -186,13 +192,14 @@ export class PostgresDatabase implements Database {
 
   private async counted<T>(connection: "pool" | "writer", operation: () => Promise<T>): Promise<T> {
     this.inFlight[connection]++;
+    const ticket = this.availability.begin();
     try {
       const result = await operation();
-      this.availability.answered();
+      this.availability.answered(ticket);
       return result;
     } catch (error) {
       if (!isUnavailable(error)) throw error;
-      this.availability.failed();
+      this.availability.failed(ticket);
       throw error instanceof DatabaseUnavailableError ? error : new DatabaseUnavailableError(error);
     } finally {
       this.inFlight[connection]--;
@@ -203,6 +210,13 @@ export class PostgresDatabase implements Database {
   private writerConnection() {
     this.writer ??= this.sql.reserve();
     return this.writer;
+  }
+
+  /** Closes the writer's connection (never handed back to the pool: it may be dead); the next commit reserves another. */
+  private dropWriter(): void {
+    const writer = this.writer;
+    this.writer = null;
+    void writer?.then((connection) => connection.close()).catch(() => {});
   }
 
   /**
