@@ -57,7 +57,8 @@ export class Availability {
     return ++this.begun;
   }
 
-  failed(ticket: number): void {
+  /** Without a ticket the outcome is news (a connection's own state change, as Redis reports). */
+  failed(ticket = this.begin()): void {
     this.errors++;
     if (this.downSince !== null || ticket <= this.changedAt) return;
     this.downSince = Date.now();
@@ -65,7 +66,7 @@ export class Availability {
     for (const listener of this.listeners) listener(false, 0);
   }
 
-  answered(ticket: number): void {
+  answered(ticket = this.begin()): void {
     if (this.downSince === null || ticket <= this.changedAt) return;
     const downFor = Date.now() - this.downSince;
     this.downSince = null;
