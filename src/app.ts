@@ -1,6 +1,8 @@
 import { withCors } from "./http/cors.ts";
 import { Elysia } from "elysia";
 import type { Server } from "bun";
+import { forwardedBaseUrl, trustProxies } from "./http/client-address.ts";
+import { compileTrust } from "./http/forwarded.ts";
 import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
 import { LIMITS } from "./domain/shared/limits.ts";
@@ -206,8 +208,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const life = requestLifecycle(readiness, metrics, log);
   const restLimits = config.restRateLimits ? new RestRateLimiter(shared, config.restRateLimits) : undefined;
   const auth = authPlugin(domain.accounts, restLimits);
-  /** Where clients reach this instance (PUBLIC_URL); the absolute URLs the server builds start with it, never with a request's Host. */
-  let publicUrl = config.publicUrl ?? "";
+  /** Where clients reach this instance when PUBLIC_URL is unset and no trusted proxy says: the address listened on. */
+  let listenedUrl = "";
+  /** The absolute URLs the server builds start with this, never with an unvouched request's Host. */
+  const publicUrl = (request: Request, server: Server<unknown> | null) =>
+    config.publicUrl ?? forwardedBaseUrl(request, server) ?? listenedUrl;
   // CORS first, so preflights and every answer (errors and the gateway's polling included) carry it.
   const http = withCors(new Elysia(), config.corsOrigins)
     // The gateway comes first: no auth hooks or body parsing touch it; its POST bodies are
@@ -259,7 +264,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const begun = started.get(request);
       life.record(request, pattern, status, begun === undefined ? undefined : performance.now() - begun);
     })
-    .use(discoveryRoutes(domain, () => publicUrl))
+    .use(discoveryRoutes(domain, publicUrl))
     .use(authRoutes(domain, auth))
     .use(userRoutes(domain, auth))
     .use(notificationOverrideRoutes(domain, auth))
@@ -313,7 +318,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   fanout.setServer(server);
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   // Known once listening (port 0 picks one); no request is served before this line.
-  publicUrl = config.publicUrl ?? `http://${shownHost}:${server.port}`;
+  listenedUrl = `http://${shownHost}:${server.port}`;
+  if (config.trustProxy !== undefined) trustProxies(server, compileTrust(config.trustProxy));
   // Joins the cluster's heartbeat once listening: the address is where other nodes relay voice to.
   await cluster?.shared.start(config.clusterNodeUrl ?? `http://${shownHost}:${server.port}`);
   // Background deletes queued before a restart resume (docs/servers.md, "Deleting a server").

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { compileTrust, type TrustProxySetting } from "./http/forwarded.ts";
 import { join } from "node:path";
 import { describeIssue } from "./domain/shared/validation.ts";
 import { DEFAULT_CAPS, DEFAULT_LARGE_SERVER_MEMBERS, type ResourceCaps } from "./domain/shared/caps.ts";
@@ -38,6 +39,8 @@ export interface Config {
    * for a local instance.
    */
   publicUrl: string | undefined;
+  /** TRUST_PROXY: the proxies whose forwarding headers are believed; none when unset (docs/operations.md, "Behind a reverse proxy"). */
+  trustProxy: TrustProxySetting | undefined;
   /**
    * Where uploaded files' bytes live (docs/operations.md, "Uploaded files"): `disk`, files under
    * `<dataDir>/uploads` (one node, or a volume every node mounts), or `database`, rows of the
@@ -182,6 +185,26 @@ const EnvSchema = v.object({
       v.regex(/^https?:\/\/[^/\s?#]+$/i, "CLUSTER_NODE_URL must be this node's address for the other nodes, like http://10.0.0.11:3000"),
     ),
   ),
+  TRUST_PROXY: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value): TrustProxySetting | null => {
+        const text = value.trim();
+        if (/^\d+$/.test(text)) return Number(text) >= 1 && Number(text) <= 32 ? Number(text) : null;
+        const ranges = text.split(",").map((part) => part.trim()).filter(Boolean);
+        try {
+          compileTrust(ranges);
+        } catch {
+          return null;
+        }
+        return ranges.length ? ranges : null;
+      }),
+      v.check(
+        (setting): setting is TrustProxySetting => setting !== null,
+        "TRUST_PROXY must be the number of proxies in front of Hearth (1 to 32) or a comma-separated list of their addresses and CIDR ranges (or loopback, linklocal, uniquelocal)",
+      ),
+    ),
+  ),
   PUBLIC_URL: v.optional(
     v.pipe(
       v.string(),
@@ -263,6 +286,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     clusterNodeUrl: e.CLUSTER_NODE_URL,
     publicUrl: e.PUBLIC_URL,
+    trustProxy: e.TRUST_PROXY ?? undefined,
     uploadStorage: e.UPLOAD_STORAGE ?? (e.REDIS_URL ? "database" : "disk"),
     jwtSecret: e.JWT_SECRET,
     secretsKey: e.SECRETS_KEY,

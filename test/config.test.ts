@@ -135,6 +135,16 @@ describe("loadConfig", () => {
     }
   });
 
+  test("TRUST_PROXY: unset by default; a hop count or addresses and ranges; anything else stops the start", () => {
+    expect(loadConfig({}).trustProxy).toBeUndefined();
+    expect(loadConfig({ TRUST_PROXY: "1" }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: " 10.0.0.0/8, 192.168.1.4 ,loopback" }).trustProxy).toEqual(["10.0.0.0/8", "192.168.1.4", "loopback"]);
+    expect(loadConfig({ TRUST_PROXY: "fd00::/8" }).trustProxy).toEqual(["fd00::/8"]);
+    for (const bad of ["0", "33", "yes", "10.0.0.0/99", " , "]) {
+      expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow("Invalid configuration: TRUST_PROXY: TRUST_PROXY must be the number of proxies");
+    }
+  });
+
   test("reads the environment", () => {
     const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn", LOG_FORMAT: "text" });
     expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn", logFormat: "text" });

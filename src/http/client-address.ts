@@ -1,8 +1,37 @@
 import type { Server } from "bun";
+import { forwardedClient, type ForwardedClient, type ProxyTrust } from "./forwarded.ts";
 
-/** The peer address of a request, as Bun's server saw it. */
+/** The proxies each server trusts (TRUST_PROXY), set once it listens (app.ts). */
+const trustOf = new WeakMap<object, ProxyTrust>();
+
+export function trustProxies(server: Server<unknown>, trust: ProxyTrust): void {
+  trustOf.set(server, trust);
+}
+
+/**
+ * The client of a request: the TCP peer, as Bun's server saw it, or, through proxies the
+ * server trusts (TRUST_PROXY), the client they name (./forwarded.ts), with the scheme and host
+ * it used.
+ */
+export function forwardedRequest(request: Request, server: Server<unknown> | null): ForwardedClient {
+  const peer = server?.requestIP(request)?.address ?? "unknown";
+  const trust = server && trustOf.get(server);
+  return trust ? forwardedClient(request.headers, peer, trust) : { address: peer };
+}
+
+/**
+ * Where the client reached this instance, as a trusted proxy reports it: `<proto>://<host>`
+ * (./forwarded.ts); null when no trusted proxy is in front (app.ts then uses the address it
+ * listens on).
+ */
+export function forwardedBaseUrl(request: Request, server: Server<unknown> | null): string | null {
+  const client = forwardedRequest(request, server);
+  return client.host ? `${client.proto ?? "http"}://${client.host}` : null;
+}
+
+/** The client's address (see `forwardedRequest`). */
 export function clientAddress(request: Request, server: Server<unknown> | null): string {
-  return server?.requestIP(request)?.address ?? "unknown";
+  return forwardedRequest(request, server).address;
 }
 
 /**

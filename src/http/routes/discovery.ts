@@ -1,3 +1,4 @@
+import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Domain } from "../../domain/domain.ts";
 import { doc } from "../operation-doc.ts";
@@ -5,12 +6,13 @@ import { Discovery, PlatformConfig, PlatformStats } from "../responses/discovery
 
 /**
  * Public routes: discovery, platform config, statistics (no token needed). Discovery's links are
- * built on `publicUrl` (PUBLIC_URL), never on the request's Host: a forged Host must not send
- * clients, or a cache keyed without it, elsewhere.
+ * built on `publicUrl` (PUBLIC_URL, else what a trusted proxy reports, else the address listened
+ * on), never on a Host header from a client no trusted proxy vouches for: a forged Host must not
+ * send clients, or a cache keyed without it, elsewhere.
  */
-export const discoveryRoutes = (domain: Domain, publicUrl: () => string) =>
+export const discoveryRoutes = (domain: Domain, publicUrl: (request: Request, server: Server<unknown> | null) => string) =>
   new Elysia({ prefix: "/api/v1", tags: ["Discovery"] })
-    .get("", () => domain.discovery.discovery(publicUrl()), { detail: doc("getDiscovery", Discovery) })
-    .get("/", () => domain.discovery.discovery(publicUrl()), { detail: doc("getDiscovery", Discovery) })
+    .get("", ({ request, server }) => domain.discovery.discovery(publicUrl(request, server)), { detail: doc("getDiscovery", Discovery) })
+    .get("/", ({ request, server }) => domain.discovery.discovery(publicUrl(request, server)), { detail: doc("getDiscovery", Discovery) })
     .get("/platform/config", () => domain.discovery.config(), { detail: doc("getPlatformConfig", PlatformConfig) })
     .get("/stats", () => domain.discovery.stats(), { detail: doc("getPlatformStats", PlatformStats) });
