@@ -1,7 +1,7 @@
 import { withCors } from "./http/cors.ts";
 import { Elysia } from "elysia";
 import type { Server } from "bun";
-import { forwardedBaseUrl, trustProxies } from "./http/client-address.ts";
+import { clientAddress, forwardedBaseUrl, trustProxies } from "./http/client-address.ts";
 import { compileTrust } from "./http/forwarded.ts";
 import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
@@ -204,7 +204,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const published = whenPublished(io.of("/").adapter);
   const isRead = (request: Request) => request.method === "GET" || request.method === "HEAD";
-  const started = new WeakMap<Request, number>();
+  /** When each request was taken, and its client (read then: after the answer the socket may be gone). */
+  const started = new WeakMap<Request, { at: number; client: string }>();
   const life = requestLifecycle(readiness, metrics, log);
   const restLimits = config.restRateLimits ? new RestRateLimiter(shared, config.restRateLimits) : undefined;
   const auth = authPlugin(domain.accounts, restLimits);
@@ -221,10 +222,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .all("/socket.io/", ({ request, server }) =>
       readiness.draining && !new URL(request.url).searchParams.has("sid") ? drainingResponse() : gateway(request, server!),
     )
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, set, server }) => {
       const refused = life.refuse(request);
       if (refused) return refused;
-      started.set(request, performance.now());
+      started.set(request, { at: performance.now(), client: clientAddress(request, server) });
       // A route's own Cache-Control wins: Elysia adds `set.headers` only where a Response has none.
       const cache = life.cacheControl(request.url);
       if (cache) set.headers["cache-control"] = cache;
@@ -262,7 +263,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const response = (ctx as { response?: unknown }).response;
       const status = response instanceof Response ? response.status : Number(ctx.set.status ?? 200);
       const begun = started.get(request);
-      life.record(request, pattern, status, begun === undefined ? undefined : performance.now() - begun);
+      life.record(request, pattern, status, begun === undefined ? undefined : performance.now() - begun.at, begun?.client ?? clientAddress(request, ctx.server));
     })
     .use(discoveryRoutes(domain, publicUrl))
     .use(authRoutes(domain, auth))

@@ -12,9 +12,10 @@ interface RequestLifecycle {
   error(code: string | number, error: unknown, request: Request): Response;
   /**
    * The request's metrics and log line. `pattern` is the matched route's pattern (none for an
-   * unknown path); `ms` the time since the request was taken (unknown when it never was).
+   * unknown path); `ms` the time since the request was taken (unknown when it never was);
+   * `client` the caller's address (./client-address.ts: through a trusted proxy, the one it names).
    */
-  record(request: Request, pattern: string | undefined, status: number, ms: number | undefined): void;
+  record(request: Request, pattern: string | undefined, status: number, ms: number | undefined, client: string): void;
   /**
    * The Cache-Control an answer gets when its route set none, from the request's URL:
    * `no-store` for everything under `/api` (answers for a token, and public
@@ -79,11 +80,11 @@ export function requestLifecycle(readiness: Readiness, metrics: Metrics, log: Lo
     },
     error: (code, error, request) => errorResponse(code, error, request, log),
     cacheControl: (url) => (isUnderApi(url) ? "no-store" : undefined),
-    record(request, pattern, status, ms) {
+    record(request, pattern, status, ms, client) {
       // The route's pattern, never the raw path: unknown paths share one label.
       const method = request.method;
       metrics.observeRequest(method, pattern || UNMATCHED_ROUTE, status, (ms ?? 0) / 1000);
-      const fields = { method, route: pattern ?? loggablePath(request), status, ms: ms === undefined ? undefined : Math.round(ms * 10) / 10 };
+      const fields = { method, route: pattern ?? loggablePath(request), status, ms: ms === undefined ? undefined : Math.round(ms * 10) / 10, client };
       if (pattern !== undefined && PROBE_ROUTES.has(pattern)) {
         if (status < 400) log.debug("request", fields);
         else log.warn("request", fields);

@@ -40,6 +40,18 @@ describe("the server process's log", () => {
     });
   });
 
+  test("a request's line names its client: the peer, or with TRUST_PROXY the client the proxy names", async () => {
+    await run({ LOG_FORMAT: "json", TRUST_PROXY: "loopback" }, async (server) => {
+      expect((await fetch(`${server.url}/api/v1/stats`)).status).toBe(200);
+      expect((await fetch(`${server.url}/api/v1/platform/config`, { headers: { "x-forwarded-for": "203.0.113.7" } })).status).toBe(200);
+      await eventually(() => server.output().includes('"route":"/api/v1/platform/config"'), () => `both requests logged: ${server.output()}`, { timeoutMs: 3000 });
+      const entries = server.output().trimEnd().split("\n").map((line) => JSON.parse(line) as { msg: string; route?: string; client?: string });
+      const clientOf = (route: string) => entries.find((entry) => entry.msg === "request" && entry.route === route)?.client;
+      expect(clientOf("/api/v1/stats")).toBe("127.0.0.1");
+      expect(clientOf("/api/v1/platform/config")).toBe("203.0.113.7");
+    });
+  });
+
   test("LOG_FORMAT=json with LOG_LEVEL=debug: the probes are there, at debug", async () => {
     await run({ LOG_FORMAT: "json", LOG_LEVEL: "debug" }, async (server) => {
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
