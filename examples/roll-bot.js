@@ -4,7 +4,7 @@
  * "Roll again" button; pressing the button edits the message with a new roll.
  *
  * Run it:  HEARTH_URL=http://localhost:3000 HEARTH_BOT_TOKEN=<bot_token> node roll-bot.js
- * (Node 18+, in a folder with "type": "module" and @hearth/sdk installed: docs/bots.md).
+ * (Node 20+, in a folder with "type": "module" and @hearth/sdk installed: docs/bots.md).
  */
 import { pathToFileURL } from "node:url";
 import { button, createBot, defineCommand, embed } from "@hearth/sdk";

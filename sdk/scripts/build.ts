@@ -1,8 +1,10 @@
 /**
  * `npm run sdk:build`: sdk/dist/ from sdk/src/ — ESM JavaScript by Bun's bundler (one file per
  * entry point, shared code in chunks so `instanceof HearthError` holds across entry points;
- * socket.io-client stays a dependency, the WAV decoder is bundled into `wav`), then the type
- * declarations by tsc. It does not regenerate sdk/src/generated/ (`npm run sdk:generate` does).
+ * socket.io-client stays a dependency, the WAV decoder is bundled into `wav`), CommonJS for
+ * `require` (dist/cjs/: Bun splits only ESM, so one bundle of every entry point's exports, which
+ * each entry's .cjs re-exports, keeps one class per error there too), then the type declarations
+ * by tsc. It does not regenerate sdk/src/generated/ (`npm run sdk:generate` does).
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,6 +30,24 @@ if (!result.success) {
   for (const log of result.logs) console.error(log);
   throw new Error("sdk: bundling failed");
 }
+
+// CommonJS: the entry points' exports in one bundle (their names never clash: index re-exports
+// client, and voice and wav add their own).
+const cjsEntry = join(sdk, "cjs-entry.ts");
+writeFileSync(cjsEntry, ENTRY_POINTS.map((name) => `export * from "./src/${name}.ts";\n`).join(""));
+const cjs = await Bun.build({
+  entrypoints: [cjsEntry],
+  outdir: join(dist, "cjs"),
+  format: "cjs",
+  target: "node",
+  external: ["socket.io-client"],
+  naming: { entry: "sdk.cjs" },
+}).finally(() => rmSync(cjsEntry));
+if (!cjs.success) {
+  for (const log of cjs.logs) console.error(log);
+  throw new Error("sdk: the CommonJS bundle failed");
+}
+for (const name of ENTRY_POINTS) writeFileSync(join(dist, "cjs", `${name}.cjs`), `"use strict";\nmodule.exports = require("./sdk.cjs");\n`);
 
 const tsc = spawnSync(process.execPath, [join(sdk, "..", "node_modules", "typescript", "bin", "tsc"), "-p", join(sdk, "tsconfig.json")], { stdio: "inherit" });
 if (tsc.status !== 0) throw new Error("sdk: tsc failed");

@@ -1,14 +1,11 @@
 /** Every error the SDK throws is a HearthError; the subclasses say where it came from. */
-export class HearthError extends Error {
-  override name = "HearthError";
-}
+export class HearthError extends Error {}
 
 /**
  * A REST call answered with an error status: `error` is the server's `{error}` message. Status 0:
  * no answer at all (the network, or the server down). An aborted call throws the AbortError as it is.
  */
 export class HearthApiError extends HearthError {
-  override name = "HearthApiError";
   constructor(
     /** The operationId called, e.g. `botSendMessage`. */
     readonly operation: string,
@@ -24,7 +21,6 @@ export class HearthApiError extends HearthError {
 
 /** A gateway event acknowledged `{ok: false, error}`, or not acknowledged in time. */
 export class HearthAckError extends HearthError {
-  override name = "HearthAckError";
   constructor(
     readonly event: string,
     readonly error: string,
@@ -39,11 +35,24 @@ export class HearthAckError extends HearthError {
  * the way the server's 400 does (`embeds.0.title`).
  */
 export class HearthLimitError extends HearthError {
-  override name = "HearthLimitError";
   constructor(
     readonly path: string,
     readonly reason: string,
   ) {
     super(path ? `${path}: ${reason}` : reason);
   }
+}
+
+// Names as literals, on the classes and their prototypes: the bundler may rename the classes
+// (HearthApiError2, which Node's inspect prints), and a `name` field would be set only after
+// Error's constructor wrote the stack's first line.
+const NAMES: [new (...args: never[]) => Error, string][] = [
+  [HearthError, "HearthError"],
+  [HearthApiError, "HearthApiError"],
+  [HearthAckError, "HearthAckError"],
+  [HearthLimitError, "HearthLimitError"],
+];
+for (const [type, name] of NAMES) {
+  Object.defineProperty(type.prototype, "name", { value: name, writable: true, configurable: true });
+  Object.defineProperty(type, "name", { value: name, configurable: true });
 }

@@ -21,9 +21,10 @@ test("the tarball holds the build, the README, the licenses and package.json, no
   for (const entry of ["index", "client", "voice", "wav"]) {
     expect(listing).toContain(`package/dist/${entry}.js`);
     expect(listing).toContain(`package/dist/${entry}.d.ts`);
+    expect(listing).toContain(`package/dist/cjs/${entry}.cjs`);
   }
   const manifest = JSON.parse(readFileSync(join(ROOT, "sdk", "package.json"), "utf8"));
-  expect(manifest).toMatchObject({ name: "@hearth/sdk", license: "MIT", type: "module", dependencies: { "socket.io-client": expect.any(String) } });
+  expect(manifest).toMatchObject({ name: "@hearth/sdk", license: "MIT", type: "module", engines: { node: ">=20" }, dependencies: { "socket.io-client": expect.any(String) } });
   expect(Object.keys(manifest.dependencies)).toEqual(["socket.io-client"]);
   expect(Object.keys(manifest.exports)).toEqual([".", "./client", "./voice", "./wav", "./package.json"]);
 });
@@ -42,6 +43,39 @@ test("Node imports every entry point from the installed package; errors are one 
   const result = spawnSync("node", ["--input-type=module", "-e", script], { cwd: folder, encoding: "utf8" });
   expect(result.stderr).toBe("");
   expect(JSON.parse(result.stdout)).toEqual({ createBot: "function", joinVoice: "function", same: true, samples: 960, embedLimit: 256, clientShared: true });
+});
+
+test("CommonJS: require works for every entry point, with one class per error across them", () => {
+  const script = `
+    const sdk = require("@hearth/sdk");
+    const voice = require("@hearth/sdk/voice");
+    const wav = require("@hearth/sdk/wav");
+    const client = require("@hearth/sdk/client");
+    let same = false;
+    try { voice.frameBytes({ sampleRate: 44100, channels: 2 }, 20); } catch (error) { same = error instanceof sdk.HearthLimitError && error instanceof client.HearthError; }
+    const audio = wav.readWav(wav.encodeWav(wav.tone({ durationMs: 20 })));
+    console.log(JSON.stringify({ createBot: typeof sdk.createBot, joinVoice: typeof voice.joinVoice, same, samples: audio.pcm.length, clientShared: client.Gateway === sdk.Gateway }));
+  `;
+  const result = spawnSync("node", ["-e", script], { cwd: folder, encoding: "utf8" });
+  expect(result.stderr).toBe("");
+  expect(JSON.parse(result.stdout)).toEqual({ createBot: "function", joinVoice: "function", same: true, samples: 960, clientShared: true });
+});
+
+test("errors print with their own class names (ESM and CommonJS)", () => {
+  const make = `const errors = [new sdk.HearthApiError("getUser", 404, "Unknown user"), new sdk.HearthAckError("server:join", "No access"), new sdk.HearthLimitError("embeds.0.title", "too long"), new sdk.HearthError("x")];
+    console.log(JSON.stringify(errors.map((e) => [e.name, e.constructor.name, require("node:util").inspect(e).split("\\n")[0]])));`;
+  const esm = spawnSync("node", ["--input-type=module", "-e", `import * as sdk from "@hearth/sdk"; import { createRequire } from "node:module"; const require = createRequire(import.meta.url); ${make}`], { cwd: folder, encoding: "utf8" });
+  const cjs = spawnSync("node", ["-e", `const sdk = require("@hearth/sdk"); ${make}`], { cwd: folder, encoding: "utf8" });
+  const expected = [
+    ["HearthApiError", "HearthApiError", "HearthApiError: getUser: 404 Unknown user"],
+    ["HearthAckError", "HearthAckError", "HearthAckError: server:join: No access"],
+    ["HearthLimitError", "HearthLimitError", "HearthLimitError: embeds.0.title: too long"],
+    ["HearthError", "HearthError", "HearthError: x"],
+  ];
+  for (const result of [esm, cjs]) {
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual(expected);
+  }
 });
 
 test("a TypeScript consumer gets the SDK's types from the installed declarations", () => {
