@@ -6,6 +6,7 @@
 import { CHANNEL_COUNTS, DEFAULT_CHANNELS, DEFAULT_SAMPLE_RATE, SAMPLE_RATES } from "../../src/audio/frames.ts";
 import { OPTION_TYPES } from "../../src/domain/bots/command-args.ts";
 import { LIMITS } from "../../src/domain/shared/limits.ts";
+import { DEFAULT_EVENT_LIMITS, EVENT_KIND } from "../../src/gateway/event-limits.ts";
 import type { GeneratorInput } from "./generate.ts";
 import type { Schema } from "./schema-to-ts.ts";
 
@@ -20,6 +21,9 @@ export const SERVER_CONSTANTS = {
   DEFAULT_SAMPLE_RATE,
   CHANNEL_COUNTS,
   DEFAULT_CHANNELS,
+  /** src/gateway/event-limits.ts: each client event's kind, and each kind's default limit per socket (the SDK paces its emits by them until the server publishes its own). */
+  EVENT_KIND,
+  DEFAULT_EVENT_LIMITS,
 };
 
 async function fetchJson(url: string): Promise<Schema> {

@@ -20,6 +20,8 @@ export interface BotOptions {
   reconnect?: ReconnectOptions | false;
   /** Socket.IO transports (default WebSocket only). */
   transports?: ("websocket" | "polling")[];
+  /** `false`: gateway emits do not wait for the instance's event limits (GatewayOptions.pace). */
+  pace?: boolean;
   /**
    * Register the defined commands at start (default true). `POST /api/v1/oauth2/commands`
    * replaces all the application's global commands with this list.
@@ -55,7 +57,7 @@ export class Bot {
   constructor(options: BotOptions) {
     this.options = options;
     this.rest = new RestClient({ baseUrl: options.url, token: options.token, fetch: options.fetch });
-    this.gateway = new Gateway({ baseUrl: options.url, token: options.token, reconnect: options.reconnect, transports: options.transports });
+    this.gateway = new Gateway({ baseUrl: options.url, token: options.token, reconnect: options.reconnect, transports: options.transports, pace: options.pace });
     this.gateway.on("interaction:create", (interaction) => this.dispatch(interaction));
     // The server keeps an activity only while the bot is connected: send it again after a drop.
     this.gateway.onResume("presence", async () => {
@@ -95,6 +97,9 @@ export class Bot {
     if (this.options.registerCommands !== false && this.commands.size > 0) {
       await this.rest.request("registerGlobalCommands", { body: commandsToWire(this.definitions()) });
     }
+    // The instance's own event limits, which the gateway paces its emits by (an older server publishes none).
+    const platform = await this.rest.request("getPlatformConfig");
+    if (platform.gateway_limits) this.gateway.setLimits(platform.gateway_limits.kinds);
     await this.gateway.connect();
     if (this.options.subscribeAll) await this.gateway.subscribeAll();
     return this;

@@ -29,6 +29,7 @@
  */
 import { io, type Socket } from "socket.io-client";
 import { HearthAckError, HearthError } from "./errors.js";
+import { EventPacer, type KindLimit } from "./pacing.js";
 import type { ClientEvents, ServerEvents } from "./generated/gateway.js";
 
 export interface ReconnectOptions {
@@ -63,6 +64,12 @@ export interface GatewayOptions {
    * waiting for it to come back (a person's page says so rather than keep them waiting).
    */
   queueWhileDisconnected?: boolean;
+  /**
+   * `false`: `emit()` does not wait for the gateway's event limits (docs/gateway.md, "Limits").
+   * By default each emit waits for a token of its kind, so a loop of awaited sends is never
+   * refused; the limits are the server's defaults until `setLimits()` gives the instance's own.
+   */
+  pace?: boolean;
 }
 
 /** The error of an `emit()` refused at once because the connection is down (`queueWhileDisconnected: false`). */
@@ -147,6 +154,7 @@ export class Gateway {
   private attempts = 0;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private dropped: { at: number; reason: string } | null = null;
+  private readonly pacer = new EventPacer();
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -262,6 +270,8 @@ export class Gateway {
   /** Emits a client event and waits for its ack; a refusal throws HearthAckError with the server's message. */
   async emit<E extends ClientEventName>(event: E, ...payload: PayloadArgs<E>): Promise<AckOf<E>> {
     if (this.options.queueWhileDisconnected === false && !this.socket.connected) throw new HearthAckError(event, NOT_CONNECTED);
+    const paced = this.options.pace === false ? undefined : this.pacer.take(event);
+    if (paced) await paced;
     let ack: { ok: boolean; error?: string };
     try {
       ack = await this.socket.timeout(this.options.ackTimeoutMs ?? 10_000).emitWithAck(event, ...payload);
@@ -273,7 +283,16 @@ export class Gateway {
   }
 
   /**
-   * Emits without asking for an ack. `dropWhileDisconnected`: dropped rather than queued while
+   * The instance's gateway limits (`GET /api/v1/platform/config`, `gateway_limits.kinds`), which
+   * `emit()` paces itself by from now on; `Bot.start()` reads and sets them.
+   */
+  setLimits(kinds: Record<string, KindLimit>): void {
+    this.pacer.setLimits(kinds);
+  }
+
+  /**
+   * Emits without asking for an ack, and without pacing: for real-time streams the caller paces
+   * itself (audio frames, 50 a second). `dropWhileDisconnected`: dropped rather than queued while
    * the connection is down (audio frames: a late frame is worse than a lost one). Not Socket.IO's
    * `volatile`, which also drops a packet whenever the previous one is still being written.
    */

@@ -209,7 +209,10 @@ export function createDomain(deps: DomainDeps) {
     voiceOccupants,
     soundboard: new Soundboard(store, access, audit, uploads, bus, voice, shared, config.soundboardPlayRate),
     // public facts about the instance
-    discovery: new Discovery(store, settings, config.largeServerMembers),
+    discovery: new Discovery(store, settings, config.largeServerMembers, {
+      kinds: Object.fromEntries(Object.entries(config.gatewayEventLimits).map(([kind, limit]) => [kind, { per_second: limit.perSecond, burst: limit.burst }])),
+      user_factor: config.gatewayUserRateFactor,
+    }),
     // platform administration
     admins,
     platformSettings: settings,

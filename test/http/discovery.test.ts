@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DEFAULT_EVENT_LIMITS } from "../../src/gateway/event-limits.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { SPEC_LIMITS } from "../../src/domain/shared/limits.ts";
 
@@ -38,6 +39,23 @@ describe("public routes", () => {
     expect(res.body.presence_statuses).toEqual(["online", "idle", "dnd", "offline"]);
     // The large-server size, for clients that page the member list and subscribe to presence past it.
     expect(res.body.large_server_members).toBe(250);
+    // The gateway's event limits, by which the SDK paces itself.
+    expect(res.body.gateway_limits).toEqual({
+      kinds: Object.fromEntries(Object.entries(DEFAULT_EVENT_LIMITS).map(([kind, limit]) => [kind, { per_second: limit.perSecond, burst: limit.burst }])),
+      user_factor: 3,
+    });
+    expect(res.body.gateway_limits.kinds.messages).toEqual({ per_second: 20, burst: 50 });
+  });
+
+  test("gateway_limits follow the GATEWAY_RATE_* settings", async () => {
+    const fast = await startServer({ gatewayEventLimits: { ...DEFAULT_EVENT_LIMITS, messages: { perSecond: 100, burst: 20 } }, gatewayUserRateFactor: 5 });
+    try {
+      const limits = (await fast.api("GET", "/api/v1/platform/config")).body.gateway_limits;
+      expect(limits.kinds.messages).toEqual({ per_second: 100, burst: 20 });
+      expect(limits.user_factor).toBe(5);
+    } finally {
+      await fast.stop();
+    }
   });
 
   test("large_server_members follows LARGE_SERVER_MEMBERS", async () => {

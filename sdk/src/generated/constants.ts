@@ -232,3 +232,78 @@ export const CHANNEL_COUNTS = [
 ] as const;
 
 export const DEFAULT_CHANNELS = 2 as const;
+
+export const EVENT_KIND = {
+  "typing:start": "typing",
+  "typing:stop": "typing",
+  "dm:typing:start": "typing",
+  "dm:typing:stop": "typing",
+  "server:join": "rooms",
+  "server:leave": "rooms",
+  "channel:join": "rooms",
+  "channel:leave": "rooms",
+  "status:set": "presence",
+  "presence:subscribe": "subscriptions",
+  "voice:join": "voice",
+  "voice:leave": "voice",
+  "voice:state": "voice",
+  "voice:speaking": "voice",
+  "voice:signal": "signal",
+  "voice:raise-hand": "voice",
+  "voice:lower-hand": "voice",
+  "voice:set-meeting-role": "voice",
+  "voice:server-mute": "voice",
+  "voice:server-deafen": "voice",
+  "voice:move": "voice",
+  "voice:disconnect": "voice",
+  "bot:voice-query": "voice",
+  "bot:voice-participants": "voice",
+  "voice:listen": "voice",
+  "dm:call-start": "voice",
+  "dm:call-accept": "voice",
+  "dm:call-decline": "voice",
+  "dm:call-end": "voice",
+  "dm:call-signal": "signal",
+  "interaction:response": "messages",
+  "bot:send_message": "messages",
+  "bot:edit_message": "messages",
+  "bot:delete_message": "messages",
+  "message:component": "messages",
+  "bot:audio-data": "audio",
+  "voice:audio-data": "audio"
+} as const;
+
+export const DEFAULT_EVENT_LIMITS = {
+  "typing": {
+    "perSecond": 10,
+    "burst": 20
+  },
+  "rooms": {
+    "perSecond": 20,
+    "burst": 200
+  },
+  "presence": {
+    "perSecond": 2,
+    "burst": 10
+  },
+  "subscriptions": {
+    "perSecond": 5,
+    "burst": 20
+  },
+  "voice": {
+    "perSecond": 20,
+    "burst": 100
+  },
+  "signal": {
+    "perSecond": 50,
+    "burst": 200
+  },
+  "messages": {
+    "perSecond": 20,
+    "burst": 50
+  },
+  "audio": {
+    "perSecond": 250,
+    "burst": 500
+  }
+} as const;

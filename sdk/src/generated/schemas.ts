@@ -1039,6 +1039,43 @@ export type PlatformConfig = {
   };
   presence_statuses: ("online" | "idle" | "dnd" | "offline")[];
   large_server_members: number;
+  gateway_limits: {
+    kinds: {
+      typing: {
+        per_second: number;
+        burst: number;
+      };
+      rooms: {
+        per_second: number;
+        burst: number;
+      };
+      presence: {
+        per_second: number;
+        burst: number;
+      };
+      subscriptions: {
+        per_second: number;
+        burst: number;
+      };
+      voice: {
+        per_second: number;
+        burst: number;
+      };
+      signal: {
+        per_second: number;
+        burst: number;
+      };
+      messages: {
+        per_second: number;
+        burst: number;
+      };
+      audio: {
+        per_second: number;
+        burst: number;
+      };
+    };
+    user_factor: number;
+  };
   permissions: {
     MANAGE_CHANNELS: number;
     MANAGE_ROLES: number;

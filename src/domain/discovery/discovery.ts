@@ -10,6 +10,14 @@ import { PRESENCE_STATUSES } from "../shared/shapes.ts";
 
 const API_VERSION = "v1";
 
+/** The gateway's client event limits (docs/gateway.md, "Limits"), as clients pace themselves by them. */
+export interface GatewayLimits {
+  /** Per socket, by event kind: `per_second` on average, up to `burst` at once. */
+  kinds: Record<string, { per_second: number; burst: number }>;
+  /** A user's sockets together get this many times a socket's limits. */
+  user_factor: number;
+}
+
 /** Public, unauthenticated facts about this instance. */
 export class Discovery {
   constructor(
@@ -17,6 +25,7 @@ export class Discovery {
     private readonly settings: PlatformSettings,
     /** LARGE_SERVER_MEMBERS: past this many members a server's presence goes to subscribers only (docs/gateway.md, "Presence"). */
     private readonly largeServerMembers: number,
+    private readonly gatewayLimits: GatewayLimits,
   ) {}
 
   discovery(baseUrl: string) {
@@ -52,6 +61,7 @@ export class Discovery {
       limits: SPEC_LIMITS,
       presence_statuses: PRESENCE_STATUSES,
       large_server_members: this.largeServerMembers,
+      gateway_limits: this.gatewayLimits,
       permissions: PERMISSIONS,
       default_permissions: {
         everyone: DEFAULT_EVERYONE_PERMISSIONS,

@@ -3,8 +3,10 @@ import * as v from "valibot";
 import { PERMISSIONS } from "../../domain/access/permission-bits.ts";
 import { SPEC_LIMITS } from "../../domain/shared/limits.ts";
 import { PRESENCE_STATUSES } from "../../domain/shared/shapes.ts";
+import { EVENT_KINDS, type EventKind } from "../../gateway/event-limits.ts";
 
 const link = v.string();
+const RateLimit = v.object({ per_second: v.number(), burst: v.number() });
 export const Discovery = v.object({
   name: v.string(),
   version: v.string(),
@@ -20,6 +22,11 @@ export const PlatformConfig = v.object({
   presence_statuses: v.array(v.picklist(PRESENCE_STATUSES)),
   /** Servers with more members than this are large: presence by subscription, member lists by page. */
   large_server_members: v.number(),
+  /** The gateway's client event limits per socket, by event kind (docs/gateway.md, "Limits"): clients pace themselves by them. */
+  gateway_limits: v.object({
+    kinds: v.object(Object.fromEntries(EVENT_KINDS.map((kind) => [kind, RateLimit])) as Record<EventKind, typeof RateLimit>),
+    user_factor: v.number(),
+  }),
   /** The permission bits, by name. */
   permissions: v.object(Object.fromEntries(Object.keys(PERMISSIONS).map((name) => [name, v.number()])) as Record<keyof typeof PERMISSIONS, v.NumberSchema<undefined>>),
   default_permissions: v.object({ everyone: v.number(), bot: v.number() }),
