@@ -3,6 +3,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Database, Params, SqlValue, Statement, Transaction, TransactionOptions } from "../database.ts";
 import { sqliteDialect } from "./dialect.ts";
+import { StorageHealth } from "../storage-full.ts";
 
 /**
  * The database file is readable by its owner only (0600; its folder, when created here, 0700).
@@ -142,8 +143,12 @@ export class SqliteDatabase implements Database {
     }
   };
   private waiting: (() => void)[] = [];
+  /** Whether writes are stored (src/store/storage-full.ts): a full disk or unwritable file is a 507, said once. */
+  readonly storage = new StorageHealth();
+  private readonly totalChangesStmt;
 
   constructor(readonly native: Sqlite) {
+    this.totalChangesStmt = native.prepare<{ n: number }, []>("SELECT total_changes() AS n");
     this.direct = new Direct(native);
     // IMMEDIATE takes the write lock up front (busy_timeout covers another process, e.g. the admin CLI).
     this.beginStmt = native.prepare("BEGIN IMMEDIATE");
@@ -179,6 +184,20 @@ export class SqliteDatabase implements Database {
     return this.direct;
   }
 
+  /**
+   * Runs a write through `storage`. While writes are failing for want of space, only a write
+   * that changed rows counts as the recovery (total_changes() compared, on that path only).
+   */
+  private write<T>(work: () => T): T {
+    if (!this.storage.failing) return this.storage.guard(work);
+    const before = this.totalChanges();
+    return this.storage.guard(work, () => this.totalChanges() !== before);
+  }
+
+  private totalChanges(): number {
+    return this.totalChangesStmt.get()?.n ?? 0;
+  }
+
   static open(file: string): SqliteDatabase {
     return new SqliteDatabase(openSqliteFile(file));
   }
@@ -195,20 +214,28 @@ export class SqliteDatabase implements Database {
   }
 
   get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
-    return this.busy ? this.turn().then(() => this.get(statement, ...params)) : this.connectionFor(statement).get(statement, ...params);
+    if (this.busy) return this.turn().then(() => this.get(statement, ...params));
+    const connection = this.connectionFor(statement);
+    return handle(statement).readOnly ? connection.get(statement, ...params) : this.write(() => connection.get(statement, ...params));
   }
 
   all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]> {
-    return this.busy ? this.turn().then(() => this.all(statement, ...params)) : this.connectionFor(statement).all(statement, ...params);
+    if (this.busy) return this.turn().then(() => this.all(statement, ...params));
+    const connection = this.connectionFor(statement);
+    return handle(statement).readOnly ? connection.all(statement, ...params) : this.write(() => connection.all(statement, ...params));
   }
 
   run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number> {
     if (this.busy) return this.turn().then(() => this.run(statement, ...params));
     this.endSnapshot();
-    return this.direct.run(statement, ...params);
+    return this.write(() => this.direct.run(statement, ...params));
   }
 
-  async transaction<T>(work: (tx: Transaction) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+  transaction<T>(work: (tx: Transaction) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    return this.write(() => this.runTransaction(work));
+  }
+
+  private async runTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     while (this.busy) await this.turn();
     this.endSnapshot();
     this.busy = true;
@@ -234,7 +261,7 @@ export class SqliteDatabase implements Database {
   exec(sql: string): Promise<void> {
     if (this.busy) return this.turn().then(() => this.exec(sql));
     this.endSnapshot();
-    return this.direct.exec(sql);
+    return this.write(() => this.direct.exec(sql));
   }
 
   async tables(): Promise<string[]> {
