@@ -2,7 +2,7 @@ import type { Logger } from "../log.ts";
 import { ApiError } from "../domain/shared/errors.ts";
 import { describeIssue } from "../domain/shared/validation.ts";
 import { DatabaseUnavailableError } from "../store/availability.ts";
-import { InsufficientStorageError } from "../store/storage-full.ts";
+import { asStorageError, InsufficientStorageError } from "../store/storage-full.ts";
 import { REDIS_RETRY_AFTER_SECONDS, RedisUnavailableError } from "../cluster/redis-unavailable.ts";
 
 /** What a client is told to wait before trying again while the database cannot be reached. */
@@ -65,6 +65,8 @@ export function errorResponse(code: string | number, error: unknown, request: Re
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (cause instanceof ApiError) error = cause;
   if (error instanceof ApiError) return json(error.status, error.message, error.headers);
+  // A storage failure the store did not see as one (a raw SQLite or file-system error) is one all the same.
+  error = asStorageError(error);
   // Logged once per outage where the store noticed it (app.ts), not once per request.
   if (error instanceof DatabaseUnavailableError) return json(503, "Database unavailable", { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) });
   // A full disk or unwritable data folder: logged once when it starts (app.ts), not per request.

@@ -54,6 +54,9 @@ export function asStorageError(error: unknown): unknown {
   return problem ? new InsufficientStorageError(problem, error) : error;
 }
 
+/** Failures already counted into a StorageHealth. */
+const counted = new WeakSet<InsufficientStorageError>();
+
 /**
  * Whether writes are being stored, shared by the database and the uploads' disk: `state` is an
  * Availability (down while writes fail for want of storage), so an outage is one warning and
@@ -81,7 +84,7 @@ export class StorageHealth {
     try {
       result = write();
     } catch (error) {
-      throw this.failure(error, ticket);
+      throw this.refused(error, ticket);
     }
     if (result instanceof Promise) {
       return result.then(
@@ -90,7 +93,7 @@ export class StorageHealth {
           return value;
         },
         (error: unknown) => {
-          throw this.failure(error, ticket);
+          throw this.refused(error, ticket);
         },
       ) as T;
     }
@@ -103,12 +106,18 @@ export class StorageHealth {
     return this.state.downSince !== null;
   }
 
-  private failure(error: unknown, ticket: number): unknown {
+  /**
+   * `error` as an InsufficientStorageError when it is a storage problem (counted once, however
+   * many layers it passes: a statement's, its transaction's), else itself. Without a ticket the
+   * failure is news (a statement inside a transaction).
+   */
+  refused(error: unknown, ticket?: number): unknown {
     const converted = asStorageError(error);
-    if (converted instanceof InsufficientStorageError) {
-      this.problem = converted.problem;
-      this.state.failed(ticket);
-    }
+    if (!(converted instanceof InsufficientStorageError) || counted.has(converted)) return converted;
+    counted.add(converted);
+    this.problem = converted.problem;
+    this.state.failed(ticket);
     return converted;
   }
+
 }

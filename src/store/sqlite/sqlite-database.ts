@@ -41,7 +41,11 @@ class Direct implements Transaction {
   private savepoints = 0;
   private readonly savepointStatements: { open: SqliteStatement; release: SqliteStatement; undo: SqliteStatement }[] = [];
 
-  constructor(private readonly db: Sqlite) {}
+  /** A statement's failure for want of storage is an InsufficientStorageError (507) wherever it surfaces, an item of a group commit included. */
+  constructor(
+    private readonly db: Sqlite,
+    private readonly storage: StorageHealth,
+  ) {}
 
   // Not `async`: a resolved promise without the async function's machinery, as these run for
   // every statement (a throw becomes a rejected promise all the same).
@@ -49,7 +53,7 @@ class Direct implements Transaction {
     try {
       return Promise.resolve((native(statement).get(...(params as unknown as never[])) as Row | null) ?? null);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(this.storage.refused(error));
     }
   }
 
@@ -57,7 +61,7 @@ class Direct implements Transaction {
     try {
       return Promise.resolve(native(statement).all(...(params as unknown as never[])) as Row[]);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(this.storage.refused(error));
     }
   }
 
@@ -65,12 +69,16 @@ class Direct implements Transaction {
     try {
       return Promise.resolve(native(statement).run(...(params as unknown as never[])).changes);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(this.storage.refused(error));
     }
   }
 
   async exec(sql: string): Promise<void> {
-    this.db.exec(sql);
+    try {
+      this.db.exec(sql);
+    } catch (error) {
+      throw this.storage.refused(error);
+    }
   }
 
   async lock(): Promise<void> {
@@ -85,7 +93,12 @@ class Direct implements Transaction {
       release: this.db.prepare(`RELEASE sp${depth}`),
       undo: this.db.prepare(`ROLLBACK TO sp${depth}`),
     });
-    sp.open.run();
+    try {
+      sp.open.run();
+    } catch (error) {
+      this.savepoints--;
+      throw this.storage.refused(error);
+    }
     try {
       const result = await work(this);
       sp.release.run();
@@ -95,7 +108,7 @@ class Direct implements Transaction {
         sp.undo.run();
         sp.release.run();
       }
-      throw error;
+      throw this.storage.refused(error);
     } finally {
       this.savepoints--;
     }
@@ -149,7 +162,7 @@ export class SqliteDatabase implements Database {
 
   constructor(readonly native: Sqlite) {
     this.totalChangesStmt = native.prepare<{ n: number }, []>("SELECT total_changes() AS n");
-    this.direct = new Direct(native);
+    this.direct = new Direct(native, this.storage);
     // IMMEDIATE takes the write lock up front (busy_timeout covers another process, e.g. the admin CLI).
     this.beginStmt = native.prepare("BEGIN IMMEDIATE");
     this.commitStmt = native.prepare("COMMIT");
