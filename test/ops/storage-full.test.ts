@@ -21,7 +21,7 @@ import { community } from "../helpers/community.ts";
 import { fileForm, PNG_1X1 } from "../helpers/images.ts";
 
 const FULL = { error: "Insufficient storage: the disk is full" };
-const onSqlite = !process.env.DATABASE_URL && !process.env.HEARTH_TEST_DATABASE_URL;
+const onSqlite = !process.env.HEARTH_TEST_POSTGRES;
 
 /** Every file under `dir`, recursively (none when it does not exist). */
 const filesUnder = (dir: string): string[] =>
