@@ -198,11 +198,13 @@ export class SqliteDatabase implements Database {
   }
 
   /**
-   * Runs a write through `storage`. While writes are failing for want of space, only a write
-   * that changed rows counts as the recovery (total_changes() compared, on that path only).
+   * A write, watched for the end of a storage outage. Failures are converted and counted where
+   * SQLite raises them (Direct, runTransaction), so while writes are stored this costs one
+   * check; while they are failing, only a write that changed rows counts as the recovery
+   * (total_changes() compared).
    */
   private write<T>(work: () => T): T {
-    if (!this.storage.failing) return this.storage.guard(work);
+    if (!this.storage.failing) return work();
     const before = this.totalChanges();
     return this.storage.guard(work, () => this.totalChanges() !== before);
   }
@@ -263,6 +265,9 @@ export class SqliteDatabase implements Database {
         if (this.native.inTransaction) this.rollbackStmt.run();
         throw error;
       }
+    } catch (error) {
+      // BEGIN or COMMIT refused for want of space (a statement's own failure is converted by Direct).
+      throw this.storage.refused(error);
     } finally {
       this.busy = false;
       const waiting = this.waiting;
