@@ -12,12 +12,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { SQL } from "bun";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statfsSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startProcess, type HearthProcess } from "../helpers/process.ts";
 import { eventually } from "../helpers/wait.ts";
-import { api, connect, emitAck, register, serverWith, type ClusterUser } from "../cluster/nodes.ts";
+import { api, connect, DATABASE_URL, emitAck, register, serverWith, type ClusterUser } from "../cluster/nodes.ts";
 import { UNLIMITED_SENDS } from "./traffic.ts";
 
 const FULL = { error: "Insufficient storage: the disk is full" };
@@ -25,10 +26,10 @@ const MOUNT_MB = 8;
 const FLOOR_MB = 1;
 
 /** Mounts a tmpfs of `MOUNT_MB` at a fresh folder; null (and why) where this machine does not allow it. */
-function mountSmallDisk(): { dir: string } | { why: string } {
+function mountSmallDisk(mode = "0700"): { dir: string } | { why: string } {
   if (process.getuid?.() !== 0) return { why: "mounting a tmpfs needs root" };
   const dir = mkdtempSync(join(tmpdir(), "hearth-fault-disk-"));
-  const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${MOUNT_MB}m,mode=0700`, "tmpfs", dir], { stderr: "pipe" });
+  const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${MOUNT_MB}m,mode=${mode}`, "tmpfs", dir], { stderr: "pipe" });
   if (mounted.exitCode === 0) return { dir };
   rmSync(dir, { recursive: true, force: true });
   return { why: `mount -t tmpfs failed: ${mounted.stderr.toString().trim()}` };
@@ -52,6 +53,12 @@ function fillWith(file: string, maxBytes = Infinity): number {
   }
   return written;
 }
+
+/** Bytes free under `dir`. */
+const statfsFree = (dir: string) => {
+  const stats = statfsSync(dir);
+  return stats.bavail * stats.bsize;
+};
 
 const filesUnder = (dir: string): string[] =>
   existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name) : [];
@@ -197,4 +204,80 @@ describe.skipIf(!mounted)(`DATA_DIR on a ${MOUNT_MB} MB tmpfs filled by uploads 
     expect(page.status).toBe(200);
     expect((page.body as { content: string }[]).some((m) => m.content === "after")).toBe(true);
   }, 30_000);
+});
+
+/**
+ * PostgreSQL's disk full (SQLSTATE 53100, "could not extend file"): Hearth's database lives in a
+ * tablespace on a tmpfs of its own (the suite's shared cluster keeps its WAL elsewhere, so only
+ * this database meets the full disk). Sends answer the same 507, and are stored again once
+ * space is freed.
+ */
+const pgDisk = mounted && DATABASE_URL ? mountSmallDisk("0755") : null;
+describe.skipIf(!pgDisk || !("dir" in pgDisk))("PostgreSQL's tablespace on a full tmpfs", () => {
+  const disk = (pgDisk as { dir: string } | null)?.dir ?? "";
+  const clusterUrl = DATABASE_URL.slice(0, DATABASE_URL.lastIndexOf("/"));
+  const name = `hearth_disk_full_${process.pid}`;
+  const dataDir = mkdtempSync(join(tmpdir(), "hearth-fault-pgdisk-"));
+  let hearth: HearthProcess;
+  let owner: ClusterUser;
+  let channelId: string;
+
+  beforeAll(async () => {
+    const space = join(disk, "space");
+    mkdirSync(space);
+    Bun.spawnSync(["chown", "postgres:postgres", space]);
+    const admin = new SQL(`${clusterUrl}/postgres`, { max: 1 });
+    try {
+      await admin.unsafe(`CREATE TABLESPACE ${name} LOCATION '${space}'`);
+      await admin.unsafe(`CREATE DATABASE ${name} TABLESPACE ${name}`);
+    } finally {
+      await admin.close();
+    }
+    hearth = await startProcess({ DATA_DIR: dataDir, DATABASE_URL: `${clusterUrl}/${name}`, JWT_SECRET: "fault-disk-secret-fault-disk-secret-0123", LOG_FORMAT: "json", ...UNLIMITED_SENDS });
+    owner = await register(hearth);
+    ({ channelId } = await serverWith(hearth, owner, []));
+  }, 60_000);
+  afterAll(async () => {
+    hearth?.proc.kill("SIGKILL");
+    await hearth?.proc.exited;
+    const admin = new SQL(`${clusterUrl}/postgres`, { max: 1 });
+    try {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.unsafe(`DROP TABLESPACE IF EXISTS ${name}`);
+    } finally {
+      await admin.close();
+    }
+    Bun.spawnSync(["umount", "-l", disk]);
+    rmSync(disk, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("sends answer 507 once the tablespace's disk is full, never 500; stored again once space is freed", async () => {
+    const send = (content: string) => api(hearth, "POST", `/api/v1/messages/${channelId}`, { token: owner.token, body: { content } });
+    const ballast = join(disk, "ballast");
+    fillWith(ballast, Math.max(0, statfsFree(disk) - 512 * 1024));
+    const statuses: number[] = [];
+    for (let i = 0; i < 1000 && !statuses.includes(507); i++) {
+      const res = await send(`${"y".repeat(3900)} ${i}`);
+      statuses.push(res.status);
+      if (res.status !== 201) expect(res.body).toEqual(FULL);
+    }
+    expect(statuses).not.toContain(500);
+    expect(statuses).toContain(507);
+    expect(await metric(hearth.url, "hearth_storage_full_errors_total")).toBeGreaterThanOrEqual(1);
+    expect(logLines(hearth).filter((l) => l.msg.startsWith("insufficient storage")).length).toBeGreaterThanOrEqual(1);
+    expect(logLines(hearth).filter((l) => l.level === "error")).toEqual([]);
+    unlinkSync(ballast);
+    const sent = await eventually(
+      async () => {
+        const res = await send("after");
+        return res.status === 201 ? res : null;
+      },
+      "a send answered once space is freed",
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+    expect(sent.body.content).toBe("after");
+    expect(await metric(hearth.url, "hearth_storage_writable")).toBe(1);
+    if (process.env.DEBUG_DISK) console.log({ sends: statuses.length, warned: logLines(hearth).filter((l) => l.msg.startsWith("insufficient storage")).length });
+  }, 60_000);
 });
