@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { withCors } from "./http/cors.ts";
 import { Elysia } from "elysia";
 import type { Server } from "bun";
@@ -63,6 +64,8 @@ import { referenceDocuments } from "./reference/documents.ts";
 import type { RegisteredRoute } from "./reference/openapi.ts";
 import { createLogger, type Logger } from "./log.ts";
 import type { ClusterNode } from "./cluster/cluster.ts";
+import { DiskSpace } from "./ops/disk-space.ts";
+import { sweepPartialUploads } from "./domain/shared/upload-sweep.ts";
 import { openConfiguredStore, resolveJwtSecret, secureDataDir } from "./secret.ts";
 import type { Store } from "./store/store.ts";
 import { PostgresDatabase } from "./store/postgres/postgres-database.ts";
@@ -96,6 +99,9 @@ export interface AppOptions {
   socketAdapter?: SocketServerOptions["adapter"];
 }
 
+/** Cluster mode: a partial upload younger than this may be another node's, being written now. */
+const PARTIAL_UPLOAD_GRACE_MS = 60_000;
+
 /** How long a stop waits for the closed sockets' presence and voice updates. */
 const SHUTDOWN_DRAIN_MS = 2000;
 
@@ -105,6 +111,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const dataDirWarning = secureDataDir(config.dataDir);
   if (dataDirWarning) log.warn(dataDirWarning);
   const store = await openConfiguredStore(config);
+  // Files of uploads an earlier run was cut off in (docs/operations.md, "Disk full or unwritable").
+  const swept = await sweepPartialUploads(join(config.dataDir, "uploads"), config.redisUrl ? PARTIAL_UPLOAD_GRACE_MS : 0).catch((error: Error) => {
+    log.warn("sweeping partial uploads failed", { error: error.message });
+    return 0;
+  });
+  if (swept > 0) log.info("removed partial uploads left by an earlier run", { files: swept });
   // One warning when PostgreSQL goes out of reach and one when it answers again (requests get 503).
   if (store.db instanceof PostgresDatabase) {
     store.db.availability.onChange((available, downForMs) => {
@@ -112,6 +124,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       else log.warn("database unavailable: answering 503 until it is back");
     });
   }
+  // One warning when writes start failing for want of storage and one when they are stored again (requests get 507).
+  store.db.storage.state.onChange((available, downForMs) => {
+    if (available) log.warn("storage writable again", { down_ms: downForMs });
+    else log.warn("insufficient storage: answering 507 to writes until space is freed", { problem: store.db.storage.problem, data_dir: config.dataDir });
+  });
   // Cluster mode (REDIS_URL): one node of many (docs/operations.md, "Running several nodes").
   let cluster: ClusterNode | null = null;
   try {
@@ -196,11 +213,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const readiness = new Readiness();
   const ping = store.db.prepare("SELECT 1 AS ok");
   readiness.add("database", () => store.db.get(ping));
+  // Free space under DATA_DIR: not ready below DATA_DIR_MIN_FREE_MB (0: no check; the gauge is kept).
+  const disk = new DiskSpace(config.dataDir, config.dataDirMinFreeBytes);
+  if (config.dataDirMinFreeBytes > 0) readiness.add("disk", () => disk.check());
   if (cluster) {
     const redis = cluster.redis;
     readiness.addDegradable("redis", cluster.ping, () => redis.downSince !== null);
   }
-  const metrics = new Metrics({ io, fanout, audioRelay, writes: store.writes, db: store.db, draining: () => readiness.draining, redis: cluster?.redis });
+  const metrics = new Metrics({ io, fanout, audioRelay, writes: store.writes, db: store.db, disk, draining: () => readiness.draining, redis: cluster?.redis });
 
   const published = whenPublished(io.of("/").adapter);
   const isRead = (request: Request) => request.method === "GET" || request.method === "HEAD";

@@ -14,6 +14,11 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /**
+   * `DATA_DIR_MIN_FREE_MB` in bytes: /readyz fails ("disk") while the file system under
+   * `dataDir` has less free space than this (docs/operations.md, "Disk full or unwritable"); 0 turns the check off.
+   */
+  dataDirMinFreeBytes: number;
   /** Path of the SQLite file, or ":memory:" (tests). Defaults to `<dataDir>/hearth.db`. Unused with `databaseUrl`. */
   databaseFile: string;
   /**
@@ -169,6 +174,7 @@ const EnvSchema = v.object({
   PORT: v.optional(integerFrom("PORT", 0, 65535), "3000"),
   HOST: v.optional(v.pipe(v.string(), v.minLength(1, "HOST must not be empty")), "0.0.0.0"),
   DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "DATA_DIR must not be empty")), "./data"),
+  DATA_DIR_MIN_FREE_MB: v.optional(integerFrom("DATA_DIR_MIN_FREE_MB", 0, 1_048_576), "64"),
   DATABASE_FILE: v.optional(v.string()),
   DATABASE_URL: v.optional(
     v.pipe(
@@ -281,6 +287,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     dataDir: e.DATA_DIR,
+    dataDirMinFreeBytes: e.DATA_DIR_MIN_FREE_MB * 1024 * 1024,
     databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, "hearth.db"),
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,

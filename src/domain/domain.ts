@@ -94,7 +94,7 @@ export function createDomain(deps: DomainDeps) {
   const shared = deps.shared ?? localSharedState();
 
   // shared and access: what nearly every feature is given.
-  const uploads = new UploadStore(fileStorage(config.uploadStorage, config.dataDir, store.storedFiles), config.imageLimits);
+  const uploads = new UploadStore(fileStorage(config.uploadStorage, config.dataDir, store.storedFiles, store.db.storage), config.imageLimits);
   const access = new Access(store, shared);
   const audit = new Audit(store, access);
 

@@ -1,5 +1,6 @@
 import { ApiError } from "../domain/shared/errors.ts";
 import { DatabaseUnavailableError } from "../store/availability.ts";
+import { asStorageError, InsufficientStorageError } from "../store/storage-full.ts";
 import { RedisUnavailableError } from "../cluster/redis-unavailable.ts";
 import type { Ack, AckFields, ClientEventName, ClientToServerEvents } from "./client-events.ts";
 import type { Logger } from "../log.ts";
@@ -53,8 +54,9 @@ export function sharedListeners(table: ClientEventTable, log: Logger, limiter?: 
     }
 
     function fail(socket: GatewaySocket, error: unknown, ack: AckFn | null): void {
-      // The database out of reach is logged once per outage by the store's listener (app.ts).
-      if (error instanceof DatabaseUnavailableError || error instanceof RedisUnavailableError) {
+      error = asStorageError(error);
+      // The database out of reach, or out of space, is logged once per outage by the store's listener (app.ts).
+      if (error instanceof DatabaseUnavailableError || error instanceof RedisUnavailableError || error instanceof InsufficientStorageError) {
         ack?.({ ok: false, error: error.message });
         if (voiceError) socket.emit("voice:error", { error: error.message });
         return;

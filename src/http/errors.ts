@@ -2,6 +2,7 @@ import type { Logger } from "../log.ts";
 import { ApiError } from "../domain/shared/errors.ts";
 import { describeIssue } from "../domain/shared/validation.ts";
 import { DatabaseUnavailableError } from "../store/availability.ts";
+import { asStorageError, InsufficientStorageError } from "../store/storage-full.ts";
 import { REDIS_RETRY_AFTER_SECONDS, RedisUnavailableError } from "../cluster/redis-unavailable.ts";
 
 /** What a client is told to wait before trying again while the database cannot be reached. */
@@ -56,7 +57,7 @@ export function loggablePath(request: Request): string {
 
 /**
  * Maps every failure to `{error}`: our ApiError with its status, the database out of reach to
- * 503 with Retry-After, Elysia's own VALIDATION, PARSE and NOT_FOUND to 400/400/404, and
+ * 503 with Retry-After, a write refused for want of storage to 507, Elysia's own VALIDATION, PARSE and NOT_FOUND to 400/400/404, and
  * anything else to a logged 500.
  */
 export function errorResponse(code: string | number, error: unknown, request: Request, log: Logger): Response {
@@ -64,8 +65,12 @@ export function errorResponse(code: string | number, error: unknown, request: Re
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (cause instanceof ApiError) error = cause;
   if (error instanceof ApiError) return json(error.status, error.message, error.headers);
+  // A storage failure the store did not see as one (a raw SQLite or file-system error) is one all the same.
+  error = asStorageError(error);
   // Logged once per outage where the store noticed it (app.ts), not once per request.
   if (error instanceof DatabaseUnavailableError) return json(503, "Database unavailable", { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) });
+  // A full disk or unwritable data folder: logged once when it starts (app.ts), not per request.
+  if (error instanceof InsufficientStorageError) return json(507, error.message);
   // Cluster mode, Redis out of reach: said once by its availability (src/cluster/redis-client.ts), not per request.
   if (error instanceof RedisUnavailableError) return json(503, error.message, { "retry-after": String(REDIS_RETRY_AFTER_SECONDS) });
   switch (code) {

@@ -7,6 +7,7 @@ import type { Database } from "../store/database.ts";
 import { PostgresDatabase } from "../store/postgres/postgres-database.ts";
 import type { WriteBatch } from "../store/write-batch.ts";
 import type { Availability } from "../store/availability.ts";
+import type { DiskSpace } from "./disk-space.ts";
 import { broadcastFigures } from "../gateway/stream-order.ts";
 import { resyncFigures } from "../gateway/outage-recovery.ts";
 import { RequestFigures } from "./request-figures.ts";
@@ -39,6 +40,8 @@ interface MetricsSources {
   audioRelay: NativeAudioRelay;
   writes: Pick<WriteBatch, "pending" | "onCommit">;
   db: Database;
+  /** Free space under DATA_DIR (src/ops/disk-space.ts). */
+  disk: DiskSpace;
   /** Whether the node is draining (src/ops/readiness.ts). */
   draining: () => boolean;
   /** Cluster mode: whether Redis answers (src/cluster/redis-client.ts). */
@@ -207,6 +210,34 @@ export class Metrics {
         },
       });
     }
+
+    mirroredCounter(
+      registry,
+      "hearth_storage_full_errors_total",
+      "Writes refused because the disk was full or the data folder (or PostgreSQL's disk) not writable (answered 507)",
+      [],
+      () => [[{}, db.storage.errors]],
+    );
+    new Gauge({
+      name: "hearth_storage_writable",
+      help: "1 while writes are stored, 0 from a write refused for want of storage until one succeeds again",
+      registers: [registry],
+      collect() {
+        this.set(db.storage.failing ? 0 : 1);
+      },
+    });
+    const disk = sources.disk;
+    new Gauge({
+      name: "hearth_data_dir_free_bytes",
+      help: "Bytes free for the server on the file system under DATA_DIR (/readyz fails below DATA_DIR_MIN_FREE_MB)",
+      registers: [registry],
+      async collect() {
+        // A folder that cannot be measured (gone, unreadable) is left out rather than failing the scrape.
+        const free = await disk.free().catch(() => null);
+        if (free === null) this.reset();
+        else this.set(free);
+      },
+    });
 
     mirroredCounter(registry, "hearth_cluster_errors_total", "Errors of the Redis client (source=redis) and of the cluster adapter (source=adapter), process-wide", ["source"], () => [
       [{ source: "redis" }, clusterErrors.redis],

@@ -2,7 +2,8 @@
  * What /readyz answers (docs/operations.md, "Health and readiness"): ready when every
  * registered dependency answers within `timeoutMs` and the node is not draining.
  *
- * The app registers "database" (a trivial query). Cluster mode adds "redis" (a PING) as a
+ * The app registers "database" (a trivial query) and "disk" (free space under DATA_DIR at least
+ * DATA_DIR_MIN_FREE_MB: ./disk-space.ts). Cluster mode adds "redis" (a PING) as a
  * dependency the node can do without (`addDegradable`): while Redis is out the node stays ready
  * and serves its own sockets and REST (docs/operations.md, "Failure modes"), so a load balancer
  * keeps it in; the check then reads "degraded", and /healthz says so too.

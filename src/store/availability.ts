@@ -77,8 +77,8 @@ export class Availability {
 
 /**
  * A `.catch` for background work (presence, sweeps): its failure is logged as an error, unless
- * the database (or, in cluster mode, Redis) is out of reach, which was said once already (one
- * debug line each then).
+ * the database (or, in cluster mode, Redis) is out of reach, or the disk is full, which was said
+ * once already (one debug line each then).
  */
 /** The two levels it logs at (any Logger: not imported, which would make an import cycle). */
 interface FailureLog {
@@ -88,7 +88,9 @@ interface FailureLog {
 
 export function logFailure(log: FailureLog, message: string): (error: unknown) => void {
   return (error) => {
-    if (error instanceof DatabaseUnavailableError || error instanceof RedisUnavailableError) log.debug(message, { error: error.message });
-    else log.error(message, { error });
+    // A storage failure by its name: ./storage-full.ts imports this module.
+    if (error instanceof DatabaseUnavailableError || error instanceof RedisUnavailableError || (error as Error | null)?.name === "InsufficientStorageError") {
+      log.debug(message, { error: (error as Error).message });
+    } else log.error(message, { error });
   };
 }

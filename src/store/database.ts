@@ -1,3 +1,5 @@
+import type { StorageHealth } from "./storage-full.ts";
+
 /**
  * The one interface every repository is written against, implemented twice: bun:sqlite
  * (store/sqlite/, the zero-configuration default) and PostgreSQL through Bun's SQL client
@@ -57,6 +59,8 @@ export interface TransactionOptions {
 
 export interface Database extends Queries {
   readonly dialect: Dialect;
+  /** Whether writes are being stored, or fail for want of space (src/store/storage-full.ts). */
+  readonly storage: StorageHealth;
   /** Prepares once; the statement is then run any number of times. */
   prepare<Row = unknown, P extends Params = Params>(sql: string): Statement<Row, P>;
   /**

@@ -137,8 +137,10 @@ export class WriteBatch {
             } catch (error) {
               // A lost deadlock dooms the whole transaction: it is run again, every item with it.
               if (isRetryable(error)) throw error;
-              if (!isolated) throw new ItemFailed(error);
-              done.push({ ok: false, error });
+              // A full disk met by one item is the store's outage all the same (counted once, answered 507).
+              const failure = this.db.storage.refused(error);
+              if (!isolated) throw new ItemFailed(failure);
+              done.push({ ok: false, error: failure });
             }
           }
           return done;

@@ -100,7 +100,7 @@ function scenario(persistence: boolean) {
       for (const node of [n1, n2, n3]) {
         const ready = await fetch(`${node.url}/readyz`);
         expect(ready.status).toBe(200);
-        expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", redis: "degraded" } });
+        expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", disk: "ok", redis: "degraded" } });
         expect(await (await fetch(`${node.url}/healthz`)).json()).toEqual({ status: "degraded", degraded: ["redis"] });
         expect(await metric(node, "hearth_redis_available")).toBe(0);
       }

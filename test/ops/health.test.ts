@@ -24,7 +24,7 @@ describe("/healthz and /readyz", () => {
   test("/readyz: 200 with each check once the database answers", async () => {
     const res = await server.api("GET", "/readyz");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: "ready", checks: { database: "ok" } });
+    expect(res.body).toEqual({ status: "ready", checks: { database: "ok", disk: "ok" } });
   });
 
   test("/readyz: 503 naming each registered check that fails or does not answer in time", async () => {

@@ -3416,7 +3416,7 @@ export interface Operations {
       degraded: string[];
     };
   };
-  /** Get readiness Whether this node should get traffic: the database answered and the node is not draining. In cluster mode Redis is checked too, but a node without it stays ready (its check reads `degraded`). 503 names what is not ready. `GET /readyz` */
+  /** Get readiness Whether this node should get traffic: the database answered, the disk under DATA_DIR has at least DATA_DIR_MIN_FREE_MB free, and the node is not draining. In cluster mode Redis is checked too, but a node without it stays ready (its check reads `degraded`). 503 names what is not ready. `GET /readyz` */
   getReadiness: {
     method: "GET";
     path: "/readyz";

@@ -1,6 +1,7 @@
-import { mkdir, unlink, writeFile } from "node:fs/promises";
+import { mkdir, rename, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { StoredFilesRepo } from "../../store/stored-files-repo.ts";
+import type { StorageHealth } from "../../store/storage-full.ts";
 
 /**
  * Where uploaded files' bytes live, by their path under `/uploads` (`attachments/<uuid>.png`,
@@ -21,12 +22,38 @@ export async function writePrivateFile(file: string, bytes: Uint8Array): Promise
   await writeFile(file, bytes, { mode: 0o600 });
 }
 
-/** Files under `<DATA_DIR>/uploads`: one node, or a volume every node mounts. */
+/** How a file being written is named until it is complete (the startup sweep removes leftovers: ./upload-sweep.ts). */
+export const PARTIAL_SUFFIX = ".partial";
+
+/**
+ * Writes `bytes` under a temporary name and renames it into place, so `file` is either complete
+ * or absent: a write that fails (a full disk) removes what it had written.
+ */
+export async function writeWhole(file: string, bytes: Uint8Array): Promise<void> {
+  const partial = `${file}.${Bun.randomUUIDv7()}${PARTIAL_SUFFIX}`;
+  try {
+    await writePrivateFile(partial, bytes);
+    await rename(partial, file);
+  } catch (error) {
+    await unlink(partial).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Files under `<DATA_DIR>/uploads`: one node, or a volume every node mounts. With `storage`,
+ * a write that fails for want of space, or on a folder it may not write, is an
+ * InsufficientStorageError (507) and counts into it (src/store/storage-full.ts).
+ */
 export class DiskFiles implements FileStorage {
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    private readonly storage?: StorageHealth,
+  ) {}
 
   write(path: string, bytes: Uint8Array): Promise<void> {
-    return writePrivateFile(join(this.root, path), bytes);
+    const file = join(this.root, path);
+    return this.storage ? this.storage.guard(() => writeWhole(file, bytes)) : writeWhole(file, bytes);
   }
 
   async read(path: string): Promise<Blob | null> {
@@ -65,8 +92,8 @@ class DatabaseFiles implements FileStorage {
   }
 }
 
-/** The storage `UPLOAD_STORAGE` names (`config.uploadStorage`), for `dataDir`. */
-export function fileStorage(kind: "disk" | "database", dataDir: string, rows: StoredFilesRepo): FileStorage {
-  const disk = new DiskFiles(join(dataDir, "uploads"));
+/** The storage `UPLOAD_STORAGE` names (`config.uploadStorage`), for `dataDir`; disk writes count into `storage`. */
+export function fileStorage(kind: "disk" | "database", dataDir: string, rows: StoredFilesRepo, storage?: StorageHealth): FileStorage {
+  const disk = new DiskFiles(join(dataDir, "uploads"), storage);
   return kind === "database" ? new DatabaseFiles(rows, disk) : disk;
 }

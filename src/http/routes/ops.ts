@@ -40,7 +40,7 @@ export const opsRoutes = (readiness: Readiness, metrics: Metrics, metricsToken: 
         detail: doc("getReadiness", Ready, {
           errors: [503],
           description:
-            "Whether this node should get traffic: the database answered and the node is not draining. " +
+            "Whether this node should get traffic: the database answered, the disk under DATA_DIR has at least DATA_DIR_MIN_FREE_MB free, and the node is not draining. " +
             "In cluster mode Redis is checked too, but a node without it stays ready (its check reads `degraded`). 503 names what is not ready.",
         }),
       },

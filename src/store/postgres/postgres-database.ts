@@ -2,6 +2,7 @@ import { SQL } from "bun";
 import type { Database, Params, Statement, Transaction, TransactionOptions } from "../database.ts";
 import { isRetryable } from "../retry.ts";
 import { Availability, DatabaseUnavailableError, isUnavailable } from "../availability.ts";
+import { StorageHealth } from "../storage-full.ts";
 import { postgresDialect } from "./dialect.ts";
 import { orderedParams, toPostgresPlaceholders } from "./placeholders.ts";
 
@@ -127,6 +128,12 @@ export class PostgresDatabase implements Database {
   readonly inFlight = { pool: 0, writer: 0 };
   /** Whether the server can be reached, as the last operations found (src/store/availability.ts). */
   readonly availability = new Availability();
+  /**
+   * Whether writes are stored (src/store/storage-full.ts): the server's disk full (SQLSTATE
+   * 53100) is a 507, said once. Reads never count as the recovery (they succeed on a full disk).
+   */
+  readonly storage = new StorageHealth();
+  private readonly onlyRead = () => false;
 
   private constructor(private readonly sql: SQL) {
     this.pool = new PostgresQueries(sql);
@@ -157,22 +164,26 @@ export class PostgresDatabase implements Database {
   }
 
   get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
-    return this.counted("pool", () => this.pool.get(statement, ...params));
+    return this.storage.guard(() => this.counted("pool", () => this.pool.get(statement, ...params)), this.onlyRead);
   }
 
   all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]> {
-    return this.counted("pool", () => this.pool.all(statement, ...params));
+    return this.storage.guard(() => this.counted("pool", () => this.pool.all(statement, ...params)), this.onlyRead);
   }
 
   run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number> {
-    return this.counted("pool", () => this.pool.run(statement, ...params));
+    return this.storage.guard(() => this.counted("pool", () => this.pool.run(statement, ...params)));
   }
 
   exec(sql: string): Promise<void> {
-    return this.counted("pool", () => this.pool.exec(sql));
+    return this.storage.guard(() => this.counted("pool", () => this.pool.exec(sql)));
   }
 
-  async transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return this.storage.guard(() => this.retried(work, options));
+  }
+
+  private async retried<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         const box = await this.counted(options.writer ? "writer" : "pool", async () => {

@@ -3,6 +3,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Database, Params, SqlValue, Statement, Transaction, TransactionOptions } from "../database.ts";
 import { sqliteDialect } from "./dialect.ts";
+import { StorageHealth } from "../storage-full.ts";
 
 /**
  * The database file is readable by its owner only (0600; its folder, when created here, 0700).
@@ -40,7 +41,11 @@ class Direct implements Transaction {
   private savepoints = 0;
   private readonly savepointStatements: { open: SqliteStatement; release: SqliteStatement; undo: SqliteStatement }[] = [];
 
-  constructor(private readonly db: Sqlite) {}
+  /** A statement's failure for want of storage is an InsufficientStorageError (507) wherever it surfaces, an item of a group commit included. */
+  constructor(
+    private readonly db: Sqlite,
+    private readonly storage: StorageHealth,
+  ) {}
 
   // Not `async`: a resolved promise without the async function's machinery, as these run for
   // every statement (a throw becomes a rejected promise all the same).
@@ -48,7 +53,7 @@ class Direct implements Transaction {
     try {
       return Promise.resolve((native(statement).get(...(params as unknown as never[])) as Row | null) ?? null);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(this.storage.refused(error));
     }
   }
 
@@ -56,7 +61,7 @@ class Direct implements Transaction {
     try {
       return Promise.resolve(native(statement).all(...(params as unknown as never[])) as Row[]);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(this.storage.refused(error));
     }
   }
 
@@ -64,12 +69,16 @@ class Direct implements Transaction {
     try {
       return Promise.resolve(native(statement).run(...(params as unknown as never[])).changes);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(this.storage.refused(error));
     }
   }
 
   async exec(sql: string): Promise<void> {
-    this.db.exec(sql);
+    try {
+      this.db.exec(sql);
+    } catch (error) {
+      throw this.storage.refused(error);
+    }
   }
 
   async lock(): Promise<void> {
@@ -84,7 +93,12 @@ class Direct implements Transaction {
       release: this.db.prepare(`RELEASE sp${depth}`),
       undo: this.db.prepare(`ROLLBACK TO sp${depth}`),
     });
-    sp.open.run();
+    try {
+      sp.open.run();
+    } catch (error) {
+      this.savepoints--;
+      throw this.storage.refused(error);
+    }
     try {
       const result = await work(this);
       sp.release.run();
@@ -94,7 +108,7 @@ class Direct implements Transaction {
         sp.undo.run();
         sp.release.run();
       }
-      throw error;
+      throw this.storage.refused(error);
     } finally {
       this.savepoints--;
     }
@@ -142,9 +156,13 @@ export class SqliteDatabase implements Database {
     }
   };
   private waiting: (() => void)[] = [];
+  /** Whether writes are stored (src/store/storage-full.ts): a full disk or unwritable file is a 507, said once. */
+  readonly storage = new StorageHealth();
+  private readonly totalChangesStmt;
 
   constructor(readonly native: Sqlite) {
-    this.direct = new Direct(native);
+    this.totalChangesStmt = native.prepare<{ n: number }, []>("SELECT total_changes() AS n");
+    this.direct = new Direct(native, this.storage);
     // IMMEDIATE takes the write lock up front (busy_timeout covers another process, e.g. the admin CLI).
     this.beginStmt = native.prepare("BEGIN IMMEDIATE");
     this.commitStmt = native.prepare("COMMIT");
@@ -179,6 +197,22 @@ export class SqliteDatabase implements Database {
     return this.direct;
   }
 
+  /**
+   * A write, watched for the end of a storage outage. Failures are converted and counted where
+   * SQLite raises them (Direct, runTransaction), so while writes are stored this costs one
+   * check; while they are failing, only a write that changed rows counts as the recovery
+   * (total_changes() compared).
+   */
+  private write<T>(work: () => T): T {
+    if (!this.storage.failing) return work();
+    const before = this.totalChanges();
+    return this.storage.guard(work, () => this.totalChanges() !== before);
+  }
+
+  private totalChanges(): number {
+    return this.totalChangesStmt.get()?.n ?? 0;
+  }
+
   static open(file: string): SqliteDatabase {
     return new SqliteDatabase(openSqliteFile(file));
   }
@@ -195,20 +229,28 @@ export class SqliteDatabase implements Database {
   }
 
   get<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row | null> {
-    return this.busy ? this.turn().then(() => this.get(statement, ...params)) : this.connectionFor(statement).get(statement, ...params);
+    if (this.busy) return this.turn().then(() => this.get(statement, ...params));
+    const connection = this.connectionFor(statement);
+    return handle(statement).readOnly ? connection.get(statement, ...params) : this.write(() => connection.get(statement, ...params));
   }
 
   all<Row, P extends Params>(statement: Statement<Row, P>, ...params: P): Promise<Row[]> {
-    return this.busy ? this.turn().then(() => this.all(statement, ...params)) : this.connectionFor(statement).all(statement, ...params);
+    if (this.busy) return this.turn().then(() => this.all(statement, ...params));
+    const connection = this.connectionFor(statement);
+    return handle(statement).readOnly ? connection.all(statement, ...params) : this.write(() => connection.all(statement, ...params));
   }
 
   run<P extends Params>(statement: Statement<unknown, P>, ...params: P): Promise<number> {
     if (this.busy) return this.turn().then(() => this.run(statement, ...params));
     this.endSnapshot();
-    return this.direct.run(statement, ...params);
+    return this.write(() => this.direct.run(statement, ...params));
   }
 
-  async transaction<T>(work: (tx: Transaction) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+  transaction<T>(work: (tx: Transaction) => Promise<T>, _options?: TransactionOptions): Promise<T> {
+    return this.write(() => this.runTransaction(work));
+  }
+
+  private async runTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     while (this.busy) await this.turn();
     this.endSnapshot();
     this.busy = true;
@@ -223,6 +265,9 @@ export class SqliteDatabase implements Database {
         if (this.native.inTransaction) this.rollbackStmt.run();
         throw error;
       }
+    } catch (error) {
+      // BEGIN or COMMIT refused for want of space (a statement's own failure is converted by Direct).
+      throw this.storage.refused(error);
     } finally {
       this.busy = false;
       const waiting = this.waiting;
@@ -234,7 +279,7 @@ export class SqliteDatabase implements Database {
   exec(sql: string): Promise<void> {
     if (this.busy) return this.turn().then(() => this.exec(sql));
     this.endSnapshot();
-    return this.direct.exec(sql);
+    return this.write(() => this.direct.exec(sql));
   }
 
   async tables(): Promise<string[]> {
