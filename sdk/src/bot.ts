@@ -5,16 +5,12 @@
  */
 import { commandsToWire, defineCommand, type CommandDefinition } from "./commands.js";
 import { checkMessage } from "./checks.js";
-import { HearthAckError, HearthError } from "./errors.js";
-import { Gateway, NOT_CONNECTED, NO_ANSWER, type GatewayEventName, type Listener, type ReconnectOptions } from "./gateway.js";
+import { HearthError } from "./errors.js";
+import { Gateway, type GatewayEventName, type Listener, type ReconnectOptions } from "./gateway.js";
 import type * as S from "./generated/schemas.js";
 import { CommandContext, ComponentContext, type MessageInput } from "./interactions.js";
 import { RestClient, type FetchLike, type OutgoingMessage } from "./rest.js";
-import { SEND_RETRIES, sendBackoffMs, withNonce } from "./nonce.js";
-
-/** An ack error after which the send may be tried again: no answer, not connected, or the server briefly without its database or Redis (a 503 over REST). */
-const isTransient = (error: HearthAckError) =>
-  error.error === NO_ANSWER || error.error === NOT_CONNECTED || error.error === "Database unavailable" || error.error === "Redis unavailable";
+import { retryingSend, withNonce } from "./nonce.js";
 
 export interface BotOptions {
   /** The Hearth base URL, e.g. `http://localhost:3000`. */
@@ -121,16 +117,7 @@ export class Bot {
     const message: OutgoingMessage = typeof input === "string" ? { content: input } : input;
     checkMessage(message);
     const payload = { channel_id: channelId, ...withNonce(message) };
-    // Tried again with the same nonce when no ack came (the connection dropped) or the server
-    // was briefly unable (its database, Redis): the server answers a retry with the first message.
-    for (let failures = 0; ; failures++) {
-      try {
-        return (await this.gateway.emit("bot:send_message", payload)).message;
-      } catch (error) {
-        if (!(error instanceof HearthAckError) || !isTransient(error) || failures >= SEND_RETRIES) throw error;
-        await new Promise((resolve) => setTimeout(resolve, sendBackoffMs(failures)));
-      }
-    }
+    return (await retryingSend(() => this.gateway.emit("bot:send_message", payload))).message;
   }
 
   joinServer(serverId: string): Promise<void> {

@@ -4,6 +4,7 @@
  * no second event. Run on PostgreSQL too: `bun scripts/test-postgres.ts test/http/idempotent-sends.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { registerCommands } from "../helpers/bot-platform.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, joinChannel } from "../helpers/community.ts";
 import { PNG_1X1 } from "../helpers/images.ts";
@@ -41,7 +42,7 @@ function form(fields: Record<string, unknown>, content: string): FormData {
   return data;
 }
 
-async function channelRoute(kind: "user" | "gif" | "upload" | "bot" | "gateway" | "webhook"): Promise<Route> {
+async function channelRoute(kind: "user" | "gif" | "upload" | "bot" | "gateway" | "interaction" | "webhook"): Promise<Route> {
   const { owner, member, serverId, channelId } = await community(server);
   const listener = await joinChannel(server, owner, channelId);
   const stored = async () => (await server.api("GET", `/api/v1/messages/${channelId}?limit=100`, { token: owner.token })).body as any[];
@@ -54,6 +55,26 @@ async function channelRoute(kind: "user" | "gif" | "upload" | "bot" | "gateway" 
   if (kind === "upload") return { ...base, send: (f) => server.api("POST", `/api/v1/messages/${channelId}/upload`, { token: member.token, raw: form(f, content) }) };
   const bot = await addBot(server, owner, serverId);
   if (kind === "bot") return { ...base, send: (f) => server.api("POST", `/api/v1/oauth2/bot/channels/${channelId}/messages`, { token: bot.token, body: { content, ...f } }) };
+  if (kind === "interaction") {
+    // A slash command's interaction, answered (and followed up) with interaction:response; the
+    // user's own `/ping` message is left out of what the route stored.
+    await registerCommands(server, bot, [{ name: "ping", description: "Ping" }]);
+    const socket = await server.connect(bot.token);
+    const delivered = waitForEvent(socket, "interaction:create");
+    // Heard before the route's events are recorded, so that they are the bot's alone.
+    const heardPing = waitForEvent(listener, "message:new", { filter: (m: any) => m.content === "/ping" });
+    expect((await server.api("POST", `/api/v1/messages/${channelId}`, { token: member.token, body: { content: "/ping" } })).status).toBe(201);
+    const interaction = await delivered;
+    await heardPing;
+    return {
+      ...base,
+      stored: async () => (await stored()).filter((m) => m.user_id === bot.botUserId),
+      send: async (f) => {
+        const ack = await socket.emitWithAck("interaction:response", { interaction_id: interaction.id, channel_id: channelId, content, ...f });
+        return ack.ok ? { status: 201, body: ack.message } : { status: 400, body: { error: ack.error } };
+      },
+    };
+  }
   if (kind === "gateway") {
     const socket = await server.connect(bot.token);
     return {
@@ -104,6 +125,7 @@ const ROUTES = {
   "channel upload (multipart)": () => channelRoute("upload"),
   "Bot REST channel message": () => channelRoute("bot"),
   "bot:send_message": () => channelRoute("gateway"),
+  "interaction:response": () => channelRoute("interaction"),
   "webhook execute": () => channelRoute("webhook"),
   "1:1 DM": () => dmRoute("dm"),
   "DM GIF": () => dmRoute("dm-gif"),

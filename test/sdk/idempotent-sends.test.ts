@@ -4,7 +4,7 @@
  * got the request) or answered 5xx is tried again with the same nonce, storing one message.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createBot, HearthApiError, RestClient, type FetchLike } from "../../sdk/src/index.ts";
+import { createBot, defineCommand, HearthApiError, RestClient, type FetchLike } from "../../sdk/src/index.ts";
 import { community, joinChannel, type Community } from "../helpers/community.ts";
 import { recordEvents, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
 
@@ -98,6 +98,20 @@ test("Bot.send over the gateway carries a nonce; the same nonce sent again answe
     expect(first.nonce).toBe("gw-nonce-1");
     expect(again.id).toBe(first.id);
     expect((await bot.send(place.channelId, "fresh")).nonce).toMatch(/^[0-9a-f]{25}$/);
+  } finally {
+    bot.stop();
+  }
+});
+
+test("a command's reply() carries a nonce (interaction:response)", async () => {
+  const bot = createBot({ url: server.url, token: place.bot.token });
+  bot.command(defineCommand({ name: "echo", description: "Echo" }), (command) => command.reply("echoed"));
+  await bot.start();
+  try {
+    const listener = await joinChannel(server, place.owner, place.channelId);
+    const answer = waitForEvent(listener, "message:new", { filter: (m: any) => m.user_id === place.bot.botUserId && m.content === "echoed" });
+    expect((await server.api("POST", `/api/v1/messages/${place.channelId}`, { token: place.member.token, body: { content: "/echo" } })).status).toBe(201);
+    expect((await answer).nonce).toMatch(/^[0-9a-f]{25}$/);
   } finally {
     bot.stop();
   }

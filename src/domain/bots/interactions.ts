@@ -30,7 +30,7 @@ const { customIdLength } = LIMITS.bot;
  * the message fields are the ones every message path shares (../messaging/message-schemas.ts).
  */
 export const InteractionResponse = v.object(
-  { interaction_id: Id("an interaction"), channel_id: Id("a channel"), ...MessageBody.entries },
+  { interaction_id: Id("an interaction"), channel_id: Id("a channel"), ...MessageBody.entries, ...nonceEntries },
   "must be an object {interaction_id, channel_id, content?, embeds?}",
 );
 export const BotSendMessage = v.object(
@@ -78,7 +78,7 @@ export class Interactions {
     const interaction = await this.findInteraction(input.interaction_id);
     if (interaction.bot_user_id !== bot.id) throw forbidden("This interaction was delivered to another bot");
     if (interaction.channel_id !== input.channel_id) throw badRequest("channel_id: must be the interaction's channel");
-    const message = await this.messages.send(input.channel_id, bot, { content: input.content, embeds: input.embeds });
+    const message = await this.messages.send(input.channel_id, bot, { content: input.content, embeds: input.embeds, nonce: input.nonce, enforce_nonce: input.enforce_nonce });
     await this.store.interactions.markResponded(interaction.id);
     return message;
   }
