@@ -225,3 +225,46 @@ test("once the first message is deleted, a retry stores a new one", async () => 
   expect(again.body.id).not.toBe(first.body.id);
   expect((await send()).body.id).toBe(again.body.id);
 });
+
+test("a retry inside slowmode answers the first message (no 429); a new send is still slowed", async () => {
+  const { owner, member, channelId } = await community(server);
+  await server.api("PUT", `/api/v1/channels/${channelId}`, { token: owner.token, body: { slowmode: 30 } });
+  const nonce = nextNonce();
+  const send = (body: Record<string, unknown>) => server.api("POST", `/api/v1/messages/${channelId}`, { token: member.token, body: { content: "slow", ...body } });
+  const first = await send({ nonce, enforce_nonce: true });
+  expect(first.status).toBe(201);
+  const retry = await send({ nonce, enforce_nonce: true });
+  expect(retry.status).toBe(201);
+  expect(retry.body.id).toBe(first.body.id);
+  expect((await send({ nonce: nextNonce(), enforce_nonce: true })).status).toBe(429);
+});
+
+test("a retry of a slash command does not deliver the interaction again", async () => {
+  const { owner, member, serverId, channelId } = await community(server);
+  const bot = await addBot(server, owner, serverId);
+  await registerCommands(server, bot, [{ name: "ping", description: "Ping" }]);
+  const botSocket = await server.connect(bot.token);
+  const interactions = recordEvents(botSocket, "interaction:create");
+  const nonce = nextNonce();
+  const send = (content: string, n = nonce) => server.api("POST", `/api/v1/messages/${channelId}`, { token: member.token, body: { content, nonce: n, enforce_nonce: true } });
+  const first = await send("/ping");
+  expect((await send("/ping")).body.id).toBe(first.body.id);
+  // A second, different command: once its interaction is in, the retry's would have been too.
+  const next = waitForEvent(botSocket, "interaction:create", { filter: (i: any) => i.message_id !== first.body.id });
+  await send("/ping", nextNonce());
+  await next;
+  expect(interactions.filter((i) => i.message_id === first.body.id)).toHaveLength(1);
+});
+
+test("the send rules before storing apply to a retry: a sender who may no longer send is refused", async () => {
+  const { owner, member, serverId, channelId } = await community(server);
+  const nonce = nextNonce();
+  const send = () => server.api("POST", `/api/v1/messages/${channelId}`, { token: member.token, body: { content: "x", nonce, enforce_nonce: true } });
+  expect((await send()).status).toBe(201);
+  expect((await server.api("DELETE", `/api/v1/servers/${serverId}/members/${member.id}`, { token: owner.token })).status).toBe(200);
+  const retry = await send();
+  expect(retry.status).toBe(403);
+  expect(retry.body).toEqual({ error: expect.any(String) });
+  // And without a token, 401 as for any send.
+  expect((await server.api("POST", `/api/v1/messages/${channelId}`, { body: { content: "x", nonce, enforce_nonce: true } })).status).toBe(401);
+});
