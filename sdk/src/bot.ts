@@ -10,6 +10,7 @@ import { Gateway, type GatewayEventName, type Listener, type ReconnectOptions } 
 import type * as S from "./generated/schemas.js";
 import { CommandContext, ComponentContext, type MessageInput } from "./interactions.js";
 import { RestClient, type FetchLike, type OutgoingMessage } from "./rest.js";
+import { retryingSend, withNonce } from "./nonce.js";
 
 export interface BotOptions {
   /** The Hearth base URL, e.g. `http://localhost:3000`. */
@@ -120,7 +121,8 @@ export class Bot {
   async send(channelId: string, input: MessageInput): Promise<S.Message> {
     const message: OutgoingMessage = typeof input === "string" ? { content: input } : input;
     checkMessage(message);
-    return (await this.gateway.emit("bot:send_message", { channel_id: channelId, ...message })).message;
+    const payload = { channel_id: channelId, ...withNonce(message) };
+    return (await retryingSend(() => this.gateway.emit("bot:send_message", payload))).message;
   }
 
   joinServer(serverId: string): Promise<void> {

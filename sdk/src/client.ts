@@ -4,6 +4,7 @@
  * the errors they throw and the generated types. No bot helpers, no voice or WAV code.
  */
 export { HearthAckError, HearthApiError, HearthError, HearthLimitError } from "./errors.js";
+export { newNonce, withNonce } from "./nonce.js";
 export {
   Gateway,
   NOT_CONNECTED,

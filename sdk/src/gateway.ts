@@ -74,6 +74,8 @@ export interface GatewayOptions {
 
 /** The error of an `emit()` refused at once because the connection is down (`queueWhileDisconnected: false`). */
 export const NOT_CONNECTED = "Not connected to the server. Try again in a moment.";
+/** An emit that got no ack within `ackTimeoutMs`: it may or may not have been handled. */
+export const NO_ANSWER = "no answer in time (the server may not know this event, or the connection is down)";
 
 /** What `resumed` tells the bot. */
 export interface ResumedInfo {
@@ -276,7 +278,7 @@ export class Gateway {
     try {
       ack = await this.socket.timeout(this.options.ackTimeoutMs ?? 10_000).emitWithAck(event, ...payload);
     } catch {
-      throw new HearthAckError(event, "no answer in time (the server may not know this event, or the connection is down)");
+      throw new HearthAckError(event, NO_ANSWER);
     }
     if (!ack.ok) throw new HearthAckError(event, ack.error ?? "refused");
     return ack as AckOf<E>;

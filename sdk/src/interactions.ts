@@ -17,6 +17,7 @@ import type { Gateway } from "./gateway.js";
 import type * as S from "./generated/schemas.js";
 import type { CommandDefinition, OptionsOf } from "./commands.js";
 import type { OutgoingMessage } from "./rest.js";
+import { retryingSend, withNonce } from "./nonce.js";
 
 export type SlashCommandInteraction = Extract<S.Interaction, { type: "slash_command" }>;
 export type ComponentInteraction = Extract<S.Interaction, { type: "message_component" }>;
@@ -90,8 +91,8 @@ class InteractionContext<I extends S.Interaction> {
   private async respond(input: MessageInput): Promise<S.Message> {
     const message = asMessage(input);
     checkMessage(message);
-    const ack = await this.gateway.emit("interaction:response", { interaction_id: this.interaction.id, channel_id: this.channelId, ...message });
-    return ack.message;
+    const payload = { interaction_id: this.interaction.id, channel_id: this.channelId, ...withNonce(message) };
+    return (await retryingSend(() => this.gateway.emit("interaction:response", payload))).message;
   }
 }
 

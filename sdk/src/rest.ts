@@ -7,6 +7,7 @@ import { HearthApiError } from "./errors.js";
 import { OPERATIONS, type Operations } from "./generated/rest.js";
 import type * as S from "./generated/schemas.js";
 import { fetchWithUploadProgress, type UploadProgress } from "./upload-progress.js";
+import { SEND_RETRIES, sendBackoffMs, withNonce } from "./nonce.js";
 
 export type OperationId = keyof Operations;
 /** What an operation takes: `params` (path), `query`, `headers`, `body`, as the document says. */
@@ -44,10 +45,19 @@ export interface RestOptions {
   fetch?: FetchLike;
   /** How many times a 429 is retried after its `Retry-After` (default 2; 0: never). */
   retriesOn429?: number;
+  /**
+   * How many times a send carrying `enforce_nonce: true` (every message the SDK sends) is tried
+   * again, with the same nonce, after a network error or a 5xx (default 3; 0: never). The
+   * server answers a retry with the message the first try stored, so none is stored twice.
+   */
+  sendRetries?: number;
 }
 
-/** A message a bot sends: text, embeds, or both. */
-export type OutgoingMessage = { content?: string; embeds?: S.Embed[] };
+/**
+ * A message a bot sends: text, embeds, or both. `nonce`: its idempotency key (a new one is made
+ * when absent; give your own to retry a send across restarts of your bot).
+ */
+export type OutgoingMessage = { content?: string; embeds?: S.Embed[]; nonce?: string | number };
 
 type LooseArgs = { params?: Record<string, string>; query?: Record<string, unknown>; headers?: Record<string, unknown>; body?: unknown } & CallOptions;
 
@@ -62,6 +72,7 @@ export class RestClient {
   private readonly onUnauthorized: () => void;
   private readonly fetchImpl: FetchLike;
   private readonly retriesOn429: number;
+  private readonly sendRetries: number;
 
   constructor(options: RestOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -70,6 +81,7 @@ export class RestClient {
     this.onUnauthorized = options.onUnauthorized ?? (() => {});
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
     this.retriesOn429 = options.retriesOn429 ?? 2;
+    this.sendRetries = options.sendRetries ?? SEND_RETRIES;
   }
 
   /** Calls any operation of the document by its operationId: `request("getServer", {params: {id}})`. */
@@ -97,13 +109,26 @@ export class RestClient {
     }
 
     const send = given.onUploadProgress ? fetchWithUploadProgress(given.onUploadProgress, this.fetchImpl) : this.fetchImpl;
-    for (let attempt = 0; ; attempt++) {
+    // Only a send the server deduplicates is tried again after a failure that may have stored it.
+    const retries = isIdempotentSend(given.body) ? this.sendRetries : 0;
+    for (let attempt = 0, failures = 0; ; attempt++) {
       let response: Response;
       try {
         response = await send(url, { method: spec.method, headers, body, signal: given.signal, redirect: "manual" });
       } catch (error) {
         if (error instanceof Error && error.name === "AbortError") throw error;
+        if (failures < retries) {
+          await sleep(sendBackoffMs(failures++));
+          continue;
+        }
         throw new HearthApiError(operation, 0, UNREACHABLE);
+      }
+      if (response.status >= 500 && failures < retries) {
+        const wait = Number(response.headers.get("retry-after"));
+        await response.body?.cancel();
+        await sleep(Number.isFinite(wait) && wait > 0 ? wait * 1000 : sendBackoffMs(failures));
+        failures++;
+        continue;
       }
       if (response.status === 429 && attempt < this.retriesOn429) {
         const wait = Number(response.headers.get("retry-after"));
@@ -123,7 +148,7 @@ export class RestClient {
 
   /** `POST /oauth2/bot/channels/:channelId/messages`: sends as the bot. */
   sendMessage(channelId: string, message: OutgoingMessage & { reply_to?: string }): Promise<S.Message> {
-    return this.request("botSendMessage", { params: { channelId }, body: message });
+    return this.request("botSendMessage", { params: { channelId }, body: withNonce(message) });
   }
 
   /** Edits one of the bot's own messages; what is not given is kept. */
@@ -179,8 +204,16 @@ export class RestClient {
 
   /** Sends a direct message to a user who shares a server with the bot. */
   sendDm(userId: string, message: OutgoingMessage): Promise<S.DmMessage> {
-    return this.request("botSendDm", { params: { targetUserId: userId }, body: message });
+    return this.request("botSendDm", { params: { targetUserId: userId }, body: withNonce(message) });
   }
+}
+
+/** A body with `enforce_nonce: true` (JSON, or an upload form's `"true"`): the server answers its retry with the first message. */
+function isIdempotentSend(body: unknown): boolean {
+  if (body instanceof FormData) return body.get("enforce_nonce") === "true" && body.get("nonce") !== null;
+  if (typeof body !== "object" || body === null) return false;
+  const fields = body as { nonce?: unknown; enforce_nonce?: unknown };
+  return fields.nonce !== undefined && (fields.enforce_nonce === true || fields.enforce_nonce === "true");
 }
 
 function toFormData(body: unknown): FormData {

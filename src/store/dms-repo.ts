@@ -1,6 +1,7 @@
 import { WriteBatch } from "./write-batch.ts";
 import type { Database, SqlValue, Transaction } from "./database.ts";
 import type { PresenceStatus } from "./types.ts";
+import { MessageNonces, type NonceKey } from "./message-nonces.ts";
 import { SearchBacklog } from "./search-backlog.ts";
 import { nowSeconds } from "./time.ts";
 
@@ -91,6 +92,7 @@ export class DmsRepo {
   private readonly deleteDmStmt;
   private readonly dmFiles;
   private readonly insertMessage;
+  private readonly nonces;
   private readonly insertAttachment;
   private readonly touchDm;
   private readonly messageStmt;
@@ -128,6 +130,7 @@ export class DmsRepo {
     private readonly writes: WriteBatch = new WriteBatch(db),
   ) {
     this.searchBacklog = new SearchBacklog(db, writes, db.dialect.search.indexPendingDmMessages);
+    this.nonces = new MessageNonces(db);
     this.byId = db.prepare<DmRow, [string]>("SELECT * FROM conversations WHERE id = ?");
     this.byKey = db.prepare<DmRow, [string]>("SELECT * FROM conversations WHERE dm_key = ?");
     this.insertDm = db.prepare<DmRow, [string, string, string | null, string | null, string | null, number, number]>(
@@ -407,10 +410,17 @@ export class DmsRepo {
     embeds?: string;
     replyTo: string | null;
     attachments: NewDmAttachment[];
-  }): Promise<DmMessageRow> {
+    /** An idempotent send's key: as for channel messages (NewMessage.nonce, messages-repo.ts). */
+    nonce?: NonceKey;
+  }): Promise<DmMessageRow & { replayed?: true }> {
     this.searchBacklog.added();
     // Committed with the other sends of the same event-loop turn, answered after the COMMIT.
     return this.writes.run(async (tx) => {
+      if (input.nonce) {
+        const firstId = await this.nonces.find(tx, input.nonce);
+        const first = firstId === null ? null : await tx.get(this.messageStmt, input.dmId, firstId);
+        if (first) return { ...first, replayed: true as const };
+      }
       const id = Bun.randomUUIDv7();
       const now = nowSeconds();
       await tx.run(this.insertMessage, id, input.dmId, input.userId, input.content, input.embeds ?? "[]", input.replyTo, now);
@@ -420,6 +430,7 @@ export class DmsRepo {
       await tx.run(this.touchDm, now, input.dmId);
       // The sender has read their own message (docs/read-states.md).
       await tx.run(this.setReadStmt, id, input.dmId, input.userId);
+      if (input.nonce) await this.nonces.record(tx, input.nonce, id);
       return (await tx.get(this.messageStmt, input.dmId, id))!;
     });
   }

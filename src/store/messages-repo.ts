@@ -1,5 +1,6 @@
 import type { Database, Transaction } from "./database.ts";
 import type { MentionRow } from "./read-states-repo.ts";
+import { MessageNonces, type NonceKey } from "./message-nonces.ts";
 import { MessageSearch } from "./message-search.ts";
 import { SearchBacklog } from "./search-backlog.ts";
 import { nowSeconds } from "./time.ts";
@@ -56,7 +57,15 @@ export interface NewMessage {
   slowmode?: number;
   /** Its mention rows (docs/read-states.md), written in the insert's transaction. */
   mentions?: MentionRow[];
+  /**
+   * An idempotent send's key (docs/messages.md, "Idempotent sends"): when it already made a
+   * message that still exists, that message is answered (`replayed`) and nothing is stored.
+   */
+  nonce?: NonceKey;
 }
+
+/** An insert's answer: the stored row, or with `replayed` the one an earlier send of the same nonce stored. */
+export type InsertedMessage = MessageRow & { replayed?: true };
 
 /** The insert was refused by slowmode: the author may post again in `wait` seconds. */
 export class SlowmodeActive extends Error {
@@ -117,6 +126,7 @@ export class MessagesRepo {
   readonly searcher: MessageSearch<MessageRow>;
   private readonly upsertRead;
   private readonly insertMention;
+  private readonly nonces;
   /** Messages waiting for the search index (SQLite; none on PostgreSQL). */
   readonly searchBacklog: SearchBacklog;
 
@@ -175,6 +185,7 @@ export class MessagesRepo {
       "INSERT INTO channel_mentions (kind, target_id, message_id, channel_id, author_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
     );
     this.searchBacklog = new SearchBacklog(db, writes, db.dialect.search.indexPendingMessages);
+    this.nonces = new MessageNonces(db);
   }
 
   /**
@@ -183,13 +194,19 @@ export class MessagesRepo {
    * only once that transaction has committed (see WriteBatch). A refused or failing insert
    * (slowmode, a constraint) fails alone.
    */
-  async insert(message: NewMessage): Promise<MessageRow> {
+  async insert(message: NewMessage): Promise<InsertedMessage> {
     this.searchBacklog.added();
     return this.writes.run((tx) => this.insertNow(tx, message));
   }
 
   /** Runs inside the batch's transaction, in the item's own savepoint. */
-  private async insertNow(tx: Transaction, message: NewMessage): Promise<MessageRow> {
+  private async insertNow(tx: Transaction, message: NewMessage): Promise<InsertedMessage> {
+    if (message.nonce) {
+      const firstId = await this.nonces.find(tx, message.nonce);
+      // A first message deleted since: this send stores a new one, which takes the key over.
+      const first = firstId === null ? null : await tx.get(this.byId, firstId);
+      if (first) return { ...first, replayed: true };
+    }
     const now = nowSeconds();
     if (message.slowmode !== undefined && message.slowmode > 0 && !message.webhook) {
       // One batch at a time per process; the lock covers other processes on one PostgreSQL.
@@ -221,6 +238,7 @@ export class MessagesRepo {
     for (const m of message.mentions ?? []) await tx.run(this.insertMention, m.kind, m.targetId, id, message.channelId, mentionAuthor);
     // The author has read their own message (docs/read-states.md); a webhook has no read state.
     if (!message.webhook) await tx.run(this.upsertRead, message.userId, message.channelId, id, now);
+    if (message.nonce) await this.nonces.record(tx, message.nonce, id);
     return row!;
   }
 

@@ -10,9 +10,12 @@ interface Link {
 /**
  * A stand-in for a load balancer, at the TCP level: each connection goes to the first backend
  * (by port, on 127.0.0.1) that accepts it, so a node that stops listening is skipped, as a
- * balancer with retries and redispatch does. Bytes are passed through untouched.
+ * balancer with retries and redispatch does. Bytes are passed through untouched, except while
+ * `swallowAnswers(true)`: then what the backends send is dropped (requests arrive and are
+ * handled, their answers are lost, as when a connection dies after the request was sent).
  */
 export function startTcpProxy(backendPorts: number[]) {
+  let swallowing = false;
   const listener = Bun.listen<Link>({
     hostname: "127.0.0.1",
     port: 0,
@@ -28,7 +31,7 @@ export function startTcpProxy(backendPorts: number[]) {
                 port,
                 socket: {
                   data(_socket, chunk) {
-                    client.write(chunk);
+                    if (!swallowing) client.write(chunk);
                   },
                   close() {
                     client.end();
@@ -64,5 +67,11 @@ export function startTcpProxy(backendPorts: number[]) {
       },
     },
   });
-  return { url: `http://127.0.0.1:${listener.port}`, stop: () => listener.stop(true) };
+  return {
+    url: `http://127.0.0.1:${listener.port}`,
+    stop: () => listener.stop(true),
+    swallowAnswers: (on: boolean) => {
+      swallowing = on;
+    },
+  };
 }

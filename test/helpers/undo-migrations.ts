@@ -38,3 +38,6 @@ export const undoMigration22 = (dialect: "sqlite" | "postgres") => {
 
 /** Back to a database of version 23, as far as version 24 goes: the privacy settings gone. */
 export const UNDO_MIGRATION_24 = "DROP TABLE privacy_settings; ";
+
+/** Back to a database of version 24: the message nonces gone. */
+export const UNDO_MIGRATION_25 = "DROP TABLE message_nonces; ";

@@ -8,7 +8,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { errorMessage } from "../lib/api-errors.ts";
-import type { UploadProgress } from "../../sdk/src/client.ts";
+import { newNonce, type UploadProgress } from "../../sdk/src/client.ts";
 import type { Emoji, Message, ServerCommand } from "../lib/wire-types.ts";
 import { buildCommandWire, missingRequiredOption, sharesName } from "../lib/command-wire.ts";
 import { encodeMentions } from "../lib/content.ts";
@@ -62,6 +62,8 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
   const box = useRef<HTMLTextAreaElement>(null);
   const emojiButton = useRef<HTMLButtonElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
+  /** The send in progress or last failed, and its nonce (see nonceFor). */
+  const sending = useRef<{ what: string; nonce: string } | null>(null);
 
   const commands = server?.commands.value ?? [];
   const channels = server?.channels.value ?? [];
@@ -192,7 +194,8 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     // Waiting starts before the send: the bot may answer before the send's own answer comes back.
     const wait = timeline.expectAnswer(command.bot_id, `${command.bot_name} did not answer /${command.name}.`);
     try {
-      const sent = await sendMessage(rest, place.place, { content: wire });
+      const sent = await sendMessage(rest, place.place, { content: wire, nonce: nonceFor(`command:${wire}`) });
+      sending.current = null;
       timeline.receive(sent);
       wait.sent(sent.id);
       setCommand(null);
@@ -215,6 +218,16 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
   // Once per change of the text (not per render): encoding reads the server's known members.
   const sentLength = useMemo(() => (text.length * 20 > LIMITS.message.contentLength - COUNT_SHOWN_FROM ? sentContent(text).length : text.length), [text]);
 
+  /**
+   * The nonce of a send of `what` (docs/messages.md, "Idempotent sends"): a failed send's nonce
+   * is kept, so pressing send again on the same message retries it safely (the server answers the
+   * message if the failed try stored it); anything else sent gets a new one.
+   */
+  function nonceFor(what: string): string {
+    if (sending.current?.what !== what) sending.current = { what, nonce: newNonce() };
+    return sending.current.nonce;
+  }
+
   async function send() {
     const content = sentContent(text);
     if (!content && files.length === 0) return;
@@ -227,10 +240,12 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     const bots = typed ? commands.filter((c) => c.name === typed[1]!.toLowerCase()) : [];
     const wait = bots.length === 1 ? timeline.expectAnswer(bots[0]!.bot_id, `${bots[0]!.bot_name} did not answer /${bots[0]!.name}.`) : null;
     try {
+      const nonce = nonceFor(JSON.stringify([content, replyTo?.id ?? null, files.map((f) => [f.name, f.size, f.lastModified])]));
       const sent =
         files.length > 0
-          ? await uploadMessage(rest, place.place, files, content, replyTo?.id ?? null, setProgress)
-          : await sendMessage(rest, place.place, { content, reply_to: replyTo?.id ?? null });
+          ? await uploadMessage(rest, place.place, files, content, replyTo?.id ?? null, nonce, setProgress)
+          : await sendMessage(rest, place.place, { content, reply_to: replyTo?.id ?? null, nonce });
+      sending.current = null;
       typing.stop();
       timeline.receive(sent);
       wait?.sent(sent.id);

@@ -58,7 +58,8 @@ const expired = () => {
 };
 
 /** A person's page does not retry a 429 behind their back: the refusal is shown where they acted. */
-export const rest = new RestClient({ baseUrl: location.origin, token: () => session.value?.token ?? null, onUnauthorized: expired, retriesOn429: 0 });
+// A send with a nonce is retried once after a network error or a 5xx (docs/messages.md, "Idempotent sends").
+export const rest = new RestClient({ baseUrl: location.origin, token: () => session.value?.token ?? null, onUnauthorized: expired, retriesOn429: 0, sendRetries: 1 });
 /**
  * The gateway of this origin (docs/gateway.md): it keeps trying while the server is away, even on
  * the first connection; a request while it is down fails at once with a message the page shows.

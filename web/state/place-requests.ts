@@ -12,6 +12,13 @@ export type MessagePlace = { kind: "channel"; channelId: string } | { kind: "dm"
 export interface SendBody {
   content: string;
   reply_to?: string | null;
+  /**
+   * The send's idempotency key (docs/messages.md, "Idempotent sends"), sent with
+   * `enforce_nonce: true`: the client retries a send that failed by the network with it (the
+   * RestClient once by itself, the composer when the same text is sent again), and the server
+   * answers a retry with the message already stored.
+   */
+  nonce: string;
 }
 
 /** Which page of a place's messages: the newest (none given), or the one `before`, `after` or `around` a message (at most one). */
@@ -54,7 +61,8 @@ export function searchMessages(rest: RestClient, place: MessagePlace, q: string,
 }
 
 export function sendMessage(rest: RestClient, place: MessagePlace, body: SendBody): Promise<Message> {
-  const sent = body.reply_to ? body : { content: body.content };
+  const keyed = { content: body.content, nonce: body.nonce, enforce_nonce: true };
+  const sent = body.reply_to ? { ...keyed, reply_to: body.reply_to } : keyed;
   switch (place.kind) {
     case "channel":
       return rest.request("sendMessage", { params: { id: place.channelId }, body: sent });
@@ -94,11 +102,15 @@ export function uploadMessage(
   files: File[],
   content: string,
   replyTo: string | null,
+  nonce: string,
   onUploadProgress?: (progress: UploadProgress) => void,
 ): Promise<Message> {
   const form = new FormData();
   for (const file of files) form.append("files", file, file.name);
   if (content) form.append("content", content);
+  // As SendBody.nonce; form fields are text.
+  form.append("nonce", nonce);
+  form.append("enforce_nonce", "true");
   if (replyTo && place.kind === "channel") form.append("replyTo", replyTo);
   switch (place.kind) {
     case "channel":

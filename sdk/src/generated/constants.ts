@@ -106,7 +106,9 @@ export const LIMITS = {
     "unicodeEmojiLength": 64,
     "searchQueryLength": 200,
     "searchMax": 100,
-    "searchWords": 32
+    "searchWords": 32,
+    "nonceLength": 25,
+    "nonceSeconds": 300
   },
   "embed": {
     "embedsPerMessage": 10,

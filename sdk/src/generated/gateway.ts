@@ -501,6 +501,8 @@ export interface ClientEvents {
       channel_id: string;
       content?: string;
       embeds?: unknown[] | null;
+      nonce?: string | number;
+      enforce_nonce?: boolean;
     };
     ack: {
       ok: true;
@@ -513,6 +515,8 @@ export interface ClientEvents {
       channel_id: string;
       content?: string;
       embeds?: unknown[] | null;
+      nonce?: string | number;
+      enforce_nonce?: boolean;
     };
     ack: {
       ok: true;

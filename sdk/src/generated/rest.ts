@@ -844,6 +844,8 @@ export interface Operations {
         content?: string;
         embeds?: unknown[] | null;
         reply_to?: string | null;
+        nonce?: string | number;
+        enforce_nonce?: boolean;
       };
     };
     response: S.Message;
@@ -1161,6 +1163,8 @@ export interface Operations {
         content?: string;
         embeds?: unknown[] | null;
         reply_to?: string | null;
+        nonce?: string | number;
+        enforce_nonce?: boolean;
       };
     };
     response: S.Message;
@@ -1218,6 +1222,8 @@ export interface Operations {
       body: {
         content?: string;
         embeds?: unknown[] | null;
+        nonce?: string | number;
+        enforce_nonce?: boolean;
       };
     };
     response: S.DmMessage;
@@ -1455,6 +1461,8 @@ export interface Operations {
         content?: string;
         replyTo?: string;
         remoteUrl?: string;
+        nonce?: string;
+        enforce_nonce?: "true" | "false";
       } | FormData;
     };
     response: S.Message;
@@ -1471,6 +1479,8 @@ export interface Operations {
         url?: string;
         gif_id?: string;
         reply_to?: string | null;
+        nonce?: string | number;
+        enforce_nonce?: boolean;
       };
     };
     response: S.Message;
@@ -1937,6 +1947,8 @@ export interface Operations {
         embeds?: unknown;
         username?: string | null;
         avatar_url?: string | null;
+        nonce?: string | number;
+        enforce_nonce?: boolean;
       };
     };
     response: S.Message | undefined;
@@ -2546,6 +2558,8 @@ export interface Operations {
       body: {
         content: string;
         reply_to?: string | null;
+        nonce?: string | number;
+        enforce_nonce?: boolean;
       };
     };
     response: S.DmMessage;
@@ -2561,6 +2575,8 @@ export interface Operations {
       body: {
         files: Blob[];
         content?: string;
+        nonce?: string;
+        enforce_nonce?: "true" | "false";
       } | FormData;
     };
     response: S.DmMessage;
@@ -2575,6 +2591,8 @@ export interface Operations {
       };
       body: {
         url: string;
+        nonce?: string | number;
+        enforce_nonce?: boolean;
       };
     };
     response: S.DmMessage;
@@ -2731,6 +2749,8 @@ export interface Operations {
       body: {
         content: string;
         reply_to?: string | null;
+        nonce?: string | number;
+        enforce_nonce?: boolean;
       };
     };
     response: S.DmMessage;
@@ -2746,6 +2766,8 @@ export interface Operations {
       body: {
         files: Blob[];
         content?: string;
+        nonce?: string;
+        enforce_nonce?: "true" | "false";
       } | FormData;
     };
     response: S.DmMessage;
@@ -2760,6 +2782,8 @@ export interface Operations {
       };
       body: {
         url: string;
+        nonce?: string | number;
+        enforce_nonce?: boolean;
       };
     };
     response: S.DmMessage;

@@ -102,6 +102,7 @@ export type DmMessage = {
   embeds: Embed[];
   attachments: Attachment[];
   reply_to: string | null;
+  nonce?: string | number;
   conversation_id: string;
 };
 
@@ -176,6 +177,7 @@ export type Message = {
   embeds: Embed[];
   attachments: Attachment[];
   reply_to: string | null;
+  nonce?: string | number;
   webhook_id?: string | null;
 };
 

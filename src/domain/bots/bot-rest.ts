@@ -8,6 +8,7 @@ import type { MessagePage, Messages } from "../messaging/messages.ts";
 import { badRequest, notFound } from "../shared/errors.ts";
 import type { Activity, Channel, Message, PresenceStatus, PublicUser } from "../shared/shapes.ts";
 import type { MessageBodyInput, SendMessageInput } from "../messaging/message-schemas.ts";
+import type { NonceInput } from "../messaging/nonce.ts";
 
 const hasBody = (input: MessageBodyInput) =>
   (input.content !== undefined && input.content.trim() !== "") || (input.embeds !== undefined && input.embeds !== null && input.embeds.length > 0);
@@ -51,10 +52,10 @@ export class BotRest {
    * A DM message through the same Dms as users' DMs: the target must share a server with the bot
    * and not take direct messages from friends only (a bot is never a friend).
    */
-  async dm(targetUserId: string, bot: UserRow, input: MessageBodyInput): Promise<DmMessage> {
+  async dm(targetUserId: string, bot: UserRow, input: MessageBodyInput & NonceInput): Promise<DmMessage> {
     if (!hasBody(input)) throw badRequest("A message needs content or embeds");
     const { dm } = await this.dms.openDm(bot, targetUserId);
-    return this.dms.send(dm, bot, { content: input.content ?? "", embeds: input.embeds });
+    return this.dms.send(dm, bot, { content: input.content ?? "", embeds: input.embeds, nonce: input.nonce, enforce_nonce: input.enforce_nonce });
   }
 
   /** The channels the bot can see, as a bare array (each names its `category_id`). */

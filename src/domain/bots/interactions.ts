@@ -20,6 +20,7 @@ import type { Message } from "../shared/shapes.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
 import { MessageBody } from "../messaging/message-schemas.ts";
+import { nonceEntries } from "../messaging/nonce.ts";
 
 const Id = (what: string) => v.pipe(v.string(`must be ${what} id`), v.uuid(`must be ${what} id`));
 const { customIdLength } = LIMITS.bot;
@@ -29,10 +30,13 @@ const { customIdLength } = LIMITS.bot;
  * the message fields are the ones every message path shares (../messaging/message-schemas.ts).
  */
 export const InteractionResponse = v.object(
-  { interaction_id: Id("an interaction"), channel_id: Id("a channel"), ...MessageBody.entries },
+  { interaction_id: Id("an interaction"), channel_id: Id("a channel"), ...MessageBody.entries, ...nonceEntries },
   "must be an object {interaction_id, channel_id, content?, embeds?}",
 );
-export const BotSendMessage = v.object({ channel_id: Id("a channel"), ...MessageBody.entries }, "must be an object {channel_id, content?, embeds?}");
+export const BotSendMessage = v.object(
+  { channel_id: Id("a channel"), ...MessageBody.entries, ...nonceEntries },
+  "must be an object {channel_id, content?, embeds?}",
+);
 export const BotEditMessage = v.object(
   { message_id: Id("a message"), channel_id: v.optional(Id("a channel")), ...MessageBody.entries },
   "must be an object {message_id, channel_id?, content?, embeds?}",
@@ -74,7 +78,7 @@ export class Interactions {
     const interaction = await this.findInteraction(input.interaction_id);
     if (interaction.bot_user_id !== bot.id) throw forbidden("This interaction was delivered to another bot");
     if (interaction.channel_id !== input.channel_id) throw badRequest("channel_id: must be the interaction's channel");
-    const message = await this.messages.send(input.channel_id, bot, { content: input.content, embeds: input.embeds });
+    const message = await this.messages.send(input.channel_id, bot, { content: input.content, embeds: input.embeds, nonce: input.nonce, enforce_nonce: input.enforce_nonce });
     await this.store.interactions.markResponded(interaction.id);
     return message;
   }
@@ -82,7 +86,7 @@ export class Interactions {
   /** `bot:send_message`. */
   async send(bot: UserRow, input: v.InferOutput<typeof BotSendMessage>): Promise<Message> {
     this.requireBot(bot);
-    return this.messages.send(input.channel_id, bot, { content: input.content, embeds: input.embeds });
+    return this.messages.send(input.channel_id, bot, { content: input.content, embeds: input.embeds, nonce: input.nonce, enforce_nonce: input.enforce_nonce });
   }
 
   /** `bot:edit_message`: the bot's own messages only; the message then has `updated_at` set. */

@@ -14,6 +14,7 @@ import { searchWords } from "../messaging/search-query.ts";
 import { markDmRead } from "../messaging/read-states.ts";
 import { isUuid } from "../shared/validation.ts";
 import { DMS_FRIENDS_ONLY } from "../accounts/privacy.ts";
+import { echoNonce, nonceKey, type NonceInput } from "../messaging/nonce.ts";
 
 export const CANNOT_MESSAGE = "You can only message users who share a server with you or are your friends";
 
@@ -195,9 +196,10 @@ export class Dms {
   async send(
     dm: DmRow,
     sender: UserRow,
-    input: { content: string; embeds?: unknown; reply_to?: string | null; attachments?: NewDmAttachment[] },
+    input: { content: string; embeds?: unknown; reply_to?: string | null; attachments?: NewDmAttachment[] } & NonceInput,
   ): Promise<DmMessage> {
     await this.requireCanSend(dm, sender);
+    const nonce = nonceKey(input, { dmId: dm.id, userId: sender.id });
     const attachments = input.attachments ?? [];
     // Embeds (Bot REST DMs) follow the channel rules; a DM has no EMBED_LINKS bit to check.
     const embeds = input.embeds === undefined || input.embeds === null ? [] : normalizeEmbeds(input.embeds, { lenient: false });
@@ -215,8 +217,14 @@ export class Dms {
       embeds: JSON.stringify(embeds),
       replyTo,
       attachments,
+      nonce,
     });
-    const message = await this.toMessage(row);
+    const message = echoNonce(await this.toMessage(row), input);
+    // A retry of a stored send (docs/messages.md, "Idempotent sends"): the first message, this send's files gone, no second `dm:new`.
+    if (row.replayed) {
+      await Promise.all(attachments.map((a) => this.uploads.remove(a.filename)));
+      return message;
+    }
     const muters = await this.store.dms.mutersOf(dm.id, sender.id);
     const audience = await this.memberRooms(dm.id, muters);
     if (audience.length > 0) this.bus.publish(audience, "dm:new", message);
@@ -228,11 +236,11 @@ export class Dms {
    * their bytes; anything else is stored as application/octet-stream. A failure at any step
    * removes every file already written, and the rows are written in one transaction.
    */
-  async upload(dm: DmRow, sender: UserRow, files: unknown[], content: string): Promise<DmMessage> {
+  async upload(dm: DmRow, sender: UserRow, files: unknown[], content: string, nonce: NonceInput = {}): Promise<DmMessage> {
     await this.requireCanSend(dm, sender);
     const saved = await storeAttachmentFiles(this.uploads, checkAttachmentFiles(files, LIMITS.attachmentBytes, false));
     try {
-      return await this.send(dm, sender, { content, attachments: saved });
+      return await this.send(dm, sender, { content, attachments: saved, ...nonce });
     } catch (error) {
       await Promise.all(saved.map((a) => this.uploads.remove(a.filename)));
       throw error;

@@ -5,6 +5,7 @@
  */
 import * as v from "valibot";
 import { LIMITS } from "../shared/limits.ts";
+import { nonceEntries } from "./nonce.ts";
 
 const { contentLength } = LIMITS.message;
 
@@ -28,7 +29,7 @@ export const MessageBody = v.object({ content: v.optional(messageContent), embed
 export type MessageBodyInput = v.InferOutput<typeof MessageBody>;
 
 /** A channel message send over REST (user and bot): the body, and the message it replies to. */
-export const SendMessageBody = v.object({ ...MessageBody.entries, reply_to: v.optional(v.nullable(messageId)) });
+export const SendMessageBody = v.object({ ...MessageBody.entries, reply_to: v.optional(v.nullable(messageId)), ...nonceEntries });
 export type SendMessageInput = v.InferOutput<typeof SendMessageBody>;
 
 /** A remote file's or GIF's URL: http(s), with a host. */
@@ -53,5 +54,6 @@ export const GifMessage = v.object({
   url: v.optional(httpUrl),
   gif_id: v.optional(v.string("must be a string")),
   reply_to: v.optional(v.nullable(messageId)),
+  ...nonceEntries,
 });
 export type GifMessageInput = v.InferOutput<typeof GifMessage>;

@@ -11,6 +11,7 @@ import type { UploadStore } from "../shared/uploads.ts";
 import { checkAttachmentFiles, storeAttachmentFiles } from "./attachments.ts";
 import { isUuid, parseInput } from "../shared/validation.ts";
 import { httpUrl, type GifMessageInput } from "./message-schemas.ts";
+import { formEnforceNonce, messageNonce } from "./nonce.ts";
 
 
 interface AttachmentLimits {
@@ -40,6 +41,8 @@ interface UploadInput {
   content?: unknown;
   replyTo?: unknown;
   remoteUrl?: unknown;
+  nonce?: unknown;
+  enforceNonce?: unknown;
 }
 
 
@@ -52,6 +55,9 @@ const UploadFields = v.object({
   content: formText(v.pipe(v.string("must be text"), v.maxLength(LIMITS.message.contentLength, `must be at most ${LIMITS.message.contentLength} characters`))),
   replyTo: formText(v.pipe(v.string("must be text"), v.uuid("must be a message id"))),
   remoteUrl: formText(httpUrl),
+  // Form fields are text: the nonce is a string here, enforce_nonce "true" or "false".
+  nonce: formText(messageNonce),
+  enforce_nonce: formText(formEnforceNonce),
 });
 
 /**
@@ -83,12 +89,19 @@ export class MessageUploads {
   /** POST /messages/:id/upload: 1-10 files (or none with `remoteUrl`), stored, then sent. */
   async upload(channelId: string, user: UserRow, input: UploadInput): Promise<Message> {
     const limit = await this.uploadLimit(channelId, user);
-    const fields = parseInput(UploadFields, { content: input.content, replyTo: input.replyTo, remoteUrl: input.remoteUrl });
+    const fields = parseInput(UploadFields, {
+      content: input.content,
+      replyTo: input.replyTo,
+      remoteUrl: input.remoteUrl,
+      nonce: input.nonce,
+      enforce_nonce: input.enforceNonce,
+    });
     const files = checkAttachmentFiles(input.files, limit, fields.remoteUrl !== undefined);
 
     const content = [fields.content, fields.remoteUrl].filter((part) => part !== undefined).join("\n");
     const attachments = await storeAttachmentFiles(this.uploads, files);
-    return this.messages.send(channelId, user, { content, reply_to: fields.replyTo ?? null, attachments });
+    const nonce = { nonce: fields.nonce, enforce_nonce: fields.enforce_nonce };
+    return this.messages.send(channelId, user, { content, reply_to: fields.replyTo ?? null, attachments, ...nonce });
   }
 
   /** POST /messages/:id/gif: a GIF by URL, or one of this server's GIFs by id; sent as its URL. */
@@ -101,7 +114,7 @@ export class MessageUploads {
       if (!gif) throw notFound("GIF");
       url = gif.file_path;
     }
-    return this.messages.send(channel.id, user, { content: url, reply_to: input.reply_to ?? null });
+    return this.messages.send(channel.id, user, { content: url, reply_to: input.reply_to ?? null, nonce: input.nonce, enforce_nonce: input.enforce_nonce });
   }
 
   /** Metadata of one attachment, for callers who can read its channel; 404 for anyone else. */

@@ -1,5 +1,5 @@
 import type { Store } from "../../store/store.ts";
-import { SlowmodeActive, type AttachmentRow, type MessageRow, type MessageView, type NewMessage } from "../../store/messages-repo.ts";
+import { SlowmodeActive, type AttachmentRow, type InsertedMessage, type MessageRow, type MessageView, type NewMessage } from "../../store/messages-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import { missingPermission, type Access, type ChannelContext } from "../access/access.ts";
 import type { Audit } from "../access/audit.ts";
@@ -17,6 +17,7 @@ import type { UploadStore } from "../shared/uploads.ts";
 import { isUuid } from "../shared/validation.ts";
 import { LIMITS } from "../shared/limits.ts";
 import type { MessageBodyInput, SendMessageInput } from "./message-schemas.ts";
+import { echoNonce, nonceKey, type NonceInput } from "./nonce.ts";
 
 const VOICE_CHAT_DISABLED = "Text chat is disabled for this voice channel";
 
@@ -174,25 +175,27 @@ export class Messages {
    * `message:new` as `send`, without the member checks (permission bits, timeout, slowmode,
    * slash commands). Embeds are normalized leniently (Discord-style shapes).
    */
-  async sendAsWebhook(webhook: WebhookSender, input: Pick<SendInput, "content" | "embeds">): Promise<Message> {
+  async sendAsWebhook(webhook: WebhookSender, input: Pick<SendInput, "content" | "embeds" | "nonce" | "enforce_nonce">): Promise<Message> {
     const context: SendContext = { channel: await this.access.channel(webhook.channelId), permissions: WEBHOOK_PERMISSIONS };
     this.requireChatEnabled(context);
+    const nonce = nonceKey(input, { channelId: context.channel.id, webhookId: webhook.id });
     const checked = await this.check(context, { ...input, lenientEmbeds: true });
     const shown = { id: webhook.id, username: webhook.username, avatar: webhook.avatar };
-    return this.commit(context, { userId: webhook.userId, webhook: shown }, checked);
+    return (await this.commit(context, { userId: webhook.userId, webhook: shown }, checked, input, nonce)).message;
   }
 
   /** A member's (user's or bot's) message: the member checks around the shared rules. */
   private async sendIn(context: ChannelContext, author: UserRow, input: SendInput): Promise<Message> {
     this.requireChatEnabled(context);
     this.requireBit(context, PERMISSIONS.SEND_MESSAGES);
+    const nonce = nonceKey(input, { channelId: context.channel.id, userId: author.id });
     // A user's `/<command>` line runs a bot's slash command; bots never do (nor webhooks: sendAsWebhook).
     const command = author.is_bot !== 1 ? await detectSlashCommand(this.store, context, input.content ?? "") : null;
     const checked = await this.check(context, { ...input, content: command?.content ?? input.content });
     if (checked.embeds.length) this.requireBit(context, PERMISSIONS.EMBED_LINKS);
     if (checked.attachments.length) this.requireBit(context, PERMISSIONS.ATTACH_FILES);
-    const message = await this.commit(context, { userId: author.id }, checked, this.slowmodeFor(context));
-    if (command) await deliverSlashCommand(this.store, this.bus, command, message, author, context.channel.server_id);
+    const { message, replayed } = await this.commit(context, { userId: author.id }, checked, input, nonce, this.slowmodeFor(context));
+    if (command && !replayed) await deliverSlashCommand(this.store, this.bus, command, message, author, context.channel.server_id);
     return message;
   }
 
@@ -223,15 +226,19 @@ export class Messages {
    * Shared by every sender: stores the message and publishes `message:new`. The store answers
    * once the message's transaction has committed (group commit, src/store/write-batch.ts), so
    * the event and the caller's reply never announce a message that is not yet in the WAL.
-   * `slowmode` (seconds) is checked in that same transaction.
+   * `slowmode` (seconds) is checked in that same transaction. With a nonce key (./nonce.ts)
+   * a retry of a stored send is `replayed`: the first message is answered, this send's files
+   * are removed, and no second `message:new` goes out.
    */
   private async commit(
     { channel }: SendContext,
     { userId, webhook }: MessageAuthor,
     checked: CheckedMessage,
+    sent: NonceInput,
+    nonce: NewMessage["nonce"],
     slowmode = 0,
-  ): Promise<Message> {
-    let row: MessageRow;
+  ): Promise<{ message: Message; replayed: boolean }> {
+    let row: InsertedMessage;
     try {
       row = await this.store.messages.insert({
         channelId: channel.id,
@@ -245,15 +252,20 @@ export class Messages {
         slowmode,
         // A webhook's message is nobody's own: its creator (user_id) is mentioned like anyone.
         mentions: mentionsIn(checked.content, { authorId: webhook ? "" : userId, serverId: channel.server_id, replyAuthorId: checked.replyAuthorId }),
+        nonce,
       });
     } catch (error) {
       if (error instanceof SlowmodeActive) throw tooManyRequests(error.wait, error.message);
       throw error;
     }
     // Without files there is nothing to read back: the row is the whole message.
-    const message = checked.attachments.length ? await this.hydrateOne(row) : toMessage(row);
+    const message = echoNonce(row.has_attachments ? await this.hydrateOne(row) : toMessage(row), sent);
+    if (row.replayed) {
+      for (const file of checked.attachments) await this.uploads.remove(file.filename);
+      return { message, replayed: true };
+    }
     this.bus.publish(rooms.channel(channel.id), "message:new", message);
-    return message;
+    return { message, replayed: false };
   }
 
   /** Keyset pages of `limit` messages before `before` (a message id), newest first. */

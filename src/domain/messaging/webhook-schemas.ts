@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { LIMITS } from "../shared/limits.ts";
 import { displayName } from "../shared/validation.ts";
 import { messageContent } from "./message-schemas.ts";
+import { nonceEntries } from "./nonce.ts";
 
 const { nameLength, avatarUrlLength } = LIMITS.webhook;
 
@@ -37,5 +38,6 @@ export const ExecuteWebhook = v.object({
   embeds: nullish(v.unknown()),
   username: nullish(name),
   avatar_url: nullish(httpUrl),
+  ...nonceEntries,
 });
 export type ExecuteWebhookInput = v.InferOutput<typeof ExecuteWebhook>;

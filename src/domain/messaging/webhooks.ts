@@ -145,7 +145,7 @@ export class Webhooks {
         username: input.username ?? webhook.name,
         avatar: input.avatar_url ?? webhook.avatar,
       },
-      { content: input.content, embeds: input.embeds },
+      { content: input.content, embeds: input.embeds, nonce: input.nonce, enforce_nonce: input.enforce_nonce },
     );
   }
 

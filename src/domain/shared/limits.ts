@@ -151,6 +151,10 @@ export const LIMITS = {
     searchMax: 100,
     /** Words of a search query that are matched; later ones are ignored. */
     searchWords: 32,
+    /** A send's `nonce` as a string (Discord's limit; docs/messages.md, "Idempotent sends"). */
+    nonceLength: 25,
+    /** How long an enforced nonce answers its first message: retries come within seconds, 5 minutes covers a restart. */
+    nonceSeconds: 300,
   },
   /** docs/embeds.md: lengths count Unicode code points. */
   embed: {

@@ -205,6 +205,8 @@ const messageEntries = {
   embeds: v.array(Embed),
   attachments: v.array(Attachment),
   reply_to: v.nullable(Uuid),
+  /** Echoed from the send that carried it, in its answer and `message:new` only (docs/messages.md, "Idempotent sends"). */
+  nonce: v.optional(v.union([v.string(), v.number()])),
 };
 
 /** A channel message; `webhook_id` is set on a webhook's messages (CONTRACT.md). */

@@ -7,6 +7,7 @@ import type { AuthPlugin } from "../auth.ts";
 import { InviteBody } from "./invites.ts";
 import { body, MEMBER_LIST_DESCRIPTION, MemberListQuery, queryLimit } from "../schemas.ts";
 import { MessageBody, SendMessageBody } from "../../domain/messaging/message-schemas.ts";
+import { nonceEntries } from "../../domain/messaging/nonce.ts";
 import { boundedText, displayName, integer, stripUnprintable } from "../../domain/shared/validation.ts";
 import { doc } from "../operation-doc.ts";
 import { Channel, DmMessage, Message, Role, Success } from "../../domain/shared/shapes.ts";
@@ -18,7 +19,7 @@ import { UserWithActivity } from "../responses/accounts.ts";
 const uuid = (what: string) => v.pipe(v.string("must be a string"), v.uuid(`must be a ${what} id`));
 const SendBody = body(SendMessageBody.entries);
 const EditBody = body(MessageBody.entries);
-const DmBody = body(MessageBody.entries);
+const DmBody = body({ ...MessageBody.entries, ...nonceEntries });
 const BulkDeleteBody = body({
   message_ids: v.pipe(
     v.array(uuid("message"), "must be an array of message ids"),

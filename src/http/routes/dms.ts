@@ -8,6 +8,7 @@ import type { DmRow } from "../../store/dms-repo.ts";
 import type { UserRow } from "../../store/users-repo.ts";
 import type { AuthPlugin } from "../auth.ts";
 import { readMultipart } from "../multipart.ts";
+import { NonceFormFields, nonceEntries } from "../../domain/messaging/nonce.ts";
 import { SearchQuery, body, queryLimit } from "../schemas.ts";
 import { dmContent, messageId } from "../../domain/messaging/message-schemas.ts";
 import { doc } from "../operation-doc.ts";
@@ -16,9 +17,14 @@ import { Dm, DmMessage, Success } from "../../domain/shared/shapes.ts";
 import { DmPinState, DmReaction, DmReadState } from "../responses/messaging.ts";
 
 /** The DM upload form: 1-10 `files` and an optional `content`. */
-export const UploadForm = v.object({ files: v.array(FileField), content: v.optional(v.string()) });
+export const UploadForm = v.object({
+  files: v.array(FileField),
+  content: v.optional(v.string()),
+  nonce: v.optional(v.string()),
+  enforce_nonce: v.optional(v.picklist(["true", "false"])),
+});
 
-export const SendBody = body({ content: dmContent, reply_to: v.optional(v.nullable(messageId)) });
+export const SendBody = body({ content: dmContent, reply_to: v.optional(v.nullable(messageId)), ...nonceEntries });
 export const EditBody = body({ content: dmContent });
 export const ReadBody = v.optional(body({ message_id: v.optional(messageId) }), {});
 export const GifBody = body({
@@ -29,6 +35,7 @@ export const GifBody = body({
     v.url("must be an http(s) URL"),
     v.regex(/^https?:\/\//i, "must be an http(s) URL"),
   ),
+  ...nonceEntries,
 });
 export const ReactionBody = body({
   emoji: v.pipe(v.string("must be a string"), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(LIMITS.message.unicodeEmojiLength, `must be at most ${LIMITS.message.unicodeEmojiLength} characters`)),
@@ -51,7 +58,8 @@ export async function sendUpload(dms: Dms, dm: DmRow, user: UserRow, request: Re
   // The limit covers the whole upload, as for channel uploads (docs/messages.md).
   const form = await readMultipart(request, LIMITS.attachmentBytes);
   const text = parseInput(UploadContent, form.get("content") ?? undefined, "content");
-  return dms.upload(dm, user, form.getAll("files"), text);
+  const nonce = parseInput(NonceFormFields, { nonce: form.get("nonce") ?? undefined, enforce_nonce: form.get("enforce_nonce") ?? undefined });
+  return dms.upload(dm, user, form.getAll("files"), text, nonce);
 }
 
 export const pageOf = (query: v.InferOutput<typeof PageQuery>) => ({
@@ -109,7 +117,7 @@ export const dmRoutes = (domain: Domain, auth: AuthPlugin) => {
       "/:targetUserId/gif",
       async ({ user, params, body, set }) => {
         const { dm } = await dms.openDm(user, params.targetUserId);
-        const message = await dms.send(dm, user, { content: body.url });
+        const message = await dms.send(dm, user, { content: body.url, nonce: body.nonce, enforce_nonce: body.enforce_nonce });
         set.status = 201;
         return message;
       },

@@ -125,7 +125,7 @@ export const groupDmRoutes = (domain: Domain, auth: AuthPlugin) => {
     .post(
       "/:groupId/gif",
       async ({ user, params, body, set }) => {
-        const message = await dms.send(await dms.group(user, params.groupId), user, { content: body.url });
+        const message = await dms.send(await dms.group(user, params.groupId), user, { content: body.url, nonce: body.nonce, enforce_nonce: body.enforce_nonce });
         set.status = 201;
         return message;
       },

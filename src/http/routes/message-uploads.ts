@@ -17,6 +17,8 @@ const UploadForm = v.object({
   content: v.optional(v.string()),
   replyTo: v.optional(v.string()),
   remoteUrl: v.optional(v.string()),
+  nonce: v.optional(v.string()),
+  enforce_nonce: v.optional(v.picklist(["true", "false"])),
 });
 
 const GifBody = body(GifMessage.entries);
@@ -44,6 +46,8 @@ export const messageUploadRoutes = (domain: Domain, auth: AuthPlugin) =>
           content: field(form, "content"),
           replyTo: field(form, "replyTo"),
           remoteUrl: field(form, "remoteUrl"),
+          nonce: field(form, "nonce"),
+          enforceNonce: field(form, "enforce_nonce"),
         });
         set.status = 201;
         return message;

@@ -937,4 +937,19 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 25,
+    name: "message-nonces",
+    // See sqlite/migrations.ts, version 25.
+    sql: `
+      CREATE TABLE message_nonces (
+        scope text NOT NULL,
+        nonce text NOT NULL,
+        message_id hearth_id NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (scope, nonce)
+      );
+      CREATE INDEX message_nonces_created ON message_nonces (created_at);
+    `,
+  },
 ];

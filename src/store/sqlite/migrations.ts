@@ -977,4 +977,22 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 25,
+    name: "message-nonces",
+    // Idempotent sends (docs/messages.md, "Idempotent sends"): a send with `enforce_nonce` keeps
+    // its (scope, nonce) here for a few minutes, written in the message's own transaction, so a
+    // retry finds the first message instead of storing a second one. `scope` names the sender
+    // and where it posted (a channel or a DM). The created_at index serves the purge of expired keys.
+    sql: `
+      CREATE TABLE message_nonces (
+        scope TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (scope, nonce)
+      );
+      CREATE INDEX message_nonces_created ON message_nonces (created_at);
+    `,
+  },
 ];
