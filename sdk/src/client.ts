@@ -7,6 +7,7 @@ export { HearthAckError, HearthApiError, HearthError, HearthLimitError } from ".
 export { newNonce, withNonce } from "./nonce.js";
 export {
   Gateway,
+  CLOSED,
   NOT_CONNECTED,
   type AckOf,
   type ClientEventName,

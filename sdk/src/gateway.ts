@@ -74,6 +74,9 @@ export interface GatewayOptions {
 
 /** The error of an `emit()` refused at once because the connection is down (`queueWhileDisconnected: false`). */
 export const NOT_CONNECTED = "Not connected to the server. Try again in a moment.";
+
+/** The error of an `emit()` after the connection closed for good (`close()`, a refused token, a drop with reconnection off): nothing would ever send it. */
+export const CLOSED = "The gateway connection is closed.";
 /** An emit that got no ack within `ackTimeoutMs`: it may or may not have been handled. */
 export const NO_ANSWER = "no answer in time (the server may not know this event, or the connection is down)";
 
@@ -271,6 +274,7 @@ export class Gateway {
 
   /** Emits a client event and waits for its ack; a refusal throws HearthAckError with the server's message. */
   async emit<E extends ClientEventName>(event: E, ...payload: PayloadArgs<E>): Promise<AckOf<E>> {
+    if (this.state === "closed") throw new HearthAckError(event, CLOSED);
     if (this.options.queueWhileDisconnected === false && !this.socket.connected) throw new HearthAckError(event, NOT_CONNECTED);
     const paced = this.options.pace === false ? undefined : this.pacer.take(event);
     if (paced) await paced;

@@ -4,7 +4,7 @@
  * with the window and what was missed, which messagesSince then fetches).
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
-import { createBot, Gateway, HearthAckError, type Bot, type ReconnectOptions, type ResumedInfo } from "../../sdk/src/index.ts";
+import { CLOSED, createBot, Gateway, HearthAckError, type Bot, type ReconnectOptions, type ResumedInfo } from "../../sdk/src/index.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { eventually, quietWindow, until } from "../helpers/wait.ts";
@@ -165,4 +165,14 @@ test("stop() closes for good: no reconnect", async () => {
   await quietWindow(150); // three times the first reconnect delay (50 ms)
   expect(bot.gateway.connected).toBe(false);
   expect(await server.app.io.in(`user:${place.bot.botUserId}`).fetchSockets()).toHaveLength(0);
+});
+
+test("emit() after the connection closed for good fails at once, saying so", async () => {
+  const bot = await started();
+  bot.stop();
+  const began = performance.now();
+  const error = await bot.gateway.emit("status:set", { status: "dnd" }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(HearthAckError);
+  expect((error as HearthAckError).error).toBe(CLOSED);
+  expect(performance.now() - began).toBeLessThan(100);
 });
