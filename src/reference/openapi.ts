@@ -125,6 +125,8 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], options
     (paths[path] ??= {})[method] = describe(operation, route, converter);
   }
 
+  const schemas = { Error: ERROR_SCHEMA, ...converter.definitions() };
+  typeNullableReferences(schemas, paths, schemas);
   return {
     openapi: "3.0.3",
     info: {
@@ -139,12 +141,31 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], options
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
-      schemas: { Error: ERROR_SCHEMA, ...converter.definitions() },
+      schemas,
       responses: Object.fromEntries(Object.values(ERROR_RESPONSES).map(({ name, description }) => [name, errorResponse(name, description)])),
       headers: RATE_LIMIT_HEADERS,
       securitySchemes: SECURITY_SCHEMES,
     },
   };
+}
+
+/**
+ * OpenAPI 3.0 takes `nullable` only beside a `type`: a nullable reference
+ * (`{nullable: true, allOf: [{$ref}]}`, ./json-schema.ts) gets its target's type.
+ */
+function typeNullableReferences(schemas: Record<string, SchemaObject>, ...roots: unknown[]): void {
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    const schema = node as SchemaObject;
+    const ref = Array.isArray(schema.allOf) && schema.allOf.length === 1 ? (schema.allOf[0] as SchemaObject).$ref : undefined;
+    if (schema.nullable === true && schema.type === undefined && typeof ref === "string") {
+      const target = schemas[ref.replace("#/components/schemas/", "")];
+      if (typeof target?.type === "string") schema.type = target.type;
+    }
+    for (const value of Object.values(schema)) visit(value);
+  };
+  roots.forEach(visit);
 }
 
 const ERROR_SCHEMA = {
@@ -177,11 +198,15 @@ function describe(generated: Operation, route: RegisteredRoute, converter: Schem
   const described = detail[OPERATION_DOC] as OperationDoc | undefined;
   const { [OPERATION_DOC]: _doc, requestBody: _generatedBody, ...operation } = generated;
   const out: Operation = { ...operation };
+  // A public route says so (`security: []`), rather than leaving a reader to guess.
+  out.security ??= [];
   if (typeof out.operationId === "string") out.summary ??= summaryOf(out.operationId);
   if (described?.description) out.description = described.description;
   if (described?.deprecated) out.deprecated = true;
 
-  const parameters = [...(out.parameters ?? [])];
+  const parameters = (out.parameters ?? []).map((parameter) =>
+    parameter.in === "query" && parameter.schema ? { ...parameter, schema: queryValue(parameter.schema as SchemaObject) } : parameter,
+  );
   if (described?.query) parameters.push(...queryParameters(converter.convert(described.query, "input")));
   for (const [name, description] of Object.entries(described?.headers ?? {})) {
     parameters.push({ name, in: "header", required: false, description, schema: { type: "string" } });
@@ -207,10 +232,17 @@ function describe(generated: Operation, route: RegisteredRoute, converter: Schem
   return out;
 }
 
+/** A count the route reads from its query's digits (`limit`) is documented as the integer it is. */
+function queryValue(schema: SchemaObject): SchemaObject {
+  if (schema.type !== "string" || schema.pattern !== "^\\d+$") return schema;
+  const { pattern: _digits, ...rest } = schema;
+  return { ...rest, type: "integer", minimum: 0 };
+}
+
 function queryParameters(query: SchemaObject): SchemaObject[] {
   const properties = (query.properties ?? {}) as Record<string, SchemaObject>;
   const required = (query.required ?? []) as string[];
-  return Object.entries(properties).map(([name, schema]) => ({ name, in: "query", required: required.includes(name), schema }));
+  return Object.entries(properties).map(([name, schema]) => ({ name, in: "query", required: required.includes(name), schema: queryValue(schema) }));
 }
 
 function requestBody(hooks: Record<string, unknown>, described: OperationDoc | undefined, converter: SchemaConverter): SchemaObject | undefined {

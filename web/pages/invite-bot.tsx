@@ -129,7 +129,7 @@ function useManagedServers(): { servers: Server[] | null; error: string | null }
     Promise.all(
       all.map(async (server) => {
         if (server.owner_id === me) return server;
-        const mine = await rest.request("getMember", { params: { id: server.id, userId: me } }).catch(() => null);
+        const mine = await rest.request("getMember", { params: { id: server.id, targetUserId: me } }).catch(() => null);
         return mine?.role === "admin" ? server : null;
       }),
     ).then(

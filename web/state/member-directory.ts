@@ -408,7 +408,7 @@ export class MemberDirectory {
   /** GET /servers/:id/members/:userId; undefined when the user is not a member (404). */
   private async requestOne(userId: string): Promise<Member | undefined> {
     try {
-      return await this.deps.rest.request("getMember", { params: { id: this.serverId, userId } });
+      return await this.deps.rest.request("getMember", { params: { id: this.serverId, targetUserId: userId } });
     } catch (error) {
       if (isRefusal(error, 404, "Member not found")) return undefined;
       throw error;

@@ -502,24 +502,36 @@ export interface Operations {
         id: string;
       };
       query?: {
-        limit?: string | number;
+        limit?: number;
         after?: string;
         query?: string;
       };
     };
     response: S.Member[];
   };
-  /** Get member One member, in the member list's shape (docs/servers.md, "Members") `GET /api/v1/servers/{id}/members/{userId}` */
+  /** Get member One member, in the member list's shape (docs/servers.md, "Members") `GET /api/v1/servers/{id}/members/{targetUserId}` */
   getMember: {
     method: "GET";
-    path: "/api/v1/servers/{id}/members/{userId}";
+    path: "/api/v1/servers/{id}/members/{targetUserId}";
     args: {
       params: {
         id: string;
-        userId: string;
+        targetUserId: string;
       };
     };
     response: S.Member;
+  };
+  /** Kick member `DELETE /api/v1/servers/{id}/members/{targetUserId}` */
+  kickMember: {
+    method: "DELETE";
+    path: "/api/v1/servers/{id}/members/{targetUserId}";
+    args: {
+      params: {
+        id: string;
+        targetUserId: string;
+      };
+    };
+    response: S.Success;
   };
   /** Search server messages `GET /api/v1/servers/{id}/search` */
   searchServerMessages: {
@@ -531,7 +543,7 @@ export interface Operations {
       };
       query: {
         q: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.Message[];
@@ -813,7 +825,7 @@ export interface Operations {
         before?: string;
         after?: string;
         around?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.Message[];
@@ -1146,7 +1158,7 @@ export interface Operations {
         before?: string;
         after?: string;
         around?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.Message[];
@@ -1259,7 +1271,7 @@ export interface Operations {
         serverId: string;
       };
       query?: {
-        limit?: string | number;
+        limit?: number;
         after?: string;
         query?: string;
       };
@@ -1495,7 +1507,7 @@ export interface Operations {
       };
       query: {
         q: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.Message[];
@@ -1944,7 +1956,7 @@ export interface Operations {
       };
       body: {
         content?: string | null;
-        embeds?: unknown;
+        embeds?: unknown[] | null;
         username?: string | null;
         avatar_url?: string | null;
         nonce?: string | number;
@@ -2108,18 +2120,6 @@ export interface Operations {
       };
     };
     response: S.InvitePreview;
-  };
-  /** Kick member `DELETE /api/v1/servers/{id}/members/{targetUserId}` */
-  kickMember: {
-    method: "DELETE";
-    path: "/api/v1/servers/{id}/members/{targetUserId}";
-    args: {
-      params: {
-        id: string;
-        targetUserId: string;
-      };
-    };
-    response: S.Success;
   };
   /** Set builtin role `PUT /api/v1/servers/{id}/members/{targetUserId}/role` */
   setBuiltinRole: {
@@ -2542,7 +2542,7 @@ export interface Operations {
         before?: string;
         after?: string;
         around?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.DmMessage[];
@@ -2649,7 +2649,7 @@ export interface Operations {
       };
       query: {
         q: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.DmMessage[];
@@ -2733,7 +2733,7 @@ export interface Operations {
         before?: string;
         after?: string;
         around?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.DmMessage[];
@@ -2854,7 +2854,7 @@ export interface Operations {
       };
       query: {
         q: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.DmMessage[];
@@ -2925,7 +2925,7 @@ export interface Operations {
         admin?: "true" | "false";
         disabled?: "true" | "false";
         before?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.AdminUser[];
@@ -2979,7 +2979,7 @@ export interface Operations {
         q?: string;
         verified?: "true" | "false";
         before?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.AdminServer[];
@@ -3018,7 +3018,7 @@ export interface Operations {
         status?: "open" | "resolved" | "dismissed" | "all";
         type?: "message" | "user";
         before?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.AdminReport[];
@@ -3057,7 +3057,7 @@ export interface Operations {
     args: {
       query?: {
         before?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.PlatformLogPage;
@@ -3069,7 +3069,7 @@ export interface Operations {
     args: {
       query?: {
         before?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.OwnReport[];
@@ -3095,7 +3095,7 @@ export interface Operations {
       query?: {
         q?: string;
         kind?: "gif" | "sticker";
-        limit?: string | number;
+        limit?: number;
         cursor?: string;
       };
     };
@@ -3163,7 +3163,7 @@ export interface Operations {
       };
       query?: {
         before?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.AiMessage[];
@@ -3268,7 +3268,7 @@ export interface Operations {
       };
       query?: {
         before?: string;
-        limit?: string | number;
+        limit?: number;
       };
     };
     response: S.AiMessage[];
@@ -3515,7 +3515,8 @@ export const OPERATIONS = {
   updateServer: { method: "PUT", path: "/api/v1/servers/{id}", body: "json", answer: "json", security: "token" },
   deleteServer: { method: "DELETE", path: "/api/v1/servers/{id}", body: null, answer: "json", security: "token" },
   listMembers: { method: "GET", path: "/api/v1/servers/{id}/members", body: null, answer: "json", security: "token" },
-  getMember: { method: "GET", path: "/api/v1/servers/{id}/members/{userId}", body: null, answer: "json", security: "token" },
+  getMember: { method: "GET", path: "/api/v1/servers/{id}/members/{targetUserId}", body: null, answer: "json", security: "token" },
+  kickMember: { method: "DELETE", path: "/api/v1/servers/{id}/members/{targetUserId}", body: null, answer: "json", security: "token" },
   searchServerMessages: { method: "GET", path: "/api/v1/servers/{id}/search", body: null, answer: "json", security: "token" },
   listVoiceStates: { method: "GET", path: "/api/v1/servers/{id}/voice-states", body: null, answer: "json", security: "token" },
   setServerIcon: { method: "POST", path: "/api/v1/servers/{id}/icon", body: "multipart", answer: "json", security: "token" },
@@ -3637,7 +3638,6 @@ export const OPERATIONS = {
   listInviteUses: { method: "GET", path: "/api/v1/servers/{id}/invites/{inviteId}/uses", body: null, answer: "json", security: "token" },
   regeneratePrimaryInvite: { method: "POST", path: "/api/v1/servers/{id}/invite/regenerate", body: null, answer: "json", security: "token" },
   getInvitePreview: { method: "GET", path: "/api/v1/invites/{code}", body: null, answer: "json", security: "token" },
-  kickMember: { method: "DELETE", path: "/api/v1/servers/{id}/members/{targetUserId}", body: null, answer: "json", security: "token" },
   setBuiltinRole: { method: "PUT", path: "/api/v1/servers/{id}/members/{targetUserId}/role", body: "json", answer: "json", security: "token" },
   listBans: { method: "GET", path: "/api/v1/servers/{id}/bans", body: null, answer: "json", security: "token" },
   banMember: { method: "POST", path: "/api/v1/servers/{id}/bans", body: "json", answer: "json", security: "token" },

@@ -35,7 +35,8 @@ export type WebhookChangesInput = v.InferOutput<typeof WebhookChanges>;
 /** Discord-style: embeds are normalized leniently by the shared send path, which checks them as for every sender. */
 export const ExecuteWebhook = v.object({
   content: nullish(messageContent),
-  embeds: nullish(v.unknown()),
+  // A list, each item read leniently by the send path (which names what is wrong in it).
+  embeds: nullish(v.array(v.unknown(), "must be an array")),
   username: nullish(name),
   avatar_url: nullish(httpUrl),
   ...nonceEntries,

@@ -82,7 +82,8 @@ export const serverRoutes = (domain: Domain, auth: AuthPlugin) =>
       query: MemberListQuery,
       detail: doc("listMembers", v.array(Member), { description: MEMBER_LIST_DESCRIPTION }),
     })
-    .get("/:id/members/:userId", ({ user, params }) => domain.members.one(params.id, user.id, params.userId), {
+    // Named as the member routes beside it name the same place (one path to the reference).
+    .get("/:id/members/:targetUserId", ({ user, params }) => domain.members.one(params.id, user.id, params.targetUserId), {
       auth: true,
       detail: doc("getMember", Member, { description: "One member, in the member list's shape (docs/servers.md, \"Members\")" }),
     })
