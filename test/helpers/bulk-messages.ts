@@ -4,7 +4,11 @@
  * digits>` with a prefix below any UUIDv7 of today, one range per call, in the order of `n`;
  * each message was written `age` seconds ago (plus n seconds, so the last is the newest).
  */
+import type { Database } from "../../src/store/database.ts";
 import type { TestServer } from "./server.ts";
+
+/** A test server, or any holder of a store's database (a real process's file, opened while it is stopped). */
+type WithDatabase = { app: { store: { db: Database } } };
 
 let batches = 0;
 
@@ -14,7 +18,7 @@ export interface BulkMessages {
 }
 
 export async function addBulkMessages(
-  server: TestServer,
+  server: WithDatabase,
   target: { serverId: string; channelId: string; userId: string },
   count: number,
   age = 0,
