@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { SNAPSHOT_MS } from "../../src/gateway/session-snapshots.ts";
-import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
-import { startHaproxy, type Haproxy } from "./haproxy.ts";
+import type { Socket as ClientSocket } from "socket.io-client";
+import { pinnedClient, startHaproxy, type Haproxy } from "./haproxy.ts";
 import { Redis } from "ioredis";
 import { api, closeSockets, emitAck, eventually, joinChannel, register, REDIS_URL, serverWith, startNodes, type HearthNode, type Nodes } from "./nodes.ts";
 import { letTimePass } from "../helpers/wait.ts";
@@ -29,24 +29,7 @@ afterAll(async () => {
   await cluster.stop();
 });
 
-/** A WebSocket client through HAProxy, pinned to `node` by the stickiness cookie, reconnecting on loss. */
-function pinned(node: HearthNode, token: string): Promise<ClientSocket> {
-  const socket = connectClient(proxy.url, {
-    // resume: true asks for session resume (docs/gateway.md, "Resume").
-    auth: { token, resume: true },
-    transports: ["websocket"],
-    extraHeaders: { cookie: `HEARTH_NODE=${node.name}` },
-    reconnection: true,
-    reconnectionDelay: 200,
-    reconnectionDelayMax: 1000,
-    forceNew: true,
-  });
-  reconnecting.push(socket);
-  return new Promise((resolve, reject) => {
-    socket.once("connect", () => resolve(socket));
-    socket.once("connect_error", reject);
-  });
-}
+const pinned = (node: HearthNode, token: string) => pinnedClient(proxy, node, token, reconnecting);
 
 interface Conversation {
   channelId: string;

@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
 import { freePort } from "../../scripts/pg-cluster.ts";
 
 export const HAPROXY = Bun.which("haproxy") ?? "/usr/sbin/haproxy";
@@ -54,4 +55,25 @@ export async function startHaproxy(nodes: { name: string; port: number }[]): Pro
   const errors = child.exitCode !== null ? await new Response(child.stderr).text() : "";
   await stop();
   throw new Error(`haproxy did not start: ${errors}`);
+}
+
+/**
+ * A WebSocket client through HAProxy, pinned to `node` by the stickiness cookie, reconnecting on
+ * loss with session resume (docs/gateway.md, "Resume"); added to `opened` for the caller to close.
+ */
+export function pinnedClient(proxy: Haproxy, node: { name: string }, token: string, opened: ClientSocket[]): Promise<ClientSocket> {
+  const socket = connectClient(proxy.url, {
+    auth: { token, resume: true },
+    transports: ["websocket"],
+    extraHeaders: { cookie: `HEARTH_NODE=${node.name}` },
+    reconnection: true,
+    reconnectionDelay: 200,
+    reconnectionDelayMax: 1000,
+    forceNew: true,
+  });
+  opened.push(socket);
+  return new Promise((resolve, reject) => {
+    socket.once("connect", () => resolve(socket));
+    socket.once("connect_error", reject);
+  });
 }

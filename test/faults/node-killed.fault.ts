@@ -8,10 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Redis } from "ioredis";
-import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
+import type { Socket as ClientSocket } from "socket.io-client";
 import { HEARTBEAT_MS, NODE_TTL_MS } from "../../src/cluster/redis-shared-state.ts";
 import { SNAPSHOT_MS } from "../../src/gateway/session-snapshots.ts";
-import { HAPROXY, startHaproxy, type Haproxy } from "../cluster/haproxy.ts";
+import { HAPROXY, pinnedClient, startHaproxy, type Haproxy } from "../cluster/haproxy.ts";
 import { api, closeSockets, connect, emitAck, eventually, REDIS_URL, register, serverWith, startNodes, type HearthNode, type Nodes } from "../cluster/nodes.ts";
 import { letTimePass } from "../helpers/wait.ts";
 import { startSenders, UNLIMITED_SENDS } from "./traffic.ts";
@@ -46,23 +46,7 @@ describe.skipIf(!installed)("node 2 of 3 killed with SIGKILL under 4 senders and
     await cluster?.stop();
   });
 
-  /** A WebSocket client through HAProxy, pinned to `node` by the stickiness cookie, reconnecting on loss with session resume. */
-  function pinned(node: HearthNode, token: string): Promise<ClientSocket> {
-    const socket = connectClient(proxy.url, {
-      auth: { token, resume: true },
-      transports: ["websocket"],
-      extraHeaders: { cookie: `HEARTH_NODE=${node.name}` },
-      reconnection: true,
-      reconnectionDelay: 200,
-      reconnectionDelayMax: 1000,
-      forceNew: true,
-    });
-    sockets.push(socket);
-    return new Promise((resolve, reject) => {
-      socket.once("connect", () => resolve(socket));
-      socket.once("connect_error", reject);
-    });
-  }
+  const pinned = (node: HearthNode, token: string) => pinnedClient(proxy, node, token, sockets);
 
   test("every listener of the killed node resumes through the balancer: 0 acknowledged messages lost or duplicated per listener; presence right after", async () => {
     const [n1, n2, n3] = cluster.nodes as [HearthNode, HearthNode, HearthNode];
