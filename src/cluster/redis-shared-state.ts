@@ -112,6 +112,8 @@ export interface RedisSharedState extends SharedState {
   start(url: string): Promise<void>;
   /** Runs `handler` with the id of each dead node this node sweeps (once over the cluster). */
   onNodeLost(handler: (nodeId: string) => void): void;
+  /** Sweeps dead nodes now, not at the next heartbeat (a voice home found dead: src/cluster/voice-homes.ts). */
+  sweepNow(): Promise<void>;
   /** Stops the heartbeat and withdraws this node's connections (a clean stop). */
   stop(): Promise<void>;
 }
@@ -312,6 +314,7 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
     onNodeLost(handler) {
       nodeLostHandlers.push(handler);
     },
+    sweepNow: () => sweep(),
     async othersAlive() {
       return (await liveNodes()).alive.some((id) => id !== nodeId);
     },
