@@ -123,9 +123,11 @@ export function redisVoiceHomes(redis: Redis, nodeId: string, log: Logger, sweep
     async homeUnreachable(url) {
       if (!(await refusesConnections(url))) return false;
       const dead = await scripted.hearthNodeDown(NODES, NODE_PREFIX, url, nodeId);
-      if (!dead) return false;
+      // '' : no living node announces that address any more (another node declared it dead first).
+      if (!dead) return true;
       log.warn("cluster node refuses connections: declared dead before its heartbeat ran out", { node: dead, url });
-      await sweep().catch((error: Error) => log.warn("sweep after a lost home failed", { error: error.message }));
+      // Its rooms are claimable already (its key is gone); what it held is released meanwhile.
+      sweep().catch((error: Error) => log.warn("sweep after a lost home failed", { error: error.message }));
       return true;
     },
     callHeld(callId, memberIds) {

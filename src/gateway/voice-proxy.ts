@@ -112,6 +112,11 @@ const handoverOf = (payload: unknown): Handover | undefined => {
 export class VoiceRelay {
   /** Each client socket's links, by home address. */
   private readonly links = new Map<string, Map<string, Link>>();
+  /**
+   * Client sockets whose room's home just dropped, until they are told (`voice:error`): their
+   * frames are dropped meanwhile, not each refused.
+   */
+  private readonly losingHome = new Set<string>();
   /** The home address of the voice room each client socket is relayed to. */
   private readonly voiceHomeOf = new Map<string, string>();
   private readonly renewal: ReturnType<typeof setInterval>;
@@ -143,6 +148,7 @@ export class VoiceRelay {
         // What arrives on a link is for this node: it is the home (no relaying twice).
         if (socket.data.voiceLink) return this.here(event, handler, socket, payload);
         if (event === "voice:join") return this.joinOnce(socket, payload, handler);
+        if (isFrame(event) && this.losingHome.has(socket.id)) return {};
         const home = isVoiceEvent(event) ? await this.voiceHome(socket, event, payload) : await this.callHome(event, payload);
         if (home === null) return this.here(event, handler, socket, payload);
         return this.pass(socket, await this.link(socket, home), event, payload);
@@ -197,6 +203,7 @@ export class VoiceRelay {
   /** The client's socket closed: so do its links. */
   disconnected(socketId: string): void {
     this.voiceHomeOf.delete(socketId);
+    this.losingHome.delete(socketId);
     for (const link of this.links.get(socketId)?.values() ?? []) this.close(link);
     this.links.delete(socketId);
   }
@@ -380,11 +387,15 @@ export class VoiceRelay {
       this.log.warn("voice link lost", { socketId: client.id, url });
       if (this.voiceHomeOf.get(client.id) !== url) return;
       this.voiceHomeOf.delete(client.id);
+      this.losingHome.add(client.id);
       // Told once the home is known dead (or not), so that the client's join again finds the room free.
       void this.homes
         .homeUnreachable(url)
         .catch(() => false)
-        .then(() => client.emit("voice:error", { error: HOME_WENT_AWAY }));
+        .then(() => {
+          this.losingHome.delete(client.id);
+          client.emit("voice:error", { error: HOME_WENT_AWAY });
+        });
     });
     try {
       await new Promise<void>((resolve, reject) => {
