@@ -28,6 +28,7 @@ import type { Bot } from "./bot.js";
 import { HearthError } from "./errors.js";
 import type { Gateway } from "./gateway.js";
 import type * as S from "./generated/schemas.js";
+import { isVoiceRoomLost, rejoinDelayMs } from "./voice-room-lost.js";
 import { bytesOf, durationMs, frameBytes, frames, samplesOf, type PcmAudio, type PcmChunk, type PcmFormat } from "./pcm.js";
 
 export * from "./pcm.js";
@@ -217,16 +218,6 @@ export interface JoinOptions {
 
 const open = new WeakMap<Gateway, VoiceConnection>();
 
-/** The `voice:error`s that mean the room is gone for this socket (its home node died), not a refused event. */
-const ROOM_LOST = new Set([
-  "The voice room's node went away; join again",
-  "The node holding this room cannot be reached; try again",
-  "You are not in a voice channel",
-  "You are not in this voice channel",
-]);
-const REJOIN_FIRST_MS = 250;
-const REJOIN_MAX_MS = 5000;
-
 /** The connection's own events (`connection.on`), Discord.js-like. */
 export interface VoiceConnectionEvents {
   /** The room was lost (`reason`: the server's message); try `attempt` joins again after `delayMs`. */
@@ -288,7 +279,7 @@ export class VoiceConnection {
       // The server has put the socket in the new room: ask to listen there, learn who is in it.
       gateway.on("voice:existing", () => (this.moving ? this.arrived() : undefined)),
       gateway.on("voice:error", ({ error }) => {
-        if (ROOM_LOST.has(error) && !this.left && !this.moving && !this.rejoining) void this.rejoin(error);
+        if (isVoiceRoomLost(error) && !this.left && !this.moving && !this.rejoining) void this.rejoin(error);
       }),
       gateway.on("voice:force-leave", () => this.close()),
       gateway.on("voice:force-disconnect", () => this.close()),
@@ -337,13 +328,11 @@ export class VoiceConnection {
   private async rejoin(reason: string): Promise<void> {
     this.rejoining = true;
     const lostAt = now();
-    let delay = REJOIN_FIRST_MS;
     try {
       for (let attempt = 1; !this.left; attempt++) {
-        const delayMs = Math.round(delay * (0.5 + Math.random() * 0.5));
+        const delayMs = rejoinDelayMs(attempt);
         this.fire("reconnecting", { reason, attempt, delayMs });
         await new Promise((resolve) => setTimeout(resolve, delayMs));
-        delay = Math.min(REJOIN_MAX_MS, delay * 2);
         if (this.left) return;
         try {
           const ack = await this.gateway.emit("voice:join", { channelId: this.channelId });
