@@ -1,14 +1,10 @@
 /**
  * The `voice:error`s that mean the socket's voice room is gone (cluster mode: the node holding it
- * died, docs/audio.md "Several nodes"), not that one event was refused: the SDK's voice
+ * died, docs/audio.md "Several nodes"), not that one event was refused (a `You are not in this
+ * voice channel` may be either, so it is not one of them): the SDK's voice
  * connection and the web app join again by themselves when they get one.
  */
-const ROOM_LOST: ReadonlySet<string> = new Set([
-  "The voice room's node went away; join again",
-  "The node holding this room cannot be reached; try again",
-  "You are not in a voice channel",
-  "You are not in this voice channel",
-]);
+const ROOM_LOST: ReadonlySet<string> = new Set(["The voice room's node went away; join again", "The node holding this room cannot be reached; try again"]);
 
 export const isVoiceRoomLost = (error: string): boolean => ROOM_LOST.has(error);
 
