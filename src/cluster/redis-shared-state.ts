@@ -27,7 +27,8 @@ import { redisRateLimiter } from "./redis-rate-limiter.ts";
  */
 const CONN = "hearth:conn";
 const ACTIVITY = "hearth:activity";
-const NODES = "hearth:nodes";
+/** The set of announced nodes' ids. */
+export const NODES = "hearth:nodes";
 const SIGNALS = "hearth:signals";
 /** A node is alive while this key exists (its heartbeat renews it); its value is the node's address. */
 export const nodeKey = (id: string) => `hearth:node:${id}`;

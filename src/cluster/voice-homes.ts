@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { VoiceHomes } from "../gateway/voice-proxy.ts";
 import type { CallRecords, LostCall } from "../domain/dms/dm-calls.ts";
 import type { Logger } from "../log.ts";
-import { NODE_TTL_MS } from "./redis-shared-state.ts";
+import { NODE_TTL_MS, NODES } from "./redis-shared-state.ts";
 import { refusesConnections } from "./refuses-connections.ts";
 
 /**
@@ -82,8 +82,6 @@ export type ClusterHomes = VoiceHomes &
     takeCallsOf(nodeId: string): Promise<LostCall[]>;
   };
 
-/** The set of announced nodes (src/cluster/redis-shared-state.ts). */
-const NODES = "hearth:nodes";
 
 /**
  * `sweep`: runs the sweep of dead nodes now (their connections, rooms' voice states and calls
