@@ -16,11 +16,11 @@ afterAll(async () => {
 
 const ids = (ack: { participants: { userId: string }[] }) => ack.participants.map((p) => p.userId).sort();
 
-test("SIGKILL of a room's home: relayed members get voice:error at once; joins on the other nodes are answered within ~2 s and the new room carries audio; the channel list drops the dead node's room", async () => {
+test("SIGKILL of a room's home: relayed members get voice:error at once; joins on the other nodes are answered within ~2 s and the new room carries audio; the channel list drops the dead node's rooms and tells of the one left empty", async () => {
   cluster = await startNodes(3);
   const [n1, n2, n3] = cluster.nodes as [HearthNode, HearthNode, HearthNode];
-  const [owner, bob, carol, dave, eve] = [await register(n1), await register(n1), await register(n1), await register(n1), await register(n1)];
-  const { serverId } = await serverWith(n1, owner, [bob, carol, dave, eve]);
+  const [owner, bob, carol, dave, eve, fay] = [await register(n1), await register(n1), await register(n1), await register(n1), await register(n1), await register(n1)];
+  const { serverId } = await serverWith(n1, owner, [bob, carol, dave, eve, fay]);
   const voiceChannel = async (name: string) => {
     const created = await api(n1, "POST", `/api/v1/channels/${serverId}`, { token: owner.token, body: { name, type: "voice" } });
     expect(created.status).toBe(201);
@@ -28,6 +28,7 @@ test("SIGKILL of a room's home: relayed members get voice:error at once; joins o
   };
   const lounge = await voiceChannel("Lounge");
   const den = await voiceChannel("Den");
+  const nook = await voiceChannel("Nook");
 
   // The owner's join on node 1 makes it the Lounge's home; Bob (node 2) and Carol (node 3) are relayed there.
   const a = await connect(n1, owner.token);
@@ -38,6 +39,12 @@ test("SIGKILL of a room's home: relayed members get voice:error at once; joins o
   const e = await connect(n1, eve.token);
   expect(await emitAck(e, "voice:join", { channelId: den })).toMatchObject({ ok: true, channelId: den });
   const d = await connect(n3, dave.token);
+  // The Nook: only Fay, on node 1; nobody joins it again, so the channel list must show it emptied.
+  const f = await connect(n1, fay.token);
+  expect(await emitAck(f, "voice:join", { channelId: nook })).toMatchObject({ ok: true, channelId: nook });
+  const watcher = await connect(n2, owner.token);
+  expect(await emitAck(watcher, "server:join", serverId)).toEqual({ ok: true, serverId });
+  const updates = record(watcher, "voice:channel-update");
   const errors = { b: record(b, "voice:error"), c: record(c, "voice:error") };
 
   const killedAt = performance.now();
@@ -78,6 +85,12 @@ test("SIGKILL of a room's home: relayed members get voice:error at once; joins o
   }, () => `the Lounge with Carol in the channel list: ${text}`, 3000);
   expect(text).not.toContain(owner.id);
   expect(text).not.toContain(eve.id);
+  expect(text).not.toContain(fay.id);
+  expect(text).not.toContain(nook);
+
+  // Those who see the channel list are told the dead node's room that nobody joined again is empty, once.
+  await eventually(() => updates.some((u) => u.channel_id === nook), "voice:channel-update for the Nook", 5000);
+  expect(updates.filter((u) => u.channel_id === nook)).toEqual([{ server_id: serverId, channel_id: nook, occupants: [], audience_count: 0 }]);
   expect(text).toContain(dave.id);
   expect(text).toContain(carol.id);
 });
