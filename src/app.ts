@@ -183,13 +183,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     callRecords: homes,
     voiceStates: cluster?.voiceStates,
   });
-  // A node that died held calls nobody can end any more: the node that sweeps it ends them (docs/dm-calls.md).
+  // A node that died held calls nobody can end any more, and voice rooms: the node that sweeps it ends them (docs/dm-calls.md).
   if (cluster && homes)
     cluster.shared.onNodeLost((nodeId) => {
       homes
         .takeCallsOf(nodeId)
         .then((calls) => domain.dmCalls.homeLost(calls))
         .catch((error: Error) => log.warn("ending a dead node's DM calls failed", { node: nodeId, error: error.message }));
+      // Its voice rooms went with it: the channel lists show them empty (docs/voice.md, "Several nodes").
+      domain.voiceOccupants.homeLost(nodeId).catch((error: Error) => log.warn("clearing a dead node's voice rooms failed", { node: nodeId, error: error.message }));
     });
   const limiter = new EventLimiter({
     limits: config.gatewayEventLimits,

@@ -5,6 +5,7 @@
  */
 export { HearthAckError, HearthApiError, HearthError, HearthLimitError } from "./errors.js";
 export { newNonce, withNonce } from "./nonce.js";
+export { isVoiceRoomLost, rejoinDelayMs } from "./voice-room-lost.js";
 export {
   Gateway,
   CLOSED,

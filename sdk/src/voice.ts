@@ -16,11 +16,19 @@
  * (docs/audio.md, "Bots that listen"). The server forgets the opt-in whenever the bot's
  * socket leaves the room (a reconnect, a move by a moderator): the connection asks again
  * after joining again and after `voice:force-move`, for as long as the bot wants to listen.
+ *
+ * Losing the room (cluster mode: the node holding it died, docs/audio.md, "Several nodes"): the
+ * server says so with `voice:error`; the connection joins again by itself with backoff (250 ms
+ * doubling to 5 s, with jitter) for as long as the bot has not left, emits `reconnecting` before
+ * each try and `reconnected` once back, and playback goes on meanwhile without sending (frames
+ * due while out are dropped, so the stream continues where it would be, and the server sees no
+ * storm of refused frames).
  */
 import type { Bot } from "./bot.js";
 import { HearthError } from "./errors.js";
 import type { Gateway } from "./gateway.js";
 import type * as S from "./generated/schemas.js";
+import { isVoiceRoomLost, rejoinDelayMs } from "./voice-room-lost.js";
 import { bytesOf, durationMs, frameBytes, frames, samplesOf, type PcmAudio, type PcmChunk, type PcmFormat } from "./pcm.js";
 
 export * from "./pcm.js";
@@ -210,6 +218,15 @@ export interface JoinOptions {
 
 const open = new WeakMap<Gateway, VoiceConnection>();
 
+/** The connection's own events (`connection.on`), Discord.js-like. */
+export interface VoiceConnectionEvents {
+  /** The room was lost (`reason`: the server's message); try `attempt` joins again after `delayMs`. */
+  reconnecting: { reason: string; attempt: number; delayMs: number };
+  /** Back in the channel after `attempts` tries, `downtimeMs` after the room was lost. */
+  reconnected: { attempts: number; downtimeMs: number };
+}
+type VoiceListener<E extends keyof VoiceConnectionEvents> = (payload: VoiceConnectionEvents[E]) => void;
+
 /** A `speakers()` iteration: its options, the current stream of each speaker, and where new speakers go. */
 interface Watcher {
   options: ReceiveOptions;
@@ -233,6 +250,9 @@ export class VoiceConnection {
   private readonly streams = new Set<{ userId: string | null; stream: FrameStream }>();
   private readonly watchers = new Set<Watcher>();
   private readonly unsubscribe: (() => void)[] = [];
+  /** While joining again after the room was lost: frames are not sent. */
+  private rejoining = false;
+  private readonly listeners = new Map<keyof VoiceConnectionEvents, Set<(payload: never) => void>>();
 
   /** @internal use joinVoice() */
   constructor(gateway: Gateway, channelId: string, participants: S.VoiceParticipant[]) {
@@ -258,6 +278,9 @@ export class VoiceConnection {
       }),
       // The server has put the socket in the new room: ask to listen there, learn who is in it.
       gateway.on("voice:existing", () => (this.moving ? this.arrived() : undefined)),
+      gateway.on("voice:error", ({ error }) => {
+        if (isVoiceRoomLost(error) && !this.left && !this.moving && !this.rejoining) void this.rejoin(error);
+      }),
       gateway.on("voice:force-leave", () => this.close()),
       gateway.on("voice:force-disconnect", () => this.close()),
       // After a reconnect the socket is new and in no voice room: join again, listen again, and go on playing.
@@ -273,6 +296,59 @@ export class VoiceConnection {
 
   get active(): boolean {
     return !this.left;
+  }
+
+  /** Whether the connection is joining again after the room was lost (`reconnecting` .. `reconnected`). */
+  get reconnecting(): boolean {
+    return this.rejoining;
+  }
+
+  /** Listens to `reconnecting` or `reconnected`; returns a function that stops listening. */
+  on<E extends keyof VoiceConnectionEvents>(event: E, listener: VoiceListener<E>): () => void {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(listener as (payload: never) => void);
+    return () => set.delete(listener as (payload: never) => void);
+  }
+
+  private fire<E extends keyof VoiceConnectionEvents>(event: E, payload: VoiceConnectionEvents[E]): void {
+    for (const listener of [...(this.listeners.get(event) ?? [])]) {
+      try {
+        (listener as VoiceListener<E>)(payload);
+      } catch {
+        // A bot's listener that throws does not stop the rejoin.
+      }
+    }
+  }
+
+  /**
+   * Joins the channel again after the server said the room is gone, with backoff, until back or
+   * left; listens again if wanted. A drop of the whole gateway is its own reconnect (`onResume`).
+   */
+  private async rejoin(reason: string): Promise<void> {
+    this.rejoining = true;
+    const lostAt = now();
+    try {
+      for (let attempt = 1; !this.left; attempt++) {
+        const delayMs = rejoinDelayMs(attempt);
+        this.fire("reconnecting", { reason, attempt, delayMs });
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        if (this.left) return;
+        try {
+          const ack = await this.gateway.emit("voice:join", { channelId: this.channelId });
+          this.setParticipants(ack.participants);
+          if (this.wantsToListen) await this.gateway.emit("voice:listen", { channelId: this.channelId, listening: true });
+        } catch (error) {
+          reason = error instanceof Error ? error.message : String(error);
+          continue;
+        }
+        this.rejoining = false;
+        this.fire("reconnected", { attempts: attempt, downtimeMs: Math.round(now() - lostAt) });
+        return;
+      }
+    } finally {
+      this.rejoining = false;
+    }
   }
 
   /** Whether the bot asked to hear the room's people (and has not stopped). */
@@ -364,10 +440,11 @@ export class VoiceConnection {
           start += lag; // a stall: move the schedule rather than send the backlog at once
           stats.resyncs++;
         } else if (lag > frameMs) stats.lateFrames++;
+        stats.audioMs += durationMs(frame.byteLength, format);
+        if (this.rejoining) continue; // due while out of the room: dropped, the schedule goes on
         this.gateway.send("bot:audio-data", { channelId: this.channelId, pcm: frame, sampleRate: format.sampleRate, channels: format.channels }, { dropWhileDisconnected: true });
         stats.frames++;
         stats.bytes += frame.byteLength;
-        stats.audioMs += durationMs(frame.byteLength, format);
       }
     } finally {
       this.speaking(false);

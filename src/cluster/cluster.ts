@@ -52,7 +52,7 @@ export async function joinCluster(redisUrl: string, log: Logger, onRedisError?: 
     nodeId,
     adapter,
     shared,
-    voiceHomes: redisVoiceHomes(redis.client, nodeId, log),
+    voiceHomes: redisVoiceHomes(redis.client, nodeId, log, () => shared.sweepNow()),
     voiceStates: redisVoiceStates(redis.client, nodeId),
     redis: redis.availability,
     ping: () => redis.client.ping(),

@@ -27,7 +27,8 @@ import { redisRateLimiter } from "./redis-rate-limiter.ts";
  */
 const CONN = "hearth:conn";
 const ACTIVITY = "hearth:activity";
-const NODES = "hearth:nodes";
+/** The set of announced nodes' ids. */
+export const NODES = "hearth:nodes";
 const SIGNALS = "hearth:signals";
 /** A node is alive while this key exists (its heartbeat renews it); its value is the node's address. */
 export const nodeKey = (id: string) => `hearth:node:${id}`;
@@ -112,6 +113,8 @@ export interface RedisSharedState extends SharedState {
   start(url: string): Promise<void>;
   /** Runs `handler` with the id of each dead node this node sweeps (once over the cluster). */
   onNodeLost(handler: (nodeId: string) => void): void;
+  /** Sweeps dead nodes now, not at the next heartbeat (a voice home found dead: src/cluster/voice-homes.ts). */
+  sweepNow(): Promise<void>;
   /** Stops the heartbeat and withdraws this node's connections (a clean stop). */
   stop(): Promise<void>;
 }
@@ -312,6 +315,7 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
     onNodeLost(handler) {
       nodeLostHandlers.push(handler);
     },
+    sweepNow: () => sweep(),
     async othersAlive() {
       return (await liveNodes()).alive.some((id) => id !== nodeId);
     },

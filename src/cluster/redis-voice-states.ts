@@ -16,15 +16,31 @@ const REMOVE = `local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if raw and cjson.decode(raw).node == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0`;
 
+/** Deletes, from one server's hash, the entries the node ARGV[1] wrote; answers their channel ids. */
+const TAKE_NODE = `local taken = {}
+local flat = redis.call('HGETALL', KEYS[1])
+for i = 1, #flat, 2 do
+  local ok, entry = pcall(cjson.decode, flat[i + 1])
+  if ok and type(entry) == 'table' and entry.node == ARGV[1] then
+    redis.call('HDEL', KEYS[1], flat[i])
+    table.insert(taken, flat[i])
+  end
+end
+return taken`;
+
 interface Entry {
   node: string;
   state: VoiceChannelState;
 }
 
-type Scripted = Redis & { hearthVoiceStateRemove(key: string, channelId: string, nodeId: string): Promise<number> };
+type Scripted = Redis & {
+  hearthVoiceStateRemove(key: string, channelId: string, nodeId: string): Promise<number>;
+  hearthVoiceStatesTakeNode(key: string, nodeId: string): Promise<string[]>;
+};
 
 export function redisVoiceStates(redis: Redis, nodeId: string): VoiceStates {
   redis.defineCommand("hearthVoiceStateRemove", { numberOfKeys: 1, lua: REMOVE });
+  redis.defineCommand("hearthVoiceStatesTakeNode", { numberOfKeys: 1, lua: TAKE_NODE });
   const scripted = redis as Scripted;
   return {
     async put(serverId, state) {
@@ -46,6 +62,19 @@ export function redisVoiceStates(redis: Redis, nodeId: string): VoiceStates {
       const addresses = nodes.length ? await redis.mget(nodes.map(nodeKey)) : [];
       const alive = new Set(nodes.filter((_, i) => addresses[i] !== null));
       return entries.filter((entry) => alive.has(entry.node)).map((entry) => entry.state);
+    },
+    async takeRoomsOf(deadNodeId) {
+      const rooms: { serverId: string; channelId: string }[] = [];
+      const prefix = statesKey("");
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 200);
+        cursor = next;
+        for (const key of keys) {
+          for (const channelId of await scripted.hearthVoiceStatesTakeNode(key, deadNodeId)) rooms.push({ serverId: key.slice(prefix.length), channelId });
+        }
+      } while (cursor !== "0");
+      return rooms;
     },
   };
 }

@@ -2,7 +2,8 @@ import type { Redis } from "ioredis";
 import type { VoiceHomes } from "../gateway/voice-proxy.ts";
 import type { CallRecords, LostCall } from "../domain/dms/dm-calls.ts";
 import type { Logger } from "../log.ts";
-import { NODE_TTL_MS } from "./redis-shared-state.ts";
+import { NODE_TTL_MS, NODES } from "./redis-shared-state.ts";
+import { refusesConnections } from "./refuses-connections.ts";
 
 /**
  * Which node holds each voice room and DM call (docs/audio.md, "Several nodes"):
@@ -52,7 +53,21 @@ local url = redis.call('GET', ARGV[3] .. home)
 if not url then return {} end
 return {channel, url}`;
 
+/**
+ * Declares dead the node announced at ARGV[2] (its heartbeat key deleted, compare-and-delete on
+ * the address, so a node that registered again since is left alone; never this node, ARGV[3]);
+ * returns its id or ''.
+ */
+const NODE_DOWN = `for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if id ~= ARGV[3] and redis.call('GET', ARGV[1] .. id) == ARGV[2] then
+    redis.call('DEL', ARGV[1] .. id)
+    return id
+  end
+end
+return ''`;
+
 type Scripted = Redis & {
+  hearthNodeDown(nodes: string, nodePrefix: string, url: string, self: string): Promise<string>;
   hearthVoiceFind(key: string, nodeId: string, nodePrefix: string): Promise<string>;
   hearthVoiceClaim(key: string, nodeId: string, ttl: number, nodePrefix: string): Promise<[string, string]>;
   hearthVoiceUserLeft(key: string, channelId: string): Promise<number>;
@@ -67,7 +82,13 @@ export type ClusterHomes = VoiceHomes &
     takeCallsOf(nodeId: string): Promise<LostCall[]>;
   };
 
-export function redisVoiceHomes(redis: Redis, nodeId: string, log: Logger): ClusterHomes {
+
+/**
+ * `sweep`: runs the sweep of dead nodes now (their connections, rooms' voice states and calls
+ * released, src/cluster/redis-shared-state.ts) once a home has been found dead.
+ */
+export function redisVoiceHomes(redis: Redis, nodeId: string, log: Logger, sweep: () => Promise<void> = async () => {}): ClusterHomes {
+  redis.defineCommand("hearthNodeDown", { numberOfKeys: 1, lua: NODE_DOWN });
   redis.defineCommand("hearthVoiceClaim", { numberOfKeys: 1, lua: CLAIM });
   redis.defineCommand("hearthVoiceFind", { numberOfKeys: 1, lua: FIND });
   redis.defineCommand("hearthVoiceUserLeft", { numberOfKeys: 1, lua: USER_LEFT });
@@ -96,6 +117,16 @@ export function redisVoiceHomes(redis: Redis, nodeId: string, log: Logger): Clus
       const found = await scripted.hearthVoiceUserRoom(userKey(userId), nodeId, homeKey("voice:"), NODE_PREFIX);
       if (found.length !== 2) return null;
       return { channelId: found[0], url: found[1] || null };
+    },
+    async homeUnreachable(url) {
+      if (!(await refusesConnections(url))) return false;
+      const dead = await scripted.hearthNodeDown(NODES, NODE_PREFIX, url, nodeId);
+      // '' : no living node announces that address any more (another node declared it dead first).
+      if (!dead) return true;
+      log.warn("cluster node refuses connections: declared dead before its heartbeat ran out", { node: dead, url });
+      // Its rooms are claimable already (its key is gone); what it held is released meanwhile.
+      sweep().catch((error: Error) => log.warn("sweep after a lost home failed", { error: error.message }));
+      return true;
     },
     callHeld(callId, memberIds) {
       redis.hset(callsKey(nodeId), callId, JSON.stringify(memberIds)).catch(recordFailed);

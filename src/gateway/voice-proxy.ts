@@ -32,6 +32,12 @@ export interface VoiceHomes {
   userLeft(userId: string, channelId: string): Promise<void>;
   /** The voice channel the user is in, with its living home's address (null when this node). */
   userRoom(userId: string): Promise<{ channelId: string; url: string | null } | null>;
+  /**
+   * A link to the home at `url` failed or dropped: whether that node is dead (it refuses
+   * connections). If so it is declared dead at once, not when its heartbeat runs out, so its
+   * rooms can be claimed again and what it held is released (docs/audio.md, "Several nodes").
+   */
+  homeUnreachable(url: string): Promise<boolean>;
 }
 
 /** The client events that belong to a voice room (the ones that answer `voice:error`). */
@@ -106,6 +112,11 @@ const handoverOf = (payload: unknown): Handover | undefined => {
 export class VoiceRelay {
   /** Each client socket's links, by home address. */
   private readonly links = new Map<string, Map<string, Link>>();
+  /**
+   * Client sockets whose room's home just dropped, until they are told (`voice:error`): their
+   * frames are dropped meanwhile, not each refused.
+   */
+  private readonly losingHome = new Set<string>();
   /** The home address of the voice room each client socket is relayed to. */
   private readonly voiceHomeOf = new Map<string, string>();
   private readonly renewal: ReturnType<typeof setInterval>;
@@ -136,7 +147,8 @@ export class VoiceRelay {
       (wrapped as Record<string, ClientEventHandler>)[event] = async (socket, payload) => {
         // What arrives on a link is for this node: it is the home (no relaying twice).
         if (socket.data.voiceLink) return this.here(event, handler, socket, payload);
-        if (event === "voice:join") return this.join(socket, payload, handler);
+        if (event === "voice:join") return this.joinOnce(socket, payload, handler);
+        if (isFrame(event) && this.losingHome.has(socket.id)) return {};
         const home = isVoiceEvent(event) ? await this.voiceHome(socket, event, payload) : await this.callHome(event, payload);
         if (home === null) return this.here(event, handler, socket, payload);
         return this.pass(socket, await this.link(socket, home), event, payload);
@@ -191,6 +203,7 @@ export class VoiceRelay {
   /** The client's socket closed: so do its links. */
   disconnected(socketId: string): void {
     this.voiceHomeOf.delete(socketId);
+    this.losingHome.delete(socketId);
     for (const link of this.links.get(socketId)?.values() ?? []) this.close(link);
     this.links.delete(socketId);
   }
@@ -241,6 +254,16 @@ export class VoiceRelay {
       return this.relayTo(socket, home, prior?.sameSocket === true, async () => this.pass(socket, await this.link(socket, home), "voice:join", payload));
     }
     return this.joinAcross(socket, channelId, home, prior);
+  }
+
+  /** A join that met a dead home (declared dead on the way) is made once more: the room is free to claim now. */
+  private async joinOnce(socket: GatewaySocket, payload: unknown, handler: ClientEventHandler) {
+    try {
+      return await this.join(socket, payload, handler);
+    } catch (error) {
+      if (!(error instanceof HomeLost)) throw error;
+      return this.join(socket, payload, handler);
+    }
   }
 
   /** Where the user of `socket` is in voice: the room's home (null: here), and whether it is this very socket. */
@@ -362,10 +385,17 @@ export class VoiceRelay {
       if (link.closing || !client.connected) return;
       // The home went away: the client is out of what it held, and may join again (a new home is chosen).
       this.log.warn("voice link lost", { socketId: client.id, url });
-      if (this.voiceHomeOf.get(client.id) === url) {
-        this.voiceHomeOf.delete(client.id);
-        client.emit("voice:error", { error: "The voice room's node went away; join again" });
-      }
+      if (this.voiceHomeOf.get(client.id) !== url) return;
+      this.voiceHomeOf.delete(client.id);
+      this.losingHome.add(client.id);
+      // Told once the home is known dead (or not), so that the client's join again finds the room free.
+      void this.homes
+        .homeUnreachable(url)
+        .catch(() => false)
+        .then(() => {
+          this.losingHome.delete(client.id);
+          client.emit("voice:error", { error: HOME_WENT_AWAY });
+        });
     });
     try {
       await new Promise<void>((resolve, reject) => {
@@ -378,6 +408,7 @@ export class VoiceRelay {
       this.close(link);
       if (this.voiceHomeOf.get(client.id) === url) this.voiceHomeOf.delete(client.id);
       this.log.warn("voice link failed", { url, error: error instanceof Error ? error.message : String(error) });
+      if (await this.homes.homeUnreachable(url).catch(() => false)) throw new HomeLost();
       client.emit("voice:error", { error: LINK_REFUSED });
       throw new LinkRefused();
     }
@@ -417,6 +448,7 @@ function accepted(answer: LinkAnswer): LinkAnswer {
 }
 
 const LINK_REFUSED = "The node holding this room cannot be reached; try again";
+const HOME_WENT_AWAY = "The voice room's node went away; join again";
 
 /** A voice link that could not open (the client has been told with `voice:error`). */
 class LinkRefused extends ApiError {
@@ -424,3 +456,6 @@ class LinkRefused extends ApiError {
     super(503, LINK_REFUSED);
   }
 }
+
+/** A voice link that could not open because its node is dead, now declared so: a join is made again. */
+class HomeLost extends LinkRefused {}

@@ -45,7 +45,7 @@ function VoiceBar() {
   return (
     <section class="connection-bar" aria-label="Voice connection">
       <div class="connection-text">
-        <strong class={voice.status.value === "connected" ? "ok" : undefined}>{voice.status.value === "connected" ? "Voice connected" : "Connecting…"}</strong>
+        <strong class={voice.status.value === "connected" ? "ok" : undefined}>{voice.status.value === "connected" ? "Voice connected" : voice.status.value === "reconnecting" ? "Reconnecting…" : "Connecting…"}</strong>
         <a href={`/channels/${channel.serverId}/${channel.id}`} class="small">
           {channel.name}
         </a>

@@ -83,6 +83,11 @@ function Joined({ ctx, soundboard, setSoundboard, canSoundboard, premium }: {
           Connecting…
         </p>
       )}
+      {session.status.value === "reconnecting" && (
+        <p class="notice" role="status" aria-label="Reconnecting to voice">
+          Reconnecting…
+        </p>
+      )}
       {session.notice.value && (
         <p class="notice" role="status">
           {session.notice.value}

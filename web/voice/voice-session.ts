@@ -4,9 +4,14 @@
  * push-to-talk), people's voices over a WebRTC mesh (`voice:signal`), bots' PCM frames played
  * by the audio worklet, the frames sent to bots that listen (`voice:audio-data`), meetings,
  * moderation and the soundboard. One voice channel at a time, as the server allows.
+ *
+ * The room lost without the reader choosing to leave (the gateway dropped and comes back, or
+ * the node holding the room died: `voice:error`, docs/audio.md "Several nodes"): the page shows
+ * "Reconnecting…" and joins the same channel again by itself, with backoff, keeping the
+ * microphone; a gateway closed for good ends voice as before.
  */
 import { batch, computed, effect, signal } from "@preact/signals";
-import type { ClientEventName, Gateway, GatewayEventName, Listener, PayloadArgs } from "../../sdk/src/client.ts";
+import { isVoiceRoomLost, rejoinDelayMs, type ClientEventName, type Gateway, type GatewayEventName, type Listener, type PayloadArgs } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import type { AudioEngine } from "../audio/audio-engine.ts";
 import { Microphone } from "./microphone.ts";
@@ -31,7 +36,7 @@ const LIVE = { dropWhileDisconnected: true };
 
 export class VoiceSession {
   readonly channel = signal<VoiceChannelInfo | null>(null);
-  readonly status = signal<"idle" | "joining" | "connected">("idle");
+  readonly status = signal<"idle" | "joining" | "connected" | "reconnecting">("idle");
   readonly participants = signal<VoiceParticipant[]>([]);
   /** The last refusal (`voice:error`, or a request that failed). */
   readonly error = signal<string | null>(null);
@@ -86,11 +91,14 @@ export class VoiceSession {
       const me = this.me.value;
       this.engine.setDeafened(Boolean(me && (me.deafened || me.serverDeafened)));
     });
-    // A lost connection takes the socket out of voice on the server: say so.
+    // A lost connection takes the socket out of voice on the server: joined again once it is back, unless it is gone for good.
     const lost = () => {
       if (this.status.peek() !== "idle") this.end("You lost the connection to the server, so you left voice.");
     };
-    this.gateway.on("disconnected", lost);
+    this.gateway.on("disconnected", ({ willReconnect }) => (willReconnect ? this.roomLost() : lost()));
+    this.gateway.on("resumed", () => {
+      if (this.status.peek() === "reconnecting") void this.rejoin();
+    });
     this.gateway.on("closed", lost);
   }
 
@@ -142,6 +150,53 @@ export class VoiceSession {
     this.connectPeople();
     const track = await this.mic.open(this.engine);
     if (this.channel.value === channel) this.mesh.setTrack(track);
+  }
+
+  /** Out of the room without leaving: "Reconnecting…", the people's connections dropped, the microphone kept. */
+  private roomLost(): void {
+    if (this.status.peek() === "idle" || this.status.peek() === "reconnecting") return;
+    this.mesh.close();
+    this.mesh = this.newMesh();
+    for (const id of this.engine.speakerIds()) this.engine.detach(id);
+    this.speakingSent = false;
+    batch(() => {
+      this.participants.value = [];
+      this.status.value = "reconnecting";
+    });
+    if (this.gateway.connected) void this.rejoin();
+  }
+
+  private rejoining = false;
+  /** Joins the same channel again, with backoff, while the page is reconnecting to it (a leave or another join stops it). */
+  private async rejoin(): Promise<void> {
+    const channel = this.channel.peek();
+    if (this.rejoining || !channel) return;
+    this.rejoining = true;
+    try {
+      for (let attempt = 1; this.status.peek() === "reconnecting" && this.channel.peek() === channel; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, rejoinDelayMs(attempt)));
+        if (this.status.peek() !== "reconnecting" || this.channel.peek() !== channel) return;
+        // While the gateway is down it comes back on `resumed`.
+        if (!this.gateway.connected) return;
+        let participants: VoiceParticipant[];
+        try {
+          participants = (await this.gateway.emit("voice:join", { channelId: channel.id })).participants;
+        } catch {
+          continue;
+        }
+        if (this.status.peek() !== "reconnecting" || this.channel.peek() !== channel) return;
+        batch(() => {
+          this.error.value = null;
+          this.participants.value = participants;
+          this.status.value = "connected";
+        });
+        this.connectPeople();
+        this.mesh.setTrack(this.mic.track);
+        return;
+      }
+    } finally {
+      this.rejoining = false;
+    }
   }
 
   /** Offers to every person already in the room (this page arrived after them). */
@@ -267,8 +322,11 @@ export class VoiceSession {
     on("voice:error", (p) => {
       // Once out of voice (another device took over, a moderator disconnected us), a refusal of
       // something sent just before (a speaking update, a frame) is no news: the status says it.
-      if (this.status.value === "idle") return;
-      if (typeof p.error === "string") this.error.value = p.error;
+      if (this.status.value === "idle" || this.status.value === "reconnecting") return;
+      if (typeof p.error !== "string") return;
+      // The room is gone (its node died): not a refusal to show, a room to join again.
+      if (this.status.value === "connected" && isVoiceRoomLost(p.error)) return this.roomLost();
+      this.error.value = p.error;
     });
     on("voice:force-leave", () => this.end("You joined voice from another device, so you left here."));
     on("voice:force-disconnect", (p) => this.end(p.reason === "Disconnected by a moderator" ? "A moderator disconnected you from voice." : String(p.reason)));

@@ -76,6 +76,20 @@ export class VoiceOccupants implements VoiceRoomChanges {
     return open.flatMap((channelId) => byChannel.get(channelId) ?? []);
   }
 
+  /**
+   * Cluster mode: a dead node's rooms, gone with it (src/cluster/redis-voice-states.ts
+   * `takeRoomsOf`): each is shown empty to those who can see it. A room someone joined again
+   * since is written by its new home, which tells its own state.
+   */
+  async homeLost(nodeId: string): Promise<void> {
+    for (const { serverId, channelId } of (await this.states.takeRoomsOf?.(nodeId)) ?? []) {
+      const channel = await this.store.channels.findById(channelId);
+      // Checked last: a new home that took the room over meanwhile has told (or will tell) its state.
+      if (!channel || (await this.states.ofServer(serverId)).some((state) => state.channel_id === channelId)) continue;
+      await this.members.publishAboutChannel(channel, "voice:channel-update", { server_id: serverId, channel_id: channelId, occupants: [], audience_count: 0 });
+    }
+  }
+
   private flush(channelId: string, room: RoomUpdates): void {
     room.last = performance.now();
     room.chain = room.chain

@@ -14,6 +14,8 @@ export interface VoiceStates {
   remove(serverId: string, channelId: string): Promise<void>;
   /** The server's rooms with someone in them, as their homes last wrote them. */
   ofServer(serverId: string): Promise<VoiceChannelState[]>;
+  /** Cluster mode: removes the snapshots a dead node wrote, once; answers their rooms. */
+  takeRoomsOf?(nodeId: string): Promise<{ serverId: string; channelId: string }[]>;
 }
 
 /** One node: it holds every room, so its memory is the whole answer. */

@@ -1,0 +1,50 @@
+/**
+ * Issue 45, point 7 in the browser (docs/audio.md, "Several nodes"; docs/web.md, "Voice"): the
+ * page's voice room lost without the person leaving is joined again by itself, with a visible
+ * "Reconnecting…" status. In cluster mode that is the room's home node dying; here, on one node,
+ * the room is lost another way: the server closes the page's socket (it takes it out of voice),
+ * and the gateway connects again. The cluster path (`voice:error`, the room's node went away)
+ * is covered for the SDK by test/faults/voice-home-killed.fault.ts.
+ */
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { rooms } from "../../../src/domain/shared/events.ts";
+import { eventually, startWebSuite, type WebSuite } from "./harness.ts";
+import { closePages, controls, joinVoice, room, tile, voiceServer } from "./voice-helpers.ts";
+
+let suite: WebSuite;
+beforeAll(async () => {
+  suite = await startWebSuite({ media: true });
+});
+afterAll(async () => {
+  await suite.stop();
+});
+afterEach(async () => {
+  await closePages(suite);
+});
+
+test("the room lost without leaving: Reconnecting… (an accessible status), then back in the same room by itself", async () => {
+  const person = await suite.person({ name: "rejo" });
+  const { serverId, channelId } = await voiceServer(suite, person);
+  await joinVoice(person, serverId, channelId);
+  await tile(person.page, `${person.username} (you)`).waitFor();
+  const inRoom = async () => (await suite.server.app.io.in(rooms.voice(channelId)).fetchSockets()).length;
+  await eventually(async () => expect(await inRoom()).toBe(1));
+
+  const statuses: string[] = [];
+  await person.page.exposeFunction("noteStatus", (text: string) => statuses.push(text));
+  // Watched in the page (a string: this file is typed without the DOM): the status may last only a moment.
+  await person.page.evaluate(`new MutationObserver(() => {
+    const status = document.querySelector('[role="status"][aria-label="Reconnecting to voice"]');
+    if (status) window.noteStatus(status.textContent ?? "");
+  }).observe(document.body, { subtree: true, childList: true })`);
+  const [socket] = await suite.server.app.io.in(rooms.user(person.id)).fetchSockets();
+  socket!.disconnect(true);
+
+  // Back in the room by itself: the server holds the page's new socket in it, the page shows its tile again.
+  await eventually(async () => expect(await inRoom()).toBe(1), 15_000);
+  await tile(person.page, `${person.username} (you)`).waitFor();
+  await controls(person.page, "Lounge").waitFor();
+  await room(person.page, "Lounge").getByRole("button", { name: "Join voice" }).waitFor({ state: "detached" });
+  expect(statuses.some((text) => text.includes("Reconnecting…"))).toBe(true);
+  expect(await person.page.getByRole("status", { name: "Reconnecting to voice" }).count()).toBe(0);
+});
