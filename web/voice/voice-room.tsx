@@ -99,7 +99,12 @@ function Joined({ ctx, soundboard, setSoundboard, canSoundboard, premium }: {
           {bots.length === 1 ? "this bot" : "these bots"} while you talk.
         </p>
       )}
-      {ctx.meeting ? <MeetingLists participants={participants} ctx={ctx} /> : <Tiles label="In voice" participants={participants} ctx={ctx} />}
+      {/* While reconnecting the room's list is not known: no "Nobody" under "Reconnecting…". */}
+      {session.status.value === "reconnecting" ? null : ctx.meeting ? (
+        <MeetingLists participants={participants} ctx={ctx} />
+      ) : (
+        <Tiles label="In voice" participants={participants} ctx={ctx} />
+      )}
       {session.unreachable.value > 0 && (
         <p class="muted small">
           {session.unreachable.value} more {session.unreachable.value === 1 ? "person is" : "people are"} here than a peer-to-peer room connects to; you do not hear them.

@@ -39,6 +39,8 @@ test("the room lost without leaving: Reconnecting… (an accessible status), the
   }).observe(document.body, { subtree: true, childList: true })`);
   const [socket] = await suite.server.app.io.in(rooms.user(person.id)).fetchSockets();
   socket!.disconnect(true);
+  await person.page.getByRole("status", { name: "Reconnecting to voice" }).waitFor({ timeout: 5_000 }).catch(() => {});
+  await suite.shot(person.page, "voice-rejoin-1-reconnecting");
 
   // Back in the room by itself: the server holds the page's new socket in it, the page shows its tile again.
   await eventually(async () => expect(await inRoom()).toBe(1), 15_000);
@@ -46,5 +48,7 @@ test("the room lost without leaving: Reconnecting… (an accessible status), the
   await controls(person.page, "Lounge").waitFor();
   await room(person.page, "Lounge").getByRole("button", { name: "Join voice" }).waitFor({ state: "detached" });
   expect(statuses.some((text) => text.includes("Reconnecting…"))).toBe(true);
+  await suite.shot(person.page, "voice-rejoin-2-back");
+  await suite.shot(person.page, "voice-rejoin-3-back-phone", { phone: true });
   expect(await person.page.getByRole("status", { name: "Reconnecting to voice" }).count()).toBe(0);
 });
