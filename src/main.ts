@@ -1,5 +1,6 @@
 import { createApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { TlsFileError } from "./http/listeners.ts";
 import { createLogger } from "./log.ts";
 import { SchemaTooNewError } from "./store/database.ts";
 import { SecretsKeyError } from "./store/secret-box.ts";
@@ -21,7 +22,7 @@ let app;
 try {
   app = await createApp(config, { logger: log });
 } catch (error) {
-  if (error instanceof SchemaTooNewError || error instanceof SecretsKeyError) {
+  if (error instanceof SchemaTooNewError || error instanceof SecretsKeyError || error instanceof TlsFileError) {
     log.error(error.message);
     process.exit(1);
   }
@@ -55,3 +56,5 @@ async function shutdown(signal: string) {
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+// SIGHUP (`systemctl reload`, a certbot deploy hook): the TLS certificate is read again (docs/operations.md, "TLS").
+process.on("SIGHUP", () => app!.reloadTls());

@@ -33,7 +33,7 @@ export async function startProcess(env: Record<string, string>): Promise<HearthP
     const decoder = new TextDecoder();
     for await (const chunk of proc.stdout) {
       output += decoder.decode(chunk, { stream: true });
-      const url = /listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
+      const url = /listening on (https?:\/\/[^\s"]+)/.exec(output)?.[1];
       if (url) listening.resolve(url);
     }
     await stderrRead;
