@@ -180,7 +180,7 @@ describe("serving TLS directly", () => {
     } finally {
       hearth.proc.kill("SIGKILL");
     }
-  });
+  }, 20_000);
 
   test("an unreadable or mismatched pair at start: a clear error naming the file, exit 1", async () => {
     const run = async (env: Record<string, string>) => {
@@ -203,5 +203,5 @@ describe("serving TLS directly", () => {
     const half = await run({ TLS_CERT_FILE: file("first.crt") });
     expect(half.code).toBe(1);
     expect(half.out).toContain("TLS_CERT_FILE is set without TLS_KEY_FILE");
-  });
+  }, 30_000);
 });
