@@ -226,7 +226,10 @@ export class NativeAudioRelay {
     });
   }
 
-  /** The Bun server, for publishing from a sender that is not on a websocket. */
+  /**
+   * The Bun server, for publishing from a sender that is not on a websocket: the app's listener
+   * set (src/http/listeners.ts), which the engine passes with each connection.
+   */
   setServer(server: BunServer<unknown>): void {
     this.bunServer = server;
   }

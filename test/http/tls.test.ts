@@ -168,6 +168,65 @@ describe("serving TLS directly", () => {
     }
   }, 30_000);
 
+  test("voice frames after a reload: a bot on the old listener reaches listeners on both, and not itself", async () => {
+    serve("first");
+    const hearth = await startProcess({ DATA_DIR: file("voice"), TLS_CERT_FILE: served.cert, TLS_KEY_FILE: served.key, LOG_FORMAT: "json" });
+    const sockets: ClientSocket[] = [];
+    const connect = async (token: string) => {
+      const socket = await gatewayClient(hearth.url, token);
+      sockets.push(socket);
+      return socket;
+    };
+    try {
+      const register = async (username: string) => {
+        const res = await api(hearth.url, "POST", "/api/v1/auth/register", undefined, { username, email: `${username}@example.test`, password: `${username}-password` });
+        expect(res.status).toBe(201);
+        return res.body.token as string;
+      };
+      const owner = await register("voice_owner");
+      const member = await register("voice_member");
+      const serverId = (await api(hearth.url, "POST", "/api/v1/servers", owner, { name: "Voice" })).body.id as string;
+      const invite = await api(hearth.url, "POST", `/api/v1/servers/${serverId}/invites`, owner, {});
+      expect((await api(hearth.url, "POST", `/api/v1/servers/join/${invite.body.code}`, member)).status).toBe(200);
+      const voice = await api(hearth.url, "POST", `/api/v1/channels/${serverId}`, owner, { name: "Lounge", type: "voice" });
+      expect(voice.status).toBe(201);
+      const channelId = voice.body.id as string;
+      const app = await api(hearth.url, "POST", "/api/v1/oauth2/applications", owner, { name: "Speaker", description: "plays frames" });
+      expect(app.status).toBe(201);
+      expect((await api(hearth.url, "POST", `/api/v1/oauth2/applications/${app.body.application.id}/servers/${serverId}`, owner, {})).status).toBeLessThan(300);
+      const joinVoice = async (socket: ClientSocket) => expect((await socket.emitWithAck("voice:join", { channelId })).ok).toBe(true);
+
+      // The bot and the owner connect before the reload (to the first listener), the member after it.
+      const bot = await connect(app.body.bot_token);
+      const early = await connect(owner);
+      hearth.proc.kill("SIGHUP");
+      await waitUntil(() => lines(hearth).some((line) => line.msg === "tls reloaded"));
+      const late = await connect(member);
+      for (const socket of [bot, early, late]) await joinVoice(socket);
+      const frames = (socket: ClientSocket) => {
+        const got: number[] = [];
+        socket.on("bot:audio-data", (payload: { pcm: ArrayBuffer | Uint8Array }) => got.push(new Uint8Array(payload.pcm as ArrayBuffer)[0]!));
+        return got;
+      };
+      const atEarly = frames(early);
+      const atLate = frames(late);
+      const atBot = frames(bot);
+      for (let n = 0; n < 10; n++) {
+        const pcm = new Uint8Array(3840).fill(n);
+        bot.emit("bot:audio-data", { channelId, pcm });
+        await Bun.sleep(20);
+      }
+      await waitUntil(() => atEarly.length >= 10 && atLate.length >= 10);
+      const sent = Array.from({ length: 10 }, (_, n) => n);
+      expect(atEarly).toEqual(sent);
+      expect(atLate).toEqual(sent);
+      expect(atBot).toEqual([]);
+    } finally {
+      for (const socket of sockets) socket.close();
+      hearth.proc.kill("SIGKILL");
+    }
+  }, 30_000);
+
   test("SIGHUP without TLS logs that there is nothing to reload and goes on serving", async () => {
     const hearth = await startProcess({ DATA_DIR: file("plain"), LOG_FORMAT: "json" });
     try {
