@@ -54,7 +54,7 @@ function peerCommonName(port: number): Promise<string> {
     const socket = tlsConnect({ host: "127.0.0.1", port, ca, servername: "localhost" }, () => {
       const cn = socket.getPeerCertificate().subject.CN;
       socket.end();
-      resolve(Array.isArray(cn) ? cn[0]! : cn);
+      resolve((Array.isArray(cn) ? cn[0] : cn) ?? "");
     });
     socket.on("error", reject);
   });
