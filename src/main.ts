@@ -1,4 +1,4 @@
-import { createApp } from "./app.ts";
+import { createApp, type App } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { TlsFileError } from "./http/listeners.ts";
 import { createLogger } from "./log.ts";
@@ -18,7 +18,15 @@ try {
 }
 
 const log = createLogger(config.logLevel, config.logFormat === "text");
-let app;
+let app: App | undefined;
+// SIGHUP (`systemctl reload`, a certbot deploy hook): the TLS certificate is read again
+// (docs/operations.md, "TLS"). One that comes while starting is done once listening: the files
+// may have changed after they were read, and the signal must not end the process.
+let hangupWhileStarting = false;
+process.on("SIGHUP", () => {
+  if (app) app.reloadTls();
+  else hangupWhileStarting = true;
+});
 try {
   app = await createApp(config, { logger: log });
 } catch (error) {
@@ -28,6 +36,7 @@ try {
   }
   throw error;
 }
+if (hangupWhileStarting) app.reloadTls();
 log.info(`Hearth listening on ${app.url} (REST under /api/v1, gateway at /socket.io/)`, {
   host: config.host,
   port: app.port,
@@ -56,5 +65,3 @@ async function shutdown(signal: string) {
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
-// SIGHUP (`systemctl reload`, a certbot deploy hook): the TLS certificate is read again (docs/operations.md, "TLS").
-process.on("SIGHUP", () => app!.reloadTls());
