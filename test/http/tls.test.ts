@@ -168,9 +168,9 @@ describe("serving TLS directly", () => {
     }
   }, 30_000);
 
-  test("voice frames after a reload: a bot on the old listener reaches listeners on both, and not itself", async () => {
+  test("voice frames after a reload: a bot on the old listener reaches listeners on both, and not itself; a trusted proxy naming no scheme is taken to have used https", async () => {
     serve("first");
-    const hearth = await startProcess({ DATA_DIR: file("voice"), TLS_CERT_FILE: served.cert, TLS_KEY_FILE: served.key, LOG_FORMAT: "json" });
+    const hearth = await startProcess({ DATA_DIR: file("voice"), TLS_CERT_FILE: served.cert, TLS_KEY_FILE: served.key, LOG_FORMAT: "json", TRUST_PROXY: "loopback" });
     const sockets: ClientSocket[] = [];
     const connect = async (token: string) => {
       const socket = await gatewayClient(hearth.url, token);
@@ -183,6 +183,9 @@ describe("serving TLS directly", () => {
         expect(res.status).toBe(201);
         return res.body.token as string;
       };
+      // A trusted proxy that names the host but not the scheme: the scheme of its connection, https.
+      const proxied = await fetch(`${hearth.url}/api/v1`, { headers: { "x-forwarded-for": "203.0.113.8", "x-forwarded-host": "chat.example.org" }, tls: { ca } });
+      expect(((await proxied.json()) as { gateway: { url: string } }).gateway.url).toBe("https://chat.example.org");
       const owner = await register("voice_owner");
       const member = await register("voice_member");
       const serverId = (await api(hearth.url, "POST", "/api/v1/servers", owner, { name: "Voice" })).body.id as string;
