@@ -1,0 +1,325 @@
+/**
+ * The REST client's rate-limit queues (docs/operations.md "Rate limits", sdk/README.md "Rate
+ * limits"), on the model of Discord clients: every answer of a limited route carries its
+ * bucket's `X-RateLimit-*` headers, so the client learns which bucket each operation counts
+ * against, keeps one queue per bucket (per token, and for the buckets the server keeps apart per
+ * channel, per channel), and sends no more in a window than the bucket has left. A 429 that still
+ * happens (another process with the same token, a limit shared by several buckets) stops its
+ * queue until the wait it gives; calls of other buckets go on meanwhile.
+ *
+ * Unlike a queue that sends one request at a time, a bucket whose window is known lets as many
+ * calls go at once as it has requests left: a burst of 100 sends into a fresh channel goes out
+ * together. A bucket whose window is unknown (never seen, or past its reset) lets one call go
+ * and holds the rest until its answer says what is left: that answer is the only way to know
+ * what the new window holds (another process, or a request counted late, may have spent some).
+ */
+
+/**
+ * The buckets the server keeps apart per resource as well as per caller, by the route's first
+ * path parameter: a send's channel or DM (src/http/rate-limit-families.ts, `scopeParamOf`).
+ * Every other bucket is one per caller over all its routes.
+ */
+const PER_RESOURCE_BUCKETS: ReadonlySet<string> = new Set(["messages.send"]);
+
+/**
+ * Added to every reset: our reset is already later than the server's (it is counted from when
+ * the answer arrived), this covers the header's rounding to the millisecond and a store whose
+ * clock ticks apart (Redis in cluster mode).
+ */
+const RESET_MARGIN_MS = 20;
+
+/** Answers of the same window give the same reset; a new window's is at least a second later. */
+const SAME_WINDOW_MS = 250;
+
+/** How often (in calls) queues that are idle and past their window are forgotten. */
+const SWEEP_EVERY = 1000;
+
+/** A route the server does not limit (answered 2xx without `X-RateLimit-*`): no queue. */
+const UNLIMITED = "";
+
+interface RateHeaders {
+  bucket: string;
+  limit: number;
+  remaining: number;
+  /** `X-RateLimit-Reset` in epoch ms: the same for every answer of one window, on the server's clock. */
+  reset: number;
+  resetAfterMs: number;
+}
+
+function rateHeaders(headers: Headers): RateHeaders | null {
+  const bucket = headers.get("x-ratelimit-bucket");
+  const limit = Number(headers.get("x-ratelimit-limit"));
+  const remaining = Number(headers.get("x-ratelimit-remaining"));
+  const reset = Number(headers.get("x-ratelimit-reset"));
+  const resetAfter = Number(headers.get("x-ratelimit-reset-after"));
+  if (!bucket || ![limit, remaining, reset, resetAfter].every(Number.isFinite) || headers.get("x-ratelimit-remaining") === null) return null;
+  return { bucket, limit, remaining, reset: reset * 1000, resetAfterMs: Math.max(0, resetAfter * 1000) };
+}
+
+/** `Retry-After` in milliseconds (seconds, possibly fractional), or null. */
+export function retryAfterMs(headers: Headers): number | null {
+  const seconds = Number(headers.get("retry-after") ?? NaN);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : null;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+interface Waiter {
+  grant: (slot: Slot) => void;
+  /** The route's bucket became known: acquire again from the bucket's queue. */
+  moved: () => void;
+  reject: (reason: unknown) => void;
+}
+
+/** What a queue's calls share with the other queues of the same bucket name (every channel's sends). */
+interface Group {
+  pausedUntil: number;
+  readonly queues: Set<Queue>;
+}
+
+class Queue {
+  private windowReset: number | null = null;
+  private resetAt = 0;
+  private remaining = 0;
+  private pausedUntil = 0;
+  private probing = false;
+  private inFlight = 0;
+  private readonly waiters: Waiter[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timerAt = 0;
+  /** Set on a route's provisional queue once its bucket is known. */
+  forwarded = false;
+
+  constructor(
+    readonly key: string,
+    readonly group: Group | null,
+  ) {}
+
+  get idle(): boolean {
+    return this.waiters.length === 0 && this.inFlight === 0 && Date.now() >= Math.max(this.resetAt, this.pausedUntil, this.group?.pausedUntil ?? 0);
+  }
+
+  /** Waits for this queue's turn; `first`: ahead of the calls already waiting (a call retried after a 429). */
+  turn(signal: AbortSignal | undefined, first: boolean): Promise<Slot | null> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return new Promise<Slot | null>((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
+        reject(abortReason(signal!));
+        this.pump();
+      };
+      const settled = () => signal?.removeEventListener("abort", onAbort);
+      const waiter: Waiter = {
+        grant: (slot) => (settled(), resolve(slot)),
+        moved: () => (settled(), resolve(null)),
+        reject: (reason) => (settled(), reject(reason)),
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (first) this.waiters.unshift(waiter);
+      else this.waiters.push(waiter);
+      this.pump();
+    });
+  }
+
+  /** Lets go every call its window (and any pause) allows, and sets a timer for the rest. */
+  pump(): void {
+    while (this.waiters.length > 0) {
+      if (this.forwarded) {
+        for (const waiter of this.waiters.splice(0)) waiter.moved();
+        return;
+      }
+      const now = Date.now();
+      const paused = Math.max(this.pausedUntil, this.group?.pausedUntil ?? 0);
+      if (now < paused) return this.wake(paused);
+      if (this.windowReset === null || now >= this.resetAt) {
+        // No window known: one call goes, its answer tells what the window holds.
+        if (this.probing) return;
+        this.windowReset = null;
+        this.probing = true;
+        this.grant(true);
+        continue;
+      }
+      if (this.remaining <= 0) return this.wake(this.resetAt);
+      this.remaining--;
+      this.grant(false);
+    }
+  }
+
+  private grant(probe: boolean): void {
+    this.inFlight++;
+    this.waiters.shift()!.grant(new Slot(this, probe));
+  }
+
+  private wake(at: number): void {
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.pump();
+      },
+      Math.max(0, at - Date.now()),
+    );
+  }
+
+  /** A call of this queue is over (answered, or failed without an answer). */
+  finished(probe: boolean): void {
+    this.inFlight--;
+    if (probe) this.probing = false;
+  }
+
+  /** What an answer of this queue's own bucket says about its window. */
+  learn(headers: RateHeaders): void {
+    const now = Date.now();
+    if (this.windowReset !== null && Math.abs(headers.reset - this.windowReset) < SAME_WINDOW_MS) {
+      // Calls sent since were already taken off `remaining`; an answer can only lower it (another process spent some).
+      this.remaining = Math.min(this.remaining, headers.remaining);
+      return;
+    }
+    if (this.windowReset !== null && headers.reset < this.windowReset) return; // a late answer of an older window
+    this.windowReset = headers.reset;
+    this.resetAt = now + headers.resetAfterMs + RESET_MARGIN_MS;
+    // The calls still out may count in this window too: assume they do.
+    this.remaining = headers.remaining - this.inFlight;
+  }
+
+  /** A 429 of this queue's bucket, or of a limit without headers: nothing goes until `untilMs`. */
+  stop(untilMs: number, headers: RateHeaders | null): void {
+    if (headers) {
+      this.windowReset = headers.reset;
+      this.remaining = 0;
+      this.resetAt = Math.max(untilMs, Date.now() + headers.resetAfterMs) + RESET_MARGIN_MS;
+    } else this.pausedUntil = Math.max(this.pausedUntil, untilMs);
+  }
+}
+
+/** One call's place in its queue: given back with the answer (or null when none came). */
+export class Slot {
+  private done = false;
+
+  constructor(
+    readonly queue: Queue,
+    private readonly probe: boolean,
+  ) {}
+
+  /** The call is over (answered, or failed without an answer); the queue is pumped by whoever calls this. */
+  finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.queue.finished(this.probe);
+  }
+
+  /** The call failed without an answer: its place goes to the next call. */
+  release(): void {
+    this.finish();
+    this.queue.pump();
+  }
+}
+
+/** How a 429 was taken: how long its queue waits before the call is sent again. */
+export interface Refusal {
+  waitMs: number;
+}
+
+/**
+ * The queues of one RestClient, for every token it calls with. A call is a route: its token,
+ * its operation and the value of its first path parameter (a send's channel).
+ */
+export class RateLimitQueues {
+  /** operationId -> the bucket its answers name (UNLIMITED: none); learned from answers. */
+  private readonly buckets = new Map<string, string>();
+  private readonly queues = new Map<string, Queue>();
+  private readonly groups = new Map<string, Group>();
+  private calls = 0;
+
+  /** Waits for the call's turn; `retry`: it was just refused with a 429 and goes first. */
+  async acquire(token: string, operation: string, resource: string, signal: AbortSignal | undefined, retry = false): Promise<Slot | null> {
+    if (++this.calls % SWEEP_EVERY === 0) this.sweep();
+    for (;;) {
+      const queue = this.queueOf(token, operation, resource);
+      if (!queue) return null;
+      const slot = await queue.turn(signal, retry);
+      if (slot) return slot;
+    }
+  }
+
+  /**
+   * Learns from the call's answer and lets the queue go on. On a 429, stops the bucket it names
+   * (every channel's queue of the route's bucket when it names a limit they share, e.g. the sends
+   * over all channels) and says how long until the call may be sent again.
+   */
+  answered(slot: Slot, token: string, operation: string, resource: string, response: Response): Refusal | null {
+    const headers = rateHeaders(response.headers);
+    let refusal: Refusal | null = null;
+    if (response.status === 429) {
+      const waitMs = headers?.resetAfterMs ?? retryAfterMs(response.headers) ?? 1000;
+      const until = Date.now() + waitMs;
+      const own = this.buckets.get(operation);
+      if (headers && own !== undefined && headers.bucket !== own) {
+        // A limit over several buckets (the sends over all channels): every queue of the route's bucket waits.
+        const group = this.groupOf(token, own);
+        group.pausedUntil = Math.max(group.pausedUntil, until + RESET_MARGIN_MS);
+      } else slot.queue.stop(until, headers);
+      refusal = { waitMs };
+    } else if (!this.buckets.has(operation)) {
+      if (headers) this.learnBucket(operation, headers.bucket);
+      else if (response.ok) this.learnBucket(operation, UNLIMITED);
+    }
+    // The call is over before its answer is read: a new window's remaining then counts only the calls still out.
+    slot.finish();
+    const queue = headers && response.status !== 429 ? this.queueOf(token, operation, resource) : null;
+    queue?.learn(headers!);
+    slot.queue.pump();
+    if (queue !== slot.queue) queue?.pump();
+    return refusal;
+  }
+
+  private learnBucket(operation: string, bucket: string): void {
+    this.buckets.set(operation, bucket);
+    // Calls held by the route's provisional queues go to the bucket's queue.
+    for (const [key, queue] of this.queues) {
+      if (!key.includes(`\0route\0${operation}\0`)) continue;
+      queue.forwarded = true;
+      this.queues.delete(key);
+      queue.pump();
+    }
+  }
+
+  private queueOf(token: string, operation: string, resource: string): Queue | null {
+    const bucket = this.buckets.get(operation);
+    if (bucket === UNLIMITED) return null;
+    const key = bucket === undefined ? `${token}\0route\0${operation}\0${resource}` : PER_RESOURCE_BUCKETS.has(bucket) ? `${token}\0bucket\0${bucket}\0${resource}` : `${token}\0bucket\0${bucket}`;
+    let queue = this.queues.get(key);
+    if (!queue) {
+      const group = bucket === undefined ? null : this.groupOf(token, bucket);
+      queue = new Queue(key, group);
+      group?.queues.add(queue);
+      this.queues.set(key, queue);
+    }
+    return queue;
+  }
+
+  private groupOf(token: string, bucket: string): Group {
+    const key = `${token}\0${bucket}`;
+    let group = this.groups.get(key);
+    if (!group) {
+      group = { pausedUntil: 0, queues: new Set() };
+      this.groups.set(key, group);
+    }
+    return group;
+  }
+
+  /** Forgets queues with nothing waiting and no window left: a bot sending to thousands of channels keeps only the busy ones. */
+  private sweep(): void {
+    for (const [key, queue] of this.queues) {
+      if (!queue.idle) continue;
+      this.queues.delete(key);
+      queue.group?.queues.delete(queue);
+    }
+    for (const [key, group] of this.groups) if (group.queues.size === 0 && Date.now() >= group.pausedUntil) this.groups.delete(key);
+  }
+}
