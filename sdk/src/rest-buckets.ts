@@ -16,10 +16,19 @@
 
 /**
  * The buckets the server keeps apart per resource as well as per caller, by the route's first
- * path parameter: a send's channel or DM (src/http/rate-limit-families.ts, `scopeParamOf`).
- * Every other bucket is one per caller over all its routes.
+ * path parameter: a send's channel or DM (src/http/rate-limit-families.ts, `scopeParamOf`), until
+ * the instance says otherwise (`rest_limits`, `per`). Every other bucket is one per caller over
+ * all its routes.
  */
-const PER_RESOURCE_BUCKETS: ReadonlySet<string> = new Set(["messages.send"]);
+const PER_RESOURCE_BUCKETS: readonly string[] = ["messages.send"];
+
+/** A bucket as the instance publishes it (`GET /api/v1/platform/config`, `rest_limits`). */
+export interface PublishedRestBucket {
+  requests: number;
+  window_seconds: number;
+  per: "caller" | "caller_and_channel";
+  counted_in: string | null;
+}
 
 /**
  * Added to every reset: our reset is already later than the server's (it is counted from when
@@ -79,13 +88,90 @@ interface Group {
   readonly queues: Set<Queue>;
 }
 
+/**
+ * A bucket over several queues' buckets (the sends over all channels, `counted_in`), known only
+ * from what the instance publishes: its answers carry the channel's headers, not its own. So it
+ * is counted here: a window starts with the first call sent after the last one ended, and ends
+ * `windowMs` after that call's answer arrived (the server started it earlier: this errs late).
+ * A 429 naming it says exactly when it ends.
+ */
+class SharedBudget {
+  private used = 0;
+  private inFlight = 0;
+  private generation = 0;
+  private started = false;
+  private windowEnd: number | null = null;
+  private readonly waiting = new Set<Queue>();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+  ) {}
+
+  /** Whether a call may go now; if not, `queue` is pumped again when one may. */
+  hasRoom(queue: Queue): boolean {
+    const now = Date.now();
+    if (this.windowEnd !== null && now >= this.windowEnd) {
+      // Calls still out may land in the new window: count them there.
+      this.generation++;
+      this.used = this.inFlight;
+      this.started = false;
+      this.windowEnd = null;
+    }
+    if (this.used < this.limit) return true;
+    this.waiting.add(queue);
+    if (this.windowEnd !== null) this.notifyAt(this.windowEnd);
+    return false;
+  }
+
+  /** Counts a call that goes: the window it belongs to, for `over`. */
+  take(): number {
+    this.used++;
+    this.inFlight++;
+    this.started = true;
+    return this.generation;
+  }
+
+  /** A call taken in `generation` is over (answered or failed): the first one of a window dates its end. */
+  over(generation: number): void {
+    this.inFlight--;
+    if (generation === this.generation && this.started && this.windowEnd === null) {
+      this.windowEnd = Date.now() + this.windowMs + RESET_MARGIN_MS;
+      if (this.waiting.size > 0) this.notifyAt(this.windowEnd);
+    }
+  }
+
+  /** A 429 naming this bucket: spent until `resetAfterMs` from now. */
+  refused(resetAfterMs: number): void {
+    this.generation++;
+    this.used = this.limit;
+    this.started = true;
+    this.windowEnd = Date.now() + resetAfterMs + RESET_MARGIN_MS;
+    this.notifyAt(this.windowEnd);
+  }
+
+  private notifyAt(at: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        const queues = [...this.waiting];
+        this.waiting.clear();
+        for (const queue of queues) queue.pump();
+      },
+      Math.max(0, at - Date.now()),
+    );
+  }
+}
+
 class Queue {
   private windowReset: number | null = null;
   private resetAt = 0;
   private remaining = 0;
   private pausedUntil = 0;
   private probing = false;
-  private inFlight = 0;
+  private readonly out = new Set<Slot>();
   private readonly waiters: Waiter[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private timerAt = 0;
@@ -95,10 +181,12 @@ class Queue {
   constructor(
     readonly key: string,
     readonly group: Group | null,
+    /** The budget over this bucket and others (`counted_in`), when the instance published one. */
+    private readonly sharedBudget: () => SharedBudget | null,
   ) {}
 
   get idle(): boolean {
-    return this.waiters.length === 0 && this.inFlight === 0 && Date.now() >= Math.max(this.resetAt, this.pausedUntil, this.group?.pausedUntil ?? 0);
+    return this.waiters.length === 0 && this.out.size === 0 && Date.now() >= Math.max(this.resetAt, this.pausedUntil, this.group?.pausedUntil ?? 0);
   }
 
   /** Waits for this queue's turn; `first`: ahead of the calls already waiting (a call retried after a 429). */
@@ -134,23 +222,27 @@ class Queue {
       const now = Date.now();
       const paused = Math.max(this.pausedUntil, this.group?.pausedUntil ?? 0);
       if (now < paused) return this.wake(paused);
+      const shared = this.sharedBudget();
       if (this.windowReset === null || now >= this.resetAt) {
         // No window known: one call goes, its answer tells what the window holds.
         if (this.probing) return;
+        if (shared && !shared.hasRoom(this)) return;
         this.windowReset = null;
         this.probing = true;
-        this.grant(true);
+        this.grant(true, shared);
         continue;
       }
       if (this.remaining <= 0) return this.wake(this.resetAt);
+      if (shared && !shared.hasRoom(this)) return;
       this.remaining--;
-      this.grant(false);
+      this.grant(false, shared);
     }
   }
 
-  private grant(probe: boolean): void {
-    this.inFlight++;
-    this.waiters.shift()!.grant(new Slot(this, probe));
+  private grant(probe: boolean, shared: SharedBudget | null): void {
+    const slot = new Slot(this, probe, shared);
+    this.out.add(slot);
+    this.waiters.shift()!.grant(slot);
   }
 
   private wake(at: number): void {
@@ -167,9 +259,14 @@ class Queue {
   }
 
   /** A call of this queue is over (answered, or failed without an answer). */
-  finished(probe: boolean): void {
-    this.inFlight--;
+  finished(slot: Slot, probe: boolean): void {
+    this.out.delete(slot);
     if (probe) this.probing = false;
+  }
+
+  /** The calls out of a route's provisional queue, once its bucket turns out to be counted in `budget` too. */
+  adopt(budget: SharedBudget): void {
+    for (const slot of this.out) slot.countIn(budget);
   }
 
   /** What an answer of this queue's own bucket says about its window. */
@@ -184,7 +281,7 @@ class Queue {
     this.windowReset = headers.reset;
     this.resetAt = now + headers.resetAfterMs + RESET_MARGIN_MS;
     // The calls still out may count in this window too: assume they do.
-    this.remaining = headers.remaining - this.inFlight;
+    this.remaining = headers.remaining - this.out.size;
   }
 
   /** A 429 of this queue's bucket, or of a limit without headers: nothing goes until `untilMs`. */
@@ -200,17 +297,29 @@ class Queue {
 /** One call's place in its queue: given back with the answer (or null when none came). */
 export class Slot {
   private done = false;
+  private generation = 0;
 
   constructor(
     readonly queue: Queue,
     private readonly probe: boolean,
-  ) {}
+    public shared: SharedBudget | null,
+  ) {
+    if (shared) this.generation = shared.take();
+  }
+
+  /** Counts this call in `budget` (it went before its route's bucket was known). */
+  countIn(budget: SharedBudget): void {
+    if (this.shared || this.done) return;
+    this.shared = budget;
+    this.generation = budget.take();
+  }
 
   /** The call is over (answered, or failed without an answer); the queue is pumped by whoever calls this. */
   finish(): void {
     if (this.done) return;
     this.done = true;
-    this.queue.finished(this.probe);
+    this.queue.finished(this, this.probe);
+    this.shared?.over(this.generation);
   }
 
   /** The call failed without an answer: its place goes to the next call. */
@@ -234,7 +343,29 @@ export class RateLimitQueues {
   private readonly buckets = new Map<string, string>();
   private readonly queues = new Map<string, Queue>();
   private readonly groups = new Map<string, Group>();
+  private readonly perResource = new Set(PER_RESOURCE_BUCKETS);
+  /** bucket -> the bucket over it (`counted_in`) and that one's limit, as the instance published them. */
+  private readonly countedIn = new Map<string, { bucket: string; limit: number; windowMs: number }>();
+  private readonly budgets = new Map<string, SharedBudget>();
   private calls = 0;
+
+  /**
+   * The instance's buckets (`rest_limits` of `GET /api/v1/platform/config`): which are kept per
+   * channel, and the limits over several buckets (the sends over all channels), counted here
+   * since no answer carries their headers until a 429.
+   */
+  setLimits(published: Record<string, PublishedRestBucket>): void {
+    this.perResource.clear();
+    this.countedIn.clear();
+    this.budgets.clear();
+    for (const [bucket, limit] of Object.entries(published)) {
+      if (limit.per === "caller_and_channel") this.perResource.add(bucket);
+      const over = limit.counted_in === null ? undefined : published[limit.counted_in];
+      if (over) this.countedIn.set(bucket, { bucket: limit.counted_in!, limit: over.requests, windowMs: over.window_seconds * 1000 });
+    }
+    // Queues made under the old rules are keyed by them.
+    for (const [key, queue] of this.queues) if (queue.idle) this.queues.delete(key);
+  }
 
   /** Waits for the call's turn; `retry`: it was just refused with a 429 and goes first. */
   async acquire(token: string, operation: string, resource: string, signal: AbortSignal | undefined, retry = false): Promise<Slot | null> {
@@ -261,8 +392,11 @@ export class RateLimitQueues {
       const own = this.buckets.get(operation);
       if (headers && own !== undefined && headers.bucket !== own) {
         // A limit over several buckets (the sends over all channels): every queue of the route's bucket waits.
-        const group = this.groupOf(token, own);
-        group.pausedUntil = Math.max(group.pausedUntil, until + RESET_MARGIN_MS);
+        if (slot.shared && this.countedIn.get(own)?.bucket === headers.bucket) slot.shared.refused(headers.resetAfterMs);
+        else {
+          const group = this.groupOf(token, own);
+          group.pausedUntil = Math.max(group.pausedUntil, until + RESET_MARGIN_MS);
+        }
       } else slot.queue.stop(until, headers);
       refusal = { waitMs };
     } else if (!this.buckets.has(operation)) {
@@ -280,9 +414,12 @@ export class RateLimitQueues {
 
   private learnBucket(operation: string, bucket: string): void {
     this.buckets.set(operation, bucket);
-    // Calls held by the route's provisional queues go to the bucket's queue.
+    // Calls held by the route's provisional queues go to the bucket's queue; those already out count in its shared budget.
     for (const [key, queue] of this.queues) {
-      if (!key.includes(`\0route\0${operation}\0`)) continue;
+      const at = key.indexOf(`\0route\0${operation}\0`);
+      if (at < 0) continue;
+      const budget = this.budgetOf(key.slice(0, at), bucket);
+      if (budget) queue.adopt(budget);
       queue.forwarded = true;
       this.queues.delete(key);
       queue.pump();
@@ -292,15 +429,27 @@ export class RateLimitQueues {
   private queueOf(token: string, operation: string, resource: string): Queue | null {
     const bucket = this.buckets.get(operation);
     if (bucket === UNLIMITED) return null;
-    const key = bucket === undefined ? `${token}\0route\0${operation}\0${resource}` : PER_RESOURCE_BUCKETS.has(bucket) ? `${token}\0bucket\0${bucket}\0${resource}` : `${token}\0bucket\0${bucket}`;
+    const key = bucket === undefined ? `${token}\0route\0${operation}\0${resource}` : this.perResource.has(bucket) ? `${token}\0bucket\0${bucket}\0${resource}` : `${token}\0bucket\0${bucket}`;
     let queue = this.queues.get(key);
     if (!queue) {
       const group = bucket === undefined ? null : this.groupOf(token, bucket);
-      queue = new Queue(key, group);
+      queue = new Queue(key, group, () => (bucket === undefined ? null : this.budgetOf(token, bucket)));
       group?.queues.add(queue);
       this.queues.set(key, queue);
     }
     return queue;
+  }
+
+  private budgetOf(token: string, bucket: string): SharedBudget | null {
+    const over = this.countedIn.get(bucket);
+    if (!over) return null;
+    const key = `${token}\0${over.bucket}`;
+    let budget = this.budgets.get(key);
+    if (!budget) {
+      budget = new SharedBudget(over.limit, over.windowMs);
+      this.budgets.set(key, budget);
+    }
+    return budget;
   }
 
   private groupOf(token: string, bucket: string): Group {

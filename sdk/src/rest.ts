@@ -8,7 +8,7 @@ import { OPERATIONS, type Operations } from "./generated/rest.js";
 import type * as S from "./generated/schemas.js";
 import { fetchWithUploadProgress, type UploadProgress } from "./upload-progress.js";
 import { SEND_RETRIES, sendBackoffMs, withNonce } from "./nonce.js";
-import { RateLimitQueues, retryAfterMs } from "./rest-buckets.js";
+import { RateLimitQueues, retryAfterMs, type PublishedRestBucket } from "./rest-buckets.js";
 
 export type OperationId = keyof Operations;
 /** What an operation takes: `params` (path), `query`, `headers`, `body`, as the document says. */
@@ -114,6 +114,15 @@ export class RestClient {
     this.maxRateLimitWait = options.maxRateLimitWait ?? 300_000;
     this.queues = options.rateLimitQueue === false ? null : new RateLimitQueues();
     this.sendRetries = options.sendRetries ?? SEND_RETRIES;
+  }
+
+  /**
+   * The instance's REST rate-limit buckets (`rest_limits` of `GET /api/v1/platform/config`;
+   * `Bot.start()` reads them): which buckets are kept per channel, and the limits over several
+   * buckets (the sends over all channels), which the queues then count too.
+   */
+  setRateLimits(published: Record<string, PublishedRestBucket>): void {
+    this.queues?.setLimits(published);
   }
 
   /** Calls any operation of the document by its operationId: `request("getServer", {params: {id}})`. */
