@@ -189,6 +189,17 @@ class Queue {
     return this.waiters.length === 0 && this.out.size === 0 && Date.now() >= Math.max(this.resetAt, this.pausedUntil, this.group?.pausedUntil ?? 0);
   }
 
+  /** A place at once when nothing waits ahead and the window has room: the call goes out in the same tick, as without a queue. */
+  now(): Slot | undefined {
+    if (this.waiters.length > 0 || this.forwarded) return undefined;
+    let granted: Slot | undefined;
+    const waiter: Waiter = { grant: (slot) => (granted = slot), moved: () => {}, reject: () => {} };
+    this.waiters.push(waiter);
+    this.pump();
+    if (!granted) this.waiters.splice(this.waiters.indexOf(waiter), 1);
+    return granted;
+  }
+
   /** Waits for this queue's turn; `first`: ahead of the calls already waiting (a call retried after a 429). */
   turn(signal: AbortSignal | undefined, first: boolean): Promise<Slot | null> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
@@ -367,9 +378,22 @@ export class RateLimitQueues {
     for (const [key, queue] of this.queues) if (queue.idle) this.queues.delete(key);
   }
 
-  /** Waits for the call's turn; `retry`: it was just refused with a 429 and goes first. */
-  async acquire(token: string, operation: string, resource: string, signal: AbortSignal | undefined, retry = false): Promise<Slot | null> {
+  /**
+   * The call's place in its queue (null: the route is not limited), at once when it has room or
+   * once its turn comes; `retry`: it was just refused with a 429 and goes first.
+   */
+  acquire(token: string, operation: string, resource: string, signal: AbortSignal | undefined, retry = false): Slot | null | Promise<Slot | null> {
     if (++this.calls % SWEEP_EVERY === 0) this.sweep();
+    const queue = this.queueOf(token, operation, resource);
+    if (!queue) return null;
+    if (!retry && !signal?.aborted) {
+      const slot = queue.now();
+      if (slot) return slot;
+    }
+    return this.waitTurn(token, operation, resource, signal, retry);
+  }
+
+  private async waitTurn(token: string, operation: string, resource: string, signal: AbortSignal | undefined, retry: boolean): Promise<Slot | null> {
     for (;;) {
       const queue = this.queueOf(token, operation, resource);
       if (!queue) return null;

@@ -158,7 +158,9 @@ export class RestClient {
     // Calls without a token are not counted by the server's buckets: no queue.
     const queues = token ? this.queues : null;
     for (let limited = 0, failures = 0, waited = 0; ; ) {
-      const slot = queues ? await queues.acquire(token!, operation, resource, given.signal, limited > 0) : null;
+      const place = queues ? queues.acquire(token!, operation, resource, given.signal, limited > 0) : null;
+      // Awaited only when the call must wait: otherwise it goes out in this tick, as it would without queues.
+      const slot = place instanceof Promise ? await place : place;
       let response: Response;
       try {
         response = await send(url, { method: spec.method, headers, body, signal: given.signal, redirect: "manual" });
