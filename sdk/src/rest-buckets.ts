@@ -169,7 +169,6 @@ class Queue {
   private windowReset: number | null = null;
   private resetAt = 0;
   private remaining = 0;
-  private pausedUntil = 0;
   private probing = false;
   private readonly out = new Set<Slot>();
   private readonly waiters: Waiter[] = [];
@@ -186,7 +185,7 @@ class Queue {
   ) {}
 
   get idle(): boolean {
-    return this.waiters.length === 0 && this.out.size === 0 && Date.now() >= Math.max(this.resetAt, this.pausedUntil, this.group?.pausedUntil ?? 0);
+    return this.waiters.length === 0 && this.out.size === 0 && Date.now() >= Math.max(this.resetAt, this.group?.pausedUntil ?? 0);
   }
 
   /** A place at once when nothing waits ahead and the window has room: the call goes out in the same tick, as without a queue. */
@@ -231,7 +230,7 @@ class Queue {
         return;
       }
       const now = Date.now();
-      const paused = Math.max(this.pausedUntil, this.group?.pausedUntil ?? 0);
+      const paused = this.group?.pausedUntil ?? 0;
       if (now < paused) return this.wake(paused);
       const shared = this.sharedBudget();
       if (this.windowReset === null || now >= this.resetAt) {
@@ -295,13 +294,11 @@ class Queue {
     this.remaining = headers.remaining - this.out.size;
   }
 
-  /** A 429 of this queue's bucket, or of a limit without headers: nothing goes until `untilMs`. */
-  stop(untilMs: number, headers: RateHeaders | null): void {
-    if (headers) {
-      this.windowReset = headers.reset;
-      this.remaining = 0;
-      this.resetAt = Math.max(untilMs, Date.now() + headers.resetAfterMs) + RESET_MARGIN_MS;
-    } else this.pausedUntil = Math.max(this.pausedUntil, untilMs);
+  /** A 429 of this queue's bucket: nothing goes until its reset. */
+  stop(headers: RateHeaders): void {
+    this.windowReset = headers.reset;
+    this.remaining = 0;
+    this.resetAt = Date.now() + headers.resetAfterMs + RESET_MARGIN_MS;
   }
 }
 
@@ -340,9 +337,10 @@ export class Slot {
   }
 }
 
-/** How a 429 was taken: how long its queue waits before the call is sent again. */
+/** How a 429 was taken: how long until the call may be sent again, and whether its queue holds it that long (else the call waits by itself). */
 export interface Refusal {
   waitMs: number;
+  queued: boolean;
 }
 
 /**
@@ -410,26 +408,30 @@ export class RateLimitQueues {
   answered(slot: Slot, token: string, operation: string, resource: string, response: Response): Refusal | null {
     const headers = rateHeaders(response.headers);
     let refusal: Refusal | null = null;
-    if (response.status === 429) {
-      const waitMs = headers?.resetAfterMs ?? retryAfterMs(response.headers) ?? 1000;
-      const until = Date.now() + waitMs;
+    // A bucket's refusal says it is spent; a 429 with room left in the bucket (or no headers) is
+    // a limit of the route's own (a credential budget, soundboard plays), which only this call waits for.
+    const spent = response.status === 429 && headers !== null && headers.remaining <= 0;
+    if (spent) {
       const own = this.buckets.get(operation);
-      if (headers && own !== undefined && headers.bucket !== own) {
+      if (own !== undefined && headers.bucket !== own) {
         // A limit over several buckets (the sends over all channels): every queue of the route's bucket waits.
         if (slot.shared && this.countedIn.get(own)?.bucket === headers.bucket) slot.shared.refused(headers.resetAfterMs);
         else {
           const group = this.groupOf(token, own);
-          group.pausedUntil = Math.max(group.pausedUntil, until + RESET_MARGIN_MS);
+          group.pausedUntil = Math.max(group.pausedUntil, Date.now() + headers.resetAfterMs + RESET_MARGIN_MS);
         }
-      } else slot.queue.stop(until, headers);
-      refusal = { waitMs };
-    } else if (!this.buckets.has(operation)) {
-      if (headers) this.learnBucket(operation, headers.bucket);
-      else if (response.ok) this.learnBucket(operation, UNLIMITED);
+      } else (own === undefined ? slot.queue : this.queueOf(token, operation, resource)!).stop(headers);
+      refusal = { waitMs: headers.resetAfterMs, queued: true };
+    } else {
+      if (response.status === 429) refusal = { waitMs: retryAfterMs(response.headers) ?? 1000, queued: false };
+      if (!this.buckets.has(operation)) {
+        if (headers) this.learnBucket(operation, headers.bucket);
+        else if (response.ok) this.learnBucket(operation, UNLIMITED);
+      }
     }
     // The call is over before its answer is read: a new window's remaining then counts only the calls still out.
     slot.finish();
-    const queue = headers && response.status !== 429 ? this.queueOf(token, operation, resource) : null;
+    const queue = headers && !spent ? this.queueOf(token, operation, resource) : null;
     queue?.learn(headers!);
     slot.queue.pump();
     if (queue !== slot.queue) queue?.pump();

@@ -182,13 +182,13 @@ export class RestClient {
         continue;
       }
       if (response.status === 429) {
-        // The queue holds the retry until the wait is over; without one, it is slept here.
+        // A spent bucket's queue holds the retry until its reset; any other wait is slept here.
         const waitMs = refusal?.waitMs ?? retryAfterMs(response.headers) ?? 1000;
         if (limited < this.retriesOn429 && waited + waitMs <= this.maxRateLimitWait) {
           limited++;
           waited += waitMs;
           await response.body?.cancel();
-          if (!slot) await abortableSleep(waitMs, given.signal);
+          if (!refusal?.queued) await abortableSleep(waitMs, given.signal);
           continue;
         }
       }

@@ -20,8 +20,8 @@ afterAll(async () => {
   for (const server of servers) await server.stop();
 });
 
-async function setUp(limits: Partial<RestRateLimits> = {}) {
-  const config: Partial<Config> = { restRateLimits: { ...DEFAULT_REST_RATE_LIMITS, ...limits } };
+async function setUp(limits: Partial<RestRateLimits> = {}, more: Partial<Config> = {}) {
+  const config: Partial<Config> = { restRateLimits: { ...DEFAULT_REST_RATE_LIMITS, ...limits }, ...more };
   const server = await startServer(config);
   servers.push(server);
   const place = await community(server, { bot: true });
@@ -110,6 +110,8 @@ test("buckets do not wait for each other: with one channel's sends spent, anothe
   expect(other.status).toBe(201);
   const counted = wire();
   const rest = new RestClient({ baseUrl: server.url, token: place.bot.token, fetch: counted.fetch });
+  // A read first, so the client knows the reads' bucket: a queue of its own, not the route's first call.
+  await rest.listMessages(place.channelId, { limit: 1 });
   const began = performance.now();
   const held = Array.from({ length: 8 }, (_, i) => rest.sendMessage(place.channelId, { content: `held ${i}` }));
   // The first five go; three wait for the window's end.
@@ -202,4 +204,31 @@ test("the same limit unpublished: its first 429 stops every channel's queue unti
   // Its headers come only with its 429s, so the calls over it already sent when the first 429
   // arrives are refused too; each is refused once, none twice.
   expect(await sharedBurst(false)).toBeLessThanOrEqual(150);
+}, 30_000);
+
+test("a 429 of a route's own limit (a credential budget, with room left in its bucket) stops only that call: the bucket's other calls go on", async () => {
+  // The failure budget at its default (the test servers raise it).
+  const { server, place } = await setUp({}, { loginFailuresPerAccountPerMinute: 10 });
+  const counted = wire();
+  const rest = new RestClient({ baseUrl: server.url, token: place.member.token, fetch: counted.fetch, maxRateLimitWait: 1000 });
+  // A write first, so the client knows its bucket (`writes`, the same as a password change's).
+  await rest.request("setCustomStatus", { body: { text: "here" } });
+  // Wrong current passwords until the account's failure budget (10 a minute from one address) is spent.
+  let refusal: HearthApiError | null = null;
+  for (let i = 0; i < 12 && !refusal; i++) {
+    const error = await rest.request("changePassword", { body: { currentPassword: "not-the-password", newPassword: "another-password-1" } }).then(
+      () => null,
+      (e: unknown) => e as HearthApiError,
+    );
+    expect(error).toBeInstanceOf(HearthApiError);
+    if (error!.status === 429) refusal = error;
+  }
+  // Its wait (the budget's 60 s window) is past maxRateLimitWait: thrown at once, not waited out.
+  expect(refusal).toMatchObject({ status: 429 });
+  expect(refusal!.retryAfter).toBeGreaterThan(1);
+  expect(counted.count(429)).toBe(1);
+  // The writes bucket it counts in has room: another write goes at once.
+  const began = performance.now();
+  await rest.request("setCustomStatus", { body: { text: "still here" } });
+  expect(performance.now() - began).toBeLessThan(500);
 }, 30_000);
