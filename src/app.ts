@@ -21,6 +21,7 @@ import { VoiceRooms } from "./audio/voice-rooms.ts";
 import { authPlugin } from "./http/auth.ts";
 import { jwtCodec } from "./http/jwt-codec.ts";
 import { RestRateLimiter } from "./http/rest-rate-limits.ts";
+import { publishedRestLimits } from "./http/rate-limit-families.ts";
 import { localSharedState } from "./domain/shared/shared-state.ts";
 import { requestLifecycle } from "./http/request-lifecycle.ts";
 import { parseJsonBounded, readBodyCapped } from "./http/body.ts";
@@ -300,7 +301,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const begun = started.get(request);
       life.record(request, pattern, status, begun === undefined ? undefined : performance.now() - begun.at, begun?.client ?? clientAddress(request, ctx.server));
     })
-    .use(discoveryRoutes(domain, publicUrl))
+    .use(discoveryRoutes(domain, publicUrl, publishedRestLimits(config.restRateLimits)))
     .use(authRoutes(domain, auth))
     .use(userRoutes(domain, auth))
     .use(notificationOverrideRoutes(domain, auth))

@@ -101,6 +101,8 @@ export class Bot {
     // The instance's own event limits, which the gateway paces its emits by (an older server publishes none).
     const platform = await this.rest.request("getPlatformConfig");
     if (platform.gateway_limits) this.gateway.setLimits(platform.gateway_limits.kinds);
+    // And its REST buckets, which the REST client queues its calls by.
+    if (platform.rest_limits) this.rest.setRateLimits(platform.rest_limits);
     await this.gateway.connect();
     if (this.options.subscribeAll) await this.gateway.subscribeAll();
     return this;

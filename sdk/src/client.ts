@@ -33,6 +33,7 @@ export {
   type RestOptions,
   type UploadProgress,
 } from "./rest.js";
+export type { PublishedRestBucket } from "./rest-buckets.js";
 export { LIMITS, OPTION_TYPES } from "./generated/constants.js";
 export { CLIENT_EVENTS, SERVER_EVENTS, type ClientEvents, type ServerEvents } from "./generated/gateway.js";
 export { OPERATIONS, type Operations } from "./generated/rest.js";
