@@ -13,10 +13,20 @@ export interface HearthProcess {
   errors(): string;
 }
 
-/** Runs `bun src/main.ts` as `npm start` does, on port 0, and waits for its listening line. */
-export async function startProcess(env: Record<string, string>): Promise<HearthProcess> {
-  const proc = Bun.spawn([process.execPath, "src/main.ts"], {
-    cwd: ROOT,
+export interface StartOptions {
+  /** What to run instead of `bun src/main.ts` (the single binary: test/binary/). */
+  command?: string[];
+  /** Its working directory: the repository unless given. */
+  cwd?: string;
+}
+
+/**
+ * Runs `bun src/main.ts` as `npm start` does (or `command`), on port 0 unless `env` names
+ * a PORT, and waits for its listening line.
+ */
+export async function startProcess(env: Record<string, string>, options: StartOptions = {}): Promise<HearthProcess> {
+  const proc = Bun.spawn(options.command ?? [process.execPath, "src/main.ts"], {
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdin: "ignore",
     stdout: "pipe",
