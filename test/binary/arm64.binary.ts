@@ -1,9 +1,15 @@
 /**
  * The single binary cross-compiled for linux-arm64 (`npm run build:binary -- --target=linux-arm64`),
- * built by scripts/test-binary.ts with Bun's linux-aarch64 runtime from the npm registry.
+ * built by scripts/test-binary.ts with Bun's linux-aarch64 runtime from the npm registry, and run
+ * on an emulated AArch64 CPU: Debian's qemu-user-static with the AArch64 C library of
+ * libc6-arm64-cross (.ci/run installs both).
  */
-import { expect, test } from "bun:test";
-import { existsSync, openSync, readSync, closeSync, statSync } from "node:fs";
+import { afterAll, expect, test } from "bun:test";
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "../../scripts/pg-cluster.ts";
+import { startProcess, type HearthProcess } from "../helpers/process.ts";
 
 const ARM64 = process.env.HEARTH_BINARY_ARM64 ?? "";
 const HOST = process.env.HEARTH_BINARY ?? "";
@@ -35,3 +41,52 @@ test("the linux-arm64 build is a 64-bit little-endian AArch64 executable of abou
   expect(ratio).toBeGreaterThan(0.75);
   expect(ratio).toBeLessThan(1.25);
 });
+
+const QEMU = "/usr/bin/qemu-aarch64-static";
+const AARCH64_LIBC = "/usr/aarch64-linux-gnu";
+
+const folder = mkdtempSync(join(tmpdir(), "hearth-arm64-run-"));
+let hearth: HearthProcess | null = null;
+afterAll(async () => {
+  if (hearth && hearth.proc.exitCode === null) {
+    hearth.proc.kill("SIGKILL");
+    await hearth.proc.exited;
+  }
+  rmSync(folder, { recursive: true, force: true });
+});
+
+test(
+  "the linux-arm64 build runs (emulated): health, the web app, the reference page, and a SIGTERM drain with exit 0",
+  async () => {
+    if (!existsSync(QEMU) || !existsSync(join(AARCH64_LIBC, "lib/ld-linux-aarch64.so.1"))) {
+      throw new Error("running the arm64 build needs Debian's qemu-user-static and libc6-arm64-cross (.ci/run installs them)");
+    }
+    const binary = join(folder, "hearth");
+    copyFileSync(ARM64, binary);
+    mkdirSync(join(folder, "data"));
+    const port = freePort();
+    // Emulated, Bun starts in tens of seconds on a busy machine, and answers in milliseconds after.
+    hearth = await startProcess(
+      { DATA_DIR: join(folder, "data"), PORT: String(port), JWT_SECRET: "arm64-test-secret-arm64-test-secret-0123456" },
+      { command: [QEMU, "-L", AARCH64_LIBC, binary], cwd: folder, startTimeoutMs: 90_000 },
+    );
+    expect(hearth.url).toBe(`http://127.0.0.1:${port}`);
+    expect((await fetch(`${hearth.url}/healthz`)).status).toBe(200);
+    const html = await (await fetch(`${hearth.url}/`)).text();
+    const script = /\/assets\/[\w-]+\.js/.exec(html)?.[0];
+    expect(script).toBeDefined();
+    expect((await fetch(hearth.url + script)).status).toBe(200);
+    expect((await fetch(`${hearth.url}/docs`)).status).toBe(200);
+    expect((await fetch(`${hearth.url}/docs/swagger-ui-bundle.js`)).status).toBe(200);
+    hearth.proc.kill("SIGTERM");
+    expect(await hearth.proc.exited).toBe(0);
+    const messages = hearth
+      .output()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages).toContain("draining");
+    expect(messages.at(-1)).toBe("stopped");
+  },
+  150_000,
+);

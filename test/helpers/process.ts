@@ -18,6 +18,8 @@ export interface StartOptions {
   command?: string[];
   /** Its working directory: the repository unless given. */
   cwd?: string;
+  /** How long to wait for the listening line: 10 s unless given (an emulated CPU needs more). */
+  startTimeoutMs?: number;
 }
 
 /**
@@ -49,7 +51,8 @@ export async function startProcess(env: Record<string, string>, options: StartOp
     await stderrRead;
     listening.reject(new Error(`exited before listening: ${output} ${errors}`));
   })();
-  const timer = setTimeout(() => listening.reject(new Error(`no listening line within 10 s: ${output}`)), 10_000);
+  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  const timer = setTimeout(() => listening.reject(new Error(`no listening line within ${startTimeoutMs / 1000} s: ${output}`)), startTimeoutMs);
   try {
     const url = await listening.promise;
     return { proc, url, output: () => output, errors: () => errors };
