@@ -5,15 +5,11 @@
  * libc6-arm64-cross (.ci/run installs both).
  */
 import { afterAll, expect, test } from "bun:test";
-import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, existsSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../../scripts/pg-cluster.ts";
 import { startProcess, type HearthProcess } from "../helpers/process.ts";
-
-const ARM64 = process.env.HEARTH_BINARY_ARM64 ?? "";
-const HOST = process.env.HEARTH_BINARY ?? "";
-if (!existsSync(ARM64) || !existsSync(HOST)) throw new Error("the binary suites run under npm run test:binary (scripts/test-binary.ts)");
+import { BUILT as HOST, BUILT_ARM64 as ARM64, binaryFolder, logLines } from "./binary.ts";
 
 /** The ELF header's first 20 bytes: magic, class, byte order, ..., e_machine. */
 function elfHeader(path: string): Buffer {
@@ -45,14 +41,14 @@ test("the linux-arm64 build is a 64-bit little-endian AArch64 executable of abou
 const QEMU = "/usr/bin/qemu-aarch64-static";
 const AARCH64_LIBC = "/usr/aarch64-linux-gnu";
 
-const folder = mkdtempSync(join(tmpdir(), "hearth-arm64-run-"));
+let folder: string | null = null;
 let hearth: HearthProcess | null = null;
 afterAll(async () => {
   if (hearth && hearth.proc.exitCode === null) {
     hearth.proc.kill("SIGKILL");
     await hearth.proc.exited;
   }
-  rmSync(folder, { recursive: true, force: true });
+  if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
 test(
@@ -61,14 +57,13 @@ test(
     if (!existsSync(QEMU) || !existsSync(join(AARCH64_LIBC, "lib/ld-linux-aarch64.so.1"))) {
       throw new Error("running the arm64 build needs Debian's qemu-user-static and libc6-arm64-cross (.ci/run installs them)");
     }
-    const binary = join(folder, "hearth");
-    copyFileSync(ARM64, binary);
-    mkdirSync(join(folder, "data"));
+    const run = binaryFolder(ARM64);
+    folder = run.folder;
     const port = freePort();
     // Emulated, Bun starts in tens of seconds on a busy machine, and answers in milliseconds after.
     hearth = await startProcess(
-      { DATA_DIR: join(folder, "data"), PORT: String(port), JWT_SECRET: "arm64-test-secret-arm64-test-secret-0123456" },
-      { command: [QEMU, "-L", AARCH64_LIBC, binary], cwd: folder, startTimeoutMs: 90_000 },
+      { DATA_DIR: run.dataDir, PORT: String(port), JWT_SECRET: "arm64-test-secret-arm64-test-secret-0123456" },
+      { command: [QEMU, "-L", AARCH64_LIBC, run.binary], cwd: run.folder, startTimeoutMs: 90_000 },
     );
     expect(hearth.url).toBe(`http://127.0.0.1:${port}`);
     expect((await fetch(`${hearth.url}/healthz`)).status).toBe(200);
@@ -80,11 +75,7 @@ test(
     expect((await fetch(`${hearth.url}/docs/swagger-ui-bundle.js`)).status).toBe(200);
     hearth.proc.kill("SIGTERM");
     expect(await hearth.proc.exited).toBe(0);
-    const messages = hearth
-      .output()
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    const messages = logLines(hearth.output()).map((line) => line.msg);
     expect(messages).toContain("draining");
     expect(messages.at(-1)).toBe("stopped");
   },

@@ -1,36 +1,28 @@
 /**
  * The single binary (docs/operations.md, "Single binary"), run by `npm run test:binary`
- * (scripts/test-binary.ts, which builds it first). The executable is copied alone into an empty
- * folder and started there with its own DATA_DIR and PORT: no sources, no node_modules, no
- * bun next to it. Clients are real: fetch, socket.io-client and a bot on the SDK.
+ * (scripts/test-binary.ts, which builds it first), on SQLite. The executable is copied alone
+ * into an empty folder and started there with its own DATA_DIR and PORT (./binary.ts). Clients
+ * are real: fetch, socket.io-client and a bot on the SDK.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { io as connectClient, type Socket as ClientSocket } from "socket.io-client";
 import { freePort } from "../../scripts/pg-cluster.ts";
 import { createBot, defineCommand, type Bot } from "../../sdk/src/index.ts";
 import { migrations } from "../../src/store/sqlite/migrations.ts";
 import { startProcess, type HearthProcess } from "../helpers/process.ts";
 import { waitForEvent } from "../helpers/server.ts";
+import { api as apiAt, binaryFolder, connect as connectAt, logLines, processesOf, type ClientSocket } from "./binary.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const BUILT = process.env.HEARTH_BINARY ?? "";
-if (!BUILT || !existsSync(BUILT)) throw new Error("the binary suites run under npm run test:binary (scripts/test-binary.ts)");
-
-const folder = mkdtempSync(join(tmpdir(), "hearth-binary-run-"));
-const binary = join(folder, "hearth");
-const dataDir = join(folder, "data");
+const { folder, binary, dataDir } = binaryFolder();
 let hearth: HearthProcess;
 let port: number;
 const sockets: ClientSocket[] = [];
 let bot: Bot | null = null;
 
 beforeAll(async () => {
-  copyFileSync(BUILT, binary);
-  mkdirSync(dataDir);
   port = freePort();
   hearth = await startProcess(
     { DATA_DIR: dataDir, PORT: String(port), JWT_SECRET: "binary-test-secret-binary-test-secret-0123" },
@@ -48,37 +40,8 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-async function api<T = any>(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
-  const headers: Record<string, string> = {};
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(hearth.url + path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-  const text = await response.text();
-  return { status: response.status, body: ((response.headers.get("content-type") ?? "").includes("json") && text ? JSON.parse(text) : text) as T };
-}
-
-function connect(token: string): Promise<ClientSocket> {
-  const socket = connectClient(hearth.url, { auth: { token }, transports: ["websocket"], reconnection: false, forceNew: true });
-  sockets.push(socket);
-  return new Promise((resolve, reject) => {
-    socket.once("connect", () => resolve(socket));
-    socket.once("connect_error", reject);
-  });
-}
-
-/** What the running binary's processes are: every pid whose executable is the copy under test. */
-function processesOf(executable: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readlinkSync(`/proc/${entry}/exe`) === executable) pids.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
-}
+const api = <T = any>(method: string, path: string, options: { token?: string; body?: unknown } = {}) => apiAt<T>(hearth.url, method, path, options);
+const connect = (token: string) => connectAt(hearth.url, token, sockets);
 
 let owner: { id: string; token: string };
 let serverId: string;
@@ -184,11 +147,7 @@ describe("the single binary", () => {
     hearth.proc.kill("SIGTERM");
     expect(await hearth.proc.exited).toBe(0);
     expect(await disconnected).toBeString();
-    const lines = hearth
-      .output()
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as { msg: string; signal?: string });
+    const lines = logLines(hearth.output());
     expect(lines.find((line) => line.msg === "draining")).toMatchObject({ signal: "SIGTERM" });
     expect(lines.at(-1)!.msg).toBe("stopped");
     expect(hearth.errors()).toBe("");
