@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { freePort } from "../../scripts/pg-cluster.ts";
 import { createBot, defineCommand, type Bot } from "../../sdk/src/index.ts";
@@ -161,5 +161,18 @@ describe("the single binary's configuration", () => {
     const proc = Bun.spawn([binary], { cwd: folder, env: { ...process.env, PORT: "not-a-port" }, stdout: "pipe", stderr: "pipe" });
     expect(await proc.exited).toBe(1);
     expect(await new Response(proc.stderr).text()).toContain("PORT must be a whole number");
+  });
+
+  test("it reads a .env in the working directory, as bun does, and never runs a bunfig.toml's preload from there", async () => {
+    const marker = join(folder, "preload-ran");
+    writeFileSync(join(folder, ".env"), "PORT=not-a-port-from-dotenv\n");
+    writeFileSync(join(folder, "bunfig.toml"), 'preload = ["./preload.ts"]\n');
+    writeFileSync(join(folder, "preload.ts"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+    const env = { ...process.env };
+    delete env.PORT;
+    const proc = Bun.spawn([binary], { cwd: folder, env, stdout: "pipe", stderr: "pipe" });
+    expect(await proc.exited).toBe(1);
+    expect(await new Response(proc.stderr).text()).toContain("PORT must be a whole number");
+    expect(existsSync(marker)).toBe(false);
   });
 });
