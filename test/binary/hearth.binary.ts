@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { freePort } from "../../scripts/pg-cluster.ts";
 import { createBot, defineCommand, type Bot } from "../../sdk/src/index.ts";
 import { migrations } from "../../src/store/sqlite/migrations.ts";
+import { buildWebApp } from "../../web/build.ts";
 import { startProcess, type HearthProcess } from "../helpers/process.ts";
 import { waitForEvent } from "../helpers/server.ts";
 import { api as apiAt, binaryFolder, connect as connectAt, logLines, processesOf, type ClientSocket } from "./binary.ts";
@@ -95,28 +96,27 @@ describe("the single binary", () => {
     expect((await answer).content).toBe("pong, binary_owner");
   });
 
-  test("serves the web app built into it: the page for any app path, and every asset it names", async () => {
+  test("serves the web app built into it: the page for any app path, and every asset, as web/build.ts builds them from the sources", async () => {
     const page = await fetch(`${hearth.url}/`);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const html = await page.text();
     expect(await (await fetch(`${hearth.url}/channels/anything`)).text()).toBe(html);
-    const assets = [...html.matchAll(/\/assets\/[^"']+/g)].map((match) => match[0]);
-    expect(assets.some((path) => path.endsWith(".js"))).toBe(true);
-    expect(assets.some((path) => path.endsWith(".css"))).toBe(true);
-    for (const path of assets) {
-      const asset = await fetch(hearth.url + path);
-      expect(asset.status, path).toBe(200);
-      expect((await asset.arrayBuffer()).byteLength, path).toBeGreaterThan(0);
+    // What `npm start` would serve from this checkout: the same page and the same files.
+    const fromSources = await buildWebApp();
+    expect(html).toBe(fromSources.html);
+    expect(fromSources.assets.size).toBeGreaterThan(5);
+    for (const [name, asset] of fromSources.assets) {
+      const served = await fetch(`${hearth.url}/assets/${name}`, { headers: { "accept-encoding": "identity" } });
+      expect(served.status, name).toBe(200);
+      expect(served.headers.get("content-type"), name).toBe(asset.type);
+      expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(asset.body)), name).toBe(true);
     }
-    const script = assets.find((path) => path.endsWith(".js"))!;
+    const script = /\/assets\/[\w-]+\.js/.exec(html)![0];
     const js = await fetch(hearth.url + script);
-    expect(js.headers.get("content-type")).toStartWith("text/javascript");
+    expect(js.headers.get("content-encoding")).toBe("gzip");
     expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
-    // The app's lazily loaded chunks are built in too (a chunk the entry script imports by URL).
-    const chunk = /\/assets\/[\w-]+\.js/.exec((await js.text()).replace(script, ""))?.[0];
-    expect(chunk).toBeDefined();
-    expect((await fetch(hearth.url + chunk)).status).toBe(200);
+    expect((await fetch(`${hearth.url}/assets/no-such-file.js`)).status).toBe(404);
   });
 
   test("serves the API reference page and its UI's files, the same bytes as in the repository", async () => {
