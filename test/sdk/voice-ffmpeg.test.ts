@@ -7,7 +7,6 @@
  * queue, and the errors when ffmpeg is missing or cannot read a source.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
 import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import { readWavFile } from "../../sdk/src/wav.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { recordEvents, startServer, type ClientSocket, type TestServer } from "../helpers/server.ts";
+import { dominantHz, rms, toneFile } from "../helpers/tone.ts";
 import { quietWindow, until } from "../helpers/wait.ts";
 
 type Heard = { pcm: Uint8Array; sampleRate: number; channels: number; botUserId: string };
@@ -29,13 +29,7 @@ let dir: string;
 let http: ReturnType<typeof Bun.serve>;
 const bots: Bot[] = [];
 
-/** Makes `name` with ffmpeg from its sine source. */
-function fixture(name: string, { hz = 440, seconds = 0.6, args = [] as string[] } = {}): string {
-  const path = join(dir, name);
-  const made = spawnSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", `sine=frequency=${hz}:duration=${seconds}`, "-ac", "2", "-ar", "44100", ...args, path]);
-  if (made.status !== 0) throw new Error(`ffmpeg could not make ${name}: ${made.stderr}`);
-  return path;
-}
+const fixture = (name: string, options?: Parameters<typeof toneFile>[1]) => toneFile(join(dir, name), options);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "hearth-ffmpeg-"));
@@ -80,37 +74,6 @@ async function voiceBot(name: string) {
 }
 
 const from = (botUserId: string) => heard.filter((f) => f.botUserId === botUserId);
-
-/** Channel 0 of the frames' PCM. */
-function firstChannel(frames: Heard[]): Int16Array {
-  const all = Buffer.concat(frames.map((f) => Buffer.from(f.pcm)));
-  const samples = new Int16Array(all.buffer, all.byteOffset, all.byteLength / 2);
-  const channels = frames[0]?.channels ?? 1;
-  return samples.filter((_, i) => i % channels === 0);
-}
-
-/** The tone's frequency: upward zero crossings (with hysteresis, so near-silence counts none) per second between the first and the last. */
-function dominantHz(frames: Heard[]): number {
-  const samples = firstChannel(frames);
-  const crossings: number[] = [];
-  let low = false;
-  for (let i = 0; i < samples.length; i++) {
-    if (samples[i]! < -300) low = true;
-    else if (low && samples[i]! > 300) {
-      crossings.push(i);
-      low = false;
-    }
-  }
-  if (crossings.length < 2) return 0;
-  return ((crossings.length - 1) * frames[0]!.sampleRate) / (crossings.at(-1)! - crossings[0]!);
-}
-
-const rms = (frames: Heard[]) => {
-  const samples = firstChannel(frames);
-  let sum = 0;
-  for (const s of samples) sum += s * s;
-  return Math.sqrt(sum / Math.max(1, samples.length));
-};
 
 /** Whether a process with this id exists (a zombie counts: it has not been reaped). */
 const alive = (pid: number) => existsSync(`/proc/${pid}`);
