@@ -52,7 +52,7 @@ function isWebStream(source: unknown): source is ReadableStream<Uint8Array> {
 
 function inputSpec(input: EncodedInput): InputSpec {
   if (typeof input === "string") {
-    if (isHttp(input)) return { arg: input, protocols: "http,https,tcp,tls,crypto", stdin: false };
+    if (isHttp(input)) return { arg: input, protocols: "http,https,tcp,tls,crypto,httpproxy", stdin: false };
     if (input === "") throw new HearthLimitError("source", "an empty path");
     return { arg: `file:${input}`, protocols: "file", stdin: false };
   }
