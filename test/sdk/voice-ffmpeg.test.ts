@@ -131,16 +131,16 @@ test("volume scales the samples while playing: 1 then 0.25 is a quarter of the l
   await until(() => from(app.botUserId).length >= 15, "15 frames at volume 1");
   playback.volume = 0.25;
   const changedAt = from(app.botUserId).length;
-  await until(() => from(app.botUserId).length >= changedAt + 15, "15 frames at volume 0.25");
+  await until(() => from(app.botUserId).length >= changedAt + 20, "20 frames at volume 0.25");
   playback.stop();
   await playback.finished;
   const frames = from(app.botUserId);
   const loud = rms(frames.slice(3, changedAt - 1));
-  const quiet = rms(frames.slice(changedAt + 3, changedAt + 15)); // past the frames already on their way and the ramp
+  const quiet = rms(frames.slice(changedAt + 6, changedAt + 20)); // past the frames already on their way (a loaded machine delivers late) and the ramp
   expect(loud).toBeGreaterThan(1500); // ffmpeg's sine at 1/8 of full scale, mono spread on two channels at -3 dB: RMS about 2000
   expect(quiet / loud).toBeGreaterThan(0.22);
   expect(quiet / loud).toBeLessThan(0.28);
-  expect(Math.abs(dominantHz(frames.slice(changedAt + 3)) - 440)).toBeLessThan(10); // the same tone, softer
+  expect(Math.abs(dominantHz(frames.slice(changedAt + 6)) - 440)).toBeLessThan(10); // the same tone, softer
   playback.volume = 7;
   expect(playback.volume).toBe(2);
   playback.volume = -1;
