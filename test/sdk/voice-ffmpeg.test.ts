@@ -243,6 +243,8 @@ test("without ffmpeg: a clear FfmpegNotFoundError; WAV files and PCM still play;
     'ffmpeg was not found (looked for "/nonexistent/ffmpeg"): install it to play MP3, Ogg, FLAC and other files and URLs (Debian and Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg) or pass {ffmpeg: "/path/to/ffmpeg"}; WAV files (readWavFile) and raw PCM play without it',
   );
   await expect(ffmpegVersion({ ffmpeg: "/nonexistent/ffmpeg" })).rejects.toBeInstanceOf(FfmpegNotFoundError);
+  // A name is looked up on PATH, as "ffmpeg" is by default.
+  await expect(ffmpegVersion({ ffmpeg: "no-such-ffmpeg-here" })).rejects.toThrow('ffmpeg was not found (looked for "no-such-ffmpeg-here")');
   // The WAV reader needs no ffmpeg.
   const stats = await voice.play(await readWavFile(join(dir, "tone.wav"))).finished;
   expect(stats.frames).toBe(30);
