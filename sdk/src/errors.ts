@@ -55,38 +55,6 @@ export class HearthTimeoutError extends HearthError {
   }
 }
 
-/**
- * Playing a file, a URL or an encoded stream needs ffmpeg, and it is not there: not on PATH, or
- * not at the path the `ffmpeg` option names. WAV files (`readWavFile`) and raw PCM play without it.
- */
-export class FfmpegNotFoundError extends HearthError {
-  constructor(
-    /** The binary looked for: `ffmpeg`, or the `ffmpeg` option. */
-    readonly binary: string,
-  ) {
-    super(
-      `ffmpeg was not found (looked for "${binary}"): install it to play MP3, Ogg, FLAC and other files and URLs ` +
-        `(Debian and Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg) or pass {ffmpeg: "/path/to/ffmpeg"}; ` +
-        `WAV files (readWavFile) and raw PCM play without it`,
-    );
-  }
-}
-
-/** ffmpeg ran and failed: a missing file, a URL that answered 404, bytes that are no audio it knows. */
-export class FfmpegError extends HearthError {
-  constructor(
-    /** The source as given (a URL without its credentials; "the stream" for a stream). */
-    readonly source: string,
-    /** ffmpeg's last line on stderr, the reason. */
-    readonly reason: string,
-    /** The end of ffmpeg's stderr. */
-    readonly stderr: string,
-    readonly exitCode: number | null,
-  ) {
-    super(`ffmpeg could not read ${source}: ${reason}`);
-  }
-}
-
 // Names as literals, on the classes and their prototypes: the bundler may rename the classes
 // (HearthApiError2, which Node's inspect prints), and a `name` field would be set only after
 // Error's constructor wrote the stack's first line.
@@ -96,10 +64,13 @@ const NAMES: [new (...args: never[]) => Error, string][] = [
   [HearthAckError, "HearthAckError"],
   [HearthLimitError, "HearthLimitError"],
   [HearthTimeoutError, "HearthTimeoutError"],
-  [FfmpegNotFoundError, "FfmpegNotFoundError"],
-  [FfmpegError, "FfmpegError"],
 ];
-for (const [type, name] of NAMES) {
-  Object.defineProperty(type.prototype, "name", { value: name, writable: true, configurable: true });
-  Object.defineProperty(type, "name", { value: name, configurable: true });
+nameErrors(NAMES);
+
+/** Gives error classes their names as literals (see above); the voice module's errors use it too. */
+export function nameErrors(list: readonly [new (...args: never[]) => Error, string][]): void {
+  for (const [type, name] of list) {
+    Object.defineProperty(type.prototype, "name", { value: name, writable: true, configurable: true });
+    Object.defineProperty(type, "name", { value: name, configurable: true });
+  }
 }

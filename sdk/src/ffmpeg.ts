@@ -15,9 +15,47 @@
  * file (`file:` in front, so `a:b.mp3` is no protocol), a URL only http/https, a stream only its
  * pipe; a playlist fetched from a URL cannot make ffmpeg read local files.
  */
-import { FfmpegError, FfmpegNotFoundError, HearthError, HearthLimitError } from "./errors.js";
+import { HearthError, HearthLimitError, nameErrors } from "./errors.js";
 import { loadNode, type ChildProcess, type NodeWritable } from "./node.js";
 import { bytesOf, type PcmChunk, type PcmFormat } from "./pcm.js";
+
+/**
+ * Playing a file, a URL or an encoded stream needs ffmpeg, and it is not there: not on PATH, or
+ * not at the path the `ffmpeg` option names. WAV files (`readWavFile`) and raw PCM play without it.
+ */
+export class FfmpegNotFoundError extends HearthError {
+  constructor(
+    /** The binary looked for: `ffmpeg`, or the `ffmpeg` option. */
+    readonly binary: string,
+  ) {
+    super(
+      `ffmpeg was not found (looked for "${binary}"): install it to play MP3, Ogg, FLAC and other files and URLs ` +
+        `(Debian and Ubuntu: apt-get install ffmpeg; macOS: brew install ffmpeg) or pass {ffmpeg: "/path/to/ffmpeg"}; ` +
+        `WAV files (readWavFile) and raw PCM play without it`,
+    );
+  }
+}
+
+/** ffmpeg ran and failed: a missing file, a URL that answered 404, bytes that are no audio it knows. */
+export class FfmpegError extends HearthError {
+  constructor(
+    /** The source as given (a URL without its credentials; "the stream" for a stream). */
+    readonly source: string,
+    /** ffmpeg's last line on stderr, the reason. */
+    readonly reason: string,
+    /** The end of ffmpeg's stderr. */
+    readonly stderr: string,
+    readonly exitCode: number | null,
+  ) {
+    super(`ffmpeg could not read ${source}: ${reason}`);
+  }
+}
+
+// In this module rather than errors.ts, so the browser-safe client entry carries none of it.
+nameErrors([
+  [FfmpegNotFoundError, "FfmpegNotFoundError"],
+  [FfmpegError, "FfmpegError"],
+]);
 
 export interface FfmpegOptions {
   /** The ffmpeg program: a name looked up on PATH, or a path (default `ffmpeg`). */

@@ -43,7 +43,6 @@ export * from "./pcm.js";
 export * from "./ffmpeg.js";
 export * from "./volume.js";
 export * from "./audio-queue.js";
-export { FfmpegError, FfmpegNotFoundError } from "./errors.js";
 export type { NodeReadable } from "./node.js";
 
 /**
