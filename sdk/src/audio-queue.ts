@@ -97,14 +97,21 @@ export class AudioQueue {
     return this.held;
   }
 
-  /** The gain (0 to 2, clamped) of the current item and the ones after it. */
+  /**
+   * The gain (0 to 2, clamped) of the current item and the ones after it; an item added with a
+   * `volume` of its own plays at the product of the two (clamped).
+   */
   get volume(): number {
     return this.gain;
   }
 
   set volume(volume: number) {
     this.gain = clampVolume(volume);
-    if (this.current) this.current.playback.volume = this.gain;
+    if (this.current) this.current.playback.volume = this.gainOf(this.current.item);
+  }
+
+  private gainOf(item: QueueItem): number {
+    return clampVolume(this.gain * (item.options.volume ?? 1));
   }
 
   /** Whether nothing is playing and nothing is queued. */
@@ -148,7 +155,7 @@ export class AudioQueue {
       let playback: Playback;
       try {
         // add() took what play() takes; the cast picks the overload that accepts every kind.
-        playback = this.connection.play(item.source as EncodedInput, { ...item.options, volume: this.gain } as PlayOptions & { encoded: true });
+        playback = this.connection.play(item.source as EncodedInput, { ...item.options, volume: this.gainOf(item) } as PlayOptions & { encoded: true });
       } catch (error) {
         this.fire("error", { item, error });
         continue;

@@ -204,11 +204,16 @@ test("the queue plays its items in order, skips, reports a bad one and goes on, 
   });
   queue.on("error", ({ item, error }) => events.push(`error ${item.title}: ${(error as Error).message}`));
   queue.on("idle", () => events.push("idle"));
-  const first = queue.add(join(dir, "long.mp3"), { title: "long" });
+  const first = queue.add(join(dir, "long.mp3"), { title: "long", volume: 0.5 });
   const missing = join(dir, "missing.mp3");
   queue.add(missing);
   const last: QueueItem = queue.add(join(dir, "high.mp3"), { title: "high" });
   expect(queue.nowPlaying?.item).toBe(first);
+  // An item's volume is relative to the queue's.
+  expect(queue.nowPlaying?.playback.volume).toBe(0.5);
+  queue.volume = 1.5;
+  expect(queue.nowPlaying?.playback.volume).toBe(0.75);
+  queue.volume = 1;
   expect(queue.list().map((item) => item.title)).toEqual([missing, "high"]);
   await until(() => from(app.botUserId).length >= 10, "the first item under way");
   expect(queue.skip()).toBe(first);
