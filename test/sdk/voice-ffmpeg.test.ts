@@ -191,7 +191,7 @@ test("leaving while ffmpeg waits on a stalled URL ends the playback at once and 
   expect(alive(pid)).toBe(false);
 });
 
-test("the queue plays its items in order, skips, reports a bad one and goes on, then goes idle", async () => {
+test("the queue plays its items in order, skips, reports a bad one and goes on, goes idle; clear, stop and leaving empty it", async () => {
   const { app, voice } = await voiceBot("Jukebox");
   const events: string[] = [];
   const queue = voice.queue;
@@ -237,7 +237,24 @@ test("the queue plays its items in order, skips, reports a bad one and goes on, 
   expect(Math.abs(dominantHz(high) - 880)).toBeLessThan(15);
   expect(Math.abs(dominantHz(frames.slice(0, 10)) - 440)).toBeLessThan(10);
   expect(queue.idle).toBe(true);
+
+  // clear() drops what waits and keeps what plays; stop() ends that too; leaving empties the queue.
+  events.length = 0;
+  queue.add(join(dir, "long.mp3"), { title: "again" });
+  queue.add(join(dir, "high.mp3"));
+  queue.add(join(dir, "high.mp3"));
+  expect(queue.clear()).toBe(2);
+  expect(queue.list()).toEqual([]);
+  expect(queue.nowPlaying?.item.title).toBe("again");
+  queue.stop();
+  await queue.whenIdle();
+  expect(events).toEqual(["start again", "end again stopped", "idle"]);
+  queue.add(join(dir, "long.mp3"), { title: "cut" });
+  queue.add(join(dir, "high.mp3"), { title: "never" });
   await voice.leave();
+  await queue.whenIdle();
+  expect(events.slice(3)).toEqual(["start cut", "end cut left", "idle"]);
+  expect(() => queue.add(join(dir, "high.mp3"))).toThrow("queue.add(): the bot left this voice channel");
 }, 15_000);
 
 test("without ffmpeg: a clear FfmpegNotFoundError; WAV files and PCM still play; a source ffmpeg cannot read names it", async () => {
