@@ -11,6 +11,7 @@
  * empties and goes idle.
  */
 import { HearthError } from "./errors.js";
+import { Emitter, type Listener } from "./events.js";
 import { describeInput, type EncodedInput } from "./ffmpeg.js";
 import type { Playback, PlaybackStats, PlayOptions, PlaySource, VoiceConnection } from "./voice.js";
 import { clampVolume } from "./volume.js";
@@ -31,7 +32,6 @@ export interface AudioQueueEvents {
   idle: Record<string, never>;
 }
 
-type QueueListener<E extends keyof AudioQueueEvents> = (payload: AudioQueueEvents[E]) => void;
 
 export class AudioQueue {
   private readonly upcoming: QueueItem[] = [];
@@ -39,7 +39,7 @@ export class AudioQueue {
   private nextId = 1;
   private gain = 1;
   private held = false;
-  private readonly listeners = new Map<keyof AudioQueueEvents, Set<(payload: never) => void>>();
+  private readonly events = new Emitter<AudioQueueEvents>();
   private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly connection: VoiceConnection) {}
@@ -126,21 +126,8 @@ export class AudioQueue {
   }
 
   /** Listens to `start`, `end`, `error` or `idle`; returns a function that stops listening. */
-  on<E extends keyof AudioQueueEvents>(event: E, listener: QueueListener<E>): () => void {
-    let set = this.listeners.get(event);
-    if (!set) this.listeners.set(event, (set = new Set()));
-    set.add(listener as (payload: never) => void);
-    return () => set.delete(listener as (payload: never) => void);
-  }
-
-  private fire<E extends keyof AudioQueueEvents>(event: E, payload: AudioQueueEvents[E]): void {
-    for (const listener of [...(this.listeners.get(event) ?? [])]) {
-      try {
-        (listener as QueueListener<E>)(payload);
-      } catch {
-        // A listener that throws does not stop the queue.
-      }
-    }
+  on<E extends keyof AudioQueueEvents>(event: E, listener: Listener<AudioQueueEvents, E>): () => void {
+    return this.events.on(event, listener);
   }
 
   private next(): void {
@@ -148,7 +135,7 @@ export class AudioQueue {
       if (!this.connection.active) this.upcoming.length = 0;
       const item = this.upcoming.shift();
       if (!item) {
-        this.fire("idle", {});
+        this.events.fire("idle", {});
         for (const resolve of this.idleWaiters.splice(0)) resolve();
         return;
       }
@@ -157,15 +144,15 @@ export class AudioQueue {
         // add() took what play() takes; the cast picks the overload that accepts every kind.
         playback = this.connection.play(item.source as EncodedInput, { ...item.options, volume: this.gainOf(item) } as PlayOptions & { encoded: true });
       } catch (error) {
-        this.fire("error", { item, error });
+        this.events.fire("error", { item, error });
         continue;
       }
       if (this.held) playback.pause();
       this.current = { item, playback };
-      this.fire("start", { item, playback });
+      this.events.fire("start", { item, playback });
       playback.finished.then(
-        (stats) => this.finish(() => this.fire("end", { item, stats })),
-        (error: unknown) => this.finish(() => this.fire("error", { item, error })),
+        (stats) => this.finish(() => this.events.fire("end", { item, stats })),
+        (error: unknown) => this.finish(() => this.events.fire("error", { item, error })),
       );
       return;
     }

@@ -31,6 +31,7 @@
 import { AudioQueue } from "./audio-queue.js";
 import type { Bot } from "./bot.js";
 import { HearthError } from "./errors.js";
+import { Emitter, type Listener } from "./events.js";
 import { FfmpegDecoder, isEncodedSource, type EncodedInput, type FfmpegOptions } from "./ffmpeg.js";
 import type { Gateway } from "./gateway.js";
 import type * as S from "./generated/schemas.js";
@@ -289,7 +290,6 @@ export interface VoiceConnectionEvents {
   /** Back in the channel after `attempts` tries, `downtimeMs` after the room was lost. */
   reconnected: { attempts: number; downtimeMs: number };
 }
-type VoiceListener<E extends keyof VoiceConnectionEvents> = (payload: VoiceConnectionEvents[E]) => void;
 
 /** A `speakers()` iteration: its options, the current stream of each speaker, and where new speakers go. */
 interface Watcher {
@@ -316,7 +316,7 @@ export class VoiceConnection {
   private readonly unsubscribe: (() => void)[] = [];
   /** While joining again after the room was lost: frames are not sent. */
   private rejoining = false;
-  private readonly listeners = new Map<keyof VoiceConnectionEvents, Set<(payload: never) => void>>();
+  private readonly events = new Emitter<VoiceConnectionEvents>();
   private audioQueue: AudioQueue | null = null;
 
   /** @internal use joinVoice() */
@@ -374,21 +374,8 @@ export class VoiceConnection {
   }
 
   /** Listens to `reconnecting` or `reconnected`; returns a function that stops listening. */
-  on<E extends keyof VoiceConnectionEvents>(event: E, listener: VoiceListener<E>): () => void {
-    let set = this.listeners.get(event);
-    if (!set) this.listeners.set(event, (set = new Set()));
-    set.add(listener as (payload: never) => void);
-    return () => set.delete(listener as (payload: never) => void);
-  }
-
-  private fire<E extends keyof VoiceConnectionEvents>(event: E, payload: VoiceConnectionEvents[E]): void {
-    for (const listener of [...(this.listeners.get(event) ?? [])]) {
-      try {
-        (listener as VoiceListener<E>)(payload);
-      } catch {
-        // A bot's listener that throws does not stop the rejoin.
-      }
-    }
+  on<E extends keyof VoiceConnectionEvents>(event: E, listener: Listener<VoiceConnectionEvents, E>): () => void {
+    return this.events.on(event, listener);
   }
 
   /**
@@ -401,7 +388,7 @@ export class VoiceConnection {
     try {
       for (let attempt = 1; !this.left; attempt++) {
         const delayMs = rejoinDelayMs(attempt);
-        this.fire("reconnecting", { reason, attempt, delayMs });
+        this.events.fire("reconnecting", { reason, attempt, delayMs });
         await new Promise((resolve) => setTimeout(resolve, delayMs));
         if (this.left) return;
         try {
@@ -413,7 +400,7 @@ export class VoiceConnection {
           continue;
         }
         this.rejoining = false;
-        this.fire("reconnected", { attempts: attempt, downtimeMs: Math.round(now() - lostAt) });
+        this.events.fire("reconnected", { attempts: attempt, downtimeMs: Math.round(now() - lostAt) });
         return;
       }
     } finally {
