@@ -6,7 +6,9 @@
  * (exit 0). Every container, volume and image made here is removed after.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const context = process.env.HEARTH_CONTAINER_CONTEXT;
@@ -66,7 +68,7 @@ describe.skipIf(!context || !base)("the container image", () => {
     must("volume", "create", volume);
   });
   afterAll(() => {
-    for (const name of made) podman("rm", "-f", "-t", "0", name);
+    for (const name of made) podman("rm", "-f", "-v", "-t", "0", name);
     podman("volume", "rm", "-f", volume);
     podman("rmi", "-f", tag);
   });
@@ -129,6 +131,22 @@ describe.skipIf(!context || !base)("the container image", () => {
     // The files Hearth keeps in DATA_DIR, its own and private.
     const listing = must("exec", "hearth-ci-second", "sh", "-c", "stat -c '%U %a %n' /data /data/hearth.db /data/jwt-secret /data/secrets.key");
     expect(listing.split("\n")).toEqual(["hearth 700 /data", "hearth 600 /data/hearth.db", "hearth 600 /data/jwt-secret", "hearth 600 /data/secrets.key"]);
+
+    // The backup docs/operations.md gives for a container, taken while it runs: the host's
+    // sqlite3 on the volume's folder, VACUUM INTO (what `npm run db:backup` does).
+    if (Bun.which("sqlite3")) {
+      const folder = must("volume", "inspect", volume, "--format", "{{.Mountpoint}}");
+      const backup = join(mkdtempSync(join(tmpdir(), "hearth-ci-backup-")), "hearth.db");
+      const sqlite = (...args: string[]) => {
+        const result = Bun.spawnSync(["sqlite3", ...args], { stdout: "pipe", stderr: "pipe" });
+        expect(result.stderr.toString()).toBe("");
+        return result.stdout.toString().trim();
+      };
+      sqlite(join(folder, "hearth.db"), `VACUUM INTO '${backup}'`);
+      expect(sqlite(backup, "PRAGMA integrity_check")).toBe("ok");
+      expect(sqlite(backup, `SELECT name FROM servers WHERE id = '${serverId}'`)).toBe("Kept in the volume");
+      rmSync(dirname(backup), { recursive: true });
+    }
     must("stop", "-t", "30", "hearth-ci-second");
     expect(must("inspect", "hearth-ci-second", "--format", "{{.State.ExitCode}}")).toBe("0");
   });
