@@ -2,7 +2,8 @@
  * `npm run test:container`: builds the Hearth image from deploy/Dockerfile with podman and runs
  * it (test/container/*.container.ts; docs/operations.md, "Deploying"). Needs podman (and runc
  * where crun cannot run here), debootstrap for the base image the first time, and `npm run
- * build:binary`'s ./hearth, which it builds unless HEARTH_BINARY names one already built.
+ * build:binary`'s ./hearth, which it builds unless HEARTH_BINARY names one already built (copied
+ * to ./hearth).
  *
  * There is no Docker Hub here, so the base image, Debian 12's slim image in the Dockerfile, is
  * made from Debian's packages with debootstrap (minbase, documentation and caches removed) and
@@ -81,24 +82,23 @@ try {
     console.log(`podman's defaults cannot run here; using ${conf}:\n${readFileSync(conf, "utf8")}`);
   }
 
-  // The build context a host would send: .dockerignore and the binary.
-  let binary = process.env.HEARTH_BINARY;
-  if (!binary) {
+  // The build context is the repository's root, as for a host: .dockerignore lets only ./hearth
+  // and deploy/hearth-backup through. HEARTH_BINARY, when set, is put in place as ./hearth.
+  if (process.env.HEARTH_BINARY) {
+    if (!existsSync(process.env.HEARTH_BINARY)) throw new Error(`HEARTH_BINARY: ${process.env.HEARTH_BINARY} does not exist`);
+    cpSync(process.env.HEARTH_BINARY, join(ROOT, "hearth"));
+  } else {
     const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
     if (!scripts["build:binary"]) throw new Error("no `npm run build:binary` to make ./hearth, and HEARTH_BINARY is unset");
     must(["npm", "run", "-s", "build:binary"]);
-    binary = join(ROOT, "hearth");
     console.log(`built ./hearth (${seconds()} s)`);
   }
-  if (!existsSync(binary)) throw new Error(`${binary} does not exist`);
-  const context = join(scratch, "context");
-  cpSync(join(ROOT, ".dockerignore"), join(context, ".dockerignore"));
-  cpSync(binary, join(context, "hearth"));
+  if (!existsSync(join(ROOT, "hearth"))) throw new Error("./hearth is missing");
 
   const suites = readdirSync(join(ROOT, "test/container")).filter((name) => name.endsWith(".container.ts")).sort().map((name) => `./test/container/${name}`);
   // runTests passes process.env on: the containers.conf must be in it.
   if (env.CONTAINERS_CONF) process.env.CONTAINERS_CONF = env.CONTAINERS_CONF;
-  code = await runTests(suites, { HEARTH_CONTAINER_CONTEXT: context, HEARTH_CONTAINER_BASE: BASE_IMAGE }, 120_000);
+  code = await runTests(suites, { HEARTH_CONTAINER_CONTEXT: ROOT, HEARTH_CONTAINER_BASE: BASE_IMAGE }, 120_000);
 } catch (error) {
   console.error(`test:container: ${(error as Error).message}`);
 } finally {

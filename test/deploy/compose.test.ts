@@ -120,7 +120,7 @@ describe("deploy/compose.yaml", () => {
 
 describe("deploy/Dockerfile", () => {
   test("runs the binary from the build context as PID 1, as a user of its own, with a volume for DATA_DIR", () => {
-    expect(instruction("COPY")).toEqual(["--chmod=0755 hearth /usr/local/bin/hearth"]);
+    expect(instruction("COPY")).toEqual(["--chmod=0755 hearth /usr/local/bin/hearth", "--chmod=0755 deploy/hearth-backup /usr/local/bin/hearth-backup"]);
     expect(instruction("ENTRYPOINT")).toEqual(['["/usr/local/bin/hearth"]']);
     expect(instruction("CMD")).toEqual([]);
     expect(instruction("USER")).toEqual(["hearth:hearth"]);
@@ -130,7 +130,7 @@ describe("deploy/Dockerfile", () => {
     expect(instruction("HEALTHCHECK")[0]).toContain("/healthz");
   });
 
-  test(".dockerignore sends the binary alone", () => {
-    expect(read(".dockerignore").split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"))).toEqual(["*", "!hearth"]);
+  test(".dockerignore sends the binary and the backup script alone", () => {
+    expect(read(".dockerignore").split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"))).toEqual(["*", "!hearth", "!deploy/hearth-backup"]);
   });
 });
