@@ -49,7 +49,8 @@ try {
     const rootfs = join(scratch, "rootfs");
     console.log(`making ${BASE_IMAGE} with debootstrap from ${DEBIAN_MIRROR}`);
     must(["debootstrap", "--variant=minbase", "bookworm", rootfs, DEBIAN_MIRROR]);
-    for (const dir of ["usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/cache/apt", "var/lib/apt/lists", "var/log"]) {
+    // As Debian's slim image: no documentation, manuals or translations, no package lists.
+    for (const dir of ["usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/lib/apt/lists"]) {
       rmSync(join(rootfs, dir), { recursive: true, force: true });
     }
     must(["sh", "-c", `tar -C '${rootfs}' -c . | podman import --change 'CMD ["/bin/bash"]' - ${BASE_IMAGE}`]);
