@@ -49,10 +49,12 @@ try {
     const rootfs = join(scratch, "rootfs");
     console.log(`making ${BASE_IMAGE} with debootstrap from ${DEBIAN_MIRROR}`);
     must(["debootstrap", "--variant=minbase", "bookworm", rootfs, DEBIAN_MIRROR]);
-    // As Debian's slim image: no documentation, manuals or translations, no package lists.
-    for (const dir of ["usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/lib/apt/lists"]) {
+    // As Debian's slim image: no documentation, manuals or translations, no package lists or
+    // caches (their folders stay: apt needs them).
+    for (const dir of ["usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale"]) {
       rmSync(join(rootfs, dir), { recursive: true, force: true });
     }
+    must(["sh", "-c", `find '${rootfs}/var/lib/apt/lists' '${rootfs}/var/cache/apt' -type f -delete`]);
     must(["sh", "-c", `tar -C '${rootfs}' -c . | podman import --change 'CMD ["/bin/bash"]' - ${BASE_IMAGE}`]);
     rmSync(rootfs, { recursive: true, force: true });
     console.log(`${BASE_IMAGE} made (${seconds()} s)`);
