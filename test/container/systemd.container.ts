@@ -4,7 +4,8 @@
  * systemd may build the unit's sandbox (mount namespaces, seccomp) as on a host. The unit and
  * the binary are installed as deploy/hearth.service says; then: it starts Hearth as the hearth
  * user with the sandbox in force and serves the API, a killed process is restarted
- * (Restart=on-failure), and `systemctl stop` drains it to a clean exit. The image with systemd
+ * (Restart=on-failure), `systemctl stop` drains it to a clean exit, and a bad setting in the
+ * environment file stops the restarts after StartLimitBurst. The image with systemd
  * (Debian's packages on the base image) is made once and kept; the rest is removed after.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -135,5 +136,16 @@ describe.skipIf(!base)("deploy/hearth.service under systemd", () => {
       .map((line) => JSON.parse(line) as { msg: string; signal?: string });
     expect(journal.find((line) => line.msg === "draining")?.signal).toBe("SIGTERM");
     expect(journal.at(-1)?.msg).toBe("stopped");
+  });
+
+  test("reads /etc/hearth/hearth.env; a bad setting fails a few starts, then leaves the unit failed", async () => {
+    inside("echo PORT=abc > /etc/hearth/hearth.env && systemctl reset-failed hearth; systemctl start hearth || true");
+    await until("the unit failed", () => show("ActiveState") === "failed", 40_000);
+    expect(show("Result")).toBe("exit-code");
+    expect(show("ExecMainStatus")).toBe("1");
+    const journal = inside("journalctl -u hearth --no-pager -o cat");
+    // StartLimitBurst=5: the first start and four restarts, each refusing PORT, then no more.
+    expect(journal.split("\n").filter((line) => line === "Invalid configuration: PORT: PORT must be a whole number")).toHaveLength(5);
+    expect(journal).toContain("Start request repeated too quickly");
   });
 });
