@@ -1,9 +1,9 @@
 /**
- * deploy/compose.yaml as Debian's podman-compose (1.0.3) reads it. PostgreSQL's, Redis's and
- * Caddy's images cannot be pulled here, so the stack is not started: `--dry-run up` prints the
- * podman commands it would run, which are checked (the services in dependency order, the
- * environment after substitution, volumes, network aliases, healthchecks, ports). The dry run
- * still creates the project's volumes and network; they are removed after.
+ * deploy/compose.yaml exactly as shipped, as Debian's podman-compose (1.0.3) reads it:
+ * `--dry-run up` prints the podman commands it would run, which are checked (the services in
+ * dependency order, the environment after substitution, volumes, network aliases,
+ * healthchecks, ports). (compose-stack.container.ts runs the stack, on stand-in images.) The
+ * dry run still creates the project's volumes and network; they are removed after.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";

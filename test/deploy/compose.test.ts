@@ -1,9 +1,9 @@
 /**
  * deploy/compose.yaml, deploy/Caddyfile and deploy/Dockerfile read as a compose tool and a
- * container builder would (docs/operations.md, "Deploying"). PostgreSQL's, Redis's and Caddy's
- * images cannot be pulled on CI's machine, so the stack is not started there; this checks what
- * it would run: every service, how Hearth reaches the others, the volumes, the healthchecks,
- * the published ports. (`npm run test:container` builds and runs the Hearth image itself.)
+ * container builder would (docs/operations.md, "Deploying"), without running anything: every
+ * service, how Hearth reaches the others, the volumes, the healthchecks, the published ports.
+ * (`npm run test:container` builds and runs the image, and the stack with stand-ins for the
+ * images CI cannot pull: test/container/compose-stack.container.ts.)
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
