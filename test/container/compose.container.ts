@@ -1,0 +1,58 @@
+/**
+ * deploy/compose.yaml exactly as shipped, as Debian's podman-compose (1.0.3) reads it:
+ * `--dry-run up` prints the podman commands it would run, which are checked (the services in
+ * dependency order, the environment after substitution, volumes, network aliases,
+ * healthchecks, ports). (compose-stack.container.ts runs the stack, on stand-in images.) The
+ * dry run still creates the project's volumes and network; they are removed after.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const compose = Bun.which("podman-compose");
+const project = `hearthci${process.pid}`;
+const volumes = ["hearth-data", "postgres-data", "redis-data", "caddy-data", "caddy-config"];
+
+describe.skipIf(compose === null || !process.env.HEARTH_CONTAINER_CONTEXT)("deploy/compose.yaml under podman-compose", () => {
+  afterAll(() => {
+    for (const volume of volumes) Bun.spawnSync(["podman", "volume", "rm", "-f", `${project}_${volume}`], { stdout: "ignore", stderr: "ignore" });
+    Bun.spawnSync(["podman", "network", "rm", "-f", `${project}_default`], { stdout: "ignore", stderr: "ignore" });
+  });
+
+  test("would run PostgreSQL and Redis, then Hearth on them, then Caddy in front, publishing Caddy alone", () => {
+    const result = Bun.spawnSync([compose!, "--dry-run", "-p", project, "-f", "deploy/compose.yaml", "up", "-d"], {
+      cwd: ROOT,
+      env: { ...process.env, POSTGRES_PASSWORD: "s3cret", HEARTH_DOMAIN: "chat.example.org" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const output = `${result.stdout.toString()}${result.stderr.toString()}`;
+    expect(result.exitCode).toBe(0);
+    const runs = output.split("\n").filter((line) => line.startsWith("podman run "));
+    const service = (line: string) => /--name=\S+?_(\w+)_1 /.exec(line)![1];
+    expect(runs.map(service)).toEqual(["postgres", "redis", "hearth", "caddy"]);
+    const [postgres, redis, hearth, caddy] = runs as [string, string, string, string];
+
+    expect(postgres).toContain("-e POSTGRES_PASSWORD=s3cret");
+    expect(postgres).toContain(`-v ${project}_postgres-data:/var/lib/postgresql/data`);
+    expect(postgres).toContain("--healthcheck-command");
+    expect(redis).toContain(`-v ${project}_redis-data:/data`);
+    expect(redis).toContain("--healthcheck-command");
+
+    expect(hearth).toContain("-e DATABASE_URL=postgres://hearth:s3cret@postgres:5432/hearth");
+    expect(hearth).toContain("-e REDIS_URL=redis://redis:6379");
+    expect(hearth).toContain("-e PUBLIC_URL=https://chat.example.org");
+    expect(hearth).toContain(`-v ${project}_hearth-data:/data`);
+    expect(hearth).toContain("--network-alias hearth");
+    expect(hearth).toContain("--stop-signal SIGTERM");
+    expect(hearth).toContain("--healthcheck-command");
+    expect(hearth).toMatch(/ localhost\/hearth:latest$/);
+
+    expect(caddy).toContain("-e HEARTH_DOMAIN=chat.example.org");
+    expect(caddy).toContain(`-v ${join(ROOT, "deploy/Caddyfile")}:/etc/caddy/Caddyfile:ro`);
+    expect(caddy).toContain("-p 80:80 -p 443:443 -p 443:443/udp");
+    for (const line of [postgres, redis, hearth]) expect(line).not.toMatch(/ -p \d/);
+    // The image is built from the repository's root with deploy/Dockerfile.
+    expect(output).toMatch(/podman build -t localhost\/hearth:latest -f \S*deploy\/Dockerfile \S+/);
+  });
+});
