@@ -57,8 +57,10 @@ try {
   const result = await Bun.build({
     entrypoints: [join(ROOT, "src/main.ts")],
     target: "bun",
-    // Whitespace and syntax only: names stay as written, for stack traces and `constructor.name`.
-    minify: { whitespace: true, syntax: true, identifiers: false },
+    // Not minified: Elysia reads its handlers' source text to infer what each one uses (its
+    // "sucrose"), and minified syntax defeats it (it then warns on stdout, breaking JSON logs);
+    // names stay as written too, for stack traces and `constructor.name`.
+    minify: false,
     // Kept inside the executable: stack traces in the log name src/ files and lines (2 MiB more).
     // Bun also writes it beside the file, where nothing needs it (removed below).
     sourcemap: "linked",
