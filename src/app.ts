@@ -55,6 +55,7 @@ import { aiFileRoutes, aiRoutes } from "./http/routes/ai.ts";
 import { adminAiRoutes } from "./http/routes/admin-ai.ts";
 import { webRoutes } from "./http/web.ts";
 import { referenceRoutes } from "./http/routes/reference.ts";
+import { sdkRoutes } from "./http/routes/sdk.ts";
 import { opsRoutes } from "./http/routes/ops.ts";
 import { countClusterError, Metrics } from "./ops/metrics.ts";
 import { installOutageRecovery } from "./gateway/outage-recovery.ts";
@@ -323,6 +324,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(aiFileRoutes(domain, auth))
     .use(uploadRoutes(domain))
     .use(opsRoutes(readiness, metrics, config.metricsToken))
+    .use(sdkRoutes(config.dataDir, log))
     // The API reference, built from the routes above on first request (docs/reference.md).
     .use(referenceRoutes(referenceDocuments((): readonly RegisteredRoute[] => http.routes)))
     // Last: every other GET is a page of the web app.

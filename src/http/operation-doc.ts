@@ -17,9 +17,11 @@ export const NO_CONTENT = { answer: "no-content" } as const;
 export const REDIRECT = { answer: "redirect" } as const;
 export const EVENT_STREAM = { answer: "event-stream" } as const;
 export const FILE = { answer: "file" } as const;
+/** A gzipped tar archive (the SDK's npm tarball). */
+export const TARBALL = { answer: "tarball" } as const;
 /** The Prometheus text exposition format (/metrics). */
 export const PROMETHEUS_TEXT = { answer: "prometheus-text" } as const;
-type SpecialAnswer = typeof NO_CONTENT | typeof REDIRECT | typeof EVENT_STREAM | typeof FILE | typeof PROMETHEUS_TEXT;
+type SpecialAnswer = typeof NO_CONTENT | typeof REDIRECT | typeof EVENT_STREAM | typeof FILE | typeof TARBALL | typeof PROMETHEUS_TEXT;
 
 export type Answer = v.GenericSchema | SpecialAnswer;
 

@@ -62,6 +62,7 @@ const TAGS: Record<string, string> = {
   Admin: "Platform administration (administrators only).",
   "AI admin": "The AI assistant's settings and provider keys (administrators only).",
   Files: "Uploaded files at their stable paths.",
+  SDK: "The bot SDK (`@hearth/sdk`) of this server's version, as an npm tarball: `npm install <server>/sdk/latest.tgz`.",
   Operations: "For operators and load balancers: liveness, readiness, metrics (docs/operations.md).",
 };
 
@@ -270,6 +271,8 @@ function successResponse(answer: Answer, converter: SchemaConverter): SchemaObje
       return { description: "A stream of server-sent events", content: { "text/event-stream": { schema: { type: "string" } } } };
     case "file":
       return { description: "The file's bytes", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } };
+    case "tarball":
+      return { description: "The gzipped tarball", content: { "application/gzip": { schema: { type: "string", format: "binary" } } } };
     case "prometheus-text":
       return { description: "The Prometheus text exposition format, version 0.0.4", content: { "text/plain": { schema: { type: "string" } } } };
   }

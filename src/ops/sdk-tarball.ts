@@ -1,0 +1,110 @@
+/**
+ * The SDK tarball this server serves at /sdk/hearth-sdk-<version>.tgz and /sdk/latest.tgz
+ * (src/http/routes/sdk.ts): the `@hearth/sdk` package of this checkout, exactly as
+ * `npm pack` makes it, so `npm install http://<host>/sdk/latest.tgz` installs the SDK that
+ * matches this server's API.
+ *
+ * Made on the first request, not by a step the host must remember: `sdk/scripts/build.ts --out`
+ * into a folder of its own under DATA_DIR/sdk/ (never sdk/dist, which a developer's own build
+ * owns), then `npm pack` of that folder. It is kept as DATA_DIR/sdk/hearth-sdk-<version>-<hash>.tgz,
+ * the hash being of every input of the build (sdk/src, the build script, package.json, README,
+ * LICENSE, tsconfig, the bundled WAV decoder's version): every request re-reads those inputs,
+ * so an edited checkout gets a new tarball on the next request and an untouched one reuses the
+ * kept file across restarts (the first request after a change waits for the build, about a
+ * second or two). Older kept tarballs are removed when a new one is made.
+ *
+ * This module is the one place the tarball is read; a build without the checkout's sources
+ * (a single-file binary) replaces `sdkTarball` with one that answers the embedded file.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+
+export interface SdkTarball {
+  /** sdk/package.json's version. */
+  version: string;
+  /** `hearth-sdk-<version>.tgz`. */
+  filename: string;
+  bytes: Uint8Array;
+  /** A strong ETag of the bytes (quoted). */
+  etag: string;
+}
+
+const ROOT = resolve(import.meta.dir, "..", "..");
+const SDK = join(ROOT, "sdk");
+
+/** The build's inputs, relative to the repository (sdk/src is walked). */
+function inputs(): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
+  const fixed = ["package.json", "README.md", "LICENSE", "tsconfig.json", "scripts/build.ts"].map((name) => join(SDK, name));
+  return [...fixed, ...walk(join(SDK, "src")), join(ROOT, "node_modules", "@echogarden", "wave-codec", "package.json")].map((path) => relative(ROOT, path));
+}
+
+async function fingerprint(): Promise<{ hash: string; version: string }> {
+  const hasher = new Bun.CryptoHasher("sha256");
+  let version = "";
+  for (const path of inputs()) {
+    const content = await readFile(join(ROOT, path));
+    if (path === join("sdk", "package.json")) version = (JSON.parse(content.toString("utf8")) as { version: string }).version;
+    hasher.update(path).update("\0").update(content).update("\0");
+  }
+  return { hash: hasher.digest("hex"), version };
+}
+
+async function run(command: string[], cwd: string): Promise<string> {
+  const child = Bun.spawn(command, { cwd, stdout: "pipe", stderr: "pipe", env: { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false" } });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  if (code !== 0) throw new Error(`${command.join(" ")} exited with ${code}: ${(stderr || stdout).trim().slice(-2000)}`);
+  return stdout;
+}
+
+async function build(dataDir: string, hash: string, version: string): Promise<Uint8Array> {
+  const folder = join(dataDir, "sdk");
+  const kept = join(folder, `hearth-sdk-${version}-${hash.slice(0, 16)}.tgz`);
+  if (existsSync(kept)) return readFileSync(kept);
+  mkdirSync(folder, { recursive: true });
+  const staging = mkdtempSync(join(folder, ".build-"));
+  try {
+    const packageDir = join(staging, "package");
+    await run([process.execPath, join(SDK, "scripts", "build.ts"), "--out", packageDir], ROOT);
+    const packed = JSON.parse(await run(["npm", "pack", packageDir, "--pack-destination", staging, "--json", "--ignore-scripts"], staging)) as { filename: string }[];
+    renameSync(join(staging, packed[0]!.filename), kept);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  for (const name of readdirSync(folder)) {
+    if (/^hearth-sdk-.*\.tgz$/.test(name) && join(folder, name) !== kept) rmSync(join(folder, name), { force: true });
+  }
+  return readFileSync(kept);
+}
+
+const current = new Map<string, { hash: string; tarball: Promise<SdkTarball> }>();
+
+/**
+ * The tarball of the checkout's SDK as it is now (built if its inputs changed since the last
+ * one). Concurrent first requests share one build; a failed build is retried on the next request.
+ */
+export async function sdkTarball(dataDir: string): Promise<SdkTarball> {
+  const { hash, version } = await fingerprint();
+  const known = current.get(dataDir);
+  if (known?.hash === hash) return known.tarball;
+  const tarball = build(dataDir, hash, version).then((bytes) => ({
+    version,
+    filename: `hearth-sdk-${version}.tgz`,
+    bytes,
+    etag: `"${new Bun.CryptoHasher("sha256").update(bytes).digest("base64url").slice(0, 32)}"`,
+  }));
+  current.set(dataDir, { hash, tarball });
+  tarball.catch(() => {
+    if (current.get(dataDir)?.tarball === tarball) current.delete(dataDir);
+  });
+  return tarball;
+}
+
+/** sdk/package.json's version, without building anything (the route's 404 needs only this). */
+export function sdkVersion(): string {
+  return (JSON.parse(readFileSync(join(SDK, "package.json"), "utf8")) as { version: string }).version;
+}
