@@ -1,21 +1,77 @@
 /**
- * The package as it would be published: what `npm pack` puts in it, and that it works installed
- * in a fresh folder: Node imports every entry point, and a TypeScript consumer gets the types
- * (typed options included) from the declarations, with no access to the repository's sources.
+ * The package as a bot developer gets it: `npm install http://<server>/sdk/latest.tgz` from a
+ * real server (GET /sdk/..., src/ops/sdk-tarball.ts, which packs the checkout's SDK as
+ * `npm pack` does) into a fresh folder outside the repository. What the tarball holds, that Node
+ * imports and requires every entry point and calls the server with it, and that a TypeScript
+ * consumer gets the types (typed options included) from the declarations, with no access to
+ * the repository's sources.
  */
-import { beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { examplesFolder, ROOT, sdkTarball } from "../examples/fresh-folder.ts";
+import { ROOT } from "../examples/fresh-folder.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { createBot, type TestBot } from "../helpers/bots.ts";
 
+const manifest = JSON.parse(readFileSync(join(ROOT, "sdk", "package.json"), "utf8"));
+let server: TestServer;
+let bot: TestBot;
 let folder: string;
-beforeAll(() => {
-  folder = examplesFolder();
+let served: Response;
+let tarball: Uint8Array;
+
+beforeAll(async () => {
+  server = await startServer();
+  bot = await createBot(server, await server.register(), "Packaged");
+  served = await fetch(`${server.url}/sdk/hearth-sdk-${manifest.version}.tgz`);
+  tarball = new Uint8Array(await served.arrayBuffer());
+  folder = mkdtempSync(join(tmpdir(), "hearth-sdk-install-"));
+  writeFileSync(join(folder, "package.json"), JSON.stringify({ name: "sdk-consumer", private: true, type: "module" }));
+  const install = await run(["npm", "install", `${server.url}/sdk/latest.tgz`, "--prefer-offline", "--no-audit", "--no-fund"], { npm_config_update_notifier: "false" });
+  if (install.status !== 0) throw new Error(`npm install of ${server.url}/sdk/latest.tgz failed:\n${install.stdout}\n${install.stderr}`);
 }, 120_000);
 
+/** A command in the folder, without blocking this process (the server under test runs in it). */
+async function run(command: string[], env: Record<string, string> = {}) {
+  const child = Bun.spawn(command, { cwd: folder, stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } });
+  const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { stdout, stderr, status };
+}
+afterAll(() => server.stop());
+
+test("the server serves the tarball of its own SDK version: gzip, length, ETag, 304, same bytes as latest.tgz", async () => {
+  expect(served.status).toBe(200);
+  expect(served.headers.get("content-type")).toBe("application/gzip");
+  expect(Number(served.headers.get("content-length"))).toBe(tarball.byteLength);
+  expect(served.headers.get("cache-control")).toBe("no-cache");
+  const etag = served.headers.get("etag")!;
+  expect(etag).toMatch(/^"[\w-]+"$/);
+  expect([tarball[0], tarball[1]]).toEqual([0x1f, 0x8b]);
+  const latest = await fetch(`${server.url}/sdk/latest.tgz`);
+  expect(latest.headers.get("etag")).toBe(etag);
+  expect(new Uint8Array(await latest.arrayBuffer())).toEqual(tarball);
+  const again = await fetch(`${server.url}/sdk/latest.tgz`, { headers: { "if-none-match": etag } });
+  expect(again.status).toBe(304);
+  expect(await again.text()).toBe("");
+  // The version it names is sdk/package.json's, as installed.
+  expect(JSON.parse(readFileSync(join(folder, "node_modules", "@hearth", "sdk", "package.json"), "utf8")).version).toBe(manifest.version);
+  expect(JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).dependencies["@hearth/sdk"]).toBe(`${server.url}/sdk/latest.tgz`);
+});
+
+test("another version, or any other name, is 404 with an error; no token needed for the real one", async () => {
+  for (const name of ["hearth-sdk-0.0.1.tgz", "hearth-sdk-.tgz", "latest.tar", "..%2Fpackage.json", "hearth-sdk-0.1.0.tgz.sig"]) {
+    const response = await fetch(`${server.url}/sdk/${name}`);
+    expect(response.status).toBe(404);
+    expect((await response.json()).error).toContain(`hearth-sdk-${manifest.version}.tgz`);
+  }
+});
+
 test("the tarball holds the build, the README, the licenses and package.json, nothing else", () => {
-  const listing = spawnSync("tar", ["-tzf", sdkTarball()], { encoding: "utf8" }).stdout.trim().split("\n").sort();
+  const path = join(folder, "served.tgz");
+  writeFileSync(path, tarball);
+  const listing = spawnSync("tar", ["-tzf", path], { encoding: "utf8" }).stdout.trim().split("\n").sort();
   const outside = listing.filter((path) => !path.startsWith("package/dist/"));
   expect(outside).toEqual(["package/LICENSE", "package/README.md", "package/THIRD-PARTY-NOTICES.md", "package/package.json"]);
   for (const entry of ["index", "client", "voice", "wav"]) {
@@ -23,10 +79,24 @@ test("the tarball holds the build, the README, the licenses and package.json, no
     expect(listing).toContain(`package/dist/${entry}.d.ts`);
     expect(listing).toContain(`package/dist/cjs/${entry}.cjs`);
   }
-  const manifest = JSON.parse(readFileSync(join(ROOT, "sdk", "package.json"), "utf8"));
+  expect(listing.filter((path) => path.endsWith(".map") || path.endsWith(".ts") && !path.endsWith(".d.ts"))).toEqual([]);
   expect(manifest).toMatchObject({ name: "@hearth/sdk", license: "MIT", type: "module", engines: { node: ">=20" }, dependencies: { "socket.io-client": expect.any(String) } });
   expect(Object.keys(manifest.dependencies)).toEqual(["socket.io-client"]);
   expect(Object.keys(manifest.exports)).toEqual([".", "./client", "./voice", "./wav", "./package.json"]);
+});
+
+test("installed from the server, the SDK calls that server: ESM import and CommonJS require", async () => {
+  const call = `const bot = sdk.createBot({ url: process.env.HEARTH_URL, token: process.env.BOT_TOKEN });
+    bot.rest.request("getMe").then((me) => console.log(JSON.stringify({ id: me.id, username: me.username })), (error) => { console.error(error); process.exit(1); });`;
+  const env = { HEARTH_URL: server.url, BOT_TOKEN: bot.token };
+  const [esm, cjs] = await Promise.all([
+    run(["node", "--input-type=module", "-e", `import * as sdk from "@hearth/sdk"; ${call}`], env),
+    run(["node", "-e", `const sdk = require("@hearth/sdk"); ${call}`], env),
+  ]);
+  for (const result of [esm, cjs]) {
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual({ id: bot.botUserId, username: "Packaged" });
+  }
 });
 
 test("Node imports every entry point from the installed package; errors are one class across them", () => {
