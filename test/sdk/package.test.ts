@@ -20,7 +20,7 @@ let server: TestServer;
 let bot: TestBot;
 let folder: string;
 let served: Response;
-let tarball: Uint8Array;
+let tarball: Uint8Array<ArrayBuffer>;
 
 beforeAll(async () => {
   server = await startServer();
@@ -64,7 +64,7 @@ test("another version, or any other name, is 404 with an error; no token needed 
   for (const name of ["hearth-sdk-0.0.1.tgz", "hearth-sdk-.tgz", "latest.tar", "..%2Fpackage.json", "hearth-sdk-0.1.0.tgz.sig"]) {
     const response = await fetch(`${server.url}/sdk/${name}`);
     expect(response.status).toBe(404);
-    expect((await response.json()).error).toContain(`hearth-sdk-${manifest.version}.tgz`);
+    expect(((await response.json()) as { error: string }).error).toContain(`hearth-sdk-${manifest.version}.tgz`);
   }
 });
 
