@@ -43,6 +43,11 @@ export interface OperationDoc {
   multipart?: v.GenericSchema;
   /** A query the handler validates itself. */
   query?: v.GenericSchema;
+  /**
+   * Path and query parameters that mean something else here than their name does everywhere
+   * else (src/reference/parameters.ts), by name.
+   */
+  params?: Record<string, string>;
   /** Request headers the route reads, with what they mean. */
   headers?: Record<string, string>;
   /** A sentence for the reference; the summary is made from the operationId otherwise. */

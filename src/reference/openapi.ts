@@ -10,6 +10,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { OPERATION_DOC, isSpecialAnswer, type Answer, type ErrorStatus, type OperationDoc } from "../http/operation-doc.ts";
 import { SchemaConverter, type SchemaObject } from "./json-schema.ts";
 import { restRateFamilyOf } from "../http/rate-limit-families.ts";
+import { parameterDescription } from "./parameters.ts";
 
 /** A route as Elysia lists it (`app.routes`). */
 export interface RegisteredRoute {
@@ -212,7 +213,14 @@ function describe(generated: Operation, route: RegisteredRoute, converter: Schem
   for (const [name, description] of Object.entries(described?.headers ?? {})) {
     parameters.push({ name, in: "header", required: false, description, schema: { type: "string" } });
   }
-  if (parameters.length > 0) out.parameters = parameters;
+  const path = documentedPath(route.path);
+  for (const parameter of parameters) {
+    if (parameter.in !== "path" && parameter.in !== "query") continue;
+    const name = parameter.name as string;
+    const description = described?.params?.[name] ?? parameter.description ?? parameterDescription(name, parameter.in, path);
+    if (description) parameter.description = description;
+  }
+  if (parameters.length > 0) out.parameters = parameters.map(orderParameter);
   else delete out.parameters;
 
   const body = requestBody(hooks, described, converter);
@@ -231,6 +239,12 @@ function describe(generated: Operation, route: RegisteredRoute, converter: Schem
   }
   out.responses = responses;
   return out;
+}
+
+/** `name, in, description, required, schema` first, in that order, as a reader looks for them. */
+function orderParameter(parameter: SchemaObject): SchemaObject {
+  const { name, in: where, description, required, schema, ...rest } = parameter;
+  return { name, in: where, ...(description === undefined ? {} : { description }), ...(required === undefined ? {} : { required }), ...(schema === undefined ? {} : { schema }), ...rest };
 }
 
 /** A count the route reads from its query's digits (`limit`) is documented as the integer it is. */
