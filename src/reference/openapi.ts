@@ -11,6 +11,7 @@ import { OPERATION_DOC, isSpecialAnswer, type Answer, type ErrorStatus, type Ope
 import { SchemaConverter, type SchemaObject } from "./json-schema.ts";
 import { restRateFamilyOf } from "../http/rate-limit-families.ts";
 import { parameterDescription } from "./parameters.ts";
+import { EXAMPLES } from "./examples.ts";
 
 /** A route as Elysia lists it (`app.routes`). */
 export interface RegisteredRoute {
@@ -127,6 +128,7 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], options
     (paths[path] ??= {})[method] = describe(operation, route, converter);
   }
 
+  placeExamples(paths);
   const schemas = { Error: ERROR_SCHEMA, ...converter.definitions() };
   typeNullableReferences(schemas, paths, schemas);
   return {
@@ -149,6 +151,28 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], options
       securitySchemes: SECURITY_SCHEMES,
     },
   };
+}
+
+/** Puts ./examples.ts in the document; an example with no operation or no JSON to go with is an error (a renamed operation, a typo). */
+function placeExamples(paths: Record<string, Record<string, Operation>>): void {
+  const byId = new Map(Object.values(paths).flatMap((methods) => Object.values(methods)).map((operation) => [operation.operationId, operation]));
+  const json = (holder: unknown) => (holder as { content?: Record<string, SchemaObject> } | undefined)?.content?.["application/json"];
+  for (const [operationId, example] of Object.entries(EXAMPLES)) {
+    const operation = byId.get(operationId);
+    if (!operation) throw new Error(`reference example for ${operationId}: no such operation`);
+    if (example.body !== undefined) {
+      const media = json(operation.requestBody);
+      if (!media) throw new Error(`reference example for ${operationId}: it takes no JSON body`);
+      media.example = example.body;
+    }
+    if (example.response !== undefined) {
+      const responses = operation.responses as Record<string, unknown>;
+      const success = Object.keys(responses).find((status) => status.startsWith("2"));
+      const media = success ? json(responses[success]) : undefined;
+      if (!media) throw new Error(`reference example for ${operationId}: it answers no JSON`);
+      media.example = example.response;
+    }
+  }
 }
 
 /**
