@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "../examples/fresh-folder.ts";
+import { ensureBuilt, ROOT } from "../examples/fresh-folder.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { createBot, type TestBot } from "../helpers/bots.ts";
 
@@ -83,7 +83,45 @@ test("the tarball holds the build, the README, the licenses and package.json, no
   expect(manifest).toMatchObject({ name: "@hearth/sdk", license: "MIT", type: "module", engines: { node: ">=20" }, dependencies: { "socket.io-client": expect.any(String) } });
   expect(Object.keys(manifest.dependencies)).toEqual(["socket.io-client"]);
   expect(Object.keys(manifest.exports)).toEqual([".", "./client", "./voice", "./wav", "./package.json"]);
-});
+}, 30_000);
+
+test("package.json is ready to publish; npm pack --dry-run of sdk/ lists exactly what the served tarball holds", async () => {
+  expect(manifest).toMatchObject({
+    name: "@hearth/sdk",
+    version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+    description: expect.any(String),
+    license: "MIT",
+    author: expect.any(String),
+    type: "module",
+    engines: { node: ">=20" },
+    main: "./dist/cjs/index.cjs",
+    module: "./dist/index.js",
+    types: "./dist/index.d.ts",
+    sideEffects: false,
+    files: ["dist", "README.md", "LICENSE", "THIRD-PARTY-NOTICES.md"],
+    publishConfig: { access: "public" },
+  });
+  // Nothing runs at install, nothing but the one dependency comes along, and it may be published.
+  for (const field of ["private", "scripts", "devDependencies", "peerDependencies", "optionalDependencies", "bundleDependencies"]) expect(manifest).not.toHaveProperty(field);
+  expect(readFileSync(join(ROOT, "sdk", "LICENSE"), "utf8")).toStartWith("MIT License");
+  for (const [entry, conditions] of Object.entries(manifest.exports as Record<string, string | Record<string, string>>)) {
+    if (typeof conditions === "string") continue;
+    expect(Object.keys(conditions)).toEqual(["types", "import", "require"]);
+    expect(conditions.types).toStartWith("./dist/");
+    expect([entry, conditions.import?.endsWith(".js")]).toEqual([entry, true]);
+    expect(conditions.require).toEndWith(".cjs");
+  }
+
+  ensureBuilt();
+  const dryRun = await run(["npm", "pack", join(ROOT, "sdk"), "--dry-run", "--json", "--ignore-scripts"], { npm_config_update_notifier: "false" });
+  expect(dryRun.status).toBe(0);
+  const [packed] = JSON.parse(dryRun.stdout) as { name: string; version: string; files: { path: string }[] }[];
+  expect([packed!.name, packed!.version]).toEqual([manifest.name, manifest.version]);
+  const path = join(folder, "listed.tgz");
+  writeFileSync(path, tarball);
+  const served = spawnSync("tar", ["-tzf", path], { encoding: "utf8" }).stdout.trim().split("\n").map((entry) => entry.replace(/^package\//, ""));
+  expect(packed!.files.map((file) => file.path).sort()).toEqual(served.sort());
+}, 30_000);
 
 test("installed from the server, the SDK calls that server: ESM import and CommonJS require", async () => {
   const call = `const bot = sdk.createBot({ url: process.env.HEARTH_URL, token: process.env.BOT_TOKEN });
@@ -97,7 +135,7 @@ test("installed from the server, the SDK calls that server: ESM import and Commo
     expect(result.stderr).toBe("");
     expect(JSON.parse(result.stdout)).toEqual({ id: bot.botUserId, username: "Packaged" });
   }
-});
+}, 30_000);
 
 test("Node imports every entry point from the installed package; errors are one class across them", () => {
   const script = `
@@ -113,7 +151,7 @@ test("Node imports every entry point from the installed package; errors are one 
   const result = spawnSync("node", ["--input-type=module", "-e", script], { cwd: folder, encoding: "utf8" });
   expect(result.stderr).toBe("");
   expect(JSON.parse(result.stdout)).toEqual({ createBot: "function", joinVoice: "function", same: true, samples: 960, embedLimit: 256, clientShared: true });
-});
+}, 30_000);
 
 test("CommonJS: require works for every entry point, with one class per error across them", () => {
   const script = `
@@ -129,7 +167,7 @@ test("CommonJS: require works for every entry point, with one class per error ac
   const result = spawnSync("node", ["-e", script], { cwd: folder, encoding: "utf8" });
   expect(result.stderr).toBe("");
   expect(JSON.parse(result.stdout)).toEqual({ createBot: "function", joinVoice: "function", same: true, samples: 960, clientShared: true });
-});
+}, 30_000);
 
 test("errors print with their own class names (ESM and CommonJS)", () => {
   const make = `const errors = [new sdk.HearthApiError("getUser", 404, "Unknown user"), new sdk.HearthAckError("server:join", "No access"), new sdk.HearthLimitError("embeds.0.title", "too long"), new sdk.HearthError("x")];
@@ -146,7 +184,7 @@ test("errors print with their own class names (ESM and CommonJS)", () => {
     expect(result.stderr).toBe("");
     expect(JSON.parse(result.stdout)).toEqual(expected);
   }
-});
+}, 30_000);
 
 test("a TypeScript consumer gets the SDK's types from the installed declarations", () => {
   writeFileSync(
@@ -188,4 +226,4 @@ await bot.rest.request("botListMessages", {});
   const result = spawnSync("node", [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", folder], { encoding: "utf8" });
   expect(result.stdout + result.stderr).toBe("");
   expect(result.status).toBe(0);
-});
+}, 30_000);
