@@ -14,7 +14,7 @@
  * second or two). Older kept tarballs are removed when a new one is made.
  *
  * This module is the one place the tarball is read; a build without the checkout's sources
- * (a single-file binary) replaces `sdkTarball` with one that answers the embedded file.
+ * (a single-file binary) replaces `sdkTarballs` with one that answers the embedded file.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -30,24 +30,25 @@ export interface SdkTarball {
   etag: string;
 }
 
-const ROOT = resolve(import.meta.dir, "..", "..");
-const SDK = join(ROOT, "sdk");
+/** The checkout whose sdk/ is packed (a test packs a copy). */
+const CHECKOUT = resolve(import.meta.dir, "..", "..");
 
-/** The build's inputs, relative to the repository (sdk/src is walked). */
-function inputs(): string[] {
+/** The build's inputs, relative to the checkout (sdk/src is walked). */
+function inputs(root: string): string[] {
+  const sdk = join(root, "sdk");
   const walk = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true })
       .sort((a, b) => (a.name < b.name ? -1 : 1))
       .flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
-  const fixed = ["package.json", "README.md", "LICENSE", "tsconfig.json", "scripts/build.ts"].map((name) => join(SDK, name));
-  return [...fixed, ...walk(join(SDK, "src")), join(ROOT, "node_modules", "@echogarden", "wave-codec", "package.json")].map((path) => relative(ROOT, path));
+  const fixed = ["package.json", "README.md", "LICENSE", "tsconfig.json", "scripts/build.ts"].map((name) => join(sdk, name));
+  return [...fixed, ...walk(join(sdk, "src")), join(root, "node_modules", "@echogarden", "wave-codec", "package.json")].map((path) => relative(root, path));
 }
 
-async function fingerprint(): Promise<{ hash: string; version: string }> {
+async function fingerprint(root: string): Promise<{ hash: string; version: string }> {
   const hasher = new Bun.CryptoHasher("sha256");
   let version = "";
-  for (const path of inputs()) {
-    const content = await readFile(join(ROOT, path));
+  for (const path of inputs(root)) {
+    const content = await readFile(join(root, path));
     if (path === join("sdk", "package.json")) version = (JSON.parse(content.toString("utf8")) as { version: string }).version;
     hasher.update(path).update("\0").update(content).update("\0");
   }
@@ -61,7 +62,8 @@ async function run(command: string[], cwd: string): Promise<string> {
   return stdout;
 }
 
-async function build(dataDir: string, hash: string, version: string): Promise<Uint8Array> {
+async function build(root: string, dataDir: string, hash: string, version: string): Promise<Uint8Array> {
+  const sdk = join(root, "sdk");
   const folder = join(dataDir, "sdk");
   const kept = join(folder, `hearth-sdk-${version}-${hash.slice(0, 16)}.tgz`);
   if (existsSync(kept)) return readFileSync(kept);
@@ -69,7 +71,7 @@ async function build(dataDir: string, hash: string, version: string): Promise<Ui
   const staging = mkdtempSync(join(folder, ".build-"));
   try {
     const packageDir = join(staging, "package");
-    await run([process.execPath, join(SDK, "scripts", "build.ts"), "--out", packageDir], ROOT);
+    await run([process.execPath, join(sdk, "scripts", "build.ts"), "--out", packageDir], root);
     const packed = JSON.parse(await run(["npm", "pack", packageDir, "--pack-destination", staging, "--json", "--ignore-scripts"], staging)) as { filename: string }[];
     renameSync(join(staging, packed[0]!.filename), kept);
   } finally {
@@ -81,30 +83,36 @@ async function build(dataDir: string, hash: string, version: string): Promise<Ui
   return readFileSync(kept);
 }
 
-const current = new Map<string, { hash: string; tarball: Promise<SdkTarball> }>();
-
-/**
- * The tarball of the checkout's SDK as it is now (built if its inputs changed since the last
- * one). Concurrent first requests share one build; a failed build is retried on the next request.
- */
-export async function sdkTarball(dataDir: string): Promise<SdkTarball> {
-  const { hash, version } = await fingerprint();
-  const known = current.get(dataDir);
-  if (known?.hash === hash) return known.tarball;
-  const tarball = build(dataDir, hash, version).then((bytes) => ({
-    version,
-    filename: `hearth-sdk-${version}.tgz`,
-    bytes,
-    etag: `"${new Bun.CryptoHasher("sha256").update(bytes).digest("base64url").slice(0, 32)}"`,
-  }));
-  current.set(dataDir, { hash, tarball });
-  tarball.catch(() => {
-    if (current.get(dataDir)?.tarball === tarball) current.delete(dataDir);
-  });
-  return tarball;
+export interface SdkTarballs {
+  /** sdk/package.json's version, without building anything (the route's 404 needs only this). */
+  version(): string;
+  /**
+   * The tarball of the checkout's SDK as it is now (built if its inputs changed since the last
+   * one). Concurrent first requests share one build; a failed build is retried on the next request.
+   */
+  current(): Promise<SdkTarball>;
 }
 
-/** sdk/package.json's version, without building anything (the route's 404 needs only this). */
-export function sdkVersion(): string {
-  return (JSON.parse(readFileSync(join(SDK, "package.json"), "utf8")) as { version: string }).version;
+/** One server's SDK tarballs: kept in memory while its inputs are unchanged, on disk under DATA_DIR/sdk/ across restarts. */
+export function sdkTarballs(dataDir: string, checkout = CHECKOUT): SdkTarballs {
+  let known: { hash: string; tarball: Promise<SdkTarball> } | null = null;
+  return {
+    version: () => (JSON.parse(readFileSync(join(checkout, "sdk", "package.json"), "utf8")) as { version: string }).version,
+    async current() {
+      const { hash, version } = await fingerprint(checkout);
+      if (known?.hash === hash) return known.tarball;
+      const tarball = build(checkout, dataDir, hash, version).then((bytes) => ({
+        version,
+        filename: `hearth-sdk-${version}.tgz`,
+        bytes,
+        etag: `"${new Bun.CryptoHasher("sha256").update(bytes).digest("base64url").slice(0, 32)}"`,
+      }));
+      const entry = { hash, tarball };
+      known = entry;
+      tarball.catch(() => {
+        if (known === entry) known = null;
+      });
+      return tarball;
+    },
+  };
 }

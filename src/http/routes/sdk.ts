@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../../log.ts";
-import { sdkTarball, sdkVersion } from "../../ops/sdk-tarball.ts";
+import type { SdkTarballs } from "../../ops/sdk-tarball.ts";
 import { doc, TARBALL } from "../operation-doc.ts";
 
 const json = (status: number, body: unknown) =>
@@ -17,17 +17,17 @@ const matches = (header: string | null, etag: string) => header !== null && head
  * change under one version when the checkout's SDK sources change, so it is revalidated
  * (`no-cache` with a strong ETag: a 304 costs no download).
  */
-export const sdkRoutes = (dataDir: string, log: Logger) =>
+export const sdkRoutes = (tarballs: SdkTarballs, log: Logger) =>
   new Elysia({ tags: ["SDK"] }).get(
     "/sdk/:file",
     async ({ params, request }) => {
-      const version = sdkVersion();
+      const version = tarballs.version();
       if (params.file !== "latest.tgz" && params.file !== `hearth-sdk-${version}.tgz`) {
         return json(404, { error: `Unknown SDK tarball: this server serves hearth-sdk-${version}.tgz (and latest.tgz)` });
       }
       let tarball;
       try {
-        tarball = await sdkTarball(dataDir);
+        tarball = await tarballs.current();
       } catch (error) {
         log.error("the SDK tarball could not be built", { error: (error as Error).message });
         return json(503, { error: "The SDK tarball could not be built on this server; its log says why" });
