@@ -60,6 +60,16 @@ test("the server serves the tarball of its own SDK version: gzip, length, ETag, 
   expect(JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).dependencies["@hearth/sdk"]).toBe(`${server.url}/sdk/latest.tgz`);
 });
 
+test("the reference documents it as a public operation answering application/gzip", async () => {
+  const document = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+  const operation = document.paths["/sdk/{file}"]!.get! as { operationId: string; security: unknown[]; parameters: { name: string; in: string; description?: string }[]; responses: Record<string, { content?: Record<string, unknown> }> };
+  expect(operation.operationId).toBe("getSdkTarball");
+  expect(operation.security).toEqual([]);
+  expect(operation.parameters.find((p) => p.name === "file")?.description).toContain("latest.tgz");
+  expect(Object.keys(operation.responses["200"]!.content!)).toEqual(["application/gzip"]);
+  expect(Object.keys(operation.responses)).toEqual(["200", "404", "503"]);
+});
+
 test("another version, or any other name, is 404 with an error; no token needed for the real one", async () => {
   for (const name of ["hearth-sdk-0.0.1.tgz", "hearth-sdk-.tgz", "latest.tar", "..%2Fpackage.json", "hearth-sdk-0.1.0.tgz.sig"]) {
     const response = await fetch(`${server.url}/sdk/${name}`);
