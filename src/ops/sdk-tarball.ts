@@ -8,8 +8,8 @@
  * into a folder of its own under DATA_DIR/sdk/ (never sdk/dist, which a developer's own build
  * owns), then `npm pack` of that folder. It is kept as DATA_DIR/sdk/hearth-sdk-<version>-<hash>.tgz,
  * the hash being of every input of the build (sdk/src, the build script, package.json, README,
- * LICENSE, tsconfig, the bundled WAV decoder's version): every request re-reads those inputs,
- * so an edited checkout gets a new tarball on the next request and an untouched one reuses the
+ * LICENSE, tsconfig, the versions of Bun, TypeScript and the bundled WAV decoder): every
+ * request re-reads those inputs, so an edited checkout gets a new tarball on the next request and an untouched one reuses the
  * kept file across restarts (the first request after a change waits for the build, about a
  * second or two). Older kept tarballs are removed when a new one is made.
  *
@@ -41,11 +41,13 @@ function inputs(root: string): string[] {
       .sort((a, b) => (a.name < b.name ? -1 : 1))
       .flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
   const fixed = ["package.json", "README.md", "LICENSE", "tsconfig.json", "scripts/build.ts"].map((name) => join(sdk, name));
-  return [...fixed, ...walk(join(sdk, "src")), join(root, "node_modules", "@echogarden", "wave-codec", "package.json")].map((path) => relative(root, path));
+  // The toolchain too: the bundled decoder and the declarations' compiler (Bun's version is hashed beside).
+  const tools = ["@echogarden/wave-codec", "typescript"].map((name) => join(root, "node_modules", name, "package.json"));
+  return [...fixed, ...walk(join(sdk, "src")), ...tools].map((path) => relative(root, path));
 }
 
 async function fingerprint(root: string): Promise<{ hash: string; version: string }> {
-  const hasher = new Bun.CryptoHasher("sha256");
+  const hasher = new Bun.CryptoHasher("sha256").update(`bun ${Bun.version}\0`);
   let version = "";
   for (const path of inputs(root)) {
     const content = await readFile(join(root, path));
