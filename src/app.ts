@@ -4,6 +4,7 @@ import { Elysia } from "elysia";
 import type { Server } from "bun";
 import { clientAddress, forwardedBaseUrl, trustProxies } from "./http/client-address.ts";
 import { compileTrust } from "./http/forwarded.ts";
+import { Listeners, readTlsPair, type TlsPair } from "./http/listeners.ts";
 import type { Config } from "./config.ts";
 import { createDomain, type Domain } from "./domain/domain.ts";
 import { LIMITS } from "./domain/shared/limits.ts";
@@ -20,6 +21,7 @@ import { VoiceRooms } from "./audio/voice-rooms.ts";
 import { authPlugin } from "./http/auth.ts";
 import { jwtCodec } from "./http/jwt-codec.ts";
 import { RestRateLimiter } from "./http/rest-rate-limits.ts";
+import { publishedRestLimits } from "./http/rate-limit-families.ts";
 import { localSharedState } from "./domain/shared/shared-state.ts";
 import { requestLifecycle } from "./http/request-lifecycle.ts";
 import { parseJsonBounded, readBodyCapped } from "./http/body.ts";
@@ -73,10 +75,11 @@ import type { Store } from "./store/store.ts";
 import { PostgresDatabase } from "./store/postgres/postgres-database.ts";
 
 export interface App {
-  /** Where it listens, e.g. http://127.0.0.1:3000 (the bound host). */
+  /** Where it listens, e.g. http://127.0.0.1:3000 (the bound host; https:// with TLS_CERT_FILE). */
   url: string;
   port: number;
-  server: Server<unknown>;
+  /** The Bun server accepting connections (a TLS reload replaces it: src/http/listeners.ts). */
+  readonly server: Server<unknown>;
   domain: Domain;
   store: Store;
   io: GatewayServer;
@@ -93,6 +96,12 @@ export interface App {
    * database closed.
    */
   stop(): Promise<void>;
+  /**
+   * SIGHUP: TLS_CERT_FILE and TLS_KEY_FILE are read again and new connections get the new pair
+   * (docs/operations.md, "TLS"); a pair that cannot be used is logged and the current one kept.
+   * Without TLS, or while stopping, there is nothing to reload (logged).
+   */
+  reloadTls(): void;
 }
 
 export interface AppOptions {
@@ -112,6 +121,9 @@ const SHUTDOWN_DRAIN_MS = 2000;
 /** Builds store -> domain -> HTTP + gateway, and listens on one port. No singletons. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.logLevel, config.logFormat === "text");
+  // Read first: a certificate that cannot be used stops the start before anything is opened (TlsFileError).
+  const firstTls = config.tls && readTlsPair(config.tls);
+  if (firstTls) logTlsPair(log, "tls loaded", firstTls);
   const dataDirWarning = secureDataDir(config.dataDir);
   if (dataDirWarning) log.warn(dataDirWarning);
   const store = await openConfiguredStore(config);
@@ -245,8 +257,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // The gateway comes first: no auth hooks or body parsing touch it; its POST bodies are
     // bounded before the engine reads them (src/gateway/polling-guard.ts).
     // While draining, no new gateway session starts; existing ones get their close packet.
-    .all("/socket.io/", ({ request, server }) =>
-      readiness.draining && !new URL(request.url).searchParams.has("sid") ? drainingResponse() : gateway(request, server!),
+    // Elysia's `server` is the accepting listener, not always the one the request came in on:
+    // the engine gets all of them (src/http/listeners.ts).
+    .all("/socket.io/", ({ request }) =>
+      readiness.draining && !new URL(request.url).searchParams.has("sid") ? drainingResponse() : gateway(request, listeners.asServer()),
     )
     .onRequest(({ request, set, server }) => {
       const refused = life.refuse(request);
@@ -291,7 +305,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       const begun = started.get(request);
       life.record(request, pattern, status, begun === undefined ? undefined : performance.now() - begun.at, begun?.client ?? clientAddress(request, ctx.server));
     })
-    .use(discoveryRoutes(domain, publicUrl))
+    .use(discoveryRoutes(domain, publicUrl, publishedRestLimits(config.restRateLimits)))
     .use(authRoutes(domain, auth))
     .use(userRoutes(domain, auth))
     .use(notificationOverrideRoutes(domain, auth))
@@ -334,22 +348,40 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(webRoutes(log));
 
   const { websocket, idleTimeout } = engine.handler();
-  http.listen({
-    port: config.port,
-    hostname: config.host,
-    // A connection that does not read is closed once this much waits for it (src/gateway/slow-consumers.ts).
-    websocket: { ...websocket, ...websocketBackpressure(config.gatewayMaxBufferedBytes) },
-    idleTimeout,
-    maxRequestBodySize: LIMITS.request.bodyBytes,
-  });
-  const server = http.server!;
-  fanout.setServer(server);
+  const trust = config.trustProxy === undefined ? undefined : compileTrust(config.trustProxy);
+  // Every listener, the first and those a TLS reload starts, is made by Elysia's listen with the same options.
+  const listen = (tls: TlsPair | undefined, port: number | undefined) => {
+    const hooks = new Set(process.listeners("beforeExit"));
+    http.listen({
+      port: port ?? config.port,
+      hostname: config.host,
+      // Both the old and the new listener of a reload hold the port until the old one stops accepting.
+      reusePort: true,
+      ...(tls && { tls: { cert: tls.cert, key: tls.key } }),
+      // A connection that does not read is closed once this much waits for it (src/gateway/slow-consumers.ts).
+      websocket: { ...websocket, ...websocketBackpressure(config.gatewayMaxBufferedBytes) },
+      idleTimeout,
+      maxRequestBodySize: LIMITS.request.bodyBytes,
+    });
+    // Each listen adds a beforeExit hook stopping Elysia's current server: the first one's is enough.
+    if (port !== undefined) for (const hook of process.listeners("beforeExit")) if (!hooks.has(hook)) process.off("beforeExit", hook);
+    return http.server!;
+  };
+  const listeners = new Listeners(
+    listen,
+    (server) => {
+      if (trust) trustProxies(server, trust);
+    },
+    firstTls,
+  );
+  if (trust) trustProxies(listeners.asServer(), trust);
+  fanout.setServer(listeners.asServer());
+  const scheme = firstTls ? "https" : "http";
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
   // Known once listening (port 0 picks one); no request is served before this line.
-  listenedUrl = `http://${shownHost}:${server.port}`;
-  if (config.trustProxy !== undefined) trustProxies(server, compileTrust(config.trustProxy));
+  listenedUrl = `${scheme}://${shownHost}:${listeners.port}`;
   // Joins the cluster's heartbeat once listening: the address is where other nodes relay voice to.
-  await cluster?.shared.start(config.clusterNodeUrl ?? `http://${shownHost}:${server.port}`);
+  await cluster?.shared.start(config.clusterNodeUrl ?? listenedUrl);
   // Background deletes queued before a restart resume (docs/servers.md, "Deleting a server").
   await domain.deletions.start();
   // Custom statuses due while the platform was down clear now; the next one arms this node's timer.
@@ -357,9 +389,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   let stopping: Promise<void> | null = null;
   return {
-    url: `http://${shownHost}:${server.port}`,
-    port: server.port!,
-    server,
+    url: listenedUrl,
+    port: listeners.port,
+    get server() {
+      return listeners.server;
+    },
     domain,
     store,
     io,
@@ -379,11 +413,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // A Socket.IO disconnect would not: the client reads it as "do not come back".
         engine.close();
         // Requests in flight finish, for DRAIN_TIMEOUT_MS at most; then every connection closes.
-        await waitForRequestsInFlight(server, config.drainTimeoutMs);
+        await waitForRequestsInFlight(listeners.asServer(), config.drainTimeoutMs);
         domain.dmCalls.stop();
         // Any AI reply started meanwhile is stopped and stored before the database closes.
         await domain.ai.assistant.stop();
-        await server.stop(true);
+        await listeners.stop(true);
         // The closed sockets' presence and voice updates finish before Redis and the database close.
         await Promise.race([gatewayAttached.settled(), Bun.sleep(SHUTDOWN_DRAIN_MS)]);
         log.info("stop: connections closed");
@@ -397,5 +431,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       })();
       return stopping;
     },
+    reloadTls() {
+      if (!config.tls) return log.info("SIGHUP: nothing to reload (TLS_CERT_FILE and TLS_KEY_FILE are unset)");
+      if (stopping) return log.info("SIGHUP: stopping, the certificate is not reloaded");
+      try {
+        const pair = readTlsPair(config.tls);
+        listeners.replace(pair);
+        logTlsPair(log, "tls reloaded", pair);
+      } catch (error) {
+        log.error("tls reload failed: still serving the previous certificate", { error: (error as Error).message });
+      }
+    },
   };
+}
+
+/** The certificate now served, and a warning when it has expired already (clients will refuse it). */
+function logTlsPair(log: Logger, message: string, pair: TlsPair): void {
+  log.info(message, { subject: pair.subject, expires: pair.validTo.toISOString() });
+  if (pair.validTo.getTime() < Date.now()) log.warn("the TLS certificate has expired", { subject: pair.subject, expired: pair.validTo.toISOString() });
 }

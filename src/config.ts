@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { compileTrust, type TrustProxySetting } from "./http/forwarded.ts";
+import type { TlsFiles } from "./http/listeners.ts";
 import { join } from "node:path";
 import { describeIssue } from "./domain/shared/validation.ts";
 import { DEFAULT_CAPS, DEFAULT_LARGE_SERVER_MEMBERS, type ResourceCaps } from "./domain/shared/caps.ts";
@@ -44,6 +45,11 @@ export interface Config {
    * for a local instance.
    */
   publicUrl: string | undefined;
+  /**
+   * TLS_CERT_FILE and TLS_KEY_FILE: Hearth serves HTTPS and WSS itself with this certificate
+   * and key, read again on SIGHUP (docs/operations.md, "TLS"); unset: plain HTTP.
+   */
+  tls: TlsFiles | undefined;
   /** TRUST_PROXY: the proxies whose forwarding headers are believed; none when unset (docs/operations.md, "Behind a reverse proxy"). */
   trustProxy: TrustProxySetting | undefined;
   /**
@@ -191,6 +197,8 @@ const EnvSchema = v.object({
       v.regex(/^https?:\/\/[^/\s?#]+$/i, "CLUSTER_NODE_URL must be this node's address for the other nodes, like http://10.0.0.11:3000"),
     ),
   ),
+  TLS_CERT_FILE: v.optional(v.string()),
+  TLS_KEY_FILE: v.optional(v.string()),
   TRUST_PROXY: v.optional(
     v.pipe(
       v.string(),
@@ -283,6 +291,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.REDIS_URL && !e.DATABASE_URL) {
     throw new ConfigError("Invalid configuration: REDIS_URL (cluster mode) needs DATABASE_URL to name a PostgreSQL database shared by every node");
   }
+  if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
+    throw new ConfigError(
+      `Invalid configuration: ${e.TLS_CERT_FILE === undefined ? "TLS_KEY_FILE is set without TLS_CERT_FILE" : "TLS_CERT_FILE is set without TLS_KEY_FILE"}: set both (the certificate and its private key, PEM files) to serve HTTPS, or neither`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -294,6 +307,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clusterNodeUrl: e.CLUSTER_NODE_URL,
     publicUrl: e.PUBLIC_URL,
     trustProxy: e.TRUST_PROXY ?? undefined,
+    tls: e.TLS_CERT_FILE !== undefined && e.TLS_KEY_FILE !== undefined ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : undefined,
     uploadStorage: e.UPLOAD_STORAGE ?? (e.REDIS_URL ? "database" : "disk"),
     jwtSecret: e.JWT_SECRET,
     secretsKey: e.SECRETS_KEY,

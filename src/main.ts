@@ -1,5 +1,6 @@
-import { createApp } from "./app.ts";
+import { createApp, type App } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { TlsFileError } from "./http/listeners.ts";
 import { createLogger } from "./log.ts";
 import { SchemaTooNewError } from "./store/database.ts";
 import { SecretsKeyError } from "./store/secret-box.ts";
@@ -17,16 +18,25 @@ try {
 }
 
 const log = createLogger(config.logLevel, config.logFormat === "text");
-let app;
+let app: App | undefined;
+// SIGHUP (`systemctl reload`, a certbot deploy hook): the TLS certificate is read again
+// (docs/operations.md, "TLS"). One that comes while starting is done once listening: the files
+// may have changed after they were read, and the signal must not end the process.
+let hangupWhileStarting = false;
+process.on("SIGHUP", () => {
+  if (app) app.reloadTls();
+  else hangupWhileStarting = true;
+});
 try {
   app = await createApp(config, { logger: log });
 } catch (error) {
-  if (error instanceof SchemaTooNewError || error instanceof SecretsKeyError) {
+  if (error instanceof SchemaTooNewError || error instanceof SecretsKeyError || error instanceof TlsFileError) {
     log.error(error.message);
     process.exit(1);
   }
   throw error;
 }
+if (hangupWhileStarting) app.reloadTls();
 log.info(`Hearth listening on ${app.url} (REST under /api/v1, gateway at /socket.io/)`, {
   host: config.host,
   port: app.port,

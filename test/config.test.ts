@@ -145,6 +145,18 @@ describe("loadConfig", () => {
     }
   });
 
+  test("TLS_CERT_FILE and TLS_KEY_FILE: both or neither", () => {
+    expect(loadConfig({}).tls).toBeUndefined();
+    expect(loadConfig({ TLS_CERT_FILE: "/etc/hearth/fullchain.pem", TLS_KEY_FILE: "/etc/hearth/privkey.pem" }).tls).toEqual({
+      certFile: "/etc/hearth/fullchain.pem",
+      keyFile: "/etc/hearth/privkey.pem",
+    });
+    expect(() => loadConfig({ TLS_CERT_FILE: "/etc/hearth/fullchain.pem" })).toThrow(
+      "Invalid configuration: TLS_CERT_FILE is set without TLS_KEY_FILE: set both (the certificate and its private key, PEM files) to serve HTTPS, or neither",
+    );
+    expect(() => loadConfig({ TLS_KEY_FILE: "/etc/hearth/privkey.pem", TLS_CERT_FILE: "" })).toThrow("Invalid configuration: TLS_KEY_FILE is set without TLS_CERT_FILE");
+  });
+
   test("reads the environment", () => {
     const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn", LOG_FORMAT: "text" });
     expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn", logFormat: "text" });

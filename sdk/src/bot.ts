@@ -1,11 +1,14 @@
 /**
  * A bot: the REST client and the gateway with one token, slash commands registered from typed
- * definitions and routed to their handlers, component presses routed by `custom_id`, and the
- * presence kept across reconnects.
+ * definitions and routed to their handlers, component presses routed by `custom_id`, waits for
+ * the next press or message (`awaitComponent`, `awaitMessage`), and the presence kept across
+ * reconnects.
  */
+import { Waiters, type AwaitOptions } from "./collectors.js";
 import { commandsToWire, defineCommand, type CommandDefinition } from "./commands.js";
 import { checkMessage } from "./checks.js";
 import { HearthError } from "./errors.js";
+export { DEFAULT_AWAIT_TIMEOUT_MS, type AwaitOptions } from "./collectors.js";
 import { Gateway, type GatewayEventName, type Listener, type ReconnectOptions } from "./gateway.js";
 import type * as S from "./generated/schemas.js";
 import { CommandContext, ComponentContext, type MessageInput } from "./interactions.js";
@@ -43,6 +46,13 @@ export type ComponentHandler = (context: ComponentContext) => unknown | Promise<
 /** Which presses a component handler takes: a custom_id prefix, a pattern, or a test. */
 export type CustomIdMatcher = string | RegExp | ((customId: string) => boolean);
 
+export interface AwaitMessageOptions extends AwaitOptions<S.Message> {
+  /** Only messages in this channel (default: any channel the bot receives). */
+  channelId?: string;
+  /** Take the bot's own messages too (default: skipped, so a prompt the bot just sent does not answer itself). */
+  includeOwn?: boolean;
+}
+
 type Presence = { status: S.BotPresence["status"]; activity?: S.Activity | null };
 
 export class Bot {
@@ -54,12 +64,15 @@ export class Bot {
   private readonly commands = new Map<string, { definition: CommandDefinition; handler: CommandHandler<CommandDefinition> }>();
   private readonly components: { matcher: CustomIdMatcher; handler: ComponentHandler }[] = [];
   private presence: Presence | null = null;
+  private readonly componentWaits = new Waiters<ComponentContext>();
+  private readonly messageWaits = new Waiters<S.Message>();
 
   constructor(options: BotOptions) {
     this.options = options;
     this.rest = new RestClient({ baseUrl: options.url, token: options.token, fetch: options.fetch });
     this.gateway = new Gateway({ baseUrl: options.url, token: options.token, reconnect: options.reconnect, transports: options.transports, pace: options.pace });
     this.gateway.on("interaction:create", (interaction) => this.dispatch(interaction));
+    this.gateway.on("message:new", (message) => void this.messageWaits.offer(message));
     // The server keeps an activity only while the bot is connected: send it again after a drop.
     this.gateway.onResume("presence", async () => {
       if (this.presence) await this.rest.setPresence(this.presence.status, this.presence.activity);
@@ -101,14 +114,49 @@ export class Bot {
     // The instance's own event limits, which the gateway paces its emits by (an older server publishes none).
     const platform = await this.rest.request("getPlatformConfig");
     if (platform.gateway_limits) this.gateway.setLimits(platform.gateway_limits.kinds);
+    // And its REST buckets, which the REST client queues its calls by.
+    if (platform.rest_limits) this.rest.setRateLimits(platform.rest_limits);
     await this.gateway.connect();
     if (this.options.subscribeAll) await this.gateway.subscribeAll();
     return this;
   }
 
-  /** Disconnects for good. */
+  /** Disconnects for good; pending `awaitComponent()` and `awaitMessage()` calls reject. */
   stop(): void {
+    const stopped = new HearthError("the bot stopped");
+    this.componentWaits.rejectAll(stopped);
+    this.messageWaits.rejectAll(stopped);
     this.gateway.close();
+  }
+
+  /**
+   * The next press on a button or pick in a select of `message` (one of the bot's messages, or
+   * its id) that passes `filter` (e.g. `(press) => press.user.id === command.user.id`), as a
+   * context to answer it with (`update()`, `reply()`). Rejects with `HearthTimeoutError` after
+   * `timeout` (default 60 s), with the reason when `signal` aborts, or when the bot stops. A
+   * press taken here does not also reach the `component()` handlers; one that does not pass the
+   * filter goes on to them.
+   */
+  awaitComponent(message: string | { id: string }, options: AwaitOptions<ComponentContext> = {}): Promise<ComponentContext> {
+    const messageId = typeof message === "string" ? message : message.id;
+    return this.componentWaits.wait("awaitComponent", `no press on message ${messageId}`, (press) => press.messageId === messageId, options);
+  }
+
+  /**
+   * The next `message:new` that passes `filter` (in `channelId` when given), e.g. a user's answer
+   * to a question. The bot must receive that channel's messages: `joinChannel()`, `subscribeAll()`
+   * or `joinAllChannels()` first. The bot's own messages are skipped unless `includeOwn`. Rejects
+   * like `awaitComponent()`.
+   */
+  awaitMessage(options: AwaitMessageOptions = {}): Promise<S.Message> {
+    const { channelId, includeOwn = false, ...rest } = options;
+    const where = channelId ? ` in channel ${channelId}` : "";
+    return this.messageWaits.wait(
+      "awaitMessage",
+      `no message${where}`,
+      (m) => (!channelId || m.channel_id === channelId) && (includeOwn || m.user_id !== this.user?.id),
+      rest,
+    );
   }
 
   /** Sets the status and activity; both are sent again after every reconnect. */
@@ -153,11 +201,13 @@ export class Bot {
       if (entry) await entry.handler(new CommandContext(this.gateway, interaction));
       return;
     }
+    const press = new ComponentContext(this.gateway, interaction);
+    if (this.componentWaits.offer(press)) return;
     const id = interaction.custom_id;
     const entry = this.components.find(({ matcher }) =>
       typeof matcher === "string" ? id.startsWith(matcher) : matcher instanceof RegExp ? matcher.test(id) : matcher(id),
     );
-    if (entry) await entry.handler(new ComponentContext(this.gateway, interaction));
+    if (entry) await entry.handler(press);
   }
 }
 

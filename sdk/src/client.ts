@@ -33,6 +33,7 @@ export {
   type RestOptions,
   type UploadProgress,
 } from "./rest.js";
+export type { PublishedRestBucket } from "./rest-buckets.js";
 /** GENERATED_FROM: the server documents (version, SHA-256) the types were generated from. */
 export { GENERATED_FROM, LIMITS, OPTION_TYPES } from "./generated/constants.js";
 export { CLIENT_EVENTS, SERVER_EVENTS, type ClientEvents, type ServerEvents } from "./generated/gateway.js";

@@ -43,6 +43,18 @@ export class HearthLimitError extends HearthError {
   }
 }
 
+/** An `awaitComponent()` or `awaitMessage()` that saw nothing matching within its `timeout`. */
+export class HearthTimeoutError extends HearthError {
+  constructor(
+    /** What was awaited, e.g. `awaitComponent`. */
+    readonly what: string,
+    readonly timeout: number,
+    detail: string,
+  ) {
+    super(`${what}: ${detail} within ${timeout} ms`);
+  }
+}
+
 // Names as literals, on the classes and their prototypes: the bundler may rename the classes
 // (HearthApiError2, which Node's inspect prints), and a `name` field would be set only after
 // Error's constructor wrote the stack's first line.
@@ -51,8 +63,14 @@ const NAMES: [new (...args: never[]) => Error, string][] = [
   [HearthApiError, "HearthApiError"],
   [HearthAckError, "HearthAckError"],
   [HearthLimitError, "HearthLimitError"],
+  [HearthTimeoutError, "HearthTimeoutError"],
 ];
-for (const [type, name] of NAMES) {
-  Object.defineProperty(type.prototype, "name", { value: name, writable: true, configurable: true });
-  Object.defineProperty(type, "name", { value: name, configurable: true });
+nameErrors(NAMES);
+
+/** Gives error classes their names as literals (see above); the voice module's errors use it too. */
+export function nameErrors(list: readonly [new (...args: never[]) => Error, string][]): void {
+  for (const [type, name] of list) {
+    Object.defineProperty(type.prototype, "name", { value: name, writable: true, configurable: true });
+    Object.defineProperty(type, "name", { value: name, configurable: true });
+  }
 }

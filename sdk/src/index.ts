@@ -5,7 +5,8 @@
  * the REST and gateway clients alone (browser-safe) in `@hearth/sdk/client`.
  */
 export * from "./client.js";
-export { Bot, createBot, type BotOptions, type CommandHandler, type ComponentHandler, type CustomIdMatcher } from "./bot.js";
+export { Bot, createBot, DEFAULT_AWAIT_TIMEOUT_MS, type AwaitMessageOptions, type AwaitOptions, type BotOptions, type CommandHandler, type ComponentHandler, type CustomIdMatcher } from "./bot.js";
+export { HearthTimeoutError } from "./errors.js";
 export { button, channelSelect, embed, linkButton, stringSelect, type EmbedInput } from "./builders.js";
 export { characters, checkEmbeds, checkMessage } from "./checks.js";
 export {

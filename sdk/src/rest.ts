@@ -8,6 +8,7 @@ import { OPERATIONS, type Operations } from "./generated/rest.js";
 import type * as S from "./generated/schemas.js";
 import { fetchWithUploadProgress, type UploadProgress } from "./upload-progress.js";
 import { SEND_RETRIES, sendBackoffMs, withNonce } from "./nonce.js";
+import { RateLimitQueues, retryAfterMs, type PublishedRestBucket } from "./rest-buckets.js";
 
 export type OperationId = keyof Operations;
 /** What an operation takes: `params` (path), `query`, `headers`, `body`, as the document says. */
@@ -43,8 +44,19 @@ export interface RestOptions {
   onUnauthorized?: () => void;
   /** Another fetch (a proxy, a test that inspects answers). */
   fetch?: FetchLike;
-  /** How many times a 429 is retried after its `Retry-After` (default 2; 0: never). */
+  /**
+   * Queue calls per rate-limit bucket, learned from the answers' `X-RateLimit-*` headers, and
+   * send none a bucket has no room for until its reset (default true; sdk/README.md "Rate limits").
+   */
+  rateLimitQueue?: boolean;
+  /** How many times one call's 429 is waited out and retried (default: no limit but `maxRateLimitWait`; 0: never). */
   retriesOn429?: number;
+  /**
+   * The longest, in milliseconds, one call waits out 429s in all (default 300,000: five
+   * minutes): a 429 whose wait would go past it is thrown at once, with its `retryAfter`.
+   * Waiting in a queue for a bucket's reset is not counted.
+   */
+  maxRateLimitWait?: number;
   /**
    * How many times a send carrying `enforce_nonce: true` (every message the SDK sends) is tried
    * again, with the same nonce, after a network error or a 5xx (default 3; 0: never). The
@@ -66,13 +78,31 @@ const UNREACHABLE = "Cannot reach the server. Check your connection and try agai
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return sleep(ms).then(() => {});
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 export class RestClient {
   readonly baseUrl: string;
   private readonly token: () => string | null;
   private readonly onUnauthorized: () => void;
   private readonly fetchImpl: FetchLike;
   private readonly retriesOn429: number;
+  private readonly maxRateLimitWait: number;
   private readonly sendRetries: number;
+  private readonly queues: RateLimitQueues | null;
 
   constructor(options: RestOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -80,8 +110,19 @@ export class RestClient {
     this.token = typeof token === "function" ? token : () => token;
     this.onUnauthorized = options.onUnauthorized ?? (() => {});
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
-    this.retriesOn429 = options.retriesOn429 ?? 2;
+    this.retriesOn429 = options.retriesOn429 ?? Number.POSITIVE_INFINITY;
+    this.maxRateLimitWait = options.maxRateLimitWait ?? 300_000;
+    this.queues = options.rateLimitQueue === false ? null : new RateLimitQueues();
     this.sendRetries = options.sendRetries ?? SEND_RETRIES;
+  }
+
+  /**
+   * The instance's REST rate-limit buckets (`rest_limits` of `GET /api/v1/platform/config`;
+   * `Bot.start()` reads them): which buckets are kept per channel, and the limits over several
+   * buckets (the sends over all channels), which the queues then count too.
+   */
+  setRateLimits(published: Record<string, PublishedRestBucket>): void {
+    this.queues?.setLimits(published);
   }
 
   /** Calls any operation of the document by its operationId: `request("getServer", {params: {id}})`. */
@@ -94,6 +135,9 @@ export class RestClient {
       return encodeURIComponent(value);
     });
     const url = new URL(this.baseUrl + path);
+    // The server keeps some buckets apart per the route's first parameter (a send's channel).
+    const firstParam = /\{([^}]+)\}/.exec(spec.path)?.[1];
+    const resource = firstParam ? (given.params?.[firstParam] ?? "") : "";
     for (const [name, value] of Object.entries(given.query ?? {})) if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(given.headers ?? {})) if (value !== undefined && value !== null) headers[name] = String(value);
@@ -111,11 +155,17 @@ export class RestClient {
     const send = given.onUploadProgress ? fetchWithUploadProgress(given.onUploadProgress, this.fetchImpl) : this.fetchImpl;
     // Only a send the server deduplicates is tried again after a failure that may have stored it.
     const retries = isIdempotentSend(given.body) ? this.sendRetries : 0;
-    for (let attempt = 0, failures = 0; ; attempt++) {
+    // Calls without a token are not counted by the server's buckets: no queue.
+    const queues = token ? this.queues : null;
+    for (let limited = 0, failures = 0, waited = 0; ; ) {
+      const place = queues ? queues.acquire(token!, operation, resource, given.signal, limited > 0) : null;
+      // Awaited only when the call must wait: otherwise it goes out in this tick, as it would without queues.
+      const slot = place instanceof Promise ? await place : place;
       let response: Response;
       try {
         response = await send(url, { method: spec.method, headers, body, signal: given.signal, redirect: "manual" });
       } catch (error) {
+        slot?.release();
         if (error instanceof Error && error.name === "AbortError") throw error;
         if (failures < retries) {
           await sleep(sendBackoffMs(failures++));
@@ -123,18 +173,24 @@ export class RestClient {
         }
         throw new HearthApiError(operation, 0, UNREACHABLE);
       }
+      const refusal = slot ? queues!.answered(slot, token!, operation, resource, response) : null;
       if (response.status >= 500 && failures < retries) {
-        const wait = Number(response.headers.get("retry-after"));
+        const wait = retryAfterMs(response.headers);
         await response.body?.cancel();
-        await sleep(Number.isFinite(wait) && wait > 0 ? wait * 1000 : sendBackoffMs(failures));
+        await sleep(wait ?? sendBackoffMs(failures));
         failures++;
         continue;
       }
-      if (response.status === 429 && attempt < this.retriesOn429) {
-        const wait = Number(response.headers.get("retry-after"));
-        await response.body?.cancel();
-        await sleep(Number.isFinite(wait) && wait > 0 ? wait * 1000 : 1000);
-        continue;
+      if (response.status === 429) {
+        // A spent bucket's queue holds the retry until its reset; any other wait is slept here.
+        const waitMs = refusal?.waitMs ?? retryAfterMs(response.headers) ?? 1000;
+        if (limited < this.retriesOn429 && waited + waitMs <= this.maxRateLimitWait) {
+          limited++;
+          waited += waitMs;
+          await response.body?.cancel();
+          if (!refusal?.queued) await abortableSleep(waitMs, given.signal);
+          continue;
+        }
       }
       if (response.status === 401 && token) this.onUnauthorized();
       if (response.status >= 400) throw await apiError(operation, response);

@@ -8,6 +8,10 @@
  * moved forward (`resyncs`) instead of sending the backlog in a burst. Pause, resume and stop
  * work between frames; frames are dropped, not queued, while the connection is down.
  *
+ * Files, URLs and encoded streams (MP3, Ogg/Opus, FLAC, WAV, ...) are decoded by ffmpeg
+ * (`./ffmpeg.ts`) into PCM that goes through the same paced path; a gain (`./volume.ts`) is applied
+ * to each frame as it is sent; `queue` plays one source after another (`./audio-queue.ts`).
+ *
  * Receiving: the room's audio, per speaker, as async iterators of frames (`receive()`,
  * `speakers()`). Other bots' `bot:audio-data` always arrives (`kind: "bot"`). People talk over
  * WebRTC, which the server never sees: a bot hears them only after `listen()` (the gateway's
@@ -24,22 +28,42 @@
  * due while out are dropped, so the stream continues where it would be, and the server sees no
  * storm of refused frames).
  */
+import { AudioQueue } from "./audio-queue.js";
 import type { Bot } from "./bot.js";
 import { HearthError } from "./errors.js";
+import { FfmpegDecoder, isEncodedSource, type EncodedInput, type FfmpegOptions } from "./ffmpeg.js";
 import type { Gateway } from "./gateway.js";
 import type * as S from "./generated/schemas.js";
 import { isVoiceRoomLost, rejoinDelayMs } from "./voice-room-lost.js";
-import { bytesOf, durationMs, frameBytes, frames, samplesOf, type PcmAudio, type PcmChunk, type PcmFormat } from "./pcm.js";
+import { loadNode, nodeModules, type NodeReadable } from "./node.js";
+import { bytesOf, DEFAULT_CHANNELS, DEFAULT_SAMPLE_RATE, durationMs, frameBytes, frames, samplesOf, type PcmAudio, type PcmChunk, type PcmFormat } from "./pcm.js";
+import { applyGain, clampVolume } from "./volume.js";
 
 export * from "./pcm.js";
+export * from "./ffmpeg.js";
+export * from "./volume.js";
+export * from "./audio-queue.js";
+export type { NodeReadable } from "./node.js";
 
-/** What `play()` takes: decoded audio (`readWav`), raw PCM bytes with their format, or a stream of PCM chunks. */
-export type PlaySource = PcmAudio | (PcmFormat & { pcm: PcmChunk }) | AsyncIterable<PcmChunk> | Iterable<PcmChunk>;
+/**
+ * What `play()` takes: decoded audio (`readWav`), raw PCM bytes with their format, a stream of
+ * PCM chunks; or, decoded by ffmpeg, a file path, an http(s) URL (a string or a `URL`) or a web
+ * `ReadableStream` of encoded bytes (a `fetch()` body). A Node stream or iterable of encoded bytes
+ * is decoded with `{encoded: true}` (without it, chunks are raw PCM).
+ */
+export type PlaySource = PcmAudio | (PcmFormat & { pcm: PcmChunk }) | AsyncIterable<PcmChunk> | Iterable<PcmChunk> | string | URL | ReadableStream<Uint8Array>;
 
-export interface PlayOptions {
-  /** The format of a raw stream (default 48 kHz stereo); decoded audio carries its own. */
+export interface PlayOptions extends FfmpegOptions {
+  /**
+   * The format of a raw stream, and what ffmpeg decodes to (default 48 kHz stereo, the relay's
+   * own); decoded audio carries its own.
+   */
   sampleRate?: number;
   channels?: number;
+  /** The source is encoded audio (a Node stream of a file's bytes, a buffer holding a file): decode it with ffmpeg. */
+  encoded?: boolean;
+  /** The gain (default 1; 0 to 2, see `Playback.volume`). */
+  volume?: number;
   /** Frame length (default 20 ms; at most 60 ms of 48 kHz stereo, the relay's limit). */
   frameMs?: number;
   /** How far behind schedule sending may fall before the schedule moves instead (default 200 ms). */
@@ -130,6 +154,24 @@ export class FrameStream implements AsyncIterable<ReceivedFrame> {
     }
   }
 
+  /**
+   * The frames as a Node stream (`stream.Readable`): PCM bytes (a Buffer per frame), or with
+   * `{objectMode: true}` the frames themselves. It ends when this stream ends (the speaker
+   * paused, left, or `close()`); destroying it closes this stream. Read it one way only: as
+   * this async iterator or as the Node stream.
+   */
+  toReadable(options: { objectMode?: boolean } = {}): NodeReadable {
+    const { Readable } = nodeModules("toReadable()");
+    const frames = this;
+    const objectMode = options.objectMode === true;
+    return Readable.from(
+      (async function* () {
+        for await (const frame of frames) yield objectMode ? frame : bytesOf(frame.pcm);
+      })(),
+      { objectMode },
+    );
+  }
+
   [Symbol.asyncIterator](): AsyncIterator<ReceivedFrame> {
     return {
       next: () => {
@@ -156,14 +198,35 @@ export interface SpeakerStream {
 
 /** A piece of audio being sent. */
 export class Playback {
-  /** Resolves when it ends (finished, stopped, or the bot left the channel). */
+  /**
+   * Resolves when it ends (finished, stopped, or the bot left the channel); rejects when the
+   * source fails (`FfmpegNotFoundError`, `FfmpegError`, a stream's own error).
+   */
   readonly finished: Promise<PlaybackStats>;
+  /** The ffmpeg process decoding a file, URL or encoded stream (null for PCM). */
+  readonly decoder: FfmpegDecoder | null;
   private paused = false;
   private stopped: PlaybackStats["ended"] | null = null;
   private wake: (() => void) | null = null;
+  private gain: number;
 
-  constructor(run: (playback: Playback) => Promise<PlaybackStats>) {
+  constructor(run: (playback: Playback) => Promise<PlaybackStats>, options: { decoder?: FfmpegDecoder | null; volume?: number } = {}) {
+    this.decoder = options.decoder ?? null;
+    this.gain = clampVolume(options.volume ?? 1);
     this.finished = run(this);
+  }
+
+  /**
+   * The gain applied to each frame as it is sent: 0 (silence) to 2 (twice as loud, clipping
+   * loud audio), 1 the audio as it is. Set it at any time; values outside are clamped, and a
+   * change ramps across one frame.
+   */
+  get volume(): number {
+    return this.gain;
+  }
+
+  set volume(volume: number) {
+    this.gain = clampVolume(volume);
   }
 
   get isPaused(): boolean {
@@ -183,6 +246,7 @@ export class Playback {
   /** Stops for good; `finished` resolves with `ended: "stopped"`. */
   stop(reason: PlaybackStats["ended"] = "stopped"): void {
     this.stopped ??= reason;
+    this.decoder?.kill(); // also ends a wait for ffmpeg's next bytes (a stalled URL)
     this.wake?.();
   }
 
@@ -253,6 +317,7 @@ export class VoiceConnection {
   /** While joining again after the room was lost: frames are not sent. */
   private rejoining = false;
   private readonly listeners = new Map<keyof VoiceConnectionEvents, Set<(payload: never) => void>>();
+  private audioQueue: AudioQueue | null = null;
 
   /** @internal use joinVoice() */
   constructor(gateway: Gateway, channelId: string, participants: S.VoiceParticipant[]) {
@@ -296,6 +361,11 @@ export class VoiceConnection {
 
   get active(): boolean {
     return !this.left;
+  }
+
+  /** The connection's queue: `add()` sources to play one after another (an `AudioQueue`, made on first use). */
+  get queue(): AudioQueue {
+    return (this.audioQueue ??= new AudioQueue(this));
   }
 
   /** Whether the connection is joining again after the room was lost (`reconnecting` .. `reconnected`). */
@@ -393,22 +463,33 @@ export class VoiceConnection {
     }
   }
 
-  /** Starts sending audio; returns at once with the Playback (await `.finished` for the end). */
-  play(source: PlaySource, options: PlayOptions = {}): Playback {
+  /**
+   * Starts sending audio; returns at once with the Playback (await `.finished` for the end, or
+   * catch it: a source that fails rejects it). Files, URLs and encoded streams start ffmpeg,
+   * which is killed when the playback ends however it ends.
+   */
+  play(source: EncodedInput, options: PlayOptions & { encoded: true }): Playback;
+  play(source: PlaySource, options?: PlayOptions): Playback;
+  play(source: PlaySource | EncodedInput, options: PlayOptions = {}): Playback {
     if (this.left) throw new HearthError("play(): the bot left this voice channel");
-    const format: PcmFormat = isAudio(source) ? source : { sampleRate: options.sampleRate ?? 48000, channels: options.channels ?? 2 };
+    const audio = !options.encoded && isAudio(source as PlaySource) ? (source as PcmAudio | (PcmFormat & { pcm: PcmChunk })) : null;
+    const format: PcmFormat = audio ?? { sampleRate: options.sampleRate ?? DEFAULT_SAMPLE_RATE, channels: options.channels ?? DEFAULT_CHANNELS };
     const frameMs = options.frameMs ?? 20;
     const size = frameBytes(format, frameMs);
-    const chunks: AsyncIterable<PcmChunk> | Iterable<PcmChunk> = isAudio(source) ? [source.pcm] : source;
-    const playback = new Playback((self) => this.pace(self, frames(chunks, size, format.channels), format, frameMs, options.maxLagMs ?? 200));
+    const decoder = options.encoded || isEncodedSource(source) ? new FfmpegDecoder(source as EncodedInput, format, options) : null;
+    const chunks = decoder ?? (audio ? [audio.pcm] : (source as AsyncIterable<PcmChunk> | Iterable<PcmChunk>));
+    const run = (self: Playback) => this.pace(self, frames(chunks, size, format.channels), format, frameMs, options.maxLagMs ?? 200);
+    const playback = new Playback(run, { decoder, volume: options.volume });
     this.playbacks.add(playback);
-    void playback.finished.finally(() => this.playbacks.delete(playback));
+    const forget = () => void this.playbacks.delete(playback);
+    playback.finished.then(forget, forget);
     return playback;
   }
 
   private async pace(playback: Playback, source: AsyncIterable<Uint8Array>, format: PcmFormat, frameMs: number, maxLagMs: number): Promise<PlaybackStats> {
     const stats: PlaybackStats = { frames: 0, bytes: 0, audioMs: 0, lateFrames: 0, resyncs: 0, ended: "finished" };
     let start = now();
+    let gain = playback.volume;
     const iterator = source[Symbol.asyncIterator]();
     this.speaking(true);
     try {
@@ -442,7 +523,8 @@ export class VoiceConnection {
         } else if (lag > frameMs) stats.lateFrames++;
         stats.audioMs += durationMs(frame.byteLength, format);
         if (this.rejoining) continue; // due while out of the room: dropped, the schedule goes on
-        this.gateway.send("bot:audio-data", { channelId: this.channelId, pcm: frame, sampleRate: format.sampleRate, channels: format.channels }, { dropWhileDisconnected: true });
+        const pcm = applyGain(frame, format.channels, gain, (gain = playback.volume));
+        this.gateway.send("bot:audio-data", { channelId: this.channelId, pcm, sampleRate: format.sampleRate, channels: format.channels }, { dropWhileDisconnected: true });
         stats.frames++;
         stats.bytes += frame.byteLength;
       }
@@ -465,9 +547,11 @@ export class VoiceConnection {
 
   /**
    * Each speaker as they start: a stream of their frames that ends when they pause for `idleMs`
-   * (default 1 s) or leave; a new one starts when they speak again.
+   * (default 1 s) or leave; a new one starts when they speak again. As a Node stream:
+   * `toReadable()`, an object-mode `Readable` of the same `SpeakerStream`s (each one's
+   * `frames.toReadable()` a stream of its PCM that ends when they stop).
    */
-  speakers(options: ReceiveOptions = {}): AsyncIterable<SpeakerStream> & { close(): void } {
+  speakers(options: ReceiveOptions = {}): AsyncIterable<SpeakerStream> & { close(): void; toReadable(): NodeReadable } {
     const pending: SpeakerStream[] = [];
     let waiter: ((result: IteratorResult<SpeakerStream>) => void) | null = null;
     let closed = false;
@@ -491,9 +575,10 @@ export class VoiceConnection {
     };
     if (this.left) watcher.close();
     else this.watchers.add(watcher);
-    return {
+    const iterable = {
       close: watcher.close,
-      [Symbol.asyncIterator]: () => ({
+      toReadable: (): NodeReadable => nodeModules("toReadable()").Readable.from(iterable, { objectMode: true }),
+      [Symbol.asyncIterator]: (): AsyncIterator<SpeakerStream> => ({
         next: () => {
           const speaker = pending.shift();
           if (speaker) return Promise.resolve({ value: speaker, done: false });
@@ -506,6 +591,7 @@ export class VoiceConnection {
         },
       }),
     };
+    return iterable;
   }
 
   private deliver(frame: ReceivedFrame): void {
@@ -581,6 +667,8 @@ export class VoiceConnection {
  */
 export async function joinVoice(bot: Bot | Gateway, channelId: string, options: JoinOptions = {}): Promise<VoiceConnection> {
   const gateway = "gateway" in bot ? bot.gateway : bot;
+  // Node's modules for ffmpeg and toReadable(), loaded now so toReadable() can be synchronous.
+  await loadNode().catch(() => undefined);
   const ack = await gateway.emit("voice:join", { channelId });
   // Joining moves the socket out of its previous voice channel: that connection ends.
   open.get(gateway)?.ended();

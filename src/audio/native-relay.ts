@@ -226,7 +226,10 @@ export class NativeAudioRelay {
     });
   }
 
-  /** The Bun server, for publishing from a sender that is not on a websocket. */
+  /**
+   * The Bun server, for publishing from a sender that is not on a websocket: the app's listener
+   * set (src/http/listeners.ts), which the engine passes with each connection.
+   */
   setServer(server: BunServer<unknown>): void {
     this.bunServer = server;
   }
@@ -303,7 +306,16 @@ export class NativeAudioRelay {
       const header = this.header(from.id, frame, senderUserId);
       const senderWs = wsOf(from);
       const data = frame.pcm as Parameters<Ws["publish"]>[1];
-      if (senderWs) {
+      // A websocket's publish reaches its own Bun server's subscribers only: while a TLS reload's
+      // previous listener still holds websockets (src/http/listeners.ts), every listener is published
+      // to, the sender left out by unsubscribing it around the publish.
+      const several = (this.bunServer as { several?: boolean } | null)?.several === true;
+      if (senderWs && several && this.bunServer) {
+        if (self?.subscribed) senderWs.unsubscribe(topic);
+        this.bunServer.publish(topic, header, false);
+        this.bunServer.publish(topic, data, false);
+        if (self?.subscribed) senderWs.subscribe(topic);
+      } else if (senderWs) {
         senderWs.publish(topic, header);
         senderWs.publish(topic, data);
       } else if (this.bunServer) {

@@ -1,6 +1,7 @@
-import { createRequire } from "node:module";
 import type { Server as Engine } from "@socket.io/bun-engine";
 import type { ServerWebSocket } from "bun";
+// Imported, not read at run time, so that the compiled binary (which has no node_modules) carries it.
+import bunEnginePackage from "@socket.io/bun-engine/package.json" with { type: "json" };
 
 /**
  * Every use Hearth makes of @socket.io/bun-engine's non-public members, and only here
@@ -20,10 +21,8 @@ import type { ServerWebSocket } from "bun";
  *   once Socket.IO has read them.
  */
 
-const require = createRequire(import.meta.url);
-
 /** The installed version, for the contract tests' messages. */
-export const BUN_ENGINE_VERSION = (require("@socket.io/bun-engine/package.json") as { version: string }).version;
+export const BUN_ENGINE_VERSION = bunEnginePackage.version;
 
 type Ws = ServerWebSocket<unknown>;
 type Listener = (...args: unknown[]) => void;

@@ -1,5 +1,6 @@
-import { createRequire } from "node:module";
 import type { BroadcastOptions } from "socket.io-adapter";
+// Imported, not read at run time, so that the compiled binary (which has no node_modules) carries it.
+import socketIoAdapterPackage from "socket.io-adapter/package.json" with { type: "json" };
 
 /**
  * Every use Hearth makes of socket.io-adapter's non-public members, and only here
@@ -21,10 +22,8 @@ import type { BroadcastOptions } from "socket.io-adapter";
  *   publishes, recognises its own messages and gives a broadcast its offset as the adapter does.
  */
 
-const require = createRequire(import.meta.url);
-
 /** The installed version, for the contract tests' messages. */
-export const SOCKET_IO_ADAPTER_VERSION = (require("socket.io-adapter/package.json") as { version: string }).version;
+export const SOCKET_IO_ADAPTER_VERSION = socketIoAdapterPackage.version;
 
 /** A Socket.IO packet as the adapter's `broadcast` gets it. */
 export interface EventPacket {

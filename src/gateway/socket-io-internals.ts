@@ -1,5 +1,6 @@
-import { createRequire } from "node:module";
 import type { Namespace, Socket } from "socket.io";
+// Imported, not read at run time, so that the compiled binary (which has no node_modules) carries it.
+import socketIoPackage from "socket.io/package.json" with { type: "json" };
 
 /**
  * Every use Hearth makes of socket.io's non-public members (and of the decoder it builds from
@@ -26,10 +27,8 @@ import type { Namespace, Socket } from "socket.io";
  *   keeps them (src/gateway/resumable-adapter.ts).
  */
 
-const require = createRequire(import.meta.url);
-
 /** The installed version, for the contract tests' messages. */
-export const SOCKET_IO_VERSION = (require("socket.io/package.json") as { version: string }).version;
+export const SOCKET_IO_VERSION = socketIoPackage.version;
 
 /** The disconnect reasons after which Socket.IO keeps a session (socket.io/dist/socket.js RECOVERABLE_DISCONNECT_REASONS). */
 export const RESUMABLE_REASONS: ReadonlySet<string> = new Set(["transport error", "transport close", "forced close", "ping timeout", "server shutting down", "forced server close"]);

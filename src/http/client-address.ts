@@ -21,12 +21,12 @@ export function forwardedRequest(request: Request, server: Server<unknown> | nul
 
 /**
  * Where the client reached this instance, as a trusted proxy reports it: `<proto>://<host>`
- * (./forwarded.ts); null when no trusted proxy is in front (app.ts then uses the address it
- * listens on).
+ * (./forwarded.ts), the scheme of the proxy's own connection when it names none; null when no
+ * trusted proxy is in front (app.ts then uses the address it listens on).
  */
 export function forwardedBaseUrl(request: Request, server: Server<unknown> | null): string | null {
   const client = forwardedRequest(request, server);
-  return client.host ? `${client.proto ?? "http"}://${client.host}` : null;
+  return client.host ? `${client.proto ?? (request.url.startsWith("https:") ? "https" : "http")}://${client.host}` : null;
 }
 
 /** The client's address (see `forwardedRequest`). */

@@ -92,6 +92,32 @@ export function scopeParamOf(family: RestRateFamily, pattern: string): string | 
   return /:([^/]+)/.exec(pattern)?.[1] ?? null;
 }
 
+/** A bucket as GET /api/v1/platform/config publishes it (`rest_limits`, docs/discovery.md). */
+export interface PublishedRestBucket {
+  requests: number;
+  window_seconds: number;
+  /** Whose requests one bucket counts: each caller's, or each caller's per channel (or DM). */
+  per: "caller" | "caller_and_channel";
+  /** The bucket every request of this one is also counted in first (sends: the sends over all channels), or null. */
+  counted_in: string | null;
+}
+
+/** The buckets by their `X-RateLimit-Bucket` name, for clients that keep to them by themselves; none when the limits are off. */
+export function publishedRestLimits(limits: RestRateLimits | null): Record<string, PublishedRestBucket> {
+  if (!limits) return {};
+  return Object.fromEntries(
+    REST_RATE_FAMILIES.map((family) => [
+      FAMILY_LABELS[family].bucket,
+      {
+        requests: limits[family].requests,
+        window_seconds: limits[family].windowSeconds,
+        per: family === "sends" ? "caller_and_channel" : "caller",
+        counted_in: family === "sends" ? FAMILY_LABELS["user-sends"].bucket : null,
+      },
+    ]),
+  );
+}
+
 /** Parses `"<requests>/<seconds>s"` (e.g. `100/10s`); null when it is not that. */
 export function parseRestRateWindow(text: string): RestRateWindow | null {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*s\s*$/.exec(text);

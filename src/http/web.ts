@@ -1,5 +1,7 @@
 import { Elysia } from "elysia";
+import { readFileSync } from "node:fs";
 import { ASSETS_PREFIX, buildWebApp, sourceFingerprint, type WebBuild } from "../../web/build.ts";
+import { EMBEDDED, type EmbeddedFiles } from "../embedded.ts";
 import type { Logger } from "../log.ts";
 
 /**
@@ -35,10 +37,21 @@ function decodes(path: string): boolean {
 const notFound = () =>
   new Response(JSON.stringify({ error: "Not found" }), { status: 404, headers: { "content-type": "application/json; charset=utf-8" } });
 
+/** The single binary's web app, built when it was compiled: read from the executable once. */
+function embeddedBuild(web: EmbeddedFiles["web"]): WebBuild {
+  const assets: WebBuild["assets"] = new Map();
+  for (const { name, path, type } of web.assets) {
+    const body = new Uint8Array(readFileSync(path));
+    assets.set(name, { body, gzipped: Bun.gzipSync(body), type });
+  }
+  return { html: web.html, assets, fingerprint: "embedded", ms: 0 };
+}
+
 /**
  * The web app (web/), built by Bun's bundler on the first page request and kept in memory.
  * A page request rebuilds when the sources changed since (a stat of web/'s files), so
- * editing web/ and reloading is the whole development loop. Every other GET (not an API,
+ * editing web/ and reloading is the whole development loop. The single binary has no sources:
+ * it serves the build it was compiled with (src/embedded.ts). Every other GET (not an API,
  * upload, gateway or file path) is a page of the app: its router decides what to show.
  */
 export function webRoutes(log: Logger) {
@@ -46,6 +59,7 @@ export function webRoutes(log: Logger) {
   let building: Promise<WebBuild> | null = null;
 
   async function latest(): Promise<WebBuild> {
+    if (EMBEDDED) return (current ??= embeddedBuild(EMBEDDED.web));
     if (building) return building;
     if (current && current.fingerprint === sourceFingerprint()) return current;
     building = buildWebApp()

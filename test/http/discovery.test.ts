@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DEFAULT_EVENT_LIMITS } from "../../src/gateway/event-limits.ts";
+import { DEFAULT_REST_RATE_LIMITS } from "../../src/http/rate-limit-families.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { SPEC_LIMITS } from "../../src/domain/shared/limits.ts";
 
@@ -53,6 +54,20 @@ describe("public routes", () => {
       const limits = (await fast.api("GET", "/api/v1/platform/config")).body.gateway_limits;
       expect(limits.kinds.messages).toEqual({ per_second: 100, burst: 20 });
       expect(limits.user_factor).toBe(5);
+    } finally {
+      await fast.stop();
+    }
+  });
+
+  test("rest_limits publish the REST rate limits' buckets by name, following the REST_RATE_* settings", async () => {
+    const defaults = (await server.api("GET", "/api/v1/platform/config")).body.rest_limits;
+    expect(defaults["messages.send"]).toEqual({ requests: 100, window_seconds: 10, per: "caller_and_channel", counted_in: "messages.send.all" });
+    expect(defaults["messages.send.all"]).toEqual({ requests: 500, window_seconds: 10, per: "caller", counted_in: null });
+    expect(Object.keys(defaults).sort()).toEqual(["messages.send", "messages.send.all", "messages.write", "reactions", "reads", "writes"]);
+    expect(defaults.reads).toEqual({ requests: 500, window_seconds: 10, per: "caller", counted_in: null });
+    const fast = await startServer({ restRateLimits: { ...DEFAULT_REST_RATE_LIMITS, sends: { requests: 7, windowSeconds: 2 } } });
+    try {
+      expect((await fast.api("GET", "/api/v1/platform/config")).body.rest_limits["messages.send"]).toEqual({ requests: 7, window_seconds: 2, per: "caller_and_channel", counted_in: "messages.send.all" });
     } finally {
       await fast.stop();
     }

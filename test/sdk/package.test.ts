@@ -179,6 +179,30 @@ test("CommonJS: require works for every entry point, with one class per error ac
   expect(JSON.parse(result.stdout)).toEqual({ createBot: "function", joinVoice: "function", same: true, samples: 960, clientShared: true });
 }, 30_000);
 
+test("Node (ESM and CommonJS) decodes through ffmpeg from the installed package, reads received frames as a Node stream, and names the ffmpeg errors", () => {
+  const made = spawnSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=0.5", "-ar", "48000", "tone.flac"], { cwd: folder, encoding: "utf8" });
+  expect(made.stderr).toBe("");
+  const body = `
+    const version = await voice.ffmpegVersion();
+    const decoder = new voice.FfmpegDecoder("tone.flac", { sampleRate: 24000, channels: 1 });
+    let bytes = 0;
+    for await (const chunk of decoder) bytes += chunk.byteLength;
+    let missing = "";
+    try { await voice.ffmpegVersion({ ffmpeg: "/nonexistent/ffmpeg" }); } catch (error) { missing = require("node:util").inspect(error).split(":")[0]; }
+    const frames = new voice.FrameStream({}, () => {});
+    frames.push({ userId: "u", kind: "bot", pcm: new Int16Array([1, 2, 3]), sampleRate: 48000, channels: 1, receivedAt: 0 });
+    frames.close();
+    const chunks = [];
+    for await (const chunk of frames.toReadable()) chunks.push(Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? chunk.length : -1);
+    console.log(JSON.stringify({ version: version.startsWith("ffmpeg version"), bytes, running: decoder.running, missing, chunks, timeout: new sdk.HearthTimeoutError("awaitMessage", 5, "no message").name }));`;
+  const esm = spawnSync("node", ["--input-type=module", "-e", `import * as sdk from "@hearth/sdk"; import * as voice from "@hearth/sdk/voice"; import { createRequire } from "node:module"; const require = createRequire(import.meta.url); ${body}`], { cwd: folder, encoding: "utf8" });
+  const cjs = spawnSync("node", ["-e", `const sdk = require("@hearth/sdk"); const voice = require("@hearth/sdk/voice"); (async () => { ${body} })();`], { cwd: folder, encoding: "utf8" });
+  for (const result of [esm, cjs]) {
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual({ version: true, bytes: 24000, running: false, missing: "FfmpegNotFoundError", chunks: [6], timeout: "HearthTimeoutError" });
+  }
+});
+
 test("errors print with their own class names (ESM and CommonJS)", () => {
   const make = `const errors = [new sdk.HearthApiError("getUser", 404, "Unknown user"), new sdk.HearthAckError("server:join", "No access"), new sdk.HearthLimitError("embeds.0.title", "too long"), new sdk.HearthError("x")];
     console.log(JSON.stringify(errors.map((e) => [e.name, e.constructor.name, require("node:util").inspect(e).split("\\n")[0]])));`;

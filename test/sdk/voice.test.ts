@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createBot, HearthLimitError, type Bot } from "../../sdk/src/index.ts";
-import { frameBytes, joinFrames, joinVoice, type PcmChunk, type ReceivedFrame } from "../../sdk/src/voice.ts";
+import type { Readable } from "node:stream";
+import { frameBytes, joinFrames, joinVoice, type PcmChunk, type ReceivedFrame, type SpeakerStream } from "../../sdk/src/voice.ts";
 import { tone } from "../../sdk/src/wav.ts";
 import { addBot } from "../helpers/bots.ts";
 import { community, type Community } from "../helpers/community.ts";
@@ -161,6 +162,40 @@ test("receiving: per speaker, as async iterators of frames that end at a pause",
   await collecting;
   expect(ear.voice.active).toBe(false);
   for (const speaker of [a, b]) await speaker.voice.leave();
+});
+
+test("receiving as Node streams: each speaker as they start, their PCM as bytes that end when they stop, or frames in object mode", async () => {
+  const ear = await voiceBot("NodeEar");
+  const mouth = await voiceBot("NodeMouth");
+  // toReadable() is typed loosely (the SDK needs no @types/node): it is Node's Readable.
+  const speakers = ear.voice.speakers({ idleMs: 300 }).toReadable() as unknown as Readable;
+  expect(speakers.readableObjectMode).toBe(true);
+  const utterances: { userId: string; bytes: Buffer[]; ended: boolean }[] = [];
+  speakers.on("data", (speaker: SpeakerStream) => {
+    const utterance = { userId: speaker.userId, bytes: [] as Buffer[], ended: false };
+    utterances.push(utterance);
+    const pcm = speaker.frames.toReadable() as unknown as Readable;
+    expect(pcm.readableObjectMode).toBe(false);
+    pcm.on("data", (chunk: Buffer) => utterance.bytes.push(chunk));
+    pcm.on("end", () => (utterance.ended = true));
+  });
+  const frames = ear.voice.receive(mouth.app.botUserId, { idleMs: 300 }).toReadable({ objectMode: true }) as unknown as Readable;
+  const sound = tone({ frequency: 500, durationMs: 200, sampleRate: 48000, channels: 1 });
+  await mouth.voice.play(sound).finished;
+  const objects: ReceivedFrame[] = [];
+  for await (const frame of frames) objects.push(frame as ReceivedFrame); // ends 300 ms after the last frame
+  expect(objects.length).toBe(10);
+  expect(objects.every((f) => f.userId === mouth.app.botUserId && f.kind === "bot" && f.sampleRate === 48000)).toBe(true);
+  await until(() => utterances[0]?.ended === true, "the utterance's stream to end at the pause");
+  expect(utterances.map((u) => u.userId)).toEqual([mouth.app.botUserId]);
+  expect(Buffer.concat(utterances[0]!.bytes).equals(asBytes(sound.pcm))).toBe(true);
+  // Speaking again is a new speaker stream; leaving ends the stream of speakers.
+  await mouth.voice.play(sound).finished;
+  await until(() => utterances.length === 2 && utterances[1]!.ended, "a second utterance");
+  const done = new Promise((resolve) => speakers.on("end", resolve));
+  await ear.voice.leave();
+  await done;
+  await mouth.voice.leave();
 });
 
 test("a drop mid-song: the bot joins its voice channel again and the song goes on", async () => {

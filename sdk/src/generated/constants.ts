@@ -4,11 +4,11 @@
 export const GENERATED_FROM = {
   "openapi": {
     "version": "0.1.0",
-    "sha256": "38a2a6b6bc20e14cdcbedbb92e97dc18c799cbe5fd812218b997e1b023c5bf89"
+    "sha256": "07070c20df8f78b4c372d623b9589c0f5e92ebc70e23fffc3bbf7214526fb5e9"
   },
   "asyncapi": {
     "version": "0.1.0",
-    "sha256": "f440b5e9cea093a4765a0206f4325f8ee18b11ad5e2cc26ecc35736708f2f671"
+    "sha256": "60c2ddb8303632d6bb0db689bab5fd736688152deedc4e63ad4e6e7d245493b5"
   }
 } as const;
 

@@ -1078,6 +1078,14 @@ export type PlatformConfig = {
     };
     user_factor: number;
   };
+  rest_limits: {
+    [key: string]: {
+      requests: number;
+      window_seconds: number;
+      per: "caller" | "caller_and_channel";
+      counted_in: string | null;
+    };
+  };
   permissions: {
     MANAGE_CHANNELS: number;
     MANAGE_ROLES: number;

@@ -27,6 +27,11 @@ export const PlatformConfig = v.object({
     kinds: v.object(Object.fromEntries(EVENT_KINDS.map((kind) => [kind, RateLimit])) as Record<EventKind, typeof RateLimit>),
     user_factor: v.number(),
   }),
+  /** The REST rate limits' buckets, by their `X-RateLimit-Bucket` name (docs/operations.md, "Rate limits"): clients queue their calls by them. */
+  rest_limits: v.record(
+    v.string(),
+    v.object({ requests: v.number(), window_seconds: v.number(), per: v.picklist(["caller", "caller_and_channel"]), counted_in: v.nullable(v.string()) }),
+  ),
   /** The permission bits, by name. */
   permissions: v.object(Object.fromEntries(Object.keys(PERMISSIONS).map((name) => [name, v.number()])) as Record<keyof typeof PERMISSIONS, v.NumberSchema<undefined>>),
   default_permissions: v.object({ everyone: v.number(), bot: v.number() }),

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { EMBEDDED } from "../../embedded.ts";
 import type { ReferenceDocuments } from "../../reference/documents.ts";
 
 /**
@@ -15,7 +16,9 @@ const FILES: Record<string, { from: string; type: string }> = {
   "reference.js": { from: new URL("../../reference/ui/reference.js", import.meta.url).href, type: "text/javascript; charset=utf-8" },
   "reference.css": { from: new URL("../../reference/ui/reference.css", import.meta.url).href, type: "text/css; charset=utf-8" },
 };
-const PAGE = new URL("../../reference/ui/index.html", import.meta.url);
+/** The page itself, at /docs (not under /docs/:file). */
+const PAGE = "index.html";
+const PAGE_FROM = new URL("../../reference/ui/index.html", import.meta.url).href;
 
 /** Swagger UI sets inline styles; scripts and data stay on this origin. */
 const PAGE_POLICY =
@@ -30,8 +33,19 @@ interface Loaded {
 
 const resolvePath = (from: string) => fileURLToPath(from.startsWith("file:") ? from : import.meta.resolve(from));
 
-function load(from: string, type: string): Loaded {
-  const body = readFileSync(resolvePath(from));
+/**
+ * Where each of the page's files is on disk, by the name it is served under (the page as
+ * "index.html"): what the single binary embeds (scripts/build-binary.ts).
+ */
+export function referenceSources(): Record<string, string> {
+  const sources: Record<string, string> = { [PAGE]: resolvePath(PAGE_FROM) };
+  for (const [name, spec] of Object.entries(FILES)) sources[name] = resolvePath(spec.from);
+  return sources;
+}
+
+/** Read once, on first use: in the single binary from the executable's own files, else from disk. */
+function load(name: string, type: string): Loaded {
+  const body = readFileSync((EMBEDDED?.reference ?? referenceSources())[name]!);
   return { body, gzipped: Bun.gzipSync(body), type };
 }
 
@@ -47,8 +61,7 @@ export function referenceRoutes(documents: ReferenceDocuments) {
   const file = (name: string) => {
     let entry = loaded.get(name);
     if (!entry) {
-      const spec = FILES[name]!;
-      entry = load(spec.from, spec.type);
+      entry = load(name, FILES[name]!.type);
       loaded.set(name, entry);
     }
     return entry;
@@ -66,7 +79,7 @@ export function referenceRoutes(documents: ReferenceDocuments) {
     .get("/api/v1/openapi.json", ({ request }) => answer((openapi ??= json(documents.openapi())), request, documentHeaders))
     .get("/api/v1/asyncapi.json", ({ request }) => answer((asyncapi ??= json(documents.asyncapi())), request, documentHeaders))
     .get("/docs", ({ request }) =>
-      answer((page ??= load(PAGE.href, "text/html; charset=utf-8")), request, {
+      answer((page ??= load(PAGE, "text/html; charset=utf-8")), request, {
         "cache-control": "no-cache",
         "content-security-policy": PAGE_POLICY,
         "referrer-policy": "same-origin",
