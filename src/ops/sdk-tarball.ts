@@ -13,12 +13,13 @@
  * kept file across restarts (the first request after a change waits for the build, about a
  * second or two). Older kept tarballs are removed when a new one is made.
  *
- * This module is the one place the tarball is read; a build without the checkout's sources
- * (a single-file binary) replaces `sdkTarballs` with one that answers the embedded file.
+ * This module is the one place the tarball is read. The single binary has no checkout: it
+ * serves the tarball scripts/build-binary.ts packed the same way at compile time (src/embedded.ts).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
+import { EMBEDDED } from "../embedded.ts";
 
 export interface SdkTarball {
   /** sdk/package.json's version. */
@@ -97,18 +98,14 @@ export interface SdkTarballs {
 
 /** One server's SDK tarballs: kept in memory while its inputs are unchanged, on disk under DATA_DIR/sdk/ across restarts. */
 export function sdkTarballs(dataDir: string, checkout = CHECKOUT): SdkTarballs {
+  if (EMBEDDED && checkout === CHECKOUT) return embedded(EMBEDDED.sdk);
   let known: { hash: string; tarball: Promise<SdkTarball> } | null = null;
   return {
     version: () => (JSON.parse(readFileSync(join(checkout, "sdk", "package.json"), "utf8")) as { version: string }).version,
     async current() {
       const { hash, version } = await fingerprint(checkout);
       if (known?.hash === hash) return known.tarball;
-      const tarball = build(checkout, dataDir, hash, version).then((bytes) => ({
-        version,
-        filename: `hearth-sdk-${version}.tgz`,
-        bytes,
-        etag: `"${new Bun.CryptoHasher("sha256").update(bytes).digest("base64url").slice(0, 32)}"`,
-      }));
+      const tarball = build(checkout, dataDir, hash, version).then((bytes) => described(version, bytes));
       const entry = { hash, tarball };
       known = entry;
       tarball.catch(() => {
@@ -117,4 +114,14 @@ export function sdkTarballs(dataDir: string, checkout = CHECKOUT): SdkTarballs {
       return tarball;
     },
   };
+}
+
+function described(version: string, bytes: Uint8Array): SdkTarball {
+  return { version, filename: `hearth-sdk-${version}.tgz`, bytes, etag: `"${new Bun.CryptoHasher("sha256").update(bytes).digest("base64url").slice(0, 32)}"` };
+}
+
+/** The single binary's: the file packed into it, read once. */
+function embedded(sdk: { version: string; path: string }): SdkTarballs {
+  let tarball: Promise<SdkTarball> | null = null;
+  return { version: () => sdk.version, current: () => (tarball ??= readFile(sdk.path).then((bytes) => described(sdk.version, new Uint8Array(bytes)))) };
 }
