@@ -140,7 +140,7 @@ describe("the single binary", () => {
     expect(openapi.body.openapi).toStartWith("3.");
   });
 
-  test("serves the SDK tarball packed into it, under this checkout's SDK version, as the sources' server packs it", async () => {
+  test("serves the SDK tarball packed into it (the build, package.json of this checkout's SDK version), for both names; another version is 404", async () => {
     const version = JSON.parse(readFileSync(join(ROOT, "sdk/package.json"), "utf8")).version as string;
     const served = await fetch(`${hearth.url}/sdk/hearth-sdk-${version}.tgz`);
     expect([served.status, served.headers.get("content-type")]).toEqual([200, "application/gzip"]);
