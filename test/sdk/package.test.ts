@@ -58,6 +58,9 @@ test("the server serves the tarball of its own SDK version: gzip, length, ETag, 
   // The version it names is sdk/package.json's, as installed.
   expect(JSON.parse(readFileSync(join(folder, "node_modules", "@hearth", "sdk", "package.json"), "utf8")).version).toBe(manifest.version);
   expect(JSON.parse(readFileSync(join(folder, "package.json"), "utf8")).dependencies["@hearth/sdk"]).toBe(`${server.url}/sdk/latest.tgz`);
+  // The lockfile pins these bytes (docs/bots.md: `npm ci` installs exactly them).
+  const locked = JSON.parse(readFileSync(join(folder, "package-lock.json"), "utf8")).packages["node_modules/@hearth/sdk"];
+  expect(locked).toMatchObject({ resolved: `${server.url}/sdk/latest.tgz`, integrity: `sha512-${new Bun.CryptoHasher("sha512").update(tarball).digest("base64")}` });
 });
 
 test("the reference documents it as a public operation answering application/gzip", async () => {
