@@ -244,6 +244,9 @@ function describe(generated: Operation, route: RegisteredRoute, converter: Schem
     const description = described?.params?.[name] ?? parameter.description ?? parameterDescription(name, parameter.in, path);
     if (description) parameter.description = description;
   }
+  for (const name of Object.keys(described?.params ?? {})) {
+    if (!parameters.some((parameter) => parameter.name === name)) throw new Error(`${route.method} ${route.path}: doc({params}) describes ${name}, which the route does not take`);
+  }
   if (parameters.length > 0) out.parameters = parameters.map(orderParameter);
   else delete out.parameters;
 

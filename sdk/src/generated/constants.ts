@@ -4,7 +4,7 @@
 export const GENERATED_FROM = {
   "openapi": {
     "version": "0.1.0",
-    "sha256": "07070c20df8f78b4c372d623b9589c0f5e92ebc70e23fffc3bbf7214526fb5e9"
+    "sha256": "fc493e514b5e521e2210fab40aca6988fa7ed924541b3ae79b2d7bac4983bbc8"
   },
   "asyncapi": {
     "version": "0.1.0",

@@ -50,7 +50,7 @@ export const sdkRoutes = (tarballs: SdkTarballs, log: Logger) =>
         description:
           "The `@hearth/sdk` package matching this server, as the tarball `npm pack` makes: `npm install <server>/sdk/latest.tgz`. " +
           "`file` is `hearth-sdk-<version>.tgz` (the version of the SDK this server ships, sdk/package.json) or `latest.tgz` (the same bytes); any other name is 404. " +
-          "Built from the server's checkout on the first request after its SDK sources change (a second or two), then kept under DATA_DIR. " +
+          "Built from the server's checkout on the first request after its SDK sources change (a second or two), then kept under DATA_DIR; the single binary serves the one packed into it. " +
           "503 when it cannot be built (no npm on the server's PATH, DATA_DIR not writable).",
       }),
     },
