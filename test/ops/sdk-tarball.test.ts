@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -23,7 +23,11 @@ beforeAll(async () => {
   symlinkSync(join(ROOT, "node_modules"), join(checkout, "node_modules"));
   server = await startServer({ dataDir }, { sdkCheckout: checkout });
 });
-afterAll(() => server.stop());
+afterAll(async () => {
+  await server.stop();
+  rmSync(checkout, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 const kept = () => readdirSync(join(dataDir, "sdk")).filter((name) => name.endsWith(".tgz"));
 const version = () => JSON.parse(readFileSync(join(checkout, "sdk", "package.json"), "utf8")).version as string;

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBuilt, ROOT } from "../examples/fresh-folder.ts";
@@ -39,7 +39,10 @@ async function run(command: string[], env: Record<string, string> = {}) {
   const [stdout, stderr, status] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   return { stdout, stderr, status };
 }
-afterAll(() => server.stop());
+afterAll(async () => {
+  await server.stop();
+  rmSync(folder, { recursive: true, force: true });
+});
 
 test("the server serves the tarball of its own SDK version: gzip, length, ETag, 304, same bytes as latest.tgz", async () => {
   expect(served.status).toBe(200);
