@@ -2,7 +2,8 @@
  * `npm run build:binary`: Hearth as one executable (`bun build --compile`), written to ./hearth
  * (docs/operations.md, "Single binary"). It runs src/main.ts, so `./hearth` starts as `npm start`
  * does. Inside: Bun's runtime, the server's code and its dependencies (the migrations are code),
- * the web app built now by web/build.ts, and the API reference UI's files; src/embedded.ts is
+ * the web app built now by web/build.ts, the API reference UI's files, and the SDK tarball packed
+ * now (as GET /sdk/latest.tgz packs it from sources); src/embedded.ts is
  * replaced, in this build only, by a module that points at them.
  *
  * `--target=linux-arm64` (or any of Bun's compile targets, `bun-` optional) cross-compiles to
@@ -15,6 +16,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { buildWebApp } from "../web/build.ts";
 import { referenceSources } from "../src/http/routes/reference.ts";
+import { sdkTarballs } from "../src/ops/sdk-tarball.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 
@@ -47,10 +49,15 @@ try {
     reference.push(`${JSON.stringify(name)}: reference${i}`);
     i++;
   }
+  const sdk = await sdkTarballs(join(work, "sdk-data")).current();
+  const sdkPath = join(work, sdk.filename);
+  writeFileSync(sdkPath, sdk.bytes);
+  lines.push(fileImport("sdkTarball", sdkPath));
   lines.push(
     `export const EMBEDDED = {`,
     `  web: { html: ${JSON.stringify(web.html)}, assets: [${assets.join(", ")}] },`,
     `  reference: { ${reference.join(", ")} },`,
+    `  sdk: { version: ${JSON.stringify(sdk.version)}, path: sdkTarball },`,
     `};`,
   );
 

@@ -57,6 +57,8 @@ import { aiFileRoutes, aiRoutes } from "./http/routes/ai.ts";
 import { adminAiRoutes } from "./http/routes/admin-ai.ts";
 import { webRoutes } from "./http/web.ts";
 import { referenceRoutes } from "./http/routes/reference.ts";
+import { sdkRoutes } from "./http/routes/sdk.ts";
+import { sdkTarballs } from "./ops/sdk-tarball.ts";
 import { opsRoutes } from "./http/routes/ops.ts";
 import { countClusterError, Metrics } from "./ops/metrics.ts";
 import { installOutageRecovery } from "./gateway/outage-recovery.ts";
@@ -106,6 +108,8 @@ export interface AppOptions {
   logger?: Logger;
   /** The Socket.IO adapter (tests and benches of several nodes pass the Redis streams adapter); default: one node's. */
   socketAdapter?: SocketServerOptions["adapter"];
+  /** The checkout whose sdk/ GET /sdk/... packs (src/ops/sdk-tarball.ts); default: this one (a test passes a copy it edits). */
+  sdkCheckout?: string;
 }
 
 /** Cluster mode: a partial upload younger than this may be another node's, being written now. */
@@ -337,6 +341,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(aiFileRoutes(domain, auth))
     .use(uploadRoutes(domain))
     .use(opsRoutes(readiness, metrics, config.metricsToken))
+    .use(sdkRoutes(sdkTarballs(config.dataDir, options.sdkCheckout), log))
     // The API reference, built from the routes above on first request (docs/reference.md).
     .use(referenceRoutes(referenceDocuments((): readonly RegisteredRoute[] => http.routes)))
     // Last: every other GET is a page of the web app.

@@ -34,7 +34,8 @@ export {
   type UploadProgress,
 } from "./rest.js";
 export type { PublishedRestBucket } from "./rest-buckets.js";
-export { LIMITS, OPTION_TYPES } from "./generated/constants.js";
+/** GENERATED_FROM: the server documents (version, SHA-256) the types were generated from. */
+export { GENERATED_FROM, LIMITS, OPTION_TYPES } from "./generated/constants.js";
 export { CLIENT_EVENTS, SERVER_EVENTS, type ClientEvents, type ServerEvents } from "./generated/gateway.js";
 export { OPERATIONS, type Operations } from "./generated/rest.js";
 export type * from "./generated/schemas.js";

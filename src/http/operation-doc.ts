@@ -17,9 +17,11 @@ export const NO_CONTENT = { answer: "no-content" } as const;
 export const REDIRECT = { answer: "redirect" } as const;
 export const EVENT_STREAM = { answer: "event-stream" } as const;
 export const FILE = { answer: "file" } as const;
+/** A gzipped tar archive (the SDK's npm tarball). */
+export const TARBALL = { answer: "tarball" } as const;
 /** The Prometheus text exposition format (/metrics). */
 export const PROMETHEUS_TEXT = { answer: "prometheus-text" } as const;
-type SpecialAnswer = typeof NO_CONTENT | typeof REDIRECT | typeof EVENT_STREAM | typeof FILE | typeof PROMETHEUS_TEXT;
+type SpecialAnswer = typeof NO_CONTENT | typeof REDIRECT | typeof EVENT_STREAM | typeof FILE | typeof TARBALL | typeof PROMETHEUS_TEXT;
 
 export type Answer = v.GenericSchema | SpecialAnswer;
 
@@ -41,6 +43,11 @@ export interface OperationDoc {
   multipart?: v.GenericSchema;
   /** A query the handler validates itself. */
   query?: v.GenericSchema;
+  /**
+   * Path and query parameters that mean something else here than their name does everywhere
+   * else (src/reference/parameters.ts), by name.
+   */
+  params?: Record<string, string>;
   /** Request headers the route reads, with what they mean. */
   headers?: Record<string, string>;
   /** A sentence for the reference; the summary is made from the operationId otherwise. */

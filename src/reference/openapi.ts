@@ -10,6 +10,8 @@ import pkg from "../../package.json" with { type: "json" };
 import { OPERATION_DOC, isSpecialAnswer, type Answer, type ErrorStatus, type OperationDoc } from "../http/operation-doc.ts";
 import { SchemaConverter, type SchemaObject } from "./json-schema.ts";
 import { restRateFamilyOf } from "../http/rate-limit-families.ts";
+import { parameterDescription } from "./parameters.ts";
+import { EXAMPLES } from "./examples.ts";
 
 /** A route as Elysia lists it (`app.routes`). */
 export interface RegisteredRoute {
@@ -62,6 +64,7 @@ const TAGS: Record<string, string> = {
   Admin: "Platform administration (administrators only).",
   "AI admin": "The AI assistant's settings and provider keys (administrators only).",
   Files: "Uploaded files at their stable paths.",
+  SDK: "The bot SDK (`@hearth/sdk`) of this server's version, as an npm tarball: `npm install <server>/sdk/latest.tgz`.",
   Operations: "For operators and load balancers: liveness, readiness, metrics (docs/operations.md).",
 };
 
@@ -125,6 +128,7 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], options
     (paths[path] ??= {})[method] = describe(operation, route, converter);
   }
 
+  placeExamples(paths);
   const schemas = { Error: ERROR_SCHEMA, ...converter.definitions() };
   typeNullableReferences(schemas, paths, schemas);
   return {
@@ -147,6 +151,28 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], options
       securitySchemes: SECURITY_SCHEMES,
     },
   };
+}
+
+/** Puts ./examples.ts in the document; an example with no operation or no JSON to go with is an error (a renamed operation, a typo). */
+function placeExamples(paths: Record<string, Record<string, Operation>>): void {
+  const byId = new Map(Object.values(paths).flatMap((methods) => Object.values(methods)).map((operation) => [operation.operationId, operation]));
+  const json = (holder: unknown) => (holder as { content?: Record<string, SchemaObject> } | undefined)?.content?.["application/json"];
+  for (const [operationId, example] of Object.entries(EXAMPLES)) {
+    const operation = byId.get(operationId);
+    if (!operation) throw new Error(`reference example for ${operationId}: no such operation`);
+    if (example.body !== undefined) {
+      const media = json(operation.requestBody);
+      if (!media) throw new Error(`reference example for ${operationId}: it takes no JSON body`);
+      media.example = example.body;
+    }
+    if (example.response !== undefined) {
+      const responses = operation.responses as Record<string, unknown>;
+      const success = Object.keys(responses).find((status) => status.startsWith("2"));
+      const media = success ? json(responses[success]) : undefined;
+      if (!media) throw new Error(`reference example for ${operationId}: it answers no JSON`);
+      media.example = example.response;
+    }
+  }
 }
 
 /**
@@ -211,7 +237,17 @@ function describe(generated: Operation, route: RegisteredRoute, converter: Schem
   for (const [name, description] of Object.entries(described?.headers ?? {})) {
     parameters.push({ name, in: "header", required: false, description, schema: { type: "string" } });
   }
-  if (parameters.length > 0) out.parameters = parameters;
+  const path = documentedPath(route.path);
+  for (const parameter of parameters) {
+    if (parameter.in !== "path" && parameter.in !== "query") continue;
+    const name = parameter.name as string;
+    const description = described?.params?.[name] ?? parameter.description ?? parameterDescription(name, parameter.in, path);
+    if (description) parameter.description = description;
+  }
+  for (const name of Object.keys(described?.params ?? {})) {
+    if (!parameters.some((parameter) => parameter.name === name)) throw new Error(`${route.method} ${route.path}: doc({params}) describes ${name}, which the route does not take`);
+  }
+  if (parameters.length > 0) out.parameters = parameters.map(orderParameter);
   else delete out.parameters;
 
   const body = requestBody(hooks, described, converter);
@@ -230,6 +266,12 @@ function describe(generated: Operation, route: RegisteredRoute, converter: Schem
   }
   out.responses = responses;
   return out;
+}
+
+/** `name, in, description, required, schema` first, in that order, as a reader looks for them. */
+function orderParameter(parameter: SchemaObject): SchemaObject {
+  const { name, in: where, description, required, schema, ...rest } = parameter;
+  return { name, in: where, ...(description === undefined ? {} : { description }), ...(required === undefined ? {} : { required }), ...(schema === undefined ? {} : { schema }), ...rest };
 }
 
 /** A count the route reads from its query's digits (`limit`) is documented as the integer it is. */
@@ -270,6 +312,8 @@ function successResponse(answer: Answer, converter: SchemaConverter): SchemaObje
       return { description: "A stream of server-sent events", content: { "text/event-stream": { schema: { type: "string" } } } };
     case "file":
       return { description: "The file's bytes", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } };
+    case "tarball":
+      return { description: "The gzipped tarball", content: { "application/gzip": { schema: { type: "string", format: "binary" } } } };
     case "prometheus-text":
       return { description: "The Prometheus text exposition format, version 0.0.4", content: { "text/plain": { schema: { type: "string" } } } };
   }

@@ -140,6 +140,23 @@ describe("the single binary", () => {
     expect(openapi.body.openapi).toStartWith("3.");
   });
 
+  test("serves the SDK tarball packed into it (the build, package.json of this checkout's SDK version), for both names; another version is 404", async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, "sdk/package.json"), "utf8")).version as string;
+    const served = await fetch(`${hearth.url}/sdk/hearth-sdk-${version}.tgz`);
+    expect([served.status, served.headers.get("content-type")]).toEqual([200, "application/gzip"]);
+    const bytes = new Uint8Array(await served.arrayBuffer());
+    expect(Number(served.headers.get("content-length"))).toBe(bytes.byteLength);
+    const latest = await fetch(`${hearth.url}/sdk/latest.tgz`);
+    expect(latest.headers.get("etag")).toBe(served.headers.get("etag"));
+    const file = join(folder, "served-sdk.tgz");
+    writeFileSync(file, bytes);
+    const listing = Bun.spawnSync(["tar", "-tzf", file]).stdout.toString().trim().split("\n");
+    expect(listing).toContain("package/dist/index.js");
+    expect(listing).toContain("package/dist/cjs/index.cjs");
+    expect(JSON.parse(Bun.spawnSync(["tar", "-xzOf", file, "package/package.json"]).stdout.toString()).version).toBe(version);
+    expect((await fetch(`${hearth.url}/sdk/hearth-sdk-0.0.0.tgz`)).status).toBe(404);
+  });
+
   test("SIGTERM drains: the connected socket is let go, the drain is logged, exit 0, the port closed, nothing left running", async () => {
     const socket = await connect(owner.token);
     const disconnected = new Promise<string>((resolve) => socket.once("disconnect", resolve));

@@ -3,8 +3,8 @@
  * ```sh block runs in order in one bash (so variables and `cd` carry over), every listing
  * preceded by `<!-- file: NAME -->` is written to NAME when its place comes, and every
  * ```sh bot block (a bot that runs until stopped) is started in the background and waited for
- * until it prints "ready" (and stopped when the test ends). Two lines are pointed at the test: `export BASE=...` (this server)
- * and `export HEARTH=...` (this repository). Then the test checks what the guide promised:
+ * until it prints "ready" (and stopped when the test ends). One line is pointed at the test: `export BASE=...` (this server,
+ * which also serves the SDK the guide installs: GET /sdk/latest.tgz). Then the test checks what the guide promised:
  * the dice bot answered the curl `/roll 20`, and the voice bot plays into the voice channel.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -12,7 +12,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureBuilt, ROOT } from "./fresh-folder.ts";
+import { ROOT } from "./fresh-folder.ts";
 import { recordEvents, startServer, waitForEvent, type TestServer } from "../helpers/server.ts";
 
 interface Block {
@@ -42,7 +42,6 @@ function script(base: string): string {
       lines.push(
         block.code
           .replace(/^export BASE=.*$/m, `export BASE=${base}`)
-          .replace(/^export HEARTH=.*$/m, `export HEARTH=${ROOT}`)
           .trimEnd(),
       );
     } else if (block.info === "sh bot") {
@@ -63,7 +62,6 @@ let server: TestServer;
 let group: number | null = null;
 beforeAll(async () => {
   server = await startServer();
-  ensureBuilt();
 }, 60_000);
 afterAll(async () => {
   if (group !== null) {

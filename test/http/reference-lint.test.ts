@@ -3,9 +3,14 @@
  * checked here without the linter (its install runs an analytics postinstall script, which the
  * project's rule on dependencies excludes): every operation declares its security (`[]` when
  * public), `nullable` always has a `type` beside it, no two paths differ only by a parameter's
- * name; and a count read from a query's digits is documented as an integer.
+ * name; and a count read from a query's digits is documented as an integer. Then the rules it
+ * warns about that we keep too: every path and query parameter has a description
+ * (`parameter-description`), and the main operations have examples, each valid against the
+ * schema beside it (checked with Ajv over the document's own schemas).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import Ajv from "ajv";
+import addFormats from "ajv-formats";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 type Node = Record<string, unknown>;
@@ -65,3 +70,95 @@ test("the webhook's embeds are typed as a list", () => {
   const embeds = execute.requestBody.content["application/json"]!.schema.properties.embeds!;
   expect(embeds).toMatchObject({ type: "array", nullable: true });
 });
+
+test("parameter-description: every path and query parameter of every operation says what it is", () => {
+  const missing = operations().flatMap(({ where, operation }) =>
+    ((operation.parameters ?? []) as Node[]).filter((p) => typeof p.description !== "string" || (p.description as string).length < 8).map((p) => `${where} ${String(p.in)} ${String(p.name)}`),
+  );
+  expect(missing).toEqual([]);
+  // A name means one thing; `id` is named by its path, and a route says where it differs.
+  const describe = (path: string, method: string, name: string) => ((document.paths[path]![method]!.parameters as Node[]).find((p) => p.name === name)!.description as string);
+  expect(describe("/api/v1/messages/{id}", "get", "before")).toBe(describe("/api/v1/oauth2/bot/channels/{channelId}/messages", "get", "before"));
+  expect(describe("/api/v1/servers/{id}", "get", "id")).toBe("The server's id.");
+  expect(describe("/api/v1/channels/{id}", "get", "id")).toBe("The server's id.");
+  expect(describe("/api/v1/channels/{id}", "put", "id")).toBe("The channel's id.");
+});
+
+/** Every example of the document with the schema it sits beside: request bodies and answers. */
+function examples(): { where: string; schema: Node; example: unknown }[] {
+  return operations().flatMap(({ where, operation }) => {
+    const found: { where: string; schema: Node; example: unknown }[] = [];
+    const media = (holder: unknown, what: string) => {
+      for (const [type, content] of Object.entries(((holder as Node | undefined)?.content ?? {}) as Record<string, Node>)) {
+        if ("example" in content) found.push({ where: `${where} ${what} ${type}`, schema: content.schema as Node, example: content.example });
+      }
+    };
+    media(operation.requestBody, "body");
+    for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, Node>)) media(response, status);
+    return found;
+  });
+}
+
+test("examples: the main operations have them, and every example is valid against its own schema", () => {
+  const found = examples();
+  const withExamples = new Set(found.map(({ where }) => where.split(" ").slice(0, 2).join(" ")));
+  for (const main of [
+    "POST /api/v1/auth/register",
+    "POST /api/v1/auth/login",
+    "POST /api/v1/servers",
+    "GET /api/v1/servers/{id}",
+    "POST /api/v1/channels/{id}",
+    "GET /api/v1/channels/{id}",
+    "POST /api/v1/messages/{id}",
+    "GET /api/v1/messages/{id}",
+    "POST /api/v1/oauth2/applications",
+    "POST /api/v1/oauth2/bot/channels/{channelId}/messages",
+    "GET /api/v1/oauth2/bot/channels/{channelId}/messages",
+  ]) {
+    expect(withExamples).toContain(main);
+  }
+  const ajv = validator();
+  const invalid: string[] = [];
+  for (const { where, schema, example } of found) {
+    const validate = ajv.compile(rebase(schema));
+    if (!validate(example)) invalid.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+  }
+  expect(invalid).toEqual([]);
+  expect(found.length).toBeGreaterThanOrEqual(20);
+});
+
+test("examples can fail: a message without its id, or with a number for content, is refused", () => {
+  const message = validator().compile({ $ref: "openapi#/components/schemas/Message" });
+  const good = examples().find(({ where }) => where === "POST /api/v1/messages/{id} 201 application/json")!.example as Node;
+  expect(message(good)).toBe(true);
+  expect(message({ ...good, updated_at: null, reply_to: null })).toBe(true);
+  const { id: _id, ...withoutId } = good;
+  expect(message(withoutId)).toBe(false);
+  expect(message({ ...good, content: 42 })).toBe(false);
+});
+
+/**
+ * Ajv over the document's schemas, read as JSON Schema: `example` and `format: binary` are
+ * OpenAPI's own words (ignored); `nullable: true` means "or null" wherever it stands, as the
+ * document means it and the SDK's generator reads it (`T | null`), also beside an `allOf`
+ * reference (where Ajv's own `nullable` would only widen `type`).
+ */
+function validator(): Ajv {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addFormat("binary", true);
+  ajv.addSchema({ $id: "openapi", components: rebase(document.components) });
+  return ajv;
+}
+
+/** A schema taken out of the document, as JSON Schema: local references point into it, `nullable` is `anyOf` null. */
+function rebase(schema: unknown): Node {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!node || typeof node !== "object") return node;
+    const { nullable, ...rest } = node as Node;
+    const out = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, key === "$ref" && typeof value === "string" && value.startsWith("#/") ? `openapi${value}` : visit(value)]));
+    return nullable === true ? { anyOf: [{ type: "null" }, out] } : out;
+  };
+  return visit(schema) as Node;
+}

@@ -10,6 +10,7 @@ import { generateSources } from "../../sdk/scripts/generate.ts";
 import { serverInputs } from "../../sdk/scripts/server-inputs.ts";
 import { OPERATIONS } from "../../sdk/src/generated/rest.ts";
 import { CLIENT_EVENTS, SERVER_EVENTS } from "../../sdk/src/generated/gateway.ts";
+import { GENERATED_FROM } from "../../sdk/src/generated/constants.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const GENERATED = join(import.meta.dir, "..", "..", "sdk", "src", "generated");
@@ -53,4 +54,12 @@ test("every gateway event of the AsyncAPI document is typed", async () => {
   const client = messages.filter(([key]) => key.startsWith("client.") && !key.endsWith(".ack")).map(([, m]) => m.name).sort();
   expect(Object.keys(SERVER_EVENTS).sort()).toEqual(server_);
   expect([...CLIENT_EVENTS].sort() as string[]).toEqual(client);
+});
+
+test("provenance: GENERATED_FROM names the documents the types came from, by version and the SHA-256 of the served JSON", async () => {
+  for (const name of ["openapi", "asyncapi"] as const) {
+    const served = await (await fetch(`${server.url}/api/v1/${name}.json`)).text();
+    expect(GENERATED_FROM[name] as { version: string; sha256: string }).toEqual({ version: JSON.parse(served).info.version, sha256: new Bun.CryptoHasher("sha256").update(served).digest("hex") });
+  }
+  expect(readFileSync(join(GENERATED, "rest.ts"), "utf8").split("\n")[0]).toContain(`Hearth API ${GENERATED_FROM.openapi.version}`);
 });

@@ -34,6 +34,9 @@ const OverrideBody = body({ allow: integer(0, ALL_PERMISSIONS), deny: integer(0,
  * parameter name per path position, so every first-segment parameter is `:id` (a server id or
  * a channel id depending on the route), and so is the one after `categories/`.
  */
+/** Under /api/v1/channels/:id, the routes about a server's channel list take the server's id (the others a channel's). */
+const SERVER_ID = { id: "The server's id." };
+
 export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
   new Elysia({ prefix: "/api/v1/channels", tags: ["Channels"] })
     .use(auth)
@@ -67,7 +70,7 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
       { auth: true, detail: doc("resetCategoryOverride", Success) },
     )
     // `:id` is a server id.
-    .get("/:id", ({ user, params }) => domain.channels.list(params.id, user), { auth: true, detail: doc("listChannels", ChannelList) })
+    .get("/:id", ({ user, params }) => domain.channels.list(params.id, user), { auth: true, detail: doc("listChannels", ChannelList, { params: SERVER_ID }) })
     .post(
       "/:id",
       async ({ user, params, body, set }) => {
@@ -75,7 +78,7 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return channel;
       },
-      { auth: true, body: CreateBody, detail: doc("createChannel", { 201: Channel }) },
+      { auth: true, body: CreateBody, detail: doc("createChannel", { 201: Channel }, { params: SERVER_ID }) },
     )
     .put(
       "/:id/reorder",
@@ -84,7 +87,7 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
         const { order } = parseInput(ReorderBody, Array.isArray(body) ? { order: body } : body);
         return domain.channels.reorder(params.id, user, order);
       },
-      { auth: true, detail: doc("reorderChannels", ChannelList, { body: ReorderBody, description: "The body is `{order: [...]}` or the bare array." }) },
+      { auth: true, detail: doc("reorderChannels", ChannelList, { params: SERVER_ID, body: ReorderBody, description: "The body is `{order: [...]}` or the bare array." }) },
     )
     .post(
       "/:id/categories",
@@ -93,12 +96,12 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
         set.status = 201;
         return category;
       },
-      { auth: true, body: CategoryBody, detail: doc("createCategory", { 201: Category }) },
+      { auth: true, body: CategoryBody, detail: doc("createCategory", { 201: Category }, { params: SERVER_ID }) },
     )
     .put("/:id/categories/reorder", ({ user, params, body }) => domain.channels.reorderCategories(params.id, user, body.order), {
       auth: true,
       body: CategoryOrderBody,
-      detail: doc("reorderCategories", v.array(Category)),
+      detail: doc("reorderCategories", v.array(Category), { params: SERVER_ID }),
     })
     // `:id` is a channel id.
     .put("/:id", ({ user, params, body }) => domain.channels.update(params.id, user, body), { auth: true, body: UpdateBody, detail: doc("updateChannel", Channel) })

@@ -92,5 +92,5 @@ export const moderationRoutes = (domain: Domain, auth: AuthPlugin) =>
         const filter = { action: q.action ?? null, actorId: q.actor_id ?? null };
         return domain.audit.list(params.id, user.id, limit ?? LIMITS.auditLogPageDefault, before, filter);
       },
-      { auth: true, detail: doc("getAuditLog", AuditLogPage, { query: AuditLogQuery }) },
+      { auth: true, detail: doc("getAuditLog", AuditLogPage, { query: AuditLogQuery, params: { before: "The page before: entries older than this, given as an entry id (the last of the previous page) or as unix seconds." } }) },
     );

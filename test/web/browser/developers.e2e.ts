@@ -1,7 +1,7 @@
 /**
  * Point 7: the developer portal `/developers`: the person's applications, "New application"
  * (Name, Description, Create), the bot token under "Bot token" with "Copy" and "Reset token"
- * (confirmed first; the old token stops working), name and description, avatar and banner with
+ * (confirmed first; the old token stops working), the SDK's install command with this server's address, name and description, avatar and banner with
  * their preview, default permissions with the bitfield, the public-bot and lock switches, the
  * invite link with its copy button, the bot's commands and servers, and deleting.
  */
@@ -89,6 +89,15 @@ test("from the app to the portal: create an application by keyboard, see and cop
   await page.getByRole("link", { name: /Forecaster \[BOT\]/ }).click();
   await region(page, "Bot token").getByText("Reset it to get a new one.").waitFor();
   expect(await region(page, "Bot token").getByRole("textbox").count()).toBe(0);
+
+  // "SDK": the install command with this server's address, copied as shown, and it names a tarball the server serves.
+  const sdk = region(page, "SDK");
+  const command = await sdk.getByRole("textbox", { name: "Install command" }).inputValue();
+  expect(command).toBe(`npm install ${suite.server.url}/sdk/latest.tgz`);
+  await sdk.getByRole("button", { name: "Copy command", exact: true }).click();
+  await eventually(async () => expect(await clipboard(page)).toBe(command));
+  const tarball = await fetch(command.replace("npm install ", ""));
+  expect([tarball.status, tarball.headers.get("content-type")]).toEqual([200, "application/gzip"]);
 });
 
 test("edit name and description, upload an avatar and a banner", async () => {

@@ -1,6 +1,6 @@
 /**
  * `/developers/applications/<id>`: one application, section by section: its public face (name,
- * description, avatar, banner), the bot token, who may add the bot and with which permissions
+ * description, avatar, banner), the bot token, how to install the SDK, who may add the bot and with which permissions
  * (with the invite link), its commands, the servers it is in, and deleting it.
  */
 import { useEffect, useState } from "preact/hooks";
@@ -12,6 +12,7 @@ import { ErrorAlert } from "../../components/error-alert.tsx";
 import { freshToken } from "./fresh-token.ts";
 import { GeneralSection } from "./general-section.tsx";
 import { TokenSection } from "./token-section.tsx";
+import { SdkSection } from "./sdk-section.tsx";
 import { InstallSection } from "./install-section.tsx";
 import { CommandsSection } from "./commands-section.tsx";
 import { ServersSection } from "./servers-section.tsx";
@@ -57,6 +58,7 @@ export function ApplicationView({ appId }: { appId: string }) {
       </div>
       <GeneralSection app={app} onChange={setApp} />
       <TokenSection app={app} />
+      <SdkSection />
       <InstallSection app={app} onChange={setApp} />
       <CommandsSection app={app} />
       <ServersSection app={app} />
