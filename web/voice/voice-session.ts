@@ -15,6 +15,7 @@ import { isVoiceRoomLost, rejoinDelayMs, type ClientEventName, type Gateway, typ
 import { errorMessage } from "../lib/api-errors.ts";
 import type { AudioEngine } from "../audio/audio-engine.ts";
 import { Microphone } from "./microphone.ts";
+import type { IceConfiguration } from "./ice-servers.ts";
 import { PeerMesh, type Signal } from "./peer-mesh.ts";
 import { applyRoomEvent, listeningBots, maySpeak, ROOM_EVENTS, transmitting, type RoomEvent, type TalkMode } from "./room.ts";
 import type { MeetingRole, SoundboardPlayed, VoiceParticipant } from "./types.ts";
@@ -69,6 +70,7 @@ export class VoiceSession {
     private readonly userId: () => string | undefined,
     /** Looks up a channel of a server (after being moved there). */
     private readonly channelInfo: (serverId: string, channelId: string) => VoiceChannelInfo | undefined,
+    private readonly ice: IceConfiguration,
   ) {
     this.mic = new Microphone((pcm, sampleRate) => {
       const channel = this.channel.value;
@@ -110,6 +112,7 @@ export class VoiceSession {
         if (person) this.engine.attachStream(person.userId, stream);
       },
       track: () => this.mic.track,
+      configuration: () => this.ice.current(),
     });
   }
 
@@ -128,6 +131,8 @@ export class VoiceSession {
       this.status.value = "joining";
     });
     const audio = this.engine.start();
+    // Asked while the join is: both are needed before this page offers to the people in the room.
+    const ice = this.ice.ready();
     let participants: VoiceParticipant[];
     try {
       participants = (await this.gateway.emit("voice:join", { channelId: channel.id })).participants;
@@ -143,6 +148,8 @@ export class VoiceSession {
     } catch {
       this.error.value = "This browser could not start audio for voice.";
     }
+    await ice;
+    if (this.channel.value !== channel) return;
     batch(() => {
       this.participants.value = participants;
       this.status.value = "connected";
