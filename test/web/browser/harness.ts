@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import type { Config } from "../../../src/config.ts";
 import { startServer, type TestServer, type TestUser } from "../../helpers/server.ts";
 import { eventually as eventuallyTruthy } from "../../helpers/wait.ts";
 
@@ -52,14 +53,24 @@ export interface WebSuite {
   stop(): Promise<void>;
 }
 
-export async function startWebSuite(options: { media?: boolean } = {}): Promise<WebSuite> {
-  const server = await startServer();
+export interface WebSuiteOptions {
+  /** Chromium's fake microphone and permission prompt. */
+  media?: boolean;
+  /** The server's configuration beyond the test defaults. */
+  server?: Partial<Config>;
+  /** Run in every page of every person before the app's own scripts (Playwright's addInitScript). */
+  initScript?: () => void;
+}
+
+export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebSuite> {
+  const server = await startServer(options.server);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: options.media ? [...CHROMIUM_FLAGS, ...MEDIA_FLAGS] : CHROMIUM_FLAGS });
   mkdirSync(SCREENSHOTS, { recursive: true });
   const contexts: BrowserContext[] = [];
 
   async function newContext(device: Device = "desktop"): Promise<BrowserContext> {
     const context = await browser.newContext({ baseURL: server.url, ...DEVICES[device], locale: "en-US", timezoneId: "UTC" });
+    if (options.initScript) await context.addInitScript(options.initScript);
     contexts.push(context);
     return context;
   }
