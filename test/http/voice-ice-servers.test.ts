@@ -42,7 +42,8 @@ describe("with TURN and STUN configured", () => {
 
   test("each caller gets their own credential", async () => {
     const [a, b] = [await server.register(), await server.register()];
-    const [ra, rb] = await Promise.all([a, b].map((u) => server.api("GET", "/api/v1/voice/ice-servers", { token: u.token })));
+    const ra = await server.api("GET", "/api/v1/voice/ice-servers", { token: a.token });
+    const rb = await server.api("GET", "/api/v1/voice/ice-servers", { token: b.token });
     expect(ra.body.ice_servers[1].username.endsWith(`:${a.id}`)).toBe(true);
     expect(rb.body.ice_servers[1].username.endsWith(`:${b.id}`)).toBe(true);
     expect(ra.body.ice_servers[1].credential).not.toBe(rb.body.ice_servers[1].credential);

@@ -28,8 +28,6 @@ interface VoiceChannelInfo {
   meeting: boolean;
 }
 
-/** People connected to at most, in join order: a mesh grows as the square of the room (docs/web.md). */
-const MESH_LIMIT = 8;
 const MODE_KEY = "hearth.voice.mode";
 
 /** Frames, signals and the speaking switch are of the moment: dropped, never queued, while the connection is down. */
@@ -59,8 +57,6 @@ export class VoiceSession {
       talkHeld: this.talkHeld.value,
     }),
   );
-  /** People beyond the mesh's limit, not connected to. */
-  readonly unreachable = signal(0);
   private mesh: PeerMesh;
   private speakingSent = false;
 
@@ -206,11 +202,13 @@ export class VoiceSession {
     }
   }
 
-  /** Offers to every person already in the room (this page arrived after them). */
+  /**
+   * Offers to every person already in the room (this page arrived after them). How many that
+   * may be is the server's to decide (its mesh caps, docs/voice.md "Room sizes"), not the page's.
+   */
   private connectPeople(): void {
     const people = this.participants.value.filter((p) => !p.isBot && p.userId !== this.userId());
-    for (const person of people.slice(0, MESH_LIMIT)) this.mesh.connect(person.socketId);
-    this.unreachable.value = Math.max(0, people.length - MESH_LIMIT);
+    for (const person of people) this.mesh.connect(person.socketId);
   }
 
   async leave(): Promise<void> {
@@ -234,7 +232,6 @@ export class VoiceSession {
       this.channel.value = null;
       this.status.value = "idle";
       this.talkHeld.value = false;
-      this.unreachable.value = 0;
     });
     this.mesh.close();
     this.mesh = this.newMesh();

@@ -58,8 +58,8 @@ export interface WebSuiteOptions {
   media?: boolean;
   /** The server's configuration beyond the test defaults. */
   server?: Partial<Config>;
-  /** Run in every page of every person before the app's own scripts (Playwright's addInitScript). */
-  initScript?: () => void;
+  /** A script run in every page of every person before the app's own (Playwright's addInitScript). */
+  initScript?: string;
 }
 
 export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebSuite> {

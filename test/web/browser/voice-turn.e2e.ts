@@ -14,37 +14,38 @@ import { coturnInstalled, startCoturn, type Coturn } from "../../helpers/coturn.
 import { eventually, startWebSuite, type Person, type WebSuite } from "./harness.ts";
 import { closePages, diagnostics, joinVoice, tile, voiceServer } from "./voice-helpers.ts";
 
-/** Every RTCPeerConnection the page makes, kept for the test to read its configuration and stats. */
-function recordPeerConnections() {
+/**
+ * Every RTCPeerConnection the page makes, kept for the test to read its configuration and stats.
+ * The page's scripts are strings here: the test's TypeScript has no DOM types.
+ */
+const RECORD_PEER_CONNECTIONS = `{
   const Original = RTCPeerConnection;
-  const made: RTCPeerConnection[] = [];
-  (globalThis as unknown as { peerConnections: RTCPeerConnection[] }).peerConnections = made;
+  const made = (globalThis.peerConnections = []);
   globalThis.RTCPeerConnection = class extends Original {
-    constructor(configuration?: RTCConfiguration) {
+    constructor(configuration) {
       super(configuration);
       made.push(this);
     }
   };
-}
+}`;
 
 interface PeerStats {
-  state: RTCPeerConnectionState;
-  policy: RTCIceTransportPolicy | undefined;
+  state: string;
+  policy: string | undefined;
   urls: string[];
   /** Types of every local candidate gathered. */
   local: string[];
-  /** The candidate pair in use: its ends' types and the remote end's port. */
+  /** The candidate pair in use: its ends' types and the remote end's address. */
   selected: { local?: string; remote?: string; remotePort?: number; remoteAddress?: string } | null;
 }
 
 /** What getStats says of each open peer connection of the page. */
 const peerStats = (page: Page): Promise<PeerStats[]> =>
-  page.evaluate(async () => {
-    const made = (globalThis as unknown as { peerConnections: RTCPeerConnection[] }).peerConnections;
+  page.evaluate(`(async () => {
     const out = [];
-    for (const pc of made) {
+    for (const pc of globalThis.peerConnections) {
       if (pc.connectionState === "closed") continue;
-      const byId = new Map<string, any>(); // getStats entries differ by type
+      const byId = new Map();
       (await pc.getStats()).forEach((entry) => byId.set(entry.id, entry));
       const entries = [...byId.values()];
       const transport = entries.find((entry) => entry.type === "transport" && entry.selectedCandidatePairId);
@@ -60,27 +61,27 @@ const peerStats = (page: Page): Promise<PeerStats[]> =>
       });
     }
     return out;
-  });
+  })()`);
 
-/** The types of candidates a relay-only connection gathers with this TURN server and credential, and the ICE errors. */
-const gather = (page: Page, server: { urls: string[]; username: string; credential: string }) =>
-  page.evaluate(async (server) => {
+/** The types of candidates a relay-only connection gathers with this TURN server and credential, and the ICE error codes. */
+const gather = (page: Page, server: { urls: string[]; username: string; credential: string }): Promise<{ types: string[]; errors: number[] }> =>
+  page.evaluate(`(async (server) => {
     const pc = new RTCPeerConnection({ iceServers: [server], iceTransportPolicy: "relay" });
-    const types: string[] = [];
-    const errors: number[] = [];
-    pc.onicecandidate = (event) => event.candidate && types.push(event.candidate.type ?? "");
-    pc.onicecandidateerror = (event) => errors.push((event as RTCPeerConnectionIceErrorEvent).errorCode);
+    const types = [];
+    const errors = [];
+    pc.onicecandidate = (event) => event.candidate && types.push(event.candidate.type);
+    pc.onicecandidateerror = (event) => errors.push(event.errorCode);
     pc.createDataChannel("probe");
     await pc.setLocalDescription();
-    await new Promise<void>((done) => {
+    await new Promise((done) => {
       const check = () => pc.iceGatheringState === "complete" && done();
       pc.onicegatheringstatechange = check;
       check();
-      setTimeout(done, 10_000);
+      setTimeout(done, 10000);
     });
     pc.close();
     return { types, errors };
-  }, server);
+  })(${JSON.stringify(server)})`);
 
 describe.skipIf(!coturnInstalled)("voice through TURN (coturn on loopback, relay only)", () => {
   let coturn: Coturn;
@@ -90,7 +91,7 @@ describe.skipIf(!coturnInstalled)("voice through TURN (coturn on loopback, relay
     suite = await startWebSuite({
       media: true,
       server: { ice: { turnUrls: [coturn.url], turnSecret: coturn.secret, stunUrls: [], ttlSeconds: 600, transportPolicy: "relay" } },
-      initScript: recordPeerConnections,
+      initScript: RECORD_PEER_CONNECTIONS,
     });
   });
   afterAll(async () => {
@@ -109,7 +110,7 @@ describe.skipIf(!coturnInstalled)("voice through TURN (coturn on loopback, relay
       }, 20_000);
       const stats = (await peerStats(person.page)).filter((s) => s.state === "connected");
       expect(stats).toHaveLength(1);
-      const [s] = stats;
+      const s = stats[0]!;
       expect(s.policy).toBe("relay");
       expect(s.urls).toEqual([coturn.url]);
       expect(s.local.length).toBeGreaterThan(0);
