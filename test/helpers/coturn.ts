@@ -34,6 +34,7 @@ function freePort(): number {
 }
 
 export async function startCoturn(secret = `coturn-test-secret-${crypto.randomUUID()}`): Promise<Coturn> {
+  if (!coturnInstalled) throw new Error(`${TURNSERVER} is missing: apt-get install coturn (the WebRTC browser suites relay through it; .ci/run installs it)`);
   const dir = mkdtempSync(join(tmpdir(), "hearth-coturn-"));
   const port = freePort();
   // A relay range of its own, away from the ports the kernel hands out to everyone else.

@@ -1,7 +1,8 @@
 /**
  * Issue 47, TURN in the browser: every peer connection of the page is relay-only
- * (ICE_TRANSPORT_POLICY=relay) through a real coturn on 127.0.0.1 (test/helpers/coturn.ts) with
- * the credentials of GET /api/v1/voice/ice-servers. Two people in a voice room, and two in a DM
+ * (ICE_TRANSPORT_POLICY=relay) through a real coturn on 127.0.0.1 (test/helpers/coturn.ts, started
+ * by the media suites' harness; every WebRTC browser suite runs so) with the credentials of
+ * GET /api/v1/voice/ice-servers. Two people in a voice room, and two in a DM
  * call, hear each other while getStats shows relay candidates only; coturn logs the
  * allocations of both users; an expired credential (and one signed with another secret) gets
  * no relay candidate.
@@ -10,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import type { Page } from "playwright-core";
 import { turnCredential } from "../../../src/domain/voice/ice-servers.ts";
 import { addMember, createServer } from "../../helpers/community.ts";
-import { coturnInstalled, startCoturn, type Coturn } from "../../helpers/coturn.ts";
+import type { Coturn } from "../../helpers/coturn.ts";
 import { eventually, startWebSuite, type Person, type WebSuite } from "./harness.ts";
 import { closePages, diagnostics, joinVoice, tile, voiceServer } from "./voice-helpers.ts";
 
@@ -83,21 +84,15 @@ const gather = (page: Page, server: { urls: string[]; username: string; credenti
     return { types, errors };
   })(${JSON.stringify(server)})`);
 
-describe.skipIf(!coturnInstalled)("voice through TURN (coturn on loopback, relay only)", () => {
+describe("voice through TURN (coturn on loopback, relay only)", () => {
   let coturn: Coturn;
   let suite: WebSuite;
   beforeAll(async () => {
-    coturn = await startCoturn();
-    suite = await startWebSuite({
-      media: true,
-      server: { ice: { turnUrls: [coturn.url], turnSecret: coturn.secret, stunUrls: [], ttlSeconds: 600, transportPolicy: "relay" } },
-      initScript: RECORD_PEER_CONNECTIONS,
-    });
+    // A media suite brings its coturn and makes the page relay only (./harness.ts).
+    suite = await startWebSuite({ media: true, initScript: RECORD_PEER_CONNECTIONS });
+    coturn = suite.coturn!;
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await coturn?.stop();
-  });
+  afterAll(() => suite.stop());
   afterEach(() => closePages(suite));
 
   /** Each page's connection is up through coturn's relays only, and the other's voice is heard. */
