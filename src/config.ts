@@ -322,6 +322,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration: ${e.TURN_URLS === undefined ? "TURN_SECRET is set without TURN_URLS" : "TURN_URLS is set without TURN_SECRET"}: set both (the TURN servers and coturn's static-auth-secret), or neither`,
     );
   }
+  if (e.ICE_TRANSPORT_POLICY === "relay" && e.TURN_URLS === undefined) {
+    throw new ConfigError("Invalid configuration: ICE_TRANSPORT_POLICY=relay needs TURN_URLS and TURN_SECRET: relay-only connections have nothing to relay through otherwise");
+  }
   return {
     port: e.PORT,
     host: e.HOST,

@@ -185,6 +185,7 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ TURN_URLS: "turn:a:3478", TURN_SECRET: "short" })).toThrow("TURN_SECRET must be at least 16 characters");
     expect(() => loadConfig({ TURN_TTL_SECONDS: "10" })).toThrow("TURN_TTL_SECONDS");
     expect(() => loadConfig({ ICE_TRANSPORT_POLICY: "none" })).toThrow("ICE_TRANSPORT_POLICY must be all or relay");
+    expect(() => loadConfig({ ICE_TRANSPORT_POLICY: "relay" })).toThrow("Invalid configuration: ICE_TRANSPORT_POLICY=relay needs TURN_URLS and TURN_SECRET");
   });
 
   test("VOICE_MESH_MAX_PUBLISHERS 8 and VOICE_MESH_MAX_AUDIENCE 16 by default, each settable", () => {
