@@ -91,6 +91,17 @@ describe("caps as configured (VOICE_MESH_MAX_PUBLISHERS=2, VOICE_MESH_MAX_AUDIEN
     for (const s of [sa, sb, so]) s.close();
   });
 
+  test("joins at the same moment never take a room past its cap", async () => {
+    const c = await community(server, { voice: true, extraMembers: 4 });
+    const people: TestUser[] = [c.owner, ...c.members];
+    const sockets = await Promise.all(people.map((person) => server.connect(person.token)));
+    const acks = await Promise.all(sockets.map((socket) => socket.emitWithAck("voice:join", { channelId: c.voiceId })));
+    expect(acks.filter((ack) => ack.ok)).toHaveLength(2);
+    expect(acks.filter((ack) => !ack.ok).map((ack) => ack.error)).toEqual(Array(people.length - 2).fill(ROOM_FULL(2)));
+    expect((await sockets[0]!.emitWithAck("bot:voice-participants", { channelId: c.voiceId })).participants).toHaveLength(2);
+    for (const s of sockets) s.close();
+  });
+
   test("a meeting of 3 in the audience and 2 speakers: the third promotion is refused naming VOICE_MESH_MAX_PUBLISHERS", async () => {
     const c = await community(server, { voice: { name: "Town hall", is_meeting: true }, extraMembers: 3 });
     const people: TestUser[] = [c.owner, ...c.members];

@@ -319,6 +319,9 @@ export class Voice {
     };
     const room = rooms.voice(channel.id);
     const others = this.rooms.inChannel(channel.id).filter((p) => p.socketId !== client.socketId);
+    // Again, with no await between the count and the join: joins that were checked at once
+    // (above, before their awaits) cannot together take the room past its caps.
+    this.requireRoomFor(client.userId, client.isBot, channel);
     this.rooms.join(participant);
     this.elsewhere.joined(participant.userId, participant.socketId);
     this.bus.addToRoom(client.socketId, room);
