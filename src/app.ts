@@ -48,6 +48,7 @@ import { dmRoutes } from "./http/routes/dms.ts";
 import { groupDmRoutes } from "./http/routes/group-dms.ts";
 import { commandRoutes } from "./http/routes/commands.ts";
 import { channelWebhookRoutes, webhookRoutes } from "./http/routes/webhooks.ts";
+import { voiceRoutes } from "./http/routes/voice.ts";
 import { premiumSoundboardRoutes, soundboardRoutes } from "./http/routes/soundboard.ts";
 import { adminPlugin } from "./http/admin-auth.ts";
 import { adminRoutes } from "./http/routes/admin.ts";
@@ -323,6 +324,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     .use(channelRoutes(domain, auth))
     .use(channelWebhookRoutes(domain, auth))
     .use(webhookRoutes(domain, auth))
+    .use(voiceRoutes(config.ice, auth))
     .use(soundboardRoutes(domain, auth))
     .use(premiumSoundboardRoutes(domain, auth))
     .use(inviteRoutes(domain, auth))

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { describeIssue } from "./domain/shared/validation.ts";
 import { DEFAULT_CAPS, DEFAULT_LARGE_SERVER_MEMBERS, type ResourceCaps } from "./domain/shared/caps.ts";
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from "./domain/shared/image-dimensions.ts";
+import { DEFAULT_ICE_SETTINGS, type IceSettings } from "./domain/voice/ice-servers.ts";
+import { DEFAULT_MESH_CAPS, type MeshCaps } from "./domain/voice/mesh-caps.ts";
 import { DEFAULT_SOUNDBOARD_PLAY_RATE, type SoundboardPlayRate } from "./domain/voice/soundboard-play-rate.ts";
 import { DEFAULT_EVENT_LIMITS, DEFAULT_USER_RATE_FACTOR, parseRateLimit, type EventLimits, type RateLimit } from "./gateway/event-limits.ts";
 import { DEFAULT_REST_RATE_LIMITS, parseRestRateWindow, type RestRateLimits, type RestRateWindow } from "./http/rate-limit-families.ts";
@@ -121,6 +123,10 @@ export interface Config {
   imageLimits: ImageLimits;
   /** Soundboard plays per user per window (docs/soundboard.md, "Playing"). */
   soundboardPlayRate: SoundboardPlayRate;
+  /** TURN_URLS, TURN_SECRET, STUN_URLS, TURN_TTL_SECONDS, ICE_TRANSPORT_POLICY: the web app's ICE servers (docs/operations.md, "TURN and STUN"). */
+  ice: IceSettings;
+  /** VOICE_MESH_MAX_PUBLISHERS and VOICE_MESH_MAX_AUDIENCE: how big a peer-to-peer voice room grows (docs/voice.md, "Room sizes"). */
+  meshCaps: MeshCaps;
   /**
    * REST requests per caller and route family per window (docs/operations.md, "Rate limits");
    * null: no REST rate limits (not settable from the environment; a bench compares both).
@@ -153,6 +159,14 @@ const restWindowFrom = (name: string) =>
     v.string(),
     v.transform(parseRestRateWindow),
     v.check((window): window is RestRateWindow => window !== null, `${name} must look like 100/10s (requests / window in seconds)`),
+  );
+
+/** A comma-separated list of ICE server URLs, each matching `pattern`. */
+const iceUrls = (name: string, pattern: RegExp, example: string) =>
+  v.pipe(
+    v.string(),
+    v.transform((value) => value.split(",").map((url) => url.trim()).filter(Boolean)),
+    v.check((urls) => urls.length > 0 && urls.every((url) => pattern.test(url)), `${name} must be a comma-separated list of URLs like ${example}`),
   );
 
 const EnvSchema = v.object({
@@ -274,6 +288,13 @@ const EnvSchema = v.object({
   MAX_IMAGE_MEGAPIXELS: v.optional(integerFrom("MAX_IMAGE_MEGAPIXELS", 1, 100_000), String(DEFAULT_IMAGE_LIMITS.maxPixels / 1_000_000)),
   SOUNDBOARD_PLAYS_PER_WINDOW: v.optional(integerFrom("SOUNDBOARD_PLAYS_PER_WINDOW", 1, 10_000), String(DEFAULT_SOUNDBOARD_PLAY_RATE.plays)),
   SOUNDBOARD_PLAY_WINDOW_SECONDS: v.optional(integerFrom("SOUNDBOARD_PLAY_WINDOW_SECONDS", 1, 3600), String(DEFAULT_SOUNDBOARD_PLAY_RATE.windowSeconds)),
+  TURN_URLS: v.optional(iceUrls("TURN_URLS", /^turns?:[^\s?,]+(\?transport=(udp|tcp))?$/i, "turn:turn.example.org:3478?transport=udp,turns:turn.example.org:443?transport=tcp")),
+  TURN_SECRET: v.optional(v.pipe(v.string(), v.minLength(16, "TURN_SECRET must be at least 16 characters (coturn's static-auth-secret)"))),
+  STUN_URLS: v.optional(iceUrls("STUN_URLS", /^stuns?:[^\s?,]+$/i, "stun:turn.example.org:3478")),
+  TURN_TTL_SECONDS: v.optional(integerFrom("TURN_TTL_SECONDS", 60, 7 * 86_400), String(DEFAULT_ICE_SETTINGS.ttlSeconds)),
+  ICE_TRANSPORT_POLICY: v.optional(v.picklist(["all", "relay"], "ICE_TRANSPORT_POLICY must be all or relay"), DEFAULT_ICE_SETTINGS.transportPolicy),
+  VOICE_MESH_MAX_PUBLISHERS: v.optional(integerFrom("VOICE_MESH_MAX_PUBLISHERS", 2, 1000), String(DEFAULT_MESH_CAPS.publishers)),
+  VOICE_MESH_MAX_AUDIENCE: v.optional(integerFrom("VOICE_MESH_MAX_AUDIENCE", 1, 100_000), String(DEFAULT_MESH_CAPS.audience)),
   TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
 });
 
@@ -295,6 +316,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       `Invalid configuration: ${e.TLS_CERT_FILE === undefined ? "TLS_KEY_FILE is set without TLS_CERT_FILE" : "TLS_CERT_FILE is set without TLS_KEY_FILE"}: set both (the certificate and its private key, PEM files) to serve HTTPS, or neither`,
     );
+  }
+  if ((e.TURN_URLS === undefined) !== (e.TURN_SECRET === undefined)) {
+    throw new ConfigError(
+      `Invalid configuration: ${e.TURN_URLS === undefined ? "TURN_SECRET is set without TURN_URLS" : "TURN_URLS is set without TURN_SECRET"}: set both (the TURN servers and coturn's static-auth-secret), or neither`,
+    );
+  }
+  if (e.ICE_TRANSPORT_POLICY === "relay" && e.TURN_URLS === undefined) {
+    throw new ConfigError("Invalid configuration: ICE_TRANSPORT_POLICY=relay needs TURN_URLS and TURN_SECRET: relay-only connections have nothing to relay through otherwise");
   }
   return {
     port: e.PORT,
@@ -358,6 +387,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     deleteBatchRows: e.DELETE_BATCH_ROWS,
     imageLimits: { maxSide: e.MAX_IMAGE_SIDE, maxPixels: e.MAX_IMAGE_MEGAPIXELS * 1_000_000 },
     soundboardPlayRate: { plays: e.SOUNDBOARD_PLAYS_PER_WINDOW, windowSeconds: e.SOUNDBOARD_PLAY_WINDOW_SECONDS },
+    ice: {
+      turnUrls: e.TURN_URLS ?? [],
+      turnSecret: e.TURN_SECRET,
+      stunUrls: e.STUN_URLS ?? [],
+      ttlSeconds: e.TURN_TTL_SECONDS,
+      transportPolicy: e.ICE_TRANSPORT_POLICY,
+    },
+    meshCaps: { publishers: e.VOICE_MESH_MAX_PUBLISHERS, audience: e.VOICE_MESH_MAX_AUDIENCE },
     restRateLimits: {
       sends: e.REST_RATE_SENDS ?? DEFAULT_REST_RATE_LIMITS.sends,
       "user-sends": e.REST_RATE_USER_SENDS ?? DEFAULT_REST_RATE_LIMITS["user-sends"],

@@ -157,6 +157,44 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ TLS_KEY_FILE: "/etc/hearth/privkey.pem", TLS_CERT_FILE: "" })).toThrow("Invalid configuration: TLS_KEY_FILE is set without TLS_CERT_FILE");
   });
 
+  test("TURN_URLS, TURN_SECRET, STUN_URLS, TURN_TTL_SECONDS, ICE_TRANSPORT_POLICY: none by default; TURN needs both; bad URLs name the variable", () => {
+    expect(loadConfig({}).ice).toEqual({ turnUrls: [], turnSecret: undefined, stunUrls: [], ttlSeconds: 86_400, transportPolicy: "all" });
+    const secret = "a-coturn-static-auth-secret";
+    expect(
+      loadConfig({
+        TURN_URLS: "turn:turn.example.org:3478?transport=udp, turns:turn.example.org:443?transport=tcp",
+        TURN_SECRET: secret,
+        STUN_URLS: "stun:turn.example.org:3478",
+        TURN_TTL_SECONDS: "3600",
+        ICE_TRANSPORT_POLICY: "relay",
+      }).ice,
+    ).toEqual({
+      turnUrls: ["turn:turn.example.org:3478?transport=udp", "turns:turn.example.org:443?transport=tcp"],
+      turnSecret: secret,
+      stunUrls: ["stun:turn.example.org:3478"],
+      ttlSeconds: 3600,
+      transportPolicy: "relay",
+    });
+    expect(loadConfig({ STUN_URLS: "stun:stun.example.org:3478" }).ice.turnUrls).toEqual([]);
+    expect(() => loadConfig({ TURN_URLS: "turn:turn.example.org:3478" })).toThrow("Invalid configuration: TURN_URLS is set without TURN_SECRET: set both");
+    expect(() => loadConfig({ TURN_SECRET: secret })).toThrow("Invalid configuration: TURN_SECRET is set without TURN_URLS");
+    for (const bad of ["https://turn.example.org", "turn:turn.example.org?transport=sctp", "stun:turn.example.org", " , "]) {
+      expect(() => loadConfig({ TURN_URLS: bad, TURN_SECRET: secret })).toThrow("Invalid configuration: TURN_URLS: TURN_URLS must be a comma-separated list of URLs like turn:");
+    }
+    expect(() => loadConfig({ STUN_URLS: "turn:turn.example.org" })).toThrow("STUN_URLS must be a comma-separated list of URLs like stun:");
+    expect(() => loadConfig({ TURN_URLS: "turn:a:3478", TURN_SECRET: "short" })).toThrow("TURN_SECRET must be at least 16 characters");
+    expect(() => loadConfig({ TURN_TTL_SECONDS: "10" })).toThrow("TURN_TTL_SECONDS");
+    expect(() => loadConfig({ ICE_TRANSPORT_POLICY: "none" })).toThrow("ICE_TRANSPORT_POLICY must be all or relay");
+    expect(() => loadConfig({ ICE_TRANSPORT_POLICY: "relay" })).toThrow("Invalid configuration: ICE_TRANSPORT_POLICY=relay needs TURN_URLS and TURN_SECRET");
+  });
+
+  test("VOICE_MESH_MAX_PUBLISHERS 8 and VOICE_MESH_MAX_AUDIENCE 16 by default, each settable", () => {
+    expect(loadConfig({}).meshCaps).toEqual({ publishers: 8, audience: 16 });
+    expect(loadConfig({ VOICE_MESH_MAX_PUBLISHERS: "4", VOICE_MESH_MAX_AUDIENCE: "40" }).meshCaps).toEqual({ publishers: 4, audience: 40 });
+    expect(() => loadConfig({ VOICE_MESH_MAX_PUBLISHERS: "1" })).toThrow("VOICE_MESH_MAX_PUBLISHERS");
+    expect(() => loadConfig({ VOICE_MESH_MAX_AUDIENCE: "0" })).toThrow("VOICE_MESH_MAX_AUDIENCE");
+  });
+
   test("reads the environment", () => {
     const config = loadConfig({ PORT: "8080", HOST: "127.0.0.1", DATA_DIR: "/srv/hearth", AUTH_RATE_LIMIT_PER_MINUTE: "5", LOG_LEVEL: "warn", LOG_FORMAT: "text" });
     expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", dataDir: "/srv/hearth", databaseFile: "/srv/hearth/hearth.db", authRateLimitPerMinute: 5, logLevel: "warn", logFormat: "text" });

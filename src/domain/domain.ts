@@ -146,6 +146,7 @@ export function createDomain(deps: DomainDeps) {
     bus,
     voiceOccupants,
     deps.voiceHomes ? { ...deps.voiceHomes, joined: signalVoiceJoined(shared) } : ONE_NODE,
+    config.meshCaps,
   );
   // Server and channel deletes, and a ban's recent messages, finish in the background in batches.
   const deletions = new Deletions(store, uploads, bus, deps.log, shared, { ...DELETION_DEFAULTS, batchRows: config.deleteBatchRows });

@@ -172,7 +172,7 @@ export class VoiceRelay {
           },
         );
       });
-    serve(LINK_EVENTS.check, (payload) => local.admits(client.userId, stringField(payload, "channelId") ?? ""));
+    serve(LINK_EVENTS.check, (payload) => local.admits(client.userId, stringField(payload, "channelId") ?? "", client.isBot));
     serve(LINK_EVENTS.handOver, async (payload) => ({ handover: await local.handOver(client.userId, (payload as { otherDevice?: unknown } | null)?.otherDevice === true) }));
     serve(LINK_EVENTS.join, (payload) => local.join(client, stringField(payload, "channelId") ?? "", handoverOf(payload)));
   }
@@ -282,9 +282,9 @@ export class VoiceRelay {
    * answers what they carry, then the new home lets them in.
    */
   private joinAcross(socket: GatewaySocket, channelId: string, home: string | null, prior: { home: string | null; sameSocket: boolean }): Promise<object> {
-    const { userId } = socket.data;
+    const { userId, isBot } = socket.data;
     return this.reportingTo(socket, async () => {
-      if (home === null) await this.local!.admits(userId, channelId);
+      if (home === null) await this.local!.admits(userId, channelId, isBot);
       else await this.ask(socket, home, LINK_EVENTS.check, { channelId });
       const handover =
         prior.home === null

@@ -53,6 +53,7 @@ const TAGS: Record<string, string> = {
   DMs: "One-to-one direct messages.",
   "Group DMs": "Group direct messages.",
   Webhooks: "Channel webhooks: management with a user token, execution with the URL token.",
+  Voice: "What WebRTC clients need for voice besides the gateway: the ICE servers.",
   Soundboard: "Server soundboards and the premium cross-server catalog.",
   GIFs: "GIF and sticker search.",
   Applications: "Bot applications, their tokens and the servers their bot is in.",

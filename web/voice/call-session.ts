@@ -11,6 +11,7 @@ import type { AudioEngine } from "../audio/audio-engine.ts";
 import type { Gateway, GatewayEventName, Listener } from "../../sdk/src/client.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import { Microphone } from "./microphone.ts";
+import type { IceConfiguration } from "./ice-servers.ts";
 import { PeerMesh, type Signal } from "./peer-mesh.ts";
 import type { IncomingCall } from "./types.ts";
 import type { VoiceSession } from "./voice-session.ts";
@@ -50,6 +51,7 @@ export class CallSession {
     private readonly engine: AudioEngine,
     private readonly userId: () => string | undefined,
     private readonly voice: VoiceSession,
+    private readonly ice: IceConfiguration,
   ) {
     this.mesh = this.newMesh();
     this.bindEvents();
@@ -68,6 +70,7 @@ export class CallSession {
       },
       onStream: (peer, stream) => this.engine.attachStream(callSpeaker(peer), stream),
       track: () => this.mic.track,
+      configuration: () => this.ice.current(),
     });
   }
 
@@ -78,6 +81,8 @@ export class CallSession {
     const audio = this.engine.start();
     this.error.value = null;
     this.notice.value = null;
+    // Before anyone can answer (this side offers to each who does).
+    await this.ice.ready();
     let callId: string;
     try {
       callId = (await this.gateway.emit("dm:call-start", { conversationId: dmId })).callId;
@@ -97,6 +102,8 @@ export class CallSession {
     await this.voice.leave();
     if (this.call.value) await this.hangUp();
     const audio = this.engine.start();
+    // Before accepting: the caller's offer follows the accept at once.
+    await this.ice.ready();
     const refusal = await this.gateway.emit("dm:call-accept", { callId: ringing.callId }).then(
       () => null,
       (error: unknown) => errorMessage(error),

@@ -1,8 +1,9 @@
 /**
  * People's voices over WebRTC, peer to peer: one RTCPeerConnection per other person, audio
  * both ways, signalled through the gateway (`voice:signal` in voice rooms, `dm:call-signal` in
- * DM calls). The one who arrives second offers, so offers never cross. No STUN or TURN
- * server is configured: only host candidates, which is enough on one machine and on a LAN
+ * DM calls). The one who arrives second offers, so offers never cross. Each connection is
+ * made with the host's ICE servers (STUN, TURN; web/voice/ice-servers.ts); with none
+ * configured only host candidates, which is enough on one machine and on a LAN
  * (docs/web.md, "Voice").
  */
 
@@ -18,10 +19,12 @@ interface MeshOptions {
   onStream(peer: string, stream: MediaStream): void;
   /** The microphone track to send, or null for none yet. */
   track(): MediaStreamTrack | null;
+  /** The ICE servers and transport policy a new connection is made with. */
+  configuration(): RTCConfiguration;
 }
 
 class Peer {
-  readonly pc = new RTCPeerConnection({ iceServers: [] });
+  readonly pc: RTCPeerConnection;
   private transceiver: RTCRtpTransceiver | null = null;
   private queued: RTCIceCandidateInit[] = [];
   private chain: Promise<void> = Promise.resolve();
@@ -31,6 +34,7 @@ class Peer {
     initiator: boolean,
     private readonly options: MeshOptions,
   ) {
+    this.pc = new RTCPeerConnection(options.configuration());
     this.pc.onicecandidate = (event) => {
       if (event.candidate) options.send(key, { candidate: event.candidate.toJSON() });
     };

@@ -105,11 +105,6 @@ function Joined({ ctx, soundboard, setSoundboard, canSoundboard, premium }: {
       ) : (
         <Tiles label="In voice" participants={participants} ctx={ctx} />
       )}
-      {session.unreachable.value > 0 && (
-        <p class="muted small">
-          {session.unreachable.value} more {session.unreachable.value === 1 ? "person is" : "people are"} here than a peer-to-peer room connects to; you do not hear them.
-        </p>
-      )}
       <MicStatus />
       <VoiceControls session={session} soundboard={canSoundboard ? { open: soundboard, toggle: () => setSoundboard(!soundboard) } : null} />
       {sound && (

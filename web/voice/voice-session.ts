@@ -15,6 +15,7 @@ import { isVoiceRoomLost, rejoinDelayMs, type ClientEventName, type Gateway, typ
 import { errorMessage } from "../lib/api-errors.ts";
 import type { AudioEngine } from "../audio/audio-engine.ts";
 import { Microphone } from "./microphone.ts";
+import type { IceConfiguration } from "./ice-servers.ts";
 import { PeerMesh, type Signal } from "./peer-mesh.ts";
 import { applyRoomEvent, listeningBots, maySpeak, ROOM_EVENTS, transmitting, type RoomEvent, type TalkMode } from "./room.ts";
 import type { MeetingRole, SoundboardPlayed, VoiceParticipant } from "./types.ts";
@@ -27,8 +28,6 @@ interface VoiceChannelInfo {
   meeting: boolean;
 }
 
-/** People connected to at most, in join order: a mesh grows as the square of the room (docs/web.md). */
-const MESH_LIMIT = 8;
 const MODE_KEY = "hearth.voice.mode";
 
 /** Frames, signals and the speaking switch are of the moment: dropped, never queued, while the connection is down. */
@@ -58,8 +57,6 @@ export class VoiceSession {
       talkHeld: this.talkHeld.value,
     }),
   );
-  /** People beyond the mesh's limit, not connected to. */
-  readonly unreachable = signal(0);
   private mesh: PeerMesh;
   private speakingSent = false;
 
@@ -69,6 +66,7 @@ export class VoiceSession {
     private readonly userId: () => string | undefined,
     /** Looks up a channel of a server (after being moved there). */
     private readonly channelInfo: (serverId: string, channelId: string) => VoiceChannelInfo | undefined,
+    private readonly ice: IceConfiguration,
   ) {
     this.mic = new Microphone((pcm, sampleRate) => {
       const channel = this.channel.value;
@@ -110,6 +108,7 @@ export class VoiceSession {
         if (person) this.engine.attachStream(person.userId, stream);
       },
       track: () => this.mic.track,
+      configuration: () => this.ice.current(),
     });
   }
 
@@ -128,6 +127,8 @@ export class VoiceSession {
       this.status.value = "joining";
     });
     const audio = this.engine.start();
+    // Asked while the join is: both are needed before this page offers to the people in the room.
+    const ice = this.ice.ready();
     let participants: VoiceParticipant[];
     try {
       participants = (await this.gateway.emit("voice:join", { channelId: channel.id })).participants;
@@ -143,6 +144,8 @@ export class VoiceSession {
     } catch {
       this.error.value = "This browser could not start audio for voice.";
     }
+    await ice;
+    if (this.channel.value !== channel) return;
     batch(() => {
       this.participants.value = participants;
       this.status.value = "connected";
@@ -199,11 +202,13 @@ export class VoiceSession {
     }
   }
 
-  /** Offers to every person already in the room (this page arrived after them). */
+  /**
+   * Offers to every person already in the room (this page arrived after them). How many that
+   * may be is the server's to decide (its mesh caps, docs/voice.md "Room sizes"), not the page's.
+   */
   private connectPeople(): void {
     const people = this.participants.value.filter((p) => !p.isBot && p.userId !== this.userId());
-    for (const person of people.slice(0, MESH_LIMIT)) this.mesh.connect(person.socketId);
-    this.unreachable.value = Math.max(0, people.length - MESH_LIMIT);
+    for (const person of people) this.mesh.connect(person.socketId);
   }
 
   async leave(): Promise<void> {
@@ -227,7 +232,6 @@ export class VoiceSession {
       this.channel.value = null;
       this.status.value = "idle";
       this.talkHeld.value = false;
-      this.unreachable.value = 0;
     });
     this.mesh.close();
     this.mesh = this.newMesh();

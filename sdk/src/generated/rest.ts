@@ -2140,6 +2140,13 @@ export interface Operations {
     };
     response: S.Message | undefined;
   };
+  /** Get ice servers The STUN and TURN servers for WebRTC peer connections, TURN with a credential of the TURN REST API form (username `<expiry>:<user id>`, credential base64 HMAC-SHA1 with the host's TURN secret) good for `ttl` seconds; an empty list when none are configured. `GET /api/v1/voice/ice-servers` */
+  getIceServers: {
+    method: "GET";
+    path: "/api/v1/voice/ice-servers";
+    args: {};
+    response: S.IceServers;
+  };
   /** List sounds `GET /api/v1/servers/{id}/soundboard` */
   listSounds: {
     method: "GET";
@@ -3966,6 +3973,7 @@ export const OPERATIONS = {
   regenerateWebhookToken: { method: "POST", path: "/api/webhooks/{id}/token", body: null, answer: "json", security: "token" },
   getWebhookWithToken: { method: "GET", path: "/api/webhooks/{id}/{token}", body: null, answer: "json", security: null },
   executeWebhook: { method: "POST", path: "/api/webhooks/{id}/{token}", body: "json", answer: "json", security: null },
+  getIceServers: { method: "GET", path: "/api/v1/voice/ice-servers", body: null, answer: "json", security: "token" },
   listSounds: { method: "GET", path: "/api/v1/servers/{id}/soundboard", body: null, answer: "json", security: "token" },
   uploadSound: { method: "POST", path: "/api/v1/servers/{id}/soundboard", body: "multipart", answer: "json", security: "token" },
   deleteSound: { method: "DELETE", path: "/api/v1/servers/{id}/soundboard/{soundId}", body: null, answer: "json", security: "token" },

@@ -1257,6 +1257,18 @@ export type CatalogSound = {
   server_name: string;
 };
 
+export type IceServer = {
+  urls: string[];
+  username?: string;
+  credential?: string;
+};
+
+export type IceServers = {
+  ice_servers: IceServer[];
+  ttl: number;
+  ice_transport_policy: "all" | "relay";
+};
+
 export type Sound = {
   id: string;
   server_id: string;

@@ -11,6 +11,7 @@ import { hasPermission } from "../access/permissions.ts";
 import type { MeetingRole, Participant, VoiceRoomMembership } from "./voice-rooms.ts";
 import { requireSignalSize } from "./signal-size.ts";
 import type { VoiceRoomChanges } from "./voice-occupants.ts";
+import { DEFAULT_MESH_CAPS, meshRefusal, type MeshCaps, type MeshChange } from "./mesh-caps.ts";
 
 /** The store's part of the right to speak: a refusal, or whether the channel is a meeting. */
 interface SpeakStanding {
@@ -126,6 +127,8 @@ export class Voice {
     /** Told of every change the channel list shows (src/domain/voice/voice-occupants.ts). */
     private readonly occupants: VoiceRoomChanges,
     private readonly elsewhere: VoiceElsewhere = ONE_NODE,
+    /** How big a room may grow while audio goes peer to peer (src/domain/voice/mesh-caps.ts). */
+    private readonly meshCaps: MeshCaps = DEFAULT_MESH_CAPS,
   ) {}
 
   /**
@@ -217,6 +220,7 @@ export class Voice {
     if (current && current.socketId === client.socketId && current.channelId === channel.id) {
       return { channelId: channel.id, participants: this.rooms.inChannel(channel.id).map(toVoiceParticipant) };
     }
+    this.requireRoomFor(client.userId, client.isBot, channel);
     if (current) {
       if (current.socketId !== client.socketId) {
         this.bus.publish(current.socketId, "voice:force-leave", { reason: FORCE_LEAVE_OTHER_DEVICE, channelId: current.channelId });
@@ -237,8 +241,20 @@ export class Voice {
    * Whether the user may join the channel (`voice:join`'s checks, nothing done): asked of a
    * room's home before the user's room held by another node is left (cluster mode).
    */
-  async admits(userId: string, channelId: string): Promise<void> {
-    await this.requireVoiceChannel(channelId, userId, PERMISSIONS.CONNECT);
+  async admits(userId: string, channelId: string, isBot: boolean): Promise<void> {
+    const { channel } = await this.requireVoiceChannel(channelId, userId, PERMISSIONS.CONNECT);
+    this.requireRoomFor(userId, isBot, channel);
+  }
+
+  /** Refuses a join that would take the room past its mesh caps (the user's own earlier place in it aside). */
+  private requireRoomFor(userId: string, isBot: boolean, channel: ChannelRow): void {
+    this.requireMeshRoom(channel.id, userId, { kind: "join", meeting: channel.is_meeting === 1, isBot });
+  }
+
+  private requireMeshRoom(channelId: string, userId: string, change: MeshChange): void {
+    const present = this.rooms.inChannel(channelId).filter((p) => p.userId !== userId);
+    const refusal = meshRefusal(this.meshCaps, present, change);
+    if (refusal) throw forbidden(refusal);
   }
 
   /**
@@ -303,6 +319,9 @@ export class Voice {
     };
     const room = rooms.voice(channel.id);
     const others = this.rooms.inChannel(channel.id).filter((p) => p.socketId !== client.socketId);
+    // Again, with no await between the count and the join: joins that were checked at once
+    // (above, before their awaits) cannot together take the room past its caps.
+    this.requireRoomFor(client.userId, client.isBot, channel);
     this.rooms.join(participant);
     this.elsewhere.joined(participant.userId, participant.socketId);
     this.bus.addToRoom(client.socketId, room);
@@ -443,6 +462,7 @@ export class Voice {
     const { member } = await this.requireMeeting(channelId, actorId, PERMISSIONS.MUTE_MEMBERS);
     const target = this.participantIn(channelId, targetUserId);
     if (role === "audience" && targetUserId !== actorId) await this.requireOutranks(member, targetUserId);
+    if (role === "speaker" && target.meetingRole !== "speaker" && !target.isBot) this.requireMeshRoom(channelId, targetUserId, { kind: "speak" });
     const wasMuted = target.muted;
     this.rooms.update(target.socketId, role === "speaker" ? { meetingRole: role, handRaised: false } : { meetingRole: role, muted: true, speaking: false });
     const update = this.publishMeeting(target);
@@ -501,6 +521,8 @@ export class Voice {
     const from = target.channelId;
     // Another living node holds the target room (cluster mode): the member joins it there.
     const across = !(await this.elsewhere.mayHold(channel.id));
+    // The room's home checks its caps (across: the join there); checked first here, so a refused move leaves the member where they are.
+    if (!across) this.requireRoomFor(target.userId, target.isBot, channel);
     this.bus.publish(target.socketId, "voice:force-move", { channelId: channel.id, fromChannelId: from });
     await this.removeParticipant(target, { audit: false });
     if (across) {

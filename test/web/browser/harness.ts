@@ -8,6 +8,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import type { Config } from "../../../src/config.ts";
+import { startCoturn, type Coturn } from "../../helpers/coturn.ts";
 import { startServer, type TestServer, type TestUser } from "../../helpers/server.ts";
 import { eventually as eventuallyTruthy } from "../../helpers/wait.ts";
 
@@ -39,6 +41,8 @@ const DEVICES: Record<Device, { viewport: { width: number; height: number }; has
 
 export interface WebSuite {
   server: TestServer;
+  /** The suite's coturn (with `media`). */
+  coturn: Coturn | null;
   browser: Browser;
   /** A new account, logged in through its stored session, on `path` (default: the DM home). */
   person(options?: { name?: string; path?: string; user?: TestUser; device?: Device }): Promise<Person>;
@@ -52,14 +56,30 @@ export interface WebSuite {
   stop(): Promise<void>;
 }
 
-export async function startWebSuite(options: { media?: boolean } = {}): Promise<WebSuite> {
-  const server = await startServer();
+export interface WebSuiteOptions {
+  /**
+   * Chromium's fake microphone and permission prompt, and a coturn of the suite's own on
+   * loopback (test/helpers/coturn.ts) that every peer connection of the page goes through,
+   * relay only (ICE_TRANSPORT_POLICY=relay): WebRTC is tested as it runs between homes.
+   */
+  media?: boolean;
+  /** The server's configuration beyond the test defaults. */
+  server?: Partial<Config>;
+  /** A script run in every page of every person before the app's own (Playwright's addInitScript). */
+  initScript?: string;
+}
+
+export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebSuite> {
+  const coturn = options.media ? await startCoturn() : null;
+  const ice: Partial<Config> = coturn ? { ice: { turnUrls: [coturn.url], turnSecret: coturn.secret, stunUrls: [], ttlSeconds: 3600, transportPolicy: "relay" } } : {};
+  const server = await startServer({ ...ice, ...options.server });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: options.media ? [...CHROMIUM_FLAGS, ...MEDIA_FLAGS] : CHROMIUM_FLAGS });
   mkdirSync(SCREENSHOTS, { recursive: true });
   const contexts: BrowserContext[] = [];
 
   async function newContext(device: Device = "desktop"): Promise<BrowserContext> {
     const context = await browser.newContext({ baseURL: server.url, ...DEVICES[device], locale: "en-US", timezoneId: "UTC" });
+    if (options.initScript) await context.addInitScript(options.initScript);
     contexts.push(context);
     return context;
   }
@@ -73,6 +93,7 @@ export async function startWebSuite(options: { media?: boolean } = {}): Promise<
 
   return {
     server,
+    coturn,
     browser,
     async person({ name, path = "/channels/@me", user, device } = {}) {
       const account = user ?? (await server.register(name));
@@ -110,6 +131,7 @@ export async function startWebSuite(options: { media?: boolean } = {}): Promise<
       for (const context of contexts) await context.close().catch(() => {});
       await browser.close();
       await server.stop();
+      await coturn?.stop();
     },
   };
 }

@@ -1,0 +1,96 @@
+/**
+ * A throwaway coturn (Debian's `turnserver`, installed by .ci/run; its system service is never
+ * started) on 127.0.0.1 with a generated configuration in a temp dir: TURN over UDP and TCP on
+ * one port, TURN REST API credentials checked against `secret` (`use-auth-secret`), relaying
+ * between loopback addresses only (`allow-loopback-peers`), no TLS, no CLI. Every packet
+ * stays on this machine.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const TURNSERVER = "/usr/bin/turnserver";
+export const coturnInstalled = existsSync(TURNSERVER);
+
+export interface Coturn {
+  port: number;
+  secret: string;
+  /** `turn:127.0.0.1:<port>?transport=udp`. */
+  url: string;
+  /** The UDP ports coturn relays from (its `min-port` to `max-port`). */
+  relayPorts: [number, number];
+  /** What coturn logged so far (allocations name their user). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** A free loopback port (the kernel's choice for TCP, released for coturn to take; UDP on the same number). */
+function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const { port } = probe;
+  probe.stop(true);
+  return port;
+}
+
+export async function startCoturn(secret = `coturn-test-secret-${crypto.randomUUID()}`): Promise<Coturn> {
+  if (!coturnInstalled) throw new Error(`${TURNSERVER} is missing: apt-get install coturn (the WebRTC browser suites relay through it; .ci/run installs it)`);
+  const dir = mkdtempSync(join(tmpdir(), "hearth-coturn-"));
+  const port = freePort();
+  // A relay range of its own, away from the ports the kernel hands out to everyone else.
+  const relayPorts: [number, number] = [20000 + (port % 20000), 20000 + (port % 20000) + 200];
+  const logFile = join(dir, "turn.log");
+  const config = join(dir, "turnserver.conf");
+  writeFileSync(
+    config,
+    [
+      `listening-ip=127.0.0.1`,
+      `relay-ip=127.0.0.1`,
+      `listening-port=${port}`,
+      `min-port=${relayPorts[0]}`,
+      `max-port=${relayPorts[1]}`,
+      `use-auth-secret`,
+      `static-auth-secret=${secret}`,
+      `realm=hearth.test`,
+      `fingerprint`,
+      `allow-loopback-peers`,
+      `no-multicast-peers`,
+      `no-cli`,
+      `no-tls`,
+      `no-dtls`,
+      `no-software-attribute`,
+      `userdb=${join(dir, "turndb")}`,
+      `pidfile=${join(dir, "turnserver.pid")}`,
+      `log-file=${logFile}`,
+      `simple-log`,
+      `verbose`,
+    ].join("\n") + "\n",
+  );
+  const child = spawn(TURNSERVER, ["-c", config], { stdio: "ignore" });
+  const log = () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : "");
+  // Listening once a TCP connection to its port is accepted and its UDP listeners are open (logged after).
+  for (let tries = 0; ; tries++) {
+    if (child.exitCode !== null) throw new Error(`turnserver exited (${child.exitCode}):\n${log()}`);
+    const up = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then(
+      (socket) => (socket.end(), true),
+      () => false,
+    );
+    if (up && log().includes("Total General servers")) break;
+    if (tries > 100) throw new Error(`turnserver did not listen on ${port}:\n${log()}`);
+    await Bun.sleep(50);
+  }
+  return {
+    port,
+    secret,
+    url: `turn:127.0.0.1:${port}?transport=udp`,
+    relayPorts,
+    log,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
