@@ -4,11 +4,11 @@
 export const GENERATED_FROM = {
   "openapi": {
     "version": "0.1.0",
-    "sha256": "fc493e514b5e521e2210fab40aca6988fa7ed924541b3ae79b2d7bac4983bbc8"
+    "sha256": "aa44d62afeb0cd1684d9822e398474f84b3b20387c33b97ce06671c8fdd99465"
   },
   "asyncapi": {
     "version": "0.1.0",
-    "sha256": "60c2ddb8303632d6bb0db689bab5fd736688152deedc4e63ad4e6e7d245493b5"
+    "sha256": "9d19d57e2e94481bf1472a2b78cd7d7d86c72d999c4f4a7dfbd73a8ab077e426"
   }
 } as const;
 
