@@ -24,25 +24,25 @@ const RATE_LIMITED = (what: string) => new RegExp(`^Rate limited: too many ${wha
 type AckAnswer = { ok: boolean; error?: string };
 
 /** Emits `count` times at once with acks; the answers in order. */
-const burst = (socket: ClientSocket, count: number, event: string, payload: () => unknown): Promise<AckAnswer[]> =>
-  Promise.all(Array.from({ length: count }, () => socket.timeout(5000).emitWithAck(event, payload())));
+const burst = (socket: ClientSocket, count: number, event: string, payload: (index: number) => unknown): Promise<AckAnswer[]> =>
+  Promise.all(Array.from({ length: count }, (_, index) => socket.timeout(5000).emitWithAck(event, payload(index))));
 
 describe("rate limits", () => {
   test("past a socket's typing burst (20) events are refused with a rate-limit ack naming the wait; after it they pass", async () => {
     const { member, channelId } = await community(server);
     const socket = await server.connect(member.token);
-    const answers = await burst(socket, 25, "typing:start", () => channelId);
+    // The last five are not even valid: refused for the rate before anything else runs, payload
+    // validation included (in one burst, so no refill can come between).
+    const answers = await burst(socket, 25, "typing:start", (i) => (i < 20 ? channelId : "not-a-channel"));
     expect(answers.slice(0, 20)).toEqual(Array(20).fill({ ok: true, channelId }));
     for (const answer of answers.slice(20)) {
       expect(Object.keys(answer).sort()).toEqual(["error", "ok"]);
       expect(answer.ok).toBe(false);
       expect(answer.error).toMatch(RATE_LIMITED("typing events"));
     }
-    // Refused before anything else runs, payload validation included.
-    expect((await socket.emitWithAck("typing:start", "not-a-channel")).error).toMatch(RATE_LIMITED("typing events"));
     // Other kinds have buckets of their own.
     expect(await socket.emitWithAck("channel:join", channelId)).toEqual({ ok: true, channelId });
-    const wait = Number(RATE_LIMITED("typing events").exec((await socket.emitWithAck("typing:start", channelId)).error)![1]);
+    const wait = Math.max(...answers.slice(20).map((answer) => Number(RATE_LIMITED("typing events").exec(answer.error!)![1])));
     expect(wait).toBeGreaterThan(0);
     expect(wait).toBeLessThanOrEqual(100); // 10 a second
     await letTimePass(wait + 20, "the socket's typing bucket refills for the wait it named");
