@@ -4,7 +4,7 @@
 export const GENERATED_FROM = {
   "openapi": {
     "version": "0.1.0",
-    "sha256": "fc493e514b5e521e2210fab40aca6988fa7ed924541b3ae79b2d7bac4983bbc8"
+    "sha256": "aae5aab5729267eaf2e4c5ee32bcae5e720ed94d18d61db8ff424a8f90a38711"
   },
   "asyncapi": {
     "version": "0.1.0",
