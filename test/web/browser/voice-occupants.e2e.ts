@@ -39,6 +39,10 @@ test("someone outside a voice channel sees a member join it, mute and leave, in 
   await controls(joiner.page).getByRole("button", { name: "Mute" }).click();
   await eventually(async () => expect(await occupantNames(watcher.page)).toEqual(["milo, muted"]));
   await suite.shot(watcher.page, "voice-occupants-1-muted", { phone: true, drawer: true });
+  await controls(joiner.page).getByRole("button", { name: "Deafen" }).click();
+  await eventually(async () => expect(await occupantNames(watcher.page)).toEqual(["milo, muted, deafened"]));
+  // Both marks are drawn too, not only said.
+  expect(await inChannel(watcher.page).locator(".voice-occupant-flags svg").count()).toBe(2);
 
   await room(joiner.page).getByRole("button", { name: "Leave voice" }).click();
   await eventually(async () => expect(await inChannel(watcher.page).count()).toBe(0));
