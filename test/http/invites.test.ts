@@ -106,6 +106,36 @@ describe("GET /api/v1/servers/:id/invites", () => {
   });
 });
 
+describe("GET /api/v1/servers/:id/invites/me", () => {
+  test("any member gets their own invites that still admit people, newest first, without the primary or anyone else's", async () => {
+    const { owner, member, serverId } = await community(server);
+    expect((await call("GET", `/${serverId}/invites/me`, member)).body).toEqual([]);
+    const older = await createInvite(serverId, member, { expires_in: 7 * 86400 });
+    const newer = await createInvite(serverId, member, { max_uses: 5 });
+    const spent = await createInvite(serverId, member, { max_uses: 1 });
+    const gone = await createInvite(serverId, member, { expires_in: 1 });
+    await createInvite(serverId, owner);
+    expect((await call("POST", `/join/${spent.code}`, await server.register())).status).toBe(200);
+    await eventually(() => nowSeconds() >= gone.expires_at, "the invite's expiry", { timeoutMs: 3000, intervalMs: 50 });
+
+    const mine = await call("GET", `/${serverId}/invites/me`, member);
+    expect(mine.status).toBe(200);
+    mine.body.forEach(expectInvite);
+    expect(mine.body.map((i: any) => i.code)).toEqual([newer.code, older.code]);
+    // The owner's own list leaves out the primary invite, which is the server's.
+    const owners = (await call("GET", `/${serverId}/invites/me`, owner)).body;
+    expect(owners).toHaveLength(1);
+    expect(owners[0].is_primary).toBe(false);
+  });
+
+  test("401, 403 for non-members, 404", async () => {
+    const { outsider, serverId } = await community(server);
+    expectError(await call("GET", `/${serverId}/invites/me`, null), 401);
+    expectError(await call("GET", `/${serverId}/invites/me`, outsider), 403);
+    expectError(await call("GET", `/${UNKNOWN}/invites/me`, outsider), 404);
+  });
+});
+
 describe("DELETE /api/v1/servers/:id/invites/:inviteId", () => {
   test("the creator deletes their own; others need MANAGE_SERVER; INVITE_DELETE; the code stops working", async () => {
     const { owner, member, serverId } = await community(server);

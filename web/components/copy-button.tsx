@@ -6,11 +6,13 @@
  */
 import { useEffect, useState } from "preact/hooks";
 
-export function CopyButton({ text, label = "Copy", name, class: className = "primary" }: {
+export function CopyButton({ text, label = "Copy", name, describedBy, class: className = "primary" }: {
   text: string | null;
   label?: string;
   /** The button's accessible name when the label alone would be ambiguous ("Copy link of invite abc"). */
   name?: string;
+  /** The id of what the copied text is, when the name is the bare label ("Copy" under "Your recovery codes"). */
+  describedBy?: string;
   class?: string;
 }) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
@@ -26,6 +28,7 @@ export function CopyButton({ text, label = "Copy", name, class: className = "pri
         type="button"
         class={className}
         aria-label={name ?? label}
+        aria-describedby={describedBy}
         disabled={!text}
         onClick={async () => {
           try {

@@ -3,8 +3,8 @@ import { useLocation } from "preact-iso/router";
 import { errorMessage } from "../lib/api-errors.ts";
 import { inviteCodeFrom } from "../lib/format.ts";
 import type { Server } from "../lib/wire-types.ts";
-import { DEFAULT_INVITE_SECONDS, expiryText, INVITE_EXPIRY_CHOICES, INVITE_USE_CHOICES, stillUsable, type RememberedInvite } from "../lib/invite-options.ts";
-import { rest, session, store } from "../state/app-state.ts";
+import { DEFAULT_INVITE_SECONDS, expiryText, INVITE_EXPIRY_CHOICES, INVITE_USE_CHOICES, stillUsable, type OwnInvite } from "../lib/invite-options.ts";
+import { rest, store } from "../state/app-state.ts";
 import { useAction } from "./use-async.ts";
 import { CopyButton } from "./copy-button.tsx";
 import { Dialog } from "./dialog.tsx";
@@ -100,26 +100,14 @@ export function JoinServerDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
-/** A fresh invite to the server, as a link to copy. */
-/** The link this device made last for `serverId` as `userId`, if any. */
-const inviteKey = (userId: string, serverId: string) => `hearth.invite.${userId}.${serverId}`;
-function rememberedInvite(userId: string, serverId: string): RememberedInvite | null {
-  try {
-    const stored = JSON.parse(localStorage.getItem(inviteKey(userId, serverId)) ?? "null") as RememberedInvite | null;
-    return stored && typeof stored.code === "string" ? stored : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
- * "Invite people": the link the reader made before on this device while it still admits people
- * (looked up: deleted or used-up links are not shown again), else a new one that expires in 7
- * days; "Edit invite link" makes a new one with another expiry and use limit.
+ * "Invite people": the reader's own newest link to the server that still admits people, from any
+ * device (`GET /servers/:id/invites/me`: deleted, expired and used-up links are not answered),
+ * else a new one that expires in 7 days; "Edit invite link" makes a new one with another expiry
+ * and use limit.
  */
 export function InviteDialog({ serverId, serverName, onClose }: { serverId: string; serverName: string; onClose: () => void }) {
-  const userId = session.value?.user.id ?? "";
-  const [invite, setInvite] = useState<RememberedInvite | null>(null);
+  const [invite, setInvite] = useState<OwnInvite | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const [expiry, setExpiry] = useState(DEFAULT_INVITE_SECONDS);
@@ -127,23 +115,16 @@ export function InviteDialog({ serverId, serverName, onClose }: { serverId: stri
   const action = useAction();
   const make = async (expiresIn: number, maxUses: number) => {
     const created = await rest.request("createInvite", { params: { id: serverId }, body: { expires_in: expiresIn, max_uses: maxUses } });
-    const made = { code: created.code, expires_at: created.expires_at };
-    localStorage.setItem(inviteKey(userId, serverId), JSON.stringify(made));
-    setInvite(made);
+    setInvite({ code: created.code, expires_at: created.expires_at });
   };
   useEffect(() => {
     let live = true;
     (async () => {
-      const known = rememberedInvite(userId, serverId);
-      if (stillUsable(known, Date.now() / 1000)) {
-        try {
-          const preview = await rest.request("getInvitePreview", { params: { code: known.code } });
-          if (live && preview.server.id === serverId) return setInvite(known);
-        } catch {
-          // Deleted, used up or expired meanwhile: a new one is made.
-        }
-      }
-      if (live) await make(DEFAULT_INVITE_SECONDS, 0);
+      const mine = await rest.request("listMyInvites", { params: { id: serverId } });
+      const usable = mine.find((own) => stillUsable(own, Date.now() / 1000));
+      if (!live) return;
+      if (usable) setInvite({ code: usable.code, expires_at: usable.expires_at });
+      else await make(DEFAULT_INVITE_SECONDS, 0);
     })().catch((failure) => live && setError(errorMessage(failure)));
     return () => {
       live = false;

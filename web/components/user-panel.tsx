@@ -44,10 +44,12 @@ export function UserPanel() {
   };
   return (
     <section class="user-panel" aria-label="Your account">
+      {/* Named exactly "Set status" (issue 43 pins it); the current status is its description. */}
       <button
         type="button"
         class="user-panel-account"
-        aria-label={`Set status (now ${invisible ? "Invisible" : STATUS_LABELS[status]})`}
+        aria-label="Set status"
+        aria-description={`now ${invisible ? "Invisible" : STATUS_LABELS[status]}`}
         title="Set status"
         aria-haspopup="menu"
         aria-expanded={picker !== null}

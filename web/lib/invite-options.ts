@@ -23,15 +23,15 @@ export const INVITE_USE_CHOICES: readonly { label: string; uses: number }[] = [
   ...[1, 5, 10, 25, 50, 100].map((uses) => ({ label: `${uses} ${uses === 1 ? "use" : "uses"}`, uses })),
 ];
 
-/** A link the reader made, as this device remembers it. */
-export interface RememberedInvite {
+/** A link the reader made (`GET /servers/:id/invites/me` answers them), as the dialog shows it. */
+export interface OwnInvite {
   code: string;
   expires_at: number | null;
 }
 
 /** Shown again only while it has at least a minute to live (the server still has the last word). */
-export function stillUsable(invite: RememberedInvite | null, nowSeconds: number): invite is RememberedInvite {
-  return invite !== null && (invite.expires_at === null || invite.expires_at - nowSeconds >= 60);
+export function stillUsable(invite: OwnInvite | null | undefined, nowSeconds: number): invite is OwnInvite {
+  return invite != null && (invite.expires_at === null || invite.expires_at - nowSeconds >= 60);
 }
 
 /** "Expires in 6 days", "Expires in 3 hours", "Never expires": what the dialog says under the link. */

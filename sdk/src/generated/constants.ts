@@ -4,7 +4,7 @@
 export const GENERATED_FROM = {
   "openapi": {
     "version": "0.1.0",
-    "sha256": "aa44d62afeb0cd1684d9822e398474f84b3b20387c33b97ce06671c8fdd99465"
+    "sha256": "387de45278bf0f9deae8c27963bfeafa9bd9c6eaef583f92cb3977ad35c3de66"
   },
   "asyncapi": {
     "version": "0.1.0",

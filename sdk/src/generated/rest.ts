@@ -2266,6 +2266,18 @@ export interface Operations {
     };
     response: S.Invite;
   };
+  /** List my invites The caller's own invites to the server that still admit people, newest first, the primary invite left out. Any member may ask (a Hearth extension). `GET /api/v1/servers/{id}/invites/me` */
+  listMyInvites: {
+    method: "GET";
+    path: "/api/v1/servers/{id}/invites/me";
+    args: {
+      params: {
+        /** The server's id. */
+        id: string;
+      };
+    };
+    response: S.Invite[];
+  };
   /** Delete invite `DELETE /api/v1/servers/{id}/invites/{inviteId}` */
   deleteInvite: {
     method: "DELETE";
@@ -3983,6 +3995,7 @@ export const OPERATIONS = {
   joinServer: { method: "POST", path: "/api/v1/servers/join/{inviteCode}", body: null, answer: "json", security: "token" },
   listInvites: { method: "GET", path: "/api/v1/servers/{id}/invites", body: null, answer: "json", security: "token" },
   createInvite: { method: "POST", path: "/api/v1/servers/{id}/invites", body: "json", answer: "json", security: "token" },
+  listMyInvites: { method: "GET", path: "/api/v1/servers/{id}/invites/me", body: null, answer: "json", security: "token" },
   deleteInvite: { method: "DELETE", path: "/api/v1/servers/{id}/invites/{inviteId}", body: null, answer: "json", security: "token" },
   listInviteUses: { method: "GET", path: "/api/v1/servers/{id}/invites/{inviteId}/uses", body: null, answer: "json", security: "token" },
   regeneratePrimaryInvite: { method: "POST", path: "/api/v1/servers/{id}/invite/regenerate", body: null, answer: "json", security: "token" },

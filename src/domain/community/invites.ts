@@ -108,6 +108,19 @@ export class Invites {
     return (await this.store.invites.listActive(member.server.id)).map(toInvite);
   }
 
+  /**
+   * The caller's own invites to the server that still admit people, newest first; any member
+   * (a Hearth extension: what "Invite people" shows again instead of making another link). The
+   * primary invite is the server's, not its creator's, so it is left out.
+   */
+  async listOwn(serverId: string, userId: string): Promise<Invite[]> {
+    const member = await this.access.member(serverId, userId);
+    return (await this.store.invites.listActive(member.server.id))
+      .filter((row) => row.created_by === userId && row.is_primary !== 1)
+      .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1))
+      .map(toInvite);
+  }
+
   /** The primary invite is not deleted (every server keeps one): regenerate its code instead. */
   async delete(serverId: string, userId: string, inviteId: string): Promise<void> {
     const member = await this.access.member(serverId, userId);

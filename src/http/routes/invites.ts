@@ -48,6 +48,12 @@ export const inviteRoutes = (domain: Domain, auth: AuthPlugin) =>
       { auth: true, body: InviteBody, detail: doc("createInvite", { 201: Invite }) },
     )
     .get("/:id/invites", ({ user, params }) => domain.invites.list(params.id, user.id), { auth: true, detail: doc("listInvites", v.array(Invite)) })
+    .get("/:id/invites/me", ({ user, params }) => domain.invites.listOwn(params.id, user.id), {
+      auth: true,
+      detail: doc("listMyInvites", v.array(Invite), {
+        description: "The caller's own invites to the server that still admit people, newest first, the primary invite left out. Any member may ask (a Hearth extension).",
+      }),
+    })
     .delete(
       "/:id/invites/:inviteId",
       async ({ user, params }) => {

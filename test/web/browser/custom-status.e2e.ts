@@ -30,7 +30,7 @@ const memberRow = (page: Page, username: string) =>
   page.getByRole("navigation", { name: "Members", exact: true }).getByRole("listitem").filter({ hasText: username });
 
 async function openDialog(page: Page) {
-  await accountPanel(page).getByRole("button", { name: /^Set status/ }).click();
+  await accountPanel(page).getByRole("button", { name: "Set status", exact: true }).click();
   await page.getByRole("menu", { name: "Set status" }).getByRole("menuitem", { name: "Set custom status" }).click();
   const dialog = page.getByRole("dialog", { name: "Set custom status" });
   await dialog.waitFor();

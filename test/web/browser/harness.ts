@@ -52,7 +52,11 @@ export interface WebSuite {
    * Saves a screenshot of the page as `<name>.png` for a person to look at (`fullPage`: the whole
    * scrolled page; `phone`: also `<name>-phone.png` at 390x844, then the window's size again).
    */
-  shot(page: Page, name: string, options?: { fullPage?: boolean; phone?: boolean }): Promise<void>;
+  /**
+   * A screenshot, and with `phone` one at 390x844 too; `drawer` opens the phone's navigation
+   * drawer for it, when what the shot is about is in the channel list.
+   */
+  shot(page: Page, name: string, options?: { fullPage?: boolean; phone?: boolean; drawer?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -123,7 +127,13 @@ export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebS
       if (!options.phone || !size) return;
       await page.setViewportSize({ width: 390, height: 844 });
       await rendered(page);
+      if (options.drawer) {
+        await page.getByRole("button", { name: "Open navigation", exact: true }).click();
+        await page.getByRole("dialog", { name: "Navigation" }).waitFor();
+        await rendered(page);
+      }
       await page.screenshot({ path: join(SCREENSHOTS, `${name}-phone.png`) });
+      if (options.drawer) await page.keyboard.press("Escape");
       await page.setViewportSize(size);
       await rendered(page);
     },

@@ -21,9 +21,9 @@ test("Invite people reuses the reader's link, then Edit invite link makes one of
   const owner = await suite.server.register(uniqueName("host"));
   const serverId = await createServer(suite.server, owner, "Reading Room");
   const { page } = await suite.person({ user: owner, path: `/channels/${serverId}` });
-  const open = async () => {
-    await page.getByRole("navigation", { name: "Channels" }).getByRole("button", { name: "Invite people" }).click();
-    const dialog = page.getByRole("dialog", { name: "Invite people to Reading Room" });
+  const open = async (on = page) => {
+    await on.getByRole("navigation", { name: "Channels" }).getByRole("button", { name: "Invite people", exact: true }).click();
+    const dialog = on.getByRole("dialog", { name: "Invite people to Reading Room" });
     const field = dialog.getByRole("textbox", { name: "Invite link" });
     await eventually(async () => expect(await field.inputValue()).toMatch(/\/invite\/[A-Za-z0-9]{10}$/));
     return { dialog, link: await field.inputValue() };
@@ -35,10 +35,15 @@ test("Invite people reuses the reader's link, then Edit invite link makes one of
   await first.dialog.getByRole("button", { name: "Done" }).click();
   const again = await open();
   expect(again.link).toBe(first.link);
-  const listed = (await suite.server.api("GET", `/api/v1/servers/${serverId}/invites`, { token: owner.token })).body as { code: string; expires_at: number | null; max_uses: number | null }[];
+  const listed = (await suite.server.api("GET", `/api/v1/servers/${serverId}/invites`, { token: owner.token })).body as { id: string; code: string; expires_at: number | null; max_uses: number | null }[];
   const made = listed.filter((i) => i.code === codeOf(first.link));
   expect(made).toHaveLength(1);
   expect(made[0]!.expires_at! - Date.now() / 1000).toBeGreaterThan(7 * 86400 - 120);
+  // Another device of the same person is given the same link (the server keeps whose it is).
+  const laptop = await suite.person({ user: owner, path: `/channels/${serverId}` });
+  const elsewhere = await open(laptop.page);
+  expect(elsewhere.link).toBe(first.link);
+  await elsewhere.dialog.getByRole("button", { name: "Done" }).click();
 
   await again.dialog.getByRole("button", { name: "Edit invite link" }).click();
   await again.dialog.getByRole("combobox", { name: "Expire after" }).selectOption({ label: "30 minutes" });
@@ -48,8 +53,17 @@ test("Invite people reuses the reader's link, then Edit invite link makes one of
   await again.dialog.getByText("This link expires in 30 minutes.").waitFor();
   const newLink = await again.dialog.getByRole("textbox", { name: "Invite link" }).inputValue();
   expect(newLink).not.toBe(first.link);
-  const edited = ((await suite.server.api("GET", `/api/v1/servers/${serverId}/invites`, { token: owner.token })).body as { code: string; max_uses: number | null }[]).find((i) => i.code === codeOf(newLink));
+  const edited = ((await suite.server.api("GET", `/api/v1/servers/${serverId}/invites`, { token: owner.token })).body as { id: string; code: string; max_uses: number | null }[]).find((i) => i.code === codeOf(newLink));
   expect(edited?.max_uses).toBe(1);
+  // The newest of the person's links is the one shown next time, on any device.
+  await again.dialog.getByRole("button", { name: "Done" }).click();
+  expect((await open(laptop.page)).link).toBe(newLink);
+  // Once it is deleted (here by its creator, through the route), the next open makes a fresh one.
+  for (const id of [edited!.id, made[0]!.id]) expect((await suite.server.api("DELETE", `/api/v1/servers/${serverId}/invites/${id}`, { token: owner.token })).status).toBe(200);
+  await page.reload();
+  const fresh = await open();
+  expect([first.link, newLink]).not.toContain(fresh.link);
+  await fresh.dialog.getByText("This link expires in 7 days.").waitFor();
 });
 
 test("the invite page shows the server, who invited, its counts; joining, then Open server; a used-up link says so", async () => {
@@ -81,6 +95,15 @@ test("the invite page shows the server, who invited, its counts; joining, then O
   expect(await lateView.page.getByRole("button", { name: "Accept invite" }).count()).toBe(0);
   await suite.shot(lateView.page, "invites-4-used-up");
   await suite.shot(lateView.page, "invites-4-used-up", { phone: true });
+
+  // An expired link says so too.
+  const brief = (await suite.server.api("POST", `/api/v1/servers/${serverId}/invites`, { token: owner.token, body: { expires_in: 1 } })).body;
+  await eventually(async () => expect(Date.now() / 1000).toBeGreaterThanOrEqual(brief.expires_at));
+  await lateView.page.goto(`${suite.server.url}/invite/${brief.code}`);
+  await lateView.page.getByRole("heading", { name: "This invite cannot be used" }).waitFor();
+  await lateView.page.getByRole("alert").filter({ hasText: "This invite has expired" }).waitFor();
+  expect(await lateView.page.getByRole("button", { name: "Accept invite" }).count()).toBe(0);
+  await suite.shot(lateView.page, "invites-5-expired");
 
   // The guest, now a member, opening the server's primary link is offered the server itself.
   const primary = ((await suite.server.api("GET", `/api/v1/servers/${serverId}/invites`, { token: owner.token })).body as { code: string; is_primary: boolean }[]).find((i) => i.is_primary)!;

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { encode as encodeQr } from "uqr";
 import { addMember, createServer } from "../../helpers/community.ts";
 import { totpCode } from "../../helpers/totp.ts";
 import { accessibleNames, eventually, fitsWidth, isFocused, solidPng, startWebSuite, type WebSuite } from "./harness.ts";
@@ -212,16 +213,26 @@ test("Two-factor authentication: enabled from the QR code's secret, then a login
   await accountPanel(page).getByText(person.username).waitFor();
   await openSettings(page, "Two-factor authentication");
   await page.getByRole("heading", { name: "Two-factor authentication is off" }).waitFor();
+  const setupAnswer = page.waitForResponse((r) => r.url().endsWith("/api/v1/auth/2fa/setup"));
   await page.getByRole("button", { name: "Set up two-factor authentication" }).click();
+  const { otpauth_url } = (await (await setupAnswer).json()) as { otpauth_url: string };
 
   // The QR code and the same secret as text.
   const qr = page.getByRole("img", { name: "QR code for your authenticator app" });
   await qr.waitFor();
-  expect((await qr.locator("path").getAttribute("d"))!.length).toBeGreaterThan(1000);
   const key = page.getByLabel("Setup key");
   const secret = (await key.getAttribute("data-secret"))!;
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
   expect((await key.textContent())!.replaceAll(" ", "")).toBe(secret);
+  // The dark modules drawn are exactly those of the setup's otpauth URL, which carries that secret:
+  // a camera reading the code gets the secret the test computes its TOTP from.
+  expect(new URL(otpauth_url).searchParams.get("secret")).toBe(secret);
+  const drawn = [...(await qr.locator("path").getAttribute("d"))!.matchAll(/M(\d+) (\d+)/g)].map((m) => `${m[1]},${m[2]}`);
+  const matrix = encodeQr(otpauth_url, { ecc: "M", border: 2 });
+  const expected = matrix.data.flatMap((row, y) => row.flatMap((dark, x) => (dark ? [`${x},${y}`] : [])));
+  expect(drawn.length).toBeGreaterThan(200);
+  expect(drawn).toEqual(expected);
+  expect(await qr.getAttribute("viewBox")).toBe(`0 0 ${matrix.size} ${matrix.size}`);
   await suite.shot(page, "user-settings-4-two-factor-setup");
 
   // A wrong code is refused by the server; a code computed from the secret enables it.
@@ -239,10 +250,13 @@ test("Two-factor authentication: enabled from the QR code's secret, then a login
   const codes = (await list.getByRole("listitem").allTextContents()).map((c) => c.trim());
   expect(codes).toHaveLength(10);
   expect(codes[0]).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/);
-  await page.getByRole("button", { name: "Copy recovery codes" }).click();
+  // Named exactly "Copy" and "Download" (issue 43), described by the codes' heading.
+  const copy = page.getByRole("button", { name: "Copy", exact: true });
+  expect(await copy.getAttribute("aria-describedby")).toBe("two-factor-codes");
+  await copy.click();
   await page.getByRole("status").filter({ hasText: "Copied to the clipboard" }).waitFor();
   expect(await page.evaluate("navigator.clipboard.readText()")).toBe(codes.join("\n"));
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download recovery codes" }).click()]);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download", exact: true }).click()]);
   const file = await Bun.file((await download.path())!).text();
   for (const c of codes) expect(file).toContain(c);
   await suite.shot(page, "user-settings-5-recovery-codes");
@@ -403,13 +417,14 @@ test("Set status: the avatar's picker changes the status, and another person see
   await aliceRow.waitFor();
   await accountPanel(alice.page).getByText("Online").waitFor();
 
-  const picker = accountPanel(alice.page).getByRole("button", { name: /^Set status/ });
+  const picker = accountPanel(alice.page).getByRole("button", { name: "Set status", exact: true });
+  expect(await picker.getAttribute("aria-description")).toBe("now Online");
   await picker.click();
   const menu = alice.page.getByRole("menu", { name: "Set status" });
   await menu.waitFor();
-  // (The chosen one's name ends in the menu's check mark.)
-  expect((await accessibleNames(menu, "menuitemradio")).map((n) => n.replace(/ ✓$/, ""))).toEqual(["Online", "Idle", "Do Not Disturb", "Invisible"]);
-  expect(await menu.getByRole("menuitemradio", { name: /^Online/ }).getAttribute("aria-checked")).toBe("true");
+  // The chosen one's check mark is aria-checked's, not part of its name.
+  expect(await accessibleNames(menu, "menuitemradio")).toEqual(["Online", "Idle", "Do Not Disturb", "Invisible"]);
+  expect(await menu.getByRole("menuitemradio", { name: "Online", exact: true }).getAttribute("aria-checked")).toBe("true");
   await suite.shot(alice.page, "user-settings-11-status-picker");
   await menu.getByRole("menuitemradio", { name: "Do Not Disturb" }).click();
   await accountPanel(alice.page).getByText("Do not disturb").waitFor();

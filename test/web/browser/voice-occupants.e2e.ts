@@ -38,7 +38,11 @@ test("someone outside a voice channel sees a member join it, mute and leave, in 
 
   await controls(joiner.page).getByRole("button", { name: "Mute" }).click();
   await eventually(async () => expect(await occupantNames(watcher.page)).toEqual(["milo, muted"]));
-  await suite.shot(watcher.page, "voice-occupants-1-muted", { phone: true });
+  await suite.shot(watcher.page, "voice-occupants-1-muted", { phone: true, drawer: true });
+  await controls(joiner.page).getByRole("button", { name: "Deafen" }).click();
+  await eventually(async () => expect(await occupantNames(watcher.page)).toEqual(["milo, muted, deafened"]));
+  // Both marks are drawn too, not only said.
+  expect(await inChannel(watcher.page).locator(".voice-occupant-flags svg").count()).toBe(2);
 
   await room(joiner.page).getByRole("button", { name: "Leave voice" }).click();
   await eventually(async () => expect(await inChannel(watcher.page).count()).toBe(0));
@@ -63,7 +67,7 @@ test("a meeting lists its speakers and how many listen", async () => {
   expect((await speaker.emitWithAck("voice:state", { muted: false })).ok).toBe(true);
   expect((await speaker.emitWithAck("voice:speaking", { speaking: true })).ok).toBe(true);
   await eventually(async () => expect(await occupantNames(watcher.page, "Town hall")).toEqual(["owen, speaking", "1 listening"]));
-  await suite.shot(watcher.page, "voice-occupants-2-meeting", { phone: true });
+  await suite.shot(watcher.page, "voice-occupants-2-meeting", { phone: true, drawer: true });
   audience.close();
   speaker.close();
 });

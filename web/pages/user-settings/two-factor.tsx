@@ -197,8 +197,9 @@ function RecoveryCodes({ codes, username, onDone }: { codes: string[]; username:
         ))}
       </ul>
       <div class="actions">
-        <CopyButton text={codes.join("\n")} label="Copy" name="Copy recovery codes" class="secondary" />
-        <button type="button" class="secondary" aria-label="Download recovery codes" onClick={download}>
+        {/* Named "Copy" and "Download" as issue 43 pins them; the heading says what they copy. */}
+        <CopyButton text={codes.join("\n")} label="Copy" describedBy="two-factor-codes" class="secondary" />
+        <button type="button" class="secondary" aria-describedby="two-factor-codes" onClick={download}>
           Download
         </button>
         <button type="button" class="primary" onClick={onDone}>
