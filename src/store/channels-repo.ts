@@ -52,6 +52,13 @@ export interface ChannelPlacement {
   category_id?: string | null;
 }
 
+/**
+ * `ORDER BY position, created_at, id`, the order `byServer` reads (ids are lower-case UUIDs: their
+ * text compares alike in JavaScript and in both databases).
+ */
+const byListOrder = (a: ChannelRow, b: ChannelRow): number =>
+  a.position - b.position || Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /** Channels and categories of servers, and their permission overrides. */
 export class ChannelsRepo {
   private readonly byId;
@@ -247,17 +254,35 @@ export class ChannelsRepo {
   }
 
 
-  /** Sets positions (and categories where given) of the server's channels in one transaction. */
-  /** Places the channels and answers the server's channels as they then are, read in the same transaction. */
-  async place(serverId: string, placements: ChannelPlacement[]): Promise<ChannelRow[]> {
+  /**
+   * Sets positions (and categories where given) of the server's channels in one transaction,
+   * reading its channels and categories once: `check` sees them as they are, before anything is
+   * written, and may throw to refuse. Answers the channels before and after (the placements
+   * applied to the rows read, in the list's order, as `byServer` would read them again) and the
+   * categories: at the channel cap a second read of every row cost as much as the rest of a
+   * reorder. Placements of channels not in the server are skipped; an unchanged one is not written.
+   */
+  async place(
+    serverId: string,
+    placements: ChannelPlacement[],
+    check: (channels: ChannelRow[], categories: CategoryRow[]) => void,
+  ): Promise<{ before: ChannelRow[]; after: ChannelRow[]; categories: CategoryRow[] }> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`channels:${serverId}`);
+      const [before, categories] = [await tx.all(this.byServer, serverId), await tx.all(this.categoriesByServer, serverId)];
+      check(before, categories);
+      const placed = new Map(before.map((row) => [row.id, row]));
+      let changed = false;
       for (const p of placements) {
-        const current = await tx.get(this.byId, p.id);
-        if (!current || current.server_id !== serverId) continue;
-        await tx.run(this.placeChannel, p.position, p.category_id === undefined ? current.category_id : p.category_id, p.id, serverId);
+        const current = placed.get(p.id);
+        if (!current) continue;
+        const categoryId = p.category_id === undefined ? current.category_id : p.category_id;
+        if (current.position === p.position && current.category_id === categoryId) continue;
+        await tx.run(this.placeChannel, p.position, categoryId, p.id, serverId);
+        placed.set(p.id, { ...current, position: p.position, category_id: categoryId });
+        changed = true;
       }
-      return tx.all(this.byServer, serverId);
+      return { before, after: changed ? [...placed.values()].sort(byListOrder) : before, categories };
     });
   }
 

@@ -484,6 +484,30 @@ describe("PUT /api/v1/channels/:serverId/reorder", () => {
     socket.close();
   });
 
+  test("the answer is the list as a read right after gives it (ties of position by creation, then id); a refused reorder moves nothing", async () => {
+    const { serverId, general } = await withGeneral();
+    const category = await createCategory(serverId);
+    const made = [];
+    for (const name of ["d", "e", "f", "g"]) made.push(await createChannel(serverId, { name, type: "text" }));
+    const [d, e, f, g] = made;
+    // Three channels at position 1 (general and d into the category, e out of order), g first.
+    const res = await call("PUT", `/${serverId}/reorder`, owner, {
+      order: [
+        { id: f.id, position: 1 },
+        { id: general.id, position: 1, category_id: category.id },
+        { id: d.id, position: 1, category_id: category.id },
+        { id: g.id, position: 0 },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const read = await call("GET", `/${serverId}`, owner);
+    expect(res.body).toEqual(read.body);
+    expect(res.body.channels.map((x: any) => x.id)).toEqual([g.id, general.id, d.id, f.id, e.id]);
+    // The second entry is refused: the first, valid, is not written either.
+    expectError(await call("PUT", `/${serverId}/reorder`, owner, { order: [{ id: e.id, position: 0 }, { id: e.id, position: 2 }] }), 400, /^order\.1\.id: listed twice/);
+    expect((await call("GET", `/${serverId}`, owner)).body).toEqual(read.body);
+  });
+
   test("a bare array works too; category_id null uncategorizes", async () => {
     const { serverId, general } = await withGeneral();
     const category = await createCategory(serverId);

@@ -17,7 +17,8 @@
  * - on both, an index range whose only condition is a column of a few values (`kind`, `type`)
  *   reads every row of that value: a full scan in all but name;
  * - a page (`keyset`: ordered, with a LIMIT) must come in the index's order: a sort would read
- *   every row that matches before the first is answered;
+ *   every row that matches before the first is answered; so must a list read whole in an order
+ *   at every call (`ordered`: a server's channels), which a sort would redo each time;
  * - where a query names the columns that must serve it (`served`), its table is read by an
  *   index condition on them (the whole key of one member, not all of the server's rows).
  *
@@ -43,6 +44,8 @@ interface HotQuery {
   params: unknown[];
   /** A page: ordered, with a LIMIT, answered in the index's order. */
   keyset?: boolean;
+  /** A list read whole at every call, in an order: answered in an index's order too, not sorted each time. */
+  ordered?: boolean;
   /** Tables that must be read by an index condition on (at least) these columns. */
   served?: Record<string, string[]>;
 }
@@ -90,8 +93,11 @@ function hotQueries(store: Store): HotQuery[] {
     { name: "MessagesRepo.authorsStmt", statement: messages["authorsStmt"], params: [json([USER])] },
     // GET /messages/:channelId/search and GET /servers/:id/search: each statement of the newest-first search.
     ...searchQueries(store),
-    // The channel list of a server (every channel route, the server's sidebar).
-    { name: "ChannelsRepo.byServer", statement: channels["byServer"], params: [SERVER], served: { channels: ["server_id"] } },
+    // The channel list of a server (every channel route, the server's sidebar, a reorder's answer),
+    // and its places (a reorder's check, a server-wide search, joining every channel room): in
+    // the channels' order, read whole at every call, so never sorted per call.
+    { name: "ChannelsRepo.byServer", statement: channels["byServer"], params: [SERVER], ordered: true, served: { channels: ["server_id"] } },
+    { name: "ChannelsRepo.placesByServer", statement: channels["placesByServer"], params: [SERVER], ordered: true, served: { channels: ["server_id"] } },
     // Read states: unread channels and DMs, mention counts, marking read, a message's mentions.
     { name: "ReadStatesRepo.unreadChannels", statement: readStates["unreadChannels"], params: [USER], served: { server_members: ["user_id"], channels: ["server_id"] } },
     { name: "ReadStatesRepo.mentionCounts", statement: readStates["mentionCounts"], params: [USER, USER, USER, USER, USER], served: { channel_mentions: ["kind", "target_id"] } },
@@ -205,6 +211,7 @@ function problemsOf(query: HotQuery, steps: PlanStep[], tables: Set<string>): st
         ? `${s.table} read by ${s.conditionColumns.join(", ")} alone (a column of a few values)`
         : null,
     (s) => (query.keyset && s.sort ? "a sort: the page is not read in an index's order" : null),
+    (s) => (query.ordered && s.sort ? "a sort: the list is not read in an index's order" : null),
   ];
   const problems = steps.flatMap((step) => checks.map((check) => check(step)).filter((p): p is string => p !== null).map((p) => `${p}: ${step.text}`));
   for (const [table, columns] of Object.entries(query.served ?? {})) {
@@ -435,13 +442,14 @@ describe("the hot queries' plans read no table that grows in full", () => {
     expect(failures).toEqual([]);
   });
 
-  test("the checks themselves: a scan, a range of a few values, a page's sort and a table not served as named all fail", async () => {
+  test("the checks themselves: a scan, a range of a few values, a page's or a list's sort and a table not served as named all fail", async () => {
     const db = store.db;
     const probe = (name: string, sql: string, more: Partial<HotQuery> = {}): HotQuery => ({ name, statement: db.prepare(sql), params: [USER], ...more });
     const bad = [
       probe("scan", "SELECT * FROM messages WHERE content = ?"),
       probe("few values", "SELECT * FROM channel_mentions WHERE kind = 'role' AND author_id = ?"),
       probe("sort", "SELECT * FROM server_members WHERE server_id = ? ORDER BY joined_at LIMIT 10", { keyset: true }),
+      probe("sorted list", "SELECT * FROM server_members WHERE server_id = ? ORDER BY joined_at", { ordered: true }),
       probe("not served", "SELECT * FROM server_members WHERE server_id = ?", { served: { server_members: ["server_id", "user_id"] } }),
     ];
     // SQLite: FTS5 walked without a MATCH reads the whole index.

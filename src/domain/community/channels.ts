@@ -94,12 +94,12 @@ export class Channels {
     return this.visibleList(member);
   }
 
-  /** The member's channel list; `serverChannels`: the server's channels when the caller has just read them. */
-  private async visibleList(member: MemberContext, serverChannels?: ChannelRow[]): Promise<ChannelList> {
+  /** The member's channel list; `serverChannels` and `serverCategories`: the server's, when the caller has just read them. */
+  private async visibleList(member: MemberContext, serverChannels?: ChannelRow[], serverCategories?: CategoryRow[]): Promise<ChannelList> {
     const serverId = member.server.id;
     const [rows, categoryRows, overrides] = await Promise.all([
       serverChannels ?? this.store.channels.listByServer(serverId),
-      this.store.channels.listCategories(serverId),
+      serverCategories ?? this.store.channels.listCategories(serverId),
       this.access.overridesOfServer(serverId),
     ]);
     const channels: Channel[] = [];
@@ -229,20 +229,24 @@ export class Channels {
   async reorder(serverId: string, user: UserRow, order: ChannelPlacementInput[]): Promise<ChannelList> {
     const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
     const server = member.server;
-    const before = new Map((await this.store.channels.placesInServer(server.id)).map((c) => [c.id, c]));
-    const seen = new Set<string>();
-    for (const [index, entry] of order.entries()) {
-      if (!before.has(entry.id)) throw badRequest(`order.${index}.id: not a channel of this server`);
-      if (seen.has(entry.id)) throw badRequest(`order.${index}.id: listed twice`);
-      seen.add(entry.id);
-      if (entry.category_id) await this.categoryOf(server.id, entry.category_id, `order.${index}.category_id`);
-    }
-    const after = await this.store.channels.place(server.id, order);
+    // Checked against the rows the placement reads, in its transaction: nothing is written when one fails.
+    const placed = await this.store.channels.place(server.id, order, (channels, categories) => {
+      const ids = new Set(channels.map((c) => c.id));
+      const categoryIds = new Set(categories.map((c) => c.id));
+      const seen = new Set<string>();
+      for (const [index, entry] of order.entries()) {
+        if (!ids.has(entry.id)) throw badRequest(`order.${index}.id: not a channel of this server`);
+        if (seen.has(entry.id)) throw badRequest(`order.${index}.id: listed twice`);
+        seen.add(entry.id);
+        if (entry.category_id && !categoryIds.has(entry.category_id)) throw badRequest(`order.${index}.category_id: not a category of this server`);
+      }
+    });
+    const before = new Map(placed.before.map((c) => [c.id, c]));
+    const after = placed.after;
     const moved: ChannelRow[] = [];
     for (const row of after) {
-      // A channel created meanwhile by someone else was not moved by this call.
-      const old = before.get(row.id);
-      if (old && (old.position !== row.position || old.category_id !== row.category_id)) moved.push(row);
+      const old = before.get(row.id)!;
+      if (old.position !== row.position || old.category_id !== row.category_id) moved.push(row);
     }
     for (const row of moved) await this.publishAbout(row, "channel:updated", toChannel(row));
     await this.audit.record(server.id, user.id, "CHANNEL_REORDER", { type: "server", id: server.id }, {
@@ -250,7 +254,7 @@ export class Channels {
     });
     const recategorized = moved.filter((row) => row.category_id !== before.get(row.id)?.category_id).map((row) => row.id);
     if (recategorized.length) await this.members.syncChannelRooms(server.id, { channelIds: recategorized });
-    return this.visibleList(member, after);
+    return this.visibleList(member, after, placed.categories);
   }
 
   async createCategory(serverId: string, user: UserRow, name: string): Promise<Category> {

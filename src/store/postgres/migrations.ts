@@ -952,4 +952,13 @@ export const migrations: Migration[] = [
       CREATE INDEX message_nonces_created ON message_nonces (created_at);
     `,
   },
+  {
+    version: 26,
+    name: "channel-order-index",
+    // See sqlite/migrations.ts, version 26 (here an incremental sort per read).
+    sql: `
+      DROP INDEX channels_server;
+      CREATE INDEX channels_server ON channels (server_id, position, created_at, id);
+    `,
+  },
 ];

@@ -4,7 +4,8 @@
  * with well under 1 MB of API answers and renders only the rows in view; a join appears, a role
  * change updates one member and a presence change re-renders one row, none of them asking for a
  * list; "Search members" asks the server's search; scrolling loads the next page; the presence
- * of a member in view stays live through `presence:subscribe`.
+ * of a member in view stays live through `presence:subscribe`; on a phone the member sheet shows
+ * the same lazy list.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page, Request } from "playwright-core";
@@ -94,6 +95,24 @@ test("opening a server of 100,000 members loads well under 1 MB and renders only
   expect(requests).toContain(`/members/${owner.id}`);
   await list.getByText("101 loaded, online first").waitFor();
   await suite.shot(page, "members-lazy-1-open", { phone: true });
+});
+
+test("on a phone, the member sheet shows the same lazy list: the first page, only the rows in view", async () => {
+  const { page } = await suite.person({ user: owner, path: `/channels/${serverId}`, device: "phone" });
+  const requests = recordMemberRequests(page);
+  await page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
+  await page.getByRole("button", { name: "Show members" }).tap();
+  await page.getByRole("dialog", { name: "Members", exact: true }).waitFor();
+  const list = memberList(page);
+  await list.getByRole("heading", { name: `Members — ${(MEMBERS + 1).toLocaleString("en-US")}` }).waitFor();
+  await list.getByRole("button", { name: bulk.nameOf(1), exact: true }).waitFor();
+  await list.getByText("101 loaded, online first").waitFor();
+  await page.waitForLoadState("networkidle");
+  const rows = await rowsInDom(page);
+  expect(rows).toBeGreaterThan(5);
+  expect(rows).toBeLessThan(100);
+  expect(listRequests(requests)).toEqual(["/members?limit=100"]);
+  await suite.shot(page, "members-lazy-1-phone-sheet");
 });
 
 test("scrolling loads the next page; search finds a member by prefix with the server's search", async () => {
