@@ -19,7 +19,8 @@ import type { RichNode } from "./rich-node.ts";
 type Emphasis = "bold" | "italic" | "underline" | "strike" | "spoiler";
 
 interface Rule {
-  kinds: Emphasis[];
+  /** The node the span makes, and for `***` the one inside it. */
+  kinds: [Emphasis] | [Emphasis, Emphasis];
   marker: string;
   /** The marker's character (each marker repeats one). */
   code: number;
@@ -133,7 +134,7 @@ class Marks {
 
   constructor(
     private readonly text: string,
-    private readonly rule: Rule,
+    readonly rule: Rule,
   ) {}
 
   opener(from: number): number {
@@ -158,7 +159,8 @@ class Marks {
 }
 
 class Segment {
-  private readonly marks: (Marks | null)[];
+  /** The rules whose marker the segment holds, in the rules' order. */
+  private readonly marks: Marks[];
   /** The last character inside the span `spanIn` found. */
   private last = -1;
 
@@ -166,7 +168,7 @@ class Segment {
     private readonly text: string,
     private readonly placeholders: Placeholders,
   ) {
-    this.marks = RULES.map((rule) => (text.includes(rule.marker) ? new Marks(text, rule) : null));
+    this.marks = RULES.filter((rule) => text.includes(rule.marker)).map((rule) => new Marks(text, rule));
   }
 
   /**
@@ -196,22 +198,20 @@ class Segment {
       let rule: Rule | null = null;
       let open = -1;
       let last = -1;
-      for (let r = 0; r < RULES.length; r++) {
-        const marks = this.marks[r];
-        if (!marks) continue;
-        const at = this.spanIn(RULES[r]!, marks, start, end);
+      for (const marks of this.marks) {
+        const at = this.spanIn(marks.rule, marks, start, end);
         if (at !== -1 && (rule === null || at < open)) {
-          rule = RULES[r]!;
+          rule = marks.rule;
           open = at;
           last = this.last;
         }
       }
       if (!rule) break;
       this.plain(start, open, out);
-      let children: RichNode[] = [];
+      const children: RichNode[] = [];
       this.parse(open + rule.marker.length, last + 1, children);
-      for (let k = rule.kinds.length - 1; k >= 0; k--) children = [{ kind: rule.kinds[k]!, children }];
-      out.push(children[0]!);
+      const inner = rule.kinds[1];
+      out.push(inner ? { kind: rule.kinds[0], children: [{ kind: inner, children }] } : { kind: rule.kinds[0], children });
       start = last + 1 + rule.marker.length;
     }
     this.plain(start, end, out);
