@@ -1,6 +1,7 @@
 /**
  * Where "Close" (or Escape) in the user settings goes back to: the page the reader opened them
- * from, kept for the tab (sessionStorage) so moving between sections or reloading keeps it.
+ * from, kept for the tab (sessionStorage) so moving between sections or reloading keeps it; and
+ * the focus, which goes back to the "User settings" button as it shows again.
  */
 const KEY = "hearth.settings-return";
 const HOME = "/channels/@me";
@@ -21,4 +22,17 @@ export function settingsReturn(): string {
   } catch {
     return HOME;
   }
+}
+
+/** Whether the settings were just closed, for the "User settings" button to take the focus back once. */
+let focusBack = false;
+
+export function settingsClosed(): void {
+  focusBack = true;
+}
+
+export function takeSettingsFocus(): boolean {
+  const was = focusBack;
+  focusBack = false;
+  return was;
 }

@@ -115,8 +115,14 @@ test("Alt+Down and Alt+Up move between the server's channels in list order; Esca
   await page.getByRole("navigation", { name: "Server settings" }).waitFor();
   await page.keyboard.press("Escape");
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
-  await page.getByRole("button", { name: "User settings" }).click();
+  const userSettings = page.getByRole("button", { name: "User settings" });
+  await userSettings.click();
   await page.getByRole("navigation", { name: "User settings" }).waitFor();
   await page.keyboard.press("Escape");
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
+  // The focus is back on the button that opened them.
+  await eventually(async () => expect(await isFocused(userSettings)).toBe(true));
+  // And stays there: the conversation shown again does not take it for its composer.
+  await Bun.sleep(300);
+  expect(await isFocused(userSettings)).toBe(true);
 });
