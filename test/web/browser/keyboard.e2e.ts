@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => suite.stop());
 
-test("Ctrl+K finds a channel of another server by name and opens it; Escape closes and focus returns; # narrows to channels", async () => {
+test("Ctrl+K (and Cmd+K) finds a channel of another server by name and opens it; Escape closes and focus returns; # narrows to channels", async () => {
   const { page } = await suite.person({ user: reader, path: `/channels/${serverId}/${generalId}` });
   const composer = page.getByRole("textbox", { name: /^Message/ });
   await composer.click();
@@ -66,6 +66,12 @@ test("Ctrl+K finds a channel of another server by name and opens it; Escape clos
   await eventually(async () => expect(await dialog.count()).toBe(0));
   expect(new URL(page.url()).pathname).toBe(`/channels/${otherServerId}/${roadmapId}`);
   expect(await isFocused(page.getByRole("textbox", { name: /^Message/ }))).toBe(true);
+
+  // Cmd+K, as on macOS, opens it too.
+  await page.keyboard.press("Meta+k");
+  await field.waitFor();
+  await page.keyboard.press("Escape");
+  await eventually(async () => expect(await dialog.count()).toBe(0));
 });
 
 test("the switcher finds a DM by the other person's name and a server by its name, with the arrow keys", async () => {
