@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso/router";
 import { gateway, logOut, session, store } from "../state/app-state.ts";
 import { errorMessage } from "../lib/api-errors.ts";
-import { rememberSettingsReturn, takeSettingsFocus } from "../lib/settings-return.ts";
+import { rememberSettingsReturn } from "../lib/settings-return.ts";
+import { useSettingsFocus } from "./use-settings-focus.ts";
 import type { PresenceStatus } from "../lib/wire-types.ts";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";
 import { ContextMenu, type MenuAt } from "./context-menu.tsx";
@@ -28,12 +29,7 @@ export function UserPanel() {
   const [leaving, setLeaving] = useState(false);
   const [editing, setEditing] = useState(false);
   const { route, url } = useLocation();
-  const settingsButton = useRef<HTMLButtonElement>(null);
-  // Back from the settings (Close or Escape): the focus returns to the button that opened them,
-  // after the conversation shown again has focused its composer (./composer.tsx, on a new place).
-  useEffect(() => {
-    if (takeSettingsFocus()) requestAnimationFrame(() => settingsButton.current?.focus());
-  }, []);
+  const settingsButton = useSettingsFocus<HTMLButtonElement>("user");
   const user = session.value?.user;
   const custom = useUnexpired(user?.custom_status);
   if (!user) return null;

@@ -24,15 +24,16 @@ export function settingsReturn(): string {
   }
 }
 
-/** Whether the settings were just closed, for the "User settings" button to take the focus back once. */
-let focusBack = false;
+/** Which settings were just closed, for the control that opened them to take the focus back once. */
+export type SettingsKind = "user" | "server";
+let focusBack: SettingsKind | null = null;
 
-export function settingsClosed(): void {
-  focusBack = true;
+export function settingsClosed(kind: SettingsKind): void {
+  focusBack = kind;
 }
 
-export function takeSettingsFocus(): boolean {
-  const was = focusBack;
-  focusBack = false;
-  return was;
+export function takeSettingsFocus(kind: SettingsKind): boolean {
+  if (focusBack !== kind) return false;
+  focusBack = null;
+  return true;
 }

@@ -117,6 +117,14 @@ test("Alt+Down and Alt+Up move between the server's channels in list order; Esca
   await eventually(async () => expect(await pins.count()).toBe(0));
   expect(await isFocused(pinsButton)).toBe(true);
 
+  // Server settings opened from the channel list: Escape goes back, the focus on the link that opened them.
+  const serverSettings = page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("link", { name: "Server settings" });
+  await serverSettings.click();
+  await page.getByRole("navigation", { name: "Server settings" }).waitFor();
+  await page.keyboard.press("Escape");
+  await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
+  await eventually(async () => expect(await isFocused(serverSettings)).toBe(true));
+  // Opened by its address, Escape still goes back to the server.
   await page.goto(`/servers/${serverId}/settings/overview`);
   await page.getByRole("navigation", { name: "Server settings" }).waitFor();
   await page.keyboard.press("Escape");

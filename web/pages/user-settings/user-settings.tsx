@@ -38,7 +38,7 @@ export function UserSettingsPage() {
   const { params } = useRoute();
   const { route } = useLocation();
   const close = () => {
-    settingsClosed();
+    settingsClosed("user");
     route(settingsReturn());
   };
   useEscapeCloses(close);
