@@ -140,3 +140,36 @@ test("Alt+Down and Alt+Up move between the server's channels in list order; Esca
   await Bun.sleep(300);
   expect(await isFocused(userSettings)).toBe(true);
 });
+
+test("the focus is visible on every control Tab reaches in the chat view: an outline, or a field's focus border", async () => {
+  const { page } = await suite.person({ user: reader, path: `/channels/${serverId}/${generalId}` });
+  await page.getByRole("textbox", { name: /^Message/ }).waitFor();
+  await page.locator("body").click({ position: { x: 1, y: 1 } });
+  const unseen: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press("Tab");
+    // A string: this file is compiled without the DOM's types.
+    const focus = (await page.evaluate(`(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return null;
+      // The theme's focus colour, resolved (a probe styled through the CSSOM: the CSP refuses style attributes).
+      const probe = document.body.appendChild(document.createElement("i"));
+      probe.style.color = "var(--focus)";
+      const focusColour = getComputedStyle(probe).color;
+      probe.remove();
+      const style = getComputedStyle(el);
+      const outline = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0;
+      // Text fields draw the focus as their border, the composer's box as its row's ring.
+      const border = style.borderTopColor === focusColour && parseFloat(style.borderTopWidth) > 0;
+      const row = el.closest(".composer-row");
+      const ring = row !== null && getComputedStyle(row).boxShadow.includes(focusColour);
+      return { what: el.tagName.toLowerCase() + " " + (el.getAttribute("aria-label") || el.textContent || "").trim().slice(0, 40), shown: outline || border || ring };
+    })()`)) as { what: string; shown: boolean } | null;
+    if (!focus) continue;
+    seen.add(focus.what);
+    if (!focus.shown) unseen.push(focus.what);
+  }
+  expect(seen.size).toBeGreaterThan(10);
+  expect(unseen).toEqual([]);
+});
