@@ -1,6 +1,6 @@
 /** Mention parsing, markdown and outgoing mention encoding (web/lib/content.ts). */
 import { expect, test } from "bun:test";
-import { encodeMentions, mentionedUserIds, parseContent } from "../../web/lib/content.ts";
+import { encodeMentions, mentionedUserIds, parseContent, plainText } from "../../web/lib/content.ts";
 import { parseRich } from "../../web/lib/markdown.ts";
 import { LONG_MESSAGES } from "./long-messages.ts";
 import { show } from "./rich-markup.ts";
@@ -53,6 +53,12 @@ test("what is not a mention stays text", () => {
 
 test("mentionedUserIds lists the users a message mentions", () => {
   expect(mentionedUserIds(`<@${U}> <@&${R}> <#${C}>`)).toEqual([U]);
+});
+
+test("plainText, where images cannot be shown (a notification): custom emoji as :name:, mentions by name", () => {
+  const names = { user: (id: string) => (id === U ? "alice" : undefined), channel: (id: string) => (id === C ? "general" : undefined) };
+  expect(plainText(`<:party_parrot:${E}> and <a:spin:${E}> for <@${U}> in <#${C}>, <@&${R}> and @here`, names)).toBe(":party_parrot: and :spin: for @alice in #general, @role and @here");
+  expect(plainText(`<@${C}> https://example.com/a`)).toBe("@someone https://example.com/a");
 });
 
 test("parseRich: bold, italic, underline, strike, code and code blocks, around mentions", () => {

@@ -5,6 +5,7 @@ import type { ServerState } from "../state/server-state.ts";
 import { InviteDialog } from "./server-dialogs.tsx";
 import { LeaveServerDialog } from "./server-exit-dialogs.tsx";
 import { UserPanel } from "./user-panel.tsx";
+import { useSettingsFocus } from "./use-settings-focus.ts";
 import { Icon } from "./icons.tsx";
 import { rest, session } from "../state/app-state.ts";
 import { settingsAccess } from "../pages/settings/access.ts";
@@ -54,6 +55,7 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
   const [managing, setManaging] = useState<Managing | null>(null);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [menu, setMenu] = useState<{ at: MenuAt; channel: Channel } | null>(null);
+  const settingsLink = useSettingsFocus<HTMLAnchorElement>("server");
   const channels = state.channels.value;
   const categories = state.categories.value;
   const inVoice = state.voice.rooms.value;
@@ -165,7 +167,7 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
               Invite people
             </button>
             {canSettings && (
-              <a class="button small" href={`/servers/${server.id}/settings`}>
+              <a ref={settingsLink} class="button small" href={`/servers/${server.id}/settings`}>
                 Server settings
               </a>
             )}

@@ -3,6 +3,7 @@ import { useLocation } from "preact-iso/router";
 import { gateway, logOut, session, store } from "../state/app-state.ts";
 import { errorMessage } from "../lib/api-errors.ts";
 import { rememberSettingsReturn } from "../lib/settings-return.ts";
+import { useSettingsFocus } from "./use-settings-focus.ts";
 import type { PresenceStatus } from "../lib/wire-types.ts";
 import { Avatar, STATUS_LABELS } from "./avatar.tsx";
 import { ContextMenu, type MenuAt } from "./context-menu.tsx";
@@ -28,6 +29,7 @@ export function UserPanel() {
   const [leaving, setLeaving] = useState(false);
   const [editing, setEditing] = useState(false);
   const { route, url } = useLocation();
+  const settingsButton = useSettingsFocus<HTMLButtonElement>("user");
   const user = session.value?.user;
   const custom = useUnexpired(user?.custom_status);
   if (!user) return null;
@@ -74,6 +76,7 @@ export function UserPanel() {
         )}
       </div>
       <button
+        ref={settingsButton}
         type="button"
         class="tool"
         aria-label="User settings"

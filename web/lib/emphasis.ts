@@ -8,17 +8,19 @@
  * parsed again, and so is the text after it, each as a string of its own. Run as regular
  * expressions over what is left after every span, that costs quadratic time (an opener with no
  * closer makes the engine scan to the end from every opener, again for every span), so a crafted
- * 4,000-character message took tens of milliseconds. Here one pass per rule and segment tables
- * the next opener and the next closer from every position, and finding a rule's leftmost span in
- * any part of the segment is two look-ups: the closers a part offers do not depend on the opener,
- * so when the part's first opener has no closer after it, no later opener has one either.
+ * 4,000-character message took tens of milliseconds. Here each rule keeps its next opener and
+ * next closer as the whole segment sees them (`Marks`, found by forward scans that together read
+ * the segment once), and finding a rule's leftmost span in any part of the segment is two
+ * look-ups: the closers a part offers do not depend on the opener, so when the part's first
+ * opener has no closer after it, no later opener has one either.
  */
 import type { RichNode } from "./rich-node.ts";
 
 type Emphasis = "bold" | "italic" | "underline" | "strike" | "spoiler";
 
 interface Rule {
-  kinds: Emphasis[];
+  /** The node the span makes, and for `***` the one inside it. */
+  kinds: [Emphasis] | [Emphasis, Emphasis];
   marker: string;
   /** The marker's character (each marker repeats one). */
   code: number;
@@ -62,17 +64,6 @@ export interface Placeholders {
   tokens: RichNode[];
 }
 
-/**
- * One rule's marks in a segment, as the whole segment sees them: for each position, the first
- * opener (where a marker starts) and the first closer (the last character inside before a
- * marker) at or after it, or -1. Plain arrays: a typed array per segment costs Chromium an
- * allocation outside its heap, several times slower on a message with many segments.
- */
-interface Marks {
-  opens: number[];
-  closes: number[];
-}
-
 /** The index of the first value of an ascending list that is at least `from` (the length when none is). */
 function firstIndexFrom(list: number[], from: number): number {
   let low = 0;
@@ -88,6 +79,21 @@ function firstIndexFrom(list: number[], from: number): number {
 /** Whether `c` may stand first or last inside a span (NaN: past the end of the text). */
 function insideOk(rule: Rule, c: number): boolean {
   return !Number.isNaN(c) && (rule.spaceInside || !isSpace(c)) && c !== rule.barred;
+}
+
+/**
+ * Where the rule's first marker at or after `from` starts, or -1. A loop over the characters, not
+ * `indexOf`: the next marker is most often a few characters on, where the call itself costs
+ * Bun's engine more than the characters.
+ */
+function nextMarker(text: string, rule: Rule, from: number): number {
+  const length = rule.marker.length;
+  let run = 0;
+  for (let i = from; i < text.length; i++) {
+    if (text.charCodeAt(i) !== rule.code) run = 0;
+    else if (++run === length) return i - length + 1;
+  }
+  return -1;
 }
 
 /** Whether the rule's marker starts at `i`. */
@@ -109,68 +115,104 @@ function closesAround(text: string, rule: Rule, k: number, end: number): boolean
   return !rule.wordEdges || after === end || !isWord(text.charCodeAt(after));
 }
 
+/**
+ * One rule's marks in a segment, as the whole segment sees them: the first opener (where a
+ * marker starts) and the first closer (the last character inside before a marker) at or after a
+ * position. Found by scanning forward from where the question is asked, and the answer kept: the
+ * parse asks about positions that never go back (its parts go left to right, a span's inside
+ * after its opener, the rest after its closer), so a kept answer serves every later question up
+ * to it, and each scan starts past the last one's end; one rule's scans together read the
+ * segment at most once for openers and once for closers. A question about an earlier position
+ * scans again from there, so the answers never depend on that order, only the time does.
+ */
+class Marks {
+  /** No opener stands in [openFrom, openAt); openAt is one, or -1 when none stands from openFrom to the end. */
+  private openFrom = -1;
+  private openAt = -1;
+  private closeFrom = -1;
+  private closeAt = -1;
+
+  constructor(
+    private readonly text: string,
+    readonly rule: Rule,
+  ) {}
+
+  opener(from: number): number {
+    if (this.openFrom !== -1 && from >= this.openFrom && (this.openAt === -1 || this.openAt >= from)) return this.openAt;
+    const { text, rule } = this;
+    let i = nextMarker(text, rule, from);
+    while (i !== -1 && !opensAround(text, rule, i, 0)) i = nextMarker(text, rule, i + 1);
+    this.openFrom = from;
+    this.openAt = i;
+    return i;
+  }
+
+  closer(from: number): number {
+    if (this.closeFrom !== -1 && from >= this.closeFrom && (this.closeAt === -1 || this.closeAt >= from)) return this.closeAt;
+    const { text, rule } = this;
+    let marker = nextMarker(text, rule, from + 1);
+    while (marker !== -1 && !closesAround(text, rule, marker - 1, text.length)) marker = nextMarker(text, rule, marker + 1);
+    this.closeFrom = from;
+    this.closeAt = marker === -1 ? -1 : marker - 1;
+    return this.closeAt;
+  }
+}
+
 class Segment {
-  private readonly marks: (Marks | null)[];
+  /** The rules whose marker the segment holds, in the rules' order. */
+  private readonly marks: Marks[];
+  /** The last character inside the span `spanIn` found. */
+  private last = -1;
 
   constructor(
     private readonly text: string,
     private readonly placeholders: Placeholders,
   ) {
-    this.marks = RULES.map((rule) => (text.includes(rule.marker) ? this.listMarks(rule) : null));
-  }
-
-  /** One pass from the end; the run of marker characters at each position says where a marker stands. */
-  private listMarks(rule: Rule): Marks {
-    const { text } = this;
-    const n = text.length;
-    const opens = new Array<number>(n + 1).fill(-1);
-    const closes = new Array<number>(n + 1).fill(-1);
-    let runAfter = 0;
-    for (let p = n - 1; p >= 0; p--) {
-      const run = text.charCodeAt(p) === rule.code ? runAfter + 1 : 0;
-      opens[p] = run >= rule.marker.length && opensAround(text, rule, p, 0) ? p : opens[p + 1]!;
-      closes[p] = runAfter >= rule.marker.length && closesAround(text, rule, p, n) ? p : closes[p + 1]!;
-      runAfter = run;
-    }
-    return { opens, closes };
+    this.marks = RULES.filter((rule) => text.includes(rule.marker)).map((rule) => new Marks(text, rule));
   }
 
   /**
-   * The rule's leftmost span in [start, end): its opener and the last character inside. A part
-   * sees the segment's marks, except at its own edges: there an underscore's neighbour outside
-   * the part does not count, as it would not for a regular expression run on the part alone.
+   * The opener of the rule's leftmost span in [start, end), or -1; its last character inside goes
+   * to `last`. A part sees the segment's marks, except at its own edges: there an underscore's
+   * neighbour outside the part does not count, as it would not for a regular expression run on
+   * the part alone.
    */
-  private spanIn(rule: Rule, marks: Marks, start: number, end: number): { open: number; last: number } | null {
-    let open = marks.opens[start]!;
+  private spanIn(rule: Rule, marks: Marks, start: number, end: number): number {
+    let open = marks.opener(start);
     if (rule.wordEdges && open !== start && markerAt(this.text, rule, start) && opensAround(this.text, rule, start, start)) open = start;
-    if (open === -1) return null;
+    if (open === -1) return -1;
     const from = open + rule.marker.length;
-    let last = from < end ? marks.closes[from]! : -1;
+    let last = from < end ? marks.closer(from) : -1;
     if (last !== -1 && last + 1 + rule.marker.length > end) last = -1;
     if (last === -1 && rule.wordEdges) {
       const atEnd = end - 1 - rule.marker.length;
       if (atEnd >= from && markerAt(this.text, rule, atEnd + 1) && closesAround(this.text, rule, atEnd, end)) last = atEnd;
     }
-    return last === -1 ? null : { open, last };
+    this.last = last;
+    return last === -1 ? -1 : open;
   }
 
   /** The nodes of [start, end), appended to `out`. */
   parse(start: number, end: number, out: RichNode[]): void {
     while (start < end) {
-      let best: { rule: Rule; open: number; last: number } | null = null;
-      for (let r = 0; r < RULES.length; r++) {
-        const marks = this.marks[r];
-        if (!marks) continue;
-        const span = this.spanIn(RULES[r]!, marks, start, end);
-        if (span && (best === null || span.open < best.open)) best = { rule: RULES[r]!, open: span.open, last: span.last };
+      let rule: Rule | null = null;
+      let open = -1;
+      let last = -1;
+      for (const marks of this.marks) {
+        const at = this.spanIn(marks.rule, marks, start, end);
+        if (at !== -1 && (rule === null || at < open)) {
+          rule = marks.rule;
+          open = at;
+          last = this.last;
+        }
       }
-      if (!best) break;
-      this.plain(start, best.open, out);
-      let children: RichNode[] = [];
-      this.parse(best.open + best.rule.marker.length, best.last + 1, children);
-      for (let k = best.rule.kinds.length - 1; k >= 0; k--) children = [{ kind: best.rule.kinds[k]!, children }];
-      out.push(children[0]!);
-      start = best.last + 1 + best.rule.marker.length;
+      if (!rule) break;
+      this.plain(start, open, out);
+      const children: RichNode[] = [];
+      this.parse(open + rule.marker.length, last + 1, children);
+      const inner = rule.kinds[1];
+      out.push(inner ? { kind: rule.kinds[0], children: [{ kind: inner, children }] } : { kind: rule.kinds[0], children });
+      start = last + 1 + rule.marker.length;
     }
     this.plain(start, end, out);
   }

@@ -1,6 +1,7 @@
 /**
  * Where "Close" (or Escape) in the user settings goes back to: the page the reader opened them
- * from, kept for the tab (sessionStorage) so moving between sections or reloading keeps it.
+ * from, kept for the tab (sessionStorage) so moving between sections or reloading keeps it; and
+ * the focus, which goes back to the "User settings" button as it shows again.
  */
 const KEY = "hearth.settings-return";
 const HOME = "/channels/@me";
@@ -21,4 +22,18 @@ export function settingsReturn(): string {
   } catch {
     return HOME;
   }
+}
+
+/** Which settings were just closed, for the control that opened them to take the focus back once. */
+export type SettingsKind = "user" | "server";
+let focusBack: SettingsKind | null = null;
+
+export function settingsClosed(kind: SettingsKind): void {
+  focusBack = kind;
+}
+
+export function takeSettingsFocus(kind: SettingsKind): boolean {
+  if (focusBack !== kind) return false;
+  focusBack = null;
+  return true;
 }

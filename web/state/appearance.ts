@@ -1,6 +1,6 @@
 /**
  * How the app looks on this device (User settings > Appearance): the theme (dark, light, or the
- * system's) and compact message display, kept in localStorage (per device, not per account) and
+ * system's, which is what a device that never chose shows) and compact message display, kept in localStorage (per device, not per account) and
  * applied as data attributes on <html>: `data-theme="dark|light"` (the system's choice resolved,
  * and followed while the page is open) and `data-compact` (./appearance.css).
  */
@@ -14,7 +14,8 @@ const THEME_KEY = "hearth.theme";
 const COMPACT_KEY = "hearth.compact";
 
 const storedTheme = stored(THEME_KEY);
-export const theme = signal<Theme>(storedTheme === "light" || storedTheme === "system" ? storedTheme : "dark");
+/** Until the person chooses, the page follows the system's `prefers-color-scheme`. */
+export const theme = signal<Theme>(storedTheme === "dark" || storedTheme === "light" ? storedTheme : "system");
 export const compact = signal(stored(COMPACT_KEY) === "1");
 
 const lightQuery = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: light)") : null;

@@ -59,6 +59,14 @@ test("the composer's Emoji picker: search, pick, send; categories, skin tone, re
   const ownerPage = await open(owner, path);
   const memberPage = await open(member, path);
   const box = composerBox(ownerPage);
+  const scripts: string[] = [];
+  ownerPage.on("request", (request) => {
+    if (request.resourceType() === "script") scripts.push(new URL(request.url()).pathname);
+  });
+  // The emoji data is a chunk of its own, fetched when the picker first opens.
+  const isEmojiSet = (path: string) => /\/assets\/emoji-set-[^/]*\.js$/.test(path);
+  await Bun.sleep(300);
+  expect(scripts.some(isEmojiSet)).toBe(false);
 
   await ownerPage.getByRole("button", { name: "Emoji", exact: true }).click();
   const picker = ownerPage.getByRole("dialog", { name: "Emoji" });
@@ -72,6 +80,7 @@ test("the composer's Emoji picker: search, pick, send; categories, skin tone, re
   expect(await categories.getByRole("button", { name: "Recently used" }).count()).toBe(0);
   await picker.getByRole("region", { name: "Emoji Town" }).getByRole("button", { name: ":pizzaparty:" }).waitFor();
   await picker.getByRole("region", { name: "Smileys & Emotion" }).getByRole("button", { name: "grinning face", exact: true }).waitFor();
+  expect(scripts.filter(isEmojiSet).length).toBe(1);
   await insideWindow(ownerPage, "Emoji");
   expect(await seriousViolations(ownerPage)).toEqual([]);
   await suite.shot(ownerPage, "emoji-1-picker", { phone: true });

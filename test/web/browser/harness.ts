@@ -82,7 +82,8 @@ export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebS
   const contexts: BrowserContext[] = [];
 
   async function newContext(device: Device = "desktop"): Promise<BrowserContext> {
-    const context = await browser.newContext({ baseURL: server.url, ...DEVICES[device], locale: "en-US", timezoneId: "UTC" });
+    // A system set to dark: the app follows it until a person chooses (a test that needs light emulates it).
+    const context = await browser.newContext({ baseURL: server.url, ...DEVICES[device], locale: "en-US", timezoneId: "UTC", colorScheme: "dark" });
     if (options.initScript) await context.addInitScript(options.initScript);
     contexts.push(context);
     return context;

@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => suite.stop());
 
-test("Ctrl+K finds a channel of another server by name and opens it; Escape closes and focus returns; # narrows to channels", async () => {
+test("Ctrl+K (and Cmd+K) finds a channel of another server by name and opens it; Escape closes and focus returns; # narrows to channels", async () => {
   const { page } = await suite.person({ user: reader, path: `/channels/${serverId}/${generalId}` });
   const composer = page.getByRole("textbox", { name: /^Message/ });
   await composer.click();
@@ -66,6 +66,12 @@ test("Ctrl+K finds a channel of another server by name and opens it; Escape clos
   await eventually(async () => expect(await dialog.count()).toBe(0));
   expect(new URL(page.url()).pathname).toBe(`/channels/${otherServerId}/${roadmapId}`);
   expect(await isFocused(page.getByRole("textbox", { name: /^Message/ }))).toBe(true);
+
+  // Cmd+K, as on macOS, opens it too.
+  await page.keyboard.press("Meta+k");
+  await field.waitFor();
+  await page.keyboard.press("Escape");
+  await eventually(async () => expect(await dialog.count()).toBe(0));
 });
 
 test("the switcher finds a DM by the other person's name and a server by its name, with the arrow keys", async () => {
@@ -111,12 +117,59 @@ test("Alt+Down and Alt+Up move between the server's channels in list order; Esca
   await eventually(async () => expect(await pins.count()).toBe(0));
   expect(await isFocused(pinsButton)).toBe(true);
 
+  // Server settings opened from the channel list: Escape goes back, the focus on the link that opened them.
+  const serverSettings = page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("link", { name: "Server settings" });
+  await serverSettings.click();
+  await page.getByRole("navigation", { name: "Server settings" }).waitFor();
+  await page.keyboard.press("Escape");
+  await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
+  await eventually(async () => expect(await isFocused(serverSettings)).toBe(true));
+  // Opened by its address, Escape still goes back to the server.
   await page.goto(`/servers/${serverId}/settings/overview`);
   await page.getByRole("navigation", { name: "Server settings" }).waitFor();
   await page.keyboard.press("Escape");
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
-  await page.getByRole("button", { name: "User settings" }).click();
+  const userSettings = page.getByRole("button", { name: "User settings" });
+  await userSettings.click();
   await page.getByRole("navigation", { name: "User settings" }).waitFor();
   await page.keyboard.press("Escape");
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
+  // The focus is back on the button that opened them.
+  await eventually(async () => expect(await isFocused(userSettings)).toBe(true));
+  // And stays there: the conversation shown again does not take it for its composer.
+  await Bun.sleep(300);
+  expect(await isFocused(userSettings)).toBe(true);
+});
+
+test("the focus is visible on every control Tab reaches in the chat view: an outline, or a field's focus border", async () => {
+  const { page } = await suite.person({ user: reader, path: `/channels/${serverId}/${generalId}` });
+  await page.getByRole("textbox", { name: /^Message/ }).waitFor();
+  await page.locator("body").click({ position: { x: 1, y: 1 } });
+  const unseen: string[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press("Tab");
+    // A string: this file is compiled without the DOM's types.
+    const focus = (await page.evaluate(`(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return null;
+      // The theme's focus colour, resolved (a probe styled through the CSSOM: the CSP refuses style attributes).
+      const probe = document.body.appendChild(document.createElement("i"));
+      probe.style.color = "var(--focus)";
+      const focusColour = getComputedStyle(probe).color;
+      probe.remove();
+      const style = getComputedStyle(el);
+      const outline = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0;
+      // Text fields draw the focus as their border, the composer's box as its row's ring.
+      const border = style.borderTopColor === focusColour && parseFloat(style.borderTopWidth) > 0;
+      const row = el.closest(".composer-row");
+      const ring = row !== null && getComputedStyle(row).boxShadow.includes(focusColour);
+      return { what: el.tagName.toLowerCase() + " " + (el.getAttribute("aria-label") || el.textContent || "").trim().slice(0, 40), shown: outline || border || ring };
+    })()`)) as { what: string; shown: boolean } | null;
+    if (!focus) continue;
+    seen.add(focus.what);
+    if (!focus.shown) unseen.push(focus.what);
+  }
+  expect(seen.size).toBeGreaterThan(10);
+  expect(unseen).toEqual([]);
 });

@@ -72,7 +72,7 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   const composer = await page.locator(".composer").evaluate((el) => el.getBoundingClientRect().width);
   expect(composer).toBeGreaterThanOrEqual(370);
   expect((await box(page, page.getByRole("textbox", { name: "Message #general", exact: true }))).width).toBeGreaterThanOrEqual(200);
-  for (const control of [opener(page), page.getByRole("button", { name: "Show members" }), page.getByRole("button", { name: "Pinned messages" }), page.getByRole("button", { name: "Send" }), page.getByRole("button", { name: "Attach files" })]) {
+  for (const control of [opener(page), page.getByRole("button", { name: "Show members" }), page.getByRole("button", { name: "Pinned messages" }), page.getByRole("button", { name: "Send" }), page.getByRole("button", { name: "Attach files" }), page.getByRole("button", { name: "Emoji", exact: true })]) {
     const b = await box(page, control);
     expect(Math.min(b.width, b.height)).toBeGreaterThanOrEqual(44);
   }
@@ -223,6 +223,15 @@ test("a tablet (768x1024, touch): the rails beside the conversation, the member 
   await showMembers.tap();
   await members(page).waitFor({ state: "detached" });
   expect(await showMembers.getAttribute("aria-expanded")).toBe("false");
+  // Still a toggle just under 1,200 px; from 1,200 the list is always shown.
+  await page.setViewportSize({ width: 1199, height: 1024 });
+  expect(await showMembers.getAttribute("aria-expanded")).toBe("false");
+  expect(await members(page).count()).toBe(0);
+  await page.setViewportSize({ width: 1200, height: 1024 });
+  await members(page).getByRole("button", { name: friend.username }).waitFor();
+  expect(await showMembers.count()).toBe(0);
+  await page.setViewportSize({ width: 768, height: 1024 });
+  await showMembers.waitFor();
 
   // Switching channel, sending and reacting by touch.
   await channels(page).getByRole("link", { name: "random" }).tap();

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createServer } from "../../helpers/community.ts";
+import { seriousViolations } from "./axe.ts";
 import { eventually, isFocused, messageWith, startWebSuite, type WebSuite } from "./harness.ts";
 
 let suite: WebSuite;
@@ -123,8 +124,11 @@ test("every markdown form, a spoiler revealed, a masked link's confirmation, a t
   expect(await code.textContent()).toBe("const answer: number = 42; // the answer");
   expect(scripts.some((path) => /\/assets\/highlight-[^/]*\.js$/.test(path))).toBe(true);
   await suite.shot(page, "markdown-revealed", { phone: true });
-  // The light theme sets the same variables: quotes, spoilers, timestamps and tokens stay legible.
+  // Every form's text passes axe (colour contrast included) in both themes: the light theme sets
+  // the same variables, so quotes, subtext, timestamps, links and the code's tokens stay legible.
+  expect(await seriousViolations(page)).toEqual([]);
   await page.evaluate("document.documentElement.dataset.theme = 'light'");
+  expect(await seriousViolations(page)).toEqual([]);
   await suite.shot(page, "markdown-light");
   await page.evaluate("document.documentElement.dataset.theme = 'dark'");
 });

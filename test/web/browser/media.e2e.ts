@@ -1,8 +1,8 @@
 /**
  * Media in messages (docs/web.md "Media"): chosen files show a thumbnail (images) or their icon,
- * name and size before sending, each removable; a pasted image is staged too; images open in the
- * viewer (named by the file name, arrow keys between the message's images, "Open original",
- * "Close", focus back on the image); video and audio play inline; the composer counts the
+ * name and size before sending, each removable; a pasted image is staged and sent too; images open
+ * in the viewer (a lazy chunk; named by the file name, arrow keys between the message's images,
+ * "Open original", "Close" and Escape, focus back on the image); video and audio play inline; the composer counts the
  * characters left near the limit and refuses a message over it before sending.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -47,9 +47,16 @@ test("staged files show thumbnails or icons and can be removed; the images open 
   await composer.press("Enter");
 
   const viewer = await suite.person({ user: reader, path });
+  const scripts: string[] = [];
+  viewer.page.on("request", (request) => {
+    if (request.resourceType() === "script") scripts.push(new URL(request.url()).pathname);
+  });
   const message = messageWith(viewer.page, "two colours");
   const red = message.getByRole("button", { name: "Open red.png" });
   await red.waitFor();
+  // The viewer is a chunk of its own, fetched when an image is first opened.
+  const isViewer = (path: string) => /\/assets\/image-viewer-[^/]*\.js$/.test(path);
+  expect(scripts.some(isViewer)).toBe(false);
   await red.click();
   let dialog = viewer.page.getByRole("dialog", { name: "red.png" });
   await dialog.waitFor();
@@ -62,12 +69,20 @@ test("staged files show thumbnails or icons and can be removed; the images open 
   await dialog.waitFor();
   await viewer.page.keyboard.press("ArrowLeft");
   await viewer.page.getByRole("dialog", { name: "red.png" }).waitFor();
+  expect(scripts.filter(isViewer).length).toBe(1);
   await viewer.page.getByRole("dialog", { name: "red.png" }).getByRole("button", { name: "Close" }).click();
   await eventually(async () => expect(await viewer.page.getByRole("dialog").count()).toBe(0));
   expect(await isFocused(red)).toBe(true);
+  // Escape closes it too, the focus back on the image that opened it.
+  const blue = message.getByRole("button", { name: "Open blue.png" });
+  await blue.press("Enter");
+  await viewer.page.getByRole("dialog", { name: "blue.png" }).waitFor();
+  await viewer.page.keyboard.press("Escape");
+  await eventually(async () => expect(await viewer.page.getByRole("dialog").count()).toBe(0));
+  expect(await isFocused(blue)).toBe(true);
 });
 
-test("video and audio attachments play inline; a pasted image is staged for sending", async () => {
+test("video and audio attachments play inline; a pasted image is staged, then uploaded with the message", async () => {
   // The first bytes of each format (an EBML header, an Ogg page), as a file's type is judged by them too.
   const files = [["clip.webm", "video/webm", [0x1a, 0x45, 0xdf, 0xa3, 0, 0, 0, 0]], ["tune.ogg", "audio/ogg", [0x4f, 0x67, 0x67, 0x53, 0, 2, 0, 0]]] as const;
   for (const [name, mime, bytes] of files) {
@@ -93,6 +108,13 @@ test("video and audio attachments play inline; a pasted image is staged for send
     document.activeElement.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
   })()`);
   await page.getByRole("list", { name: "Files to send" }).getByRole("button", { name: "Remove pasted.png" }).waitFor();
+  // Sent, it is uploaded with the message and shown in it.
+  await composer.fill("pasted in");
+  await composer.press("Enter");
+  await messageWith(page, "pasted in").getByRole("button", { name: "Open pasted.png" }).waitFor();
+  const stored = await suite.server.api("GET", `/api/v1/messages/${channelId}?limit=5`, { token: reader.token });
+  const sentPaste = (stored.body as { content: string; attachments: { original_name: string; mime_type: string }[] }[]).find((m) => m.content === "pasted in");
+  expect(sentPaste?.attachments.map((a) => `${a.original_name} ${a.mime_type}`)).toEqual(["pasted.png image/png"]);
 });
 
 test("near the limit the composer counts what is left; over it, it refuses before sending and says why", async () => {

@@ -31,7 +31,7 @@ test("through Caddy over HTTPS: the page loads, the gateway connects over WSS an
   await addMember(suite.server, serverId, member);
   const [general] = await suite.server.app.store.channels.listByServer(serverId);
 
-  const context = await suite.browser.newContext({ baseURL: caddy.url, ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 }, locale: "en-US", timezoneId: "UTC" });
+  const context = await suite.browser.newContext({ baseURL: caddy.url, ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 }, locale: "en-US", timezoneId: "UTC", colorScheme: "dark" });
   try {
     await context.addInitScript((value: string) => localStorage.setItem("hearth.session", value), JSON.stringify({ token: member.token, user: member.user }));
     const page = await context.newPage();

@@ -308,18 +308,25 @@ test("Appearance: dark, light or the system's theme and compact messages, kept o
   await openSettings(page, "Appearance");
   const root = page.locator("html");
   const themes = page.getByRole("group", { name: "Theme" });
-  expect(await themes.getByRole("radio", { name: "Dark" }).isChecked()).toBe(true);
+  const background = () => page.evaluate("getComputedStyle(document.body).backgroundColor");
+  // Before any choice the page follows the system (the suite's browsers are set to dark), and changes with it while open.
+  expect(await themes.getByRole("radio", { name: "Follow the system" }).isChecked()).toBe(true);
   expect(await root.getAttribute("data-theme")).toBe("dark");
+  await page.emulateMedia({ colorScheme: "light" });
+  await eventually(async () => expect(await root.getAttribute("data-theme")).toBe("light"));
+  expect(await background()).toBe("rgb(255, 255, 255)");
 
+  // A choice wins over the system: Dark on a light system, then Light on a dark one.
+  await themes.getByRole("radio", { name: "Dark" }).check();
+  expect(await root.getAttribute("data-theme")).toBe("dark");
+  await page.emulateMedia({ colorScheme: "dark" });
   await themes.getByRole("radio", { name: "Light" }).check();
   expect(await root.getAttribute("data-theme")).toBe("light");
-  const background = () => page.evaluate("getComputedStyle(document.body).backgroundColor");
   expect(await background()).toBe("rgb(255, 255, 255)");
   await suite.shot(page, "user-settings-7-appearance-light");
 
-  // Following the system: the page changes with it while open.
+  // Following the system again: the page changes with it while open.
   await themes.getByRole("radio", { name: "Follow the system" }).check();
-  await page.emulateMedia({ colorScheme: "dark" });
   await eventually(async () => expect(await root.getAttribute("data-theme")).toBe("dark"));
   await page.emulateMedia({ colorScheme: "light" });
   await eventually(async () => expect(await root.getAttribute("data-theme")).toBe("light"));
@@ -343,7 +350,7 @@ test("Appearance: dark, light or the system's theme and compact messages, kept o
   expect(await page.locator(".message-gutter .avatar").first().evaluate((el) => el.getBoundingClientRect().width)).toBe(24);
   await suite.shot(page, "user-settings-8-compact-light");
 
-  // Another device (a new browser) of the same account keeps its own: dark, not compact.
+  // Another device (a new browser) of the same account keeps its own: its system's dark, not compact.
   const other = await suite.person({ user: person });
   await accountPanel(other.page).getByText(person.username).waitFor();
   expect(await other.page.locator("html").getAttribute("data-theme")).toBe("dark");

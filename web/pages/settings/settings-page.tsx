@@ -8,6 +8,7 @@ import { useLocation, useRoute } from "preact-iso/router";
 import { Redirect } from "../../app.tsx";
 import { SectionTitle } from "../../components/section-title.tsx";
 import { useEscapeCloses } from "../../components/use-escape-closes.ts";
+import { settingsClosed } from "../../lib/settings-return.ts";
 import { session, store } from "../../state/app-state.ts";
 import { SECTIONS, settingsAccess, type SectionId } from "./access.ts";
 import type { SectionProps } from "./context.ts";
@@ -42,7 +43,10 @@ export function ServerSettingsPage() {
   const { route } = useLocation();
   const serverId = params.serverId ?? "";
   // Escape goes back to the server, as "Back to the server" does.
-  useEscapeCloses(() => route(`/channels/${serverId}`));
+  useEscapeCloses(() => {
+    settingsClosed("server");
+    route(`/channels/${serverId}`);
+  });
   const me = session.value!.user;
   const servers = store.servers.value;
   const server = servers?.find((s) => s.id === serverId);
@@ -83,7 +87,7 @@ export function ServerSettingsPage() {
         <p class="settings-server" title={server.name}>
           {server.name}
         </p>
-        <a class="settings-back" href={back} aria-keyshortcuts="Escape">
+        <a class="settings-back" href={back} aria-keyshortcuts="Escape" onClick={() => settingsClosed("server")}>
           ← Back to the server
         </a>
         {groups.map((group) => {

@@ -9,7 +9,7 @@ import { Redirect } from "../../app.tsx";
 import { SectionTitle } from "../../components/section-title.tsx";
 import { Icon } from "../../components/icons.tsx";
 import { useEscapeCloses } from "../../components/use-escape-closes.ts";
-import { settingsReturn } from "../../lib/settings-return.ts";
+import { settingsClosed, settingsReturn } from "../../lib/settings-return.ts";
 import { MyAccountSection } from "./my-account.tsx";
 import { ProfileSection } from "./profile.tsx";
 import { TwoFactorSection } from "./two-factor.tsx";
@@ -37,7 +37,10 @@ const SECTIONS: Section[] = [
 export function UserSettingsPage() {
   const { params } = useRoute();
   const { route } = useLocation();
-  const close = () => route(settingsReturn());
+  const close = () => {
+    settingsClosed("user");
+    route(settingsReturn());
+  };
   useEscapeCloses(close);
   const section = SECTIONS.find((s) => s.id === params.section);
   if (!params.section) return <Redirect to="/settings/account" />;
