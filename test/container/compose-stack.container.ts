@@ -18,6 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { io as connectClient } from "socket.io-client";
+import { freePort } from "../../scripts/pg-cluster.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const STANDINS = join(import.meta.dir, "standins");
@@ -38,14 +39,6 @@ function must(...args: string[]): string {
   return result.out;
 }
 const container = (service: string) => `${project}_${service}_1`;
-
-/** A free loopback port for Caddy's 443. */
-function freePort(): number {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
 
 interface Service {
   image?: string;

@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../../scripts/pg-cluster.ts";
 
 export const TURNSERVER = "/usr/bin/turnserver";
 export const coturnInstalled = existsSync(TURNSERVER);
@@ -23,14 +24,6 @@ export interface Coturn {
   /** What coturn logged so far (allocations name their user). */
   log(): string;
   stop(): Promise<void>;
-}
-
-/** A free loopback port (the kernel's choice for TCP, released for coturn to take; UDP on the same number). */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
 }
 
 export async function startCoturn(secret = `coturn-test-secret-${crypto.randomUUID()}`): Promise<Coturn> {

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import type { ServerOptions } from "socket.io";
+import { freePort } from "../../scripts/pg-cluster.ts";
 
 /** Debian's redis-server (apt-get install redis-server). */
 export const REDIS_SERVER = "/usr/bin/redis-server";
@@ -15,14 +16,6 @@ export interface RedisServer {
   /** A Socket.IO Redis streams adapter on this server, and the clients it uses (closed by `stop`). */
   adapter(): NonNullable<ServerOptions["adapter"]>;
   stop(): Promise<void>;
-}
-
-/** A free loopback port (the kernel's choice, released for the server to take). */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
 }
 
 /** A throwaway redis-server on 127.0.0.1, no persistence, in a temp dir. */
