@@ -4,6 +4,7 @@ import { pcmEventHeader, type AudioFrame } from "./frames.ts";
 import { bunWebsocketOf } from "../gateway/bun-engine-internals.ts";
 import { clientReaderOf, type ClientReader } from "../gateway/socket-io-internals.ts";
 import { rooms } from "../domain/shared/events.ts";
+import { servesSeveral } from "../http/listeners.ts";
 
 /**
  * The native audio forwarder (docs/audio.md, "Delivery, native path").
@@ -309,7 +310,7 @@ export class NativeAudioRelay {
       // A websocket's publish reaches its own Bun server's subscribers only: while a TLS reload's
       // previous listener still holds websockets (src/http/listeners.ts), every listener is published
       // to, the sender left out by unsubscribing it around the publish.
-      const several = (this.bunServer as { several?: boolean } | null)?.several === true;
+      const several = servesSeveral(this.bunServer);
       if (senderWs && several && this.bunServer) {
         if (self?.subscribed) senderWs.unsubscribe(topic);
         this.bunServer.publish(topic, header, false);

@@ -131,6 +131,8 @@ export class Listeners {
   }
 
   publish(topic: string, data: Parameters<BunServer["publish"]>[1], compress?: boolean): ServerWebSocketSendStatus {
+    // Every gateway broadcast comes here: with one listener (no reload pending), no array.
+    if (this.retired.size === 0) return this.current.publish(topic, data, compress);
     let sent = 0;
     for (const server of this.all()) sent += server.publish(topic, data, compress);
     return sent;
@@ -138,6 +140,7 @@ export class Listeners {
 
   /** Upgrades on the listener the request came in on: any other refuses it (returns false) and changes nothing. */
   upgrade(request: Request, options: { headers?: Bun.HeadersInit; data: unknown }): boolean {
+    if (this.retired.size === 0) return this.current.upgrade(request, options);
     for (const server of this.all()) if (server.upgrade(request, options)) return true;
     return false;
   }
@@ -171,4 +174,9 @@ export class Listeners {
       this.sweep = null;
     }
   }
+}
+
+/** Whether `server` is a Listeners set (asServer) that a reload's predecessor still shares. */
+export function servesSeveral(server: BunServer | null): boolean {
+  return server instanceof Listeners && server.several;
 }
