@@ -19,8 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { io as connectClient } from "socket.io-client";
 import { freePort } from "../../scripts/pg-cluster.ts";
+import { must, podman, ROOT } from "./podman.ts";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const STANDINS = join(import.meta.dir, "standins");
 const base = process.env.HEARTH_CONTAINER_BASE;
 const compose = Bun.which("podman-compose");
@@ -29,15 +29,6 @@ const hearthImage = `localhost/hearth:ci-stack-${process.pid}`;
 const standin = (service: string) => `localhost/hearth-ci-standin-${service}:bookworm`;
 const env = { ...process.env, HEARTH_DOMAIN: "localhost", POSTGRES_PASSWORD: crypto.getRandomValues(new Uint8Array(12)).reduce((s, b) => s + b.toString(16).padStart(2, "0"), "") };
 
-function podman(...args: string[]): { code: number; out: string } {
-  const result = Bun.spawnSync(["podman", ...args], { stdout: "pipe", stderr: "pipe", cwd: ROOT });
-  return { code: result.exitCode ?? 1, out: `${result.stdout.toString()}${result.stderr.toString()}`.trim() };
-}
-function must(...args: string[]): string {
-  const result = podman(...args);
-  if (result.code !== 0) throw new Error(`podman ${args.join(" ")}: ${result.code}\n${result.out}`);
-  return result.out;
-}
 const container = (service: string) => `${project}_${service}_1`;
 
 interface Service {

@@ -9,23 +9,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { must, podman, ROOT } from "./podman.ts";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const context = process.env.HEARTH_CONTAINER_CONTEXT;
 const base = process.env.HEARTH_CONTAINER_BASE;
 const tag = `localhost/hearth:ci-${process.pid}`;
 const volume = `hearth-ci-data-${process.pid}`;
 const made: string[] = [];
 
-function podman(...args: string[]): { code: number; out: string; err: string } {
-  const result = Bun.spawnSync(["podman", ...args], { stdout: "pipe", stderr: "pipe", cwd: ROOT });
-  return { code: result.exitCode ?? 1, out: result.stdout.toString(), err: result.stderr.toString() };
-}
-function must(...args: string[]): string {
-  const result = podman(...args);
-  if (result.code !== 0) throw new Error(`podman ${args.join(" ")}: ${result.code}\n${result.out}${result.err}`);
-  return result.out.trim();
-}
 
 /** Starts a container of the image on the volume, its port 3000 published on a free loopback port. */
 function run(name: string, ...extra: string[]): string {

@@ -12,22 +12,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { must, podman, ROOT } from "./podman.ts";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const base = process.env.HEARTH_CONTAINER_BASE;
 const SYSTEMD_IMAGE = "localhost/hearth-ci-systemd:bookworm";
 const tag = `localhost/hearth-ci-unit:${process.pid}`;
 const name = `hearth-ci-systemd-${process.pid}`;
 
-function podman(...args: string[]): { code: number; out: string } {
-  const result = Bun.spawnSync(["podman", ...args], { stdout: "pipe", stderr: "pipe", cwd: ROOT });
-  return { code: result.exitCode ?? 1, out: `${result.stdout.toString()}${result.stderr.toString()}`.trim() };
-}
-function must(...args: string[]): string {
-  const result = podman(...args);
-  if (result.code !== 0) throw new Error(`podman ${args.join(" ")}: ${result.code}\n${result.out}`);
-  return result.out;
-}
 const inside = (command: string) => must("exec", name, "sh", "-c", command);
 const show = (property: string) => inside(`systemctl show hearth -p ${property} --value`);
 
