@@ -14,6 +14,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { layoutSize, navOpen } from "../state/layout.ts";
 import { FOCUSABLE, trapTab } from "./dialog.tsx";
 import { Icon } from "./icons.tsx";
+import { connectionSummary } from "../voice/voice-bar.tsx";
 
 const OPENER_ID = "open-navigation";
 
@@ -80,9 +81,24 @@ export function NavOpener() {
     if (phone && performance.now() < focusReturnsUntil && document.activeElement === document.body) ref.current?.focus();
   }, [phone]);
   if (!phone) return null;
+  // The voice and call bars live in the drawer: while one is on, the opener says so (a dot, and
+  // its description), so a call is never out of mind behind a closed drawer.
+  const live = connectionSummary();
   return (
-    <button ref={ref} type="button" id={OPENER_ID} class="tool nav-opener" aria-label="Open navigation" aria-haspopup="dialog" aria-expanded={navOpen.value} onClick={() => (navOpen.value = true)}>
+    <button
+      ref={ref}
+      type="button"
+      id={OPENER_ID}
+      class={live ? "tool nav-opener live" : "tool nav-opener"}
+      aria-label="Open navigation"
+      aria-description={live ?? undefined}
+      title={live ?? undefined}
+      aria-haspopup="dialog"
+      aria-expanded={navOpen.value}
+      onClick={() => (navOpen.value = true)}
+    >
       <Icon name="menu" size={22} />
+      {live && <span class="live-dot" aria-hidden="true" />}
     </button>
   );
 }

@@ -6,7 +6,7 @@
 import { useEffect } from "preact/hooks";
 import { VoiceIcon } from "./voice-icons.tsx";
 import { CallBar } from "./call-ui.tsx";
-import { voice } from "./voice-state.ts";
+import { calls, voice } from "./voice-state.ts";
 
 /** The push-to-talk key, held anywhere but in a text field. */
 const TALK_KEY = "`";
@@ -73,6 +73,18 @@ function VoiceBar() {
       </button>
     </section>
   );
+}
+
+/**
+ * What the bars say in a word, for where they are out of sight (a phone's closed drawer):
+ * "Voice connected: Lounge", "In a call", or null when neither is on.
+ */
+export function connectionSummary(): string | null {
+  const call = calls.call.value;
+  if (call) return call.state === "connected" ? "In a call" : "Calling…";
+  const channel = voice.channel.value;
+  if (!channel || voice.status.value === "idle") return null;
+  return `${voice.status.value === "connected" ? "Voice connected" : voice.status.value === "reconnecting" ? "Reconnecting…" : "Connecting…"}: ${channel.name}`;
 }
 
 /** The voice channel and DM call bars, for the bottom of a sidebar. */

@@ -96,6 +96,8 @@ test("from the app to the portal: create an application by keyboard, see and cop
   expect(command).toBe(`npm install ${suite.server.url}/sdk/latest.tgz`);
   await sdk.getByRole("button", { name: "Copy command", exact: true }).click();
   await eventually(async () => expect(await clipboard(page)).toBe(command));
+  await sdk.scrollIntoViewIfNeeded();
+  await suite.shot(page, "developers-5b-sdk", { phone: true });
   const tarball = await fetch(command.replace("npm install ", ""));
   expect([tarball.status, tarball.headers.get("content-type")]).toEqual([200, "application/gzip"]);
 });

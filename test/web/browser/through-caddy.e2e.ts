@@ -59,7 +59,7 @@ test("through Caddy over HTTPS: the page loads, the gateway connects over WSS an
     await box.fill("Answered over WSS");
     await box.press("Enter");
     await messageWith(page, "Answered over WSS").waitFor();
-    await suite.shot(page, "through-caddy");
+    await suite.shot(page, "through-caddy", { phone: true });
   } finally {
     await context.close();
   }

@@ -128,6 +128,7 @@ describe("voice through TURN (coturn on loopback, relay only)", () => {
     await joinVoice(ben, serverId, channelId);
     await tile(ana.page, ben.username).waitFor();
     await heardThroughTurn([ana, ben], (other) => other.id, (d) => d.voice.peers);
+    await suite.shot(ana.page, "voice-turn-1-room", { phone: true });
   });
 
   test("a DM call goes through TURN too", async () => {
@@ -143,6 +144,12 @@ describe("voice through TURN (coturn on loopback, relay only)", () => {
     const ringing = callee.page.getByRole("alertdialog", { name: "Incoming call" });
     await ringing.getByRole("button", { name: "Answer" }).click();
     await heardThroughTurn([caller, callee], (other) => `call:${other.id}`, (d) => d.call.peers);
+    await suite.shot(callee.page, "voice-turn-2-call", { phone: true });
+    // On a phone the call's bar is in the closed drawer: its opener says the call is on.
+    await callee.page.setViewportSize({ width: 390, height: 844 });
+    const opener = callee.page.getByRole("button", { name: "Open navigation", exact: true });
+    await eventually(async () => expect(await opener.getAttribute("aria-description")).toBe("In a call"));
+    await callee.page.setViewportSize({ width: 1280, height: 800 });
   });
 
   test("coturn refuses an expired credential and one signed with another secret; a fresh one relays", async () => {
