@@ -9,14 +9,14 @@
  * owns), then `npm pack` of that folder. It is kept as DATA_DIR/sdk/hearth-sdk-<version>-<hash>.tgz,
  * the hash being of every input of the build (sdk/src, the build script, package.json, README,
  * LICENSE, tsconfig, the versions of Bun, TypeScript and the bundled WAV decoder): every
- * request re-reads those inputs, so an edited checkout gets a new tarball on the next request and an untouched one reuses the
+ * request stats those inputs (and hashes them again when a stat changed), so an edited checkout gets a new tarball on the next request and an untouched one reuses the
  * kept file across restarts (the first request after a change waits for the build, about a
  * second or two). Older kept tarballs are removed when a new one is made.
  *
  * This module is the one place the tarball is read. The single binary has no checkout: it
  * serves the tarball scripts/build-binary.ts packed the same way at compile time (src/embedded.ts).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { EMBEDDED } from "../embedded.ts";
@@ -47,10 +47,18 @@ function inputs(root: string): string[] {
   return [...fixed, ...walk(join(sdk, "src")), ...tools].map((path) => relative(root, path));
 }
 
-async function fingerprint(root: string): Promise<{ hash: string; version: string }> {
+/** Each input's path, size and modification time: what changes when one is written (web/build.ts's rule). */
+function statsOf(root: string, paths: string[]): string {
+  return paths.map((path) => {
+    const stat = statSync(join(root, path));
+    return `${path}:${stat.size}:${stat.mtimeMs}`;
+  }).join("|");
+}
+
+async function fingerprint(root: string, paths: string[]): Promise<{ hash: string; version: string }> {
   const hasher = new Bun.CryptoHasher("sha256").update(`bun ${Bun.version}\0`);
   let version = "";
-  for (const path of inputs(root)) {
+  for (const path of paths) {
     const content = await readFile(join(root, path));
     if (path === join("sdk", "package.json")) version = (JSON.parse(content.toString("utf8")) as { version: string }).version;
     hasher.update(path).update("\0").update(content).update("\0");
@@ -100,10 +108,16 @@ export interface SdkTarballs {
 export function sdkTarballs(dataDir: string, checkout = CHECKOUT): SdkTarballs {
   if (EMBEDDED && checkout === CHECKOUT) return embedded(EMBEDDED.sdk);
   let known: { hash: string; tarball: Promise<SdkTarball> } | null = null;
+  // A public route asks on every request: the inputs' contents are read and hashed again only
+  // when a stat of them differs from the last request's (a stat of each, not a read).
+  let seen: { stats: string; hash: string; version: string } | null = null;
   return {
     version: () => (JSON.parse(readFileSync(join(checkout, "sdk", "package.json"), "utf8")) as { version: string }).version,
     async current() {
-      const { hash, version } = await fingerprint(checkout);
+      const paths = inputs(checkout);
+      const stats = statsOf(checkout, paths);
+      if (seen?.stats !== stats) seen = { stats, ...(await fingerprint(checkout, paths)) };
+      const { hash, version } = seen;
       if (known?.hash === hash) return known.tarball;
       const tarball = build(checkout, dataDir, hash, version).then((bytes) => described(version, bytes));
       const entry = { hash, tarball };
