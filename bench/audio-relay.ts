@@ -33,6 +33,12 @@ import type { App } from "../src/app.ts";
 import { argOf, LineProcess, log, pct, register, startHearth, type Account, type Api } from "./fixture.ts";
 import { CAP_START, capacityFields, capacityRatio, capacitySearch, capacitySteps, cpuRatioAtCommonLoads, loadAverage, pinCores, ratioFields, ratioText, STEP_SECONDS, stepOf, watchLoop, watchMachine, type Path, type Step } from "./capacity-search.ts";
 
+/**
+ * Rooms as big as the bench needs: it measures the relay's fan-out of bots' PCM to listeners,
+ * which the peer-to-peer room caps (VOICE_MESH_MAX_*, docs/voice.md "Room sizes") do not govern.
+ */
+const RELAY_ROOMS = { meshCaps: { publishers: 1000, audience: 100_000 } };
+
 const SECONDS = Number(argOf("seconds", "2.5"));
 const RATES = argOf("rates", "50,200,800,3200").split(",").map(Number);
 const RECEIVERS = argOf("receivers", "10,50").split(",").map(Number);
@@ -235,7 +241,7 @@ async function runScenario(name: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
   const procs: Client[] = [];
   try {
-    const { app, api } = await startHearth(dir);
+    const { app, api } = await startHearth(dir, RELAY_ROOMS);
     const nUsers = 1 + ROOMS * (1 + LISTENERS) + 1;
     const roomNames = Array.from({ length: ROOMS }, (_, i) => `voice-${i}`);
     const { users, channels: rooms } = await voiceCommunity(app, api, nUsers, roomNames);
@@ -439,7 +445,7 @@ async function runCapacity(): Promise<void> {
   try {
     const maxN = Math.max(...CAP_RECEIVERS);
     const pinned = pinCores();
-    const { app, api } = await startHearth(dir);
+    const { app, api } = await startHearth(dir, RELAY_ROOMS);
     const { users, channels } = await voiceCommunity(app, api, maxN + CAP_SENDERS, ["voice"]);
     const sio = { proto: "sio", url: app.url, channelId: channels[0]! };
     const raw = startRawRelay();
@@ -523,7 +529,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "hearth-bench-audio-"));
 try {
   // ---- Hearth: users, a server, a voice channel ----
   const maxN = Math.max(...RECEIVERS);
-  const { app, api } = await startHearth(dataDir);
+  const { app, api } = await startHearth(dataDir, RELAY_ROOMS);
   const { users, owner, channels } = await voiceCommunity(app, api, maxN + 2, ["voice"]);
   const channelId = channels[0]!;
   const relay = nativeRelayFor({ nsp: app.io.of("/") })!;
