@@ -147,6 +147,17 @@ describe("presence", () => {
     socket.close();
   });
 
+  test("a status:set sent the moment a socket connects is what stays shown (the connect's own update comes first)", async () => {
+    const users = await Promise.all(Array.from({ length: 20 }, () => server.register()));
+    const sockets = await Promise.all(users.map((user) => server.connect(user.token)));
+    // No wait for the connect's presence update: the event races it on the server.
+    const acks = await Promise.all(sockets.map((socket) => socket.emitWithAck("status:set", { status: "dnd" })));
+    expect(acks).toEqual(users.map(() => ({ ok: true, status: "dnd" })));
+    await quietWindow(100);
+    expect(await Promise.all(users.map((user) => statusOf(user.token, user.id)))).toEqual(users.map(() => "dnd"));
+    for (const socket of sockets) socket.close();
+  });
+
   test("status:set without an ack callback still applies", async () => {
     const user = await server.register();
     const socket = await server.connect(user.token);

@@ -7,6 +7,7 @@ import { badRequest } from "../shared/errors.ts";
 import type { ConnectionCounts } from "../shared/shared-state.ts";
 import type { CustomStatus } from "../shared/shapes.ts";
 import { currentCustomStatus } from "./current-custom-status.ts";
+import { KeyedQueue } from "../shared/keyed-queue.ts";
 
 /** What `user:status` carries beside the status: a person's custom status, or a bot's custom activity. */
 type StatusExtras = { customStatus: string | null; customStatusEmoji?: string | null };
@@ -19,8 +20,12 @@ type StatusExtras = { customStatus: string | null; customStatusEmoji?: string | 
  * A person's announcement while shown (not offline) carries their custom status (text and emoji,
  * or null), so whoever sees them come online sees it too; a bot's carries its custom activity
  * only when it sets its presence (bots have no custom status: docs/users.md, "Custom status").
+ * A user's changes run one at a time on a node: each reads the row and writes what follows from
+ * it, so a `status:set` sent right after connecting is not overwritten by the connect's older read.
  */
 export class Presence {
+  private readonly perUser = new KeyedQueue();
+
   constructor(
     private readonly store: Store,
     private readonly bus: EventBus,
@@ -38,31 +43,37 @@ export class Presence {
     return (await this.connections.count(userId)) > 0;
   }
 
-  async socketConnected(userId: string): Promise<void> {
-    if ((await this.connections.connected(userId)) > 1) return;
-    const user = await this.store.users.findById(userId);
-    if (user) await this.show(user, user.preferred_status);
+  socketConnected(userId: string): Promise<void> {
+    return this.perUser.run(userId, async () => {
+      if ((await this.connections.connected(userId)) > 1) return;
+      const user = await this.store.users.findById(userId);
+      if (user) await this.show(user, user.preferred_status);
+    });
   }
 
-  async socketDisconnected(userId: string): Promise<void> {
-    // At zero the activity goes too: it must be sent again after reconnecting.
-    if ((await this.connections.disconnected(userId)) > 0) return;
-    await this.wentAway(userId);
+  socketDisconnected(userId: string): Promise<void> {
+    return this.perUser.run(userId, async () => {
+      // At zero the activity goes too: it must be sent again after reconnecting.
+      if ((await this.connections.disconnected(userId)) > 0) return;
+      const user = await this.store.users.findById(userId);
+      // A socket may have reconnected (on another node) while the lookup ran.
+      if (user && !(await this.isConnected(userId))) await this.show(user, "offline");
+    });
   }
 
-  private async recheck(userId: string): Promise<void> {
-    const user = await this.store.users.findById(userId);
-    if (user) await this.show(user, (await this.isConnected(userId)) ? user.preferred_status : "offline");
-  }
-
-  private async wentAway(userId: string): Promise<void> {
-    const user = await this.store.users.findById(userId);
-    // A socket may have reconnected while the lookup ran.
-    if (user && !(await this.isConnected(userId))) await this.show(user, "offline");
+  private recheck(userId: string): Promise<void> {
+    return this.perUser.run(userId, async () => {
+      const user = await this.store.users.findById(userId);
+      if (user) await this.show(user, (await this.isConnected(userId)) ? user.preferred_status : "offline");
+    });
   }
 
   /** `status:set`: remembers the choice and shows it while connected. */
-  async setStatus(userId: string, chosen: PresenceStatus): Promise<{ status: PresenceStatus }> {
+  setStatus(userId: string, chosen: PresenceStatus): Promise<{ status: PresenceStatus }> {
+    return this.perUser.run(userId, () => this.applyStatus(userId, chosen));
+  }
+
+  private async applyStatus(userId: string, chosen: PresenceStatus): Promise<{ status: PresenceStatus }> {
     const user = await this.store.users.findById(userId);
     if (!user) throw badRequest("Unknown user");
     const shown = (await this.isConnected(userId)) ? chosen : "offline";
@@ -77,7 +88,15 @@ export class Presence {
    * clears it; absent keeps it). Connected callers always announce `user:status`, with
    * `customStatus` (a custom activity's state, else its name; null otherwise).
    */
-  async setPresence(
+  setPresence(
+    userId: string,
+    chosen: PresenceStatus,
+    activity: Activity | null | undefined,
+  ): Promise<{ status: PresenceStatus; activity: Activity | null }> {
+    return this.perUser.run(userId, () => this.applyPresence(userId, chosen, activity));
+  }
+
+  private async applyPresence(
     userId: string,
     chosen: PresenceStatus,
     activity: Activity | null | undefined,
