@@ -347,7 +347,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // The API reference, built from the routes above on first request (docs/reference.md).
     .use(referenceRoutes(referenceDocuments((): readonly RegisteredRoute[] => http.routes)))
     // Last: every other GET is a page of the web app.
-    .use(webRoutes(log));
+    .use(webRoutes(log, { connect: domain.media?.urls ?? [] }));
 
   const { websocket, idleTimeout } = engine.handler();
   const trust = config.trustProxy === undefined ? undefined : compileTrust(config.trustProxy);
@@ -388,6 +388,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await domain.deletions.start();
   // Custom statuses due while the platform was down clear now; the next one arms this node's timer.
   await domain.customStatuses.start();
+  domain.media?.start();
 
   let stopping: Promise<void> | null = null;
   return {
@@ -426,6 +427,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         // A background delete ends after its current batch; the next start resumes it.
         await domain.deletions.stop();
         domain.customStatuses.stop();
+        domain.media?.stop();
         // Leaves the cluster: this node's connections are withdrawn, its Redis connections closed.
         await cluster?.stop();
         log.info("stop: left the cluster");

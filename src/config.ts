@@ -7,6 +7,7 @@ import { DEFAULT_CAPS, DEFAULT_LARGE_SERVER_MEMBERS, type ResourceCaps } from ".
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from "./domain/shared/image-dimensions.ts";
 import { DEFAULT_ICE_SETTINGS, type IceSettings } from "./domain/voice/ice-servers.ts";
 import { DEFAULT_MESH_CAPS, type MeshCaps } from "./domain/voice/mesh-caps.ts";
+import type { JanusSettings } from "./media/janus-settings.ts";
 import { DEFAULT_SOUNDBOARD_PLAY_RATE, type SoundboardPlayRate } from "./domain/voice/soundboard-play-rate.ts";
 import { DEFAULT_EVENT_LIMITS, DEFAULT_USER_RATE_FACTOR, parseRateLimit, type EventLimits, type RateLimit } from "./gateway/event-limits.ts";
 import { DEFAULT_REST_RATE_LIMITS, parseRestRateWindow, type RestRateLimits, type RestRateWindow } from "./http/rate-limit-families.ts";
@@ -127,6 +128,11 @@ export interface Config {
   ice: IceSettings;
   /** VOICE_MESH_MAX_PUBLISHERS and VOICE_MESH_MAX_AUDIENCE: how big a peer-to-peer voice room grows (docs/voice.md, "Room sizes"). */
   meshCaps: MeshCaps;
+  /**
+   * JANUS_URL, JANUS_ADMIN_URL, JANUS_SECRET: people's audio in voice rooms goes through Janus's
+   * VideoRoom (docs/voice.md, "Janus"); null: the peer-to-peer mesh, within `meshCaps`.
+   */
+  janus: JanusSettings | null;
   /**
    * REST requests per caller and route family per window (docs/operations.md, "Rate limits");
    * null: no REST rate limits (not settable from the environment; a bench compares both).
@@ -293,6 +299,9 @@ const EnvSchema = v.object({
   STUN_URLS: v.optional(iceUrls("STUN_URLS", /^stuns?:[^\s?,]+$/i, "stun:turn.example.org:3478")),
   TURN_TTL_SECONDS: v.optional(integerFrom("TURN_TTL_SECONDS", 60, 7 * 86_400), String(DEFAULT_ICE_SETTINGS.ttlSeconds)),
   ICE_TRANSPORT_POLICY: v.optional(v.picklist(["all", "relay"], "ICE_TRANSPORT_POLICY must be all or relay"), DEFAULT_ICE_SETTINGS.transportPolicy),
+  JANUS_URL: v.optional(iceUrls("JANUS_URL", /^wss?:\/\/[^\s,]+$/i, "wss://janus.example.org/janus")),
+  JANUS_ADMIN_URL: v.optional(iceUrls("JANUS_ADMIN_URL", /^https?:\/\/[^\s,]+$/i, "http://127.0.0.1:7088/admin")),
+  JANUS_SECRET: v.optional(v.pipe(v.string(), v.minLength(16, "JANUS_SECRET must be at least 16 characters (Janus's admin_secret)"))),
   VOICE_MESH_MAX_PUBLISHERS: v.optional(integerFrom("VOICE_MESH_MAX_PUBLISHERS", 2, 1000), String(DEFAULT_MESH_CAPS.publishers)),
   VOICE_MESH_MAX_AUDIENCE: v.optional(integerFrom("VOICE_MESH_MAX_AUDIENCE", 1, 100_000), String(DEFAULT_MESH_CAPS.audience)),
   TOKEN_LIFETIME: v.optional(v.pipe(v.string(), v.regex(/^\d+[smhdw]$/, "TOKEN_LIFETIME must look like 30d, 12h or 90m")), "30d"),
@@ -320,6 +329,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.TURN_URLS === undefined) !== (e.TURN_SECRET === undefined)) {
     throw new ConfigError(
       `Invalid configuration: ${e.TURN_URLS === undefined ? "TURN_SECRET is set without TURN_URLS" : "TURN_URLS is set without TURN_SECRET"}: set both (the TURN servers and coturn's static-auth-secret), or neither`,
+    );
+  }
+  const janusSet = [e.JANUS_URL, e.JANUS_ADMIN_URL, e.JANUS_SECRET].filter((value) => value !== undefined).length;
+  if (janusSet !== 0 && janusSet !== 3) {
+    throw new ConfigError(
+      "Invalid configuration: JANUS_URL, JANUS_ADMIN_URL and JANUS_SECRET go together (the Janus API browsers reach, its Admin API, and its admin_secret): set all three, or none",
+    );
+  }
+  if (e.JANUS_URL && e.JANUS_ADMIN_URL && e.JANUS_URL.length !== e.JANUS_ADMIN_URL.length) {
+    throw new ConfigError(
+      `Invalid configuration: JANUS_URL names ${e.JANUS_URL.length} Janus instances and JANUS_ADMIN_URL ${e.JANUS_ADMIN_URL.length}: one Admin API URL per instance, in the same order`,
     );
   }
   if (e.ICE_TRANSPORT_POLICY === "relay" && e.TURN_URLS === undefined) {
@@ -395,6 +415,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       transportPolicy: e.ICE_TRANSPORT_POLICY,
     },
     meshCaps: { publishers: e.VOICE_MESH_MAX_PUBLISHERS, audience: e.VOICE_MESH_MAX_AUDIENCE },
+    janus: e.JANUS_URL && e.JANUS_ADMIN_URL && e.JANUS_SECRET ? { urls: e.JANUS_URL, adminUrls: e.JANUS_ADMIN_URL, secret: e.JANUS_SECRET } : null,
     restRateLimits: {
       sends: e.REST_RATE_SENDS ?? DEFAULT_REST_RATE_LIMITS.sends,
       "user-sends": e.REST_RATE_USER_SENDS ?? DEFAULT_REST_RATE_LIMITS["user-sends"],

@@ -188,6 +188,22 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ICE_TRANSPORT_POLICY: "relay" })).toThrow("Invalid configuration: ICE_TRANSPORT_POLICY=relay needs TURN_URLS and TURN_SECRET");
   });
 
+  test("JANUS_URL, JANUS_ADMIN_URL, JANUS_SECRET: none by default (the mesh); all three together, one admin URL per instance", () => {
+    expect(loadConfig({}).janus).toBeNull();
+    const secret = "janus-admin-secret-0123456789";
+    expect(
+      loadConfig({ JANUS_URL: "wss://j1.example.org/janus, wss://j2.example.org/janus", JANUS_ADMIN_URL: "http://10.0.0.7:7088/admin,http://10.0.0.8:7088/admin", JANUS_SECRET: secret }).janus,
+    ).toEqual({ urls: ["wss://j1.example.org/janus", "wss://j2.example.org/janus"], adminUrls: ["http://10.0.0.7:7088/admin", "http://10.0.0.8:7088/admin"], secret });
+    expect(() => loadConfig({ JANUS_URL: "wss://j1.example.org/janus" })).toThrow("Invalid configuration: JANUS_URL, JANUS_ADMIN_URL and JANUS_SECRET go together");
+    expect(() => loadConfig({ JANUS_URL: "wss://j1.example.org/janus", JANUS_SECRET: secret })).toThrow("go together");
+    expect(() => loadConfig({ JANUS_URL: "wss://a/janus,wss://b/janus", JANUS_ADMIN_URL: "http://a:7088/admin", JANUS_SECRET: secret })).toThrow(
+      "Invalid configuration: JANUS_URL names 2 Janus instances and JANUS_ADMIN_URL 1",
+    );
+    expect(() => loadConfig({ JANUS_URL: "https://a/janus", JANUS_ADMIN_URL: "http://a:7088/admin", JANUS_SECRET: secret })).toThrow("JANUS_URL must be a comma-separated list of URLs like wss://");
+    expect(() => loadConfig({ JANUS_URL: "wss://a/janus", JANUS_ADMIN_URL: "ws://a:7188", JANUS_SECRET: secret })).toThrow("JANUS_ADMIN_URL must be a comma-separated list of URLs like http://");
+    expect(() => loadConfig({ JANUS_URL: "wss://a/janus", JANUS_ADMIN_URL: "http://a:7088/admin", JANUS_SECRET: "short" })).toThrow("JANUS_SECRET must be at least 16 characters");
+  });
+
   test("VOICE_MESH_MAX_PUBLISHERS 8 and VOICE_MESH_MAX_AUDIENCE 16 by default, each settable", () => {
     expect(loadConfig({}).meshCaps).toEqual({ publishers: 8, audience: 16 });
     expect(loadConfig({ VOICE_MESH_MAX_PUBLISHERS: "4", VOICE_MESH_MAX_AUDIENCE: "40" }).meshCaps).toEqual({ publishers: 4, audience: 40 });

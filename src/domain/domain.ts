@@ -4,6 +4,7 @@
  * one line below (and its route plugin and one line in src/app.ts; docs/architecture.md).
  */
 import type { Logger } from "../log.ts";
+import { JanusRooms } from "../media/janus-rooms.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../store/store.ts";
 import { Access } from "./access/access.ts";
@@ -138,6 +139,8 @@ export function createDomain(deps: DomainDeps) {
   // deleted channel takes members out of voice (LiveStateListener, given to the community).
   // Who is in each room reaches everyone who can see its channel (VoiceOccupants).
   const voiceOccupants = new VoiceOccupants(deps.voiceRooms, store, access, members, deps.voiceStates ?? localVoiceStates(), deps.log);
+  // With JANUS_URL set, people's audio in voice rooms goes through Janus (docs/voice.md, "Janus").
+  const media = config.janus ? new JanusRooms(config.janus, deps.log) : null;
   const voice = new Voice(
     deps.voiceRooms,
     store,
@@ -147,6 +150,7 @@ export function createDomain(deps: DomainDeps) {
     voiceOccupants,
     deps.voiceHomes ? { ...deps.voiceHomes, joined: signalVoiceJoined(shared) } : ONE_NODE,
     config.meshCaps,
+    media,
   );
   // Server and channel deletes, and a ban's recent messages, finish in the background in batches.
   const deletions = new Deletions(store, uploads, bus, deps.log, shared, { ...DELETION_DEFAULTS, batchRows: config.deleteBatchRows });
@@ -207,6 +211,8 @@ export function createDomain(deps: DomainDeps) {
     interactions: new Interactions(store, access, messages, bus),
     // voice
     voice,
+    /** Janus's rooms when JANUS_URL is set (its health checks start and stop with the app). */
+    media,
     voiceOccupants,
     soundboard: new Soundboard(store, access, audit, uploads, bus, voice, shared, config.soundboardPlayRate),
     // public facts about the instance

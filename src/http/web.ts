@@ -12,17 +12,18 @@ const NOT_APP_PAGES = /^\/(api|uploads|socket\.io)(\/|$)|\.[^/]*$/;
 
 /**
  * The page's policy: everything from this origin; images also from the http(s) URLs that bots
- * and webhooks put in embeds; no framing, no plugins.
+ * and webhooks put in embeds; connections also to the configured Janus instances (JANUS_URL)
+ * and nowhere else; no framing, no plugins.
  */
-const PAGE_HEADERS = {
+const pageHeaders = (connect: readonly string[]) => ({
   "content-type": "text/html; charset=utf-8",
   "cache-control": "no-cache",
   "x-content-type-options": "nosniff",
   "referrer-policy": "same-origin",
   "content-security-policy":
     "default-src 'self'; img-src 'self' data: blob: http: https:; media-src 'self' blob:; " +
-    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
-};
+    `connect-src ${["'self'", ...connect].join(" ")}; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'`,
+});
 
 /** A path with broken percent-encoding (`/%zz`) is no page of the app. */
 function decodes(path: string): boolean {
@@ -54,7 +55,8 @@ function embeddedBuild(web: EmbeddedFiles["web"]): WebBuild {
  * it serves the build it was compiled with (src/embedded.ts). Every other GET (not an API,
  * upload, gateway or file path) is a page of the app: its router decides what to show.
  */
-export function webRoutes(log: Logger) {
+export function webRoutes(log: Logger, policy: { connect: readonly string[] } = { connect: [] }) {
+  const headers = pageHeaders(policy.connect);
   let current: WebBuild | null = null;
   let building: Promise<WebBuild> | null = null;
 
@@ -77,7 +79,7 @@ export function webRoutes(log: Logger) {
   const page = async ({ request }: { request: Request }) => {
     const path = new URL(request.url).pathname;
     if (NOT_APP_PAGES.test(path) || !decodes(path)) return notFound();
-    return new Response((await latest()).html, { headers: PAGE_HEADERS });
+    return new Response((await latest()).html, { headers });
   };
 
   return new Elysia()

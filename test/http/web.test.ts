@@ -32,6 +32,20 @@ test("the app's pages are its HTML entry, built by Bun, with a strict content se
   }
 });
 
+test("connect-src is the page's origin only; with Janus configured, its instances too and nothing else", async () => {
+  expect((await page("/")).headers.get("content-security-policy")).toContain("connect-src 'self';");
+  const urls = ["wss://j1.example.org/janus", "ws://10.0.0.8:8188"];
+  // Nothing here reaches these instances: the policy is the server's configuration, read at start.
+  const withJanus = await startServer({ janus: { urls, adminUrls: ["http://127.0.0.1:9/admin", "http://127.0.0.1:9/admin"], secret: "janus-admin-secret-0123456789" } });
+  try {
+    const res = await fetch(withJanus.url + "/channels/@me");
+    expect(res.headers.get("content-security-policy")).toContain(`connect-src 'self' ${urls.join(" ")};`);
+    await res.text();
+  } finally {
+    await withJanus.stop();
+  }
+});
+
 test("assets are served by hashed name, gzipped when accepted, cached for good; an unknown one is a JSON 404", async () => {
   const html = (await page("/")).text;
   const script = /src="(\/assets\/[\w-]+\.js)"/.exec(html)![1]!;

@@ -17,6 +17,7 @@ import type { AudioEngine } from "../audio/audio-engine.ts";
 import { Microphone } from "./microphone.ts";
 import type { IceConfiguration } from "./ice-servers.ts";
 import { PeerMesh, type Signal } from "./peer-mesh.ts";
+import { JanusRoom, type MediaGrant } from "./janus-room.ts";
 import { applyRoomEvent, listeningBots, maySpeak, ROOM_EVENTS, transmitting, type RoomEvent, type TalkMode } from "./room.ts";
 import type { MeetingRole, SoundboardPlayed, VoiceParticipant } from "./types.ts";
 
@@ -58,6 +59,10 @@ export class VoiceSession {
     }),
   );
   private mesh: PeerMesh;
+  /** With a media server (the server sent `voice:media`): people's voices through Janus instead of the mesh. */
+  private janus: JanusRoom | null = null;
+  /** The last grant the server sent, until the page is connected to its room. */
+  private grant: MediaGrant | null = null;
   private speakingSent = false;
 
   constructor(
@@ -88,6 +93,11 @@ export class VoiceSession {
     effect(() => {
       const me = this.me.value;
       this.engine.setDeafened(Boolean(me && (me.deafened || me.serverDeafened)));
+    });
+    // Through Janus a meeting's audience sends nothing at all (the server's moderation holds back the rest).
+    effect(() => {
+      const me = this.me.value;
+      this.janus?.setPublishing(Boolean(me && me.meetingRole !== "audience"));
     });
     // A lost connection takes the socket out of voice on the server: joined again once it is back, unless it is gone for good.
     const lost = () => {
@@ -152,14 +162,54 @@ export class VoiceSession {
     });
     this.connectPeople();
     const track = await this.mic.open(this.engine);
-    if (this.channel.value === channel) this.mesh.setTrack(track);
+    if (this.channel.value === channel) this.setTrack(track);
+  }
+
+  private setTrack(track: MediaStreamTrack | null): void {
+    this.mesh.setTrack(track);
+    this.janus?.setTrack(track);
+  }
+
+  /** Out of the people's media: the mesh's connections, or the Janus room. */
+  private closeMedia(): void {
+    this.mesh.close();
+    this.mesh = this.newMesh();
+    this.janus?.close();
+    this.janus = null;
+  }
+
+  /** Into the room's media through Janus, with the grant the server sent for this channel. */
+  private startJanus(): void {
+    const grant = this.grant;
+    const channel = this.channel.peek();
+    if (!grant || !channel || grant.channelId !== channel.id || this.status.peek() !== "connected") return;
+    this.grant = null;
+    this.janus?.close();
+    const room = new JanusRoom(grant, {
+      onStream: (feed, stream) => {
+        const person = this.participants.value.find((p) => p.socketId === feed);
+        if (person) this.engine.attachStream(person.userId, stream);
+      },
+      onLost: () => {
+        if (this.janus === room) this.roomLost();
+      },
+      configuration: () => this.ice.current(),
+    });
+    this.janus = room;
+    const me = this.me.peek();
+    room.setPublishing(Boolean(me && me.meetingRole !== "audience"));
+    room.setTrack(this.mic.track);
+    room.start().catch((error: Error) => {
+      if (this.janus !== room) return;
+      console.warn("voice: Janus", error);
+      this.roomLost();
+    });
   }
 
   /** Out of the room without leaving: "Reconnecting…", the people's connections dropped, the microphone kept. */
   private roomLost(): void {
     if (this.status.peek() === "idle" || this.status.peek() === "reconnecting") return;
-    this.mesh.close();
-    this.mesh = this.newMesh();
+    this.closeMedia();
     for (const id of this.engine.speakerIds()) this.engine.detach(id);
     this.speakingSent = false;
     batch(() => {
@@ -194,7 +244,7 @@ export class VoiceSession {
           this.status.value = "connected";
         });
         this.connectPeople();
-        this.mesh.setTrack(this.mic.track);
+        this.setTrack(this.mic.track);
         return;
       }
     } finally {
@@ -207,6 +257,7 @@ export class VoiceSession {
    * may be is the server's to decide (its mesh caps, docs/voice.md "Room sizes"), not the page's.
    */
   private connectPeople(): void {
+    if (this.grant) return this.startJanus();
     const people = this.participants.value.filter((p) => !p.isBot && p.userId !== this.userId());
     for (const person of people) this.mesh.connect(person.socketId);
   }
@@ -233,8 +284,8 @@ export class VoiceSession {
       this.status.value = "idle";
       this.talkHeld.value = false;
     });
-    this.mesh.close();
-    this.mesh = this.newMesh();
+    this.grant = null;
+    this.closeMedia();
     this.mic.close();
     this.engine.stop();
   }
@@ -313,6 +364,12 @@ export class VoiceSession {
         if (type === "voice:user-left") this.forget(payload.socketId);
       });
     }
+    on("voice:media", (grant) => {
+      if (this.status.value === "idle") return;
+      this.grant = grant as MediaGrant;
+      // Sent after the page is in the room (a move, a join again): connect now; else once the join is answered.
+      if (this.status.value === "connected" && !this.janus) this.startJanus();
+    });
     on("voice:signal", (p) => {
       if (this.status.value !== "connected" || typeof p.from !== "string") return;
       this.mesh.receive(p.from, { description: p.description, candidate: p.candidate } as Signal);
@@ -355,8 +412,7 @@ export class VoiceSession {
     if (!from) return;
     const me = this.me.value;
     const target = this.channelInfo(from.serverId, channelId) ?? { id: channelId, serverId: from.serverId, name: "another channel", meeting: false };
-    this.mesh.close();
-    this.mesh = this.newMesh();
+    this.closeMedia();
     for (const id of this.engine.speakerIds()) this.engine.detach(id);
     batch(() => {
       this.channel.value = target;
@@ -373,7 +429,7 @@ export class VoiceSession {
       this.status.value = "connected";
     });
     this.connectPeople();
-    this.mesh.setTrack(this.mic.track);
+    this.setTrack(this.mic.track);
     // The server starts the moved socket's own flags afresh; keep the reader's choices.
     if (me && (me.muted || me.deafened) && !target.meeting) await this.request("voice:state", { muted: me.muted, deafened: me.deafened });
   }
@@ -385,7 +441,8 @@ export class VoiceSession {
       channelId: this.channel.value?.id ?? null,
       mic: { state: this.mic.state.value, level: this.mic.level.value, voiceDetected: this.mic.voiceDetected.value, framesSent: this.mic.framesSent },
       transmitting: this.transmitting.value,
-      peers: this.mesh.states(),
+      peers: { ...this.mesh.states(), ...(this.janus?.states() ?? {}) },
+      media: this.janus ? "janus" : "mesh",
       audio: this.engine.diagnostics(),
     };
   }

@@ -8,7 +8,7 @@ export const GENERATED_FROM = {
   },
   "asyncapi": {
     "version": "0.1.0",
-    "sha256": "9d19d57e2e94481bf1472a2b78cd7d7d86c72d999c4f4a7dfbd73a8ab077e426"
+    "sha256": "e6cea6e7d4186e1115a65d856ef604eb66e6ef2d050b6d77ade00b6f1ea5f9d7"
   }
 } as const;
 

@@ -305,6 +305,15 @@ export interface ServerEvents {
   "voice:error": {
     error: string;
   };
+  /** Sent to the socket that joined (or joined its room again). */
+  "voice:media": {
+    channelId: string;
+    server: "janus";
+    url: string;
+    room: string;
+    token: string;
+    id: string;
+  };
   /** Sent to `voice:<channelId>`, except the sender (docs/audio.md). */
   "bot:audio-data": {
     pcm: S.Binary;
@@ -427,6 +436,7 @@ export const SERVER_EVENTS = {
   "voice:force-move": { rooms: ["socket"] },
   "voice:signal": { rooms: ["socket"] },
   "voice:error": { rooms: ["socket"] },
+  "voice:media": { rooms: ["socket"] },
   "bot:audio-data": { rooms: ["voice"] },
   "voice:listening": { rooms: ["voice"] },
   "voice:audio-data": { rooms: ["voice"] },

@@ -212,6 +212,12 @@ export const SERVER_EVENTS = {
     audience: "the named peer socket; the sender's fields without `to`, plus `from` (socket id) and `userId`",
   },
   "voice:error": { payload: v.object({ error: v.string() }), rooms: ["socket"], audience: "the socket whose voice or audio event was refused" },
+  // Hearth extension: with JANUS_URL set, what the joining page connects to Janus's VideoRoom with (docs/voice.md, "Janus").
+  "voice:media": {
+    payload: v.object({ channelId: id, server: v.literal("janus"), url: v.string(), room: id, token: v.string(), id: socketId }),
+    rooms: ["socket"],
+    audience: "the socket that joined (or joined its room again)",
+  },
   // pcm is forwarded as received (a Buffer on the server), a Socket.IO binary attachment.
   "bot:audio-data": {
     payload: v.object({ pcm: Binary, sampleRate: v.number(), channels: v.number(), botUserId: id }),

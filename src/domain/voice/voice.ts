@@ -12,6 +12,7 @@ import type { MeetingRole, Participant, VoiceRoomMembership } from "./voice-room
 import { requireSignalSize } from "./signal-size.ts";
 import type { VoiceRoomChanges } from "./voice-occupants.ts";
 import { DEFAULT_MESH_CAPS, meshRefusal, type MeshCaps, type MeshChange } from "./mesh-caps.ts";
+import type { MediaServer } from "./media-server.ts";
 
 /** The store's part of the right to speak: a refusal, or whether the channel is a meeting. */
 interface SpeakStanding {
@@ -92,6 +93,7 @@ export const NOT_IN_THIS_VOICE_CHANNEL = "You are not in this voice channel";
 const ONLY_BOTS_LISTEN = "Only bots can listen to a voice room";
 const AUDIENCE_CANNOT_SPEAK = "Audience members cannot speak in a meeting";
 const SERVER_MUTED = "You are server muted";
+export const MEDIA_SERVER_UNAVAILABLE = "The voice media server is unavailable; try again in a moment";
 
 /** The participant as clients see it (no server/channel ids, no join time). */
 const toVoiceParticipant = (p: Participant): VoiceParticipant => ({
@@ -129,6 +131,8 @@ export class Voice {
     private readonly elsewhere: VoiceElsewhere = ONE_NODE,
     /** How big a room may grow while audio goes peer to peer (src/domain/voice/mesh-caps.ts). */
     private readonly meshCaps: MeshCaps = DEFAULT_MESH_CAPS,
+    /** People's audio through a media server (Janus) instead of the mesh; its rooms have no mesh caps. */
+    private readonly media: MediaServer | null = null,
   ) {}
 
   /**
@@ -218,6 +222,8 @@ export class Voice {
     const { channel } = await this.requireVoiceChannel(channelId, client.userId, PERMISSIONS.CONNECT);
     const current = this.rooms.ofUser(client.userId);
     if (current && current.socketId === client.socketId && current.channelId === channel.id) {
+      // Joining the room it is in: a page whose media connection was lost asks for a new grant.
+      await this.grantMedia(current);
       return { channelId: channel.id, participants: this.rooms.inChannel(channel.id).map(toVoiceParticipant) };
     }
     this.requireRoomFor(client.userId, client.isBot, channel);
@@ -252,6 +258,7 @@ export class Voice {
   }
 
   private requireMeshRoom(channelId: string, userId: string, change: MeshChange): void {
+    if (this.media) return;
     const present = this.rooms.inChannel(channelId).filter((p) => p.userId !== userId);
     const refusal = meshRefusal(this.meshCaps, present, change);
     if (refusal) throw forbidden(refusal);
@@ -328,7 +335,29 @@ export class Voice {
     this.bus.publish(client.socketId, "voice:existing", others.map(toVoiceParticipant));
     this.bus.publish(room, "voice:user-joined", toVoiceParticipant(participant), [client.socketId]);
     this.occupants.changed(participant);
+    await this.grantMedia(participant);
     return participant;
+  }
+
+  /**
+   * With a media server, a person's page gets what it joins the room's media with
+   * (`voice:media`); a media server that cannot let them in takes them out of the room again.
+   */
+  private async grantMedia(participant: Participant): Promise<void> {
+    if (!this.media || participant.isBot) return;
+    try {
+      const grant = await this.media.admit(participant, (await this.speakError(participant)) === null);
+      this.bus.publish(participant.socketId, "voice:media", grant);
+    } catch {
+      await this.removeParticipant(participant, { audit: false });
+      throw forbidden(MEDIA_SERVER_UNAVAILABLE);
+    }
+  }
+
+  /** Tells the media server whether the participant's audio may reach the others now. */
+  private async updatePublishing(participant: Participant): Promise<void> {
+    if (!this.media || participant.isBot || this.rooms.participant(participant.socketId) !== participant) return;
+    await this.media.setPublishing(participant, (await this.speakError(participant)) === null);
   }
 
   /** Takes the participant out of the room: `voice:user-left` to those who stay; VOICE_LEAVE. */
@@ -339,6 +368,7 @@ export class Voice {
     this.bus.removeFromRoom(participant.socketId, room);
     this.bus.publish(room, "voice:user-left", { socketId: participant.socketId });
     this.occupants.changed(participant);
+    if (this.media && !participant.isBot) void this.media.release(participant).catch(() => {});
     if (options.audit && (await this.store.servers.findById(participant.serverId))) {
       await this.audit.record(participant.serverId, participant.userId, "VOICE_LEAVE", { type: "member", id: participant.userId }, {
         channelId: participant.channelId,
@@ -467,6 +497,7 @@ export class Voice {
     this.rooms.update(target.socketId, role === "speaker" ? { meetingRole: role, handRaised: false } : { meetingRole: role, muted: true, speaking: false });
     const update = this.publishMeeting(target);
     if (target.muted !== wasMuted) this.bus.publish(rooms.voice(channelId), "voice:state-update", this.statePayload(target));
+    await this.updatePublishing(target);
     return update;
   }
 
@@ -483,6 +514,7 @@ export class Voice {
     const payload = { socketId: target.socketId, userId: target.userId, serverMuted: target.serverMuted };
     this.bus.publish(rooms.voice(target.channelId), "voice:admin-mute-update", payload);
     this.occupants.changed(target);
+    await this.updatePublishing(target);
     await this.audit.record(member.server.id, actorId, muted ? "VOICE_SERVER_MUTE" : "VOICE_SERVER_UNMUTE", { type: "member", id: target.userId }, {
       channelId: target.channelId,
     });
@@ -617,7 +649,7 @@ export class Voice {
       const permissions = channel && member ? await this.access.channelPermissions(channel, member) : 0;
       if (!hasPermission(permissions, PERMISSIONS.VIEW_CHANNEL | PERMISSIONS.CONNECT)) {
         await this.forceOut(participant, member?.timedOut ? FORCE_DISCONNECT_TIMED_OUT : FORCE_DISCONNECT_ACCESS);
-      }
+      } else await this.updatePublishing(participant);
     }
   }
 
