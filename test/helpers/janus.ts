@@ -114,6 +114,8 @@ nat: {
   ice_tcp = false
   ice_enforce_list = ${jcfgString(iface)}
   nice_debug = false
+  # The pages are relay only and send no .local candidate; resolving one would only wait on a multicast nobody answers.
+  ignore_mdns = true
 }
 plugins: {
   disable = ${jcfgString(disableAllBut(join(LIBRARIES, "plugins"), KEEP.plugins))}

@@ -1,7 +1,8 @@
 /**
  * Issue 47, TURN in the browser: every peer connection of the page is relay-only
- * (ICE_TRANSPORT_POLICY=relay) through a real coturn on 127.0.0.1 (test/helpers/coturn.ts, started
- * by the media suites' harness; every WebRTC browser suite runs so) with the credentials of
+ * (ICE_TRANSPORT_POLICY=relay) through a real coturn on the media namespace's veth address
+ * (test/helpers/coturn.ts, started by the media suites' harness under `npm run test:media`;
+ * every WebRTC browser suite runs so) with the credentials of
  * GET /api/v1/voice/ice-servers. Two people in a voice room, and two in a DM
  * call, hear each other while getStats shows relay candidates only; coturn logs the
  * allocations of both users; an expired credential (and one signed with another secret) gets
@@ -112,7 +113,7 @@ describe("voice through TURN (coturn on loopback, relay only)", () => {
       expect(new Set(s.local)).toEqual(new Set(["relay"]));
       // The pair in use: this page's relay, and the other's relay address on coturn.
       expect(s.selected?.local).toBe("relay");
-      expect(s.selected?.remoteAddress).toBe("127.0.0.1");
+      expect(s.selected?.remoteAddress).toBe(coturn.ip);
       expect(s.selected!.remotePort!).toBeGreaterThanOrEqual(coturn.relayPorts[0]);
       expect(s.selected!.remotePort!).toBeLessThanOrEqual(coturn.relayPorts[1]);
     }
