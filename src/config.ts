@@ -127,6 +127,8 @@ export interface Config {
   ice: IceSettings;
   /** VOICE_MESH_MAX_PUBLISHERS and VOICE_MESH_MAX_AUDIENCE: how big a peer-to-peer voice room grows (docs/voice.md, "Room sizes"). */
   meshCaps: MeshCaps;
+  /** The Janus instances voice rooms' media goes through (issue 47); null or absent: the mesh. */
+  janus?: { urls: string[]; adminUrls: string[]; secret: string } | null;
   /**
    * REST requests per caller and route family per window (docs/operations.md, "Rate limits");
    * null: no REST rate limits (not settable from the environment; a bench compares both).
