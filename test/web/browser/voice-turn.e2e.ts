@@ -85,7 +85,7 @@ const gather = (page: Page, server: { urls: string[]; username: string; credenti
     return { types, errors };
   })(${JSON.stringify(server)})`);
 
-describe("voice through TURN (coturn on loopback, relay only)", () => {
+describe("voice through TURN (coturn, relay only)", () => {
   let coturn: Coturn;
   let suite: WebSuite;
   beforeAll(async () => {
@@ -157,7 +157,10 @@ describe("voice through TURN (coturn on loopback, relay only)", () => {
     const person = await suite.person();
     const answer = await suite.server.api("GET", "/api/v1/voice/ice-servers", { token: person.token });
     const [turn] = answer.body.ice_servers;
-    expect(await gather(person.page, turn)).toMatchObject({ types: ["relay"] });
+    // One relay candidate per local interface: the media namespace has two (its veth pair's ends).
+    const fresh = await gather(person.page, turn);
+    expect(fresh.types.length).toBeGreaterThan(0);
+    expect(new Set(fresh.types)).toEqual(new Set(["relay"]));
 
     const now = Math.floor(Date.now() / 1000);
     const expired = await gather(person.page, { urls: turn.urls, ...turnCredential(coturn.secret, person.id, now - 60) });
