@@ -82,6 +82,13 @@ for (const step of setup) {
   const done = ip("-n", namespace, ...step);
   if (!done.ok) fail(`ip -n ${namespace} ${step.join(" ")}: ${done.out}`);
 }
+// Janus's libnice sends out of the interface its candidate is on (veth-janus), so a packet to
+// coturn's 10.203.0.1 crosses the pair and arrives on veth-media with a source address of this
+// namespace, which the kernel drops as martian unless the interface accepts local sources (and
+// no reverse-path filter turns it away).
+const sysctls = ["all", VETH.media, VETH.janus].flatMap((on) => [`net.ipv4.conf.${on}.accept_local=1`, `net.ipv4.conf.${on}.rp_filter=0`]);
+const tuned = ip("netns", "exec", namespace, "sysctl", "-qw", ...sysctls);
+if (!tuned.ok) fail(`sysctl in ${namespace}: ${tuned.out}`);
 const defaultRoute = ip("-n", namespace, "route", "show", "default");
 if (!defaultRoute.ok || defaultRoute.out !== "") fail(`the namespace has a default route: ${defaultRoute.out}`);
 
