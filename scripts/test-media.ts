@@ -1,8 +1,8 @@
 /**
  * `npm run test:media`: the WebRTC suites (docs/testing.md, "Media tests"), run inside a network
  * namespace made for the run: `lo` up and a veth pair with both ends in it (veth-media at
- * 10.203.0.1, veth-janus at 10.203.0.2), and no route out, so no packet can reach another
- * host. coturn (test/helpers/coturn.ts) listens and relays on HEARTH_MEDIA_IP, Janus
+ * 10.203.0.1, veth-janus at 10.203.0.2, each accepting packets from the other's address),
+ * and no route out, so no packet can reach another host. coturn (test/helpers/coturn.ts) listens and relays on HEARTH_MEDIA_IP, Janus
  * (test/helpers/janus.ts) on HEARTH_JANUS_IP; Hearth stays on 127.0.0.1 and Chromium runs in
  * the namespace too. Janus 1.1.2 gathers no ICE candidate on loopback interfaces and libnice
  * sends from the default interface, so loopback alone cannot carry its media.

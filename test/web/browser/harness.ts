@@ -21,7 +21,7 @@ export const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "-
  * Voice pages: Chromium's fake microphone (a beep) granted without a prompt, and audio that
  * may start without a click (a ringing call).
  */
-const MEDIA_FLAGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"];
+export const MEDIA_FLAGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"];
 const SCREENSHOTS = join(import.meta.dir, "..", "screenshots");
 
 export interface Person extends TestUser {
