@@ -1,8 +1,10 @@
 /**
  * A throwaway coturn (Debian's `turnserver`, installed by .ci/run; its system service is never
- * started) on 127.0.0.1 with a generated configuration in a temp dir: TURN over UDP and TCP on
- * one port, TURN REST API credentials checked against `secret` (`use-auth-secret`), relaying
- * between loopback addresses only (`allow-loopback-peers`), no TLS, no CLI. Every packet
+ * started) with a generated configuration in a temp dir: TURN over UDP and TCP on one port,
+ * TURN REST API credentials checked against `secret` (`use-auth-secret`), no TLS, no CLI.
+ * It listens and relays on HEARTH_MEDIA_IP, the veth address of the network namespace
+ * `npm run test:media` runs in (scripts/test-media.ts, no route out), and on 127.0.0.1
+ * elsewhere (`allow-loopback-peers` lets it relay between loopback addresses). Every packet
  * stays on this machine.
  */
 import { spawn } from "node:child_process";
@@ -17,7 +19,9 @@ export const coturnInstalled = existsSync(TURNSERVER);
 export interface Coturn {
   port: number;
   secret: string;
-  /** `turn:127.0.0.1:<port>?transport=udp`. */
+  /** The address it listens and relays on: HEARTH_MEDIA_IP, or 127.0.0.1. */
+  ip: string;
+  /** `turn:<ip>:<port>?transport=udp`. */
   url: string;
   /** The UDP ports coturn relays from (its `min-port` to `max-port`). */
   relayPorts: [number, number];
@@ -28,6 +32,7 @@ export interface Coturn {
 
 export async function startCoturn(secret = `coturn-test-secret-${crypto.randomUUID()}`): Promise<Coturn> {
   if (!coturnInstalled) throw new Error(`${TURNSERVER} is missing: apt-get install coturn (the WebRTC browser suites relay through it; .ci/run installs it)`);
+  const ip = process.env.HEARTH_MEDIA_IP ?? "127.0.0.1";
   const dir = mkdtempSync(join(tmpdir(), "hearth-coturn-"));
   const port = freePort();
   // A relay range of its own, away from the ports the kernel hands out to everyone else.
@@ -37,8 +42,8 @@ export async function startCoturn(secret = `coturn-test-secret-${crypto.randomUU
   writeFileSync(
     config,
     [
-      `listening-ip=127.0.0.1`,
-      `relay-ip=127.0.0.1`,
+      `listening-ip=${ip}`,
+      `relay-ip=${ip}`,
       `listening-port=${port}`,
       `min-port=${relayPorts[0]}`,
       `max-port=${relayPorts[1]}`,
@@ -46,7 +51,8 @@ export async function startCoturn(secret = `coturn-test-secret-${crypto.randomUU
       `static-auth-secret=${secret}`,
       `realm=hearth.test`,
       `fingerprint`,
-      `allow-loopback-peers`,
+      // Outside the namespace the peers' relay addresses are loopback ones, which coturn refuses by default.
+      ...(ip === "127.0.0.1" ? [`allow-loopback-peers`] : []),
       `no-multicast-peers`,
       `no-cli`,
       `no-tls`,
@@ -64,7 +70,7 @@ export async function startCoturn(secret = `coturn-test-secret-${crypto.randomUU
   // Listening once a TCP connection to its port is accepted and its UDP listeners are open (logged after).
   for (let tries = 0; ; tries++) {
     if (child.exitCode !== null) throw new Error(`turnserver exited (${child.exitCode}):\n${log()}`);
-    const up = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then(
+    const up = await Bun.connect({ hostname: ip, port, socket: { data() {} } }).then(
       (socket) => (socket.end(), true),
       () => false,
     );
@@ -75,7 +81,8 @@ export async function startCoturn(secret = `coturn-test-secret-${crypto.randomUU
   return {
     port,
     secret,
-    url: `turn:127.0.0.1:${port}?transport=udp`,
+    ip,
+    url: `turn:${ip}:${port}?transport=udp`,
     relayPorts,
     log,
     async stop() {

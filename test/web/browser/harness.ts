@@ -10,6 +10,7 @@ import { deflateSync } from "node:zlib";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import type { Config } from "../../../src/config.ts";
 import { startCoturn, type Coturn } from "../../helpers/coturn.ts";
+import { startJanus, type Janus } from "../../helpers/janus.ts";
 import { startServer, type TestServer, type TestUser } from "../../helpers/server.ts";
 import { eventually as eventuallyTruthy } from "../../helpers/wait.ts";
 
@@ -20,7 +21,7 @@ export const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "-
  * Voice pages: Chromium's fake microphone (a beep) granted without a prompt, and audio that
  * may start without a click (a ringing call).
  */
-const MEDIA_FLAGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"];
+export const MEDIA_FLAGS = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required"];
 const SCREENSHOTS = join(import.meta.dir, "..", "screenshots");
 
 export interface Person extends TestUser {
@@ -43,6 +44,8 @@ export interface WebSuite {
   server: TestServer;
   /** The suite's coturn (with `media`). */
   coturn: Coturn | null;
+  /** The suite's Janus (with `janus`), the server's only Janus instance. */
+  janus: Janus | null;
   browser: Browser;
   /** A new account, logged in through its stored session, on `path` (default: the DM home). */
   person(options?: { name?: string; path?: string; user?: TestUser; device?: Device }): Promise<Person>;
@@ -62,11 +65,18 @@ export interface WebSuite {
 
 export interface WebSuiteOptions {
   /**
-   * Chromium's fake microphone and permission prompt, and a coturn of the suite's own on
-   * loopback (test/helpers/coturn.ts) that every peer connection of the page goes through,
-   * relay only (ICE_TRANSPORT_POLICY=relay): WebRTC is tested as it runs between homes.
+   * Chromium's fake microphone and permission prompt, and a coturn of the suite's own
+   * (test/helpers/coturn.ts, on the media namespace's HEARTH_MEDIA_IP under `npm run test:media`)
+   * that every peer connection of the page goes through, relay only (ICE_TRANSPORT_POLICY=relay):
+   * WebRTC is tested as it runs between homes.
    */
   media?: boolean;
+  /**
+   * A Janus of the suite's own (test/helpers/janus.ts) that the server puts voice rooms' media
+   * through. Needs `media`, and so `npm run test:media` (Janus gathers no ICE candidate on
+   * loopback: it runs on the namespace's veth address).
+   */
+  janus?: boolean;
   /** The server's configuration beyond the test defaults. */
   server?: Partial<Config>;
   /** A script run in every page of every person before the app's own (Playwright's addInitScript). */
@@ -74,9 +84,12 @@ export interface WebSuiteOptions {
 }
 
 export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebSuite> {
+  if (options.janus && !options.media) throw new Error("startWebSuite: `janus` needs `media` (the pages reach Janus through the suite's coturn)");
   const coturn = options.media ? await startCoturn() : null;
   const ice: Partial<Config> = coturn ? { ice: { turnUrls: [coturn.url], turnSecret: coturn.secret, stunUrls: [], ttlSeconds: 3600, transportPolicy: "relay" } } : {};
-  const server = await startServer({ ...ice, ...options.server });
+  const janus = options.janus ? await startJanus() : null;
+  const media: Partial<Config> = janus ? { janus: { urls: [janus.url], adminUrls: [janus.adminUrl], secret: janus.secret } } : {};
+  const server = await startServer({ ...ice, ...media, ...options.server });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: options.media ? [...CHROMIUM_FLAGS, ...MEDIA_FLAGS] : CHROMIUM_FLAGS });
   mkdirSync(SCREENSHOTS, { recursive: true });
   const contexts: BrowserContext[] = [];
@@ -99,6 +112,7 @@ export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebS
   return {
     server,
     coturn,
+    janus,
     browser,
     async person({ name, path = "/channels/@me", user, device } = {}) {
       const account = user ?? (await server.register(name));
@@ -142,6 +156,7 @@ export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebS
       for (const context of contexts) await context.close().catch(() => {});
       await browser.close();
       await server.stop();
+      await janus?.stop();
       await coturn?.stop();
     },
   };

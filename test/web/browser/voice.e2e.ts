@@ -1,7 +1,8 @@
 /**
  * Issue 17, voice points 1-4 in the browser: joining and leaving (CONNECT refused, a second
  * device), a bot's 440 Hz tone played by the page's AudioWorklet, a bot that listens to the
- * person's (fake) microphone, and two people talking over WebRTC on loopback.
+ * person's (fake) microphone, and two people talking over WebRTC (relay only, through the
+ * suite's coturn in the network namespace of `npm run test:media`).
  * Chromium runs with its fake microphone (a beep) and fake permission prompt.
  */
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
@@ -145,7 +146,7 @@ test("a bot that listens hears the person's microphone as PCM frames; the page s
   expect(await room(person.page).getByRole("alert").allTextContents()).toEqual([]);
 });
 
-test("two people talk over WebRTC on loopback: each hears the other and sees them speaking", async () => {
+test("two people talk over WebRTC through TURN: each hears the other and sees them speaking", async () => {
   const ana = await suite.person({ name: "ana_voice" });
   const ben = await suite.person({ name: "ben_voice" });
   const { serverId, channelId } = await voiceServer(ana, [ben]);
