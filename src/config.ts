@@ -128,8 +128,6 @@ export interface Config {
   ice: IceSettings;
   /** VOICE_MESH_MAX_PUBLISHERS and VOICE_MESH_MAX_AUDIENCE: how big a peer-to-peer voice room grows (docs/voice.md, "Room sizes"). */
   meshCaps: MeshCaps;
-  /** The Janus instances voice rooms' media goes through (issue 47); null or absent: the mesh. */
-  janus?: { urls: string[]; adminUrls: string[]; secret: string } | null;
   /**
    * JANUS_URL, JANUS_ADMIN_URL, JANUS_SECRET: people's audio in voice rooms goes through Janus's
    * VideoRoom (docs/voice.md, "Janus"); null: the peer-to-peer mesh, within `meshCaps`.

@@ -1,0 +1,147 @@
+/**
+ * Issue 47, point 2 on the gateway (docs/voice.md, "Janus"): with a Janus configured, a person
+ * joining a voice room gets `voice:media` (a token of their own for the channel's Janus room);
+ * the room is made on the first join and destroyed with the last leave; Janus lets a session in
+ * with that token and the room's allow list holds it, until the person leaves or is kicked; a
+ * bot gets no grant (its audio goes through Hearth's relay); meetings and rooms have no mesh
+ * caps; a Janus that does not answer refuses the join with a clear error and takes the person out.
+ *
+ * Needs the media namespace's Janus (npm run test:media); outside it (`npm test`): skipped.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { JanusAdmin } from "../../src/media/janus-admin.ts";
+import { MEDIA_SERVER_UNAVAILABLE } from "../../src/domain/voice/voice.ts";
+import { addBot } from "../helpers/bots.ts";
+import { addMember, createServer, createVoiceChannel } from "../helpers/community.ts";
+import { openJanusSocket } from "../helpers/janus-api.ts";
+import { startJanus, type Janus } from "../helpers/janus.ts";
+import { startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { eventually } from "../helpers/wait.ts";
+
+const inNamespace = Boolean(process.env.HEARTH_MEDIA_IP);
+
+/** Whether Janus lets a session in with `token`. */
+async function sessionWith(janus: Janus, token: string): Promise<boolean> {
+  const socket = await openJanusSocket(janus.url);
+  try {
+    const reply = await socket.request({ janus: "create", token });
+    return reply.janus === "success";
+  } finally {
+    socket.close();
+  }
+}
+
+describe.skipIf(!inNamespace)("voice rooms through Janus (the gateway's side)", () => {
+  let janus: Janus;
+  let server: TestServer;
+  let admin: JanusAdmin;
+  let owner: TestUser;
+  let member: TestUser;
+  let serverId: string;
+  beforeAll(async () => {
+    janus = await startJanus();
+    server = await startServer({ janus: { urls: [janus.url], adminUrls: [janus.adminUrl], secret: janus.secret }, meshCaps: { publishers: 2, audience: 1 } });
+    admin = new JanusAdmin(janus.adminUrl, janus.secret);
+    [owner, member] = [await server.register(), await server.register()];
+    serverId = await createServer(server, owner);
+    await addMember(server, serverId, member);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await janus?.stop();
+  });
+
+  const exists = async (room: string) => (await admin.videoRoom({ request: "exists", room })).exists;
+
+  async function join(user: TestUser, channelId: string): Promise<{ socket: ClientSocket; grant: any }> {
+    const socket = await server.connect(user.token);
+    const grant = waitForEvent(socket, "voice:media");
+    const ack = await socket.emitWithAck("voice:join", { channelId });
+    expect(ack.ok).toBe(true);
+    return { socket, grant: await grant };
+  }
+
+  test("a join gets a grant of its own; Janus lets its token in; leaving revokes it and the last leave ends the room", async () => {
+    const channelId = await createVoiceChannel(server, owner, serverId);
+    expect(await exists(channelId)).toBe(false);
+    const a = await join(owner, channelId);
+    expect(a.grant).toEqual({ channelId, server: "janus", url: janus.url, room: channelId, token: expect.any(String), id: a.socket.id });
+    expect(a.grant.token.length).toBeGreaterThanOrEqual(32);
+    expect(await exists(channelId)).toBe(true);
+    const b = await join(member, channelId);
+    expect(b.grant.token).not.toBe(a.grant.token);
+    expect(b.grant.id).toBe(b.socket.id);
+    expect(await sessionWith(janus, a.grant.token)).toBe(true);
+    expect(await sessionWith(janus, b.grant.token)).toBe(true);
+    expect(await sessionWith(janus, "a-token-nobody-was-given")).toBe(false);
+
+    expect(await b.socket.emitWithAck("voice:leave")).toMatchObject({ ok: true });
+    await eventually(async () => expect(await sessionWith(janus, b.grant.token)).toBe(false));
+    expect(await sessionWith(janus, a.grant.token)).toBe(true);
+    expect(await exists(channelId)).toBe(true);
+    a.socket.close();
+    // A lost connection is a leave too.
+    await eventually(async () => expect(await exists(channelId)).toBe(false));
+    expect(await sessionWith(janus, a.grant.token)).toBe(false);
+    b.socket.close();
+  });
+
+  test("joining the same room again (the page lost its media connection) gets a new token and revokes the old", async () => {
+    const channelId = await createVoiceChannel(server, owner, serverId);
+    const first = await join(owner, channelId);
+    const again = waitForEvent(first.socket, "voice:media");
+    expect((await first.socket.emitWithAck("voice:join", { channelId })).ok).toBe(true);
+    const second = await again;
+    expect(second.token).not.toBe(first.grant.token);
+    expect(await sessionWith(janus, second.token)).toBe(true);
+    expect(await sessionWith(janus, first.grant.token)).toBe(false);
+    first.socket.close();
+  });
+
+  test("a bot gets no grant; the mesh caps do not apply (VOICE_MESH_MAX_PUBLISHERS=2 here)", async () => {
+    const channelId = await createVoiceChannel(server, owner, serverId);
+    const bot = await addBot(server, owner, serverId, "Janus Tuner");
+    const botSocket = await server.connect(bot.token);
+    let botGrants = 0;
+    botSocket.on("voice:media", () => botGrants++);
+    expect((await botSocket.emitWithAck("voice:join", { channelId })).ok).toBe(true);
+    const people = [owner, member, await server.register(), await server.register()];
+    for (const person of people.slice(2)) await addMember(server, serverId, person);
+    const joined = [];
+    for (const person of people) joined.push(await join(person, channelId));
+    expect(new Set(joined.map((j) => j.grant.token)).size).toBe(4);
+    expect(botGrants).toBe(0);
+    for (const j of joined) j.socket.close();
+    botSocket.close();
+  });
+
+  test("a member kicked from the server loses their token; a moderator's server mute is answered as before", async () => {
+    const channelId = await createVoiceChannel(server, owner, serverId);
+    const kicked = await server.register();
+    await addMember(server, serverId, kicked);
+    const a = await join(owner, channelId);
+    const k = await join(kicked, channelId);
+    expect(await a.socket.emitWithAck("voice:server-mute", { userId: kicked.id, muted: true })).toMatchObject({ ok: true, serverMuted: true });
+    const out = waitForEvent(k.socket, "voice:force-disconnect");
+    expect((await server.api("DELETE", `/api/v1/servers/${serverId}/members/${kicked.id}`, { token: owner.token })).status).toBeLessThan(300);
+    await out;
+    await eventually(async () => expect(await sessionWith(janus, k.grant.token)).toBe(false));
+    a.socket.close();
+    k.socket.close();
+  });
+
+  test("a Janus that does not answer: the join is refused with a clear error and the person is not left in the room", async () => {
+    const deadServer = await startServer({ janus: { urls: ["ws://127.0.0.1:9"], adminUrls: ["http://127.0.0.1:9/admin"], secret: "a-secret-of-sixteen-chars" } });
+    try {
+      const user = await deadServer.register();
+      const id = await createServer(deadServer, user);
+      const channelId = await createVoiceChannel(deadServer, user, id);
+      const socket = await deadServer.connect(user.token);
+      expect(await socket.emitWithAck("voice:join", { channelId })).toEqual({ ok: false, error: MEDIA_SERVER_UNAVAILABLE });
+      expect((await socket.emitWithAck("bot:voice-participants", { channelId })).participants).toEqual([]);
+      socket.close();
+    } finally {
+      await deadServer.stop();
+    }
+  });
+});
