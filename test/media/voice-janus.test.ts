@@ -16,7 +16,7 @@ import { addMember, createServer, createVoiceChannel } from "../helpers/communit
 import { openJanusSocket } from "../helpers/janus-api.ts";
 import { startJanus, type Janus } from "../helpers/janus.ts";
 import { startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
-import { eventually } from "../helpers/wait.ts";
+import { until } from "../helpers/wait.ts";
 
 const inNamespace = Boolean(process.env.HEARTH_MEDIA_IP);
 
@@ -76,12 +76,12 @@ describe.skipIf(!inNamespace)("voice rooms through Janus (the gateway's side)", 
     expect(await sessionWith(janus, "a-token-nobody-was-given")).toBe(false);
 
     expect(await b.socket.emitWithAck("voice:leave")).toMatchObject({ ok: true });
-    await eventually(async () => expect(await sessionWith(janus, b.grant.token)).toBe(false));
+    await until(async () => !(await sessionWith(janus, b.grant.token)), "the token revoked");
     expect(await sessionWith(janus, a.grant.token)).toBe(true);
     expect(await exists(channelId)).toBe(true);
     a.socket.close();
     // A lost connection is a leave too.
-    await eventually(async () => expect(await exists(channelId)).toBe(false));
+    await until(async () => (await exists(channelId)) === false, "the room destroyed");
     expect(await sessionWith(janus, a.grant.token)).toBe(false);
     b.socket.close();
   });
@@ -125,7 +125,7 @@ describe.skipIf(!inNamespace)("voice rooms through Janus (the gateway's side)", 
     const out = waitForEvent(k.socket, "voice:force-disconnect");
     expect((await server.api("DELETE", `/api/v1/servers/${serverId}/members/${kicked.id}`, { token: owner.token })).status).toBeLessThan(300);
     await out;
-    await eventually(async () => expect(await sessionWith(janus, k.grant.token)).toBe(false));
+    await until(async () => !(await sessionWith(janus, k.grant.token)), "the token revoked");
     a.socket.close();
     k.socket.close();
   });
