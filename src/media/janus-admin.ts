@@ -28,7 +28,8 @@ export class JanusAdmin {
     private readonly secret: string,
   ) {}
 
-  private async call(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** One request; Janus answers `success` (or, for `info`, `server_info`). */
+  private async call(body: Record<string, unknown>, answered = "success"): Promise<Record<string, unknown>> {
     const transaction = `hearth-${++this.transactions}`;
     let res: Response;
     try {
@@ -43,7 +44,7 @@ export class JanusAdmin {
     }
     const answer = (await res.json().catch(() => null)) as Record<string, unknown> | null;
     if (!answer || typeof answer !== "object") throw new JanusError(`Janus Admin API answered ${res.status} without JSON`, null);
-    if (answer.janus !== "success") {
+    if (answer.janus !== answered) {
       const error = (answer.error ?? {}) as { code?: number; reason?: string };
       throw new JanusError(`Janus refused ${String(body.janus)}: ${error.reason ?? JSON.stringify(answer)}`, error.code ?? null);
     }
@@ -52,7 +53,7 @@ export class JanusAdmin {
 
   /** `info`: whether the instance answers (the health check). */
   async info(): Promise<void> {
-    await this.call({ janus: "info" });
+    await this.call({ janus: "info" }, "server_info");
   }
 
   /** A stored token (token_auth) good for the VideoRoom plugin only. */

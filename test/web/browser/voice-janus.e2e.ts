@@ -106,10 +106,23 @@ describe("voice through Janus", () => {
     await joinVoice(ben, serverId, channelId);
     await hearsThroughJanus(ana, ben.id);
 
-    // The owner server-mutes Ben: his voice stops reaching Ana.
-    await tile(ana.page, ben.username).getByRole("button", { name: `Options for ${ben.username}` }).click();
-    await options(ana.page, ben.username).getByRole("button", { name: "Server mute" }).click();
+    // Ben's page sends a tone on its publishing connection whatever its own state (as a modified
+    // client would): what silences him below is Janus's moderation, not his page's own mute.
+    await ben.page.evaluate(SEND_A_TONE_ANYWAY);
+    await eventually(async () => expect(await level(ana, ben.id)).toBeGreaterThan(0.005), 15_000);
+
+    // The owner server-mutes Ben: his audio stops reaching Ana.
+    const benOptions = async () => {
+      if (!(await options(ana.page, ben.username).isVisible())) await tile(ana.page, ben.username).getByRole("button", { name: `Options for ${ben.username}` }).click();
+      return options(ana.page, ben.username);
+    };
+    await (await benOptions()).getByRole("button", { name: "Server mute" }).click();
     await eventually(async () => expect(await level(ana, ben.id)).toBeLessThan(0.001), 15_000);
+    await Bun.sleep(1500);
+    expect(await level(ana, ben.id)).toBeLessThan(0.001);
+    // Lifted: the tone reaches Ana again.
+    await (await benOptions()).getByRole("button", { name: "Remove server mute" }).click();
+    await eventually(async () => expect(await level(ana, ben.id)).toBeGreaterThan(0.005), 15_000);
 
     // Kicked from the server: out of voice and out of the Janus room.
     const before = await roomSocketIds(ana, channelId);
@@ -123,6 +136,17 @@ describe("voice through Janus", () => {
     expect(before).toContain(after[0]!);
   });
 });
+
+/** Replaces what the page's publishing connection sends with a loud tone, whatever the page's state. */
+const SEND_A_TONE_ANYWAY = `(async () => {
+  const pc = globalThis.peerConnections.find((pc) => pc.connectionState === "connected" && pc.getTransceivers().some((t) => t.direction === "sendonly"));
+  const context = new AudioContext();
+  const tone = context.createOscillator();
+  const out = context.createMediaStreamDestination();
+  tone.connect(out);
+  tone.start();
+  await pc.getTransceivers().find((t) => t.direction === "sendonly").sender.replaceTrack(out.stream.getAudioTracks()[0]);
+})()`;
 
 /** The socket ids of the voice room's people (`bot:voice-participants` on a socket of `person`'s). */
 async function roomSocketIds(person: Person, channelId: string): Promise<string[]> {
