@@ -73,8 +73,9 @@ function hotQueries(store: Store): HotQuery[] {
     { name: "MembersRepo.oneStmt", statement: members["oneStmt"], params: [SERVER, USER], served: { server_members: ["user_id"], users: ["id"] } },
     { name: "MembersRepo.memberRoleIds", statement: members["memberRoleIds"], params: [SERVER, USER], served: { member_roles: ["server_id", "user_id"] } },
     // The channel list and a server-wide search: every override of the server's channels and categories at once.
-    { name: "AccessRepo.serverChannelOverridesStmt", statement: access["serverChannelOverridesStmt"], params: [SERVER], served: { channels: ["server_id"], channel_overrides: ["channel_id"] } },
-    { name: "AccessRepo.serverCategoryOverridesStmt", statement: access["serverCategoryOverridesStmt"], params: [SERVER], served: { categories: ["server_id"], category_overrides: ["category_id"] } },
+    // Through the server's roles (a few), not its channels (up to 500).
+    { name: "AccessRepo.serverChannelOverridesStmt", statement: access["serverChannelOverridesStmt"], params: [SERVER], served: { roles: ["server_id"], channel_overrides: ["role_id"] } },
+    { name: "AccessRepo.serverCategoryOverridesStmt", statement: access["serverCategoryOverridesStmt"], params: [SERVER], served: { roles: ["server_id"], category_overrides: ["role_id"] } },
     // The member count: read with the server's row, kept by every add and remove.
     { name: "ServersRepo.byId", statement: servers["byId"], params: [SERVER], served: { servers: ["id"] } },
     { name: "ServersRepo.forUser", statement: servers["forUser"], params: [USER] },

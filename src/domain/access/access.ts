@@ -245,6 +245,15 @@ export class Access {
     };
   }
 
+  /**
+   * Whether the member holds every bit in every channel of the server, whatever its overrides
+   * (the owner, an administrator): computeChannelPermissions answers so before it reads one, so
+   * a check over all the channels needs neither the overrides nor the channels.
+   */
+  holdsEverything(member: MemberContext): boolean {
+    return this.permissionsIn(member, NO_OVERRIDES) === ALL_PERMISSIONS;
+  }
+
   permissionsIn(member: MemberContext, overrides: ChannelOverrides): number {
     return computeChannelPermissions(member.input, overrides.category, overrides.channel);
   }
@@ -318,9 +327,8 @@ export class Access {
    * server-wide search of the common reader costs nothing per channel (docs/servers.md, "Search").
    */
   async channelScope(member: MemberContext, bit = 0): Promise<{ closed: string[] } | { open: string[] }> {
+    if (this.holdsEverything(member)) return { closed: [] };
     const everywhere = this.permissionsIn(member, NO_OVERRIDES);
-    // computeChannelPermissions answers every bit before it reads an override.
-    if (everywhere === ALL_PERMISSIONS) return { closed: [] };
     const overrides = await this.overridesOfServer(member.server.id);
     if (overrides.none) return channelRefusal(everywhere, member, bit) ? { open: [] } : { closed: [] };
     const open: string[] = [];
