@@ -1,4 +1,4 @@
-import type { Database, Transaction } from "./database.ts";
+import type { Database, SqlValue, Transaction } from "./database.ts";
 import type { OverrideRow } from "./access-repo.ts";
 import { nowSeconds } from "./time.ts";
 
@@ -65,6 +65,7 @@ export class ChannelsRepo {
   private readonly categoryById;
   private readonly byServer;
   private readonly placesByServer;
+  private readonly placesAmongStmt;
   private readonly byCategory;
   private readonly categoriesByServer;
   private readonly nextChannelPosition;
@@ -92,6 +93,14 @@ export class ChannelsRepo {
     this.categoryById = db.prepare<CategoryRow, [string]>("SELECT * FROM categories WHERE id = ?");
     this.byServer = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE server_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
     this.placesByServer = db.prepare<ChannelPlace, [string]>("SELECT id, category_id, position FROM channels WHERE server_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
+    // Each side by its own index (the primary key; channels_category), never the server's every
+    // channel: the server is checked on the rows found (a condition on it here lets SQLite's
+    // planner read channels_server, every channel of the server, instead).
+    this.placesAmongStmt = db.prepare<ChannelPlace & { server_id: string }, [SqlValue, SqlValue]>(
+      `SELECT id, server_id, category_id, position FROM channels WHERE id ${db.dialect.inIdList("?1")} AND deleted_at IS NULL
+       UNION
+       SELECT id, server_id, category_id, position FROM channels WHERE category_id ${db.dialect.inIdList("?2")} AND deleted_at IS NULL`,
+    );
     this.byCategory = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE category_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
     this.categoriesByServer = db.prepare<CategoryRow, [string]>(
       "SELECT * FROM categories WHERE server_id = ? ORDER BY position, created_at, id",
@@ -166,6 +175,13 @@ export class ChannelsRepo {
    */
   async placesInServer(serverId: string): Promise<ChannelPlace[]> {
     return this.db.all(this.placesByServer, serverId);
+  }
+
+  /** The places of the server's channels among `channelIds` or in one of `categoryIds`, in no order. */
+  async placesAmong(serverId: string, channelIds: string[], categoryIds: string[]): Promise<ChannelPlace[]> {
+    if (!channelIds.length && !categoryIds.length) return [];
+    const rows = await this.db.all(this.placesAmongStmt, this.db.dialect.idList(channelIds), this.db.dialect.idList(categoryIds));
+    return rows.filter((row) => row.server_id === serverId).map(({ id, category_id, position }) => ({ id, category_id, position }));
   }
 
   async listByCategory(categoryId: string): Promise<ChannelRow[]> {

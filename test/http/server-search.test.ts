@@ -191,13 +191,25 @@ describe("GET /api/v1/servers/:id/search", () => {
     // An override that changes nothing for the member (an allow of what @everyone holds) closes nothing.
     await override(c, hiddenId, 0, P.VIEW_CHANNEL);
     expect(contents(await searchServer(serverId, member, q("roundup")))).toEqual(["roundup 4", "roundup 3", "roundup 2", "roundup 1", "roundup 0"]);
+    // A category that hides its channels, one of which shows itself again.
+    const category = await server.api("POST", `/api/v1/channels/${serverId}/categories`, { token: owner.token, body: { name: "back-room" } });
+    expect(category.status).toBe(201);
+    const [shutId, reopenedId] = [await createChannel(c, "shut", { category_id: category.body.id }), await createChannel(c, "reopened", { category_id: category.body.id })];
+    await send(shutId, owner, "roundup shut");
+    await send(reopenedId, owner, "roundup reopened");
+    const categoryDeny = await server.api("PUT", `/api/v1/channels/categories/${category.body.id}/permissions/${c.everyone}`, { token: owner.token, body: { allow: 0, deny: P.VIEW_CHANNEL } });
+    expect(categoryDeny.status).toBe(200);
+    await override(c, reopenedId, 0, P.VIEW_CHANNEL);
+    expect(contents(await searchServer(serverId, member, q("roundup reopened")))).toEqual(["roundup reopened"]);
+    expect(contents(await searchServer(serverId, member, q("roundup shut")))).toEqual([]);
+    expect(contents(await searchServer(serverId, owner, q("roundup shut")))).toEqual(["roundup shut"]);
     // @everyone without the history in the server: only the channels that give it back.
     const everyone = await server.api("PUT", `/api/v1/roles/${serverId}/${c.everyone}`, { token: owner.token, body: { permissions: P.VIEW_CHANNEL | P.SEND_MESSAGES } });
     expect(everyone.status).toBe(200);
     expect(contents(await searchServer(serverId, member, q("roundup")))).toEqual([]);
     await override(c, openIds[2]!, 0, P.READ_MESSAGE_HISTORY);
     expect(contents(await searchServer(serverId, member, q("roundup")))).toEqual(["roundup 2"]);
-    expect(contents(await searchServer(serverId, owner, q("roundup")))).toEqual(["roundup 4", "roundup 3", "roundup 2", "roundup 1", "roundup 0"]);
+    expect(contents(await searchServer(serverId, owner, q("roundup")))).toEqual(["roundup reopened", "roundup shut", "roundup 4", "roundup 3", "roundup 2", "roundup 1", "roundup 0"]);
   });
 
   test("a channel being deleted (marked, its messages not yet removed by its job) is never searched, by the owner either", async () => {

@@ -99,6 +99,8 @@ function hotQueries(store: Store): HotQuery[] {
     // the channels' order, read whole at every call, so never sorted per call.
     { name: "ChannelsRepo.byServer", statement: channels["byServer"], params: [SERVER], ordered: true, served: { channels: ["server_id"] } },
     { name: "ChannelsRepo.placesByServer", statement: channels["placesByServer"], params: [SERVER], ordered: true, served: { channels: ["server_id"] } },
+    // A server-wide search's channels with overrides (Access.channelScope): by id and by category, never the server's every channel.
+    { name: "ChannelsRepo.placesAmongStmt", statement: channels["placesAmongStmt"], params: [ids([CHANNEL]), ids([id(8)])] },
     // Read states: unread channels and DMs, mention counts, marking read, a message's mentions.
     { name: "ReadStatesRepo.unreadChannels", statement: readStates["unreadChannels"], params: [USER], served: { server_members: ["user_id"], channels: ["server_id"] } },
     { name: "ReadStatesRepo.mentionCounts", statement: readStates["mentionCounts"], params: [USER, USER, USER, USER, USER], served: { channel_mentions: ["kind", "target_id"] } },

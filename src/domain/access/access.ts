@@ -222,11 +222,17 @@ export class Access {
    * The overrides of every channel and category of a server, read at once: for a check over all
    * its channels (the channel list, a server-wide search), which would otherwise read two
    * queries per channel. `category(id)` is a category's own (for whether it shows, empty);
-   * `none`: the server has no override at all.
+   * `none`: the server has no override at all; `channelIds` and `categoryIds`: those that have one.
    */
   async overridesOfServer(
     serverId: string,
-  ): Promise<{ of(channel: Pick<ChannelRow, "id" | "category_id">): ChannelOverrides; category(categoryId: string): Override[]; none: boolean }> {
+  ): Promise<{
+    of(channel: Pick<ChannelRow, "id" | "category_id">): ChannelOverrides;
+    category(categoryId: string): Override[];
+    none: boolean;
+    channelIds: string[];
+    categoryIds: string[];
+  }> {
     const { channels, categories } = await this.store.access.serverOverrides(serverId);
     const byChannel = new Map<string, Override[]>();
     const byCategory = new Map<string, Override[]>();
@@ -242,6 +248,8 @@ export class Access {
       of: (channel) => ({ category: channel.category_id ? (byCategory.get(channel.category_id) ?? []) : [], channel: byChannel.get(channel.id) ?? [] }),
       category: (categoryId) => byCategory.get(categoryId) ?? [],
       none: channels.length === 0 && categories.length === 0,
+      channelIds: [...byChannel.keys()],
+      categoryIds: [...byCategory.keys()],
     };
   }
 
@@ -318,25 +326,22 @@ export class Access {
   }
 
   /**
-   * The same channels as `channelsOpenTo(member, bit)`, told as the shorter list: `{ closed }`,
-   * every channel of the server but those (the channels being deleted are left out by whoever
-   * reads the scope: no list here holds them), or `{ open }`, those alone. A reader whose
-   * permissions no override changes (the owner, an administrator), or of a server without
-   * overrides, reads every channel or none, told without reading the channels at all; only a
-   * server with overrides takes the pass over every channel that `channelsOpenTo` makes. So a
-   * server-wide search of the common reader costs nothing per channel (docs/servers.md, "Search").
+   * The same channels as `channelsOpenTo(member, bit)`, told as a list of the channels that
+   * differ from the rest: `{ closed }`, every channel of the server but those (the channels
+   * being deleted are left out by whoever reads the scope: no list here holds them), or
+   * `{ open }`, those alone. Only a channel with overrides of its own or of its category can
+   * differ from what the member holds everywhere, so those alone are read and worked out (the
+   * server's overrides read at once, through its roles); the owner and administrators, whom no
+   * override restricts, read every channel without a read at all. What this reads follows the
+   * server's overrides, never its channels (docs/servers.md, "Search").
    */
   async channelScope(member: MemberContext, bit = 0): Promise<{ closed: string[] } | { open: string[] }> {
     if (this.holdsEverything(member)) return { closed: [] };
-    const everywhere = this.permissionsIn(member, NO_OVERRIDES);
+    const openByDefault = !channelRefusal(this.permissionsIn(member, NO_OVERRIDES), member, bit);
     const overrides = await this.overridesOfServer(member.server.id);
-    if (overrides.none) return channelRefusal(everywhere, member, bit) ? { open: [] } : { closed: [] };
-    const open: string[] = [];
-    const closed: string[] = [];
-    for (const channel of await this.store.channels.placesInServer(member.server.id)) {
-      (channelRefusal(this.permissionsIn(member, overrides.of(channel)), member, bit) ? closed : open).push(channel.id);
-    }
-    return closed.length <= open.length ? { closed } : { open };
+    const touched = overrides.none ? [] : await this.store.channels.placesAmong(member.server.id, overrides.channelIds, overrides.categoryIds);
+    const differing = touched.filter((channel) => !channelRefusal(this.permissionsIn(member, overrides.of(channel)), member, bit) !== openByDefault).map((channel) => channel.id);
+    return openByDefault ? { closed: differing } : { open: differing };
   }
 
   /**
