@@ -309,8 +309,9 @@ export class Messages {
    * The same search over every channel of a server that the channel search would let the
    * member into (Access.channelScope with READ_MESSAGE_HISTORY: Access.channelsOpenTo's
    * channels), in one query; newest first. Scoped by the server, but the channels closed to the
-   * member, when those are the fewer (a reader of every channel: none), otherwise by the open
-   * channels' list. 404 for an unknown server, 403 for a non-member; no such channel: nothing found.
+   * member (a reader of every channel: none), or, where the member lacks the bits but in the
+   * channels whose overrides give them back, by those channels' list. 404 for an unknown server,
+   * 403 for a non-member; no such channel: nothing found.
    */
   async searchServer(serverId: string, user: UserRow, query: string, limit: number): Promise<Message[]> {
     const member = await this.access.member(serverId, user.id);
