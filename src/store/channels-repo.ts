@@ -272,33 +272,49 @@ export class ChannelsRepo {
 
   /**
    * Sets positions (and categories where given) of the server's channels in one transaction,
-   * reading its channels and categories once: `check` sees them as they are, before anything is
-   * written, and may throw to refuse. Answers the channels before and after (the placements
-   * applied to the rows read, in the list's order, as `byServer` would read them again) and the
-   * categories: at the channel cap a second read of every row cost as much as the rest of a
-   * reorder. Placements of channels not in the server are skipped; an unchanged one is not written.
+   * reading its channels and categories once: `check` sees the rows the placements name (by
+   * id; a placement naming no channel of the server has none) and the categories, before
+   * anything is written, and may throw to refuse. Answers the channels after (the placements
+   * applied to the rows read, in the list's order, as `byServer` would read them again), the
+   * moved ones in that order with their rows before, and the categories: at the channel cap a
+   * second read of every row cost as much as the rest of a reorder, and so did maps of every
+   * channel, which are not made (only of the placements). Placements of channels not in the
+   * server are skipped; an unchanged one is not written.
    */
   async place(
     serverId: string,
     placements: ChannelPlacement[],
-    check: (channels: ChannelRow[], categories: CategoryRow[]) => void,
-  ): Promise<{ before: ChannelRow[]; after: ChannelRow[]; categories: CategoryRow[] }> {
+    check: (named: ReadonlyMap<string, ChannelRow>, categories: CategoryRow[]) => void,
+  ): Promise<{ after: ChannelRow[]; moved: { row: ChannelRow; from: ChannelRow }[]; categories: CategoryRow[] }> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`channels:${serverId}`);
-      const [before, categories] = [await tx.all(this.byServer, serverId), await tx.all(this.categoriesByServer, serverId)];
-      check(before, categories);
-      const placed = new Map(before.map((row) => [row.id, row]));
-      let changed = false;
+      const [rows, categories] = [await tx.all(this.byServer, serverId), await tx.all(this.categoriesByServer, serverId)];
+      const asked = new Set(placements.map((p) => p.id));
+      const named = new Map<string, ChannelRow>();
+      const at = new Map<string, number>();
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        if (!asked.has(row.id)) continue;
+        named.set(row.id, row);
+        at.set(row.id, i);
+      }
+      check(named, categories);
+      const moved = new Map<string, { row: ChannelRow; from: ChannelRow }>();
       for (const p of placements) {
-        const current = placed.get(p.id);
+        const current = named.get(p.id);
         if (!current) continue;
         const categoryId = p.category_id === undefined ? current.category_id : p.category_id;
         if (current.position === p.position && current.category_id === categoryId) continue;
         await tx.run(this.placeChannel, p.position, categoryId, p.id, serverId);
-        placed.set(p.id, { ...current, position: p.position, category_id: categoryId });
-        changed = true;
+        const row = { ...current, position: p.position, category_id: categoryId };
+        named.set(p.id, row);
+        moved.set(p.id, { row, from: moved.get(p.id)?.from ?? current });
       }
-      return { before, after: changed ? [...placed.values()].sort(byListOrder) : before, categories };
+      if (moved.size === 0) return { after: rows, moved: [], categories };
+      const after = rows.slice();
+      for (const [id, { row }] of moved) after[at.get(id)!] = row;
+      after.sort(byListOrder);
+      return { after, moved: [...moved.values()].sort((a, b) => byListOrder(a.row, b.row)), categories };
     });
   }
 
