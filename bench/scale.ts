@@ -15,9 +15,10 @@
  * have the target: growth under 2 from 1x to 100x. Those a client does once per session (its
  * servers, its read states) are printed without one: their answer itself grows with f.
  *
- *   bun bench/scale.ts [--quick] [--sizes 1,10,100] [--stores sqlite,postgres] [--reps 30]
+ *   bun bench/scale.ts [--quick] [--sizes 1,10,100] [--stores sqlite,postgres] [--reps 30] [--only op,op]
  *
  * `--quick`: 1x and 10x, 10 repetitions (CI's `bench:quick`); `npm run bench:scale`: 1x to 100x.
+ * `--only`: just the operations named (as the JSON lines name them); every one without it.
  * Prints a human summary on stderr and one JSON line per store, operation and size on stdout.
  */
 import { createHash } from "node:crypto";
@@ -40,6 +41,9 @@ const QUICK = hasFlag("quick");
 const SIZES = argOf("sizes", QUICK ? "1,10" : "1,10,100").split(",").map(Number);
 const STORES = argOf("stores", "sqlite,postgres").split(",") as ("sqlite" | "postgres")[];
 const REPS = Number(argOf("reps", QUICK ? "10" : "30"));
+const ONLY = argOf("only", "") ? new Set(argOf("only", "").split(",")) : null;
+/** Whether `op` is measured in this run (`--only`). */
+const wanted = (op: string) => ONLY === null || ONLY.has(op);
 const WARMUP = 3;
 const SECRET = "bench-scale-secret-0123456789abcdef0123456789abcd";
 /** Sockets of members connected for the presence operation: the same at every size. */
@@ -185,7 +189,9 @@ async function measure(app: App, fixture: Fixture): Promise<Measured[]> {
   const get = (path: string) => () => call("GET", path);
   const { serverId, channelId, messageIds, memberIds } = fixture;
   const results: Measured[] = [];
-  const add = async (op: string, per: Measured["per"], run: (i: number) => Promise<unknown>) => results.push(await timed(op, per, run));
+  const add = async (op: string, per: Measured["per"], run: (i: number) => Promise<unknown>) => {
+    if (wanted(op)) results.push(await timed(op, per, run));
+  };
 
   await add("page_latest", "view", get(`/api/v1/messages/${channelId}?limit=50`));
   await add("page_deep", "view", get(`/api/v1/messages/${channelId}?before=${messageIds.middle}&limit=50`));
@@ -210,7 +216,7 @@ async function measure(app: App, fixture: Fixture): Promise<Measured[]> {
   const ten = fixture.channelIds.slice(0, 10);
   await add("channel_reorder_10", "event", (i) => call("PUT", `/api/v1/channels/${serverId}/reorder`, { order: ten.map((id, at) => ({ id, position: i & 1 ? ten.length - at : at + 1 })) }));
   await add("role_update", "event", (i) => call("PUT", `/api/v1/roles/${serverId}/${fixture.roleId}`, { color: i & 1 ? "#336699" : "#996633" }));
-  results.push(await presence(app, fixture, tokens));
+  if (wanted("presence_change")) results.push(await presence(app, fixture, tokens));
   await add("servers_list", "session", get(`/api/v1/servers`));
   await add("read_states", "session", get(`/api/v1/users/me/read-states`));
   return results;

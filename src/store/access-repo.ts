@@ -83,11 +83,15 @@ export class AccessRepo {
     );
     // Every override of a server's channels and categories: through the (server_id) indexes of
     // channels and categories, then each one's overrides by their primary key's first column.
+    // Found through the server's roles: an override's role is always of its channel's (or
+    // category's) server (Channels.requireRole; a duplicate copies the overrides within
+    // the server; a role's deletion takes its overrides), and a server holds a few roles where
+    // it may hold 500 channels, each of which a read through the channels would probe.
     this.serverChannelOverridesStmt = db.prepare<OverrideRow & { channel_id: string }, [string]>(
-      "SELECT o.channel_id, o.role_id, o.allow, o.deny FROM channels c JOIN channel_overrides o ON o.channel_id = c.id WHERE c.server_id = ?",
+      "SELECT o.channel_id, o.role_id, o.allow, o.deny FROM roles r JOIN channel_overrides o ON o.role_id = r.id WHERE r.server_id = ?",
     );
     this.serverCategoryOverridesStmt = db.prepare<OverrideRow & { category_id: string }, [string]>(
-      "SELECT o.category_id, o.role_id, o.allow, o.deny FROM categories k JOIN category_overrides o ON o.category_id = k.id WHERE k.server_id = ?",
+      "SELECT o.category_id, o.role_id, o.allow, o.deny FROM roles r JOIN category_overrides o ON o.role_id = r.id WHERE r.server_id = ?",
     );
     this.versionStmt = db.dialect.name === "sqlite" ? db.prepare<{ version: number }, []>("SELECT version FROM access_version WHERE id = 1") : null;
   }
@@ -128,7 +132,10 @@ export class AccessRepo {
     return this.db.all(this.categoryOverridesStmt, categoryId);
   }
 
-  /** The overrides of every channel and category of a server, in two queries (checks over all its channels at once). */
+  /**
+   * The overrides of every channel and category of a server, in two queries (checks over all its
+   * channels at once); what they read follows the server's roles and overrides, not its channels.
+   */
   async serverOverrides(serverId: string): Promise<{ channels: (OverrideRow & { channel_id: string })[]; categories: (OverrideRow & { category_id: string })[] }> {
     const [channels, categories] = await Promise.all([this.db.all(this.serverChannelOverridesStmt, serverId), this.db.all(this.serverCategoryOverridesStmt, serverId)]);
     return { channels, categories };

@@ -1,4 +1,4 @@
-import type { Database, Transaction } from "./database.ts";
+import type { Database, SqlValue, Transaction } from "./database.ts";
 import type { OverrideRow } from "./access-repo.ts";
 import { nowSeconds } from "./time.ts";
 
@@ -65,6 +65,7 @@ export class ChannelsRepo {
   private readonly categoryById;
   private readonly byServer;
   private readonly placesByServer;
+  private readonly placesAmongStmt;
   private readonly byCategory;
   private readonly categoriesByServer;
   private readonly nextChannelPosition;
@@ -92,6 +93,14 @@ export class ChannelsRepo {
     this.categoryById = db.prepare<CategoryRow, [string]>("SELECT * FROM categories WHERE id = ?");
     this.byServer = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE server_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
     this.placesByServer = db.prepare<ChannelPlace, [string]>("SELECT id, category_id, position FROM channels WHERE server_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
+    // Each side by its own index (the primary key; channels_category), never the server's every
+    // channel: the server is checked on the rows found (a condition on it here lets SQLite's
+    // planner read channels_server, every channel of the server, instead).
+    this.placesAmongStmt = db.prepare<ChannelPlace & { server_id: string }, [SqlValue, SqlValue]>(
+      `SELECT id, server_id, category_id, position FROM channels WHERE id ${db.dialect.inIdList("?1")} AND deleted_at IS NULL
+       UNION
+       SELECT id, server_id, category_id, position FROM channels WHERE category_id ${db.dialect.inIdList("?2")} AND deleted_at IS NULL`,
+    );
     this.byCategory = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE category_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
     this.categoriesByServer = db.prepare<CategoryRow, [string]>(
       "SELECT * FROM categories WHERE server_id = ? ORDER BY position, created_at, id",
@@ -166,6 +175,13 @@ export class ChannelsRepo {
    */
   async placesInServer(serverId: string): Promise<ChannelPlace[]> {
     return this.db.all(this.placesByServer, serverId);
+  }
+
+  /** The places of the server's channels among `channelIds` or in one of `categoryIds`, in no order. */
+  async placesAmong(serverId: string, channelIds: string[], categoryIds: string[]): Promise<ChannelPlace[]> {
+    if (!channelIds.length && !categoryIds.length) return [];
+    const rows = await this.db.all(this.placesAmongStmt, this.db.dialect.idList(channelIds), this.db.dialect.idList(categoryIds));
+    return rows.filter((row) => row.server_id === serverId).map(({ id, category_id, position }) => ({ id, category_id, position }));
   }
 
   async listByCategory(categoryId: string): Promise<ChannelRow[]> {
@@ -256,33 +272,49 @@ export class ChannelsRepo {
 
   /**
    * Sets positions (and categories where given) of the server's channels in one transaction,
-   * reading its channels and categories once: `check` sees them as they are, before anything is
-   * written, and may throw to refuse. Answers the channels before and after (the placements
-   * applied to the rows read, in the list's order, as `byServer` would read them again) and the
-   * categories: at the channel cap a second read of every row cost as much as the rest of a
-   * reorder. Placements of channels not in the server are skipped; an unchanged one is not written.
+   * reading its channels and categories once: `check` sees the rows the placements name (by
+   * id; a placement naming no channel of the server has none) and the categories, before
+   * anything is written, and may throw to refuse. Answers the channels after (the placements
+   * applied to the rows read, in the list's order, as `byServer` would read them again), the
+   * moved ones in that order with their rows before, and the categories: at the channel cap a
+   * second read of every row cost as much as the rest of a reorder, and so did maps of every
+   * channel, which are not made (only of the placements). Placements of channels not in the
+   * server are skipped; an unchanged one is not written.
    */
   async place(
     serverId: string,
     placements: ChannelPlacement[],
-    check: (channels: ChannelRow[], categories: CategoryRow[]) => void,
-  ): Promise<{ before: ChannelRow[]; after: ChannelRow[]; categories: CategoryRow[] }> {
+    check: (named: ReadonlyMap<string, ChannelRow>, categories: CategoryRow[]) => void,
+  ): Promise<{ after: ChannelRow[]; moved: { row: ChannelRow; from: ChannelRow }[]; categories: CategoryRow[] }> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`channels:${serverId}`);
-      const [before, categories] = [await tx.all(this.byServer, serverId), await tx.all(this.categoriesByServer, serverId)];
-      check(before, categories);
-      const placed = new Map(before.map((row) => [row.id, row]));
-      let changed = false;
+      const [rows, categories] = [await tx.all(this.byServer, serverId), await tx.all(this.categoriesByServer, serverId)];
+      const asked = new Set(placements.map((p) => p.id));
+      const named = new Map<string, ChannelRow>();
+      const at = new Map<string, number>();
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        if (!asked.has(row.id)) continue;
+        named.set(row.id, row);
+        at.set(row.id, i);
+      }
+      check(named, categories);
+      const moved = new Map<string, { row: ChannelRow; from: ChannelRow }>();
       for (const p of placements) {
-        const current = placed.get(p.id);
+        const current = named.get(p.id);
         if (!current) continue;
         const categoryId = p.category_id === undefined ? current.category_id : p.category_id;
         if (current.position === p.position && current.category_id === categoryId) continue;
         await tx.run(this.placeChannel, p.position, categoryId, p.id, serverId);
-        placed.set(p.id, { ...current, position: p.position, category_id: categoryId });
-        changed = true;
+        const row = { ...current, position: p.position, category_id: categoryId };
+        named.set(p.id, row);
+        moved.set(p.id, { row, from: moved.get(p.id)?.from ?? current });
       }
-      return { before, after: changed ? [...placed.values()].sort(byListOrder) : before, categories };
+      if (moved.size === 0) return { after: rows, moved: [], categories };
+      const after = rows.slice();
+      for (const [id, { row }] of moved) after[at.get(id)!] = row;
+      after.sort(byListOrder);
+      return { after, moved: [...moved.values()].sort((a, b) => byListOrder(a.row, b.row)), categories };
     });
   }
 

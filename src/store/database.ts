@@ -120,6 +120,11 @@ interface SearchDialect {
   param(words: string[]): SqlValue;
   /** The parameter of a search over several channels (`SearchScope` "channels"): a list of channel ids as this database takes one. */
   channelIds(ids: string[]): SqlValue;
+  /**
+   * The parameter of a search over a server's channels but `closed` (`SearchScope` "server"):
+   * one list of ids, the server's first, as this database takes one.
+   */
+  serverScope(serverId: string, closed: string[]): SqlValue;
   /** How this database runs a channel search newest first (src/store/message-search.ts). */
   readonly newestFirst: NewestFirstSql;
   /** `SELECT <columns>` of DM messages matching `?1` in DM `?2`, best match first, then newest, `LIMIT ?3`. */
@@ -136,7 +141,12 @@ interface SearchDialect {
 }
 
 /** What a channel search covers: one channel (its id), or several (`SearchDialect.channelIds`, a server's search). */
-export type SearchScope = "channel" | "channels";
+/**
+ * Where a channel search looks: one channel; a list of channels; or a server's messages, but
+ * those of a list of channels and of the channels being deleted (a server-wide search of a
+ * reader who may read all or most of them: its cost does not follow the server's channels).
+ */
+export type SearchScope = "channel" | "channels" | "server";
 
 /**
  * The statements of a newest-first channel search, in `SearchScope`'s two forms (the scope's
@@ -174,7 +184,7 @@ export type NewestFirstSql =
       /**
        * `SELECT <columns>, search_window_low, search_window_size, search_table_rows`: the
        * scope's (`?2`) newest `?4` messages with an id below `?5` (one channel's; all channels'
-       * for "channels"), the first `?3` of them that match `?1`, newest first; every row carries
+       * for "channels"; the server's, closed channels' included, for "server"), the first `?3` of them that match `?1`, newest first; every row carries
        * the lowest id of those `?4`, their number and the messages' row count in the table's
        * statistics (negative: none yet), and a window without a match answers one row of them
        * alone (its message columns null).

@@ -114,10 +114,13 @@ export class MessageSearch<R extends Row> {
             },
           }
         : { postgres: { window: db.prepare(sql.window(COLUMNS, which)), rest: db.prepare(sql.rest(COLUMNS, which)), settings: sql.restSettings } };
-    this.scopes = { channel: scope("channel"), channels: scope("channels") };
+    this.scopes = { channel: scope("channel"), channels: scope("channels"), server: scope("server") };
   }
 
-  /** The newest `limit` messages of `channel` (an id; a `channelIds` list for "channels") holding every one of `words`. */
+  /**
+   * The newest `limit` messages of `channel` (an id; a `channelIds` list for "channels", a
+   * `serverScope` list for "server") holding every one of `words`.
+   */
   async run(scope: SearchScope, channel: SqlValue, words: string[], limit: number): Promise<R[]> {
     const match = this.db.dialect.search.param(words);
     const statements = this.scopes[scope];

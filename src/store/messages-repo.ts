@@ -349,4 +349,14 @@ export class MessagesRepo {
     await this.searchBacklog.caughtUp();
     return this.searcher.run("channels", this.db.dialect.search.channelIds(channelIds), words, limit);
   }
+
+  /**
+   * The same over every channel of a server but `closed` and the channels being deleted, in one
+   * statement scoped by the server (its messages by id): what it reads does not follow the
+   * number of channels.
+   */
+  async searchServer(serverId: string, closed: string[], words: string[], limit: number): Promise<MessageRow[]> {
+    await this.searchBacklog.caughtUp();
+    return this.searcher.run("server", this.db.dialect.search.serverScope(serverId, closed), words, limit);
+  }
 }

@@ -41,3 +41,6 @@ export const UNDO_MIGRATION_24 = "DROP TABLE privacy_settings; ";
 
 /** Back to a database of version 24: the message nonces gone. */
 export const UNDO_MIGRATION_25 = "DROP TABLE message_nonces; ";
+
+/** Back to a database of version 26: the server's messages indexed by server alone, no index of the channels being deleted. */
+export const UNDO_MIGRATION_27 = "DROP INDEX channels_deleting; DROP INDEX messages_server; CREATE INDEX messages_server ON messages (server_id); ";

@@ -173,6 +173,59 @@ describe("GET /api/v1/servers/:id/search", () => {
     expect(contents(await searchServer(serverId, member, q("secret plans")))).toEqual(["secret plans no-history", "secret plans open"]);
   });
 
+  test("a member who may read most channels: every channel but the few closed ones, newest first, as their own searches say", async () => {
+    const c = await community(server);
+    const { owner, member, serverId, channelId } = c;
+    const openIds = [channelId, await createChannel(c, "open-1"), await createChannel(c, "open-2"), await createChannel(c, "open-3")];
+    const hiddenId = await createChannel(c, "hidden");
+    for (const [i, id] of [...openIds, hiddenId].entries()) await send(id, owner, `roundup ${i}`);
+    await override(c, hiddenId, P.VIEW_CHANNEL);
+    // Four open, one closed: the search is scoped by the server, but the closed channel.
+    expect(contents(await searchServer(serverId, member, q("roundup")))).toEqual(["roundup 3", "roundup 2", "roundup 1", "roundup 0"]);
+    expect(contents(await searchServer(serverId, member, q("roundup", 2)))).toEqual(["roundup 3", "roundup 2"]);
+    for (const id of [...openIds, hiddenId]) {
+      const own = await searchChannel(id, member, q("roundup"));
+      const found = (await searchServer(serverId, member, q("roundup"))).body.some((m: { channel_id: string }) => m.channel_id === id);
+      expect([id, own.status === 200]).toEqual([id, found]);
+    }
+    // An override that changes nothing for the member (an allow of what @everyone holds) closes nothing.
+    await override(c, hiddenId, 0, P.VIEW_CHANNEL);
+    expect(contents(await searchServer(serverId, member, q("roundup")))).toEqual(["roundup 4", "roundup 3", "roundup 2", "roundup 1", "roundup 0"]);
+    // A category that hides its channels, one of which shows itself again.
+    const category = await server.api("POST", `/api/v1/channels/${serverId}/categories`, { token: owner.token, body: { name: "back-room" } });
+    expect(category.status).toBe(201);
+    const [shutId, reopenedId] = [await createChannel(c, "shut", { category_id: category.body.id }), await createChannel(c, "reopened", { category_id: category.body.id })];
+    await send(shutId, owner, "roundup shut");
+    await send(reopenedId, owner, "roundup reopened");
+    const categoryDeny = await server.api("PUT", `/api/v1/channels/categories/${category.body.id}/permissions/${c.everyone}`, { token: owner.token, body: { allow: 0, deny: P.VIEW_CHANNEL } });
+    expect(categoryDeny.status).toBe(200);
+    await override(c, reopenedId, 0, P.VIEW_CHANNEL);
+    expect(contents(await searchServer(serverId, member, q("roundup reopened")))).toEqual(["roundup reopened"]);
+    expect(contents(await searchServer(serverId, member, q("roundup shut")))).toEqual([]);
+    expect(contents(await searchServer(serverId, owner, q("roundup shut")))).toEqual(["roundup shut"]);
+    // @everyone without the history in the server: only the channels that give it back.
+    const everyone = await server.api("PUT", `/api/v1/roles/${serverId}/${c.everyone}`, { token: owner.token, body: { permissions: P.VIEW_CHANNEL | P.SEND_MESSAGES } });
+    expect(everyone.status).toBe(200);
+    expect(contents(await searchServer(serverId, member, q("roundup")))).toEqual([]);
+    await override(c, openIds[2]!, 0, P.READ_MESSAGE_HISTORY);
+    expect(contents(await searchServer(serverId, member, q("roundup")))).toEqual(["roundup 2"]);
+    expect(contents(await searchServer(serverId, owner, q("roundup")))).toEqual(["roundup reopened", "roundup shut", "roundup 4", "roundup 3", "roundup 2", "roundup 1", "roundup 0"]);
+  });
+
+  test("a channel being deleted (marked, its messages not yet removed by its job) is never searched, by the owner either", async () => {
+    const c = await community(server);
+    const { owner, member, serverId, channelId } = c;
+    const goingId = await createChannel(c, "going");
+    await send(channelId, member, "leftover kept");
+    await send(goingId, member, "leftover going");
+    expect(contents(await searchServer(serverId, owner, q("leftover")))).toEqual(["leftover going", "leftover kept"]);
+    // As DELETE /channels/:id leaves it until its background job has run: marked, messages in place.
+    const db = server.app.store.db;
+    await db.run(db.prepare<unknown, [number, string]>("UPDATE channels SET deleted_at = ? WHERE id = ?"), Math.floor(Date.now() / 1000), goingId);
+    for (const user of [owner, member]) expect(contents(await searchServer(serverId, user, q("leftover")))).toEqual(["leftover kept"]);
+    expect(contents(await searchServer(serverId, owner, q("going")))).toEqual([]);
+  });
+
   test("a timed-out member still searches (a timeout keeps the read bits)", async () => {
     const c = await community(server);
     await send(c.channelId, c.owner, "still readable");

@@ -10,7 +10,7 @@ import { migrations as sqliteMigrations } from "../../src/store/sqlite/migration
 import { createStore, migrationsOf, openDatabase } from "../../src/store/store.ts";
 import { USER_COLUMNS } from "../../src/store/users-repo.ts";
 import { freshDatabase, onPostgres, type TestDatabase } from "../helpers/database.ts";
-import { UNDO_MIGRATION_23, UNDO_MIGRATION_24, UNDO_MIGRATION_25, undoMigration22 } from "../helpers/undo-migrations.ts";
+import { UNDO_MIGRATION_23, UNDO_MIGRATION_24, UNDO_MIGRATION_25, UNDO_MIGRATION_27, undoMigration22 } from "../helpers/undo-migrations.ts";
 
 /** The secrets key of these throw-away databases. */
 const KEY = crypto.getRandomValues(new Uint8Array(32));
@@ -112,7 +112,7 @@ describe("migration 15 (message-attachment-flag)", () => {
       store.db.dialect.name === "sqlite"
         ? "DROP TRIGGER messages_last_insert; DROP TRIGGER messages_last_delete; DROP TRIGGER dm_messages_last_insert; DROP TRIGGER dm_messages_last_delete; "
         : "DROP TRIGGER messages_last_message ON messages; DROP TRIGGER dm_messages_last_message ON dm_messages; DROP FUNCTION hearth_channel_last_message; DROP FUNCTION hearth_dm_last_message; ";
-    await store.db.exec(UNDO_MIGRATION_25 + UNDO_MIGRATION_24 + UNDO_MIGRATION_23 + undoMigration22(store.db.dialect.name) + "ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; " + UNDO_MIGRATION_21 + lastMessageTriggers + "DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; DELETE FROM schema_migrations WHERE version >= 15");
+    await store.db.exec(UNDO_MIGRATION_27 + UNDO_MIGRATION_25 + UNDO_MIGRATION_24 + UNDO_MIGRATION_23 + undoMigration22(store.db.dialect.name) + "ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; " + UNDO_MIGRATION_21 + lastMessageTriggers + "DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; DELETE FROM schema_migrations WHERE version >= 15");
     await store.close();
 
     const upgraded = await createStore(location, KEY);
@@ -146,7 +146,7 @@ describe("migration 21 (member-count-and-member-search)", () => {
     await store.members.add(small, bot);
     await store.members.add(left, ann);
     await store.members.remove(left, ann);
-    await store.db.exec(UNDO_MIGRATION_25 + UNDO_MIGRATION_24 + UNDO_MIGRATION_23 + undoMigration22(store.db.dialect.name) + UNDO_MIGRATION_21 + "DELETE FROM schema_migrations WHERE version >= 21");
+    await store.db.exec(UNDO_MIGRATION_27 + UNDO_MIGRATION_25 + UNDO_MIGRATION_24 + UNDO_MIGRATION_23 + undoMigration22(store.db.dialect.name) + UNDO_MIGRATION_21 + "DELETE FROM schema_migrations WHERE version >= 21");
     await store.close();
 
     const upgraded = await createStore(location, KEY);

@@ -73,8 +73,9 @@ function hotQueries(store: Store): HotQuery[] {
     { name: "MembersRepo.oneStmt", statement: members["oneStmt"], params: [SERVER, USER], served: { server_members: ["user_id"], users: ["id"] } },
     { name: "MembersRepo.memberRoleIds", statement: members["memberRoleIds"], params: [SERVER, USER], served: { member_roles: ["server_id", "user_id"] } },
     // The channel list and a server-wide search: every override of the server's channels and categories at once.
-    { name: "AccessRepo.serverChannelOverridesStmt", statement: access["serverChannelOverridesStmt"], params: [SERVER], served: { channels: ["server_id"], channel_overrides: ["channel_id"] } },
-    { name: "AccessRepo.serverCategoryOverridesStmt", statement: access["serverCategoryOverridesStmt"], params: [SERVER], served: { categories: ["server_id"], category_overrides: ["category_id"] } },
+    // Through the server's roles (a few), not its channels (up to 500).
+    { name: "AccessRepo.serverChannelOverridesStmt", statement: access["serverChannelOverridesStmt"], params: [SERVER], served: { roles: ["server_id"], channel_overrides: ["role_id"] } },
+    { name: "AccessRepo.serverCategoryOverridesStmt", statement: access["serverCategoryOverridesStmt"], params: [SERVER], served: { roles: ["server_id"], category_overrides: ["role_id"] } },
     // The member count: read with the server's row, kept by every add and remove.
     { name: "ServersRepo.byId", statement: servers["byId"], params: [SERVER], served: { servers: ["id"] } },
     { name: "ServersRepo.forUser", statement: servers["forUser"], params: [USER] },
@@ -98,6 +99,8 @@ function hotQueries(store: Store): HotQuery[] {
     // the channels' order, read whole at every call, so never sorted per call.
     { name: "ChannelsRepo.byServer", statement: channels["byServer"], params: [SERVER], ordered: true, served: { channels: ["server_id"] } },
     { name: "ChannelsRepo.placesByServer", statement: channels["placesByServer"], params: [SERVER], ordered: true, served: { channels: ["server_id"] } },
+    // A server-wide search's channels with overrides (Access.channelScope): by id and by category, never the server's every channel.
+    { name: "ChannelsRepo.placesAmongStmt", statement: channels["placesAmongStmt"], params: [ids([CHANNEL]), ids([id(8)])] },
     // Read states: unread channels and DMs, mention counts, marking read, a message's mentions.
     { name: "ReadStatesRepo.unreadChannels", statement: readStates["unreadChannels"], params: [USER], served: { server_members: ["user_id"], channels: ["server_id"] } },
     { name: "ReadStatesRepo.mentionCounts", statement: readStates["mentionCounts"], params: [USER, USER, USER, USER, USER], served: { channel_mentions: ["kind", "target_id"] } },
@@ -146,10 +149,13 @@ function deletionQueries(store: Store): HotQuery[] {
 }
 
 /**
- * The newest-first search's statements (src/store/message-search.ts), for one channel and for
- * several. SQLite: FTS5 read by MATCH in rowid order, messages by rowid, the checks by one range
- * of (channel_id, id) or of the rowids, and the fallback by MATCH; never a scan of messages.
- * PostgreSQL: the window along (channel_id, id) (the primary key for several channels) in the
+ * The newest-first search's statements (src/store/message-search.ts), for one channel, for
+ * several and for a server (but a few channels). SQLite: FTS5 read by MATCH in rowid order,
+ * messages by rowid, the checks by one range of (channel_id, id), of (server_id, id) for a
+ * server, or of the rowids, and the fallback by MATCH; never a scan of messages (nor of the
+ * server's channels: those being deleted come from channels_deleting).
+ * PostgreSQL: the window along (channel_id, id) (the primary key for several channels,
+ * (server_id, id) for a server) in the
  * generic plan a connection's sixth run gets; the text-index statement is checked in its own
  * test below, in the plan its settings give it.
  */
@@ -158,22 +164,24 @@ function searchQueries(store: Store): HotQuery[] {
   const match = store.db.dialect.search.param(["word"]);
   const one = CHANNEL;
   const many = store.db.dialect.search.channelIds([CHANNEL, id(7)]);
+  const server = store.db.dialect.search.serverScope(SERVER, [id(7)]);
   const queries: HotQuery[] = [];
-  for (const [scope, channel] of [["channel", one], ["channels", many]] as const) {
+  for (const [scope, channel] of [["channel", one], ["channels", many], ["server", server]] as const) {
     const sqlite = scopes[scope].sqlite;
     const postgres = scopes[scope].postgres;
     const name = (statement: string) => `MessageSearch.${scope}.${statement}`;
     if (sqlite) {
       queries.push(
         { name: name("newest"), statement: sqlite.newest, params: [match, channel, 25], keyset: true, served: { messages_fts: ["MATCH"], messages: ["rowid"] } },
-        { name: name("newer"), statement: sqlite.newer, params: [channel, MESSAGE, 25_000], served: { messages: ["channel_id", "id"] } },
+        { name: name("newer"), statement: sqlite.newer, params: [channel, MESSAGE, 25_000], served: { messages: [scope === "server" ? "server_id" : "channel_id", "id"] } },
         { name: name("older"), statement: sqlite.older, params: [channel, MESSAGE, 1000, 25_000], served: { messages: ["rowid"] } },
         { name: name("all"), statement: sqlite.all, params: [match, channel, 25], served: { messages_fts: ["MATCH"], messages: ["rowid"] } },
         { name: name("top"), statement: sqlite.top, params: [] },
       );
     }
     if (postgres) {
-      queries.push({ name: name("window"), statement: postgres.window, params: [["word"], channel, 25, 1000, "g"], served: { messages: scope === "channel" ? ["channel_id", "id"] : ["id"] } });
+      const walked = { channel: ["channel_id", "id"], channels: ["id"], server: ["server_id", "id"] }[scope];
+      queries.push({ name: name("window"), statement: postgres.window, params: [["word"], channel, 25, 1000, "g"], served: { messages: walked } });
     }
   }
   return queries;
@@ -473,6 +481,7 @@ describe.skipIf(!onPostgres)("PostgreSQL: the search's text-index read from a co
   let big: TestDatabase;
   let bigStore: Store;
   let channelIds: string[] = [];
+  let serverId = "";
   beforeAll(async () => {
     big = await freshDatabase();
     // One connection: every statement of this store runs on it, so its runs are that connection's.
@@ -483,6 +492,7 @@ describe.skipIf(!onPostgres)("PostgreSQL: the search's text-index read from a co
       { ownerId: user.user.id, name: "plans", description: "", everyonePermissions: DEFAULT_EVERYONE_PERMISSIONS, primaryInviteCode: "plans" },
       Number.POSITIVE_INFINITY,
     );
+    serverId = server!.id;
     for (let i = 0; i < 2; i++) {
       const channel = await bigStore.channels.create(
         { serverId: server!.id, name: `c${i}`, type: "text", categoryId: null, topic: null, slowmode: 0, nsfw: false, isMeeting: false, chatEnabled: true },
@@ -526,13 +536,13 @@ describe.skipIf(!onPostgres)("PostgreSQL: the search's text-index read from a co
     return out;
   };
 
-  test("EXPLAIN of its seventh run, one channel and several: the rare word is read from messages_search first", async () => {
+  test("EXPLAIN of its seventh run, one channel, several and a server: the rare word is read from messages_search first", async () => {
     const db = bigStore.db;
     const settings = db.dialect.search.newestFirst.kind === "window" ? db.dialect.search.newestFirst.restSettings : "";
-    for (const scope of ["channel", "channels"] as const) {
+    for (const scope of ["channel", "channels", "server"] as const) {
       const rest = bigStore.messages.searcher["scopes"][scope].postgres!.rest;
       const { text, names } = toPostgresPlaceholders(rest.sql);
-      const channel = scope === "channel" ? channelIds[0]! : channelIds;
+      const channel = scope === "channel" ? channelIds[0]! : scope === "channels" ? channelIds : db.dialect.search.serverScope(serverId, [channelIds[1]!]);
       const values = orderedParams(names, [["zyzzyva"], channel, 25, "g"], rest.sql).map(literal).join(", ");
       const plan = await db.transaction(async (tx) => {
         await tx.exec(settings);
@@ -549,8 +559,8 @@ describe.skipIf(!onPostgres)("PostgreSQL: the search's text-index read from a co
       const steps = nodes(plan);
       if (process.env.PRINT_PLANS) console.log(`MessageSearch.${scope}.rest\n${steps.map((step) => `  ${step}`).join("\n")}`);
       expect({ scope, readsTextIndex: steps.includes("Bitmap Index Scan using messages_search") }).toEqual({ scope, readsTextIndex: true });
-      // The channel is never walked to tokenize its messages.
-      expect(steps.filter((step) => /Index (Only )?Scan( Backward)? on messages using messages_channel/.test(step))).toEqual([]);
+      // The channel (or the server) is never walked to tokenize its messages.
+      expect(steps.filter((step) => /Index (Only )?Scan( Backward)? on messages using messages_(channel|server)/.test(step))).toEqual([]);
     }
   });
 

@@ -5,7 +5,8 @@
  * checked on either side, or every match sorted; PostgreSQL: one window of the newest messages,
  * two, or the text index below them). The words are laid out to cross each bound: only in old
  * messages, only in new ones, in both, in the middle, at exactly the edge of a window or a check,
- * rare, common; limits from 1 to more than the matches; one channel and several; and rows whose
+ * rare, common; limits from 1 to more than the matches; one channel, several, and a server but
+ * some of its channels; and rows whose
  * rowid order is not their id order (an imported message). Search has no cursor (`q` and
  * `limit` only: docs/messages.md), so "paging" here is the limit: a smaller limit's answer is
  * the start of a larger one's.
@@ -195,6 +196,24 @@ describe("newest-first search: the newest matches by id, whichever way it is ans
       await check(["ordered", "other", "small", "mixed"], words, LIMITS);
     }
     await check(["other"], ["few"], [1, 25]);
+  });
+
+  test("a server but its closed channels: the same answers as the list of the open ones", async () => {
+    const names = Object.keys(channels) as (keyof typeof channels)[];
+    // Closed: none; the interleaved one; the one of rows out of id order (its newest id sits in
+    // the oldest row: the check, which reads the whole server, must not be fooled by it); most.
+    for (const closed of [[], ["other"], ["mixed"], ["ordered", "other", "small"]] as (keyof typeof channels)[][]) {
+      const open = names.filter((name) => !closed.includes(name)).map((name) => channels[name]);
+      for (const words of [["every"], ["fifth"], ["few"], ["old"], ["imported"], ["future"], ["absent"]]) {
+        const answers: string[][] = [];
+        for (const limit of LIMITS) {
+          const ids = (await store.messages.searchServer(serverId, closed.map((name) => channels[name]), words, limit)).map((row) => row.id);
+          expect({ closed, words, limit, ids }).toEqual({ closed, words, limit, ids: expected(open, words, limit) });
+          answers.push(ids);
+        }
+        for (let i = 1; i < answers.length; i++) expect(answers[i]!.slice(0, answers[i - 1]!.length)).toEqual(answers[i - 1]!);
+      }
+    }
   });
 
   test("rows out of id order (copied or imported messages) are still answered by id", async () => {

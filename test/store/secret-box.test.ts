@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { isSealed, SecretBox, SecretsKeyError } from "../../src/store/secret-box.ts";
 import { createStore } from "../../src/store/store.ts";
 import { freshDatabase } from "../helpers/database.ts";
-import { UNDO_MIGRATION_23, UNDO_MIGRATION_24, UNDO_MIGRATION_25, undoMigration22 } from "../helpers/undo-migrations.ts";
+import { UNDO_MIGRATION_23, UNDO_MIGRATION_24, UNDO_MIGRATION_25, UNDO_MIGRATION_27, undoMigration22 } from "../helpers/undo-migrations.ts";
 
 const key = () => crypto.getRandomValues(new Uint8Array(32));
 
@@ -72,7 +72,7 @@ describe("upgrading a database that holds plaintext secrets", () => {
         db.dialect.name === "sqlite"
           ? "DROP TRIGGER messages_last_insert; DROP TRIGGER messages_last_delete; DROP TRIGGER dm_messages_last_insert; DROP TRIGGER dm_messages_last_delete; "
           : "DROP TRIGGER messages_last_message ON messages; DROP TRIGGER dm_messages_last_message ON dm_messages; DROP FUNCTION hearth_channel_last_message; DROP FUNCTION hearth_dm_last_message; ";
-      await db.exec(UNDO_MIGRATION_25 + UNDO_MIGRATION_24 + UNDO_MIGRATION_23 + undoMigration22(db.dialect.name) + "DROP TABLE stored_files; DROP TABLE secrets_key_check; ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; " + lastMessageTriggers + "DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; DROP INDEX server_members_name; ALTER TABLE servers DROP COLUMN member_count; ALTER TABLE server_members DROP COLUMN username_lower; DELETE FROM schema_migrations WHERE version >= 11");
+      await db.exec(UNDO_MIGRATION_27 + UNDO_MIGRATION_25 + UNDO_MIGRATION_24 + UNDO_MIGRATION_23 + undoMigration22(db.dialect.name) + "DROP TABLE stored_files; DROP TABLE secrets_key_check; ALTER TABLE messages DROP COLUMN has_attachments; ALTER TABLE server_members DROP COLUMN server_muted; ALTER TABLE server_members DROP COLUMN server_deafened; DROP TABLE two_factor_recovery_codes; DROP TABLE revoked_tokens; ALTER TABLE users DROP COLUMN token_revocations; " + lastMessageTriggers + "DROP TABLE channel_last_messages; DROP TABLE dm_last_messages; DROP TABLE channel_mentions; ALTER TABLE attachments DROP COLUMN width; ALTER TABLE attachments DROP COLUMN height; ALTER TABLE dm_attachments DROP COLUMN width; ALTER TABLE dm_attachments DROP COLUMN height; DROP TABLE notification_overrides; DROP INDEX server_members_name; ALTER TABLE servers DROP COLUMN member_count; ALTER TABLE server_members DROP COLUMN username_lower; DELETE FROM schema_migrations WHERE version >= 11");
       await store.close();
 
       const upgraded = await createStore(location, secretsKey);

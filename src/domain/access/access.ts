@@ -4,7 +4,7 @@ import type { ChannelRow } from "../../store/channels-repo.ts";
 import type { AccessMemberRow, AccessRole } from "../../store/access-repo.ts";
 import { nowSeconds } from "../../store/time.ts";
 import { forbidden, notFound, type ApiError } from "../shared/errors.ts";
-import { PERMISSIONS, permissionNames } from "./permission-bits.ts";
+import { ALL_PERMISSIONS, PERMISSIONS, permissionNames } from "./permission-bits.ts";
 import {
   computeBasePermissions,
   computeChannelPermissions,
@@ -120,6 +120,9 @@ function memberContext(server: ServerRow, userId: string, row: AccessMemberRow):
   };
 }
 
+/** A channel's overrides where there are none: what the member holds in every channel of a server without overrides. */
+const NO_OVERRIDES: ChannelOverrides = { category: [], channel: [] };
+
 /**
  * Who may do what: membership, server permissions, channel permissions and rank. Every route
  * and gateway handler asks here, so the rules live in one place.
@@ -218,9 +221,18 @@ export class Access {
   /**
    * The overrides of every channel and category of a server, read at once: for a check over all
    * its channels (the channel list, a server-wide search), which would otherwise read two
-   * queries per channel. `category(id)` is a category's own (for whether it shows, empty).
+   * queries per channel. `category(id)` is a category's own (for whether it shows, empty);
+   * `none`: the server has no override at all; `channelIds` and `categoryIds`: those that have one.
    */
-  async overridesOfServer(serverId: string): Promise<{ of(channel: Pick<ChannelRow, "id" | "category_id">): ChannelOverrides; category(categoryId: string): Override[] }> {
+  async overridesOfServer(
+    serverId: string,
+  ): Promise<{
+    of(channel: Pick<ChannelRow, "id" | "category_id">): ChannelOverrides;
+    category(categoryId: string): Override[];
+    none: boolean;
+    channelIds: string[];
+    categoryIds: string[];
+  }> {
     const { channels, categories } = await this.store.access.serverOverrides(serverId);
     const byChannel = new Map<string, Override[]>();
     const byCategory = new Map<string, Override[]>();
@@ -235,7 +247,19 @@ export class Access {
     return {
       of: (channel) => ({ category: channel.category_id ? (byCategory.get(channel.category_id) ?? []) : [], channel: byChannel.get(channel.id) ?? [] }),
       category: (categoryId) => byCategory.get(categoryId) ?? [],
+      none: channels.length === 0 && categories.length === 0,
+      channelIds: [...byChannel.keys()],
+      categoryIds: [...byCategory.keys()],
     };
+  }
+
+  /**
+   * Whether the member holds every bit in every channel of the server, whatever its overrides
+   * (the owner, an administrator): computeChannelPermissions answers so before it reads one, so
+   * a check over all the channels needs neither the overrides nor the channels.
+   */
+  holdsEverything(member: MemberContext): boolean {
+    return this.permissionsIn(member, NO_OVERRIDES) === ALL_PERMISSIONS;
   }
 
   permissionsIn(member: MemberContext, overrides: ChannelOverrides): number {
@@ -299,6 +323,25 @@ export class Access {
   async channelsOpenTo(member: MemberContext, bit = 0): Promise<string[]> {
     const [channels, overrides] = await Promise.all([this.store.channels.placesInServer(member.server.id), this.overridesOfServer(member.server.id)]);
     return channels.filter((channel) => !channelRefusal(this.permissionsIn(member, overrides.of(channel)), member, bit)).map((channel) => channel.id);
+  }
+
+  /**
+   * The same channels as `channelsOpenTo(member, bit)`, told as a list of the channels that
+   * differ from the rest: `{ closed }`, every channel of the server but those (the channels
+   * being deleted are left out by whoever reads the scope: no list here holds them), or
+   * `{ open }`, those alone. Only a channel with overrides of its own or of its category can
+   * differ from what the member holds everywhere, so those alone are read and worked out (the
+   * server's overrides read at once, through its roles); the owner and administrators, whom no
+   * override restricts, read every channel without a read at all. What this reads follows the
+   * server's overrides, never its channels (docs/servers.md, "Search").
+   */
+  async channelScope(member: MemberContext, bit = 0): Promise<{ closed: string[] } | { open: string[] }> {
+    if (this.holdsEverything(member)) return { closed: [] };
+    const openByDefault = !channelRefusal(this.permissionsIn(member, NO_OVERRIDES), member, bit);
+    const overrides = await this.overridesOfServer(member.server.id);
+    const touched = overrides.none ? [] : await this.store.channels.placesAmong(member.server.id, overrides.channelIds, overrides.categoryIds);
+    const differing = touched.filter((channel) => !channelRefusal(this.permissionsIn(member, overrides.of(channel)), member, bit) !== openByDefault).map((channel) => channel.id);
+    return openByDefault ? { closed: differing } : { open: differing };
   }
 
   /**

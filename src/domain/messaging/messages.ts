@@ -307,15 +307,22 @@ export class Messages {
 
   /**
    * The same search over every channel of a server that the channel search would let the
-   * member into (Access.channelsOpenTo with READ_MESSAGE_HISTORY), in one query; newest first.
-   * 404 for an unknown server, 403 for a non-member; no such channel: nothing found.
+   * member into (Access.channelScope with READ_MESSAGE_HISTORY: Access.channelsOpenTo's
+   * channels), in one query; newest first. Scoped by the server, but the channels closed to the
+   * member (a reader of every channel: none), or, where the member lacks the bits but in the
+   * channels whose overrides give them back, by those channels' list. 404 for an unknown server,
+   * 403 for a non-member; no such channel: nothing found.
    */
   async searchServer(serverId: string, user: UserRow, query: string, limit: number): Promise<Message[]> {
     const member = await this.access.member(serverId, user.id);
     const words = searchWords(query);
     if (!words.length) return [];
-    const channelIds = await this.access.channelsOpenTo(member, PERMISSIONS.READ_MESSAGE_HISTORY);
-    return this.hydrate(await this.store.messages.searchChannels(channelIds, words, limit));
+    const scope = await this.access.channelScope(member, PERMISSIONS.READ_MESSAGE_HISTORY);
+    const rows =
+      "open" in scope
+        ? await this.store.messages.searchChannels(scope.open, words, limit)
+        : await this.store.messages.searchServer(member.server.id, scope.closed, words, limit);
+    return this.hydrate(rows);
   }
 
   async get(messageId: string, user: UserRow): Promise<Message> {

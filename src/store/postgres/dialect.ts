@@ -1,4 +1,23 @@
-import type { Dialect } from "../database.ts";
+import type { Dialect, SearchScope } from "../database.ts";
+
+/** The server of a "server" scope's parameter (`serverScope`: its first id). */
+const scopeServer = "(CAST(?2 AS text[]))[1]";
+
+/** The condition of the window's walk along an index: one channel's, a server's, or every message's (several channels), then `AND`. */
+const walked = (scope: SearchScope): string =>
+  scope === "channel" ? "channel_id = ?2 AND " : scope === "server" ? `server_id = ${scopeServer} AND ` : "";
+
+/**
+ * That a message of table or alias `m` is in the scope `?2`: one channel; a list of channels;
+ * or a server's messages but those of the closed channels listed after its id and of the
+ * channels being deleted (`channels_deleting`: a few rows, not every channel of the server).
+ */
+const kept = (m: string, scope: SearchScope): string => {
+  if (scope === "channel") return `${m}.channel_id = ?2`;
+  if (scope === "channels") return `${m}.channel_id = ANY(CAST(?2 AS text[]))`;
+  return `${m}.server_id = ${scopeServer} AND NOT (${m}.channel_id = ANY((CAST(?2 AS text[]))[2:]))
+    AND ${m}.channel_id NOT IN (SELECT id FROM channels WHERE server_id = ${scopeServer} AND deleted_at IS NOT NULL)`;
+};
 
 /**
  * PostgreSQL's side of the SQL that differs (see `Dialect`). Search runs on an expression GIN
@@ -19,18 +38,20 @@ export const postgresDialect: Dialect = {
   search: {
     param: (words) => words,
     channelIds: (ids) => ids,
+    serverScope: (serverId, closed) => [serverId, ...closed],
     newestFirst: {
       kind: "window",
-      // The window is read newest first along an index, (channel_id, id) for one channel, the
-      // primary key for several (an index of each channel cannot give their messages in one
-      // order), and each message of it is tested as it comes: the LIMIT stops the read at the
-      // last match needed. The query is made once, a subquery (a generic plan would make it again
-      // for every message, for words not known when it was planned). The window's lowest id and
-      // size come from the same statement (one snapshot), from the index alone; and the table's
-      // row count as its statistics have it (-1 before the first ANALYZE).
+      // The window is read newest first along an index, (channel_id, id) for one channel,
+      // (server_id, id) for a server, the primary key for several channels (an index of each
+      // channel cannot give their messages in one order), and each message of it is tested as it
+      // comes: the LIMIT stops the read at the last match needed. The query is made once, a
+      // subquery (a generic plan would make it again for every message, for words not known
+      // when it was planned). The window's lowest id and size come from the same statement (one
+      // snapshot), from the index alone; and the table's row count as its statistics have it
+      // (-1 before the first ANALYZE).
       window: (columns, scope) => {
-        const newest = scope === "channel" ? "FROM messages WHERE channel_id = ?2 AND id < ?5 ORDER BY id DESC LIMIT ?4" : "FROM messages WHERE id < ?5 ORDER BY id DESC LIMIT ?4";
-        const inScope = scope === "channel" ? "" : " AND w.channel_id = ANY(CAST(?2 AS text[]))";
+        const newest = `FROM messages WHERE ${walked(scope)}id < ?5 ORDER BY id DESC LIMIT ?4`;
+        const inScope = scope === "channel" ? "" : ` AND ${kept("w", scope)}`;
         return `WITH bound AS (SELECT min(id) AS low, count(*) AS size FROM (SELECT id ${newest}) b)
          SELECT hit.*, bound.low AS search_window_low, bound.size AS search_window_size,
            (SELECT reltuples FROM pg_class WHERE oid = CAST('messages' AS regclass)) AS search_table_rows
@@ -49,7 +70,7 @@ export const postgresDialect: Dialect = {
       rest: (columns, scope) =>
         `WITH hits AS MATERIALIZED (
            SELECT id FROM messages
-           WHERE channel_id ${scope === "channel" ? "= ?2" : "= ANY(CAST(?2 AS text[]))"} AND id < ?4
+           WHERE ${kept("messages", scope)} AND id < ?4
              AND hearth_search_vector(content) @@ hearth_search_query(CAST(?1 AS text[])))
          SELECT ${columns} FROM (SELECT id FROM hits ORDER BY id DESC LIMIT ?3) t JOIN messages m ON m.id = t.id JOIN users u ON u.id = m.user_id
          ORDER BY m.id DESC`,

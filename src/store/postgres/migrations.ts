@@ -961,4 +961,14 @@ export const migrations: Migration[] = [
       CREATE INDEX channels_server ON channels (server_id, position, created_at, id);
     `,
   },
+  {
+    version: 27,
+    name: "server-search-index",
+    // See sqlite/migrations.ts, version 27.
+    sql: `
+      DROP INDEX messages_server;
+      CREATE INDEX messages_server ON messages (server_id, id);
+      CREATE INDEX channels_deleting ON channels (server_id) WHERE deleted_at IS NOT NULL;
+    `,
+  },
 ];

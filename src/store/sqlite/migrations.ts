@@ -1009,4 +1009,23 @@ export const migrations: Migration[] = [
       CREATE INDEX channels_server ON channels (server_id, position, created_at, id);
     `,
   },
+  {
+    version: 27,
+    name: "server-search-index",
+    // A server-wide search of a reader who may read every channel (the owner, an administrator,
+    // any member of a server whose overrides hide nothing from them) is scoped by the server, not
+    // by the list of its channels (docs/servers.md, "Search"; src/store/message-search.ts): the
+    // check that the newest matches found are the newest by id reads one range of the server's
+    // messages by id, where a list of channels read one range per channel (500 at the cap), and
+    // PostgreSQL walks the server's newest messages instead of every server's. The id in the key
+    // (and, on SQLite, the rowid every index holds) serves both without reading the table; the
+    // key's first column serves what (server_id) did (a server's deletion batches). The channels
+    // being deleted, whose messages the search leaves out until their job removes them, are read
+    // from their own small index, not from every channel of the server.
+    sql: `
+      DROP INDEX messages_server;
+      CREATE INDEX messages_server ON messages (server_id, id);
+      CREATE INDEX channels_deleting ON channels (server_id) WHERE deleted_at IS NOT NULL;
+    `,
+  },
 ];
