@@ -145,3 +145,50 @@ describe.skipIf(!inNamespace)("voice rooms through Janus (the gateway's side)", 
     }
   });
 });
+
+describe.skipIf(!inNamespace)("two Janus instances (JANUS_URL a list)", () => {
+  let januses: Janus[];
+  let server: TestServer;
+  beforeAll(async () => {
+    const secret = `janus-test-secret-${crypto.randomUUID()}`;
+    januses = [await startJanus({ secret }), await startJanus({ secret })];
+    server = await startServer({ janus: { urls: januses.map((j) => j.url), adminUrls: januses.map((j) => j.adminUrl), secret } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    for (const janus of januses ?? []) await janus.stop();
+  });
+
+  const roomOn = async (janus: Janus, room: string) => (await new JanusAdmin(janus.adminUrl, janus.secret).videoRoom({ request: "exists", room })).exists;
+
+  test("rooms spread over the instances; one that dies takes its rooms' people to joining again, onto the other", async () => {
+    const owner = await server.register();
+    const serverId = await createServer(server, owner);
+    // Rendezvous hashing places each channel's room on one instance: some land on each.
+    const channels = await Promise.all(Array.from({ length: 6 }, (_, i) => createVoiceChannel(server, owner, serverId, { name: `Room ${i}` })));
+    const socket = await server.connect(owner.token);
+    const placed: Record<string, string> = {};
+    for (const channelId of channels) {
+      const grant = waitForEvent(socket, "voice:media");
+      expect((await socket.emitWithAck("voice:join", { channelId })).ok).toBe(true);
+      placed[channelId] = (await grant).url;
+      const holder = januses.find((j) => j.url === placed[channelId])!;
+      expect(await roomOn(holder, channelId)).toBe(true);
+      expect(await roomOn(januses.find((j) => j !== holder)!, channelId)).toBe(false);
+    }
+    expect(new Set(Object.values(placed)).size).toBe(2);
+
+    // In the last room; its Janus dies; the page joins again (as the web app does when its Janus connection closes).
+    const channelId = channels.at(-1)!;
+    const dead = januses.find((j) => j.url === placed[channelId])!;
+    const alive = januses.find((j) => j !== dead)!;
+    await dead.kill();
+    const again = waitForEvent(socket, "voice:media");
+    expect((await socket.emitWithAck("voice:join", { channelId })).ok).toBe(true);
+    const grant = await again;
+    expect(grant.url).toBe(alive.url);
+    expect(await roomOn(alive, channelId)).toBe(true);
+    expect(await sessionWith(alive, grant.token)).toBe(true);
+    socket.close();
+  });
+});

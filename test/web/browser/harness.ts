@@ -44,8 +44,10 @@ export interface WebSuite {
   server: TestServer;
   /** The suite's coturn (with `media`). */
   coturn: Coturn | null;
-  /** The suite's Janus (with `janus`), the server's only Janus instance. */
+  /** The suite's first Janus (with `janus`). */
   janus: Janus | null;
+  /** Every Janus instance of the suite, in JANUS_URL's order. */
+  januses: Janus[];
   browser: Browser;
   /** A new account, logged in through its stored session, on `path` (default: the DM home). */
   person(options?: { name?: string; path?: string; user?: TestUser; device?: Device }): Promise<Person>;
@@ -73,10 +75,10 @@ export interface WebSuiteOptions {
   media?: boolean;
   /**
    * A Janus of the suite's own (test/helpers/janus.ts) that the server puts voice rooms' media
-   * through. Needs `media`, and so `npm run test:media` (Janus gathers no ICE candidate on
-   * loopback: it runs on the namespace's veth address).
+   * through (a number: that many instances, one JANUS_SECRET). Needs `media`, and so `npm run
+   * test:media` (Janus gathers no ICE candidate on loopback: it runs on the namespace's veth address).
    */
-  janus?: boolean;
+  janus?: boolean | number;
   /** The server's configuration beyond the test defaults. */
   server?: Partial<Config>;
   /** A script run in every page of every person before the app's own (Playwright's addInitScript). */
@@ -87,8 +89,12 @@ export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebS
   if (options.janus && !options.media) throw new Error("startWebSuite: `janus` needs `media` (the pages reach Janus through the suite's coturn)");
   const coturn = options.media ? await startCoturn() : null;
   const ice: Partial<Config> = coturn ? { ice: { turnUrls: [coturn.url], turnSecret: coturn.secret, stunUrls: [], ttlSeconds: 3600, transportPolicy: "relay" } } : {};
-  const janus = options.janus ? await startJanus() : null;
-  const media: Partial<Config> = janus ? { janus: { urls: [janus.url], adminUrls: [janus.adminUrl], secret: janus.secret } } : {};
+  // Instances share JANUS_SECRET, as a host's do.
+  const januses: Janus[] = [];
+  const secret = `janus-test-secret-${crypto.randomUUID()}`;
+  for (let i = 0; i < (options.janus === true ? 1 : options.janus || 0); i++) januses.push(await startJanus({ secret }));
+  const janus = januses[0] ?? null;
+  const media: Partial<Config> = janus ? { janus: { urls: januses.map((j) => j.url), adminUrls: januses.map((j) => j.adminUrl), secret } } : {};
   const server = await startServer({ ...ice, ...media, ...options.server });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: options.media ? [...CHROMIUM_FLAGS, ...MEDIA_FLAGS] : CHROMIUM_FLAGS });
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -113,6 +119,7 @@ export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebS
     server,
     coturn,
     janus,
+    januses,
     browser,
     async person({ name, path = "/channels/@me", user, device } = {}) {
       const account = user ?? (await server.register(name));
@@ -156,7 +163,7 @@ export async function startWebSuite(options: WebSuiteOptions = {}): Promise<WebS
       for (const context of contexts) await context.close().catch(() => {});
       await browser.close();
       await server.stop();
-      await janus?.stop();
+      for (const instance of januses) await instance.stop();
       await coturn?.stop();
     },
   };

@@ -158,3 +158,40 @@ async function roomSocketIds(person: Person, channelId: string): Promise<string[
     socket.close();
   }
 }
+
+describe("a Janus that dies", () => {
+  let pair: WebSuite;
+  beforeAll(async () => {
+    pair = await startWebSuite({ media: true, janus: 2, initScript: RECORD_PEER_CONNECTIONS });
+  });
+  afterAll(() => pair.stop());
+  afterEach(() => closePages(pair));
+
+  test("its room's people join again by themselves, onto the other instance, and hear each other", async () => {
+    const ana = await pair.person({ name: "ana_janus_lost" });
+    const ben = await pair.person({ name: "ben_janus_lost" });
+    const { serverId, channelId } = await voiceServer(pair, ana, [ben]);
+    await joinVoice(ana, serverId, channelId);
+    await joinVoice(ben, serverId, channelId);
+    await hearsThroughJanus(ana, ben.id);
+    await hearsThroughJanus(ben, ana.id);
+    const holds = async (janus: (typeof pair.januses)[number]) =>
+      (await new JanusAdmin(janus.adminUrl, janus.secret).videoRoom({ request: "exists", room: channelId }).catch(() => ({ exists: false }))).exists === true;
+    const holder = (await holds(pair.januses[0]!)) ? pair.januses[0]! : pair.januses[1]!;
+    const other = pair.januses.find((j) => j !== holder)!;
+    expect(await holds(holder)).toBe(true);
+
+    const made = (person: Person) => person.page.evaluate(`globalThis.peerConnections.length`) as Promise<number>;
+    expect([await made(ana), await made(ben)]).toEqual([2, 2]);
+    await holder.kill();
+    await hearsThroughJanus(ana, ben.id);
+    await hearsThroughJanus(ben, ana.id);
+    expect(await holds(other)).toBe(true);
+    // Each page made its two connections again, to the other instance; the old ones are closed.
+    for (const person of [ana, ben]) {
+      expect(await made(person)).toBe(4);
+      expect((await peerStats(person.page)).filter((s) => s.state === "connected")).toHaveLength(2);
+    }
+    await pair.shot(ana.page, "voice-janus-3-rejoined");
+  });
+});
