@@ -7,17 +7,11 @@
  * reaches the person's own volume and speaking indicator. Both peer connections use the host's
  * ICE servers and transport policy, like the mesh.
  */
+import type { ServerEvents } from "../../sdk/src/client.ts";
 import { JanusConnection, type JanusHandle, type PluginMessage } from "./janus-client.ts";
 
-/** `voice:media`'s payload. */
-export interface MediaGrant {
-  channelId: string;
-  server: "janus";
-  url: string;
-  room: string;
-  token: string;
-  id: string;
-}
+/** `voice:media`'s payload: what the page joins the room's media with. */
+export type MediaGrant = ServerEvents["voice:media"];
 
 interface JanusRoomOptions {
   /** A publisher's audio arrived (or changed): `feed` is their socket id. */

@@ -366,7 +366,7 @@ export class VoiceSession {
     }
     on("voice:media", (grant) => {
       if (this.status.value === "idle") return;
-      this.grant = grant as MediaGrant;
+      this.grant = grant;
       // Sent after the page is in the room (a move, a join again): connect now; else once the join is answered.
       if (this.status.value === "connected" && !this.janus) this.startJanus();
     });

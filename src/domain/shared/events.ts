@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { MediaGrant } from "../voice/media-server.ts";
 import { Channel, Dm, DmMessage, Message, NotificationOverride, Presence, Role, Uuid, UnixSeconds, VoiceChannelState, VoiceParticipant } from "./shapes.ts";
 
 /** Why a DM call ended or someone left it (docs/dm-calls.md); `removed`: taken out of the DM. */
@@ -214,7 +215,7 @@ export const SERVER_EVENTS = {
   "voice:error": { payload: v.object({ error: v.string() }), rooms: ["socket"], audience: "the socket whose voice or audio event was refused" },
   // Hearth extension: with JANUS_URL set, what the joining page connects to Janus's VideoRoom with (docs/voice.md, "Janus").
   "voice:media": {
-    payload: v.object({ channelId: id, server: v.literal("janus"), url: v.string(), room: id, token: v.string(), id: socketId }),
+    payload: MediaGrant,
     rooms: ["socket"],
     audience: "the socket that joined (or joined its room again)",
   },

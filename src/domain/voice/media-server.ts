@@ -4,21 +4,18 @@
  * in, who may publish, and who is out; the media server keeps its rooms and credentials to match.
  * Bots are never let in: their audio goes through Hearth's PCM relay.
  */
+import * as v from "valibot";
+import { Uuid } from "../shared/shapes.ts";
 import type { Participant } from "./voice-rooms.ts";
 
-/** What a page needs to join the room's media (`voice:media`). */
-export interface MediaGrant {
-  channelId: string;
-  server: "janus";
-  /** The Janus API over WebSocket (the page's Content-Security-Policy allows it). */
-  url: string;
-  /** The VideoRoom room: the channel's id. */
-  room: string;
-  /** The join's own token: Janus's core auth and the room's allow list take it; revoked when the person leaves. */
-  token: string;
-  /** The participant id to join with: the socket's id, so that pages map feeds onto participants. */
-  id: string;
-}
+/**
+ * What a page needs to join the room's media (`voice:media`): the Janus API over WebSocket (the
+ * page's Content-Security-Policy allows it), the VideoRoom room (the channel's id), the join's
+ * own token (Janus's core auth and the room's allow list take it; revoked when the person
+ * leaves), and the participant id to join with (the socket's id, so pages map feeds onto people).
+ */
+export const MediaGrant = v.object({ channelId: Uuid, server: v.literal("janus"), url: v.string(), room: Uuid, token: v.string(), id: v.string() });
+export type MediaGrant = v.InferOutput<typeof MediaGrant>;
 
 export interface MediaServer {
   /** A person entered the room: their grant (anything earlier of the same socket revoked first). */

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { JanusAdmin } from "../../../src/media/janus-admin.ts";
 import { eventually, startWebSuite, type Person, type WebSuite } from "./harness.ts";
 import { peerStats, RECORD_PEER_CONNECTIONS } from "./peer-stats.ts";
-import { closePages, controls, diagnostics, joinVoice, options, tile, voiceServer } from "./voice-helpers.ts";
+import { closePages, controls, diagnostics, joinVoice, options, tile, voiceBot, voiceServer } from "./voice-helpers.ts";
 
 let suite: WebSuite;
 let admin: JanusAdmin;
@@ -96,6 +96,36 @@ describe("voice through Janus", () => {
     expect(participants).toHaveLength(5);
     expect(participants.filter((p) => p.publisher)).toHaveLength(1);
     await suite.shot(listeners[0]!.page, "voice-janus-2-meeting", { phone: true });
+  });
+
+  test("bots are unchanged: the page plays a bot's PCM beside Janus's streams, and a bot that listens hears the people", async () => {
+    const ana = await suite.person({ name: "ana_janus_bot" });
+    const ben = await suite.person({ name: "ben_janus_bot" });
+    const { serverId, channelId } = await voiceServer(suite, ana, [ben]);
+    const bot = await voiceBot(suite, ana, serverId, channelId);
+    try {
+      await joinVoice(ana, serverId, channelId);
+      await joinVoice(ben, serverId, channelId);
+      await hearsThroughJanus(ana, ben.id);
+      // The bot's tone comes through Hearth's relay as frames, mixed with Ben's stream from Janus.
+      bot.send({ do: "tone", hz: 440, seconds: 6 });
+      const botId = bot.bot.botUserId;
+      await eventually(async () => {
+        const speakers = (await diagnostics(ana.page)).voice.audio.speakers;
+        expect(speakers[botId]?.kind).toBe("frames");
+        expect(speakers[botId].frames).toBeGreaterThan(50);
+        expect(speakers[ben.id]?.kind).toBe("stream");
+      }, 15_000);
+      // A bot that listens hears Ana's microphone: the page sends its frames through the gateway, as in the mesh.
+      bot.send({ do: "listen", on: true });
+      expect((await bot.waitFor((l) => l.event === "listen-ack")).ok).toBe(true);
+      const heard = await bot.waitFor((l) => l.event === "heard" && l.userId === ana.id && l.total >= 10 && l.rms > 0.01, 20_000);
+      expect(heard).toMatchObject({ sampleRate: 48000, channels: 1 });
+      // The bot is no participant of the Janus room.
+      expect(await janusParticipants(channelId)).toHaveLength(2);
+    } finally {
+      bot.stop();
+    }
   });
 
   test("server mute silences a publisher; a member kicked from the server is dropped from the Janus room", async () => {

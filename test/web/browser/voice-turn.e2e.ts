@@ -14,56 +14,8 @@ import { turnCredential } from "../../../src/domain/voice/ice-servers.ts";
 import { addMember, createServer } from "../../helpers/community.ts";
 import type { Coturn } from "../../helpers/coturn.ts";
 import { eventually, startWebSuite, type Person, type WebSuite } from "./harness.ts";
+import { peerStats, RECORD_PEER_CONNECTIONS } from "./peer-stats.ts";
 import { closePages, diagnostics, joinVoice, tile, voiceServer } from "./voice-helpers.ts";
-
-/**
- * Every RTCPeerConnection the page makes, kept for the test to read its configuration and stats.
- * The page's scripts are strings here: the test's TypeScript has no DOM types.
- */
-const RECORD_PEER_CONNECTIONS = `{
-  const Original = RTCPeerConnection;
-  const made = (globalThis.peerConnections = []);
-  globalThis.RTCPeerConnection = class extends Original {
-    constructor(configuration) {
-      super(configuration);
-      made.push(this);
-    }
-  };
-}`;
-
-interface PeerStats {
-  state: string;
-  policy: string | undefined;
-  urls: string[];
-  /** Types of every local candidate gathered. */
-  local: string[];
-  /** The candidate pair in use: its ends' types and the remote end's address. */
-  selected: { local?: string; remote?: string; remotePort?: number; remoteAddress?: string } | null;
-}
-
-/** What getStats says of each open peer connection of the page. */
-const peerStats = (page: Page): Promise<PeerStats[]> =>
-  page.evaluate(`(async () => {
-    const out = [];
-    for (const pc of globalThis.peerConnections) {
-      if (pc.connectionState === "closed") continue;
-      const byId = new Map();
-      (await pc.getStats()).forEach((entry) => byId.set(entry.id, entry));
-      const entries = [...byId.values()];
-      const transport = entries.find((entry) => entry.type === "transport" && entry.selectedCandidatePairId);
-      const pair = transport && byId.get(transport.selectedCandidatePairId);
-      const remote = pair && byId.get(pair.remoteCandidateId);
-      const configuration = pc.getConfiguration();
-      out.push({
-        state: pc.connectionState,
-        policy: configuration.iceTransportPolicy,
-        urls: (configuration.iceServers ?? []).flatMap((server) => server.urls),
-        local: entries.filter((entry) => entry.type === "local-candidate").map((entry) => entry.candidateType),
-        selected: pair ? { local: byId.get(pair.localCandidateId)?.candidateType, remote: remote?.candidateType, remotePort: remote?.port, remoteAddress: remote?.address } : null,
-      });
-    }
-    return out;
-  })()`);
 
 /** The types of candidates a relay-only connection gathers with this TURN server and credential, and the ICE error codes. */
 const gather = (page: Page, server: { urls: string[]; username: string; credential: string }): Promise<{ types: string[]; errors: number[] }> =>
