@@ -78,10 +78,11 @@ export class JanusRooms implements MediaServer {
         return await this.let(participant, mayPublish);
       } catch (error) {
         // The instance did not answer: out of the choice, and the room made again on another.
-        if (!(error instanceof JanusError) || error.code !== null) throw error;
-        const room = this.rooms.get(participant.channelId);
-        if (room) this.lost(room.instance, error);
-        return await this.let(participant, mayPublish);
+        if (!(error instanceof JanusError) || error.code !== null) throw this.refused(participant, error);
+        this.lost(this.rooms.get(participant.channelId)?.instance ?? this.choose(participant.channelId), error);
+        return await this.let(participant, mayPublish).catch((again) => {
+          throw this.refused(participant, again);
+        });
       }
     });
   }
@@ -232,6 +233,12 @@ export class JanusRooms implements MediaServer {
     const rooms = [...this.rooms].filter(([, room]) => room.instance === instance).map(([channelId]) => channelId);
     for (const channelId of rooms) this.rooms.delete(channelId);
     this.log.error("janus: instance lost", { url: instance.url, rooms: rooms.length, error });
+  }
+
+  /** Logged once here: the join is refused with the voice domain's own message. */
+  private refused(participant: Participant, error: unknown): unknown {
+    this.log.warn("janus: a join could not be let in", { channelId: participant.channelId, error });
+    return error;
   }
 
   /** A room's secret, derived from JANUS_SECRET: the same on every node and after a restart. */
