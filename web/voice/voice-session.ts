@@ -17,7 +17,7 @@ import type { AudioEngine } from "../audio/audio-engine.ts";
 import { Microphone } from "./microphone.ts";
 import type { IceConfiguration } from "./ice-servers.ts";
 import { PeerMesh, type Signal } from "./peer-mesh.ts";
-import { JanusRoom, type MediaGrant } from "./janus-room.ts";
+import type { JanusRoom, MediaGrant } from "./janus-room.ts";
 import { applyRoomEvent, listeningBots, maySpeak, ROOM_EVENTS, transmitting, type RoomEvent, type TalkMode } from "./room.ts";
 import type { MeetingRole, SoundboardPlayed, VoiceParticipant } from "./types.ts";
 
@@ -30,6 +30,10 @@ interface VoiceChannelInfo {
 }
 
 const MODE_KEY = "hearth.voice.mode";
+
+/** Janus's client, loaded the first time a room goes through Janus (most hosts have none: the first load stays lean). */
+let janusClient: Promise<typeof import("./janus-room.ts")> | null = null;
+const loadJanus = () => (janusClient ??= import("./janus-room.ts"));
 
 /** Frames, signals and the speaking switch are of the moment: dropped, never queued, while the connection is down. */
 const LIVE = { dropWhileDisconnected: true };
@@ -63,6 +67,8 @@ export class VoiceSession {
   private janus: JanusRoom | null = null;
   /** The last grant the server sent, until the page is connected to its room. */
   private grant: MediaGrant | null = null;
+  /** The grant being started while Janus's client loads (a later grant, or leaving, supersedes it). */
+  private starting: MediaGrant | null = null;
   private speakingSent = false;
 
   constructor(
@@ -176,6 +182,7 @@ export class VoiceSession {
     this.mesh = this.newMesh();
     this.janus?.close();
     this.janus = null;
+    this.starting = null;
   }
 
   /** Into the room's media through Janus, with the grant the server sent for this channel. */
@@ -185,25 +192,37 @@ export class VoiceSession {
     if (!grant || !channel || grant.channelId !== channel.id || this.status.peek() !== "connected") return;
     this.grant = null;
     this.janus?.close();
-    const room = new JanusRoom(grant, {
-      onStream: (feed, stream) => {
-        const person = this.participants.value.find((p) => p.socketId === feed);
-        if (person) this.engine.attachStream(person.userId, stream);
+    this.janus = null;
+    this.starting = grant;
+    loadJanus().then(
+      ({ JanusRoom }) => {
+        if (this.starting !== grant || this.channel.peek()?.id !== grant.channelId || this.status.peek() !== "connected") return;
+        this.starting = null;
+        const room: JanusRoom = new JanusRoom(grant, {
+          onStream: (feed, stream) => {
+            const person = this.participants.value.find((p) => p.socketId === feed);
+            if (person) this.engine.attachStream(person.userId, stream);
+          },
+          onLost: () => {
+            if (this.janus === room) this.roomLost();
+          },
+          configuration: () => this.ice.current(),
+        });
+        this.janus = room;
+        const me = this.me.peek();
+        room.setPublishing(Boolean(me && me.meetingRole !== "audience"));
+        room.setTrack(this.mic.track);
+        room.start().catch((error: Error) => {
+          if (this.janus !== room) return;
+          console.warn("voice: Janus", error);
+          this.roomLost();
+        });
       },
-      onLost: () => {
-        if (this.janus === room) this.roomLost();
+      () => {
+        // The client could not be loaded (the page's files changed under it): join again.
+        if (this.starting === grant) this.roomLost();
       },
-      configuration: () => this.ice.current(),
-    });
-    this.janus = room;
-    const me = this.me.peek();
-    room.setPublishing(Boolean(me && me.meetingRole !== "audience"));
-    room.setTrack(this.mic.track);
-    room.start().catch((error: Error) => {
-      if (this.janus !== room) return;
-      console.warn("voice: Janus", error);
-      this.roomLost();
-    });
+    );
   }
 
   /** Out of the room without leaving: "Reconnecting…", the people's connections dropped, the microphone kept. */
@@ -367,8 +386,9 @@ export class VoiceSession {
     on("voice:media", (grant) => {
       if (this.status.value === "idle") return;
       this.grant = grant;
-      // Sent after the page is in the room (a move, a join again): connect now; else once the join is answered.
-      if (this.status.value === "connected" && !this.janus) this.startJanus();
+      // Sent after the page is in the room (a move answered late): connect now, in place of any
+      // earlier grant; else once the join is answered.
+      if (this.status.value === "connected") this.startJanus();
     });
     on("voice:signal", (p) => {
       if (this.status.value !== "connected" || typeof p.from !== "string") return;
