@@ -5,10 +5,10 @@ import { EMBEDDED, type EmbeddedFiles } from "../embedded.ts";
 import type { Logger } from "../log.ts";
 
 /**
- * Paths that are never a page of the app, so a JSON 404 when unknown: the API, uploads and the
- * gateway, and any path whose last segment names a file (has a dot), as history fallbacks do.
+ * Paths that are never a page of the app, so a JSON 404 when unknown: the API, uploads, the
+ * gateway and the SDK tarballs, and any path whose last segment names a file (has a dot), as history fallbacks do.
  */
-const NOT_APP_PAGES = /^\/(api|uploads|socket\.io)(\/|$)|\.[^/]*$/;
+const NOT_APP_PAGES = /^\/(api|uploads|socket\.io|sdk)(\/|$)|\.[^/]*$/;
 
 /**
  * The page's policy: everything from this origin; images also from the http(s) URLs that bots

@@ -74,7 +74,7 @@ test("assets are served by hashed name, gzipped when accepted, cached for good; 
 });
 
 test("unknown API, upload and gateway paths, and file names, keep their JSON 404", async () => {
-  for (const path of ["/api/v1/nope", "/api/v1/users/me/nothing", "/api/webhooks", "/api", "/uploads/nope", "/socket.io/x", "/favicon.ico", "/secret.txt", "/a/b.json", "/%zz"]) {
+  for (const path of ["/api/v1/nope", "/api/v1/users/me/nothing", "/api/webhooks", "/api", "/uploads/nope", "/socket.io/x", "/sdk", "/sdk/", "/sdk/nope/x", "/favicon.ico", "/secret.txt", "/a/b.json", "/%zz"]) {
     const res = await server.api("GET", path);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: "Not found" });
