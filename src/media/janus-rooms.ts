@@ -63,8 +63,16 @@ export class JanusRooms implements MediaServer {
 
   /** Starts the health checks and the reconcile. */
   start(): void {
-    this.timers.push(setInterval(() => void this.checkHealth(), HEALTH_INTERVAL_MS), setInterval(() => void this.reconcileAll(), RECONCILE_INTERVAL_MS));
+    this.timers.push(setInterval(() => this.once("health", () => this.checkHealth()), HEALTH_INTERVAL_MS), setInterval(() => this.once("reconcile", () => this.reconcileAll()), RECONCILE_INTERVAL_MS));
     for (const timer of this.timers) timer.unref?.();
+  }
+
+  /** A periodic pass that is still running (a slow Janus: each call waits up to 3 s) is not started again beside itself. */
+  private readonly passes = new Set<string>();
+  private once(name: string, pass: () => Promise<void>): void {
+    if (this.passes.has(name)) return;
+    this.passes.add(name);
+    void pass().finally(() => this.passes.delete(name));
   }
 
   stop(): void {

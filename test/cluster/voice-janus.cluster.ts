@@ -11,7 +11,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { JanusAdmin } from "../../src/media/janus-admin.ts";
-import { openJanusSocket } from "../helpers/janus-api.ts";
+import { opensSession } from "../helpers/janus-api.ts";
 import { startJanus, type Janus } from "../helpers/janus.ts";
 import { api, closeSockets, connect, emitAck, eventually, record, register, serverWith, startNodes, type HearthNode, type Nodes } from "./nodes.ts";
 
@@ -24,14 +24,7 @@ afterAll(async () => {
   await janus?.stop();
 });
 
-async function sessionWith(token: string): Promise<boolean> {
-  const socket = await openJanusSocket(janus!.url);
-  try {
-    return (await socket.request({ janus: "create", token })).janus === "success";
-  } finally {
-    socket.close();
-  }
-}
+const sessionWith = (token: string) => opensSession(janus!.url, token);
 
 describe.skipIf(!inNamespace)("voice through Janus on three nodes", () => {
   test("the room's home grants every member, relayed ones too; when the home dies the members' new home lets them into the same Janus room", async () => {

@@ -57,3 +57,13 @@ export function openJanusSocket(url: string): Promise<JanusSocket> {
       });
   });
 }
+
+/** Whether Janus at `url` opens a session with `token` (what a page joining the room does first). */
+export async function opensSession(url: string, token: string): Promise<boolean> {
+  const socket = await openJanusSocket(url);
+  try {
+    return (await socket.request({ janus: "create", token })).janus === "success";
+  } finally {
+    socket.close();
+  }
+}

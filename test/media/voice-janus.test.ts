@@ -13,23 +13,15 @@ import { JanusAdmin } from "../../src/media/janus-admin.ts";
 import { MEDIA_SERVER_UNAVAILABLE } from "../../src/domain/voice/voice.ts";
 import { addBot } from "../helpers/bots.ts";
 import { addMember, createServer, createVoiceChannel } from "../helpers/community.ts";
-import { openJanusSocket } from "../helpers/janus-api.ts";
+import { opensSession } from "../helpers/janus-api.ts";
 import { startJanus, type Janus } from "../helpers/janus.ts";
-import { startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
-import { until } from "../helpers/wait.ts";
+import { recordEvents, startServer, waitForEvent, type ClientSocket, type TestServer, type TestUser } from "../helpers/server.ts";
+import { quietWindow, until } from "../helpers/wait.ts";
 
 const inNamespace = Boolean(process.env.HEARTH_MEDIA_IP);
 
 /** Whether Janus lets a session in with `token`. */
-async function sessionWith(janus: Janus, token: string): Promise<boolean> {
-  const socket = await openJanusSocket(janus.url);
-  try {
-    const reply = await socket.request({ janus: "create", token });
-    return reply.janus === "success";
-  } finally {
-    socket.close();
-  }
-}
+const sessionWith = (janus: Janus, token: string) => opensSession(janus.url, token);
 
 describe.skipIf(!inNamespace)("voice rooms through Janus (the gateway's side)", () => {
   let janus: Janus;
@@ -84,6 +76,22 @@ describe.skipIf(!inNamespace)("voice rooms through Janus (the gateway's side)", 
     await until(async () => (await exists(channelId)) === false, "the room destroyed");
     expect(await sessionWith(janus, a.grant.token)).toBe(false);
     b.socket.close();
+  });
+
+  test("a refused join gets no grant: a text channel (400), a server the user is not in (404)", async () => {
+    const channelId = await createVoiceChannel(server, owner, serverId);
+    const stranger = await server.register();
+    const strangerSocket = await server.connect(stranger.token);
+    const memberSocket = await server.connect(member.token);
+    const grants = [recordEvents(strangerSocket, "voice:media"), recordEvents(memberSocket, "voice:media")];
+    const text = (await server.api("GET", `/api/v1/channels/${serverId}`, { token: owner.token })).body.channels.find((c: { type: string }) => c.type === "text").id;
+    expect(await memberSocket.emitWithAck("voice:join", { channelId: text })).toEqual({ ok: false, error: "Not a voice channel" });
+    expect(await strangerSocket.emitWithAck("voice:join", { channelId })).toMatchObject({ ok: false });
+    await quietWindow(200);
+    expect(grants).toEqual([[], []]);
+    expect(await exists(channelId)).toBe(false);
+    strangerSocket.close();
+    memberSocket.close();
   });
 
   test("joining the same room again (the page lost its media connection) gets a new token and revokes the old", async () => {

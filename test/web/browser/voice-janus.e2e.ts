@@ -148,6 +148,7 @@ describe("voice through Janus", () => {
     };
     await (await benOptions()).getByRole("button", { name: "Server mute" }).click();
     await eventually(async () => expect(await level(ana, ben.id)).toBeLessThan(0.001), 15_000);
+    await suite.shot(ana.page, "voice-janus-3-server-muted", { phone: true });
     await Bun.sleep(1500);
     expect(await level(ana, ben.id)).toBeLessThan(0.001);
     // Lifted: the tone reaches Ana again.
@@ -222,6 +223,6 @@ describe("a Janus that dies", () => {
       expect(await made(person)).toBe(4);
       expect((await peerStats(person.page)).filter((s) => s.state === "connected")).toHaveLength(2);
     }
-    await pair.shot(ana.page, "voice-janus-3-rejoined");
+    await pair.shot(ana.page, "voice-janus-4-rejoined", { phone: true });
   });
 });
