@@ -13,7 +13,8 @@
  * percentile, and `growth` the median over 1x's, measured in this run. Operations a client does
  * per view or per event (pages, members, counts, channel and role changes, search, presence)
  * have the target: growth under 2 from 1x to 100x. Those a client does once per session (its
- * servers, its read states) are printed without one: their answer itself grows with f.
+ * servers, its read states), and a reorder answering the whole channel list (the web app asks
+ * for none), are printed without one: their answer itself grows with f.
  *
  *   bun bench/scale.ts [--quick] [--sizes 1,10,100] [--stores sqlite,postgres] [--reps 30] [--only op,op]
  *
@@ -155,7 +156,8 @@ async function build(app: App, f: number): Promise<Fixture> {
 
 interface Measured {
   op: string;
-  per: "view" | "event" | "session";
+  /** "session" and "list": answers that hold what grows with f (once per session, or a whole list), printed without a target. */
+  per: "view" | "event" | "session" | "list";
   samples: number[];
   /** Deliveries of one presence change, for the presence operation. */
   deliveries?: number;
@@ -177,14 +179,14 @@ async function timed(op: string, per: Measured["per"], run: (i: number) => Promi
 async function measure(app: App, fixture: Fixture): Promise<Measured[]> {
   const tokens = new TokenService(jwtCodec(SECRET), "30d");
   const token = await tokens.sign({ userId: fixture.readerId, version: 0 }, false);
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(app.url + path, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<unknown>;
+    return res.status === 204 ? null : (res.json() as Promise<unknown>);
   };
   const get = (path: string) => () => call("GET", path);
   const { serverId, channelId, messageIds, memberIds } = fixture;
@@ -214,7 +216,11 @@ async function measure(app: App, fixture: Fixture): Promise<Measured[]> {
   });
   await add("channel_rename", "event", (i) => call("PUT", `/api/v1/channels/${fixture.channelIds[1]}`, { name: `renamed-${i & 1}` }));
   const ten = fixture.channelIds.slice(0, 10);
-  await add("channel_reorder_10", "event", (i) => call("PUT", `/api/v1/channels/${serverId}/reorder`, { order: ten.map((id, at) => ({ id, position: i & 1 ? ten.length - at : at + 1 })) }));
+  const tenPlaced = (i: number) => ({ order: ten.map((id, at) => ({ id, position: i & 1 ? ten.length - at : at + 1 })) });
+  // As the web app reorders: `Prefer: return=minimal`, no list in the answer (docs/channels.md).
+  await add("channel_reorder_10", "event", (i) => call("PUT", `/api/v1/channels/${serverId}/reorder`, tenPlaced(i), { prefer: "return=minimal" }));
+  // The same answering the whole list, which holds 5 x f channels: it grows with f by what it holds.
+  await add("channel_reorder_10_list", "list", (i) => call("PUT", `/api/v1/channels/${serverId}/reorder`, tenPlaced(i)));
   await add("role_update", "event", (i) => call("PUT", `/api/v1/roles/${serverId}/${fixture.roleId}`, { color: i & 1 ? "#336699" : "#996633" }));
   if (wanted("presence_change")) results.push(await presence(app, fixture, tokens));
   await add("servers_list", "session", get(`/api/v1/servers`));
@@ -336,7 +342,7 @@ for (const store of STORES) {
         p10_ms: pct(sorted, 0.1),
         p90_ms: pct(sorted, 0.9),
         growth: round(p50 / base.get(m.op)!),
-        target: m.per === "session" ? null : 2,
+        target: m.per === "session" || m.per === "list" ? null : 2,
         ...(m.deliveries === undefined ? {} : { deliveries_per_change: m.deliveries }),
       };
       lines.push(line);

@@ -14,8 +14,8 @@ export function withCors<App extends AnyElysia>(app: App, origins: string[]): Ap
     cors({
       origin: origins.includes("*") ? "*" : origins,
       methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
-      allowedHeaders: ["authorization", "content-type", "x-2fa-code"],
-      exposeHeaders: ["retry-after", "x-stream-id"],
+      allowedHeaders: ["authorization", "content-type", "x-2fa-code", "prefer"],
+      exposeHeaders: ["retry-after", "x-stream-id", "preference-applied"],
       credentials: false,
       maxAge: 600,
     }),

@@ -66,6 +66,8 @@ export class ChannelsRepo {
   private readonly byServer;
   private readonly placesByServer;
   private readonly placesAmongStmt;
+  private readonly namedChannels;
+  private readonly namedCategories;
   private readonly byCategory;
   private readonly categoriesByServer;
   private readonly nextChannelPosition;
@@ -101,6 +103,9 @@ export class ChannelsRepo {
        UNION
        SELECT id, server_id, category_id, position FROM channels WHERE category_id ${db.dialect.inIdList("?2")} AND deleted_at IS NULL`,
     );
+    // By the primary key alone, for the same reason: the server is checked on the rows found.
+    this.namedChannels = db.prepare<ChannelRow, [SqlValue]>(`SELECT * FROM channels WHERE id ${db.dialect.inIdList("?1")} AND deleted_at IS NULL`);
+    this.namedCategories = db.prepare<CategoryRow, [SqlValue]>(`SELECT * FROM categories WHERE id ${db.dialect.inIdList("?1")}`);
     this.byCategory = db.prepare<ChannelRow, [string]>("SELECT * FROM channels WHERE category_id = ? AND deleted_at IS NULL ORDER BY position, created_at, id");
     this.categoriesByServer = db.prepare<CategoryRow, [string]>(
       "SELECT * FROM categories WHERE server_id = ? ORDER BY position, created_at, id",
@@ -271,30 +276,41 @@ export class ChannelsRepo {
 
 
   /**
-   * Sets positions (and categories where given) of the server's channels in one transaction,
-   * reading its channels and categories once: `check` sees the rows the placements name (by
-   * id; a placement naming no channel of the server has none) and the categories, before
-   * anything is written, and may throw to refuse. Answers the channels after (the placements
-   * applied to the rows read, in the list's order, as `byServer` would read them again), the
-   * moved ones in that order with their rows before, and the categories: at the channel cap a
-   * second read of every row cost as much as the rest of a reorder, and so did maps of every
-   * channel, which are not made (only of the placements). Placements of channels not in the
-   * server are skipped; an unchanged one is not written.
+   * Sets positions (and categories where given) of the server's channels in one transaction:
+   * `check` sees the rows the placements name (by id; a placement naming no channel of the server
+   * has none) and the categories, before anything is written, and may throw to refuse. Answers
+   * the moved channels in the list's order with their rows before, and, with `list`, the channels
+   * after (the placements applied to the rows read, in the list's order, as `byServer` would read
+   * them again) and every category of the server.
+   *
+   * With `list` the server's channels and categories are read once (at the channel cap a second
+   * read of every row cost as much as the rest of a reorder, and so did maps of every channel,
+   * which are not made: only of the placements). Without it only the rows the placements name are
+   * read, channels and categories by id, so the cost follows the placements, not the server.
+   * Placements of channels not in the server are skipped; an unchanged one is not written.
    */
   async place(
     serverId: string,
     placements: ChannelPlacement[],
     check: (named: ReadonlyMap<string, ChannelRow>, categories: CategoryRow[]) => void,
-  ): Promise<{ after: ChannelRow[]; moved: { row: ChannelRow; from: ChannelRow }[]; categories: CategoryRow[] }> {
+    options: { list: boolean },
+  ): Promise<{ after: ChannelRow[] | null; moved: { row: ChannelRow; from: ChannelRow }[]; categories: CategoryRow[] }> {
     return this.db.transaction(async (tx) => {
       await tx.lock(`channels:${serverId}`);
-      const [rows, categories] = [await tx.all(this.byServer, serverId), await tx.all(this.categoriesByServer, serverId)];
-      const asked = new Set(placements.map((p) => p.id));
+      const asked = [...new Set(placements.map((p) => p.id))];
+      const namedCategoryIds = [...new Set(placements.flatMap((p) => (p.category_id ? [p.category_id] : [])))];
+      const rows = options.list
+        ? await tx.all(this.byServer, serverId)
+        : asked.length ? (await tx.all(this.namedChannels, this.db.dialect.idList(asked))).filter((row) => row.server_id === serverId) : [];
+      const categories = options.list
+        ? await tx.all(this.categoriesByServer, serverId)
+        : namedCategoryIds.length ? (await tx.all(this.namedCategories, this.db.dialect.idList(namedCategoryIds))).filter((row) => row.server_id === serverId) : [];
+      const askedSet = new Set(asked);
       const named = new Map<string, ChannelRow>();
       const at = new Map<string, number>();
       for (let i = 0; i < rows.length; i++) {
         const row = rows[i]!;
-        if (!asked.has(row.id)) continue;
+        if (!askedSet.has(row.id)) continue;
         named.set(row.id, row);
         at.set(row.id, i);
       }
@@ -310,11 +326,13 @@ export class ChannelsRepo {
         named.set(p.id, row);
         moved.set(p.id, { row, from: moved.get(p.id)?.from ?? current });
       }
+      const movedInOrder = [...moved.values()].sort((a, b) => byListOrder(a.row, b.row));
+      if (!options.list) return { after: null, moved: movedInOrder, categories };
       if (moved.size === 0) return { after: rows, moved: [], categories };
       const after = rows.slice();
       for (const [id, { row }] of moved) after[at.get(id)!] = row;
       after.sort(byListOrder);
-      return { after, moved: [...moved.values()].sort((a, b) => byListOrder(a.row, b.row)), categories };
+      return { after, moved: movedInOrder, categories };
     });
   }
 

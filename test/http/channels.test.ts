@@ -536,6 +536,67 @@ describe("PUT /api/v1/channels/:serverId/reorder", () => {
     expectError(await call("PUT", `/${serverId}/reorder`, owner, "x"), 400, /^body:/);
   });
 
+  test("Prefer: return=minimal answers 204 with no body and Preference-Applied; the same writes, channel:updated events and audit entry", async () => {
+    const { serverId, general } = await withGeneral();
+    const category = await createCategory(serverId);
+    const b = await createChannel(serverId, { name: "b", type: "text" });
+    const c = await createChannel(serverId, { name: "c", type: "voice" });
+    const socket = await socketIn(member, serverId);
+    const updates = recordEvents(socket, "channel:updated");
+    const minimal = (body: unknown, user: TestUser | null = owner, prefer = "return=minimal") =>
+      server.api("PUT", ch(`/${serverId}/reorder`), { token: user?.token ?? null, body, headers: { prefer } });
+    const res = await minimal({ order: [{ id: c.id, position: 0 }, { id: b.id, position: 1 }, { id: general.id, position: 2, category_id: category.id }] });
+    expect(res.status).toBe(204);
+    expect(res.body).toBe("");
+    expect(res.headers.get("preference-applied")).toBe("return=minimal");
+    const read = await call("GET", `/${serverId}`, owner);
+    expect(read.body.channels.map((x: any) => [x.id, x.position, x.category_id])).toEqual([
+      [c.id, 0, null],
+      [b.id, 1, null],
+      [general.id, 2, category.id],
+    ]);
+    await until(() => updates.length >= 2, "channel:updated for the two that moved");
+    await quietWindow(50);
+    expect(updates.map((u) => u.id).sort()).toEqual([c.id, general.id].sort());
+    expectChannel(updates.find((u) => u.id === general.id), { position: 2, category_id: category.id });
+    const [entry] = await auditEntries(server, serverId);
+    expect(entry).toMatchObject({ action: "CHANNEL_REORDER", actor_id: owner.id, target_type: "server", target_id: serverId });
+    expect(entry!.changes.order).toEqual([{ id: c.id, position: 0 }, { id: b.id, position: 1 }, { id: general.id, position: 2, category_id: category.id }]);
+    // The preference among others, in any case, quoted: still minimal. Another return= keeps the list.
+    expect((await minimal([{ id: b.id, position: 3 }], owner, 'respond-async, RETURN="Minimal"; x=1')).status).toBe(204);
+    const listed = await minimal([{ id: b.id, position: 4 }], owner, "return=representation");
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual((await call("GET", `/${serverId}`, owner)).body);
+    socket.close();
+  });
+
+  test("Prefer: return=minimal refuses what the list answer refuses, and a refused order moves nothing", async () => {
+    const { serverId, general } = await withGeneral();
+    const other = await withGeneral();
+    const foreignCategory = await createCategory(other.serverId);
+    const gone = await createChannel(serverId, { name: "gone", type: "text" });
+    expect((await call("DELETE", `/${gone.id}`, owner)).status).toBe(200);
+    const minimal = (body: unknown, user: TestUser | null = owner, id = serverId) =>
+      server.api("PUT", ch(`/${id}/reorder`), { token: user?.token ?? null, body, headers: { prefer: "return=minimal" } });
+    const before = (await call("GET", `/${serverId}`, owner)).body;
+    const cases: [unknown, RegExp][] = [
+      [{}, /^order: is required/],
+      [{ order: [{ id: general.id, position: -1 }] }, /^order\.0\.position/],
+      [{ order: [{ id: general.id, position: 1 }, { id: other.general.id, position: 0 }] }, /^order\.1\.id: not a channel of this server/],
+      [{ order: [{ id: general.id, position: 1 }, { id: gone.id, position: 0 }] }, /^order\.1\.id: not a channel of this server/],
+      [{ order: [{ id: general.id, position: 1 }, { id: general.id, position: 2 }] }, /^order\.1\.id: listed twice/],
+      [{ order: [{ id: general.id, position: 1, category_id: foreignCategory.id }] }, /^order\.0\.category_id: not a category of this server/],
+    ];
+    for (const [body, error] of cases) expectError(await minimal(body), 400, error);
+    expect((await call("GET", `/${serverId}`, owner)).body).toEqual(before);
+    const body = { order: [{ id: general.id, position: 0 }] };
+    expectError(await minimal(body, member), 403, "Missing permission: MANAGE_CHANNELS");
+    expectError(await minimal(body, outsider), 403);
+    expectError(await minimal(body, null), 401, "Unauthorized");
+    expectError(await minimal(body, owner, UNKNOWN_ID), 404, "Server not found");
+    expect((await minimal({ order: [] })).status).toBe(204);
+  });
+
   test("403 for a member without MANAGE_CHANNELS; 401, 403 non-member, 404", async () => {
     const { serverId, general } = await withGeneral();
     const body = { order: [{ id: general.id, position: 0 }] };

@@ -39,7 +39,7 @@ describe("CORS", () => {
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe(APP);
     expect(pre.headers.get("access-control-allow-methods")).toBe("GET, POST, PUT, PATCH, DELETE");
-    expect(pre.headers.get("access-control-allow-headers")).toBe("authorization, content-type, x-2fa-code");
+    expect(pre.headers.get("access-control-allow-headers")).toBe("authorization, content-type, x-2fa-code, prefer");
     expect(pre.headers.get("access-control-max-age")).toBe("600");
     expect(pre.headers.get("access-control-allow-credentials")).toBeNull();
     expect(pre.headers.get("vary")).toBe("Origin");
@@ -47,7 +47,7 @@ describe("CORS", () => {
     const res = await get(withCors, "/api/v1/users/me/info", APP, user.token);
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe(APP);
-    expect(res.headers.get("access-control-expose-headers")).toBe("retry-after, x-stream-id");
+    expect(res.headers.get("access-control-expose-headers")).toBe("retry-after, x-stream-id, preference-applied");
     expect(((await res.json()) as { id: string }).id).toBe(user.id);
     const other = await get(withCors, "/api/v1", "http://localhost:5173");
     expect(other.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");

@@ -101,6 +101,9 @@ function hotQueries(store: Store): HotQuery[] {
     { name: "ChannelsRepo.placesByServer", statement: channels["placesByServer"], params: [SERVER], ordered: true, served: { channels: ["server_id"] } },
     // A server-wide search's channels with overrides (Access.channelScope): by id and by category, never the server's every channel.
     { name: "ChannelsRepo.placesAmongStmt", statement: channels["placesAmongStmt"], params: [ids([CHANNEL]), ids([id(8)])] },
+    // A reorder with `Prefer: return=minimal`: the channels and categories it names, by id.
+    { name: "ChannelsRepo.namedChannels", statement: channels["namedChannels"], params: [ids([CHANNEL])] },
+    { name: "ChannelsRepo.namedCategories", statement: channels["namedCategories"], params: [ids([id(8)])] },
     // Read states: unread channels and DMs, mention counts, marking read, a message's mentions.
     { name: "ReadStatesRepo.unreadChannels", statement: readStates["unreadChannels"], params: [USER], served: { server_members: ["user_id"], channels: ["server_id"] } },
     { name: "ReadStatesRepo.mentionCounts", statement: readStates["mentionCounts"], params: [USER, USER, USER, USER, USER], served: { channel_mentions: ["kind", "target_id"] } },

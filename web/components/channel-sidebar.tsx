@@ -83,7 +83,9 @@ export function ChannelSidebar({ server, state, activeChannelId }: { server: Ser
       const placement = channelPlacement(order, live, id);
       if (!placement) return `${name} stays, ${channelWhere(order, id, categoryName)}.`;
       const ok = await move.run(async () => {
-        state.setChannelList(await rest.request("reorderChannels", { params: { id: server.id }, body: { order: placement } }));
+        // Only the moved rows are written and sent back as events: the list is not answered (its cost follows the server's channel count).
+        await rest.request("reorderChannels", { params: { id: server.id }, headers: { Prefer: "return=minimal" }, body: { order: placement } });
+        state.placeChannels(placement);
       });
       return ok ? `${name} moved, ${channelWhere(order, id, categoryName)}.` : `${name} could not be moved.`;
     },

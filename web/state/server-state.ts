@@ -66,7 +66,7 @@ export class ServerState {
     }
   }
 
-  /** The list as the server answered it (a load, or a reorder's answer). */
+  /** The list as the server answered it. */
   setChannelList(list: { channels: Channel[]; categories: Category[] }): void {
     batch(() => {
       this.channels.value = list.channels;
@@ -115,6 +115,22 @@ export class ServerState {
         else void this.reloadCommands();
       }, delayMs),
     );
+  }
+
+  /** A reorder the server took without answering the list: its placements applied here, as its `channel:updated` events will apply them. */
+  placeChannels(placements: { id: string; position: number; category_id?: string | null }[]): void {
+    const list = this.channels.value;
+    if (!list) return;
+    const byId = new Map(placements.map((p) => [p.id, p]));
+    let recategorized = false;
+    this.channels.value = list.map((c) => {
+      const p = byId.get(c.id);
+      if (!p) return c;
+      const category_id = p.category_id === undefined ? c.category_id : p.category_id;
+      recategorized ||= category_id !== c.category_id;
+      return { ...c, position: p.position, category_id };
+    });
+    if (recategorized) this.permissions.refresh();
   }
 
   upsertChannel(channel: Channel): void {

@@ -4,7 +4,7 @@
 export const GENERATED_FROM = {
   "openapi": {
     "version": "0.1.0",
-    "sha256": "387de45278bf0f9deae8c27963bfeafa9bd9c6eaef583f92cb3977ad35c3de66"
+    "sha256": "6a7711270e3dff154b6e667ff8bf9a7248bc04ec74d44c6a7aa037c3b2298d68"
   },
   "asyncapi": {
     "version": "0.1.0",

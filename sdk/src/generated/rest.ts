@@ -1887,7 +1887,7 @@ export interface Operations {
     };
     response: S.Success;
   };
-  /** Reorder channels The body is `{order: [...]}` or the bare array. `PUT /api/v1/channels/{id}/reorder` */
+  /** Reorder channels The body is `{order: [...]}` or the bare array. Answers the caller's new channel list, or 204 with `Prefer: return=minimal`. `PUT /api/v1/channels/{id}/reorder` */
   reorderChannels: {
     method: "PUT";
     path: "/api/v1/channels/{id}/reorder";
@@ -1895,6 +1895,10 @@ export interface Operations {
       params: {
         /** The server's id. */
         id: string;
+      };
+      headers?: {
+        /** `return=minimal`: answer 204 with no body (the changes arrive as `channel:updated` events), at a cost that follows the order's length, not the server's channel count */
+        Prefer?: string;
       };
       body: {
         order: {
@@ -1904,7 +1908,7 @@ export interface Operations {
         }[];
       };
     };
-    response: S.ChannelList;
+    response: S.ChannelList | undefined;
   };
   /** Create category `POST /api/v1/channels/{id}/categories` */
   createCategory: {

@@ -228,8 +228,12 @@ export class Channels {
     });
   }
 
-  /** Sets positions (and categories where given); answers the new list. */
-  async reorder(serverId: string, user: UserRow, order: ChannelPlacementInput[]): Promise<ChannelList> {
+  /**
+   * Sets positions (and categories where given). With `list`, answers the caller's new list;
+   * without it, nothing, and reads only the rows the order names (docs/channels.md, "Reorder
+   * channels": `Prefer: return=minimal`).
+   */
+  async reorder(serverId: string, user: UserRow, order: ChannelPlacementInput[], options: { list: boolean } = { list: true }): Promise<ChannelList | null> {
     const member = await this.access.requirePermission(serverId, user.id, PERMISSIONS.MANAGE_CHANNELS);
     const server = member.server;
     // Checked against the rows the placement reads, in its transaction: nothing is written when one fails.
@@ -242,7 +246,7 @@ export class Channels {
         seen.add(entry.id);
         if (entry.category_id && !categoryIds.has(entry.category_id)) throw badRequest(`order.${index}.category_id: not a category of this server`);
       }
-    });
+    }, options);
     const after = placed.after;
     const moved = placed.moved.map((m) => m.row);
     for (const row of moved) await this.publishAbout(row, "channel:updated", toChannel(row));
@@ -251,7 +255,7 @@ export class Channels {
     });
     const recategorized = placed.moved.filter((m) => m.row.category_id !== m.from.category_id).map((m) => m.row.id);
     if (recategorized.length) await this.members.syncChannelRooms(server.id, { channelIds: recategorized });
-    return this.visibleList(member, after, placed.categories);
+    return after ? this.visibleList(member, after, placed.categories) : null;
   }
 
   async createCategory(serverId: string, user: UserRow, name: string): Promise<Category> {

@@ -7,7 +7,8 @@ import type { AuthPlugin } from "../auth.ts";
 import { body } from "../schemas.ts";
 import { LIMITS } from "../../domain/shared/limits.ts";
 import { ChannelChanges, ChannelPlacement, channelIdText, channelName, NewChannel } from "../../domain/community/channel-schemas.ts";
-import { doc } from "../operation-doc.ts";
+import { doc, NO_CONTENT } from "../operation-doc.ts";
+import { minimalAnswer, prefersMinimal } from "../prefer.ts";
 import { Category, Channel, Success } from "../../domain/shared/shapes.ts";
 import { ChannelList, MyChannelPermissions, PermissionOverride } from "../responses/community.ts";
 
@@ -82,12 +83,22 @@ export const channelRoutes = (domain: Domain, auth: AuthPlugin) =>
     )
     .put(
       "/:id/reorder",
-      ({ user, params, body }) => {
+      async ({ user, params, body, request }) => {
         // `{order: [...]}` or the bare array.
         const { order } = parseInput(ReorderBody, Array.isArray(body) ? { order: body } : body);
-        return domain.channels.reorder(params.id, user, order);
+        const minimal = prefersMinimal(request.headers.get("prefer"));
+        const list = await domain.channels.reorder(params.id, user, order, { list: !minimal });
+        return list ?? minimalAnswer();
       },
-      { auth: true, detail: doc("reorderChannels", ChannelList, { params: SERVER_ID, body: ReorderBody, description: "The body is `{order: [...]}` or the bare array." }) },
+      {
+        auth: true,
+        detail: doc("reorderChannels", { 200: ChannelList, 204: NO_CONTENT }, {
+          params: SERVER_ID,
+          body: ReorderBody,
+          headers: { Prefer: "`return=minimal`: answer 204 with no body (the changes arrive as `channel:updated` events), at a cost that follows the order's length, not the server's channel count" },
+          description: "The body is `{order: [...]}` or the bare array. Answers the caller's new channel list, or 204 with `Prefer: return=minimal`.",
+        }),
+      },
     )
     .post(
       "/:id/categories",
