@@ -203,7 +203,7 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   await page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
 });
 
-test("a tablet (768x1024, touch): the rails beside the conversation, the member list a toggle", async () => {
+test("a tablet (768x1024, touch): the rails beside the conversation, the member list a toggle; a DM and both settings by touch", async () => {
   const { owner, friend, path } = await place("Slate");
   const page = await open(owner, path, "tablet");
   expect(await textWidth(page, "Welcome to the server")).toBeGreaterThanOrEqual(300);
@@ -245,6 +245,33 @@ test("a tablet (768x1024, touch): the rails beside the conversation, the member 
   await page.getByRole("dialog", { name: "Add reaction", exact: true }).getByRole("button", { name: "thumbs up", exact: true }).tap();
   await sent.getByRole("button", { name: "👍 1", exact: true }).waitFor();
   await suite.shot(page, "layouts-tablet-3-reacted");
+
+  // Server settings by touch, and back.
+  await channels(page).getByRole("link", { name: "Server settings", exact: true }).tap();
+  await page.getByRole("heading", { level: 1, name: "Overview", exact: true }).waitFor();
+  expect(await fitsWidth(page)).toBe(true);
+  await suite.shot(page, "layouts-tablet-4-server-settings");
+  await page.getByRole("link", { name: "← Back to the server", exact: true }).tap();
+  await page.getByRole("textbox", { name: /^Message #/ }).waitFor();
+
+  // A DM from the member list's card, by touch.
+  await showMembers.tap();
+  await members(page).getByRole("button", { name: friend.username, exact: true }).tap();
+  await page.getByRole("dialog", { name: friend.username, exact: true }).getByRole("button", { name: "Message", exact: true }).tap();
+  const dmBox = page.getByRole("textbox", { name: `Message @${friend.username}`, exact: true });
+  await dmBox.tap();
+  await dmBox.fill("Hello from the tablet");
+  await page.getByRole("button", { name: "Send", exact: true }).tap();
+  await messageWith(page, "Hello from the tablet").waitFor();
+  expect(await noSideScroll(page)).toBe(true);
+
+  // User settings from the account panel beside the channels, by touch; Close goes back to the DM.
+  await page.getByRole("region", { name: "Your account", exact: true }).getByRole("button", { name: "User settings", exact: true }).tap();
+  await page.getByRole("heading", { level: 1, name: "My account", exact: true }).waitFor();
+  expect(await fitsWidth(page)).toBe(true);
+  await suite.shot(page, "layouts-tablet-5-user-settings");
+  await page.getByRole("button", { name: "Close", exact: true }).tap();
+  await dmBox.waitFor();
 });
 
 test("a desktop (1280x800): everything side by side, the member list shown without a toggle", async () => {
