@@ -51,6 +51,15 @@ test("a member leaves after confirming and lands on their next server; the owner
   await suite.shot(ownerView.page, "server-exit-2-owner-cannot-leave");
   await told.getByRole("button", { name: "Close", exact: true }).click();
   expect((await suite.server.api("GET", `/api/v1/servers/${first}`, { token: owner.token })).status).toBe(200);
+
+  // Without two-factor on the account, deleting asks for the name alone.
+  await ownerView.page.goto(`/servers/${first}/settings/overview`);
+  await ownerView.page.getByRole("button", { name: "Delete server", exact: true }).click();
+  const deleting = ownerView.page.getByRole("dialog", { name: "Delete Left Behind", exact: true });
+  await deleting.getByRole("textbox", { name: "Server name", exact: true }).waitFor();
+  expect(await deleting.getByRole("textbox", { name: "Two-factor code" }).count()).toBe(0);
+  await deleting.getByRole("button", { name: "Cancel", exact: true }).click();
+  await deleting.waitFor({ state: "detached" });
 });
 
 test("the owner deletes a server with two-factor: the name typed out, a wrong code refused, the right one deletes and goes home; a member viewing it sees it go", async () => {
