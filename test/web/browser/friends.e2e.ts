@@ -48,7 +48,7 @@ test("send, accept and remove a friend request live between two people; Message 
   const b = await suite.person({ user: bob });
 
   // The home is the Friends page, its link current in the DM list; the tabs by name, in order.
-  await a.page.getByRole("heading", { name: "Friends", level: 1 }).waitFor();
+  await a.page.getByRole("heading", { name: "Friends", level: 1, exact: true }).waitFor();
   expect(await friendsLink(a.page).getAttribute("aria-current")).toBe("page");
   expect(await accessibleNames(tabs(a.page), "tab")).toEqual(["Online", "All", "Pending", "Add friend"]);
   expect(await tab(a.page, "Online").getAttribute("aria-selected")).toBe("true");
@@ -158,7 +158,7 @@ test("send, accept and remove a friend request live between two people; Message 
   await dialog.getByRole("button", { name: "Remove friend", exact: true }).click();
   await panel(a.page).getByText("You have no friends here yet").waitFor();
   // The row went with its button: the page's heading takes the focus.
-  await eventually(async () => expect(await isFocused(a.page.getByRole("heading", { name: "Friends", level: 1 }))).toBe(true));
+  await eventually(async () => expect(await isFocused(a.page.getByRole("heading", { name: "Friends", level: 1, exact: true }))).toBe(true));
   await tab(b.page, "All").click();
   await panel(b.page).getByText("You have no friends here yet").waitFor();
 

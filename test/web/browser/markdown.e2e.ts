@@ -54,9 +54,9 @@ test("every markdown form, a spoiler revealed, a masked link's confirmation, a t
   await message.waitFor();
 
   // Headings sit below the page's own: # is h3, ## h4, ### h5.
-  await message.getByRole("heading", { level: 3, name: "Release day" }).waitFor();
-  await message.getByRole("heading", { level: 4, name: "What changed" }).waitFor();
-  await message.getByRole("heading", { level: 5, name: "Small things" }).waitFor();
+  await message.getByRole("heading", { level: 3, name: "Release day", exact: true }).waitFor();
+  await message.getByRole("heading", { level: 4, name: "What changed", exact: true }).waitFor();
+  await message.getByRole("heading", { level: 5, name: "Small things", exact: true }).waitFor();
   expect(await message.locator("small.md-subtext").textContent()).toBe("posted by the release bot");
 
   const quotes = message.locator("blockquote");
