@@ -71,13 +71,14 @@ export function DeleteServerDialog({ server, onClose }: { server: Server; onClos
         <p>
           Delete <strong>{server.name}</strong>, its channels, messages, roles and members? This cannot be undone.
         </p>
-        <label class="field">
-          <span>Server name</span>
-          <input required autoFocus value={name} onInput={(e) => setName(e.currentTarget.value)} aria-describedby="delete-server-hint" />
+        {/* The hint outside the label: inside, it would be read as part of the field's name. */}
+        <div class="field">
+          <label for="delete-server-name">Server name</label>
+          <input id="delete-server-name" required autoFocus value={name} onInput={(e) => setName(e.currentTarget.value)} aria-describedby="delete-server-hint" />
           <small id="delete-server-hint" class="muted">
             Type the server's name to confirm.
           </small>
-        </label>
+        </div>
         {twoFactor && <TwoFactorField value={code} onChange={setCode} />}
         <ErrorAlert message={action.error} />
         <div class="actions">

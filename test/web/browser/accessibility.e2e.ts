@@ -48,7 +48,7 @@ async function expectClean(page: Page, what: string): Promise<void> {
 
 test("login, and the invite page of someone about to join", async () => {
   const { page } = await suite.visitor("/login");
-  await page.getByRole("button", { name: "Log in" }).waitFor();
+  await page.getByRole("button", { name: "Log in", exact: true }).waitFor();
   await expectClean(page, "login");
   // The check itself sees a violation when there is one: grey on grey, 1.3:1.
   // Styled through the CSSOM: the app's Content-Security-Policy refuses style attributes in markup.
@@ -59,8 +59,8 @@ test("login, and the invite page of someone about to join", async () => {
   expect((await seriousViolations(page)).some((v) => v.startsWith("color-contrast") && v.includes("#axe-control"))).toBe(true);
   await page.locator("#axe-control").evaluate((p) => p.remove());
   const invited = await suite.person({ path: `/invite/${inviteCode}` });
-  await invited.page.getByRole("heading", { name: "Checked Place" }).waitFor();
-  await invited.page.getByRole("button", { name: "Accept invite" }).waitFor();
+  await invited.page.getByRole("heading", { name: "Checked Place", exact: true }).waitFor();
+  await invited.page.getByRole("button", { name: "Accept invite", exact: true }).waitFor();
   await expectClean(invited.page, "invite");
 });
 
@@ -79,12 +79,12 @@ test("a DM, server settings and the developer portal", async () => {
   await page.getByText("a direct hello").waitFor();
   await expectClean(page, "dm");
   await page.goto(`/servers/${serverId}/settings/overview`);
-  await page.getByRole("navigation", { name: "Server settings" }).waitFor();
+  await page.getByRole("navigation", { name: "Server settings", exact: true }).waitFor();
   await expectClean(page, "server settings");
   await page.goto(`/servers/${serverId}/settings/roles`);
-  await page.getByRole("navigation", { name: "Server settings" }).waitFor();
+  await page.getByRole("navigation", { name: "Server settings", exact: true }).waitFor();
   await expectClean(page, "server settings: roles");
   await page.goto("/developers");
-  await page.getByRole("button", { name: "New application" }).waitFor();
+  await page.getByRole("button", { name: "New application", exact: true }).waitFor();
   await expectClean(page, "developer portal");
 });

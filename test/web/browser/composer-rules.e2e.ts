@@ -36,15 +36,16 @@ test("a read-only channel replaces the composer with the reason, live, and gives
   const { page } = await suite.person({ user: member, path: `/channels/${serverId}/${channelId}` });
   const box = page.getByRole("textbox", { name: "Message #general", exact: true });
   await box.waitFor();
-  expect(await page.getByRole("button", { name: "Attach files" }).count()).toBe(1);
+  expect(await page.getByRole("button", { name: "Attach files", exact: true }).count()).toBe(1);
 
   expect((await api("PUT", `/api/v1/channels/${channelId}/permissions/${everyone}`, { allow: 0, deny: P.SEND_MESSAGES | P.ATTACH_FILES | P.ADD_REACTIONS })).status).toBe(200);
   await page.getByRole("status").filter({ hasText: NO_PERMISSION }).waitFor();
+  expect(await page.getByRole("status").filter({ hasText: NO_PERMISSION }).textContent()).toBe(NO_PERMISSION);
   expect(await box.count()).toBe(0);
   // Hovering a message offers neither a new reaction nor a reply.
   const message = page.getByRole("article", { name: /^owner/ });
   await message.hover();
-  const actions = message.getByRole("toolbar", { name: "Message actions" });
+  const actions = message.getByRole("toolbar", { name: "Message actions", exact: true });
   expect(await actions.getByRole("button", { name: "Add reaction" }).count()).toBe(0);
   expect(await actions.getByRole("button", { name: "Reply" }).count()).toBe(0);
   await suite.shot(page, "composer-1-read-only");
@@ -69,7 +70,7 @@ test("a timed-out member sees until when and the time left, and the composer com
   expect((await api("POST", `/api/v1/servers/${serverId}/timeouts`, { targetUserId: member.id, duration: 600 })).status).toBe(200);
   const notice = page.getByRole("status").filter({ hasText: "You are timed out until" });
   await notice.waitFor();
-  expect(await notice.textContent()).toMatch(/\((9:5\d|10:00) left\)/);
+  expect(await notice.textContent()).toMatch(/^You are timed out until \S.* \((9:5\d|10:00) left\)$/);
   await suite.shot(page, "composer-2-timed-out");
   await suite.shot(page, "composer-2-timed-out", { phone: true });
   expect((await api("DELETE", `/api/v1/servers/${serverId}/timeouts/${member.id}`)).status).toBe(200);
@@ -93,6 +94,8 @@ test("a voice channel whose text chat is off says so in the composer's place", a
   const { owner, serverId } = await place();
   const voiceId = await createVoiceChannel(suite.server, owner, serverId, { chat_enabled: false });
   const { page } = await suite.person({ user: owner, path: `/channels/${serverId}/${voiceId}` });
-  await page.getByRole("status").filter({ hasText: "Text chat is disabled for this voice channel" }).waitFor();
+  const notice = page.getByRole("status").filter({ hasText: "Text chat is disabled for this voice channel" });
+  await notice.waitFor();
+  expect(await notice.textContent()).toBe("Text chat is disabled for this voice channel");
   expect(await page.getByRole("textbox", { name: /^Message/ }).count()).toBe(0);
 });

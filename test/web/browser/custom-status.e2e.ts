@@ -25,14 +25,14 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => suite.stop());
 
-const accountPanel = (page: Page) => page.getByRole("region", { name: "Your account" });
+const accountPanel = (page: Page) => page.getByRole("region", { name: "Your account", exact: true });
 const memberRow = (page: Page, username: string) =>
   page.getByRole("navigation", { name: "Members", exact: true }).getByRole("listitem").filter({ hasText: username });
 
 async function openDialog(page: Page) {
   await accountPanel(page).getByRole("button", { name: "Set status", exact: true }).click();
-  await page.getByRole("menu", { name: "Set status" }).getByRole("menuitem", { name: "Set custom status" }).click();
-  const dialog = page.getByRole("dialog", { name: "Set custom status" });
+  await page.getByRole("menu", { name: "Set status", exact: true }).getByRole("menuitem", { name: "Set custom status", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Set custom status", exact: true });
   await dialog.waitFor();
   return dialog;
 }
@@ -47,7 +47,7 @@ test("setting a custom status with Clear after: the panel, another member's list
   const text = dialog.getByLabel("Custom status");
   await text.fill("x".repeat(129));
   await dialog.getByText("129 of 128 characters: 1 too many").waitFor();
-  expect(await dialog.getByRole("button", { name: "Save" }).isDisabled()).toBe(true);
+  expect(await dialog.getByRole("button", { name: "Save", exact: true }).isDisabled()).toBe(true);
   await text.fill("Out for lunch");
   await dialog.getByText("13 of 128 characters").waitFor();
   const clearAfter = dialog.getByLabel("Clear after");
@@ -55,7 +55,7 @@ test("setting a custom status with Clear after: the panel, another member's list
   await clearAfter.selectOption({ label: "1 hour" });
   await suite.shot(alice.page, "custom-status-1-dialog", { phone: true });
   expect(await fitsWidth(alice.page)).toBe(true);
-  await dialog.getByRole("button", { name: "Save" }).click();
+  await dialog.getByRole("button", { name: "Save", exact: true }).click();
   await dialog.waitFor({ state: "detached" });
 
   await accountPanel(alice.page).getByText("Out for lunch").waitFor();
@@ -73,12 +73,12 @@ test("setting a custom status with Clear after: the panel, another member's list
   await bob.page.getByRole("dialog", { name: alice.username }).getByText("Out for lunch").waitFor();
   // Desktop only: at a phone's size the member list is a sheet, closed, and the card with it.
   await suite.shot(bob.page, "custom-status-3-member-list");
-  await bob.page.getByRole("dialog", { name: alice.username }).getByRole("button", { name: "Close" }).click();
+  await bob.page.getByRole("dialog", { name: alice.username }).getByRole("button", { name: "Close", exact: true }).click();
 
   // Clear status: gone from both, live.
   const again = await openDialog(alice.page);
   expect(await again.getByLabel("Custom status").inputValue()).toBe("Out for lunch");
-  await again.getByRole("button", { name: "Clear status" }).click();
+  await again.getByRole("button", { name: "Clear status", exact: true }).click();
   await again.waitFor({ state: "detached" });
   await accountPanel(alice.page).getByText("Online").waitFor();
   await eventually(async () => expect(await row.getByText("Out for lunch").count()).toBe(0));
@@ -88,14 +88,14 @@ test("setting a custom status with Clear after: the panel, another member's list
 test("the Profile settings show it with Edit, which opens the same dialog", async () => {
   await suite.server.api("PUT", "/api/v1/users/me/custom-status", { token: alice.token, body: { text: "Reading", emoji: "📚" } });
   await alice.page.goto("/settings/profile");
-  const card = alice.page.getByRole("region", { name: "Custom status" });
+  const card = alice.page.getByRole("region", { name: "Custom status", exact: true });
   await card.getByText("Reading").waitFor();
-  await card.getByRole("button", { name: "Edit" }).click();
-  const dialog = alice.page.getByRole("dialog", { name: "Set custom status" });
+  await card.getByRole("button", { name: "Edit", exact: true }).click();
+  const dialog = alice.page.getByRole("dialog", { name: "Set custom status", exact: true });
   await dialog.waitFor();
   expect(await dialog.getByLabel("Custom status").inputValue()).toBe("Reading");
   await dialog.getByLabel("Custom status").fill("Reading a book");
-  await dialog.getByRole("button", { name: "Save" }).click();
+  await dialog.getByRole("button", { name: "Save", exact: true }).click();
   await card.getByText("Reading a book").waitFor();
   await suite.shot(alice.page, "custom-status-4-profile", { phone: true });
   await alice.page.goto(`/channels/${serverId}`);

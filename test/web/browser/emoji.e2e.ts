@@ -69,36 +69,36 @@ test("the composer's Emoji picker: search, pick, send; categories, skin tone, re
   expect(scripts.some(isEmojiSet)).toBe(false);
 
   await ownerPage.getByRole("button", { name: "Emoji", exact: true }).click();
-  const picker = ownerPage.getByRole("dialog", { name: "Emoji" });
-  const search = picker.getByRole("searchbox", { name: "Search emoji" });
+  const picker = ownerPage.getByRole("dialog", { name: "Emoji", exact: true });
+  const search = picker.getByRole("searchbox", { name: "Search emoji", exact: true });
   await search.waitFor();
   expect(await isFocused(search)).toBe(true);
-  const categories = picker.getByRole("toolbar", { name: "Categories" });
+  const categories = picker.getByRole("toolbar", { name: "Categories", exact: true });
   // The server's own emoji under its name, then Unicode's groups (no "Recently used" before a first pick).
-  await categories.getByRole("button", { name: "Flags" }).waitFor();
+  await categories.getByRole("button", { name: "Flags", exact: true }).waitFor();
   for (const name of ["Emoji Town", ...CATEGORIES]) await categories.getByRole("button", { name, exact: true }).waitFor();
   expect(await categories.getByRole("button", { name: "Recently used" }).count()).toBe(0);
-  await picker.getByRole("region", { name: "Emoji Town" }).getByRole("button", { name: ":pizzaparty:" }).waitFor();
-  await picker.getByRole("region", { name: "Smileys & Emotion" }).getByRole("button", { name: "grinning face", exact: true }).waitFor();
+  await picker.getByRole("region", { name: "Emoji Town", exact: true }).getByRole("button", { name: ":pizzaparty:", exact: true }).waitFor();
+  await picker.getByRole("region", { name: "Smileys & Emotion", exact: true }).getByRole("button", { name: "grinning face", exact: true }).waitFor();
   expect(scripts.filter(isEmojiSet).length).toBe(1);
   await insideWindow(ownerPage, "Emoji");
   expect(await seriousViolations(ownerPage)).toEqual([]);
   await suite.shot(ownerPage, "emoji-1-picker", { phone: true });
 
   // A category button scrolls to its section.
-  await categories.getByRole("button", { name: "Flags" }).click();
-  await eventually(async () => expect(await picker.getByRole("heading", { name: "Flags" }).isVisible()).toBe(true));
-  await picker.getByRole("button", { name: "flag: Japan" }).waitFor();
-  await eventually(async () => expect(await categories.getByRole("button", { name: "Flags" }).getAttribute("aria-current")).toBe("true"));
-  await picker.getByRole("region", { name: "Food & Drink" }).getByRole("button", { name: "hamburger" }).scrollIntoViewIfNeeded();
-  await eventually(async () => expect(await categories.getByRole("button", { name: "Food & Drink" }).getAttribute("aria-current")).toBe("true"));
+  await categories.getByRole("button", { name: "Flags", exact: true }).click();
+  await eventually(async () => expect(await picker.getByRole("heading", { name: "Flags", exact: true }).isVisible()).toBe(true));
+  await picker.getByRole("button", { name: "flag: Japan", exact: true }).waitFor();
+  await eventually(async () => expect(await categories.getByRole("button", { name: "Flags", exact: true }).getAttribute("aria-current")).toBe("true"));
+  await picker.getByRole("region", { name: "Food & Drink", exact: true }).getByRole("button", { name: "hamburger", exact: true }).scrollIntoViewIfNeeded();
+  await eventually(async () => expect(await categories.getByRole("button", { name: "Food & Drink", exact: true }).getAttribute("aria-current")).toBe("true"));
 
   await search.fill("qqzzx");
   await picker.getByText("No emoji match “qqzzx”").waitFor();
   expect(await picker.getByRole("status").textContent()).toBe("No emoji found");
   await search.fill("pizza");
   await eventually(async () => expect(await picker.getByRole("status").textContent()).toBe("3 emoji found"));
-  const found = picker.getByRole("region", { name: "Search results" });
+  const found = picker.getByRole("region", { name: "Search results", exact: true });
   // The server's emoji that match come first.
   expect(await found.getByRole("button").first().getAttribute("aria-label")).toBe(":pizzaparty:");
   await suite.shot(ownerPage, "emoji-2-search");
@@ -111,17 +111,17 @@ test("the composer's Emoji picker: search, pick, send; categories, skin tone, re
 
   // Skin tone: kept on the device, applied to the emoji that have tones.
   await ownerPage.getByRole("button", { name: "Emoji", exact: true }).click();
-  await picker.getByRole("button", { name: "Skin tone" }).click();
-  const tones = picker.getByRole("radiogroup", { name: "Skin tone" });
+  await picker.getByRole("button", { name: "Skin tone", exact: true }).click();
+  const tones = picker.getByRole("radiogroup", { name: "Skin tone", exact: true });
   expect(await tones.getByRole("radio").count()).toBe(6);
-  await tones.getByRole("radio", { name: "Medium skin tone" }).click({ force: true });
+  await tones.getByRole("radio", { name: "Medium skin tone", exact: true }).click({ force: true });
   expect(await tones.count()).toBe(0);
   expect(await ownerPage.evaluate(() => localStorage.getItem("hearth.emoji.skin-tone"))).toBe("3");
   // Recently used shows the pick, first.
-  const recent = picker.getByRole("region", { name: "Recently used" });
+  const recent = picker.getByRole("region", { name: "Recently used", exact: true });
   expect(await recent.getByRole("button").first().getAttribute("aria-label")).toBe("pizza");
   await search.fill("waving hand");
-  await picker.getByRole("region", { name: "Search results" }).getByRole("button", { name: "waving hand" }).click();
+  await picker.getByRole("region", { name: "Search results", exact: true }).getByRole("button", { name: "waving hand", exact: true }).click();
   expect(await box.inputValue()).toBe("👋🏽");
   await box.fill("");
 
@@ -130,7 +130,7 @@ test("the composer's Emoji picker: search, pick, send; categories, skin tone, re
   expect(await recent.getByRole("button").first().textContent()).toBe("👋🏽");
   await search.fill("thumbs");
   await search.press("ArrowDown");
-  const results = picker.getByRole("region", { name: "Search results" }).getByRole("button");
+  const results = picker.getByRole("region", { name: "Search results", exact: true }).getByRole("button");
   expect(await isFocused(results.nth(0))).toBe(true);
   await ownerPage.keyboard.press("ArrowRight");
   expect(await isFocused(results.nth(1))).toBe(true);
@@ -153,7 +153,7 @@ test("the composer's Emoji picker: search, pick, send; categories, skin tone, re
   await search.press("ArrowDown");
   await ownerPage.keyboard.press("Tab");
   expect(await picker.count()).toBe(0);
-  expect(await isFocused(ownerPage.getByRole("button", { name: "Send" }))).toBe(true);
+  expect(await isFocused(ownerPage.getByRole("button", { name: "Send", exact: true }))).toBe(true);
 });
 
 test("Add reaction through the picker; it stays inside the window for the newest message and on a phone", async () => {
@@ -165,34 +165,34 @@ test("Add reaction through the picker; it stays inside the window for the newest
 
   const newest = messageWith(memberPage, "react to the newest");
   await newest.hover();
-  await newest.getByRole("button", { name: "Add reaction" }).click();
-  const picker = memberPage.getByRole("dialog", { name: "Add reaction" });
-  await picker.getByRole("searchbox", { name: "Search emoji" }).waitFor();
+  await newest.getByRole("button", { name: "Add reaction", exact: true }).click();
+  const picker = memberPage.getByRole("dialog", { name: "Add reaction", exact: true });
+  await picker.getByRole("searchbox", { name: "Search emoji", exact: true }).waitFor();
   const desktop = await insideWindow(memberPage, "Add reaction");
   // The message is at the bottom: the picker opens above it.
-  const button = (await newest.getByRole("button", { name: "Add reaction" }).boundingBox())!;
+  const button = (await newest.getByRole("button", { name: "Add reaction", exact: true }).boundingBox())!;
   expect(desktop.y + desktop.height).toBeLessThanOrEqual(button.y);
   await suite.shot(memberPage, "emoji-3-reaction-picker");
 
-  await picker.getByRole("searchbox", { name: "Search emoji" }).fill("thumbs up");
+  await picker.getByRole("searchbox", { name: "Search emoji", exact: true }).fill("thumbs up");
   await memberPage.keyboard.press("Enter");
-  await messageWith(ownerPage, "react to the newest").getByRole("button", { name: "👍 1" }).waitFor();
+  await messageWith(ownerPage, "react to the newest").getByRole("button", { name: "👍 1", exact: true }).waitFor();
   expect(await picker.count()).toBe(0);
 
   // A custom emoji of the server, from its own section.
   await newest.hover();
-  await newest.getByRole("button", { name: "Add reaction" }).click();
-  await picker.getByRole("region", { name: "Reactions Place" }).getByRole("button", { name: ":pizzaparty:" }).click();
-  const custom = messageWith(ownerPage, "react to the newest").getByRole("button", { name: ":pizzaparty: 1" });
+  await newest.getByRole("button", { name: "Add reaction", exact: true }).click();
+  await picker.getByRole("region", { name: "Reactions Place", exact: true }).getByRole("button", { name: ":pizzaparty:", exact: true }).click();
+  const custom = messageWith(ownerPage, "react to the newest").getByRole("button", { name: ":pizzaparty: 1", exact: true });
   await custom.waitFor();
   expect(await custom.locator("img").getAttribute("alt")).toBe(":pizzaparty:");
 
   // A phone-sized window: a full-width sheet at the bottom.
   await memberPage.setViewportSize({ width: 390, height: 844 });
   // The message's tools show while focus is in it (a phone has no hover).
-  await newest.getByRole("button", { name: "Add reaction" }).focus();
+  await newest.getByRole("button", { name: "Add reaction", exact: true }).focus();
   await memberPage.keyboard.press("Enter");
-  await picker.getByRole("searchbox", { name: "Search emoji" }).waitFor();
+  await picker.getByRole("searchbox", { name: "Search emoji", exact: true }).waitFor();
   const phone = await insideWindow(memberPage, "Add reaction");
   expect(phone.x).toBe(0);
   expect(phone.width).toBe(390);
@@ -209,7 +209,7 @@ test("`:` suggestions: Unicode and the server's custom emoji, sent as <:name:id>
   await box.pressSequentially(":p");
   expect(await ownerPage.getByRole("listbox", { name: "Emoji" }).count()).toBe(0);
   await box.pressSequentially("i");
-  const list = ownerPage.getByRole("listbox", { name: "Emoji" });
+  const list = ownerPage.getByRole("listbox", { name: "Emoji", exact: true });
   await list.waitFor();
   expect(await box.getAttribute("aria-activedescendant")).toBeTruthy();
   const options = list.getByRole("option");
@@ -222,12 +222,12 @@ test("`:` suggestions: Unicode and the server's custom emoji, sent as <:name:id>
   await box.press("Escape");
   expect(await list.count()).toBe(0);
   await box.pressSequentially("zz");
-  await list.getByRole("option", { name: ":pizza:" }).waitFor();
+  await list.getByRole("option", { name: ":pizza:", exact: true }).waitFor();
   expect(await options.first().textContent()).toContain(":pizzaparty:");
   await box.press("Enter");
   expect(await box.inputValue()).toBe(`<:pizzaparty:${emojiId}> `);
   await box.pressSequentially("and :pizz");
-  await list.getByRole("option", { name: ":pizza:" }).waitFor();
+  await list.getByRole("option", { name: ":pizza:", exact: true }).waitFor();
   await box.press("ArrowDown");
   await box.press("Tab");
   expect(await box.inputValue()).toBe(`<:pizzaparty:${emojiId}> and 🍕 `);
@@ -235,13 +235,13 @@ test("`:` suggestions: Unicode and the server's custom emoji, sent as <:name:id>
 
   const seen = messageWith(memberPage, "and 🍕");
   await seen.waitFor();
-  expect(await seen.getByRole("img", { name: ":pizzaparty:" }).getAttribute("alt")).toBe(":pizzaparty:");
+  expect(await seen.getByRole("img", { name: ":pizzaparty:", exact: true }).getAttribute("alt")).toBe(":pizzaparty:");
   const stored = await history(suite.server, owner.token, channelId);
   expect(stored.map((m: { content: string }) => m.content)).toContain(`<:pizzaparty:${emojiId}> and 🍕`);
 
   // A reply's quote shows it as the image too.
   await seen.hover();
-  await seen.getByRole("button", { name: "Reply" }).click();
+  await seen.getByRole("button", { name: "Reply", exact: true }).click();
   await composerBox(memberPage).fill("same here");
   await composerBox(memberPage).press("Enter");
   const reply = messageWith(ownerPage, "same here");

@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => suite.stop());
 
-const tabs = (page: Page) => page.getByRole("tablist", { name: "Friends" });
+const tabs = (page: Page) => page.getByRole("tablist", { name: "Friends", exact: true });
 const tab = (page: Page, name: string) => tabs(page).getByRole("tab", { name, exact: true });
 const panel = (page: Page) => page.getByRole("tabpanel");
 /** The row of `username` in the open tab. */
@@ -48,7 +48,7 @@ test("send, accept and remove a friend request live between two people; Message 
   const b = await suite.person({ user: bob });
 
   // The home is the Friends page, its link current in the DM list; the tabs by name, in order.
-  await a.page.getByRole("heading", { name: "Friends", level: 1 }).waitFor();
+  await a.page.getByRole("heading", { name: "Friends", level: 1, exact: true }).waitFor();
   expect(await friendsLink(a.page).getAttribute("aria-current")).toBe("page");
   expect(await accessibleNames(tabs(a.page), "tab")).toEqual(["Online", "All", "Pending", "Add friend"]);
   expect(await tab(a.page, "Online").getAttribute("aria-selected")).toBe("true");
@@ -75,7 +75,7 @@ test("send, accept and remove a friend request live between two people; Message 
 
   // "Add friend": the server's answers, refusals as alerts in its words, success as a status.
   const username = panel(a.page).getByRole("textbox", { name: "Username", exact: true });
-  const send = panel(a.page).getByRole("button", { name: "Send friend request" });
+  const send = panel(a.page).getByRole("button", { name: "Send friend request", exact: true });
   await username.fill("nobody_has_this_name");
   await send.click();
   await panel(a.page).getByRole("alert").filter({ hasText: "User not found" }).waitFor();
@@ -102,7 +102,7 @@ test("send, accept and remove a friend request live between two people; Message 
   await tab(b.page, "Pending").click();
   const incoming = row(b.page, alice.username);
   await incoming.getByText("Incoming friend request").waitFor();
-  await panel(b.page).getByRole("heading", { name: "Incoming — 1" }).waitFor();
+  await panel(b.page).getByRole("heading", { name: "Incoming — 1", exact: true }).waitFor();
   await suite.shot(b.page, "friends-3-pending-incoming");
 
   // Alice: her outgoing request, with Cancel.
@@ -148,17 +148,17 @@ test("send, accept and remove a friend request live between two people; Message 
   await tab(a.page, "All").click();
 
   // "Remove friend" asks first; Cancel keeps him; confirming removes him for both, live.
-  await row(a.page, bob.username).getByRole("button", { name: "Remove friend" }).click();
+  await row(a.page, bob.username).getByRole("button", { name: "Remove friend", exact: true }).click();
   const dialog = a.page.getByRole("dialog", { name: `Remove ${bob.username}` });
   await dialog.waitFor();
   await suite.shot(a.page, "friends-6-remove-confirm");
-  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await dialog.getByRole("button", { name: "Cancel", exact: true }).click();
   await row(a.page, bob.username).waitFor();
-  await row(a.page, bob.username).getByRole("button", { name: "Remove friend" }).click();
-  await dialog.getByRole("button", { name: "Remove friend" }).click();
+  await row(a.page, bob.username).getByRole("button", { name: "Remove friend", exact: true }).click();
+  await dialog.getByRole("button", { name: "Remove friend", exact: true }).click();
   await panel(a.page).getByText("You have no friends here yet").waitFor();
   // The row went with its button: the page's heading takes the focus.
-  await eventually(async () => expect(await isFocused(a.page.getByRole("heading", { name: "Friends", level: 1 }))).toBe(true));
+  await eventually(async () => expect(await isFocused(a.page.getByRole("heading", { name: "Friends", level: 1, exact: true }))).toBe(true));
   await tab(b.page, "All").click();
   await panel(b.page).getByText("You have no friends here yet").waitFor();
 
@@ -190,12 +190,12 @@ test("Ignore and Cancel live for the other side; asking someone who asked first 
   // Outgoing: Cancel takes it away from the other person's Pending tab, live.
   await tab(mine.page, "Add friend").click();
   await panel(mine.page).getByRole("textbox", { name: "Username", exact: true }).fill(other.username);
-  await panel(mine.page).getByRole("button", { name: "Send friend request" }).click();
+  await panel(mine.page).getByRole("button", { name: "Send friend request", exact: true }).click();
   await panel(mine.page).getByRole("status").filter({ hasText: "Friend request sent" }).waitFor();
   await tab(theirs.page, "Pending").click();
   await row(theirs.page, me.username).waitFor();
   await tab(mine.page, "Pending").click();
-  await panel(mine.page).getByRole("heading", { name: "Outgoing — 1" }).waitFor();
+  await panel(mine.page).getByRole("heading", { name: "Outgoing — 1", exact: true }).waitFor();
   await suite.shot(mine.page, "friends-8-pending-both");
   await row(mine.page, other.username).getByRole("button", { name: "Cancel", exact: true }).click();
   await eventually(async () => expect(await row(mine.page, other.username).count()).toBe(0));
@@ -204,7 +204,7 @@ test("Ignore and Cancel live for the other side; asking someone who asked first 
   // Sending a request to someone who already asked accepts theirs: the server's answer says so.
   await tab(mine.page, "Add friend").click();
   await panel(mine.page).getByRole("textbox", { name: "Username", exact: true }).fill(early.username);
-  await panel(mine.page).getByRole("button", { name: "Send friend request" }).click();
+  await panel(mine.page).getByRole("button", { name: "Send friend request", exact: true }).click();
   await panel(mine.page).getByRole("status").filter({ hasText: `${early.username} had already asked you: you are now friends.` }).waitFor();
   await tab(mine.page, "All").click();
   await row(mine.page, early.username).getByRole("button", { name: "Message", exact: true }).waitFor();
@@ -225,7 +225,7 @@ test("a reconnect that lost events asks for the lists again and shows what came 
   const { page } = await suite.person({ user: me });
   await tab(page, "Pending").click();
   await panel(page).getByText("No pending friend requests.").waitFor();
-  await page.getByRole("region", { name: "Your account" }).getByText("Online").waitFor();
+  await page.getByRole("region", { name: "Your account", exact: true }).getByText("Online").waitFor();
   const reads = countListReads(page);
   const [before] = (await suite.server.app.io.in(rooms.user(me.id)).fetchSockets()) as unknown as Socket[];
   // Closed on purpose by the server: the session does not resume, so events may have been lost.
@@ -242,7 +242,7 @@ test("lists that cannot be read say why and offer Try again", async () => {
   await page.evaluate(`localStorage.setItem("hearth.session", ${JSON.stringify(JSON.stringify({ token: user.token, user: user.user }))})`);
   await page.goto("/channels/@me");
   await panel(page).getByRole("alert").filter({ hasText: "Cannot reach the server" }).waitFor();
-  await panel(page).getByRole("button", { name: "Try again" }).click();
+  await panel(page).getByRole("button", { name: "Try again", exact: true }).click();
   await panel(page).getByText("You have no friends here yet").waitFor();
 });
 
@@ -265,18 +265,18 @@ test("a dropped connection that resumes gets the friend events it missed replaye
   await tab(page, "All").click();
   await row(page, idle.username).getByText("Idle", { exact: true }).waitFor();
   await row(page, away.username).getByText("Offline", { exact: true }).waitFor();
-  await page.getByRole("region", { name: "Your account" }).getByText("Online").waitFor();
+  await page.getByRole("region", { name: "Your account", exact: true }).getByText("Online").waitFor();
   await suite.shot(page, "friends-9-all");
   const reads = countListReads(page);
 
   // The transport closes under the socket (a network drop): the session resumes.
   const [before] = (await suite.server.app.io.in(rooms.user(me.id)).fetchSockets()) as unknown as Socket[];
   before!.conn.close();
-  await page.getByRole("region", { name: "Your account" }).getByText("Connecting…").waitFor();
+  await page.getByRole("region", { name: "Your account", exact: true }).getByText("Connecting…").waitFor();
   await request(asker, me);
   expect((await suite.server.api("DELETE", `/api/v1/friends/${me.id}`, { token: away.token })).status).toBe(200);
   idleSocket.close();
-  await page.getByRole("region", { name: "Your account" }).getByText("Online").waitFor({ timeout: 10_000 });
+  await page.getByRole("region", { name: "Your account", exact: true }).getByText("Online").waitFor({ timeout: 10_000 });
 
   await eventually(async () => expect(await row(page, away.username).count()).toBe(0));
   await row(page, idle.username).getByText("Offline", { exact: true }).waitFor();

@@ -6,8 +6,9 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { addMember, createServer } from "../../helpers/community.ts";
+import { fileForm } from "../../helpers/images.ts";
 import { uniqueName } from "../../helpers/server.ts";
-import { eventually, startWebSuite, type WebSuite } from "./harness.ts";
+import { eventually, solidPng, startWebSuite, type WebSuite } from "./harness.ts";
 
 let suite: WebSuite;
 beforeAll(async () => {
@@ -22,9 +23,9 @@ test("Invite people reuses the reader's link, then Edit invite link makes one of
   const serverId = await createServer(suite.server, owner, "Reading Room");
   const { page } = await suite.person({ user: owner, path: `/channels/${serverId}` });
   const open = async (on = page) => {
-    await on.getByRole("navigation", { name: "Channels" }).getByRole("button", { name: "Invite people", exact: true }).click();
-    const dialog = on.getByRole("dialog", { name: "Invite people to Reading Room" });
-    const field = dialog.getByRole("textbox", { name: "Invite link" });
+    await on.getByRole("navigation", { name: "Channels", exact: true }).getByRole("button", { name: "Invite people", exact: true }).click();
+    const dialog = on.getByRole("dialog", { name: "Invite people to Reading Room", exact: true });
+    const field = dialog.getByRole("textbox", { name: "Invite link", exact: true });
     await eventually(async () => expect(await field.inputValue()).toMatch(/\/invite\/[A-Za-z0-9]{10}$/));
     return { dialog, link: await field.inputValue() };
   };
@@ -32,7 +33,7 @@ test("Invite people reuses the reader's link, then Edit invite link makes one of
   await first.dialog.getByText("This link expires in 7 days.").waitFor();
   await suite.shot(page, "invites-1-dialog");
   await suite.shot(page, "invites-1-dialog", { phone: true });
-  await first.dialog.getByRole("button", { name: "Done" }).click();
+  await first.dialog.getByRole("button", { name: "Done", exact: true }).click();
   const again = await open();
   expect(again.link).toBe(first.link);
   const listed = (await suite.server.api("GET", `/api/v1/servers/${serverId}/invites`, { token: owner.token })).body as { id: string; code: string; expires_at: number | null; max_uses: number | null }[];
@@ -43,20 +44,20 @@ test("Invite people reuses the reader's link, then Edit invite link makes one of
   const laptop = await suite.person({ user: owner, path: `/channels/${serverId}` });
   const elsewhere = await open(laptop.page);
   expect(elsewhere.link).toBe(first.link);
-  await elsewhere.dialog.getByRole("button", { name: "Done" }).click();
+  await elsewhere.dialog.getByRole("button", { name: "Done", exact: true }).click();
 
-  await again.dialog.getByRole("button", { name: "Edit invite link" }).click();
-  await again.dialog.getByRole("combobox", { name: "Expire after" }).selectOption({ label: "30 minutes" });
-  await again.dialog.getByRole("combobox", { name: "Max number of uses" }).selectOption({ label: "1 use" });
+  await again.dialog.getByRole("button", { name: "Edit invite link", exact: true }).click();
+  await again.dialog.getByRole("combobox", { name: "Expire after", exact: true }).selectOption({ label: "30 minutes" });
+  await again.dialog.getByRole("combobox", { name: "Max number of uses", exact: true }).selectOption({ label: "1 use" });
   await suite.shot(page, "invites-2-edit");
-  await again.dialog.getByRole("button", { name: "Generate a new link" }).click();
+  await again.dialog.getByRole("button", { name: "Generate a new link", exact: true }).click();
   await again.dialog.getByText("This link expires in 30 minutes.").waitFor();
-  const newLink = await again.dialog.getByRole("textbox", { name: "Invite link" }).inputValue();
+  const newLink = await again.dialog.getByRole("textbox", { name: "Invite link", exact: true }).inputValue();
   expect(newLink).not.toBe(first.link);
   const edited = ((await suite.server.api("GET", `/api/v1/servers/${serverId}/invites`, { token: owner.token })).body as { id: string; code: string; max_uses: number | null }[]).find((i) => i.code === codeOf(newLink));
   expect(edited?.max_uses).toBe(1);
   // The newest of the person's links is the one shown next time, on any device.
-  await again.dialog.getByRole("button", { name: "Done" }).click();
+  await again.dialog.getByRole("button", { name: "Done", exact: true }).click();
   expect((await open(laptop.page)).link).toBe(newLink);
   // Once it is deleted (here by its creator, through the route), the next open makes a fresh one.
   for (const id of [edited!.id, made[0]!.id]) expect((await suite.server.api("DELETE", `/api/v1/servers/${serverId}/invites/${id}`, { token: owner.token })).status).toBe(200);
@@ -70,6 +71,8 @@ test("the invite page shows the server, who invited, its counts; joining, then O
   const owner = await suite.server.register(uniqueName("inviter"));
   const serverId = await createServer(suite.server, owner, "Garden Club");
   expect((await suite.server.api("PUT", `/api/v1/servers/${serverId}`, { token: owner.token, body: { description: "Seeds, soil and sunshine." } })).status).toBe(200);
+  const withIcon = await suite.server.api("POST", `/api/v1/servers/${serverId}/icon`, { token: owner.token, raw: fileForm("icon", solidPng(64, 64, [47, 158, 68]), "icon.png") });
+  expect(withIcon.status).toBe(200);
   const regular = await suite.server.register(uniqueName("regular"));
   await addMember(suite.server, serverId, regular);
   const online = await suite.server.connect(regular.token);
@@ -77,20 +80,22 @@ test("the invite page shows the server, who invited, its counts; joining, then O
 
   const guest = await suite.server.register(uniqueName("guest"));
   const { page } = await suite.person({ user: guest, path: `/invite/${invite.code}` });
-  await page.getByRole("heading", { name: "Garden Club", level: 1 }).waitFor();
+  await page.getByRole("heading", { name: "Garden Club", level: 1, exact: true }).waitFor();
   await page.getByText(`${owner.username} invited you to join`).waitFor();
   await page.getByText("Seeds, soil and sunshine.").waitFor();
-  await page.getByText("1 online").waitFor();
-  await page.getByText("2 members").waitFor();
+  // The server's icon beside its name (decorative: the name is the heading).
+  expect(await page.locator(".invite-server .avatar img").getAttribute("src")).toBe(withIcon.body.icon);
+  await page.getByText("1 online", { exact: true }).waitFor();
+  await page.getByText("2 members", { exact: true }).waitFor();
   await suite.shot(page, "invites-3-page");
   await suite.shot(page, "invites-3-page", { phone: true });
-  await page.getByRole("button", { name: "Accept invite" }).click();
+  await page.getByRole("button", { name: "Accept invite", exact: true }).click();
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
 
   // The one use is spent: another person gets the refusal, not a button that would fail.
   const late = await suite.server.register(uniqueName("late"));
   const lateView = await suite.person({ user: late, path: `/invite/${invite.code}` });
-  await lateView.page.getByRole("heading", { name: "This invite cannot be used" }).waitFor();
+  await lateView.page.getByRole("heading", { name: "This invite cannot be used", exact: true }).waitFor();
   await lateView.page.getByRole("alert").filter({ hasText: "This invite has reached its maximum number of uses" }).waitFor();
   expect(await lateView.page.getByRole("button", { name: "Accept invite" }).count()).toBe(0);
   await suite.shot(lateView.page, "invites-4-used-up");
@@ -100,7 +105,7 @@ test("the invite page shows the server, who invited, its counts; joining, then O
   const brief = (await suite.server.api("POST", `/api/v1/servers/${serverId}/invites`, { token: owner.token, body: { expires_in: 1 } })).body;
   await eventually(async () => expect(Date.now() / 1000).toBeGreaterThanOrEqual(brief.expires_at));
   await lateView.page.goto(`${suite.server.url}/invite/${brief.code}`);
-  await lateView.page.getByRole("heading", { name: "This invite cannot be used" }).waitFor();
+  await lateView.page.getByRole("heading", { name: "This invite cannot be used", exact: true }).waitFor();
   await lateView.page.getByRole("alert").filter({ hasText: "This invite has expired" }).waitFor();
   expect(await lateView.page.getByRole("button", { name: "Accept invite" }).count()).toBe(0);
   await suite.shot(lateView.page, "invites-5-expired");
@@ -109,7 +114,7 @@ test("the invite page shows the server, who invited, its counts; joining, then O
   const primary = ((await suite.server.api("GET", `/api/v1/servers/${serverId}/invites`, { token: owner.token })).body as { code: string; is_primary: boolean }[]).find((i) => i.is_primary)!;
   await page.goto(`${suite.server.url}/invite/${primary.code}`);
   await page.getByText("You are already a member.").waitFor();
-  await page.getByRole("link", { name: "Open server" }).click();
+  await page.getByRole("link", { name: "Open server", exact: true }).click();
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
   online.close();
 });

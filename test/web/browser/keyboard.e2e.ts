@@ -40,12 +40,12 @@ test("Ctrl+K (and Cmd+K) finds a channel of another server by name and opens it;
   const composer = page.getByRole("textbox", { name: /^Message/ });
   await composer.click();
   await page.keyboard.press("Control+k");
-  const dialog = page.getByRole("dialog", { name: "Quick switcher" });
-  const field = dialog.getByRole("combobox", { name: "Where would you like to go?" });
+  const dialog = page.getByRole("dialog", { name: "Quick switcher", exact: true });
+  const field = dialog.getByRole("combobox", { name: "Where would you like to go?", exact: true });
   await field.waitFor();
   expect(await isFocused(field)).toBe(true);
   await field.fill("road");
-  const results = dialog.getByRole("listbox", { name: "Places" });
+  const results = dialog.getByRole("listbox", { name: "Places", exact: true });
   await results.getByRole("option", { name: /#roadmap/ }).waitFor();
   expect(await results.getByRole("option").allTextContents()).toEqual(["#roadmap Channel in Garden Club"]);
   await suite.shot(page, "keyboard-1-quick-switcher");
@@ -78,8 +78,8 @@ test("the switcher finds a DM by the other person's name and a server by its nam
   const { page } = await suite.person({ user: reader, path: `/channels/${serverId}/${generalId}` });
   await page.getByRole("textbox", { name: /^Message/ }).waitFor();
   await page.keyboard.press("Control+k");
-  const dialog = page.getByRole("dialog", { name: "Quick switcher" });
-  const field = dialog.getByRole("combobox", { name: "Where would you like to go?" });
+  const dialog = page.getByRole("dialog", { name: "Quick switcher", exact: true });
+  const field = dialog.getByRole("combobox", { name: "Where would you like to go?", exact: true });
   await field.fill(friend.username);
   await dialog.getByRole("option", { name: new RegExp(`^${friend.username} Direct message`) }).waitFor();
   await page.keyboard.press("Enter");
@@ -108,30 +108,30 @@ test("Alt+Down and Alt+Up move between the server's channels in list order; Esca
   await eventually(async () => expect(new URL(page.url()).pathname).toBe(`/channels/${serverId}/${generalId}`));
 
   // Escape closes the pinned messages, and the focus is back on the button that opened them.
-  const pinsButton = page.getByRole("button", { name: "Pinned messages" });
+  const pinsButton = page.getByRole("button", { name: "Pinned messages", exact: true });
   await pinsButton.click();
-  const pins = page.getByRole("complementary", { name: "Pinned messages" });
+  const pins = page.getByRole("complementary", { name: "Pinned messages", exact: true });
   await pins.waitFor();
-  await pins.getByRole("button", { name: "Close pinned messages" }).focus();
+  await pins.getByRole("button", { name: "Close pinned messages", exact: true }).focus();
   await page.keyboard.press("Escape");
   await eventually(async () => expect(await pins.count()).toBe(0));
   expect(await isFocused(pinsButton)).toBe(true);
 
   // Server settings opened from the channel list: Escape goes back, the focus on the link that opened them.
-  const serverSettings = page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("link", { name: "Server settings" });
+  const serverSettings = page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("link", { name: "Server settings", exact: true });
   await serverSettings.click();
-  await page.getByRole("navigation", { name: "Server settings" }).waitFor();
+  await page.getByRole("navigation", { name: "Server settings", exact: true }).waitFor();
   await page.keyboard.press("Escape");
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
   await eventually(async () => expect(await isFocused(serverSettings)).toBe(true));
   // Opened by its address, Escape still goes back to the server.
   await page.goto(`/servers/${serverId}/settings/overview`);
-  await page.getByRole("navigation", { name: "Server settings" }).waitFor();
+  await page.getByRole("navigation", { name: "Server settings", exact: true }).waitFor();
   await page.keyboard.press("Escape");
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
-  const userSettings = page.getByRole("button", { name: "User settings" });
+  const userSettings = page.getByRole("button", { name: "User settings", exact: true });
   await userSettings.click();
-  await page.getByRole("navigation", { name: "User settings" }).waitFor();
+  await page.getByRole("navigation", { name: "User settings", exact: true }).waitFor();
   await page.keyboard.press("Escape");
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${serverId}`));
   // The focus is back on the button that opened them.

@@ -72,7 +72,7 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   const composer = await page.locator(".composer").evaluate((el) => el.getBoundingClientRect().width);
   expect(composer).toBeGreaterThanOrEqual(370);
   expect((await box(page, page.getByRole("textbox", { name: "Message #general", exact: true }))).width).toBeGreaterThanOrEqual(200);
-  for (const control of [opener(page), page.getByRole("button", { name: "Show members" }), page.getByRole("button", { name: "Pinned messages" }), page.getByRole("button", { name: "Send" }), page.getByRole("button", { name: "Attach files" }), page.getByRole("button", { name: "Emoji", exact: true })]) {
+  for (const control of [opener(page), page.getByRole("button", { name: "Show members", exact: true }), page.getByRole("button", { name: "Pinned messages", exact: true }), page.getByRole("button", { name: "Send", exact: true }), page.getByRole("button", { name: "Attach files", exact: true }), page.getByRole("button", { name: "Emoji", exact: true })]) {
     const b = await box(page, control);
     expect(Math.min(b.width, b.height)).toBeGreaterThanOrEqual(44);
   }
@@ -81,7 +81,7 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   // The drawer: a modal dialog with the servers and the channels; Escape closes it and the focus is back on its button.
   await opener(page).tap();
   await drawer(page).waitFor();
-  await channels(page).getByRole("link", { name: "random" }).waitFor();
+  await channels(page).getByRole("link", { name: "random", exact: true }).waitFor();
   expect(await drawer(page).evaluate((el) => el.contains(el.ownerDocument.activeElement))).toBe(true);
   expect(await opener(page).getAttribute("aria-expanded")).toBe("true");
   await suite.shot(page, "layouts-phone-2-drawer");
@@ -96,7 +96,7 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
 
   // Choosing a channel shows it and closes the drawer.
   await opener(page).tap();
-  await channels(page).getByRole("link", { name: "random" }).tap();
+  await channels(page).getByRole("link", { name: "random", exact: true }).tap();
   await page.getByRole("textbox", { name: "Message #random", exact: true }).waitFor();
   await drawer(page).waitFor({ state: "hidden" });
   await eventually(async () => expect(await isFocused(opener(page))).toBe(true));
@@ -105,31 +105,31 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   const random = page.getByRole("textbox", { name: "Message #random", exact: true });
   await random.tap();
   await random.fill("Typed on a phone, sent with a tap");
-  await page.getByRole("button", { name: "Send" }).tap();
+  await page.getByRole("button", { name: "Send", exact: true }).tap();
   const sent = messageWith(page, "Typed on a phone, sent with a tap");
   await sent.waitFor();
   expect(await random.inputValue()).toBe("");
 
   // Reacting by touch: a tap on the message shows its actions (no hover on touch), each 44 px.
   await sent.locator(".message-text").tap();
-  const react = sent.getByRole("button", { name: "Add reaction" });
+  const react = sent.getByRole("button", { name: "Add reaction", exact: true });
   await react.waitFor();
   expect(Math.min((await box(page, react)).width, (await box(page, react)).height)).toBeGreaterThanOrEqual(44);
   await suite.shot(page, "layouts-phone-3-actions");
   await react.tap();
-  const picker = page.getByRole("dialog", { name: "Add reaction" });
+  const picker = page.getByRole("dialog", { name: "Add reaction", exact: true });
   await picker.waitFor();
   expect(await noSideScroll(page)).toBe(true);
   await suite.shot(page, "layouts-phone-4-picker");
   await picker.getByRole("button", { name: "party popper", exact: true }).tap();
-  const reaction = sent.getByRole("button", { name: "🎉 1" });
+  const reaction = sent.getByRole("button", { name: "🎉 1", exact: true });
   await reaction.waitFor();
   expect(await reaction.getAttribute("aria-pressed")).toBe("true");
   expect(await noSideScroll(page)).toBe(true);
   await suite.shot(page, "layouts-phone-5-reacted");
 
   // The member sheet: "Show members" is a toggle that opens it as a modal dialog; Escape closes it.
-  const showMembers = page.getByRole("button", { name: "Show members" });
+  const showMembers = page.getByRole("button", { name: "Show members", exact: true });
   expect(await showMembers.getAttribute("aria-expanded")).toBe("false");
   await showMembers.tap();
   const sheet = page.getByRole("dialog", { name: "Members", exact: true });
@@ -143,23 +143,23 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   // A DM, from the member sheet's card.
   await showMembers.tap();
   await members(page).getByRole("button", { name: friend.username }).tap();
-  await page.getByRole("dialog", { name: friend.username }).getByRole("button", { name: "Message" }).tap();
+  await page.getByRole("dialog", { name: friend.username }).getByRole("button", { name: "Message", exact: true }).tap();
   const dmBox = page.getByRole("textbox", { name: `Message @${friend.username}`, exact: true });
   await dmBox.waitFor();
   await dmBox.tap();
   await dmBox.fill("Hello from the phone");
-  await page.getByRole("button", { name: "Send" }).tap();
+  await page.getByRole("button", { name: "Send", exact: true }).tap();
   await messageWith(page, "Hello from the phone").waitFor();
   expect(await noSideScroll(page)).toBe(true);
   await suite.shot(page, "layouts-phone-7-dm");
 
   // User settings, from the account panel in the drawer; full screen, Close goes back.
   await opener(page).tap();
-  await page.getByRole("region", { name: "Your account" }).getByRole("button", { name: "User settings" }).tap();
+  await page.getByRole("region", { name: "Your account", exact: true }).getByRole("button", { name: "User settings", exact: true }).tap();
   await page.getByRole("heading", { level: 1, name: "My account", exact: true }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
   await suite.shot(page, "layouts-phone-8-user-settings");
-  await page.getByRole("navigation", { name: "User settings" }).getByRole("link", { name: "Profile", exact: true }).tap();
+  await page.getByRole("navigation", { name: "User settings", exact: true }).getByRole("link", { name: "Profile", exact: true }).tap();
   await page.getByRole("heading", { level: 1, name: "Profile", exact: true }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
   await suite.shot(page, "layouts-phone-9-user-settings-profile");
@@ -169,8 +169,8 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
 
   // The DM list in the drawer: Friends, and back to the conversation.
   await opener(page).tap();
-  await channels(page).getByRole("link", { name: "Friends" }).tap();
-  await page.getByRole("tablist", { name: "Friends" }).waitFor();
+  await channels(page).getByRole("link", { name: "Friends", exact: true }).tap();
+  await page.getByRole("tablist", { name: "Friends", exact: true }).waitFor();
   await drawer(page).waitFor({ state: "hidden" });
   expect(await noSideScroll(page)).toBe(true);
   await suite.shot(page, "layouts-phone-10-friends");
@@ -180,10 +180,10 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
 
   // Server settings: the server in the drawer's rail (the drawer stays open for its channels), then its settings.
   await opener(page).tap();
-  await drawer(page).getByRole("navigation", { name: "Servers" }).getByRole("link", { name: "Pocket" }).tap();
+  await drawer(page).getByRole("navigation", { name: "Servers", exact: true }).getByRole("link", { name: "Pocket", exact: true }).tap();
   // A dialog opened from the drawer fills the screen; Escape closes it alone.
-  await channels(page).getByRole("button", { name: "Invite people" }).tap();
-  const invite = page.getByRole("dialog", { name: "Invite people to Pocket" });
+  await channels(page).getByRole("button", { name: "Invite people", exact: true }).tap();
+  const invite = page.getByRole("dialog", { name: "Invite people to Pocket", exact: true });
   await invite.waitFor();
   const size = await invite.boundingBox();
   expect(size?.width).toBe(390);
@@ -191,7 +191,7 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   await page.keyboard.press("Escape");
   await invite.waitFor({ state: "hidden" });
   await drawer(page).waitFor();
-  await channels(page).getByRole("link", { name: "Server settings" }).tap();
+  await channels(page).getByRole("link", { name: "Server settings", exact: true }).tap();
   await page.getByRole("heading", { level: 1, name: "Overview", exact: true }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
   await suite.shot(page, "layouts-phone-12-server-settings");
@@ -199,21 +199,21 @@ test("a phone (390x844, touch): the conversation full width, the drawer, the mem
   await page.getByRole("heading", { level: 1, name: "Roles", exact: true }).waitFor();
   expect(await fitsWidth(page)).toBe(true);
   await suite.shot(page, "layouts-phone-13-server-settings-roles");
-  await page.getByRole("link", { name: "← Back to the server" }).tap();
+  await page.getByRole("link", { name: "← Back to the server", exact: true }).tap();
   await page.getByRole("textbox", { name: "Message #general", exact: true }).waitFor();
 });
 
-test("a tablet (768x1024, touch): the rails beside the conversation, the member list a toggle", async () => {
+test("a tablet (768x1024, touch): the rails beside the conversation, the member list a toggle; a DM and both settings by touch", async () => {
   const { owner, friend, path } = await place("Slate");
   const page = await open(owner, path, "tablet");
   expect(await textWidth(page, "Welcome to the server")).toBeGreaterThanOrEqual(300);
   expect(await noSideScroll(page)).toBe(true);
   expect(await opener(page).count()).toBe(0);
-  await channels(page).getByRole("link", { name: "random" }).waitFor();
+  await channels(page).getByRole("link", { name: "random", exact: true }).waitFor();
   expect(await members(page).count()).toBe(0);
   await suite.shot(page, "layouts-tablet-1-channel");
 
-  const showMembers = page.getByRole("button", { name: "Show members" });
+  const showMembers = page.getByRole("button", { name: "Show members", exact: true });
   expect(await showMembers.getAttribute("aria-expanded")).toBe("false");
   await showMembers.tap();
   await members(page).getByRole("button", { name: friend.username }).waitFor();
@@ -234,17 +234,44 @@ test("a tablet (768x1024, touch): the rails beside the conversation, the member 
   await showMembers.waitFor();
 
   // Switching channel, sending and reacting by touch.
-  await channels(page).getByRole("link", { name: "random" }).tap();
+  await channels(page).getByRole("link", { name: "random", exact: true }).tap();
   const random = page.getByRole("textbox", { name: "Message #random", exact: true });
   await random.tap();
   await random.fill("Sent from a tablet");
-  await page.getByRole("button", { name: "Send" }).tap();
+  await page.getByRole("button", { name: "Send", exact: true }).tap();
   const sent = messageWith(page, "Sent from a tablet");
   await sent.locator(".message-text").tap();
-  await sent.getByRole("button", { name: "Add reaction" }).tap();
-  await page.getByRole("dialog", { name: "Add reaction" }).getByRole("button", { name: "thumbs up", exact: true }).tap();
-  await sent.getByRole("button", { name: "👍 1" }).waitFor();
+  await sent.getByRole("button", { name: "Add reaction", exact: true }).tap();
+  await page.getByRole("dialog", { name: "Add reaction", exact: true }).getByRole("button", { name: "thumbs up", exact: true }).tap();
+  await sent.getByRole("button", { name: "👍 1", exact: true }).waitFor();
   await suite.shot(page, "layouts-tablet-3-reacted");
+
+  // Server settings by touch, and back.
+  await channels(page).getByRole("link", { name: "Server settings", exact: true }).tap();
+  await page.getByRole("heading", { level: 1, name: "Overview", exact: true }).waitFor();
+  expect(await fitsWidth(page)).toBe(true);
+  await suite.shot(page, "layouts-tablet-4-server-settings");
+  await page.getByRole("link", { name: "← Back to the server", exact: true }).tap();
+  await page.getByRole("textbox", { name: /^Message #/ }).waitFor();
+
+  // A DM from the member list's card, by touch.
+  await showMembers.tap();
+  await members(page).getByRole("button", { name: friend.username, exact: true }).tap();
+  await page.getByRole("dialog", { name: friend.username, exact: true }).getByRole("button", { name: "Message", exact: true }).tap();
+  const dmBox = page.getByRole("textbox", { name: `Message @${friend.username}`, exact: true });
+  await dmBox.tap();
+  await dmBox.fill("Hello from the tablet");
+  await page.getByRole("button", { name: "Send", exact: true }).tap();
+  await messageWith(page, "Hello from the tablet").waitFor();
+  expect(await noSideScroll(page)).toBe(true);
+
+  // User settings from the account panel beside the channels, by touch; Close goes back to the DM.
+  await page.getByRole("region", { name: "Your account", exact: true }).getByRole("button", { name: "User settings", exact: true }).tap();
+  await page.getByRole("heading", { level: 1, name: "My account", exact: true }).waitFor();
+  expect(await fitsWidth(page)).toBe(true);
+  await suite.shot(page, "layouts-tablet-5-user-settings");
+  await page.getByRole("button", { name: "Close", exact: true }).tap();
+  await dmBox.waitFor();
 });
 
 test("a desktop (1280x800): everything side by side, the member list shown without a toggle", async () => {
@@ -253,14 +280,14 @@ test("a desktop (1280x800): everything side by side, the member list shown witho
   expect(await textWidth(page, "Welcome to the server")).toBeGreaterThanOrEqual(500);
   expect(await noSideScroll(page)).toBe(true);
   await members(page).getByRole("button", { name: friend.username }).waitFor();
-  await channels(page).getByRole("link", { name: "random" }).waitFor();
+  await channels(page).getByRole("link", { name: "random", exact: true }).waitFor();
   expect(await page.getByRole("button", { name: "Show members" }).count()).toBe(0);
   expect(await opener(page).count()).toBe(0);
   await suite.shot(page, "layouts-desktop-1-channel");
 
   // A window that becomes a phone's and back (a phone turned) keeps a dialog opened from the channel list.
-  await channels(page).getByRole("button", { name: "Invite people" }).click();
-  const invite = page.getByRole("dialog", { name: "Invite people to Wide" });
+  await channels(page).getByRole("button", { name: "Invite people", exact: true }).click();
+  const invite = page.getByRole("dialog", { name: "Invite people to Wide", exact: true });
   await invite.waitFor();
   await page.setViewportSize({ width: 390, height: 844 });
   await opener(page).waitFor();
@@ -269,6 +296,6 @@ test("a desktop (1280x800): everything side by side, the member list shown witho
   await page.setViewportSize({ width: 1280, height: 800 });
   await members(page).waitFor();
   expect(await invite.isVisible()).toBe(true);
-  await invite.getByRole("button", { name: "Done" }).click();
+  await invite.getByRole("button", { name: "Done", exact: true }).click();
   await invite.waitFor({ state: "hidden" });
 });

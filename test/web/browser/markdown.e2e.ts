@@ -54,9 +54,9 @@ test("every markdown form, a spoiler revealed, a masked link's confirmation, a t
   await message.waitFor();
 
   // Headings sit below the page's own: # is h3, ## h4, ### h5.
-  await message.getByRole("heading", { level: 3, name: "Release day" }).waitFor();
-  await message.getByRole("heading", { level: 4, name: "What changed" }).waitFor();
-  await message.getByRole("heading", { level: 5, name: "Small things" }).waitFor();
+  await message.getByRole("heading", { level: 3, name: "Release day", exact: true }).waitFor();
+  await message.getByRole("heading", { level: 4, name: "What changed", exact: true }).waitFor();
+  await message.getByRole("heading", { level: 5, name: "Small things", exact: true }).waitFor();
   expect(await message.locator("small.md-subtext").textContent()).toBe("posted by the release bot");
 
   const quotes = message.locator("blockquote");
@@ -98,18 +98,18 @@ test("every markdown form, a spoiler revealed, a masked link's confirmation, a t
 
   // The masked link asks first, naming the host; Cancel stays, "Go to site" opens it.
   await page.context().route("https://docs.example.org/**", (route) => route.fulfill({ contentType: "text/html", body: "<title>Notes</title>" }));
-  const link = message.getByRole("link", { name: "release notes" });
+  const link = message.getByRole("link", { name: "release notes", exact: true });
   expect(await link.getAttribute("href")).toBe("https://docs.example.org/notes?v=2");
   await link.click();
-  const dialog = page.getByRole("dialog", { name: "Leave Hearth?" });
+  const dialog = page.getByRole("dialog", { name: "Leave Hearth?", exact: true });
   await dialog.getByText("You are going to docs.example.org").waitFor();
   // One dialog for the app: the phone's layout renders the log anew, and the question stays.
   await suite.shot(page, "markdown-leave", { phone: true });
   await dialog.getByText("You are going to docs.example.org").waitFor();
-  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await dialog.getByRole("button", { name: "Cancel", exact: true }).click();
   await dialog.waitFor({ state: "detached" });
   await link.click();
-  const [popup] = await Promise.all([page.waitForEvent("popup"), dialog.getByRole("button", { name: "Go to site" }).click()]);
+  const [popup] = await Promise.all([page.waitForEvent("popup"), dialog.getByRole("button", { name: "Go to site", exact: true }).click()]);
   await popup.waitForLoadState();
   expect(popup.url()).toBe("https://docs.example.org/notes?v=2");
   await popup.close();

@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => suite.stop());
 
-const accountPanel = (page: Page) => page.getByRole("region", { name: "Your account" });
+const accountPanel = (page: Page) => page.getByRole("region", { name: "Your account", exact: true });
 const heading = (page: Page, name: string) => page.getByRole("heading", { level: 1, name, exact: true });
 const group = (page: Page, name: string) => page.getByRole("group", { name, exact: true });
 
@@ -34,18 +34,18 @@ test("Friends only and Nobody are saved at once, and a server mate's message and
   const settings = async () => (await suite.server.api("GET", "/api/v1/users/me/privacy", { token: alice.token })).body;
 
   // Alice's Privacy section: the two groups with today's rules checked.
-  await accountPanel(a.page).getByRole("button", { name: "User settings" }).click();
+  await accountPanel(a.page).getByRole("button", { name: "User settings", exact: true }).click();
   await heading(a.page, "My account").waitFor();
-  await a.page.getByRole("navigation", { name: "User settings" }).getByRole("link", { name: "Privacy", exact: true }).click();
+  await a.page.getByRole("navigation", { name: "User settings", exact: true }).getByRole("link", { name: "Privacy", exact: true }).click();
   await heading(a.page, "Privacy").waitFor();
   const dms = group(a.page, "Direct messages");
   const requests = group(a.page, "Friend requests");
-  await eventually(async () => expect(await dms.getByRole("radio", { name: "Friends and server members" }).isChecked()).toBe(true));
-  expect(await requests.getByRole("radio", { name: "Everyone" }).isChecked()).toBe(true);
+  await eventually(async () => expect(await dms.getByRole("radio", { name: "Friends and server members", exact: true }).isChecked()).toBe(true));
+  expect(await requests.getByRole("radio", { name: "Everyone", exact: true }).isChecked()).toBe(true);
   expect(await requests.getByRole("radio").count()).toBe(3);
-  await a.page.getByRole("heading", { name: "Your status" }).waitFor();
+  await a.page.getByRole("heading", { name: "Your status", exact: true }).waitFor();
 
-  await dms.getByRole("radio", { name: "Friends only" }).check();
+  await dms.getByRole("radio", { name: "Friends only", exact: true }).check();
   await a.page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
   expect(await settings()).toEqual({ dms_from: "friends", friend_requests_from: "everyone" });
   await suite.shot(a.page, "privacy-1-friends-only", { phone: true });
@@ -54,7 +54,7 @@ test("Friends only and Nobody are saved at once, and a server mate's message and
   const members = b.page.getByRole("navigation", { name: "Members", exact: true });
   await members.getByRole("button", { name: alice.username }).click();
   const card = b.page.getByRole("dialog", { name: alice.username });
-  await card.getByRole("button", { name: "Message" }).click();
+  await card.getByRole("button", { name: "Message", exact: true }).click();
   await card.getByRole("alert").filter({ hasText: "This user only accepts direct messages from friends" }).waitFor();
   expect(b.page.url()).toMatch(new RegExp(`/channels/${serverId}`));
   await suite.shot(b.page, "privacy-2-dm-refused", { phone: true });
@@ -70,20 +70,20 @@ test("Friends only and Nobody are saved at once, and a server mate's message and
   await suite.shot(c.page, "privacy-2b-dm-send-refused");
 
   // Alice: nobody may send her friend requests; Bob's "Add friend" shows the refusal.
-  await requests.getByRole("radio", { name: "Nobody" }).check();
+  await requests.getByRole("radio", { name: "Nobody", exact: true }).check();
   await eventually(async () => expect(await settings()).toEqual({ dms_from: "friends", friend_requests_from: "nobody" }));
   await a.page.getByRole("status").filter({ hasText: "Saved." }).waitFor();
   await a.page.reload();
-  await eventually(async () => expect(await group(a.page, "Friend requests").getByRole("radio", { name: "Nobody" }).isChecked()).toBe(true));
-  expect(await group(a.page, "Direct messages").getByRole("radio", { name: "Friends only" }).isChecked()).toBe(true);
+  await eventually(async () => expect(await group(a.page, "Friend requests").getByRole("radio", { name: "Nobody", exact: true }).isChecked()).toBe(true));
+  expect(await group(a.page, "Direct messages").getByRole("radio", { name: "Friends only", exact: true }).isChecked()).toBe(true);
   await suite.shot(a.page, "privacy-3-nobody", { phone: true });
 
   await b.page.keyboard.press("Escape");
   await b.page.goto("/channels/@me");
-  await b.page.getByRole("tablist", { name: "Friends" }).getByRole("tab", { name: "Add friend", exact: true }).click();
+  await b.page.getByRole("tablist", { name: "Friends", exact: true }).getByRole("tab", { name: "Add friend", exact: true }).click();
   const panel = b.page.getByRole("tabpanel");
   await panel.getByRole("textbox", { name: "Username", exact: true }).fill(alice.username);
-  await panel.getByRole("button", { name: "Send friend request" }).click();
+  await panel.getByRole("button", { name: "Send friend request", exact: true }).click();
   await panel.getByRole("alert").filter({ hasText: "This user is not accepting friend requests" }).waitFor();
   await suite.shot(b.page, "privacy-4-request-refused", { phone: true });
   const pending = await suite.server.api("GET", "/api/v1/friends/requests", { token: alice.token });

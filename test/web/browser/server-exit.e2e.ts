@@ -28,29 +28,38 @@ test("a member leaves after confirming and lands on their next server; the owner
   await ownerMembers.getByRole("button", { name: member.username }).waitFor();
 
   const { page } = await suite.person({ user: member, path: `/channels/${first}` });
-  const channels = page.getByRole("navigation", { name: "Channels" });
-  await channels.getByRole("button", { name: "Leave server" }).click();
-  const dialog = page.getByRole("dialog", { name: "Leave Left Behind" });
+  const channels = page.getByRole("navigation", { name: "Channels", exact: true });
+  await channels.getByRole("button", { name: "Leave server", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Leave Left Behind", exact: true });
   await dialog.waitFor();
   await suite.shot(page, "server-exit-1-leave");
   await suite.shot(page, "server-exit-1-leave", { phone: true });
   // Cancel keeps everything as it was.
-  await dialog.getByRole("button", { name: "Cancel" }).click();
-  expect(await page.getByRole("navigation", { name: "Servers" }).getByRole("link", { name: /^Left Behind/ }).count()).toBe(1);
-  await channels.getByRole("button", { name: "Leave server" }).click();
-  await dialog.getByRole("button", { name: "Leave server" }).click();
+  await dialog.getByRole("button", { name: "Cancel", exact: true }).click();
+  expect(await page.getByRole("navigation", { name: "Servers", exact: true }).getByRole("link", { name: /^Left Behind/ }).count()).toBe(1);
+  await channels.getByRole("button", { name: "Leave server", exact: true }).click();
+  await dialog.getByRole("button", { name: "Leave server", exact: true }).click();
   await eventually(async () => expect(new URL(page.url()).pathname).toStartWith(`/channels/${second}`));
   await eventually(async () => expect(await page.getByRole("navigation", { name: "Servers" }).getByRole("link", { name: /^Left Behind/ }).count()).toBe(0));
   await eventually(async () => expect(await ownerMembers.getByRole("button", { name: member.username }).count()).toBe(0));
   expect((await suite.server.api("GET", `/api/v1/servers/${first}`, { token: member.token })).status).toBe(403);
 
   // The owner cannot leave: the dialog says what to do instead.
-  await ownerView.page.getByRole("navigation", { name: "Channels" }).getByRole("button", { name: "Leave server" }).click();
-  const told = ownerView.page.getByRole("dialog", { name: "You own Left Behind" });
+  await ownerView.page.getByRole("navigation", { name: "Channels", exact: true }).getByRole("button", { name: "Leave server", exact: true }).click();
+  const told = ownerView.page.getByRole("dialog", { name: "You own Left Behind", exact: true });
   await told.getByText("An owner cannot leave their server").waitFor();
   await suite.shot(ownerView.page, "server-exit-2-owner-cannot-leave");
-  await told.getByRole("button", { name: "Close" }).click();
+  await told.getByRole("button", { name: "Close", exact: true }).click();
   expect((await suite.server.api("GET", `/api/v1/servers/${first}`, { token: owner.token })).status).toBe(200);
+
+  // Without two-factor on the account, deleting asks for the name alone.
+  await ownerView.page.goto(`/servers/${first}/settings/overview`);
+  await ownerView.page.getByRole("button", { name: "Delete server", exact: true }).click();
+  const deleting = ownerView.page.getByRole("dialog", { name: "Delete Left Behind", exact: true });
+  await deleting.getByRole("textbox", { name: "Server name", exact: true }).waitFor();
+  expect(await deleting.getByRole("textbox", { name: "Two-factor code" }).count()).toBe(0);
+  await deleting.getByRole("button", { name: "Cancel", exact: true }).click();
+  await deleting.waitFor({ state: "detached" });
 });
 
 test("the owner deletes a server with two-factor: the name typed out, a wrong code refused, the right one deletes and goes home; a member viewing it sees it go", async () => {
@@ -62,27 +71,27 @@ test("the owner deletes a server with two-factor: the name typed out, a wrong co
   const member = await suite.server.register(uniqueName("bystander"));
   await addMember(suite.server, serverId, member);
   const memberView = await suite.person({ user: member, path: `/channels/${serverId}` });
-  const memberServers = memberView.page.getByRole("navigation", { name: "Servers" });
+  const memberServers = memberView.page.getByRole("navigation", { name: "Servers", exact: true });
   await memberServers.getByRole("link", { name: /^Doomed/ }).waitFor();
   const { page } = await suite.person({ user: owner, path: `/servers/${serverId}/settings/overview` });
-  await page.getByRole("button", { name: "Delete server" }).click();
-  const dialog = page.getByRole("dialog", { name: "Delete Doomed" });
-  const confirm = dialog.getByRole("button", { name: "Delete server" });
+  await page.getByRole("button", { name: "Delete server", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Delete Doomed", exact: true });
+  const confirm = dialog.getByRole("button", { name: "Delete server", exact: true });
   expect(await confirm.isDisabled()).toBe(true);
-  await dialog.getByRole("textbox", { name: "Server name" }).fill("Doomed");
-  await dialog.getByRole("textbox", { name: "Two-factor code" }).fill(wrongCode(secret));
+  await dialog.getByRole("textbox", { name: "Server name", exact: true }).fill("Doomed");
+  await dialog.getByRole("textbox", { name: "Two-factor code", exact: true }).fill(wrongCode(secret));
   await confirm.click();
   await dialog.getByRole("alert").waitFor();
   await suite.shot(page, "server-exit-3-delete-wrong-code");
   await suite.shot(page, "server-exit-3-delete-wrong-code", { phone: true });
   expect((await suite.server.api("GET", `/api/v1/servers/${serverId}`, { token: owner.token })).status).toBe(200);
 
-  await dialog.getByRole("textbox", { name: "Two-factor code" }).fill(totpCode(secret, 1));
+  await dialog.getByRole("textbox", { name: "Two-factor code", exact: true }).fill(totpCode(secret, 1));
   await confirm.click();
   await eventually(async () => expect(new URL(page.url()).pathname).toBe("/channels/@me"));
   expect(await page.getByRole("navigation", { name: "Servers" }).getByRole("link", { name: /^Doomed/ }).count()).toBe(0);
   expect((await suite.server.api("GET", `/api/v1/servers/${serverId}`, { token: owner.token })).status).toBe(404);
   // The member's app drops it live (server:deleted) and says so where it was shown.
   await eventually(async () => expect(await memberServers.getByRole("link", { name: /^Doomed/ }).count()).toBe(0));
-  await memberView.page.getByRole("heading", { name: "Server not found" }).waitFor();
+  await memberView.page.getByRole("heading", { name: "Server not found", exact: true }).waitFor();
 });

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => suite.stop());
 afterEach(() => closePages(suite));
 
-const channelList = (page: Page) => page.getByRole("navigation", { name: "Channels" });
+const channelList = (page: Page) => page.getByRole("navigation", { name: "Channels", exact: true });
 const inChannel = (page: Page, name = "Lounge") => channelList(page).getByRole("list", { name: `In ${name}` });
 const occupantNames = (page: Page, name = "Lounge") => inChannel(page, name).getByRole("listitem").evaluateAll((items) => items.map((li) => li.getAttribute("aria-label") ?? li.textContent));
 
@@ -27,7 +27,7 @@ test("someone outside a voice channel sees a member join it, mute and leave, in 
   const member = await suite.server.register("milo");
   const { serverId } = await voiceServer(suite, watcher, [member]);
   await watcher.page.goto(`/channels/${serverId}`);
-  await channelList(watcher.page).getByRole("link", { name: "Lounge" }).waitFor();
+  await channelList(watcher.page).getByRole("link", { name: "Lounge", exact: true }).waitFor();
   expect(await inChannel(watcher.page).count()).toBe(0);
 
   const joiner = await suite.person({ user: member });
@@ -36,15 +36,15 @@ test("someone outside a voice channel sees a member join it, mute and leave, in 
   // The fake microphone beeps: "speaking" may come and go, the name is always first.
   await eventually(async () => expect((await occupantNames(watcher.page))[0]).toMatch(/^milo\b/));
 
-  await controls(joiner.page).getByRole("button", { name: "Mute" }).click();
+  await controls(joiner.page).getByRole("button", { name: "Mute", exact: true }).click();
   await eventually(async () => expect(await occupantNames(watcher.page)).toEqual(["milo, muted"]));
   await suite.shot(watcher.page, "voice-occupants-1-muted", { phone: true, drawer: true });
-  await controls(joiner.page).getByRole("button", { name: "Deafen" }).click();
+  await controls(joiner.page).getByRole("button", { name: "Deafen", exact: true }).click();
   await eventually(async () => expect(await occupantNames(watcher.page)).toEqual(["milo, muted, deafened"]));
   // Both marks are drawn too, not only said.
   expect(await inChannel(watcher.page).locator(".voice-occupant-flags svg").count()).toBe(2);
 
-  await room(joiner.page).getByRole("button", { name: "Leave voice" }).click();
+  await room(joiner.page).getByRole("button", { name: "Leave voice", exact: true }).click();
   await eventually(async () => expect(await inChannel(watcher.page).count()).toBe(0));
 });
 
@@ -54,7 +54,7 @@ test("a meeting lists its speakers and how many listen", async () => {
   const { serverId, channelId } = await voiceServer(suite, watcher, [listener]);
   const meetingId = await createVoiceChannel(suite.server, watcher, serverId, { name: "Town hall", is_meeting: true });
   await watcher.page.goto(`/channels/${serverId}/${channelId}`);
-  await channelList(watcher.page).getByRole("link", { name: "Town hall" }).waitFor();
+  await channelList(watcher.page).getByRole("link", { name: "Town hall", exact: true }).waitFor();
 
   // The listener in the audience, the watcher (the owner) on stage through its own socket.
   const audience = await suite.server.connect(listener.token);
