@@ -14,7 +14,8 @@ const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
 
 interface Service {
   image?: string;
-  build?: { context: string; dockerfile: string };
+  build?: { context: string; dockerfile?: string };
+  command?: string[];
   environment?: Record<string, string>;
   volumes?: string[];
   ports?: string[];
@@ -30,7 +31,7 @@ interface Compose {
 }
 
 const compose = Bun.YAML.parse(read("deploy/compose.yaml")) as Compose;
-const { hearth, postgres, redis, caddy } = compose.services;
+const { hearth, postgres, redis, caddy, janus, coturn } = compose.services;
 /** The variables Hearth reads: the Configuration table of docs/operations.md. */
 const documentedVariables = new Set([...read("docs/operations.md").matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((m) => m[1]!));
 
@@ -41,7 +42,8 @@ function substitute(value: string, env: Record<string, string>): string {
     return env[name]!;
   });
 }
-const env = { POSTGRES_PASSWORD: "pw", HEARTH_DOMAIN: "chat.example.org" };
+const env = { POSTGRES_PASSWORD: "pw", HEARTH_DOMAIN: "chat.example.org", JANUS_SECRET: "janus-secret-0123456789", TURN_SECRET: "turn-secret-0123456789", PUBLIC_IP: "203.0.113.10" };
+const substituted = (service: Service) => Object.fromEntries(Object.entries(service.environment!).map(([k, v]) => [k, substitute(v, env)]));
 
 /** The Dockerfile's instructions, continuation lines joined. */
 const dockerfile = read("deploy/Dockerfile")
@@ -55,8 +57,10 @@ const dockerfile = read("deploy/Dockerfile")
 const instruction = (name: string) => dockerfile.filter((i) => i.instruction === name).map((i) => i.args);
 
 describe("deploy/compose.yaml", () => {
-  test("has Hearth, PostgreSQL, Redis and Caddy", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["caddy", "hearth", "postgres", "redis"]);
+  test("has Hearth, PostgreSQL, Redis, Caddy, Janus and coturn", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["caddy", "coturn", "hearth", "janus", "postgres", "redis"]);
+    expect(janus!.build).toEqual({ context: "./janus" });
+    expect(coturn!.image).toMatch(/^docker\.io\/coturn\/coturn:4\./);
     expect(hearth!.build).toEqual({ context: "..", dockerfile: "deploy/Dockerfile" });
     expect(postgres!.image).toMatch(/^docker\.io\/library\/postgres:1[5-9]/);
     expect(redis!.image).toMatch(/^docker\.io\/library\/redis:7/);
@@ -65,8 +69,8 @@ describe("deploy/compose.yaml", () => {
   });
 
   test("Hearth reaches PostgreSQL and Redis as the services they are, with PostgreSQL's own credentials", () => {
-    const hearthEnv = Object.fromEntries(Object.entries(hearth!.environment!).map(([k, v]) => [k, substitute(v, env)]));
-    const pgEnv = Object.fromEntries(Object.entries(postgres!.environment!).map(([k, v]) => [k, substitute(v, env)]));
+    const hearthEnv = substituted(hearth!);
+    const pgEnv = substituted(postgres!);
     const url = new URL(hearthEnv.DATABASE_URL!);
     expect(url.protocol).toBe("postgres:");
     expect(url.hostname).toBe("postgres");
@@ -83,6 +87,48 @@ describe("deploy/compose.yaml", () => {
     expect(() => substitute(hearth!.environment!.DATABASE_URL!, { HEARTH_DOMAIN: "x" })).toThrow("POSTGRES_PASSWORD is required");
   });
 
+  test("Hearth's voice goes through the Janus and coturn of the stack, with the secrets they share", () => {
+    const hearthEnv = substituted(hearth!);
+    const janusEnv = substituted(janus!);
+    expect(hearthEnv.JANUS_URL).toBe("wss://chat.example.org/janus");
+    expect(hearthEnv.JANUS_ADMIN_URL).toBe("http://janus:7088/admin");
+    expect(hearthEnv.JANUS_SECRET).toBe(janusEnv.JANUS_SECRET!);
+    expect(janusEnv.JANUS_PUBLIC_IP).toBe("203.0.113.10");
+    // The RTP range Janus uses is the one published, port for port.
+    expect(janus!.ports).toEqual([`${janusEnv.JANUS_RTP_PORTS}:${janusEnv.JANUS_RTP_PORTS}/udp`]);
+    const command = coturn!.command!.map((argument) => substitute(argument, env));
+    expect(command).toContain(`--static-auth-secret=${hearthEnv.TURN_SECRET}`);
+    expect(command).toContain("--use-auth-secret");
+    expect(command).toContain("--realm=chat.example.org");
+    expect(command).toContain("--listening-port=3478");
+    expect(hearthEnv.TURN_URLS).toBe("turn:chat.example.org:3478?transport=udp,turn:chat.example.org:3478?transport=tcp");
+    expect(hearthEnv.STUN_URLS).toBe("stun:chat.example.org:3478");
+    expect(command).toContain("--external-ip=203.0.113.10");
+    // Never a relay into the host's own networks.
+    for (const range of ["10.0.0.0-10.255.255.255", "172.16.0.0-172.31.255.255", "192.168.0.0-192.168.255.255", "127.0.0.0-127.255.255.255"]) expect(command).toContain(`--denied-peer-ip=${range}`);
+    // Unset, each stops the stack before it starts.
+    const everything = [...Object.values(hearth!.environment!), ...Object.values(janus!.environment!), ...coturn!.command!];
+    for (const name of ["JANUS_SECRET", "TURN_SECRET", "PUBLIC_IP"]) {
+      const without: Record<string, string> = { ...env };
+      delete without[name];
+      expect(() => everything.map((value) => substitute(value, without))).toThrow(`${name} is required`);
+    }
+    // Every secret compose needs is in the example .env.
+    const example = read("deploy/compose.env.example");
+    for (const name of Object.keys(env)) expect(example).toMatch(new RegExp(`^${name}=`, "m"));
+  });
+
+  test("deploy/janus/: Debian's janus, as a user of its own, configured from the environment at start", () => {
+    const janusfile = read("deploy/janus/Dockerfile");
+    expect(janusfile).toContain("apt-get install -y -qq --no-install-recommends janus");
+    expect(janusfile).toContain("USER janus:janus");
+    expect(janusfile).toContain('ENTRYPOINT ["/usr/local/bin/janus-entrypoint"]');
+    const entrypoint = read("deploy/janus/janus-entrypoint");
+    for (const line of ['admin_secret = "$JANUS_SECRET"', 'admin_key = "$JANUS_SECRET"', "token_auth = true", "string_ids = true", 'nat_1_1_mapping = "$JANUS_PUBLIC_IP"', "ws_port = 8188", "admin_port = 7088", 'admin_base_path = "/admin"', "http = false"]) {
+      expect(entrypoint).toContain(line);
+    }
+  });
+
   test("keeps each service's data in a named volume, Hearth's at the image's DATA_DIR", () => {
     const dataDir = /DATA_DIR=(\S+)/.exec(instruction("ENV").join(" "))![1]!;
     expect(hearth!.volumes).toEqual([`hearth-data:${dataDir}`]);
@@ -90,28 +136,35 @@ describe("deploy/compose.yaml", () => {
     expect(postgres!.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
     expect(redis!.volumes).toEqual(["redis-data:/data"]);
     expect(caddy!.volumes).toEqual(["./Caddyfile:/etc/caddy/Caddyfile:ro", "caddy-data:/data", "caddy-config:/config"]);
+    // Janus keeps nothing (Hearth makes its rooms again), coturn neither.
+    expect([janus!.volumes, coturn!.volumes]).toEqual([undefined, undefined]);
     expect(Object.keys(compose.volumes).sort()).toEqual(["caddy-config", "caddy-data", "hearth-data", "postgres-data", "redis-data"]);
   });
 
-  test("checks every service's health, and starts each after what it needs is healthy", () => {
+  test("checks the health of Hearth and what it stands on, and starts each after what it needs", () => {
     expect(postgres!.healthcheck!.test).toEqual(["CMD", "pg_isready", "--username=hearth", "--dbname=hearth"]);
     expect(redis!.healthcheck!.test).toEqual(["CMD", "redis-cli", "ping"]);
     expect(hearth!.healthcheck!.test[0]).toBe("CMD-SHELL");
     expect(hearth!.healthcheck!.test[1]).toContain("http://127.0.0.1:3000/healthz");
-    expect(hearth!.depends_on).toEqual({ postgres: { condition: "service_healthy" }, redis: { condition: "service_healthy" } });
-    expect(caddy!.depends_on).toEqual({ hearth: { condition: "service_healthy" } });
+    expect(hearth!.depends_on).toEqual({ postgres: { condition: "service_healthy" }, redis: { condition: "service_healthy" }, janus: { condition: "service_started" } });
+    expect(caddy!.depends_on).toEqual({ hearth: { condition: "service_healthy" }, janus: { condition: "service_started" } });
   });
 
-  test("publishes Caddy alone, and gives Hearth's stop longer than its drain", () => {
+  test("publishes Caddy, and Janus's RTP ports alone; gives Hearth's stop longer than its drain", () => {
     expect(caddy!.ports).toEqual(["80:80", "443:443", "443:443/udp"]);
+    expect(janus!.ports).toEqual(["20000-20199:20000-20199/udp"]);
+    // coturn's relay range, published port for port, is the one it allocates from.
+    const command = coturn!.command!;
+    const relay = `${/--min-port=(\d+)/.exec(command.join(" "))![1]}-${/--max-port=(\d+)/.exec(command.join(" "))![1]}`;
+    expect(coturn!.ports).toEqual(["3478:3478/udp", "3478:3478/tcp", `${relay}:${relay}/udp`]);
     for (const name of ["hearth", "postgres", "redis"]) expect({ name, ports: compose.services[name]!.ports }).toEqual({ name, ports: undefined });
     expect(hearth!.stop_signal).toBe("SIGTERM");
     expect(hearth!.stop_grace_period).toBe("30s");
   });
 
-  test("the Caddyfile is the documented one, proxying to the Hearth service's port", () => {
+  test("the Caddyfile is the documented one, proxying to the Hearth service's port, and /janus to Janus's WebSocket", () => {
     const site = read("deploy/Caddyfile").split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"));
-    expect(site).toEqual(["{$HEARTH_DOMAIN} {", "\treverse_proxy hearth:3000", "}"]);
+    expect(site).toEqual(["{$HEARTH_DOMAIN} {", "\treverse_proxy /janus janus:8188", "\treverse_proxy hearth:3000", "}"]);
     // docs/operations.md, "Behind a reverse proxy": the same block, for one site.
     expect(read("docs/operations.md")).toContain("chat.example.org {\n  \treverse_proxy 127.0.0.1:3000\n  }");
     expect(caddy!.environment!.HEARTH_DOMAIN).toContain("HEARTH_DOMAIN");

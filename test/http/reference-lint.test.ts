@@ -6,7 +6,10 @@
  * name; and a count read from a query's digits is documented as an integer. Then the rules it
  * warns about that we keep too: every path and query parameter has a description
  * (`parameter-description`), and the main operations have examples, each valid against the
- * schema beside it (checked with Ajv over the document's own schemas).
+ * schema beside it (checked with Ajv over the document's own schemas). The ruleset's other errors
+ * are checked here too (a summary per operation, no trailing slash or query in a path, unique
+ * parameters, enum values of their schema's type, component names); unique and URL-safe
+ * operationIds, declared path parameters and resolving $refs are test/http/reference.test.ts's.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Ajv from "ajv";
@@ -54,6 +57,39 @@ test("no-identical-paths: no two paths differ only by their parameters' names", 
     byShape.set(shape, [...(byShape.get(shape) ?? []), path]);
   }
   expect([...byShape.values()].filter((paths) => paths.length > 1)).toEqual([]);
+});
+
+test("the recommended ruleset's other errors: operation-summary, no-path-trailing-slash, path-not-include-query, operation-parameters-unique, no-enum-type-mismatch, spec-components-invalid-map-name", () => {
+  expect(operations().filter(({ operation }) => typeof operation.summary !== "string" || operation.summary.trim() === "").map(({ where }) => where)).toEqual([]);
+  const paths = Object.keys(document.paths);
+  expect(paths.filter((path) => path.length > 1 && path.endsWith("/"))).toEqual([]);
+  expect(paths.filter((path) => path.includes("?"))).toEqual([]);
+  expect(
+    operations().filter(({ operation }) => {
+      const keys = ((operation.parameters ?? []) as Node[]).map((p) => `${String(p.in)}:${String(p.name)}`);
+      return new Set(keys).size !== keys.length;
+    }).map(({ where }) => where),
+  ).toEqual([]);
+  // Each enum value has the type its schema names (null only where the schema is nullable).
+  const matches = (type: unknown, value: unknown, nullable: boolean) =>
+    (value === null && nullable) || (type === "integer" ? Number.isInteger(value) : type === "number" ? typeof value === "number" : typeof value === type);
+  const mismatched: string[] = [];
+  let enums = 0;
+  const visit = (node: unknown, pointer: string): void => {
+    if (!node || typeof node !== "object") return;
+    const schema = node as Node;
+    if (Array.isArray(schema.enum) && typeof schema.type === "string") {
+      enums++;
+      for (const value of schema.enum) if (!matches(schema.type, value, schema.nullable === true)) mismatched.push(`${pointer}: ${JSON.stringify(value)}`);
+    }
+    for (const [key, child] of Object.entries(schema)) visit(child, `${pointer}/${key}`);
+  };
+  visit(document, "#");
+  expect(mismatched).toEqual([]);
+  expect(enums).toBeGreaterThan(10);
+  const names = Object.values(document.components).flatMap((section) => Object.keys(section as Node));
+  expect(names.length).toBeGreaterThan(50);
+  expect(names.filter((name) => !/^[a-zA-Z0-9.\-_]+$/.test(name))).toEqual([]);
 });
 
 test("a query's count is an integer, not a string of digits", () => {

@@ -267,3 +267,25 @@ await bot.rest.request("botListMessages", {});
   expect(result.stdout + result.stderr).toBe("");
   expect(result.status).toBe(0);
 }, 30_000);
+
+test("a CommonJS TypeScript consumer (.cts, compiled to require) gets the same declarations", () => {
+  writeFileSync(
+    join(folder, "consumer.cts"),
+    `import { createBot, HearthApiError } from "@hearth/sdk";
+import { joinVoice, type Playback } from "@hearth/sdk/voice";
+const bot = createBot({ url: "http://localhost:3000", token: "t" });
+bot.on("message:new", (message) => message.content.toUpperCase());
+// @ts-expect-error: not an event
+bot.on("message:nope", () => {});
+export const isApiError = (error: unknown): error is HearthApiError => error instanceof HearthApiError;
+export const play = (channelId: string): Promise<Playback> => joinVoice(bot, channelId).then((voice) => voice.play("song.mp3"));
+`,
+  );
+  writeFileSync(
+    join(folder, "tsconfig.cjs.json"),
+    JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022", "DOM"], types: [], strict: true, noEmit: true }, files: ["consumer.cts"] }),
+  );
+  const result = spawnSync("node", [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(folder, "tsconfig.cjs.json")], { encoding: "utf8" });
+  expect(result.stdout + result.stderr).toBe("");
+  expect(result.status).toBe(0);
+}, 30_000);
