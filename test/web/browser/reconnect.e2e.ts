@@ -121,7 +121,7 @@ test("session:resync (connected all along, events missed) reloads the open chann
   const reads = countMessageReads(page, channelId);
 
   // What src/gateway/outage-recovery.ts sends once Redis is back.
-  socket!.emit("session:resync", { reason: "cluster_outage" });
+  socket!.emit("session:resync", { reason: "cluster_outage", since: Math.floor(Date.now() / 1000) - 5 });
   await eventually(async () => expect(await shownTexts(page)).toEqual(["before the outage", "missed while connected", "heard live"]));
   expect(reads.count).toBeGreaterThan(0);
   // The same connection throughout.
