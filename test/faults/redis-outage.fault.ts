@@ -111,6 +111,16 @@ function scenario(persistence: boolean) {
       const login = await timed(() => api(n3, "POST", "/api/v1/auth/login", { body: { login: memberThree.username, password: memberThree.password } }));
       expect(login.value.status).toBe(200);
       expect(login.ms).toBeLessThan(3000);
+      // The limits still hold, counted on the node alone: wrong passwords past the budget
+      // (LOGIN_FAILURES_PER_ACCOUNT_PER_MINUTE, 4 in the cluster suites) are refused, at once.
+      const wrong = await timed(async () => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 5; i++) statuses.push((await api(n3, "POST", "/api/v1/auth/login", { body: { login: newcomer.value.username, password: "not the password" } })).status);
+        return statuses;
+      });
+      expect(wrong.value.slice(0, 4).every((status) => status !== 429 && status < 500)).toBe(true);
+      expect(wrong.value[4]).toBe(429);
+      expect(wrong.ms).toBeLessThan(5000);
 
       // What needs Redis says so, and when to try again.
       const voiceStates = await fetch(`${n1.url}/api/v1/servers/${place.serverId}/voice-states`, { headers: { authorization: `Bearer ${place.owner.token}` } });
