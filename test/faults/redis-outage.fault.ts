@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { Redis } from "ioredis";
 import { startRedis, type ThrowawayRedis } from "../../scripts/redis-server.ts";
 import { NODE_TTL_MS } from "../../src/cluster/redis-shared-state.ts";
 import { Gateway } from "../../sdk/src/client.ts";
@@ -176,6 +177,16 @@ function scenario(persistence: boolean) {
       expect(fetched).toContain(sent.value.body.id);
       expect(fetched).toContain(sentOnTwo.body.id);
       const resyncMs = Date.now() - back;
+      // The resumable sessions are in Redis again within seconds (a restart without persistence
+      // lost them), so a client can still resume on another node if its own dies now.
+      const pid = (sdk as unknown as { socket: { _pid?: string } }).socket._pid;
+      expect(pid).toBeString();
+      const client = new Redis(redis.url);
+      try {
+        await eventually(async () => (await client.exists(`hearth:gateway-session:${pid}`)) === 1, "the SDK connection's session in Redis again", 3000);
+      } finally {
+        client.disconnect();
+      }
       // Cross-node delivery is back.
       await eventually(
         async () => {
