@@ -128,6 +128,8 @@ export interface LifecycleEvents {
 }
 
 export type GatewayEvents = ServerEvents & LifecycleEvents;
+export type GatewayEventName = keyof GatewayEvents;
+export type Listener<E extends GatewayEventName> = (payload: GatewayEvents[E]) => unknown;
 
 /**
  * How far before the outage's start a resync fetches from: the nodes' clocks differ a little, and
@@ -140,8 +142,6 @@ export function idAtTime(ms: number): string {
   const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 }
-export type GatewayEventName = keyof GatewayEvents;
-export type Listener<E extends GatewayEventName> = (payload: GatewayEvents[E]) => unknown;
 
 export type ClientEventName = keyof ClientEvents;
 /** The payload argument(s) of a client event: none when it takes no payload. */
@@ -205,9 +205,7 @@ export class Gateway {
       // A channel the server joined for a bulk subscription (created, or made visible, later).
       else if (this.follows()) this.followedChannels.set(message.channel_id, message.id);
     });
-    socket.on("session:resync", (payload: { reason: string; since?: number }) =>
-      this.fire("resync", { reason: payload.reason, lastMessageIds: payload.since === undefined ? this.lastMessageIds() : this.resyncFrom(payload.since) }),
-    );
+    socket.on("session:resync", (payload: { reason: string; since: number }) => this.fire("resync", { reason: payload.reason, lastMessageIds: this.resyncFrom(payload.since) }));
     socket.onAny((event: string, payload: unknown) => {
       if (!LIFECYCLE.has(event) && !SOCKET_EVENTS.has(event)) this.fire(event as GatewayEventName, payload as never);
     });
