@@ -295,7 +295,10 @@ const readOnlyRoot = mounted ? mkdtempSync(join(tmpdir(), "hearth-fault-ro-")) :
 const readOnlyMounted =
   readOnlyRoot !== null &&
   (mkdirSync(join(readOnlyRoot, "uploads")), Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700,ro", "tmpfs", join(readOnlyRoot, "uploads")]).exitCode === 0);
-if (mounted && !readOnlyMounted) console.warn("disk-full.fault.ts: the read-only uploads folder could not be mounted; its scenario is skipped");
+if (readOnlyRoot !== null && !readOnlyMounted) {
+  rmSync(readOnlyRoot, { recursive: true, force: true });
+  console.warn("disk-full.fault.ts: the read-only uploads folder could not be mounted; its scenario is skipped");
+}
 describe.skipIf(!readOnlyMounted)("DATA_DIR/uploads on a read-only file system", () => {
   const dataDir = readOnlyRoot!;
   let hearth: HearthProcess;
