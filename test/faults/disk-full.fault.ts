@@ -25,12 +25,27 @@ const FULL = { error: "Insufficient storage: the disk is full" };
 const MOUNT_MB = 8;
 const FLOOR_MB = 1;
 
+/**
+ * Every tmpfs this file mounted (at import, whichever scenarios then run), with the folder made
+ * for it: unmounted and removed after the file, so a run filtered with `-t` leaves none behind.
+ */
+const mounts: { at: string; folder: string }[] = [];
+afterAll(() => {
+  for (const { at, folder } of mounts) {
+    Bun.spawnSync(["umount", "-l", at], { stderr: "ignore" });
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
 /** Mounts a tmpfs of `MOUNT_MB` at a fresh folder; null (and why) where this machine does not allow it. */
 function mountSmallDisk(mode = "0700"): { dir: string } | { why: string } {
   if (process.getuid?.() !== 0) return { why: "mounting a tmpfs needs root" };
   const dir = mkdtempSync(join(tmpdir(), "hearth-fault-disk-"));
   const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${MOUNT_MB}m,mode=${mode}`, "tmpfs", dir], { stderr: "pipe" });
-  if (mounted.exitCode === 0) return { dir };
+  if (mounted.exitCode === 0) {
+    mounts.push({ at: dir, folder: dir });
+    return { dir };
+  }
   rmSync(dir, { recursive: true, force: true });
   return { why: `mount -t tmpfs failed: ${mounted.stderr.toString().trim()}` };
 }
@@ -217,12 +232,13 @@ describe.skipIf(!pgDisk || !("dir" in pgDisk))("PostgreSQL's tablespace on a ful
   const disk = (pgDisk as { dir: string } | null)?.dir ?? "";
   const clusterUrl = DATABASE_URL.slice(0, DATABASE_URL.lastIndexOf("/"));
   const name = `hearth_disk_full_${process.pid}`;
-  const dataDir = mkdtempSync(join(tmpdir(), "hearth-fault-pgdisk-"));
+  let dataDir = "";
   let hearth: HearthProcess;
   let owner: ClusterUser;
   let channelId: string;
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "hearth-fault-pgdisk-"));
     const space = join(disk, "space");
     mkdirSync(space);
     Bun.spawnSync(["chown", "postgres:postgres", space]);
@@ -249,7 +265,7 @@ describe.skipIf(!pgDisk || !("dir" in pgDisk))("PostgreSQL's tablespace on a ful
     }
     Bun.spawnSync(["umount", "-l", disk]);
     rmSync(disk, { recursive: true, force: true });
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   test("sends answer 507 once the tablespace's disk is full, never 500; stored again once space is freed", async () => {
@@ -295,6 +311,7 @@ const readOnlyRoot = mounted ? mkdtempSync(join(tmpdir(), "hearth-fault-ro-")) :
 const readOnlyMounted =
   readOnlyRoot !== null &&
   (mkdirSync(join(readOnlyRoot, "uploads")), Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700,ro", "tmpfs", join(readOnlyRoot, "uploads")]).exitCode === 0);
+if (readOnlyMounted) mounts.push({ at: join(readOnlyRoot, "uploads"), folder: readOnlyRoot });
 if (readOnlyRoot !== null && !readOnlyMounted) {
   rmSync(readOnlyRoot, { recursive: true, force: true });
   console.warn("disk-full.fault.ts: the read-only uploads folder could not be mounted; its scenario is skipped");
