@@ -144,7 +144,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // One warning when writes start failing for want of storage and one when they are stored again (requests get 507).
   store.db.storage.state.onChange((available, downForMs) => {
     if (available) log.warn("storage writable again", { down_ms: downForMs });
-    else log.warn("insufficient storage: answering 507 to writes until space is freed", { problem: store.db.storage.problem, data_dir: config.dataDir });
+    else log.warn("insufficient storage: answering 507 to writes until space is freed", { problem: store.db.storage.problem, place: store.db.storage.place, data_dir: config.dataDir });
   });
   // Cluster mode (REDIS_URL): one node of many (docs/operations.md, "Running several nodes").
   let cluster: ClusterNode | null = null;

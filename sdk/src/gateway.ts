@@ -14,7 +14,7 @@
  * lost meanwhile, or a drop the server asked for), the bot fetches what it may have missed over
  * REST (`lastMessageIds`, `rest.messagesSince`; see docs/bots.md). A connection that stayed up
  * but missed events (the server's `session:resync`, after a Redis outage in a cluster) emits
- * `resync` with the same `lastMessageIds`, for the same refetch.
+ * `resync` with `lastMessageIds` too, no later than the outage's start, for the same refetch.
  * A refused token (`Unauthorized`) is final: `error` (on a reconnect), then `closed`.
  *
  * Rooms are what the connection wants to be in: joining or leaving while the connection is down
@@ -118,7 +118,9 @@ export interface LifecycleEvents {
   /**
    * The server says the connection missed events while it stayed connected (`session:resync`:
    * a Redis outage between the nodes of a cluster): fetch what matters over REST, as after a
-   * `resumed` with `recovered: false` (`lastMessageIds`, `rest.messagesSince`).
+   * `resumed` with `recovered: false` (`lastMessageIds`, `rest.messagesSince`). Here each id is
+   * the last message got in the channel, or a point a little before the outage began if that is
+   * earlier: messages got during the outage come again (skip the ids already handled).
    */
   resync: { reason: string; lastMessageIds: Record<string, string | null> };
   /** Something failed that no promise could report (a handler threw, a resume step failed). */
@@ -128,6 +130,18 @@ export interface LifecycleEvents {
 export type GatewayEvents = ServerEvents & LifecycleEvents;
 export type GatewayEventName = keyof GatewayEvents;
 export type Listener<E extends GatewayEventName> = (payload: GatewayEvents[E]) => unknown;
+
+/**
+ * How far before the outage's start a resync fetches from: the nodes' clocks differ a little, and
+ * a message whose event could not cross was stored a moment before its node saw Redis go.
+ */
+export const RESYNC_MARGIN_MS = 2000;
+
+/** The smallest UUIDv7 of `ms` (since the epoch): every message id made at or after it sorts after it. */
+export function idAtTime(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
 
 export type ClientEventName = keyof ClientEvents;
 /** The payload argument(s) of a client event: none when it takes no payload. */
@@ -191,7 +205,7 @@ export class Gateway {
       // A channel the server joined for a bulk subscription (created, or made visible, later).
       else if (this.follows()) this.followedChannels.set(message.channel_id, message.id);
     });
-    socket.on("session:resync", (payload: { reason: string }) => this.fire("resync", { reason: payload.reason, lastMessageIds: this.lastMessageIds() }));
+    socket.on("session:resync", (payload: { reason: string; since: number }) => this.fire("resync", { reason: payload.reason, lastMessageIds: this.resyncFrom(payload.since) }));
     socket.onAny((event: string, payload: unknown) => {
       if (!LIFECYCLE.has(event) && !SOCKET_EVENTS.has(event)) this.fire(event as GatewayEventName, payload as never);
     });
@@ -441,6 +455,20 @@ export class Gateway {
   /** For each channel room the connection is in: the last message it got there (null: none yet). */
   private lastMessageIds(): Record<string, string | null> {
     return { ...Object.fromEntries(this.followedChannels), ...Object.fromEntries(this.channels) };
+  }
+
+  /**
+   * Where to fetch from after `session:resync`, per channel room: the last message got there, but
+   * no later than the outage's start (`since`, less RESYNC_MARGIN_MS). During the outage the
+   * connection went on getting its own node's messages, stored after others it missed, so its
+   * last one alone would skip those. An id made of a time (message ids are UUIDv7s, ordered by
+   * time) is a place to start `messagesSince` from; messages got since then come again.
+   */
+  private resyncFrom(sinceSeconds: number): Record<string, string | null> {
+    const boundary = idAtTime(sinceSeconds * 1000 - RESYNC_MARGIN_MS);
+    const from: Record<string, string | null> = {};
+    for (const [channelId, last] of Object.entries(this.lastMessageIds())) from[channelId] = last !== null && last < boundary ? last : boundary;
+    return from;
   }
 
   private fire<E extends GatewayEventName>(event: E, payload: GatewayEvents[E]): void {

@@ -12,7 +12,9 @@ import { publishAgain, takeUnrelayed } from "./stream-order.ts";
  *   1. the joins, leaves and disconnects are written to the stream again, in order, so the
  *      other nodes' sockets end up in the rooms they would be in;
  *   2. every socket, on any node, in a room a kept broadcast went to gets `session:resync`:
- *      it missed events and its client refetches what it shows (the web app and the SDK do);
+ *      it missed events and its client refetches what it shows (the web app and the SDK do),
+ *      from `since`, when this node lost Redis: the socket may have got messages stored later
+ *      than the ones it missed (those of its own node), so its last one is no place to start;
  *   3. when Redis itself restarted (its run id changed), what other nodes had written to the
  *      old stream and this node had not read yet is gone: this node's own sockets get
  *      `session:resync` too;
@@ -38,9 +40,9 @@ interface RedisLink {
 export async function installOutageRecovery(io: GatewayServer, redis: RedisLink, log: Logger): Promise<void> {
   const adapter = io.of("/").adapter;
   let runId = await redis.runId().catch(() => "");
-  const payload = { reason: RESYNC_REASON };
 
-  async function recover(): Promise<void> {
+  async function recover(lostAt: number): Promise<void> {
+    const payload = { reason: RESYNC_REASON, since: Math.floor(lostAt / 1000) };
     const kept = takeUnrelayed(adapter);
     if (!kept) return;
     let replayed = 0;
@@ -72,7 +74,7 @@ export async function installOutageRecovery(io: GatewayServer, redis: RedisLink,
     log.info("gateway after the redis outage", { replayedOperations: replayed, resyncRooms: kept.everyone ? "all" : kept.rooms.size, redisRestarted: restarted });
   }
 
-  redis.availability.onChange((available) => {
-    if (available) recover().catch((error: Error) => log.warn("gateway recovery after the redis outage failed", { error: error.message }));
+  redis.availability.onChange((available, downForMs) => {
+    if (available) recover(Date.now() - downForMs).catch((error: Error) => log.warn("gateway recovery after the redis outage failed", { error: error.message }));
   });
 }

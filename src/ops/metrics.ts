@@ -220,7 +220,7 @@ export class Metrics {
     );
     new Gauge({
       name: "hearth_storage_writable",
-      help: "1 while writes are stored, 0 from a write refused for want of storage until one succeeds again",
+      help: "1 while writes are stored, 0 from a write refused for want of storage until one to the same place (the database, the uploaded files) succeeds again",
       registers: [registry],
       collect() {
         this.set(db.storage.failing ? 0 : 1);

@@ -58,50 +58,77 @@ export function asStorageError(error: unknown): unknown {
 const counted = new WeakSet<InsufficientStorageError>();
 
 /**
- * Whether writes are being stored, shared by the database and the uploads' disk: `state` is an
- * Availability (down while writes fail for want of storage), so an outage is one warning and
- * one recovery, with writes under way when it changed counted as old news.
+ * Where a write is stored: the database (SQLite's file, or PostgreSQL), or the uploads' files
+ * under `<DATA_DIR>/uploads` (src/domain/shared/file-storage.ts), which may be a volume of its own.
+ */
+export type StoragePlace = "database" | "files";
+
+/**
+ * Whether writes are being stored, shared by the database and the uploads' disk. Each place has
+ * its own Availability, so writes under way when it changed count as old news, and a write
+ * stored in one place does not end the other's outage: with a read-only uploads volume beside a
+ * writable database, every text message would otherwise end the outage and the next upload
+ * start it again, two log lines per upload. `state` is down while any place is, so an outage is
+ * one warning and one recovery.
  */
 export class StorageHealth {
+  /** Down while any place is: what the log and `hearth_storage_writable` say. */
   readonly state = new Availability();
-  /** The last failure's problem (what the outage's warning names). */
+  private readonly places: Record<StoragePlace, Availability> = { database: new Availability(), files: new Availability() };
+  /** The last failure's problem and place (what the outage's warning names). */
   problem: StorageProblem | null = null;
+  place: StoragePlace | null = null;
+
+  constructor() {
+    for (const place of Object.values(this.places)) {
+      place.onChange(() => {
+        if (Object.values(this.places).some((p) => p.downSince !== null)) this.state.failed();
+        else this.state.answered();
+      });
+    }
+  }
 
   /** Failures for want of storage, since start (the `hearth_storage_full_errors_total` counter). */
   get errors(): number {
-    return this.state.errors;
+    return this.places.database.errors + this.places.files.errors;
   }
 
   /**
-   * Runs one write: a storage failure becomes an InsufficientStorageError and marks the outage;
-   * a success ends it, unless `wrote` says it stored nothing (a write that only read, or changed
-   * no row, succeeds on a full disk too: no news). Synchronous work stays synchronous (SQLite's
-   * statements).
+   * Runs one write to `place`: a storage failure becomes an InsufficientStorageError and marks
+   * the outage; a success ends that place's, unless `wrote` says it stored nothing (a write that
+   * only read, or changed no row, succeeds on a full disk too: no news). Synchronous work stays
+   * synchronous (SQLite's statements).
    */
-  guard<T>(write: () => T, wrote?: () => boolean): T {
-    const ticket = this.state.begin();
+  guard<T>(write: () => T, wrote?: () => boolean, place: StoragePlace = "database"): T {
+    const state = this.places[place];
+    const ticket = state.begin();
     let result: T;
     try {
       result = write();
     } catch (error) {
-      throw this.refused(error, ticket);
+      throw this.refused(error, ticket, place);
     }
     if (result instanceof Promise) {
       return result.then(
         (value: unknown) => {
-          if (!wrote || wrote()) this.state.answered(ticket);
+          if (!wrote || wrote()) state.answered(ticket);
           return value;
         },
         (error: unknown) => {
-          throw this.refused(error, ticket);
+          throw this.refused(error, ticket, place);
         },
       ) as T;
     }
-    if (!wrote || wrote()) this.state.answered(ticket);
+    if (!wrote || wrote()) state.answered(ticket);
     return result;
   }
 
-  /** Writes fail for want of storage now. */
+  /** Writes to `place` fail for want of storage now. */
+  failingAt(place: StoragePlace): boolean {
+    return this.places[place].downSince !== null;
+  }
+
+  /** Writes to some place fail for want of storage now (`hearth_storage_writable` 0). */
   get failing(): boolean {
     return this.state.downSince !== null;
   }
@@ -111,12 +138,13 @@ export class StorageHealth {
    * many layers it passes: a statement's, its transaction's), else itself. Without a ticket the
    * failure is news (a statement inside a transaction).
    */
-  refused(error: unknown, ticket?: number): unknown {
+  refused(error: unknown, ticket?: number, place: StoragePlace = "database"): unknown {
     const converted = asStorageError(error);
     if (!(converted instanceof InsufficientStorageError) || counted.has(converted)) return converted;
     counted.add(converted);
     this.problem = converted.problem;
-    this.state.failed(ticket);
+    this.place = place;
+    this.places[place].failed(ticket);
     return converted;
   }
 

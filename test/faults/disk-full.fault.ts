@@ -25,12 +25,27 @@ const FULL = { error: "Insufficient storage: the disk is full" };
 const MOUNT_MB = 8;
 const FLOOR_MB = 1;
 
+/**
+ * Every tmpfs this file mounted (at import, whichever scenarios then run), with the folder made
+ * for it: unmounted and removed after the file, so a run filtered with `-t` leaves none behind.
+ */
+const mounts: { at: string; folder: string }[] = [];
+afterAll(() => {
+  for (const { at, folder } of mounts) {
+    Bun.spawnSync(["umount", "-l", at], { stderr: "ignore" });
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
 /** Mounts a tmpfs of `MOUNT_MB` at a fresh folder; null (and why) where this machine does not allow it. */
 function mountSmallDisk(mode = "0700"): { dir: string } | { why: string } {
   if (process.getuid?.() !== 0) return { why: "mounting a tmpfs needs root" };
   const dir = mkdtempSync(join(tmpdir(), "hearth-fault-disk-"));
   const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", `size=${MOUNT_MB}m,mode=${mode}`, "tmpfs", dir], { stderr: "pipe" });
-  if (mounted.exitCode === 0) return { dir };
+  if (mounted.exitCode === 0) {
+    mounts.push({ at: dir, folder: dir });
+    return { dir };
+  }
   rmSync(dir, { recursive: true, force: true });
   return { why: `mount -t tmpfs failed: ${mounted.stderr.toString().trim()}` };
 }
@@ -217,12 +232,13 @@ describe.skipIf(!pgDisk || !("dir" in pgDisk))("PostgreSQL's tablespace on a ful
   const disk = (pgDisk as { dir: string } | null)?.dir ?? "";
   const clusterUrl = DATABASE_URL.slice(0, DATABASE_URL.lastIndexOf("/"));
   const name = `hearth_disk_full_${process.pid}`;
-  const dataDir = mkdtempSync(join(tmpdir(), "hearth-fault-pgdisk-"));
+  let dataDir = "";
   let hearth: HearthProcess;
   let owner: ClusterUser;
   let channelId: string;
 
   beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "hearth-fault-pgdisk-"));
     const space = join(disk, "space");
     mkdirSync(space);
     Bun.spawnSync(["chown", "postgres:postgres", space]);
@@ -249,7 +265,7 @@ describe.skipIf(!pgDisk || !("dir" in pgDisk))("PostgreSQL's tablespace on a ful
     }
     Bun.spawnSync(["umount", "-l", disk]);
     rmSync(disk, { recursive: true, force: true });
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   test("sends answer 507 once the tablespace's disk is full, never 500; stored again once space is freed", async () => {
@@ -280,4 +296,72 @@ describe.skipIf(!pgDisk || !("dir" in pgDisk))("PostgreSQL's tablespace on a ful
     expect(await metric(hearth.url, "hearth_storage_writable")).toBe(1);
     if (process.env.DEBUG_DISK) console.log({ sends: statuses.length, warned: logLines(hearth).filter((l) => l.msg.startsWith("insufficient storage")).length });
   }, 60_000);
+});
+
+/**
+ * An unwritable data folder: `$DATA_DIR/uploads` on a tmpfs mounted read-only (root writes
+ * through any mode bits, so a read-only file system is the refusal root meets; the
+ * mode-bits case is test/ops/storage-full.test.ts, skipped as root). Uploads answer
+ * `507 {"error": "Insufficient storage: the data folder is not writable"}`, counted and logged
+ * once, while text messages, stored in the database, go on without ending the uploads' outage;
+ * remounted writable, the next upload is stored and the log says so once.
+ */
+const UNWRITABLE = { error: "Insufficient storage: the data folder is not writable" };
+const readOnlyRoot = mounted ? mkdtempSync(join(tmpdir(), "hearth-fault-ro-")) : null;
+const readOnlyMounted =
+  readOnlyRoot !== null &&
+  (mkdirSync(join(readOnlyRoot, "uploads")), Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700,ro", "tmpfs", join(readOnlyRoot, "uploads")]).exitCode === 0);
+if (readOnlyMounted) mounts.push({ at: join(readOnlyRoot, "uploads"), folder: readOnlyRoot });
+if (readOnlyRoot !== null && !readOnlyMounted) {
+  rmSync(readOnlyRoot, { recursive: true, force: true });
+  console.warn("disk-full.fault.ts: the read-only uploads folder could not be mounted; its scenario is skipped");
+}
+describe.skipIf(!readOnlyMounted)("DATA_DIR/uploads on a read-only file system", () => {
+  const dataDir = readOnlyRoot!;
+  let hearth: HearthProcess;
+  let owner: ClusterUser;
+  let channelId: string;
+
+  beforeAll(async () => {
+    hearth = await startProcess({ DATA_DIR: dataDir, JWT_SECRET: "fault-disk-secret-fault-disk-secret-0123", LOG_FORMAT: "json", ...UNLIMITED_SENDS });
+    owner = await register(hearth);
+    ({ channelId } = await serverWith(hearth, owner, []));
+  }, 30_000);
+  afterAll(async () => {
+    hearth?.proc.kill("SIGKILL");
+    await hearth?.proc.exited;
+    Bun.spawnSync(["umount", "-l", join(dataDir, "uploads")]);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("uploads answer 507 naming the unwritable folder, never 500; counted and said once while text sends go on; writable again once remounted", async () => {
+    const upload = async () => {
+      const form = new FormData();
+      form.append("files", new File([crypto.getRandomValues(new Uint8Array(4096))], "blob.bin"));
+      const response = await fetch(`${hearth.url}/api/v1/messages/${channelId}/upload`, { method: "POST", headers: { authorization: `Bearer ${owner.token}` }, body: form });
+      return { status: response.status, body: await response.json() };
+    };
+    const send = (content: string) => api(hearth, "POST", `/api/v1/messages/${channelId}`, { token: owner.token, body: { content } });
+    const warnings = () => logLines(hearth).filter((l) => l.level === "warn" && l.msg.includes("storage")) as { msg: string; problem?: string; place?: string }[];
+    for (let i = 0; i < 3; i++) expect(await upload()).toEqual({ status: 507, body: UNWRITABLE });
+    // Text goes to the database, which is writable: stored, and no end of the uploads' outage.
+    for (let i = 0; i < 3; i++) {
+      expect((await send(`text ${i}`)).status).toBe(201);
+      expect(await upload()).toEqual({ status: 507, body: UNWRITABLE });
+    }
+    expect(await metric(hearth.url, "hearth_storage_full_errors_total")).toBe(6);
+    expect(await metric(hearth.url, "hearth_storage_writable")).toBe(0);
+    expect(warnings().map((l) => [l.msg.split(":")[0], l.problem, l.place])).toEqual([["insufficient storage", "unwritable", "files"]]);
+    expect(logLines(hearth).filter((l) => l.level === "error")).toEqual([]);
+    expect(filesUnder(join(dataDir, "uploads"))).toEqual([]);
+    const page = (await api(hearth, "GET", `/api/v1/messages/${channelId}?limit=100`, { token: owner.token })).body as { content: string }[];
+    expect(page.map((m) => m.content)).toEqual(["text 2", "text 1", "text 0"]);
+
+    expect(Bun.spawnSync(["mount", "-o", "remount,rw", join(dataDir, "uploads")]).exitCode).toBe(0);
+    const stored = await upload();
+    expect(stored.status).toBe(201);
+    expect(await metric(hearth.url, "hearth_storage_writable")).toBe(1);
+    expect(warnings().map((l) => l.msg.split(":")[0])).toEqual(["insufficient storage", "storage writable again"]);
+    expect(filesUnder(join(dataDir, "uploads"))).toHaveLength(1);
+  }, 30_000);
 });

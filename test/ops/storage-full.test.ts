@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { Logger } from "../../src/log.ts";
 import { loadConfig } from "../../src/config.ts";
 import { SqliteDatabase } from "../../src/store/sqlite/sqlite-database.ts";
-import { STORAGE_MESSAGES, storageProblem } from "../../src/store/storage-full.ts";
+import { STORAGE_MESSAGES, StorageHealth, storageProblem } from "../../src/store/storage-full.ts";
 import { sweepPartialUploads } from "../../src/domain/shared/upload-sweep.ts";
 import { startServer, type TestServer, type TestUser } from "../helpers/server.ts";
 import { community } from "../helpers/community.ts";
@@ -40,6 +40,31 @@ describe("what counts as a storage failure", () => {
       expect(storageProblem(error)).toBeNull();
     }
     expect(STORAGE_MESSAGES).toEqual({ full: FULL.error, unwritable: "Insufficient storage: the data folder is not writable" });
+  });
+
+  test("the database and the uploaded files are watched apart: a write stored in one does not end the other's outage", async () => {
+    const health = new StorageHealth();
+    const changes: boolean[] = [];
+    health.state.onChange((available) => void changes.push(available));
+    const full = Object.assign(new Error("no space"), { code: "ENOSPC" });
+    const failing = () => Promise.reject(full);
+    await expect(health.guard(failing, undefined, "files")).rejects.toThrow(STORAGE_MESSAGES.full);
+    expect([health.failing, health.failingAt("files"), health.failingAt("database"), health.place]).toEqual([true, true, false, "files"]);
+    // Text messages stored in the database meanwhile: the uploads' outage goes on, said once.
+    for (let i = 0; i < 3; i++) {
+      health.guard(() => "stored");
+      await expect(health.guard(failing, undefined, "files")).rejects.toThrow(STORAGE_MESSAGES.full);
+    }
+    expect(changes).toEqual([false]);
+    // Both places refuse; the database's recovery alone does not end it.
+    const sqliteFull = () => {
+      throw Object.assign(new Error("full"), { code: "SQLITE_FULL" });
+    };
+    expect(() => health.guard(sqliteFull)).toThrow(STORAGE_MESSAGES.full);
+    health.guard(() => "stored");
+    expect([health.failing, changes]).toEqual([true, [false]]);
+    await health.guard(() => Promise.resolve("stored"), undefined, "files");
+    expect([health.failing, changes, health.errors]).toEqual([false, [false, true], 5]);
   });
 
   test("DATA_DIR_MIN_FREE_MB: 64 MB unless set, 0 turns the check off, anything but a whole number is refused", () => {

@@ -1,10 +1,12 @@
 /**
  * The SDK's gateway as a person's page uses it (the web app does): a token asked at each
  * connection, rooms asked for while the connection is down, a Gateway that logs out and in again,
- * a first connection that keeps trying, and requests refused at once while down.
+ * a first connection that keeps trying, requests refused at once while down, and where a
+ * resync (`session:resync`) says to fetch from.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Gateway, HearthAckError, NOT_CONNECTED } from "../../sdk/src/client.ts";
+import { idAtTime, RESYNC_MARGIN_MS } from "../../sdk/src/gateway.ts";
 import { community, type Community } from "../helpers/community.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { eventually } from "../helpers/wait.ts";
@@ -18,6 +20,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
+/** The unix milliseconds a UUIDv7 (a message id) was made at. */
+const idTime = (id: string) => parseInt(id.replace(/-/g, "").slice(0, 12), 16);
 const socketsIn = async (room: string) => (await server.app.io.in(room).fetchSockets()).length;
 const reconnect = { initialDelayMs: 50, maxDelayMs: 200 };
 
@@ -86,4 +90,32 @@ test("a room left while the connection is down is left on return, though the res
   await eventually(async () => (await socketsIn(`channel:${place.channelId}`)) === 0, "the channel room to be left");
   expect(gateway.rooms().channels).toEqual([]);
   gateway.close();
+});
+
+test("resync: each channel's point to fetch from is its last message, or a little before the outage's start if that is earlier", async () => {
+  const gateway = new Gateway({ baseUrl: server.url, token: place.member.token, reconnect });
+  const resyncs: { reason: string; lastMessageIds: Record<string, string | null> }[] = [];
+  gateway.on("resync", (info) => void resyncs.push(info));
+  await gateway.joinChannel(place.channelId);
+  await gateway.connect();
+  await eventually(async () => (await socketsIn(`channel:${place.channelId}`)) === 1, "the channel room to be joined");
+  const got = new Promise<{ id: string }>((resolve) => gateway.on("message:new", resolve));
+  const sent = (await server.api("POST", `/api/v1/messages/${place.channelId}`, { token: place.owner.token, body: { content: "last before" } })).body;
+  expect((await got).id).toBe(sent.id);
+  const [socket] = await server.app.io.in(`user:${place.member.id}`).fetchSockets();
+  const sentAt = Math.floor(idTime(sent.id) / 1000);
+
+  // The outage began after the last message got: fetch from it.
+  socket!.emit("session:resync", { reason: "cluster_outage", since: sentAt + 60 });
+  // It began before (this node's messages of the outage came, others' did not): from before its start.
+  socket!.emit("session:resync", { reason: "cluster_outage", since: sentAt - 60 });
+  await eventually(() => resyncs.length === 2, "both resyncs");
+  expect(resyncs[0]).toEqual({ reason: "cluster_outage", lastMessageIds: { [place.channelId]: sent.id } });
+  const from = resyncs[1]!.lastMessageIds[place.channelId]!;
+  expect(from).toBe(idAtTime((sentAt - 60) * 1000 - RESYNC_MARGIN_MS));
+  expect(idTime(from)).toBe((sentAt - 60) * 1000 - RESYNC_MARGIN_MS);
+  // A message id sorts after it; the listing from it brings the last message again.
+  const page = (await server.api("GET", `/api/v1/messages/${place.channelId}?after=${from}&limit=100`, { token: place.member.token })).body as { id: string }[];
+  expect(page.map((m) => m.id)).toContain(sent.id);
+  gateway.close("done");
 });

@@ -8,7 +8,7 @@ export const GENERATED_FROM = {
   },
   "asyncapi": {
     "version": "0.1.0",
-    "sha256": "e6cea6e7d4186e1115a65d856ef604eb66e6ef2d050b6d77ade00b6f1ea5f9d7"
+    "sha256": "baaa4572500e39eeef763fd08c353f315605d8c14cdc2ba1242135d87df44ace"
   }
 } as const;
 

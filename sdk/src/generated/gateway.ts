@@ -123,6 +123,7 @@ export interface ServerEvents {
   /** Sent to cluster mode, once Redis is back after an outage: every socket in a room some events could not reach across the nodes meanwhile (and every socket of a node that lost the stream when Redis restarted). The client missed events: it asks again over REST for what it shows (docs/gateway.md "Resync"). */
   "session:resync": {
     reason: "cluster_outage";
+    since: number;
   };
   /** Sent to a socket that connected with `auth.resume: true`, on every connect: `resumed: true` after the events it missed; `resumed: false` after a reconnect means reload over REST (docs/gateway.md "Resume"). */
   "session:ready": {

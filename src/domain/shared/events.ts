@@ -120,7 +120,11 @@ export const SERVER_EVENTS = {
   "category:updated": { payload: v.object({ id, server_id: id }), rooms: ["server"], audience: "`server:<id>` (ids only: each client asks for its own list again)" },
   "category:deleted": { payload: v.object({ id, server_id: id }), rooms: ["server"], audience: "`server:<id>` (ids only: each client asks for its own list again)" },
   "session:resync": {
-    payload: v.object({ reason: v.literal("cluster_outage") }),
+    payload: v.object({
+      reason: v.literal("cluster_outage"),
+      /** When the sending node lost Redis: what the client fetches starts there (docs/gateway.md "Resync"). */
+      since: UnixSeconds,
+    }),
     rooms: ["server", "channel", "user", "socket"],
     audience:
       "cluster mode, once Redis is back after an outage: every socket in a room some events could not reach across the nodes meanwhile (and every socket of a node that lost the stream when Redis restarted). The client missed events: it asks again over REST for what it shows (docs/gateway.md \"Resync\")",

@@ -53,7 +53,7 @@ export class DiskFiles implements FileStorage {
 
   write(path: string, bytes: Uint8Array): Promise<void> {
     const file = join(this.root, path);
-    return this.storage ? this.storage.guard(() => writeWhole(file, bytes)) : writeWhole(file, bytes);
+    return this.storage ? this.storage.guard(() => writeWhole(file, bytes), undefined, "files") : writeWhole(file, bytes);
   }
 
   async read(path: string): Promise<Blob | null> {

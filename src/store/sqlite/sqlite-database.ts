@@ -204,7 +204,7 @@ export class SqliteDatabase implements Database {
    * (total_changes() compared).
    */
   private write<T>(work: () => T): T {
-    if (!this.storage.failing) return work();
+    if (!this.storage.failingAt("database")) return work();
     const before = this.totalChanges();
     return this.storage.guard(work, () => this.totalChanges() !== before);
   }

@@ -2,7 +2,8 @@
  * A dropped gateway connection (docs/web.md, "Reconnects"): the app asks to resume, so the
  * messages sent while it was away arrive as replayed events, in order, with nothing fetched again
  * over REST; a reconnect that cannot resume (the server closed the socket on purpose) reloads
- * the open channel over REST instead.
+ * the open channel over REST instead, as does `session:resync` (events missed while connected,
+ * after a Redis outage in a cluster).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
@@ -100,4 +101,29 @@ test("a reconnect that cannot resume reloads the channel over REST and shows wha
   await messageLog(page).getByText("sent while closed").waitFor();
   await eventually(() => expect(reads.count).toBeGreaterThan(0));
   await account(page).getByText("Online").waitFor();
+});
+
+test("session:resync (connected all along, events missed) reloads the open channel over REST and shows what was missed", async () => {
+  const { owner, member, channelId, path } = await twoPeople();
+  await say(suite.server, member, channelId, "before the outage");
+  const page = await openChannel(owner, path);
+  await messageLog(page).getByText("before the outage").waitFor();
+  const [socket] = await socketsOf(owner);
+  // What a Redis outage between nodes does to a socket (docs/gateway.md, "Resync"): a message
+  // whose event never reaches it, while it stays connected. One node has no Redis to lose, so
+  // the socket is out of the channel's room for that one send.
+  socket!.leave(rooms.channel(channelId));
+  await say(suite.server, member, channelId, "missed while connected");
+  socket!.join(rooms.channel(channelId));
+  await say(suite.server, member, channelId, "heard live");
+  await messageLog(page).getByText("heard live").waitFor();
+  expect(await shownTexts(page)).toEqual(["before the outage", "heard live"]);
+  const reads = countMessageReads(page, channelId);
+
+  // What src/gateway/outage-recovery.ts sends once Redis is back.
+  socket!.emit("session:resync", { reason: "cluster_outage", since: Math.floor(Date.now() / 1000) - 5 });
+  await eventually(async () => expect(await shownTexts(page)).toEqual(["before the outage", "missed while connected", "heard live"]));
+  expect(reads.count).toBeGreaterThan(0);
+  // The same connection throughout.
+  expect((await socketsOf(owner)).map((s) => s.id)).toEqual([socket!.id]);
 });
