@@ -7,6 +7,7 @@
  * it out of voice), and the gateway connects again. The SDK's side of a real home node killed is
  * test/faults/voice-home-killed.fault.ts.
  */
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
 import { rooms } from "../../../src/domain/shared/events.ts";
 import { eventually, startWebSuite, type WebSuite } from "./harness.ts";
@@ -23,6 +24,19 @@ afterEach(async () => {
   await closePages(suite);
 });
 
+
+/** Every text the page's "Reconnecting to voice" status shows, watched in the page: it may last only a moment. */
+async function reconnectingStatuses(page: Page): Promise<string[]> {
+  const statuses: string[] = [];
+  await page.exposeFunction("noteStatus", (text: string) => statuses.push(text));
+  // A string: this file is typed without the DOM.
+  await page.evaluate(`new MutationObserver(() => {
+    const status = document.querySelector('[role="status"][aria-label="Reconnecting to voice"]');
+    if (status) window.noteStatus(status.textContent ?? "");
+  }).observe(document.body, { subtree: true, childList: true })`);
+  return statuses;
+}
+
 test("the room lost without leaving: Reconnecting… (an accessible status), then back in the same room by itself", async () => {
   const person = await suite.person({ name: "rejo" });
   const { serverId, channelId } = await voiceServer(suite, person);
@@ -31,13 +45,7 @@ test("the room lost without leaving: Reconnecting… (an accessible status), the
   const inRoom = async () => (await suite.server.app.io.in(rooms.voice(channelId)).fetchSockets()).length;
   await eventually(async () => expect(await inRoom()).toBe(1));
 
-  const statuses: string[] = [];
-  await person.page.exposeFunction("noteStatus", (text: string) => statuses.push(text));
-  // Watched in the page (a string: this file is typed without the DOM): the status may last only a moment.
-  await person.page.evaluate(`new MutationObserver(() => {
-    const status = document.querySelector('[role="status"][aria-label="Reconnecting to voice"]');
-    if (status) window.noteStatus(status.textContent ?? "");
-  }).observe(document.body, { subtree: true, childList: true })`);
+  const statuses = await reconnectingStatuses(person.page);
   const [socket] = await suite.server.app.io.in(rooms.user(person.id)).fetchSockets();
   socket!.disconnect(true);
   await person.page.getByRole("status", { name: "Reconnecting to voice" }).waitFor({ timeout: 5_000 }).catch(() => {});
@@ -64,12 +72,7 @@ test("the room's node went away (voice:error, cluster mode): Reconnecting…, th
   (socket as unknown as { onAny(listener: (event: string, payload: unknown) => void): void }).onAny((event, payload) => {
     if (event === "voice:join") joins.push(payload);
   });
-  const statuses: string[] = [];
-  await person.page.exposeFunction("noteStatus", (text: string) => statuses.push(text));
-  await person.page.evaluate(`new MutationObserver(() => {
-    const status = document.querySelector('[role="status"][aria-label="Reconnecting to voice"]');
-    if (status) window.noteStatus(status.textContent ?? "");
-  }).observe(document.body, { subtree: true, childList: true })`);
+  const statuses = await reconnectingStatuses(person.page);
 
   // What a member relayed to a home node that died is told (src/gateway/voice-proxy.ts); one
   // node has no other home to lose, so the server's socket says it here.
