@@ -63,7 +63,7 @@ export function UserPanel() {
         <Avatar name={user.username} src={user.avatar} size={32} status={status} />
       </button>
       <div class="user-panel-text">
-        <strong>{user.username}</strong>
+        <strong title={user.username}>{user.username}</strong>
         {connected && custom ? (
           <CustomStatusLine status={custom} class="muted small" />
         ) : (
