@@ -149,12 +149,21 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
 
   /** `insert` replaces the text from `start` to the caret, and the caret goes after it. */
   function replaceToCaret(start: number, insert: string) {
-    setText(text.slice(0, start) + insert + text.slice(caret));
+    const next = text.slice(0, start) + insert + text.slice(caret);
     const at = start + insert.length;
+    setText(next);
     setCaret(at);
+    // The box's text and caret change now, not in a later frame: a key typed before that frame
+    // would land where the caret was and then be left behind it.
+    const el = box.current;
+    if (!el) return;
+    el.value = next;
+    el.focus();
+    el.setSelectionRange(at, at);
+    // Should a closing pop-up still hand the focus back to its opener, take it back. A textarea
+    // keeps its selection across focus, so this moves no caret.
     requestAnimationFrame(() => {
-      box.current?.focus();
-      box.current?.setSelectionRange(at, at);
+      if (document.activeElement !== el) el.focus();
     });
   }
 

@@ -249,3 +249,21 @@ test("`:` suggestions: Unicode and the server's custom emoji, sent as <:name:id>
   await eventually(async () => expect(await reply.getByRole("button", { name: /Jump to the replied message/ }).locator("img[alt=':pizzaparty:']").count()).toBe(1));
   await suite.shot(memberPage, "emoji-6-sent");
 });
+
+test("keys typed straight after choosing a suggestion stay in order, even when the next frame is late", async () => {
+  const { owner, emojiId, path } = await setting("Fast Typists");
+  const page = await open(owner, path);
+  const box = composerBox(page);
+  const list = page.getByRole("listbox", { name: "Emoji", exact: true });
+  // A busy machine: every animation frame comes half a second late.
+  await page.evaluate("window.requestAnimationFrame = (run) => setTimeout(() => run(performance.now()), 500)");
+  await box.pressSequentially(":pizzap");
+  await list.getByRole("option", { name: ":pizzaparty:", exact: true }).waitFor();
+  await box.press("Tab");
+  await box.pressSequentially("ab");
+  await Bun.sleep(600);
+  await box.pressSequentially("cd");
+  expect(await box.inputValue()).toBe(`<:pizzaparty:${emojiId}> abcd`);
+  expect(await isFocused(box)).toBe(true);
+  expect(await box.evaluate((el) => (el as unknown as { selectionStart: number }).selectionStart)).toBe(`<:pizzaparty:${emojiId}> abcd`.length);
+});
