@@ -98,6 +98,7 @@ export class ChatStore {
       this.connected.value = true;
       this.presence.connectedAgain(false);
       for (const state of this.states.values()) state.voice.subscribed();
+      for (const timeline of this.timelines.values()) timeline.connected();
     });
     gateway.on("disconnected", () => (this.connected.value = false));
     gateway.on("closed", () => (this.connected.value = false));

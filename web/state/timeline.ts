@@ -93,6 +93,8 @@ export class Timeline {
   private highlightTimer: ReturnType<typeof setTimeout> | null = null;
   /** Bumped when the window is replaced (a jump): answers to requests of an older window are dropped. */
   private generation = 0;
+  /** The gateway joined its rooms while the first page was on its way (`connected`). */
+  private refreshWhenLoaded = false;
   /** The latest live messages, oldest first, to join a window that reaches the present. */
   private recentLive: Message[] = [];
 
@@ -119,12 +121,26 @@ export class Timeline {
       });
       // Messages that arrived while the page was on its way.
       this.flush();
+      if (this.refreshWhenLoaded) {
+        this.refreshWhenLoaded = false;
+        void this.refresh();
+      }
       if (this.place.kind === "channel") void this.loadPins();
     } catch (error) {
       if (generation !== this.generation) return;
       this.status.value = "error";
       this.error.value = errorMessage(error);
     }
+  }
+
+  /**
+   * The gateway has joined its rooms for the first time. A page read before that (or on its way)
+   * may have been answered before the room was joined, and a message sent in between came neither
+   * in the page nor as an event: the newest page is read again, once.
+   */
+  connected(): void {
+    if (this.status.value === "ready") void this.refresh();
+    else if (this.status.value === "loading") this.refreshWhenLoaded = true;
   }
 
   /**

@@ -12,7 +12,7 @@ import { addMember, createServer } from "../../helpers/community.ts";
 import { say } from "../../helpers/bot-platform.ts";
 import { uniqueName, type TestUser } from "../../helpers/server.ts";
 import { rooms } from "../../../src/domain/shared/events.ts";
-import { eventually, messageLog, startWebSuite, type WebSuite } from "./harness.ts";
+import { eventually, messageLog, messageWith, startWebSuite, type WebSuite } from "./harness.ts";
 
 let suite: WebSuite;
 beforeAll(async () => {
@@ -126,4 +126,28 @@ test("session:resync (connected all along, events missed) reloads the open chann
   expect(reads.count).toBeGreaterThan(0);
   // The same connection throughout.
   expect((await socketsOf(owner)).map((s) => s.id)).toEqual([socket!.id]);
+});
+
+test("a message sent after the page read the channel but before its gateway joined the rooms still shows", async () => {
+  const { owner, member, channelId, path } = await twoPeople();
+  await say(suite.server, owner, channelId, "read over REST");
+  // A first page in the context, then the gateway held back for the next one: its WebSocket
+  // reaches the server only when released (a slow proxy, a slow TLS handshake).
+  const { context } = await suite.person({ user: member, path: "/channels/@me" });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await context.routeWebSocket(/\/socket\.io\//, async (socket) => {
+    await released;
+    socket.connectToServer();
+  });
+  const page = await context.newPage();
+  await page.goto(path);
+  await messageWith(page, "read over REST").waitFor();
+  expect(await account(page).getByText("Online").count()).toBe(0);
+
+  await say(suite.server, owner, channelId, "sent before the rooms were joined");
+  release();
+  await account(page).getByText("Online").waitFor();
+  await messageWith(page, "sent before the rooms were joined").waitFor();
+  expect(await shownTexts(page)).toEqual(["read over REST", "sent before the rooms were joined"]);
 });
