@@ -160,11 +160,6 @@ export function Composer({ replyTo, onCancelReply, onSent }: ComposerProps) {
     el.value = next;
     el.focus();
     el.setSelectionRange(at, at);
-    // Should a closing pop-up still hand the focus back to its opener, take it back. A textarea
-    // keeps its selection across focus, so this moves no caret.
-    requestAnimationFrame(() => {
-      if (document.activeElement !== el) el.focus();
-    });
   }
 
   function chooseMention(index: number) {

@@ -59,7 +59,7 @@ test("setting a custom status with Clear after: the panel, another member's list
   await dialog.waitFor({ state: "detached" });
 
   await accountPanel(alice.page).getByText("Out for lunch").waitFor();
-  await suite.shot(alice.page, "custom-status-2-panel");
+  await suite.shot(alice.page, "custom-status-2-panel", { phone: true, drawer: true });
   const saved = await suite.server.api("GET", "/api/v1/users/me/info", { token: alice.token });
   expect(saved.body.custom_status).toMatchObject({ text: "Out for lunch", emoji: "🍕" });
   const left = Date.parse(saved.body.custom_status.expires_at) - Date.now();

@@ -266,4 +266,5 @@ test("keys typed straight after choosing a suggestion stay in order, even when t
   expect(await box.inputValue()).toBe(`<:pizzaparty:${emojiId}> abcd`);
   expect(await isFocused(box)).toBe(true);
   expect(await box.evaluate((el) => (el as unknown as { selectionStart: number }).selectionStart)).toBe(`<:pizzaparty:${emojiId}> abcd`.length);
+  await suite.shot(page, "emoji-7-typed-after-suggestion", { phone: true });
 });

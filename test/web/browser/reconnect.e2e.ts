@@ -150,4 +150,5 @@ test("a message sent after the page read the channel but before its gateway join
   await account(page).getByText("Online").waitFor();
   await messageWith(page, "sent before the rooms were joined").waitFor();
   expect(await shownTexts(page)).toEqual(["read over REST", "sent before the rooms were joined"]);
+  await suite.shot(page, "reconnect-4-late-gateway", { phone: true });
 });
