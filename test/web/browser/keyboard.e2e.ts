@@ -141,6 +141,24 @@ test("Alt+Down and Alt+Up move between the server's channels in list order; Esca
   expect(await isFocused(userSettings)).toBe(true);
 });
 
+test("Escape pressed the moment user settings appear closes them: the key is heard from the first render", async () => {
+  const { page } = await suite.person({ user: reader, path: `/channels/${serverId}/${generalId}` });
+  await page.getByRole("textbox", { name: /^Message/ }).waitFor();
+  // The key goes in as the settings' navigation enters the page, before the browser paints it.
+  await page.evaluate(`new Promise((done) => {
+    const seen = new MutationObserver(() => {
+      if (!document.querySelector('nav[aria-label="User settings"]')) return;
+      seen.disconnect();
+      document.activeElement.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+      done();
+    });
+    seen.observe(document.body, { childList: true, subtree: true });
+    document.querySelector('button[aria-label="User settings"]').click();
+  })`);
+  await eventually(async () => expect(new URL(page.url()).pathname).toBe(`/channels/${serverId}/${generalId}`));
+  await suite.shot(page, "keyboard-escape-closed-settings", { phone: true });
+});
+
 test("the focus is visible on every control Tab reaches in the chat view: an outline, or a field's focus border", async () => {
   const { page } = await suite.person({ user: reader, path: `/channels/${serverId}/${generalId}` });
   await page.getByRole("textbox", { name: /^Message/ }).waitFor();
