@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 
 /**
  * A modal dialog on the native <dialog> element: focus moves into it and stays there, Escape
@@ -7,12 +7,16 @@ import { useEffect, useRef } from "preact/hooks";
  */
 export function Dialog({ title, onClose, children, class: extra }: { title: string; onClose: () => void; children: ComponentChildren; class?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current!;
-    const opener = document.activeElement as HTMLElement | null;
-    dialog.showModal();
-    return () => opener?.focus?.();
+  const opener = useRef<HTMLElement | null>(null);
+  // Opened as it enters the document, before the first paint: a key or a click the moment it
+  // appears already finds it modal.
+  useLayoutEffect(() => {
+    opener.current = document.activeElement as HTMLElement | null;
+    ref.current!.showModal();
   }, []);
+  // The focus goes back from a passive cleanup, which runs once the dialog has left the
+  // document: a layout cleanup runs while it is still modal and the page behind it inert.
+  useEffect(() => () => opener.current?.focus?.(), []);
   return (
     <dialog
       ref={ref}

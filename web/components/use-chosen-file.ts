@@ -1,18 +1,14 @@
 /** A file chosen in a file input, shown before (or while) it is uploaded. */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 
-/** A preview URL for a chosen file, revoked when the file changes or the component goes. */
+/**
+ * A preview URL for a chosen file, revoked when the file changes or the component goes. It is
+ * made during the render, so the first paint already shows the preview (an effect would paint
+ * the file's icon first, and a slow machine would show it for a while).
+ */
 export function useObjectUrl(file: File | null): string | null {
-  const [url, setUrl] = useState<string | null>(null);
-  useEffect(() => {
-    if (!file) {
-      setUrl(null);
-      return;
-    }
-    const next = URL.createObjectURL(file);
-    setUrl(next);
-    return () => URL.revokeObjectURL(next);
-  }, [file]);
+  const url = useMemo(() => (file ? URL.createObjectURL(file) : null), [file]);
+  useEffect(() => (url ? () => URL.revokeObjectURL(url) : undefined), [url]);
   return url;
 }
 
@@ -34,7 +30,7 @@ export function useChosenFile(limit: number): ChosenFile {
   const preview = useObjectUrl(file);
   return {
     file,
-    preview: file ? preview : null,
+    preview,
     tooBig: file !== null && file.size > limit,
     inputKey,
     choose: setFile,

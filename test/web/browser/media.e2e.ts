@@ -34,9 +34,18 @@ test("staged files show thumbnails or icons and can be removed; the images open 
   const { page } = await suite.person({ user: sender, path });
   const composer = page.getByRole("textbox", { name: /^Message/ });
   await composer.waitFor();
+  // What the list shows the moment its three items are first in the page: the thumbnails are
+  // there from the first paint, not the file icon first.
+  await page.evaluate(`new MutationObserver((_, observer) => {
+    const items = document.querySelectorAll('[aria-label="Files to send"] > li');
+    if (items.length < 3) return;
+    window.firstStaged = [...items].map((li) => (li.querySelector("img.staged-thumb") ? "thumb" : "icon")).join(" ");
+    observer.disconnect();
+  }).observe(document.body, { childList: true, subtree: true })`);
   await page.locator('input[type="file"]').setInputFiles([png("red.png", [224, 49, 49]), png("blue.png", [76, 110, 245]), { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("plain notes") }]);
   const staged = page.getByRole("list", { name: "Files to send", exact: true });
   await staged.getByRole("listitem").nth(2).waitFor();
+  expect(await page.evaluate("window.firstStaged")).toBe("thumb thumb icon");
   expect(await staged.locator("img.staged-thumb").count()).toBe(2);
   expect(await staged.getByRole("listitem").nth(2).textContent()).toContain("notes.txt");
   await suite.shot(page, "media-1-staged");
