@@ -203,6 +203,8 @@ export function createDomain(deps: DomainDeps) {
     // direct messages
     dms,
     dmCalls,
+    /** A device connected: the calls ringing for its user ring on it, whichever node holds them. */
+    callRings: { socketConnected: everywhere.calls.socketConnected },
     // bots
     applications: new Applications(store, tokens, twoFactor, settings, uploads, bus, botMembership, config.caps),
     botMembership,

@@ -170,6 +170,7 @@ export function attachGateway(io: GatewayServer, domain: Domain, log: Logger, li
     if (!socket.data.voiceLink) {
       void socket.join(rooms.user(userId));
       void domain.presence.socketConnected(userId).catch(logFailure(log, "presence update failed"));
+      domain.callRings.socketConnected(userId, socket.id);
     }
     listenAll(socket, listeners);
     // What the other nodes ask of this one over a voice link (joins across homes, moves).

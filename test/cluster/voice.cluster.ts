@@ -187,6 +187,26 @@ describe("a DM call with its members on different nodes", () => {
     expect(laptopSignals).toHaveLength(1);
   });
 
+  test("a device that connects to node 3 while a call held by node 1 rings is rung there, and can answer", async () => {
+    const alice = await register(n1);
+    const bob = await register(n1);
+    await serverWith(n1, alice, [bob]);
+    const opened = await api(n1, "POST", `/api/v1/dm/channels/${bob.id}`, { token: alice.token });
+    const conversationId: string = opened.body.id;
+    const aliceSocket = await connect(n1, alice.token);
+    const { callId } = await emitAck(aliceSocket, "dm:call-start", { conversationId });
+    const bobLaptop = await connect(n3, bob.token);
+    const rings = record(bobLaptop, "dm:call-incoming");
+    await eventually(() => rings.length === 1, "bob's laptop rings on connecting");
+    expect(rings[0]).toEqual({ callId, conversationId, from: { id: alice.id, username: alice.username, avatar: null } });
+    const accepted = record(aliceSocket, "dm:call-accepted");
+    expect(await emitAck(bobLaptop, "dm:call-accept", { callId })).toEqual({ ok: true, callId });
+    await eventually(() => accepted.length === 1, "alice sees the accept");
+    expect(await emitAck(aliceSocket, "dm:call-end", { callId })).toEqual({ ok: true, callId });
+    await quietWindow(150); // nothing more is due on the laptop
+    expect(rings).toHaveLength(1);
+  });
+
   test("a relayed participant whose socket closes leaves the call held by another node", async () => {
     const alice = await register(n2);
     const bob = await register(n2);

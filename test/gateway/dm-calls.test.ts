@@ -137,6 +137,36 @@ describe("DM calls", () => {
     bobSocket.close();
   });
 
+  test("a device that connects while the call rings is rung at once; the others are not rung twice; after an answer nobody is", async () => {
+    const { users } = await people();
+    const [alice, bob] = users as [TestUser, TestUser];
+    const conversationId = await openDm(alice, bob);
+    const aliceSocket = await server.connect(alice.token);
+    const bobPhone = await server.connect(bob.token);
+    const phoneRings = recordEvents(bobPhone, "dm:call-incoming");
+    const { callId } = await aliceSocket.emitWithAck("dm:call-start", { conversationId });
+    await until(() => phoneRings.length === 1, "the phone rings");
+
+    // Bob opens the app on his laptop during the ring (the first ring went out before it was there).
+    const bobLaptop = await server.connect(bob.token);
+    const laptopRings = recordEvents(bobLaptop, "dm:call-incoming");
+    const aliceTablet = await server.connect(alice.token);
+    const tabletRings = recordEvents(aliceTablet, "dm:call-incoming");
+    await until(() => laptopRings.length === 1, "the laptop rings on connecting");
+    expect(laptopRings).toEqual([{ callId, conversationId, from: { id: alice.id, username: alice.username, avatar: null } }]);
+    expect(await bobLaptop.emitWithAck("dm:call-accept", { callId })).toEqual({ ok: true, callId });
+
+    // Answered: a device that connects now is not rung.
+    const bobDesktop = await server.connect(bob.token);
+    const desktopRings = recordEvents(bobDesktop, "dm:call-incoming");
+    await quietWindow(100); // nothing is due on these sockets
+    expect(desktopRings).toEqual([]);
+    expect(tabletRings).toEqual([]); // the caller is not rung
+    expect(phoneRings).toHaveLength(1);
+    await aliceSocket.emitWithAck("dm:call-end", { callId });
+    for (const s of [aliceSocket, aliceTablet, bobPhone, bobLaptop, bobDesktop]) s.close();
+  });
+
   test("an unanswered call ends after the ring timeout", async () => {
     const { users } = await people();
     const [alice, bob] = users as [TestUser, TestUser];

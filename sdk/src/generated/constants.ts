@@ -8,7 +8,7 @@ export const GENERATED_FROM = {
   },
   "asyncapi": {
     "version": "0.1.0",
-    "sha256": "baaa4572500e39eeef763fd08c353f315605d8c14cdc2ba1242135d87df44ace"
+    "sha256": "e739157033c05627abb4eeed35202a0d7b7c2b4aa7f7c2d1b1fa73c686719a0a"
   }
 } as const;
 

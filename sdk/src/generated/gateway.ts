@@ -203,7 +203,7 @@ export interface ServerEvents {
   "dm:group:deleted": {
     conversationId: string;
   };
-  /** Sent to the other members' `user:<id>` (docs/dm-calls.md). */
+  /** Sent to the other members' `user:<id>`; again to each of their sockets that connects while it rings for them (docs/dm-calls.md). */
   "dm:call-incoming": {
     callId: string;
     conversationId: string;
@@ -418,7 +418,7 @@ export const SERVER_EVENTS = {
   "dm:group:updated": { rooms: ["user"] },
   "dm:group:removed": { rooms: ["user"] },
   "dm:group:deleted": { rooms: ["user"] },
-  "dm:call-incoming": { rooms: ["user"] },
+  "dm:call-incoming": { rooms: ["user","socket"] },
   "dm:call-accepted": { rooms: ["user"] },
   "dm:call-declined": { rooms: ["user"] },
   "dm:call-left": { rooms: ["user"] },

@@ -24,6 +24,8 @@ interface DmCall {
   joined: Map<string, string>;
   /** Invited members who have neither accepted nor declined. */
   ringing: Set<string>;
+  /** What rings them (`dm:call-incoming`), again on each device they connect while it rings. */
+  ring: GatewayPayload<"dm:call-incoming">;
   timer: ReturnType<typeof setTimeout> | null;
 }
 
@@ -81,13 +83,15 @@ export class DmCalls implements DmListener {
     if (this.byDm.has(id)) throw conflict("A call is already in progress in this conversation");
     if (memberIds.every((m) => m === caller.id)) throw badRequest("There is nobody else in this conversation to call");
     const others = memberIds.filter((m) => m !== caller.id && !muters.has(m));
+    const callId = Bun.randomUUIDv7();
     const call: DmCall = {
-      id: Bun.randomUUIDv7(),
+      id: callId,
       dm,
       callerId: caller.id,
       memberIds: [caller.id, ...others],
       joined: new Map([[caller.id, socketId]]),
       ringing: new Set(others),
+      ring: { callId, conversationId: id, from: { id: caller.id, username: caller.username, avatar: caller.avatar } },
       timer: null,
     };
     call.timer = setTimeout(() => this.ringTimedOut(call.id), this.ringTimeoutMs);
@@ -95,13 +99,7 @@ export class DmCalls implements DmListener {
     this.calls.set(call.id, call);
     this.byDm.set(id, call.id);
     this.records?.callHeld(call.id, call.memberIds);
-    if (others.length > 0) {
-      this.bus.publish(others.map(rooms.user), "dm:call-incoming", {
-        callId: call.id,
-        conversationId: id,
-        from: { id: caller.id, username: caller.username, avatar: caller.avatar },
-      });
-    }
+    if (others.length > 0) this.bus.publish(others.map(rooms.user), "dm:call-incoming", call.ring);
     return { callId: call.id, conversationId: id };
   }
 
@@ -177,6 +175,16 @@ export class DmCalls implements DmListener {
   dmDeleted(dmId: string, by: string): void {
     const call = this.callIn(dmId);
     if (call) this.finish(call, by, "removed");
+  }
+
+  /**
+   * A device of `userId` connected, on this node or another: each call held here that still
+   * rings for them rings on that socket too, so a page opened during the ring can answer it.
+   */
+  socketConnected(userId: string, socketId: string): void {
+    for (const call of this.calls.values()) {
+      if (call.ringing.has(userId)) this.bus.publish(socketId, "dm:call-incoming", call.ring);
+    }
   }
 
   /** A socket went away: its user leaves every call it joined from that socket. */

@@ -174,8 +174,8 @@ export const SERVER_EVENTS = {
   "dm:group:deleted": { payload: v.object({ conversationId: id }), rooms: ["user"], audience: "the members' `user:<id>`" },
   "dm:call-incoming": {
     payload: v.object({ callId: id, conversationId: id, from: userRef }),
-    rooms: ["user"],
-    audience: "the other members' `user:<id>` (docs/dm-calls.md)",
+    rooms: ["user", "socket"],
+    audience: "the other members' `user:<id>`; again to each of their sockets that connects while it rings for them (docs/dm-calls.md)",
   },
   // Hearth extensions: the rest of a DM call's signaling (docs/dm-calls.md), to the members' user rooms.
   "dm:call-accepted": { payload: v.object({ callId: id, userId: id }), rooms: ["user"], audience: "the members' `user:<id>`" },

@@ -10,7 +10,13 @@ type Change =
   | { kind: "channelDeleted"; channelId: string }
   | { kind: "conversationMemberLeft"; conversationId: string; userId: string; by: string }
   | { kind: "conversationDeleted"; conversationId: string; by: string }
-  | { kind: "voiceJoined"; userId: string; socketId: string };
+  | { kind: "voiceJoined"; userId: string; socketId: string }
+  | { kind: "userConnected"; userId: string; socketId: string };
+
+/** What a node does with a device that connected to another: the calls held here ring on it (DmCalls.socketConnected). */
+interface CallRings {
+  socketConnected(userId: string, socketId: string): void;
+}
 
 /** What a node does with another node's voice join: leaves the user's room held here (one room per user). */
 interface VoiceJoins {
@@ -26,12 +32,17 @@ export const signalVoiceJoined = (shared: SharedState) => (userId: string, socke
 
 /**
  * Live state (voice rooms, DM calls) is held per node in cluster mode: a member removed, an
- * access change, a deleted channel, someone leaving a group DM or a deleted DM is
- * applied by this node and signalled to the others, which apply it to the rooms and calls they
- * hold (a kick through node 1 takes the member out of a room on node 2). On one node the signal
- * goes nowhere.
+ * access change, a deleted channel, someone leaving a group DM, a deleted DM or a device that
+ * connected (a call ringing for its user rings on it) is applied by this node and signalled to
+ * the others, which apply it to the rooms and calls they hold (a kick through node 1 takes the
+ * member out of a room on node 2). On one node the signal goes nowhere.
  */
-export function onEveryNode(voice: LiveStateListener & VoiceJoins, calls: DmListener, shared: SharedState, log: Logger): { voice: LiveStateListener; calls: DmListener } {
+export function onEveryNode(
+  voice: LiveStateListener & VoiceJoins,
+  calls: DmListener & CallRings,
+  shared: SharedState,
+  log: Logger,
+): { voice: LiveStateListener; calls: DmListener & CallRings } {
   // Voice's changes are asynchronous, the calls' synchronous (their callers expect both so).
   const apply = (change: Change): Promise<void> | void => {
     switch (change.kind) {
@@ -47,6 +58,8 @@ export function onEveryNode(voice: LiveStateListener & VoiceJoins, calls: DmList
         return calls.dmDeleted(change.conversationId, change.by);
       case "voiceJoined":
         return voice.joinedElsewhere(change.userId, change.socketId);
+      case "userConnected":
+        return calls.socketConnected(change.userId, change.socketId);
     }
   };
   shared.onSignal("live-state", (data) => {
@@ -74,6 +87,7 @@ export function onEveryNode(voice: LiveStateListener & VoiceJoins, calls: DmList
     calls: {
       memberLeft: (conversationId, userId, by) => void everywhere({ kind: "conversationMemberLeft", conversationId, userId, by }),
       dmDeleted: (conversationId, by) => void everywhere({ kind: "conversationDeleted", conversationId, by }),
+      socketConnected: (userId, socketId) => void everywhere({ kind: "userConnected", userId, socketId }),
     },
   };
 }
