@@ -303,8 +303,10 @@ export function redisSharedState(redis: Redis, subscriber: Redis, nodeId: string
     connections,
     signal(topic, data = "") {
       redis.publish(SIGNALS, JSON.stringify({ from: nodeId, topic, data })).catch((error: Error) => {
+        // Warned when Redis was up; during an outage (already warned once) every connect signals.
+        const news = availability.downSince === null;
         unreachable(error);
-        log.warn("cluster signal failed", { topic, error: error.message });
+        if (news) log.warn("cluster signal failed", { topic, error: error.message });
       });
     },
     onSignal(topic, handler) {

@@ -142,6 +142,9 @@ function scenario(persistence: boolean) {
         return socket;
       });
       expect(connected.ms).toBeLessThan(3000);
+      // Each connect signals the other nodes (a DM call may ring there); during the outage that
+      // is no warning each, as the outage was said once already.
+      for (let i = 0; i < 3; i++) (await connect(n2, memberTwo.token)).close();
       const messagesOnNewcomer = record(connected.value, "message:new");
       const sentOnTwo = await api(n2, "POST", `/api/v1/messages/${place.channelId}`, { token: memberTwo.token, body: { content: "on n2 during the outage" } });
       expect(sentOnTwo.status).toBe(201);
@@ -215,6 +218,7 @@ function scenario(persistence: boolean) {
         const warnings = node.stderr();
         expect(warnings.split("redis unreachable").length - 1).toBe(1);
         expect(warnings.split("redis reachable again").length - 1).toBe(1);
+        expect(warnings).not.toContain("cluster signal failed");
         expect(readFileSync(node.logFile, "utf8")).not.toContain("cluster node gone");
       }
       console.log(`Redis ${persistence ? "with" : "without"} persistence: out ${back - outageStarted} ms; session:resync ${resyncMs} ms after it was back; presence settled ${settled - back} ms after`);
