@@ -95,14 +95,8 @@ test("a DM call can be declined: the caller is told", async () => {
 });
 
 test("a page whose gateway connects while the call rings still rings, and answering connects the call", async () => {
-  const callerUser = await suite.server.register();
-  const calleeUser = await suite.server.register();
-  const serverId = await createServer(suite.server, callerUser, "Callers");
-  await addMember(suite.server, serverId, calleeUser);
-  const dm = await suite.server.api("POST", `/api/v1/dm/channels/${calleeUser.id}`, { token: callerUser.token });
-  const caller = await suite.person({ user: callerUser, path: `/channels/@me/${dm.body.id}` });
-  // The callee opens the app in a new tab, its WebSocket held back until the ring has gone out.
-  const callee = await suite.person({ user: calleeUser, path: "/channels/@me" });
+  const { caller, callee } = await pair();
+  // The callee opens the app in a new tab instead, its WebSocket held back until the ring has gone out.
   await callee.page.close();
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
@@ -117,6 +111,7 @@ test("a page whose gateway connects while the call rings still rings, and answer
   await callBar(caller.page).getByText("Calling…").waitFor();
   release();
   await ringing(page).getByText(`${caller.username} is calling you`).waitFor();
+  await suite.shot(page, "call-4-rung-late", { phone: true });
   await ringing(page).getByRole("button", { name: "Answer" }).click();
   await callBar(caller.page).getByText("In a call").waitFor();
   await callBar(page).getByText("In a call").waitFor();
