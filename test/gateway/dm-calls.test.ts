@@ -315,6 +315,33 @@ describe("DM calls follow the messaging rules", () => {
     for (const s of [callerSocket, muterSocket, otherSocket]) s.close();
   });
 
+  test("while a group call rings, a new device of whoever muted the caller or declined is not rung; one of a member still rung is", async () => {
+    const { users } = await people(4);
+    const [caller, muter, decliner, waiting] = users as [TestUser, TestUser, TestUser, TestUser];
+    const groupId = await openGroup(caller, [muter, decliner, waiting]);
+    expect((await mute(muter, caller)).status).toBe(201);
+    const callerSocket = await server.connect(caller.token);
+    const declinerSocket = await server.connect(decliner.token);
+    const ringDecliner = waitForEvent(declinerSocket, "dm:call-incoming");
+    const { callId } = await callerSocket.emitWithAck("dm:call-start", { conversationId: groupId });
+    await ringDecliner;
+    expect(await declinerSocket.emitWithAck("dm:call-decline", { callId })).toEqual({ ok: true, callId });
+
+    const muterLaptop = await server.connect(muter.token);
+    const muterHeard = callEvents(muterLaptop);
+    const declinerLaptop = await server.connect(decliner.token);
+    const declinerRings = recordEvents(declinerLaptop, "dm:call-incoming");
+    const waitingLaptop = await server.connect(waiting.token);
+    const waitingRings = recordEvents(waitingLaptop, "dm:call-incoming");
+    await until(() => waitingRings.length === 1, "the member still rung hears it on connecting");
+    expect(waitingRings[0]).toMatchObject({ callId, conversationId: groupId });
+    await quietWindow(100); // nothing is due on the other two
+    expect(muterHeard).toEqual([]);
+    expect(declinerRings).toEqual([]);
+    await callerSocket.emitWithAck("dm:call-end", { callId });
+    for (const s of [callerSocket, declinerSocket, muterLaptop, declinerLaptop, waitingLaptop]) s.close();
+  });
+
   test("1:1: losing the shared server mid-call stops signalling and answering", async () => {
     const e = await server.register();
     const f = await server.register();
